@@ -1,0 +1,5 @@
+"""Stage logic and the metric library of equilens, as plain functions.
+
+Prefect wrappers live in :mod:`tasks.prefect_tasks`; everything else here is importable and
+testable without a Prefect server.
+"""

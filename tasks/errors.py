@@ -1,0 +1,43 @@
+"""Typed exceptions. Input checks raise these, never ``assert``.
+
+Every :class:`EquilensError` carries a one-paragraph message meant for a person; the CLI prints it
+and exits non-zero without a traceback.
+"""
+
+from __future__ import annotations
+
+
+class EquilensError(Exception):
+    """Base class of every error equilens reports to a user."""
+
+    exit_code: int = 2
+
+
+class ConfigError(EquilensError):
+    """A run config is missing, malformed, or has unknown keys or wrong types."""
+
+
+class InputDataError(EquilensError):
+    """A prompt, response, lexicon or spec file cannot be read as expected."""
+
+
+class RegistryError(EquilensError):
+    """An unknown or duplicate name in a registry."""
+
+
+class ValidationFailed(EquilensError):
+    """A great-expectations suite failed between two stages."""
+
+    exit_code = 3
+
+
+class StorageError(EquilensError):
+    """The DuckDB file cannot be opened, locked, or written."""
+
+
+class ProviderError(EquilensError):
+    """An LLM provider is misconfigured (not a per-call failure: those are recorded per row)."""
+
+
+class ModelLoadError(EquilensError):
+    """A scorer or language model cannot be loaded, or its labels do not match the config."""

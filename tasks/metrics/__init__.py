@@ -1,0 +1,5 @@
+"""The metric library. Importing this package registers every built-in metric."""
+
+from tasks.metrics.base import METRICS, MetricSpec, metric
+
+__all__ = ["METRICS", "MetricSpec", "metric"]

@@ -1,0 +1,55 @@
+"""One registry per extension point (metrics, scorers, LLM providers).
+
+A registry maps a name to an object and refuses duplicates, so two plugins can never silently
+shadow each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
+
+from tasks.errors import RegistryError
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """Name -> object mapping that refuses duplicate names and explains unknown ones."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._items: dict[str, T] = {}
+
+    def add(self, name: str, item: T) -> T:
+        if name in self._items:
+            raise RegistryError(f"{self.kind} {name!r} is already registered; names must be unique.")
+        self._items[name] = item
+        return item
+
+    def register(self, name: str) -> Callable[[T], T]:
+        """Decorator form of :meth:`add`."""
+
+        def deco(item: T) -> T:
+            return self.add(name, item)
+
+        return deco
+
+    def get(self, name: str) -> T:
+        try:
+            return self._items[name]
+        except KeyError:
+            known = ", ".join(sorted(self._items)) or "(none)"
+            raise RegistryError(f"Unknown {self.kind} {name!r}. Known {self.kind}s: {known}.") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._items))
+
+    def names(self) -> list[str]:
+        return sorted(self._items)
+
+    def items(self) -> list[tuple[str, T]]:
+        return sorted(self._items.items())
