@@ -1,0 +1,50 @@
+"""The scorer extension point.
+
+A scorer turns a batch of texts into numbers: one float per text (``kind="scalar"``, e.g.
+sentiment or toxicity probability) or one vector per text (``kind="vector"``, embeddings).
+Factories are registered in :data:`SCORERS` by name and called with the options from the config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from tasks.registry import Registry
+
+
+class Scorer(Protocol):
+    name: str
+    kind: Literal["scalar", "vector"]
+    value_range: tuple[float, float] | None
+    """Inclusive bounds of scalar scores (validated between stages); None for vectors."""
+
+    def score(self, texts: Sequence[str]) -> np.ndarray:
+        """Return shape (n,) for scalar scorers or (n, d) for vector scorers."""
+        ...
+
+
+ScorerFactory = Callable[..., Scorer]
+SCORERS: Registry[ScorerFactory] = Registry("scorer")
+
+
+def dedupe_texts(texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    """Distinct texts in first-seen order, and for each input the index of its distinct text.
+
+    Scoring the distinct list and indexing with the inverse scores every text exactly once.
+    """
+    index: dict[str, int] = {}
+    inverse = np.empty(len(texts), dtype=np.int64)
+    for i, t in enumerate(texts):
+        inverse[i] = index.setdefault(t, len(index))
+    return list(index), inverse
+
+
+def score_unique(scorer: Scorer, texts: Sequence[str], **_: Any) -> np.ndarray:
+    """Score each distinct text once and broadcast back to the input order."""
+    distinct, inverse = dedupe_texts(texts)
+    if not distinct:
+        return np.zeros((0,) if scorer.kind == "scalar" else (0, 0), dtype=np.float32)
+    return np.asarray(scorer.score(distinct))[inverse]
