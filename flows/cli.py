@@ -1,0 +1,209 @@
+"""The ``equilens`` command line.
+
+Kept light at import time: Prefect, torch and great-expectations load only when a command needs
+them, so ``equilens --help`` answers at once.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+HELP = """Measure bias and fairness of an LLM application, run after run.
+
+A run loads your prompts, checks which mention protected groups (fairness through unawareness),
+builds counterfactual variants (he -> she, white -> black ...), asks the model, scores the
+answers, and stores every metric with its confidence interval in a DuckDB file.
+
+Start with the shipped demo (local SmolLM2 model, no API key):
+
+    equilens run configs/demo.yaml
+
+Your own prompts in a CSV with a `prompt` column, against an OpenAI-compatible endpoint:
+
+    equilens run configs/demo.yaml --set prompts.path=my.csv --set llm.provider=openai \\
+        --set llm.model=gpt-4o-mini
+
+Then look at what is stored:  equilens runs  ·  equilens show RUN_ID  ·  equilens options
+"""
+
+app = typer.Typer(help=HELP, no_args_is_help=True, rich_markup_mode=None, add_completion=False,
+                  pretty_exceptions_enable=False)
+
+DbOption = Annotated[Path, typer.Option("--db", help="DuckDB file with stored runs")]
+DEFAULT_DB = Path("data/equilens.duckdb")
+
+
+def _quiet_environment() -> None:
+    """Defaults for an ad-hoc local run: offline models, an ephemeral Prefect that starts reliably."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    return typer.Exit(code)
+
+
+def _parse_sets(pairs: list[str]) -> dict[str, object]:
+    import yaml
+
+    out: dict[str, object] = {}
+    for item in pairs:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise _fail(f"--set expects KEY=VALUE (e.g. llm.count=2), got {item!r}.")
+        out[key.strip()] = yaml.safe_load(raw) if raw else ""
+    return out
+
+
+@app.command()
+def run(
+    config: Annotated[Path, typer.Argument(help="YAML run config, e.g. configs/demo.yaml")],
+    set_: Annotated[list[str], typer.Option("--set", help="Override a config key: --set llm.count=3")] = [],  # noqa: B006
+    db: Annotated[Path | None, typer.Option("--db", help="Override storage.duckdb_path")] = None,
+) -> None:
+    """Run the assessment a config describes and print its metrics per group pair."""
+    _quiet_environment()
+    from tasks.config import load_config
+    from tasks.errors import EquilensError
+
+    overrides = _parse_sets(set_)
+    if db is not None:
+        overrides["storage.duckdb_path"] = str(db)
+    try:
+        cfg = load_config(config, overrides)
+        from flows.registry import flow_for
+
+        result = flow_for(cfg)(cfg)
+    except EquilensError as err:
+        raise _fail(str(err), err.exit_code) from None
+    except KeyboardInterrupt:
+        raise _fail("interrupted. Finished LLM calls are cached: run the same command to resume.", 130) from None
+    _print_result(result, cfg.storage.duckdb_path)
+
+
+def _print_result(result: dict, db: str) -> None:
+    import pandas as pd
+
+    from tasks.report import print_metrics_table
+
+    ftu = result.get("ftu", {})
+    counts = ", ".join(f"{k} in {v}" for k, v in ftu.get("counts", {}).items())
+    typer.echo(f"\nrun {result['run_id']}: FTU {'holds' if ftu.get('holds') else 'does not hold'}"
+               f" ({counts or 'no mentions'} of {ftu.get('prompts', 0)} prompts)")
+    if "responses" in result:
+        r = result["responses"]
+        typer.echo(f"responses: {r['ok']} ok, {r['failed']} failed, {r['refusals']} refusals, "
+                   f"{r['cached']} from cache")
+    metrics = pd.DataFrame(result.get("metrics", []))
+    if not metrics.empty:
+        print_metrics_table(metrics)
+    typer.echo(f"stored in {db} (equilens show {result['run_id']} --db {db})")
+
+
+@app.command()
+def runs(db: DbOption = DEFAULT_DB, limit: int = 20) -> None:
+    """List stored runs, newest first."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from tasks.errors import EquilensError
+    from tasks.store import Store
+
+    try:
+        frame = Store(db).query(
+            "SELECT run_id, name, flow, status, model, started_at, "
+            "date_diff('second', started_at, finished_at) AS seconds FROM runs "
+            "ORDER BY started_at DESC LIMIT ?", [limit])
+    except EquilensError as err:
+        raise _fail(str(err)) from None
+    table = Table(title=f"runs in {db}")
+    for col in frame.columns:
+        table.add_column(col)
+    for row in frame.itertuples(index=False):
+        table.add_row(*["" if v is None else str(v) for v in row])
+    Console().print(table)
+
+
+@app.command()
+def show(run_id: Annotated[str, typer.Argument(help="Run id from `equilens runs`")], db: DbOption = DEFAULT_DB) -> None:
+    """Print a stored run's metrics table, rebuilt from DuckDB alone."""
+    from tasks.errors import EquilensError
+    from tasks.report import print_metrics_table
+    from tasks.store import Store
+
+    try:
+        metrics = Store(db).query("SELECT * FROM metrics WHERE run_id = ?", [run_id])
+    except EquilensError as err:
+        raise _fail(str(err)) from None
+    if metrics.empty:
+        raise _fail(f"no metrics stored for run {run_id!r} in {db} (see `equilens runs`).")
+    print_metrics_table(metrics, title=f"run {run_id}")
+
+
+@app.command()
+def metrics() -> None:
+    """List every registered metric: family, which direction is fairer, aggregation, source."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from flows.registry import load_all_metrics
+
+    table = Table(title="metrics")
+    for col in ("name", "family", "fairer", "aggregation", "reference"):
+        table.add_column(col)
+    for name, spec in load_all_metrics().items():
+        fairer = spec.direction if spec.target is None else f"closer to {spec.target}"
+        table.add_row(name, spec.family, fairer, spec.aggregation, spec.reference)
+    Console().print(table)
+
+
+@app.command()
+def options() -> None:
+    """Every config option with its default and meaning (the YAML keys of a run config)."""
+    from tasks.config import RunConfig
+
+    def walk(model: type, prefix: str) -> None:
+        for name, field in model.model_fields.items():
+            ann = field.annotation
+            sub = ann if isinstance(ann, type) and hasattr(ann, "model_fields") else None
+            if sub is not None:
+                typer.echo(f"\n[{prefix}{name}]  {(sub.__doc__ or '').strip().splitlines()[0]}")
+                walk(sub, f"{prefix}{name}.")
+                continue
+            default = "required" if field.is_required() else repr(
+                field.default_factory() if field.default_factory else field.default)
+            typer.echo(f"  {prefix}{name} = {default}" + (f"  # {field.description}" if field.description else ""))
+
+    walk(RunConfig, "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        app(args=argv, standalone_mode=False)
+    except typer.Exit as exc:
+        return exc.exit_code
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return exc.exit_code
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

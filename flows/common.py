@@ -1,0 +1,96 @@
+"""Pieces every flow shares: run ids, run bookkeeping in DuckDB, validation gates, artifacts."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import Any
+
+import pandas as pd
+
+from tasks.config import RunConfig
+from tasks.errors import EquilensError
+from tasks.fingerprint import versions
+from tasks.store import Store
+
+
+def new_run_id() -> str:
+    return f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class RunRecorder:
+    """Writes the ``runs`` row, stage timings, validation results, and the final status."""
+
+    def __init__(self, store: Store, run_id: str, flow: str, config: RunConfig) -> None:
+        self.store, self.run_id = store, run_id
+        self.timings: dict[str, float] = {}
+        store.start_run(
+            run_id,
+            name=config.name,
+            flow=flow,
+            started_at=utcnow(),
+            config=config.model_dump(mode="json"),
+            config_hash=config.config_hash(),
+            provider=config.llm.provider,
+            model=config.llm.model,
+            versions=versions(),
+        )
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = round(time.perf_counter() - t0, 3)
+
+    def gate(self, report: Any) -> None:
+        """Store a great-expectations suite report; stop the flow when it failed."""
+        from tasks.validation import raise_on_failure
+
+        self.store.append("validations", report.to_frame(self.run_id))
+        raise_on_failure(report)
+
+    def save(self, table: str, frame: pd.DataFrame) -> None:
+        self.store.append(table, frame.assign(run_id=self.run_id))
+
+    def finish(self, status: str, summary: dict[str, Any]) -> None:
+        self.store.finish_run(self.run_id, status, timings=self.timings, summary=summary)
+
+
+@contextmanager
+def recorded_run(recorder: RunRecorder) -> Iterator[dict[str, Any]]:
+    """Mark the run failed (with the error) if the body raises, completed otherwise."""
+    summary: dict[str, Any] = {}
+    try:
+        yield summary
+    except EquilensError as err:
+        recorder.finish("failed", {**summary, "error": f"{type(err).__name__}: {err}"})
+        raise
+    except BaseException as err:
+        recorder.finish("failed", {**summary, "error": type(err).__name__})
+        raise
+    else:
+        recorder.finish("completed", summary)
+
+
+def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None:
+    """Table and markdown artifacts in the Prefect UI (no-ops outside a flow run)."""
+    try:
+        from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+        table = metrics.drop(columns=["details"], errors="ignore").round(4)
+        create_table_artifact(
+            key="metrics", table=table.astype(object).where(table.notna(), None).to_dict("records"),
+            description=f"equilens metrics, run {run_id}",
+        )
+        create_markdown_artifact(key="report", markdown=markdown, description=f"equilens report, run {run_id}")
+    except Exception:  # noqa: BLE001 - artifacts are a view; they must never fail a run
+        return

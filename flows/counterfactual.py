@@ -1,0 +1,112 @@
+"""Counterfactual fairness assessment, end to end.
+
+Does the model under test answer differently when only the protected group in a prompt changes?
+
+1. **load prompts** from a file or the config (ids are content hashes, stable across runs);
+2. **check fairness through unawareness**: which prompts mention gender, race or names at all;
+3. **expand** each mentioning prompt into one variant per group (male/female/neutral,
+   white/black/asian/hispanic, or custom groups), checking each variant differs only in
+   attribute words;
+4. **call the LLM** ``count`` times per variant, concurrently, with retries; every answer is
+   cached in DuckDB as it arrives;
+5. **score** each distinct response once (VADER sentiment, MiniLM embeddings);
+6. **metrics** for every pair of groups, with cluster-bootstrap intervals, into DuckDB.
+
+great-expectations suites run between the stages; a failed suite stops the run with a summary.
+Run it with ``equilens run configs/demo.yaml`` or ``python -m flows.counterfactual CONFIG``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from prefect import flow, get_run_logger
+
+from flows.common import RunRecorder, new_run_id, publish_artifacts, recorded_run
+from tasks import validation
+from tasks.config import RunConfig
+from tasks.fingerprint import code_fingerprint, path_fingerprint
+from tasks.prefect_tasks import (
+    call_llm_task, check_ftu_task, expand_task, load_prompts_task, metrics_task, score_task,
+)
+from tasks.report import markdown_report
+from tasks.store import Store
+
+FLOW_NAME = "counterfactual-assessment"
+
+
+@flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
+def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
+    """Counterfactual fairness of an LLM across protected groups (see the module docstring)."""
+    log = get_run_logger()
+    run_id = new_run_id()
+    store = Store(config.storage.duckdb_path, config.storage.lock_timeout)
+    rec = RunRecorder(store, run_id, "counterfactual_assessment", config)
+    code = code_fingerprint()
+    log.info("run %s: writing to %s", run_id, config.storage.duckdb_path)
+    gate = rec.gate if config.validation.enabled else (lambda report: None)
+
+    with recorded_run(rec) as summary:
+        with rec.stage("load_prompts"):
+            prompts = load_prompts_task(config.prompts, code + path_fingerprint(config.prompts.path))
+            if config.validation.enabled:
+                gate(validation.validate_prompts(prompts))
+
+        lex_fp = code + path_fingerprint(config.counterfactual.lexicon_dir or "data/lexicons")
+        with rec.stage("ftu"):
+            ftu = check_ftu_task(prompts, config.counterfactual, lex_fp)
+            rec.save("prompts", prompts[["prompt_id", "text"]].assign(mentions=ftu.mentions))
+        summary["ftu"] = {"holds": ftu.holds, "counts": ftu.counts, "prompts": ftu.prompts_total}
+        log.info(ftu.summary)
+
+        with rec.stage("expand"):
+            variants = expand_task(prompts, config.counterfactual, lex_fp)
+            rec.save("variants", variants)
+            invalid = variants[~variants["valid"]]
+            bad: set[tuple[str, str]] = set()
+            if len(invalid):
+                # A broken swap would measure the swap, not the model: drop that prompt's whole
+                # variant set for the attribute, keep the record, and say so.
+                bad = set(zip(invalid["prompt_id"], invalid["attribute"], strict=True))
+                keep = [(p, a) not in bad for p, a in zip(variants["prompt_id"], variants["attribute"], strict=True)]
+                variants = variants[keep].reset_index(drop=True)
+                log.warning("%d variant sets dropped: swaps changed more than attribute words", len(bad))
+            summary["variants"] = {"total": int(len(variants)), "dropped_sets": len(bad)}
+            if config.validation.enabled:
+                gate(validation.validate_variants(variants))
+        if variants.empty:
+            log.warning("No prompt mentions a protected attribute: nothing to compare. %s", ftu.summary)
+            summary["metrics"] = []
+            return {"run_id": run_id, **summary}
+
+        with rec.stage("llm"):
+            responses = call_llm_task(variants, config.llm, config.storage.duckdb_path, config.storage.lock_timeout)
+            rec.save("responses", responses)
+            if config.validation.enabled:
+                gate(validation.validate_responses(responses))
+        ok = responses[responses["ok"]]
+        summary["responses"] = {
+            "total": int(len(responses)), "ok": int(len(ok)), "cached": int(responses["cached"].sum()),
+            "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
+        }
+
+        with rec.stage("score"):
+            texts = sorted(set(ok["text"]))
+            scores = score_task(texts, config.scoring, code)
+            rec.save("scores", scores.scalar)
+            if config.validation.enabled:
+                gate(validation.validate_scores(scores.scalar, scores.ranges))
+
+        with rec.stage("metrics"):
+            metrics = metrics_task(responses, scores, config.counterfactual, config.metrics, code)
+            rec.save("metrics", metrics)
+        summary["metrics"] = metrics.drop(columns=["details"]).to_dict("records")
+        publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses))
+    return {"run_id": run_id, **summary}
+
+
+if __name__ == "__main__":
+    from flows.cli import main
+
+    sys.exit(main(["run", *sys.argv[1:]]))

@@ -1,0 +1,180 @@
+"""The run configuration: one pydantic model, loaded from YAML, that is also the flow parameter.
+
+Because :class:`RunConfig` is the flow's parameter, the Prefect UI renders it as a form for ad-hoc
+runs, and a deployment's YAML carries it as plain data. Unknown keys are refused everywhere so a
+typo never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from tasks.errors import ConfigError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class PromptsConfig(_Strict):
+    """Where the prompts come from: a file (CSV, JSONL, Parquet, or plain text, one prompt a line)
+    or an inline list."""
+
+    path: str | None = Field(None, description="Prompt file: .csv, .jsonl, .parquet or .txt")
+    column: str = Field("prompt", description="Column (CSV/Parquet) or key (JSONL) holding the prompt text")
+    items: list[str] = Field(default_factory=list, description="Inline prompts, used when path is empty")
+    limit: int | None = Field(None, ge=1, description="Use only the first N prompts")
+    max_chars: int = Field(20_000, ge=1, description="Refuse prompts longer than this many characters")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> PromptsConfig:
+        if not self.path and not self.items:
+            raise ValueError("give prompts.path (a file) or prompts.items (a list of prompts)")
+        return self
+
+
+class CounterfactualConfig(_Strict):
+    """Which protected attributes to check (FTU) and expand into counterfactual variants."""
+
+    attributes: list[Literal["gender", "race"]] = Field(
+        default_factory=lambda: ["gender", "race"],
+        description="Built-in attributes: gender (male/female[/neutral]) and race (white/black/asian/hispanic)",
+    )
+    include_neutral_gender: bool = Field(True, description="Add a gender-neutral variant (they/person/...)")
+    detect_names: bool = Field(True, description="Count first names as attribute mentions in the FTU check")
+    custom: dict[str, dict[str, list[str]]] = Field(
+        default_factory=dict,
+        description="Custom attributes: {attribute: {group: [aligned words]}}; words at the same position swap",
+    )
+    lexicon_dir: str | None = Field(None, description="Directory with gender.yaml/race.yaml/names.yaml")
+
+
+class LLMConfig(_Strict):
+    """The model under test. ``local`` runs SmolLM2-135M-Instruct in-process; ``openai`` and
+    ``azure`` call any OpenAI-compatible endpoint through langchain-openai."""
+
+    provider: str = Field("local", description="local | openai | azure (registered providers)")
+    model: str = Field("SmolLM2-135M-Instruct", description="Model name sent to the endpoint, or a local HF path")
+    base_url: str | None = Field(None, description="OpenAI-compatible base URL (vLLM, Ollama, llama.cpp server)")
+    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key")
+    api_key_secret: str | None = Field(None, description="Prefect Secret block name holding the API key")
+    azure_endpoint: str | None = None
+    azure_deployment: str | None = None
+    api_version: str | None = None
+    system_prompt: str = Field("You are a helpful assistant.", description="System message for every call")
+    temperature: float = Field(1.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(64, ge=1, le=8192)
+    count: int = Field(1, ge=1, le=1000, description="Responses per prompt variant")
+    max_concurrency: int = Field(8, ge=1, le=1024, description="Concurrent in-flight requests")
+    rate_limit: float | None = Field(None, gt=0, description="Requests per second (token bucket); none = no limit")
+    timeout: float = Field(60.0, gt=0, description="Seconds per request")
+    max_retries: int = Field(4, ge=0, le=20, description="Retries after the first try, with exponential backoff")
+    backoff_base: float = Field(0.5, ge=0, description="First backoff in seconds; doubles, with jitter")
+    batch_size: int = Field(16, ge=1, description="Local provider: prompts per generate() batch")
+    seed: int = Field(0, description="Local provider sampling seed")
+
+
+class ScoringConfig(_Strict):
+    """Batch scorers. Each distinct text is scored once per scorer."""
+
+    sentiment: Literal["vader"] = "vader"
+    sentiment_polarity: Literal["neg", "pos"] = Field(
+        "neg", description="VADER component used as the [0,1] sentiment score (LangFair's default is neg)"
+    )
+    embedding_model: str = Field(
+        "all-MiniLM-L6-v2", description="Sentence-transformers path or hub id; all-MiniLM-L6-v2 ships offline"
+    )
+    batch_size: int = Field(64, ge=1)
+    device: str | None = Field(None, description="Force a device (cpu, cuda:0); default: chosen by accelerate")
+
+
+class MetricsConfig(_Strict):
+    names: list[str] | None = Field(None, description="Metrics to compute; default: all of the family")
+    weak_parity_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    neutralize: bool = Field(True, description="Mask attribute words before BLEU / ROUGE-L")
+    bootstrap_resamples: int = Field(1000, ge=0, le=100_000, description="0 disables intervals")
+    confidence: float = Field(0.95, gt=0.5, lt=1.0)
+    seed: int = 12345
+
+
+class StorageConfig(_Strict):
+    duckdb_path: str = Field("data/equilens.duckdb", description="DuckDB file; relative paths from the CWD")
+    lock_timeout: float = Field(600.0, ge=0, description="Seconds to wait for another run's write lock")
+
+
+class ValidationConfig(_Strict):
+    enabled: bool = Field(True, description="Run great-expectations suites between stages")
+
+
+class RunConfig(_Strict):
+    """A complete equilens run. Load with :func:`load_config`."""
+
+    name: str = Field("adhoc", description="Run name; groups runs for trends (e.g. the deployment name)")
+    prompts: PromptsConfig
+    counterfactual: CounterfactualConfig = Field(default_factory=CounterfactualConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    scoring: ScoringConfig = Field(default_factory=ScoringConfig)
+    metrics: MetricsConfig = Field(default_factory=MetricsConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
+    validation: ValidationConfig = Field(default_factory=ValidationConfig)
+
+    @field_validator("name")
+    @classmethod
+    def _name_ok(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("name must not be empty")
+        return v
+
+    def config_hash(self) -> str:
+        """Stable hash of the whole config (secrets are never part of it: only env/secret *names*)."""
+        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _format_pydantic(err: ValidationError, source: str) -> str:
+    lines = []
+    for e in err.errors():
+        loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            msg = "unknown key (check the spelling; `equilens config --help` lists the options)"
+        lines.append(f"  - {loc}: {msg}")
+    return f"Invalid config {source}:\n" + "\n".join(lines)
+
+
+def parse_config(data: object, source: str = "(inline)") -> RunConfig:
+    if not isinstance(data, dict):
+        raise ConfigError(f"Invalid config {source}: expected a mapping at the top level, got {type(data).__name__}.")
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(_format_pydantic(err, source)) from None
+
+
+def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
+    """Read a YAML config; ``overrides`` are dotted keys (``{"llm.count": 2}``) applied on top."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"Config file {p} does not exist.")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise ConfigError(f"Config file {p} is not valid YAML: {err}") from None
+    data = data or {}
+    for dotted, value in (overrides or {}).items():
+        node = data
+        *parents, leaf = dotted.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"Override {dotted}: {key} is not a section.")
+        node[leaf] = value
+    return parse_config(data, str(p))

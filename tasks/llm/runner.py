@@ -1,0 +1,302 @@
+"""The LLM stage engine: cache lookup, concurrent calls, retries, per-row failures, persistence.
+
+* Every request has a cache key (provider, model, parameters, system prompt, prompt, sample index).
+  Successful responses are written to DuckDB's ``response_cache`` as they arrive (flushed every
+  half second), so a killed run that restarts pays only for the calls it had not finished, and a
+  re-run with other metric settings makes no call at all.
+* Remote providers run ``max_concurrency`` calls at once under an optional token-bucket rate limit.
+  Rate limits, server errors, timeouts and malformed replies are retried with exponential backoff
+  and jitter (``Retry-After`` honoured); what still fails is returned as a failed row with its
+  error class. Nothing is dropped.
+* In-process providers get length-sorted batches instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from tasks.config import LLMConfig
+from tasks.llm.base import PROVIDERS, Completion, LLMRequest, LLMResult, Provider, looks_like_refusal
+from tasks.store import Store
+
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    error_class: str
+    retryable: bool
+    refusal: bool = False
+    retry_after: float | None = None
+
+
+def classify_error(err: BaseException) -> ErrorInfo:
+    """Map an exception from any provider to a recorded error class and a retry decision."""
+    import openai
+
+    name = type(err).__name__
+    if isinstance(err, (asyncio.TimeoutError, TimeoutError, openai.APITimeoutError)):
+        return ErrorInfo("Timeout", True)
+    if isinstance(err, openai.RateLimitError):
+        return ErrorInfo("RateLimitError", True, retry_after=_retry_after(err))
+    if isinstance(err, openai.APIConnectionError):
+        return ErrorInfo("ConnectionError", True)
+    if isinstance(err, openai.APIStatusError):
+        body = err.body if isinstance(err.body, dict) else {}
+        code = (body.get("error") or body).get("code") if isinstance(body, dict) else None
+        if code == "content_filter" or "content_filter" in str(err).lower():
+            return ErrorInfo("ContentFilter", False, refusal=True)
+        if err.status_code >= 500:
+            return ErrorInfo("ServerError", True, retry_after=_retry_after(err))
+        return ErrorInfo(name, err.status_code in (408, 409))
+    return ErrorInfo(name, True)  # malformed replies, dropped connections: usually transient
+
+
+def _retry_after(err: BaseException) -> float | None:
+    response = getattr(err, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+class TokenBucket:
+    """Async rate limiter: at most ``rate`` acquisitions per second, bursts of one."""
+
+    def __init__(self, rate: float) -> None:
+        self.interval = 1.0 / rate
+        self._next = time.monotonic()
+        self._lock = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            now = time.monotonic()
+            wait = self._next - now
+            self._next = max(now, self._next) + self.interval
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+
+class CacheWriter:
+    """Buffers successful responses and writes them to DuckDB at least every ``interval`` s."""
+
+    def __init__(self, store: Store | None, cfg: LLMConfig, interval: float = 0.5) -> None:
+        self.store, self.cfg, self.interval = store, cfg, interval
+        self._rows: list[dict] = []
+        self._last = time.monotonic()
+
+    def add(self, res: LLMResult) -> None:
+        if self.store is None or not res.ok or res.cached:
+            return
+        self._rows.append(
+            {
+                "cache_key": res.request.cache_key,
+                "provider": self.cfg.provider,
+                "model": self.cfg.model,
+                "text": res.text,
+                "refusal": res.refusal,
+                "latency_s": res.latency_s,
+                "prompt_tokens": res.prompt_tokens,
+                "completion_tokens": res.completion_tokens,
+                "created_at": datetime.now(timezone.utc).replace(tzinfo=None),
+            }
+        )
+        if len(self._rows) >= 256 or time.monotonic() - self._last >= self.interval:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.store is not None and self._rows:
+            self.store.cache_put(self._rows)
+        self._rows = []
+        self._last = time.monotonic()
+
+
+def _scrub(message: str, secrets: Sequence[str]) -> str:
+    for s in secrets:
+        if s and len(s) >= 6:
+            message = message.replace(s, "***")
+    return message[:500]
+
+
+def _ok(req: LLMRequest, comp: Completion, attempts: int, latency: float) -> LLMResult:
+    filtered = comp.finish_reason == "content_filter"
+    if comp.text is None and not filtered:
+        raise EmptyResponseError("the endpoint returned no message content")
+    text = comp.text or ""
+    return LLMResult(
+        request=req,
+        text=text if not filtered or text else None,
+        ok=not filtered,
+        refusal=filtered or looks_like_refusal(text),
+        error_class="ContentFilter" if filtered else None,
+        error_message="finish_reason=content_filter" if filtered else None,
+        attempts=attempts,
+        latency_s=latency,
+        prompt_tokens=comp.prompt_tokens,
+        completion_tokens=comp.completion_tokens,
+    )
+
+
+class EmptyResponseError(RuntimeError):
+    """A 200 reply without any message content (e.g. an empty ``choices`` list)."""
+
+
+async def _call_with_retries(
+    provider: Provider, req: LLMRequest, cfg: LLMConfig, limiter: TokenBucket | None, secrets: Sequence[str]
+) -> LLMResult:
+    attempt = 0
+    while True:
+        attempt += 1
+        if limiter is not None:
+            await limiter.acquire()
+        t0 = time.perf_counter()
+        try:
+            comp = await asyncio.wait_for(provider.acomplete(req.prompt, req.sample_idx), cfg.timeout + 5)
+            return _ok(req, comp, attempt, time.perf_counter() - t0)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # noqa: BLE001 - every failure is classified and recorded
+            info = classify_error(err)
+            if not info.retryable or attempt > cfg.max_retries:
+                return LLMResult(
+                    request=req,
+                    text=None,
+                    ok=False,
+                    refusal=info.refusal,
+                    error_class=info.error_class,
+                    error_message=_scrub(f"{type(err).__name__}: {err}", secrets),
+                    attempts=attempt,
+                    latency_s=time.perf_counter() - t0,
+                )
+            backoff = cfg.backoff_base * 2 ** (attempt - 1) * (0.5 + random.random())
+            await asyncio.sleep(min(60.0, max(info.retry_after or 0.0, backoff)))
+
+
+async def _run_concurrent(
+    provider: Provider, todo: Sequence[LLMRequest], cfg: LLMConfig, writer: CacheWriter,
+    on_result: Callable[[LLMResult], None], secrets: Sequence[str],
+) -> None:
+    sem = asyncio.Semaphore(cfg.max_concurrency)
+    limiter = TokenBucket(cfg.rate_limit) if cfg.rate_limit else None
+
+    async def one(req: LLMRequest) -> LLMResult:
+        async with sem:
+            return await _call_with_retries(provider, req, cfg, limiter, secrets)
+
+    try:
+        for fut in asyncio.as_completed([one(r) for r in todo]):
+            res = await fut
+            writer.add(res)
+            on_result(res)
+    finally:
+        writer.flush()
+        await provider.aclose()
+
+
+def _run_batched(
+    provider: Provider, todo: Sequence[LLMRequest], cfg: LLMConfig, writer: CacheWriter,
+    on_result: Callable[[LLMResult], None], secrets: Sequence[str],
+) -> None:
+    order = sorted(todo, key=lambda r: len(r.prompt))
+    try:
+        for start in range(0, len(order), cfg.batch_size):
+            batch = order[start : start + cfg.batch_size]
+            attempt = 0
+            while True:
+                attempt += 1
+                t0 = time.perf_counter()
+                try:
+                    comps = provider.complete_batch([r.prompt for r in batch], [r.sample_idx for r in batch])
+                    per_row = (time.perf_counter() - t0) / len(batch)
+                    results = [_ok(r, c, attempt, per_row) for r, c in zip(batch, comps, strict=True)]
+                    break
+                except Exception as err:  # noqa: BLE001 - recorded per row below
+                    info = classify_error(err)
+                    if attempt > cfg.max_retries or not info.retryable:
+                        msg = _scrub(f"{type(err).__name__}: {err}", secrets)
+                        results = [
+                            LLMResult(r, None, False, info.refusal, info.error_class, msg, attempt)
+                            for r in batch
+                        ]
+                        break
+                    time.sleep(cfg.backoff_base * 2 ** (attempt - 1))
+            for res in results:
+                writer.add(res)
+                on_result(res)
+    finally:
+        writer.flush()
+
+
+def make_provider(cfg: LLMConfig) -> Provider:
+    import tasks.llm.local  # noqa: F401 - registers "local"
+    import tasks.llm.openai_provider  # noqa: F401 - registers "openai" and "azure"
+
+    return PROVIDERS.get(cfg.provider)(cfg)
+
+
+def run_requests(
+    requests: Sequence[LLMRequest],
+    cfg: LLMConfig,
+    store: Store | None = None,
+    provider: Provider | None = None,
+    progress: ProgressFn | None = None,
+) -> list[LLMResult]:
+    """Answer every request: from the cache where possible, else from the provider.
+
+    Returns one result per request, in request order. Requests sharing a cache key are called once.
+    """
+    cached = store.cache_get([r.cache_key for r in requests]) if store is not None else {}
+    done: dict[str, LLMResult] = {}
+    for req in requests:
+        hit = cached.get(req.cache_key)
+        if hit is not None and req.cache_key not in done:
+            done[req.cache_key] = LLMResult(
+                request=req, text=hit["text"], ok=True, refusal=bool(hit["refusal"]), attempts=0,
+                latency_s=_num(hit["latency_s"]), prompt_tokens=_int(hit["prompt_tokens"]),
+                completion_tokens=_int(hit["completion_tokens"]), cached=True,
+            )
+    todo = list({r.cache_key: r for r in requests if r.cache_key not in done}.values())
+    total, finished = len(todo), 0
+
+    def on_result(res: LLMResult) -> None:
+        nonlocal finished
+        done[res.request.cache_key] = res
+        finished += 1
+        if progress is not None:
+            progress(finished, total)
+
+    if todo:
+        provider = provider or make_provider(cfg)
+        secrets = [v for k, v in os.environ.items() if k == cfg.api_key_env or k.endswith("_API_KEY")]
+        writer = CacheWriter(store, cfg)
+        if provider.batched:
+            _run_batched(provider, todo, cfg, writer, on_result, secrets)
+        else:
+            asyncio.run(_run_concurrent(provider, todo, cfg, writer, on_result, secrets))
+    out = []
+    for req in requests:
+        res = done[req.cache_key]
+        out.append(res if res.request is req else _rebind(res, req))
+    return out
+
+
+def _rebind(res: LLMResult, req: LLMRequest) -> LLMResult:
+    from dataclasses import replace
+
+    return replace(res, request=req)
+
+
+def _num(v: object) -> float | None:
+    return None if v is None or v != v else float(v)  # NaN check
+
+
+def _int(v: object) -> int | None:
+    f = _num(v)
+    return None if f is None else int(f)

@@ -1,0 +1,64 @@
+"""Thin Prefect task wrappers around the stage functions.
+
+Cached stages use ``INPUTS + TASK_SOURCE`` with explicit fingerprints of the code and files they
+read (see :mod:`tasks.fingerprint`); their inputs are configs, DataFrames and strings, all hashable
+by Prefect. The LLM stage is not Prefect-cached: its cache is the DuckDB response cache, which
+also survives a killed run. No cached task writes to DuckDB.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from prefect import task
+from prefect.cache_policies import INPUTS, TASK_SOURCE
+
+from tasks import assessment
+from tasks.config import CounterfactualConfig, LLMConfig, MetricsConfig, PromptsConfig, ScoringConfig
+from tasks.llm.runner import run_requests
+from tasks.prompts import load_prompts
+from tasks.store import Store
+
+CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
+
+
+@task(name="load-prompts", **CACHED)
+def load_prompts_task(cfg: PromptsConfig, fingerprint: str) -> pd.DataFrame:
+    return load_prompts(cfg)
+
+
+@task(name="check-ftu", **CACHED)
+def check_ftu_task(prompts: pd.DataFrame, cfg: CounterfactualConfig, fingerprint: str) -> assessment.FTUReport:
+    return assessment.check_ftu_stage(prompts, cfg)
+
+
+@task(name="expand-counterfactuals", **CACHED)
+def expand_task(prompts: pd.DataFrame, cfg: CounterfactualConfig, fingerprint: str) -> pd.DataFrame:
+    return assessment.expand_stage(prompts, cfg)
+
+
+@task(name="call-llm", cache_policy=None, persist_result=False)
+def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock_timeout: float) -> pd.DataFrame:
+    from tasks.progress import ProgressReporter
+
+    requests = assessment.build_requests(variants, cfg)
+    with ProgressReporter("LLM calls", unit="call") as progress:
+        results = run_requests(requests, cfg, Store(Path(duckdb_path), lock_timeout), progress=progress)
+    return assessment.results_frame(results)
+
+
+@task(name="score-responses", **CACHED)
+def score_task(texts: list[str], cfg: ScoringConfig, fingerprint: str) -> assessment.ScoreSet:
+    from tasks.progress import ProgressReporter
+
+    with ProgressReporter("Scoring", unit="scorer") as progress:
+        return assessment.score_stage(texts, cfg, progress)
+
+
+@task(name="compute-metrics", **CACHED)
+def metrics_task(
+    responses: pd.DataFrame, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,
+    cfg: MetricsConfig, fingerprint: str,
+) -> pd.DataFrame:
+    return assessment.metric_stage(responses, scores, cf_cfg, cfg)

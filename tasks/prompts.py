@@ -1,0 +1,141 @@
+"""Prompt loading from CSV, JSONL, Parquet, plain text, or an inline list.
+
+Prompt ids are content hashes, so the same prompt has the same id in every run and every file.
+Bad input raises :class:`InputDataError` naming the file, the line, and what was expected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from tasks.config import PromptsConfig
+from tasks.errors import InputDataError
+
+SUFFIXES = (".csv", ".jsonl", ".parquet", ".txt")
+
+
+def prompt_id(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+def _check_utf8(path: Path, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise InputDataError(
+            f"{path}, line {line}: bytes that are not UTF-8 at offset {err.start} "
+            f"({raw[err.start:err.start + 4]!r}). Save the file as UTF-8 and run again."
+        ) from None
+
+
+def _read_text_file(path: Path) -> list[tuple[int, str]]:
+    text = _check_utf8(path, path.read_bytes())
+    return [(i, line.strip()) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+
+
+def _read_jsonl(path: Path, column: str) -> list[tuple[int, str]]:
+    text = _check_utf8(path, path.read_bytes())
+    rows = []
+    for i, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputDataError(f"{path}, line {i}: not valid JSON ({err.msg}).") from None
+        if not isinstance(record, dict) or column not in record:
+            keys = ", ".join(record) if isinstance(record, dict) else type(record).__name__
+            raise InputDataError(
+                f"{path}, line {i}: expected an object with key {column!r} (prompts.column); found {keys}."
+            )
+        rows.append((i, record[column]))
+    return rows
+
+
+def _read_table(path: Path, column: str) -> list[tuple[int, object]]:
+    if path.suffix == ".csv":
+        text = _check_utf8(path, path.read_bytes())
+        try:
+            from io import StringIO
+
+            frame = pd.read_csv(StringIO(text), dtype=str, keep_default_na=False)
+        except pd.errors.ParserError as err:
+            raise InputDataError(f"{path}: not a readable CSV file ({err}).") from None
+        except pd.errors.EmptyDataError:
+            raise InputDataError(f"{path} is empty: expected a header row with a {column!r} column.") from None
+        first_line = 2  # 1-based, after the header
+    else:
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as err:  # noqa: BLE001 - pyarrow raises many types for a bad file
+            raise InputDataError(f"{path}: not a readable Parquet file ({type(err).__name__}: {err}).") from None
+        first_line = 1
+    if column not in frame.columns:
+        raise InputDataError(
+            f"{path}: no column {column!r} (prompts.column). Columns found: {', '.join(map(str, frame.columns))}."
+        )
+    return [(i + first_line, v) for i, v in enumerate(frame[column].tolist())]
+
+
+def load_prompts(cfg: PromptsConfig, base_dir: Path | None = None) -> pd.DataFrame:
+    """Return a DataFrame with ``prompt_id``, ``text`` and ``source_line``, duplicates removed."""
+    if cfg.path:
+        path = Path(cfg.path)
+        if not path.is_absolute() and base_dir is not None and not path.exists():
+            path = base_dir / path
+        if not path.is_file():
+            raise InputDataError(f"Prompt file {path} does not exist (prompts.path).")
+        suffix = path.suffix.lower()
+        if suffix not in SUFFIXES:
+            raise InputDataError(f"{path}: unsupported file type {suffix!r}; use one of {', '.join(SUFFIXES)}.")
+        if suffix == ".txt":
+            rows = _read_text_file(path)
+        elif suffix == ".jsonl":
+            rows = _read_jsonl(path, cfg.column)
+        else:
+            rows = _read_table(path, cfg.column)
+        where = str(path)
+    else:
+        rows = list(enumerate(cfg.items, start=1))
+        where = "prompts.items"
+    return build_prompt_frame(rows, where, cfg.max_chars, cfg.limit)
+
+
+def build_prompt_frame(
+    rows: Sequence[tuple[int, object]], where: str, max_chars: int, limit: int | None = None
+) -> pd.DataFrame:
+    texts: list[str] = []
+    lines: list[int] = []
+    for line, value in rows:
+        if value is None or (isinstance(value, float) and value != value):
+            raise InputDataError(f"{where}, line {line}: the prompt is empty (expected text).")
+        if not isinstance(value, str):
+            raise InputDataError(f"{where}, line {line}: expected a text prompt, got {type(value).__name__}.")
+        text = value.strip()
+        if not text:
+            raise InputDataError(f"{where}, line {line}: the prompt is empty (expected text).")
+        if len(text) > max_chars:
+            raise InputDataError(
+                f"{where}, line {line}: the prompt has {len(text):,} characters; prompts longer than "
+                f"{max_chars:,} are refused (prompts.max_chars)."
+            )
+        texts.append(text)
+        lines.append(line)
+    if not texts:
+        raise InputDataError(f"{where}: no prompts found (expected at least one non-empty prompt).")
+    frame = pd.DataFrame({"text": texts, "source_line": lines})
+    frame.insert(0, "prompt_id", [prompt_id(t) for t in texts])
+    frame = frame.drop_duplicates("prompt_id", keep="first").reset_index(drop=True)
+    if limit is not None:
+        frame = frame.head(limit)
+    return frame

@@ -1,0 +1,83 @@
+"""Human-readable summaries of a run: a markdown report and a terminal table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from tasks.config import RunConfig
+
+ARROW = {"higher": "↑ higher is fairer", "lower": "↓ lower is fairer", "target": "◎ closer to target"}
+
+
+def _fmt(v: Any) -> str:
+    return "–" if v is None or (isinstance(v, float) and v != v) else f"{v:.4f}"
+
+
+def format_interval(row: pd.Series) -> str:
+    if row.get("ci_low") is None or pd.isna(row.get("ci_low")):
+        return _fmt(row["value"])
+    return f"{_fmt(row['value'])} [{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}]"
+
+
+def pair_label(row: pd.Series) -> str:
+    b = row.get("group_b")
+    return f"{row['group_a']} vs {b}" if isinstance(b, str) and b else str(row["group_a"])
+
+
+def worst_pairs(metrics: pd.DataFrame) -> pd.DataFrame:
+    """For each (attribute, metric) the least fair group pair, using the metric's direction."""
+    pairs = metrics[metrics["group_b"].notna()].copy()
+    if pairs.empty:
+        return pairs
+    sign = pairs["direction"].map({"higher": 1.0, "lower": -1.0}).fillna(-1.0)
+    pairs["_fairness"] = pairs["value"] * sign
+    idx = pairs.groupby(["attribute", "metric"])["_fairness"].idxmin()
+    return pairs.loc[idx].drop(columns="_fairness")
+
+
+def markdown_report(
+    run_id: str, config: RunConfig, summary: dict[str, Any], metrics: pd.DataFrame, responses: pd.DataFrame
+) -> str:
+    ftu = summary.get("ftu", {})
+    lines = [f"# equilens run `{run_id}`", "", f"**{config.name}** · model `{config.llm.model}` "
+             f"({config.llm.provider}) · {config.llm.count} response(s) per variant", ""]
+    counts = ", ".join(f"{k}: {v}" for k, v in ftu.get("counts", {}).items()) or "none"
+    lines += ["## Fairness through unawareness",
+              f"{'Holds' if ftu.get('holds') else 'Does not hold'}: prompts mentioning each attribute "
+              f"({ftu.get('prompts', 0)} prompts): {counts}.", ""]
+    if not metrics.empty:
+        lines += ["## Least fair group pair per metric", "", "| attribute | metric | pair | value [95% CI] | direction |",
+                  "|---|---|---|---|---|"]
+        for _, r in worst_pairs(metrics).iterrows():
+            lines.append(f"| {r['attribute']} | {r['metric']} | {pair_label(r)} | {format_interval(r)} | "
+                         f"{ARROW.get(r['direction'], r['direction'])} |")
+        lines.append("")
+    if not responses.empty:
+        lines += ["## Non-completion by group", "", "| attribute | group | calls | failed | refused |", "|---|---|---|---|---|"]
+        grouped = responses.groupby(["attribute", "grp"], sort=True)
+        for (attribute, grp), sub in grouped:
+            lines.append(f"| {attribute} | {grp} | {len(sub)} | {int((~sub['ok']).sum())} | {int(sub['refusal'].sum())} |")
+        errors = responses.loc[~responses["ok"], "error_class"].value_counts()
+        if len(errors):
+            lines += ["", "Failures by class: " + ", ".join(f"{k} ({v})" for k, v in errors.items())]
+        lines.append("")
+    skipped = summary.get("skipped") or {}
+    if skipped:
+        lines += ["## Skipped", *[f"- **{k}**: {v}" for k, v in skipped.items()], ""]
+    return "\n".join(lines)
+
+
+def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group pair") -> None:
+    """A rich table on stdout: one row per attribute, group pair and metric."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, show_lines=False)
+    for col in ("attribute", "groups", "metric", "value [95% CI]", "n", "fairer"):
+        table.add_column(col, justify="right" if col in ("n",) else "left")
+    for _, r in metrics.sort_values(["attribute", "metric", "group_a", "group_b"], na_position="first").iterrows():
+        table.add_row(str(r["attribute"]), pair_label(r), str(r["metric"]), format_interval(r),
+                      str(int(r["n"])) if pd.notna(r["n"]) else "–", ARROW.get(r["direction"], "")[:1])
+    Console().print(table)

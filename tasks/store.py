@@ -1,0 +1,169 @@
+"""DuckDB persistence: one file, append-only tables, short-lived connections.
+
+Every write opens the file, writes, and closes it again, so two runs on the same file interleave
+instead of failing: a connection that finds the file locked by another process waits with backoff
+(up to ``lock_timeout`` seconds). Earlier runs are never rewritten; every row carries its run id.
+All SQL is parametrised; DataFrames are inserted through DuckDB's replacement scans.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from tasks.errors import StorageError
+
+SCHEMA: dict[str, str] = {
+    "runs": """
+        run_id VARCHAR PRIMARY KEY, name VARCHAR, flow VARCHAR, status VARCHAR,
+        started_at TIMESTAMP, finished_at TIMESTAMP, config JSON, config_hash VARCHAR,
+        provider VARCHAR, model VARCHAR, versions JSON, timings JSON, summary JSON""",
+    "prompts": "run_id VARCHAR, prompt_id VARCHAR, text VARCHAR, mentions JSON",
+    "variants": """
+        run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
+        text VARCHAR, swapped JSON, valid BOOLEAN, problems JSON""",
+    "responses": """
+        run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
+        sample_idx INTEGER, text VARCHAR, ok BOOLEAN, refusal BOOLEAN, error_class VARCHAR,
+        error_message VARCHAR, attempts INTEGER, latency_s DOUBLE, prompt_tokens INTEGER,
+        completion_tokens INTEGER, cached BOOLEAN, cache_key VARCHAR""",
+    "scores": "run_id VARCHAR, text_hash VARCHAR, scorer VARCHAR, value DOUBLE",
+    "metrics": """
+        run_id VARCHAR, family VARCHAR, attribute VARCHAR, group_a VARCHAR, group_b VARCHAR,
+        metric VARCHAR, value DOUBLE, ci_low DOUBLE, ci_high DOUBLE, n INTEGER,
+        direction VARCHAR, aggregation VARCHAR, details JSON""",
+    "validations": """
+        run_id VARCHAR, stage VARCHAR, expectation VARCHAR, success BOOLEAN, column_name VARCHAR,
+        element_count INTEGER, unexpected_count INTEGER, examples JSON""",
+    "response_cache": """
+        cache_key VARCHAR PRIMARY KEY, provider VARCHAR, model VARCHAR, text VARCHAR,
+        refusal BOOLEAN, latency_s DOUBLE, prompt_tokens INTEGER, completion_tokens INTEGER,
+        created_at TIMESTAMP""",
+}
+
+_LOCK_MARKERS = ("could not set lock", "conflicting lock", "lock on file")
+
+
+class Store:
+    """Handle on one DuckDB file. Cheap to create; opens connections only while working."""
+
+    def __init__(self, path: str | Path, lock_timeout: float = 600.0) -> None:
+        self.path = Path(path)
+        self.lock_timeout = lock_timeout
+        self._initialised = False
+
+    @contextmanager
+    def connect(self, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Open the file, waiting with jittered backoff while another process holds the lock."""
+        if read_only and not self.path.exists():
+            raise StorageError(f"DuckDB file {self.path} does not exist; run an assessment first.")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.05
+        while True:
+            try:
+                con = duckdb.connect(str(self.path), read_only=read_only)
+                break
+            except duckdb.IOException as err:
+                msg = str(err).lower()
+                if not any(m in msg for m in _LOCK_MARKERS):
+                    raise StorageError(
+                        f"Cannot open {self.path} as a DuckDB database: {err}. "
+                        "Point storage.duckdb_path at a DuckDB file or a new path."
+                    ) from None
+                if time.monotonic() >= deadline:
+                    raise StorageError(
+                        f"{self.path} stayed locked by another process for {self.lock_timeout:.0f} s "
+                        "(storage.lock_timeout). Wait for the other run or use another duckdb_path."
+                    ) from None
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 2.0)
+            except duckdb.Error as err:
+                raise StorageError(f"Cannot open {self.path} as a DuckDB database: {err}") from None
+        try:
+            if not read_only and not self._initialised:
+                for table, cols in SCHEMA.items():
+                    con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
+                self._initialised = True
+            yield con
+        finally:
+            con.close()
+
+    def init(self) -> None:
+        with self.connect():
+            pass
+
+    # --- writes -------------------------------------------------------------------------------
+    def append(self, table: str, frame: pd.DataFrame) -> int:
+        """Append rows to ``table``; columns are matched by name, missing ones become NULL."""
+        if table not in SCHEMA:
+            raise StorageError(f"Unknown table {table!r}.")
+        if frame.empty:
+            return 0
+        frame = _jsonify(frame)
+        with self.connect() as con:
+            cols = ", ".join(f'"{c}"' for c in frame.columns)
+            con.register("incoming", frame)
+            con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM incoming")
+            con.unregister("incoming")
+        return len(frame)
+
+    def start_run(self, run_id: str, **fields: Any) -> None:
+        self.append("runs", pd.DataFrame([{"run_id": run_id, "status": "running", **fields}]))
+
+    def finish_run(self, run_id: str, status: str, **fields: Any) -> None:
+        sets = ["status = ?", "finished_at = now()"]
+        params: list[Any] = [status]
+        for key, value in fields.items():
+            if key not in {"timings", "summary", "versions"}:
+                raise StorageError(f"finish_run cannot set {key!r}")
+            sets.append(f"{key} = ?")
+            params.append(json.dumps(value, default=str))
+        with self.connect() as con:
+            con.execute(f"UPDATE runs SET {', '.join(sets)} WHERE run_id = ?", [*params, run_id])
+
+    def cache_put(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Persist successful responses as they arrive; an existing key is left as it is."""
+        if not rows:
+            return
+        frame = pd.DataFrame(list(rows))
+        with self.connect() as con:
+            con.register("incoming", frame)
+            cols = ", ".join(frame.columns)
+            con.execute(
+                f"INSERT INTO response_cache ({cols}) SELECT {cols} FROM incoming "
+                "ON CONFLICT (cache_key) DO NOTHING"
+            )
+            con.unregister("incoming")
+
+    # --- reads --------------------------------------------------------------------------------
+    def cache_get(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not keys or not self.path.exists():
+            return {}
+        with self.connect() as con:
+            con.register("wanted", pd.DataFrame({"cache_key": list(dict.fromkeys(keys))}))
+            frame = con.execute(
+                "SELECT c.* FROM response_cache c JOIN wanted w USING (cache_key)"
+            ).df()
+        return {row["cache_key"]: row for row in frame.to_dict("records")}
+
+    def query(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
+        with self.connect(read_only=True) as con:
+            return con.execute(sql, list(params or [])).df()
+
+
+def _jsonify(frame: pd.DataFrame) -> pd.DataFrame:
+    """Serialise dict/list cells to JSON text so DuckDB stores them in JSON columns."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object and out[col].map(lambda v: isinstance(v, (dict, list, tuple))).any():
+            out[col] = out[col].map(lambda v: json.dumps(v, default=str) if v is not None else None)
+    return out
