@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import typing
 from pathlib import Path
 from typing import Annotated
 
@@ -19,16 +20,21 @@ A run loads your prompts, checks which mention protected groups (fairness throug
 builds counterfactual variants (he -> she, white -> black ...), asks the model, scores the
 answers, and stores every metric with its confidence interval in a DuckDB file.
 
+\b
 Start with the shipped demo (local SmolLM2 model, no API key):
-
     equilens run configs/demo.yaml
 
-Your own prompts in a CSV with a `prompt` column, against an OpenAI-compatible endpoint:
+\b
+Your own prompts (a CSV with a `prompt` column) against an OpenAI-compatible endpoint:
+    export OPENAI_API_KEY=...
+    equilens run configs/openai.yaml --set prompts.path=my.csv
 
-    equilens run configs/demo.yaml --set prompts.path=my.csv --set llm.provider=openai \\
-        --set llm.model=gpt-4o-mini
-
-Then look at what is stored:  equilens runs  ·  equilens show RUN_ID  ·  equilens options
+\b
+Then look at what is stored:
+    equilens runs              list runs in data/equilens.duckdb
+    equilens show RUN_ID       metrics of one run, with intervals
+    equilens options           every config key, its default and meaning
+    equilens metrics           every metric and which direction is fairer
 """
 
 app = typer.Typer(help=HELP, no_args_is_help=True, rich_markup_mode=None, add_completion=False,
@@ -175,10 +181,11 @@ def options() -> None:
 
     def walk(model: type, prefix: str) -> None:
         for name, field in model.model_fields.items():
-            ann = field.annotation
-            sub = ann if isinstance(ann, type) and hasattr(ann, "model_fields") else None
+            candidates = [field.annotation, *typing.get_args(field.annotation)]
+            sub = next((a for a in candidates if isinstance(a, type) and hasattr(a, "model_fields")), None)
             if sub is not None:
-                typer.echo(f"\n[{prefix}{name}]  {(sub.__doc__ or '').strip().splitlines()[0]}")
+                doc = " ".join((sub.__doc__ or "").split())
+                typer.echo(f"\n[{prefix}{name}]  {doc}")
                 walk(sub, f"{prefix}{name}.")
                 continue
             default = "required" if field.is_required() else repr(

