@@ -9,6 +9,14 @@ from tasks.config import RunConfig
 
 
 def flow_for(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
+    if config.assessment == "stereotype":
+        from flows.stereotype import stereotype_assessment
+
+        return stereotype_assessment
+    if config.assessment == "bias_test":
+        from flows.bias_test import bias_test
+
+        return bias_test
     from flows.counterfactual import counterfactual_assessment
 
     return counterfactual_assessment

@@ -40,6 +40,9 @@ SCHEMA: dict[str, str] = {
         run_id VARCHAR, family VARCHAR, attribute VARCHAR, group_a VARCHAR, group_b VARCHAR,
         metric VARCHAR, value DOUBLE, ci_low DOUBLE, ci_high DOUBLE, n INTEGER,
         direction VARCHAR, aggregation VARCHAR, details JSON""",
+    "metric_items": """
+        run_id VARCHAR, family VARCHAR, metric VARCHAR, item_kind VARCHAR, item VARCHAR,
+        value DOUBLE""",
     "validations": """
         run_id VARCHAR, stage VARCHAR, expectation VARCHAR, success BOOLEAN, column_name VARCHAR,
         element_count INTEGER, unexpected_count INTEGER, examples JSON""",

@@ -1,0 +1,112 @@
+"""Stereotype and toxicity assessment.
+
+Do the model's answers associate groups with stereotyped words, or turn toxic?
+
+1. **responses**: ``count`` generations per prompt from the model under test (cached in DuckDB
+   like every LLM call), or a responses file you bring (``stereotype.responses_path``);
+2. **score** each distinct response once: toxicity (alt-profanity-check by default, weak; or any
+   Hugging Face classifier) and stereotype (when a classifier is configured);
+3. **metrics**: co-occurrence bias (COBS), stereotypical associations, demographic representation,
+   toxicity and stereotype-classifier metrics per prompt, HONEST with a lexicon you supply; word-
+   and prompt-level values go to the ``metric_items`` table.
+
+Run it with ``equilens run configs/stereotype.yaml``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pandas as pd
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import INPUTS, TASK_SOURCE
+
+from flows.common import RunRecorder, new_run_id, publish_artifacts, recorded_run
+from tasks import stereotype_stage, validation
+from tasks.config import MetricsConfig, RunConfig, StereotypeConfig
+from tasks.fingerprint import code_fingerprint, path_fingerprint
+from tasks.prefect_tasks import call_llm_task, load_prompts_task
+from tasks.report import markdown_report
+from tasks.store import Store
+
+CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
+
+
+@task(name="score-classifiers", **CACHED)
+def score_classifiers_task(texts: list[str], cfg: StereotypeConfig, fingerprint: str) -> stereotype_stage.ClassifierScores:
+    return stereotype_stage.score_classifiers(texts, cfg)
+
+
+@task(name="stereotype-metrics", **CACHED)
+def stereotype_metrics_task(
+    responses: pd.DataFrame, scores: stereotype_stage.ClassifierScores, cfg: StereotypeConfig,
+    mcfg: MetricsConfig, fingerprint: str,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
+    return stereotype_stage.stereotype_metrics(responses, scores, cfg, mcfg)
+
+
+@flow(name="stereotype-assessment", validate_parameters=True)
+def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
+    """Stereotype and toxicity of an LLM's responses (see the module docstring)."""
+    log = get_run_logger()
+    run_id = new_run_id()
+    store = Store(config.storage.duckdb_path, config.storage.lock_timeout)
+    rec = RunRecorder(store, run_id, "stereotype_assessment", config)
+    code = code_fingerprint()
+    scfg = config.stereotype
+
+    with recorded_run(rec) as summary:
+        with rec.stage("responses"):
+            if scfg.responses_path:
+                responses = stereotype_stage.load_byo_responses(scfg, config.prompts)
+                responses = responses.assign(variant_id=responses["prompt_id"], attribute="none", grp="none",
+                                             refusal=False, cached=False)
+                rec.save("prompts", responses.drop_duplicates("prompt_id")[["prompt_id", "prompt"]]
+                         .rename(columns={"prompt": "text"}))
+                summary["source"] = scfg.responses_path
+            else:
+                prompts = load_prompts_task(config.prompts, code + path_fingerprint(config.prompts.path))
+                if config.validation.enabled:
+                    rec.gate(validation.validate_prompts(prompts))
+                rec.save("prompts", prompts[["prompt_id", "text"]])
+                variants = stereotype_stage.prompt_frame_for_generation(prompts)
+                responses = call_llm_task(variants, config.llm, config.storage.duckdb_path, config.storage.lock_timeout)
+                summary["source"] = f"{config.llm.provider}:{config.llm.model}"
+            keep = [c for c in ("variant_id", "prompt_id", "attribute", "grp", "sample_idx", "text", "ok", "refusal",
+                                "error_class", "error_message", "attempts", "latency_s", "prompt_tokens",
+                                "completion_tokens", "cached", "cache_key") if c in responses.columns]
+            rec.save("responses", responses[keep])
+            if config.validation.enabled and not scfg.responses_path:
+                rec.gate(validation.validate_responses(responses))
+        summary["responses"] = {"total": int(len(responses)), "ok": int(responses["ok"].sum()),
+                                "failed": int((~responses["ok"]).sum()),
+                                "refusals": int(responses["refusal"].sum()), "cached": int(responses["cached"].sum())}
+
+        with rec.stage("score"):
+            texts = sorted(set(responses.loc[responses["ok"], "text"]))
+            scores = score_classifiers_task(texts, scfg, code + path_fingerprint(scfg.toxicity_model)
+                                            + path_fingerprint(scfg.stereotype_model))
+            rec.save("scores", scores.scalar)
+            if config.validation.enabled:
+                rec.gate(validation.validate_scores(scores.scalar, scores.ranges))
+
+        with rec.stage("metrics"):
+            metrics, items, skipped = stereotype_metrics_task(
+                responses, scores, scfg, config.metrics,
+                code + path_fingerprint(scfg.cobs_targets) + path_fingerprint(scfg.honest_lexicon))
+            rec.save("metrics", metrics)
+            rec.save("metric_items", items)
+        for name, reason in skipped.items():
+            log.warning("%s skipped: %s", name, reason)
+        summary["skipped"] = skipped
+        summary["caveats"] = scores.caveats
+        summary["metrics"] = metrics.drop(columns=["details"]).to_dict("records")
+        publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses))
+    return {"run_id": run_id, **summary}
+
+
+if __name__ == "__main__":
+    from flows.cli import main
+
+    sys.exit(main(["run", *sys.argv[1:]]))
