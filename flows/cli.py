@@ -115,6 +115,8 @@ def _print_result(result: dict, db: str) -> None:
     if not metrics.empty:
         print_metrics_table(metrics)
     typer.echo(f"stored in {db} (equilens show {result['run_id']} --db {db})")
+    if result.get("report"):
+        typer.echo(f"report: {result['report']}")
 
 
 @app.command()
@@ -155,6 +157,62 @@ def show(run_id: Annotated[str, typer.Argument(help="Run id from `equilens runs`
     if metrics.empty:
         raise _fail(f"no metrics stored for run {run_id!r} in {db} (see `equilens runs`).")
     print_metrics_table(metrics, title=f"run {run_id}")
+
+
+@app.command()
+def report(
+    run_id: Annotated[str, typer.Argument(help="Run id from `equilens runs`")],
+    db: DbOption = DEFAULT_DB,
+    out: Annotated[Path | None, typer.Option(help="HTML file to write (default data/runs/RUN_ID.html)")] = None,
+) -> None:
+    """Rebuild a run's self-contained HTML report (plots, intervals, trend) from DuckDB alone."""
+    from tasks.errors import EquilensError
+    from tasks.html_report import write_html_report
+    from tasks.store import Store
+
+    try:
+        path = write_html_report(Store(db), run_id, out or Path("data/runs") / f"{run_id}.html")
+    except EquilensError as err:
+        raise _fail(str(err)) from None
+    typer.echo(f"wrote {path}")
+
+
+@app.command()
+def compare(
+    run_a: Annotated[str, typer.Argument(help="Baseline run id")],
+    run_b: Annotated[str, typer.Argument(help="Run id to compare against the baseline")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Tell which metrics changed beyond their confidence intervals between two runs.
+
+    Exit code 1 when some metric moved in the unfair direction beyond its interval (handy in CI).
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from tasks.compare import compare_runs
+    from tasks.errors import EquilensError
+    from tasks.store import Store
+
+    try:
+        diff = compare_runs(Store(db), run_a, run_b)
+    except EquilensError as err:
+        raise _fail(str(err)) from None
+    if diff.empty:
+        raise _fail(f"runs {run_a} and {run_b} share no metric (see `equilens runs`).")
+    table = Table(title=f"{run_a} -> {run_b}")
+    for col in ("metric", "attribute", "groups", "A", "B", "delta", "changed", "fairer"):
+        table.add_column(col)
+    for _, r in diff.iterrows():
+        groups = f"{r['group_a']} vs {r['group_b']}" if r["group_b"] else str(r["group_a"])
+        table.add_row(r["metric"], r["attribute"], groups, f"{r['value_a']:.4f}", f"{r['value_b']:.4f}",
+                      f"{r['delta']:+.4f}", "CHANGED" if r["changed"] else "", r["fairer"])
+    Console().print(table)
+    worse = diff[diff["changed"] & (diff["fairer"] == "no")]
+    typer.echo(f"{int(diff['changed'].sum())} of {len(diff)} metrics changed beyond their intervals; "
+               f"{len(worse)} moved in the less fair direction.")
+    if len(worse):
+        raise typer.Exit(1)
 
 
 @app.command()

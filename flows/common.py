@@ -94,3 +94,17 @@ def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None
         create_markdown_artifact(key="report", markdown=markdown, description=f"equilens report, run {run_id}")
     except Exception:  # noqa: BLE001 - artifacts are a view; they must never fail a run
         return
+
+
+def write_run_report(store: Store, run_id: str, config: RunConfig) -> str | None:
+    """The self-contained HTML report, written after the run is finished (never fails the run)."""
+    if not config.storage.reports_dir:
+        return None
+    from pathlib import Path
+
+    from tasks.html_report import write_html_report
+
+    try:
+        return str(write_html_report(store, run_id, Path(config.storage.reports_dir) / f"{run_id}.html"))
+    except Exception:  # noqa: BLE001 - a report is a view; the data is already stored
+        return None

@@ -23,7 +23,7 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.common import RunRecorder, new_run_id, publish_artifacts, recorded_run
+from flows.common import RunRecorder, new_run_id, publish_artifacts, recorded_run, write_run_report
 from tasks import validation
 from tasks.config import RunConfig
 from tasks.fingerprint import code_fingerprint, path_fingerprint
@@ -103,7 +103,8 @@ def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
             rec.save("metrics", metrics)
         summary["metrics"] = metrics.drop(columns=["details"]).to_dict("records")
         publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses))
-    return {"run_id": run_id, **summary}
+    report = write_run_report(store, run_id, config)
+    return {"run_id": run_id, "report": report, **summary}
 
 
 if __name__ == "__main__":

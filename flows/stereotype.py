@@ -22,7 +22,7 @@ import pandas as pd
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
-from flows.common import RunRecorder, new_run_id, publish_artifacts, recorded_run
+from flows.common import RunRecorder, new_run_id, publish_artifacts, recorded_run, write_run_report
 from tasks import stereotype_stage, validation
 from tasks.config import MetricsConfig, RunConfig, StereotypeConfig
 from tasks.fingerprint import code_fingerprint, path_fingerprint
@@ -103,7 +103,8 @@ def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
         summary["caveats"] = scores.caveats
         summary["metrics"] = metrics.drop(columns=["details"]).to_dict("records")
         publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses))
-    return {"run_id": run_id, **summary}
+    report = write_run_report(store, run_id, config)
+    return {"run_id": run_id, "report": report, **summary}
 
 
 if __name__ == "__main__":

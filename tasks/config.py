@@ -112,6 +112,7 @@ class StorageConfig(_Strict):
 
     duckdb_path: str = Field("data/equilens.duckdb", description="DuckDB file; relative paths from the CWD")
     lock_timeout: float = Field(600.0, ge=0, description="Seconds to wait for another run's write lock")
+    reports_dir: str | None = Field("data/runs", description="Write RUN_ID.html here after each run; null disables")
 
 
 class ValidationConfig(_Strict):

@@ -1,0 +1,169 @@
+"""A self-contained HTML report of one run, rebuilt from DuckDB alone (no network, inline SVG).
+
+Sections: headline (FTU, responses, least fair pairs), metric per group pair with intervals,
+score distributions per group, non-completion by group, the trend of each metric across runs of
+the same name, and the full metrics table.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tasks.errors import StorageError
+from tasks.prompts import text_hash
+from tasks.report import ARROW, format_interval, pair_label, worst_pairs
+from tasks.store import Store
+from tasks.svg import histogram_chart, interval_chart, line_chart
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:980px;color:#222;padding:0 1rem}
+h1{font-size:1.5rem;margin-bottom:.2rem} h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
+.meta{color:#666} table{border-collapse:collapse;margin:.5rem 0;font-size:13px} td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}
+th{background:#f6f6f6} .ok{color:#2a7a3b} .bad{color:#b3261e} figure{margin:1rem 0}
+svg .title{font-weight:600;font-size:13px} svg .hint{font-weight:400;fill:#777} svg .tick,svg .label,svg .legend{font-size:11px;fill:#444}
+svg .grid{stroke:#eee} svg .axis{stroke:#999} svg .whisker{stroke:#3b6ea8;stroke-width:2} svg .point{fill:#3b6ea8}
+.cards{display:flex;gap:1rem;flex-wrap:wrap} .card{border:1px solid #ddd;border-radius:6px;padding:.6rem 1rem;min-width:160px}
+.card b{display:block;font-size:1.3rem}
+"""
+
+
+def _load(store: Store, run_id: str) -> dict[str, pd.DataFrame]:
+    run = store.query("SELECT * FROM runs WHERE run_id = ?", [run_id])
+    if run.empty:
+        raise StorageError(f"No run {run_id!r} in {store.path} (see `equilens runs`).")
+    q = lambda sql: store.query(sql, [run_id])  # noqa: E731
+    return {
+        "run": run,
+        "metrics": q("SELECT * FROM metrics WHERE run_id = ?"),
+        "responses": q("SELECT attribute, grp, text, ok, refusal, error_class, latency_s, prompt_tokens, "
+                       "completion_tokens FROM responses WHERE run_id = ?"),
+        "scores": q("SELECT text_hash, scorer, value FROM scores WHERE run_id = ?"),
+        "validations": q("SELECT stage, expectation, success, column_name, unexpected_count, element_count "
+                         "FROM validations WHERE run_id = ?"),
+        "history": store.query(
+            "SELECT r.run_id, r.started_at, m.metric, m.attribute, avg(m.value) AS value FROM metrics m "
+            "JOIN runs r USING (run_id) WHERE r.name = ? AND r.status = 'completed' AND m.value IS NOT NULL "
+            "GROUP BY ALL ORDER BY r.started_at", [run["name"].iloc[0]]),
+    }
+
+
+def _table(frame: pd.DataFrame) -> str:
+    head = "".join(f"<th>{escape(str(c))}</th>" for c in frame.columns)
+    body = "".join("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in row) + "</tr>"
+                   for row in frame.itertuples(index=False))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def build_html_report(store: Store, run_id: str) -> str:
+    d = _load(store, run_id)
+    run = d["run"].iloc[0]
+    summary = json.loads(run["summary"]) if isinstance(run["summary"], str) else {}
+    metrics, responses = d["metrics"], d["responses"]
+    parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>equilens {escape(run_id)}</title>"
+             f"<style>{CSS}</style></head><body>",
+             f"<h1>equilens report · {escape(str(run['name']))}</h1>",
+             f"<p class=meta>run <code>{escape(run_id)}</code> · {escape(str(run['flow']))} · model "
+             f"<code>{escape(str(run['model']))}</code> ({escape(str(run['provider']))}) · status "
+             f"<b>{escape(str(run['status']))}</b> · started {escape(str(run['started_at']))} · config "
+             f"<code>{escape(str(run['config_hash']))}</code></p>"]
+
+    cards = []
+    ftu = summary.get("ftu")
+    if ftu:
+        cls = "ok" if ftu.get("holds") else "bad"
+        cards.append(f"<div class=card>FTU<b class={cls}>{'holds' if ftu.get('holds') else 'does not hold'}</b>"
+                     + escape(", ".join(f"{k}: {v}" for k, v in ftu.get("counts", {}).items())) + "</div>")
+    if len(responses):
+        failed = int((~responses["ok"].astype(bool)).sum())
+        cards.append(f"<div class=card>responses<b>{len(responses)}</b>{failed} failed, "
+                     f"{int(responses['refusal'].fillna(False).sum())} refused</div>")
+        lat = responses["latency_s"].dropna()
+        if len(lat):
+            cards.append(f"<div class=card>latency p50 / p95<b>{lat.median():.2f} s</b>p95 {lat.quantile(.95):.2f} s</div>")
+        tok = responses["completion_tokens"].dropna()
+        if len(tok):
+            cards.append(f"<div class=card>completion tokens<b>{int(tok.sum()):,}</b>"
+                         f"prompt {int(responses['prompt_tokens'].dropna().sum()):,}</div>")
+    parts.append(f"<section id=headline><h2>Headline</h2><div class=cards>{''.join(cards)}</div>")
+    valued = metrics[metrics["value"].notna()]
+    if len(valued) and valued["group_b"].notna().any():
+        w = worst_pairs(valued)
+        rows = pd.DataFrame({"attribute": w["attribute"], "metric": w["metric"], "least fair pair": w.apply(pair_label, axis=1),
+                             "value [CI]": w.apply(format_interval, axis=1),
+                             "fairer": w["direction"].map(ARROW)})
+        parts.append("<h3>Least fair group pair per metric</h3>" + _table(rows))
+    skipped = metrics[metrics["value"].isna()]
+    if len(skipped):
+        reasons = [json.loads(x).get("skipped", "") if isinstance(x, str) else "" for x in skipped["details"]]
+        parts.append("<h3>Skipped</h3><ul>" + "".join(f"<li><b>{escape(m)}</b>: {escape(r)}</li>"
+                                                    for m, r in zip(skipped["metric"], reasons, strict=True)) + "</ul>")
+    parts.append("</section>")
+
+    figs = []
+    for (attribute, name), sub in valued.groupby(["attribute", "metric"], dropna=False, sort=True):
+        rows = [(pair_label(r), r["value"], _f(r["ci_low"]), _f(r["ci_high"])) for _, r in sub.iterrows()]
+        label = f"{name} · {attribute}" if isinstance(attribute, str) else name
+        figs.append(f'<figure class=plot data-metric="{escape(name)}">'
+                    + interval_chart(label, rows, ARROW.get(sub["direction"].iloc[0], "")) + "</figure>")
+    parts.append("<section id=metrics><h2>Metrics per group pair (95% intervals)</h2>" + "".join(figs) + "</section>")
+
+    dist = _distributions(responses, d["scores"])
+    if dist:
+        parts.append("<section id=distributions><h2>Score distributions per group</h2>" + "".join(dist) + "</section>")
+
+    hist = d["history"]
+    if hist["run_id"].nunique() > 1:
+        trend = []
+        runs_order = list(dict.fromkeys(hist["run_id"]))
+        for name, sub in hist.groupby("metric", sort=True):
+            series = {}
+            for attribute, s2 in sub.groupby(sub["attribute"].fillna("all")):
+                by_run = dict(zip(s2["run_id"], s2["value"], strict=True))
+                series[str(attribute)] = [by_run.get(r) for r in runs_order]
+            trend.append(f'<figure class=plot data-trend="{escape(name)}">'
+                         + line_chart(f"{name}: mean over group pairs, runs named {run['name']}", runs_order, series)
+                         + "</figure>")
+        parts.append("<section id=trend><h2>Trend across runs</h2>" + "".join(trend) + "</section>")
+
+    if len(responses):
+        nc = responses.assign(failed=~responses["ok"].astype(bool), refused=responses["refusal"].fillna(False).astype(bool))
+        nc = nc.groupby(["attribute", "grp"]).agg(calls=("ok", "size"), failed=("failed", "sum"), refused=("refused", "sum"))
+        parts.append("<section id=completion><h2>Non-completion by group</h2>" + _table(nc.reset_index()) + "</section>")
+    table = metrics[["family", "attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n", "direction"]]
+    parts.append("<section id=all-metrics><h2>All metrics</h2>" + _table(table.round(4).fillna("–")) + "</section>")
+    if len(d["validations"]):
+        parts.append("<section id=validation><h2>Validation (great-expectations)</h2>" + _table(d["validations"]) + "</section>")
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+def _f(v: object) -> float | None:
+    return None if v is None or pd.isna(v) else float(v)
+
+
+def _distributions(responses: pd.DataFrame, scores: pd.DataFrame) -> list[str]:
+    if responses.empty or scores.empty:
+        return []
+    ok = responses[responses["ok"].astype(bool)].copy()
+    ok["text_hash"] = [text_hash(t) for t in ok["text"]]
+    figs = []
+    for scorer, sub in scores.groupby("scorer"):
+        merged = ok.merge(sub, on="text_hash")
+        for attribute, part in merged.groupby("attribute"):
+            groups = {g: p["value"].to_numpy(float) for g, p in part.groupby("grp")}
+            lo = min(0.0, float(np.min(part["value"])))
+            title = f"{scorer} by group" + (f" · {attribute}" if attribute != "none" else "")
+            figs.append(f'<figure class=plot data-scorer="{escape(scorer)}">'
+                        + histogram_chart(title, groups, lo=lo, hi=1.0) + "</figure>")
+    return figs
+
+
+def write_html_report(store: Store, run_id: str, out: Path) -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(build_html_report(store, run_id), encoding="utf-8")
+    return out
