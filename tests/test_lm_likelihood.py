@@ -1,0 +1,192 @@
+"""Sentence/token log-likelihoods on tiny random models built offline in tmp_path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tasks.errors import ConfigError, InputDataError
+from tasks.lm_likelihood import (
+    LanguageModelScorer,
+    aul_token_logprobs,
+    causal_token_logprobs,
+    detect_kind,
+    load_language_model,
+    pll_token_logprobs,
+)
+
+WORDS = "the a man woman doctor nurse is was here good bad kind smart and he she works at home".split()
+SENTENCES = [
+    "the man is here",
+    "a woman was a good doctor and she works at home",
+    "he is kind",
+    "the nurse was smart and kind and good",
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_gpt2(tmp_path_factory):
+    import torch
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from tokenizers.pre_tokenizers import Whitespace
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    path = tmp_path_factory.mktemp("gpt2")
+    vocab = {w: i for i, w in enumerate(["<|endoftext|>", "[UNK]", *WORDS])}
+    raw = Tokenizer(WordLevel(vocab, unk_token="[UNK]"))
+    raw.pre_tokenizer = Whitespace()
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=raw, unk_token="[UNK]", eos_token="<|endoftext|>", bos_token="<|endoftext|>"
+    )
+    torch.manual_seed(0)
+    cfg = GPT2Config(vocab_size=len(vocab), n_layer=1, n_embd=16, n_head=2, n_positions=32)
+    GPT2LMHeadModel(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory):
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    path = tmp_path_factory.mktemp("bert")
+    (path / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
+    tok = BertTokenizer.from_pretrained(str(path))  # a WordPiece vocab file, read offline
+    torch.manual_seed(0)
+    cfg = BertConfig(
+        vocab_size=len(WORDS) + 5,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=32,
+    )
+    BertForMaskedLM(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)
+
+
+def test_kind_detection(tiny_gpt2, tiny_bert):
+    assert detect_kind(tiny_gpt2) == "causal"
+    assert detect_kind(tiny_bert) == "masked"
+    assert LanguageModelScorer(tiny_bert).kind == "masked"
+
+
+def test_causal_batched_equals_unbatched(tiny_gpt2):
+    batched = LanguageModelScorer(tiny_gpt2, "causal", batch_size=4)
+    single = LanguageModelScorer(tiny_gpt2, "causal", batch_size=1)
+    np.testing.assert_allclose(
+        batched.sentence_logprobs(SENTENCES), single.sentence_logprobs(SENTENCES), atol=1e-5
+    )
+    for a, b in zip(batched.token_logprobs(SENTENCES), single.token_logprobs(SENTENCES), strict=True):
+        np.testing.assert_allclose(a.logprobs, b.logprobs, atol=1e-5)
+
+
+def test_causal_tokens_sum_and_manual(tiny_gpt2):
+    import torch
+
+    scorer = LanguageModelScorer(tiny_gpt2, "causal", batch_size=3)
+    toks = scorer.token_logprobs(SENTENCES)
+    sums = scorer.sentence_logprobs(SENTENCES)
+    for t, s, sent in zip(toks, sums, SENTENCES, strict=True):
+        assert t.tokens == sent.split()  # every token scored, the context token is not
+        assert np.all(t.logprobs < 0)
+        assert t.total == pytest.approx(s)
+    # manual: prepend <|endoftext|> (id 0), run the unpadded sentence, read next-token log-probs
+    model, tok = scorer._load()
+    ids = torch.tensor([[0] + tok(SENTENCES[1], add_special_tokens=False).input_ids])
+    with torch.inference_mode():
+        lp = torch.log_softmax(model(ids).logits[0, :-1], -1)
+    manual = lp[torch.arange(ids.shape[1] - 1), ids[0, 1:]].numpy()
+    np.testing.assert_allclose(toks[1].logprobs, manual, atol=1e-5)
+
+
+def test_pll_equals_manual_masking_loop(tiny_bert):
+    import torch
+
+    scorer = LanguageModelScorer(tiny_bert, "masked", batch_size=5)
+    model, tok = scorer._load()
+    sent = SENTENCES[1]
+    ids = tok(sent, return_tensors="pt").input_ids[0]
+    manual = []
+    with torch.inference_mode():
+        for pos in range(1, len(ids) - 1):  # skip [CLS] and [SEP]
+            masked = ids.clone()
+            masked[pos] = tok.mask_token_id
+            logits = model(masked.unsqueeze(0)).logits[0, pos]
+            manual.append(torch.log_softmax(logits, -1)[ids[pos]].item())
+    toks = scorer.token_logprobs(SENTENCES)
+    np.testing.assert_allclose(toks[1].logprobs, manual, atol=1e-5)
+    assert scorer.sentence_logprobs(SENTENCES)[1] == pytest.approx(sum(manual), abs=1e-4)
+
+
+def test_masked_batched_equals_unbatched(tiny_bert):
+    model_dir = tiny_bert
+    a = LanguageModelScorer(model_dir, "masked", batch_size=64).sentence_logprobs(SENTENCES)
+    b = LanguageModelScorer(model_dir, "masked", batch_size=1).sentence_logprobs(SENTENCES)
+    np.testing.assert_allclose(a, b, atol=1e-5)
+    c = LanguageModelScorer(model_dir, "masked", batch_size=64).aul(SENTENCES)
+    d = LanguageModelScorer(model_dir, "masked", batch_size=1).aul(SENTENCES)
+    np.testing.assert_allclose(c, d, atol=1e-5)
+
+
+def test_aul_is_mean_of_unmasked_token_logprobs(tiny_bert):
+    import torch
+
+    scorer = LanguageModelScorer(tiny_bert, "masked")
+    model, tok = scorer._load()
+    ids = tok(SENTENCES[0], return_tensors="pt").input_ids
+    with torch.inference_mode():
+        lp = torch.log_softmax(model(ids).logits[0], -1)
+    inner = range(1, ids.shape[1] - 1)
+    manual = np.mean([lp[p, ids[0, p]].item() for p in inner])
+    assert scorer.aul(SENTENCES)[0] == pytest.approx(manual, abs=1e-5)
+    per = aul_token_logprobs(model, tok, SENTENCES[:1])
+    assert per[0].tokens == SENTENCES[0].split()
+
+
+def test_functions_and_errors(tiny_gpt2, tiny_bert):
+    scorer = LanguageModelScorer(tiny_gpt2, "causal")
+    model, tok = scorer._load()
+    assert len(causal_token_logprobs(model, tok, ["he is"])[0].logprobs) == 2
+    with pytest.raises(InputDataError):
+        scorer.sentence_logprobs(["ok", "  "])
+    with pytest.raises(InputDataError):
+        scorer.sentence_logprobs("the man")
+    with pytest.raises(ConfigError):
+        LanguageModelScorer(tiny_gpt2, "bidirectional")  # type: ignore[arg-type]
+    bert = LanguageModelScorer(tiny_bert, "masked")
+    m, t = bert._load()
+    assert len(pll_token_logprobs(m, t, ["he is kind"])[0].logprobs) == 3
+
+
+@pytest.mark.expensive
+def test_smollm2_sentence_logprobs():
+    scorer = LanguageModelScorer(None, batch_size=8)
+    lp = scorer.sentence_logprobs(["The cat sat on the mat.", "Mat the on sat cat the."])
+    assert scorer.kind == "causal"
+    assert lp[0] > lp[1]
+
+
+def test_mean_pooled_embedder_batches_agree(tiny_bert):
+    from tasks.metrics.embedding import mean_pooled_embedder
+
+    model, tok, _ = load_language_model(tiny_bert, "masked")
+    big = mean_pooled_embedder(model.bert, tok, batch_size=8)(SENTENCES)
+    small = mean_pooled_embedder(model.bert, tok, batch_size=1)(SENTENCES)
+    assert big.shape == (4, 16)
+    np.testing.assert_allclose(big, small, atol=1e-5)
+
+
+def test_crows_pairs_scores_masked_uses_shared_tokens(tiny_bert):
+    from tasks.biastest.crows_pairs import CrowsPair, crows_pairs_scores
+
+    scorer = LanguageModelScorer(tiny_bert, "masked")
+    pair = CrowsPair("the man is a doctor", "the woman is a doctor", "stereo", "gender")
+    more, less = crows_pairs_scores(scorer, [pair])
+    tm, tl = scorer.token_logprobs([pair.sent_more, pair.sent_less])
+    # shared tokens: the, is, a, doctor (positions 0, 2, 3, 4)
+    assert more[0] == pytest.approx(tm.logprobs[[0, 2, 3, 4]].sum())
+    assert less[0] == pytest.approx(tl.logprobs[[0, 2, 3, 4]].sum())

@@ -1,0 +1,73 @@
+"""Probability metrics checked against small hand-worked cases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tasks.errors import InputDataError
+from tasks.metrics.base import METRICS
+from tasks.metrics.probability import (
+    aul_pair_score,
+    cbs,
+    crows_pairs_score,
+    crows_pairs_score_ci,
+    lpbs,
+    stereotype_score,
+    wilson_interval,
+)
+
+
+def test_registered_with_directions():
+    for name in ("lpbs", "cbs", "crows_pairs_score", "aul_pair_score", "stereotype_score"):
+        spec = METRICS.get(name)
+        assert spec.family == "probability"
+    assert METRICS.get("cbs").direction == "lower"
+    assert METRICS.get("crows_pairs_score").target == 0.5
+    assert METRICS.get("lpbs").target == 0.0
+
+
+def test_lpbs_by_hand():
+    # template 1: log(0.4/0.2) - log(0.1/0.2) = log 2 + log 2 = log 4
+    # template 2: log(0.3/0.3) - log(0.3/0.3) = 0
+    value = lpbs([0.4, 0.3], [0.2, 0.3], [0.1, 0.3], [0.2, 0.3])
+    assert value == pytest.approx(math.log(4) / 2)
+    assert lpbs([0.1], [0.2], [0.4], [0.2]) == pytest.approx(-math.log(4))
+
+
+def test_cbs_by_hand():
+    # log ratios per template: [log 2, 0, -log 2] -> var = 2 (log 2)^2 / 3 ; [0, 0, 0] -> 0
+    p = [[0.4, 0.2, 0.1], [0.5, 0.5, 0.5]]
+    prior = [[0.2, 0.2, 0.2], [0.5, 0.5, 0.5]]
+    assert cbs(p, prior) == pytest.approx((2 * math.log(2) ** 2 / 3) / 2)
+    with pytest.raises(InputDataError):
+        cbs([[0.5]], [[0.5]])
+    with pytest.raises(InputDataError):
+        cbs([[0.5, 0.0]], [[0.5, 0.5]])
+
+
+def test_cps_and_aul_pair_score():
+    more = np.array([-10.0, -12.0, -8.0, -20.0, -5.0])
+    less = np.array([-11.0, -11.0, -9.0, -21.0, -5.0])  # wins, loss, win, win, tie
+    assert crows_pairs_score(more, less) == pytest.approx(3 / 5)
+    assert aul_pair_score(more / 4, less / 4) == pytest.approx(3 / 5)
+    assert stereotype_score(less, more) == pytest.approx(1 / 5)
+    with pytest.raises(InputDataError):
+        crows_pairs_score([1.0, 2.0], [1.0])
+
+
+def test_wilson_interval_by_hand():
+    # 3 of 5 at 95%: z = 1.959964; centre = (0.6 + z^2/10) / (1 + z^2/5)
+    z = 1.959963984540054
+    centre = (0.6 + z * z / 10) / (1 + z * z / 5)
+    half = z * math.sqrt(0.24 / 5 + z * z / 100) / (1 + z * z / 5)
+    lo, hi = wilson_interval(3, 5)
+    assert (lo, hi) == pytest.approx((centre - half, centre + half))
+    assert lo == pytest.approx(0.2307, abs=1e-4) and hi == pytest.approx(0.8824, abs=1e-4)
+    share, (lo2, hi2) = crows_pairs_score_ci([-1, -2, -1, -1, -3], [-2, -1, -2, -2, -1])
+    assert share == 0.6 and (lo2, hi2) == pytest.approx((lo, hi))
+    assert wilson_interval(0, 10)[0] == 0.0
+    with pytest.raises(InputDataError):
+        wilson_interval(6, 5)
