@@ -53,6 +53,8 @@ def _quiet_environment() -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -103,10 +105,17 @@ def _print_result(result: dict, db: str) -> None:
 
     from tasks.report import print_metrics_table
 
-    ftu = result.get("ftu", {})
-    counts = ", ".join(f"{k} in {v}" for k, v in ftu.get("counts", {}).items())
-    typer.echo(f"\nrun {result['run_id']}: FTU {'holds' if ftu.get('holds') else 'does not hold'}"
-               f" ({counts or 'no mentions'} of {ftu.get('prompts', 0)} prompts)")
+    typer.echo(f"\nrun {result['run_id']}")
+    ftu = result.get("ftu")
+    if ftu:
+        counts = ", ".join(f"{k} in {v}" for k, v in ftu.get("counts", {}).items())
+        typer.echo(f"fairness through unawareness {'holds' if ftu.get('holds') else 'does not hold'}: "
+                   f"attribute words found ({counts or 'none'}) of {ftu.get('prompts', 0)} prompts")
+    if "sentences" in result:
+        s = result["sentences"]
+        typer.echo(f"test sentences: {s['kept']} kept of {s['total']} (review: {s['csv']})")
+    for name, reason in (result.get("skipped") or {}).items():
+        typer.echo(f"skipped {name}: {reason}")
     if "responses" in result:
         r = result["responses"]
         typer.echo(f"responses: {r['ok']} ok, {r['failed']} failed, {r['refusals']} refusals, "

@@ -22,8 +22,10 @@ def format_interval(row: pd.Series) -> str:
 
 
 def pair_label(row: pd.Series) -> str:
-    b = row.get("group_b")
-    return f"{row['group_a']} vs {b}" if isinstance(b, str) and b else str(row["group_a"])
+    a, b = row.get("group_a"), row.get("group_b")
+    if not isinstance(a, str) or not a:
+        return "–"
+    return f"{a} vs {b}" if isinstance(b, str) and b else a
 
 
 def worst_pairs(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -80,4 +82,7 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
     for _, r in metrics.sort_values(["attribute", "metric", "group_a", "group_b"], na_position="first").iterrows():
         table.add_row(str(r["attribute"]), pair_label(r), str(r["metric"]), format_interval(r),
                       str(int(r["n"])) if pd.notna(r["n"]) else "–", ARROW.get(r["direction"], "")[:1])
-    Console().print(table)
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=150)
+    console.print(table)

@@ -43,6 +43,14 @@ SCHEMA: dict[str, str] = {
     "metric_items": """
         run_id VARCHAR, family VARCHAR, metric VARCHAR, item_kind VARCHAR, item VARCHAR,
         value DOUBLE""",
+    "bias_sentences": """
+        run_id VARCHAR, bias VARCHAR, "group" VARCHAR, group_term VARCHAR, attribute VARCHAR,
+        attribute_term VARCHAR, sample INTEGER, prompt VARCHAR, raw VARCHAR, sentence VARCHAR,
+        discarded BOOLEAN, reason VARCHAR""",
+    "bias_pairs": """
+        run_id VARCHAR, bias VARCHAR, template VARCHAR, attribute VARCHAR, attribute_term VARCHAR,
+        stereotyped_sentence VARCHAR, anti_stereotyped_sentence VARCHAR, stereotyped_logprob DOUBLE,
+        anti_stereotyped_logprob DOUBLE, stereotyped INTEGER, discarded BOOLEAN, reason VARCHAR""",
     "validations": """
         run_id VARCHAR, stage VARCHAR, expectation VARCHAR, success BOOLEAN, column_name VARCHAR,
         element_count INTEGER, unexpected_count INTEGER, examples JSON""",
