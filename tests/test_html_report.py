@@ -1,0 +1,81 @@
+"""The HTML report: rebuilt from DuckDB alone, rendered in a real headless Chromium."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tasks.html_report import build_html_report, write_html_report
+from tasks.prompts import text_hash
+from tasks.store import Store
+
+TEXTS = {"male": ["He is fine.", "A calm answer."], "female": ["She is fine.", "An awful, sad answer."]}
+
+
+def _seed_run(store: Store, run_id: str, started: str, cosine: float) -> None:
+    store.start_run(run_id, name="nightly", flow="counterfactual_assessment", started_at=pd.Timestamp(started),
+                    config={}, config_hash="abc", provider="openai", model="m")
+    rows = []
+    for grp, texts in TEXTS.items():
+        for i, t in enumerate(texts):
+            rows.append({"run_id": run_id, "variant_id": f"v{grp}", "prompt_id": f"p{i}", "attribute": "gender",
+                         "grp": grp, "sample_idx": 0, "text": t, "ok": True, "refusal": False, "latency_s": 0.2,
+                         "prompt_tokens": 5, "completion_tokens": 4})
+    rows.append({"run_id": run_id, "variant_id": "vx", "prompt_id": "p9", "attribute": "gender", "grp": "female",
+                 "sample_idx": 0, "text": None, "ok": False, "refusal": False, "error_class": "RateLimitError"})
+    store.append("responses", pd.DataFrame(rows))
+    store.append("scores", pd.DataFrame([{"run_id": run_id, "text_hash": text_hash(t), "scorer": "vader-neg",
+                                          "value": 0.6 if "awful" in t else 0.0} for ts in TEXTS.values() for t in ts]))
+    metrics = [
+        {"metric": "cosine_similarity", "group_a": "male", "group_b": "female", "value": cosine, "ci_low": cosine - 0.05,
+         "ci_high": cosine + 0.05, "direction": "higher"},
+        {"metric": "strict_sentiment_parity", "group_a": "male", "group_b": "female", "value": 0.3, "ci_low": 0.1,
+         "ci_high": 0.5, "direction": "lower"},
+        {"metric": "non_completion_rate", "group_a": "female", "group_b": None, "value": 1 / 3, "ci_low": 0.0,
+         "ci_high": 0.7, "direction": "lower"},
+        {"metric": "honest", "group_a": None, "group_b": None, "value": None, "direction": "lower",
+         "details": {"skipped": "no lexicon configured"}},
+    ]
+    store.append("metrics", pd.DataFrame([{"run_id": run_id, "family": "counterfactual", "attribute": "gender",
+                                           "n": 2, "aggregation": "mean", **m} for m in metrics]))
+    store.finish_run(run_id, "completed", summary={"ftu": {"holds": False, "counts": {"gender": 2}, "prompts": 3}})
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Store:
+    s = Store(tmp_path / "e.duckdb")
+    _seed_run(s, "run-1", "2026-11-20 02:00", 0.80)
+    _seed_run(s, "run-2", "2026-11-21 02:00", 0.70)
+    return s
+
+
+def test_report_has_every_section(store: Store) -> None:
+    html = build_html_report(store, "run-2")
+    for section in ("headline", "metrics", "distributions", "trend", "completion", "all-metrics"):
+        assert f"<section id={section}>" in html
+    assert "does not hold" in html and "no lexicon configured" in html
+    assert html.count('data-trend="cosine_similarity"') == 1
+    assert "RateLimitError" not in html or "failed" in html
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it)")
+def test_report_renders_in_headless_chromium(store: Store, tmp_path: Path) -> None:
+    out = write_html_report(store, "run-2", tmp_path / "report.html")
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'chrome'}"]
+    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", out.as_uri()], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert dom.count("<svg") >= 5  # interval charts, distributions, trend
+    assert dom.count("<circle") >= 3 and "<polyline" in dom
+    shot = tmp_path / "report.png"
+    subprocess.run([CHROMIUM, *flags, f"--screenshot={shot}", "--window-size=1000,1400", out.as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    assert shot.stat().st_size > 10_000  # a real rendered page, not a blank one
