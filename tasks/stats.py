@@ -81,6 +81,9 @@ def bootstrap_stat(
         offsets = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
         idx = order[np.repeat(starts[drawn], lens) + offsets]
         stats[b] = fn(*(a[idx] for a in arrays))
+    finite = stats[np.isfinite(stats)]
+    if len(finite) < 2:
+        return Estimate(point, None, None, n)
     a = (1 - confidence) / 2
-    low, high = np.nanquantile(stats, [a, 1 - a])
+    low, high = np.quantile(finite, [a, 1 - a])
     return Estimate(point, float(low), float(high), n)
