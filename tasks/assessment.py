@@ -190,82 +190,154 @@ COUNTERFACTUAL_METRICS = [
     "strict_sentiment_parity", "weak_sentiment_parity", "cosine_similarity",
     "bleu_similarity", "rougel_similarity", "non_completion_rate",
 ]
+PARITY_METRICS = ("strict_sentiment_parity", "weak_sentiment_parity")
+
+
+@dataclass
+class PairData:
+    """Row-aligned responses of two sides (two groups, or two samples of one group)."""
+
+    texts1: list[str]
+    texts2: list[str]
+    clusters: np.ndarray
+
+
+class _MetricContext:
+    def __init__(self, scores: ScoreSet, cfg: MetricsConfig, wanted: list[str]) -> None:
+        from tasks.metrics import METRICS
+
+        self.metrics, self.cfg, self.wanted = METRICS, cfg, wanted
+        self.sentiment = scores.scalar.set_index("text_hash")["value"]
+        self.scores = scores
+        self.boot = dict(resamples=cfg.bootstrap_resamples, confidence=cfg.confidence, seed=cfg.seed)
+        self.rows: list[dict] = []
+
+    def emit(self, attribute: str, a: str, b: str | None, name: str, est, details: dict | None = None) -> dict:
+        spec = self.metrics.get(name)
+        row = {
+            "family": spec.family, "attribute": attribute, "group_a": a, "group_b": b, "metric": name,
+            "value": est.value, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n,
+            "direction": spec.direction, "aggregation": spec.aggregation, "details": details or {},
+        }
+        self.rows.append(row)
+        return row
+
+    def parity_fn(self, name: str) -> Callable[[np.ndarray, np.ndarray], float]:
+        fn = self.metrics.get(name).fn
+        if name == "weak_sentiment_parity":
+            thr = self.cfg.weak_parity_threshold
+            return lambda x, y: fn(x, y, thr)
+        return fn
+
+    def pair_metrics(self, attribute: str, a: str, b: str, pair: PairData, lexicon, details: dict) -> list[dict]:
+        """Every wanted pair metric for one pair of sides; returns the emitted rows."""
+        from tasks.counterfactual import neutralize
+        from tasks.metrics.counterfactual import pairwise_cosine
+        from tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
+        from tasks.stats import bootstrap_mean, bootstrap_stat, permutation_pvalue
+
+        out = []
+        h1, h2 = [text_hash(t) for t in pair.texts1], [text_hash(t) for t in pair.texts2]
+        s1, s2 = self.sentiment.reindex(h1).to_numpy(), self.sentiment.reindex(h2).to_numpy()
+        for name in PARITY_METRICS:
+            if name in self.wanted:
+                fn = self.parity_fn(name)
+                est = bootstrap_stat(fn, [s1, s2], pair.clusters, **self.boot)
+                extra = {"threshold": self.cfg.weak_parity_threshold} if name == "weak_sentiment_parity" else {}
+                if self.cfg.permutations:
+                    extra["p_value"] = permutation_pvalue(fn, s1, s2, pair.clusters, self.cfg.permutations, self.cfg.seed)
+                out.append(self.emit(attribute, a, b, name, est, {**details, **extra}))
+        if "cosine_similarity" in self.wanted:
+            emb = self.scores.embeddings
+            vals = pairwise_cosine(np.stack([emb[h] for h in h1]), np.stack([emb[h] for h in h2])) if h1 else np.zeros(0)
+            out.append(self.emit(attribute, a, b, "cosine_similarity", bootstrap_mean(vals, pair.clusters, **self.boot),
+                                 {**details, "embedding_model": self.scores.embedding_model}))
+        t1, t2 = pair.texts1, pair.texts2
+        if self.cfg.neutralize and ("bleu_similarity" in self.wanted or "rougel_similarity" in self.wanted):
+            t1, t2 = neutralize(t1, lexicon), neutralize(t2, lexicon)
+        for name, fn in (("bleu_similarity", pairwise_min_bleu), ("rougel_similarity", pairwise_rouge_l)):
+            if name in self.wanted:
+                est = bootstrap_mean(fn(t1, t2), pair.clusters, **self.boot)
+                out.append(self.emit(attribute, a, b, name, est, {**details, "neutralized": self.cfg.neutralize}))
+        return out
+
+
+def _cross_group_pairs(ok: pd.DataFrame, a: str, b: str) -> PairData:
+    wide = ok.pivot_table(index=["prompt_id", "sample_idx"], columns="grp", values="text", aggfunc="first")
+    if a not in wide or b not in wide:
+        return PairData([], [], np.array([]))
+    pair = wide[[a, b]].dropna()
+    return PairData(pair[a].tolist(), pair[b].tolist(), pair.index.get_level_values("prompt_id").to_numpy())
+
+
+def _same_group_pairs(ok: pd.DataFrame, g: str) -> PairData:
+    """Sample 2k vs sample 2k+1 of the same variant: what pure sampling noise looks like."""
+    sub = ok[ok["grp"] == g]
+    wide = sub.pivot_table(index="prompt_id", columns="sample_idx", values="text", aggfunc="first")
+    t1, t2, clusters = [], [], []
+    for k in range(0, max(wide.columns, default=-1), 2):
+        if k + 1 not in wide:
+            break
+        both = wide[[k, k + 1]].dropna()
+        t1 += both[k].tolist()
+        t2 += both[k + 1].tolist()
+        clusters += both.index.tolist()
+    return PairData(t1, t2, np.asarray(clusters, dtype=object))
 
 
 def metric_stage(
     responses: pd.DataFrame, scores: ScoreSet, cf_cfg: CounterfactualConfig, cfg: MetricsConfig
 ) -> pd.DataFrame:
-    """Every counterfactual metric for every pair of groups of every attribute, with intervals."""
-    from tasks.counterfactual import neutralize
+    """Every counterfactual metric for every pair of groups of every attribute, with intervals.
+
+    Also, per attribute: non-completion rate per group; for parity metrics a within-prompt
+    permutation p-value per pair, Holm-adjusted across the attribute's pairs, and an omnibus
+    test (the largest pairwise parity gap); and, when ``count >= 2``, a same-group noise floor
+    (two independent samples of one group compared with the same metrics, ``group_a == group_b``).
+    """
     from tasks.metrics import METRICS
-    from tasks.metrics.counterfactual import pairwise_cosine
-    from tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
-    from tasks.stats import bootstrap_mean, bootstrap_stat
+    from tasks.stats import bootstrap_mean, holm_adjust, permutation_pvalue_omnibus
 
     wanted = cfg.names or COUNTERFACTUAL_METRICS
     for name in wanted:
         METRICS.get(name)  # unknown names fail early with the list of known ones
     lexicons = lexicons_for(cf_cfg)
-    sentiment = scores.scalar.set_index("text_hash")["value"]
-    rows: list[dict] = []
-
-    def emit(attribute: str, a: str, b: str | None, name: str, est, details: dict | None = None) -> None:
-        spec = METRICS.get(name)
-        rows.append(
-            {
-                "family": "counterfactual", "attribute": attribute, "group_a": a, "group_b": b,
-                "metric": name, "value": est.value, "ci_low": est.ci_low, "ci_high": est.ci_high,
-                "n": est.n, "direction": spec.direction, "aggregation": spec.aggregation,
-                "details": details or {},
-            }
-        )
-
-    boot = dict(resamples=cfg.bootstrap_resamples, confidence=cfg.confidence, seed=cfg.seed)
+    ctx = _MetricContext(scores, cfg, wanted)
     for attribute, frame in responses.groupby("attribute", sort=True):
         groups = [g for g in lexicons[attribute].groups if g in set(frame["grp"])]
         if "non_completion_rate" in wanted:
             for g in groups:
                 sub = frame[frame["grp"] == g]
                 completed = (sub["ok"] & ~sub["refusal"]).to_numpy(bool)
-                est = bootstrap_mean((~completed).astype(float), sub["prompt_id"], **boot)
+                est = bootstrap_mean((~completed).astype(float), sub["prompt_id"], **ctx.boot)
                 errors = sub.loc[~sub["ok"], "error_class"].value_counts().to_dict()
-                emit(attribute, g, None, "non_completion_rate", est, {"errors": errors})
+                ctx.emit(attribute, g, None, "non_completion_rate", est, {"errors": errors})
         ok = frame[frame["ok"]]
-        wide = ok.pivot_table(index=["prompt_id", "sample_idx"], columns="grp", values="text", aggfunc="first")
+        emitted: list[dict] = []
         for a, b in combinations(groups, 2):
-            if a not in wide or b not in wide:
-                continue
-            pair = wide[[a, b]].dropna()
-            clusters = pair.index.get_level_values("prompt_id").to_numpy()
-            t1, t2 = pair[a].tolist(), pair[b].tolist()
-            h1, h2 = [text_hash(t) for t in t1], [text_hash(t) for t in t2]
-            if "strict_sentiment_parity" in wanted or "weak_sentiment_parity" in wanted:
-                s1, s2 = sentiment.reindex(h1).to_numpy(), sentiment.reindex(h2).to_numpy()
-            if "strict_sentiment_parity" in wanted:
-                fn = METRICS.get("strict_sentiment_parity").fn
-                emit(attribute, a, b, "strict_sentiment_parity", bootstrap_stat(fn, [s1, s2], clusters, **boot))
-            if "weak_sentiment_parity" in wanted:
-                thr = cfg.weak_parity_threshold
-                fn = METRICS.get("weak_sentiment_parity").fn
-                est = bootstrap_stat(lambda x, y: fn(x, y, thr), [s1, s2], clusters, **boot)
-                emit(attribute, a, b, "weak_sentiment_parity", est, {"threshold": thr})
-            if "cosine_similarity" in wanted:
-                e1 = np.stack([scores.embeddings[h] for h in h1]) if h1 else np.zeros((0, 1))
-                e2 = np.stack([scores.embeddings[h] for h in h2]) if h2 else np.zeros((0, 1))
-                vals = pairwise_cosine(e1, e2) if h1 else np.zeros(0)
-                emit(attribute, a, b, "cosine_similarity", bootstrap_mean(vals, clusters, **boot),
-                     {"embedding_model": scores.embedding_model})
-            if "bleu_similarity" in wanted or "rougel_similarity" in wanted:
-                if cfg.neutralize:
-                    t1, t2 = neutralize(t1, lexicons[attribute]), neutralize(t2, lexicons[attribute])
-                details = {"neutralized": cfg.neutralize}
-                if "bleu_similarity" in wanted:
-                    est = bootstrap_mean(pairwise_min_bleu(t1, t2), clusters, **boot)
-                    emit(attribute, a, b, "bleu_similarity", est, details)
-                if "rougel_similarity" in wanted:
-                    est = bootstrap_mean(pairwise_rouge_l(t1, t2), clusters, **boot)
-                    emit(attribute, a, b, "rougel_similarity", est, details)
-    return pd.DataFrame(rows)
+            pair = _cross_group_pairs(ok, a, b)
+            if pair.texts1:
+                emitted += ctx.pair_metrics(attribute, a, b, pair, lexicons[attribute], {})
+        for g in groups:
+            pair = _same_group_pairs(ok, g)
+            if pair.texts1:
+                ctx.pair_metrics(attribute, g, g, pair, lexicons[attribute], {"baseline": "same-group samples"})
+        for name in PARITY_METRICS:
+            rows = [r for r in emitted if r["metric"] == name and "p_value" in r["details"]]
+            for r, adj in zip(rows, holm_adjust([r["details"]["p_value"] for r in rows]), strict=True):
+                r["details"]["p_holm"] = adj
+            if rows and cfg.permutations and len(groups) > 2:
+                wide = ok.pivot_table(index=["prompt_id", "sample_idx"], columns="grp", values="text",
+                                      aggfunc="first")[groups].dropna()
+                matrix = np.column_stack([ctx.sentiment.reindex([text_hash(t) for t in wide[g]]).to_numpy()
+                                          for g in groups])
+                p = permutation_pvalue_omnibus(ctx.parity_fn(name), matrix,
+                                               wide.index.get_level_values("prompt_id").to_numpy(),
+                                               cfg.permutations, cfg.seed)
+                worst = max(rows, key=lambda r: r["value"])
+                worst["details"]["omnibus_p_value"] = p
+                worst["details"]["omnibus"] = f"max over {len(rows)} pairs, groups permuted within prompt"
+    return pd.DataFrame(ctx.rows)
 
 
 def default_data_dir() -> Path:

@@ -103,6 +103,7 @@ class MetricsConfig(_Strict):
     weak_parity_threshold: float = Field(0.5, ge=0.0, le=1.0)
     neutralize: bool = Field(True, description="Mask attribute words before BLEU / ROUGE-L")
     bootstrap_resamples: int = Field(1000, ge=0, le=100_000, description="0 disables intervals")
+    permutations: int = Field(1000, ge=0, le=100_000, description="Permutation-test resamples for parity metrics (0 = off)")
     confidence: float = Field(0.95, gt=0.5, lt=1.0)
     seed: int = 12345
 

@@ -87,3 +87,68 @@ def bootstrap_stat(
     a = (1 - confidence) / 2
     low, high = np.quantile(finite, [a, 1 - a])
     return Estimate(point, float(low), float(high), n)
+
+
+def _cluster_blocks(clusters: Sequence[object]) -> np.ndarray:
+    inverse, _ = _cluster_index(clusters)
+    return inverse
+
+
+def permutation_pvalue(
+    fn: Callable[[np.ndarray, np.ndarray], float], x: np.ndarray, y: np.ndarray, clusters: Sequence[object],
+    permutations: int, seed: int,
+) -> float:
+    """One-sided p-value of ``fn(x, y)`` (a gap: larger = more different) under exchangeable groups.
+
+    Rows are paired; under H0 the group labels of a whole prompt (all its samples) can be swapped,
+    so each resample flips the sides of a random half of the prompt clusters.
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) == 0 or permutations <= 0:
+        return float("nan")
+    observed = fn(x, y)
+    block = _cluster_blocks(clusters)
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for _ in range(permutations):
+        flip = (rng.random(block.max() + 1) < 0.5)[block]
+        hits += fn(np.where(flip, y, x), np.where(flip, x, y)) >= observed - 1e-12
+    return (hits + 1) / (permutations + 1)
+
+
+def permutation_pvalue_omnibus(
+    fn: Callable[[np.ndarray, np.ndarray], float], matrix: np.ndarray, clusters: Sequence[object],
+    permutations: int, seed: int,
+) -> float:
+    """p-value of the largest pairwise gap among k groups (columns), permuting columns per cluster."""
+    matrix = np.asarray(matrix, float)
+    k = matrix.shape[1]
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+
+    def stat(m: np.ndarray) -> float:
+        return max(fn(m[:, i], m[:, j]) for i, j in pairs)
+
+    observed = stat(matrix)
+    block = _cluster_blocks(clusters)
+    rng = np.random.default_rng(seed)
+    rows = np.arange(len(matrix))[:, None]
+    hits = 0
+    for _ in range(permutations):
+        perm = np.argsort(rng.random((block.max() + 1, k)), axis=1)[block]
+        hits += stat(matrix[rows, perm]) >= observed - 1e-12
+    return (hits + 1) / (permutations + 1)
+
+
+def holm_adjust(pvalues: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values (step-down, monotone, capped at 1), in input order."""
+    p = np.asarray(pvalues, float)
+    m = len(p)
+    if m == 0:
+        return []
+    order = np.argsort(p)
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, idx in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[idx]))
+        adjusted[idx] = running
+    return adjusted.tolist()

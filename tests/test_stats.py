@@ -43,3 +43,22 @@ def test_bootstrap_stat_matches_mean_path_for_the_mean() -> None:
     assert generic.value == pytest.approx(fast.value)
     assert generic.ci_low == pytest.approx(fast.ci_low, abs=0.01)
     assert generic.ci_high == pytest.approx(fast.ci_high, abs=0.01)
+
+
+def test_holm_adjustment_by_hand() -> None:
+    from tasks.stats import holm_adjust
+
+    # sorted p: 0.01 (x3) -> 0.03, 0.02 (x2) -> 0.04, 0.04 (x1) -> max(0.04, 0.04) = 0.04
+    assert holm_adjust([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+    assert holm_adjust([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+
+
+def test_permutation_pvalue_detects_a_real_gap_and_not_noise() -> None:
+    from tasks.metrics.counterfactual import wasserstein1
+    from tasks.stats import permutation_pvalue
+
+    rng = np.random.default_rng(0)
+    clusters = np.arange(60)
+    x = rng.uniform(0, 0.3, 60)
+    assert permutation_pvalue(wasserstein1, x, x + 0.4, clusters, 200, 1) < 0.01
+    assert permutation_pvalue(wasserstein1, x, rng.uniform(0, 0.3, 60), clusters, 200, 1) > 0.05
