@@ -90,6 +90,7 @@ def run(
         overrides["storage.duckdb_path"] = str(db)
     try:
         cfg = load_config(config, overrides)
+        _preflight(cfg)
         from flows.registry import flow_for
 
         result = flow_for(cfg)(cfg)
@@ -98,6 +99,23 @@ def run(
     except KeyboardInterrupt:
         raise _fail("interrupted. Finished LLM calls are cached: run the same command to resume.", 130) from None
     _print_result(result, cfg.storage.duckdb_path)
+
+
+def _preflight(cfg: object) -> None:
+    """Cheap checks before Prefect starts: named files exist and the DuckDB file is usable."""
+    from tasks.errors import InputDataError
+    from tasks.store import Store
+
+    files = {
+        "prompts.path": cfg.prompts.path if cfg.prompts else None,
+        "stereotype.responses_path": cfg.stereotype.responses_path if cfg.assessment == "stereotype" else None,
+        "bias_test.spec_path": cfg.bias_test.spec_path if cfg.assessment == "bias_test" else None,
+        "bias_test.reviewed_csv": cfg.bias_test.reviewed_csv if cfg.assessment == "bias_test" else None,
+    }
+    for key, value in files.items():
+        if value and not Path(value).is_file():
+            raise InputDataError(f"{key}: file {value} does not exist (paths are relative to {Path.cwd()}).")
+    Store(cfg.storage.duckdb_path, cfg.storage.lock_timeout).init()
 
 
 def _print_result(result: dict, db: str) -> None:
@@ -264,7 +282,9 @@ def options() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        app(args=argv, standalone_mode=False)
+        rc = app(args=argv, standalone_mode=False)
+        if isinstance(rc, int):  # click returns the code of a typer.Exit in non-standalone mode
+            return rc
     except typer.Exit as exc:
         return exc.exit_code
     except SystemExit as exc:

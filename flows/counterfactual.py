@@ -23,6 +23,7 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
+from flows.execution import run_heavy
 from flows.common import RunRecorder, new_run_id, publish_artifacts, recorded_run, write_run_report
 from tasks import validation
 from tasks.config import RunConfig
@@ -81,7 +82,8 @@ def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
             return {"run_id": run_id, **summary}
 
         with rec.stage("llm"):
-            responses = call_llm_task(variants, config.llm, config.storage.duckdb_path, config.storage.lock_timeout)
+            responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
+                                  config.storage.duckdb_path, config.storage.lock_timeout)
             rec.save("responses", responses)
             if config.validation.enabled:
                 gate(validation.validate_responses(responses))
@@ -93,7 +95,7 @@ def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
 
         with rec.stage("score"):
             texts = sorted(set(ok["text"]))
-            scores = score_task(texts, config.scoring, code)
+            scores = run_heavy(score_task, config.execution, texts, config.scoring, code)
             rec.save("scores", scores.scalar)
             if config.validation.enabled:
                 gate(validation.validate_scores(scores.scalar, scores.ranges))

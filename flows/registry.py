@@ -9,6 +9,13 @@ from tasks.config import RunConfig
 
 
 def flow_for(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
+    """The flow for ``config.assessment``, on the task runner ``config.execution`` asks for."""
+    from flows.execution import with_task_runner
+
+    return with_task_runner(_flow(config), config.execution)
+
+
+def _flow(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
     if config.assessment == "stereotype":
         from flows.stereotype import stereotype_assessment
 

@@ -22,6 +22,7 @@ import pandas as pd
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
+from flows.execution import run_heavy
 from flows.common import RunRecorder, new_run_id, publish_artifacts, recorded_run, write_run_report
 from tasks import stereotype_stage, validation
 from tasks.config import MetricsConfig, RunConfig, StereotypeConfig
@@ -71,7 +72,8 @@ def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
                     rec.gate(validation.validate_prompts(prompts))
                 rec.save("prompts", prompts[["prompt_id", "text"]])
                 variants = stereotype_stage.prompt_frame_for_generation(prompts)
-                responses = call_llm_task(variants, config.llm, config.storage.duckdb_path, config.storage.lock_timeout)
+                responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
+                                      config.storage.duckdb_path, config.storage.lock_timeout)
                 summary["source"] = f"{config.llm.provider}:{config.llm.model}"
             keep = [c for c in ("variant_id", "prompt_id", "attribute", "grp", "sample_idx", "text", "ok", "refusal",
                                 "error_class", "error_message", "attempts", "latency_s", "prompt_tokens",
@@ -85,7 +87,7 @@ def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
 
         with rec.stage("score"):
             texts = sorted(set(responses.loc[responses["ok"], "text"]))
-            scores = score_classifiers_task(texts, scfg, code + path_fingerprint(scfg.toxicity_model)
+            scores = run_heavy(score_classifiers_task, config.execution, texts, scfg, code + path_fingerprint(scfg.toxicity_model)
                                             + path_fingerprint(scfg.stereotype_model))
             rec.save("scores", scores.scalar)
             if config.validation.enabled:

@@ -159,6 +159,15 @@ class BiasTestConfig(_Strict):
     weat: bool = Field(True, description="Also run WEAT/SEAT on the spec's terms with the embedding model")
 
 
+class ExecutionConfig(_Strict):
+    """Where the LLM and scoring stages run: threads in this process, or a Dask cluster."""
+
+    task_runner: Literal["thread", "dask"] = Field("thread", description="thread (default) or dask")
+    dask_address: str | None = Field(None, description="Scheduler address (tcp://host:8786); none = a local cluster")
+    dask_workers: int = Field(2, ge=1, description="Workers of the local Dask cluster")
+    gpus_per_task: float = Field(0, ge=0, description="Dask resource GPU=N requested by LLM and scoring tasks")
+
+
 class RunConfig(_Strict):
     """A complete equilens run. Load with :func:`load_config`."""
 
@@ -173,6 +182,7 @@ class RunConfig(_Strict):
     metrics: MetricsConfig = Field(default_factory=MetricsConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
     validation: ValidationConfig = Field(default_factory=ValidationConfig)
+    execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
     stereotype: StereotypeConfig = Field(default_factory=StereotypeConfig)
     bias_test: BiasTestConfig = Field(default_factory=BiasTestConfig)
 

@@ -1,0 +1,62 @@
+"""The command line: teaching --help, one-paragraph errors with non-zero exits, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def equilens(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flows", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_help_teaches_the_commands() -> None:
+    out = equilens("--help")
+    assert out.returncode == 0
+    for word in ("equilens run configs/demo.yaml", "runs", "show", "compare", "report", "options", "metrics"):
+        assert word in out.stdout
+
+
+def test_options_lists_every_section() -> None:
+    out = equilens("options")
+    for section in ("[prompts]", "[llm]", "[scoring]", "[metrics]", "[storage]", "[execution]", "[stereotype]",
+                    "[bias_test]"):
+        assert section in out.stdout
+    assert "llm.rate_limit" in out.stdout and "Requests per second" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("prompts: {items: [hi]}\nllm: {count: lots}\n", "llm.count: Input should be a valid integer"),
+        ("prompts: {items: [hi]}\nllmm: {}\n", "llmm: unknown key"),
+        ("prompts: {path: missing.csv}\n", "prompts.path: file missing.csv does not exist"),
+    ],
+)
+def test_bad_input_is_one_paragraph_and_exit_2(tmp_path: Path, config: str, message: str) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(config + f"storage: {{duckdb_path: {tmp_path / 'e.duckdb'}}}\n")
+    out = equilens("run", str(cfg), cwd=tmp_path)
+    assert out.returncode == 2, out.stderr
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr + out.stdout
+
+
+def test_not_a_duckdb_file_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "e.duckdb"
+    bad.write_text("not a database")
+    out = equilens("runs", "--db", str(bad))
+    assert out.returncode == 2
+    assert "not a valid DuckDB database" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_set_override_needs_key_value(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("prompts: {items: [hi]}\n")
+    out = equilens("run", str(cfg), "--set", "llm.count")
+    assert out.returncode == 2 and "--set expects KEY=VALUE" in out.stderr
