@@ -1,0 +1,154 @@
+"""Counterfactual expansion, neutralisation and variant validation, on hand-worked examples."""
+
+from __future__ import annotations
+
+import pytest
+
+import tasks.counterfactual as cf
+from tasks.counterfactual import Variant, expand_prompt, expand_prompts, neutralize, validate_variant
+from tasks.errors import InputDataError
+from tasks.lexicon import custom_lexicon, load_lexicon
+
+
+@pytest.fixture(scope="module")
+def gender():
+    return load_lexicon("gender")
+
+
+@pytest.fixture(scope="module")
+def race():
+    return load_lexicon("race")
+
+
+@pytest.fixture(scope="module")
+def names():
+    return load_lexicon("name")
+
+
+@pytest.mark.parametrize(
+    ("text", "male", "female", "neutral"),
+    [
+        ("I gave her the book", "I gave him the book", "I gave her the book", "I gave them the book"),
+        ("her book", "his book", "her book", "their book"),
+        ("the book is his.", "the book is his.", "the book is hers.", "the book is theirs."),
+        ("Is it hers?", "Is it his?", "Is it hers?", "Is it theirs?"),
+        ("He saw himself.", "He saw himself.", "She saw herself.", "They saw themself."),
+        ("She doesn't like him.", "He doesn't like him.", "She doesn't like her.", "They don't like them."),
+    ],
+)
+def test_pronouns_follow_their_role(gender, text, male, female, neutral):
+    assert expand_prompt(text, gender) == {"male": male, "female": female, "neutral": neutral}
+
+
+def test_case_is_preserved(gender):
+    assert expand_prompt("He said", gender)["female"] == "She said"
+    assert expand_prompt("HE SAID", gender)["female"] == "SHE SAID"
+    assert expand_prompt("so he said", gender)["female"] == "so she said"
+    assert expand_prompt("Mr. Lee", gender) == {"male": "Mr. Lee", "female": "Ms. Lee", "neutral": "Mx. Lee"}
+
+
+def test_neutral_agreement_for_be_have_do_and_contractions(gender):
+    text = "He is tired, she was late, he has time, he does it, she's nice, he's been here."
+    got = expand_prompt(text, gender)
+    assert got["neutral"] == ("They are tired, they were late, they have time, they do it, they're nice, "
+                              "they've been here.")
+    assert got["female"] == ("She is tired, she was late, she has time, she does it, she's nice, "
+                             "she's been here.")
+
+
+def test_articles_follow_the_swapped_word(gender, race):
+    assert expand_prompt("He is an actor.", gender) == {
+        "male": "He is an actor.", "female": "She is an actress.", "neutral": "They are a performer.",
+    }
+    assert expand_prompt("A white nurse", race)["asian"] == "An asian nurse"
+
+
+def test_multi_word_terms_keep_title_case_and_hyphens(race):
+    got = expand_prompt("An African American engineer", race)
+    assert got == {
+        "white": "A Caucasian engineer",
+        "black": "An African American engineer",
+        "asian": "An Asian American engineer",
+        "hispanic": "A Latino engineer",
+    }
+    assert expand_prompt("african-american voters", race)["asian"] == "asian-american voters"
+    assert expand_prompt("White people", race)["hispanic"] == "Hispanic people"
+
+
+def test_names_swap_to_the_same_row_of_the_target_group(gender, names):
+    assert expand_prompt("Ask James about his plan.", gender, names) == {
+        "male": "Ask James about his plan.",
+        "female": "Ask Mary about her plan.",
+        "neutral": "Ask Alex about their plan.",
+    }
+    # a name alone is a gender mention when names are given
+    assert expand_prompt("Mary left.", gender, names)["male"] == "James left."
+    assert expand_prompt("Mary left.", gender) == {}
+
+
+def test_prompt_without_mentions_is_not_expanded(gender, race):
+    assert expand_prompt("Plan a trip to the white mountains with a person.", gender) == {}
+    assert expand_prompt("Pour some white wine.", race) == {}
+
+
+def test_custom_lexicon_expansion():
+    age = custom_lexicon("age", {"young": ["young", "younger"], "old": ["old", "older"]})
+    assert expand_prompt("A younger worker", age) == {"young": "A younger worker", "old": "An older worker"}
+
+
+def test_neutralize_uses_group_independent_placeholders(gender):
+    out = neutralize(["He loves his wife.", "She loves her husband.", "They love their spouse."], gender)
+    ph = gender.placeholders
+    masked = f"{ph['he']} loves {ph['his']} {ph['wife']}."
+    assert masked == "gender1 loves gender2 gender15."
+    assert out == [masked, masked, "gender1 love gender2 gender15."]
+    age = custom_lexicon("age", {"young": ["young", "younger"], "old": ["old", "older"]})
+    assert neutralize(["An older, OLD man", "a younger man"], age) == ["An age2, age1 man", "a age2 man"]
+    with pytest.raises(InputDataError, match="pass a list"):
+        neutralize("He", gender)
+
+
+def test_validate_variant_accepts_term_article_and_agreement_changes(gender, names):
+    assert validate_variant("He is an actor.", "They are a performer.", gender, group="neutral") == []
+    assert validate_variant("Ask James.", "Ask Mary.", gender, names, group="female") == []
+
+
+def test_validate_variant_catches_extra_changed_words(gender):
+    assert validate_variant("He is a doctor.", "She is a good doctor.", gender) == [
+        "added 'good ' outside attribute terms"
+    ]
+    assert validate_variant("He is a doctor.", "She is a nurse.", gender) == [
+        "changed 'doctor' to 'nurse' outside attribute terms"
+    ]
+    assert validate_variant("He is a doctor.", "He is a doctor.", gender, group="female") == [
+        "variant for 'female' still has 'He' (male)"
+    ]
+
+
+def test_expand_prompts_returns_validated_variants(gender, names):
+    out = expand_prompts([("p1", "He thanked his wife."), ("p2", "Plan a trip.")], gender, names)
+    assert out == [
+        Variant("p1", "gender", "male", "He thanked his husband.", (("wife", "husband"),)),
+        Variant("p1", "gender", "female", "She thanked her wife.", (("He", "She"), ("his", "her"))),
+        Variant("p1", "gender", "neutral", "They thanked their spouse.",
+                (("He", "They"), ("his", "their"), ("wife", "spouse"))),
+    ]
+
+
+def test_expand_prompts_reports_broken_variants_without_raising(gender, monkeypatch):
+    real = cf._variant
+
+    def broken(text, sources, group):
+        vtext, swapped = real(text, sources, group)
+        return vtext.replace("tired", "sleepy"), swapped
+
+    monkeypatch.setattr(cf, "_variant", broken)
+    out = expand_prompts([("p1", "He is tired.")], gender)
+    assert [v.problems for v in out] == [("changed 'tired' to 'sleepy' outside attribute terms",)] * 3
+
+
+def test_expand_prompts_input_errors(gender):
+    with pytest.raises(InputDataError, match="prompt id 'p1' occurs twice"):
+        expand_prompts([("p1", "He"), ("p1", "She")], gender)
+    with pytest.raises(InputDataError, match=r"item 0 must be a \(prompt_id, text\) pair"):
+        expand_prompts(["He"], gender)

@@ -1,0 +1,146 @@
+"""Lexicon files, the loader's validation, custom lexicons and the compiled matcher."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tasks.errors import ConfigError, InputDataError
+from tasks.lexicon import build_pattern, canonical, custom_lexicon, load_lexicon
+
+
+def row_of(lex, term: str) -> int:
+    return lex.index[term].rows[0]
+
+
+def test_builtin_lexicons_load_with_aligned_groups():
+    gender, race, names = load_lexicon("gender"), load_lexicon("race"), load_lexicon("name")
+    assert gender.groups == ("male", "female", "neutral")
+    assert race.groups == ("white", "black", "asian", "hispanic")
+    assert names.groups == ("male", "female", "neutral", "white", "black", "asian", "hispanic")
+    assert len(gender.rows) >= 40
+    assert gender.target_only == frozenset({"neutral"})
+    assert gender.cell(row_of(gender, "king"), "female") == "queen"
+    assert gender.cell(row_of(gender, "king"), "neutral") == "monarch"
+    assert gender.cell(row_of(gender, "actor"), "female") == "actress"
+    assert race.cell(row_of(race, "caucasian"), "black") == "african american"
+    assert race.index["african american"].group == "black"
+
+
+def test_names_have_enough_names_per_group():
+    names = load_lexicon("name")
+    for group, minimum in [("male", 20), ("female", 20), ("white", 15), ("black", 15), ("asian", 15),
+                           ("hispanic", 15)]:
+        assert len(names.terms([group])) >= minimum, group
+    assert names.cell(row_of(names, "james"), "female") == "mary"
+    assert names.cell(row_of(names, "james"), "white") == ""  # gender table has no race cells
+
+
+def test_pronoun_rows_carry_roles_and_share_words_within_a_group():
+    gender = load_lexicon("gender")
+    her_rows = gender.index["her"].rows
+    assert [gender.role(r) for r in her_rows] == ["object", "determiner"]
+    assert [gender.cell(r, "male") for r in her_rows] == ["him", "his"]
+    assert [gender.role(r) for r in gender.index["his"].rows] == ["determiner", "standalone"]
+
+
+def test_pattern_matches_longest_term_and_hyphenated_forms():
+    race = load_lexicon("race")
+    text = "African-American and white people, Asian  American, whites"
+    expected = ["African-American", "white people", "Asian  American", "whites"]
+    assert race.detect_pattern.findall(text) == expected
+    assert canonical("African-American") == "african american"
+    pat = build_pattern(["he", "her", "hers", "herself"])
+    assert pat.findall("he, her, HERS, herself, there, other") == ["he", "her", "HERS", "herself"]
+
+
+def test_stop_after_words_cancel_colour_matches():
+    race = load_lexicon("race")
+    assert race.detect_pattern.findall("white wine, Black Friday, the White House, a whiteboard") == []
+    assert race.detect_pattern.findall("a white nurse, the Black community") == ["white", "Black community"]
+
+
+def test_neutral_gender_words_are_targets_only():
+    gender = load_lexicon("gender")
+    assert gender.detect_pattern.findall("they met a person and their child") == []
+    assert gender.any_pattern.findall("they met a person") == ["they", "person"]
+
+
+def test_custom_lexicon_aligns_words_by_position():
+    lex = custom_lexicon("age", {"young": ["young", "younger"], "old": ["Old", "older"]})
+    assert lex.groups == ("young", "old")
+    assert lex.rows == (("young", "old"), ("younger", "older"))
+    assert lex.source == "custom lexicon 'age' (config)"
+
+
+def test_custom_lexicon_unequal_lengths_is_a_config_error():
+    with pytest.raises(ConfigError, match=r"same number of words.*young: 2, old: 1"):
+        custom_lexicon("age", {"young": ["young", "younger"], "old": ["old"]})
+    with pytest.raises(ConfigError, match="at least two groups"):
+        custom_lexicon("age", {"young": ["young"]})
+    with pytest.raises(ConfigError, match="'old' must be a non-empty list"):
+        custom_lexicon("age", {"young": ["young"], "old": []})
+
+
+def test_custom_lexicon_word_in_two_groups_is_a_config_error():
+    with pytest.raises(ConfigError, match="'elder' is listed in group 'young' and in group 'old'"):
+        custom_lexicon("age", {"young": ["young", "elder"], "old": ["old", "elder"]})
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_word_in_two_groups_of_a_file_names_file_word_and_groups(tmp_path):
+    d = write(tmp_path, "race.yaml", "groups: [white, black]\nrows:\n"
+                                     "  - [caucasian, african american]\n"
+                                     "  - [european american, african american]\n"
+                                     "  - [white, african american]\n"
+                                     "  - [african american, black]\n")
+    with pytest.raises(InputDataError) as err:
+        load_lexicon("race", d)
+    msg = str(err.value)
+    assert str(d / "race.yaml") in msg
+    assert "'african american' is listed in group 'black' and in group 'white'" in msg
+
+
+def test_same_word_in_several_rows_of_one_group_is_fine(tmp_path):
+    d = write(tmp_path, "gender.yaml", "groups: [male, female]\nrows:\n  - [mr, ms]\n  - [mr, mrs]\n")
+    lex = load_lexicon("gender", d)
+    assert lex.index["mr"].rows == (0, 1)
+    assert lex.cell(lex.index["mrs"].rows[0], "male") == "mr"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("groups: [male, female]\nrows:\n  - [he]\n", "row 1 must have 2 cells"),
+        ("groups: [male]\nrows:\n  - [he]\n", "at least two group names"),
+        ("groups: [a, b]\nrows: [[x, y]]\ntarget_only: [c]\n", "`target_only` must list"),
+        ("groups: [a, b]\nrows: [{terms: [x, y], role: verb}]\n", "row 1 has role 'verb'"),
+        ("groups: [a, b]\nrows: [[x, y]]\nstop_after: {z: [w]}\n", "names 'z', which is not a term"),
+        ("groups: [a, b\n", "not valid YAML"),
+        ("attribute: race\ngroups: [a, b]\nrows: [[x, y]]\n", "declares attribute 'race'"),
+    ],
+)
+def test_malformed_files_raise_input_data_error(tmp_path, text, message):
+    d = write(tmp_path, "gender.yaml", text)
+    with pytest.raises(InputDataError, match=message):
+        load_lexicon("gender", d)
+
+
+def test_unknown_attribute_and_missing_file(tmp_path):
+    with pytest.raises(ConfigError, match="No lexicon file for attribute 'age'"):
+        load_lexicon("age")
+    with pytest.raises(InputDataError, match="gender.yaml cannot be read"):
+        load_lexicon("gender", tmp_path)
+
+
+def test_placeholders_are_shared_by_linked_rows():
+    gender = load_lexicon("gender")
+    ph = gender.placeholders
+    assert ph["he"] == ph["she"] == ph["they"]
+    assert ph["him"] == ph["her"] == ph["his"] == ph["hers"] == ph["their"]
+    assert ph["man"] == ph["woman"] == ph["person"] != ph["he"]
