@@ -1,0 +1,116 @@
+"""The LLM stage against a real OpenAI-compatible server on 127.0.0.1, through langchain-openai."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tasks.config import LLMConfig
+from tasks.errors import ProviderError
+from tasks.llm import LLMRequest, cache_key, classify_error, make_provider, run_requests
+from tasks.store import Store
+from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
+
+
+def _cfg(server: FakeOpenAIServer, **kw: object) -> LLMConfig:
+    base = dict(provider="openai", model="fake", base_url=server.base_url, max_retries=3, backoff_base=0.01,
+                timeout=2.0, max_concurrency=4)
+    return LLMConfig(**{**base, **kw})
+
+
+def _reqs(cfg: LLMConfig, prompts: list[str], count: int = 1) -> list[LLMRequest]:
+    return [LLMRequest(p, i, cache_key(cfg, p, i)) for p in prompts for i in range(count)]
+
+
+def test_answers_in_request_order_with_usage(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    cfg = _cfg(openai_server)
+    results = run_requests(_reqs(cfg, ["alpha", "beta", "gamma"], count=2), cfg)
+    assert [r.text for r in results] == ["echo: alpha"] * 2 + ["echo: beta"] * 2 + ["echo: gamma"] * 2
+    assert all(r.ok and r.attempts == 1 and r.completion_tokens == 2 for r in results)
+    assert len(openai_server.requests) == 6
+    assert openai_server.requests[0]["messages"][0] == {"role": "system", "content": cfg.system_prompt}
+
+
+def test_rate_limits_and_server_errors_are_retried(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    cfg = _cfg(openai_server, max_concurrency=1)
+    openai_server.fail_next("429", times=2, retry_after=0.2)
+    openai_server.fail_next("500")
+    t0 = time.monotonic()
+    (res,) = run_requests(_reqs(cfg, ["hello"]), cfg)
+    assert res.ok and res.text == "echo: hello" and res.attempts == 4
+    assert time.monotonic() - t0 >= 0.4  # Retry-After honoured twice
+    assert len(openai_server.requests) == 4
+
+
+def test_persistent_failures_are_recorded_per_row(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    cfg = _cfg(openai_server, max_retries=1, timeout=0.5)
+    rules = {"boom": "500", "slow": "hang", "bad": "malformed", "none": "empty_choices",
+             "filtered": "content_filter", "refused": "refusal"}
+    openai_server.fault_for = lambda body: rules.get(body["messages"][-1]["content"])
+    results = run_requests(_reqs(cfg, [*rules, "fine"]), cfg)
+    by = {r.request.prompt: r for r in results}
+    assert by["fine"].ok and by["fine"].text == "echo: fine"
+    assert (by["boom"].ok, by["boom"].error_class, by["boom"].attempts) == (False, "ServerError", 2)
+    assert (by["slow"].ok, by["slow"].error_class) == (False, "Timeout")
+    assert not by["bad"].ok and by["bad"].attempts == 2
+    assert (by["none"].ok, by["none"].attempts) == (False, 2)
+    assert (by["filtered"].ok, by["filtered"].refusal, by["filtered"].error_class) == (False, True, "ContentFilter")
+    assert by["filtered"].attempts == 1  # a content filter is not retried
+    assert (by["refused"].ok, by["refused"].refusal) == (False, True)
+    assert len(results) == 7  # nothing dropped
+
+
+def test_cache_makes_a_rerun_free(openai_server: FakeOpenAIServer, tmp_path: Path) -> None:  # noqa: F811
+    cfg = _cfg(openai_server)
+    store = Store(tmp_path / "e.duckdb")
+    first = run_requests(_reqs(cfg, ["a", "b"], count=2), cfg, store)
+    assert len(openai_server.requests) == 4 and not any(r.cached for r in first)
+    second = run_requests(_reqs(cfg, ["a", "b"], count=2), cfg, store)
+    assert len(openai_server.requests) == 4
+    assert all(r.cached for r in second) and [r.text for r in second] == [r.text for r in first]
+    other = cfg.model_copy(update={"temperature": 0.2})  # a different parameter is a different call
+    run_requests(_reqs(other, ["a"]), other, store)
+    assert len(openai_server.requests) == 5
+
+
+def test_failures_are_not_cached(openai_server: FakeOpenAIServer, tmp_path: Path) -> None:  # noqa: F811
+    cfg = _cfg(openai_server, max_retries=0)
+    store = Store(tmp_path / "e.duckdb")
+    openai_server.fail_next("500")
+    (res,) = run_requests(_reqs(cfg, ["x"]), cfg, store)
+    assert not res.ok
+    (again,) = run_requests(_reqs(cfg, ["x"]), cfg, store)
+    assert again.ok and not again.cached
+
+
+def test_concurrency_and_rate_limit(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    openai_server.latency = 0.2
+    cfg = _cfg(openai_server, max_concurrency=8)
+    t0 = time.monotonic()
+    run_requests(_reqs(cfg, [f"p{i}" for i in range(16)]), cfg)
+    assert time.monotonic() - t0 < 1.5  # 16 calls x 0.2 s at concurrency 8: ~0.4 s, not 3.2 s
+    openai_server.latency = 0.0
+    limited = _cfg(openai_server, rate_limit=20.0, system_prompt="limited")
+    t0 = time.monotonic()
+    run_requests(_reqs(limited, [f"q{i}" for i in range(10)]), limited)
+    assert time.monotonic() - t0 >= 0.4  # 10 calls at 20/s take at least 9/20 s
+
+
+def test_two_event_loops_in_one_process(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    cfg = _cfg(openai_server)
+    assert run_requests(_reqs(cfg, ["one"]), cfg)[0].ok
+    cfg2 = _cfg(openai_server, system_prompt="second loop")
+    assert run_requests(_reqs(cfg2, ["two"]), cfg2)[0].ok
+
+
+def test_missing_api_key_without_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ProviderError, match="set the environment variable OPENAI_API_KEY"):
+        make_provider(LLMConfig(provider="openai", model="gpt-4o-mini"))
+
+
+def test_classify_plain_exceptions() -> None:
+    assert classify_error(TimeoutError()).error_class == "Timeout"
+    assert classify_error(ValueError("bad json")).retryable
