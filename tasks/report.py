@@ -25,6 +25,8 @@ def pair_label(row: pd.Series) -> str:
     a, b = row.get("group_a"), row.get("group_b")
     if not isinstance(a, str) or not a:
         return "–"
+    if a == b:
+        return f"{a} (noise floor)"
     return f"{a} vs {b}" if isinstance(b, str) and b else a
 
 
@@ -71,18 +73,43 @@ def markdown_report(
     return "\n".join(lines)
 
 
+def _compact(row: pd.Series) -> str:
+    v = row["value"]
+    if v is None or pd.isna(v):
+        return "skipped"
+    if row.get("ci_low") is None or pd.isna(row.get("ci_low")):
+        return f"{v:.3f}"
+    return f"{v:.3f} ({row['ci_low']:.3f}–{row['ci_high']:.3f})"
+
+
+SHORT = {"strict_sentiment_parity": "strict parity", "weak_sentiment_parity": "weak parity",
+         "cosine_similarity": "cosine", "bleu_similarity": "BLEU", "rougel_similarity": "ROUGE-L",
+         "non_completion_rate": "non-completion"}
+
+
 def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group pair") -> None:
-    """A rich table on stdout: one row per attribute, group pair and metric."""
+    """One table per attribute: a row per group pair, a column per metric (value [95% CI])."""
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title, show_lines=False)
-    for col in ("attribute", "groups", "metric", "value [95% CI]", "n", "fairer"):
-        table.add_column(col, justify="right" if col in ("n",) else "left")
-    for _, r in metrics.sort_values(["attribute", "metric", "group_a", "group_b"], na_position="first").iterrows():
-        table.add_row(str(r["attribute"]), pair_label(r), str(r["metric"]), format_interval(r),
-                      str(int(r["n"])) if pd.notna(r["n"]) else "–", ARROW.get(r["direction"], "")[:1])
     console = Console()
     if not console.is_terminal:
-        console = Console(width=150)
-    console.print(table)
+        console = Console(width=180)
+    frame = metrics.copy()
+    frame["attribute"] = frame["attribute"].fillna("–")
+    frame["pair"] = frame.apply(pair_label, axis=1)
+    frame["cell"] = frame.apply(_compact, axis=1)
+    for attribute, sub in frame.groupby("attribute", sort=True):
+        names = list(dict.fromkeys(sub["metric"]))
+        table = Table(title=f"{title} · {attribute}" if attribute != "–" else title, title_justify="left")
+        table.add_column("groups", no_wrap=True)
+        for name in names:
+            arrow = ARROW.get(sub.loc[sub["metric"] == name, "direction"].iloc[0], "")[:1]
+            table.add_column(f"{SHORT.get(name, name)} {arrow}", no_wrap=True)
+        order = sorted(dict.fromkeys(sub["pair"]), key=lambda p: ("noise floor" in p, " vs " not in p, p))
+        cells = sub.set_index(["pair", "metric"])["cell"]
+        for pair in order:
+            table.add_row(pair, *[cells.get((pair, n), "") if (pair, n) in cells.index else "" for n in names])
+        console.print(table)
+    console.print("↑ higher is fairer · ↓ lower is fairer · ◎ closer to its target is fairer; "
+                  "noise floor = two samples of the same group")
