@@ -61,8 +61,6 @@ def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
         with rec.stage("responses"):
             if scfg.responses_path:
                 responses = stereotype_stage.load_byo_responses(scfg, config.prompts)
-                responses = responses.assign(variant_id=responses["prompt_id"], attribute="none", grp="none",
-                                             refusal=False, cached=False)
                 rec.save("prompts", responses.drop_duplicates("prompt_id")[["prompt_id", "prompt"]]
                          .rename(columns={"prompt": "text"}))
                 summary["source"] = scfg.responses_path

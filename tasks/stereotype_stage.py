@@ -60,7 +60,8 @@ def load_byo_responses(cfg: StereotypeConfig, prompts_cfg: PromptsConfig | None)
     ids = [prompt_id(p) for p in prompts]
     out = pd.DataFrame({"prompt_id": ids, "prompt": prompts, "text": texts, "ok": True})
     out["sample_idx"] = out.groupby("prompt_id").cumcount()
-    return out
+    return out.assign(variant_id=out["prompt_id"], attribute="none", grp="none", refusal=False, cached=False,
+                      error_class=None, error_message=None)
 
 
 def prompt_frame_for_generation(prompts: pd.DataFrame) -> pd.DataFrame:
