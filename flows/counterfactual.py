@@ -31,7 +31,7 @@ from tasks.fingerprint import code_fingerprint, path_fingerprint
 from tasks.prefect_tasks import (
     call_llm_task, check_ftu_task, expand_task, load_prompts_task, metrics_task, score_task,
 )
-from tasks.report import markdown_report
+from tasks.report import markdown_report, usage_summary
 from tasks.store import Store
 
 FLOW_NAME = "counterfactual-assessment"
@@ -104,6 +104,7 @@ def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
             metrics = metrics_task(responses, scores, config.counterfactual, config.metrics, code)
             rec.save("metrics", metrics)
         summary["metrics"] = metrics.drop(columns=["details"]).to_dict("records")
+        summary["usage"] = usage_summary(responses)
         publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses))
     report = write_run_report(store, run_id, config)
     return {"run_id": run_id, "report": report, **summary}

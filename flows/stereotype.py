@@ -28,7 +28,7 @@ from tasks import stereotype_stage, validation
 from tasks.config import MetricsConfig, RunConfig, StereotypeConfig
 from tasks.fingerprint import code_fingerprint, path_fingerprint
 from tasks.prefect_tasks import call_llm_task, load_prompts_task
-from tasks.report import markdown_report
+from tasks.report import markdown_report, usage_summary
 from tasks.store import Store
 
 CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
@@ -75,7 +75,7 @@ def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
                 summary["source"] = f"{config.llm.provider}:{config.llm.model}"
             keep = [c for c in ("variant_id", "prompt_id", "attribute", "grp", "sample_idx", "text", "ok", "refusal",
                                 "error_class", "error_message", "attempts", "latency_s", "prompt_tokens",
-                                "completion_tokens", "cached", "cache_key") if c in responses.columns]
+                                "completion_tokens", "cached", "cache_key", "cost") if c in responses.columns]
             rec.save("responses", responses[keep])
             if config.validation.enabled and not scfg.responses_path:
                 rec.gate(validation.validate_responses(responses))
@@ -102,6 +102,7 @@ def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
         summary["skipped"] = skipped
         summary["caveats"] = scores.caveats
         summary["metrics"] = metrics.drop(columns=["details"]).to_dict("records")
+        summary["usage"] = usage_summary(responses)
         publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses))
     report = write_run_report(store, run_id, config)
     return {"run_id": run_id, "report": report, **summary}

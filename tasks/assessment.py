@@ -122,11 +122,21 @@ def build_requests(variants: pd.DataFrame, cfg: LLMConfig) -> list[LLMRequest]:
 RESPONSE_COLUMNS = [
     "variant_id", "prompt_id", "attribute", "grp", "sample_idx", "text", "ok", "refusal",
     "error_class", "error_message", "attempts", "latency_s", "prompt_tokens", "completion_tokens",
-    "cached", "cache_key",
+    "cached", "cache_key", "cost",
 ]
 
 
-def results_frame(results: list[LLMResult]) -> pd.DataFrame:
+def call_cost(cfg: LLMConfig, prompt_tokens: int | None, completion_tokens: int | None, cached: bool) -> float | None:
+    """Money paid for one call from the config's price table; cache hits cost nothing."""
+    if cfg.price_input_per_1k is None and cfg.price_output_per_1k is None:
+        return None
+    if cached:
+        return 0.0
+    return ((prompt_tokens or 0) * (cfg.price_input_per_1k or 0.0)
+            + (completion_tokens or 0) * (cfg.price_output_per_1k or 0.0)) / 1000
+
+
+def results_frame(results: list[LLMResult], cfg: LLMConfig | None = None) -> pd.DataFrame:
     rows = [
         {
             **r.request.meta,
@@ -142,6 +152,7 @@ def results_frame(results: list[LLMResult]) -> pd.DataFrame:
             "completion_tokens": r.completion_tokens,
             "cached": r.cached,
             "cache_key": r.request.cache_key,
+            "cost": call_cost(cfg, r.prompt_tokens, r.completion_tokens, r.cached) if cfg else None,
         }
         for r in results
     ]

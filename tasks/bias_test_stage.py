@@ -118,7 +118,7 @@ def crows_pairs_metrics(scorer: Any, cfg: BiasTestConfig, mcfg: MetricsConfig) -
 
 def weat_metrics(specs: Sequence[BiasSpec], embedding_model: str, mcfg: MetricsConfig) -> list[Row]:
     """WEAT on word embeddings and SEAT on template sentences, per bias of the spec."""
-    from tasks.metrics.embedding import seat_test, sentence_transformer_embedder, weat_test
+    from tasks.metrics.embedding import seat_embeddings, sentence_transformer_embedder, weat_test
 
     embed = sentence_transformer_embedder(embedding_model)
     rows = []
@@ -126,11 +126,35 @@ def weat_metrics(specs: Sequence[BiasSpec], embedding_model: str, mcfg: MetricsC
         (g1, g2), (a1, a2) = spec.groups, spec.attributes
         vecs = [embed(list(terms)) for terms in (g1, g2, a1, a2)]
         weat = weat_test(*vecs, seed=mcfg.seed)
-        seat = seat_test(embed, list(g1), list(g2), list(a1), list(a2), seed=mcfg.seed)
-        for name, res in (("weat_effect_size", weat), ("seat_effect_size", seat)):
+        seat_vecs = seat_embeddings(embed, list(g1), list(g2), list(a1), list(a2))
+        seat = weat_test(*seat_vecs, seed=mcfg.seed)
+        for name, res, v in (("weat_effect_size", weat, vecs), ("seat_effect_size", seat, seat_vecs)):
+            ci = term_bootstrap_ci(v, mcfg.bootstrap_resamples, mcfg.confidence, mcfg.seed)
             rows.append(metric_row(
-                name, spec.name, res.effect_size, (None, None), len(g1) + len(g2),
+                name, spec.name, res.effect_size, ci, len(g1) + len(g2), interval="bootstrap over terms",
                 group_a=spec.group_names[0], group_b=spec.group_names[1], p_value=res.p_value,
                 permutations=res.n_permutations, exact=res.exact, embedding_model=embedding_model,
                 attributes=list(spec.attribute_names)))
     return rows
+
+
+def term_bootstrap_ci(
+    vecs: Sequence[np.ndarray], resamples: int, confidence: float, seed: int
+) -> tuple[float | None, float | None]:
+    """Percentile interval of the WEAT effect size, resampling each term set with replacement."""
+    from tasks.metrics.embedding import weat_effect_size
+
+    if resamples <= 0:
+        return None, None
+    rng = np.random.default_rng(seed)
+    stats = []
+    for _ in range(min(resamples, 500)):
+        drawn = [v[rng.integers(0, len(v), len(v))] for v in vecs]
+        value = weat_effect_size(*drawn)
+        if np.isfinite(value):
+            stats.append(value)
+    if len(stats) < 2:
+        return None, None
+    a = (1 - confidence) / 2
+    lo, hi = np.quantile(stats, [a, 1 - a])
+    return float(lo), float(hi)

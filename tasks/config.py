@@ -79,6 +79,8 @@ class LLMConfig(_Strict):
     max_retries: int = Field(4, ge=0, le=20, description="Retries after the first try, with exponential backoff")
     backoff_base: float = Field(0.5, ge=0, description="First backoff in seconds; doubles, with jitter")
     batch_size: int = Field(16, ge=1, description="Local provider: prompts per generate() batch")
+    price_input_per_1k: float | None = Field(None, ge=0, description="Price per 1,000 prompt tokens (for cost)")
+    price_output_per_1k: float | None = Field(None, ge=0, description="Price per 1,000 completion tokens (for cost)")
     seed: int = Field(0, description="Local provider sampling seed")
 
 

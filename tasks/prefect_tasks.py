@@ -45,7 +45,7 @@ def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock
     requests = assessment.build_requests(variants, cfg)
     with ProgressReporter("LLM calls", unit="call") as progress:
         results = run_requests(requests, cfg, Store(Path(duckdb_path), lock_timeout), progress=progress)
-    return assessment.results_frame(results)
+    return assessment.results_frame(results, cfg)
 
 
 @task(name="score-responses", **CACHED)

@@ -67,6 +67,13 @@ def markdown_report(
         if len(errors):
             lines += ["", "Failures by class: " + ", ".join(f"{k} ({v})" for k, v in errors.items())]
         lines.append("")
+    usage = summary.get("usage") or {}
+    if usage:
+        cost = f", cost {usage['cost']:.4f}" if usage.get("cost") is not None else ""
+        p50 = usage.get("latency_p50_s")
+        lines += ["## Usage", f"{usage['calls']} calls, {usage.get('prompt_tokens') or 0} prompt + "
+                  f"{usage.get('completion_tokens') or 0} completion tokens"
+                  + (f", latency p50 {p50:.2f} s" if p50 is not None else "") + cost + ".", ""]
     skipped = summary.get("skipped") or {}
     if skipped:
         lines += ["## Skipped", *[f"- **{k}**: {v}" for k, v in skipped.items()], ""]
@@ -113,3 +120,25 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
         console.print(table)
     console.print("↑ higher is fairer · ↓ lower is fairer · ◎ closer to its target is fairer; "
                   "noise floor = two samples of the same group")
+
+
+def usage_summary(responses: pd.DataFrame) -> dict[str, Any]:
+    """Latency, tokens and cost per run and per (attribute, group)."""
+    if responses.empty:
+        return {}
+
+    def one(frame: pd.DataFrame) -> dict[str, Any]:
+        lat = frame["latency_s"].dropna() if "latency_s" in frame else pd.Series(dtype=float)
+        cost = frame["cost"].dropna() if "cost" in frame else pd.Series(dtype=float)
+        return {
+            "calls": int(len(frame)),
+            "latency_p50_s": float(lat.median()) if len(lat) else None,
+            "latency_p95_s": float(lat.quantile(0.95)) if len(lat) else None,
+            "prompt_tokens": int(frame["prompt_tokens"].fillna(0).sum()) if "prompt_tokens" in frame else None,
+            "completion_tokens": int(frame["completion_tokens"].fillna(0).sum()) if "completion_tokens" in frame else None,
+            "cost": float(cost.sum()) if len(cost) else None,
+        }
+
+    out = one(responses)
+    out["by_group"] = {f"{a}/{g}": one(sub) for (a, g), sub in responses.groupby(["attribute", "grp"], sort=True)}
+    return out

@@ -34,7 +34,7 @@ SCHEMA: dict[str, str] = {
         run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
         sample_idx INTEGER, text VARCHAR, ok BOOLEAN, refusal BOOLEAN, error_class VARCHAR,
         error_message VARCHAR, attempts INTEGER, latency_s DOUBLE, prompt_tokens INTEGER,
-        completion_tokens INTEGER, cached BOOLEAN, cache_key VARCHAR""",
+        completion_tokens INTEGER, cached BOOLEAN, cache_key VARCHAR, cost DOUBLE""",
     "scores": "run_id VARCHAR, text_hash VARCHAR, scorer VARCHAR, value DOUBLE",
     "metrics": """
         run_id VARCHAR, family VARCHAR, attribute VARCHAR, group_a VARCHAR, group_b VARCHAR,

@@ -49,12 +49,17 @@ def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, 
     from flows.counterfactual import counterfactual_assessment
 
     openai_server.reply = lambda body: f"Sure. {body['messages'][-1]['content']} Great question."
-    cfg = parse_config(_config(tmp_path, openai_server.base_url))
+    cfg = parse_config(_config(tmp_path, openai_server.base_url, price_input_per_1k=1.0, price_output_per_1k=2.0))
     result = counterfactual_assessment(cfg)
     db = tmp_path / "e.duckdb"
     run_id = result["run_id"]
 
     assert result["ftu"]["holds"] is False
+    usage = result["usage"]
+    # the fake server counts words: cost = (prompt words * 1 + reply words * 2) / 1000, summed
+    expected = (usage["prompt_tokens"] * 1.0 + usage["completion_tokens"] * 2.0) / 1000
+    assert usage["cost"] == pytest.approx(expected) and usage["cost"] > 0
+    assert set(usage["by_group"]) >= {"gender/male", "gender/female", "race/black"}
     assert _count(db, "SELECT count(*) FROM runs WHERE run_id = ? AND status = 'completed'", [run_id]) == 1
     assert _count(db, "SELECT count(*) FROM prompts WHERE run_id = ?", [run_id]) == len(PROMPTS)
     n_variants = _count(db, "SELECT count(*) FROM variants WHERE run_id = ? AND valid", [run_id])
@@ -81,6 +86,7 @@ def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, 
     second = counterfactual_assessment(cfg2)
     assert len(openai_server.requests) == calls
     assert second["responses"]["cached"] == second["responses"]["total"]
+    assert second["usage"]["cost"] is None  # no price table in that config
     assert _count(db, "SELECT count(*) FROM runs") == 2  # appended, not rewritten
 
 
