@@ -31,6 +31,11 @@ import pytest
 FAULTS = ("429", "500", "hang", "malformed", "empty_choices", "content_filter", "refusal")
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # the default backlog of 5 refuses bursts of concurrent clients
+    daemon_threads = True
+
+
 class FakeOpenAIServer:
     def __init__(self, latency: float = 0.0) -> None:
         self.latency = latency
@@ -41,8 +46,7 @@ class FakeOpenAIServer:
         self._queue: deque[tuple[str, dict[str, Any]]] = deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
@@ -76,6 +80,7 @@ class FakeOpenAIServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # header and body go out in separate writes
 
             def log_message(self, *args: Any) -> None:  # keep test output quiet
                 return
@@ -156,3 +161,14 @@ def running_server(latency: float = 0.0) -> Iterator[FakeOpenAIServer]:
 def openai_server() -> Iterator[FakeOpenAIServer]:
     with running_server() as server:
         yield server
+
+
+if __name__ == "__main__":  # a standalone server for benchmarks: prints its base URL, serves until killed
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Loopback OpenAI-compatible server")
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    srv = FakeOpenAIServer(args.latency)
+    print(srv.base_url, flush=True)
+    srv._httpd.serve_forever(poll_interval=0.05)
