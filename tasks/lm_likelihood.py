@@ -114,7 +114,17 @@ def load_language_model(model_path_or_id: str | None, kind: str = "auto") -> tup
         raise ModelLoadError(f"Cannot load {resolved} LM {model_path_or_id!r}: {err}") from None
     if resolved == "masked" and tok.mask_token_id is None:
         raise ModelLoadError(f"Tokenizer of masked LM {model_path_or_id!r} has no mask token.")
+    limit_length(tok, model)
     return model.to(_device()).eval(), tok, resolved
+
+
+def limit_length(tokenizer: Any, model: Any) -> None:
+    """Cap the tokenizer's max length at the model's position embeddings, so long sentences are
+    truncated instead of crashing (many saved tokenizers carry no real ``model_max_length``)."""
+    cfg = model.config
+    positions = getattr(cfg, "max_position_embeddings", None) or getattr(cfg, "n_positions", None)
+    if positions:
+        tokenizer.model_max_length = min(int(tokenizer.model_max_length or positions), int(positions))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -177,7 +187,8 @@ def causal_token_logprobs(
 
     sentences = _check_sentences(sentences)
     ctx = context_token_id(tokenizer)
-    seqs = [tokenizer(s, add_special_tokens=False).input_ids for s in sentences]
+    room = int(min(tokenizer.model_max_length, 1_000_000)) - (1 if ctx is not None else 0)
+    seqs = [tokenizer(s, add_special_tokens=False).input_ids[:room] for s in sentences]
     rows = [([ctx] if ctx is not None else []) + s for s in seqs]
     lengths = np.array([len(r) for r in rows])
     order = np.argsort(-lengths, kind="stable")
