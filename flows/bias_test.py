@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger, task
 
-from flows.common import RunRecorder, new_run_id, publish_artifacts, recorded_run, write_run_report
+from flows.common import RunRecorder, close_run, new_run_id, recorded_run, run_result
 from tasks import bias_test_stage as stage
 from tasks.biastest.generation import export_csv, import_csv
 from tasks.biastest.spec import load_bias_specs
@@ -31,7 +31,6 @@ from tasks.biastest.stereotype_score import export_json
 from tasks.config import RunConfig
 from tasks.llm.base import LLMRequest, cache_key
 from tasks.llm.runner import run_requests
-from tasks.report import markdown_report
 from tasks.store import Store
 
 
@@ -104,10 +103,8 @@ def bias_test(config: RunConfig) -> dict[str, Any]:
         frame = pd.DataFrame(metrics)
         rec.save("metrics", frame)
         rec.save("metric_items", pd.DataFrame(items))
-        summary["metrics"] = frame.drop(columns=["details"]).to_dict("records") if len(frame) else []
-        publish_artifacts(run_id, frame, markdown_report(run_id, config, summary, frame, pd.DataFrame()))
-    report_path = write_run_report(store, run_id, config)
-    return {"run_id": run_id, "report": report_path, **summary}
+        close_run(store, run_id, config, summary, frame, pd.DataFrame())
+    return run_result(store, run_id, config, summary)
 
 
 if __name__ == "__main__":

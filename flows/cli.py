@@ -6,7 +6,6 @@ them, so ``equilens --help`` answers at once.
 
 from __future__ import annotations
 
-import os
 import sys
 import typing
 from pathlib import Path
@@ -46,15 +45,9 @@ DEFAULT_DB = Path("data/equilens.duckdb")
 
 def _quiet_environment() -> None:
     """Defaults for an ad-hoc local run: offline models, an ephemeral Prefect that starts reliably."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    from tasks.environment import apply_offline_defaults
+
+    apply_offline_defaults()
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:

@@ -108,3 +108,21 @@ def write_run_report(store: Store, run_id: str, config: RunConfig) -> str | None
         return str(write_html_report(store, run_id, Path(config.storage.reports_dir) / f"{run_id}.html"))
     except Exception:  # noqa: BLE001 - a report is a view; the data is already stored
         return None
+
+
+def close_run(
+    store: Store, run_id: str, config: RunConfig, summary: dict[str, Any], metrics: pd.DataFrame,
+    responses: pd.DataFrame,
+) -> None:
+    """The last step inside a recorded run: metrics and usage into the summary, Prefect artifacts."""
+    from tasks.report import markdown_report, usage_summary
+
+    summary["metrics"] = metrics.drop(columns=["details"], errors="ignore").to_dict("records") if len(metrics) else []
+    if len(responses):
+        summary["usage"] = usage_summary(responses)
+    publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses))
+
+
+def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, Any]) -> dict[str, Any]:
+    """After the run is recorded as finished: write the HTML report and return the flow's result."""
+    return {"run_id": run_id, "report": write_run_report(store, run_id, config), **summary}

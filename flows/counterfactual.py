@@ -23,15 +23,19 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
+from flows.common import RunRecorder, close_run, new_run_id, recorded_run, run_result
 from flows.execution import run_heavy
-from flows.common import RunRecorder, new_run_id, publish_artifacts, recorded_run, write_run_report
 from tasks import validation
 from tasks.config import RunConfig
 from tasks.fingerprint import code_fingerprint, path_fingerprint
 from tasks.prefect_tasks import (
-    call_llm_task, check_ftu_task, expand_task, load_prompts_task, metrics_task, score_task,
+    call_llm_task,
+    check_ftu_task,
+    expand_task,
+    load_prompts_task,
+    metrics_task,
+    score_task,
 )
-from tasks.report import markdown_report, usage_summary
 from tasks.store import Store
 
 FLOW_NAME = "counterfactual-assessment"
@@ -103,11 +107,8 @@ def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
         with rec.stage("metrics"):
             metrics = metrics_task(responses, scores, config.counterfactual, config.metrics, code)
             rec.save("metrics", metrics)
-        summary["metrics"] = metrics.drop(columns=["details"]).to_dict("records")
-        summary["usage"] = usage_summary(responses)
-        publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses))
-    report = write_run_report(store, run_id, config)
-    return {"run_id": run_id, "report": report, **summary}
+        close_run(store, run_id, config, summary, metrics, responses)
+    return run_result(store, run_id, config, summary)
 
 
 if __name__ == "__main__":

@@ -22,13 +22,12 @@ import pandas as pd
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
+from flows.common import RunRecorder, close_run, new_run_id, recorded_run, run_result
 from flows.execution import run_heavy
-from flows.common import RunRecorder, new_run_id, publish_artifacts, recorded_run, write_run_report
 from tasks import stereotype_stage, validation
 from tasks.config import MetricsConfig, RunConfig, StereotypeConfig
 from tasks.fingerprint import code_fingerprint, path_fingerprint
 from tasks.prefect_tasks import call_llm_task, load_prompts_task
-from tasks.report import markdown_report, usage_summary
 from tasks.store import Store
 
 CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
@@ -101,11 +100,8 @@ def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
             log.warning("%s skipped: %s", name, reason)
         summary["skipped"] = skipped
         summary["caveats"] = scores.caveats
-        summary["metrics"] = metrics.drop(columns=["details"]).to_dict("records")
-        summary["usage"] = usage_summary(responses)
-        publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses))
-    report = write_run_report(store, run_id, config)
-    return {"run_id": run_id, "report": report, **summary}
+        close_run(store, run_id, config, summary, metrics, responses)
+    return run_result(store, run_id, config, summary)
 
 
 if __name__ == "__main__":

@@ -1,29 +1,40 @@
-"""great-expectations suites between stages (GX 1.x, one ephemeral context per process).
+"""great-expectations suites between pipeline stages (GX 1.x, one ephemeral context per process).
 
 Each ``validate_*`` function runs one suite on a DataFrame and returns a :class:`SuiteReport`;
 :func:`raise_on_failure` turns a failed report into :class:`ValidationFailed` with a readable
-summary (which expectation, on which column, how many rows, examples). The flows store every
-report in DuckDB's ``validations`` table. ``great_expectations`` is imported lazily: it costs
-several seconds.
+summary (which expectation, on which column, how many rows of how many, examples). The flows store
+every report in DuckDB's ``validations`` table.
+
+``great_expectations`` costs several seconds to import, so it is imported lazily, and the context
+(which cannot be pickled) is built once per process and reused: one pandas data source with one
+DataFrame asset per stage, fed a new DataFrame on every call. Suites are never saved to the context.
+A required column that is missing fails ``expect_column_to_exist`` instead of crashing the suite.
 """
 
 from __future__ import annotations
 
-import itertools
+import json
 import os
-from dataclasses import dataclass, field
-from functools import lru_cache
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
 
 from tasks.errors import ValidationFailed
 
-_counter = itertools.count()
+MAX_EXAMPLES = 5
+MAX_EXAMPLE_CHARS = 200
+_SOURCE = "equilens"
+_lock = threading.RLock()
+_state: dict[str, Any] = {}
 
 
 @dataclass(frozen=True)
 class ExpectationOutcome:
+    """The result of one expectation on one batch."""
+
     expectation: str
     column: str | None
     success: bool
@@ -31,81 +42,77 @@ class ExpectationOutcome:
     unexpected_count: int
     examples: list[str] = field(default_factory=list)
 
+    def describe(self) -> str:
+        """One line: expectation, column, count of unexpected rows and up to three examples."""
+        where = f" on column {self.column!r}" if self.column else ""
+        if self.unexpected_count or self.column:
+            count = f": {self.unexpected_count} of {self.element_count} rows unexpected"
+        else:
+            count = f" ({self.element_count} rows)"
+        shown = ", ".join(repr(e) for e in self.examples[:3])
+        return f"{self.expectation}{where}{count}" + (f"; e.g. {shown}" if shown else "")
+
 
 @dataclass(frozen=True)
 class SuiteReport:
+    """All expectation outcomes of one stage's suite."""
+
     stage: str
     success: bool
     outcomes: list[ExpectationOutcome]
 
     def summary(self) -> str:
+        """Readable multi-line text naming every failed expectation."""
         failed = [o for o in self.outcomes if not o.success]
         if not failed:
-            return f"{self.stage}: all {len(self.outcomes)} expectations met."
-        lines = [f"Validation of {self.stage} failed ({len(failed)} of {len(self.outcomes)} expectations):"]
-        for o in failed:
-            where = f" on column {o.column!r}" if o.column else ""
-            count = f": {o.unexpected_count} of {o.element_count} rows" if o.element_count else ""
-            examples = f"; e.g. {', '.join(o.examples[:3])}" if o.examples else ""
-            lines.append(f"  - {o.expectation}{where}{count}{examples}")
-        return "\n".join(lines)
+            return f"Validation of {self.stage} passed: all {len(self.outcomes)} expectations met."
+        head = (f"Validation of {self.stage} failed: {len(failed)} of {len(self.outcomes)} "
+                f"expectations not met.")
+        return "\n".join([head, *(f"  - {o.describe()}" for o in failed)])
 
     def to_frame(self, run_id: str) -> pd.DataFrame:
+        """Rows for the ``validations`` table (``examples`` stays a list; the store writes JSON)."""
+        cols = ["run_id", "stage", "expectation", "success", "column_name", "element_count",
+                "unexpected_count", "examples"]
         return pd.DataFrame(
-            [{"run_id": run_id, "stage": self.stage, "expectation": o.expectation, "success": o.success,
-              "column_name": o.column, "element_count": o.element_count, "unexpected_count": o.unexpected_count,
-              "examples": list(o.examples)} for o in self.outcomes],
-            columns=["run_id", "stage", "expectation", "success", "column_name", "element_count",
-                     "unexpected_count", "examples"],
+            [[run_id, self.stage, o.expectation, o.success, o.column, o.element_count,
+              o.unexpected_count, list(o.examples)] for o in self.outcomes],
+            columns=cols,
         )
 
 
-@lru_cache(maxsize=1)
 def _context() -> Any:
-    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
-    import great_expectations as gx
+    """The process-wide ephemeral GX context, built on first use with progress bars off."""
+    with _lock:
+        if "ctx" not in _state:
+            os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+            import great_expectations as gx
+            from great_expectations.data_context.types.base import ProgressBarsConfig
 
-    ctx = gx.get_context(mode="ephemeral")
-    try:
-        from great_expectations.data_context.types.base import ProgressBarsConfig
-
-        ctx.variables.progress_bars = ProgressBarsConfig(globally=False)
-    except Exception:  # noqa: BLE001 - cosmetic only
-        pass
-    return ctx
+            ctx = gx.get_context(mode="ephemeral")
+            ctx.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
+            _state["ctx"] = ctx
+        return _state["ctx"]
 
 
-def _run(stage: str, frame: pd.DataFrame, expectations: list[Any]) -> SuiteReport:
-    import great_expectations as gx
-
-    ctx = _context()
-    n = next(_counter)
-    source = ctx.data_sources.add_pandas(f"{stage}-{n}")
-    batch = source.add_dataframe_asset(f"{stage}-frame").add_batch_definition_whole_dataframe("all").get_batch(
-        batch_parameters={"dataframe": frame}
-    )
-    suite = gx.ExpectationSuite(name=f"{stage}-{n}")
-    for exp in expectations:
-        suite.add_expectation(exp)
-    result = batch.validate(suite, result_format="SUMMARY")
-    outcomes = []
-    for r in result.results:
-        res = r.result or {}
-        examples = [str(v)[:200] for v in (res.get("partial_unexpected_list") or [])[:5]]
-        kwargs = r.expectation_config.kwargs
-        column = kwargs.get("column") or (",".join(kwargs.get("column_list", [])) or None)
-        unexpected = res.get("unexpected_count")
-        if unexpected is None and not r.success:
-            unexpected = len(frame)
-            examples = examples or [f"observed {res.get('observed_value')}"]
-        outcomes.append(ExpectationOutcome(r.expectation_config.type, column, bool(r.success),
-                                           int(res.get("element_count") or len(frame)), int(unexpected or 0),
-                                           examples))
-    try:
-        ctx.data_sources.delete(source.name)
-    except Exception:  # noqa: BLE001 - only bookkeeping in an ephemeral context
-        pass
-    return SuiteReport(stage, all(o.success for o in outcomes), outcomes)
+def _batch_definition(stage: str) -> Any:
+    """Whole-DataFrame batch definition for ``stage``'s asset, created once and reused."""
+    key = f"bd:{stage}"
+    if key not in _state:
+        sources = _context().data_sources
+        try:
+            source = sources.get(_SOURCE)
+        except KeyError:
+            source = sources.add_pandas(_SOURCE)
+        try:
+            asset = source.get_asset(stage)
+        except LookupError:
+            asset = source.add_dataframe_asset(stage)
+        try:
+            _state[key] = asset.get_batch_definition("whole")
+        except KeyError:
+            _state[key] = asset.add_batch_definition_whole_dataframe("whole")
+    return _state[key]
 
 
 def _gxe() -> Any:
@@ -114,39 +121,148 @@ def _gxe() -> Any:
     return gxe
 
 
-def validate_prompts(df: pd.DataFrame) -> SuiteReport:
-    """Prompts: at least one; non-empty text; ids present and unique."""
+def _columns(exp: Any) -> list[str]:
+    column = getattr(exp, "column", None)
+    return [column] if column else list(getattr(exp, "column_list", None) or [])
+
+
+def _stringify(values: Sequence[Any]) -> list[str]:
+    out: list[str] = []
+    for v in values:
+        s = str(v)[:MAX_EXAMPLE_CHARS]
+        if s not in out:
+            out.append(s)
+        if len(out) == MAX_EXAMPLES:
+            break
+    return out
+
+
+def _exception_message(info: Any) -> str | None:
+    """GX reports either one exception dict or a dict of them keyed by metric id."""
+    if not isinstance(info, dict):
+        return None
+    if info.get("raised_exception"):
+        return str(info.get("exception_message"))
+    for value in info.values():
+        if isinstance(value, dict) and value.get("raised_exception"):
+            return str(value.get("exception_message"))
+    return None
+
+
+def _outcome(r: Any, rows: int) -> ExpectationOutcome:
+    cfg = r.expectation_config
+    kwargs = {k: v for k, v in cfg.kwargs.items() if k not in ("batch_id", "result_format")}
+    columns = kwargs.get("column_list") or ([kwargs["column"]] if kwargs.get("column") else [])
+    res = r.result or {}
+    success = bool(r.success)
+    error = _exception_message(r.exception_info)
+    if error is not None:
+        return ExpectationOutcome(cfg.type, ",".join(columns) or None, False, rows, rows,
+                                  [f"error: {error}"])
+    unexpected = res.get("unexpected_count")
+    if unexpected is None:  # table-level or aggregate expectation: report what was observed
+        examples = [] if success else [
+            f"observed {json.dumps(res.get('observed_value'), default=str)}; expected "
+            + ", ".join(f"{k}={v}" for k, v in kwargs.items() if k not in ("column", "column_list"))]
+        return ExpectationOutcome(cfg.type, ",".join(columns) or None, success, rows, 0, examples)
+    return ExpectationOutcome(cfg.type, ",".join(columns) or None, success,
+                              int(res.get("element_count", rows)), int(unexpected),
+                              _stringify(res.get("partial_unexpected_list") or []))
+
+
+def _run(stage: str, frame: pd.DataFrame, required: Sequence[str], expectations: list[Any],
+         asset: str | None = None) -> SuiteReport:
+    """Validate ``frame`` against ``expectations``; missing ``required`` columns fail by name."""
+    import great_expectations as gx
+
     gxe = _gxe()
-    return _run("prompts", df[["prompt_id", "text"]], [
+    missing = [c for c in required if c not in frame.columns]
+    runnable = [e for e in expectations if all(c in frame.columns for c in _columns(e))]
+    suite_items = [gxe.ExpectColumnToExist(column=c) for c in missing] + runnable
+    suite = gx.ExpectationSuite(name=f"equilens-{stage}")
+    for i, exp in enumerate(suite_items):
+        exp.meta = {"order": i}
+        suite.add_expectation(exp)
+    with _lock:
+        batch = _batch_definition(asset or stage).get_batch(batch_parameters={"dataframe": frame})
+        result = batch.validate(suite, result_format={"result_format": "SUMMARY",
+                                                      "partial_unexpected_count": 20})
+    ordered = sorted(result.results, key=lambda r: (r.expectation_config.meta or {}).get("order", 0))
+    outcomes = [_outcome(r, len(frame)) for r in ordered]
+    return SuiteReport(stage, all(o.success for o in outcomes), outcomes)
+
+
+def _text_checks(column: str, frame: pd.DataFrame) -> list[Any]:
+    """Not null, a string (skipped on an empty frame, whose dtype means nothing), not blank."""
+    gxe = _gxe()
+    checks = [gxe.ExpectColumnValuesToNotBeNull(column=column)]
+    if len(frame):
+        checks.append(gxe.ExpectColumnValuesToBeOfType(column=column, type_="str"))
+    checks.append(gxe.ExpectColumnValuesToMatchRegex(column=column, regex=r"\S"))
+    return checks
+
+
+def _pick(df: pd.DataFrame, cols: Sequence[str]) -> pd.DataFrame:
+    return df[[c for c in cols if c in df.columns]]
+
+
+def validate_prompts(df: pd.DataFrame) -> SuiteReport:
+    """Prompts: at least one row; ``prompt_id`` present and unique; ``text`` a non-blank string."""
+    gxe = _gxe()
+    cols = ["prompt_id", "text"]
+    frame = _pick(df, cols)
+    return _run("prompts", frame, cols, [
         gxe.ExpectTableRowCountToBeBetween(min_value=1),
-        gxe.ExpectColumnValuesToNotBeNull(column="text"),
-        gxe.ExpectColumnValuesToMatchRegex(column="text", regex=r"\S"),
         gxe.ExpectColumnValuesToNotBeNull(column="prompt_id"),
         gxe.ExpectColumnValuesToBeUnique(column="prompt_id"),
+        *_text_checks("text", frame),
     ])
 
 
 def validate_variants(df: pd.DataFrame) -> SuiteReport:
-    """Variants: unique ids; prompt, attribute, group and text present; every swap validated."""
+    """Variants: unique ids; prompt, attribute and group present; non-blank text; every swap valid."""
     gxe = _gxe()
     cols = ["variant_id", "prompt_id", "attribute", "grp", "text", "valid"]
-    return _run("variants", df[cols], [
+    frame = _pick(df, cols)
+    return _run("variants", frame, cols, [
         gxe.ExpectColumnValuesToNotBeNull(column="variant_id"),
         gxe.ExpectColumnValuesToBeUnique(column="variant_id"),
-        *[gxe.ExpectColumnValuesToNotBeNull(column=c) for c in ("prompt_id", "attribute", "grp")],
-        gxe.ExpectColumnValuesToMatchRegex(column="text", regex=r"\S"),
+        *(gxe.ExpectColumnValuesToNotBeNull(column=c) for c in ("prompt_id", "attribute", "grp")),
+        *_text_checks("text", frame),
         gxe.ExpectColumnValuesToBeInSet(column="valid", value_set=[True]),
     ])
 
 
+def _is(values: pd.Series, flag: bool) -> Any:
+    """Boolean mask (numpy) of values equal to ``flag``; missing values count as not equal."""
+    return values.eq(flag).fillna(False).to_numpy(dtype=bool)
+
+
 def validate_responses(df: pd.DataFrame) -> SuiteReport:
-    """Responses: one row per (variant, sample); each has a response or a recorded failure."""
+    """Responses: ``ok`` set; each row answered (ok, text) or failed with an ``error_class``; one
+    row per (variant_id, sample_idx).
+
+    The derived column ``accounted_for`` is True for such rows and otherwise describes the row, so
+    the failure's examples say which rows are neither answered nor recorded as failed.
+    """
     gxe = _gxe()
-    frame = df[["variant_id", "sample_idx", "ok"]].copy()
-    answered = df["ok"].astype(bool) & df["text"].notna()
-    failed = ~df["ok"].astype(bool) & df["error_class"].notna()
-    frame["accounted_for"] = answered | failed
-    return _run("responses", frame, [
+    cols = ["variant_id", "sample_idx", "text", "ok", "error_class"]
+    frame = _pick(df, ["variant_id", "sample_idx", "ok"]).copy()
+    if all(c in df.columns for c in cols):
+        ok = df["ok"]
+        answered = _is(ok, True) & df["text"].notna().to_numpy()
+        failed = _is(ok, False) & df["error_class"].notna().to_numpy()
+        accounted = pd.Series(True, index=frame.index, dtype=object)
+        bad = df.loc[~(answered | failed)]
+        if len(bad):
+            accounted[~(answered | failed)] = (
+                "variant_id=" + bad["variant_id"].astype(str) + " sample_idx=" + bad["sample_idx"].astype(str)
+                + ": ok=" + bad["ok"].astype(str) + ", text=" + bad["text"].notna().map({True: "present", False: "missing"})
+                + ", error_class=" + bad["error_class"].astype(str).where(bad["error_class"].notna(), "missing")
+            ).to_numpy()
+        frame["accounted_for"] = accounted.to_numpy()
+    return _run("responses", frame, cols, [
+        gxe.ExpectColumnValuesToNotBeNull(column="variant_id"),
         gxe.ExpectColumnValuesToNotBeNull(column="ok"),
         gxe.ExpectColumnValuesToBeInSet(column="accounted_for", value_set=[True]),
         gxe.ExpectCompoundColumnsToBeUnique(column_list=["variant_id", "sample_idx"]),
@@ -154,19 +270,26 @@ def validate_responses(df: pd.DataFrame) -> SuiteReport:
 
 
 def validate_scores(df: pd.DataFrame, ranges: dict[str, tuple[float, float]]) -> SuiteReport:
-    """Scores: present and within each scalar scorer's declared range."""
+    """Scores (long format ``scorer``, ``value``): each ranged scorer's values present and in range.
+
+    Every scorer is its own batch; its outcomes name the column ``value[<scorer>]``.
+    """
     gxe = _gxe()
+    missing = [c for c in ("scorer", "value") if c not in df.columns]
+    if missing:
+        return _run("scores", _pick(df, ["scorer", "value"]), ["scorer", "value"], [])
     outcomes: list[ExpectationOutcome] = []
     for scorer, (lo, hi) in ranges.items():
-        part = df.loc[df["scorer"] == scorer, ["value"]].rename(columns={"value": scorer}).reset_index(drop=True)
-        report = _run("scores", part, [
-            gxe.ExpectColumnValuesToNotBeNull(column=scorer),
-            gxe.ExpectColumnValuesToBeBetween(column=scorer, min_value=lo, max_value=hi),
+        part = df.loc[df["scorer"] == scorer, ["value"]].reset_index(drop=True)
+        report = _run("scores", part, ["value"], [
+            gxe.ExpectColumnValuesToNotBeNull(column="value"),
+            gxe.ExpectColumnValuesToBeBetween(column="value", min_value=lo, max_value=hi),
         ])
-        outcomes += report.outcomes
+        outcomes += [replace(o, column=f"value[{scorer}]") for o in report.outcomes]
     return SuiteReport("scores", all(o.success for o in outcomes), outcomes)
 
 
 def raise_on_failure(report: SuiteReport) -> None:
+    """Raise :class:`ValidationFailed` with the report's summary when the suite failed."""
     if not report.success:
         raise ValidationFailed(report.summary())
