@@ -10,8 +10,13 @@ import pytest
 from tasks.errors import InputDataError, RegistryError
 from tasks.metrics import METRICS
 from tasks.metrics.counterfactual import (
-    bleu_similarity, cosine_similarity, non_completion_rate, rougel_similarity,
-    strict_sentiment_parity, wasserstein1, weak_sentiment_parity,
+    bleu_similarity,
+    cosine_similarity,
+    non_completion_rate,
+    rougel_similarity,
+    strict_sentiment_parity,
+    wasserstein1,
+    weak_sentiment_parity,
 )
 from tasks.metrics.text_similarity import lcs_length, pairwise_min_bleu, rouge_l_f, rouge_tokens
 

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import duckdb
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 ROOT = Path(__file__).resolve().parents[1]

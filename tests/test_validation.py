@@ -6,7 +6,13 @@ import pandas as pd
 import pytest
 
 from tasks.errors import ValidationFailed
-from tasks.validation import raise_on_failure, validate_prompts, validate_responses, validate_scores, validate_variants
+from tasks.validation import (
+    raise_on_failure,
+    validate_prompts,
+    validate_responses,
+    validate_scores,
+    validate_variants,
+)
 
 
 def test_prompts_suite() -> None:

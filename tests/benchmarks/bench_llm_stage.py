@@ -17,9 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+import subprocess  # noqa: E402
+
 from tasks.config import LLMConfig  # noqa: E402
 from tasks.llm import LLMRequest, cache_key, run_requests  # noqa: E402
-import subprocess  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
