@@ -45,9 +45,9 @@ class ExpectationOutcome:
     def describe(self) -> str:
         """One line: expectation, column, count of unexpected rows and up to three examples."""
         where = f" on column {self.column!r}" if self.column else ""
-        if self.unexpected_count or self.column:
+        if self.unexpected_count:
             count = f": {self.unexpected_count} of {self.element_count} rows unexpected"
-        else:
+        else:  # a table-level or aggregate expectation: the example says what was observed
             count = f" ({self.element_count} rows)"
         shown = ", ".join(repr(e) for e in self.examples[:3])
         return f"{self.expectation}{where}{count}" + (f"; e.g. {shown}" if shown else "")
@@ -149,7 +149,8 @@ def _exception_message(info: Any) -> str | None:
     return None
 
 
-def _outcome(r: Any, rows: int) -> ExpectationOutcome:
+def _outcome(r: Any, rows: int, present: Sequence[str]) -> ExpectationOutcome:
+    """One GX validation result as an outcome; errors and table-level results say what happened."""
     cfg = r.expectation_config
     kwargs = {k: v for k, v in cfg.kwargs.items() if k not in ("batch_id", "result_format")}
     columns = kwargs.get("column_list") or ([kwargs["column"]] if kwargs.get("column") else [])
@@ -161,22 +162,26 @@ def _outcome(r: Any, rows: int) -> ExpectationOutcome:
                                   [f"error: {error}"])
     unexpected = res.get("unexpected_count")
     if unexpected is None:  # table-level or aggregate expectation: report what was observed
-        examples = [] if success else [
-            f"observed {json.dumps(res.get('observed_value'), default=str)}; expected "
-            + ", ".join(f"{k}={v}" for k, v in kwargs.items() if k not in ("column", "column_list"))]
+        examples: list[str] = []
+        if not success and cfg.type == "expect_column_to_exist":
+            examples = [f"column missing; present: {', '.join(map(str, present)) or 'none'}"]
+        elif not success:
+            expected = ", ".join(f"{k}={v}" for k, v in kwargs.items() if k not in ("column", "column_list"))
+            examples = [f"observed {json.dumps(res.get('observed_value'), default=str)}"
+                        + (f"; expected {expected}" if expected else "")]
         return ExpectationOutcome(cfg.type, ",".join(columns) or None, success, rows, 0, examples)
     return ExpectationOutcome(cfg.type, ",".join(columns) or None, success,
                               int(res.get("element_count", rows)), int(unexpected),
                               _stringify(res.get("partial_unexpected_list") or []))
 
 
-def _run(stage: str, frame: pd.DataFrame, required: Sequence[str], expectations: list[Any],
-         asset: str | None = None) -> SuiteReport:
-    """Validate ``frame`` against ``expectations``; missing ``required`` columns fail by name."""
+def _run(stage: str, frame: pd.DataFrame, missing: Sequence[str], expectations: list[Any]) -> SuiteReport:
+    """Validate ``frame`` against ``expectations``; each ``missing`` column fails by name and
+    expectations on columns absent from ``frame`` are left out."""
+    _context()  # ExpectationSuite.add_expectation needs an active context, even for unsaved suites
     import great_expectations as gx
 
     gxe = _gxe()
-    missing = [c for c in required if c not in frame.columns]
     runnable = [e for e in expectations if all(c in frame.columns for c in _columns(e))]
     suite_items = [gxe.ExpectColumnToExist(column=c) for c in missing] + runnable
     suite = gx.ExpectationSuite(name=f"equilens-{stage}")
@@ -184,11 +189,11 @@ def _run(stage: str, frame: pd.DataFrame, required: Sequence[str], expectations:
         exp.meta = {"order": i}
         suite.add_expectation(exp)
     with _lock:
-        batch = _batch_definition(asset or stage).get_batch(batch_parameters={"dataframe": frame})
+        batch = _batch_definition(stage).get_batch(batch_parameters={"dataframe": frame})
         result = batch.validate(suite, result_format={"result_format": "SUMMARY",
                                                       "partial_unexpected_count": 20})
     ordered = sorted(result.results, key=lambda r: (r.expectation_config.meta or {}).get("order", 0))
-    outcomes = [_outcome(r, len(frame)) for r in ordered]
+    outcomes = [_outcome(r, len(frame), list(frame.columns)) for r in ordered]
     return SuiteReport(stage, all(o.success for o in outcomes), outcomes)
 
 
@@ -202,16 +207,17 @@ def _text_checks(column: str, frame: pd.DataFrame) -> list[Any]:
     return checks
 
 
-def _pick(df: pd.DataFrame, cols: Sequence[str]) -> pd.DataFrame:
-    return df[[c for c in cols if c in df.columns]]
+def _pick(df: pd.DataFrame, cols: Sequence[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The present ones of ``cols`` (a new frame), and the missing ones."""
+    return df[[c for c in cols if c in df.columns]], [c for c in cols if c not in df.columns]
 
 
 def validate_prompts(df: pd.DataFrame) -> SuiteReport:
     """Prompts: at least one row; ``prompt_id`` present and unique; ``text`` a non-blank string."""
     gxe = _gxe()
     cols = ["prompt_id", "text"]
-    frame = _pick(df, cols)
-    return _run("prompts", frame, cols, [
+    frame, missing = _pick(df, cols)
+    return _run("prompts", frame, missing, [
         gxe.ExpectTableRowCountToBeBetween(min_value=1),
         gxe.ExpectColumnValuesToNotBeNull(column="prompt_id"),
         gxe.ExpectColumnValuesToBeUnique(column="prompt_id"),
@@ -223,12 +229,13 @@ def validate_variants(df: pd.DataFrame) -> SuiteReport:
     """Variants: unique ids; prompt, attribute and group present; non-blank text; every swap valid."""
     gxe = _gxe()
     cols = ["variant_id", "prompt_id", "attribute", "grp", "text", "valid"]
-    frame = _pick(df, cols)
-    return _run("variants", frame, cols, [
+    frame, missing = _pick(df, cols)
+    return _run("variants", frame, missing, [
         gxe.ExpectColumnValuesToNotBeNull(column="variant_id"),
         gxe.ExpectColumnValuesToBeUnique(column="variant_id"),
         *(gxe.ExpectColumnValuesToNotBeNull(column=c) for c in ("prompt_id", "attribute", "grp")),
         *_text_checks("text", frame),
+        gxe.ExpectColumnValuesToNotBeNull(column="valid"),  # in_set skips missing values
         gxe.ExpectColumnValuesToBeInSet(column="valid", value_set=[True]),
     ])
 
@@ -247,21 +254,23 @@ def validate_responses(df: pd.DataFrame) -> SuiteReport:
     """
     gxe = _gxe()
     cols = ["variant_id", "sample_idx", "text", "ok", "error_class"]
-    frame = _pick(df, ["variant_id", "sample_idx", "ok"]).copy()
-    if all(c in df.columns for c in cols):
+    frame, missing = _pick(df, cols)
+    frame = frame.drop(columns=[c for c in ("text", "error_class") if c in frame.columns])
+    if not missing:
         ok = df["ok"]
         answered = _is(ok, True) & df["text"].notna().to_numpy()
         failed = _is(ok, False) & df["error_class"].notna().to_numpy()
+        unaccounted = ~(answered | failed)
         accounted = pd.Series(True, index=frame.index, dtype=object)
-        bad = df.loc[~(answered | failed)]
-        if len(bad):
-            accounted[~(answered | failed)] = (
-                "variant_id=" + bad["variant_id"].astype(str) + " sample_idx=" + bad["sample_idx"].astype(str)
-                + ": ok=" + bad["ok"].astype(str) + ", text=" + bad["text"].notna().map({True: "present", False: "missing"})
-                + ", error_class=" + bad["error_class"].astype(str).where(bad["error_class"].notna(), "missing")
-            ).to_numpy()
+        if unaccounted.any():
+            bad = df.loc[unaccounted, cols]
+            accounted[unaccounted] = [
+                f"variant_id={v} sample_idx={i}: ok={o}, text={'missing' if pd.isna(t) else 'present'}, "
+                f"error_class={'missing' if pd.isna(e) else e}"
+                for v, i, t, o, e in bad.itertuples(index=False, name=None)
+            ]
         frame["accounted_for"] = accounted.to_numpy()
-    return _run("responses", frame, cols, [
+    return _run("responses", frame, missing, [
         gxe.ExpectColumnValuesToNotBeNull(column="variant_id"),
         gxe.ExpectColumnValuesToNotBeNull(column="ok"),
         gxe.ExpectColumnValuesToBeInSet(column="accounted_for", value_set=[True]),
@@ -275,13 +284,13 @@ def validate_scores(df: pd.DataFrame, ranges: dict[str, tuple[float, float]]) ->
     Every scorer is its own batch; its outcomes name the column ``value[<scorer>]``.
     """
     gxe = _gxe()
-    missing = [c for c in ("scorer", "value") if c not in df.columns]
+    frame, missing = _pick(df, ["scorer", "value"])
     if missing:
-        return _run("scores", _pick(df, ["scorer", "value"]), ["scorer", "value"], [])
+        return _run("scores", frame, missing, [])
     outcomes: list[ExpectationOutcome] = []
     for scorer, (lo, hi) in ranges.items():
         part = df.loc[df["scorer"] == scorer, ["value"]].reset_index(drop=True)
-        report = _run("scores", part, ["value"], [
+        report = _run("scores", part, [], [
             gxe.ExpectColumnValuesToNotBeNull(column="value"),
             gxe.ExpectColumnValuesToBeBetween(column="value", min_value=lo, max_value=hi),
         ])
