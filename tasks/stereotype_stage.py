@@ -102,7 +102,7 @@ def score_classifiers(texts: Sequence[str], cfg: StereotypeConfig) -> Classifier
     if cfg.stereotype_model:
         ster = HFClassifierScorer(cfg.stereotype_model, cfg.stereotype_label, batch_size=cfg.classifier_batch_size)
         scorers.append(ster)
-    for scorer in scorers:
+    for scorer in {sc.name: sc for sc in scorers}.values():  # one model named twice is scored once
         values = scorer.score(distinct) if distinct else np.zeros(0)
         frames.append(pd.DataFrame({"text_hash": hashes, "scorer": scorer.name, "value": values}))
         ranges[scorer.name] = scorer.value_range

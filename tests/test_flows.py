@@ -183,3 +183,30 @@ def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny
 
     export = json.loads(Path(result["stereotype_score_json"]).read_text())
     assert export["num_templates"] == 3 and set(export) >= {"model_bias", "per_bias", "per_template"}
+
+
+def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path: Path) -> None:
+    from flows.registry import flow_for
+    from tests.test_classifiers import _build
+
+    model = _build(tmp_path / "tiny-toxicity")
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("\n".join(
+        f'{{"prompt": "p{i % 3}", "response": "{t}"}}'
+        for i, t in enumerate(["he was kind", "she was kind", "he is bad", "she is good", "the man", "a woman"])))
+    cfg = parse_config({
+        "name": "hf", "assessment": "stereotype",
+        "stereotype": {"responses_path": str(responses), "toxicity_model": str(model), "toxicity_label": "toxic",
+                       "stereotype_model": str(model), "stereotype_label": "toxic", "classifier_batch_size": 2},
+        "metrics": {"bootstrap_resamples": 20},
+        "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": None},
+    })
+    result = flow_for(cfg)(cfg)
+    db, run_id = tmp_path / "e.duckdb", result["run_id"]
+    scorer = f"hf-classifier:{model}:toxic"
+    assert _count(db, "SELECT count(*) FROM scores WHERE run_id = ? AND scorer = ? AND value BETWEEN 0 AND 1",
+                  [run_id, scorer]) == 6
+    for name in ("toxic_fraction", "expected_maximum_toxicity", "stereotype_fraction", "stereotype_probability"):
+        assert _count(db, "SELECT count(*) FROM metrics WHERE run_id = ? AND metric = ? AND value IS NOT NULL",
+                      [run_id, name]) == 1, name
+    assert "stereotype_fraction" not in result["skipped"]
