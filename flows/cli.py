@@ -132,6 +132,10 @@ def _print_result(result: dict, db: str) -> None:
         typer.echo(f"responses: {r['ok']} ok, {r['failed']} failed, {r['refusals']} refusals, "
                    f"{r['cached']} from cache")
     metrics = pd.DataFrame(result.get("metrics", []))
+    if not metrics.empty:  # re-read with details (skip reasons, caveats) from the store
+        from tasks.store import Store
+
+        metrics = Store(db).query("SELECT * FROM metrics WHERE run_id = ?", [result["run_id"]])
     if not metrics.empty:
         print_metrics_table(metrics)
     typer.echo(f"stored in {db} (equilens show {result['run_id']} --db {db})")

@@ -97,7 +97,7 @@ def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
             rec.save("metrics", metrics)
             rec.save("metric_items", items)
         for name, reason in skipped.items():
-            log.warning("%s skipped: %s", name, reason)
+            log.info("%s skipped: %s", name, reason)
         summary["skipped"] = skipped
         summary["caveats"] = scores.caveats
         close_run(store, run_id, config, summary, metrics, responses)

@@ -80,6 +80,21 @@ def markdown_report(
     return "\n".join(lines)
 
 
+def _note(details: Any) -> str:
+    import json
+
+    if isinstance(details, str):
+        try:
+            details = json.loads(details)
+        except ValueError:
+            return ""
+    if not isinstance(details, dict):
+        return ""
+    if details.get("skipped"):
+        return str(details["skipped"])[:90]
+    return str(details.get("caveat") or "")[:90]
+
+
 def _compact(row: pd.Series) -> str:
     v = row["value"]
     if v is None or pd.isna(v):
@@ -107,6 +122,16 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
     frame["pair"] = frame.apply(pair_label, axis=1)
     frame["cell"] = frame.apply(_compact, axis=1)
     for attribute, sub in frame.groupby("attribute", sort=True):
+        if (sub["pair"] == "–").all():  # no groups: one row per metric reads better
+            table = Table(title=title, title_justify="left")
+            for col in ("metric", "value (95% CI)", "n", "fairer", "note"):
+                table.add_column(col, no_wrap=col != "note")
+            for _, r in sub.iterrows():
+                note = _note(r.get("details"))
+                table.add_row(str(r["metric"]), r["cell"], str(int(r["n"])) if pd.notna(r["n"]) else "–",
+                              ARROW.get(r["direction"], "")[:1], note)
+            console.print(table)
+            continue
         names = list(dict.fromkeys(sub["metric"]))
         table = Table(title=f"{title} · {attribute}" if attribute != "–" else title, title_justify="left")
         table.add_column("groups", no_wrap=True)
