@@ -1,0 +1,120 @@
+"""A real local Prefect server: deploy from deployments/prefect.yaml, trigger through the API, and
+check the run completes through a process worker and writes to DuckDB."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import httpx
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=15)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.fixture()
+def prefect_server(tmp_path: Path):
+    port = _free_port()
+    env = dict(os.environ, PREFECT_HOME=str(tmp_path / "home"), PREFECT_API_URL=f"http://127.0.0.1:{port}/api",
+               PREFECT_SERVER_ANALYTICS_ENABLED="false", EQUILENS_HOME=str(ROOT), PREFECT_LOGGING_LEVEL="WARNING")
+    server = subprocess.Popen([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                pytest.fail("the Prefect server did not start")
+            time.sleep(0.5)
+        yield env
+    finally:
+        _kill(server)
+
+
+def _cli(env: dict, *args: str, timeout: int = 120) -> str:
+    out = subprocess.run([str(BIN / "prefect"), *args], env=env, cwd=ROOT, capture_output=True, text=True,
+                         timeout=timeout)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+def test_deploy_schedule_trigger_and_complete(prefect_server: dict, tmp_path: Path) -> None:
+    env = prefect_server
+    api = env["PREFECT_API_URL"]
+    responses = tmp_path / "responses.csv"
+    responses.write_text("prompt,response\nq1,He is a confident leader.\nq1,She is an emotional nurse.\n"
+                         "q2,She is a confident engineer.\nq2,He is a kind teacher.\n")
+    # The shipped file, with a fast brought-responses config swapped in for the scheduled local-model one.
+    spec = yaml.safe_load((ROOT / "deployments" / "prefect.yaml").read_text())
+    (nightly,) = spec["deployments"]
+    nightly["entrypoint"] = "flows/stereotype.py:stereotype_assessment"
+    nightly["parameters"]["config"] = {
+        "name": "deployed", "assessment": "stereotype", "stereotype": {"responses_path": str(responses)},
+        "metrics": {"bootstrap_resamples": 20},
+        "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": str(tmp_path / "reports")},
+    }
+    prefect_file = tmp_path / "prefect.yaml"
+    prefect_file.write_text(yaml.safe_dump(spec))
+    _cli(env, "work-pool", "create", "equilens-process", "--type", "process")
+    _cli(env, "--no-prompt", "deploy", "--prefect-file", str(prefect_file), "--all")
+
+    with httpx.Client(base_url=api, timeout=30) as client:
+        (dep,) = client.post("/deployments/filter", json={}).json()
+        # the UI renders the RunConfig parameter as a form from this schema
+        assert "config" in dep["parameter_openapi_schema"]["properties"]
+        assert dep["schedules"] and dep["schedules"][0]["schedule"]["cron"] == "0 2 * * *"
+        defs = json.dumps(dep["parameter_openapi_schema"].get("definitions", {}))
+        assert "stereotype" in defs and "llm" in defs
+
+        run = client.post(f"/deployments/{dep['id']}/create_flow_run", json={}).json()
+        worker = subprocess.Popen([str(BIN / "prefect"), "worker", "start", "--pool", "equilens-process"],
+                                  env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+        try:
+            deadline = time.monotonic() + 300
+            while True:
+                state = client.get(f"/flow_runs/{run['id']}").json()["state"]["type"]
+                if state in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED"):
+                    break
+                assert time.monotonic() < deadline, f"flow run still {state}"
+                time.sleep(1)
+        finally:
+            _kill(worker)
+        assert state == "COMPLETED"
+        artifacts = client.post("/artifacts/filter", json={}).json()
+        assert {a["key"] for a in artifacts} >= {"metrics", "report"}
+
+    with duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True) as con:
+        (run_id,) = con.execute("SELECT run_id FROM runs WHERE status = 'completed' AND name = 'deployed'").fetchone()
+        assert con.execute("SELECT count(*) FROM metrics WHERE run_id = ? AND value IS NOT NULL",
+                           [run_id]).fetchone()[0] > 0
