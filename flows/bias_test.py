@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger, task
 
-from flows.common import RunRecorder, close_run, new_run_id, recorded_run, run_result
+from flows.common import begin_run, close_run, recorded_run, run_result
 from tasks import bias_test_stage as stage
 from tasks.biastest.generation import export_csv, import_csv
 from tasks.biastest.spec import load_bias_specs
@@ -57,9 +57,7 @@ def scorer_task(config: RunConfig) -> Any:
 def bias_test(config: RunConfig) -> dict[str, Any]:
     """Stereotype Score, CrowS-Pairs and WEAT/SEAT of a language model (see the module docstring)."""
     log = get_run_logger()
-    run_id = new_run_id()
-    store = Store(config.storage.duckdb_path, config.storage.lock_timeout)
-    rec = RunRecorder(store, run_id, "bias_test", config)
+    run_id, store, rec = begin_run(config, "bias_test")
     bt = config.bias_test
     out_dir = Path(config.storage.reports_dir or "data/runs")
     metrics: list[dict[str, Any]] = []

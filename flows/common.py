@@ -65,6 +65,13 @@ class RunRecorder:
         self.store.finish_run(self.run_id, status, timings=self.timings, summary=summary)
 
 
+def begin_run(config: RunConfig, flow: str) -> tuple[str, Store, RunRecorder]:
+    """A new run id, the store of the config, and the run's ``runs`` row (status running)."""
+    run_id = new_run_id()
+    store = Store(config.storage.duckdb_path, config.storage.lock_timeout)
+    return run_id, store, RunRecorder(store, run_id, flow, config)
+
+
 @contextmanager
 def recorded_run(recorder: RunRecorder) -> Iterator[dict[str, Any]]:
     """Mark the run failed (with the error) if the body raises, completed otherwise."""

@@ -23,7 +23,7 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.common import RunRecorder, close_run, new_run_id, recorded_run, run_result
+from flows.common import begin_run, close_run, recorded_run, run_result
 from flows.execution import run_heavy
 from tasks import validation
 from tasks.config import RunConfig
@@ -36,7 +36,6 @@ from tasks.prefect_tasks import (
     metrics_task,
     score_task,
 )
-from tasks.store import Store
 
 FLOW_NAME = "counterfactual-assessment"
 
@@ -45,9 +44,7 @@ FLOW_NAME = "counterfactual-assessment"
 def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
     """Counterfactual fairness of an LLM across protected groups (see the module docstring)."""
     log = get_run_logger()
-    run_id = new_run_id()
-    store = Store(config.storage.duckdb_path, config.storage.lock_timeout)
-    rec = RunRecorder(store, run_id, "counterfactual_assessment", config)
+    run_id, store, rec = begin_run(config, "counterfactual_assessment")
     code = code_fingerprint()
     log.info("run %s: writing to %s", run_id, config.storage.duckdb_path)
     gate = rec.gate if config.validation.enabled else (lambda report: None)

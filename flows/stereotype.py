@@ -22,13 +22,12 @@ import pandas as pd
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
-from flows.common import RunRecorder, close_run, new_run_id, recorded_run, run_result
+from flows.common import begin_run, close_run, recorded_run, run_result
 from flows.execution import run_heavy
 from tasks import stereotype_stage, validation
 from tasks.config import MetricsConfig, RunConfig, StereotypeConfig
 from tasks.fingerprint import code_fingerprint, path_fingerprint
 from tasks.prefect_tasks import call_llm_task, load_prompts_task
-from tasks.store import Store
 
 CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
 
@@ -50,9 +49,7 @@ def stereotype_metrics_task(
 def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
     """Stereotype and toxicity of an LLM's responses (see the module docstring)."""
     log = get_run_logger()
-    run_id = new_run_id()
-    store = Store(config.storage.duckdb_path, config.storage.lock_timeout)
-    rec = RunRecorder(store, run_id, "stereotype_assessment", config)
+    run_id, store, rec = begin_run(config, "stereotype_assessment")
     code = code_fingerprint()
     scfg = config.stereotype
 
