@@ -4,12 +4,13 @@ Both are written here (not taken from nltk / rouge-score) so each pair costs mic
 ROUGE-L uses the bit-parallel LCS of Allison & Dix (1986) on Python integers, BLEU counts n-grams
 with ``collections.Counter``. Definitions follow the references used by LangFair:
 
-* ROUGE-L F-measure (Lin, 2004) with rouge-score's default tokenisation: lower-case, every run of
-  non-alphanumeric characters is a separator, no stemming.
-* Sentence BLEU (Papineni et al., 2002): uniform weights over 1..4-grams, clipped counts, brevity
-  penalty exp(1 - r/c) when the candidate is shorter, no smoothing, so a pair with no matching
-  n-gram of some order scores 0 (nltk's ``sentence_bleu`` returns a value indistinguishable from 0
-  there). Tokens: lower-cased words and single punctuation marks.
+* ROUGE-L F-measure (Lin, 2004) with rouge-score's tokenisation as LangFair configures it:
+  lower-case, every run of non-alphanumeric characters is a separator, Porter stemming of tokens
+  longer than three characters.
+* Sentence BLEU (Papineni et al., 2002) as LangFair computes it with nltk: Treebank word tokens of
+  the lower-cased text, uniform weights over 1..4-grams, clipped counts, brevity penalty
+  exp(1 - r/c) when the candidate is shorter, and Chen & Cherry's smoothing method 1 (a precision
+  with no match counts 0.1 matches); a pair sharing no unigram scores 0.
 """
 
 from __future__ import annotations
@@ -18,19 +19,39 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
 _ROUGE_SPLIT = re.compile(r"[^a-z0-9]+")
-_BLEU_TOKEN = re.compile(r"\w+|[^\w\s]")
+SMOOTHING_EPSILON = 0.1
+
+
+@lru_cache(maxsize=1)
+def _treebank():  # noqa: ANN202 - nltk's tokenizer needs no downloaded data
+    from nltk.tokenize import NLTKWordTokenizer
+
+    return NLTKWordTokenizer()
+
+
+@lru_cache(maxsize=1)
+def _porter():  # noqa: ANN202
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()
+
+
+@lru_cache(maxsize=200_000)
+def _stem(token: str) -> str:
+    return _porter().stem(token)
 
 
 def rouge_tokens(text: str) -> list[str]:
-    return [t for t in _ROUGE_SPLIT.split(text.lower()) if t]
+    return [_stem(t) if len(t) > 3 else t for t in _ROUGE_SPLIT.split(text.lower()) if t]
 
 
 def bleu_tokens(text: str) -> list[str]:
-    return _BLEU_TOKEN.findall(text.lower())
+    return _treebank().tokenize(text.lower())
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -67,13 +88,13 @@ def sentence_bleu(reference: Sequence[str], candidate: Sequence[str], max_n: int
     log_p = 0.0
     for n in range(1, max_n + 1):
         cand = _ngrams(candidate, n)
-        total = sum(cand.values())
-        if total == 0:
-            return 0.0
+        total = max(1, sum(cand.values()))
         ref = _ngrams(reference, n)
         matched = sum(min(cnt, ref[g]) for g, cnt in cand.items())
         if matched == 0:
-            return 0.0
+            if n == 1:
+                return 0.0
+            matched = SMOOTHING_EPSILON
         log_p += math.log(matched / total) / max_n
     bp = 1.0 if c > r else math.exp(1 - r / c)
     return bp * math.exp(log_p)
