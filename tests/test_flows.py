@@ -112,6 +112,14 @@ def test_failures_are_recorded_per_row_and_api_key_never_stored(
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
     assert secret not in caplog.text
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:  # what the Prefect UI shows: logs and artifacts
+        logs = client.read_logs()
+        artifacts = client.read_artifacts()
+    assert artifacts  # logs may be empty: the tests run Prefect at WARNING level
+    assert secret not in " ".join(str(a.data) + str(a.description) for a in artifacts)
+    assert secret not in " ".join(log.message for log in logs)
     assert os.environ["EQUILENS_TEST_KEY"] == secret
 
 
