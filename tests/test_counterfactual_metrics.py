@@ -92,3 +92,10 @@ def test_registry_declares_direction_and_refuses_duplicates() -> None:
         METRICS.add("cosine_similarity", spec)
     with pytest.raises(RegistryError, match="Known metrics"):
         METRICS.get("no_such_metric")
+
+
+def test_bleu_tokens_split_sentences_like_word_tokenize() -> None:
+    from tasks.metrics.text_similarity import bleu_tokens
+
+    # a period inside the text is its own token, as after nltk's sentence split
+    assert bleu_tokens("He works. She rests.") == ["he", "works", ".", "she", "rests", "."]

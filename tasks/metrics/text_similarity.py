@@ -7,8 +7,8 @@ with ``collections.Counter``. Definitions follow the references used by LangFair
 * ROUGE-L F-measure (Lin, 2004) with rouge-score's tokenisation as LangFair configures it:
   lower-case, every run of non-alphanumeric characters is a separator, Porter stemming of tokens
   longer than three characters.
-* Sentence BLEU (Papineni et al., 2002) as LangFair computes it with nltk: Treebank word tokens of
-  the lower-cased text, uniform weights over 1..4-grams, clipped counts, brevity penalty
+* Sentence BLEU (Papineni et al., 2002) as LangFair computes it with nltk: punkt sentence split
+  then Treebank word tokens of the lower-cased text, uniform weights over 1..4-grams, clipped counts, brevity penalty
   exp(1 - r/c) when the candidate is shorter, and Chen & Cherry's smoothing method 1 (a precision
   with no match counts 0.1 matches); a pair sharing no unigram scores 0.
 """
@@ -50,8 +50,23 @@ def rouge_tokens(text: str) -> list[str]:
     return [_stem(t) if len(t) > 3 else t for t in _ROUGE_SPLIT.split(text.lower()) if t]
 
 
+@lru_cache(maxsize=1)
+def _sentences():  # noqa: ANN202 - punkt's English model when installed, else its data-free default
+    import nltk
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    try:
+        nltk.data.find("tokenizers/punkt_tab/english/")
+        from nltk.tokenize.punkt import PunktTokenizer
+
+        return PunktTokenizer("english")
+    except (LookupError, ImportError):
+        return PunktSentenceTokenizer()
+
+
 def bleu_tokens(text: str) -> list[str]:
-    return _treebank().tokenize(text.lower())
+    """nltk's word_tokenize, as LangFair uses it: punkt sentences, then Treebank words."""
+    return [tok for sent in _sentences().tokenize(text.lower()) for tok in _treebank().tokenize(sent)]
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
