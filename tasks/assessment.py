@@ -273,8 +273,12 @@ class _MetricContext:
         return out
 
 
-def _cross_group_pairs(ok: pd.DataFrame, a: str, b: str) -> PairData:
-    wide = ok.pivot_table(index=["prompt_id", "sample_idx"], columns="grp", values="text", aggfunc="first")
+def _by_prompt_sample(ok: pd.DataFrame) -> pd.DataFrame:
+    """One row per (prompt, sample index), one column of response text per group."""
+    return ok.pivot_table(index=["prompt_id", "sample_idx"], columns="grp", values="text", aggfunc="first")
+
+
+def _cross_group_pairs(wide: pd.DataFrame, a: str, b: str) -> PairData:
     if a not in wide or b not in wide:
         return PairData([], [], np.array([]))
     pair = wide[[a, b]].dropna()
@@ -324,9 +328,10 @@ def metric_stage(
                 errors = sub.loc[~sub["ok"], "error_class"].value_counts().to_dict()
                 ctx.emit(attribute, g, None, "non_completion_rate", est, {"errors": errors})
         ok = frame[frame["ok"]]
+        wide = _by_prompt_sample(ok)
         emitted: list[dict] = []
         for a, b in combinations(groups, 2):
-            pair = _cross_group_pairs(ok, a, b)
+            pair = _cross_group_pairs(wide, a, b)
             if pair.texts1:
                 emitted += ctx.pair_metrics(attribute, a, b, pair, lexicons[attribute], {})
         for g in groups:
@@ -338,12 +343,11 @@ def metric_stage(
             for r, adj in zip(rows, holm_adjust([r["details"]["p_value"] for r in rows]), strict=True):
                 r["details"]["p_holm"] = adj
             if rows and cfg.permutations and len(groups) > 2:
-                wide = ok.pivot_table(index=["prompt_id", "sample_idx"], columns="grp", values="text",
-                                      aggfunc="first")[groups].dropna()
-                matrix = np.column_stack([ctx.sentiment.reindex([text_hash(t) for t in wide[g]]).to_numpy()
+                full = wide[groups].dropna()
+                matrix = np.column_stack([ctx.sentiment.reindex([text_hash(t) for t in full[g]]).to_numpy()
                                           for g in groups])
                 p = permutation_pvalue_omnibus(ctx.parity_fn(name), matrix,
-                                               wide.index.get_level_values("prompt_id").to_numpy(),
+                                               full.index.get_level_values("prompt_id").to_numpy(),
                                                cfg.permutations, cfg.seed)
                 worst = max(rows, key=lambda r: r["value"])
                 worst["details"]["omnibus_p_value"] = p
