@@ -1,20 +1,25 @@
-"""Metric declarations: every metric states which direction is fairer and how it aggregates.
+"""Metric declarations and the one metric-row builder.
 
-Metric functions are plain numpy/python functions; :func:`metric` registers them with their
-metadata in :data:`METRICS`, which refuses duplicate names.
+Every metric states which direction is fairer (or which target value is fairest), how it
+aggregates, how its interval is computed and what inputs it needs. :func:`metric` registers a
+plain function with that metadata in :data:`METRICS`, which refuses duplicate names. Every stage
+builds its stored rows with :func:`metric_row` / :func:`skipped_row`, so a row always carries the
+declaration of the metric it belongs to.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from tasks.registry import Registry
 
 Direction = Literal["higher", "lower", "target"]
 """``higher``: larger values are fairer; ``lower``: smaller values are fairer; ``target``: the
 value closest to :attr:`MetricSpec.target` is fairest (e.g. a stereotype score of 0.5)."""
+
+CLUSTER_BOOTSTRAP = "percentile cluster bootstrap over prompts"
 
 
 @dataclass(frozen=True)
@@ -27,9 +32,44 @@ class MetricSpec:
     reference: str
     fn: Callable[..., float]
     target: float | None = None
+    interval: str = CLUSTER_BOOTSTRAP
+    inputs: str = ""
+
+    def distance_from_fair(self, value: float) -> float:
+        """How far ``value`` is from fair, on the metric's own scale: larger is less fair.
+
+        ``lower``: the value itself; ``higher``: its negative; ``target``: |value - target|.
+        """
+        if self.direction == "higher":
+            return -value
+        if self.direction == "target":
+            return abs(value - (self.target or 0.0))
+        return value
+
+    @property
+    def fairer(self) -> str:
+        """Which values are fairer, in words."""
+        if self.direction == "target":
+            return f"closer to {self.target:g}"
+        return f"{self.direction} is fairer"
 
 
 METRICS: Registry[MetricSpec] = Registry("metric")
+
+
+def metrics_of(*families: str) -> list[str]:
+    """Names of the registered metrics of the given families, in registry (alphabetical) order."""
+    return [name for name, spec in METRICS.items() if spec.family in families]
+
+
+def wanted_metrics(names: list[str] | None, *families: str) -> list[str]:
+    """The metrics of ``families`` a run computes: all of them, or those of ``names`` (``metrics.names``)
+    that belong to these families. Unknown names raise the registry's error listing the known ones."""
+    if not names:
+        return metrics_of(*families)
+    for name in names:
+        METRICS.get(name)
+    return [n for n in names if METRICS.get(n).family in families]
 
 
 def metric(
@@ -40,15 +80,53 @@ def metric(
     aggregation: str,
     reference: str,
     target: float | None = None,
+    interval: str = CLUSTER_BOOTSTRAP,
+    inputs: str = "",
 ) -> Callable[[Callable[..., float]], Callable[..., float]]:
     """Register ``fn`` as metric ``name``; the function's docstring becomes its description."""
+    if direction == "target" and target is None:
+        raise ValueError(f"metric {name!r}: direction 'target' needs a target value")
 
     def deco(fn: Callable[..., float]) -> Callable[..., float]:
         doc = (fn.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
         METRICS.add(
             name,
-            MetricSpec(name, family, direction, aggregation, doc, reference, fn, target),
+            MetricSpec(name, family, direction, aggregation, doc, reference, fn, target, interval, inputs),
         )
         return fn
 
     return deco
+
+
+METRIC_ROW_COLUMNS = ["family", "attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n",
+                      "direction", "aggregation", "details"]
+
+
+def metric_row(
+    name: str,
+    value: float | None,
+    ci: tuple[float | None, float | None] = (None, None),
+    n: int = 0,
+    *,
+    attribute: str | None = None,
+    group_a: str | None = None,
+    group_b: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One stored metric row; family, direction and aggregation come from the registry."""
+    spec = METRICS.get(name)
+    return {
+        "family": spec.family, "attribute": attribute, "group_a": group_a, "group_b": group_b, "metric": name,
+        "value": value, "ci_low": ci[0], "ci_high": ci[1], "n": int(n), "direction": spec.direction,
+        "aggregation": spec.aggregation, "details": dict(details or {}),
+    }
+
+
+def estimate_row(name: str, est: Any, **where: Any) -> dict[str, Any]:
+    """:func:`metric_row` from a :class:`tasks.stats.Estimate` (value, ci_low, ci_high, n)."""
+    return metric_row(name, est.value, (est.ci_low, est.ci_high), est.n, **where)
+
+
+def skipped_row(name: str, reason: str, *, details: dict[str, Any] | None = None, **where: Any) -> dict[str, Any]:
+    """A metric that could not be computed: no value, ``details.skipped`` says why."""
+    return metric_row(name, None, (None, None), 0, details={**(details or {}), "skipped": reason}, **where)
