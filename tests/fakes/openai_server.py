@@ -1,23 +1,37 @@
-"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks, with faults.
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks, with fault injection.
 
-``POST /v1/chat/completions`` answers deterministically (``reply(body) -> str``, by default
-``"echo: <last user message>"``) with usage counts. Faults are scripted per call
-(``fail_next(kind, times)``) or by rule (``fault_for(body) -> kind | None``):
+``POST /v1/chat/completions`` answers deterministically: ``server.reply(body) -> str`` (by default
+``"echo: <last user message>"``), ``n`` identical choices, ``usage`` counted in words. ``GET /v1/models``
+lists one model. Every request is recorded (``server.requests``: parsed JSON bodies, ``server.headers``:
+lower-cased headers, in arrival order).
 
-* ``"429"``: rate limit with a ``Retry-After`` header (``retry_after`` seconds);
-* ``"500"``: internal server error;
-* ``"hang"``: no answer for ``seconds`` (past the client's timeout);
+Faults, scripted per call (``server.fail_next(kind, times=1, **opts)``, consumed in order) or by rule
+(``server.fault_for = lambda body: kind | (kind, opts) | None``, consulted when the queue is empty):
+
+* ``"429"``: rate limit, ``Retry-After`` (and ``retry-after-ms``) headers; opts ``retry_after=0.1`` seconds;
+* ``"500"``: internal server error JSON; opts ``status=500`` (e.g. 502, 503);
+* ``"hang"`` / ``"timeout"``: no answer for ``seconds=30`` (woken at once by ``stop()``), then the
+  connection is closed without a response;
 * ``"malformed"``: status 200 with a body that is not JSON;
 * ``"empty_choices"``: status 200 with ``"choices": []``;
-* ``"content_filter"``: status 400 with an Azure-style content-filter error;
-* ``"refusal"``: status 200, ``finish_reason: "content_filter"`` and no content.
+* ``"content_filter"``: status 400 with an OpenAI/Azure-style ``content_filter`` error;
+* ``"refusal"``: status 200, ``finish_reason: "content_filter"``, ``content: null``; opts ``refusal="..."``
+  also sets ``message.refusal``.
 
-Use the ``openai_server`` fixture in tests, or ``with running_server(latency=0.05) as s:``.
+``server.latency`` (seconds) is added to every request.
+
+* tests: the function-scoped ``openai_server`` fixture; a test module makes it visible with
+  ``from tests.fakes.openai_server import openai_server  # noqa: F401``
+  (or run ``pytest -p tests.fakes.openai_server``);
+* scripts: ``with running_server(latency=0.05) as s: ... s.base_url ...``;
+* a process: ``python -m tests.fakes.openai_server --latency 0.05`` prints its base URL, serves until killed.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -28,139 +42,314 @@ from typing import Any
 
 import pytest
 
-FAULTS = ("429", "500", "hang", "malformed", "empty_choices", "content_filter", "refusal")
+FAULTS = ("429", "500", "hang", "timeout", "malformed", "empty_choices", "content_filter", "refusal")
+HOST = "127.0.0.1"  # loopback only, never another address
+
+Reply = Callable[[dict], str]
+FaultRule = Callable[[dict], "str | tuple[str, dict[str, Any]] | None"]
 
 
-class _Server(ThreadingHTTPServer):
+def message_text(content: Any) -> str:
+    """The text of a message's ``content``: a string, a list of text parts, or None."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return str(content)
+
+
+def last_user_message(body: dict) -> str:
+    """The text of the last ``user`` message (or of the last message when none is from the user)."""
+    messages = body.get("messages") or []
+    users = [m for m in messages if m.get("role") == "user"] or messages
+    return message_text(users[-1].get("content")) if users else ""
+
+
+def echo_reply(body: dict) -> str:
+    """The default reply: ``"echo: <last user message>"``."""
+    return f"echo: {last_user_message(body)}"
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """Thread per connection; tracks connections and threads so ``stop()`` ends them promptly."""
+
     request_queue_size = 1024  # the default backlog of 5 refuses bursts of concurrent clients
     daemon_threads = True
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stopping = threading.Event()
+        self._conn_lock = threading.Lock()
+        self._conns: set[socket.socket] = set()
+        self._handler_threads: set[threading.Thread] = set()
+        self.connections = 0  # connections accepted so far (keep-alive reuses one for many requests)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        t = threading.Thread(target=self._run_request, args=(request, client_address), daemon=True)
+        with self._conn_lock:
+            self._conns.add(request)
+            self.connections += 1
+            self._handler_threads.add(t)
+        t.start()
+
+    def _run_request(self, request: Any, client_address: Any) -> None:
+        try:
+            self.process_request_thread(request, client_address)
+        finally:
+            with self._conn_lock:
+                self._conns.discard(request)
+                self._handler_threads.discard(threading.current_thread())
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return  # a client that went away (timeouts, shutdown) is not an error worth printing
+
+    def close_all(self, join_timeout: float = 1.0) -> None:
+        """Cut every open connection (unblocks idle keep-alive reads) and wait briefly for handlers."""
+        with self._conn_lock:
+            conns, threads = list(self._conns), list(self._handler_threads)
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        deadline = time.monotonic() + join_timeout
+        for t in threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+
 
 class FakeOpenAIServer:
-    def __init__(self, latency: float = 0.0) -> None:
+    """An OpenAI-compatible chat-completions server on 127.0.0.1 with scripted faults; see the module doc."""
+
+    def __init__(self, latency: float = 0.0, reply: Reply | None = None, fault_for: FaultRule | None = None,
+                 port: int = 0) -> None:
         self.latency = latency
-        self.reply: Callable[[dict], str] = lambda body: f"echo: {body['messages'][-1]['content']}"
-        self.fault_for: Callable[[dict], str | None] | None = None
+        self.reply: Reply = reply or echo_reply
+        self.fault_for: FaultRule | None = fault_for
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []
         self._queue: deque[tuple[str, dict[str, Any]]] = deque()
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._httpd = _Server(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._lock = threading.Condition()
+        self._ids = itertools.count(1)
+        self._httpd = _HTTPServer((HOST, port), _make_handler(self))
+        self._stop = self._httpd.stopping
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fake-openai-server", daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        return f"http://{HOST}:{self.port}/v1"
+
+    @property
+    def connections(self) -> int:
+        """Number of TCP connections accepted so far."""
+        return self._httpd.connections
+
+    @property
+    def calls(self) -> int:
+        """Number of chat-completion requests received so far."""
+        with self._lock:
+            return len(self.requests)
+
+    @property
+    def pending_faults(self) -> list[str]:
+        with self._lock:
+            return [kind for kind, _ in self._queue]
 
     def fail_next(self, kind: str, times: int = 1, **opts: Any) -> None:
-        if kind not in FAULTS:
-            raise ValueError(f"unknown fault {kind!r}; known: {FAULTS}")
+        """Queue ``times`` faults of ``kind`` for the next requests (after any already queued)."""
+        _check_kind(kind)
         with self._lock:
             self._queue.extend([(kind, opts)] * times)
+
+    def wait_for_calls(self, count: int, timeout: float = 5.0) -> bool:
+        """Block until at least ``count`` requests have arrived; False on timeout."""
+        with self._lock:
+            return self._lock.wait_for(lambda: len(self.requests) >= count, timeout)
+
+    def reset(self) -> None:
+        """Forget recorded requests and queued faults (the rule, reply and latency stay)."""
+        with self._lock:
+            self.requests.clear()
+            self.headers.clear()
+            self._queue.clear()
 
     def start(self) -> FakeOpenAIServer:
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        self._stop.set()  # wakes hanging handlers
-        self._httpd.shutdown()
+        """Stop serving: wake hanging handlers, cut open connections, close the socket."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._httpd.shutdown()
+        self._httpd.close_all()
         self._httpd.server_close()
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _record(self, body: dict, headers: dict[str, str]) -> None:
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+            self._lock.notify_all()
 
     def _next_fault(self, body: dict) -> tuple[str | None, dict[str, Any]]:
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
         rule = self.fault_for(body) if self.fault_for else None
+        if isinstance(rule, tuple):
+            return rule[0], dict(rule[1])
         return rule, {}
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # header and body go out in separate writes
+def _check_kind(kind: str) -> None:
+    if kind not in FAULTS:
+        raise ValueError(f"unknown fault {kind!r}; known: {FAULTS}")
 
-            def log_message(self, *args: Any) -> None:  # keep test output quiet
+
+def _error(message: str, type_: str, code: str | None = None, param: str | None = None) -> bytes:
+    return json.dumps({"error": {"message": message, "type": type_, "param": param, "code": code}}).encode()
+
+
+def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive
+        disable_nagle_algorithm = True  # header and body go out in separate writes
+
+        def log_message(self, *args: Any) -> None:  # keep test output quiet
+            return
+
+        def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+            if server._stop.is_set():
+                self.close_connection = True
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_GET(self) -> None:  # noqa: N802
+            if self.path.split("?")[0].rstrip("/").endswith("/models"):
+                models = {"object": "list", "data": [{"id": "fake", "object": "model", "created": 0,
+                                                      "owned_by": "equilens-tests"}]}
+                self._send(200, json.dumps(models).encode())
+            else:
+                self._send(404, _error(f"no route {self.path}", "invalid_request_error", "not_found"))
+
+        def do_POST(self) -> None:  # noqa: N802
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
+                self._send(404, _error(f"no route {self.path}", "invalid_request_error", "not_found"))
                 return
-
-            def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def do_GET(self) -> None:  # noqa: N802
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}).encode())
-                else:
-                    self._send(404, b'{"error": {"message": "not found"}}')
-
-            def do_POST(self) -> None:  # noqa: N802
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                with server._lock:
-                    server.requests.append(body)
-                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
-                if server.latency:
-                    server._stop.wait(server.latency)
+            try:
+                body = json.loads(raw or b"{}")
+                if not isinstance(body, dict):
+                    raise ValueError("body is not a JSON object")
+            except ValueError as exc:
+                self._send(400, _error(f"invalid JSON body: {exc}", "invalid_request_error"))
+                return
+            server._record(body, {k.lower(): v for k, v in self.headers.items()})
+            if server.latency:
+                server._stop.wait(server.latency)
+            try:
                 fault, opts = server._next_fault(body)
-                if fault == "hang":
-                    server._stop.wait(opts.get("seconds", 30))
-                    return
-                if fault == "429":
-                    err = {"error": {"message": "Rate limit reached", "type": "rate_limit_error", "code": "rate_limit"}}
-                    self._send(429, json.dumps(err).encode(), {"Retry-After": str(opts.get("retry_after", 0.1))})
-                    return
-                if fault == "500":
-                    self._send(500, b'{"error": {"message": "internal error", "type": "server_error"}}')
-                    return
-                if fault == "content_filter":
-                    err = {"error": {"code": "content_filter", "message": "The response was filtered due to the "
-                                     "prompt triggering content management policy.", "type": "invalid_request_error",
-                                     "param": "prompt"}}
-                    self._send(400, json.dumps(err).encode())
-                    return
-                if fault == "malformed":
-                    self._send(200, b'{"id": "x", "choices": [ {"message": ')
-                    return
-                text = server.reply(body)
-                words_in = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
-                n = int(body.get("n") or 1)
-                if fault == "empty_choices":
-                    choices: list[dict] = []
-                elif fault == "refusal":
-                    choices = [{"index": 0, "finish_reason": "content_filter",
-                                "message": {"role": "assistant", "content": None}}]
-                else:
-                    choices = [{"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
-                               for i in range(n)]
-                payload = {"id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion",
-                           "created": int(time.time()), "model": body.get("model", "fake"), "choices": choices,
-                           "usage": {"prompt_tokens": words_in, "completion_tokens": len(text.split()) * n,
-                                     "total_tokens": words_in + len(text.split()) * n}}
-                self._send(200, json.dumps(payload).encode())
+                if fault is not None:
+                    _check_kind(fault)
+            except Exception as exc:  # a broken rule is the test's bug: show it in the response
+                self._send(500, _error(f"fault rule failed: {exc!r}", "server_error"))
+                return
+            self._answer(body, fault, opts)
 
-        return Handler
+        def _answer(self, body: dict, fault: str | None, opts: dict[str, Any]) -> None:
+            if fault in ("hang", "timeout"):
+                server._stop.wait(float(opts.get("seconds", 30.0)))
+                self.close_connection = True  # hang up without a response
+                return
+            try:
+                status, payload, headers = _response(server, body, fault, opts)
+            except Exception as exc:  # a broken reply function: show it in the response
+                status, payload, headers = 500, _error(f"reply failed: {exc!r}", "server_error"), {}
+            self._send(status, payload, headers)
+
+    return Handler
+
+
+_CONTENT_FILTER = ("The response was filtered due to the prompt triggering Azure OpenAI's content management "
+                   "policy.")
+
+
+def _response(server: FakeOpenAIServer, body: dict, fault: str | None,
+              opts: dict[str, Any]) -> tuple[int, bytes, dict[str, str]]:
+    """Status, body and extra headers for a request under ``fault`` (None: a normal answer)."""
+    if fault == "429":
+        wait = float(opts.get("retry_after", 0.1))
+        err = _error("Rate limit reached for requests. Try again later.", "requests", "rate_limit_exceeded")
+        return 429, err, {"Retry-After": f"{wait:g}", "retry-after-ms": str(int(wait * 1000))}
+    if fault == "500":
+        err = _error("The server had an error while processing your request.", "server_error")
+        return int(opts.get("status", 500)), err, {}
+    if fault == "content_filter":
+        return 400, _error(_CONTENT_FILTER, "invalid_request_error", "content_filter", "prompt"), {}
+    if fault == "malformed":
+        return 200, b'{"id": "chatcmpl-broken", "choices": [ {"message": ', {}
+    text = server.reply(body)
+    if fault == "empty_choices":
+        choices: list[dict] = []
+    elif fault == "refusal":
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        if opts.get("refusal"):
+            message["refusal"] = str(opts["refusal"])
+        choices = [{"index": 0, "finish_reason": "content_filter", "message": message, "logprobs": None}]
+    else:
+        message = {"role": "assistant", "content": text, "refusal": None}
+        choices = [{"index": i, "finish_reason": "stop", "message": message, "logprobs": None}
+                   for i in range(int(body.get("n") or 1))]
+    prompt_tokens = sum(_words(m.get("content")) for m in body.get("messages") or [])
+    completion_tokens = sum(_words(c["message"]["content"] or c["message"].get("refusal")) for c in choices)
+    payload = {"id": f"chatcmpl-{next(server._ids)}", "object": "chat.completion",
+               "created": int(time.time()), "model": body.get("model", "fake"), "choices": choices,
+               "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                         "total_tokens": prompt_tokens + completion_tokens}}
+    return 200, json.dumps(payload).encode(), {}
+
+
+def _words(content: Any) -> int:
+    return len(message_text(content).split())
 
 
 @contextmanager
-def running_server(latency: float = 0.0) -> Iterator[FakeOpenAIServer]:
-    server = FakeOpenAIServer(latency).start()
+def running_server(**opts: Any) -> Iterator[FakeOpenAIServer]:
+    """A started server (``FakeOpenAIServer(**opts)``), stopped on exit."""
+    server = FakeOpenAIServer(**opts).start()
     try:
         yield server
     finally:
         server.stop()
 
 
-@pytest.fixture()
-def openai_server() -> Iterator[FakeOpenAIServer]:
+def serve() -> Iterator[FakeOpenAIServer]:
+    """The ``openai_server`` fixture's body, as a plain generator (tests can drive its teardown)."""
     with running_server() as server:
         yield server
+
+
+@pytest.fixture()
+def openai_server() -> Iterator[FakeOpenAIServer]:
+    """A fresh server per test on 127.0.0.1, stopped at teardown even with requests in flight."""
+    yield from serve()
 
 
 if __name__ == "__main__":  # a standalone server for benchmarks: prints its base URL, serves until killed
@@ -168,7 +357,15 @@ if __name__ == "__main__":  # a standalone server for benchmarks: prints its bas
 
     parser = argparse.ArgumentParser(description="Loopback OpenAI-compatible server")
     parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
-    srv = FakeOpenAIServer(args.latency)
+    srv = FakeOpenAIServer(args.latency, port=args.port)
     print(srv.base_url, flush=True)
-    srv._httpd.serve_forever(poll_interval=0.05)
+    try:
+        srv._httpd.serve_forever(poll_interval=0.05)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv._stop.set()
+        srv._httpd.close_all()
+        srv._httpd.server_close()
