@@ -60,14 +60,24 @@ def bootstrap_stat(
     resamples: int,
     confidence: float,
     seed: int,
+    *,
+    with_labels: bool = False,
 ) -> Estimate:
-    """Any statistic ``fn(*arrays)`` of row-aligned arrays, with a cluster-bootstrap interval."""
+    """Any statistic ``fn(*arrays)`` of row-aligned arrays, with a cluster-bootstrap interval.
+
+    A resample draws ``k`` clusters with replacement. Each drawn copy of a cluster is a cluster of
+    its own: with ``with_labels=True`` the statistic is called as ``fn(*arrays, labels)`` where
+    ``labels`` numbers the drawn copies ``0..k-1`` (for the point estimate: the clusters), so a
+    prompt drawn twice counts as two prompts, never as one prompt with twice the rows. Never pass
+    the cluster ids themselves among ``arrays`` for a per-cluster statistic: duplicated draws
+    would merge (the interval comes out too narrow).
+    """
     arrays = [np.asarray(a) for a in arrays]
     n = len(arrays[0]) if arrays else 0
     if n == 0:
         return Estimate(float("nan"), None, None, 0)
-    point = float(fn(*arrays))
     inverse, k = _cluster_index(clusters)
+    point = float(fn(*arrays, inverse) if with_labels else fn(*arrays))
     if resamples <= 0 or k < 2:
         return Estimate(point, None, None, n)
     order = np.argsort(inverse, kind="stable")
@@ -80,7 +90,8 @@ def bootstrap_stat(
         lens = sizes[drawn]
         offsets = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
         idx = order[np.repeat(starts[drawn], lens) + offsets]
-        stats[b] = fn(*(a[idx] for a in arrays))
+        picked = [a[idx] for a in arrays]
+        stats[b] = fn(*picked, np.repeat(np.arange(k), lens)) if with_labels else fn(*picked)
     finite = stats[np.isfinite(stats)]
     if len(finite) < 2:
         return Estimate(point, None, None, n)
@@ -94,34 +105,87 @@ def _cluster_blocks(clusters: Sequence[object]) -> np.ndarray:
     return inverse
 
 
-def permutation_pvalue(
+@dataclass(frozen=True)
+class PermutationTest:
+    """A within-cluster label-swap test of a gap statistic ``fn(x, y)`` (larger = more different)."""
+
+    observed: float
+    p_value: float
+    null_mean: float
+    """Mean of the statistic over the label swaps: what it reads when the group label carries no
+    information, at this run's size. Under exchangeable groups it has the same expectation as
+    ``observed``, so it is the noise floor of distribution metrics such as Wasserstein-1, whose
+    value shrinks with the number of rows."""
+
+
+def _swapped(x: np.ndarray, y: np.ndarray, flip: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return np.where(flip, y, x), np.where(flip, x, y)
+
+
+def permutation_test(
     fn: Callable[[np.ndarray, np.ndarray], float], x: np.ndarray, y: np.ndarray, clusters: Sequence[object],
     permutations: int, seed: int,
-) -> float:
-    """One-sided p-value of ``fn(x, y)`` (a gap: larger = more different) under exchangeable groups.
+) -> PermutationTest:
+    """One-sided test of ``fn(x, y)`` under exchangeable groups, and the statistic's null mean.
 
     Rows are paired; under H0 the group labels of a whole prompt (all its samples) can be swapped,
-    so each resample flips the sides of a random half of the prompt clusters.
+    so each resample flips the sides of a random half of the prompt clusters. The p-value counts
+    the observed value as one of the resamples, so it is never 0.
     """
     x, y = np.asarray(x, float), np.asarray(y, float)
     if len(x) == 0 or permutations <= 0:
-        return float("nan")
+        return PermutationTest(float("nan"), float("nan"), float("nan"))
     observed = fn(x, y)
     block = _cluster_blocks(clusters)
     rng = np.random.default_rng(seed)
-    hits = 0
-    for _ in range(permutations):
-        flip = (rng.random(block.max() + 1) < 0.5)[block]
-        hits += fn(np.where(flip, y, x), np.where(flip, x, y)) >= observed - 1e-12
-    return (hits + 1) / (permutations + 1)
+    null = np.array([fn(*_swapped(x, y, (rng.random(block.max() + 1) < 0.5)[block])) for _ in range(permutations)])
+    p = (int((null >= observed - 1e-12).sum()) + 1) / (permutations + 1)
+    return PermutationTest(float(observed), float(p), float(null.mean()))
+
+
+def excess_over_null(fn: Callable[[np.ndarray, np.ndarray], float], swaps: int = 10,
+                     seed: int = 0) -> Callable[[np.ndarray, np.ndarray, np.ndarray], float]:
+    """``fn(x, y)`` minus its mean over ``swaps`` within-cluster label swaps, as a statistic of
+    ``(x, y, labels)`` for :func:`bootstrap_stat` with ``with_labels=True``: the gap beyond
+    sampling noise, recomputed on every resample so its interval carries the floor's own noise."""
+
+    def gap(x: np.ndarray, y: np.ndarray, labels: np.ndarray) -> float:
+        rng = np.random.default_rng(seed)
+        k = int(labels.max()) + 1
+        null = [fn(*_swapped(x, y, (rng.random(k) < 0.5)[labels])) for _ in range(swaps)]
+        return float(fn(x, y) - np.mean(null))
+
+    return gap
+
+
+def min_detectable_gap(ci_low: float | None, ci_high: float | None, confidence: float, power: float = 0.8) -> float | None:
+    """The smallest true gap a two-sided test at ``1 - confidence`` finds with probability ``power``.
+
+    The gap's standard error is read off its bootstrap interval (width / 2 z), and the detectable
+    gap is (z_{1-alpha/2} + z_power) standard errors: 2.80 SE at 95% / 80%. It shrinks as
+    1/sqrt(prompts), so quadrupling the prompts halves it.
+    """
+    from scipy.stats import norm
+
+    if ci_low is None or ci_high is None or not np.isfinite([ci_low, ci_high]).all():
+        return None
+    z = float(norm.ppf(0.5 + confidence / 2))
+    se = (ci_high - ci_low) / (2 * z)
+    return float((z + norm.ppf(power)) * se)
 
 
 def permutation_pvalue_omnibus(
     fn: Callable[[np.ndarray, np.ndarray], float], matrix: np.ndarray, clusters: Sequence[object],
     permutations: int, seed: int,
 ) -> float:
-    """p-value of the largest pairwise gap among k groups (columns), permuting columns per cluster."""
+    """p-value of the largest pairwise gap among k groups (columns), permuting columns per cluster.
+
+    NaN when there is nothing to test (fewer than two rows with every group answered, fewer than
+    two groups, or no permutations); the caller records why.
+    """
     matrix = np.asarray(matrix, float)
+    if matrix.ndim != 2 or matrix.shape[0] < 2 or matrix.shape[1] < 2 or permutations <= 0:
+        return float("nan")
     k = matrix.shape[1]
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
 

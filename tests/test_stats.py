@@ -55,10 +55,10 @@ def test_holm_adjustment_by_hand() -> None:
 
 def test_permutation_pvalue_detects_a_real_gap_and_not_noise() -> None:
     from tasks.metrics.counterfactual import wasserstein1
-    from tasks.stats import permutation_pvalue
+    from tasks.stats import permutation_test
 
     rng = np.random.default_rng(0)
     clusters = np.arange(60)
     x = rng.uniform(0, 0.3, 60)
-    assert permutation_pvalue(wasserstein1, x, x + 0.4, clusters, 200, 1) < 0.01
-    assert permutation_pvalue(wasserstein1, x, rng.uniform(0, 0.3, 60), clusters, 200, 1) > 0.05
+    assert permutation_test(wasserstein1, x, x + 0.4, clusters, 200, 1).p_value < 0.01
+    assert permutation_test(wasserstein1, x, rng.uniform(0, 0.3, 60), clusters, 200, 1).p_value > 0.05
