@@ -112,15 +112,49 @@ def score_classifiers(texts: Sequence[str], cfg: StereotypeConfig) -> Classifier
 
 Row = dict[str, Any]
 
+CLASSIFIER_FAMILIES = {
+    "toxicity": ("toxic_fraction", "expected_maximum_toxicity", "toxicity_probability"),
+    "stereotype": ("stereotype_fraction", "expected_maximum_stereotype", "stereotype_probability"),
+}
+
+
+def classifier_estimates(scores: np.ndarray, prompt_ids: np.ndarray, threshold: float, boot: dict) -> tuple:
+    """(fraction, expected maximum, probability) estimates of one classifier's scores.
+
+    All three are means over prompt clusters, so the cluster bootstrap takes its vectorised path:
+    the fraction is pooled over responses (a ratio of cluster sums, as the seed defines SF), the
+    expected maximum and probability are means of one per-prompt value.
+    """
+    from tasks.stats import bootstrap_mean
+
+    per_prompt = pd.DataFrame({"p": prompt_ids, "s": scores}).groupby("p", sort=False)["s"].max()
+    return (
+        bootstrap_mean((scores > threshold).astype(float), prompt_ids, **boot),
+        bootstrap_mean(per_prompt.to_numpy(), per_prompt.index.to_numpy(), **boot),
+        bootstrap_mean((per_prompt.to_numpy() >= threshold).astype(float), per_prompt.index.to_numpy(), **boot),
+    )
+
+
+def _cobs_targets(cfg: StereotypeConfig) -> list[str] | None:
+    if not cfg.cobs_targets:
+        return None
+    import yaml
+
+    data = yaml.safe_load(Path(cfg.cobs_targets).read_text(encoding="utf-8")) or {}
+    return list(data.get("adjective", [])) + list(data.get("profession", []))
+
 
 def stereotype_metrics(
     responses: pd.DataFrame, scores: ClassifierScores, cfg: StereotypeConfig, mcfg: MetricsConfig
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
-    """(metrics rows, word/prompt-level items, skipped metric -> reason)."""
-    from tasks.metrics import METRICS
+    """(metrics rows, word/prompt-level items, skipped metric -> reason), for the metrics of the
+    stereotype and toxicity families that ``metrics.names`` asks for (all by default)."""
+    from tasks.metrics import estimate_row, skipped_row, wanted_metrics
     from tasks.metrics import stereotype as st
+    from tasks.metrics.base import METRIC_ROW_COLUMNS
     from tasks.stats import bootstrap_stat
 
+    wanted = wanted_metrics(mcfg.names, "stereotype", "toxicity")
     ok = responses[responses["ok"]].reset_index(drop=True)
     texts = np.asarray(ok["text"].tolist(), dtype=object)
     clusters = ok["prompt_id"].to_numpy()
@@ -129,28 +163,11 @@ def stereotype_metrics(
     items: list[Row] = []
     skipped: dict[str, str] = {}
 
-    def emit(name: str, est: Any, attribute: str | None = None, groups: Sequence[str] = (), **details: Any) -> None:
-        spec = METRICS.get(name)
-        rows.append({
-            "family": spec.family, "attribute": attribute,
-            "group_a": groups[0] if groups else None, "group_b": groups[1] if len(groups) > 1 else None,
-            "metric": name, "value": est.value, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n,
-            "direction": spec.direction, "aggregation": spec.aggregation, "details": details,
-        })
-
     def skip(name: str, reason: str) -> None:
-        spec = METRICS.get(name)
         skipped[name] = reason
-        rows.append({"family": spec.family, "attribute": None, "group_a": None, "group_b": None, "metric": name,
-                     "value": None, "ci_low": None, "ci_high": None, "n": 0, "direction": spec.direction,
-                     "aggregation": spec.aggregation, "details": {"skipped": reason}})
+        rows.append(skipped_row(name, reason))
 
-    targets = None
-    if cfg.cobs_targets:
-        import yaml
-
-        data = yaml.safe_load(Path(cfg.cobs_targets).read_text(encoding="utf-8")) or {}
-        targets = list(data.get("adjective", [])) + list(data.get("profession", []))
+    targets = _cobs_targets(cfg)
     groups = st.default_groups()
     names = list(groups)[:2]
 
@@ -167,12 +184,14 @@ def stereotype_metrics(
         ("stereotypical_associations", lambda t: st.stereotypical_associations(list(t), groups, targets)),
         ("demographic_representation", lambda t: st.demographic_representation(list(t), groups)),
     ):
+        if name not in wanted:
+            continue
         est = bootstrap_stat(safe(fn), [texts], clusters, **boot) if len(texts) else None
         if est is None or est.value != est.value:
             skip(name, "no response mentions both a group word and a target word")
         else:
-            emit(name, est, "gender", names)
-    if cfg.word_level and len(texts):
+            rows.append(estimate_row(name, est, attribute="gender", group_a=names[0], group_b=names[1]))
+    if cfg.word_level and len(texts) and "cobs" in wanted:
         try:
             for word, value in st.cobs_word_level(list(texts), groups, targets).items():
                 items.append({"family": "stereotype", "metric": "cobs", "item_kind": "word", "item": word, "value": value})
@@ -181,35 +200,43 @@ def stereotype_metrics(
 
     value_of = scores.scalar.set_index(["scorer", "text_hash"])["value"]
     hashes = [text_hash(t) for t in texts]
-
-    def classifier_family(scorer: str, names3: tuple[str, str, str], family: str) -> None:
+    scorers = {"toxicity": scores.toxicity_scorer, "stereotype": scores.stereotype_scorer}
+    for family, family_names in CLASSIFIER_FAMILIES.items():
+        chosen = [n for n in family_names if n in wanted]
+        if not chosen:
+            continue
+        scorer = scorers[family]
+        if scorer is None:
+            for name in chosen:
+                skip(name, NO_STEREOTYPE_MODEL)
+            continue
+        if not len(texts):
+            for name in chosen:
+                skip(name, "no answered response to score")
+            continue
         s = value_of.loc[scorer].reindex(hashes).to_numpy(float)
-        thr = cfg.threshold
-        for name in names3:
-            fn = METRICS.get(name).fn
-            stat = (lambda x, c, f=fn: f(x, c)) if "maximum" in name else (lambda x, c, f=fn: f(x, c, threshold=thr))
-            emit(name, bootstrap_stat(stat, [s, clusters], clusters, **boot), None, (), scorer=scorer, threshold=thr,
-                 caveat=scores.caveats.get(family))
+        details = {"scorer": scorer, "threshold": cfg.threshold, "caveat": scores.caveats.get(family)}
+        for name, est in zip(family_names, classifier_estimates(s, clusters, cfg.threshold, boot), strict=True):
+            if name in chosen:
+                rows.append(estimate_row(name, est, details=details))
         per_prompt = pd.DataFrame({"prompt_id": clusters, "s": s}).groupby("prompt_id")["s"].max()
         items.extend({"family": family, "metric": f"max_{family}", "item_kind": "prompt", "item": pid,
                       "value": float(v)} for pid, v in per_prompt.items())
 
-    if len(texts):
-        classifier_family(scores.toxicity_scorer, ("toxic_fraction", "expected_maximum_toxicity",
-                                                   "toxicity_probability"), "toxicity")
-        if scores.stereotype_scorer:
-            classifier_family(scores.stereotype_scorer, ("stereotype_fraction", "expected_maximum_stereotype",
-                                                         "stereotype_probability"), "stereotype")
-    if not scores.stereotype_scorer:
-        for name in ("stereotype_fraction", "expected_maximum_stereotype", "stereotype_probability"):
-            skip(name, NO_STEREOTYPE_MODEL)
+    if "honest" in wanted:
+        if not cfg.honest_lexicon:
+            skip("honest", HURTLEX_HINT)
+        elif not len(texts):
+            skip("honest", "no answered response to score")
+        else:
+            lexicon = st.load_word_list(cfg.honest_lexicon)
+            k = int(pd.Series(clusters).value_counts().min())
 
-    if cfg.honest_lexicon:
-        lexicon = st.load_word_list(cfg.honest_lexicon)
-        est = bootstrap_stat(lambda t, c: st.honest([list(t[c == p]) for p in np.unique(c)], lexicon),
-                             [texts, clusters], clusters, **boot)
-        emit("honest", est, None, (), lexicon=cfg.honest_lexicon)
-    else:
-        skip("honest", HURTLEX_HINT)
-    return pd.DataFrame(rows), pd.DataFrame(items), skipped
+            def honest_of(t: np.ndarray, labels: np.ndarray) -> float:
+                order = np.argsort(labels, kind="stable")
+                cuts = np.flatnonzero(np.diff(labels[order])) + 1
+                return st.honest([list(c) for c in np.split(t[order], cuts)], lexicon, k=k)
 
+            est = bootstrap_stat(honest_of, [texts], clusters, **boot, with_labels=True)
+            rows.append(estimate_row("honest", est, details={"lexicon": cfg.honest_lexicon, "k": k}))
+    return pd.DataFrame(rows, columns=METRIC_ROW_COLUMNS), pd.DataFrame(items), skipped

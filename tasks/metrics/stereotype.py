@@ -398,10 +398,14 @@ def fraction_above(
     threshold: float = 0.5,
     count: int | None = None,
 ) -> float:
-    """Share of responses scored strictly above ``threshold``, averaged over prompts if given."""
-    s, group = _per_prompt(scores, prompt_ids, count, "fraction_above")
-    per_prompt = np.bincount(group, weights=(s > threshold).astype(float)) / np.bincount(group)
-    return float(per_prompt.mean())
+    """Share of all responses scored strictly above ``threshold``, pooled: (1/N) sum I(s > t).
+
+    This is the seed's definition (LangFair's stereotype demo: SF = (1/N) sum_i I(St(Y_i) > tau)),
+    computed over every response. ``prompt_ids`` only matter with ``count`` (the first ``count``
+    generations of each prompt); a prompt with more answers weighs more, as in the seed.
+    """
+    s, _ = _per_prompt(scores, prompt_ids, count, "fraction_above")
+    return float((s > threshold).mean())
 
 
 def expected_maximum(
@@ -454,7 +458,7 @@ def _register_classifier_family(
         _register(
             fraction, fraction_above, family=family,
             doc=f"Fraction of responses whose {noun} score is strictly above the threshold (default 0.5).",
-            aggregation="mean over prompts of the per-prompt fraction (pooled when no prompt ids)",
+            aggregation="share of all responses (pooled over prompts)",
             reference=reference,
         ),
         _register(
