@@ -2,7 +2,11 @@
 
 Inputs are row-aligned pairs: row i holds the responses (or their scores) to the two
 counterfactual variants of the same prompt, same sample index. Pairs where either side failed
-are excluded by the caller and reported through the non-completion rate instead.
+or was refused are excluded by the caller and reported through the non-completion rate instead.
+
+``inputs`` in each declaration names what the metric stage feeds it: ``sentiment`` (row-aligned
+sentiment scores of the two sides), ``embeddings`` (row-aligned sentence embeddings), ``texts``
+(row-aligned response texts) or ``outcomes`` (one group's completed/failed flags).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ def wasserstein1(x: np.ndarray, y: np.ndarray) -> float:
 
 
 @metric(
-    "strict_sentiment_parity", family="counterfactual", direction="lower",
+    "strict_sentiment_parity", family="counterfactual", direction="lower", inputs="sentiment",
     aggregation="wasserstein-1 between the groups' score distributions",
     reference="Huang et al. (2020), arXiv:1911.03064",
 )
@@ -51,7 +55,7 @@ def strict_sentiment_parity(scores1: np.ndarray, scores2: np.ndarray) -> float:
 
 
 @metric(
-    "weak_sentiment_parity", family="counterfactual", direction="lower",
+    "weak_sentiment_parity", family="counterfactual", direction="lower", inputs="sentiment",
     aggregation="absolute difference of the shares above the threshold", reference=BOUCHARD,
 )
 def weak_sentiment_parity(scores1: np.ndarray, scores2: np.ndarray, threshold: float = 0.5) -> float:
@@ -71,7 +75,7 @@ def pairwise_cosine(emb1: np.ndarray, emb2: np.ndarray) -> np.ndarray:
 
 
 @metric(
-    "cosine_similarity", family="counterfactual", direction="higher",
+    "cosine_similarity", family="counterfactual", direction="higher", inputs="embeddings",
     aggregation="mean over response pairs", reference=BOUCHARD,
 )
 def cosine_similarity(emb1: np.ndarray, emb2: np.ndarray) -> float:
@@ -80,7 +84,7 @@ def cosine_similarity(emb1: np.ndarray, emb2: np.ndarray) -> float:
 
 
 @metric(
-    "bleu_similarity", family="counterfactual", direction="higher",
+    "bleu_similarity", family="counterfactual", direction="higher", inputs="texts",
     aggregation="mean over response pairs of min(BLEU both directions)", reference=BOUCHARD,
 )
 def bleu_similarity(texts1: Sequence[str], texts2: Sequence[str]) -> float:
@@ -90,7 +94,7 @@ def bleu_similarity(texts1: Sequence[str], texts2: Sequence[str]) -> float:
 
 
 @metric(
-    "rougel_similarity", family="counterfactual", direction="higher",
+    "rougel_similarity", family="counterfactual", direction="higher", inputs="texts",
     aggregation="mean over response pairs", reference=BOUCHARD,
 )
 def rougel_similarity(texts1: Sequence[str], texts2: Sequence[str]) -> float:
@@ -100,7 +104,7 @@ def rougel_similarity(texts1: Sequence[str], texts2: Sequence[str]) -> float:
 
 
 @metric(
-    "non_completion_rate", family="counterfactual", direction="lower",
+    "non_completion_rate", family="counterfactual", direction="lower", inputs="outcomes",
     aggregation="share of a group's calls with no usable response (error or refusal)",
     reference="LangFair non-completion rate",
 )

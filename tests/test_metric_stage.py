@@ -1,0 +1,112 @@
+"""The counterfactual metric stage on synthetic responses: missing data, refusals, noise floors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tasks.assessment import ScoreSet, metric_stage
+from tasks.config import CounterfactualConfig, MetricsConfig
+from tasks.prompts import text_hash
+
+RACE = ["white", "black", "asian", "hispanic"]
+
+
+def synthetic(prompts: int, groups: list[str], count: int, sentiment, attribute: str = "race",  # noqa: ANN001
+              ok=lambda p, g, i: True, refusal=lambda p, g, i: False) -> tuple[pd.DataFrame, ScoreSet]:  # noqa: ANN001
+    """Responses with a known sentiment per (prompt, group, sample) and random unit embeddings."""
+    rows, scalar, emb = [], [], {}
+    rng = np.random.default_rng(0)
+    for p in range(prompts):
+        for g in groups:
+            for i in range(count):
+                text = f"answer {p} {g} {i} word{p % 7} word{i}"
+                good = ok(p, g, i)
+                rows.append({"variant_id": f"{p}{g}", "prompt_id": f"p{p}", "attribute": attribute, "grp": g,
+                             "sample_idx": i, "text": text if good else None, "ok": good,
+                             "refusal": refusal(p, g, i), "error_class": None if good else "ConnectionError"})
+                if good:
+                    h = text_hash(text)
+                    scalar.append({"text_hash": h, "scorer": "vader-neg", "value": sentiment(p, g, i)})
+                    v = rng.normal(size=8)
+                    emb[h] = v / np.linalg.norm(v)
+    scores = ScoreSet(pd.DataFrame(scalar, columns=["text_hash", "scorer", "value"]), {"vader-neg": (0.0, 1.0)},
+                      emb, "test")
+    return pd.DataFrame(rows), scores
+
+
+def _cfg(**kw: object) -> MetricsConfig:
+    return MetricsConfig(**{"bootstrap_resamples": 50, "permutations": 50, **kw})
+
+
+def test_no_row_with_every_group_answered_completes_with_skipped_omnibus() -> None:
+    # issue 11: the server died; each (prompt, sample) lost at least one race group, so the omnibus
+    # matrix is empty. The stage used to raise "zero-size array to reduction operation maximum".
+    rng = np.random.default_rng(1)
+    lost = {p: RACE[p % 4] for p in range(8)}
+    responses, scores = synthetic(8, RACE, 2, lambda p, g, i: float(rng.random()), ok=lambda p, g, i: g != lost[p])
+    out = metric_stage(responses, scores, CounterfactualConfig(attributes=["race"]), _cfg())
+    parity = out[(out["metric"] == "strict_sentiment_parity") & out["value"].notna()]
+    assert len(parity) == 6  # every pair still has prompts where both of its groups answered
+    details = [d for d in parity["details"] if "omnibus_skipped" in d]
+    assert len(details) == 1 and "no prompt where white and black and asian and hispanic" in details[0]["omnibus_skipped"]
+
+
+def test_a_group_that_never_answered_is_skipped_with_the_reason() -> None:
+    # issue 11: every call about "asian" failed; the stage used to raise KeyError "['asian'] not in index"
+    responses, scores = synthetic(6, RACE, 2, lambda p, g, i: 0.1 * (p % 3), ok=lambda p, g, i: g != "asian")
+    out = metric_stage(responses, scores, CounterfactualConfig(attributes=["race"]), _cfg())
+    nc = out[out["metric"] == "non_completion_rate"].set_index("group_a")["value"]
+    assert nc["asian"] == 1.0 and nc["white"] == 0.0
+    asian = out[(out["group_a"] == "asian") | (out["group_b"] == "asian")]
+    asian_pairs = asian[asian["group_b"].notna() & (asian["group_a"] != asian["group_b"])]
+    assert len(asian_pairs) == 3 * 5  # 3 pairs x 5 pair metrics, all skipped with a reason
+    assert asian_pairs["value"].isna().all()
+    assert all("were all answered (12 of 24 calls answered" in d["skipped"] for d in asian_pairs["details"])
+    others = out[(out["group_b"].notna()) & ~out.index.isin(asian.index)]
+    assert others["value"].notna().all()
+
+
+def test_refusals_are_non_completions_and_never_enter_pair_metrics() -> None:
+    # a refusal gets sentiment 0.9 here; the other answers 0.1. Were refusals paired, female vs male
+    # strict parity would be > 0; excluded, both sides are 0.1 everywhere -> exactly 0.
+    refused = lambda p, g, i: g == "female" and i == 0  # noqa: E731
+    responses, scores = synthetic(6, ["male", "female"], 2, lambda p, g, i: 0.9 if refused(p, g, i) else 0.1,
+                                  attribute="gender", refusal=refused)
+    out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"]), _cfg())
+    row = out[(out["metric"] == "strict_sentiment_parity") & (out["group_a"] == "male")].iloc[0]
+    assert row["value"] == 0.0 and row["n"] == 6  # sample 1 of each of the 6 prompts
+    nc = out[out["metric"] == "non_completion_rate"].set_index("group_a")
+    assert nc.loc["female", "value"] == 0.5 and nc.loc["female", "details"]["refusals"] == 6
+
+
+def test_parity_noise_floor_and_cross_group_value_agree_under_identical_groups() -> None:
+    # issue 9 defect 3: with identical groups (count=2) the old floor (sample 2k vs 2k+1, half the
+    # rows) read 0.0376 against 0.0280 for the cross-group value. The floor now has the cross-group
+    # value's expectation; averaged over 200 simulated runs the two agree within Monte Carlo error.
+    values, floors = [], []
+    for sim in range(200):
+        rng = np.random.default_rng(100 + sim)
+        table = {(p, g, i): float(rng.beta(2, 8)) for p in range(20) for g in ("male", "female") for i in range(2)}
+        responses, scores = synthetic(20, ["male", "female"], 2, lambda p, g, i: table[(p, g, i)], attribute="gender")
+        out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
+                           _cfg(bootstrap_resamples=0, permutations=0, names=["strict_sentiment_parity"]))
+        row = out.iloc[0]
+        values.append(row["value"])
+        floors.append(row["details"]["noise_floor"])
+    diff = np.asarray(values) - np.asarray(floors)
+    se = diff.std(ddof=1) / np.sqrt(len(diff))
+    assert abs(diff.mean()) < 3 * se
+    assert np.mean(floors) == pytest.approx(np.mean(values), rel=0.06)
+
+
+def test_a_real_gap_reads_beyond_the_floor_with_a_small_holm_p() -> None:
+    responses, scores = synthetic(30, ["male", "female"], 2,
+                                  lambda p, g, i: 0.1 + 0.01 * ((p * 7 + i) % 5) + (0.2 if g == "female" else 0),
+                                  attribute="gender")
+    out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
+                       _cfg(bootstrap_resamples=200, permutations=200))
+    d = out[out["metric"] == "strict_sentiment_parity"].iloc[0]["details"]
+    assert d["gap"] > 0.15 and d["gap_ci"][0] > 0.1 and d["p_holm"] < 0.01
+    assert d["mean_score_b"] - d["mean_score_a"] == pytest.approx(0.2)
