@@ -9,7 +9,14 @@
    anti-stereotype pair;
 4. **Stereotype Score** (Nadeem et al. 2020) of the tested model per bias, with a Wilson interval,
    bootstrap std and tests against 0.5; the seed's JSON export goes to ``RUN_ID_stereotype_score.json``;
-5. optionally **CrowS-Pairs** per bias category, and **WEAT/SEAT** on the spec's terms.
+5. for a masked tested model, **LPBS** and **CBS** (Kurita et al. 2019; Ahn & Oh 2021) from the
+   probability of each group term at a [MASK] in the spec's templates against its prior with the
+   attribute masked too, and the **AUL pair score** on the stereotype pairs; a causal model gets
+   them recorded as skipped, with the reason;
+6. optionally **CrowS-Pairs** per bias category, and **WEAT/SEAT** on the spec's terms.
+
+``metrics.names`` picks which of these run (default: all). great-expectations gates check the
+sentences (before scoring) and the scored pairs (before any metric is stored).
 
 Run it with ``equilens run configs/bias_test.yaml``.
 """
@@ -25,13 +32,19 @@ from prefect import flow, get_run_logger, task
 
 from flows.common import begin_run, close_run, recorded_run, run_result
 from tasks import bias_test_stage as stage
+from tasks import validation
 from tasks.biastest.generation import export_csv, import_csv
 from tasks.biastest.spec import load_bias_specs
 from tasks.biastest.stereotype_score import export_json
+from tasks.biastest.templates import build_pairs
 from tasks.config import RunConfig
 from tasks.llm.base import LLMRequest, cache_key
 from tasks.llm.runner import run_requests
+from tasks.metrics import wanted_metrics
 from tasks.store import Store
+
+
+NEEDS_TESTED_MODEL = {"stereotype_score", "crows_pairs_score", *stage.MASKED_ONLY}
 
 
 @task(name="generate-test-sentences")
@@ -55,13 +68,15 @@ def scorer_task(config: RunConfig) -> Any:
 
 @flow(name="bias-test", validate_parameters=True)
 def bias_test(config: RunConfig) -> dict[str, Any]:
-    """Stereotype Score, CrowS-Pairs and WEAT/SEAT of a language model (see the module docstring)."""
+    """Stereotype Score, CrowS-Pairs, WEAT/SEAT, LPBS/CBS/AUL of a language model (module docstring)."""
     log = get_run_logger()
     run_id, store, rec = begin_run(config, "bias_test")
     bt = config.bias_test
     out_dir = Path(config.storage.reports_dir or "data/runs")
     metrics: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
+    gate = rec.gate if config.validation.enabled else (lambda report: None)
+    wanted = wanted_metrics(config.metrics.names, "probability", "embedding")
 
     with recorded_run(rec) as summary:
         specs = load_bias_specs(bt.spec_path)
@@ -73,31 +88,52 @@ def bias_test(config: RunConfig) -> dict[str, Any]:
                 outputs = generate_task([r.prompt for r in requests], config)
                 rows = stage.clean_generations(requests, outputs, specs)
             sentences = stage.sentences_frame(rows)
+            if config.validation.enabled:
+                gate(validation.validate_bias_sentences(sentences))
             rec.save("bias_sentences", sentences)
             csv_path = export_csv(rows, out_dir / f"{run_id}_sentences.csv")
         kept = int((~sentences["discarded"]).sum()) if len(sentences) else 0
         summary["sentences"] = {"total": len(sentences), "kept": kept, "csv": str(csv_path)}
         log.info("%d of %d generated sentences kept; review them in %s", kept, len(sentences), csv_path)
 
-        with rec.stage("stereotype_score"):
-            scorer = scorer_task(config)
-            pairs, results, rows_m, rows_i, report = stage.stereotype_scores(
-                rows, specs, scorer.sentence_logprobs, bt, config.metrics, bt.tested_model)
-            metrics += rows_m
-            items += rows_i
-            rec.save("bias_pairs", stage.pairs_frame(pairs, results))
-            summary["stereotype_score_json"] = str(export_json(report, out_dir / f"{run_id}_stereotype_score.json"))
-        if not results:
-            summary.setdefault("skipped", {})["stereotype_score"] = (
-                "no usable test sentence survived generation and templating; see the sentences CSV")
+        scorer = scorer_task(config) if set(wanted) & NEEDS_TESTED_MODEL else None
+        pairs = build_pairs(rows, specs)
+        if "stereotype_score" in wanted:
+            with rec.stage("stereotype_score"):
+                pairs, results, rows_m, rows_i, report = stage.stereotype_scores(
+                    rows, specs, scorer.sentence_logprobs, bt, config.metrics, bt.tested_model)
+                metrics += rows_m
+                items += rows_i
+                scored = stage.pairs_frame(pairs, results)
+                if config.validation.enabled:
+                    gate(validation.validate_bias_pairs(scored))
+                rec.save("bias_pairs", scored)
+                summary["stereotype_score_json"] = str(export_json(report, out_dir / f"{run_id}_stereotype_score.json"))
+            if not results:
+                summary.setdefault("skipped", {})["stereotype_score"] = (
+                    "no usable test sentence survived generation and templating; see the sentences CSV")
 
-        if bt.crows_pairs:
+        if scorer is not None and set(wanted) & set(stage.MASKED_ONLY):
+            with rec.stage("masked_lm"):
+                if scorer.kind != "masked":
+                    metrics += stage.masked_lm_skips(specs, scorer.kind, bt.tested_model, wanted)
+                else:
+                    metrics += stage.probability_metrics(specs, scorer.target_logprobs, config.metrics, wanted,
+                                                         bt.tested_model)
+                    if "aul_pair_score" in wanted:
+                        metrics += stage.aul_metrics(pairs, scorer.aul, config.metrics, bt.tested_model)
+
+        if bt.crows_pairs and "crows_pairs_score" in wanted:
             with rec.stage("crows_pairs"):
                 metrics += stage.crows_pairs_metrics(scorer, bt, config.metrics)
-        if bt.weat:
+        if bt.weat and {"weat_effect_size", "seat_effect_size"} & set(wanted):
             with rec.stage("weat"):
-                metrics += stage.weat_metrics(specs, config.scoring.embedding_model, config.metrics)
+                metrics += stage.weat_metrics(specs, config.scoring.embedding_model, config.metrics, wanted)
 
+        skipped = {f"{m['metric']}[{m['attribute']}]": m["details"]["skipped"] for m in metrics
+                   if m["value"] is None and "skipped" in m["details"]}
+        if skipped:
+            summary.setdefault("skipped", {}).update(skipped)
         frame = pd.DataFrame(metrics)
         rec.save("metrics", frame)
         rec.save("metric_items", pd.DataFrame(items))

@@ -20,19 +20,9 @@ from tasks.biastest.generation import GeneratedSentence, build_generation_reques
 from tasks.biastest.spec import BiasSpec
 from tasks.biastest.templates import StereoPair, build_pairs
 from tasks.config import BiasTestConfig, MetricsConfig
+from tasks.metrics import metric_row, skipped_row, wanted_metrics
 
 Row = dict[str, Any]
-
-
-def metric_row(name: str, attribute: str | None, value: float, ci: tuple[float | None, float | None],
-               n: int, **details: Any) -> Row:
-    from tasks.metrics import METRICS
-
-    spec = METRICS.get(name)
-    return {"family": spec.family, "attribute": attribute, "group_a": details.pop("group_a", None),
-            "group_b": details.pop("group_b", None), "metric": name, "value": value, "ci_low": ci[0],
-            "ci_high": ci[1], "n": n, "direction": spec.direction, "aggregation": spec.aggregation,
-            "details": details}
 
 
 def generation_requests(specs: Sequence[BiasSpec], cfg: BiasTestConfig):  # noqa: ANN201
@@ -65,13 +55,14 @@ def stereotype_scores(
     for bias, rs in sorted(by_bias.items()):
         wins = sum(r.stereotyped for r in rs)
         lo, hi = wilson_interval(wins, len(rs), mcfg.confidence)
-        details: dict[str, Any] = {"tested_model": tested_model, "interval": "wilson"}
+        details: dict[str, Any] = {"tested_model": tested_model}
         if cfg.bootstrap_resamples >= 2:
             boot = bootstrap_stereotype_score(rs, cfg.bootstrap_resamples, cfg.sentences_per_attribute, mcfg.seed)
             details |= {"bootstrap_mean": boot.mean, "bootstrap_std": boot.std, "t_p_value": boot.t_p_value,
                         "binomial_p_value": boot.binomial_p_value, "resamples": boot.n_resamples,
                         "per_attribute": boot.per_attribute}
-        metrics.append(metric_row("stereotype_score", bias, wins / len(rs), (lo, hi), len(rs), **details))
+        metrics.append(metric_row("stereotype_score", wins / len(rs), (lo, hi), len(rs), attribute=bias,
+                                  details=details))
         for r in rs:
             items.append({"family": "probability", "metric": "stereotype_score", "item_kind": "template",
                           "item": f"{bias} | {r.pair.attribute_term} | {r.pair.template}",
@@ -106,55 +97,165 @@ def crows_pairs_metrics(scorer: Any, cfg: BiasTestConfig, mcfg: MetricsConfig) -
     kinds = np.array([p.bias_type for p in pairs])
     rows = []
     value, ci = crows_pairs_score_ci(more, less, mcfg.confidence)
-    rows.append(metric_row("crows_pairs_score", "all", value, ci, len(pairs), interval="wilson",
-                           tested_model=cfg.tested_model))
+    rows.append(metric_row("crows_pairs_score", value, ci, len(pairs), attribute="all",
+                           details={"tested_model": cfg.tested_model}))
     for kind in sorted(set(kinds)):
         m = kinds == kind
         value, ci = crows_pairs_score_ci(more[m], less[m], mcfg.confidence)
-        rows.append(metric_row("crows_pairs_score", str(kind), value, ci, int(m.sum()), interval="wilson",
-                               tested_model=cfg.tested_model))
+        rows.append(metric_row("crows_pairs_score", value, ci, int(m.sum()), attribute=str(kind),
+                               details={"tested_model": cfg.tested_model}))
     return rows
 
 
-def weat_metrics(specs: Sequence[BiasSpec], embedding_model: str, mcfg: MetricsConfig) -> list[Row]:
-    """WEAT on word embeddings and SEAT on template sentences, per bias of the spec."""
-    from tasks.metrics.embedding import seat_embeddings, sentence_transformer_embedder, weat_test
+def weat_metrics(
+    specs: Sequence[BiasSpec], embedding_model: str, mcfg: MetricsConfig, wanted: Sequence[str] | None = None,
+    *, embed: Callable[[list[str]], np.ndarray] | None = None,
+) -> list[Row]:
+    """WEAT on word embeddings and SEAT on template sentences, per bias of the spec.
 
-    embed = sentence_transformer_embedder(embedding_model)
+    Two-sided permutation p-value (``details.p_value``; Caliskan's one-sided one in
+    ``details.p_value_greater``) and a BCa interval that resamples *terms*: for SEAT each term
+    with all of its template sentences, so the interval reflects the number of terms tested.
+    """
+    from tasks.metrics.embedding import (
+        SEAT_TEMPLATES,
+        seat_embeddings,
+        sentence_transformer_embedder,
+        term_bootstrap,
+        weat_test,
+    )
+
+    names = [n for n in ("weat_effect_size", "seat_effect_size") if wanted is None or n in wanted]
+    if not names:
+        return []
+    embed = embed or sentence_transformer_embedder(embedding_model)
     rows = []
     for spec in specs:
         (g1, g2), (a1, a2) = spec.groups, spec.attributes
-        vecs = [embed(list(terms)) for terms in (g1, g2, a1, a2)]
-        weat = weat_test(*vecs, seed=mcfg.seed)
-        seat_vecs = seat_embeddings(embed, list(g1), list(g2), list(a1), list(a2))
-        seat = weat_test(*seat_vecs, seed=mcfg.seed)
-        for name, res, v in (("weat_effect_size", weat, vecs), ("seat_effect_size", seat, seat_vecs)):
-            ci = term_bootstrap_ci(v, mcfg.bootstrap_resamples, mcfg.confidence, mcfg.seed)
-            rows.append(metric_row(
-                name, spec.name, res.effect_size, ci, len(g1) + len(g2), interval="bootstrap over terms",
-                group_a=spec.group_names[0], group_b=spec.group_names[1], p_value=res.p_value,
-                permutations=res.n_permutations, exact=res.exact, embedding_model=embedding_model,
-                attributes=list(spec.attribute_names)))
+        for name in names:
+            if name == "weat_effect_size":
+                vecs, per_term = [embed(list(terms)) for terms in (g1, g2, a1, a2)], 1
+            else:
+                vecs = list(seat_embeddings(embed, list(g1), list(g2), list(a1), list(a2)))
+                per_term = len(SEAT_TEMPLATES)
+            res = weat_test(*vecs, rows_per_term=per_term, seed=mcfg.seed)
+            boot = term_bootstrap(*vecs, rows_per_term=per_term, resamples=mcfg.bootstrap_resamples,
+                                  confidence=mcfg.confidence, seed=mcfg.seed)
+            details = {"p_value": res.p_value, "p_value_greater": res.p_greater,
+                       "alternative": "two-sided", "permutations": res.n_permutations, "exact": res.exact,
+                       "bootstrap_resamples": boot.resamples, "bootstrap_finite": boot.finite,
+                       "embedding_model": embedding_model, "attributes": list(spec.attribute_names),
+                       "terms": {"group_a": len(g1), "group_b": len(g2), "attr_1": len(a1), "attr_2": len(a2)},
+                       "rows_per_term": per_term}
+            rows.append(metric_row(name, res.effect_size, (boot.ci_low, boot.ci_high), len(g1) + len(g2),
+                                   attribute=spec.name, group_a=spec.group_names[0], group_b=spec.group_names[1],
+                                   details=details))
     return rows
 
 
-def term_bootstrap_ci(
-    vecs: Sequence[np.ndarray], resamples: int, confidence: float, seed: int
-) -> tuple[float | None, float | None]:
-    """Percentile interval of the WEAT effect size, resampling each term set with replacement."""
-    from tasks.metrics.embedding import weat_effect_size
+MASKED_ONLY = ("lpbs", "cbs", "aul_pair_score")
 
-    if resamples <= 0:
-        return None, None
-    rng = np.random.default_rng(seed)
-    stats = []
-    for _ in range(min(resamples, 500)):
-        drawn = [v[rng.integers(0, len(v), len(v))] for v in vecs]
-        value = weat_effect_size(*drawn)
-        if np.isfinite(value):
-            stats.append(value)
-    if len(stats) < 2:
-        return None, None
-    a = (1 - confidence) / 2
-    lo, hi = np.quantile(stats, [a, 1 - a])
-    return float(lo), float(hi)
+
+def masked_lm_skips(specs: Sequence[BiasSpec], kind: str, tested_model: str, wanted: Sequence[str]) -> list[Row]:
+    """Skipped rows (with the reason) for the masked-LM metrics of a causal tested model."""
+    reason = (f"needs a masked LM; the tested model {tested_model!r} is a {kind} LM (set "
+              "bias_test.tested_model to a masked LM such as a BERT checkpoint)")
+    rows = []
+    for spec in specs:
+        groups = {"group_a": spec.group_names[0], "group_b": spec.group_names[1]}
+        for name in MASKED_ONLY:
+            if name in wanted:
+                rows.append(skipped_row(name, reason, attribute=spec.name, **({} if name == "aul_pair_score" else groups)))
+    return rows
+
+
+def kurita_items(spec: BiasSpec) -> list[tuple[str, int, str, str, str]]:
+    """(template, attribute index, attribute term, group-1 term, group-2 term) for every template,
+    attribute term and parallel group-term pair of ``spec``."""
+    (g1, g2), out = spec.groups, []
+    for template in spec.probability_templates:
+        for a_idx, terms in enumerate(spec.attributes):
+            for term in terms:
+                for i in range(max(len(g1), len(g2))):
+                    out.append((template, a_idx, term, g1[i % len(g1)], g2[i % len(g2)]))
+    return out
+
+
+def probability_metrics(
+    specs: Sequence[BiasSpec], target_logprobs: Callable[[list[tuple[str, str, str]]], tuple[np.ndarray, np.ndarray]],
+    mcfg: MetricsConfig, wanted: Sequence[str], tested_model: str,
+) -> list[Row]:
+    """LPBS and CBS per bias from a masked LM's target probabilities (Kurita et al. 2019).
+
+    For every template, attribute term and parallel pair of group terms: ``log p`` of each group
+    term at its [MASK] with the attribute written out, and ``log p_prior`` with the attribute
+    masked too. LPBS is stereotype-aligned: for an attribute-1 term it compares group 1 (the
+    stereotyped group) with group 2, for an attribute-2 term group 2 with group 1, so a positive
+    LPBS means the attributes raise their stereotyped groups. CBS is the variance of the two
+    groups' log(p/p_prior) (direction-free). Both get a percentile bootstrap over attribute terms.
+    ``target_logprobs`` takes (template, target, attribute) triples, e.g.
+    :meth:`tasks.lm_likelihood.LanguageModelScorer.target_logprobs`.
+    """
+    from tasks.metrics.probability import cbs, lpbs
+    from tasks.stats import bootstrap_mean
+
+    names = [n for n in ("lpbs", "cbs") if n in wanted]
+    rows: list[Row] = []
+    for spec in specs if names else ():
+        items = kurita_items(spec)
+        triples = [(t, w, a) for t, _, a, g1, g2 in items for w in (g1, g2)]
+        lp, lprior = (np.asarray(x, dtype=np.float64).reshape(-1, 2) for x in target_logprobs(triples))
+        ok = np.isfinite(lp).all(axis=1) & np.isfinite(lprior).all(axis=1)
+        untokenised = sorted({w for (_, _, _, g1, g2), good in zip(items, ok, strict=True) if not good
+                              for w in (g1, g2)})
+        where = {"attribute": spec.name, "group_a": spec.group_names[0], "group_b": spec.group_names[1]}
+        if not ok.any():
+            reason = "no group term is a single token of the tested model's vocabulary"
+            rows += [skipped_row(n, reason, details={"untokenised_terms": untokenised}, **where) for n in names]
+            continue
+        a_idx = np.array([it[1] for it in items])[ok]
+        clusters = [f"{it[1]}:{it[2].lower()}" for it, good in zip(items, ok, strict=True) if good]
+        p, prior = np.exp(lp[ok]), np.exp(lprior[ok])
+        stereo = np.where(a_idx == 0, 0, 1)  # column of the stereotyped group in each item
+        rows_i = np.arange(len(p))
+        p_s, pr_s, p_a, pr_a = p[rows_i, stereo], prior[rows_i, stereo], p[rows_i, 1 - stereo], prior[rows_i, 1 - stereo]
+        per_item = {"lpbs": (np.log(p_s) - np.log(pr_s)) - (np.log(p_a) - np.log(pr_a)),
+                    "cbs": np.var(np.log(p) - np.log(prior), axis=1)}
+        values = {"lpbs": lambda: lpbs(p_s, pr_s, p_a, pr_a), "cbs": lambda: cbs(p, prior)}
+        for name in names:
+            est = bootstrap_mean(per_item[name], clusters, mcfg.bootstrap_resamples, mcfg.confidence, mcfg.seed)
+            by_attr = {spec.attribute_names[k]: float(per_item[name][a_idx == k].mean())
+                       for k in (0, 1) if np.any(a_idx == k)}
+            details = {"tested_model": tested_model, "templates": list(spec.probability_templates),
+                       "attribute_terms": len(set(clusters)), "per_attribute": by_attr,
+                       "untokenised_terms": untokenised}
+            if name == "lpbs":
+                details["sign"] = ("positive: each attribute raises its stereotyped group (group_a for "
+                                   f"{spec.attribute_names[0]}, group_b for {spec.attribute_names[1]}) more")
+            rows.append(metric_row(name, values[name](), (est.ci_low, est.ci_high), int(ok.sum()),
+                                   details=details, **where))
+    return rows
+
+
+def aul_metrics(
+    pairs: Sequence[StereoPair], aul_fn: Callable[[list[str]], np.ndarray], mcfg: MetricsConfig, tested_model: str,
+) -> list[Row]:
+    """AUL pair score per bias (Kaneko & Bollegala 2022) on the kept stereotype pairs, Wilson interval."""
+    from tasks.metrics.probability import aul_pair_score, preference_share_ci
+
+    kept = [p for p in pairs if not p.discarded]
+    by_bias: dict[str, list[StereoPair]] = {}
+    for p in kept:
+        by_bias.setdefault(p.bias, []).append(p)
+    sentences = list(dict.fromkeys(s for p in kept for s in (p.stereotyped_sentence, p.anti_stereotyped_sentence)))
+    if not sentences:
+        return []
+    aul = dict(zip(sentences, np.asarray(aul_fn(sentences), dtype=np.float64).tolist(), strict=True))
+    rows = []
+    for bias, ps in sorted(by_bias.items()):
+        more = np.array([aul[p.stereotyped_sentence] for p in ps])
+        less = np.array([aul[p.anti_stereotyped_sentence] for p in ps])
+        _, ci = preference_share_ci(more, less, mcfg.confidence)
+        rows.append(metric_row("aul_pair_score", aul_pair_score(more, less), ci, len(ps), attribute=bias,
+                               details={"tested_model": tested_model}))
+    return rows

@@ -302,3 +302,59 @@ def raise_on_failure(report: SuiteReport) -> None:
     """Raise :class:`ValidationFailed` with the report's summary when the suite failed."""
     if not report.success:
         raise ValidationFailed(report.summary())
+
+
+def _derived_check(df: pd.DataFrame, bad: Any, describe: Any) -> pd.Series:
+    """True for good rows; a description (from ``describe(row)``) for each bad one."""
+    out = pd.Series(True, index=df.index, dtype=object)
+    if bad.any():
+        out[bad] = [describe(r) for r in df.loc[bad].itertuples(index=False)]
+    return out
+
+
+def validate_bias_sentences(df: pd.DataFrame) -> SuiteReport:
+    """Bias-test sentences: at least one row; bias, group and attribute terms present; ``discarded``
+    set; every kept sentence non-blank and contains its group term (``usable`` names the rows)."""
+    gxe = _gxe()
+    cols = ["bias", "group_term", "attribute_term", "sentence", "discarded"]
+    frame, missing = _pick(df, cols)
+    frame = frame.drop(columns=[c for c in ("sentence",) if c in frame.columns])
+    if not missing:
+        kept = _is(df["discarded"], False)
+        text = df["sentence"].fillna("").astype(str)
+        has_term = [bool(t) and t.lower() in s.lower() for s, t in zip(text, df["group_term"].fillna(""), strict=True)]
+        bad = kept & ~(text.str.strip().ne("").to_numpy() & pd.Series(has_term, index=df.index).to_numpy())
+        frame["usable"] = _derived_check(df, bad, lambda r: f"{r.bias}: kept sentence {r.sentence!r} lacks "
+                                                             f"group term {r.group_term!r}").to_numpy()
+    return _run("bias_sentences", frame, missing, [
+        gxe.ExpectTableRowCountToBeBetween(min_value=1),
+        *(gxe.ExpectColumnValuesToNotBeNull(column=c) for c in ("bias", "group_term", "attribute_term", "discarded")),
+        gxe.ExpectColumnValuesToBeInSet(column="discarded", value_set=[True, False]),
+        gxe.ExpectColumnValuesToBeInSet(column="usable", value_set=[True]),
+    ])
+
+
+def validate_bias_pairs(df: pd.DataFrame) -> SuiteReport:
+    """Scored stereotype pairs: every kept pair has two different sentences and two finite
+    log-likelihoods (``scored`` names the rows that do not)."""
+    import numpy as np
+
+    gxe = _gxe()
+    cols = ["bias", "stereotyped_sentence", "anti_stereotyped_sentence", "stereotyped_logprob",
+            "anti_stereotyped_logprob", "discarded"]
+    frame, missing = _pick(df, cols)
+    frame = frame[[c for c in ("bias", "discarded") if c in frame.columns]]
+    if not missing:
+        kept = _is(df["discarded"], False)
+        lp = df[["stereotyped_logprob", "anti_stereotyped_logprob"]].apply(pd.to_numeric, errors="coerce")
+        finite = np.isfinite(lp.to_numpy(dtype=float)).all(axis=1)
+        differ = (df["stereotyped_sentence"].astype(str) != df["anti_stereotyped_sentence"].astype(str)).to_numpy()
+        bad = kept & ~(finite & differ)
+        frame = frame.assign(scored=_derived_check(
+            df, bad, lambda r: f"{r.bias}: {r.stereotyped_sentence!r} / {r.anti_stereotyped_sentence!r} "
+                               f"scored {r.stereotyped_logprob} / {r.anti_stereotyped_logprob}").to_numpy())
+    return _run("bias_pairs", frame, missing, [
+        gxe.ExpectColumnValuesToNotBeNull(column="bias"),
+        gxe.ExpectColumnValuesToNotBeNull(column="discarded"),
+        gxe.ExpectColumnValuesToBeInSet(column="scored", value_set=[True]),
+    ])

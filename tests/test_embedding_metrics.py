@@ -42,12 +42,14 @@ def test_weat_effect_size_by_hand():
 def test_exact_permutation_p_value():
     # 6 equal-size splits of {1, 0, -1, -sqrt2}; only the observed one reaches the observed
     # difference (one-sided p = 1/6); its mirror image also reaches it in absolute value (1/3).
-    res = weat_test(G1, G2, A1, A2)
+    res = weat_test(G1, G2, A1, A2)  # two-sided by default: the fair value is 0
     assert res.exact and res.n_permutations == 6
-    assert res.p_value == pytest.approx(1 / 6)
+    assert res.p_value == pytest.approx(1 / 3) and res.p_greater == pytest.approx(1 / 6)
     assert res.statistic == pytest.approx((2 + math.sqrt(2)) / 2)
-    assert weat_test(G1, G2, A1, A2, alternative="two-sided").p_value == pytest.approx(1 / 3)
-    assert weat_test(G2, G1, A1, A2).p_value == pytest.approx(1.0)
+    assert weat_test(G1, G2, A1, A2, alternative="greater").p_value == pytest.approx(1 / 6)
+    # reversed groups: the one-sided test sees nothing (p = 1), the two-sided one the same 1/3
+    reversed_ = weat_test(G2, G1, A1, A2)
+    assert reversed_.p_greater == pytest.approx(1.0) and reversed_.p_value == pytest.approx(1 / 3)
 
 
 def test_sampled_permutation_p_value_is_seeded():
@@ -84,7 +86,11 @@ def test_seat_with_fake_embedder():
         expected
     )
     res = seat_test(embed, ["alpha", "beta"], ["gamma", "delta"], ["good"], ["bad"], n_samples=500, seed=0)
-    assert res.effect_size == pytest.approx(expected) and res.p_value < 0.01
+    # the permutation re-splits the 4 *terms* (each with its 6 sentences): 6 splits, exact, and
+    # the observed split and its mirror reach |observed| -> p = 2/6. Permuting the 24 sentences
+    # (the old behaviour) gave p < 0.01 from two terms per group.
+    assert res.effect_size == pytest.approx(expected)
+    assert res.exact and res.n_permutations == 6 and res.p_value == pytest.approx(1 / 3)
 
 
 def test_weat_input_errors():

@@ -5,7 +5,12 @@ A spec file is JSON: ``{"biases": [bias, ...]}``, a bare list of biases, or one 
     {"name": "Career_Family_vs_Male_Female",
      "social_groups": {"male": ["he", "man", ...], "female": ["she", "woman", ...]},
      "attributes": {"career": ["office", ...], "family": ["home", ...]},
-     "source": "optional free text"}
+     "source": "optional free text",
+     "templates": ["[T] thinks about [A].", ...]}
+
+``templates`` (optional) are the sentence frames of the masked-LM probability tests (LPBS, CBS;
+Kurita et al. 2019): ``[T]`` takes a social-group term, ``[A]`` an attribute term, exactly once
+each. Without them :data:`DEFAULT_TEMPLATES` are used.
 
 Order matters: the *stereotyped* associations are group 1 with attribute 1 and group 2 with
 attribute 2. Term ``i`` of group 1 is swapped with term ``i`` of group 2 (wrapping around when
@@ -25,6 +30,14 @@ from tasks.errors import InputDataError
 
 _KEYS = {"name", "social_groups", "attributes", "source", "templates", "description"}
 
+DEFAULT_TEMPLATES: tuple[str, ...] = (
+    "[T] thinks about [A].",
+    "[T] talks about [A].",
+    "[T] is associated with [A].",
+    "[T] cares about [A].",
+)
+"""Frames for LPBS/CBS when a spec lists none: neutral verbs that take a noun or adjective."""
+
 
 @dataclass(frozen=True)
 class BiasSpec:
@@ -34,6 +47,12 @@ class BiasSpec:
     attribute_names: tuple[str, str]
     attributes: tuple[tuple[str, ...], tuple[str, ...]]
     source: str = ""
+    templates: tuple[str, ...] = ()
+    """LPBS/CBS frames with ``[T]`` and ``[A]``; empty means :data:`DEFAULT_TEMPLATES`."""
+
+    @property
+    def probability_templates(self) -> tuple[str, ...]:
+        return self.templates or DEFAULT_TEMPLATES
 
     def counterpart(self, term: str) -> tuple[int, str] | None:
         """(group index of ``term``, the parallel term of the other group), or None if not a group term."""
@@ -51,6 +70,7 @@ class BiasSpec:
             "social_groups": dict(zip(self.group_names, map(list, self.groups), strict=True)),
             "attributes": dict(zip(self.attribute_names, map(list, self.attributes), strict=True)),
             "source": self.source,
+            **({"templates": list(self.templates)} if self.templates else {}),
         }
 
 
@@ -99,7 +119,18 @@ def parse_bias(raw: Any, where: str = "bias") -> BiasSpec:
     if shared:
         raise InputDataError(f"{where}.attributes: {sorted(shared)} appear in both attribute lists.")
     source = raw.get("source", "")
-    return BiasSpec(name.strip(), group_names, groups, attr_names, attrs, str(source or ""))
+    templates = _templates(f"{where}.templates", raw.get("templates"))
+    return BiasSpec(name.strip(), group_names, groups, attr_names, attrs, str(source or ""), templates)
+
+
+def _templates(where: str, value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    out = _terms(where, value)
+    for i, t in enumerate(out):
+        if t.count("[T]") != 1 or t.count("[A]") != 1:
+            raise InputDataError(f"{where}[{i}] ({t!r}) needs exactly one [T] (group term) and one [A] (attribute).")
+    return out
 
 
 def parse_bias_specs(data: Any, where: str = "spec") -> list[BiasSpec]:
