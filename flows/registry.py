@@ -15,7 +15,20 @@ def flow_for(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
     return with_task_runner(_flow(config), config.execution)
 
 
+NEW_FLOWS = {  # assessment -> (module, flow function)
+    "classification": ("flows.classification", "classification_assessment"),
+    "recommendation": ("flows.recommendation", "recommendation_assessment"),
+    "bbq": ("flows.bbq", "bbq_assessment"),
+    "auto": ("flows.auto", "auto_assessment"),
+}
+
+
 def _flow(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
+    if config.assessment in NEW_FLOWS:
+        import importlib
+
+        module, name = NEW_FLOWS[config.assessment]
+        return getattr(importlib.import_module(module), name)
     if config.assessment == "stereotype":
         from flows.stereotype import stereotype_assessment
 

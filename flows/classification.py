@@ -1,0 +1,88 @@
+"""Classification fairness: an LLM that labels or decides (approve, flag, route), judged per group.
+
+1. **items**: a prompts file with a group column (``classification.group_column``) and, when it
+   has one, a ground-truth column; or a predictions file you bring (``classification.predictions_path``);
+2. **answers**: ``count`` answers per item from the model under test, through the cached LLM runner,
+   each prompt followed by the label instruction;
+3. **parse** each answer into one of ``classification.labels`` (case, punctuation and a lead-in
+   sentence ignored); answers that name no label are counted per group, never dropped;
+4. **metrics**: predicted prevalence, FPR, FNR, FOR and FDR per group, their differences and
+   ratios for every pair of groups and as max-min / max/min, each with a cluster-bootstrap
+   interval over items and a verdict (does the interval hold the fair value?).
+
+Run it with ``equilens run configs/classification.yaml``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pandas as pd
+from prefect import flow, task
+from prefect.cache_policies import INPUTS, TASK_SOURCE
+
+from flows.common import begin_run, close_run, recorded_run, run_result
+from flows.execution import run_heavy
+from tasks import classification_stage as stage
+from tasks.config import ClassificationConfig, MetricsConfig, RunConfig
+from tasks.fingerprint import code_fingerprint, path_fingerprint
+from tasks.prefect_tasks import call_llm_task
+
+CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
+
+
+@task(name="classification-metrics", **CACHED)
+def classification_metrics_task(frame: pd.DataFrame, cfg: ClassificationConfig, mcfg: MetricsConfig,
+                                fingerprint: str) -> pd.DataFrame:
+    return stage.classification_metrics(frame, cfg, mcfg)
+
+
+def classification_responses(config: RunConfig, rec: Any, summary: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(items, responses): brought predictions, or the model's answers to the items."""
+    ccfg = config.classification
+    if ccfg.predictions_path:
+        items, responses = stage.load_byo_predictions(ccfg)
+        summary["source"] = ccfg.predictions_path
+    else:
+        items = stage.load_items(config.prompts, ccfg)
+        variants = stage.generation_frame(items, ccfg)
+        rec.save("variants", variants)
+        responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
+                              config.storage.duckdb_path, config.storage.lock_timeout)
+        summary["source"] = f"{config.llm.provider}:{config.llm.model}"
+    rec.save("prompts", items.drop_duplicates("prompt_id")[["prompt_id", "prompt"]].rename(columns={"prompt": "text"}))
+    rec.save("responses", responses)
+    return items, responses
+
+
+@flow(name="classification-assessment", validate_parameters=True)
+def classification_assessment(config: RunConfig) -> dict[str, Any]:
+    """Fairness of an LLM used as a classifier (see the module docstring)."""
+    run_id, store, rec = begin_run(config, "classification_assessment")
+    ccfg = config.classification
+    with recorded_run(rec) as summary:
+        with rec.stage("responses"):
+            items, responses = classification_responses(config, rec, summary)
+        summary["responses"] = {"total": int(len(responses)), "ok": int(responses["ok"].sum()),
+                                "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
+                                "cached": int(responses["cached"].sum())}
+        with rec.stage("parse"):
+            frame = stage.predictions(responses, items, ccfg)
+            rec.save("metric_items", stage.prediction_items(frame))
+        summary["parsing"] = stage.parse_summary(frame)
+        summary["positive_label"] = stage.positive_label(ccfg)
+        with rec.stage("metrics"):
+            metrics = classification_metrics_task(frame, ccfg, config.metrics,
+                                                  code_fingerprint() + path_fingerprint(ccfg.predictions_path))
+            rec.save("metrics", metrics)
+        summary["skipped"] = {r["metric"]: r["details"]["skipped"] for r in metrics.to_dict("records")
+                              if isinstance(r.get("details"), dict) and r["details"].get("skipped")}
+        close_run(store, run_id, config, summary, metrics, responses)
+    return run_result(store, run_id, config, summary)
+
+
+if __name__ == "__main__":
+    from flows.cli import main
+
+    sys.exit(main(["run", *sys.argv[1:]]))
