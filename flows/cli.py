@@ -114,9 +114,19 @@ def _preflight(cfg: object) -> None:
 def _print_result(result: dict, db: str) -> None:
     import pandas as pd
 
-    from tasks.report import print_metrics_table
+    from tasks.report import print_metrics_table, print_verdicts
 
+    metrics = pd.DataFrame(result.get("metrics", []))
+    config: dict = {}
+    if not metrics.empty:  # re-read with details (gaps, p-values, skip reasons, caveats) from the store
+        from tasks.store import Store
+
+        store = Store(db)
+        metrics = store.query("SELECT * FROM metrics WHERE run_id = ?", [result["run_id"]])
+        config = store.run_config(result["run_id"])
     typer.echo(f"\nrun {result['run_id']}")
+    if not metrics.empty:
+        print_verdicts(metrics, config)
     ftu = result.get("ftu")
     if ftu:
         counts = ", ".join(f"{k} in {v}" for k, v in ftu.get("counts", {}).items())
@@ -131,11 +141,6 @@ def _print_result(result: dict, db: str) -> None:
         r = result["responses"]
         typer.echo(f"responses: {r['ok']} ok, {r['failed']} failed, {r['refusals']} refusals, "
                    f"{r['cached']} from cache")
-    metrics = pd.DataFrame(result.get("metrics", []))
-    if not metrics.empty:  # re-read with details (skip reasons, caveats) from the store
-        from tasks.store import Store
-
-        metrics = Store(db).query("SELECT * FROM metrics WHERE run_id = ?", [result["run_id"]])
     if not metrics.empty:
         print_metrics_table(metrics)
     typer.echo(f"stored in {db} (equilens show {result['run_id']} --db {db})")
@@ -171,15 +176,18 @@ def runs(db: DbOption = DEFAULT_DB, limit: int = 20) -> None:
 def show(run_id: Annotated[str, typer.Argument(help="Run id from `equilens runs`")], db: DbOption = DEFAULT_DB) -> None:
     """Print a stored run's metrics table, rebuilt from DuckDB alone."""
     from tasks.errors import EquilensError
-    from tasks.report import print_metrics_table
+    from tasks.report import print_metrics_table, print_verdicts
     from tasks.store import Store
 
     try:
-        metrics = Store(db).query("SELECT * FROM metrics WHERE run_id = ?", [run_id])
+        store = Store(db)
+        metrics = store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id])
+        config = store.run_config(run_id)
     except EquilensError as err:
         raise _fail(str(err)) from None
     if metrics.empty:
         raise _fail(f"no metrics stored for run {run_id!r} in {db} (see `equilens runs`).")
+    print_verdicts(metrics, config)
     print_metrics_table(metrics, title=f"run {run_id}")
 
 
@@ -209,29 +217,40 @@ def compare(
 ) -> None:
     """Tell which metrics changed beyond their confidence intervals between two runs.
 
-    Exit code 1 when some metric moved in the unfair direction beyond its interval (handy in CI).
+    Group pairs are judged by their gap beyond the noise floor where the run has one, so a change
+    that moves every answer alike (a new temperature) is not read as a fairness change; target
+    metrics (stereotype score 0.5, effect sizes 0) by their distance from the fair value.
+    Exit code 1 when some metric moved in the less fair direction beyond its interval (handy in
+    CI), 2 for bad input (unknown run id, a run without metrics), 0 otherwise.
     """
     from rich.console import Console
     from rich.table import Table
 
-    from tasks.compare import compare_runs
+    from tasks.compare import compare_runs, config_differences
     from tasks.errors import EquilensError
     from tasks.store import Store
 
     try:
-        diff = compare_runs(Store(db), run_a, run_b)
+        store = Store(db)
+        diff = compare_runs(store, run_a, run_b)
+        changes = config_differences(store, run_a, run_b)
     except EquilensError as err:
         raise _fail(str(err)) from None
     if diff.empty:
         raise _fail(f"runs {run_a} and {run_b} share no metric (see `equilens runs`).")
+    console = Console()
+    if changes:
+        typer.echo("config differences (A -> B):")
+        for key, va, vb in changes:
+            typer.echo(f"  {key}: {va!r} -> {vb!r}")
     table = Table(title=f"{run_a} -> {run_b}")
-    for col in ("metric", "attribute", "groups", "A", "B", "delta", "changed", "fairer"):
-        table.add_column(col)
+    for col in ("metric", "attribute", "groups", "A", "B", "judged on", "changed", "fairer"):
+        table.add_column(col, overflow="fold")
     for _, r in diff.iterrows():
         groups = f"{r['group_a']} vs {r['group_b']}" if r["group_b"] else str(r["group_a"])
         table.add_row(r["metric"], r["attribute"], groups, f"{r['value_a']:.4f}", f"{r['value_b']:.4f}",
-                      f"{r['delta']:+.4f}", "CHANGED" if r["changed"] else "", r["fairer"])
-    Console().print(table)
+                      r["basis_b"], "CHANGED" if r["changed"] else "", r["fairer"])
+    console.print(table)
     worse = diff[diff["changed"] & (diff["fairer"] == "no")]
     typer.echo(f"{int(diff['changed'].sum())} of {len(diff)} metrics changed beyond their intervals; "
                f"{len(worse)} moved in the less fair direction.")

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from tasks.errors import StorageError
+from tasks.metrics import METRICS
 from tasks.prompts import text_hash
 from tasks.report import ARROW, format_interval, pair_label, worst_pairs
 from tasks.store import Store
@@ -72,6 +73,16 @@ def build_html_report(store: Store, run_id: str) -> str:
              f"<b>{escape(str(run['status']))}</b> · started {escape(str(run['started_at']))} · config "
              f"<code>{escape(str(run['config_hash']))}</code></p>"]
 
+    from tasks.verdict import verdict_lines
+
+    config = json.loads(run["config"]) if isinstance(run["config"], str) else {}
+    said = verdict_lines(metrics, config)
+    if said:
+        parts.append("<section id=verdict><h2>Verdict</h2><ul>" + "".join(f"<li>{escape(s)}</li>" for s in said)
+                     + "</ul></section>")
+    if summary.get("error"):
+        parts.append(f"<section id=failure><h2>Run failed</h2><p class=bad>{escape(str(summary['error']))}</p></section>")
+
     cards = []
     ftu = summary.get("ftu")
     if ftu:
@@ -108,8 +119,11 @@ def build_html_report(store: Store, run_id: str) -> str:
     for (attribute, name), sub in valued.groupby(["attribute", "metric"], dropna=False, sort=True):
         rows = [(pair_label(r), r["value"], _f(r["ci_low"]), _f(r["ci_high"])) for _, r in sub.iterrows()]
         label = f"{name} · {attribute}" if isinstance(attribute, str) else name
+        spec = METRICS.get(name) if name in METRICS else None
         figs.append(f'<figure class=plot data-metric="{escape(name)}">'
-                    + interval_chart(label, rows, ARROW.get(sub["direction"].iloc[0], "")) + "</figure>")
+                    + interval_chart(label, rows, ARROW.get(sub["direction"].iloc[0], ""),
+                                     spec.target if spec is not None and spec.direction == "target" else None)
+                    + "</figure>")
     parts.append("<section id=metrics><h2>Metrics per group pair (95% intervals)</h2>" + "".join(figs) + "</section>")
 
     dist = _distributions(responses, d["scores"])

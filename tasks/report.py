@@ -31,22 +31,32 @@ def pair_label(row: pd.Series) -> str:
 
 
 def worst_pairs(metrics: pd.DataFrame) -> pd.DataFrame:
-    """For each (attribute, metric) the least fair group pair, using the metric's direction."""
-    pairs = metrics[metrics["group_b"].notna()].copy()
+    """For each (attribute, metric) the least fair group pair: the one farthest from the metric's
+    fair value by its registered direction or target. Noise-floor rows (a group against itself)
+    are a baseline, never a candidate."""
+    from tasks.metrics import METRICS
+
+    pairs = metrics[metrics["group_b"].notna() & (metrics["group_a"] != metrics["group_b"])
+                    & metrics["value"].notna()].copy()
     if pairs.empty:
         return pairs
-    sign = pairs["direction"].map({"higher": 1.0, "lower": -1.0}).fillna(-1.0)
-    pairs["_fairness"] = pairs["value"] * sign
-    idx = pairs.groupby(["attribute", "metric"])["_fairness"].idxmin()
-    return pairs.loc[idx].drop(columns="_fairness")
+    pairs["_unfairness"] = [METRICS.get(m).distance_from_fair(v) if m in METRICS else v
+                            for m, v in zip(pairs["metric"], pairs["value"], strict=True)]
+    idx = pairs.groupby(["attribute", "metric"])["_unfairness"].idxmax()
+    return pairs.loc[idx].drop(columns="_unfairness")
 
 
 def markdown_report(
     run_id: str, config: RunConfig, summary: dict[str, Any], metrics: pd.DataFrame, responses: pd.DataFrame
 ) -> str:
     ftu = summary.get("ftu", {})
+    from tasks.verdict import verdict_lines
+
     lines = [f"# equilens run `{run_id}`", "", f"**{config.name}** · model `{config.llm.model}` "
              f"({config.llm.provider}) · {config.llm.count} response(s) per variant", ""]
+    said = verdict_lines(metrics, config.model_dump(mode="json")) if not metrics.empty else []
+    if said:
+        lines += ["## Verdict", "", *[f"- {s}" for s in said], ""]
     counts = ", ".join(f"{k}: {v}" for k, v in ftu.get("counts", {}).items()) or "none"
     lines += ["## Fairness through unawareness",
               f"{'Holds' if ftu.get('holds') else 'Does not hold'}: prompts mentioning each attribute "
@@ -107,6 +117,21 @@ def _compact(row: pd.Series) -> str:
 SHORT = {"strict_sentiment_parity": "strict parity", "weak_sentiment_parity": "weak parity",
          "cosine_similarity": "cosine", "bleu_similarity": "BLEU", "rougel_similarity": "ROUGE-L",
          "non_completion_rate": "non-completion"}
+
+
+def print_verdicts(metrics: pd.DataFrame, config: dict[str, Any] | None = None) -> None:
+    """The answer first: one sentence per attribute or family."""
+    from rich.console import Console
+
+    from tasks.verdict import verdict_lines
+
+    said = verdict_lines(metrics, config)
+    if said:
+        console = Console(soft_wrap=False) if Console().is_terminal else Console(width=100)
+        console.print("[bold]Verdict[/bold]")
+        for line in said:
+            console.print(f"  {line}", highlight=False)
+        console.print()
 
 
 def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group pair") -> None:

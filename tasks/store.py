@@ -9,6 +9,7 @@ All SQL is parametrised; DataFrames are inserted through DuckDB's replacement sc
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 from collections.abc import Iterator, Sequence
@@ -137,7 +138,7 @@ class Store:
             if key not in {"timings", "summary", "versions"}:
                 raise StorageError(f"finish_run cannot set {key!r}")
             sets.append(f"{key} = ?")
-            params.append(json.dumps(value, default=str))
+            params.append(json.dumps(_finite(value), default=str))
         with self.connect() as con:
             con.execute(f"UPDATE runs SET {', '.join(sets)} WHERE run_id = ?", [*params, run_id])
 
@@ -170,11 +171,29 @@ class Store:
         with self.connect(read_only=True) as con:
             return con.execute(sql, list(params or [])).df()
 
+    def run_config(self, run_id: str) -> dict[str, Any]:
+        """The stored config of a run as a dict ({} when the run or its config is missing)."""
+        frame = self.query("SELECT config FROM runs WHERE run_id = ?", [run_id])
+        if frame.empty or not isinstance(frame["config"].iloc[0], str):
+            return {}
+        return json.loads(frame["config"].iloc[0])
+
+
+def _finite(value: Any) -> Any:
+    """NaN and infinities become null: JSON has no spelling for them."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
 
 def _jsonify(frame: pd.DataFrame) -> pd.DataFrame:
     """Serialise dict/list cells to JSON text so DuckDB stores them in JSON columns."""
     out = frame.copy()
     for col in out.columns:
         if out[col].dtype == object and out[col].map(lambda v: isinstance(v, (dict, list, tuple))).any():
-            out[col] = out[col].map(lambda v: json.dumps(v, default=str) if v is not None else None)
+            out[col] = out[col].map(lambda v: json.dumps(_finite(v), default=str) if v is not None else None)
     return out

@@ -20,19 +20,38 @@ def _axis_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return list(np.linspace(lo, hi, n))
 
 
-def interval_chart(title: str, rows: Sequence[tuple[str, float, float | None, float | None]], fairer: str) -> str:
-    """One row per group pair: point estimate with its interval as a whisker."""
+def axis_range(values: Sequence[float], include: Sequence[float] = (0.0,), pad_share: float = 0.05) -> tuple[float, float]:
+    """A readable axis range around ``values`` (and the ``include`` points): padded by ``pad_share``
+    of the span, and at least 0.1 wide, so a metric that is 0 everywhere gets -0.05..0.05, not
+    an axis of 1e-10 steps."""
+    finite = [float(v) for v in (*values, *include) if v is not None and np.isfinite(v)]
+    if not finite:
+        return 0.0, 1.0
+    lo, hi = min(finite), max(finite)
+    pad = (hi - lo) * pad_share
+    if hi - lo + 2 * pad < 0.1:
+        mid = (hi + lo) / 2
+        return mid - 0.05, mid + 0.05
+    return lo - pad, hi + pad
+
+
+def interval_chart(title: str, rows: Sequence[tuple[str, float, float | None, float | None]], fairer: str,
+                   target: float | None = None) -> str:
+    """One row per group pair: point estimate with its interval as a whisker; a dashed line marks
+    the fair value of a metric with a target (0.5 for a stereotype score, 0 for an effect size)."""
     vals = [v for _, v, lo, hi in rows for v in (v, lo, hi) if v is not None and np.isfinite(v)]
-    lo_, hi_ = (min(vals + [0.0]), max(vals + [1e-9])) if vals else (0.0, 1.0)
-    pad = (hi_ - lo_) * 0.05 or 0.05
-    x = _scale(lo_ - pad, hi_ + pad, LEFT, W - RIGHT)
+    lo_, hi_ = axis_range(vals, (0.0,) if target is None else (target,))
+    x = _scale(lo_, hi_, LEFT, W - RIGHT)
     h = TOP + ROW * len(rows) + 30
     out = [f'<svg class="chart interval" role="img" aria-label="{escape(title)}" width="{W}" height="{h}" '
            f'viewBox="0 0 {W} {h}" xmlns="http://www.w3.org/2000/svg">',
            f'<text x="{LEFT}" y="16" class="title">{escape(title)} <tspan class="hint">({escape(fairer)})</tspan></text>']
-    for t in _axis_ticks(lo_ - pad, hi_ + pad):
+    for t in _axis_ticks(lo_, hi_):
         out.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{TOP - 6}" y2="{h - 24}" class="grid"/>'
                    f'<text x="{x(t):.1f}" y="{h - 8}" class="tick" text-anchor="middle">{t:.3g}</text>')
+    if target is not None:
+        out.append(f'<line x1="{x(target):.1f}" x2="{x(target):.1f}" y1="{TOP - 6}" y2="{h - 24}" class="target" '
+                   f'stroke="#b9474a" stroke-dasharray="4 3"><title>fair value {target:g}</title></line>')
     for i, (label, v, lo, hi) in enumerate(rows):
         y = TOP + ROW * i + ROW / 2
         out.append(f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end" class="label">{escape(label)}</text>')
@@ -75,15 +94,14 @@ def histogram_chart(title: str, groups: Mapping[str, np.ndarray], lo: float = 0.
 def line_chart(title: str, xs: Sequence[str], series: Mapping[str, Sequence[float | None]]) -> str:
     """Values across runs (oldest left), one line per series."""
     vals = [v for s in series.values() for v in s if v is not None and np.isfinite(v)]
-    lo_, hi_ = (min(vals), max(vals)) if vals else (0.0, 1.0)
-    pad = (hi_ - lo_) * 0.1 or 0.05
+    lo_, hi_ = axis_range(vals, (), pad_share=0.1)
     h = 220
     x = _scale(0, max(len(xs) - 1, 1), 60, W - RIGHT - 120)
-    y = _scale(lo_ - pad, hi_ + pad, h - 40, TOP)
+    y = _scale(lo_, hi_, h - 40, TOP)
     out = [f'<svg class="chart trend" role="img" aria-label="{escape(title)}" width="{W}" height="{h}" '
            f'viewBox="0 0 {W} {h}" xmlns="http://www.w3.org/2000/svg">',
            f'<text x="60" y="16" class="title">{escape(title)}</text>']
-    for t in _axis_ticks(lo_ - pad, hi_ + pad, 4):
+    for t in _axis_ticks(lo_, hi_, 4):
         out.append(f'<text x="52" y="{y(t) + 4:.1f}" class="tick" text-anchor="end">{t:.3g}</text>'
                    f'<line x1="60" x2="{W - RIGHT - 120}" y1="{y(t):.1f}" y2="{y(t):.1f}" class="grid"/>')
     for i, label in enumerate(xs):

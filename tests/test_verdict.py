@@ -1,0 +1,89 @@
+"""Verdicts in words, the least-fair pair, and chart axes: read off metric rows worked out by hand."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from tasks.report import worst_pairs
+from tasks.svg import axis_range, interval_chart
+from tasks.verdict import verdicts
+
+
+def _row(metric: str, a: str | None, b: str | None, value: float | None, family: str = "counterfactual",
+         attribute: str | None = "gender", lo: float | None = None, hi: float | None = None, **details: object) -> dict:
+    return {"family": family, "attribute": attribute, "group_a": a, "group_b": b, "metric": metric, "value": value,
+            "ci_low": lo, "ci_high": hi, "n": 16, "direction": "", "aggregation": "", "details": details}
+
+
+def test_gap_beyond_noise_is_said_in_words_with_its_numbers() -> None:
+    rows = pd.DataFrame([
+        _row("strict_sentiment_parity", "male", "female", 0.08, noise_floor=0.02, gap=0.06, gap_ci=[0.03, 0.09],
+             p_value=0.001, p_holm=0.003, mean_score_a=0.05, mean_score_b=0.12, prompts=16, min_detectable_gap=0.04),
+        _row("strict_sentiment_parity", "white", "black", 0.03, attribute="race", noise_floor=0.028, gap=0.002,
+             gap_ci=[-0.02, 0.025], p_value=0.4, p_holm=0.8, mean_score_a=0.1, mean_score_b=0.1, prompts=16,
+             min_detectable_gap=0.0512),
+    ])
+    said = {v.subject: v for v in verdicts(rows)}
+    assert said["gender"].beyond_noise is True
+    assert said["gender"].sentence == ("gender: answers to female variants are more negative than to male variants "
+                                       "beyond sampling noise (strict parity 0.080 vs noise floor 0.020, "
+                                       "p_holm = 0.003).")
+    assert said["race"].beyond_noise is False
+    assert said["race"].sentence == ("race: no difference beyond sampling noise; with 16 prompts the smallest gap "
+                                     "this run could detect is about 0.051 (strict parity).")
+
+
+def test_a_small_p_without_a_gap_beyond_the_floor_is_not_a_finding() -> None:
+    rows = pd.DataFrame([_row("strict_sentiment_parity", "male", "female", 0.05, noise_floor=0.04, gap=0.01,
+                              gap_ci=[-0.01, 0.03], p_holm=0.01, prompts=40, min_detectable_gap=0.02)])
+    (v,) = verdicts(rows)
+    assert v.beyond_noise is False and "no difference beyond sampling noise" in v.sentence
+
+
+def test_similarity_gap_and_skipped_pairs_are_reported() -> None:
+    rows = pd.DataFrame([
+        _row("strict_sentiment_parity", "white", "black", 0.03, attribute="race", noise_floor=0.03, gap=0.0,
+             gap_ci=[-0.02, 0.02], p_holm=0.9, prompts=8, min_detectable_gap=0.05),
+        _row("cosine_similarity", "white", "black", 0.70, attribute="race", noise_floor=0.85, gap=0.15,
+             gap_ci=[0.1, 0.2]),
+        _row("strict_sentiment_parity", "white", "asian", None, attribute="race", skipped="no prompt where ..."),
+    ])
+    (v,) = verdicts(rows)
+    assert v.beyond_noise is True
+    assert "white vs black answers differ in content beyond sampling noise (cosine 0.700 across groups vs 0.850" \
+        in v.sentence
+    assert "1 pair(s) could not be compared (white vs asian)" in v.sentence
+
+
+def test_target_metric_family_verdict() -> None:
+    rows = pd.DataFrame([_row("stereotype_score", None, None, 0.62, family="probability", attribute="career",
+                              lo=0.55, hi=0.69),
+                         _row("crows_pairs_score", None, None, 0.52, family="probability", attribute="all",
+                              lo=0.47, hi=0.57)])
+    (v,) = verdicts(rows)
+    assert v.sentence == "probability: beyond chance: stereotype_score (career) 0.620 [0.550, 0.690] vs fair 0.5."
+
+
+def test_least_fair_pair_ignores_noise_floor_rows_and_reads_targets() -> None:
+    # issue 9 defect 5: the demo report named "male (noise floor)" the least fair pair for cosine
+    rows = pd.DataFrame([
+        _row("cosine_similarity", "male", "male", 0.60), _row("cosine_similarity", "male", "female", 0.80),
+        _row("cosine_similarity", "female", "neutral", 0.70),
+        _row("seat_effect_size", "a", "b", 0.3, family="embedding"),
+        _row("seat_effect_size", "c", "d", -0.9, family="embedding"),
+    ])
+    worst = worst_pairs(rows).set_index("metric")
+    assert (worst.loc["cosine_similarity", "group_a"], worst.loc["cosine_similarity", "group_b"]) == ("female", "neutral")
+    # target 0: |-0.9| is farther from fair than |0.3| (lower-is-fairer would have picked 0.3)
+    assert worst.loc["seat_effect_size", "group_a"] == "c"
+
+
+def test_an_all_zero_metric_gets_a_readable_axis() -> None:
+    # issue 9 defect 10: the axis read -5e-11 ... 1.05e-09
+    assert axis_range([0.0, 0.0, 0.0]) == (-0.05, 0.05)
+    svg = interval_chart("weak parity", [("male vs female", 0.0, 0.0, 0.0)], "lower")
+    ticks = [float(t) for t in re.findall(r'class="tick" text-anchor="middle">([^<]+)<', svg)]
+    assert min(ticks) == -0.05 and max(ticks) == 0.05
+    assert 'class="target"' in interval_chart("stereotype score", [("all", 0.6, 0.5, 0.7)], "target", target=0.5)
