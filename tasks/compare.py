@@ -1,36 +1,90 @@
-"""Run comparison: which metrics moved beyond their confidence intervals between two runs."""
+"""Run comparison: which group-pair metrics moved beyond their intervals, and which way is fairer."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pandas as pd
 
+from tasks.errors import InputDataError
 from tasks.store import Store
+from tasks.verdict import details_of
 
 KEY = ["family", "attribute", "group_a", "group_b", "metric"]
 
 
-def compare_runs(store: Store, run_a: str, run_b: str) -> pd.DataFrame:
-    """One row per metric present in both runs, with the change and a verdict.
+def _judged(frame: pd.DataFrame) -> pd.DataFrame:
+    """The quantity compared per row: the gap beyond the noise floor where the row has one (so a
+    change that moves cross-group and same-group values together, such as a new temperature, is not
+    a fairness change), otherwise the value; and its unfairness (larger = less fair) by the
+    metric's registered direction or target."""
+    from tasks.metrics import METRICS
 
-    ``changed`` is True when the two intervals do not overlap (a conservative test: overlapping
-    95% intervals can still hide a significant difference, disjoint ones cannot). Without
-    intervals, any difference larger than 1e-9 counts. ``fairer`` says whether B moved in the
-    metric's fairer direction.
-    """
+    out = frame.copy()
+    judged, low, high, unfair, basis = [], [], [], [], []
+    for _, r in out.iterrows():
+        d = details_of(r["details"])
+        ci = d.get("gap_ci") or [None, None]
+        if d.get("gap") is not None and ci[0] is not None and ci[1] is not None:
+            judged.append(d["gap"]), low.append(ci[0]), high.append(ci[1]), basis.append("gap beyond noise floor")
+            unfair.append(d["gap"])  # gaps are signed: positive = less fair than noise
+            continue
+        judged.append(r["value"]), low.append(r["ci_low"]), high.append(r["ci_high"]), basis.append("value")
+        spec = METRICS.get(r["metric"]) if r["metric"] in METRICS else None
+        unfair.append(spec.distance_from_fair(r["value"]) if spec else r["value"])
+    return out.assign(judged=judged, judged_low=low, judged_high=high, unfairness=unfair, basis=basis)
+
+
+def _metrics_of(store: Store, run_id: str) -> pd.DataFrame:
     frame = store.query(
-        "SELECT run_id, family, attribute, group_a, group_b, metric, value, ci_low, ci_high, direction "
-        "FROM metrics WHERE run_id IN (?, ?) AND value IS NOT NULL",
-        [run_a, run_b],
-    )
-    a = frame[frame["run_id"] == run_a].drop(columns="run_id")
-    b = frame[frame["run_id"] == run_b].drop(columns=["run_id", "direction"])
-    for part in (a, b):
-        part[["attribute", "group_a", "group_b"]] = part[["attribute", "group_a", "group_b"]].fillna("")
-    merged = a.merge(b, on=KEY, suffixes=("_a", "_b"))
+        "SELECT family, attribute, group_a, group_b, metric, value, ci_low, ci_high, details FROM metrics "
+        "WHERE run_id = ? AND value IS NOT NULL", [run_id])
+    if frame.empty:
+        run = store.query("SELECT status, summary FROM runs WHERE run_id = ?", [run_id])
+        if run.empty:
+            raise InputDataError(f"no run {run_id!r} in {store.path} (see `equilens runs` for the ids).")
+        summary = json.loads(run["summary"].iloc[0]) if isinstance(run["summary"].iloc[0], str) else {}
+        why = f": {summary['error']}" if summary.get("error") else ""
+        raise InputDataError(f"run {run_id} ({run['status'].iloc[0]}{why}) has no metrics to compare.")
+    frame[["attribute", "group_a", "group_b"]] = frame[["attribute", "group_a", "group_b"]].fillna("")
+    floor = (frame["group_b"] != "") & (frame["group_a"] == frame["group_b"])
+    return _judged(frame[~floor])
+
+
+def compare_runs(store: Store, run_a: str, run_b: str) -> pd.DataFrame:
+    """One row per metric present in both runs (group pairs and per-group or overall metrics; the
+    noise-floor rows of a group against itself are the baseline of a gap, never judged).
+
+    ``changed`` is True when the two intervals of the judged quantity do not overlap (a
+    conservative test: overlapping 95% intervals can still hide a significant difference,
+    disjoint ones cannot). Without intervals, any difference larger than 1e-9 counts. ``fairer``
+    says whether B is fairer than A: closer to the fair value for a target metric, lower or
+    higher by the metric's direction, or a smaller gap beyond the noise floor.
+    """
+    a, b = _metrics_of(store, run_a), _metrics_of(store, run_b)
+    merged = a.drop(columns="details").merge(b.drop(columns="details"), on=KEY, suffixes=("_a", "_b"))
     merged["delta"] = merged["value_b"] - merged["value_a"]
-    has_ci = merged[["ci_low_a", "ci_high_a", "ci_low_b", "ci_high_b"]].notna().all(axis=1)
-    disjoint = (merged["ci_low_b"] > merged["ci_high_a"]) | (merged["ci_high_b"] < merged["ci_low_a"])
-    merged["changed"] = (has_ci & disjoint) | (~has_ci & (merged["delta"].abs() > 1e-9))
-    sign = merged["direction"].map({"higher": 1.0, "lower": -1.0}).fillna(0.0)
-    merged["fairer"] = (merged["delta"] * sign).map(lambda d: "yes" if d > 0 else ("no" if d < 0 else "same"))
+    lo_a, hi_a, lo_b, hi_b = (merged[c] for c in ("judged_low_a", "judged_high_a", "judged_low_b", "judged_high_b"))
+    has_ci = pd.concat([lo_a, hi_a, lo_b, hi_b], axis=1).notna().all(axis=1)
+    disjoint = (lo_b > hi_a) | (hi_b < lo_a)
+    moved = (merged["judged_b"] - merged["judged_a"]).abs() > 1e-9
+    merged["changed"] = (has_ci & disjoint) | (~has_ci & moved)
+    worse = merged["unfairness_b"] - merged["unfairness_a"]
+    merged["fairer"] = worse.map(lambda d: "no" if d > 1e-12 else ("yes" if d < -1e-12 else "same"))
     return merged.sort_values(["changed", "family", "attribute", "metric"], ascending=[False, True, True, True])
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_flatten(v, f"{prefix}{k}."))
+        return out
+    return {prefix.rstrip("."): value}
+
+
+def config_differences(store: Store, run_a: str, run_b: str) -> list[tuple[str, Any, Any]]:
+    """(key, value in A, value in B) for every config key that differs between two runs."""
+    fa, fb = _flatten(store.run_config(run_a)), _flatten(store.run_config(run_b))
+    return [(k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]

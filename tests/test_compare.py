@@ -47,3 +47,72 @@ def test_cli_exit_code_flags_a_regression(tmp_path: Path) -> None:
     same = subprocess.run([sys.executable, "-m", "flows", "compare", "A", "A", "--db", str(tmp_path / "e.duckdb")],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert same.returncode == 0
+
+
+def _row(run: str, metric: str, value: float, lo: float, hi: float, family: str = "probability",
+         a: str | None = None, b: str | None = None, attribute: str | None = "gender_career", **details: object) -> dict:
+    return {"run_id": run, "family": family, "attribute": attribute, "group_a": a, "group_b": b, "metric": metric,
+            "value": value, "ci_low": lo, "ci_high": hi, "direction": "x", "details": details or None}
+
+
+def _db(tmp_path: Path, rows: list[dict]) -> Store:
+    store = Store(tmp_path / "e.duckdb")
+    store.append("metrics", pd.DataFrame(rows))
+    return store
+
+
+def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flows", "compare", *args, "--db", str(tmp_path / "e.duckdb")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_a_target_metric_moving_away_from_its_target_is_a_regression(tmp_path: Path) -> None:
+    # issue 9 defect 5: 0.80 -> 0.95 with disjoint intervals used to read "same" (target mapped to 0)
+    _db(tmp_path, [_row("A", "stereotype_score", 0.80, 0.75, 0.85), _row("B", "stereotype_score", 0.95, 0.92, 0.98),
+                   _row("A", "weat_effect_size", -0.9, -1.2, -0.6, family="embedding"),
+                   _row("B", "weat_effect_size", 0.1, -0.1, 0.3, family="embedding")])
+    diff = compare_runs(Store(tmp_path / "e.duckdb"), "A", "B").set_index("metric")
+    assert diff.loc["stereotype_score", "fairer"] == "no" and bool(diff.loc["stereotype_score", "changed"])
+    # an effect size going from -0.9 to 0.1 moves towards its fair value 0, although it grew
+    assert diff.loc["weat_effect_size", "fairer"] == "yes"
+    out = _cli(tmp_path, "A", "B")
+    assert out.returncode == 1 and "1 moved in the less fair direction" in out.stdout
+
+
+def test_noise_floor_rows_are_never_judged_and_gaps_are(tmp_path: Path) -> None:
+    # issue 17: a temperature change lowered every similarity, within and across groups alike.
+    # Cross-group cosine fell beyond its interval, but its gap beyond the noise floor did not move.
+    rows = []
+    for run, cross, floor in (("A", 0.80, 0.82), ("B", 0.60, 0.62)):
+        rows.append(_row(run, "cosine_similarity", cross, cross - 0.02, cross + 0.02, family="counterfactual",
+                         a="male", b="female", attribute="gender", gap=floor - cross, gap_ci=[-0.01, 0.05],
+                         noise_floor=floor))
+        for g in ("male", "female"):
+            rows.append(_row(run, "cosine_similarity", floor, floor - 0.02, floor + 0.02, family="counterfactual",
+                             a=g, b=g, attribute="gender"))
+    _db(tmp_path, rows)
+    diff = compare_runs(Store(tmp_path / "e.duckdb"), "A", "B")
+    assert len(diff) == 1 and diff.iloc[0]["group_a"] == "male" and diff.iloc[0]["group_b"] == "female"
+    assert not bool(diff.iloc[0]["changed"]) and diff.iloc[0]["basis_b"] == "gap beyond noise floor"
+    assert _cli(tmp_path, "A", "B").returncode == 0
+
+
+def test_unknown_or_empty_runs_exit_2_with_one_line(tmp_path: Path) -> None:
+    store = _db(tmp_path, [_row("A", "stereotype_score", 0.8, 0.7, 0.9)])
+    store.start_run("F", name="x", flow="counterfactual_assessment", config={}, config_hash="h")
+    store.finish_run("F", "failed", summary={"error": "ProviderError: could not connect"})
+    typo = _cli(tmp_path, "A", "A-typo")
+    assert typo.returncode == 2 and "no run 'A-typo'" in typo.stderr + typo.stdout
+    assert "Traceback" not in typo.stderr + typo.stdout
+    failed = _cli(tmp_path, "A", "F")
+    assert failed.returncode == 2 and "run F (failed: ProviderError: could not connect) has no metrics" in (
+        failed.stderr + failed.stdout)
+
+
+def test_config_differences_are_listed(tmp_path: Path) -> None:
+    from tasks.compare import config_differences
+
+    store = Store(tmp_path / "e.duckdb")
+    store.start_run("A", name="x", flow="f", config={"llm": {"temperature": 0.7, "model": "m"}}, config_hash="1")
+    store.start_run("B", name="x", flow="f", config={"llm": {"temperature": 1.3, "model": "m"}}, config_hash="2")
+    assert config_differences(store, "A", "B") == [("llm.temperature", 0.7, 1.3)]
