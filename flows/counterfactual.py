@@ -27,7 +27,7 @@ from flows.common import begin_run, close_run, recorded_run, run_result
 from flows.execution import run_heavy
 from tasks import validation
 from tasks.config import RunConfig
-from tasks.fingerprint import code_fingerprint, path_fingerprint
+from tasks.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
 from tasks.prefect_tasks import (
     call_llm_task,
     check_ftu_task,
@@ -55,7 +55,7 @@ def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
             if config.validation.enabled:
                 gate(validation.validate_prompts(prompts))
 
-        lex_fp = code + path_fingerprint(config.counterfactual.lexicon_dir or "data/lexicons")
+        lex_fp = code + lexicon_fingerprint(config.counterfactual.lexicon_dir)
         with rec.stage("ftu"):
             ftu = check_ftu_task(prompts, config.counterfactual, lex_fp)
             rec.save("prompts", prompts[["prompt_id", "text"]].assign(mentions=ftu.mentions))
@@ -102,7 +102,7 @@ def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
                 gate(validation.validate_scores(scores.scalar, scores.ranges))
 
         with rec.stage("metrics"):
-            metrics = metrics_task(responses, scores, config.counterfactual, config.metrics, code)
+            metrics = metrics_task(responses, scores, config.counterfactual, config.metrics, lex_fp)  # neutralisation reads the lexicons
             rec.save("metrics", metrics)
         close_run(store, run_id, config, summary, metrics, responses)
     return run_result(store, run_id, config, summary)

@@ -26,7 +26,7 @@ from flows.common import begin_run, close_run, recorded_run, run_result
 from flows.execution import run_heavy
 from tasks import stereotype_stage, validation
 from tasks.config import MetricsConfig, RunConfig, StereotypeConfig
-from tasks.fingerprint import code_fingerprint, path_fingerprint
+from tasks.fingerprint import code_fingerprint, path_fingerprint, stereotype_data_fingerprint
 from tasks.prefect_tasks import call_llm_task, load_prompts_task
 
 CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
@@ -90,7 +90,7 @@ def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
         with rec.stage("metrics"):
             metrics, items, skipped = stereotype_metrics_task(
                 responses, scores, scfg, config.metrics,
-                code + path_fingerprint(scfg.cobs_targets) + path_fingerprint(scfg.honest_lexicon))
+                code + stereotype_data_fingerprint(scfg.cobs_targets, scfg.honest_lexicon))
             rec.save("metrics", metrics)
             rec.save("metric_items", items)
         for name, reason in skipped.items():

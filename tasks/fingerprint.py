@@ -40,6 +40,25 @@ def path_fingerprint(path: str | None) -> str:
     return files_hash([p]) if p.is_file() else "missing"
 
 
+def lexicon_fingerprint(lexicon_dir: str | None) -> str:
+    """Content hash of the lexicon files the stages read: ``counterfactual.lexicon_dir`` when set,
+    else the package's own ``data/lexicons`` (resolved from the code, never from the working
+    directory, so a run started elsewhere still sees an edited lexicon). Also covers the default
+    COBS targets and stop words, which live in the same folder."""
+    from tasks.lexicon import LEXICON_DIR
+
+    return path_fingerprint(str(lexicon_dir) if lexicon_dir else str(LEXICON_DIR))
+
+
+def stereotype_data_fingerprint(cobs_targets: str | None, honest_lexicon: str | None) -> str:
+    """Content hash of every word list the stereotype metrics read: the configured COBS targets
+    (or the default file) and HONEST lexicon, and the default stop words."""
+    from tasks.metrics import stereotype as st
+
+    return files_hash([Path(cobs_targets) if cobs_targets else st.TARGETS_FILE, st.STOPWORDS_FILE]) + path_fingerprint(
+        honest_lexicon)
+
+
 def versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for dist in ("equilens", "torch", "transformers", "sentence-transformers", "prefect", "duckdb",

@@ -1,0 +1,40 @@
+"""Cache fingerprints follow the data files the stages really read (issue 9, defect 7)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tasks.fingerprint import lexicon_fingerprint, stereotype_data_fingerprint
+from tasks.lexicon import LEXICON_DIR
+
+
+def test_default_lexicon_fingerprint_does_not_depend_on_the_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    here = lexicon_fingerprint(None)
+    monkeypatch.chdir(tmp_path)  # "data/lexicons" relative to this directory does not exist
+    assert lexicon_fingerprint(None) == here != "missing"
+
+
+def test_editing_a_lexicon_changes_the_fingerprint(tmp_path: Path) -> None:
+    copy = tmp_path / "lexicons"
+    shutil.copytree(LEXICON_DIR, copy)
+    before = lexicon_fingerprint(str(copy))
+    (copy / "gender.yaml").write_text((copy / "gender.yaml").read_text() + "\n# edited\n")
+    assert lexicon_fingerprint(str(copy)) != before
+
+
+def test_stereotype_fingerprint_covers_default_targets_and_stop_words(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tasks.metrics import stereotype as st
+
+    before = stereotype_data_fingerprint(None, None)
+    stop = tmp_path / "stopwords.txt"
+    stop.write_text(st.STOPWORDS_FILE.read_text() + "extra\n")
+    monkeypatch.setattr(st, "STOPWORDS_FILE", stop)
+    assert stereotype_data_fingerprint(None, None) != before
+    targets = tmp_path / "targets.yaml"
+    targets.write_text("adjective: [kind]\n")
+    assert stereotype_data_fingerprint(str(targets), None) != stereotype_data_fingerprint(None, None)
