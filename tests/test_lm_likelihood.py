@@ -190,3 +190,36 @@ def test_crows_pairs_scores_masked_uses_shared_tokens(tiny_bert):
     # shared tokens: the, is, a, doctor (positions 0, 2, 3, 4)
     assert more[0] == pytest.approx(tm.logprobs[[0, 2, 3, 4]].sum())
     assert less[0] == pytest.approx(tl.logprobs[[0, 2, 3, 4]].sum())
+
+
+def _manual_mask_logprob(path: str, text: str, target: str, which: int) -> float:
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    tok, model = AutoTokenizer.from_pretrained(path), AutoModelForMaskedLM.from_pretrained(path).eval()
+    ids = tok(text, return_tensors="pt").input_ids
+    pos = (ids[0] == tok.mask_token_id).nonzero()[which].item()
+    with torch.no_grad():
+        logp = model(input_ids=ids).logits[0, pos].log_softmax(-1)
+    return float(logp[tok.convert_tokens_to_ids(target)])
+
+
+def test_kurita_target_and_prior_probabilities_by_hand(tiny_bert):
+    from tasks.lm_likelihood import kurita_logprobs
+
+    model, tok, _ = load_language_model(tiny_bert, "masked")
+    items = [("[T] is [A]", "he", "nurse"), ("[A] is [T]", "she", "doctor"), ("[T] is [A]", "doctors", "nurse")]
+    lp, prior = kurita_logprobs(model, tok, items, batch_size=2)
+    # "[MASK] is nurse": he at the only mask; prior "[MASK] is [MASK]": he at the first mask
+    assert lp[0] == pytest.approx(_manual_mask_logprob(tiny_bert, "[MASK] is nurse", "he", 0), abs=1e-5)
+    assert prior[0] == pytest.approx(_manual_mask_logprob(tiny_bert, "[MASK] is [MASK]", "he", 0), abs=1e-5)
+    # the attribute comes first: in the prior the target is the second mask
+    assert lp[1] == pytest.approx(_manual_mask_logprob(tiny_bert, "doctor is [MASK]", "she", 0), abs=1e-5)
+    assert prior[1] == pytest.approx(_manual_mask_logprob(tiny_bert, "[MASK] is [MASK]", "she", 1), abs=1e-5)
+    assert np.isnan(lp[2]) and np.isnan(prior[2])  # "doctors" is not one token of this vocabulary
+    assert lp[0] != prior[0]
+
+
+def test_target_logprobs_refuse_a_causal_lm(tiny_gpt2):
+    with pytest.raises(ConfigError):
+        LanguageModelScorer(tiny_gpt2).target_logprobs([("[T] is [A]", "he", "nurse")])

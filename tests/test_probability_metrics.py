@@ -71,3 +71,48 @@ def test_wilson_interval_by_hand():
     assert wilson_interval(0, 10)[0] == 0.0
     with pytest.raises(InputDataError):
         wilson_interval(6, 5)
+
+
+def test_lpbs_and_cbs_stage_by_hand():
+    """LPBS/CBS rows of the bias-test stage from known target probabilities.
+
+    One template, he/she, attribute x = [a] (stereotyped: he), y = [b] (stereotyped: she).
+    log p: he|a -1, she|a -2, he|b -2, she|b -1.5; every prior -1.5. Increases log(p/prior):
+    he|a 0.5, she|a -0.5, he|b -0.5, she|b 0.
+    LPBS (stereotype-aligned): a: 0.5 - (-0.5) = 1.0; b: 0 - (-0.5) = 0.5; mean 0.75.
+    CBS: var(0.5, -0.5) = 0.25, var(-0.5, 0) = 0.0625; mean 0.15625.
+    """
+    from tasks.bias_test_stage import probability_metrics
+    from tasks.biastest.spec import parse_bias_specs
+    from tasks.config import MetricsConfig
+
+    specs = parse_bias_specs({"name": "b", "social_groups": {"m": ["he"], "f": ["she"]},
+                              "attributes": {"x": ["a"], "y": ["b"]}, "templates": ["[T] likes [A]."]})
+    lp = {("he", "a"): -1.0, ("she", "a"): -2.0, ("he", "b"): -2.0, ("she", "b"): -1.5}
+
+    def target_logprobs(triples):
+        assert all(t == "[T] likes [A]." for t, _, _ in triples)
+        return np.array([lp[(w, a)] for _, w, a in triples]), np.full(len(triples), -1.5)
+
+    rows = {r["metric"]: r for r in probability_metrics(specs, target_logprobs, MetricsConfig(), ["lpbs", "cbs"], "toy")}
+    assert rows["lpbs"]["value"] == pytest.approx(0.75)
+    assert rows["lpbs"]["details"]["per_attribute"] == pytest.approx({"x": 1.0, "y": 0.5})
+    assert rows["cbs"]["value"] == pytest.approx(0.15625)
+    assert rows["lpbs"]["n"] == 2 and rows["lpbs"]["group_a"] == "m" and rows["lpbs"]["attribute"] == "b"
+    # only two attribute terms: the bootstrap has two clusters and gives an interval around them
+    assert rows["lpbs"]["ci_low"] <= 0.75 <= rows["lpbs"]["ci_high"]
+    only = probability_metrics(specs, target_logprobs, MetricsConfig(), ["cbs"], "toy")
+    assert [r["metric"] for r in only] == ["cbs"]
+
+
+def test_lpbs_skipped_when_no_group_term_is_one_token():
+    from tasks.bias_test_stage import probability_metrics
+    from tasks.biastest.spec import parse_bias_specs
+    from tasks.config import MetricsConfig
+
+    specs = parse_bias_specs({"name": "b", "social_groups": {"m": ["he"], "f": ["she"]},
+                              "attributes": {"x": ["a"], "y": ["b"]}})
+    rows = probability_metrics(specs, lambda t: (np.full(len(t), np.nan), np.full(len(t), np.nan)),
+                               MetricsConfig(), ["lpbs", "cbs"], "toy")
+    assert [r["value"] for r in rows] == [None, None]
+    assert all("single token" in r["details"]["skipped"] for r in rows)
