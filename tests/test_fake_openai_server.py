@@ -288,3 +288,60 @@ def test_a_broken_reply_function_answers_500(openai_server: FakeOpenAIServer) ->
     openai_server.reply = lambda body: body["missing"]
     with pytest.raises(openai.InternalServerError, match="reply failed: KeyError"):
         _create(openai_server)
+
+
+# ---- arrival times, trickling bodies, a server that dies, honoured length caps ----------------------
+
+def test_arrival_times_are_recorded(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    t0 = time.monotonic()
+    for _ in range(3):
+        _create(openai_server)
+    assert len(openai_server.times) == 3 and t0 <= openai_server.times[0] <= openai_server.times[-1]
+    assert openai_server.times == sorted(openai_server.times)
+
+
+def test_trickle_beats_a_per_read_timeout(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    openai_server.fail_next("trickle", seconds=1.5)
+    t0 = time.monotonic()
+    out = _create(openai_server, timeout=0.5)  # every read waits ~0.1 s: the 0.5 s read timeout never fires
+    assert out.choices[0].message.content == "echo: hello there"
+    assert time.monotonic() - t0 >= 1.4
+
+
+def test_die_after_answers_then_refuses(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    openai_server.die_after(2)
+    client = _client(openai_server)
+    answers = [client.chat.completions.create(model="m", messages=MSG).choices[0].message.content
+               for _ in range(2)]
+    assert answers == ["echo: hello there"] * 2
+    with pytest.raises(openai.APIConnectionError):
+        client.chat.completions.create(model="m", messages=MSG)
+    with pytest.raises(httpx.ConnectError):  # the port no longer listens
+        httpx.get(openai_server.base_url + "/models")
+    assert openai_server.answers == 2 and openai_server.dead
+
+
+def test_die_after_with_concurrent_clients_answers_exactly_n(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    openai_server.latency = 0.05
+    openai_server.die_after(5)
+
+    def ask(i: int) -> str:
+        try:
+            return _client(openai_server, timeout=3).chat.completions.create(
+                model="m", messages=MSG).choices[0].message.content
+        except openai.APIConnectionError:
+            return "failed"
+
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = list(pool.map(ask, range(20)))
+    assert outcomes.count("echo: hello there") == 5 and outcomes.count("failed") == 15
+
+
+def test_length_fields_cut_the_reply(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    openai_server.reply = lambda body: "one two three four five six"
+    assert _create(openai_server, max_tokens=3).choices[0].message.content == "one two three four five six"
+    openai_server.length_fields = ("max_tokens",)  # like llama.cpp's server
+    (choice,) = _create(openai_server, max_tokens=3).choices
+    assert (choice.message.content, choice.finish_reason) == ("one two three", "length")
+    (choice,) = _create(openai_server, max_completion_tokens=3).choices  # a field it does not read
+    assert choice.message.content == "one two three four five six"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -56,6 +58,9 @@ class Provider(Protocol):
     batched: bool
     """True: call :meth:`complete_batch`; False: call :meth:`acomplete` concurrently."""
 
+    async def aopen(self) -> None:
+        """Build clients inside the running loop, before the first rate-limited call (optional)."""
+
     async def acomplete(self, prompt: str, sample_idx: int) -> Completion: ...
 
     def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int]) -> list[Completion]: ...
@@ -67,11 +72,39 @@ ProviderFactory = Callable[["LLMConfig"], Provider]
 PROVIDERS: Registry[ProviderFactory] = Registry("LLM provider")
 
 
-def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int) -> str:
-    """Key of one call: provider, model, generation parameters, system prompt, prompt, sample.
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 
-    Endpoint URLs and credentials are deliberately left out: the same model behind another URL
-    gives the same cached answer, and a key never depends on a secret.
+
+def endpoint_identity(cfg: LLMConfig) -> str | None:
+    """Which server answers: the Azure endpoint and deployment, or the OpenAI-compatible base URL.
+
+    None for in-process models and for OpenAI's own API (no ``base_url``, or its default URL).
+    Credentials a URL may carry (``user:pass@``, query strings such as ``?api-key=``) are dropped.
+    """
+    if cfg.provider == "local":
+        return None
+    if cfg.provider == "azure":
+        return f"{_normalise_url(cfg.azure_endpoint or '')}#{cfg.azure_deployment or ''}"
+    url = _normalise_url(cfg.base_url or "")
+    return None if url in ("", OPENAI_DEFAULT_URL) else url
+
+
+def _normalise_url(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower()
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return f"{parts.scheme.lower()}://{netloc}{parts.path.rstrip('/')}" if netloc else url.strip().rstrip("/")
+
+
+def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int) -> str:
+    """Key of one call: provider, model, endpoint, generation parameters, system prompt, prompt, sample.
+
+    The endpoint (:func:`endpoint_identity`) is part of the key, because two servers can serve
+    different weights under one model name; ``llm.cache_across_endpoints`` leaves it out on purpose.
+    When there is no endpoint to name (local model, OpenAI's own API) the key is the same as before
+    endpoints were keyed, so those caches stay valid. A key never depends on a secret.
     """
     ident = {
         "provider": cfg.provider,
@@ -84,7 +117,41 @@ def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int) -> str:
         "prompt": prompt,
         "sample": sample_idx,
     }
+    endpoint = None if cfg.cache_across_endpoints else endpoint_identity(cfg)
+    if endpoint is not None:
+        ident["endpoint"] = endpoint
     return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
+
+
+SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_ACCESS_KEY")
+_SECRET_PATTERNS = (
+    (re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_\-]{8,}"), "***"),  # OpenAI-style keys
+    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{6,}"), r"\1 ***"),
+    (re.compile(r"(?i)\b(api[-_]?key|access[-_]?token|token|password|secret)(\s*[=:]\s*)['\"]?[^\s'\",;&]{4,}"),
+     r"\1\2***"),
+    (re.compile(r"(://)[^/\s:@]+:[^/\s@]+@"), r"\1***@"),  # credentials in a URL
+)
+
+
+def secret_values(api_key_env: str | None = None) -> list[str]:
+    """Values of environment variables that hold secrets (the configured key variable included)."""
+    names = {k for k in os.environ if k.upper().endswith(SECRET_ENV_SUFFIXES)}
+    if api_key_env:
+        names.add(api_key_env)
+    return sorted({os.environ[k] for k in names if len(os.environ.get(k) or "") >= 6}, key=len, reverse=True)
+
+
+def scrub_secrets(text: str, secrets: Sequence[str] | None = None, limit: int = 2000) -> str:
+    """``text`` with secret values and key-shaped strings replaced by ``***``, cut to ``limit`` chars.
+
+    ``secrets`` defaults to :func:`secret_values`; short values (< 6 chars) are left alone.
+    """
+    for value in secret_values() if secrets is None else secrets:
+        if value and len(value) >= 6:
+            text = text.replace(value, "***")
+    for pattern, repl in _SECRET_PATTERNS:
+        text = pattern.sub(repl, text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 REFUSAL_MARKERS = (

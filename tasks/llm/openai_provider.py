@@ -2,9 +2,14 @@
 
 ``openai`` covers OpenAI itself and any server speaking its API (vLLM, Ollama, llama.cpp server,
 LM Studio) via ``base_url``; ``azure`` uses ``AzureChatOpenAI``. The langchain client is built
-lazily inside the running event loop with its own ``httpx.AsyncClient`` (langchain-openai otherwise
-shares one client per process, which breaks a second ``asyncio.run``). Retries are the runner's
-job, so the client is created with ``max_retries=0``.
+inside the running event loop with its own ``httpx.AsyncClient`` (langchain-openai otherwise
+shares one client per process, which breaks a second ``asyncio.run``), by :meth:`aopen` before the
+first call so that imports and client set-up never hold up rate-limited calls. Retries and the
+whole-request deadline are the runner's job, so the client is created with ``max_retries=0``.
+
+The answer length cap goes out as ``max_completion_tokens`` (what langchain-openai sends, and what
+OpenAI and Azure read) and, for a custom ``base_url``, also as ``max_tokens``, the field that
+llama.cpp's server, vLLM and Ollama honour (``llm.max_tokens_field`` chooses explicitly).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import Any
 
 from tasks.config import LLMConfig
 from tasks.errors import ProviderError
-from tasks.llm.base import PROVIDERS, Completion
+from tasks.llm.base import OPENAI_DEFAULT_URL, PROVIDERS, Completion, endpoint_identity
 
 
 def resolve_api_key(cfg: LLMConfig, required: bool) -> str:
@@ -44,6 +49,26 @@ def resolve_api_key(cfg: LLMConfig, required: bool) -> str:
     return "not-needed"  # local OpenAI-compatible servers usually accept any key
 
 
+def length_cap_field(cfg: LLMConfig) -> str:
+    """Which request field(s) carry ``llm.max_tokens``: the explicit choice, or by endpoint (auto)."""
+    if cfg.max_tokens_field != "auto":
+        return cfg.max_tokens_field
+    if cfg.provider == "azure" or endpoint_identity(cfg) in (None, OPENAI_DEFAULT_URL):
+        return "max_completion_tokens"
+    return "both"  # a self-hosted server: many ignore max_completion_tokens
+
+
+def length_cap_kwargs(cfg: LLMConfig) -> dict[str, Any]:
+    """``ChatOpenAI`` arguments that put the length cap into the request body."""
+    field = length_cap_field(cfg)
+    out: dict[str, Any] = {}
+    if field in ("max_completion_tokens", "both"):
+        out["max_tokens"] = cfg.max_tokens  # langchain-openai sends it as max_completion_tokens
+    if field in ("max_tokens", "both"):
+        out["extra_body"] = {"max_tokens": cfg.max_tokens}
+    return out
+
+
 class OpenAIChatProvider:
     """One chat completion per call through ``ChatOpenAI`` / ``AzureChatOpenAI``."""
 
@@ -68,13 +93,15 @@ class OpenAIChatProvider:
             import httpx
             from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
-            self._http = httpx.AsyncClient(timeout=self.cfg.timeout)
+            # the runner's deadline (llm.timeout) bounds the whole request; this one bounds each
+            # socket operation and is a little longer, so the whole-request deadline decides
+            self._http = httpx.AsyncClient(timeout=self.cfg.timeout + 1.0)
             common: dict[str, Any] = dict(
                 temperature=self.cfg.temperature,
-                max_tokens=self.cfg.max_tokens,
-                timeout=self.cfg.timeout,
+                timeout=self.cfg.timeout + 1.0,
                 max_retries=0,
                 http_async_client=self._http,
+                **length_cap_kwargs(self.cfg),
             )
             if self.azure:
                 self._llm = AzureChatOpenAI(
@@ -89,6 +116,9 @@ class OpenAIChatProvider:
                     model=self.cfg.model, base_url=self.cfg.base_url, api_key=self._key, **common
                 )
         return self._llm
+
+    async def aopen(self) -> None:
+        self._client()
 
     async def acomplete(self, prompt: str, sample_idx: int) -> Completion:
         messages = [("system", self.cfg.system_prompt), ("human", prompt)]

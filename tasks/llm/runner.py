@@ -1,20 +1,20 @@
 """The LLM stage engine: cache lookup, concurrent calls, retries, per-row failures, persistence.
 
-* Every request has a cache key (provider, model, parameters, system prompt, prompt, sample index).
-  Successful responses are written to DuckDB's ``response_cache`` as they arrive (flushed every
-  half second), so a killed run that restarts pays only for the calls it had not finished, and a
-  re-run with other metric settings makes no call at all.
-* Remote providers run ``max_concurrency`` calls at once under an optional token-bucket rate limit.
-  Rate limits, server errors, timeouts and malformed replies are retried with exponential backoff
-  and jitter (``Retry-After`` honoured); what still fails is returned as a failed row with its
-  error class. Nothing is dropped.
+* Every request has a cache key (provider, model, endpoint, parameters, system prompt, prompt,
+  sample index). Successful responses are written to DuckDB's ``response_cache`` as they arrive
+  (flushed every half second, off the event loop), so a killed run that restarts pays only for the
+  calls it had not finished, and a re-run with other metric settings makes no call at all.
+* Remote providers run ``max_concurrency`` calls at once under an optional rate limit that holds
+  from the first request on. Each attempt has a whole-request deadline (``llm.timeout``). Rate
+  limits, server errors, timeouts and malformed replies are retried with exponential backoff and
+  jitter (``Retry-After`` honoured); what still fails is returned as a failed row with its error
+  class and a scrubbed message. Nothing is dropped.
 * In-process providers get length-sorted batches instead.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -22,7 +22,16 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from tasks.config import LLMConfig
-from tasks.llm.base import PROVIDERS, Completion, LLMRequest, LLMResult, Provider, looks_like_refusal
+from tasks.llm.base import (
+    PROVIDERS,
+    Completion,
+    LLMRequest,
+    LLMResult,
+    Provider,
+    looks_like_refusal,
+    scrub_secrets,
+    secret_values,
+)
 from tasks.store import Store
 
 ProgressFn = Callable[[int, int], None]
@@ -67,21 +76,28 @@ def _retry_after(err: BaseException) -> float | None:
         return None
 
 
-class TokenBucket:
-    """Async rate limiter: at most ``rate`` acquisitions per second, bursts of one."""
+class RateLimiter:
+    """Async rate limiter: request starts at least ``1 / rate`` seconds apart, from the first on.
+
+    The gap is measured from the moment the previous caller actually went ahead, and callers wait
+    their turn one at a time, so a stalled event loop (imports, a slow disk write) delays the queue
+    instead of releasing the waiting calls as a burst when it resumes.
+    """
 
     def __init__(self, rate: float) -> None:
         self.interval = 1.0 / rate
-        self._next = time.monotonic()
+        self._last: float | None = None
         self._lock = asyncio.Lock()
 
     async def acquire(self) -> None:
         async with self._lock:
-            now = time.monotonic()
-            wait = self._next - now
-            self._next = max(now, self._next) + self.interval
-        if wait > 0:
-            await asyncio.sleep(wait)
+            if self._last is not None:
+                while (wait := self._last + self.interval - time.monotonic()) > 0:
+                    await asyncio.sleep(wait)
+            self._last = time.monotonic()
+
+
+TokenBucket = RateLimiter  # the earlier name
 
 
 class CacheWriter:
@@ -93,6 +109,7 @@ class CacheWriter:
         self._last = time.monotonic()
 
     def add(self, res: LLMResult) -> None:
+        """Buffer a successful, fresh answer; call :meth:`flush` when :attr:`due`."""
         if self.store is None or not res.ok or res.cached:
             return
         self._rows.append(
@@ -108,21 +125,20 @@ class CacheWriter:
                 "created_at": datetime.now(timezone.utc).replace(tzinfo=None),
             }
         )
-        if len(self._rows) >= 256 or time.monotonic() - self._last >= self.interval:
-            self.flush()
+
+    @property
+    def due(self) -> bool:
+        return bool(self._rows) and (len(self._rows) >= 256 or time.monotonic() - self._last >= self.interval)
 
     def flush(self) -> None:
-        if self.store is not None and self._rows:
-            self.store.cache_put(self._rows)
-        self._rows = []
+        rows, self._rows = self._rows, []
+        if self.store is not None and rows:
+            self.store.cache_put(rows)
         self._last = time.monotonic()
 
 
 def _scrub(message: str, secrets: Sequence[str]) -> str:
-    for s in secrets:
-        if s and len(s) >= 6:
-            message = message.replace(s, "***")
-    return message[:500]
+    return scrub_secrets(message, secrets, limit=500)
 
 
 def _ok(req: LLMRequest, comp: Completion, attempts: int, latency: float) -> LLMResult:
@@ -149,7 +165,7 @@ class EmptyResponseError(RuntimeError):
 
 
 async def _call_with_retries(
-    provider: Provider, req: LLMRequest, cfg: LLMConfig, limiter: TokenBucket | None, secrets: Sequence[str]
+    provider: Provider, req: LLMRequest, cfg: LLMConfig, limiter: RateLimiter | None, secrets: Sequence[str]
 ) -> LLMResult:
     attempt = 0
     while True:
@@ -158,7 +174,8 @@ async def _call_with_retries(
             await limiter.acquire()
         t0 = time.perf_counter()
         try:
-            comp = await asyncio.wait_for(provider.acomplete(req.prompt, req.sample_idx), cfg.timeout + 5)
+            # the whole request, connection to last byte, within llm.timeout
+            comp = await asyncio.wait_for(provider.acomplete(req.prompt, req.sample_idx), cfg.timeout)
             return _ok(req, comp, attempt, time.perf_counter() - t0)
         except asyncio.CancelledError:
             raise
@@ -184,17 +201,22 @@ async def _run_concurrent(
     on_result: Callable[[LLMResult], None], secrets: Sequence[str],
 ) -> None:
     sem = asyncio.Semaphore(cfg.max_concurrency)
-    limiter = TokenBucket(cfg.rate_limit) if cfg.rate_limit else None
+    limiter = RateLimiter(cfg.rate_limit) if cfg.rate_limit else None
 
     async def one(req: LLMRequest) -> LLMResult:
         async with sem:
             return await _call_with_retries(provider, req, cfg, limiter, secrets)
 
     try:
+        aopen = getattr(provider, "aopen", None)
+        if aopen is not None:  # imports and client set-up before the first call is timed or paced
+            await aopen()
         for fut in asyncio.as_completed([one(r) for r in todo]):
             res = await fut
             writer.add(res)
             on_result(res)
+            if writer.due:  # a DuckDB write (maybe waiting for another run's lock) off the loop
+                await asyncio.to_thread(writer.flush)
     finally:
         writer.flush()
         await provider.aclose()
@@ -230,6 +252,8 @@ def _run_batched(
             for res in results:
                 writer.add(res)
                 on_result(res)
+            if writer.due:
+                writer.flush()
     finally:
         writer.flush()
 
@@ -274,7 +298,7 @@ def run_requests(
 
     if todo:
         provider = provider or make_provider(cfg)
-        secrets = [v for k, v in os.environ.items() if k == cfg.api_key_env or k.endswith("_API_KEY")]
+        secrets = secret_values(cfg.api_key_env)
         writer = CacheWriter(store, cfg)
         if provider.batched:
             _run_batched(provider, todo, cfg, writer, on_result, secrets)

@@ -3,7 +3,7 @@
 ``POST /v1/chat/completions`` answers deterministically: ``server.reply(body) -> str`` (by default
 ``"echo: <last user message>"``), ``n`` identical choices, ``usage`` counted in words. ``GET /v1/models``
 lists one model. Every request is recorded (``server.requests``: parsed JSON bodies, ``server.headers``:
-lower-cased headers, in arrival order).
+lower-cased headers, ``server.times``: ``time.monotonic()`` at arrival, in arrival order).
 
 Faults, scripted per call (``server.fail_next(kind, times=1, **opts)``, consumed in order) or by rule
 (``server.fault_for = lambda body: kind | (kind, opts) | None``, consulted when the queue is empty):
@@ -12,13 +12,19 @@ Faults, scripted per call (``server.fail_next(kind, times=1, **opts)``, consumed
 * ``"500"``: internal server error JSON; opts ``status=500`` (e.g. 502, 503);
 * ``"hang"`` / ``"timeout"``: no answer for ``seconds=30`` (woken at once by ``stop()``), then the
   connection is closed without a response;
+* ``"trickle"``: a normal answer whose body arrives a few bytes at a time over ``seconds=3``, so no
+  single read waits long (a per-operation timeout never fires; a whole-request deadline does);
 * ``"malformed"``: status 200 with a body that is not JSON;
 * ``"empty_choices"``: status 200 with ``"choices": []``;
 * ``"content_filter"``: status 400 with an OpenAI/Azure-style ``content_filter`` error;
 * ``"refusal"``: status 200, ``finish_reason: "content_filter"``, ``content: null``; opts ``refusal="..."``
   also sets ``message.refusal``.
 
-``server.latency`` (seconds) is added to every request.
+``server.latency`` (seconds) is added to every request. ``server.length_fields`` names the request
+fields whose token cap the server honours (default none, like a server that ignores the cap; e.g.
+``("max_tokens",)`` like llama.cpp's): the reply is cut to that many words, ``finish_reason: "length"``.
+``server.die_after(n)``: after ``n`` answers the server dies like a killed process: later requests
+get the connection closed without a response, and new connections are refused.
 
 * tests: the function-scoped ``openai_server`` fixture; a test module makes it visible with
   ``from tests.fakes.openai_server import openai_server  # noqa: F401``
@@ -42,7 +48,7 @@ from typing import Any
 
 import pytest
 
-FAULTS = ("429", "500", "hang", "timeout", "malformed", "empty_choices", "content_filter", "refusal")
+FAULTS = ("429", "500", "hang", "timeout", "trickle", "malformed", "empty_choices", "content_filter", "refusal")
 HOST = "127.0.0.1"  # loopback only, never another address
 
 Reply = Callable[[dict], str]
@@ -123,12 +129,17 @@ class FakeOpenAIServer:
     """An OpenAI-compatible chat-completions server on 127.0.0.1 with scripted faults; see the module doc."""
 
     def __init__(self, latency: float = 0.0, reply: Reply | None = None, fault_for: FaultRule | None = None,
-                 port: int = 0) -> None:
+                 port: int = 0, length_fields: tuple[str, ...] = ()) -> None:
         self.latency = latency
         self.reply: Reply = reply or echo_reply
         self.fault_for: FaultRule | None = fault_for
+        self.length_fields = length_fields
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []
+        self.times: list[float] = []
+        self.answers = 0  # normal answers sent
+        self.dead = False
+        self._die_after: int | None = None
         self._queue: deque[tuple[str, dict[str, Any]]] = deque()
         self._lock = threading.Condition()
         self._ids = itertools.count(1)
@@ -167,6 +178,28 @@ class FakeOpenAIServer:
         with self._lock:
             self._queue.extend([(kind, opts)] * times)
 
+    def die_after(self, answers: int) -> None:
+        """After ``answers`` more normal answers, die: hang up on every request, refuse connections."""
+        with self._lock:
+            self._die_after = self.answers + answers
+            if answers > 0:
+                return
+            self.dead = True
+        self._stop_soon()
+
+    def _stop_soon(self) -> None:
+        threading.Thread(target=self.stop, name="fake-openai-server-death", daemon=True).start()
+
+    def _claim_answer(self) -> tuple[bool, bool]:
+        """(this normal answer may go out, it is the last one before the server dies); counts it."""
+        with self._lock:
+            if self.dead:
+                return False, False
+            self.answers += 1
+            last = self._die_after is not None and self.answers >= self._die_after
+            self.dead = last
+            return True, last
+
     def wait_for_calls(self, count: int, timeout: float = 5.0) -> bool:
         """Block until at least ``count`` requests have arrived; False on timeout."""
         with self._lock:
@@ -177,6 +210,7 @@ class FakeOpenAIServer:
         with self._lock:
             self.requests.clear()
             self.headers.clear()
+            self.times.clear()
             self._queue.clear()
 
     def start(self) -> FakeOpenAIServer:
@@ -197,10 +231,11 @@ class FakeOpenAIServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _record(self, body: dict, headers: dict[str, str]) -> None:
+    def _record(self, body: dict, headers: dict[str, str], arrived: float) -> None:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
+            self.times.append(arrived)
             self._lock.notify_all()
 
     def _next_fault(self, body: dict) -> tuple[str | None, dict[str, Any]]:
@@ -251,6 +286,10 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:  # noqa: N802
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            arrived = time.monotonic()
+            if server.dead:
+                self.close_connection = True  # a dead server answers nothing
+                return
             if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
                 self._send(404, _error(f"no route {self.path}", "invalid_request_error", "not_found"))
                 return
@@ -261,7 +300,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             except ValueError as exc:
                 self._send(400, _error(f"invalid JSON body: {exc}", "invalid_request_error"))
                 return
-            server._record(body, {k.lower(): v for k, v in self.headers.items()})
+            server._record(body, {k.lower(): v for k, v in self.headers.items()}, arrived)
             if server.latency:
                 server._stop.wait(server.latency)
             try:
@@ -282,7 +321,32 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 status, payload, headers = _response(server, body, fault, opts)
             except Exception as exc:  # a broken reply function: show it in the response
                 status, payload, headers = 500, _error(f"reply failed: {exc!r}", "server_error"), {}
+            alive, last = server._claim_answer() if fault is None and status == 200 else (True, False)
+            if not alive:
+                self.close_connection = True  # the server died while this request waited
+                return
+            if fault == "trickle":
+                self._trickle(status, payload, float(opts.get("seconds", 3.0)))
+                return
             self._send(status, payload, headers)
+            if last:
+                self.close_connection = True
+                server._stop_soon()
+
+        def _trickle(self, status: int, payload: bytes, seconds: float) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.flush()
+            pieces = max(1, min(len(payload), int(seconds / 0.1)))
+            step = -(-len(payload) // pieces)
+            for start in range(0, len(payload), step):
+                if server._stop.wait(seconds / pieces):
+                    self.close_connection = True
+                    return
+                self.wfile.write(payload[start : start + step])
+                self.wfile.flush()
 
     return Handler
 
@@ -306,6 +370,10 @@ def _response(server: FakeOpenAIServer, body: dict, fault: str | None,
     if fault == "malformed":
         return 200, b'{"id": "chatcmpl-broken", "choices": [ {"message": ', {}
     text = server.reply(body)
+    finish = "stop"
+    caps = [int(body[f]) for f in server.length_fields if isinstance(body.get(f), int)]
+    if caps and len(text.split()) > min(caps):
+        text, finish = " ".join(text.split()[: min(caps)]), "length"
     if fault == "empty_choices":
         choices: list[dict] = []
     elif fault == "refusal":
@@ -315,7 +383,7 @@ def _response(server: FakeOpenAIServer, body: dict, fault: str | None,
         choices = [{"index": 0, "finish_reason": "content_filter", "message": message, "logprobs": None}]
     else:
         message = {"role": "assistant", "content": text, "refusal": None}
-        choices = [{"index": i, "finish_reason": "stop", "message": message, "logprobs": None}
+        choices = [{"index": i, "finish_reason": finish, "message": message, "logprobs": None}
                    for i in range(int(body.get("n") or 1))]
     prompt_tokens = sum(_words(m.get("content")) for m in body.get("messages") or [])
     completion_tokens = sum(_words(c["message"]["content"] or c["message"].get("refusal")) for c in choices)
