@@ -92,3 +92,17 @@ def test_a_kept_sentence_without_its_group_term_stops_the_flow(prefect_harness, 
     Path(cfg.bias_test.reviewed_csv).write_text(SENTENCES + "doctor_nurse,male,he,doctor,doctor,1,,,a doctor,false,\n")
     with pytest.raises(ValidationFailed, match="usable"):
         flow_for(cfg)(cfg)
+
+
+def test_pairs_gate_names_an_unscored_kept_pair() -> None:
+    from tasks.validation import validate_bias_pairs
+
+    frame = pd.DataFrame({
+        "bias": ["b", "b", "b"], "stereotyped_sentence": ["he is kind", "he is smart", "x"],
+        "anti_stereotyped_sentence": ["she is kind", "she is smart", "x"],
+        "stereotyped_logprob": [-3.0, float("nan"), None], "anti_stereotyped_logprob": [-4.0, -2.0, None],
+        "discarded": [False, False, True],
+    })
+    report = validate_bias_pairs(frame)
+    assert not report.success and "he is smart" in report.summary()
+    assert validate_bias_pairs(frame.iloc[[0, 2]]).success  # a discarded pair need not be scored

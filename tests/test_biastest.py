@@ -270,3 +270,16 @@ def test_lead_in_and_meta_sentences(spec):
 
     req = build_generation_requests([spec])[0]
     assert "talks about the words" in check_sentence('The word "he" and the word "office".', req, spec)
+
+
+def test_spec_templates_parsed_and_checked():
+    from tasks.biastest.spec import DEFAULT_TEMPLATES
+
+    base = {"name": "b", "social_groups": {"m": ["he"], "f": ["she"]}, "attributes": {"x": ["a"], "y": ["b"]}}
+    assert parse_bias_specs(base)[0].probability_templates == DEFAULT_TEMPLATES
+    (spec,) = parse_bias_specs({**base, "templates": ["[T] likes [A]."]})
+    assert spec.probability_templates == ("[T] likes [A].",) and spec.to_dict()["templates"] == ["[T] likes [A]."]
+    with pytest.raises(InputDataError, match=r"exactly one \[T\]"):
+        parse_bias_specs({**base, "templates": ["[T] likes [T] and [A]."]})
+    for path in sorted(SPEC_DIR.glob("*.json")):
+        assert all(load_bias_specs(path)[0].templates), path
