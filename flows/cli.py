@@ -84,8 +84,10 @@ def run(
     try:
         cfg = load_config(config, overrides)
         _preflight(cfg)
+        from flows.common import start_prefect_api
         from flows.registry import flow_for
 
+        start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point
         result = flow_for(cfg)(cfg)
     except EquilensError as err:
         raise _fail(str(err), err.exit_code) from None
@@ -183,8 +185,14 @@ def show(run_id: Annotated[str, typer.Argument(help="Run id from `equilens runs`
         store = Store(db)
         metrics = store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id])
         config = store.run_config(run_id)
+        run = store.query("SELECT status, summary FROM runs WHERE run_id = ?", [run_id])
     except EquilensError as err:
         raise _fail(str(err)) from None
+    if len(run) and run["status"].iloc[0] == "failed":  # the stored, scrubbed error explains it
+        import json
+
+        summary = json.loads(run["summary"].iloc[0]) if isinstance(run["summary"].iloc[0], str) else {}
+        typer.secho(f"run {run_id} failed: {summary.get('error') or 'no error recorded'}", fg=typer.colors.RED)
     if metrics.empty:
         raise _fail(f"no metrics stored for run {run_id!r} in {db} (see `equilens runs`).")
     print_verdicts(metrics, config)

@@ -78,14 +78,57 @@ def recorded_run(recorder: RunRecorder) -> Iterator[dict[str, Any]]:
     summary: dict[str, Any] = {}
     try:
         yield summary
-    except EquilensError as err:
-        recorder.finish("failed", {**summary, "error": f"{type(err).__name__}: {err}"})
-        raise
     except BaseException as err:
-        recorder.finish("failed", {**summary, "error": type(err).__name__})
+        recorder.finish("failed", {**summary, "error": error_text(err)})
         raise
     else:
         recorder.finish("completed", summary)
+
+
+def error_text(err: BaseException) -> str:
+    """``"ClassName: message"`` with secrets scrubbed (API keys, tokens, URL credentials), for ``summary.error``."""
+    from tasks.llm.base import scrub_secrets
+
+    message = str(err).strip()
+    return scrub_secrets(f"{type(err).__name__}: {message}" if message else type(err).__name__)
+
+
+PREFECT_STARTUP_HELP = (
+    "Prefect's temporary API server did not start in time ({detail}). On a busy machine its first start "
+    "(which creates and migrates its database) can take minutes: raise the wait with "
+    "`export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS=300` (now {timeout} s), or start a server once "
+    "with `prefect server start` and point runs at it with `export PREFECT_API_URL=http://127.0.0.1:4200/api`. "
+    "Nothing was run; run the same command again."
+)
+
+
+class PrefectStartupError(EquilensError):
+    """Prefect's ephemeral API server could not be started (after one retry)."""
+
+
+def start_prefect_api(attempts: int = 2) -> None:
+    """Start Prefect's ephemeral API server before a flow runs, retrying a timed-out start once.
+
+    No-op when ``PREFECT_API_URL`` names a running server. A start that times out is stopped
+    (its process killed) before the next try; the last failure becomes a :class:`PrefectStartupError`.
+    """
+    from prefect.settings import PREFECT_API_URL, PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS
+
+    if PREFECT_API_URL.value():
+        return
+    from prefect.server.api.server import SubprocessASGIServer
+
+    detail = ""
+    for _ in range(max(1, attempts)):
+        server = SubprocessASGIServer()
+        try:
+            server.start()
+            return
+        except RuntimeError as err:
+            detail = str(err).split(" stdout:")[0].strip().rstrip(".") or type(err).__name__
+            server.stop()  # kill a half-started server; the next SubprocessASGIServer() is a fresh one
+    raise PrefectStartupError(PREFECT_STARTUP_HELP.format(
+        detail=detail, timeout=PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()))
 
 
 def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None:

@@ -2,7 +2,7 @@
 
 Sections: headline (FTU, responses, least fair pairs), metric per group pair with intervals,
 score distributions per group, non-completion by group, the trend of each metric across runs of
-the same name, and the full metrics table.
+the same name and model, and the full metrics table.
 """
 
 from __future__ import annotations
@@ -46,10 +46,13 @@ def _load(store: Store, run_id: str) -> dict[str, pd.DataFrame]:
         "scores": q("SELECT text_hash, scorer, value FROM scores WHERE run_id = ?"),
         "validations": q("SELECT stage, expectation, success, column_name, unexpected_count, element_count "
                          "FROM validations WHERE run_id = ?"),
+        # a trend compares like with like: runs of the same name AND the same provider and model
         "history": store.query(
             "SELECT r.run_id, r.started_at, m.metric, m.attribute, avg(m.value) AS value FROM metrics m "
-            "JOIN runs r USING (run_id) WHERE r.name = ? AND r.status = 'completed' AND m.value IS NOT NULL "
-            "GROUP BY ALL ORDER BY r.started_at", [run["name"].iloc[0]]),
+            "JOIN runs r USING (run_id) WHERE r.name = ? AND r.provider IS NOT DISTINCT FROM ? "
+            "AND r.model IS NOT DISTINCT FROM ? AND r.status = 'completed' AND m.value IS NOT NULL "
+            "GROUP BY ALL ORDER BY r.started_at",
+            [run["name"].iloc[0], run["provider"].iloc[0], run["model"].iloc[0]]),
     }
 
 
@@ -140,9 +143,13 @@ def build_html_report(store: Store, run_id: str) -> str:
                 by_run = dict(zip(s2["run_id"], s2["value"], strict=True))
                 series[str(attribute)] = [by_run.get(r) for r in runs_order]
             trend.append(f'<figure class=plot data-trend="{escape(name)}">'
-                         + line_chart(f"{name}: mean over group pairs, runs named {run['name']}", runs_order, series)
+                         + line_chart(f"{name}: mean over group pairs, runs named {run['name']}, model "
+                                      f"{run['model']} ({run['provider']})", runs_order, series)
                          + "</figure>")
-        parts.append("<section id=trend><h2>Trend across runs</h2>" + "".join(trend) + "</section>")
+        parts.append(f"<section id=trend><h2>Trend across runs</h2><p class=meta>runs named "
+                     f"<code>{escape(str(run['name']))}</code> with model <code>{escape(str(run['model']))}</code> "
+                     f"({escape(str(run['provider']))}); runs of other models are left out</p>"
+                     + "".join(trend) + "</section>")
 
     if len(responses):
         nc = responses.assign(failed=~responses["ok"].astype(bool), refused=responses["refusal"].fillna(False).astype(bool))

@@ -1,0 +1,146 @@
+"""What a run leaves behind when things go wrong (issue 11, defects 6-8).
+
+* a failed run stores its error message, scrubbed of secrets, and ``equilens show`` prints it;
+* Prefect's ephemeral server that does not start is retried once, then explained in one paragraph;
+* the trend across runs compares runs of the same name *and* model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows.cli import main
+from flows.common import RunRecorder, recorded_run
+from tasks.config import parse_config
+from tasks.html_report import build_html_report
+from tasks.llm.base import scrub_secrets
+from tasks.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+KEY = "sk-proj-Zx81kQ0secretvalue77"
+
+
+# ---- defect 8: summary.error carries the message, scrubbed ----------------------------------------
+
+def _config(tmp_path: Path):  # noqa: ANN202
+    return parse_config({"name": "errors", "prompts": {"items": ["Is he a good nurse?"]},
+                         "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": None}})
+
+
+def test_failed_run_stores_the_scrubbed_message_and_show_prints_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    cfg = _config(tmp_path)
+    store = Store(cfg.storage.duckdb_path)
+    recorder = RunRecorder(store, "run-broken", "counterfactual_assessment", cfg)
+    with pytest.raises(ValueError), recorded_run(recorder):
+        raise ValueError(f"zero-size array to reduction operation maximum which has no identity; "
+                         f"request to http://bob:hunter2pass@10.0.0.5/v1 with key {KEY}")
+    row = store.query("SELECT status, summary FROM runs WHERE run_id = 'run-broken'").iloc[0]
+    error = json.loads(row["summary"])["error"]
+    assert row["status"] == "failed"
+    assert error.startswith("ValueError: zero-size array to reduction operation maximum")
+    assert KEY not in error and "hunter2pass" not in error and "***" in error
+
+    assert main(["show", "run-broken", "--db", cfg.storage.duckdb_path]) != 0  # no metrics to show
+    out = capsys.readouterr()
+    printed = out.out + out.err
+    assert "run-broken failed: ValueError: zero-size array" in printed and KEY not in printed
+
+
+def test_scrub_secrets_removes_keys_tokens_and_url_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-123456789")
+    text = ("key sk-abcdefghijklmnop, Authorization: Bearer eyJhbGciOi.J9.x, url https://u:pw-9x@h.example/v1, "
+            "query ?api-key=abcd1234&x=1, token tok-123456789, plain words stay")
+    out = scrub_secrets(text)
+    for secret in ("sk-abcdefghijklmnop", "eyJhbGciOi", "pw-9x", "abcd1234", "tok-123456789"):
+        assert secret not in out
+    assert "plain words stay" in out and "https://***@h.example/v1" in out
+    assert len(scrub_secrets("x" * 5000)) == 2000
+
+
+# ---- defect 6: Prefect's ephemeral server start-up ------------------------------------------------
+
+def test_prefect_startup_timeout_is_one_paragraph_after_a_retry(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("name: startup\nprompts: {items: ['Is he a good nurse?']}\n"
+                   "llm: {provider: openai, model: fake, base_url: 'http://127.0.0.1:9/v1'}\n"
+                   f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(PREFECT_HOME=str(tmp_path / "prefect-home"), PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="0",
+               PYTHONPATH=str(ROOT))  # this checkout's code, whatever the venv has installed
+    out = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=180)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr and "Traceback" not in out.stdout
+    message = out.stderr.strip()
+    assert message.startswith("error: Prefect's temporary API server did not start in time")
+    assert "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS" in message and "PREFECT_API_URL" in message
+    assert "prefect server start" in message and "\n\n" not in message
+
+
+def test_prefect_startup_is_retried_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from prefect.server.api.server import SubprocessASGIServer
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from flows.common import start_prefect_api
+
+    attempts: list[str] = []
+    stopped: list[int] = []
+
+    def start(self, timeout=None):  # noqa: ANN001, ANN202 - Prefect's signature
+        attempts.append("start")
+        if len(attempts) == 1:
+            raise RuntimeError("Timed out while attempting to connect to ephemeral Prefect API server.")
+        self.running = True  # the second start succeeds
+
+    def stop(self):  # noqa: ANN202
+        stopped.append(len(attempts))
+        SubprocessASGIServer._instances.pop(getattr(self, "_instance_key", None), None)
+
+    monkeypatch.setattr(SubprocessASGIServer, "start", start)
+    monkeypatch.setattr(SubprocessASGIServer, "stop", stop)
+    saved = dict(SubprocessASGIServer._instances)
+    SubprocessASGIServer._instances.clear()
+    try:
+        with temporary_settings(restore_defaults={PREFECT_API_URL}):
+            start_prefect_api()
+    finally:
+        SubprocessASGIServer._instances.clear()
+        SubprocessASGIServer._instances.update(saved)
+    assert attempts == ["start", "start"]
+    assert stopped == [1]  # the timed-out start was stopped before the retry
+
+
+# ---- defect 7: the trend groups runs by name and model ---------------------------------------------
+
+def _seed(store: Store, run_id: str, started: str, provider: str, model: str, cosine: float) -> None:
+    store.start_run(run_id, name="demo", flow="counterfactual_assessment", started_at=pd.Timestamp(started),
+                    config={}, config_hash="h", provider=provider, model=model)
+    store.append("metrics", pd.DataFrame([{
+        "run_id": run_id, "family": "counterfactual", "attribute": "gender", "metric": "cosine_similarity",
+        "group_a": "male", "group_b": "female", "value": cosine, "ci_low": cosine - 0.05,
+        "ci_high": cosine + 0.05, "n": 4, "direction": "higher", "aggregation": "mean"}]))
+    store.finish_run(run_id, "completed", summary={})
+
+
+def test_trend_keeps_runs_of_other_models_apart(tmp_path: Path) -> None:
+    store = Store(tmp_path / "e.duckdb")
+    _seed(store, "run-local-1", "2026-11-20 02:00", "local", "SmolLM2-135M-Instruct", 0.80)
+    _seed(store, "run-endpoint", "2026-11-21 02:00", "openai", "smollm2-gguf", 0.20)
+    _seed(store, "run-local-2", "2026-11-22 02:00", "local", "SmolLM2-135M-Instruct", 0.70)
+    html = build_html_report(store, "run-local-2")
+    trend = re.search(r"<section id=trend>.*?</section>", html, re.S).group(0)
+    assert "run-local-1"[-13:] in trend and "run-local-2"[-13:] in trend
+    assert "run-endpoint" not in trend and trend.count("<circle") == 2  # two points, not three
+    assert "SmolLM2-135M-Instruct" in trend
+    endpoint_html = build_html_report(store, "run-endpoint")  # one run of that model: nothing to trend
+    assert "<section id=trend>" not in endpoint_html
