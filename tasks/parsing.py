@@ -127,9 +127,14 @@ def parse_ranked_list(text: str | None, k: int) -> list[str]:
 # --- multiple choice ----------------------------------------------------------------------------
 LETTERS = "ABCDEFGH"
 _LETTER_PATTERNS = (
-    re.compile(r"^\s*\(?([A-H])\)?(?:[.):,]|\s|$)"),
+    re.compile(r"^\s*\(?([A-H])(?:[.):,]|\s*$)"),  # "B", "B.", "(B)", "B)": not "A grandson ..."
+    re.compile(r"^\s*\(([a-h])\)|^\s*([a-h])[.)]?\s*$"),  # lower case only when it cannot be a word
     re.compile(r"\b(?:answer|option|choice)\s*(?:is|:)?\s*\(?([A-H])\)?(?![\w'])", re.IGNORECASE),
 )
+
+
+def _without_article(toks: list[str]) -> list[str]:
+    return toks[1:] if len(toks) > 1 and toks[0] in ("the", "a", "an") else toks
 
 
 def parse_choice(text: str | None, options: Sequence[str]) -> int | None:
@@ -141,14 +146,15 @@ def parse_choice(text: str | None, options: Sequence[str]) -> int | None:
     letter = None
     for pattern in _LETTER_PATTERNS:
         m = pattern.search(text)
-        if m and LETTERS.index(m.group(1).upper()) < n:
-            letter = LETTERS.index(m.group(1).upper())
+        found = next((g for g in m.groups() if g), None) if m else None
+        if found and LETTERS.index(found.upper()) < n:
+            letter = LETTERS.index(found.upper())
             break
     toks = words(text)
-    by_text = {i for i, opt in enumerate(options) if words(opt) and _find(toks, words(opt)) >= 0}
+    keys = [_without_article(words(opt)) for opt in options]
+    by_text = {i for i, key in enumerate(keys) if key and _find(toks, key) >= 0}
     # an option whose words are inside another matched option's words is not a separate mention
-    by_text = {i for i in by_text
-               if not any(j != i and _find(words(options[j]), words(options[i])) >= 0 for j in by_text)}
+    by_text = {i for i in by_text if not any(j != i and _find(keys[j], keys[i]) >= 0 for j in by_text)}
     if letter is not None:
         if by_text and letter not in by_text and len(by_text) == 1:
             return None  # "A. The grandson" when A is the grandfather: contradictory

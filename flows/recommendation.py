@@ -1,0 +1,92 @@
+"""Recommendation fairness (FaiRLLM, Zhang et al. 2023): does telling the model who the user is
+change what it recommends?
+
+1. **requests**: each template with a ``{group}`` slot becomes a neutral request (slot dropped)
+   and one request per group of ``recommendation.groups``; or, with ``source: counterfactual``,
+   the counterfactual expansion of the prompts, whose gender-neutral variant is the neutral request;
+   or a responses file you bring (``recommendation.responses_path``);
+2. **answers** from the model under test through the cached LLM runner, ``count`` per request;
+3. **parse** each answer into a top-K list (numbered, bulleted or comma-separated; normalised,
+   duplicates dropped);
+4. **metrics**: Jaccard@K, SERP*@K and PRAG*@K of each group's list against the neutral list of
+   the same prompt and sample, averaged per group; then min, max, range (SNSR) and standard
+   deviation (SNSV) across the groups of each attribute, with cluster-bootstrap intervals.
+
+Run it with ``equilens run configs/recommendation.yaml``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pandas as pd
+from prefect import flow, task
+from prefect.cache_policies import INPUTS, TASK_SOURCE
+
+from flows.common import begin_run, close_run, recorded_run, run_result
+from flows.execution import run_heavy
+from tasks import recommendation_stage as stage
+from tasks.config import MetricsConfig, RecommendationConfig, RunConfig
+from tasks.fingerprint import code_fingerprint, path_fingerprint
+from tasks.prefect_tasks import call_llm_task, load_prompts_task
+
+CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
+
+
+@task(name="recommendation-metrics", **CACHED)
+def recommendation_metrics_task(lists: pd.DataFrame, cfg: RecommendationConfig, mcfg: MetricsConfig,
+                                fingerprint: str) -> pd.DataFrame:
+    return stage.recommendation_metrics(lists, cfg, mcfg)
+
+
+def build_requests(config: RunConfig) -> pd.DataFrame:
+    rcfg = config.recommendation
+    if rcfg.source == "counterfactual":
+        prompts = load_prompts_task(config.prompts, code_fingerprint() + path_fingerprint(config.prompts.path))
+        return stage.counterfactual_requests(prompts, config.counterfactual)
+    templates = list(rcfg.templates)
+    if not templates:
+        prompts = load_prompts_task(config.prompts, code_fingerprint() + path_fingerprint(config.prompts.path))
+        templates = prompts["text"].tolist()
+    return stage.template_requests(templates, rcfg)
+
+
+@flow(name="recommendation-assessment", validate_parameters=True)
+def recommendation_assessment(config: RunConfig) -> dict[str, Any]:
+    """Fairness of an LLM used as a recommender (see the module docstring)."""
+    run_id, store, rec = begin_run(config, "recommendation_assessment")
+    rcfg = config.recommendation
+    with recorded_run(rec) as summary:
+        with rec.stage("responses"):
+            if rcfg.responses_path:
+                responses = stage.load_byo_responses(rcfg)
+                summary["source"] = rcfg.responses_path
+            else:
+                requests = build_requests(config)
+                rec.save("variants", requests)
+                responses = run_heavy(call_llm_task, config.execution, requests, config.llm,
+                                      config.storage.duckdb_path, config.storage.lock_timeout)
+                summary["source"] = f"{config.llm.provider}:{config.llm.model}"
+            rec.save("responses", responses)
+        summary["responses"] = {"total": int(len(responses)), "ok": int(responses["ok"].sum()),
+                                "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
+                                "cached": int(responses["cached"].sum())}
+        with rec.stage("parse"):
+            lists = stage.ranked_lists(responses, rcfg.k)
+            rec.save("metric_items", stage.list_items(lists))
+        summary["empty_lists"] = int((lists["items"].map(len) == 0).sum())
+        with rec.stage("metrics"):
+            metrics = recommendation_metrics_task(lists, rcfg, config.metrics,
+                                                  code_fingerprint() + path_fingerprint(rcfg.responses_path))
+            rec.save("metrics", metrics)
+        summary["skipped"] = {f"{r['metric']}/{r['attribute']}": r["details"]["skipped"]
+                              for r in metrics.to_dict("records") if r["details"].get("skipped")}
+        close_run(store, run_id, config, summary, metrics, responses)
+    return run_result(store, run_id, config, summary)
+
+
+if __name__ == "__main__":
+    from flows.cli import main
+
+    sys.exit(main(["run", *sys.argv[1:]]))
