@@ -43,13 +43,7 @@ def _flow(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
 
 
 def load_all_metrics() -> dict[str, Any]:
-    import importlib
-
+    """Every registered metric by name (importing :mod:`tasks.metrics` registers all of them)."""
     from tasks.metrics import METRICS
 
-    for module in ("tasks.metrics.stereotype", "tasks.metrics.probability", "tasks.metrics.embedding"):
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError:
-            continue
     return dict(METRICS.items())
