@@ -268,18 +268,17 @@ def compare(
 
 @app.command()
 def metrics() -> None:
-    """List every registered metric: family, which direction is fairer, aggregation, source."""
+    """List every registered metric: family, which values are fairer, aggregation, interval, source."""
     from rich.console import Console
     from rich.table import Table
 
     from flows.registry import load_all_metrics
 
     table = Table(title="metrics")
-    for col in ("name", "family", "fairer", "aggregation", "reference"):
-        table.add_column(col)
+    for col in ("name", "family", "fairer", "aggregation", "interval", "reference"):
+        table.add_column(col, overflow="fold", no_wrap=col == "name")
     for name, spec in load_all_metrics().items():
-        fairer = spec.direction if spec.target is None else f"closer to {spec.target}"
-        table.add_row(name, spec.family, fairer, spec.aggregation, spec.reference)
+        table.add_row(name, spec.family, spec.fairer, spec.aggregation, spec.interval, spec.reference)
     Console().print(table)
 
 
