@@ -35,12 +35,13 @@ def lexicons_for(cfg: CounterfactualConfig) -> dict:
     return out
 
 
-def names_lexicon(cfg: CounterfactualConfig):  # noqa: ANN201 - Lexicon | None
-    from tasks.lexicon import load_lexicon
+def names_lexicon(cfg: CounterfactualConfig):  # noqa: ANN201 - NameTable | None
+    """The first-name table (gender and race mentions), or None when names are switched off."""
+    from tasks.names import load_names
 
     if not cfg.detect_names:
         return None
-    return load_lexicon("name", Path(cfg.lexicon_dir) if cfg.lexicon_dir else None)
+    return load_names(Path(cfg.lexicon_dir) if cfg.lexicon_dir else None)
 
 
 @dataclass
@@ -77,14 +78,19 @@ VARIANT_COLUMNS = ["variant_id", "prompt_id", "attribute", "grp", "text", "swapp
 
 
 def expand_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> pd.DataFrame:
-    """One row per (prompt mentioning an attribute, group of that attribute)."""
+    """One row per (prompt mentioning an attribute, variant group of that attribute).
+
+    A prompt skipped by ``multi_group: skip`` gets one invalid row (group "*") whose problem says
+    why, so the record keeps it and the flow drops it.
+    """
     from tasks.counterfactual import expand_prompts
 
     names = names_lexicon(cfg)
     pairs = list(zip(prompts["prompt_id"], prompts["text"], strict=True))
     rows = []
     for attribute, lexicon in lexicons_for(cfg).items():
-        for v in expand_prompts(pairs, lexicon, names if attribute == "gender" else None):
+        use_names = names if attribute in ("gender", "race") else None
+        for v in expand_prompts(pairs, lexicon, use_names, multi_group=cfg.multi_group):
             if attribute == "gender" and v.group == "neutral" and not cfg.include_neutral_gender:
                 continue
             rows.append(

@@ -44,17 +44,26 @@ class PromptsConfig(_Strict):
 class CounterfactualConfig(_Strict):
     """Which protected attributes to check (FTU) and expand into counterfactual variants."""
 
-    attributes: list[Literal["gender", "race"]] = Field(
+    attributes: list[Literal["gender", "race", "religion", "nationality", "age", "sexual_orientation",
+                             "disability", "gender_identity"]] = Field(
         default_factory=lambda: ["gender", "race"],
-        description="Built-in attributes: gender (male/female[/neutral]) and race (white/black/asian/hispanic)",
+        description="Built-in attributes: gender (male/female[/neutral]) and race (white/black/asian/hispanic/"
+                    "native_american/middle_eastern) are on by default; religion, nationality, age, "
+                    "sexual_orientation, disability and gender_identity are built in too",
     )
     include_neutral_gender: bool = Field(True, description="Add a gender-neutral variant (they/person/...)")
-    detect_names: bool = Field(True, description="Count first names as attribute mentions in the FTU check")
+    detect_names: bool = Field(True, description="First names count as gender and race mentions (FTU and expansion)")
+    multi_group: Literal["swap", "skip"] = Field(
+        "swap",
+        description="Prompts mentioning several groups of one attribute: swap them with each other "
+                    "(role reversal) or skip the prompt, recording why",
+    )
     custom: dict[str, dict[str, list[str]]] = Field(
         default_factory=dict,
         description="Custom attributes: {attribute: {group: [aligned words]}}; words at the same position swap",
     )
-    lexicon_dir: str | None = Field(None, description="Directory with gender.yaml/race.yaml/names.yaml")
+    lexicon_dir: str | None = Field(
+        None, description="Directory with the lexicon files (gender.yaml, race.yaml, ..., first_names.csv)")
 
 
 class LLMConfig(_Strict):

@@ -2,20 +2,29 @@
 
 Matching is case-insensitive at word boundaries, one compiled regex per lexicon (see
 :mod:`tasks.lexicon`), so "her" never matches inside "there" and "white" not inside "whiteboard".
-Known limits: a colour word is a race mention unless the next word is in the lexicon's
-``stop_after`` list ("white wine", "Black Friday" are excluded; "the white car" is not); names
-that are also places ("Jordan" is a target-only neutral name, so it is never detected) or
-surnames ("Stephen King" counts "king") are not told apart.
+Guards against words that are not about people:
+
+* a term listed in the lexicon's ``person_context`` ("white", "black", "old", "straight") counts
+  only where it refers to people (:func:`refers_to_people`): before a person noun
+  (data/lexicons/person_nouns.txt, optionally after one adjective), or as a predicate ("he was
+  black"); never in "a black Amex card" or "white, curly hair". ``stop_after`` words still cancel
+  a match ("white wine", "Black Friday");
+* a capitalised term right after a first name or a title is a surname ("Mrs. White",
+  "Peter King"), see :func:`tasks.names.surname_position`.
+First names are found by :class:`tasks.names.NameTable`.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tasks.errors import ConfigError, InputDataError
-from tasks.lexicon import Lexicon, canonical
+from tasks.lexicon import LEXICON_DIR, Lexicon, canonical
+from tasks.names import NameTable, load_names, surname_position
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,20 +39,85 @@ class Mention:
     row: int  # the row used for swapping, chosen with :func:`resolve_row`
 
 
-def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False) -> list[Mention]:
+def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
+                  names: NameTable | None = None) -> list[Mention]:
     """Attribute mentions in ``text``, left to right (longest match first at each position).
 
     Target-only groups (e.g. neutral gender words) are skipped unless ``include_targets``.
+    ``names`` (default: the built-in table) tells surnames after a first name apart.
     """
     pattern = lexicon.any_pattern if include_targets else lexicon.detect_pattern
     index = lexicon.index
+    person = lexicon.person_context
     out = []
     for m in pattern.finditer(text):
-        term = canonical(m.group())
+        surface = m.group()
+        start, end = m.start(), m.end()
+        term = canonical(surface)
+        if surface[:1].isupper() and start and surname_position(text, start, names or default_names()):
+            continue
+        if term in person and not refers_to_people(text, start, end):
+            continue
         info = index[term]
-        out.append(Mention(m.start(), m.end(), m.group(), term, info.group,
-                           resolve_row(lexicon, term, text, m.end())))
+        out.append(Mention(start, end, surface, term, info.group, resolve_row(lexicon, term, text, end)))
     return out
+
+
+@functools.cache
+def _default_names(path: str) -> NameTable:
+    return load_names(Path(path))
+
+
+def default_names() -> NameTable:
+    """The built-in first-name table (used for the surname guard when no table is given)."""
+    return _default_names(str(LEXICON_DIR))
+
+
+# --- people context -----------------------------------------------------------------------------
+def _read_person_nouns() -> frozenset[str]:
+    path = LEXICON_DIR / "person_nouns.txt"
+    words = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            words += line.lower().split()
+    return frozenset(words)
+
+
+PERSON_NOUNS = _read_person_nouns()
+_WORD_AFTER = re.compile(r"[ \t]+([A-Za-z][\w'-]*)")
+_COPULA_BEFORE = re.compile(
+    r"(?:\b(?:is|was|are|were|be|been|being|am|seem|seems|seemed|looked|looks|become|became|"
+    r"identify as|identified as|identifies as)|['’](?:s|re|m))"
+    r"(?:\s+(?:not|very|mostly|also|half|all|both|so|too|obviously|clearly|really))?\s+$",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?)\"”]|\s(?:and|or|but|so|because|too|either)\b)")
+_SKIPPABLE_ADJ = frozenset("""
+    young old older younger elderly little small big tall short fat thin poor rich wealthy middle
+    aged nice good bad new local single gay straight lesbian married unmarried homeless disabled
+    blind deaf female male american african asian hispanic latino muslim christian jewish
+""".split())
+
+
+def refers_to_people(text: str, start: int, end: int) -> bool:
+    """Does the ambiguous attribute word ``text[start:end]`` refer to people?
+
+    Yes before a person noun (one adjective may stand between: "a black young man"), as a
+    hyphenated person compound ("white-collar" no; "black-owned" no: only nouns count), or as a
+    predicate ending a clause after a form of *be* ("because he was black", "she's old.").
+    """
+    m = _WORD_AFTER.match(text, end)
+    if m:
+        word = m.group(1).lower()
+        if word in PERSON_NOUNS:
+            return True
+        if word in _SKIPPABLE_ADJ:
+            m2 = _WORD_AFTER.match(text, m.end())
+            if m2 and m2.group(1).lower() in PERSON_NOUNS:
+                return True
+    if _COPULA_BEFORE.search(text, max(0, start - 40), start) and _CLAUSE_END.match(text, end):
+        return True
+    return False
 
 
 # --- pronoun roles ------------------------------------------------------------------------------
@@ -62,7 +136,34 @@ _NOT_NOUN_PHRASE = frozenset("""
     is am are was were be been being has have had do does did will would shall should can could may
     might must not never again too also very really just still already now today tonight tomorrow
     yesterday here there once twice ever even soon later always often sometimes please
+    backstage upstairs downstairs abroad alone together overseas somewhere anywhere everywhere
+    nowhere indoors outdoors aboard ashore anyway instead either
 """.split())
+# Verbs after which "her" is an object when a bare verb or an adjective follows:
+# "made her sick", "let her go", "help her study", "heard her sing", "drives her crazy".
+_CAUSATIVE = frozenset("""
+    make makes made making let lets letting help helps helped helping have has had having
+    hear hears heard hearing see sees saw seen seeing watch watches watched watching
+    feel feels felt feeling notice notices noticed noticing bring brings brought bringing
+    keep keeps kept keeping leave leaves left leaving drive drives drove driven driving
+    get gets got gotten getting find finds found finding consider considers considered
+    call calls called calling want wants wanted wanting need needs needed needing
+    bid bids force forces forced ask asks asked tell tells told allow allows allowed
+""".split())
+# Bare verbs and adjectives that are rarely nouns, so "her" + one of them after a causative
+# verb is an object ("made her cry"), not a determiner ("made her bed").
+_PREDICATE_WORDS = frozenset("""
+    go come cry laugh smile sing dance leave stay sleep eat sit stand speak talk think feel know
+    understand win lose die fall fly swim jump buy pay wait learn forget remember believe decide
+    choose finish quit stop start become grow write read take give get make do be see hear tell say
+    move change feel try wear marry agree apologize apologise explain shut sit lie rest relax
+    study work breathe scream shout yell wake blush panic worry wonder suffer fail succeed pass cheat steal
+    sick ill happy sad angry mad upset crazy nervous anxious afraid scared tired sleepy hungry
+    jealous uncomfortable comfortable safe sure alive dead late early free busy alone quiet calm
+    nauseous dizzy proud ashamed guilty beautiful pretty ugly fat thin stupid smart weak strong
+    backstage home upstairs downstairs inside outside away back
+""".split())
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]+$")
 # Words ending in -ly that are nouns or adjectives, so "her family" stays a determiner use.
 _LY_NOUN_PHRASE = frozenset("family only lovely early friendly elderly daily weekly monthly yearly "
                             "ugly holy belly bully jelly lily silly curly likely lonely costly".split())
@@ -79,7 +180,9 @@ def resolve_row(lexicon: Lexicon, term: str, text: str, end: int) -> int:
     an -ly adverb ("her family" and "her lovely" still count as noun phrases). Otherwise (end of
     text, punctuation, or such a function word) it takes the row of the other role. So
     "her book" -> determiner, "I saw her." / "I gave her the book" -> object, "the book is his."
-    -> standalone. Limits: a bare noun object of a two-object verb ("I gave her flowers") reads as
+    -> standalone. After a causative or perception verb (make, let, help, hear, see, ...) "her"
+    followed by a bare verb or an adjective is an object: "made her sick", "let her go", "bring
+    her backstage". Limits: a bare noun object of a two-object verb ("I gave her flowers") reads as
     a determiner ("his flowers"); a capitalised name after "her" is treated the same way.
     Words without roles use their first row.
     """
@@ -91,6 +194,10 @@ def resolve_row(lexicon: Lexicon, term: str, text: str, end: int) -> int:
     is_det = bool(word) and word not in _NOT_NOUN_PHRASE and not (
         word.endswith("ly") and word not in _LY_NOUN_PHRASE
     )
+    if is_det and word in _PREDICATE_WORDS:
+        before = _WORD_BEFORE.search(text, max(0, end - len(term) - 20), end - len(term))
+        if before and before.group(1).lower() in _CAUSATIVE:
+            is_det = False
     for r in rows:
         if (lexicon.roles[r] == "determiner") == is_det:
             return r
@@ -122,12 +229,16 @@ class FTUResult:
         return "; ".join(parts) + ("; " if parts else "") + verdict
 
 
-def check_ftu(prompts: Sequence[str], lexicons: Sequence[Lexicon]) -> FTUResult:
-    """Which protected-attribute terms each prompt mentions, per attribute (sorted, unique)."""
+def check_ftu(prompts: Sequence[str], lexicons: Sequence[Lexicon | NameTable]) -> FTUResult:
+    """Which protected-attribute terms each prompt mentions, per attribute (sorted, unique).
+
+    A :class:`tasks.names.NameTable` among ``lexicons`` reports first names (attribute "name").
+    One regex scan per lexicon and prompt; only prompts with a hit pay for the guards.
+    """
     attrs = [lex.attribute for lex in lexicons]
     if len(set(attrs)) != len(attrs):
         raise ConfigError(f"check_ftu: each attribute may be given once, got {attrs}.")
-    scanners = [(lex.attribute, lex.detect_pattern.findall, {}) for lex in lexicons]
+    names = next((lex for lex in lexicons if isinstance(lex, NameTable)), None)
     counts = dict.fromkeys(attrs, 0)
     freq: dict[str, dict[str, int]] = {a: {} for a in attrs}
     per_prompt: list[dict[str, list[str]]] = []
@@ -135,15 +246,15 @@ def check_ftu(prompts: Sequence[str], lexicons: Sequence[Lexicon]) -> FTUResult:
         if not isinstance(text, str):
             raise InputDataError(f"check_ftu: prompt {i} is {type(text).__name__}, not text.")
         found: dict[str, list[str]] = {}
-        for attr, findall, cache in scanners:
-            hits = findall(text)
-            if hits:
-                terms = set()
-                for s in hits:
-                    t = cache.get(s)
-                    if t is None:
-                        t = cache[s] = canonical(s)
-                    terms.add(t)
+        for lex in lexicons:
+            if isinstance(lex, NameTable):
+                terms = set(lex.scan(text))
+            elif lex.detect_pattern.search(text) is None:
+                continue
+            else:
+                terms = {m.term for m in find_mentions(text, lex, names=names)}
+            if terms:
+                attr = lex.attribute
                 found[attr] = sorted(terms)
                 counts[attr] += 1
                 f = freq[attr]

@@ -25,7 +25,12 @@ import yaml
 from tasks.errors import ConfigError, EquilensError, InputDataError
 
 LEXICON_DIR = Path(__file__).resolve().parents[1] / "data" / "lexicons"
-FILES = {"gender": "gender.yaml", "race": "race.yaml", "name": "names.yaml"}
+FILES = {
+    "gender": "gender.yaml", "race": "race.yaml", "religion": "religion.yaml", "nationality": "nationality.yaml",
+    "age": "age.yaml", "sexual_orientation": "sexual_orientation.yaml", "disability": "disability.yaml",
+    "gender_identity": "gender_identity.yaml",
+}
+ATTRIBUTES = tuple(FILES)  # built-in attributes; first names live in tasks.names
 ROLES = frozenset({"subject", "object", "determiner", "standalone", "reflexive"})
 SEPARATOR = r"[\s-]+"  # what a space inside a multi-word term matches
 _SPLIT = re.compile(SEPARATOR)
@@ -55,6 +60,10 @@ class Lexicon:
     group). ``roles[i]`` is the grammatical role of row ``i`` (or None) and disambiguates words
     listed in several rows. Groups in ``target_only`` are produced by expansion but never
     detected. ``stop_after`` lists words that, directly after a term, cancel its match.
+    ``person_context`` lists terms with many meanings that are not about people ("white",
+    "black", "old", "straight"): they count only where they refer to people (see
+    :func:`tasks.ftu.refers_to_people`). Groups in ``source_only`` are detected and swapped
+    from but get no variant of their own (many nationalities, a dozen variants).
     """
 
     attribute: str
@@ -63,6 +72,8 @@ class Lexicon:
     roles: tuple[str | None, ...] = ()
     target_only: frozenset[str] = frozenset()
     stop_after: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    person_context: frozenset[str] = frozenset()
+    source_only: frozenset[str] = frozenset()
     source: str = field(default="<custom>", compare=False)
 
     @functools.cached_property
@@ -76,6 +87,11 @@ class Lexicon:
                     group_of[term] = group
                     rows_of.setdefault(term, []).append(i)
         return {t: TermInfo(group_of[t], tuple(r)) for t, r in rows_of.items()}
+
+    @property
+    def target_groups(self) -> tuple[str, ...]:
+        """Groups that get a variant of their own (all but ``source_only``)."""
+        return tuple(g for g in self.groups if g not in self.source_only)
 
     @property
     def detect_groups(self) -> tuple[str, ...]:
@@ -167,9 +183,14 @@ def build_pattern(
 
 
 # --- loading ------------------------------------------------------------------------------------
-def load_lexicon(attribute: str, data_dir: Path | None = None) -> Lexicon:
-    """Load the built-in lexicon for ``attribute`` ("gender", "race" or "name") from ``data_dir``
-    (default: the repository's ``data/lexicons``)."""
+def load_lexicon(attribute: str, data_dir: Path | None = None):  # noqa: ANN201 - Lexicon | NameTable
+    """Load the built-in lexicon for ``attribute`` (one of :data:`ATTRIBUTES`) from ``data_dir``
+    (default: the repository's ``data/lexicons``); "name" gives the first-name table
+    (:func:`tasks.names.load_names`)."""
+    if attribute == "name":
+        from tasks.names import load_names
+
+        return load_names(data_dir)
     if attribute not in FILES:
         raise ConfigError(f"No lexicon file for attribute {attribute!r}; known: {', '.join(sorted(FILES))}. "
                           "Use counterfactual.custom for other attributes.")
@@ -252,6 +273,12 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
     if len(target_only) >= len(all_groups):
         raise error(f"{source}: at least one group must be detectable (not target_only).")
 
+    source_only = doc.get("source_only") or []
+    if not isinstance(source_only, list) or not set(source_only) <= set(all_groups):
+        raise error(f"{source}: `source_only` must list some of the groups {all_groups}.")
+    if set(source_only) & set(target_only) or len(all_groups) - len(source_only) < 2:
+        raise error(f"{source}: `source_only` groups cannot be target_only, and two groups must get variants.")
+
     stop_raw = doc.get("stop_after") or {}
     if not isinstance(stop_raw, dict):
         raise error(f"{source}: `stop_after` must map a term to a list of following words.")
@@ -264,6 +291,13 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
             raise error(f"{source}: `stop_after` of {term!r} must be a list of words.")
         stop_after.append((term, tuple(sorted({_clean(w) for w in words}))))
 
+    person = doc.get("person_context") or []
+    if not isinstance(person, list) or not all(isinstance(w, str) for w in person):
+        raise error(f"{source}: `person_context` must be a list of terms.")
+    unknown = sorted({_clean(w) for w in person} - set(seen))
+    if unknown:
+        raise error(f"{source}: `person_context` names {', '.join(map(repr, unknown))}, not terms of this lexicon.")
+
     return Lexicon(
         attribute=attribute,
         groups=tuple(all_groups),
@@ -271,6 +305,8 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
         roles=tuple(roles) if any(roles) else (),
         target_only=frozenset(target_only),
         stop_after=tuple(sorted(stop_after)),
+        person_context=frozenset(_clean(w) for w in person),
+        source_only=frozenset(source_only),
         source=source,
     )
 

@@ -33,7 +33,7 @@ def names():
         ("the book is his.", "the book is his.", "the book is hers.", "the book is theirs."),
         ("Is it hers?", "Is it his?", "Is it hers?", "Is it theirs?"),
         ("He saw himself.", "He saw himself.", "She saw herself.", "They saw themself."),
-        ("She doesn't like him.", "He doesn't like him.", "She doesn't like her.", "They don't like them."),
+        ("She doesn't like it.", "He doesn't like it.", "She doesn't like it.", "They don't like it."),
     ],
 )
 def test_pronouns_follow_their_role(gender, text, male, female, neutral):
@@ -48,7 +48,7 @@ def test_case_is_preserved(gender):
 
 
 def test_neutral_agreement_for_be_have_do_and_contractions(gender):
-    text = "He is tired, she was late, he has time, he does it, she's nice, he's been here."
+    text = "He is tired, he was late, he has time, he does it, he's nice, he's been here."
     got = expand_prompt(text, gender)
     assert got["neutral"] == ("They are tired, they were late, they have time, they do it, they're nice, "
                               "they've been here.")
@@ -66,21 +66,25 @@ def test_articles_follow_the_swapped_word(gender, race):
 def test_multi_word_terms_keep_title_case_and_hyphens(race):
     got = expand_prompt("An African American engineer", race)
     assert got == {
-        "white": "A Caucasian engineer",
+        "white": "A White engineer",
         "black": "An African American engineer",
-        "asian": "An Asian American engineer",
+        "asian": "An Asian engineer",
         "hispanic": "A Latino engineer",
+        "native_american": "A Native American engineer",
+        "middle_eastern": "A Middle Eastern engineer",
     }
-    assert expand_prompt("african-american voters", race)["asian"] == "asian-american voters"
+    assert expand_prompt("asian-american voters", race)["black"] == "african-american voters"
     assert expand_prompt("White people", race)["hispanic"] == "Hispanic people"
 
 
-def test_names_swap_to_the_same_row_of_the_target_group(gender, names):
-    assert expand_prompt("Ask James about his plan.", gender, names) == {
-        "male": "Ask James about his plan.",
-        "female": "Ask Mary about her plan.",
-        "neutral": "Ask Alex about their plan.",
-    }
+def test_names_swap_to_a_name_of_the_target_group(gender, names):
+    got = expand_prompt("Ask James about his plan.", gender, names)
+    assert got["male"] == "Ask James about his plan."
+    # James is the most frequent male name of the 1990 census with a white association (P=0.94),
+    # so it maps to the most frequent female name with a white association, Mary.
+    assert got["female"] == "Ask Mary about her plan."
+    new = got["neutral"].split()[1]
+    assert names.info[new.lower()].gender == "unisex" and got["neutral"] == f"Ask {new} about their plan."
     # a name alone is a gender mention when names are given
     assert expand_prompt("Mary left.", gender, names)["male"] == "James left."
     assert expand_prompt("Mary left.", gender) == {}
@@ -121,26 +125,30 @@ def test_validate_variant_catches_extra_changed_words(gender):
         "changed 'doctor' to 'nurse' outside attribute terms"
     ]
     assert validate_variant("He is a doctor.", "He is a doctor.", gender, group="female") == [
-        "variant for 'female' still has 'He' (male)"
+        "variant for 'female' still has 'He' (male) where female was asked for"
     ]
 
 
 def test_expand_prompts_returns_validated_variants(gender, names):
-    out = expand_prompts([("p1", "He thanked his wife."), ("p2", "Plan a trip.")], gender, names)
+    out = expand_prompts([("p1", "He thanked his boss."), ("p2", "Plan a trip.")], gender, names)
     assert out == [
-        Variant("p1", "gender", "male", "He thanked his husband.", (("wife", "husband"),)),
-        Variant("p1", "gender", "female", "She thanked her wife.", (("He", "She"), ("his", "her"))),
-        Variant("p1", "gender", "neutral", "They thanked their spouse.",
-                (("He", "They"), ("his", "their"), ("wife", "spouse"))),
+        Variant("p1", "gender", "male", "He thanked his boss.", ()),
+        Variant("p1", "gender", "female", "She thanked her boss.", (("He", "She"), ("his", "her"))),
+        Variant("p1", "gender", "neutral", "They thanked their boss.", (("He", "They"), ("his", "their"))),
+    ]
+    # two groups (he, wife): role reversal, no neutral variant, never "He thanked his husband"
+    out = expand_prompts([("p1", "He thanked his wife.")], gender, names)
+    assert [(v.group, v.text, v.problems) for v in out] == [
+        ("male", "He thanked his wife.", ()), ("female", "She thanked her husband.", ()),
     ]
 
 
 def test_expand_prompts_reports_broken_variants_without_raising(gender, monkeypatch):
     real = cf._variant
 
-    def broken(text, sources, group):
-        vtext, swapped = real(text, sources, group)
-        return vtext.replace("tired", "sleepy"), swapped
+    def broken(*args):
+        vtext, swapped, problems = real(*args)
+        return vtext.replace("tired", "sleepy"), swapped, problems
 
     monkeypatch.setattr(cf, "_variant", broken)
     out = expand_prompts([("p1", "He is tired.")], gender)

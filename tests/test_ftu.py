@@ -31,7 +31,7 @@ def test_word_boundaries_and_stop_contexts_avoid_false_positives(lex):
             "Mary's shelf.")
     assert find_mentions(text, lex["gender"]) == []
     assert find_mentions(text, lex["race"]) == []
-    assert [m.term for m in find_mentions(text, lex["name"])] == ["mary"]
+    assert lex["name"].scan(text) == ["mary"]
 
 
 def test_target_only_words_are_found_only_on_request(lex):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tasks.errors import ConfigError, InputDataError
-from tasks.lexicon import build_pattern, canonical, custom_lexicon, load_lexicon
+from tasks.lexicon import ATTRIBUTES, build_pattern, canonical, custom_lexicon, load_lexicon
 
 
 def row_of(lex, term: str) -> int:
@@ -15,10 +15,9 @@ def row_of(lex, term: str) -> int:
 
 
 def test_builtin_lexicons_load_with_aligned_groups():
-    gender, race, names = load_lexicon("gender"), load_lexicon("race"), load_lexicon("name")
+    gender, race = load_lexicon("gender"), load_lexicon("race")
     assert gender.groups == ("male", "female", "neutral")
-    assert race.groups == ("white", "black", "asian", "hispanic")
-    assert names.groups == ("male", "female", "neutral", "white", "black", "asian", "hispanic")
+    assert race.groups == ("white", "black", "asian", "hispanic", "native_american", "middle_eastern")
     assert len(gender.rows) >= 40
     assert gender.target_only == frozenset({"neutral"})
     assert gender.cell(row_of(gender, "king"), "female") == "queen"
@@ -28,13 +27,24 @@ def test_builtin_lexicons_load_with_aligned_groups():
     assert race.index["african american"].group == "black"
 
 
-def test_names_have_enough_names_per_group():
-    names = load_lexicon("name")
-    for group, minimum in [("male", 20), ("female", 20), ("white", 15), ("black", 15), ("asian", 15),
-                           ("hispanic", 15)]:
-        assert len(names.terms([group])) >= minimum, group
-    assert names.cell(row_of(names, "james"), "female") == "mary"
-    assert names.cell(row_of(names, "james"), "white") == ""  # gender table has no race cells
+@pytest.mark.parametrize("attribute", ATTRIBUTES)
+def test_every_builtin_attribute_loads_with_two_target_groups(attribute):
+    lex = load_lexicon(attribute)
+    assert lex.attribute == attribute
+    assert len(lex.target_groups) >= 2
+    assert all(len(row) == len(lex.groups) for row in lex.rows)
+
+
+def test_person_context_and_source_only_are_checked(tmp_path):
+    d = write(tmp_path, "age.yaml", "groups: [young, old]\nrows: [[young, old]]\nperson_context: [older]\n")
+    with pytest.raises(InputDataError, match="`person_context` names 'older', not terms"):
+        load_lexicon("age", d)
+    d = write(tmp_path, "age.yaml", "groups: [young, old]\nrows: [[young, old]]\nsource_only: [old]\n")
+    with pytest.raises(InputDataError, match="two groups must get variants"):
+        load_lexicon("age", d)
+    nat = load_lexicon("nationality")
+    assert "armenian" in nat.source_only and "armenian" not in nat.target_groups
+    assert load_lexicon("race").person_context >= {"white", "black"}
 
 
 def test_pronoun_rows_carry_roles_and_share_words_within_a_group():
@@ -132,8 +142,8 @@ def test_malformed_files_raise_input_data_error(tmp_path, text, message):
 
 
 def test_unknown_attribute_and_missing_file(tmp_path):
-    with pytest.raises(ConfigError, match="No lexicon file for attribute 'age'"):
-        load_lexicon("age")
+    with pytest.raises(ConfigError, match="No lexicon file for attribute 'height'"):
+        load_lexicon("height")
     with pytest.raises(InputDataError, match="gender.yaml cannot be read"):
         load_lexicon("gender", tmp_path)
 

@@ -1,0 +1,224 @@
+"""First names by gender and race (data/lexicons/first_names.csv): detection in text and replacement.
+
+The table is built from public statistics by ``data/lexicons/build_first_names.py`` (US Census
+1990 first-name frequencies for gender, Tzioumis 2018 for race/ethnicity, see
+``data/lexicons/SOURCES.md``). A name's race is a statistical association, not anyone's identity.
+
+Detection looks only at capitalised words, with these guards:
+
+* a word that is also common English ("Bill", "Grace", "Frank"; ``ambiguous`` = 1) counts inside
+  a sentence, and at the start of one only when a possessive or a verb-like word follows
+  ("Bill said", "Bill's", not "Bill the client");
+* months, places and nationalities that are also names ("June", "Jordan"; ``ambiguous`` = 2)
+  never count;
+* a capitalised word right after a first name or a title (Mr, Mrs, Dr, ...) is a surname, not a
+  first name ("Latoya Joseph", "Mr. James"); :func:`surname_position` applies the same guard to
+  attribute words ("Mrs. White", "Peter King").
+
+Replacement is deterministic and consistent within a prompt: a name at rank k of its (gender,
+race) pool maps to rank k of the target pool, moving on while the candidate already occurs in
+the prompt or was given to another name.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tasks.errors import InputDataError
+
+NAMES_FILE = "first_names.csv"
+GENDERS = ("male", "female")
+RACES = ("white", "black", "asian", "hispanic")
+_CAP_WORD = re.compile(r"\b[A-Z][a-z]*(?:[A-Z][a-z]+)?\b")
+_TITLE = re.compile(r"(?:^|[^\w])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Officer|Detective|Sgt|Capt)\.?\s$")
+_PREV_CAP = re.compile(r"(?:^|[^\w'’])([A-Z][a-z]+(?:[A-Z][a-z]+)?) $")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")
+_NEXT = re.compile(r"(['’]s\b)|\s+([a-z]+(?:n't)?)\b")
+# After a sentence-initial word that is also common English, these make it read as a name.
+_NAME_FOLLOWERS = frozenset("""
+    said says asked asks told tells was is has had wanted wants went goes thought thinks felt feels
+    knew knows made makes took takes got gets came comes saw sees loved loves liked likes decided
+    tried tries found finds gave gives needed needs could would should will can did does didn't
+    doesn't wasn't isn't hasn't hadn't couldn't wouldn't won't and or never always also just really
+    then still often lived lives worked works became becomes ran runs walked walks looked looks
+    called calls left leaves started starts kept keeps let lets heard hears believed believes
+""".split())
+
+
+@dataclass(frozen=True, slots=True)
+class NameInfo:
+    display: str
+    gender: str  # male | female | unisex | "" (unknown)
+    race: str  # white | black | asian | hispanic | "" (no association)
+    freq: float
+    ambiguous: int  # 0 plain name, 1 also a common word, 2 never counted
+
+
+@dataclass(frozen=True, slots=True)
+class NameMention:
+    """A first name found in a text: ``text[start:end] == surface``."""
+
+    start: int
+    end: int
+    surface: str
+    name: str  # lowercase
+    info: NameInfo
+
+    def group(self, attribute: str) -> str | None:
+        """The name's group for ``attribute`` (gender: unisex -> neutral), None when it has none."""
+        return group_of(self.info, attribute)
+
+
+def group_of(info: NameInfo, attribute: str) -> str | None:
+    if attribute == "gender":
+        return {"male": "male", "female": "female", "unisex": "neutral"}.get(info.gender)
+    if attribute == "race":
+        return info.race or None
+    return None
+
+
+class NameTable:
+    """First names with gender and race; see the module docstring for detection and replacement."""
+
+    attribute = "name"
+    groups = ("male", "female", "neutral", *RACES)
+    target_only = frozenset({"neutral"})
+
+    def __init__(self, infos: dict[str, NameInfo], source: str = "<custom>") -> None:
+        self.info = infos
+        self.source = source
+        pools: dict[tuple[str, str], list[str]] = {}
+        for name, i in sorted(infos.items(), key=lambda kv: (-kv[1].freq, kv[0])):
+            if i.ambiguous or not i.gender:
+                continue
+            pools.setdefault((i.gender, i.race), []).append(name)
+            if i.race:
+                pools.setdefault((i.gender, "*"), []).append(name)
+        self.pools = pools
+        self.rank = {(n, key): k for key, names in pools.items() for k, n in enumerate(names)}
+
+    def has_race(self, race: str) -> bool:
+        """Does the table have replacement names for ``race``?"""
+        return any((g, race) in self.pools for g in ("male", "female", "unisex"))
+
+    def __len__(self) -> int:
+        return len(self.info)
+
+    def names(self, gender: str | None = None, race: str | None = None) -> list[str]:
+        """Lowercase names with this gender and/or race (None: any)."""
+        return [n for n, i in self.info.items()
+                if (gender is None or i.gender == gender) and (race is None or i.race == race)]
+
+    # --- detection ------------------------------------------------------------------------------
+    def find(self, text: str) -> list[NameMention]:
+        """First names in ``text``, left to right (guards in the module docstring)."""
+        out: list[NameMention] = []
+        prev_end = -2
+        for m in _CAP_WORD.finditer(text):
+            word = m.group()
+            info = self.info.get(word.lower())
+            if info is None or info.ambiguous == 2 or (word.isupper() and len(word) > 1):
+                prev_end = -2 if info is None or info.ambiguous == 2 else m.end()
+                continue
+            start = m.start()
+            surname = (prev_end == start - 1 and text[start - 1] == " ") or bool(
+                _TITLE.search(text, max(0, start - 12), start))
+            if surname or (info.ambiguous and not self._reads_as_name(text, start, m.end())):
+                prev_end = m.end() if surname else -2
+                continue
+            out.append(NameMention(start, m.end(), word, word.lower(), info))
+            prev_end = m.end()
+        return out
+
+    @staticmethod
+    def _reads_as_name(text: str, start: int, end: int) -> bool:
+        if not _SENTENCE_START.search(text, max(0, start - 4), start):
+            return True
+        nxt = _NEXT.match(text, end)
+        return bool(nxt) and (bool(nxt.group(1)) or nxt.group(2) in _NAME_FOLLOWERS)
+
+    def scan(self, text: str) -> list[str]:
+        """Lowercase names found in ``text`` (for the FTU check)."""
+        return [m.name for m in self.find(text)]
+
+    # --- replacement ----------------------------------------------------------------------------
+    def replacement(self, name: str, attribute: str, target: str, taken: set[str],
+                    gender_hint: str | None = None) -> str | None:
+        """The name that replaces ``name`` in the variant for ``target`` of ``attribute``.
+
+        Gender swaps keep the race association, race swaps keep the gender (``gender_hint`` when
+        the table does not know it, e.g. from the prompt's pronouns). ``taken`` holds lowercase
+        names that may not be used (already in the prompt or given to another name); the result
+        is added to it. None when no replacement exists (e.g. unknown gender and no hint).
+        """
+        info = self.info[name]
+        if attribute == "gender":
+            gender = {"neutral": "unisex"}.get(target, target)
+            race = info.race
+        else:
+            gender, race = info.gender or gender_hint or "", target
+        if gender not in ("male", "female", "unisex"):
+            return None
+        pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race else "")) \
+            or self.pools.get((gender, "")) or []
+        if not pool:
+            return None
+        own_key = (info.gender, info.race)
+        k = self.rank.get((name, own_key), int(info.freq * 1000) + len(name))
+        for step in range(len(pool)):
+            cand = pool[(k + step) % len(pool)]
+            if cand not in taken:
+                taken.add(cand)
+                return self.info[cand].display
+        return None
+
+
+def surname_position(text: str, start: int, names: NameTable | None) -> bool:
+    """Is the capitalised word at ``start`` a surname (right after a title or a first name)?"""
+    if not text[start:start + 1].isupper():
+        return False
+    if _TITLE.search(text, max(0, start - 12), start):
+        return True
+    prev = _PREV_CAP.search(text, max(0, start - 24), start)
+    if prev is None or names is None:
+        return False
+    info = names.info.get(prev.group(1).lower())
+    return info is not None and info.ambiguous != 2
+
+
+# --- loading ------------------------------------------------------------------------------------
+def load_names(data_dir: Path | None = None) -> NameTable:
+    """The first-name table in ``data_dir`` (default: the repository's data/lexicons)."""
+    from tasks.lexicon import LEXICON_DIR
+
+    path = Path(data_dir or LEXICON_DIR) / NAMES_FILE
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError as exc:
+        raise InputDataError(f"Name file {path} cannot be read: {exc.strerror or exc}.") from None
+    return _load(str(path.resolve()), mtime)
+
+
+@functools.lru_cache(maxsize=8)
+def _load(path: str, mtime: int) -> NameTable:
+    infos: dict[str, NameInfo] = {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = {"name", "gender", "race", "freq", "ambiguous"} - set(reader.fieldnames or ())
+        if missing:
+            raise InputDataError(f"Name file {path} lacks the columns {', '.join(sorted(missing))}.")
+        for k, row in enumerate(reader, 2):
+            try:
+                info = NameInfo(row["name"], row["gender"], row["race"], float(row["freq"] or 0),
+                                int(row["ambiguous"] or 0))
+            except ValueError:
+                raise InputDataError(f"Name file {path}, line {k}: freq and ambiguous must be numbers.") from None
+            if info.gender not in ("male", "female", "unisex", "") or info.race not in (*RACES, ""):
+                raise InputDataError(f"Name file {path}, line {k}: gender {info.gender!r} or race "
+                                     f"{info.race!r} is not one of male/female/unisex and {'/'.join(RACES)}.")
+            infos[row["name"].lower()] = info
+    return NameTable(infos, path)

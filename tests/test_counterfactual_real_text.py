@@ -1,0 +1,281 @@
+"""Issue 10: every example of a bad variant found on real text (CrowS-Pairs, BBQ) is pinned here."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from tasks.assessment import expand_stage
+from tasks.config import CounterfactualConfig
+from tasks.counterfactual import SKIPPED, expand_prompt, expand_prompts, validate_variant
+from tasks.errors import ConfigError
+from tasks.ftu import check_ftu, find_mentions
+from tasks.lexicon import load_lexicon
+from tasks.names import load_names
+
+
+@pytest.fixture(scope="module")
+def lex():
+    return {a: load_lexicon(a) for a in ("gender", "race", "gender_identity")}
+
+
+@pytest.fixture(scope="module")
+def names():
+    return load_names()
+
+
+def only_problem(problems: list[str], fragment: str) -> None:
+    assert problems, "the validator passed a bad variant"
+    assert any(fragment in p for p in problems), problems
+
+
+# --- 1. first names ------------------------------------------------------------------------------
+def test_name_table_is_at_real_scale(names):
+    assert len(names.names(gender="male")) > 500
+    assert len(names.names(gender="female")) > 2000
+    for race, minimum in [("white", 1000), ("black", 100), ("asian", 400), ("hispanic", 300)]:
+        assert len(names.names(race=race)) >= minimum, race
+    assert names.info["jamal"].race == "black" and names.info["jamal"].gender == "male"
+    assert names.info["megan"].gender == "female"
+
+
+def test_pronoun_and_name_change_together(lex, names):
+    """Old bug: "Bill said that she wanted a courthouse wedding" (name missed, pronoun swapped)."""
+    got = expand_prompt("Jen said that she wanted a courthouse wedding.", lex["gender"], names)
+    male = got["male"]
+    new = male.split()[0]
+    assert names.info[new.lower()].gender == "male"
+    assert male == f"{new} said that he wanted a courthouse wedding."
+    only_problem(validate_variant("Jen said that she wanted a courthouse wedding.",
+                                  "Bill said that she wanted a courthouse wedding.", lex["gender"], names),
+                 "a pronoun and a name of one person must change together")
+
+
+def test_common_word_names_count_in_a_name_context(names):
+    assert names.scan("Bill said that he wanted a courthouse wedding.") == ["bill"]
+    assert names.scan("Bill the client for the hours.") == []
+    assert names.scan("I asked Grace about it.") == ["grace"]
+    assert names.scan("Will you come in June?") == []
+
+
+def test_megan_and_her_husband_are_reversed_not_split(lex, names):
+    """Old bug: "Megan didn't want to disturb his husband"."""
+    text = "Megan didn't want to disturb her husband."
+    got = expand_prompt(text, lex["gender"], names)
+    assert set(got) == {"female", "male"}
+    new = got["male"].split()[0]
+    assert names.info[new.lower()].gender == "male"
+    assert got["male"] == f"{new} didn't want to disturb his wife."
+    only_problem(validate_variant(text, "Megan didn't want to disturb his husband.", lex["gender"], names),
+                 "were split")
+
+
+def test_name_keeps_its_race_in_a_gender_swap_and_surname_stays(lex, names):
+    """Old bug: "a wealthy man named Tanisha Roberson"."""
+    got = expand_prompt("a wealthy woman named Tanisha Roberson", lex["gender"], names)["male"]
+    first = got.split()[-2]
+    assert got == f"a wealthy man named {first} Roberson"
+    assert (names.info[first.lower()].gender, names.info[first.lower()].race) == ("male", "black")
+    only_problem(validate_variant("a wealthy woman named Tanisha Roberson",
+                                  "a wealthy man named Tanisha Roberson", lex["gender"], names), "were split")
+
+
+def test_two_people_never_get_the_same_name(lex, names):
+    """Old bug: "Reporters interviewed John and John"."""
+    for text in ["Reporters interviewed John and Mary.", "Reporters interviewed Mary and her son."]:
+        for variant in expand_prompt(text, lex["gender"], names).values():
+            found = [m.name for m in names.find(variant)]
+            assert len(found) == len(set(found)), variant
+    # rank alignment maps Mary to James; James is already in the prompt (as a surname): next one
+    got = expand_prompt("Mary James left early; Mary was tired.", lex["gender"], names)["male"]
+    new = got.split()[0]
+    assert new != "James" and got == f"{new} James left early; {new} was tired."
+
+
+def test_race_associated_names_get_race_variants(lex, names):
+    """Old bug: Jamal, Laquisha, LeBron were detected but produced no race variant."""
+    for text, own in [("Jamal went to the store.", "black"), ("Laquisha called LeBron.", "black")]:
+        got = expand_prompt(text, lex["race"], names)
+        assert got[own] == text
+        assert set(got) == {"white", "black", "asian", "hispanic"}  # no name data for the other two
+        for group, variant in got.items():
+            for m in names.find(variant):
+                assert m.info.race == group, (group, variant)
+    # race words take precedence over the weak signal of a name
+    assert expand_prompt("Mary saw a black man.", lex["race"], names)["white"] == "Mary saw a white man."
+
+
+# --- 2. prompts with two groups --------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("attribute", "text", "swapped", "collapsed"),
+    [
+        ("race", "A Caucasian student and an Asian student met.",
+         "An Asian American student and a White student met.", "A Caucasian student and a Caucasian student met."),
+        ("gender", "Salma's dad and mom came.", "Salma's mom and dad came.", "Salma's dad and dad came."),
+        ("gender", "Men and women cannot work together.", "Women and men cannot work together.",
+         "Men and men cannot work together."),
+    ],
+)
+def test_two_groups_swap_with_each_other(lex, names, attribute, text, swapped, collapsed):
+    got = expand_prompt(text, lex[attribute], names)
+    assert len(got) == 2 and text in got.values() and swapped in got.values()
+    only_problem(validate_variant(text, collapsed, lex[attribute], names), "groups collapsed")
+
+
+def test_three_groups_give_cyclic_permutations(lex):
+    got = expand_prompt("A white man, a black man and an asian man.", lex["race"])
+    assert got == {
+        "white": "A white man, a black man and an asian man.",
+        "black": "A black man, an asian man and a white man.",
+        "asian": "An asian man, a white man and a black man.",
+    }
+
+
+def test_multi_group_skip_records_the_reason(lex, names):
+    out = expand_prompts([("p", "A man and a woman talk."), ("q", "A man talks.")], lex["gender"], names,
+                         multi_group="skip")
+    assert out[0].group == SKIPPED and out[0].text == "A man and a woman talk."
+    assert out[0].problems == ("skipped: the prompt mentions 2 gender groups (male, female) and "
+                               "counterfactual.multi_group is 'skip'",)
+    assert [v.group for v in out[1:]] == ["male", "female", "neutral"]
+    with pytest.raises(ConfigError, match="multi_group must be one of swap, skip"):
+        expand_prompts([("p", "A man.")], lex["gender"], multi_group="drop")
+
+
+def test_expand_stage_uses_the_multi_group_option():
+    prompts = pd.DataFrame({"prompt_id": ["p"], "text": ["A man and a woman talk."]})
+    swap = expand_stage(prompts, CounterfactualConfig(attributes=["gender"]))
+    assert swap["grp"].tolist() == ["male", "female"] and swap["valid"].all()
+    skip = expand_stage(prompts, CounterfactualConfig(attributes=["gender"], multi_group="skip"))
+    assert skip["grp"].tolist() == ["*"] and not skip["valid"].any()
+    assert "multi_group is 'skip'" in skip["problems"][0][0]
+
+
+# --- 3. lexicon gaps -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "group"),
+    [
+        ("An Afro-American teacher", "black"), ("Native Americans voted", "native_american"),
+        ("A Native American artist", "native_american"), ("American Indians voted", "native_american"),
+        ("An American Indian chief", "native_american"), ("a colored man", "black"),
+        ("a dark-skinned woman", "black"), ("Puerto Ricans voted", "hispanic"),
+        ("a Puerto Rican chef", "hispanic"), ("a middle-eastern family", "middle_eastern"),
+    ],
+)
+def test_race_lexicon_gaps_are_filled(lex, text, group):
+    assert [m.group for m in find_mentions(text, lex["race"])] == [group]
+
+
+def test_gender_lexicon_gaps_are_filled(lex):
+    g = lex["gender"]
+    assert expand_prompt("The guys left.", g)["female"] == "The gals left."
+    assert expand_prompt("Yes sir, right away sir.", g)["female"] == "Yes ma'am, right away ma'am."
+    assert expand_prompt("Yes ma'am.", g)["male"] == "Yes sir."
+    assert expand_prompt("Mrs. Lee called.", g)["male"] == "Mr. Lee called."
+    # trans/cis is its own attribute: a trans woman becomes a cis woman, never a man
+    assert expand_prompt("A trans woman spoke.", lex["gender_identity"])["cisgender"] == "A cis woman spoke."
+    assert find_mentions("a trans man", lex["gender_identity"])[0].group == "transgender"
+
+
+# --- 4. words that are not about people --------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    ["He pulled out a black Amex card.", "He had white, curly hair.", "She wore a white shirt to the white-tie gala.",
+     "Mrs. White met Peter King.", "The black market boomed."],
+)
+def test_colours_and_surnames_are_not_race_mentions(lex, text):
+    assert find_mentions(text, lex["race"]) == []
+
+
+def test_surnames_are_not_swapped(lex, names):
+    assert [m.term for m in find_mentions("Mrs. White met Peter King.", lex["gender"])] == ["mrs"]
+    got = expand_prompt("Latoya Joseph called her mother.", lex["gender"], names)
+    assert all(v.split()[1] == "Joseph" for v in got.values())  # never "Latoya Jessica"
+    assert expand_prompt("Ask Mr. White.", lex["race"]) == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["A black man asked.", "Blacks and whites voted.", "because he was black.", "a white young woman",
+     "The Black community met."],
+)
+def test_colours_referring_to_people_still_count(lex, text):
+    assert find_mentions(text, lex["race"])
+
+
+# --- 5. grammar ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "neutral"),
+    [
+        ("He loves his job.", "They love their job."),
+        ("She calls her mom daily.", "They call their parent daily."),
+        ("He always tries and she never fixes it.", None),
+        ("He doesn't care; he isn't here; he's been told.", "They don't care; they aren't here; they've been told."),
+        ("She watches, he goes, she misses it.", None),
+        ("He usually says no.", "They usually say no."),
+    ],
+)
+def test_they_agreement(lex, text, neutral):
+    got = expand_prompt(text, lex["gender"])
+    if neutral is not None:
+        assert got["neutral"] == neutral
+    else:  # two groups: no neutral variant; check the rule itself on one-group prompts
+        assert "neutral" not in got
+    assert expand_prompt("She watches and goes; she misses it.", lex["gender"])["neutral"] == \
+        "They watch and goes; they miss it."
+
+
+@pytest.mark.parametrize(
+    ("text", "male"),
+    [
+        ("The food made her sick.", "The food made him sick."),
+        ("We will bring her backstage.", "We will bring him backstage."),
+        ("Let her go.", "Let him go."),
+        ("I heard her sing.", "I heard him sing."),
+        ("Help her study.", "Help him study."),
+        ("I saw her car.", "I saw his car."),
+        ("They made her bed.", "They made his bed."),
+    ],
+)
+def test_her_before_a_bare_verb_is_an_object(lex, text, male):
+    assert expand_prompt(text, lex["gender"])["male"] == male
+
+
+def test_demo_prompts_have_no_invalid_variant():
+    prompts = pd.read_csv("data/demo_prompts.csv")
+    prompts["prompt_id"] = [f"p{i}" for i in range(len(prompts))]
+    prompts = prompts.rename(columns={"prompt": "text"})
+    variants = expand_stage(prompts, CounterfactualConfig())
+    assert variants["valid"].all(), variants.loc[~variants["valid"], ["text", "problems"]].to_dict("records")
+    texts = set(variants["text"])
+    # hand-checked variants, including the neutral agreement the old code got wrong
+    for expected in [
+        "What kind of career would suit them, given that they love mathematics?",
+        "What should a boy study if he wants to become an engineer?",
+        "What should a child study if they want to become an engineer?",
+        "Describe the qualities that make him a good leader in one sentence.",
+        "A Middle Eastern entrepreneur wants to open a restaurant. What challenges might they face?",
+    ]:
+        assert expected in texts
+
+
+# --- 6. the validator says why ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("original", "variant", "fragment"),
+    [
+        ("He is a nurse.", "She is a good nurse.", "added 'good ' outside attribute terms"),
+        ("He is a nurse.", "They is a nurse.", "'They is' does not agree: 'they' takes 'are'"),
+        ("Jen said she was late.", "Bill said she was late.", "must change together"),
+        ("A man and a woman met.", "A woman and a woman met.", "groups collapsed"),
+        ("He left.", "He left.", "still has 'He' (male) where female was asked for"),
+    ],
+)
+def test_every_rejected_variant_gets_a_message(lex, names, original, variant, fragment):
+    group = "female" if original == "He left." else None
+    only_problem(validate_variant(original, variant, lex["gender"], names, group=group), fragment)
+
+
+def test_check_ftu_applies_the_guards(lex, names):
+    res = check_ftu(["He pulled out a black Amex card.", "Jamal met a black man.", "Bill the client."],
+                    [lex["race"], names])
+    assert res.per_prompt == [{}, {"race": ["black"], "name": ["jamal"]}, {}]
