@@ -1,0 +1,129 @@
+"""AutoEval: every family on the same prompts in one flow, as LangFair's AutoEval.
+
+1. **load prompts** and **check fairness through unawareness** (which prompts mention gender,
+   race or names);
+2. **expand** the mentioning prompts into counterfactual variants (invalid variant sets dropped,
+   as in the counterfactual flow);
+3. **one LLM stage** answers the original prompts (``count`` each, for stereotype and toxicity)
+   and the variants (for counterfactual fairness) together: a variant whose text equals its
+   original prompt, and anything a counterfactual or stereotype run already answered with the
+   same model settings, comes from the response cache instead of a new call;
+4. **counterfactual metrics** on the variants' answers (VADER sentiment, MiniLM embeddings),
+   **stereotype and toxicity metrics** on the original prompts' answers, through the same stage
+   functions as the dedicated flows;
+5. **one report** with one verdict per attribute and per family (``tasks.verdict``).
+
+Run it with ``equilens run configs/auto.yaml``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pandas as pd
+from prefect import flow, get_run_logger
+
+from flows.common import begin_run, close_run, recorded_run, run_result
+from flows.execution import run_heavy
+from flows.stereotype import score_classifiers_task, stereotype_metrics_task
+from tasks import stereotype_stage, validation
+from tasks.config import RunConfig
+from tasks.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
+from tasks.prefect_tasks import call_llm_task, check_ftu_task, expand_task, load_prompts_task, metrics_task, score_task
+
+
+def drop_invalid_sets(variants: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Drop every (prompt, attribute) variant set with an invalid variant; return how many sets went."""
+    invalid = variants[~variants["valid"]]
+    if invalid.empty:
+        return variants, 0
+    bad = set(zip(invalid["prompt_id"], invalid["attribute"], strict=True))
+    keep = [(p, a) not in bad for p, a in zip(variants["prompt_id"], variants["attribute"], strict=True)]
+    return variants[keep].reset_index(drop=True), len(bad)
+
+
+def family_verdicts(metrics: pd.DataFrame, ftu: Any, config: RunConfig) -> list[str]:
+    """FTU first, then one sentence per counterfactual attribute and per family."""
+    from tasks.verdict import verdict_lines
+
+    counts = ", ".join(f"{k} in {v}" for k, v in ftu.counts.items()) or "none"
+    head = (f"fairness through unawareness: {'holds' if ftu.holds else 'does not hold'} "
+            f"({counts} of {ftu.prompts_total} prompts).")
+    return [head, *verdict_lines(metrics, config.model_dump(mode="json"))]
+
+
+@flow(name="auto-assessment", validate_parameters=True)
+def auto_assessment(config: RunConfig) -> dict[str, Any]:
+    """FTU, counterfactual, stereotype and toxicity on the same prompts (see the module docstring)."""
+    log = get_run_logger()
+    run_id, store, rec = begin_run(config, "auto_assessment")
+    code = code_fingerprint()
+    lex_fp = code + lexicon_fingerprint(config.counterfactual.lexicon_dir)
+    scfg = config.stereotype.model_copy(update={"responses_path": None})
+    gate = rec.gate if config.validation.enabled else (lambda report: None)
+
+    with recorded_run(rec) as summary:
+        with rec.stage("load_prompts"):
+            prompts = load_prompts_task(config.prompts, code + path_fingerprint(config.prompts.path))
+            if config.validation.enabled:
+                gate(validation.validate_prompts(prompts))
+        with rec.stage("ftu"):
+            ftu = check_ftu_task(prompts, config.counterfactual, lex_fp)
+            rec.save("prompts", prompts[["prompt_id", "text"]].assign(mentions=ftu.mentions))
+        summary["ftu"] = {"holds": ftu.holds, "counts": ftu.counts, "prompts": ftu.prompts_total}
+        with rec.stage("expand"):
+            variants = expand_task(prompts, config.counterfactual, lex_fp)
+            rec.save("variants", variants)
+            variants, dropped = drop_invalid_sets(variants)
+            summary["variants"] = {"total": int(len(variants)), "dropped_sets": dropped}
+
+        with rec.stage("llm"):
+            originals = stereotype_stage.prompt_frame_for_generation(prompts)
+            wanted = pd.concat([originals, variants[originals.columns]], ignore_index=True)
+            responses = run_heavy(call_llm_task, config.execution, wanted, config.llm,
+                                  config.storage.duckdb_path, config.storage.lock_timeout)
+            rec.save("responses", responses)
+            if config.validation.enabled:
+                gate(validation.validate_responses(responses))
+        is_original = responses["attribute"] == "none"
+        original, counterfactual = responses[is_original], responses[~is_original]
+        shared = len(set(original["cache_key"]) & set(counterfactual["cache_key"]))
+        summary["responses"] = {"total": int(len(responses)), "ok": int(responses["ok"].sum()),
+                                "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
+                                "cached": int(responses["cached"].sum()), "shared_between_families": shared}
+
+        frames = []
+        if len(counterfactual):
+            with rec.stage("counterfactual"):
+                ok = counterfactual[counterfactual["ok"]]
+                scores = run_heavy(score_task, config.execution, sorted(set(ok["text"])), config.scoring, code)
+                rec.save("scores", scores.scalar)
+                frames.append(metrics_task(counterfactual, scores, config.counterfactual, config.metrics, lex_fp))
+        else:
+            log.warning("No prompt mentions a protected attribute: no counterfactual metrics. %s", ftu.summary)
+        with rec.stage("stereotype"):
+            texts = sorted(set(original.loc[original["ok"], "text"]))
+            cscores = run_heavy(score_classifiers_task, config.execution, texts, scfg,
+                                code + path_fingerprint(scfg.toxicity_model) + path_fingerprint(scfg.stereotype_model))
+            rec.save("scores", cscores.scalar)
+            st_metrics, items, skipped = stereotype_metrics_task(
+                original, cscores, scfg, config.metrics,
+                code + path_fingerprint(scfg.cobs_targets) + path_fingerprint(scfg.honest_lexicon))
+            frames.append(st_metrics)
+            rec.save("metric_items", items)
+        metrics = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) \
+            else pd.DataFrame()
+        rec.save("metrics", metrics)
+        summary["skipped"] = skipped
+        summary["caveats"] = cscores.caveats
+        summary["families"] = sorted(set(metrics["family"])) if len(metrics) else []
+        summary["verdicts"] = family_verdicts(metrics, ftu, config)
+        close_run(store, run_id, config, summary, metrics, responses)
+    return run_result(store, run_id, config, summary)
+
+
+if __name__ == "__main__":
+    from flows.cli import main
+
+    sys.exit(main(["run", *sys.argv[1:]]))
