@@ -3,7 +3,7 @@ change what it recommends?
 
 1. **requests**: each template with a ``{group}`` slot becomes a neutral request (slot dropped)
    and one request per group of ``recommendation.groups``; or, with ``source: counterfactual``,
-   the counterfactual expansion of the prompts, whose gender-neutral variant is the neutral request;
+   the gender variants of the counterfactual expansion, whose gender-neutral variant is the neutral request;
    or a responses file you bring (``recommendation.responses_path``);
 2. **answers** from the model under test through the cached LLM runner, ``count`` per request;
 3. **parse** each answer into a top-K list (numbered, bulleted or comma-separated; normalised,

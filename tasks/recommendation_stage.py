@@ -52,7 +52,11 @@ def template_requests(templates: list[str], cfg: RecommendationConfig) -> pd.Dat
 
 
 def counterfactual_requests(prompts: pd.DataFrame, cf: CounterfactualConfig) -> pd.DataFrame:
-    """Valid counterfactual variants; the gender-neutral variant of a prompt is its neutral request."""
+    """Valid gender variants; the gender-neutral variant of a prompt is its neutral request.
+
+    Only gender has a neutral variant in the expansion ("a person"); a race variant's gender-neutral
+    text still names a race, so other attributes need templates with a ``{group}`` slot.
+    """
     from tasks.assessment import expand_stage
 
     variants = expand_stage(prompts, cf)
@@ -60,7 +64,7 @@ def counterfactual_requests(prompts: pd.DataFrame, cf: CounterfactualConfig) -> 
     neutral = variants[(variants["attribute"] == "gender") & (variants["grp"] == NEUTRAL)]
     rows = [{"variant_id": _vid(r.prompt_id, NEUTRAL), "prompt_id": r.prompt_id, "attribute": NEUTRAL,
              "grp": NEUTRAL, "text": r.text} for r in neutral.itertuples(index=False)]
-    others = variants[~((variants["attribute"] == "gender") & (variants["grp"] == NEUTRAL))]
+    others = variants[(variants["attribute"] == "gender") & (variants["grp"] != NEUTRAL)]
     out = pd.concat([pd.DataFrame(rows), others[["variant_id", "prompt_id", "attribute", "grp", "text"]]],
                     ignore_index=True)
     return out[out["prompt_id"].isin(set(neutral["prompt_id"]))].reset_index(drop=True)

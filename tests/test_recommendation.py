@@ -164,3 +164,17 @@ def test_recommendation_flow_end_to_end(prefect_harness, openai_server, tmp_path
         prag = dict(con.execute("SELECT group_a, value FROM metrics WHERE run_id = ? AND metric = 'prag_at_k'",
                                 [out["run_id"]]).fetchall())
     assert prag == pytest.approx({"male": 1.0, "female": 0.0})  # reversed list: every pair disagrees
+
+
+def test_counterfactual_source_compares_gender_variants_with_the_gender_neutral_one() -> None:
+    from tasks.config import CounterfactualConfig
+    from tasks.prompts import prompt_id
+    from tasks.recommendation_stage import counterfactual_requests
+
+    texts = ["Recommend 3 songs for a man who likes jazz.", "Recommend 3 books for a Black woman."]
+    prompts = pd.DataFrame({"prompt_id": [prompt_id(t) for t in texts], "text": texts})
+    req = counterfactual_requests(prompts, CounterfactualConfig(detect_names=False))
+    neutral = req[req["grp"] == "neutral"].set_index("prompt_id")["text"]
+    assert neutral[prompt_id(texts[0])] == "Recommend 3 songs for a person who likes jazz."
+    assert set(req["attribute"]) == {"neutral", "gender"}  # race has no race-free neutral variant
+    assert set(req.loc[req["attribute"] == "gender", "grp"]) == {"male", "female"}
