@@ -114,3 +114,14 @@ def test_missing_api_key_without_base_url(monkeypatch: pytest.MonkeyPatch) -> No
 def test_classify_plain_exceptions() -> None:
     assert classify_error(TimeoutError()).error_class == "Timeout"
     assert classify_error(ValueError("bad json")).retryable
+
+
+def test_calls_complete_one_prompt_sample_across_groups_first(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    cfg = _cfg(openai_server, max_concurrency=1, count=2)
+    reqs = [LLMRequest(f"{p} {g}", i, cache_key(cfg, f"{p} {g}", i), meta={"prompt_id": p, "attribute": "gender"})
+            for p in ("p1", "p2") for g in ("he", "she") for i in range(2)]  # the stage's (variant, sample) order
+    results = run_requests(reqs, cfg)
+    assert [r.request for r in results] == reqs  # results stay in request order
+    sent = [body["messages"][-1]["content"] for body in openai_server.requests]
+    # a server lost after any call leaves (prompt, sample) rows with every group answered, not scattered ones
+    assert sent == ["p1 he", "p1 she", "p1 he", "p1 she", "p2 he", "p2 she", "p2 he", "p2 she"]

@@ -9,6 +9,8 @@
   limits, server errors, timeouts and malformed replies are retried with exponential backoff and
   jitter (``Retry-After`` honoured); what still fails is returned as a failed row with its error
   class and a scrubbed message. Nothing is dropped.
+* Calls go out in :func:`call_order`: all groups of one (prompt, sample) next to each other, so a
+  server lost mid-run leaves complete rows to compare rather than scattered answers.
 * In-process providers get length-sorted batches instead.
 """
 
@@ -211,7 +213,8 @@ async def _run_concurrent(
         aopen = getattr(provider, "aopen", None)
         if aopen is not None:  # imports and client set-up before the first call is timed or paced
             await aopen()
-        for fut in asyncio.as_completed([one(r) for r in todo]):
+        tasks = [asyncio.ensure_future(one(r)) for r in call_order(todo)]  # started, and queued, in this order
+        for fut in asyncio.as_completed(tasks):
             res = await fut
             writer.add(res)
             on_result(res)
@@ -256,6 +259,24 @@ def _run_batched(
                 writer.flush()
     finally:
         writer.flush()
+
+
+def call_order(requests: Sequence[LLMRequest]) -> list[LLMRequest]:
+    """The order remote calls are made: each (prompt, attribute) unit's samples in turn, every group of
+    one sample together (male 0, female 0, male 1, female 1, ...), units in order of first appearance.
+
+    Requests without ``meta["prompt_id"]`` keep their place.
+    """
+    first: dict[tuple, int] = {}
+    keys = []
+    for i, req in enumerate(requests):
+        prompt_id = req.meta.get("prompt_id")
+        if prompt_id is None:
+            keys.append((i, 0, i))
+            continue
+        unit = first.setdefault((prompt_id, req.meta.get("attribute")), i)
+        keys.append((unit, req.sample_idx, i))
+    return [req for _, req in sorted(zip(keys, requests, strict=True), key=lambda kr: kr[0])]
 
 
 def make_provider(cfg: LLMConfig) -> Provider:
