@@ -63,8 +63,16 @@ def _parse_sets(pairs: list[str]) -> dict[str, object]:
         key, sep, raw = item.partition("=")
         if not sep or not key:
             raise _fail(f"--set expects KEY=VALUE (e.g. llm.count=2), got {item!r}.")
-        out[key.strip()] = yaml.safe_load(raw) if raw else ""
+        try:
+            out[key.strip()] = yaml.safe_load(raw) if raw else ""
+        except yaml.YAMLError as err:
+            problem = getattr(err, "problem", None) or type(err).__name__
+            raise _fail(f"--set {item!r}: the value is not valid YAML ({problem}). Quote it, or close the "
+                        "brackets: --set 'counterfactual.attributes=[gender, race]'.") from None
     return out
+
+
+DebugOption = Annotated[bool, typer.Option("--debug", help="Show Prefect's logs and full tracebacks of errors")]
 
 
 @app.command()
@@ -72,8 +80,17 @@ def run(
     config: Annotated[Path, typer.Argument(help="YAML run config, e.g. configs/demo.yaml")],
     set_: Annotated[list[str], typer.Option("--set", help="Override a config key: --set llm.count=3")] = [],  # noqa: B006
     db: Annotated[Path | None, typer.Option("--db", help="Override storage.duckdb_path")] = None,
+    debug: DebugOption = False,
 ) -> None:
-    """Run the assessment a config describes and print its metrics per group pair."""
+    """Run the assessment a config describes and print its metrics per group pair.
+
+    Exit codes: 0 done, 2 bad config or input (found before anything runs), 3 a validation gate
+    failed, 4 the LLM calls failed (every one, or more than llm.max_failed_share), 130 interrupted.
+    """
+    if debug:
+        import os
+
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
     _quiet_environment()
     from tasks.config import load_config
     from tasks.errors import EquilensError
@@ -83,34 +100,39 @@ def run(
         overrides["storage.duckdb_path"] = str(db)
     try:
         cfg = load_config(config, overrides)
-        _preflight(cfg)
+        for warning in _preflight(cfg):
+            typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW, err=True)
         from flows.common import start_prefect_api
         from flows.registry import flow_for
 
+        _quiet_logs(debug)
         start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point
         result = flow_for(cfg)(cfg)
     except EquilensError as err:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
         raise _fail(str(err), err.exit_code) from None
     except KeyboardInterrupt:
         raise _fail("interrupted. Finished LLM calls are cached: run the same command to resume.", 130) from None
     _print_result(result, cfg.storage.duckdb_path)
 
 
-def _preflight(cfg: object) -> None:
-    """Cheap checks before Prefect starts: named files exist and the DuckDB file is usable."""
-    from tasks.errors import InputDataError
-    from tasks.store import Store
+def _quiet_logs(debug: bool) -> None:
+    """Without --debug: no Prefect traceback for an error the CLI reports itself, no library INFO lines."""
+    if debug:
+        return
+    from flows.quiet_logs import quiet_known_errors
 
-    files = {
-        "prompts.path": cfg.prompts.path if cfg.prompts else None,
-        "stereotype.responses_path": cfg.stereotype.responses_path if cfg.assessment == "stereotype" else None,
-        "bias_test.spec_path": cfg.bias_test.spec_path if cfg.assessment == "bias_test" else None,
-        "bias_test.reviewed_csv": cfg.bias_test.reviewed_csv if cfg.assessment == "bias_test" else None,
-    }
-    for key, value in files.items():
-        if value and not Path(value).is_file():
-            raise InputDataError(f"{key}: file {value} does not exist (paths are relative to {Path.cwd()}).")
-    Store(cfg.storage.duckdb_path, cfg.storage.lock_timeout).init()
+    quiet_known_errors()
+
+
+def _preflight(cfg: object) -> list[str]:
+    """Checks that take seconds, before Prefect starts (flows/preflight.py); returns warnings."""
+    from flows.preflight import preflight
+
+    return preflight(cfg)
 
 
 def _print_result(result: dict, db: str) -> None:
@@ -210,10 +232,14 @@ def report(
     from tasks.html_report import write_html_report
     from tasks.store import Store
 
+    target = out or Path("data/runs") / f"{run_id}.html"
     try:
-        path = write_html_report(Store(db), run_id, out or Path("data/runs") / f"{run_id}.html")
+        path = write_html_report(Store(db), run_id, target)
     except EquilensError as err:
         raise _fail(str(err)) from None
+    except OSError as err:
+        raise _fail(f"cannot write the report to {target} ({err.strerror or type(err).__name__}); "
+                    "choose another file with --out.") from None
     typer.echo(f"wrote {path}")
 
 

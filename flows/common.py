@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from tasks.config import RunConfig
+from tasks.config import LLMConfig, RunConfig
 from tasks.errors import EquilensError
 from tasks.fingerprint import versions
 from tasks.store import Store
@@ -131,6 +131,56 @@ def start_prefect_api(attempts: int = 2) -> None:
         detail=detail, timeout=PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()))
 
 
+class LLMOutageError(EquilensError):
+    """Every LLM call failed, or more than ``llm.max_failed_share`` of them: the run measured an outage."""
+
+    exit_code = 4
+
+
+def endpoint_label(cfg: LLMConfig) -> str:
+    """Where the calls went, for a person (credentials scrubbed)."""
+    from tasks.llm.base import scrub_secrets
+
+    if cfg.provider == "azure" and cfg.azure_endpoint:
+        return scrub_secrets(cfg.azure_endpoint)
+    if cfg.base_url:
+        return scrub_secrets(cfg.base_url)
+    return "the OpenAI API" if cfg.provider == "openai" else f"the {cfg.provider} model {cfg.model}"
+
+
+def check_llm_failures(config: RunConfig, responses: pd.DataFrame) -> None:
+    """Fail the run when every LLM call failed, or more than ``llm.max_failed_share`` of them.
+
+    Refusals are answers (a finding), not failures. Cached and brought answers count as answered.
+    """
+    if responses is None or responses.empty or "ok" not in responses.columns:
+        return
+    ok = responses["ok"].astype(bool)
+    refused = responses["refusal"].astype(bool) if "refusal" in responses.columns else False
+    failed = responses[~ok & ~refused]
+    total, n_failed = len(responses), len(failed)
+    share = n_failed / total
+    limit = config.llm.max_failed_share
+    if n_failed == 0 or (n_failed < total and share <= limit):
+        return
+    where = endpoint_label(config.llm)
+    kinds = (failed["error_class"].fillna("Error") if "error_class" in failed.columns
+             else pd.Series("Error", index=failed.index))
+    classes = kinds.value_counts()
+    top = str(classes.index[0])
+    messages = failed.loc[kinds == top, "error_message"].dropna() if "error_message" in failed.columns else []
+    message = str(messages.iloc[0]) if len(messages) else ""
+    cause = {"ConnectionError": f"could not connect to {where}", "Timeout": f"no answer from {where} within "
+             f"llm.timeout={config.llm.timeout:g} s"}.get(top, f"{top} from {where}")
+    head = (f"all {total} LLM calls failed" if n_failed == total else
+            f"{n_failed} of {total} LLM calls failed ({share:.0%}, more than llm.max_failed_share={limit:g})")
+    by_class = ", ".join(f"{k} ({v})" for k, v in classes.items())
+    raise LLMOutageError(f"{head}: {cause}. Failures by class: {by_class}."
+                         + (f" First {top}: {message[:300]}" if message else "")
+                         + " The run is recorded as failed; fix the endpoint and run the same command again "
+                           "(answers that did arrive are cached).")
+
+
 def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None:
     """Table and markdown artifacts in the Prefect UI (no-ops outside a flow run)."""
     try:
@@ -154,10 +204,25 @@ def write_run_report(store: Store, run_id: str, config: RunConfig) -> str | None
 
     from tasks.html_report import write_html_report
 
+    path = Path(config.storage.reports_dir) / f"{run_id}.html"
     try:
-        return str(write_html_report(store, run_id, Path(config.storage.reports_dir) / f"{run_id}.html"))
-    except Exception:  # noqa: BLE001 - a report is a view; the data is already stored
+        return str(write_html_report(store, run_id, path))
+    except Exception as err:  # noqa: BLE001 - a report is a view; the data is already stored
+        _warn(f"the HTML report was not written to {path} ({error_text(err)}); the run is stored: "
+              f"`equilens report {run_id} --out FILE` writes it elsewhere.")
         return None
+
+
+def _warn(message: str) -> None:
+    """A warning in the run's log (console and Prefect UI), or the plain log outside a flow."""
+    import logging
+
+    try:
+        from prefect import get_run_logger
+
+        get_run_logger().warning(message)
+    except Exception:  # noqa: BLE001 - no run context
+        logging.getLogger("equilens").warning(message)
 
 
 def close_run(
@@ -167,6 +232,7 @@ def close_run(
     """The last step inside a recorded run: metrics and usage into the summary, Prefect artifacts."""
     from tasks.report import markdown_report, usage_summary
 
+    check_llm_failures(config, responses)  # flows that do not check right after their LLM stage
     summary["metrics"] = metrics.drop(columns=["details"], errors="ignore").to_dict("records") if len(metrics) else []
     if len(responses):
         summary["usage"] = usage_summary(responses)

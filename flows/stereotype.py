@@ -22,7 +22,7 @@ import pandas as pd
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
-from flows.common import begin_run, close_run, recorded_run, run_result
+from flows.common import begin_run, check_llm_failures, close_run, recorded_run, run_result
 from flows.execution import run_heavy
 from tasks import stereotype_stage, validation
 from tasks.config import MetricsConfig, RunConfig, StereotypeConfig
@@ -78,6 +78,7 @@ def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
         summary["responses"] = {"total": int(len(responses)), "ok": int(responses["ok"].sum()),
                                 "failed": int((~responses["ok"]).sum()),
                                 "refusals": int(responses["refusal"].sum()), "cached": int(responses["cached"].sum())}
+        check_llm_failures(config, responses)  # an outage fails the run (exit 4) before any scoring
 
         with rec.stage("score"):
             texts = sorted(set(responses.loc[responses["ok"], "text"]))

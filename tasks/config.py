@@ -92,6 +92,11 @@ class LLMConfig(_Strict):
     timeout: float = Field(60.0, gt=0, description="Whole-request deadline in seconds, per attempt")
     max_retries: int = Field(4, ge=0, le=20, description="Retries after the first try, with exponential backoff")
     backoff_base: float = Field(0.5, ge=0, description="First backoff in seconds; doubles, with jitter")
+    max_failed_share: float = Field(
+        1.0, ge=0.0, le=1.0,
+        description="The run fails (exit 4) when more than this share of LLM calls fail after retries; "
+                    "1.0 = only when every call fails. Refusals are answers, not failures",
+    )
     batch_size: int = Field(16, ge=1, description="Local provider: prompts per generate() batch")
     price_input_per_1k: float | None = Field(None, ge=0, description="Price per 1,000 prompt tokens (for cost)")
     price_output_per_1k: float | None = Field(None, ge=0, description="Price per 1,000 completion tokens (for cost)")
@@ -273,6 +278,14 @@ class RunConfig(_Strict):
             raise ValueError(f"the {self.assessment} assessment needs a prompts section (path or items)")
         return self
 
+    @model_validator(mode="after")
+    def _something_to_compare(self) -> RunConfig:
+        cf = self.counterfactual
+        if self.assessment == "counterfactual" and not cf.attributes and not cf.custom:
+            raise ValueError("counterfactual.attributes is empty and counterfactual.custom names no attribute: "
+                             "nothing to compare. List attributes (e.g. [gender, race]) or define custom groups")
+        return self
+
     @field_validator("name")
     @classmethod
     def _name_ok(cls, v: str) -> str:
@@ -292,7 +305,7 @@ def _format_pydantic(err: ValidationError, source: str) -> str:
         loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
-            msg = "unknown key (check the spelling; `equilens config --help` lists the options)"
+            msg = "unknown key (check the spelling; `equilens options` lists every key)"
         lines.append(f"  - {loc}: {msg}")
     return f"Invalid config {source}:\n" + "\n".join(lines)
 
@@ -309,6 +322,8 @@ def parse_config(data: object, source: str = "(inline)") -> RunConfig:
 def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
     """Read a YAML config; ``overrides`` are dotted keys (``{"llm.count": 2}``) applied on top."""
     p = Path(path)
+    if p.is_dir():
+        raise ConfigError(f"Config file {p} is a directory; give a YAML file such as configs/demo.yaml.")
     if not p.is_file():
         raise ConfigError(f"Config file {p} does not exist.")
     try:

@@ -1,0 +1,147 @@
+"""Checks a run config in seconds, before Prefect or any model starts: files, keys, names, storage.
+
+Everything here is cheap (no model load, no network). Problems raise the typed errors of
+:mod:`tasks.errors`, so the CLI prints one paragraph and exits 2; harmless surprises (duplicate
+prompts dropped) come back as warning lines.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+from pathlib import Path
+
+from tasks.config import RunConfig
+from tasks.errors import ConfigError, InputDataError, StorageError
+
+BUILTIN_PROVIDERS = ("local", "openai", "azure")
+
+
+def preflight(cfg: RunConfig) -> list[str]:
+    """Raise on the first problem a run would hit; return warnings worth printing."""
+    _check_files(cfg)
+    _check_metric_names(cfg)
+    if uses_llm(cfg):
+        _check_provider(cfg)
+    warnings: list[str] = []
+    if cfg.assessment == "counterfactual":
+        _check_lexicons(cfg)
+    if cfg.prompts is not None and cfg.assessment in ("counterfactual", "stereotype") and not (
+            cfg.assessment == "stereotype" and cfg.stereotype.responses_path):
+        warnings += _check_prompts(cfg)
+    _check_storage(cfg)
+    return warnings
+
+
+def uses_llm(cfg: RunConfig) -> bool:
+    """Whether the run calls the configured LLM (not when it brings its own answers)."""
+    brought = {
+        "stereotype": cfg.stereotype.responses_path,
+        "bias_test": cfg.bias_test.reviewed_csv,
+        "classification": cfg.classification.predictions_path,
+        "recommendation": cfg.recommendation.responses_path,
+        "bbq": cfg.bbq.responses_path,
+    }
+    return not brought.get(cfg.assessment)
+
+
+def _check_files(cfg: RunConfig) -> None:
+    files = {
+        "prompts.path": cfg.prompts.path if cfg.prompts else None,
+        "stereotype.responses_path": cfg.stereotype.responses_path if cfg.assessment == "stereotype" else None,
+        "bias_test.spec_path": cfg.bias_test.spec_path if cfg.assessment == "bias_test" else None,
+        "bias_test.reviewed_csv": cfg.bias_test.reviewed_csv if cfg.assessment == "bias_test" else None,
+        "classification.predictions_path":
+            cfg.classification.predictions_path if cfg.assessment == "classification" else None,
+        "recommendation.responses_path":
+            cfg.recommendation.responses_path if cfg.assessment == "recommendation" else None,
+        "bbq.responses_path": cfg.bbq.responses_path if cfg.assessment == "bbq" else None,
+        "stereotype.honest_lexicon": cfg.stereotype.honest_lexicon if cfg.assessment == "stereotype" else None,
+        "stereotype.cobs_targets": cfg.stereotype.cobs_targets if cfg.assessment == "stereotype" else None,
+    }
+    for key, value in files.items():
+        if not value:
+            continue
+        path = Path(value)
+        if path.is_dir():
+            raise InputDataError(f"{key}: {value} is a directory; give a file.")
+        if not path.is_file():
+            raise InputDataError(f"{key}: file {value} does not exist (paths are relative to {Path.cwd()}).")
+    if cfg.counterfactual.lexicon_dir and cfg.assessment == "counterfactual" and not Path(
+            cfg.counterfactual.lexicon_dir).is_dir():
+        raise InputDataError(f"counterfactual.lexicon_dir: {cfg.counterfactual.lexicon_dir} is not a directory.")
+
+
+def _check_metric_names(cfg: RunConfig) -> None:
+    if not cfg.metrics.names:
+        return
+    from flows.registry import load_all_metrics
+
+    known = load_all_metrics()
+    unknown = [n for n in cfg.metrics.names if n not in known]
+    if unknown:
+        hints = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, list(known), n=1)
+            hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise ConfigError(f"metrics.names: unknown metric {', '.join(hints)}. `equilens metrics` lists them all.")
+
+
+def _check_provider(cfg: RunConfig) -> None:
+    llm = cfg.llm
+    if llm.provider not in BUILTIN_PROVIDERS:
+        from tasks.llm.base import PROVIDERS
+
+        if llm.provider not in PROVIDERS:
+            raise ConfigError(f"llm.provider: unknown provider {llm.provider!r}; use one of "
+                              f"{', '.join(sorted({*BUILTIN_PROVIDERS, *PROVIDERS}))}.")
+        return
+    if llm.provider in ("openai", "azure") and not llm.api_key_secret:  # a Secret block needs Prefect: checked later
+        from tasks.llm.openai_provider import OpenAIChatProvider
+
+        OpenAIChatProvider(llm, azure=llm.provider == "azure")  # checks azure fields and the key; no network
+
+
+def _check_lexicons(cfg: RunConfig) -> None:
+    from tasks.assessment import lexicons_for, names_lexicon
+
+    lexicons_for(cfg.counterfactual)
+    names_lexicon(cfg.counterfactual)
+
+
+def _check_prompts(cfg: RunConfig) -> list[str]:
+    from tasks.prompts import load_prompts
+
+    prompts = load_prompts(cfg.prompts)
+    dropped = int(prompts.attrs.get("duplicates_dropped", 0))
+    if dropped:
+        return [f"{dropped} duplicate prompt(s) dropped: each distinct prompt is asked once."]
+    return []
+
+
+def _check_storage(cfg: RunConfig) -> None:
+    from tasks.store import Store
+
+    db = Path(cfg.storage.duckdb_path)
+    if db.is_dir():
+        raise StorageError(f"storage.duckdb_path: {db} is a directory; name a file such as {db / 'equilens.duckdb'}.")
+    try:
+        Store(db, cfg.storage.lock_timeout).init()
+    except OSError as err:
+        raise StorageError(f"storage.duckdb_path: cannot create {db} ({err.strerror or err}); "
+                           "point it at a folder you can write.") from None
+    if cfg.storage.reports_dir:
+        _check_writable_dir(Path(cfg.storage.reports_dir), "storage.reports_dir",
+                            "set it to a folder you can write, or to null to write no report")
+
+
+def _check_writable_dir(folder: Path, key: str, advice: str) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".equilens-write-check-"):
+            pass
+    except OSError as err:
+        raise StorageError(f"{key}: cannot write to {folder} ({err.strerror or type(err).__name__}); {advice}.") from None
+    if not os.access(folder, os.W_OK):  # pragma: no cover - the write above already failed
+        raise StorageError(f"{key}: cannot write to {folder}; {advice}.")

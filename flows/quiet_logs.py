@@ -1,0 +1,64 @@
+"""Keeps equilens' own typed errors out of Prefect's console traceback logging (the CLI prints them once).
+
+A flow or task that raises an :class:`~tasks.errors.EquilensError` makes Prefect log the exception
+with its full traceback (task run, then flow run) and two "Finished in state Failed" lines before
+the CLI prints the one-paragraph ``error:`` line. The filter below drops exactly those console
+records; every other log line, and the records sent to the Prefect API (the UI keeps its
+tracebacks), are untouched. ``equilens run --debug`` does not install it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+
+def _error_names() -> set[str]:
+    """Names of EquilensError and every subclass defined so far (flows define some of their own)."""
+    from tasks.errors import EquilensError
+
+    names, todo = set(), [EquilensError]
+    while todo:
+        cls = todo.pop()
+        names.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return names
+
+
+class KnownErrorFilter(logging.Filter):
+    """Drop console records about an exception the CLI reports itself, and great-expectations' INFO lines."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from tasks.errors import EquilensError
+
+        if record.name.startswith("great_expectations") and record.levelno < logging.WARNING:
+            return False  # GX sets its own logger to INFO at import ("Created temporary directory ...")
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, EquilensError):
+            return False
+        if record.levelno < logging.WARNING or not record.name.startswith("prefect"):
+            return True
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a malformed record is not ours to judge
+            return True
+        pattern = r"\b(?:%s)\b[(:]" % "|".join(map(re.escape, sorted(_error_names())))
+        return re.search(pattern, message) is None
+
+
+_FILTER = KnownErrorFilter()
+
+
+def quiet_known_errors() -> None:
+    """Install the filter on every Prefect console handler (idempotent). Call after importing Prefect."""
+    from prefect.logging.configuration import ensure_logging_setup
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    ensure_logging_setup()  # `import prefect` is lazy: create the console handlers now, then filter them
+
+    loggers = [logging.getLogger(), *(obj for obj in logging.root.manager.loggerDict.values()
+                                      if isinstance(obj, logging.Logger))]
+    for logger in loggers:
+        for handler in logger.handlers:
+            if isinstance(handler, PrefectConsoleHandler) and _FILTER not in handler.filters:
+                handler.addFilter(_FILTER)

@@ -1,0 +1,125 @@
+"""Bad input of every kind: one `error:` paragraph, exit 2, no traceback, and found before Prefect starts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def equilens(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "flows", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=240, env=full)
+
+
+def _no_traceback(out: subprocess.CompletedProcess) -> None:
+    whole = out.stdout + out.stderr
+    assert "Traceback" not in whole, whole
+    assert out.stderr.startswith("error: "), whole
+
+
+def _write(folder: Path, name: str, data: str | bytes) -> Path:
+    path = folder / name
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return path
+
+
+# (config body, files to write, message expected in stderr); storage goes to tmp_path
+CASES = {
+    "missing column": ("prompts: {path: p.csv}\n", {"p.csv": "text\nIs he a nurse?\n"},
+                       "no column 'prompt' (prompts.column). Columns found: text."),
+    "whitespace-only prompt": ("prompts: {path: p.txt}\n", {"p.txt": "   \n \t \n"},
+                               "no prompts found"),
+    "blank csv cell": ("prompts: {path: p.csv}\n", {"p.csv": "prompt\nIs he a nurse?\n\"   \"\n"},
+                       "line 3: the prompt is empty"),
+    "not utf-8": ("prompts: {path: p.csv}\n", {"p.csv": b"prompt\nIs he a caf\xe9 owner?\n"},
+                  "bytes that are not UTF-8"),
+    "prompt too long": ("prompts: {path: p.csv}\n", {"p.csv": "prompt\n" + "he " * 350_000 + "\n"},
+                        "prompts longer than 20,000 are refused"),
+    "no api key": ("prompts: {items: ['Is he a nurse?']}\nllm: {provider: openai, model: gpt-4o-mini, "
+                   "api_key_env: EQUILENS_TEST_NO_SUCH_KEY}\n", {}, "No API key: set the environment variable "
+                   "EQUILENS_TEST_NO_SUCH_KEY"),
+    "azure without endpoint": ("prompts: {items: ['Is he a nurse?']}\nllm: {provider: azure, model: m}\n", {},
+                               "provider azure needs llm.azure_endpoint"),
+    "unknown provider": ("prompts: {items: ['Is he a nurse?']}\nllm: {provider: opneai}\n", {},
+                         "llm.provider: unknown provider 'opneai'"),
+    "unknown metric": ("prompts: {items: ['Is he a nurse?']}\nmetrics: {names: [cosine_similarty]}\n", {},
+                       "unknown metric 'cosine_similarty' (did you mean 'cosine_similarity'?)"),
+    "mismatched custom words": ("prompts: {items: ['Is the young man a nurse?']}\ncounterfactual: "
+                                "{attributes: [], custom: {age: {young: [young, youth], old: [old]}}}\n", {},
+                                "same number of words"),
+    "no attributes": ("prompts: {items: ['Is he a nurse?']}\ncounterfactual: {attributes: []}\n", {},
+                      "counterfactual.attributes is empty"),
+    "unknown key": ("prompts: {items: ['Is he a nurse?']}\nllm: {temprature: 1}\n", {},
+                    "llm.temprature: unknown key (check the spelling; `equilens options` lists every key)"),
+    "duckdb parent not creatable": ("prompts: {items: ['Is he a nurse?']}\n", {"blocker": "a file"},
+                                    "storage.duckdb_path: cannot create"),
+    "reports_dir not writable": ("prompts: {items: ['Is he a nurse?']}\n", {"blocker": "a file"},
+                                 "storage.reports_dir: cannot write to"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_input_is_one_paragraph_exit_2_before_prefect(tmp_path: Path, case: str) -> None:
+    body, files, message = CASES[case]
+    for name, data in files.items():
+        _write(tmp_path, name, data)
+    db = tmp_path / "blocker" / "sub" / "e.duckdb" if case == "duckdb parent not creatable" else tmp_path / "e.duckdb"
+    reports = tmp_path / "blocker" / "runs" if case == "reports_dir not writable" else tmp_path / "runs"
+    cfg = _write(tmp_path, "c.yaml", body + f"storage: {{duckdb_path: '{db}', reports_dir: '{reports}'}}\n")
+    t0 = time.perf_counter()
+    out = equilens("run", str(cfg), cwd=tmp_path, env={"EQUILENS_TEST_NO_SUCH_KEY": ""})
+    seconds = time.perf_counter() - t0
+    assert out.returncode == 2, out.stdout + out.stderr
+    _no_traceback(out)
+    assert message in out.stderr
+    assert "Flow run" not in out.stderr and "Task run" not in out.stderr  # Prefect never started
+    assert seconds < 60  # in seconds (a loaded 2-core machine), not after the model calls
+
+
+def test_yaml_error_in_set_is_one_line(tmp_path: Path) -> None:
+    cfg = _write(tmp_path, "c.yaml", "prompts: {items: ['Is he a nurse?']}\n")
+    out = equilens("run", str(cfg), "--set", "counterfactual.attributes=[gender", cwd=tmp_path)
+    assert out.returncode == 2
+    _no_traceback(out)
+    assert "--set 'counterfactual.attributes=[gender': the value is not valid YAML" in out.stderr
+
+
+def test_config_path_that_is_a_directory(tmp_path: Path) -> None:
+    out = equilens("run", str(tmp_path), cwd=tmp_path)
+    assert out.returncode == 2
+    _no_traceback(out)
+    assert "is a directory" in out.stderr and "does not exist" not in out.stderr
+
+
+def test_duplicate_prompts_are_reported(tmp_path: Path) -> None:
+    # a bad metric name stops the run right after the prompt check, so no model is needed
+    cfg = _write(tmp_path, "c.yaml", "prompts: {items: ['Is he a nurse?', 'Is he a nurse?', ' Is he a nurse? ']}\n"
+                 f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
+    from flows.preflight import preflight
+    from tasks.config import load_config
+
+    assert preflight(load_config(cfg)) == ["2 duplicate prompt(s) dropped: each distinct prompt is asked once."]
+
+
+def test_report_out_unwritable(tmp_path: Path) -> None:
+    from tasks.store import Store
+
+    db = tmp_path / "e.duckdb"
+    store = Store(db)
+    store.init()
+    store.start_run("r1", name="n", flow="counterfactual_assessment", started_at=datetime(2026, 1, 1), config={},
+                    config_hash="h", provider="openai", model="m", versions={})
+    _write(tmp_path, "blocker", "a file")
+    out = equilens("report", "r1", "--db", str(db), "--out", str(tmp_path / "blocker" / "r.html"), cwd=tmp_path)
+    assert out.returncode == 2
+    _no_traceback(out)
+    assert "cannot write the report to" in out.stderr
