@@ -333,8 +333,9 @@ def _same_group_pairs(answered: pd.DataFrame, g: str) -> PairData:
 def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.ndarray, floor_clusters: np.ndarray,
                     boot: dict, confidence: float) -> dict:
     """Noise floor minus cross-group similarity (positive: less alike across groups than within one),
-    bootstrapped over prompts jointly so both sides of a prompt are drawn together."""
-    from tasks.stats import bootstrap_stat, min_detectable_gap
+    bootstrapped over prompts jointly so both sides of a prompt are drawn together; the bootstrap
+    p-value of a zero gap is Holm-adjusted across the attribute's pairs by the caller."""
+    from tasks.stats import bootstrap_distribution, bootstrap_pvalue, min_detectable_gap, percentile_estimate
 
     values = np.concatenate([cross, floor])
     is_cross = np.concatenate([np.ones(len(cross), bool), np.zeros(len(floor), bool)])
@@ -345,10 +346,15 @@ def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.nda
             return float("nan")
         return float(v[~c].mean() - v[c].mean())
 
-    est = bootstrap_stat(gap, [values, is_cross], clusters, **boot)
+    point, stats = bootstrap_distribution(gap, [values, is_cross], clusters, boot["resamples"], boot["seed"])
+    est = percentile_estimate(point, stats, confidence, len(values))
     return {"noise_floor": float(floor.mean()), "noise_floor_method": NOISE_FLOOR_SAMPLES, "gap": est.value,
-            "gap_ci": [est.ci_low, est.ci_high],
+            "gap_ci": [est.ci_low, est.ci_high], "p_value": bootstrap_pvalue(stats),
             "min_detectable_gap": min_detectable_gap(est.ci_low, est.ci_high, confidence)}
+
+
+def _finite_p(p: object) -> bool:
+    return isinstance(p, float) and np.isfinite(p)
 
 
 def _lacking(answered: pd.DataFrame, frame: pd.DataFrame, groups: list[str]) -> str:
@@ -405,7 +411,6 @@ def metric_stage(
                 est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g,
                                       details={**ctx.similarity_details(name), "baseline": NOISE_FLOOR_SAMPLES}))
-        parity_rows: list[dict] = []
         for a, b in combinations(groups, 2):
             pair = _cross_group_pairs(wide, a, b)
             if not pair.texts1:
@@ -413,7 +418,7 @@ def metric_stage(
                     ctx.emit(skipped_row(name, _lacking(answered, frame, [a, b]), attribute=attribute,
                                          group_a=a, group_b=b))
                 continue
-            parity_rows += ctx.parity_rows(attribute, a, b, pair)
+            ctx.parity_rows(attribute, a, b, pair)
             for name in similarity:
                 vals = ctx.similarity_values(name, pair, lexicon)
                 details = ctx.similarity_details(name)
@@ -425,10 +430,13 @@ def metric_stage(
                     details["noise_floor_skipped"] = "needs llm.count >= 2 (two samples of one group per prompt)"
                 est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b, details=details))
-        for name in ctx.of_kind("sentiment"):
-            rows = [r for r in parity_rows if r["metric"] == name and "p_value" in r["details"]]
+        for name in ctx.of_kind("sentiment") + similarity:
+            rows = [r for r in ctx.rows if r["attribute"] == attribute and r["metric"] == name
+                    and r["group_b"] not in (None, r["group_a"]) and _finite_p(r["details"].get("p_value"))]
             for r, adj in zip(rows, holm_adjust([r["details"]["p_value"] for r in rows]), strict=True):
                 r["details"]["p_holm"] = adj
+            if name in similarity:
+                continue
             if not rows or len(groups) <= 2:
                 continue
             worst = max(rows, key=lambda r: r["value"])

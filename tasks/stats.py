@@ -53,6 +53,39 @@ def bootstrap_mean(
     return Estimate(point, float(low), float(high), n)
 
 
+def bootstrap_distribution(
+    fn: Callable[..., float],
+    arrays: Sequence[np.ndarray],
+    clusters: Sequence[object],
+    resamples: int,
+    seed: int,
+    *,
+    with_labels: bool = False,
+) -> tuple[float, np.ndarray]:
+    """(point value, the statistic on each cluster-bootstrap resample); see :func:`bootstrap_stat`."""
+    arrays = [np.asarray(a) for a in arrays]
+    n = len(arrays[0]) if arrays else 0
+    if n == 0:
+        return float("nan"), np.zeros(0)
+    inverse, k = _cluster_index(clusters)
+    point = float(fn(*arrays, inverse) if with_labels else fn(*arrays))
+    if resamples <= 0 or k < 2:
+        return point, np.zeros(0)
+    order = np.argsort(inverse, kind="stable")
+    starts = np.searchsorted(inverse[order], np.arange(k))
+    sizes = np.append(starts[1:], n) - starts
+    rng = np.random.default_rng(seed)
+    stats = np.empty(resamples)
+    for b in range(resamples):
+        drawn = rng.integers(0, k, size=k)
+        lens = sizes[drawn]
+        offsets = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
+        idx = order[np.repeat(starts[drawn], lens) + offsets]
+        picked = [a[idx] for a in arrays]
+        stats[b] = fn(*picked, np.repeat(np.arange(k), lens)) if with_labels else fn(*picked)
+    return point, stats
+
+
 def bootstrap_stat(
     fn: Callable[..., float],
     arrays: Sequence[np.ndarray],
@@ -72,32 +105,30 @@ def bootstrap_stat(
     the cluster ids themselves among ``arrays`` for a per-cluster statistic: duplicated draws
     would merge (the interval comes out too narrow).
     """
-    arrays = [np.asarray(a) for a in arrays]
-    n = len(arrays[0]) if arrays else 0
-    if n == 0:
-        return Estimate(float("nan"), None, None, 0)
-    inverse, k = _cluster_index(clusters)
-    point = float(fn(*arrays, inverse) if with_labels else fn(*arrays))
-    if resamples <= 0 or k < 2:
-        return Estimate(point, None, None, n)
-    order = np.argsort(inverse, kind="stable")
-    starts = np.searchsorted(inverse[order], np.arange(k))
-    sizes = np.append(starts[1:], n) - starts
-    rng = np.random.default_rng(seed)
-    stats = np.empty(resamples)
-    for b in range(resamples):
-        drawn = rng.integers(0, k, size=k)
-        lens = sizes[drawn]
-        offsets = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
-        idx = order[np.repeat(starts[drawn], lens) + offsets]
-        picked = [a[idx] for a in arrays]
-        stats[b] = fn(*picked, np.repeat(np.arange(k), lens)) if with_labels else fn(*picked)
+    n = len(arrays[0]) if len(arrays) else 0
+    point, stats = bootstrap_distribution(fn, arrays, clusters, resamples, seed, with_labels=with_labels)
+    return percentile_estimate(point, stats, confidence, n)
+
+
+def percentile_estimate(point: float, stats: np.ndarray, confidence: float, n: int) -> Estimate:
+    """The point value with the percentile interval of its finite bootstrap resamples (none if < 2)."""
     finite = stats[np.isfinite(stats)]
     if len(finite) < 2:
         return Estimate(point, None, None, n)
     a = (1 - confidence) / 2
     low, high = np.quantile(finite, [a, 1 - a])
     return Estimate(point, float(low), float(high), n)
+
+
+def bootstrap_pvalue(stats: np.ndarray) -> float:
+    """Two-sided bootstrap p-value of "the statistic is 0": twice the share of finite resamples on
+    the far side of 0 from their median (the smallest value the percentile interval at level
+    1 - p would just reach 0 with), capped at 1. NaN without resamples."""
+    finite = stats[np.isfinite(stats)]
+    if len(finite) < 2:
+        return float("nan")
+    far = (finite <= 0).mean() if np.median(finite) > 0 else (finite >= 0).mean()
+    return float(min(1.0, 2 * (far * len(finite) + 1) / (len(finite) + 1)))
 
 
 def _cluster_blocks(clusters: Sequence[object]) -> np.ndarray:

@@ -54,15 +54,17 @@ def _num(v: Any) -> float | None:
 
 
 def _beyond(d: dict[str, Any], metric: str, alpha: float) -> bool:
-    """Gap interval wholly above 0 (gaps are signed so that positive = less fair) and, for parity, p_holm < alpha."""
+    """Gap interval wholly above 0 (gaps are signed so that positive = less fair) and the
+    Holm-adjusted p-value below alpha (permutation p for parity, bootstrap p for similarity; a
+    parity row without a permutation test is never called beyond noise)."""
     ci = d.get("gap_ci") or [None, None]
     low = _num(ci[0]) if len(ci) else None
     if low is None or low <= 0:
         return False
+    p = _num(d.get("p_holm", d.get("p_value")))
     if metric.endswith("sentiment_parity"):
-        p = _num(d.get("p_holm", d.get("p_value")))
         return p is not None and p < alpha
-    return True
+    return p is None or p < alpha
 
 
 def _p(d: dict[str, Any]) -> str:
@@ -86,7 +88,7 @@ def _worded_parity(row: pd.Series, d: dict[str, Any], polarity: str) -> str:
 def _worded_similarity(row: pd.Series, d: dict[str, Any]) -> str:
     return (f"{row['group_a']} vs {row['group_b']} answers differ in content beyond sampling noise "
             f"({SHORT.get(row['metric'], row['metric'])} {row['value']:.3f} across groups vs "
-            f"{_num(d.get('noise_floor')) or 0:.3f} within a group)")
+            f"{_num(d.get('noise_floor')) or 0:.3f} within a group{_p(d)})")
 
 
 def attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float = 0.05, polarity: str = "neg") -> Verdict:

@@ -110,3 +110,23 @@ def test_a_real_gap_reads_beyond_the_floor_with_a_small_holm_p() -> None:
     d = out[out["metric"] == "strict_sentiment_parity"].iloc[0]["details"]
     assert d["gap"] > 0.15 and d["gap_ci"][0] > 0.1 and d["p_holm"] < 0.01
     assert d["mean_score_b"] - d["mean_score_a"] == pytest.approx(0.2)
+
+
+def test_similarity_gap_rarely_called_beyond_noise_under_identical_groups() -> None:
+    # Answers to one prompt resemble each other (a shared prompt vector plus noise) and the group
+    # changes nothing. The verdict's rule (gap interval above 0 and Holm-adjusted bootstrap
+    # p < 0.05) should fire in about 5% of runs or fewer, never in a third of them.
+    from tasks.verdict import verdicts
+
+    fired = []
+    for sim in range(120):
+        rng = np.random.default_rng(900 + sim)
+        base = rng.normal(size=(20, 8))
+        responses, scores = synthetic(20, ["male", "female"], 2, lambda p, g, i: 0.1, attribute="gender")
+        for row in responses.itertuples():
+            v = base[int(row.prompt_id[1:])] + rng.normal(scale=1.0, size=8)
+            scores.embeddings[text_hash(row.text)] = v / np.linalg.norm(v)
+        out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
+                           _cfg(bootstrap_resamples=200, permutations=0, names=["cosine_similarity"]))
+        fired.append(bool(verdicts(out)[0].beyond_noise))
+    assert np.mean(fired) <= 0.08

@@ -62,3 +62,13 @@ def test_permutation_pvalue_detects_a_real_gap_and_not_noise() -> None:
     x = rng.uniform(0, 0.3, 60)
     assert permutation_test(wasserstein1, x, x + 0.4, clusters, 200, 1).p_value < 0.01
     assert permutation_test(wasserstein1, x, rng.uniform(0, 0.3, 60), clusters, 200, 1).p_value > 0.05
+
+
+def test_bootstrap_pvalue_by_hand() -> None:
+    from tasks.stats import bootstrap_pvalue
+
+    # 9 resamples, median 3 > 0; one is <= 0: p = 2 * (1 + 1) / (9 + 1) = 0.4
+    assert bootstrap_pvalue(np.array([-1.0, 1, 2, 3, 3, 4, 5, 6, 7])) == pytest.approx(0.4)
+    # none on the far side: the floor 2 / (n + 1)
+    assert bootstrap_pvalue(np.arange(1.0, 20.0)) == pytest.approx(2 / 20)
+    assert np.isnan(bootstrap_pvalue(np.array([np.nan, 1.0])))

@@ -47,13 +47,16 @@ def test_similarity_gap_and_skipped_pairs_are_reported() -> None:
         _row("strict_sentiment_parity", "white", "black", 0.03, attribute="race", noise_floor=0.03, gap=0.0,
              gap_ci=[-0.02, 0.02], p_holm=0.9, prompts=8, min_detectable_gap=0.05),
         _row("cosine_similarity", "white", "black", 0.70, attribute="race", noise_floor=0.85, gap=0.15,
-             gap_ci=[0.1, 0.2]),
+             gap_ci=[0.1, 0.2], p_value=0.002, p_holm=0.012),
+        _row("bleu_similarity", "white", "black", 0.30, attribute="race", noise_floor=0.35, gap=0.05,
+             gap_ci=[0.01, 0.09], p_value=0.04, p_holm=0.12),  # alone it looks beyond noise; after Holm not
         _row("strict_sentiment_parity", "white", "asian", None, attribute="race", skipped="no prompt where ..."),
     ])
     (v,) = verdicts(rows)
     assert v.beyond_noise is True
-    assert "white vs black answers differ in content beyond sampling noise (cosine 0.700 across groups vs 0.850" \
-        in v.sentence
+    assert ("white vs black answers differ in content beyond sampling noise (cosine 0.700 across groups vs 0.850 "
+            "within a group, p_holm = 0.012)") in v.sentence
+    assert "BLEU" not in v.sentence
     assert "1 pair(s) could not be compared (white vs asian)" in v.sentence
 
 
