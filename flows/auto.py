@@ -30,7 +30,14 @@ from flows.stereotype import score_classifiers_task, stereotype_metrics_task
 from tasks import stereotype_stage, validation
 from tasks.config import RunConfig
 from tasks.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
-from tasks.prefect_tasks import call_llm_task, check_ftu_task, expand_task, load_prompts_task, metrics_task, score_task
+from tasks.prefect_tasks import (
+    call_llm_task,
+    check_ftu_task,
+    expand_task,
+    load_prompts_task,
+    metrics_task,
+    score_task,
+)
 
 
 def drop_invalid_sets(variants: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -76,7 +83,7 @@ def auto_assessment(config: RunConfig) -> dict[str, Any]:
             variants = expand_task(prompts, config.counterfactual, lex_fp)
             rec.save("variants", variants)
             variants, dropped = drop_invalid_sets(variants)
-            summary["variants"] = {"total": int(len(variants)), "dropped_sets": dropped}
+            summary["variants"] = {"total": len(variants), "dropped_sets": dropped}
 
         with rec.stage("llm"):
             originals = stereotype_stage.prompt_frame_for_generation(prompts)
@@ -89,7 +96,7 @@ def auto_assessment(config: RunConfig) -> dict[str, Any]:
         is_original = responses["attribute"] == "none"
         original, counterfactual = responses[is_original], responses[~is_original]
         shared = len(set(original["cache_key"]) & set(counterfactual["cache_key"]))
-        summary["responses"] = {"total": int(len(responses)), "ok": int(responses["ok"].sum()),
+        summary["responses"] = {"total": len(responses), "ok": int(responses["ok"].sum()),
                                 "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
                                 "cached": int(responses["cached"].sum()), "shared_between_families": shared}
 

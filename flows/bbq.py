@@ -36,7 +36,7 @@ from tasks.fingerprint import code_fingerprint, path_fingerprint
 from tasks.parsing import LETTERS
 from tasks.prefect_tasks import call_llm_task
 
-CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
+CACHED = {"cache_policy": INPUTS + TASK_SOURCE, "persist_result": True}
 
 
 @task(name="bbq-questions", **CACHED)
@@ -100,7 +100,7 @@ def bbq_assessment(config: RunConfig) -> dict[str, Any]:
             rec.save("metric_items", stage.answer_items(questions, answers, scores))
         summary["method"] = method
         summary["questions"] = {c: int(n) for c, n in questions["category"].value_counts(sort=False).items()}
-        summary["responses"] = {"total": int(len(responses)), "ok": int(responses["ok"].sum()),
+        summary["responses"] = {"total": len(responses), "ok": int(responses["ok"].sum()),
                                 "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
                                 "cached": int(responses["cached"].sum())}
         with rec.stage("metrics"):

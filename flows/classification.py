@@ -29,7 +29,7 @@ from tasks.config import ClassificationConfig, MetricsConfig, RunConfig
 from tasks.fingerprint import code_fingerprint, path_fingerprint
 from tasks.prefect_tasks import call_llm_task
 
-CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
+CACHED = {"cache_policy": INPUTS + TASK_SOURCE, "persist_result": True}
 
 
 @task(name="classification-metrics", **CACHED)
@@ -64,7 +64,7 @@ def classification_assessment(config: RunConfig) -> dict[str, Any]:
     with recorded_run(rec) as summary:
         with rec.stage("responses"):
             items, responses = classification_responses(config, rec, summary)
-        summary["responses"] = {"total": int(len(responses)), "ok": int(responses["ok"].sum()),
+        summary["responses"] = {"total": len(responses), "ok": int(responses["ok"].sum()),
                                 "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
                                 "cached": int(responses["cached"].sum())}
         with rec.stage("parse"):

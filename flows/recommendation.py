@@ -31,7 +31,7 @@ from tasks.config import MetricsConfig, RecommendationConfig, RunConfig
 from tasks.fingerprint import code_fingerprint, path_fingerprint
 from tasks.prefect_tasks import call_llm_task, load_prompts_task
 
-CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
+CACHED = {"cache_policy": INPUTS + TASK_SOURCE, "persist_result": True}
 
 
 @task(name="recommendation-metrics", **CACHED)
@@ -69,7 +69,7 @@ def recommendation_assessment(config: RunConfig) -> dict[str, Any]:
                                       config.storage.duckdb_path, config.storage.lock_timeout)
                 summary["source"] = f"{config.llm.provider}:{config.llm.model}"
             rec.save("responses", responses)
-        summary["responses"] = {"total": int(len(responses)), "ok": int(responses["ok"].sum()),
+        summary["responses"] = {"total": len(responses), "ok": int(responses["ok"].sum()),
                                 "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
                                 "cached": int(responses["cached"].sum())}
         with rec.stage("parse"):

@@ -219,7 +219,7 @@ def bbq_metrics(questions: pd.DataFrame, answers: np.ndarray, mcfg: MetricsConfi
     from tasks.stats import bootstrap_stat
 
     wanted = wanted_metrics(mcfg.names, "bbq")
-    boot = dict(resamples=mcfg.bootstrap_resamples, confidence=mcfg.confidence, seed=mcfg.seed)
+    boot = {"resamples": mcfg.bootstrap_resamples, "confidence": mcfg.confidence, "seed": mcfg.seed}
     frame = questions.assign(answer=answers)
     rows = []
     scopes = [(c, frame[frame["category"] == c]) for c in dict.fromkeys(frame["category"])]
@@ -243,7 +243,7 @@ def bbq_metrics(questions: pd.DataFrame, answers: np.ndarray, mcfg: MetricsConfi
         }
         for name in wanted:
             fn, f, cols = plan[name]
-            details: dict[str, Any] = {"method": method, "questions": int(len(f))}
+            details: dict[str, Any] = {"method": method, "questions": len(f)}
             if "target" in cols:
                 details["undetermined_target"] = int((f["target"] < 0).sum())
             if f.empty:

@@ -170,12 +170,12 @@ def _rates_by_group(fn: Any, pred: np.ndarray, truth: np.ndarray, codes: np.ndar
 
 def classification_metrics(frame: pd.DataFrame, cfg: ClassificationConfig, mcfg: MetricsConfig) -> pd.DataFrame:
     """Per-group rates, unparsed rates, and pair / max-min disparities, with intervals and verdicts."""
-    from tasks.metrics import METRICS, estimate_row, metric_row, skipped_row, wanted_metrics
+    from tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
     from tasks.metrics.classification import RATES, disparity_name
     from tasks.stats import bootstrap_stat
 
     wanted = set(wanted_metrics(mcfg.names, FAMILY))
-    boot = dict(resamples=mcfg.bootstrap_resamples, confidence=mcfg.confidence, seed=mcfg.seed)
+    boot = {"resamples": mcfg.bootstrap_resamples, "confidence": mcfg.confidence, "seed": mcfg.seed}
     attr = cfg.attribute
     groups = sorted(frame["grp"].unique())
     codes = frame["grp"].map({g: i for i, g in enumerate(groups)}).to_numpy()
@@ -218,14 +218,15 @@ def classification_metrics(frame: pd.DataFrame, cfg: ClassificationConfig, mcfg:
                 continue
             combine = (lambda a, b: a - b) if kind == "difference" else (lambda a, b: a / b if b else np.nan)
             for ia, ib in combinations(range(len(groups)), 2):
-                def stat(p: np.ndarray, t: np.ndarray, c: np.ndarray, ia: int = ia, ib: int = ib) -> float:
+                def stat(p: np.ndarray, t: np.ndarray, c: np.ndarray, ia: int = ia, ib: int = ib,
+                         fn: Any = fn, combine: Any = combine) -> float:
                     return combine(fn(p[c == ia], t[c == ia]), fn(p[c == ib], t[c == ib]))
 
                 est = bootstrap_stat(stat, [pred, truth, codes], clusters, **boot)
                 add(dname, est, attribute=attr, group_a=groups[ia], group_b=groups[ib],
                     reason=f"{groups[ia]} vs {groups[ib]}: a rate is undefined or the ratio's denominator is 0")
             if len(groups) >= 2:
-                def spread(p: np.ndarray, t: np.ndarray, c: np.ndarray) -> float:
+                def spread(p: np.ndarray, t: np.ndarray, c: np.ndarray, fn: Any = fn, combine: Any = combine) -> float:
                     r = _rates_by_group(fn, p, t, c, len(groups))
                     r = r[np.isfinite(r)]
                     if len(r) < 2:
@@ -259,6 +260,6 @@ def parse_summary(frame: pd.DataFrame) -> dict[str, dict[str, int]]:
     for g, sub in frame.groupby("grp", sort=True):
         failed = int(sub["failed"].sum())
         unparsed = int(sub["pred"].isna().sum()) - failed
-        out[str(g)] = {"answers": int(len(sub)), "parsed": int(sub["pred"].notna().sum()), "unparsed": unparsed,
+        out[str(g)] = {"answers": len(sub), "parsed": int(sub["pred"].notna().sum()), "unparsed": unparsed,
                        "failed": failed}
     return out

@@ -74,7 +74,7 @@ def parse_label(text: str | None, labels: Sequence[str], aliases: Mapping[str, S
 # --- top-K lists --------------------------------------------------------------------------------
 _NUMBERED = re.compile(r"^\s*(?:#\s*)?\(?(\d{1,3})[.):\]]\s+(.+)$")
 _BULLET = re.compile(r"^\s*[-*•·‣▪–—+]\s+(.+)$")
-_TRAILING = re.compile(r"\s+(?:[-–—:]\s|\(|by\s).*$", re.IGNORECASE)
+_TRAILING = re.compile(r"(?:\s*:\s|\s+[-–—]\s|\s+\(|\s+by\s).*$", re.IGNORECASE)
 _INTRO_END = re.compile(r":\s*$")
 
 
@@ -88,7 +88,7 @@ def normalise_item(item: str) -> str:
     else:
         s = _TRAILING.sub("", s)
     s = re.sub(r"\([^)]*\)", " ", s)
-    s = re.sub(r"[\"“”‘’.,;!?*_]+", " ", s.lower())
+    s = re.sub(r"[\"“”‘’.,:;!?*_]+", " ", s.lower())
     return " ".join(s.split())
 
 
@@ -101,7 +101,12 @@ def parse_ranked_list(text: str | None, k: int) -> list[str]:
     """
     if not text or not text.strip():
         return []
-    lines = [ln for ln in text.splitlines() if ln.strip()]
+    lines = []
+    for ln in text.splitlines():
+        if _NUMBERED.match(ln):  # "1. A 2. B 3. C" on one line: one entry per number
+            lines += re.split(r"\s+(?=\d{1,3}[.)]\s)", ln.strip())
+        elif ln.strip():
+            lines.append(ln)
     numbered = [m.group(2) for m in map(_NUMBERED.match, lines) if m]
     bullets = [m.group(1) for m in map(_BULLET.match, lines) if m]
     if len(numbered) >= 2 or (numbered and not bullets):

@@ -107,7 +107,7 @@ def recommendation_metrics(lists: pd.DataFrame, cfg: RecommendationConfig, mcfg:
     from tasks.stats import bootstrap_mean, bootstrap_stat
 
     wanted = set(wanted_metrics(mcfg.names, "recommendation"))
-    boot = dict(resamples=mcfg.bootstrap_resamples, confidence=mcfg.confidence, seed=mcfg.seed)
+    boot = {"resamples": mcfg.bootstrap_resamples, "confidence": mcfg.confidence, "seed": mcfg.seed}
     neutral = {(p, s): items for p, s, items in
                lists.loc[lists["grp"] == NEUTRAL, ["prompt_id", "sample_idx", "items"]].itertuples(index=False)}
     rows: list[dict[str, Any]] = []

@@ -22,6 +22,7 @@ from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
     ("- Python\n- Rust\n* Go", ["python", "rust", "go"]),
     ("Sure: Python, Rust and Go.", ["python", "rust", "go"]),
     ("1. A\n2. B\n3. C\n4. D", ["a", "b", "c"]),  # cut at K
+    ("1. Python: a language. 2. HTML: markup. 3. Go", ["python", "html", "go"]),  # numbers inline
     ("", []),
 ])
 def test_parse_ranked_list(text: str, items: list[str]) -> None:
