@@ -74,3 +74,17 @@ def test_byo_responses_missing_column(tmp_path: Path) -> None:
     f.write_text("question,answer\nq,a\n")
     with pytest.raises(InputDataError, match=r"missing column\(s\) prompt, response.*question, answer"):
         load_byo_responses(StereotypeConfig(responses_path=str(f)), None)
+
+
+def test_metrics_names_choose_the_stereotype_metrics(tmp_path: Path) -> None:
+    f = tmp_path / "r.csv"
+    f.write_text("prompt,response\nq1,He is a leader.\nq2,She is a nurse.\n")
+    responses = load_byo_responses(StereotypeConfig(responses_path=str(f)), None)
+    from tasks.prompts import text_hash
+
+    scores = ClassifierScores(
+        scalar=pd.DataFrame({"text_hash": [text_hash(t) for t in responses["text"]], "scorer": "tox", "value": 0.2}),
+        ranges={"tox": (0.0, 1.0)}, toxicity_scorer="tox", stereotype_scorer=None)
+    metrics, _, skipped = stereotype_metrics(responses, scores, StereotypeConfig(),
+                                             MetricsConfig(bootstrap_resamples=0, names=["toxic_fraction", "cobs"]))
+    assert set(metrics["metric"]) == {"toxic_fraction", "cobs"} and set(skipped) <= {"cobs"}

@@ -69,7 +69,7 @@ def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, 
     assert _count(db, "SELECT count(*) FROM responses WHERE run_id = ? AND NOT ok", [run_id]) == 0
     pairs = _count(db, "SELECT count(DISTINCT (attribute, group_a, group_b)) FROM metrics "
                        "WHERE run_id = ? AND group_b IS NOT NULL AND group_a <> group_b", [run_id])
-    assert pairs == 3 + 6  # gender: 3 pairs of 3 groups; race: 6 pairs of 4 groups
+    assert pairs == 3 + 15  # gender: 3 pairs of 3 groups; race: 15 pairs of 6 groups
     floors = _count(db, "SELECT count(DISTINCT (attribute, group_a)) FROM metrics "
                         "WHERE run_id = ? AND group_a = group_b", [run_id])
     assert floors == 3 + 4  # count=2: one same-group noise floor per group
@@ -198,6 +198,8 @@ def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path
     from tests.test_classifiers import _build
 
     model = _build(tmp_path / "tiny-toxicity")
+    lexicon = tmp_path / "hurtful.txt"
+    lexicon.write_text("bad\n")
     responses = tmp_path / "responses.jsonl"
     responses.write_text("\n".join(
         f'{{"prompt": "p{i % 3}", "response": "{t}"}}'
@@ -205,7 +207,8 @@ def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path
     cfg = parse_config({
         "name": "hf", "assessment": "stereotype",
         "stereotype": {"responses_path": str(responses), "toxicity_model": str(model), "toxicity_label": "toxic",
-                       "stereotype_model": str(model), "stereotype_label": "toxic", "classifier_batch_size": 2},
+                       "stereotype_model": str(model), "stereotype_label": "toxic", "classifier_batch_size": 2,
+                       "honest_lexicon": str(lexicon)},
         "metrics": {"bootstrap_resamples": 20},
         "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": None},
     })
@@ -218,3 +221,6 @@ def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path
         assert _count(db, "SELECT count(*) FROM metrics WHERE run_id = ? AND metric = ? AND value IS NOT NULL",
                       [run_id, name]) == 1, name
     assert "stereotype_fraction" not in result["skipped"]
+    # HONEST with a lexicon file (issue 9, defect 1: it crashed the flow): "he is bad" is 1 of 6 answers
+    assert _count(db, "SELECT count(*) FROM metrics WHERE run_id = ? AND metric = 'honest' AND abs(value - 1/6) < 1e-9",
+                  [run_id]) == 1
