@@ -72,7 +72,7 @@ def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, 
     assert pairs == 3 + 15  # gender: 3 pairs of 3 groups; race: 15 pairs of 6 groups
     floors = _count(db, "SELECT count(DISTINCT (attribute, group_a)) FROM metrics "
                         "WHERE run_id = ? AND group_a = group_b", [run_id])
-    assert floors == 3 + 4  # count=2: one same-group noise floor per group
+    assert floors == 3 + 6  # count=2: one same-group noise floor per group
     # every pair metric of every pair, with an interval
     assert _count(db, "SELECT count(*) FROM metrics WHERE run_id = ? AND group_b IS NOT NULL AND ci_low IS NULL",
                   [run_id]) == 0
