@@ -92,6 +92,11 @@ class LLMConfig(_Strict):
     timeout: float = Field(60.0, gt=0, description="Whole-request deadline in seconds, per attempt")
     max_retries: int = Field(4, ge=0, le=20, description="Retries after the first try, with exponential backoff")
     backoff_base: float = Field(0.5, ge=0, description="First backoff in seconds; doubles, with jitter")
+    long_prompts: Literal["refuse", "truncate"] = Field(
+        "refuse",
+        description="Local provider: a prompt longer than the model's context (with max_tokens) is refused "
+                    "as a failed row, or truncated to its first tokens with a warning in the row",
+    )
     max_failed_share: float = Field(
         1.0, ge=0.0, le=1.0,
         description="The run fails (exit 4) when more than this share of LLM calls fail after retries; "

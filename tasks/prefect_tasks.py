@@ -42,9 +42,11 @@ def expand_task(prompts: pd.DataFrame, cfg: CounterfactualConfig, fingerprint: s
 def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock_timeout: float) -> pd.DataFrame:
     from tasks.progress import ProgressReporter
 
-    requests = assessment.build_requests(variants, cfg)
+    from tasks.llm.context import fit_to_context
+
+    fit = fit_to_context(assessment.build_requests(variants, cfg), cfg)  # prompts past a local model's context
     with ProgressReporter("LLM calls", unit="call") as progress:
-        results = run_requests(requests, cfg, Store(Path(duckdb_path), lock_timeout), progress=progress)
+        results = fit.merge(run_requests(fit.requests, cfg, Store(Path(duckdb_path), lock_timeout), progress=progress))
     return assessment.results_frame(results, cfg)
 
 
