@@ -426,8 +426,16 @@ if __name__ == "__main__":  # a standalone server for benchmarks: prints its bas
     parser = argparse.ArgumentParser(description="Loopback OpenAI-compatible server")
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--length-fields", nargs="*", default=[], help="request fields whose token cap it honours")
+    parser.add_argument("--log", action="store_true", help="print a line per chat completion answered")
     args = parser.parse_args()
-    srv = FakeOpenAIServer(args.latency, port=args.port)
+    srv = FakeOpenAIServer(args.latency, port=args.port, length_fields=tuple(args.length_fields))
+    if args.log:
+        def logged(body: dict) -> str:
+            print("POST /v1/chat/completions", flush=True)
+            return echo_reply(body)
+
+        srv.reply = logged
     print(srv.base_url, flush=True)
     try:
         srv._httpd.serve_forever(poll_interval=0.05)
