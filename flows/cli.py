@@ -172,58 +172,110 @@ def _print_result(result: dict, db: str) -> None:
         typer.echo(f"report: {result['report']}")
 
 
+FORMATS = ("table", "json", "csv")
+FormatOption = Annotated[str, typer.Option("--format", help="table (default), json or csv (for scripts and CI)")]
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise _fail(f"--format {fmt!r}: use one of {', '.join(FORMATS)}.")
+    return fmt
+
+
+def _emit(frame: object, fmt: str) -> None:
+    """A frame as JSON records (a details column as objects) or CSV on stdout."""
+    import json
+
+    out = frame.copy()
+    if fmt == "json":
+        for col in ("details", "summary", "config"):
+            if col in out.columns:
+                out[col] = [json.loads(v) if isinstance(v, str) and v[:1] in "{[" else v for v in out[col]]
+        records = json.loads(out.to_json(orient="records", date_format="iso"))
+        typer.echo(json.dumps(records, indent=1, ensure_ascii=False))
+    else:
+        typer.echo(out.to_csv(index=False), nl=False)
+
+
+def _resolve_run(store: object, run_id: str) -> str:
+    """A full run id from itself or a unique prefix (as `equilens runs` prints them)."""
+    ids = store.query("SELECT run_id FROM runs WHERE starts_with(run_id, ?) ORDER BY started_at DESC", [run_id])
+    found = list(ids["run_id"]) if len(ids) else []
+    if run_id in found or not found:
+        return run_id
+    if len(found) == 1:
+        return found[0]
+    raise _fail(f"run id prefix {run_id!r} matches {len(found)} runs ({', '.join(found[:5])}"
+                f"{', ...' if len(found) > 5 else ''}); give more characters.")
+
+
 @app.command()
-def runs(db: DbOption = DEFAULT_DB, limit: int = 20) -> None:
-    """List stored runs, newest first."""
+def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table") -> None:
+    """List stored runs, newest first (`show` and `report` accept a unique prefix of a run id)."""
     from rich.console import Console
     from rich.table import Table
 
     from tasks.errors import EquilensError
     from tasks.store import Store
 
+    _check_format(fmt)
     try:
         frame = Store(db).query(
-            "SELECT run_id, name, flow, status, model, started_at, "
+            "SELECT run_id, name, replace(flow, '_assessment', '') AS flow, status, model, "
+            "strftime(started_at, '%Y-%m-%d %H:%M') AS started_at, "
             "date_diff('second', started_at, finished_at) AS seconds FROM runs "
             "ORDER BY started_at DESC LIMIT ?", [limit])
     except EquilensError as err:
         raise _fail(str(err)) from None
-    table = Table(title=f"runs in {db}")
+    if fmt != "table":
+        _emit(frame, fmt)
+        return
+    table = Table(title=f"runs in {db}", title_justify="left")
     for col in frame.columns:
-        table.add_column(col)
+        table.add_column(col, no_wrap=col in ("run_id", "seconds"), overflow="fold")
     for row in frame.itertuples(index=False):
-        table.add_row(*["" if v is None else str(v) for v in row])
+        table.add_row(*["" if v is None or v != v else str(v) for v in row])
     Console().print(table)
 
 
 @app.command()
-def show(run_id: Annotated[str, typer.Argument(help="Run id from `equilens runs`")], db: DbOption = DEFAULT_DB) -> None:
-    """Print a stored run's metrics table, rebuilt from DuckDB alone."""
+def show(
+    run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix) from `equilens runs`")],
+    db: DbOption = DEFAULT_DB,
+    fmt: FormatOption = "table",
+) -> None:
+    """Print a stored run's verdicts and metrics table, rebuilt from DuckDB alone."""
     from tasks.errors import EquilensError
     from tasks.report import print_metrics_table, print_verdicts
     from tasks.store import Store
 
+    _check_format(fmt)
     try:
         store = Store(db)
+        run_id = _resolve_run(store, run_id)
         metrics = store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id])
         config = store.run_config(run_id)
         run = store.query("SELECT status, summary FROM runs WHERE run_id = ?", [run_id])
     except EquilensError as err:
         raise _fail(str(err)) from None
-    if len(run) and run["status"].iloc[0] == "failed":  # the stored, scrubbed error explains it
+    failed = len(run) and run["status"].iloc[0] == "failed"
+    if failed and fmt == "table":  # the stored, scrubbed error explains it
         import json
 
         summary = json.loads(run["summary"].iloc[0]) if isinstance(run["summary"].iloc[0], str) else {}
         typer.secho(f"run {run_id} failed: {summary.get('error') or 'no error recorded'}", fg=typer.colors.RED)
     if metrics.empty:
         raise _fail(f"no metrics stored for run {run_id!r} in {db} (see `equilens runs`).")
+    if fmt != "table":
+        _emit(metrics, fmt)
+        return
     print_verdicts(metrics, config)
     print_metrics_table(metrics, title=f"run {run_id}")
 
 
 @app.command()
 def report(
-    run_id: Annotated[str, typer.Argument(help="Run id from `equilens runs`")],
+    run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix) from `equilens runs`")],
     db: DbOption = DEFAULT_DB,
     out: Annotated[Path | None, typer.Option(help="HTML file to write (default data/runs/RUN_ID.html)")] = None,
 ) -> None:
@@ -232,9 +284,14 @@ def report(
     from tasks.html_report import write_html_report
     from tasks.store import Store
 
+    try:
+        store = Store(db)
+        run_id = _resolve_run(store, run_id)
+    except EquilensError as err:
+        raise _fail(str(err)) from None
     target = out or Path("data/runs") / f"{run_id}.html"
     try:
-        path = write_html_report(Store(db), run_id, target)
+        path = write_html_report(store, run_id, target)
     except EquilensError as err:
         raise _fail(str(err)) from None
     except OSError as err:
@@ -248,6 +305,7 @@ def compare(
     run_a: Annotated[str, typer.Argument(help="Baseline run id")],
     run_b: Annotated[str, typer.Argument(help="Run id to compare against the baseline")],
     db: DbOption = DEFAULT_DB,
+    fmt: FormatOption = "table",
 ) -> None:
     """Tell which metrics changed beyond their confidence intervals between two runs.
 
@@ -272,6 +330,12 @@ def compare(
         raise _fail(str(err)) from None
     if diff.empty:
         raise _fail(f"runs {run_a} and {run_b} share no metric (see `equilens runs`).")
+    worse = diff[diff["changed"] & (diff["fairer"] == "no")]
+    if _check_format(fmt) != "table":  # same exit codes; config differences go to stderr
+        for key, va, vb in changes:
+            typer.echo(f"config difference: {key}: {va!r} -> {vb!r}", err=True)
+        _emit(diff, fmt)
+        raise typer.Exit(1 if len(worse) else 0)
     console = Console()
     if changes:
         typer.echo("config differences (A -> B):")
@@ -295,15 +359,28 @@ def compare(
 @app.command()
 def metrics() -> None:
     """List every registered metric: family, which values are fairer, aggregation, interval, source."""
+    import shutil
+    import textwrap
+
     from rich.console import Console
     from rich.table import Table
 
     from flows.registry import load_all_metrics
 
+    specs = load_all_metrics()
+    width = shutil.get_terminal_size().columns
+    if width < 140:  # a narrow terminal: a block per metric, wrapped, never cut
+        for name, spec in specs.items():
+            typer.echo(f"{name}  ({spec.family}; {spec.fairer})")
+            for label, text in (("aggregation", spec.aggregation), ("interval", spec.interval),
+                                ("reference", spec.reference)):
+                typer.echo(textwrap.fill(str(text), width=max(40, width - 1), initial_indent=f"  {label}: ",
+                                         subsequent_indent=" " * (len(label) + 4)))
+        return
     table = Table(title="metrics")
     for col in ("name", "family", "fairer", "aggregation", "interval", "reference"):
-        table.add_column(col, overflow="fold", no_wrap=col == "name")
-    for name, spec in load_all_metrics().items():
+        table.add_column(col, no_wrap=col == "name", overflow="fold")
+    for name, spec in specs.items():
         table.add_row(name, spec.family, spec.fairer, spec.aggregation, spec.interval, spec.reference)
     Console().print(table)
 
@@ -322,11 +399,18 @@ def options() -> None:
                 typer.echo(f"\n[{prefix}{name}]  {doc}")
                 walk(sub, f"{prefix}{name}.")
                 continue
-            default = "required" if field.is_required() else repr(
+            default = "required" if field.is_required() else _yaml_value(
                 field.default_factory() if field.default_factory else field.default)
             typer.echo(f"  {prefix}{name} = {default}" + (f"  # {field.description}" if field.description else ""))
 
     walk(RunConfig, "")
+
+
+def _yaml_value(value: object) -> str:
+    """A default as it is written in a YAML config (null, true, [gender, race]), on one line."""
+    import yaml
+
+    return yaml.safe_dump(value, default_flow_style=True, width=10_000).strip().removesuffix("\n...").strip()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -46,7 +46,7 @@ class CounterfactualConfig(_Strict):
 
     attributes: list[Literal["gender", "race", "religion", "nationality", "age", "sexual_orientation",
                              "disability", "gender_identity"]] = Field(
-        default_factory=lambda: ["gender", "race"],
+        default=["gender", "race"],  # a plain default (copied per instance) shows in the Prefect UI form
         description="Built-in attributes: gender (male/female[/neutral]) and race (white/black/asian/hispanic/"
                     "native_american/middle_eastern) are on by default; religion, nationality, age, "
                     "sexual_orientation, disability and gender_identity are built in too",
@@ -70,16 +70,21 @@ class LLMConfig(_Strict):
     """The model under test. ``local`` runs SmolLM2-135M-Instruct in-process; ``openai`` and
     ``azure`` call any OpenAI-compatible endpoint through langchain-openai."""
 
-    provider: str = Field("local", description="local | openai | azure (registered providers)")
+    provider: str = Field(
+        "local", description="local (embedded SmolLM2) | openai (any OpenAI-compatible endpoint) | azure; "
+                             "other names registered in tasks.llm.PROVIDERS work from YAML",
+        json_schema_extra={"enum": ["local", "openai", "azure"]},  # a dropdown in the Prefect UI form
+    )
     model: str = Field("SmolLM2-135M-Instruct", description="Model name sent to the endpoint, or a local HF path")
     base_url: str | None = Field(None, description="OpenAI-compatible base URL (vLLM, Ollama, llama.cpp server)")
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key")
     api_key_secret: str | None = Field(None, description="Prefect Secret block name holding the API key")
-    azure_endpoint: str | None = None
-    azure_deployment: str | None = None
-    api_version: str | None = None
+    azure_endpoint: str | None = Field(None, description="Azure OpenAI resource URL, https://NAME.openai.azure.com")
+    azure_deployment: str | None = Field(None, description="Azure deployment name (provider azure)")
+    api_version: str | None = Field(None, description="Azure OpenAI API version, e.g. 2024-10-21")
     system_prompt: str = Field("You are a helpful assistant.", description="System message for every call")
-    temperature: float = Field(1.0, ge=0.0, le=2.0)
+    temperature: float = Field(1.0, ge=0.0, le=2.0, description="Sampling temperature; 0 = greedy (local) or "
+                                                                 "the endpoint's most deterministic setting")
     max_tokens: int = Field(64, ge=1, le=8192, description="Length cap of each answer, in tokens")
     max_tokens_field: Literal["auto", "max_tokens", "max_completion_tokens", "both"] = Field(
         "auto",
@@ -130,7 +135,12 @@ class MetricsConfig(_Strict):
     """Which metrics, their options, and the bootstrap intervals stored beside every value."""
 
     names: list[str] | None = Field(None, description="Metrics to compute; default: all of the family")
-    weak_parity_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    weak_parity_threshold: float = Field(
+        0.1, ge=0.0, le=1.0,
+        description="Sentiment score above which an answer counts as negative (or positive) for weak parity. "
+                    "0.1: VADER's neg exceeds 0.5 in about 1% of real sentences (CrowS-Pairs), so 0.5 "
+                    "(LangFair's default) leaves the metric at 0; 0.1 splits them about 45/55",
+    )
     neutralize: bool = Field(True, description="Mask attribute words before BLEU / ROUGE-L")
     bootstrap_resamples: int = Field(1000, ge=0, le=100_000, description="0 disables intervals")
     permutations: int = Field(1000, ge=0, le=100_000, description="Permutation-test resamples for parity metrics (0 = off)")

@@ -15,6 +15,7 @@ class ProgressReporter:
         self._bar: Any = None
         self._artifact_id: Any = None
         self._last_pct = -1.0
+        self._last_line = -100.0
 
     def __enter__(self) -> ProgressReporter:
         return self
@@ -27,9 +28,17 @@ class ProgressReporter:
                              disable=None, dynamic_ncols=True)
         self._bar.update(done - self._bar.n)
         pct = 100.0 * done / total if total else 100.0
+        self._plain_line(done, total, pct)
         if pct - self._last_pct >= 5 or done == total:
             self._last_pct = pct
             self._artifact(pct)
+
+    def _plain_line(self, done: int, total: int, pct: float) -> None:
+        """Not a terminal (a CI log): no bar is drawn, so print a line at every 10% instead."""
+        if self._bar.disable is False or not (done == total or pct - self._last_line >= 10):
+            return
+        self._last_line = pct
+        print(f"{self.description}: {done:,}/{total:,} ({pct:.0f}%)", file=sys.stderr, flush=True)
 
     def _artifact(self, pct: float) -> None:
         try:

@@ -134,23 +134,60 @@ def print_verdicts(metrics: pd.DataFrame, config: dict[str, Any] | None = None) 
         console.print()
 
 
+def _details(details: Any) -> dict[str, Any]:
+    import json
+
+    if isinstance(details, str):
+        try:
+            details = json.loads(details)
+        except ValueError:
+            return {}
+    return details if isinstance(details, dict) else {}
+
+
+def p_of(details: Any) -> float | None:
+    """The Holm-adjusted p-value of a row, else its raw permutation p-value (None when not tested)."""
+    d = _details(details)
+    for key in ("p_holm", "p_value"):
+        p = d.get(key)
+        if isinstance(p, (int, float)) and p == p:
+            return float(p)
+    return None
+
+
+def significance_mark(details: Any, alpha: float = 0.05) -> str:
+    """``*`` when the row's (Holm-adjusted) p-value is below ``alpha``."""
+    p = p_of(details)
+    return "*" if p is not None and p < alpha else ""
+
+
+def _fits(widths: list[int], console_width: int) -> bool:
+    return sum(w + 3 for w in widths) + 1 <= console_width  # each column: padding and a border, plus the edge
+
+
 def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group pair") -> None:
-    """One table per attribute: a row per group pair, a column per metric (value [95% CI])."""
+    """One table per attribute: a row per group pair, a column per metric (value (95% CI), ``*`` when
+    its Holm-adjusted p < 0.05). When that table is wider than the terminal it is stacked instead (a
+    row per group pair and metric), so no number is ever cut off."""
     from rich.console import Console
     from rich.table import Table
 
+    import os
+
     console = Console()
-    if not console.is_terminal:
+    if not console.is_terminal and not os.environ.get("COLUMNS"):  # a log file: wide, unless COLUMNS says
         console = Console(width=180)
     frame = metrics.copy()
     frame["attribute"] = frame["attribute"].fillna("–")
     frame["pair"] = frame.apply(pair_label, axis=1)
-    frame["cell"] = frame.apply(_compact, axis=1)
+    frame["cell"] = [c + significance_mark(d) for c, d in zip(frame.apply(_compact, axis=1),
+                                                               frame.get("details", [None] * len(frame)), strict=True)]
     for attribute, sub in frame.groupby("attribute", sort=True):
+        heading = f"{title} · {attribute}" if attribute != "–" else title
         if (sub["pair"] == "–").all():  # no groups: one row per metric reads better
-            table = Table(title=title, title_justify="left")
+            table = Table(title=heading, title_justify="left")
             for col in ("metric", "value (95% CI)", "n", "fairer", "note"):
-                table.add_column(col, no_wrap=col != "note")
+                table.add_column(col, no_wrap=col in ("value (95% CI)", "n"), overflow="fold")
             for _, r in sub.iterrows():
                 note = _note(r.get("details"))
                 table.add_row(str(r["metric"]), r["cell"], str(int(r["n"])) if pd.notna(r["n"]) else "–",
@@ -158,18 +195,31 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
             console.print(table)
             continue
         names = list(dict.fromkeys(sub["metric"]))
-        table = Table(title=f"{title} · {attribute}" if attribute != "–" else title, title_justify="left")
-        table.add_column("groups", no_wrap=True)
-        for name in names:
-            arrow = ARROW.get(sub.loc[sub["metric"] == name, "direction"].iloc[0], "")[:1]
-            table.add_column(f"{SHORT.get(name, name)} {arrow}", no_wrap=True)
+        arrows = {n: ARROW.get(sub.loc[sub["metric"] == n, "direction"].iloc[0], "")[:1] for n in names}
         order = sorted(dict.fromkeys(sub["pair"]), key=lambda p: ("noise floor" in p, " vs " not in p, p))
         cells = sub.set_index(["pair", "metric"])["cell"]
-        for pair in order:
-            table.add_row(pair, *[cells.get((pair, n), "") if (pair, n) in cells.index else "" for n in names])
+        cells = cells[~cells.index.duplicated()]
+        widths = [max(len("groups"), *(len(p) for p in order))]
+        widths += [max(len(f"{SHORT.get(n, n)} {arrows[n]}"), *(len(cells.get((p, n), "")) for p in order)) for n in names]
+        if _fits(widths, console.width):
+            table = Table(title=heading, title_justify="left")
+            table.add_column("groups", no_wrap=True)
+            for name in names:
+                table.add_column(f"{SHORT.get(name, name)} {arrows[name]}", no_wrap=True)
+            for pair in order:
+                table.add_row(pair, *[cells.get((pair, n), "") for n in names])
+        else:  # stacked: never hides a number, whatever the width
+            table = Table(title=heading, title_justify="left")
+            table.add_column("groups", overflow="fold")
+            table.add_column("metric", overflow="fold")
+            table.add_column("value (95% CI)", no_wrap=True)
+            for pair in order:
+                for name in names:
+                    if (pair, name) in cells.index:
+                        table.add_row(pair, f"{SHORT.get(name, name)} {arrows[name]}", cells[(pair, name)])
         console.print(table)
     console.print("↑ higher is fairer · ↓ lower is fairer · ◎ closer to its target is fairer; "
-                  "noise floor = two samples of the same group")
+                  "noise floor = two samples of the same group; * Holm-adjusted p < 0.05", overflow="fold")
 
 
 def usage_summary(responses: pd.DataFrame) -> dict[str, Any]:

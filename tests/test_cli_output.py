@@ -1,0 +1,183 @@
+"""CLI output a person and a CI job can rely on: no number hidden at 80 columns, json/csv, prefixes,
+significance marks, YAML in `options`, progress lines in logs, a Prefect UI form with defaults."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tasks.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+GROUPS = ["white", "black", "asian", "hispanic", "native_american", "middle_eastern"]
+METRICS = {"strict_sentiment_parity": "lower", "weak_sentiment_parity": "lower", "cosine_similarity": "higher",
+           "bleu_similarity": "higher", "rougel_similarity": "higher"}
+
+
+def equilens(*args: str, cwd: Path, columns: int = 80) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": str(columns)}
+    return subprocess.run([sys.executable, "-m", "flows", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env=env)
+
+
+def _metrics(run_id: str) -> pd.DataFrame:
+    """Every pair of six race groups x five metrics, distinct values with intervals, some significant."""
+    rows, k = [], 0
+    for i, a in enumerate(GROUPS):
+        for b in GROUPS[i + 1:]:
+            for name, direction in METRICS.items():
+                k += 1
+                v = round(0.001 * k + 0.1, 3)
+                rows.append({"run_id": run_id, "family": "counterfactual", "attribute": "race", "group_a": a,
+                             "group_b": b, "metric": name, "value": v, "ci_low": round(v - 0.05, 3),
+                             "ci_high": round(v + 0.111, 3), "n": 12, "direction": direction, "aggregation": "mean",
+                             "details": json.dumps({"p_holm": 0.01 if k % 7 == 0 else 0.4})})
+    return pd.DataFrame(rows)
+
+
+def _cells(frame: pd.DataFrame) -> list[str]:
+    return [f"{v:.3f} ({lo:.3f}–{hi:.3f})" for v, lo, hi in zip(frame["value"], frame["ci_low"], frame["ci_high"],
+                                                                   strict=True)]
+
+
+@pytest.fixture()
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "e.duckdb"
+    store = Store(path)
+    for run_id, started in (("20261122-101010-aaaaaa", "2026-11-22 10:10"), ("20261122-111111-bbbbbb", "2026-11-22 11:11")):
+        store.start_run(run_id, name="nightly", flow="counterfactual_assessment", started_at=pd.Timestamp(started),
+                        config={"llm": {"temperature": 1.0}}, config_hash="h", provider="openai", model="m")
+        store.append("metrics", _metrics(run_id))
+        store.finish_run(run_id, "completed", summary={})
+    return path
+
+
+def test_metrics_table_hides_no_number_at_80_columns(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    from tasks.report import print_metrics_table
+
+    monkeypatch.setenv("COLUMNS", "80")
+    frame = _metrics("r")
+    print_metrics_table(frame)
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "…" not in out
+    for cell in _cells(frame):
+        assert cell in out  # every value with both interval bounds, whole on one line
+    for a, b in zip(frame["group_a"], frame["group_b"], strict=True):
+        assert f"{a} vs {b}" in out
+
+
+def test_wide_terminals_keep_one_column_per_metric(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    from tasks.report import print_metrics_table
+
+    monkeypatch.setenv("COLUMNS", "200")
+    frame = _metrics("r")
+    print_metrics_table(frame)
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "groups" in line)
+    assert "strict parity" in header and "ROUGE-L" in header
+    for cell in _cells(frame):
+        assert cell in out
+
+
+def test_significance_mark_follows_the_holm_p_value(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    from tasks.report import print_metrics_table, significance_mark
+
+    assert significance_mark('{"p_holm": 0.049, "p_value": 0.01}') == "*"
+    assert significance_mark({"p_holm": 0.2, "p_value": 0.01}) == ""  # the adjusted p decides
+    assert significance_mark({"p_value": 0.01}) == "*" and significance_mark({}) == "" and significance_mark(None) == ""
+    monkeypatch.setenv("COLUMNS", "200")
+    frame = _metrics("r")
+    print_metrics_table(frame)
+    out = capsys.readouterr().out
+    for cell, details in zip(_cells(frame), frame["details"], strict=True):
+        marked = json.loads(details)["p_holm"] < 0.05
+        assert (cell + "*" in out) == marked
+
+
+def test_show_accepts_a_prefix_and_prints_json_and_csv(db: Path, tmp_path: Path) -> None:
+    out = equilens("show", "20261122-1111", "--db", str(db), "--format", "json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert len(rows) == 75 and {r["run_id"] for r in rows} == {"20261122-111111-bbbbbb"}
+    assert isinstance(rows[0]["details"], dict) and "p_holm" in rows[0]["details"]
+    out = equilens("show", "20261122-1111", "--db", str(db), "--format", "csv", cwd=tmp_path)
+    assert out.returncode == 0
+    frame = pd.read_csv(pd.io.common.StringIO(out.stdout))
+    assert len(frame) == 75 and frame["ci_high"].notna().all()
+    ambiguous = equilens("show", "20261122-", "--db", str(db), cwd=tmp_path)
+    assert ambiguous.returncode == 2 and "matches 2 runs" in ambiguous.stderr
+
+
+def test_show_table_at_80_columns_through_the_cli(db: Path, tmp_path: Path) -> None:
+    out = equilens("show", "20261122-1010", "--db", str(db), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    for cell in _cells(_metrics("x")):
+        assert cell in out.stdout
+    assert "…" not in out.stdout
+
+
+def test_runs_show_full_ids_and_formats(db: Path, tmp_path: Path) -> None:
+    out = equilens("runs", "--db", str(db), cwd=tmp_path)
+    assert "20261122-101010-aaaaaa" in out.stdout and "20261122-111111-bbbbbb" in out.stdout
+    assert "…" not in out.stdout
+    out = equilens("runs", "--db", str(db), "--format", "json", cwd=tmp_path)
+    assert [r["run_id"] for r in json.loads(out.stdout)] == ["20261122-111111-bbbbbb", "20261122-101010-aaaaaa"]
+    bad = equilens("runs", "--db", str(db), "--format", "xml", cwd=tmp_path)
+    assert bad.returncode == 2 and "use one of table, json, csv" in bad.stderr
+
+
+def test_compare_json_keeps_the_exit_codes(db: Path, tmp_path: Path) -> None:
+    out = equilens("compare", "20261122-101010-aaaaaa", "20261122-111111-bbbbbb", "--db", str(db),
+                   "--format", "json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr  # identical metrics: nothing moved
+    assert len(json.loads(out.stdout)) > 0
+    missing = equilens("compare", "20261122-101010-aaaaaa", "nope", "--db", str(db), "--format", "json", cwd=tmp_path)
+    assert missing.returncode == 2
+
+
+def test_metrics_command_keeps_names_whole_at_80_columns(tmp_path: Path) -> None:
+    from flows.registry import load_all_metrics
+
+    for columns in (80, 200):
+        out = equilens("metrics", cwd=tmp_path, columns=columns)
+        assert out.returncode == 0
+        assert "…" not in out.stdout and max(len(line) for line in out.stdout.splitlines()) <= columns
+        words = set(out.stdout.replace("│", " ").split())
+        for name in load_all_metrics():
+            assert name in words, (columns, name)  # whole, never cut or folded
+
+
+def test_options_prints_yaml_values(tmp_path: Path) -> None:
+    out = equilens("options", cwd=tmp_path).stdout
+    assert "counterfactual.attributes = [gender, race]" in out
+    assert "prompts.path = null" in out and "validation.enabled = true" in out
+    assert "None" not in out and "True" not in out and "False" not in out
+
+
+def test_prefect_form_shows_defaults_descriptions_and_a_provider_dropdown() -> None:
+    from tasks.config import RunConfig
+
+    defs = RunConfig.model_json_schema()["$defs"]
+    assert defs["CounterfactualConfig"]["properties"]["attributes"]["default"] == ["gender", "race"]
+    llm = defs["LLMConfig"]["properties"]
+    assert llm["provider"]["enum"] == ["local", "openai", "azure"]
+    for key in ("temperature", "azure_endpoint", "azure_deployment", "api_version"):
+        assert llm[key].get("description"), key
+
+
+def test_progress_lines_when_not_a_terminal() -> None:
+    code = ("from tasks.progress import ProgressReporter\n"
+            "with ProgressReporter('LLM calls') as p:\n"
+            "    [p(i, 40) for i in range(1, 41)]\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    lines = [line for line in out.stderr.splitlines() if line.startswith("LLM calls:")]
+    # a line at the first call and then at every further 10%: 1, 5, 9, ... 37, 40
+    assert lines[0] == "LLM calls: 1/40 (2%)" and lines[-1] == "LLM calls: 40/40 (100%)"
+    assert 10 <= len(lines) <= 11
