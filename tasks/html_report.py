@@ -17,7 +17,7 @@ import pandas as pd
 from tasks.errors import StorageError
 from tasks.metrics import METRICS
 from tasks.prompts import text_hash
-from tasks.report import ARROW, format_interval, pair_label, worst_pairs
+from tasks.report import ARROW, format_interval, p_of, pair_label, significance_mark, worst_pairs
 from tasks.store import Store
 from tasks.svg import histogram_chart, interval_chart, line_chart
 
@@ -108,7 +108,8 @@ def build_html_report(store: Store, run_id: str) -> str:
     if len(valued) and valued["group_b"].notna().any():
         w = worst_pairs(valued)
         rows = pd.DataFrame({"attribute": w["attribute"], "metric": w["metric"], "least fair pair": w.apply(pair_label, axis=1),
-                             "value [CI]": w.apply(format_interval, axis=1),
+                             "value [CI]": [v + significance_mark(x) for v, x in
+                                            zip(w.apply(format_interval, axis=1), w["details"], strict=True)],
                              "fairer": w["direction"].map(ARROW)})
         parts.append("<h3>Least fair group pair per metric</h3>" + _table(rows))
     skipped = metrics[metrics["value"].isna()]
@@ -156,7 +157,11 @@ def build_html_report(store: Store, run_id: str) -> str:
         nc = nc.groupby(["attribute", "grp"]).agg(calls=("ok", "size"), failed=("failed", "sum"), refused=("refused", "sum"))
         parts.append("<section id=completion><h2>Non-completion by group</h2>" + _table(nc.reset_index()) + "</section>")
     table = metrics[["family", "attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n", "direction"]]
-    parts.append("<section id=all-metrics><h2>All metrics</h2>" + _table(table.round(4).fillna("–")) + "</section>")
+    table = table.assign(p_holm=[p_of(x) for x in metrics["details"]],  # Holm-adjusted (else raw) p-value
+                         sig=[significance_mark(x) for x in metrics["details"]])
+    parts.append("<section id=all-metrics><h2>All metrics</h2><p class=meta>p_holm: permutation p-value, "
+                 "Holm-adjusted across an attribute's pairs; * below 0.05</p>"
+                 + _table(table.round(4).astype(object).where(table.notna(), "–")) + "</section>")
     if len(d["validations"]):
         parts.append("<section id=validation><h2>Validation (great-expectations)</h2>" + _table(d["validations"]) + "</section>")
     parts.append("</body></html>")

@@ -181,3 +181,15 @@ def test_progress_lines_when_not_a_terminal() -> None:
     # a line at the first call and then at every further 10%: 1, 5, 9, ... 37, 40
     assert lines[0] == "LLM calls: 1/40 (2%)" and lines[-1] == "LLM calls: 40/40 (100%)"
     assert 10 <= len(lines) <= 11
+
+
+def test_html_report_shows_holm_p_values_and_marks(db: Path) -> None:
+    from tasks.html_report import build_html_report
+
+    html = build_html_report(Store(db), "20261122-101010-aaaaaa")
+    section = html.split("<section id=all-metrics>")[1].split("</section>")[0]
+    assert "<th>p_holm</th>" in section and "<th>sig</th>" in section
+    rows = section.split("<tr>")[2:]
+    marked = [r for r in rows if "<td>*</td>" in r]
+    assert len(marked) == sum(1 for k in range(1, 76) if k % 7 == 0)  # the rows given p_holm = 0.01
+    assert all("<td>0.01</td>" in r for r in marked)
