@@ -69,7 +69,24 @@ def begin_run(config: RunConfig, flow: str) -> tuple[str, Store, RunRecorder]:
     """A new run id, the store of the config, and the run's ``runs`` row (status running)."""
     run_id = new_run_id()
     store = Store(config.storage.duckdb_path, config.storage.lock_timeout)
+    label_flow_run(run_id, config.name)
     return run_id, store, RunRecorder(store, run_id, flow, config)
+
+
+def label_flow_run(run_id: str, name: str) -> None:
+    """Name the Prefect flow run after the equilens run id and tag it, so the UI and `equilens show` meet."""
+    try:
+        from prefect.client.orchestration import get_client
+        from prefect.context import FlowRunContext
+
+        ctx = FlowRunContext.get()
+        if ctx is None or ctx.flow_run is None:
+            return
+        tags = sorted({*(ctx.flow_run.tags or []), f"equilens-run:{run_id}", f"equilens-name:{name}"})
+        with get_client(sync_client=True) as client:
+            client.update_flow_run(ctx.flow_run.id, name=f"{name} · {run_id}", tags=tags)
+    except Exception:  # noqa: BLE001 - a label is a view; it must never fail a run
+        return
 
 
 @contextmanager
@@ -186,7 +203,11 @@ def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None
     try:
         from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-        table = metrics.drop(columns=["details"], errors="ignore").round(4)
+        from tasks.report import p_of
+
+        keep = [c for c in ("attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n")
+                if c in metrics.columns]  # narrow enough for the screen; details are in the markdown report
+        table = metrics[keep].assign(p_holm=[p_of(d) for d in metrics.get("details", [None] * len(metrics))]).round(4)
         create_table_artifact(
             key="metrics", table=table.astype(object).where(table.notna(), None).to_dict("records"),
             description=f"equilens metrics, run {run_id}",
@@ -240,5 +261,16 @@ def close_run(
 
 
 def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, Any]) -> dict[str, Any]:
-    """After the run is recorded as finished: write the HTML report and return the flow's result."""
-    return {"run_id": run_id, "report": write_run_report(store, run_id, config), **summary}
+    """After the run is recorded as finished: write the HTML report, link it, and return the flow's result."""
+    report = write_run_report(store, run_id, config)
+    if report:
+        try:
+            from pathlib import Path
+
+            from prefect.artifacts import create_link_artifact
+
+            create_link_artifact(key="report-file", link=Path(report).resolve().as_uri(), link_text=report,
+                                 description=f"equilens HTML report, run {run_id}")
+        except Exception:  # noqa: BLE001 - a link is a view
+            pass
+    return {"run_id": run_id, "report": report, **summary}
