@@ -4,11 +4,15 @@ Matching is case-insensitive at word boundaries, one compiled regex per lexicon 
 :mod:`tasks.lexicon`), so "her" never matches inside "there" and "white" not inside "whiteboard".
 Guards against words that are not about people:
 
-* a term listed in the lexicon's ``person_context`` ("white", "black", "old", "straight") counts
-  only where it refers to people (:func:`refers_to_people`): before a person noun
+* a term listed in the lexicon's ``person_context`` ("old", "straight", "native") counts only
+  where it refers to people (:func:`refers_to_people`): before a person noun
   (data/lexicons/person_nouns.txt, optionally after one adjective), or as a predicate ("he was
-  black"); never in "a black Amex card" or "white, curly hair". ``stop_after`` words still cancel
-  a match ("white wine", "Black Friday");
+  old");
+* a colour word listed in ``object_context`` ("white", "black", "colored") counts unless it
+  describes a thing (:func:`describes_object`): "black culture", "a white family", "the black
+  made sure" and "he was black" count, "a black Amex card", "white, curly hair", "white-tie"
+  and "painted it white." do not. ``stop_after`` words still cancel a match ("white wine",
+  "Black Friday");
 * a capitalised term right after a first name or a title is a surname ("Mrs. White",
   "Peter King"), see :func:`tasks.names.surname_position`.
 First names are found by :class:`tasks.names.NameTable`.
@@ -49,6 +53,7 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
     pattern = lexicon.any_pattern if include_targets else lexicon.detect_pattern
     index = lexicon.index
     person = lexicon.person_context
+    objects = lexicon.object_context
     out = []
     for m in pattern.finditer(text):
         surface = m.group()
@@ -56,7 +61,10 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
         term = canonical(surface)
         if surface[:1].isupper() and start and surname_position(text, start, names or default_names()):
             continue
-        if term in person and not refers_to_people(text, start, end):
+        if term in objects:
+            if describes_object(text, start, end):
+                continue
+        elif term in person and not refers_to_people(text, start, end):
             continue
         info = index[term]
         out.append(Mention(start, end, surface, term, info.group, resolve_row(lexicon, term, text, end)))
@@ -83,7 +91,16 @@ def _read_person_nouns() -> frozenset[str]:
     return frozenset(words)
 
 
+def _read_words(name: str) -> frozenset[str]:
+    words = []
+    for line in (LEXICON_DIR / name).read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            words += line.lower().split()
+    return frozenset(words)
+
+
 PERSON_NOUNS = _read_person_nouns()
+OBJECT_NOUNS = _read_words("object_nouns.txt")
 _WORD_AFTER = re.compile(r"[ \t]+([A-Za-z][\w'-]*)")
 _COPULA_BEFORE = re.compile(
     r"(?:\b(?:is|was|are|were|be|been|being|am|seem|seems|seemed|looked|looks|become|became|"
@@ -118,6 +135,67 @@ def refers_to_people(text: str, start: int, end: int) -> bool:
     if _COPULA_BEFORE.search(text, max(0, start - 40), start) and _CLAUSE_END.match(text, end):
         return True
     return False
+
+
+_TOKEN_AFTER = re.compile(r"[ \t]*(?:([A-Za-z][\w'’]*)|(,)|(\S))")
+_NOUN_USE_BEFORE = re.compile(
+    r"\b(?:a|an|the|this|that|every|each|any|no|one|another|typical|of)(?:[ \t]+[a-z]+)?[ \t]+$",
+    re.IGNORECASE,
+)
+_HYPHENATED = re.compile(r"([A-Za-z]+)")
+_COLOURS = frozenset("white black red blue green yellow brown gray grey pink purple orange golden "
+                     "silver dark light pale bright deep jet pure".split())
+# Endings of adjectives that may stand between a colour word and its noun ("white, curly hair").
+_ADJECTIVE_ENDINGS = ("y", "ish", "ed", "ic", "al", "ful", "ous", "ive", "less", "en", "ing", "ar", "ern")
+_LOOK_AHEAD = 4  # words after a colour word searched for an object noun
+
+
+def _strip_possessive(word: str) -> str:
+    word = word.replace("’", "'")
+    return word[:-2] if word.endswith("'s") else word.rstrip("'")
+
+
+def describes_object(text: str, start: int, end: int) -> bool:
+    """Does the colour word ``text[start:end]`` describe a thing rather than people?
+
+    Yes when joined by a hyphen to a word that is not a person noun ("white-tie",
+    "black-owned"), or when an object noun (data/lexicons/object_nouns.txt) follows within
+    four words, past capitalised words, adjectives (by their ending), other colours, commas and
+    "and"/"or" ("a black Amex card", "white, curly hair", "black and white photos"), before a
+    person noun, a plain word ("black culture"), a function word or punctuation. When no
+    word follows at all (function word, punctuation, end), the colour word is a noun or a
+    predicate only after an article or a form of *be* ("the black made sure", "what a black
+    would do", "he was black which"); otherwise it describes a thing ("painted it white.").
+    """
+    if text[end:end + 1] == "-":
+        m = _HYPHENATED.match(text, end + 1)
+        return not (m and m.group(1).lower() in PERSON_NOUNS)
+    pos, words, content = end, 0, False
+    while words < _LOOK_AHEAD:
+        m = _TOKEN_AFTER.match(text, pos)
+        if m is None or m.group(3):
+            break
+        pos = m.end()
+        if m.group(2):
+            continue
+        words += 1
+        low = _strip_possessive(m.group(1).lower())
+        if low in PERSON_NOUNS:
+            return False
+        if low in OBJECT_NOUNS:  # unless a compound names a person: "taxi driver", "line cook"
+            nxt = _TOKEN_AFTER.match(text, pos)
+            return not (nxt and nxt.group(1) and _strip_possessive(nxt.group(1).lower()) in PERSON_NOUNS)
+        if low in ("and", "or") or low in _COLOURS:
+            continue
+        if low in _NOT_NOUN_PHRASE or low in _FUNCTION_WORDS:
+            break
+        content = True
+        if not (m.group(1)[:1].isupper() or low.endswith(_ADJECTIVE_ENDINGS)):
+            break  # a plain word: the noun the colour describes ("black culture", "black lives")
+    if content:
+        return False
+    before = text[max(0, start - 40):start]
+    return not (_COPULA_BEFORE.search(before) or _NOUN_USE_BEFORE.search(before))
 
 
 # --- pronoun roles ------------------------------------------------------------------------------
@@ -164,6 +242,12 @@ _PREDICATE_WORDS = frozenset("""
     backstage home upstairs downstairs inside outside away back
 """.split())
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]+$")
+# Modal verbs and other words that end a noun phrase (besides _NOT_NOUN_PHRASE).
+_FUNCTION_WORDS = frozenset("""
+    would wouldn't will won't can can't cannot could couldn't should shouldn't must might may
+    shall isn't aren't wasn't weren't don't doesn't didn't hasn't haven't hadn't that's it's
+    who's which whom whoever what how why
+""".split())
 # Words ending in -ly that are nouns or adjectives, so "her family" stays a determiner use.
 _LY_NOUN_PHRASE = frozenset("family only lovely early friendly elderly daily weekly monthly yearly "
                             "ugly holy belly bully jelly lily silly curly likely lonely costly".split())

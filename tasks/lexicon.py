@@ -62,7 +62,10 @@ class Lexicon:
     detected. ``stop_after`` lists words that, directly after a term, cancel its match.
     ``person_context`` lists terms with many meanings that are not about people ("white",
     "black", "old", "straight"): they count only where they refer to people (see
-    :func:`tasks.ftu.refers_to_people`). Groups in ``source_only`` are detected and swapped
+    :func:`tasks.ftu.refers_to_people`). ``object_context`` lists colour words ("white",
+    "black") that count as people unless they describe a thing (:func:`tasks.ftu.describes_object`:
+    an object noun of data/lexicons/object_nouns.txt follows, "a black Amex card"); a term in
+    both lists follows ``object_context``. Groups in ``source_only`` are detected and swapped
     from but get no variant of their own (many nationalities, a dozen variants).
     """
 
@@ -73,6 +76,7 @@ class Lexicon:
     target_only: frozenset[str] = frozenset()
     stop_after: tuple[tuple[str, tuple[str, ...]], ...] = ()
     person_context: frozenset[str] = frozenset()
+    object_context: frozenset[str] = frozenset()
     source_only: frozenset[str] = frozenset()
     source: str = field(default="<custom>", compare=False)
 
@@ -298,6 +302,13 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
     if unknown:
         raise error(f"{source}: `person_context` names {', '.join(map(repr, unknown))}, not terms of this lexicon.")
 
+    objects = doc.get("object_context") or []
+    if not isinstance(objects, list) or not all(isinstance(w, str) for w in objects):
+        raise error(f"{source}: `object_context` must be a list of terms.")
+    unknown = sorted({_clean(w) for w in objects} - set(seen))
+    if unknown:
+        raise error(f"{source}: `object_context` names {', '.join(map(repr, unknown))}, not terms of this lexicon.")
+
     return Lexicon(
         attribute=attribute,
         groups=tuple(all_groups),
@@ -306,6 +317,7 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
         target_only=frozenset(target_only),
         stop_after=tuple(sorted(stop_after)),
         person_context=frozenset(_clean(w) for w in person),
+        object_context=frozenset(_clean(w) for w in objects),
         source_only=frozenset(source_only),
         source=source,
     )

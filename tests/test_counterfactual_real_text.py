@@ -203,6 +203,28 @@ def test_colours_referring_to_people_still_count(lex, text):
     assert find_mentions(text, lex["race"])
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Typical black behavior.", "They moved into a black neighborhood.", "black culture is rich",
+     "The black made sure he had his gun.", "That is what a black would do.", "An athletic black would engage.",
+     "The doctor was also black which did not help.", "A white male flew to Florida.",
+     "The Black line cook's family left.", "a Black taxi driver", "white trash looters"],
+)
+def test_colour_words_count_unless_they_describe_a_thing(lex, text):
+    # CrowS-Pairs race sentences the person-noun allow list missed (noun use, "male", compounds)
+    assert find_mentions(text, lex["race"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["She painted it white.", "The film is in black and white.", "black and white photos", "a white-collar job",
+     "a black-owned shop", "She wore black and he wore white.", "a black leather jacket and white sneakers",
+     "The black cat and the white dog", "a black SUV", "He bought a white, shiny Tesla car."],
+)
+def test_colour_words_describing_things_are_not_race(lex, text):
+    assert find_mentions(text, lex["race"]) == []
+
+
 # --- 5. grammar ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("text", "neutral"),

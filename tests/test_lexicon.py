@@ -44,7 +44,10 @@ def test_person_context_and_source_only_are_checked(tmp_path):
         load_lexicon("age", d)
     nat = load_lexicon("nationality")
     assert "armenian" in nat.source_only and "armenian" not in nat.target_groups
-    assert load_lexicon("race").person_context >= {"white", "black"}
+    assert load_lexicon("race").object_context >= {"white", "black"}
+    d = write(tmp_path, "race.yaml", "groups: [white, black]\nrows: [[white, black]]\nobject_context: [whites]\n")
+    with pytest.raises(InputDataError, match="`object_context` names 'whites', not terms"):
+        load_lexicon("race", d)
 
 
 def test_pronoun_rows_carry_roles_and_share_words_within_a_group():
