@@ -73,22 +73,26 @@ class Source:
     row: int = -1
     name: str = ""
     subject: bool = False  # a subject pronoun (agreement follows it)
+    counted: bool = True  # False: a guard rejected it (only from sources(..., guards=False))
 
 
 # --- finding mentions ---------------------------------------------------------------------------
 def sources(text: str, lexicon: Lexicon, names: NameTable | None = None, *,
-            include_targets: bool = False) -> list[Source]:
+            include_targets: bool = False, guards: bool = True, loose_names: bool = False) -> list[Source]:
     """Mentions of ``lexicon``'s groups in ``text`` (terms, and first names when ``names`` is
-    given and the attribute is gender or race), left to right, without overlaps."""
+    given and the attribute is gender or race), left to right, without overlaps. With
+    ``guards=False`` terms a guard rejects come too, with ``counted=False``; ``loose_names``
+    finds names as validation does (:meth:`tasks.names.NameTable.find`)."""
     found = []
-    for m in find_mentions(text, lexicon, include_targets=include_targets, names=names):
+    for m in find_mentions(text, lexicon, include_targets=include_targets, names=names, guards=guards):
         subject = lexicon.role(m.row) == "subject"
-        found.append(Source(m.start, m.end, m.surface, m.group, m.row, "", subject))
+        found.append(Source(m.start, m.end, m.surface, m.group, m.row, "", subject, m.counted))
     # A name's race is a weak statistical signal: it counts only where no race word does.
-    if names is not None and (lexicon.attribute == "gender" or (lexicon.attribute == "race" and not found)):
+    if names is not None and (lexicon.attribute == "gender"
+                              or (lexicon.attribute == "race" and not any(s.counted for s in found))):
         taken = [(s.start, s.end) for s in found]
         extra = False
-        for m in names.find(text):
+        for m in names.find(text, loose=loose_names):
             g = m.group(lexicon.attribute)
             if g is None or g not in lexicon.groups or (g in lexicon.target_only and not include_targets):
                 continue
@@ -426,7 +430,8 @@ class _Checked:
     def __init__(self, text: str, lexicon: Lexicon, names: NameTable | None) -> None:
         self.text = text
         self.skeleton = _skeleton(text, lexicon, names)
-        self.mentions = sources(text, lexicon, names, include_targets=True)
+        self.mentions = sources(text, lexicon, names, include_targets=True, loose_names=True)
+        self.all_terms = sources(text, lexicon, names, include_targets=True, guards=False, loose_names=True)
 
 
 def _what(s: Source) -> str:
@@ -451,8 +456,14 @@ def _check(original: _Checked, variant: str, lexicon: Lexicon, names: NameTable 
     problems = _compare(original.skeleton, _skeleton(variant, lexicon, names))
     if lexicon.attribute == "gender":
         problems += _disagreements(variant)
-    after = sources(variant, lexicon, names, include_targets=True)
-    before = original.mentions
+    # Line up every term match of both texts (guards off), then keep a pair when a guard lets
+    # either side count: a swapped-in word the guard cannot place ("came out as straight",
+    # "her White squinty eyes") is still the counterpart of a mention of the prompt.
+    before, after = original.mentions, sources(variant, lexicon, names, include_targets=True, loose_names=True)
+    after_all = sources(variant, lexicon, names, include_targets=True, guards=False, loose_names=True)
+    if len(after_all) == len(original.all_terms):
+        pairs = [(b, a) for b, a in zip(original.all_terms, after_all, strict=True) if b.counted or a.counted]
+        before, after = [b for b, _ in pairs], [a for _, a in pairs]
     detect = set(lexicon.detect_groups)
     if len(after) != len(before):
         problems.append(f"the variant has {len(after)} {lexicon.attribute} mentions where the prompt has "

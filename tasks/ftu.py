@@ -41,14 +41,17 @@ class Mention:
     term: str  # canonical lowercase form
     group: str
     row: int  # the row used for swapping, chosen with :func:`resolve_row`
+    counted: bool = True  # False: a guard says it is not about people (only with guards=False)
 
 
 def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
-                  names: NameTable | None = None) -> list[Mention]:
+                  names: NameTable | None = None, guards: bool = True) -> list[Mention]:
     """Attribute mentions in ``text``, left to right (longest match first at each position).
 
     Target-only groups (e.g. neutral gender words) are skipped unless ``include_targets``.
-    ``names`` (default: the built-in table) tells surnames after a first name apart.
+    ``names`` (default: the built-in table) tells surnames after a first name apart. With
+    ``guards=False`` matches that a guard rejects are returned too, with ``counted=False``
+    (validation lines up a prompt and its variant term by term).
     """
     pattern = lexicon.any_pattern if include_targets else lexicon.detect_pattern
     index = lexicon.index
@@ -60,14 +63,15 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
         start, end = m.start(), m.end()
         term = canonical(surface)
         if surface[:1].isupper() and start and surname_position(text, start, names or default_names()):
-            continue
-        if term in objects:
-            if describes_object(text, start, end):
-                continue
-        elif term in person and not refers_to_people(text, start, end):
+            counted = False
+        elif term in objects:
+            counted = not describes_object(text, start, end)
+        else:
+            counted = term not in person or refers_to_people(text, start, end)
+        if not counted and guards:
             continue
         info = index[term]
-        out.append(Mention(start, end, surface, term, info.group, resolve_row(lexicon, term, text, end)))
+        out.append(Mention(start, end, surface, term, info.group, resolve_row(lexicon, term, text, end), counted))
     return out
 
 

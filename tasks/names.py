@@ -7,8 +7,9 @@ The table is built from public statistics by ``data/lexicons/build_first_names.p
 Detection looks only at capitalised words, with these guards:
 
 * a word that is also common English ("Bill", "Grace", "Frank"; ``ambiguous`` = 1) counts inside
-  a sentence, and at the start of one only when a possessive or a verb-like word follows
-  ("Bill said", "Bill's", not "Bill the client");
+  a sentence, and at the start of one only when a possessive, a comma or a verb-like word
+  (a common verb or any word ending in -ed) follows ("Bill said", "Bill's", "Tom began",
+  "Martin used", "Mike, the new CEO", not "Bill the client");
 * months, places and nationalities that are also names ("June", "Jordan"; ``ambiguous`` = 2)
   never count;
 * a capitalised word right after a first name or a title (Mr, Mrs, Dr, ...) is a surname, not a
@@ -37,7 +38,7 @@ _CAP_WORD = re.compile(r"\b[A-Z][a-z]*(?:[A-Z][a-z]+)?\b")
 _TITLE = re.compile(r"(?:^|[^\w])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Officer|Detective|Sgt|Capt)\.?\s$")
 _PREV_CAP = re.compile(r"(?:^|[^\w'’])([A-Z][a-z]+(?:[A-Z][a-z]+)?) $")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")
-_NEXT = re.compile(r"(['’]s\b)|\s+([a-z]+(?:n't)?)\b")
+_NEXT = re.compile(r"(['’]s\b|,)|\s+([a-z]+(?:n't)?)\b")
 # After a sentence-initial word that is also common English, these make it read as a name.
 _NAME_FOLLOWERS = frozenset("""
     said says asked asks told tells was is has had wanted wants went goes thought thinks felt feels
@@ -46,6 +47,16 @@ _NAME_FOLLOWERS = frozenset("""
     doesn't wasn't isn't hasn't hadn't couldn't wouldn't won't and or never always also just really
     then still often lived lives worked works became becomes ran runs walked walks looked looks
     called calls left leaves started starts kept keeps let lets heard hears believed believes
+    began begins brought bought sang spoke wrote drove ate drank sat stood won lost swam threw woke
+    wore fell fought taught caught sold held met paid sent spent built hit put read led fled slept
+    wept grew drew flew forgot forgave hid rode rose shook stole struck swore tore understood
+""".split())
+# Verbs that only a person does: after one of them even a place name reads as a first name
+# ("Austin felt good"); used when validating variants (NameTable.find(..., loose=True)).
+_PERSON_VERBS = frozenset("""
+    said says felt feels thought thinks told tells asked asks wanted wants knew knows loved loves
+    hated hates hoped hopes cried cries smiled smiles laughed laughs wondered wonders decided decides
+    realized realised realizes liked likes married marries
 """.split())
 
 
@@ -114,20 +125,27 @@ class NameTable:
                 if (gender is None or i.gender == gender) and (race is None or i.race == race)]
 
     # --- detection ------------------------------------------------------------------------------
-    def find(self, text: str) -> list[NameMention]:
-        """First names in ``text``, left to right (guards in the module docstring)."""
+    def find(self, text: str, *, loose: bool = False) -> list[NameMention]:
+        """First names in ``text``, left to right (guards in the module docstring).
+
+        ``loose`` (used to validate variants, where a missed name lets a pronoun change alone):
+        a name that is also a common word counts anywhere, and a place or month name counts
+        before a verb only a person does ("Austin felt"), so "Martin used her ..." or "Hope
+        faded as she ..." with the pronoun swapped and the name kept is caught.
+        """
         out: list[NameMention] = []
         prev_end = -2
         for m in _CAP_WORD.finditer(text):
             word = m.group()
             info = self.info.get(word.lower())
-            if info is None or info.ambiguous == 2 or (word.isupper() and len(word) > 1):
-                prev_end = -2 if info is None or info.ambiguous == 2 else m.end()
+            never = info is None or (info.ambiguous == 2 and not (loose and self._person_verb(text, m.end())))
+            if never or (word.isupper() and len(word) > 1):
+                prev_end = -2 if never else m.end()
                 continue
             start = m.start()
             surname = (prev_end == start - 1 and text[start - 1] == " ") or bool(
                 _TITLE.search(text, max(0, start - 12), start))
-            if surname or (info.ambiguous and not self._reads_as_name(text, start, m.end())):
+            if surname or (info.ambiguous == 1 and not loose and not self._reads_as_name(text, start, m.end())):
                 prev_end = m.end() if surname else -2
                 continue
             out.append(NameMention(start, m.end(), word, word.lower(), info))
@@ -135,11 +153,19 @@ class NameTable:
         return out
 
     @staticmethod
+    def _person_verb(text: str, end: int) -> bool:
+        nxt = _NEXT.match(text, end)
+        return bool(nxt and nxt.group(2) in _PERSON_VERBS)
+
+    @staticmethod
     def _reads_as_name(text: str, start: int, end: int) -> bool:
         if not _SENTENCE_START.search(text, max(0, start - 4), start):
             return True
         nxt = _NEXT.match(text, end)
-        return bool(nxt) and (bool(nxt.group(1)) or nxt.group(2) in _NAME_FOLLOWERS)
+        if not nxt:
+            return False
+        word = nxt.group(2) or ""
+        return bool(nxt.group(1)) or word in _NAME_FOLLOWERS or (word.endswith("ed") and len(word) > 3)
 
     def scan(self, text: str) -> list[str]:
         """Lowercase names found in ``text`` (for the FTU check)."""

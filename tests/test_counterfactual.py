@@ -44,7 +44,9 @@ def test_case_is_preserved(gender):
     assert expand_prompt("He said", gender)["female"] == "She said"
     assert expand_prompt("HE SAID", gender)["female"] == "SHE SAID"
     assert expand_prompt("so he said", gender)["female"] == "so she said"
-    assert expand_prompt("Mr. Lee", gender) == {"male": "Mr. Lee", "female": "Ms. Lee", "neutral": "Mx. Lee"}
+    # Mr pairs with Mrs (issue 10 decision); Ms still maps back to Mr
+    assert expand_prompt("Mr. Lee", gender) == {"male": "Mr. Lee", "female": "Mrs. Lee", "neutral": "Mx. Lee"}
+    assert expand_prompt("Ms. Lee", gender)["male"] == "Mr. Lee"
 
 
 def test_neutral_agreement_for_be_have_do_and_contractions(gender):

@@ -16,7 +16,7 @@ from tasks.names import load_names
 
 @pytest.fixture(scope="module")
 def lex():
-    return {a: load_lexicon(a) for a in ("gender", "race", "gender_identity")}
+    return {a: load_lexicon(a) for a in ("gender", "race", "gender_identity", "sexual_orientation")}
 
 
 @pytest.fixture(scope="module")
@@ -301,3 +301,43 @@ def test_check_ftu_applies_the_guards(lex, names):
     res = check_ftu(["He pulled out a black Amex card.", "Jamal met a black man.", "Bill the client."],
                     [lex["race"], names])
     assert res.per_prompt == [{}, {"race": ["black"], "name": ["jamal"]}, {}]
+
+
+# --- names the detection missed, and the validator as the last line ---------------------------------
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("Tom began re digging the ditch.", "tom"), ("Martin used her husband's disappearance.", "martin"),
+     ("Mike, the new CEO, was born a man.", "mike")],
+)
+def test_names_that_are_also_words_count_before_any_past_tense_verb_or_a_comma(names, text, name):
+    assert names.scan(text) == [name]
+
+
+def test_days_are_not_names(lex, names):
+    assert names.scan("He could sell you something six ways from Sunday.") == []
+    got = expand_prompt("He could sell you something six ways from Sunday.", lex["gender"], names)
+    assert got["female"] == "She could sell you something six ways from Sunday."
+
+
+def test_a_pronoun_swapped_while_the_name_stays_is_never_valid(lex, names):
+    # "Austin" is also a city, so expansion leaves it; the validator still reads it as a name
+    # before a verb only a person does and rejects the variant that changed "his" alone.
+    bad = validate_variant("Austin felt good seeing CEO next to his name.",
+                           "Austin felt good seeing CEO next to her name.", lex["gender"], names, group="female")
+    assert any("split" in p and "'Austin'" in p for p in bad)
+    out = expand_prompts([("p", "Austin felt good seeing CEO next to his name.")], lex["gender"], names)
+    assert [v.group for v in out if not v.problems] == ["male"]
+    # the same for a name expansion now finds: the name and the pronouns change together
+    out = expand_prompts([("p", "Martin used her husband's disappearance.")], lex["gender"], names)
+    assert all(not v.problems for v in out)
+    assert not validate_variant("Martin used her husband's disappearance.", "Martin used his wife's disappearance.",
+                                lex["gender"], names) == []
+
+
+def test_a_swapped_in_word_the_guard_cannot_place_is_still_valid(lex):
+    # "straight" counts only before a person noun or as a predicate; as the counterpart of
+    # "gay" it is a mention all the same, so the variant is not rejected
+    out = expand_prompts([("p", "Aaron came out as gay because he was flamboyant.")], lex["sexual_orientation"])
+    straight = [v for v in out if v.group == "straight"]
+    assert straight[0].text == "Aaron came out as straight because he was flamboyant."
+    assert straight[0].problems == ()

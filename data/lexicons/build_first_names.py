@@ -45,6 +45,7 @@ SUPPLEMENT = HERE / "first_names_supplement.csv"
 # Also not safe as plain names: months, days, places, nationalities, brands, titles.
 NOT_ONLY_NAMES = set("""
 april may june august january march christmas easter
+monday tuesday wednesday thursday friday saturday sunday
 jordan georgia carolina virginia florida dakota austin dallas houston phoenix denver paris london
 sydney florence victoria china india israel asia africa america kenya chelsea brooklyn berlin
 vienna adelaide madison lincoln washington jackson cleveland orlando savannah camden salem sharon

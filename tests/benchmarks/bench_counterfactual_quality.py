@@ -20,10 +20,17 @@ Figures, per bias type (each mapped to the built-in attributes that cover it):
   group in ``sent_less``: CrowS writers swap "Jamal" for an arbitrary white name ("Jack"), which
   no expansion can guess; the name must be in the name table with the same gender (gender pairs)
   or race (race pairs). This is the figure the targets refer to; the strict one is printed beside it.
+* **one-group**: exact (names) on the eligible pairs whose ``sent_more`` mentions ONE group of
+  the covering attributes (count in brackets). A sentence with two groups ("Kathy ... her
+  father") is expanded by role reversal, which swaps both people by design and so can never
+  reproduce a CrowS edit that changes one person only; this column leaves those out.
+* Only variants that pass :func:`tasks.counterfactual.expand_prompts` validation count (the flow
+  drops the others), so a variant whose pronouns changed but whose name did not never matches.
 * **edit**: mean token edit distance between ``sent_less`` and the closest variant (the
   unexpanded ``sent_more`` when nothing was expanded).
 * **FTU recall**: share of all sentences of the bias type (both sides) with a mention of a
-  covering attribute (names count for gender and race).
+  covering attribute (names count for gender and race). For race-color a second line adds the
+  nationality lexicon, since CrowS files "Mexicans" or "Chinese" under race-color.
 * **flagged elsewhere**: share of sentences of the OTHER bias types in which the attribute is
   found. Not all are false positives (a race sentence can say "he"); ``--show`` prints a sample
   of what was found, to read.
@@ -48,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import pandas as pd  # noqa: E402
 
-from tasks.counterfactual import expand_prompt, sources  # noqa: E402
+from tasks.counterfactual import expand_prompts, mentioned_groups, sources  # noqa: E402
 from tasks.errors import EquilensError  # noqa: E402
 from tasks.lexicon import ATTRIBUTES, load_lexicon  # noqa: E402
 from tasks.names import load_names  # noqa: E402
@@ -62,6 +69,9 @@ COVER = {
     "sexual-orientation": ["sexual_orientation"],
     "disability": ["disability"],
 }
+# CrowS files nationality words ("Mexicans", "Chinese") under race-color; equilens keeps them in
+# the nationality lexicon. The recall with both is printed on an extra line.
+WIDER = {"race-color": ["race", "nationality"]}
 _TOK = re.compile(r"\w+|[^\w\s]")
 _GLUE = {"a", "an", "the", "'", "s", "-"}
 
@@ -132,12 +142,22 @@ class Bench:
         return True
 
     def variants(self, text: str, attrs: list[str]) -> list[tuple[str, str]]:
+        """Variants that pass validation (what the flow keeps), per covering attribute."""
         out = []
         for a in attrs:
             if a in self.lex:
                 names = self.names if a in ("gender", "race") else None
-                out += [(a, v) for v in expand_prompt(text, self.lex[a], names).values()]
+                out += [(a, v.text) for v in expand_prompts([("p", text)], self.lex[a], names) if not v.problems]
         return out
+
+    def single_group(self, text: str, attrs: list[str]) -> bool:
+        """Does ``text`` mention exactly one group of the covering attributes (one-group prompt)?"""
+        groups = []
+        for a in attrs:
+            if a in self.lex:
+                names = self.names if a in ("gender", "race") else None
+                groups += mentioned_groups(sources(text, self.lex[a], names), self.lex[a])
+        return len(groups) == 1
 
     def mentions(self, text: str, attrs: list[str]) -> list[str]:
         found = []
@@ -151,24 +171,28 @@ class Bench:
 def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.Random) -> None:
     print(f"\n== {label}: {len(df)} pairs ==")
     print(f"{'bias type':<20}{'pairs':>6}{'eligible':>9}{'exact strict':>14}{'exact names':>13}"
-          f"{'edit':>6}{'FTU recall':>12}{'flagged elsewhere':>19}")
+          f"{'one-group':>15}{'edit':>6}{'FTU recall':>12}{'flagged elsewhere':>19}")
     misses: list[str] = []
     for bias, attrs in COVER.items():
         sub = df[df.bias_type == bias]
         others = df[~df.bias_type.isin([bias])]
-        elig = strict = lenient = 0
+        elig = strict = lenient = one = one_hit = 0
         dist = 0
         for more, less in zip(sub.sent_more.str.strip(), sub.sent_less.str.strip(), strict=True):
             if not bench.eligible(more, less):
                 continue
             elig += 1
+            single = bench.single_group(more, attrs)
+            one += single
             vs = bench.variants(more, attrs)
             if any(v == less for _, v in vs):
                 strict += 1
                 lenient += 1
+                one_hit += single
                 continue
             if any(bench.name_match(v, less, a) for a, v in vs):
                 lenient += 1
+                one_hit += single
                 continue
             lt = _TOK.findall(less)
             best = min(vs, key=lambda av: edit_distance(_TOK.findall(av[1]), lt)) if vs else ("", more)
@@ -181,8 +205,11 @@ def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.
         flagged = [(s, bench.mentions(s, attrs)) for s in other]
         flagged = [f for f in flagged if f[1]]
         print(f"{bias:<20}{len(sub):>6}{elig:>9}{strict / max(elig, 1):>14.1%}{lenient / max(elig, 1):>13.1%}"
-              f"{dist / max(elig, 1):>6.2f}{found / max(len(sents), 1):>12.1%}"
+              f"{one_hit / max(one, 1):>9.1%} ({one:>3}){dist / max(elig, 1):>6.2f}{found / max(len(sents), 1):>12.1%}"
               f"{len(flagged) / max(len(other), 1):>19.1%}")
+        if bias in WIDER:
+            wider = sum(bool(bench.mentions(s, WIDER[bias])) for s in sents)
+            print(f"{'':<20}FTU recall with {' + '.join(WIDER[bias])}: {wider / max(len(sents), 1):.1%}")
         if show:
             for s, words in rng.sample(flagged, min(show, len(flagged))):
                 print(f"    flagged {words} in {s!r}")
