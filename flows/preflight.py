@@ -114,10 +114,46 @@ def _check_prompts(cfg: RunConfig) -> list[str]:
     from tasks.prompts import load_prompts
 
     prompts = load_prompts(cfg.prompts)
+    warnings = []
     dropped = int(prompts.attrs.get("duplicates_dropped", 0))
     if dropped:
-        return [f"{dropped} duplicate prompt(s) dropped: each distinct prompt is asked once."]
-    return []
+        warnings.append(f"{dropped} duplicate prompt(s) dropped: each distinct prompt is asked once.")
+    if cfg.assessment == "counterfactual":
+        warnings += too_few_prompts(prompts, cfg)
+    return warnings
+
+
+def prompts_needed(pairs: int, alpha: float = 0.05) -> int:
+    """Fewest prompts whose within-prompt permutation test can reach Holm's first threshold.
+
+    With n prompts, swapping group labels within each prompt gives 2**n equally likely arrangements,
+    so the smallest two-sided p-value is 2 / 2**n = 2**(1 - n); Holm compares the smallest p of
+    ``pairs`` tests with alpha / pairs. Needed: 2**(1 - n) < alpha / pairs, n > 1 + log2(pairs / alpha).
+    """
+    import math
+
+    return math.floor(1 + math.log2(max(1, pairs) / alpha)) + 1
+
+
+def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
+    """A warning per attribute mentioned by too few prompts for a permutation test to find anything."""
+    from tasks.assessment import check_ftu_stage, lexicons_for
+
+    counts = check_ftu_stage(prompts, cfg.counterfactual).counts
+    alpha = 1 - cfg.metrics.confidence
+    out = []
+    for attribute, lexicon in lexicons_for(cfg.counterfactual).items():
+        groups = len(getattr(lexicon, "target_groups", ()) or ())
+        pairs = groups * (groups - 1) // 2
+        n = int(counts.get(attribute, 0))
+        need = prompts_needed(pairs, alpha)
+        if n == 0:
+            out.append(f"no prompt mentions {attribute}: it gets no metrics.")
+        elif n < need:
+            out.append(f"{n} prompt(s) mention {attribute}; with {pairs} group pairs its permutation test needs "
+                       f"at least {need} to reach p < {alpha:g} after Holm, so no {attribute} difference can be "
+                       "called significant. Add prompts.")
+    return out
 
 
 def _check_storage(cfg: RunConfig) -> None:

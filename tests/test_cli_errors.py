@@ -107,7 +107,31 @@ def test_duplicate_prompts_are_reported(tmp_path: Path) -> None:
     from flows.preflight import preflight
     from tasks.config import load_config
 
-    assert preflight(load_config(cfg)) == ["2 duplicate prompt(s) dropped: each distinct prompt is asked once."]
+    warnings = preflight(load_config(cfg))
+    assert warnings[0] == "2 duplicate prompt(s) dropped: each distinct prompt is asked once."
+
+
+def test_prompts_needed_for_a_permutation_test_to_pass_holm() -> None:
+    from flows.preflight import prompts_needed
+
+    # smallest two-sided p with n prompts = 2**(1-n); Holm's first threshold = 0.05 / pairs
+    # 1 pair: 0.05 -> n = 6 (2**-5 = 0.031; n = 5 gives 0.0625); 3 pairs (gender): 0.0167 -> n = 7 (0.0156)
+    # 15 pairs (six race groups): 0.00333 -> n = 10 (2**-9 = 0.00195; n = 9 gives 0.0039)
+    assert [prompts_needed(k) for k in (1, 3, 15)] == [6, 7, 10]
+
+
+def test_too_few_prompts_per_attribute_is_a_warning(tmp_path: Path) -> None:
+    from flows.preflight import preflight
+    from tasks.config import parse_config
+
+    items = [f"Is he a good {job}?" for job in ("nurse", "pilot", "cook", "judge", "coach", "baker", "tailor")]
+    cfg = parse_config({"prompts": {"items": items + ["Is the white man kind?"]},
+                        "counterfactual": {"detect_names": False},
+                        "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": None}})
+    warnings = preflight(cfg)
+    assert not any("mention gender" in w for w in warnings)  # 7 gender prompts: enough for 3 pairs
+    [race] = [w for w in warnings if "mention race" in w]
+    assert race.startswith("1 prompt(s) mention race; with 15 group pairs its permutation test needs at least 10")
 
 
 def test_report_out_unwritable(tmp_path: Path) -> None:

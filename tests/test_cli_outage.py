@@ -64,7 +64,8 @@ def test_unreachable_endpoint_fails_the_run_with_exit_4(tmp_path: Path) -> None:
     whole = out.stdout + out.stderr
     assert out.returncode == 4, whole
     assert "Traceback" not in whole and "LLMOutageError(" not in whole, whole  # Prefect's copy is filtered
-    assert out.stderr.startswith("error: all 6 LLM calls failed: could not connect to http://127.0.0.1:9/v1")
+    [error] = [line for line in out.stderr.splitlines() if line.startswith("error:")]  # after preflight warnings
+    assert error.startswith("error: all 6 LLM calls failed: could not connect to http://127.0.0.1:9/v1")
     assert "Created temporary directory" not in whole  # great-expectations' INFO line
     with duckdb.connect(str(db), read_only=True) as con:
         status, summary = con.execute("SELECT status, summary FROM runs").fetchone()
