@@ -85,38 +85,59 @@ def run(
     """Run the assessment a config describes and print its metrics per group pair.
 
     Exit codes: 0 done, 2 bad config or input (found before anything runs), 3 a validation gate
-    failed, 4 the LLM calls failed (every one, or more than llm.max_failed_share), 130 interrupted.
+    failed, 4 the LLM calls failed (every one, or more than llm.max_failed_share), 130 interrupted
+    (Ctrl-C), 143 stopped by SIGTERM. An interrupted run is stored with status interrupted, its
+    finished LLM answers cached, and no child process left behind.
     """
     if debug:
         import os
 
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
     _quiet_environment()
+    from flows.interrupt import stop_on_signals
     from tasks.config import load_config
     from tasks.errors import EquilensError
 
     overrides = _parse_sets(set_)
     if db is not None:
         overrides["storage.duckdb_path"] = str(db)
-    try:
-        cfg = load_config(config, overrides)
-        for warning in _preflight(cfg):
-            typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW, err=True)
-        from flows.common import start_prefect_api
-        from flows.registry import flow_for
+    with stop_on_signals():  # SIGINT/SIGTERM: stages stop, answers flushed, run marked interrupted
+        try:
+            cfg = load_config(config, overrides)
+            for warning in _preflight(cfg):  # on stdout: stderr holds only an error paragraph
+                typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+            from flows.common import start_prefect_api
+            from flows.registry import flow_for
 
-        _quiet_logs(debug)
-        start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point
-        result = flow_for(cfg)(cfg)
-    except EquilensError as err:
-        if debug:
-            import traceback
+            _quiet_logs(debug)
+            start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point
+            result = flow_for(cfg)(cfg)
+        except KeyboardInterrupt:
+            raise _interrupted() from None
+        except EquilensError as err:
+            from flows.interrupt import signal_received
 
-            traceback.print_exc()
-        raise _fail(str(err), err.exit_code) from None
-    except KeyboardInterrupt:
-        raise _fail("interrupted. Finished LLM calls are cached: run the same command to resume.", 130) from None
+            if signal_received():  # a stage stopped on the signal and said so
+                raise _interrupted() from None
+            if debug:
+                import traceback
+
+                traceback.print_exc()
+            raise _fail(str(err), err.exit_code) from None
     _print_result(result, cfg.storage.duckdb_path)
+
+
+def _interrupted() -> typer.Exit:
+    """After Ctrl-C or SIGTERM: the run marked interrupted, every child process stopped, exit 130 or 143."""
+    from flows.interrupt import exit_code, finish_interrupted, leave, signal_received
+
+    finish_interrupted(stop_processes=signal_received())  # a bare KeyboardInterrupt (in-process) kills nothing
+    code = exit_code()
+    typer.secho("error: interrupted. Finished LLM calls are cached: run the same command to resume.",
+                fg=typer.colors.RED, err=True)
+    if signal_received():  # a real signal: do not wait for abandoned worker threads or Prefect's exit hooks
+        leave(code)
+    return typer.Exit(code)
 
 
 def _quiet_logs(debug: bool) -> None:
