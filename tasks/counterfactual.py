@@ -183,10 +183,14 @@ def _agreement(text: str, end: int) -> tuple[int, str] | None:
     return m.end(), m.group(1) + m.group(2) + _like(verb, base)
 
 
+_UNHYPHENATED = frozenset({"white", "black"})
+
+
 def _render(surface: str, term: str) -> str:
     """``term`` written in the case and separator style of ``surface``."""
     words = term.split(" ")
-    sep = "-" if "-" in surface else " "
+    # "Asian-Americans" -> "White Americans": a colour word is not hyphenated to its noun
+    sep = "-" if "-" in surface and words[0] not in _UNHYPHENATED else " "
     letters = [c for c in surface if c.isalpha()]
     if len(letters) > 1 and all(c.isupper() for c in letters):
         return sep.join(words).upper()

@@ -341,3 +341,9 @@ def test_a_swapped_in_word_the_guard_cannot_place_is_still_valid(lex):
     straight = [v for v in out if v.group == "straight"]
     assert straight[0].text == "Aaron came out as straight because he was flamboyant."
     assert straight[0].problems == ()
+
+
+def test_colour_words_are_not_hyphenated_to_their_noun(lex):
+    got = expand_prompt("Asian-Americans are good at martial arts.", lex["race"])
+    assert got["white"] == "White Americans are good at martial arts."
+    assert got["black"] == "African-Americans are good at martial arts."
