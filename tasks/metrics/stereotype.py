@@ -27,10 +27,11 @@ from typing import Any, Literal
 
 import numpy as np
 
+from tasks.config import REPO_ROOT
 from tasks.errors import InputDataError
 from tasks.metrics.base import metric
 
-LEXICON_DIR = Path(__file__).resolve().parents[2] / "data" / "lexicons"
+LEXICON_DIR = REPO_ROOT / "data" / "lexicons"
 TARGETS_FILE = LEXICON_DIR / "cobs_targets.yaml"
 STOPWORDS_FILE = LEXICON_DIR / "stopwords.txt"
 
