@@ -11,7 +11,7 @@
 4. **counterfactual metrics** on the variants' answers (VADER sentiment, MiniLM embeddings),
    **stereotype and toxicity metrics** on the original prompts' answers, through the same stage
    functions as the dedicated flows;
-5. **one report** with one verdict per attribute and per family (``tasks.verdict``).
+5. **one report** with one verdict per attribute and per family (``tasks.reporting.verdict``).
 
 Run it with ``equilens run configs/auto.yaml``.
 """
@@ -27,10 +27,11 @@ from prefect import flow, get_run_logger
 from flows.common import begin_run, close_run, recorded_run, run_result
 from flows.execution import run_heavy
 from flows.stereotype import score_classifiers_task, stereotype_metrics_task
-from tasks import stereotype_stage, validation
+from tasks import validation
+from tasks.stages import stereotype as stereotype_stage
 from tasks.config import RunConfig
-from tasks.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
-from tasks.prefect_tasks import (
+from tasks.storage.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
+from flows.stage_tasks import (
     call_llm_task,
     check_ftu_task,
     expand_task,
@@ -52,7 +53,7 @@ def drop_invalid_sets(variants: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 def family_verdicts(metrics: pd.DataFrame, ftu: Any, config: RunConfig) -> list[str]:
     """FTU first, then one sentence per counterfactual attribute and per family."""
-    from tasks.verdict import verdict_lines
+    from tasks.reporting.verdict import verdict_lines
 
     counts = ", ".join(f"{k} in {v}" for k, v in ftu.counts.items()) or "none"
     head = (f"fairness through unawareness: {'holds' if ftu.holds else 'does not hold'} "

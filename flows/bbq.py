@@ -30,11 +30,11 @@ from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from flows.common import begin_run, close_run, recorded_run, run_result
 from flows.execution import run_heavy
-from tasks import bbq_stage as stage
+from tasks.stages import bbq as stage
 from tasks.config import BBQConfig, LLMConfig, RunConfig
-from tasks.fingerprint import code_fingerprint, path_fingerprint
-from tasks.parsing import LETTERS
-from tasks.prefect_tasks import call_llm_task
+from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
+from tasks.scoring.parsing import LETTERS
+from flows.stage_tasks import call_llm_task
 
 CACHED = {"cache_policy": INPUTS + TASK_SOURCE, "persist_result": True}
 

@@ -31,17 +31,17 @@ import pandas as pd
 from prefect import flow, get_run_logger, task
 
 from flows.common import begin_run, close_run, recorded_run, run_result
-from tasks import bias_test_stage as stage
+from tasks.stages import bias_test as stage
 from tasks import validation
-from tasks.biastest.generation import export_csv, import_csv
-from tasks.biastest.spec import load_bias_specs
-from tasks.biastest.stereotype_score import export_json
-from tasks.biastest.templates import build_pairs
+from tasks.stages.bias_test_generation import export_csv, import_csv
+from tasks.inputs.bias_specs import load_bias_specs
+from tasks.stages.bias_test_stereotype_score import export_json
+from tasks.stages.bias_test_templates import build_pairs
 from tasks.config import RunConfig
 from tasks.llm.base import LLMRequest, cache_key
 from tasks.llm.runner import run_requests
 from tasks.metrics import wanted_metrics
-from tasks.store import Store
+from tasks.storage.store import Store
 
 
 NEEDS_TESTED_MODEL = {"stereotype_score", "crows_pairs_score", *stage.MASKED_ONLY}
@@ -49,7 +49,7 @@ NEEDS_TESTED_MODEL = {"stereotype_score", "crows_pairs_score", *stage.MASKED_ONL
 
 @task(name="generate-test-sentences")
 def generate_task(prompts: list[str], config: RunConfig) -> list[str | None]:
-    from tasks.progress import ProgressReporter
+    from tasks.reporting.progress import ProgressReporter
 
     reqs = [LLMRequest(p, 0, cache_key(config.llm, p, 0)) for p in prompts]
     with ProgressReporter("Generating test sentences", unit="call") as progress:
@@ -60,7 +60,7 @@ def generate_task(prompts: list[str], config: RunConfig) -> list[str | None]:
 
 @task(name="load-tested-model")
 def scorer_task(config: RunConfig) -> Any:
-    from tasks.lm_likelihood import LanguageModelScorer
+    from tasks.scoring.likelihood import LanguageModelScorer
 
     bt = config.bias_test
     return LanguageModelScorer(bt.tested_model, kind=bt.tested_model_kind, batch_size=bt.batch_size)

@@ -159,12 +159,12 @@ def _preflight(cfg: object) -> list[str]:
 def _print_result(result: dict, db: str) -> None:
     import pandas as pd
 
-    from tasks.report import print_metrics_table, print_verdicts
+    from tasks.reporting.terminal import print_metrics_table, print_verdicts
 
     metrics = pd.DataFrame(result.get("metrics", []))
     config: dict = {}
     if not metrics.empty:  # re-read with details (gaps, p-values, skip reasons, caveats) from the store
-        from tasks.store import Store
+        from tasks.storage.store import Store
 
         store = Store(db)
         metrics = store.query("SELECT * FROM metrics WHERE run_id = ?", [result["run_id"]])
@@ -237,7 +237,7 @@ def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table"
     from rich.table import Table
 
     from tasks.errors import EquilensError
-    from tasks.store import Store
+    from tasks.storage.store import Store
 
     _check_format(fmt)
     try:
@@ -267,8 +267,8 @@ def show(
 ) -> None:
     """Print a stored run's verdicts and metrics table, rebuilt from DuckDB alone."""
     from tasks.errors import EquilensError
-    from tasks.report import print_metrics_table, print_verdicts
-    from tasks.store import Store
+    from tasks.reporting.terminal import print_metrics_table, print_verdicts
+    from tasks.storage.store import Store
 
     _check_format(fmt)
     try:
@@ -302,8 +302,8 @@ def report(
 ) -> None:
     """Rebuild a run's self-contained HTML report (plots, intervals, trend) from DuckDB alone."""
     from tasks.errors import EquilensError
-    from tasks.html_report import write_html_report
-    from tasks.store import Store
+    from tasks.reporting.html import write_html_report
+    from tasks.storage.store import Store
 
     try:
         store = Store(db)
@@ -339,9 +339,9 @@ def compare(
     from rich.console import Console
     from rich.table import Table
 
-    from tasks.compare import compare_runs, config_differences
+    from tasks.reporting.compare import compare_runs, config_differences
     from tasks.errors import EquilensError
-    from tasks.store import Store
+    from tasks.storage.store import Store
 
     try:
         store = Store(db)

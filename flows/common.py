@@ -13,8 +13,8 @@ import pandas as pd
 
 from tasks.config import LLMConfig, RunConfig
 from tasks.errors import EquilensError
-from tasks.fingerprint import versions
-from tasks.store import Store
+from tasks.storage.fingerprint import versions
+from tasks.storage.store import Store
 
 
 def new_run_id() -> str:
@@ -203,7 +203,7 @@ def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None
     try:
         from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-        from tasks.report import p_of
+        from tasks.reporting.terminal import p_of
 
         keep = [c for c in ("attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n")
                 if c in metrics.columns]  # narrow enough for the screen; details are in the markdown report
@@ -223,7 +223,7 @@ def write_run_report(store: Store, run_id: str, config: RunConfig) -> str | None
         return None
     from pathlib import Path
 
-    from tasks.html_report import write_html_report
+    from tasks.reporting.html import write_html_report
 
     path = Path(config.storage.reports_dir) / f"{run_id}.html"
     try:
@@ -251,7 +251,7 @@ def close_run(
     responses: pd.DataFrame,
 ) -> None:
     """The last step inside a recorded run: metrics and usage into the summary, Prefect artifacts."""
-    from tasks.report import markdown_report, usage_summary
+    from tasks.reporting.terminal import markdown_report, usage_summary
 
     check_llm_failures(config, responses)  # flows that do not check right after their LLM stage
     summary["metrics"] = metrics.drop(columns=["details"], errors="ignore").to_dict("records") if len(metrics) else []

@@ -27,8 +27,8 @@ from flows.common import begin_run, check_llm_failures, close_run, recorded_run,
 from flows.execution import run_heavy
 from tasks import validation
 from tasks.config import RunConfig
-from tasks.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
-from tasks.prefect_tasks import (
+from tasks.storage.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
+from flows.stage_tasks import (
     call_llm_task,
     check_ftu_task,
     expand_task,

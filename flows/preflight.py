@@ -104,14 +104,14 @@ def _check_provider(cfg: RunConfig) -> None:
 
 
 def _check_lexicons(cfg: RunConfig) -> None:
-    from tasks.assessment import lexicons_for, names_lexicon
+    from tasks.stages.counterfactual import lexicons_for, names_lexicon
 
     lexicons_for(cfg.counterfactual)
     names_lexicon(cfg.counterfactual)
 
 
 def _check_prompts(cfg: RunConfig) -> list[str]:
-    from tasks.prompts import load_prompts
+    from tasks.inputs.prompts import load_prompts
 
     prompts = load_prompts(cfg.prompts)
     warnings = []
@@ -137,7 +137,7 @@ def prompts_needed(pairs: int, alpha: float = 0.05) -> int:
 
 def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
     """A warning per attribute mentioned by too few prompts for a permutation test to find anything."""
-    from tasks.assessment import check_ftu_stage, lexicons_for
+    from tasks.stages.counterfactual import check_ftu_stage, lexicons_for
 
     counts = check_ftu_stage(prompts, cfg.counterfactual).counts
     alpha = 1 - cfg.metrics.confidence
@@ -157,7 +157,7 @@ def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
 
 
 def _check_storage(cfg: RunConfig) -> None:
-    from tasks.store import Store
+    from tasks.storage.store import Store
 
     db = Path(cfg.storage.duckdb_path)
     if db.is_dir():

@@ -24,10 +24,11 @@ from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from flows.common import begin_run, check_llm_failures, close_run, recorded_run, run_result
 from flows.execution import run_heavy
-from tasks import stereotype_stage, validation
+from tasks import validation
+from tasks.stages import stereotype as stereotype_stage
 from tasks.config import MetricsConfig, RunConfig, StereotypeConfig
-from tasks.fingerprint import code_fingerprint, path_fingerprint, stereotype_data_fingerprint
-from tasks.prefect_tasks import call_llm_task, load_prompts_task
+from tasks.storage.fingerprint import code_fingerprint, path_fingerprint, stereotype_data_fingerprint
+from flows.stage_tasks import call_llm_task, load_prompts_task
 
 CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
 

@@ -19,9 +19,9 @@ import math
 import numpy as np
 import pytest
 
-from tasks.bias_test_stage import stereotype_scores, weat_metrics
-from tasks.biastest.generation import GeneratedSentence
-from tasks.biastest.spec import parse_bias_specs
+from tasks.stages.bias_test import stereotype_scores, weat_metrics
+from tasks.stages.bias_test_generation import GeneratedSentence
+from tasks.inputs.bias_specs import parse_bias_specs
 from tasks.config import BiasTestConfig, MetricsConfig
 from tasks.metrics.embedding import SEAT_TEMPLATES, term_bootstrap
 

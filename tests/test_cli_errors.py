@@ -135,7 +135,7 @@ def test_too_few_prompts_per_attribute_is_a_warning(tmp_path: Path) -> None:
 
 
 def test_report_out_unwritable(tmp_path: Path) -> None:
-    from tasks.store import Store
+    from tasks.storage.store import Store
 
     db = tmp_path / "e.duckdb"
     store = Store(db)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tasks.store import Store
+from tasks.storage.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 GROUPS = ["white", "black", "asian", "hispanic", "native_american", "middle_eastern"]
@@ -59,7 +59,7 @@ def db(tmp_path: Path) -> Path:
 
 
 def test_metrics_table_hides_no_number_at_80_columns(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    from tasks.report import print_metrics_table
+    from tasks.reporting.terminal import print_metrics_table
 
     monkeypatch.setenv("COLUMNS", "80")
     frame = _metrics("r")
@@ -74,7 +74,7 @@ def test_metrics_table_hides_no_number_at_80_columns(monkeypatch: pytest.MonkeyP
 
 
 def test_wide_terminals_keep_one_column_per_metric(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    from tasks.report import print_metrics_table
+    from tasks.reporting.terminal import print_metrics_table
 
     monkeypatch.setenv("COLUMNS", "200")
     frame = _metrics("r")
@@ -87,7 +87,7 @@ def test_wide_terminals_keep_one_column_per_metric(monkeypatch: pytest.MonkeyPat
 
 
 def test_significance_mark_follows_the_holm_p_value(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    from tasks.report import print_metrics_table, significance_mark
+    from tasks.reporting.terminal import print_metrics_table, significance_mark
 
     assert significance_mark('{"p_holm": 0.049, "p_value": 0.01}') == "*"
     assert significance_mark({"p_holm": 0.2, "p_value": 0.01}) == ""  # the adjusted p decides
@@ -173,7 +173,7 @@ def test_prefect_form_shows_defaults_descriptions_and_a_provider_dropdown() -> N
 
 
 def test_progress_lines_when_not_a_terminal() -> None:
-    code = ("from tasks.progress import ProgressReporter\n"
+    code = ("from tasks.reporting.progress import ProgressReporter\n"
             "with ProgressReporter('LLM calls') as p:\n"
             "    [p(i, 40) for i in range(1, 41)]\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -184,7 +184,7 @@ def test_progress_lines_when_not_a_terminal() -> None:
 
 
 def test_html_report_shows_holm_p_values_and_marks(db: Path) -> None:
-    from tasks.html_report import build_html_report
+    from tasks.reporting.html import build_html_report
 
     html = build_html_report(Store(db), "20261122-101010-aaaaaa")
     section = html.split("<section id=all-metrics>")[1].split("</section>")[0]

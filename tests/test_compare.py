@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tasks.compare import compare_runs
-from tasks.store import Store
+from tasks.reporting.compare import compare_runs
+from tasks.storage.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,7 +110,7 @@ def test_unknown_or_empty_runs_exit_2_with_one_line(tmp_path: Path) -> None:
 
 
 def test_config_differences_are_listed(tmp_path: Path) -> None:
-    from tasks.compare import config_differences
+    from tasks.reporting.compare import config_differences
 
     store = Store(tmp_path / "e.duckdb")
     store.start_run("A", name="x", flow="f", config={"llm": {"temperature": 0.7, "model": "m"}}, config_hash="1")

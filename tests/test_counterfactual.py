@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-import tasks.counterfactual as cf
-from tasks.counterfactual import Variant, expand_prompt, expand_prompts, neutralize, validate_variant
+import tasks.inputs.expansion as cf
+from tasks.inputs.expansion import Variant, expand_prompt, expand_prompts, neutralize, validate_variant
 from tasks.errors import InputDataError
-from tasks.lexicon import custom_lexicon, load_lexicon
+from tasks.inputs.lexicon import custom_lexicon, load_lexicon
 
 
 @pytest.fixture(scope="module")

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tasks.assessment import expand_stage
+from tasks.stages.counterfactual import expand_stage
 from tasks.config import CounterfactualConfig
-from tasks.counterfactual import SKIPPED, expand_prompt, expand_prompts, validate_variant
+from tasks.inputs.expansion import SKIPPED, expand_prompt, expand_prompts, validate_variant
 from tasks.errors import ConfigError
-from tasks.ftu import check_ftu, find_mentions
-from tasks.lexicon import load_lexicon
-from tasks.names import load_names
+from tasks.inputs.ftu import check_ftu, find_mentions
+from tasks.inputs.lexicon import load_lexicon
+from tasks.inputs.names import load_names
 
 
 @pytest.fixture(scope="module")

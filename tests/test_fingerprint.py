@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tasks.fingerprint import lexicon_fingerprint, stereotype_data_fingerprint
-from tasks.lexicon import LEXICON_DIR
+from tasks.storage.fingerprint import lexicon_fingerprint, stereotype_data_fingerprint
+from tasks.inputs.lexicon import LEXICON_DIR
 
 
 def test_default_lexicon_fingerprint_does_not_depend_on_the_working_directory(

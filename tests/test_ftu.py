@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tasks.errors import ConfigError, InputDataError
-from tasks.ftu import Mention, check_ftu, find_mentions
-from tasks.lexicon import load_lexicon
+from tasks.inputs.ftu import Mention, check_ftu, find_mentions
+from tasks.inputs.lexicon import load_lexicon
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tasks.html_report import build_html_report, write_html_report
-from tasks.prompts import text_hash
-from tasks.store import Store
+from tasks.reporting.html import build_html_report, write_html_report
+from tasks.inputs.prompts import text_hash
+from tasks.storage.store import Store
 
 TEXTS = {"male": ["He is fine.", "A calm answer."], "female": ["She is fine.", "An awful, sad answer."]}
 

@@ -8,7 +8,7 @@ import pytest
 
 from tasks.config import PromptsConfig, load_config, parse_config
 from tasks.errors import ConfigError, InputDataError
-from tasks.prompts import load_prompts, prompt_id
+from tasks.inputs.prompts import load_prompts, prompt_id
 
 
 def _load(path: Path, **kw: object):

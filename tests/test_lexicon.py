@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tasks.errors import ConfigError, InputDataError
-from tasks.lexicon import ATTRIBUTES, build_pattern, canonical, custom_lexicon, load_lexicon
+from tasks.inputs.lexicon import ATTRIBUTES, build_pattern, canonical, custom_lexicon, load_lexicon
 
 
 def row_of(lex, term: str) -> int:

@@ -10,7 +10,7 @@ import pytest
 from tasks.config import LLMConfig
 from tasks.errors import ProviderError
 from tasks.llm import LLMRequest, cache_key, classify_error, make_provider, run_requests
-from tasks.store import Store
+from tasks.storage.store import Store
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tasks.errors import ConfigError, InputDataError
-from tasks.lm_likelihood import (
+from tasks.scoring.likelihood import (
     LanguageModelScorer,
     aul_token_logprobs,
     causal_token_logprobs,
@@ -181,7 +181,7 @@ def test_mean_pooled_embedder_batches_agree(tiny_bert):
 
 
 def test_crows_pairs_scores_masked_uses_shared_tokens(tiny_bert):
-    from tasks.biastest.crows_pairs import CrowsPair, crows_pairs_scores
+    from tasks.inputs.crows_pairs import CrowsPair, crows_pairs_scores
 
     scorer = LanguageModelScorer(tiny_bert, "masked")
     pair = CrowsPair("the man is a doctor", "the woman is a doctor", "stereo", "gender")
@@ -205,7 +205,7 @@ def _manual_mask_logprob(path: str, text: str, target: str, which: int) -> float
 
 
 def test_kurita_target_and_prior_probabilities_by_hand(tiny_bert):
-    from tasks.lm_likelihood import kurita_logprobs
+    from tasks.scoring.likelihood import kurita_logprobs
 
     model, tok, _ = load_language_model(tiny_bert, "masked")
     items = [("[T] is [A]", "he", "nurse"), ("[A] is [T]", "she", "doctor"), ("[T] is [A]", "doctors", "nurse")]

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tasks.assessment import ScoreSet, metric_stage
+from tasks.stages.counterfactual import ScoreSet, metric_stage
 from tasks.config import CounterfactualConfig, MetricsConfig
-from tasks.prompts import text_hash
+from tasks.inputs.prompts import text_hash
 
 RACE = ["white", "black", "asian", "hispanic"]
 
@@ -116,7 +116,7 @@ def test_similarity_gap_rarely_called_beyond_noise_under_identical_groups() -> N
     # Answers to one prompt resemble each other (a shared prompt vector plus noise) and the group
     # changes nothing. The verdict's rule (gap interval above 0 and Holm-adjusted bootstrap
     # p < 0.05) should fire in about 5% of runs or fewer, never in a third of them.
-    from tasks.verdict import verdicts
+    from tasks.reporting.verdict import verdicts
 
     fired = []
     for sim in range(120):

@@ -48,9 +48,9 @@ def _config(tmp_path: Path, base_url: str, prompts: list[str], **llm: object) ->
 
 def _call_order(cfg: RunConfig) -> list[tuple[str, str, int]]:
     """(attribute, group, sample) of each call, in the order the flow makes them one at a time."""
-    from tasks.assessment import build_requests, expand_stage
+    from tasks.stages.counterfactual import build_requests, expand_stage
     from tasks.llm.runner import call_order
-    from tasks.prompts import load_prompts
+    from tasks.inputs.prompts import load_prompts
 
     variants = expand_stage(load_prompts(cfg.prompts), cfg.counterfactual)
     requests = call_order(build_requests(variants[variants["valid"]], cfg.llm))

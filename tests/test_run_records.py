@@ -20,9 +20,9 @@ import pytest
 from flows.cli import main
 from flows.common import RunRecorder, recorded_run
 from tasks.config import parse_config
-from tasks.html_report import build_html_report
+from tasks.reporting.html import build_html_report
 from tasks.llm.base import scrub_secrets
-from tasks.store import Store
+from tasks.storage.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-proj-Zx81kQ0secretvalue77"

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from tasks.errors import StorageError
-from tasks.store import Store
+from tasks.storage.store import Store
 
 
 def test_runs_append_and_finish(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ import re
 
 import pandas as pd
 
-from tasks.report import worst_pairs
-from tasks.svg import axis_range, interval_chart
-from tasks.verdict import verdicts
+from tasks.reporting.terminal import worst_pairs
+from tasks.reporting.svg import axis_range, interval_chart
+from tasks.reporting.verdict import verdicts
 
 
 def _row(metric: str, a: str | None, b: str | None, value: float | None, family: str = "counterfactual",

@@ -23,7 +23,7 @@ Rules (facts in, our own judgement written down here):
   a 7-fold over-representation), asian (Tzioumis "api") or hispanic when >= 0.6, white when
   P(white|name) >= 0.9; otherwise no race association.
 * ambiguous = 1 for names that are common English words (lowercase dictionary entry: Bill, Grace):
-  they count only in a name context (see tasks/names.py); ambiguous = 2 for months, places,
+  they count only in a name context (see tasks/inputs/names.py); ambiguous = 2 for months, places,
   nationalities, titles and modal verbs from the short list below: never counted. Neither is
   ever chosen as a replacement.
 * freq: census percentage (male + female), used to rank replacements; 0 when not in the census.

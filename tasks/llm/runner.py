@@ -34,7 +34,7 @@ from tasks.llm.base import (
     scrub_secrets,
     secret_values,
 )
-from tasks.store import Store
+from tasks.storage.store import Store
 
 ProgressFn = Callable[[int, int], None]
 

@@ -1,6 +1,6 @@
 """Probability metrics: bias read off a language model's own token or sentence probabilities.
 
-Inputs are probabilities or log-likelihoods the caller computed (see :mod:`tasks.lm_likelihood`),
+Inputs are probabilities or log-likelihoods the caller computed (see :mod:`tasks.scoring.likelihood`),
 so every function here is pure numpy and cheap to test:
 
 * LPBS (Kurita et al. 2019) and CBS (Ahn & Oh 2021): a group word's probability in a template

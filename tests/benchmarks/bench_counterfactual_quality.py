@@ -24,7 +24,7 @@ Figures, per bias type (each mapped to the built-in attributes that cover it):
   the covering attributes (count in brackets). A sentence with two groups ("Kathy ... her
   father") is expanded by role reversal, which swaps both people by design and so can never
   reproduce a CrowS edit that changes one person only; this column leaves those out.
-* Only variants that pass :func:`tasks.counterfactual.expand_prompts` validation count (the flow
+* Only variants that pass :func:`tasks.inputs.expansion.expand_prompts` validation count (the flow
   drops the others), so a variant whose pronouns changed but whose name did not never matches.
 * **edit**: mean token edit distance between ``sent_less`` and the closest variant (the
   unexpanded ``sent_more`` when nothing was expanded).
@@ -55,10 +55,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import pandas as pd  # noqa: E402
 
-from tasks.counterfactual import expand_prompts, mentioned_groups, sources  # noqa: E402
+from tasks.inputs.expansion import expand_prompts, mentioned_groups, sources  # noqa: E402
 from tasks.errors import EquilensError  # noqa: E402
-from tasks.lexicon import ATTRIBUTES, load_lexicon  # noqa: E402
-from tasks.names import load_names  # noqa: E402
+from tasks.inputs.lexicon import ATTRIBUTES, load_lexicon  # noqa: E402
+from tasks.inputs.names import load_names  # noqa: E402
 
 COVER = {
     "gender": ["gender", "gender_identity"],

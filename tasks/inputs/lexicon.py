@@ -31,7 +31,7 @@ FILES = {
     "age": "age.yaml", "sexual_orientation": "sexual_orientation.yaml", "disability": "disability.yaml",
     "gender_identity": "gender_identity.yaml",
 }
-ATTRIBUTES = tuple(FILES)  # built-in attributes; first names live in tasks.names
+ATTRIBUTES = tuple(FILES)  # built-in attributes; first names live in tasks.inputs.names
 ROLES = frozenset({"subject", "object", "determiner", "standalone", "reflexive"})
 SEPARATOR = r"[\s-]+"  # what a space inside a multi-word term matches
 _SPLIT = re.compile(SEPARATOR)
@@ -63,8 +63,8 @@ class Lexicon:
     detected. ``stop_after`` lists words that, directly after a term, cancel its match.
     ``person_context`` lists terms with many meanings that are not about people ("white",
     "black", "old", "straight"): they count only where they refer to people (see
-    :func:`tasks.ftu.refers_to_people`). ``object_context`` lists colour words ("white",
-    "black") that count as people unless they describe a thing (:func:`tasks.ftu.describes_object`:
+    :func:`tasks.inputs.ftu.refers_to_people`). ``object_context`` lists colour words ("white",
+    "black") that count as people unless they describe a thing (:func:`tasks.inputs.ftu.describes_object`:
     an object noun of data/lexicons/object_nouns.txt follows, "a black Amex card"); a term in
     both lists follows ``object_context``. Groups in ``source_only`` are detected and swapped
     from but get no variant of their own (many nationalities, a dozen variants).
@@ -191,9 +191,9 @@ def build_pattern(
 def load_lexicon(attribute: str, data_dir: Path | None = None):  # noqa: ANN201 - Lexicon | NameTable
     """Load the built-in lexicon for ``attribute`` (one of :data:`ATTRIBUTES`) from ``data_dir``
     (default: the repository's ``data/lexicons``); "name" gives the first-name table
-    (:func:`tasks.names.load_names`)."""
+    (:func:`tasks.inputs.names.load_names`)."""
     if attribute == "name":
-        from tasks.names import load_names
+        from tasks.inputs.names import load_names
 
         return load_names(data_dir)
     if attribute not in FILES:

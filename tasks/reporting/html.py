@@ -16,10 +16,10 @@ import pandas as pd
 
 from tasks.errors import StorageError
 from tasks.metrics import METRICS
-from tasks.prompts import text_hash
-from tasks.report import ARROW, format_interval, p_of, pair_label, significance_mark, worst_pairs
-from tasks.store import Store
-from tasks.svg import histogram_chart, interval_chart, line_chart
+from tasks.inputs.prompts import text_hash
+from tasks.reporting.terminal import ARROW, format_interval, p_of, pair_label, significance_mark, worst_pairs
+from tasks.storage.store import Store
+from tasks.reporting.svg import histogram_chart, interval_chart, line_chart
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:980px;color:#222;padding:0 1rem}
@@ -76,7 +76,7 @@ def build_html_report(store: Store, run_id: str) -> str:
              f"<b>{escape(str(run['status']))}</b> · started {escape(str(run['started_at']))} · config "
              f"<code>{escape(str(run['config_hash']))}</code></p>"]
 
-    from tasks.verdict import verdict_lines
+    from tasks.reporting.verdict import verdict_lines
 
     config = json.loads(run["config"]) if isinstance(run["config"], str) else {}
     said = verdict_lines(metrics, config)

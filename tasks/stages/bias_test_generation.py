@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tasks.biastest.spec import BiasSpec
+from tasks.inputs.bias_specs import BiasSpec
 from tasks.errors import InputDataError
 
 Generate = Callable[[list[str]], list[str | None]]

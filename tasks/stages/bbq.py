@@ -21,7 +21,7 @@ import pandas as pd
 
 from tasks.config import BBQConfig, LLMConfig, MetricsConfig
 from tasks.errors import InputDataError
-from tasks.parsing import LETTERS, parse_choice
+from tasks.scoring.parsing import LETTERS, parse_choice
 
 STRATA = ("context_condition", "question_polarity")
 QUESTION_COLUMNS = ["qid", "category", "example_id", "question_index", "cluster", "context_condition",
@@ -172,7 +172,7 @@ def likelihood_scores(questions: pd.DataFrame, llm: LLMConfig, batch_size: int) 
     """Shape (n, 3): log P(" " + option | prefix) under the local causal LM, summed over the
     option's tokens (lm-evaluation-harness's ``acc``, not length-normalised)."""
     from tasks.llm.local import load_causal_lm
-    from tasks.lm_likelihood import causal_token_logprobs
+    from tasks.scoring.likelihood import causal_token_logprobs
 
     model, tok = load_causal_lm(llm.model)
     prefixes, texts = [], []
@@ -195,7 +195,7 @@ def likelihood_scores(questions: pd.DataFrame, llm: LLMConfig, batch_size: int) 
 
 def load_byo_answers(cfg: BBQConfig) -> tuple[pd.DataFrame, list[str]]:
     """(questions, answer texts) from a responses file with category, example_id, response columns."""
-    from tasks.classification_stage import read_table, require_columns
+    from tasks.stages.classification import read_table, require_columns
 
     frame = read_table(cfg.responses_path or "", "bbq.responses_path")
     require_columns(frame, ["category", "example_id", "response"], str(cfg.responses_path))
@@ -213,7 +213,7 @@ def load_byo_answers(cfg: BBQConfig) -> tuple[pd.DataFrame, list[str]]:
 
 def bbq_metrics(questions: pd.DataFrame, answers: np.ndarray, mcfg: MetricsConfig, method: str) -> pd.DataFrame:
     """Accuracy, s_DIS, s_AMB and the parse-failure rate per category and overall ("all")."""
-    from tasks.classification_stage import interval_verdict
+    from tasks.stages.classification import interval_verdict
     from tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
     from tasks.metrics import bbq as m
     from tasks.stats import bootstrap_stat

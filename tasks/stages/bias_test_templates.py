@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tasks.biastest.generation import GeneratedSentence, term_pattern
-from tasks.biastest.spec import BiasSpec
+from tasks.stages.bias_test_generation import GeneratedSentence, term_pattern
+from tasks.inputs.bias_specs import BiasSpec
 from tasks.errors import InputDataError
 
 PLACEHOLDER = "[T]"

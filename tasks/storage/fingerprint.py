@@ -45,7 +45,7 @@ def lexicon_fingerprint(lexicon_dir: str | None) -> str:
     else the package's own ``data/lexicons`` (resolved from the code, never from the working
     directory, so a run started elsewhere still sees an edited lexicon). Also covers the default
     COBS targets and stop words, which live in the same folder."""
-    from tasks.lexicon import LEXICON_DIR
+    from tasks.inputs.lexicon import LEXICON_DIR
 
     return path_fingerprint(str(lexicon_dir) if lexicon_dir else str(LEXICON_DIR))
 

@@ -1,7 +1,7 @@
 """Fairness through unawareness (FTU): do prompts mention a protected attribute at all?
 
 Matching is case-insensitive at word boundaries, one compiled regex per lexicon (see
-:mod:`tasks.lexicon`), so "her" never matches inside "there" and "white" not inside "whiteboard".
+:mod:`tasks.inputs.lexicon`), so "her" never matches inside "there" and "white" not inside "whiteboard".
 Guards against words that are not about people:
 
 * a term listed in the lexicon's ``person_context`` ("old", "straight", "native") counts only
@@ -14,8 +14,8 @@ Guards against words that are not about people:
   and "painted it white." do not. ``stop_after`` words still cancel a match ("white wine",
   "Black Friday");
 * a capitalised term right after a first name or a title is a surname ("Mrs. White",
-  "Peter King"), see :func:`tasks.names.surname_position`.
-First names are found by :class:`tasks.names.NameTable`.
+  "Peter King"), see :func:`tasks.inputs.names.surname_position`.
+First names are found by :class:`tasks.inputs.names.NameTable`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tasks.errors import ConfigError, InputDataError
-from tasks.lexicon import LEXICON_DIR, Lexicon, canonical
-from tasks.names import NameTable, load_names, surname_position
+from tasks.inputs.lexicon import LEXICON_DIR, Lexicon, canonical
+from tasks.inputs.names import NameTable, load_names, surname_position
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +320,7 @@ class FTUResult:
 def check_ftu(prompts: Sequence[str], lexicons: Sequence[Lexicon | NameTable]) -> FTUResult:
     """Which protected-attribute terms each prompt mentions, per attribute (sorted, unique).
 
-    A :class:`tasks.names.NameTable` among ``lexicons`` reports first names (attribute "name").
+    A :class:`tasks.inputs.names.NameTable` among ``lexicons`` reports first names (attribute "name").
     One regex scan per lexicon and prompt; only prompts with a hit pay for the guards.
     """
     attrs = [lex.attribute for lex in lexicons]

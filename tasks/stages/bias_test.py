@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tasks.biastest.generation import GeneratedSentence, build_generation_requests, process_generations
-from tasks.biastest.spec import BiasSpec
-from tasks.biastest.templates import StereoPair, build_pairs
+from tasks.stages.bias_test_generation import GeneratedSentence, build_generation_requests, process_generations
+from tasks.inputs.bias_specs import BiasSpec
+from tasks.stages.bias_test_templates import StereoPair, build_pairs
 from tasks.config import BiasTestConfig, MetricsConfig
 from tasks.metrics import metric_row, skipped_row, wanted_metrics
 
@@ -42,7 +42,7 @@ def stereotype_scores(
     cfg: BiasTestConfig, mcfg: MetricsConfig, tested_model: str,
 ) -> tuple[list[StereoPair], list[Any], list[Row], list[Row], dict[str, Any]]:
     """(pairs, pair results, metric rows, per-template items, seed-shaped JSON report)."""
-    from tasks.biastest.stereotype_score import bootstrap_stereotype_score, score_pairs, stereotype_report
+    from tasks.stages.bias_test_stereotype_score import bootstrap_stereotype_score, score_pairs, stereotype_report
     from tasks.metrics.probability import wilson_interval
 
     pairs = build_pairs(rows, specs)
@@ -89,7 +89,7 @@ def pairs_frame(pairs: Sequence[StereoPair], results: Sequence[Any]) -> pd.DataF
 
 def crows_pairs_metrics(scorer: Any, cfg: BiasTestConfig, mcfg: MetricsConfig) -> list[Row]:
     """CrowS-Pairs score overall and per bias category (share preferring the more-stereotypical)."""
-    from tasks.biastest.crows_pairs import crows_pairs_scores, load_crows_pairs
+    from tasks.inputs.crows_pairs import crows_pairs_scores, load_crows_pairs
     from tasks.metrics.probability import crows_pairs_score_ci
 
     pairs = load_crows_pairs(limit=cfg.crows_pairs_limit)
@@ -194,7 +194,7 @@ def probability_metrics(
     LPBS means the attributes raise their stereotyped groups. CBS is the variance of the two
     groups' log(p/p_prior) (direction-free). Both get a percentile bootstrap over attribute terms.
     ``target_logprobs`` takes (template, target, attribute) triples, e.g.
-    :meth:`tasks.lm_likelihood.LanguageModelScorer.target_logprobs`.
+    :meth:`tasks.scoring.likelihood.LanguageModelScorer.target_logprobs`.
     """
     from tasks.metrics.probability import cbs, lpbs
     from tasks.stats import bootstrap_mean

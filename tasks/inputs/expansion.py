@@ -6,12 +6,12 @@ replaced by the term of the same lexicon row for the target group. Beyond a plai
 
 * case is kept ("He" -> "She", "HE" -> "SHE", "African American" -> "Asian American"), and
   hyphenated multi-word terms stay hyphenated ("African-American" -> "Asian-American");
-* "her"/"his" pick their row from the context (:func:`tasks.ftu.resolve_row`);
+* "her"/"his" pick their row from the context (:func:`tasks.inputs.ftu.resolve_row`);
 * an indefinite article before a swapped term follows it ("an actor" -> "a performer");
 * a subject pronoun turned into "they" takes plural agreement: is/was/has/does and their
   negations, "'s" -> "'re" (or "'ve" before "been"/"got"), and any third-person verb, also after
   an adverb ("he always loves" -> "they always love", "she tries" -> "they try");
-* first names (a :class:`tasks.names.NameTable`) take part in gender and race expansion: a name
+* first names (a :class:`tasks.inputs.names.NameTable`) take part in gender and race expansion: a name
   becomes a name of the target group with the same race (gender expansion) or the same gender
   (race expansion). Within a variant the same name always gets the same replacement and a
   replacement never already occurs in the prompt. A target group without any first names in the
@@ -41,9 +41,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tasks.errors import ConfigError, InputDataError
-from tasks.ftu import find_mentions
-from tasks.lexicon import Lexicon, canonical
-from tasks.names import NameTable
+from tasks.inputs.ftu import find_mentions
+from tasks.inputs.lexicon import Lexicon, canonical
+from tasks.inputs.names import NameTable
 
 Swap = tuple[str, str]
 MULTI_GROUP_MODES = ("swap", "skip")
@@ -82,7 +82,7 @@ def sources(text: str, lexicon: Lexicon, names: NameTable | None = None, *,
     """Mentions of ``lexicon``'s groups in ``text`` (terms, and first names when ``names`` is
     given and the attribute is gender or race), left to right, without overlaps. With
     ``guards=False`` terms a guard rejects come too, with ``counted=False``; ``loose_names``
-    finds names as validation does (:meth:`tasks.names.NameTable.find`)."""
+    finds names as validation does (:meth:`tasks.inputs.names.NameTable.find`)."""
     found = []
     for m in find_mentions(text, lexicon, include_targets=include_targets, names=names, guards=guards):
         subject = lexicon.role(m.row) == "subject"

@@ -8,8 +8,8 @@ from typing import Any
 import pandas as pd
 
 from tasks.errors import InputDataError
-from tasks.store import Store
-from tasks.verdict import details_of
+from tasks.storage.store import Store
+from tasks.reporting.verdict import details_of
 
 KEY = ["family", "attribute", "group_a", "group_b", "metric"]
 

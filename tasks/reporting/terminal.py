@@ -50,7 +50,7 @@ def markdown_report(
     run_id: str, config: RunConfig, summary: dict[str, Any], metrics: pd.DataFrame, responses: pd.DataFrame
 ) -> str:
     ftu = summary.get("ftu", {})
-    from tasks.verdict import verdict_lines
+    from tasks.reporting.verdict import verdict_lines
 
     lines = [f"# equilens run `{run_id}`", "", f"**{config.name}** · model `{config.llm.model}` "
              f"({config.llm.provider}) · {config.llm.count} response(s) per variant", ""]
@@ -123,7 +123,7 @@ def print_verdicts(metrics: pd.DataFrame, config: dict[str, Any] | None = None) 
     """The answer first: one sentence per attribute or family."""
     from rich.console import Console
 
-    from tasks.verdict import verdict_lines
+    from tasks.reporting.verdict import verdict_lines
 
     said = verdict_lines(metrics, config)
     if said:

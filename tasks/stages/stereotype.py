@@ -18,7 +18,7 @@ import pandas as pd
 
 from tasks.config import MetricsConfig, PromptsConfig, StereotypeConfig
 from tasks.errors import InputDataError
-from tasks.prompts import prompt_id, text_hash
+from tasks.inputs.prompts import prompt_id, text_hash
 
 HURTLEX_HINT = (
     "no stereotype.honest_lexicon configured. HONEST needs a hurtful-word lexicon such as HurtLex "

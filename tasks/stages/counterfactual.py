@@ -18,7 +18,7 @@ import pandas as pd
 
 from tasks.config import CounterfactualConfig, LLMConfig, MetricsConfig, ScoringConfig
 from tasks.llm.base import LLMRequest, LLMResult, cache_key
-from tasks.prompts import text_hash
+from tasks.inputs.prompts import text_hash
 
 ProgressFn = Callable[[int, int], None]
 
@@ -26,7 +26,7 @@ ProgressFn = Callable[[int, int], None]
 # --- FTU and counterfactual expansion --------------------------------------------------------
 def lexicons_for(cfg: CounterfactualConfig) -> dict:
     """Lexicon per attribute under test (built-in and custom); names separately under "name"."""
-    from tasks.lexicon import custom_lexicon, load_lexicon
+    from tasks.inputs.lexicon import custom_lexicon, load_lexicon
 
     data_dir = Path(cfg.lexicon_dir) if cfg.lexicon_dir else None
     out = {a: load_lexicon(a, data_dir) for a in cfg.attributes}
@@ -37,7 +37,7 @@ def lexicons_for(cfg: CounterfactualConfig) -> dict:
 
 def names_lexicon(cfg: CounterfactualConfig):  # noqa: ANN201 - NameTable | None
     """The first-name table (gender and race mentions), or None when names are switched off."""
-    from tasks.names import load_names
+    from tasks.inputs.names import load_names
 
     if not cfg.detect_names:
         return None
@@ -54,7 +54,7 @@ class FTUReport:
 
 
 def check_ftu_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> FTUReport:
-    from tasks.ftu import check_ftu
+    from tasks.inputs.ftu import check_ftu
 
     lexicons = list(lexicons_for(cfg).values())
     names = names_lexicon(cfg)
@@ -83,7 +83,7 @@ def expand_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> pd.DataFra
     A prompt skipped by ``multi_group: skip`` gets one invalid row (group "*") whose problem says
     why, so the record keeps it and the flow drops it.
     """
-    from tasks.counterfactual import expand_prompts
+    from tasks.inputs.expansion import expand_prompts
 
     names = names_lexicon(cfg)
     pairs = list(zip(prompts["prompt_id"], prompts["text"], strict=True))
@@ -248,7 +248,7 @@ class _MetricContext:
 
     def similarity_values(self, name: str, pair: PairData, lexicon) -> np.ndarray:  # noqa: ANN001
         """Per-row similarity of the two sides for a ``embeddings`` or ``texts`` metric."""
-        from tasks.counterfactual import neutralize
+        from tasks.inputs.expansion import neutralize
         from tasks.metrics.counterfactual import pairwise_cosine
         from tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
 

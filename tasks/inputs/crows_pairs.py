@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tasks.errors import InputDataError
-from tasks.lm_likelihood import LanguageModelScorer
+from tasks.scoring.likelihood import LanguageModelScorer
 
 CSV_NAME = "crows_pairs_anonymized.csv"
 

@@ -18,8 +18,8 @@ import pandas as pd
 
 from tasks.config import ClassificationConfig, MetricsConfig, PromptsConfig
 from tasks.errors import InputDataError
-from tasks.parsing import parse_label
-from tasks.prompts import prompt_id
+from tasks.scoring.parsing import parse_label
+from tasks.inputs.prompts import prompt_id
 
 FAMILY = "classification"
 

@@ -1,7 +1,7 @@
 """Thin Prefect task wrappers around the stage functions.
 
 Cached stages use ``INPUTS + TASK_SOURCE`` with explicit fingerprints of the code and files they
-read (see :mod:`tasks.fingerprint`); their inputs are configs, DataFrames and strings, all hashable
+read (see :mod:`tasks.storage.fingerprint`); their inputs are configs, DataFrames and strings, all hashable
 by Prefect. The LLM stage is not Prefect-cached: its cache is the DuckDB response cache, which
 also survives a killed run. No cached task writes to DuckDB.
 """
@@ -14,11 +14,11 @@ import pandas as pd
 from prefect import task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
-from tasks import assessment
+from tasks.stages import counterfactual as assessment
 from tasks.config import CounterfactualConfig, LLMConfig, MetricsConfig, PromptsConfig, ScoringConfig
 from tasks.llm.runner import run_requests
-from tasks.prompts import load_prompts
-from tasks.store import Store
+from tasks.inputs.prompts import load_prompts
+from tasks.storage.store import Store
 
 CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
 
@@ -40,7 +40,7 @@ def expand_task(prompts: pd.DataFrame, cfg: CounterfactualConfig, fingerprint: s
 
 @task(name="call-llm", cache_policy=None, persist_result=False)
 def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock_timeout: float) -> pd.DataFrame:
-    from tasks.progress import ProgressReporter
+    from tasks.reporting.progress import ProgressReporter
 
     from tasks.llm.context import fit_to_context
 
@@ -52,7 +52,7 @@ def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock
 
 @task(name="score-responses", **CACHED)
 def score_task(texts: list[str], cfg: ScoringConfig, fingerprint: str) -> assessment.ScoreSet:
-    from tasks.progress import ProgressReporter
+    from tasks.reporting.progress import ProgressReporter
 
     with ProgressReporter("Scoring", unit="scorer") as progress:
         return assessment.score_stage(texts, cfg, progress)

@@ -17,8 +17,8 @@ import pandas as pd
 
 from tasks.config import CounterfactualConfig, MetricsConfig, RecommendationConfig
 from tasks.errors import InputDataError
-from tasks.parsing import parse_ranked_list
-from tasks.prompts import prompt_id
+from tasks.scoring.parsing import parse_ranked_list
+from tasks.inputs.prompts import prompt_id
 
 NEUTRAL = "neutral"
 SLOT = "{group}"
@@ -57,7 +57,7 @@ def counterfactual_requests(prompts: pd.DataFrame, cf: CounterfactualConfig) -> 
     Only gender has a neutral variant in the expansion ("a person"); a race variant's gender-neutral
     text still names a race, so other attributes need templates with a ``{group}`` slot.
     """
-    from tasks.assessment import expand_stage
+    from tasks.stages.counterfactual import expand_stage
 
     variants = expand_stage(prompts, cf)
     variants = variants[variants["valid"]]
@@ -72,7 +72,7 @@ def counterfactual_requests(prompts: pd.DataFrame, cf: CounterfactualConfig) -> 
 
 def load_byo_responses(cfg: RecommendationConfig) -> pd.DataFrame:
     """Responses a user brings: prompt, attribute, group (empty or 'neutral' for the neutral request), response."""
-    from tasks.classification_stage import read_table, require_columns
+    from tasks.stages.classification import read_table, require_columns
 
     where = str(cfg.responses_path)
     frame = read_table(cfg.responses_path or "", "recommendation.responses_path")
@@ -101,7 +101,7 @@ def ranked_lists(responses: pd.DataFrame, k: int) -> pd.DataFrame:
 def recommendation_metrics(lists: pd.DataFrame, cfg: RecommendationConfig, mcfg: MetricsConfig) -> pd.DataFrame:
     """Per group: mean Jaccard / SERP* / PRAG* @K against the neutral list; across groups:
     min, max, range (SNSR) and std (SNSV). Cluster-bootstrap intervals over prompts."""
-    from tasks.classification_stage import interval_verdict
+    from tasks.stages.classification import interval_verdict
     from tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
     from tasks.metrics.recommendation import SIMILARITIES, SUMMARIES
     from tasks.stats import bootstrap_mean, bootstrap_stat

@@ -1,0 +1,1 @@
+"""Inputs of every assessment: prompts, lexicons and names, FTU detection, counterfactual expansion, bias specifications and benchmark datasets."""

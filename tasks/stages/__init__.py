@@ -1,0 +1,1 @@
+"""Plain stage functions per assessment, over DataFrames: what the flows wrap in Prefect tasks."""
