@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -25,12 +26,17 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
+_ACTIVE: dict[str, RunRecorder] = {}  # runs this process started and has not finished (for Ctrl-C)
+
+
 class RunRecorder:
     """Writes the ``runs`` row, stage timings, validation results, and the final status."""
 
     def __init__(self, store: Store, run_id: str, flow: str, config: RunConfig) -> None:
         self.store, self.run_id = store, run_id
         self.timings: dict[str, float] = {}
+        self._finish_lock = threading.Lock()
+        self.finished = False
         store.start_run(
             run_id,
             name=config.name,
@@ -42,6 +48,7 @@ class RunRecorder:
             model=config.llm.model,
             versions=versions(),
         )
+        _ACTIVE[run_id] = self
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -62,7 +69,34 @@ class RunRecorder:
         self.store.append(table, frame.assign(run_id=self.run_id))
 
     def finish(self, status: str, summary: dict[str, Any]) -> None:
-        self.store.finish_run(self.run_id, status, timings=self.timings, summary=summary)
+        """Record the final status once (a second call, e.g. from the Ctrl-C handler, is a no-op)."""
+        with self._finish_lock:
+            if self.finished:
+                return
+            self.store.finish_run(self.run_id, status, timings=self.timings, summary=summary)
+            self.finished = True
+            _ACTIVE.pop(self.run_id, None)
+
+
+def interrupt_active_runs(reason: str) -> list[str]:
+    """Mark every run this process started and has not finished as interrupted; their ids."""
+    marked = []
+    for recorder in list(_ACTIVE.values()):
+        try:
+            recorder.finish("interrupted", {"error": reason})
+            marked.append(recorder.run_id)
+        except Exception:  # noqa: BLE001 - best effort while the process is being stopped
+            continue
+    return marked
+
+
+def is_interruption(err: BaseException) -> bool:
+    """Ctrl-C, SIGTERM (ours or Prefect's TerminationSignal), or a stage that stopped on request."""
+    from tasks.llm.stop import RunInterrupted, stop_requested
+
+    if isinstance(err, (KeyboardInterrupt, RunInterrupted)) or stop_requested():
+        return True
+    return type(err).__name__ == "TerminationSignal"
 
 
 def begin_run(config: RunConfig, flow: str) -> tuple[str, Store, RunRecorder]:
@@ -91,15 +125,29 @@ def label_flow_run(run_id: str, name: str) -> None:
 
 @contextmanager
 def recorded_run(recorder: RunRecorder) -> Iterator[dict[str, Any]]:
-    """Mark the run failed (with the error) if the body raises, completed otherwise."""
+    """Mark the run failed (with the error) if the body raises, interrupted on Ctrl-C or SIGTERM,
+    completed otherwise."""
     summary: dict[str, Any] = {}
     try:
         yield summary
     except BaseException as err:
-        recorder.finish("failed", {**summary, "error": error_text(err)})
+        if is_interruption(err):
+            recorder.finish("interrupted", {**summary, "error": interruption_text(err)})
+        else:
+            recorder.finish("failed", {**summary, "error": error_text(err)})
         raise
     else:
         recorder.finish("completed", summary)
+
+
+def interruption_text(err: BaseException) -> str:
+    """What stopped an interrupted run, for ``summary.error``."""
+    from tasks.llm.stop import signal_name, stop_signal
+
+    signum = stop_signal()
+    if signum is not None:
+        return f"interrupted by {signal_name(signum)}; finished LLM answers are cached"
+    return f"interrupted ({type(err).__name__}); finished LLM answers are cached"
 
 
 def error_text(err: BaseException) -> str:

@@ -3,7 +3,9 @@
 transformers de-quantises the GGUF to fp32 on load (~20 s). The first load saves that
 de-quantised copy under the equilens cache dir so later loads take a few seconds. Any other Hugging
 Face causal-LM path or id can be named in ``llm.model`` instead. Generation is batched with left
-padding on the device accelerate picks (GPU when present).
+padding on the device accelerate picks (GPU when present). A stop request (Ctrl-C, SIGTERM) ends a
+batch between two generated tokens; the cut batch is reported as :class:`RunInterrupted`, never as
+answers.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from tasks.config import LLMConfig
 from tasks.errors import ModelLoadError
 from tasks.llm.base import PROVIDERS, Completion
+from tasks.llm.stop import raise_if_stopped, stop_requested
 
 SMOLLM2_NAME = "SmolLM2-135M-Instruct"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -87,6 +90,18 @@ def _load_smollm2(model_cls: Any, tok_cls: Any) -> tuple[Any, Any]:
     return lm, tok
 
 
+def _stop_between_tokens() -> Any:
+    """A ``StoppingCriteriaList`` that ends ``generate`` at the next token once a stop is requested."""
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class StopRequested(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            return torch.full((input_ids.shape[0],), stop_requested(), dtype=torch.bool, device=input_ids.device)
+
+    return StoppingCriteriaList([StopRequested()])
+
+
 class LocalProvider:
     """Batched generation with an in-process transformers model."""
 
@@ -122,7 +137,9 @@ class LocalProvider:
                 top_p=None,
                 top_k=None,
                 pad_token_id=tok.pad_token_id,
+                stopping_criteria=_stop_between_tokens(),
             )
+        raise_if_stopped(f"in a batch of {len(prompts)} local generations")  # a cut batch is no answer
         width = enc["input_ids"].shape[1]
         prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
         results = []

@@ -12,6 +12,9 @@
 * Calls go out in :func:`call_order`: all groups of one (prompt, sample) next to each other, so a
   server lost mid-run leaves complete rows to compare rather than scattered answers.
 * In-process providers get length-sorted batches instead.
+* A stop request (Ctrl-C, SIGTERM: :mod:`tasks.llm.stop`) is seen within ~0.1 s: calls in flight are
+  cancelled (a local batch stops between tokens and is dropped), the answers already in hand are
+  flushed to the cache, and :class:`~tasks.llm.stop.RunInterrupted` is raised.
 """
 
 from __future__ import annotations
@@ -34,9 +37,11 @@ from tasks.llm.base import (
     scrub_secrets,
     secret_values,
 )
+from tasks.llm.stop import RunInterrupted, raise_if_stopped, stop_requested, wait_for_stop
 from tasks.storage.store import Store
 
 ProgressFn = Callable[[int, int], None]
+STOP_POLL_S = 0.1  # how often the concurrent loop looks for a stop request
 
 
 @dataclass(frozen=True)
@@ -213,13 +218,25 @@ async def _run_concurrent(
         aopen = getattr(provider, "aopen", None)
         if aopen is not None:  # imports and client set-up before the first call is timed or paced
             await aopen()
-        tasks = [asyncio.ensure_future(one(r)) for r in call_order(todo)]  # started, and queued, in this order
-        for fut in asyncio.as_completed(tasks):
-            res = await fut
-            writer.add(res)
-            on_result(res)
-            if writer.due:  # a DuckDB write (maybe waiting for another run's lock) off the loop
-                await asyncio.to_thread(writer.flush)
+        raise_if_stopped("before the first LLM call")
+        pending = {asyncio.ensure_future(one(r)) for r in call_order(todo)}  # started, and queued, in this order
+        try:
+            while pending:
+                # a short wait, so a stop request is seen within STOP_POLL_S even while every call hangs
+                done, pending = await asyncio.wait(pending, timeout=STOP_POLL_S,
+                                                   return_when=asyncio.FIRST_COMPLETED)
+                for fut in done:
+                    res = fut.result()
+                    writer.add(res)
+                    on_result(res)
+                if stop_requested():
+                    raise_if_stopped(f"with {len(pending)} LLM calls not finished")
+                if writer.due:  # a DuckDB write (maybe waiting for another run's lock) off the loop
+                    await asyncio.to_thread(writer.flush)
+        finally:
+            for fut in pending:
+                fut.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
     finally:
         writer.flush()
         await provider.aclose()
@@ -236,12 +253,16 @@ def _run_batched(
             attempt = 0
             while True:
                 attempt += 1
+                raise_if_stopped(f"after {start} of {len(order)} local generations")
                 t0 = time.perf_counter()
                 try:
                     comps = provider.complete_batch([r.prompt for r in batch], [r.sample_idx for r in batch])
+                    raise_if_stopped(f"after {start} of {len(order)} local generations")  # a cut batch is dropped
                     per_row = (time.perf_counter() - t0) / len(batch)
                     results = [_ok(r, c, attempt, per_row) for r, c in zip(batch, comps, strict=True)]
                     break
+                except RunInterrupted:
+                    raise
                 except Exception as err:  # noqa: BLE001 - recorded per row below
                     info = classify_error(err)
                     if attempt > cfg.max_retries or not info.retryable:
@@ -251,7 +272,7 @@ def _run_batched(
                             for r in batch
                         ]
                         break
-                    time.sleep(cfg.backoff_base * 2 ** (attempt - 1))
+                    wait_for_stop(cfg.backoff_base * 2 ** (attempt - 1))  # wakes at once on a stop
             for res in results:
                 writer.add(res)
                 on_result(res)

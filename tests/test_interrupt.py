@@ -1,0 +1,229 @@
+"""Ctrl-C (SIGINT) stops ``equilens run`` within seconds, in the loopback-server stage and in a local batch.
+
+Each test starts a real CLI process, sends it SIGINT mid-stage, and checks: the process is gone
+within 10 s with exit code 130, the run is stored as ``interrupted``, none of the processes it had
+started (the ephemeral Prefect API server) survives, and a re-run of the same config asks the model
+only for the answers that were not cached.
+
+The local-provider case uses a small random GPT-2 built here (no SmolLM2 load): its batches of four
+take seconds each, so the signal lands inside ``generate``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+psutil = pytest.importorskip("psutil")
+
+ROOT = Path(__file__).resolve().parents[1]
+EXIT_WITHIN_S = 10.0
+PROMPTS = ["Is he a good nurse?", "Should she get the loan?", "Was he a kind doctor?", "Is she smart?",
+           "Would he make a good teacher?", "Should she be promoted?", "Is he a careful driver?",
+           "Can she lead the team?"]
+
+
+class Lines:
+    """Reads a text stream in a thread; ``wait_for(pred)`` until some line matches."""
+
+    def __init__(self, stream) -> None:  # noqa: ANN001
+        self.lines: list[str] = []
+        self._cond = threading.Condition()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:  # noqa: ANN001
+        for line in stream:
+            with self._cond:
+                self.lines.append(line.rstrip("\n"))
+                self._cond.notify_all()
+
+    def count(self, needle: str) -> int:
+        with self._cond:
+            return sum(needle in line for line in self.lines)
+
+    def wait_for(self, pred, timeout: float) -> bool:  # noqa: ANN001
+        with self._cond:
+            return self._cond.wait_for(lambda: any(pred(line) for line in self.lines), timeout)
+
+    def text(self) -> str:
+        with self._cond:
+            return "\n".join(self.lines)
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+
+
+def _config(tmp_path: Path, llm: str, prompts: list[str], embedder: str) -> Path:
+    cfg = tmp_path / "run.yaml"
+    items = json.dumps(prompts)
+    cfg.write_text(
+        f"name: interrupt\nprompts: {{items: {items}}}\n"
+        "counterfactual: {attributes: [gender], detect_names: false}\n"
+        f"llm: {llm}\n"
+        f"scoring: {{embedding_model: '{embedder}'}}\n"
+        "metrics: {bootstrap_resamples: 20, permutations: 20}\n"
+        "validation: {enabled: false}\n"
+        f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
+    return cfg
+
+
+def _start_run(cfg: Path, cwd: Path) -> tuple[subprocess.Popen, Lines]:
+    proc = subprocess.Popen([sys.executable, "-m", "flows", "run", str(cfg)], cwd=cwd, env=_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return proc, Lines(proc.stderr)
+
+
+def _interrupt(proc: subprocess.Popen, err: Lines) -> tuple[int, float, list]:
+    """SIGINT to the run's process alone (its children get nothing): exit code, seconds to exit, children."""
+    children = psutil.Process(proc.pid).children(recursive=True)
+    assert any("uvicorn" in " ".join(c.cmdline()) for c in children), \
+        f"no ephemeral Prefect server among the run's children: nothing to check\n{err.text()}"
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        code = proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError(f"the run ignored SIGINT for 60 s:\n{err.text()}") from None
+    return code, time.monotonic() - sent, children
+
+
+def _survivors(children: list) -> list:
+    time.sleep(0.2)
+    return [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+
+
+def _runs(db: Path) -> list[tuple[str, str]]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute("SELECT run_id, status FROM runs ORDER BY started_at").fetchall()
+
+
+def _cache_rows(db: Path) -> int:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute("SELECT count(*) FROM response_cache").fetchone()[0]
+
+
+def _calls_of(db: Path, run_id: str) -> tuple[int, int]:
+    """(answers from the cache, answers asked for) in a run's stored responses."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute("SELECT count(*) FILTER (WHERE cached), count(*) FILTER (WHERE NOT cached) "
+                           "FROM responses WHERE run_id = ?", [run_id]).fetchone()
+
+
+def _check_interrupted(code: int, seconds: float, children: list, err: Lines, db: Path) -> None:
+    assert code == 130, err.text()
+    assert seconds < EXIT_WITHIN_S, f"exit took {seconds:.1f} s\n{err.text()}"
+    assert "did not stop within" not in err.text(), err.text()  # the stage stopped; nothing was forced
+    assert "interrupted" in err.text() and "Traceback" not in err.text(), err.text()
+    assert _survivors(children) == [], [c.cmdline() for c in _survivors(children)]
+    assert [status for _, status in _runs(db)] == ["interrupted"]
+
+
+@pytest.fixture(scope="module")
+def tiny_embedder(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A small random BERT that sentence-transformers loads with mean pooling (no MiniLM, no hub)."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    path = tmp_path_factory.mktemp("embedder")
+    words = sorted({w.strip("?").lower() for p in PROMPTS for w in p.split()} | {"echo", ":", "they", "person"})
+    (path / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n")
+    tok = BertTokenizer(str(path / "vocab.txt"))
+    torch.manual_seed(0)
+    BertModel(BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=32, max_position_embeddings=128)).save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def slow_causal_lm(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A random GPT-2 with a chat template and no end-of-text token: every answer runs to max_tokens."""
+    import torch
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from tokenizers.pre_tokenizers import Whitespace
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    path = tmp_path_factory.mktemp("causal")
+    words = sorted({w.strip("?").lower() for p in PROMPTS for w in p.split()} | {"system", "user", "assistant", ":"})
+    vocab = {w: i for i, w in enumerate(["<pad>", "<eos>", "[UNK]", *words])}
+    raw = Tokenizer(WordLevel(vocab, unk_token="[UNK]"))
+    raw.pre_tokenizer = Whitespace()
+    tok = PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="[UNK]", eos_token="<eos>", pad_token="<pad>")
+    tok.chat_template = ("{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} {% endfor %}"
+                         "{% if add_generation_prompt %}assistant :{% endif %}")
+    torch.manual_seed(0)
+    lm = GPT2LMHeadModel(GPT2Config(vocab_size=len(vocab), n_layer=4, n_embd=256, n_head=4, n_positions=1024,
+                                    bos_token_id=None, eos_token_id=None))
+    lm.generation_config.eos_token_id = None
+    lm.generation_config.bos_token_id = None
+    lm.save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)
+
+
+def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest(
+    tmp_path: Path, tiny_embedder: str
+) -> None:
+    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", "0.5", "--log"],
+                              cwd=ROOT, env=_env(), stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = server.stdout.readline().strip()
+        answered = Lines(server.stdout)
+        llm = (f"{{provider: openai, model: fake, base_url: '{base_url}', max_concurrency: 2, max_retries: 0, "
+               "timeout: 30}")
+        cfg = _config(tmp_path, llm, PROMPTS, tiny_embedder)  # 8 prompts x 3 gender groups = 24 calls
+        db = tmp_path / "e.duckdb"
+        proc, err = _start_run(cfg, tmp_path)
+        assert answered.wait_for(lambda _: answered.count("POST") >= 6, timeout=240), err.text()
+        at_signal = answered.count("POST")
+        code, seconds, children = _interrupt(proc, err)
+        _check_interrupted(code, seconds, children, err, db)
+        kept = _cache_rows(db)
+        # answers the client had read are flushed; at most max_concurrency were still on the wire
+        assert at_signal - 2 <= kept < 24, (at_signal, kept)
+
+        before = answered.count("POST")
+        rerun = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, env=_env(),
+                               capture_output=True, text=True, timeout=300)
+        assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+        time.sleep(0.2)
+        asked = answered.count("POST") - before
+        (first, _), (second, status) = _runs(db)
+        assert status == "completed"
+        assert _calls_of(db, second) == (kept, 24 - kept)
+        assert asked == 24 - kept, (asked, kept)  # counted at the server: only the missing calls
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generates_only_the_rest(
+    tmp_path: Path, tiny_embedder: str, slow_causal_lm: str
+) -> None:
+    llm = f"{{provider: local, model: '{slow_causal_lm}', batch_size: 4, max_tokens: 500, temperature: 0}}"
+    cfg = _config(tmp_path, llm, PROMPTS[:3], tiny_embedder)  # 3 prompts x 3 groups = 9 calls: batches 4, 4, 1
+    db = tmp_path / "e.duckdb"
+    proc, err = _start_run(cfg, tmp_path)
+    assert err.wait_for(lambda line: line.startswith("LLM calls: 4/9"), timeout=300), err.text()
+    code, seconds, children = _interrupt(proc, err)  # the second batch is being generated
+    _check_interrupted(code, seconds, children, err, db)
+    assert _cache_rows(db) == 4  # the first batch; the cut second batch is dropped, never stored as answers
+
+    rerun = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, env=_env(),
+                           capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    (_, _), (second, status) = _runs(db)
+    assert status == "completed"
+    assert _calls_of(db, second) == (4, 5)  # only the five missing answers were generated
