@@ -392,9 +392,9 @@ def sentence_transformer_embedder(
     model: str = "all-MiniLM-L6-v2", batch_size: int = 64, device: str | None = None
 ) -> Embedder:
     """``embed`` from a sentence-transformers model; the default MiniLM ships offline."""
-    from tasks.scoring.embeddings import SentenceEmbeddingScorer
+    from tasks.scoring import SCORERS
 
-    scorer = SentenceEmbeddingScorer(model, batch_size=batch_size, device=device)
+    scorer = SCORERS.get("sentence-embedding")(model, batch_size=batch_size, device=device)
 
     def embed(texts: list[str]) -> np.ndarray:
         return np.asarray(scorer.score(list(texts)), dtype=np.float64)

@@ -174,11 +174,6 @@ def tvd_from_uniform(counts: np.ndarray) -> np.ndarray:
     return np.where(totals[:, 0] > 0, tvd, np.nan)
 
 
-def _nanmean(values: np.ndarray) -> float:
-    values = values[~np.isnan(values)]
-    return float(values.mean()) if values.size else float("nan")
-
-
 # ----------------------------------------------------------------------------------------------
 # co-occurrence metrics
 

@@ -2,13 +2,14 @@
 
 A scorer turns a batch of texts into numbers: one float per text (``kind="scalar"``, e.g.
 sentiment or toxicity probability) or one vector per text (``kind="vector"``, embeddings).
-Factories are registered in :data:`SCORERS` by name and called with the options from the config.
+Factories are registered in :data:`SCORERS` by name; the stages look them up there and call them
+with the options from the config, so a new scorer is one registered factory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -40,11 +41,3 @@ def dedupe_texts(texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
     for i, t in enumerate(texts):
         inverse[i] = index.setdefault(t, len(index))
     return list(index), inverse
-
-
-def score_unique(scorer: Scorer, texts: Sequence[str], **_: Any) -> np.ndarray:
-    """Score each distinct text once and broadcast back to the input order."""
-    distinct, inverse = dedupe_texts(texts)
-    if not distinct:
-        return np.zeros((0,) if scorer.kind == "scalar" else (0, 0), dtype=np.float32)
-    return np.asarray(scorer.score(distinct))[inverse]

@@ -180,16 +180,15 @@ class ScoreSet:
 def score_stage(texts: list[str], cfg: ScoringConfig, progress: ProgressFn | None = None) -> ScoreSet:
     """Score each distinct response text once with the sentiment and embedding scorers."""
     from tasks.scoring.base import dedupe_texts
-    from tasks.scoring.embeddings import SentenceEmbeddingScorer
-    from tasks.scoring.sentiment import VaderScorer
+    from tasks.scoring import SCORERS
 
     distinct, _ = dedupe_texts(texts)
     hashes = [text_hash(t) for t in distinct]
-    sentiment = VaderScorer(cfg.sentiment_polarity)
+    sentiment = SCORERS.get(cfg.sentiment)(cfg.sentiment_polarity)
     values = sentiment.score(distinct)
     if progress:
         progress(1, 2)
-    embedder = SentenceEmbeddingScorer(cfg.embedding_model, cfg.batch_size, cfg.device)
+    embedder = SCORERS.get("sentence-embedding")(cfg.embedding_model, cfg.batch_size, cfg.device)
     vectors = embedder.score(distinct) if distinct else np.zeros((0, 0), np.float32)
     if progress:
         progress(2, 2)

@@ -87,20 +87,22 @@ class ClassifierScores:
 
 def score_classifiers(texts: Sequence[str], cfg: StereotypeConfig) -> ClassifierScores:
     from tasks.scoring.base import dedupe_texts
-    from tasks.scoring.classifiers import HFClassifierScorer, ProfanityScorer
+    from tasks.scoring import SCORERS
 
     distinct, _ = dedupe_texts(texts)
     hashes = [text_hash(t) for t in distinct]
     frames, ranges, caveats = [], {}, {}
     if cfg.toxicity_model:
-        tox: Any = HFClassifierScorer(cfg.toxicity_model, cfg.toxicity_label, batch_size=cfg.classifier_batch_size)
+        tox: Any = SCORERS.get("hf-classifier")(cfg.toxicity_model, cfg.toxicity_label,
+                                                batch_size=cfg.classifier_batch_size)
     else:
-        tox = ProfanityScorer()
+        tox = SCORERS.get("profanity-check")()
         caveats["toxicity"] = tox.caveat
     scorers = [tox]
     ster = None
     if cfg.stereotype_model:
-        ster = HFClassifierScorer(cfg.stereotype_model, cfg.stereotype_label, batch_size=cfg.classifier_batch_size)
+        ster = SCORERS.get("hf-classifier")(cfg.stereotype_model, cfg.stereotype_label,
+                                            batch_size=cfg.classifier_batch_size)
         scorers.append(ster)
     for scorer in {sc.name: sc for sc in scorers}.values():  # one model named twice is scored once
         values = scorer.score(distinct) if distinct else np.zeros(0)
