@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from prefect import flow, task
-from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from flows.common import begin_run, close_run, recorded_run, run_result
 from flows.execution import run_heavy
@@ -34,9 +33,8 @@ from tasks.stages import bbq as stage
 from tasks.config import BBQConfig, LLMConfig, RunConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
 from tasks.scoring.parsing import LETTERS
-from flows.stage_tasks import call_llm_task
+from flows.stage_tasks import CACHED, call_llm_task
 
-CACHED = {"cache_policy": INPUTS + TASK_SOURCE, "persist_result": True}
 
 
 @task(name="bbq-questions", **CACHED)

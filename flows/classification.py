@@ -20,16 +20,14 @@ from typing import Any
 
 import pandas as pd
 from prefect import flow, task
-from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from flows.common import begin_run, close_run, recorded_run, run_result
 from flows.execution import run_heavy
 from tasks.stages import classification as stage
 from tasks.config import ClassificationConfig, MetricsConfig, RunConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
-from flows.stage_tasks import call_llm_task
+from flows.stage_tasks import CACHED, call_llm_task
 
-CACHED = {"cache_policy": INPUTS + TASK_SOURCE, "persist_result": True}
 
 
 @task(name="classification-metrics", **CACHED)

@@ -20,7 +20,6 @@ from typing import Any
 
 import pandas as pd
 from prefect import flow, get_run_logger, task
-from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from flows.common import begin_run, check_llm_failures, close_run, recorded_run, run_result
 from flows.execution import run_heavy
@@ -28,9 +27,8 @@ from tasks import validation
 from tasks.stages import stereotype as stereotype_stage
 from tasks.config import MetricsConfig, RunConfig, StereotypeConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint, stereotype_data_fingerprint
-from flows.stage_tasks import call_llm_task, load_prompts_task
+from flows.stage_tasks import CACHED, call_llm_task, load_prompts_task
 
-CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
 
 
 @task(name="score-classifiers", **CACHED)
