@@ -195,7 +195,7 @@ def likelihood_scores(questions: pd.DataFrame, llm: LLMConfig, batch_size: int) 
 
 def load_byo_answers(cfg: BBQConfig) -> tuple[pd.DataFrame, list[str]]:
     """(questions, answer texts) from a responses file with category, example_id, response columns."""
-    from tasks.stages.classification import read_table, require_columns
+    from tasks.inputs.tables import read_table, require_columns
 
     frame = read_table(cfg.responses_path or "", "bbq.responses_path")
     require_columns(frame, ["category", "example_id", "response"], str(cfg.responses_path))

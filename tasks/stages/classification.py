@@ -18,41 +18,11 @@ import pandas as pd
 
 from tasks.config import ClassificationConfig, MetricsConfig, PromptsConfig
 from tasks.errors import InputDataError
+from tasks.inputs.tables import read_table, require_columns
 from tasks.scoring.parsing import parse_label
 from tasks.inputs.prompts import prompt_id
 
 FAMILY = "classification"
-
-
-def read_table(path: str | Path, what: str) -> pd.DataFrame:
-    """A CSV / JSONL / Parquet file as a DataFrame of strings (missing cells are empty strings)."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputDataError(f"{what}: file {p} does not exist.")
-    suffix = p.suffix.lower()
-    try:
-        if suffix == ".csv":
-            frame = pd.read_csv(p, dtype=str, keep_default_na=False, encoding="utf-8")
-        elif suffix == ".jsonl":
-            frame = pd.read_json(p, lines=True, dtype=False)
-        elif suffix == ".parquet":
-            frame = pd.read_parquet(p)
-        else:
-            raise InputDataError(f"{what}: unsupported file type {suffix!r} ({p}); use .csv, .jsonl or .parquet.")
-    except UnicodeDecodeError as err:
-        raise InputDataError(f"{what}: {p} is not UTF-8 ({err.reason} at byte {err.start}).") from None
-    except ValueError as err:
-        raise InputDataError(f"{what}: cannot read {p} ({err}).") from None
-    if frame.empty:
-        raise InputDataError(f"{what}: {p} has no rows.")
-    return frame
-
-
-def require_columns(frame: pd.DataFrame, columns: list[str], where: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InputDataError(f"{where}: missing column(s) {', '.join(missing)}. "
-                             f"Columns found: {', '.join(map(str, frame.columns))}.")
 
 
 def positive_label(cfg: ClassificationConfig) -> str:

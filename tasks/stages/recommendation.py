@@ -72,7 +72,7 @@ def counterfactual_requests(prompts: pd.DataFrame, cf: CounterfactualConfig) -> 
 
 def load_byo_responses(cfg: RecommendationConfig) -> pd.DataFrame:
     """Responses a user brings: prompt, attribute, group (empty or 'neutral' for the neutral request), response."""
-    from tasks.stages.classification import read_table, require_columns
+    from tasks.inputs.tables import read_table, require_columns
 
     where = str(cfg.responses_path)
     frame = read_table(cfg.responses_path or "", "recommendation.responses_path")

@@ -32,29 +32,11 @@ NO_STEREOTYPE_MODEL = (
 
 def load_byo_responses(cfg: StereotypeConfig, prompts_cfg: PromptsConfig | None) -> pd.DataFrame:
     """Responses a user brings: a CSV/JSONL/Parquet file with prompt and response columns."""
-    path = Path(cfg.responses_path or "")
-    if not path.is_file():
-        raise InputDataError(f"Responses file {path} does not exist (stereotype.responses_path).")
-    suffix = path.suffix.lower()
-    try:
-        if suffix == ".csv":
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
-        elif suffix == ".jsonl":
-            frame = pd.read_json(path, lines=True, dtype=False)
-        elif suffix == ".parquet":
-            frame = pd.read_parquet(path)
-        else:
-            raise InputDataError(f"{path}: unsupported responses file type {suffix!r}; use .csv, .jsonl or .parquet.")
-    except UnicodeDecodeError as err:
-        raise InputDataError(f"{path}: not UTF-8 ({err.reason} at byte {err.start}).") from None
-    except ValueError as err:
-        raise InputDataError(f"{path}: cannot read responses ({err}).") from None
-    missing = [c for c in (cfg.prompt_column, cfg.response_column) if c not in frame.columns]
-    if missing:
-        raise InputDataError(
-            f"{path}: missing column(s) {', '.join(missing)} (stereotype.prompt_column / response_column). "
-            f"Columns found: {', '.join(map(str, frame.columns))}."
-        )
+    from tasks.inputs.tables import read_table, require_columns
+
+    frame = read_table(cfg.responses_path or "", "stereotype.responses_path")
+    require_columns(frame, [cfg.prompt_column, cfg.response_column],
+                    f"{cfg.responses_path} (stereotype.prompt_column / response_column)")
     texts = frame[cfg.response_column].astype(str).tolist()
     prompts = frame[cfg.prompt_column].astype(str).tolist()
     ids = [prompt_id(p) for p in prompts]
