@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger
 
-from flows.common import begin_run, close_run, recorded_run, run_result
+from flows.common import begin_run, close_run, recorded_run, response_counts, run_result
 from flows.execution import run_heavy
 from flows.stereotype import score_classifiers_task, stereotype_metrics_task
 from tasks import validation
@@ -97,9 +97,7 @@ def auto_assessment(config: RunConfig) -> dict[str, Any]:
         is_original = responses["attribute"] == "none"
         original, counterfactual = responses[is_original], responses[~is_original]
         shared = len(set(original["cache_key"]) & set(counterfactual["cache_key"]))
-        summary["responses"] = {"total": len(responses), "ok": int(responses["ok"].sum()),
-                                "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
-                                "cached": int(responses["cached"].sum()), "shared_between_families": shared}
+        summary["responses"] = response_counts(responses, shared_between_families=shared)
 
         frames = []
         if len(counterfactual):

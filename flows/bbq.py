@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from prefect import flow, task
 
-from flows.common import begin_run, close_run, recorded_run, run_result
+from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
 from tasks.stages import bbq as stage
 from tasks.config import BBQConfig, LLMConfig, RunConfig
@@ -98,14 +98,11 @@ def bbq_assessment(config: RunConfig) -> dict[str, Any]:
             rec.save("metric_items", stage.answer_items(questions, answers, scores))
         summary["method"] = method
         summary["questions"] = {c: int(n) for c, n in questions["category"].value_counts(sort=False).items()}
-        summary["responses"] = {"total": len(responses), "ok": int(responses["ok"].sum()),
-                                "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
-                                "cached": int(responses["cached"].sum())}
+        summary["responses"] = response_counts(responses)
         with rec.stage("metrics"):
             metrics = stage.bbq_metrics(questions, answers, config.metrics, method)
             rec.save("metrics", metrics)
-        summary["skipped"] = {f"{r['metric']}/{r['attribute']}": r["details"]["skipped"]
-                              for r in metrics.to_dict("records") if r["details"].get("skipped")}
+        summary["skipped"] = skipped_summary(metrics)
         close_run(store, run_id, config, summary, metrics, responses)
     return run_result(store, run_id, config, summary)
 

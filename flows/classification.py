@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 from prefect import flow, task
 
-from flows.common import begin_run, close_run, recorded_run, run_result
+from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
 from tasks.stages import classification as stage
 from tasks.config import ClassificationConfig, MetricsConfig, RunConfig
@@ -62,9 +62,7 @@ def classification_assessment(config: RunConfig) -> dict[str, Any]:
     with recorded_run(rec) as summary:
         with rec.stage("responses"):
             items, responses = classification_responses(config, rec, summary)
-        summary["responses"] = {"total": len(responses), "ok": int(responses["ok"].sum()),
-                                "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
-                                "cached": int(responses["cached"].sum())}
+        summary["responses"] = response_counts(responses)
         with rec.stage("parse"):
             frame = stage.predictions(responses, items, ccfg)
             rec.save("metric_items", stage.prediction_items(frame))
@@ -74,8 +72,7 @@ def classification_assessment(config: RunConfig) -> dict[str, Any]:
             metrics = classification_metrics_task(frame, ccfg, config.metrics,
                                                   code_fingerprint() + path_fingerprint(ccfg.predictions_path))
             rec.save("metrics", metrics)
-        summary["skipped"] = {r["metric"]: r["details"]["skipped"] for r in metrics.to_dict("records")
-                              if isinstance(r.get("details"), dict) and r["details"].get("skipped")}
+        summary["skipped"] = skipped_summary(metrics)
         close_run(store, run_id, config, summary, metrics, responses)
     return run_result(store, run_id, config, summary)
 

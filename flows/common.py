@@ -18,6 +18,22 @@ from tasks.storage.fingerprint import versions
 from tasks.storage.store import Store
 
 
+def response_counts(responses: pd.DataFrame, **extra: Any) -> dict[str, Any]:
+    """The run summary's ``responses`` entry: calls in all, answered, failed, refused, from cache."""
+    return {"total": int(len(responses)), "ok": int(responses["ok"].sum()), "failed": int((~responses["ok"]).sum()),
+            "refusals": int(responses["refusal"].sum()), "cached": int(responses["cached"].sum()), **extra}
+
+
+def skipped_summary(metrics: pd.DataFrame) -> dict[str, str]:
+    """``metric/attribute -> reason`` for every metric row recorded as skipped."""
+    out = {}
+    for r in metrics.to_dict("records"):
+        details = r.get("details")
+        if isinstance(details, dict) and details.get("skipped"):
+            out[f"{r['metric']}/{r['attribute']}"] = details["skipped"]
+    return out
+
+
 def new_run_id() -> str:
     return f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
 

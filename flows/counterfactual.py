@@ -23,7 +23,7 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.common import begin_run, check_llm_failures, close_run, recorded_run, run_result
+from flows.common import begin_run, check_llm_failures, close_run, recorded_run, response_counts, run_result
 from flows.execution import run_heavy
 from tasks import validation
 from tasks.config import RunConfig
@@ -89,10 +89,7 @@ def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
             if config.validation.enabled:
                 gate(validation.validate_responses(responses))
         ok = responses[responses["ok"]]
-        summary["responses"] = {
-            "total": int(len(responses)), "ok": int(len(ok)), "cached": int(responses["cached"].sum()),
-            "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
-        }
+        summary["responses"] = response_counts(responses)
         check_llm_failures(config, responses)  # an outage fails the run (exit 4) before any scoring
 
         with rec.stage("score"):

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 from prefect import flow, task
 
-from flows.common import begin_run, close_run, recorded_run, run_result
+from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
 from tasks.stages import recommendation as stage
 from tasks.config import MetricsConfig, RecommendationConfig, RunConfig
@@ -67,9 +67,7 @@ def recommendation_assessment(config: RunConfig) -> dict[str, Any]:
                                       config.storage.duckdb_path, config.storage.lock_timeout)
                 summary["source"] = f"{config.llm.provider}:{config.llm.model}"
             rec.save("responses", responses)
-        summary["responses"] = {"total": len(responses), "ok": int(responses["ok"].sum()),
-                                "failed": int((~responses["ok"]).sum()), "refusals": int(responses["refusal"].sum()),
-                                "cached": int(responses["cached"].sum())}
+        summary["responses"] = response_counts(responses)
         with rec.stage("parse"):
             lists = stage.ranked_lists(responses, rcfg.k)
             rec.save("metric_items", stage.list_items(lists))
@@ -78,8 +76,7 @@ def recommendation_assessment(config: RunConfig) -> dict[str, Any]:
             metrics = recommendation_metrics_task(lists, rcfg, config.metrics,
                                                   code_fingerprint() + path_fingerprint(rcfg.responses_path))
             rec.save("metrics", metrics)
-        summary["skipped"] = {f"{r['metric']}/{r['attribute']}": r["details"]["skipped"]
-                              for r in metrics.to_dict("records") if r["details"].get("skipped")}
+        summary["skipped"] = skipped_summary(metrics)
         close_run(store, run_id, config, summary, metrics, responses)
     return run_result(store, run_id, config, summary)
 

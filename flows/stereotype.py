@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger, task
 
-from flows.common import begin_run, check_llm_failures, close_run, recorded_run, run_result
+from flows.common import begin_run, check_llm_failures, close_run, recorded_run, response_counts, run_result
 from flows.execution import run_heavy
 from tasks import validation
 from tasks.stages import stereotype as stereotype_stage
@@ -74,9 +74,7 @@ def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
             rec.save("responses", responses[keep])
             if config.validation.enabled and not scfg.responses_path:
                 rec.gate(validation.validate_responses(responses))
-        summary["responses"] = {"total": int(len(responses)), "ok": int(responses["ok"].sum()),
-                                "failed": int((~responses["ok"]).sum()),
-                                "refusals": int(responses["refusal"].sum()), "cached": int(responses["cached"].sum())}
+        summary["responses"] = response_counts(responses)
         check_llm_failures(config, responses)  # an outage fails the run (exit 4) before any scoring
 
         with rec.stage("score"):
