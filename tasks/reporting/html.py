@@ -48,9 +48,10 @@ def _load(store: Store, run_id: str) -> dict[str, pd.DataFrame]:
                          "FROM validations WHERE run_id = ?"),
         # a trend compares like with like: runs of the same name AND the same provider and model
         "history": store.query(
-            "SELECT r.run_id, r.started_at, m.metric, m.attribute, avg(m.value) AS value FROM metrics m "
+            "SELECT r.run_id, r.started_at, r.config_hash, m.metric, m.attribute, avg(m.value) AS value FROM metrics m "
             "JOIN runs r USING (run_id) WHERE r.name = ? AND r.provider IS NOT DISTINCT FROM ? "
             "AND r.model IS NOT DISTINCT FROM ? AND r.status = 'completed' AND m.value IS NOT NULL "
+            "AND NOT (m.group_b IS NOT NULL AND m.group_a = m.group_b) "  # noise floors are baselines, not pairs
             "GROUP BY ALL ORDER BY r.started_at",
             [run["name"].iloc[0], run["provider"].iloc[0], run["model"].iloc[0]]),
     }
@@ -138,6 +139,11 @@ def build_html_report(store: Store, run_id: str) -> str:
     if hist["run_id"].nunique() > 1:
         trend = []
         runs_order = list(dict.fromkeys(hist["run_id"]))
+        hashes = dict(zip(hist["run_id"], hist["config_hash"], strict=True))
+        letters: dict[str, str] = {}
+        for r in runs_order:  # A, B, C...: runs with the same letter share a config
+            letters.setdefault(str(hashes[r]), chr(ord("A") + len(letters) % 26))
+        marks = [letters[str(hashes[r])] for r in runs_order]
         for name, sub in hist.groupby("metric", sort=True):
             series = {}
             for attribute, s2 in sub.groupby(sub["attribute"].fillna("all")):
@@ -145,11 +151,13 @@ def build_html_report(store: Store, run_id: str) -> str:
                 series[str(attribute)] = [by_run.get(r) for r in runs_order]
             trend.append(f'<figure class=plot data-trend="{escape(name)}">'
                          + line_chart(f"{name}: mean over group pairs, runs named {run['name']}, model "
-                                      f"{run['model']} ({run['provider']})", runs_order, series)
+                                      f"{run['model']} ({run['provider']})", runs_order, series, marks)
                          + "</figure>")
         parts.append(f"<section id=trend><h2>Trend across runs</h2><p class=meta>runs named "
                      f"<code>{escape(str(run['name']))}</code> with model <code>{escape(str(run['model']))}</code> "
-                     f"({escape(str(run['provider']))}); runs of other models are left out</p>"
+                     f"({escape(str(run['provider']))}); runs of other models are left out. The letter after each "
+                     f"run names its config ({escape(', '.join(f'{v}: {k}' for k, v in letters.items()))}); a dashed "
+                     f"line marks a config change, where a move may come from the config rather than the model</p>"
                      + "".join(trend) + "</section>")
 
     if len(responses):

@@ -8,6 +8,26 @@ from html import escape
 import numpy as np
 
 PALETTE = ["#3b6ea8", "#d9822b", "#3f9c5a", "#b9474a", "#7d5ba6", "#8c6d46", "#c45fa0", "#6b7b8c"]
+DASHES = ["", "6 3", "2 2", "8 3 2 3", "4 4", "1 3", "10 2", "3 6"]
+TITLE_CHARS = 95  # longer titles wrap onto a second line instead of running off the chart
+
+
+def _title_lines(title: str) -> list[str]:
+    """``title`` in at most two lines of about TITLE_CHARS characters, broken at a space."""
+    if len(title) <= TITLE_CHARS:
+        return [title]
+    cut = title.rfind(" ", 0, TITLE_CHARS)
+    cut = cut if cut > 0 else TITLE_CHARS
+    rest = title[cut:].strip()
+    return [title[:cut], rest if len(rest) <= TITLE_CHARS else rest[: TITLE_CHARS - 1] + "…"]
+
+
+def _title(title: str, x: float, hint: str = "") -> tuple[str, int]:
+    """SVG text for a (possibly two-line) title and the vertical room it takes."""
+    lines = _title_lines(title)
+    spans = "".join(f'<tspan x="{x}" dy="{0 if i == 0 else 15}">{escape(line)}</tspan>' for i, line in enumerate(lines))
+    extra = f' <tspan class="hint">({escape(hint)})</tspan>' if hint else ""
+    return f'<text x="{x}" y="16" class="title">{spans}{extra}</text>', 15 * (len(lines) - 1)
 W, ROW, LEFT, RIGHT, TOP = 640, 22, 190, 30, 30
 
 
@@ -42,18 +62,19 @@ def interval_chart(title: str, rows: Sequence[tuple[str, float, float | None, fl
     vals = [v for _, v, lo, hi in rows for v in (v, lo, hi) if v is not None and np.isfinite(v)]
     lo_, hi_ = axis_range(vals, (0.0,) if target is None else (target,))
     x = _scale(lo_, hi_, LEFT, W - RIGHT)
-    h = TOP + ROW * len(rows) + 30
+    title_svg, room = _title(title, 8, fairer)
+    top = TOP + room
+    h = top + ROW * len(rows) + 30
     out = [f'<svg class="chart interval" role="img" aria-label="{escape(title)}" width="{W}" height="{h}" '
-           f'viewBox="0 0 {W} {h}" xmlns="http://www.w3.org/2000/svg">',
-           f'<text x="{LEFT}" y="16" class="title">{escape(title)} <tspan class="hint">({escape(fairer)})</tspan></text>']
+           f'viewBox="0 0 {W} {h}" xmlns="http://www.w3.org/2000/svg">', title_svg]
     for t in _axis_ticks(lo_, hi_):
-        out.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{TOP - 6}" y2="{h - 24}" class="grid"/>'
+        out.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top - 6}" y2="{h - 24}" class="grid"/>'
                    f'<text x="{x(t):.1f}" y="{h - 8}" class="tick" text-anchor="middle">{t:.3g}</text>')
     if target is not None:
-        out.append(f'<line x1="{x(target):.1f}" x2="{x(target):.1f}" y1="{TOP - 6}" y2="{h - 24}" class="target" '
+        out.append(f'<line x1="{x(target):.1f}" x2="{x(target):.1f}" y1="{top - 6}" y2="{h - 24}" class="target" '
                    f'stroke="#b9474a" stroke-dasharray="4 3"><title>fair value {target:g}</title></line>')
     for i, (label, v, lo, hi) in enumerate(rows):
-        y = TOP + ROW * i + ROW / 2
+        y = top + ROW * i + ROW / 2
         out.append(f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end" class="label">{escape(label)}</text>')
         if lo is not None and hi is not None and np.isfinite(lo) and np.isfinite(hi):
             out.append(f'<line x1="{x(lo):.1f}" x2="{x(hi):.1f}" y1="{y:.1f}" y2="{y:.1f}" class="whisker"/>')
@@ -65,47 +86,60 @@ def interval_chart(title: str, rows: Sequence[tuple[str, float, float | None, fl
 
 
 def histogram_chart(title: str, groups: Mapping[str, np.ndarray], lo: float = 0.0, hi: float = 1.0, bins: int = 20) -> str:
-    """Overlaid step histograms (share of responses per bin), one colour per group."""
+    """Overlaid step histograms (share of responses per bin), one colour and dash pattern per group,
+    each line nudged by a pixel so identical distributions stay visible; the legend shows each key."""
     edges = np.linspace(lo, hi, bins + 1)
     shares = {g: np.histogram(np.clip(v, lo, hi), bins=edges)[0] / max(len(v), 1) for g, v in groups.items()}
     top = max((s.max() for s in shares.values() if len(s)), default=1.0) or 1.0
-    h = 220
-    x = _scale(lo, hi, 50, W - RIGHT)
-    y = _scale(0, top, h - 30, TOP)
-    out = [f'<svg class="chart histogram" role="img" aria-label="{escape(title)}" width="{W}" height="{h}" '
-           f'viewBox="0 0 {W} {h}" xmlns="http://www.w3.org/2000/svg">',
-           f'<text x="50" y="16" class="title">{escape(title)}</text>']
+    title_svg, room = _title(title, 50)
+    legend_h = 14 * len(shares)
+    h = 220 + room
+    x = _scale(lo, hi, 50, W - RIGHT - 150)
+    y = _scale(0, top, h - 30, TOP + room)
+    out = [f'<svg class="chart histogram" role="img" aria-label="{escape(title)}" width="{W}" height="{max(h, legend_h + 40)}" '
+           f'viewBox="0 0 {W} {max(h, legend_h + 40)}" xmlns="http://www.w3.org/2000/svg">', title_svg]
     for t in _axis_ticks(lo, hi):
         out.append(f'<text x="{x(t):.1f}" y="{h - 12}" class="tick" text-anchor="middle">{t:.2g}</text>')
-    out.append(f'<line x1="50" x2="{W - RIGHT}" y1="{h - 30}" y2="{h - 30}" class="axis"/>')
+    out.append(f'<line x1="50" x2="{W - RIGHT - 150}" y1="{h - 30}" y2="{h - 30}" class="axis"/>')
     for i, (g, s) in enumerate(shares.items()):
-        color = PALETTE[i % len(PALETTE)]
+        color, dash = PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)]
+        nudge = i - (len(shares) - 1) / 2  # pixels: overlapping steps sit side by side
         pts = []
         for j, share in enumerate(s):
-            pts += [f"{x(edges[j]):.1f},{y(share):.1f}", f"{x(edges[j + 1]):.1f},{y(share):.1f}"]
-        out.append(f'<polyline points="{" ".join(pts)}" fill="none" stroke="{color}" stroke-width="2"><title>{escape(g)}'
-                   f'</title></polyline>')
-        out.append(f'<text x="{W - RIGHT - 4}" y="{TOP + 14 * i}" text-anchor="end" fill="{color}" class="legend">'
-                   f'{escape(g)} (n={len(groups[g])})</text>')
+            pts += [f"{x(edges[j]) + nudge:.1f},{y(share) - nudge:.1f}", f"{x(edges[j + 1]) + nudge:.1f},{y(share) - nudge:.1f}"]
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        out.append(f'<polyline points="{" ".join(pts)}" fill="none" stroke="{color}" stroke-width="2"{dash_attr}>'
+                   f'<title>{escape(g)}</title></polyline>')
+        ly = TOP + room + 14 * i
+        out.append(f'<line x1="{W - RIGHT - 140}" x2="{W - RIGHT - 116}" y1="{ly - 4}" y2="{ly - 4}" stroke="{color}" '
+                   f'stroke-width="3"{dash_attr} class="key"/>'
+                   f'<text x="{W - RIGHT - 110}" y="{ly}" fill="{color}" class="legend">{escape(g)} (n={len(groups[g])})</text>')
     out.append("</svg>")
     return "".join(out)
 
 
-def line_chart(title: str, xs: Sequence[str], series: Mapping[str, Sequence[float | None]]) -> str:
-    """Values across runs (oldest left), one line per series."""
+def line_chart(title: str, xs: Sequence[str], series: Mapping[str, Sequence[float | None]],
+               x_marks: Sequence[str] | None = None) -> str:
+    """Values across runs (oldest left), one line per series. ``x_marks`` labels each run (e.g. the
+    letter of its config); a dashed vertical line marks where the mark changes."""
     vals = [v for s in series.values() for v in s if v is not None and np.isfinite(v)]
     lo_, hi_ = axis_range(vals, (), pad_share=0.1)
-    h = 220
+    title_svg, room = _title(title, 60)
+    h = 220 + room
     x = _scale(0, max(len(xs) - 1, 1), 60, W - RIGHT - 120)
-    y = _scale(lo_, hi_, h - 40, TOP)
+    y = _scale(lo_, hi_, h - 40, TOP + room)
     out = [f'<svg class="chart trend" role="img" aria-label="{escape(title)}" width="{W}" height="{h}" '
-           f'viewBox="0 0 {W} {h}" xmlns="http://www.w3.org/2000/svg">',
-           f'<text x="60" y="16" class="title">{escape(title)}</text>']
+           f'viewBox="0 0 {W} {h}" xmlns="http://www.w3.org/2000/svg">', title_svg]
     for t in _axis_ticks(lo_, hi_, 4):
         out.append(f'<text x="52" y="{y(t) + 4:.1f}" class="tick" text-anchor="end">{t:.3g}</text>'
                    f'<line x1="60" x2="{W - RIGHT - 120}" y1="{y(t):.1f}" y2="{y(t):.1f}" class="grid"/>')
     for i, label in enumerate(xs):
-        out.append(f'<text x="{x(i):.1f}" y="{h - 22}" class="tick" text-anchor="middle">{escape(label[-13:])}</text>')
+        mark = f" [{x_marks[i]}]" if x_marks else ""
+        out.append(f'<text x="{x(i):.1f}" y="{h - 22}" class="tick" text-anchor="middle">{escape(label[-13:] + mark)}</text>')
+        if x_marks and i and x_marks[i] != x_marks[i - 1]:
+            mid = (x(i) + x(i - 1)) / 2
+            out.append(f'<line x1="{mid:.1f}" x2="{mid:.1f}" y1="{TOP + room - 6}" y2="{h - 36}" class="config-change" '
+                       f'stroke="#999" stroke-dasharray="3 3"><title>config changed</title></line>')
     for k, (name, values) in enumerate(series.items()):
         color = PALETTE[k % len(PALETTE)]
         pts = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values) if v is not None and np.isfinite(v)]
@@ -113,6 +147,6 @@ def line_chart(title: str, xs: Sequence[str], series: Mapping[str, Sequence[floa
         for p in pts:
             cx, cy = p.split(",")
             out.append(f'<circle cx="{cx}" cy="{cy}" r="3" fill="{color}"/>')
-        out.append(f'<text x="{W - RIGHT - 112}" y="{TOP + 14 * k}" fill="{color}" class="legend">{escape(name)}</text>')
+        out.append(f'<text x="{W - RIGHT - 112}" y="{TOP + room + 14 * k}" fill="{color}" class="legend">{escape(name)}</text>')
     out.append("</svg>")
     return "".join(out)
