@@ -1,0 +1,75 @@
+"""``equilens.assess``: run one assessment from Python (a notebook) and get its stored results back."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .config_builder import build_config
+from .result import AssessmentResult
+
+
+def assess(
+    prompts: str | os.PathLike | Iterable[str] | None = None,
+    model: str | None = None,
+    assessment: str = "counterfactual",
+    *,
+    name: str | None = None,
+    config: str | os.PathLike | Mapping | Any | None = None,
+    provider: str | None = None,
+    base_url: str | None = None,
+    db: str | os.PathLike | None = None,
+    debug: bool = False,
+    **overrides: Any,
+) -> AssessmentResult:
+    """Run an assessment as ``equilens run`` does and return an :class:`AssessmentResult`.
+
+    ``prompts``: a list of prompt strings or a prompt file; ``model`` / ``provider`` / ``base_url``: the
+    model under test (default: the embedded SmolLM2); ``assessment``: counterfactual (default),
+    stereotype, bias_test, classification, recommendation, bbq or auto; ``db``: the DuckDB file
+    (default ``data/equilens.duckdb`` under the working directory). Every other keyword overrides one
+    config key, sections separated by a double underscore (``llm__count=2``) or as a dict per section
+    (``metrics={"bootstrap_resamples": 200}``); see :func:`equilens.build_config` and ``equilens options``.
+
+    The same checks as the CLI run first (files, keys, provider, storage) and raise the typed errors of
+    ``equilens.errors`` with a one-paragraph message; warnings (duplicate prompts dropped) are Python
+    warnings. The run is stored in DuckDB like any other (``equilens show RUN_ID`` reads it) and, unless
+    ``storage__reports_dir=None``, its HTML report is written under ``data/runs``. ``debug=True`` keeps
+    Prefect's tracebacks of equilens errors in the log.
+    """
+    from tasks.environment import apply_offline_defaults
+
+    apply_offline_defaults()
+    cfg = build_config(prompts, model, assessment, name=name, config=config, provider=provider,
+                       base_url=base_url, db=db, **overrides)
+    from flows.preflight import preflight
+
+    for message in preflight(cfg):
+        warnings.warn(message, UserWarning, stacklevel=2)
+    from flows.common import start_prefect_api
+    from flows.registry import flow_for
+
+    if not debug:
+        from flows.quiet_logs import quiet_known_errors
+
+        quiet_known_errors()
+    start_prefect_api()
+    summary = flow_for(cfg)(cfg)
+    return AssessmentResult.load(cfg.storage.duckdb_path, summary["run_id"], summary=summary)
+
+
+def load_run(run_id: str, db: str | os.PathLike = "data/equilens.duckdb") -> AssessmentResult:
+    """A stored run (from any earlier ``assess`` or ``equilens run``) as an :class:`AssessmentResult`.
+
+    ``run_id`` may be a unique prefix, as for ``equilens show``.
+    """
+    from tasks.errors import StorageError
+    from tasks.storage.store import Store
+
+    ids = Store(db).query("SELECT run_id FROM runs WHERE starts_with(run_id, ?)", [run_id])["run_id"].tolist()
+    if len(ids) != 1:
+        raise StorageError(f"{'No' if not ids else len(ids)} run(s) in {db} start with {run_id!r}"
+                           + (f": {', '.join(ids[:5])}." if ids else " (see `equilens runs`)."))
+    return AssessmentResult.load(db, ids[0])

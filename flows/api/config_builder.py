@@ -1,0 +1,112 @@
+"""Turns the keyword arguments of :func:`equilens.assess` into one checked :class:`~tasks.config.RunConfig`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from tasks.config import RunConfig, load_config, parse_config
+from tasks.errors import ConfigError, InputDataError
+
+SOURCE = "equilens.assess()"
+
+
+def build_config(
+    prompts: str | os.PathLike | Iterable[str] | None = None,
+    model: str | None = None,
+    assessment: str = "counterfactual",
+    *,
+    name: str | None = None,
+    config: str | os.PathLike | RunConfig | Mapping | None = None,
+    provider: str | None = None,
+    base_url: str | None = None,
+    db: str | os.PathLike | None = None,
+    **overrides: Any,
+) -> RunConfig:
+    """The run config :func:`equilens.assess` runs, without running it.
+
+    ``config`` (a YAML path, a dict or a RunConfig) is the starting point, default: every key's default.
+    ``prompts`` is a file path (.csv/.jsonl/.parquet/.txt) or a list of prompt strings; ``model``,
+    ``provider``, ``base_url`` set the ``llm`` section, ``db`` sets ``storage.duckdb_path``. Any other
+    keyword overrides one config key: a double underscore separates sections (``llm__count=2``,
+    ``metrics__bootstrap_resamples=200``), and a section name takes a dict that is merged into it
+    (``llm={"count": 2, "temperature": 0}``). Unknown keys raise :class:`~tasks.errors.ConfigError`.
+    """
+    data = _base(config)
+    data["assessment"] = assessment
+    if name is not None:
+        data["name"] = name
+    elif config is None:
+        data["name"] = "notebook"
+    if prompts is not None:
+        source = _prompts_section(prompts)
+        data["prompts"] = {**_section(data, "prompts"), **source}
+        data["prompts"].pop("items" if "path" in source else "path", None)
+    llm = {k: v for k, v in (("model", model), ("provider", provider), ("base_url", base_url)) if v is not None}
+    if llm:
+        data["llm"] = {**_section(data, "llm"), **llm}
+    if db is not None:
+        data["storage"] = {**_section(data, "storage"), "duckdb_path": str(db)}
+    for key, value in overrides.items():
+        _apply(data, key.replace("__", "."), value)
+    return parse_config(data, SOURCE)
+
+
+def _base(config: str | os.PathLike | RunConfig | Mapping | None) -> dict[str, Any]:
+    if config is None:
+        return {}
+    if isinstance(config, RunConfig):
+        return config.model_dump(mode="json")
+    if isinstance(config, Mapping):
+        return _plain(config)
+    if isinstance(config, (str, os.PathLike)):
+        return load_config(config).model_dump(mode="json")
+    raise ConfigError(f"{SOURCE}: config must be a YAML path, a dict or a RunConfig, not {type(config).__name__}.")
+
+
+def _plain(mapping: Mapping) -> dict[str, Any]:
+    """A deep copy of nested mappings as plain dicts (the caller's dict is never changed)."""
+    return {k: _plain(v) if isinstance(v, Mapping) else v for k, v in mapping.items()}
+
+
+def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _prompts_section(prompts: str | os.PathLike | Iterable[str]) -> dict[str, Any]:
+    if isinstance(prompts, (str, os.PathLike)):
+        path = Path(prompts)
+        if not path.is_file():
+            raise InputDataError(
+                f"prompts={str(prompts)[:80]!r} is not a file (paths are relative to {Path.cwd()}). Give a prompt "
+                "file (.csv with a `prompt` column, .jsonl, .parquet or .txt) or a list of prompt strings.")
+        return {"path": str(path)}
+    if isinstance(prompts, Mapping):
+        raise InputDataError(f"{SOURCE}: prompts must be a file path or a list of strings, not a mapping.")
+    items = list(prompts)
+    bad = [i for i, p in enumerate(items) if not isinstance(p, str)]
+    if bad:
+        raise InputDataError(f"{SOURCE}: prompts must be strings; item {bad[0]} is "
+                             f"{type(items[bad[0]]).__name__} ({len(bad)} such item(s)).")
+    if not items:
+        raise InputDataError(f"{SOURCE}: prompts is an empty list.")
+    return {"items": items}
+
+
+def _apply(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set one dotted key; a mapping given for a section is merged into what is there."""
+    *parents, leaf = dotted.split(".")
+    node = data
+    for key in parents:
+        if node.get(key) is None:
+            node[key] = {}
+        node = node[key]
+        if not isinstance(node, dict):
+            raise ConfigError(f"{SOURCE}: override {dotted}: {key} is not a section.")
+    if isinstance(value, Mapping) and isinstance(node.get(leaf), dict):
+        node[leaf] = {**node[leaf], **_plain(value)}
+    else:
+        node[leaf] = _plain(value) if isinstance(value, Mapping) else value
