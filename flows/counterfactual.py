@@ -27,6 +27,7 @@ from flows.common import begin_run, check_llm_failures, close_run, recorded_run,
 from flows.execution import run_heavy
 from tasks import validation
 from tasks.config import RunConfig
+from tasks.inputs.expansion import drop_invalid_sets
 from tasks.storage.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
 from flows.stage_tasks import (
     call_llm_task,
@@ -65,16 +66,10 @@ def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
         with rec.stage("expand"):
             variants = expand_task(prompts, config.counterfactual, lex_fp)
             rec.save("variants", variants)
-            invalid = variants[~variants["valid"]]
-            bad: set[tuple[str, str]] = set()
-            if len(invalid):
-                # A broken swap would measure the swap, not the model: drop that prompt's whole
-                # variant set for the attribute, keep the record, and say so.
-                bad = set(zip(invalid["prompt_id"], invalid["attribute"], strict=True))
-                keep = [(p, a) not in bad for p, a in zip(variants["prompt_id"], variants["attribute"], strict=True)]
-                variants = variants[keep].reset_index(drop=True)
-                log.warning("%d variant sets dropped: swaps changed more than attribute words", len(bad))
-            summary["variants"] = {"total": int(len(variants)), "dropped_sets": len(bad)}
+            variants, dropped = drop_invalid_sets(variants)
+            if dropped:
+                log.warning("%d variant sets dropped: swaps changed more than attribute words", dropped)
+            summary["variants"] = {"total": int(len(variants)), "dropped_sets": dropped}
             if config.validation.enabled:
                 gate(validation.validate_variants(variants))
         if variants.empty:

@@ -521,3 +521,15 @@ def validate_variant(
         if len(groups) == 1:
             mapping = {groups[0]: group}
     return list(dict.fromkeys(_check(checked, variant, lexicon, names, mapping, group)))
+
+
+def drop_invalid_sets(variants):  # noqa: ANN001, ANN201 - pd.DataFrame -> (pd.DataFrame, int)
+    """Drop every (prompt, attribute) variant set that holds an invalid variant; return the rest and
+    how many sets went. A broken swap would measure the swap, not the model, so the whole set goes
+    (its record stays in the ``variants`` table with its problems)."""
+    invalid = variants[~variants["valid"]]
+    if invalid.empty:
+        return variants, 0
+    bad = set(zip(invalid["prompt_id"], invalid["attribute"], strict=True))
+    keep = [(p, a) not in bad for p, a in zip(variants["prompt_id"], variants["attribute"], strict=True)]
+    return variants[keep].reset_index(drop=True), len(bad)
