@@ -30,7 +30,13 @@ from flows.stereotype import score_classifiers_task, stereotype_metrics_task
 from tasks import validation
 from tasks.stages import stereotype as stereotype_stage
 from tasks.config import RunConfig
-from tasks.storage.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
+from tasks.inputs.expansion import drop_invalid_sets
+from tasks.storage.fingerprint import (
+    code_fingerprint,
+    lexicon_fingerprint,
+    path_fingerprint,
+    stereotype_data_fingerprint,
+)
 from flows.stage_tasks import (
     call_llm_task,
     check_ftu_task,
@@ -39,16 +45,6 @@ from flows.stage_tasks import (
     metrics_task,
     score_task,
 )
-
-
-def drop_invalid_sets(variants: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Drop every (prompt, attribute) variant set with an invalid variant; return how many sets went."""
-    invalid = variants[~variants["valid"]]
-    if invalid.empty:
-        return variants, 0
-    bad = set(zip(invalid["prompt_id"], invalid["attribute"], strict=True))
-    keep = [(p, a) not in bad for p, a in zip(variants["prompt_id"], variants["attribute"], strict=True)]
-    return variants[keep].reset_index(drop=True), len(bad)
 
 
 def family_verdicts(metrics: pd.DataFrame, ftu: Any, config: RunConfig) -> list[str]:
@@ -68,7 +64,7 @@ def auto_assessment(config: RunConfig) -> dict[str, Any]:
     run_id, store, rec = begin_run(config, "auto_assessment")
     code = code_fingerprint()
     lex_fp = code + lexicon_fingerprint(config.counterfactual.lexicon_dir)
-    scfg = config.stereotype.model_copy(update={"responses_path": None})
+    scfg = config.stereotype  # with stereotype.responses_path, the stereotype families read brought answers
     gate = rec.gate if config.validation.enabled else (lambda report: None)
 
     with recorded_run(rec) as summary:
@@ -88,9 +84,16 @@ def auto_assessment(config: RunConfig) -> dict[str, Any]:
 
         with rec.stage("llm"):
             originals = stereotype_stage.prompt_frame_for_generation(prompts)
+            if scfg.responses_path:  # brought answers to the original prompts: only variants are called
+                originals = originals.iloc[:0]
             wanted = pd.concat([originals, variants[originals.columns]], ignore_index=True)
             responses = run_heavy(call_llm_task, config.execution, wanted, config.llm,
                                   config.storage.duckdb_path, config.storage.lock_timeout)
+            if scfg.responses_path:
+                brought = stereotype_stage.load_byo_responses(scfg, config.prompts)
+                responses = pd.concat([responses, brought[[c for c in responses.columns if c in brought]]],
+                                      ignore_index=True)
+                summary["source"] = scfg.responses_path
             rec.save("responses", responses)
             if config.validation.enabled:
                 gate(validation.validate_responses(responses))
@@ -111,11 +114,13 @@ def auto_assessment(config: RunConfig) -> dict[str, Any]:
         with rec.stage("stereotype"):
             texts = sorted(set(original.loc[original["ok"], "text"]))
             cscores = run_heavy(score_classifiers_task, config.execution, texts, scfg,
-                                code + path_fingerprint(scfg.toxicity_model) + path_fingerprint(scfg.stereotype_model))
+                                code + path_fingerprint(scfg.toxicity_model) + path_fingerprint(scfg.stereotype_model)
+                                + path_fingerprint(scfg.responses_path))
             rec.save("scores", cscores.scalar)
             st_metrics, items, skipped = stereotype_metrics_task(
                 original, cscores, scfg, config.metrics,
-                code + path_fingerprint(scfg.cobs_targets) + path_fingerprint(scfg.honest_lexicon))
+                code + stereotype_data_fingerprint(scfg.cobs_targets, scfg.honest_lexicon)
+                + path_fingerprint(scfg.responses_path))
             frames.append(st_metrics)
             rec.save("metric_items", items)
         metrics = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) \
