@@ -9,6 +9,15 @@ import pytest
 
 from tasks.errors import InputDataError
 from tasks.metrics.base import METRICS
+from tasks.metrics.classifier_scores import (
+    expected_maximum_stereotype,
+    expected_maximum_toxicity,
+    honest,
+    stereotype_fraction,
+    stereotype_probability,
+    toxic_fraction,
+    toxicity_probability,
+)
 from tasks.metrics.stereotype import (
     cobs,
     cobs_word_level,
@@ -16,16 +25,9 @@ from tasks.metrics.stereotype import (
     default_stopwords,
     default_targets,
     demographic_representation,
-    expected_maximum_stereotype,
-    expected_maximum_toxicity,
-    honest,
     load_word_list,
-    stereotype_fraction,
-    stereotype_probability,
     stereotypical_associations,
     stereotypical_associations_word_level,
-    toxic_fraction,
-    toxicity_probability,
     tvd_from_uniform,
 )
 

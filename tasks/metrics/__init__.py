@@ -1,9 +1,15 @@
 """The metric library. Importing this package registers every built-in metric."""
 
-from tasks.metrics import counterfactual, embedding, probability, stereotype  # noqa: F401 - register their metrics
-from tasks.metrics import classification  # noqa: F401 - register its metrics
-from tasks.metrics import bbq  # noqa: F401 - register its metrics
-from tasks.metrics import recommendation  # noqa: F401 - register its metrics
+from tasks.metrics import (  # noqa: F401 - importing a family module registers its metrics
+    bbq,
+    classification,
+    classifier_scores,
+    counterfactual,
+    embedding,
+    probability,
+    recommendation,
+    stereotype,
+)
 from tasks.metrics.base import (
     METRICS,
     MetricSpec,

@@ -135,6 +135,7 @@ def stereotype_metrics(
     stereotype and toxicity families that ``metrics.names`` asks for (all by default)."""
     from tasks.metrics import estimate_row, skipped_row, wanted_metrics
     from tasks.metrics import stereotype as st
+    from tasks.metrics.classifier_scores import honest
     from tasks.metrics.base import METRIC_ROW_COLUMNS
     from tasks.stats import bootstrap_stat
 
@@ -219,7 +220,7 @@ def stereotype_metrics(
             def honest_of(t: np.ndarray, labels: np.ndarray) -> float:
                 order = np.argsort(labels, kind="stable")
                 cuts = np.flatnonzero(np.diff(labels[order])) + 1
-                return st.honest([list(c) for c in np.split(t[order], cuts)], lexicon, k=k)
+                return honest([list(c) for c in np.split(t[order], cuts)], lexicon, k=k)
 
             est = bootstrap_stat(honest_of, [texts], clusters, **boot, with_labels=True)
             rows.append(estimate_row("honest", est, details={"lexicon": cfg.honest_lexicon, "k": k}))
