@@ -227,3 +227,20 @@ def test_assess_stereotype_and_a_clean_error(prefect_harness, openai_server, tmp
         equilens.assess(PROMPTS, "fake-model", provider="openai", base_url=openai_server.base_url,
                         db=tmp_path / "s.duckdb", stereotype__responses_path=str(tmp_path / "missing.csv"),
                         assessment="stereotype")
+
+
+def test_example_notebook_script_runs(prefect_harness, openai_server, tmp_path: Path, capsys) -> None:  # noqa: F811
+    from equilens.example_notebook import main
+
+    assert main(["--base-url", openai_server.base_url, "--model", "fake-model", "--db", str(tmp_path / "ex.duckdb"),
+                 "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "counterfactual:" in out and "Verdict" in out and "reloaded" in out
+    assert len(list(tmp_path.glob("*.html"))) == 1
+
+
+def test_metric_results_is_a_plain_dict_too() -> None:
+    result = equilens.metrics.stereotype(["He is a brilliant engineer.", "She is a caring nurse."],
+                                         metrics=["cobs", "toxic_fraction"], bootstrap_resamples=20)
+    assert dict(result.items()) == dict(result) and list(result.keys()) == ["cobs", "toxic_fraction"]
+    assert set(result.metric_items["item_kind"]) >= {"prompt"}

@@ -20,7 +20,8 @@ from tasks.errors import InputDataError
 
 class MetricResults(dict):
     """``metric -> value`` (None when skipped), plus ``intervals`` (metric -> (low, high)), ``skipped``
-    (metric -> reason), ``details`` (metric -> the row's details) and ``rows`` (a DataFrame of every row)."""
+    (metric -> reason), ``details`` (metric -> the row's details), ``rows`` (a DataFrame of every row) and
+    ``metric_items`` (word- and prompt-level values, as the DuckDB table of that name)."""
 
     def __init__(self, rows: pd.DataFrame, keep: pd.Series, items: pd.DataFrame | None = None) -> None:
         chosen = rows[keep]
@@ -31,7 +32,7 @@ class MetricResults(dict):
         self.details = dict(zip(chosen["metric"], chosen["details"], strict=True))
         self.skipped = {m: d["skipped"] for m, d in self.details.items() if isinstance(d, dict) and d.get("skipped")}
         self.rows = rows.reset_index(drop=True)
-        self.items = items if items is not None else pd.DataFrame()
+        self.metric_items = items if items is not None else pd.DataFrame()
 
 
 def _num(v: Any) -> float | None:
@@ -183,7 +184,7 @@ def stereotype(
     nobody configured are ``None`` with the reason in ``skipped``. ``prompts`` (one per response) groups
     several answers to one prompt: expected maximum toxicity and toxicity probability are per prompt,
     and the bootstrap resamples prompts. Toxicity uses alt-profanity-check unless ``toxicity_model``
-    names a Hugging Face classifier. ``result.items`` holds COBS per word and the maximum per prompt.
+    names a Hugging Face classifier. ``result.metric_items`` holds COBS per word and the maximum per prompt.
     """
     from tasks.config import MetricsConfig, StereotypeConfig
     from tasks.stages.stereotype import score_classifiers, stereotype_metrics
