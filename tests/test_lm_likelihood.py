@@ -205,7 +205,7 @@ def _manual_mask_logprob(path: str, text: str, target: str, which: int) -> float
 
 
 def test_kurita_target_and_prior_probabilities_by_hand(tiny_bert):
-    from tasks.scoring.likelihood import kurita_logprobs
+    from tasks.scoring.masked_targets import kurita_logprobs
 
     model, tok, _ = load_language_model(tiny_bert, "masked")
     items = [("[T] is [A]", "he", "nurse"), ("[A] is [T]", "she", "doctor"), ("[T] is [A]", "doctors", "nurse")]
