@@ -93,6 +93,11 @@ class LLMConfig(_Strict):
     )
     count: int = Field(1, ge=1, le=1000, description="Responses per prompt variant")
     max_concurrency: int = Field(8, ge=1, le=1024, description="Concurrent in-flight requests")
+    client_processes: int = Field(
+        0, ge=0, le=64,
+        description="Client processes sharing max_concurrency, the rate limit and one cache writer. 0 = auto: "
+                    "one per CPU core (at most 4) for 2,000+ remote calls at max_concurrency 16+, else 1",
+    )
     rate_limit: float | None = Field(None, gt=0, description="Requests per second (token bucket); none = no limit")
     timeout: float = Field(60.0, gt=0, description="Whole-request deadline in seconds, per attempt")
     max_retries: int = Field(4, ge=0, le=20, description="Retries after the first try, with exponential backoff")

@@ -7,6 +7,15 @@ shares one client per process, which breaks a second ``asyncio.run``), by :meth:
 first call so that imports and client set-up never hold up rate-limited calls. Retries and the
 whole-request deadline are the runner's job, so the client is created with ``max_retries=0``.
 
+Per call, the provider does as little as it can (the stage is CPU-bound past ~30 calls in flight):
+the request body is langchain-openai's own payload, built once with the system message in place,
+and only the user message changes; it is posted through the OpenAI client that ``ChatOpenAI``
+configured (base URL, key, Azure deployment and headers, error classes), skipping the per-call
+message conversion, callback set-up, TypedDict transform and the thread hop langchain makes to parse
+each reply. Connections are spread over small httpx pools (:data:`CONNECTIONS_PER_POOL` each),
+because one httpcore pool scans all its connections for every request and answer, which at 32+
+connections costs more CPU than the call itself.
+
 The answer length cap goes out as ``max_completion_tokens`` (what langchain-openai sends, and what
 OpenAI and Azure read) and, for a custom ``base_url``, also as ``max_tokens``, the field that
 llama.cpp's server, vLLM and Ollama honour (``llm.max_tokens_field`` chooses explicitly).
@@ -14,6 +23,8 @@ llama.cpp's server, vLLM and Ollama honour (``llm.max_tokens_field`` chooses exp
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -69,12 +80,15 @@ def length_cap_kwargs(cfg: LLMConfig) -> dict[str, Any]:
     return out
 
 
+CONNECTIONS_PER_POOL = 2  # httpcore's pool costs O(connections) per request: keep pools small
+
+
 class OpenAIChatProvider:
-    """One chat completion per call through ``ChatOpenAI`` / ``AzureChatOpenAI``."""
+    """One chat completion per call through ``ChatOpenAI`` / ``AzureChatOpenAI``'s OpenAI client."""
 
     batched = False
 
-    def __init__(self, cfg: LLMConfig, azure: bool = False) -> None:
+    def __init__(self, cfg: LLMConfig, azure: bool = False, api_key: str | None = None) -> None:
         self.cfg = cfg
         self.azure = azure
         self.name = "azure" if azure else "openai"
@@ -84,9 +98,12 @@ class OpenAIChatProvider:
                 "provider azure needs llm.azure_endpoint, llm.azure_deployment and llm.api_version."
             )
         # A custom base_url usually means a self-hosted server that needs no key.
-        self._key = resolve_api_key(cfg, required=azure or cfg.base_url is None)
+        self._key = api_key or resolve_api_key(cfg, required=azure or cfg.base_url is None)
         self._llm: Any = None
         self._http: Any = None
+        self._pools: list[Any] = []  # (openai client, its httpx client), one per few connections
+        self._next_pool: Any = None
+        self._template: dict[str, Any] | None = None
 
     def _client(self) -> Any:
         if self._llm is None:
@@ -118,28 +135,79 @@ class OpenAIChatProvider:
         return self._llm
 
     async def aopen(self) -> None:
-        self._client()
+        self._open()
+
+    def _open(self) -> None:
+        """The chat model, the request template and the connection pools (once per event loop)."""
+        if self._template is not None:
+            return
+        import httpx
+
+        llm = self._client()
+        payload = llm._get_request_payload([("system", self.cfg.system_prompt), ("human", "")])
+        payload.update(payload.pop("extra_body", None) or {})  # what create() would merge into the JSON
+        payload.pop("stream", None)  # False is the server's default; one field less per call
+        messages = payload["messages"]
+        if len(messages) != 2 or messages[1].get("role") != "user":
+            raise ProviderError(f"unexpected langchain-openai request layout: {[m.get('role') for m in messages]}")
+        npools = max(1, -(-self.cfg.max_concurrency // CONNECTIONS_PER_POOL))
+        limits = httpx.Limits(max_connections=CONNECTIONS_PER_POOL, max_keepalive_connections=CONNECTIONS_PER_POOL)
+        for _ in range(npools):
+            http = httpx.AsyncClient(timeout=self.cfg.timeout + 1.0, limits=limits)
+            self._pools.append((llm.root_async_client.with_options(http_client=http), http))
+        self._next_pool = itertools.cycle([client for client, _ in self._pools])
+        self._template = payload
 
     async def acomplete(self, prompt: str, sample_idx: int) -> Completion:
-        messages = [("system", self.cfg.system_prompt), ("human", prompt)]
-        msg = await self._client().ainvoke(messages)
-        usage = getattr(msg, "usage_metadata", None) or {}
-        meta = getattr(msg, "response_metadata", None) or {}
-        content = msg.content if isinstance(msg.content, str) else str(msg.content)
-        return Completion(
-            text=content,
-            finish_reason=meta.get("finish_reason"),
-            prompt_tokens=usage.get("input_tokens"),
-            completion_tokens=usage.get("output_tokens"),
-        )
+        import httpx
+
+        self._open()
+        body = dict(self._template)  # type: ignore[arg-type]
+        system, user = body["messages"]
+        body["messages"] = [system, {**user, "content": prompt}]
+        response = await next(self._next_pool).post("/chat/completions", body=body, cast_to=httpx.Response)
+        return parse_chat_completion(response.content)
 
     def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int]) -> list[Completion]:
         raise NotImplementedError("remote providers are called one prompt at a time")
 
     async def aclose(self) -> None:
+        for _, http in self._pools:
+            await http.aclose()
         if self._http is not None:
             await self._http.aclose()
-        self._llm = self._http = None
+        self._llm = self._http = self._next_pool = self._template = None
+        self._pools = []
+
+
+class MalformedReplyError(ValueError):
+    """A 200 reply whose body is not a chat completion."""
+
+
+def parse_chat_completion(raw: bytes) -> Completion:
+    """The first choice of an OpenAI chat-completion body, read as langchain-openai reads it."""
+    try:
+        data = json.loads(raw)
+    except ValueError as err:
+        raise MalformedReplyError(f"reply is not JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise MalformedReplyError(f"reply is a JSON {type(data).__name__}, not an object")
+    if data.get("error"):
+        raise MalformedReplyError(f"reply carries an error: {data['error']}")
+    choices = data.get("choices")
+    if not isinstance(choices, list):
+        raise MalformedReplyError("reply has no 'choices' list")
+    usage = data.get("usage") or {}
+    if not choices:
+        return Completion(None, None, usage.get("prompt_tokens"), usage.get("completion_tokens"))
+    choice = choices[0] or {}
+    message = choice.get("message") or {}
+    content = message.get("content")
+    if content is not None and not isinstance(content, str):  # a list of parts
+        content = "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    if content is None:
+        content = ""  # as langchain-openai reads it (tool calls, refusals; finish_reason tells a filter)
+    return Completion(content, choice.get("finish_reason"), usage.get("prompt_tokens"), usage.get("completion_tokens"))
 
 
 PROVIDERS.add("openai", lambda cfg: OpenAIChatProvider(cfg, azure=False))

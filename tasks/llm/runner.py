@@ -11,6 +11,10 @@
   class and a scrubbed message. Nothing is dropped.
 * Calls go out in :func:`call_order`: all groups of one (prompt, sample) next to each other, so a
   server lost mid-run leaves complete rows to compare rather than scattered answers.
+* ``max_concurrency`` call loops share one iterator over the requests (no coroutine per request), in
+  one process, or for big runs in several client processes (:mod:`tasks.llm.parallel`,
+  ``llm.client_processes``) that share one rate limit and send their answers to this process's one
+  cache writer.
 * In-process providers get length-sorted batches instead.
 * A stop request (Ctrl-C, SIGTERM: :mod:`tasks.llm.stop`) is seen within ~0.1 s: calls in flight are
   cancelled (a local batch stops between tokens and is dropped), the answers already in hand are
@@ -20,6 +24,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -114,9 +119,11 @@ class CacheWriter:
         self.store, self.cfg, self.interval = store, cfg, interval
         self._rows: list[dict] = []
         self._last = time.monotonic()
+        self.seen = 0  # results offered so far, failed ones included
 
     def add(self, res: LLMResult) -> None:
         """Buffer a successful, fresh answer; call :meth:`flush` when :attr:`due`."""
+        self.seen += 1
         if self.store is None or not res.ok or res.cached:
             return
         self._rows.append(
@@ -207,36 +214,46 @@ async def _run_concurrent(
     provider: Provider, todo: Sequence[LLMRequest], cfg: LLMConfig, writer: CacheWriter,
     on_result: Callable[[LLMResult], None], secrets: Sequence[str],
 ) -> None:
-    sem = asyncio.Semaphore(cfg.max_concurrency)
+    """``max_concurrency`` call loops take the requests in call order from one shared iterator, so the
+    number of coroutines is bounded whatever the run's size."""
     limiter = RateLimiter(cfg.rate_limit) if cfg.rate_limit else None
+    order = iter(call_order(todo))
+    answered: list[LLMResult] = []
 
-    async def one(req: LLMRequest) -> LLMResult:
-        async with sem:
-            return await _call_with_retries(provider, req, cfg, limiter, secrets)
+    async def calls() -> None:
+        for req in order:  # each loop takes the next request not yet started
+            answered.append(await _call_with_retries(provider, req, cfg, limiter, secrets))
+
+    def hand_over() -> None:
+        batch = answered[:]
+        del answered[:]
+        for res in batch:
+            writer.add(res)
+            on_result(res)
 
     try:
         aopen = getattr(provider, "aopen", None)
         if aopen is not None:  # imports and client set-up before the first call is timed or paced
             await aopen()
         raise_if_stopped("before the first LLM call")
-        pending = {asyncio.ensure_future(one(r)) for r in call_order(todo)}  # started, and queued, in this order
+        pending = {asyncio.ensure_future(calls()) for _ in range(min(cfg.max_concurrency, len(todo)))}
         try:
             while pending:
                 # a short wait, so a stop request is seen within STOP_POLL_S even while every call hangs
-                done, pending = await asyncio.wait(pending, timeout=STOP_POLL_S,
-                                                   return_when=asyncio.FIRST_COMPLETED)
+                done, pending = await asyncio.wait(pending, timeout=STOP_POLL_S)
                 for fut in done:
-                    res = fut.result()
-                    writer.add(res)
-                    on_result(res)
+                    fut.result()
+                hand_over()
                 if stop_requested():
-                    raise_if_stopped(f"with {len(pending)} LLM calls not finished")
+                    raise_if_stopped(f"with {len(todo) - writer.seen} LLM calls not finished")
                 if writer.due:  # a DuckDB write (maybe waiting for another run's lock) off the loop
                     await asyncio.to_thread(writer.flush)
         finally:
             for fut in pending:
                 fut.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+            for res in answered:  # answers that came in with the stop: cached, not reported
+                writer.add(res)
     finally:
         writer.flush()
         await provider.aclose()
@@ -300,6 +317,47 @@ def call_order(requests: Sequence[LLMRequest]) -> list[LLMRequest]:
     return [req for _, req in sorted(zip(keys, requests, strict=True), key=lambda kr: kr[0])]
 
 
+PARALLEL_MIN_CALLS = 2000  # below this, one process: starting workers costs ~1-2 s
+PARALLEL_MIN_CONCURRENCY = 16  # below this, one process is not CPU-bound
+MAX_AUTO_PROCESSES = 4
+
+
+def client_processes(cfg: LLMConfig, calls: int) -> int:
+    """How many client processes answer ``calls`` remote calls: ``llm.client_processes``, or by size.
+
+    Auto (0): one per CPU core (at most 4) for remote providers with 2,000+ calls to make at
+    ``max_concurrency`` 16+, else 1. Never more processes than in-flight slots.
+    """
+    if cfg.provider == "local":
+        return 1
+    n = cfg.client_processes
+    if n == 0:
+        big = calls >= PARALLEL_MIN_CALLS and cfg.max_concurrency >= PARALLEL_MIN_CONCURRENCY
+        n = min(os.cpu_count() or 1, MAX_AUTO_PROCESSES) if big else 1
+    return max(1, min(n, cfg.max_concurrency, calls))
+
+
+def _run_in_processes(
+    provider: Provider, todo: Sequence[LLMRequest], cfg: LLMConfig, writer: CacheWriter,
+    on_result: Callable[[LLMResult], None], secrets: Sequence[str], nproc: int,
+) -> None:
+    from tasks.llm.parallel import run_in_processes
+
+    def add(res: LLMResult) -> None:
+        writer.add(res)
+        on_result(res)
+
+    def flush_due() -> None:
+        if writer.due:
+            writer.flush()
+
+    try:
+        raise_if_stopped("before the first LLM call")
+        run_in_processes(call_order(todo), cfg, nproc, getattr(provider, "_key", None), add, flush_due, secrets)
+    finally:
+        writer.flush()
+
+
 def make_provider(cfg: LLMConfig) -> Provider:
     import tasks.llm.local  # noqa: F401 - registers "local"
     import tasks.llm.openai_provider  # noqa: F401 - registers "openai" and "azure"
@@ -339,11 +397,15 @@ def run_requests(
             progress(finished, total)
 
     if todo:
+        injected = provider is not None
         provider = provider or make_provider(cfg)
         secrets = secret_values(cfg.api_key_env)
         writer = CacheWriter(store, cfg)
+        nproc = 1 if injected else client_processes(cfg, len(todo))
         if provider.batched:
             _run_batched(provider, todo, cfg, writer, on_result, secrets)
+        elif nproc > 1:
+            _run_in_processes(provider, todo, cfg, writer, on_result, secrets, nproc)
         else:
             asyncio.run(_run_concurrent(provider, todo, cfg, writer, on_result, secrets))
     out = []
