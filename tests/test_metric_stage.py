@@ -130,3 +130,14 @@ def test_similarity_gap_rarely_called_beyond_noise_under_identical_groups() -> N
                            _cfg(bootstrap_resamples=200, permutations=0, names=["cosine_similarity"]))
         fired.append(bool(verdicts(out)[0].beyond_noise))
     assert np.mean(fired) <= 0.08
+
+
+def test_an_attribute_without_a_lexicon_is_compared_without_neutralisation() -> None:
+    # brought groups ("team_a"/"team_b") have no lexicon; neutralisation used to fail on None
+    from tasks.stages.counterfactual import metric_stage as stage
+
+    responses, scores = synthetic(4, ["team_a", "team_b"], 1, lambda p, g, i: 0.1, attribute="team")
+    out = stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
+                _cfg(names=["bleu_similarity"], neutralize=True))
+    row = out[out["metric"] == "bleu_similarity"].iloc[0]
+    assert row["value"] > 0 and row["details"]["neutralized"] is False

@@ -256,15 +256,15 @@ class _MetricContext:
             h1, h2 = [text_hash(t) for t in pair.texts1], [text_hash(t) for t in pair.texts2]
             return pairwise_cosine(np.stack([emb[h] for h in h1]), np.stack([emb[h] for h in h2]))
         t1, t2 = pair.texts1, pair.texts2
-        if self.cfg.neutralize:
+        if self.cfg.neutralize and lexicon is not None:  # no lexicon (brought groups): nothing to mask
             t1, t2 = neutralize(t1, lexicon), neutralize(t2, lexicon)
         fn = {"bleu_similarity": pairwise_min_bleu, "rougel_similarity": pairwise_rouge_l}[name]
         return fn(t1, t2)
 
-    def similarity_details(self, name: str) -> dict:
+    def similarity_details(self, name: str, lexicon=None) -> dict:  # noqa: ANN001
         if self.specs[name].inputs == "embeddings":
             return {"embedding_model": self.scores.embedding_model}
-        return {"neutralized": self.cfg.neutralize}
+        return {"neutralized": bool(self.cfg.neutralize and lexicon is not None)}
 
     def parity_rows(self, attribute: str, a: str, b: str, pair: PairData) -> list[dict]:
         """Strict/weak parity of a cross-group pair, with its noise floor, gap and permutation p-value.
@@ -409,7 +409,7 @@ def metric_stage(
                 floors[g][name] = (vals, pair.clusters)
                 est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g,
-                                      details={**ctx.similarity_details(name), "baseline": NOISE_FLOOR_SAMPLES}))
+                                      details={**ctx.similarity_details(name, lexicon), "baseline": NOISE_FLOOR_SAMPLES}))
         for a, b in combinations(groups, 2):
             pair = _cross_group_pairs(wide, a, b)
             if not pair.texts1:
@@ -420,7 +420,7 @@ def metric_stage(
             ctx.parity_rows(attribute, a, b, pair)
             for name in similarity:
                 vals = ctx.similarity_values(name, pair, lexicon)
-                details = ctx.similarity_details(name)
+                details = ctx.similarity_details(name, lexicon)
                 sides = [floors[g][name] for g in (a, b) if g in floors]
                 if sides:
                     details |= _similarity_gap(vals, pair.clusters, np.concatenate([v for v, _ in sides]),
