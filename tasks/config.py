@@ -134,6 +134,13 @@ class ScoringConfig(_Strict):
     )
     batch_size: int = Field(64, ge=1)
     device: str | None = Field(None, description="Force a device (cpu, cuda:0); default: chosen by accelerate")
+    backend: Literal["torch", "onnx"] = Field(
+        "torch", description="Embedding backend: torch, or onnx (ONNX Runtime fp32 on the CPU; needs the "
+                             "[onnx] extra; equal embeddings within ~1e-6)"
+    )
+    threads: int | None = Field(
+        None, ge=1, description="CPU threads for the embedding model (default: the library's, one per core)"
+    )
 
 
 class MetricsConfig(_Strict):

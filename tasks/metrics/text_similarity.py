@@ -11,12 +11,19 @@ with ``collections.Counter``. Definitions follow the references used by LangFair
   then Treebank word tokens of the lower-cased text, uniform weights over 1..4-grams, clipped counts, brevity penalty
   exp(1 - r/c) when the candidate is shorter, and Chen & Cherry's smoothing method 1 (a precision
   with no match counts 0.1 matches); a pair sharing no unigram scores 0.
+
+Speed: each text's tokens are cached (a text sits in several group pairs), the clipped n-gram
+matches of a pair are counted once for both BLEU directions (sum of min(count_a, count_b) is
+symmetric), and the Treebank tokenizer runs nltk's own patterns compiled by the stdlib ``re``
+instead of nltk 3.10's time-limited ``regex`` wrapper, which costs ~5 ms per text (the tokens are
+the same; :func:`treebank_patterns_match_nltk` checks it).
 """
 
 from __future__ import annotations
 
 import math
 import re
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
@@ -27,11 +34,45 @@ _ROUGE_SPLIT = re.compile(r"[^a-z0-9]+")
 SMOOTHING_EPSILON = 0.1
 
 
-@lru_cache(maxsize=1)
-def _treebank():  # noqa: ANN202 - nltk's tokenizer needs no downloaded data
+_RE_FLAGS = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
+_PATTERN_LISTS = ("STARTING_QUOTES", "PUNCTUATION", "ENDING_QUOTES", "CONVERT_PARENTHESES")
+_PATTERN_PAIRS = ("PARENS_BRACKETS", "DOUBLE_DASHES")
+TOKEN_CACHE_SIZE = 1 << 17
+
+
+def _stdlib(pattern):  # noqa: ANN001, ANN202 - nltk's fixed pattern, compiled without the timeout wrapper
+    if isinstance(pattern, re.Pattern):
+        return pattern
+    try:
+        return re.compile(pattern.pattern, pattern.flags & _RE_FLAGS)
+    except (re.error, AttributeError, TypeError):
+        return pattern
+
+
+def _nltk_treebank():  # noqa: ANN202
     from nltk.tokenize import NLTKWordTokenizer
 
     return NLTKWordTokenizer()
+
+
+@lru_cache(maxsize=1)
+def _treebank():  # noqa: ANN202 - nltk's tokenizer needs no downloaded data
+    tok = _nltk_treebank()
+    for name in _PATTERN_LISTS:
+        if hasattr(tok, name):
+            setattr(tok, name, [(_stdlib(p), repl) for p, repl in getattr(tok, name)])
+    for name in _PATTERN_PAIRS:
+        if hasattr(tok, name):
+            p, repl = getattr(tok, name)
+            setattr(tok, name, (_stdlib(p), repl))
+    return tok
+
+
+def treebank_patterns_match_nltk(texts: Sequence[str]) -> bool:
+    """True when the stdlib-compiled Treebank tokenizer and punkt split give nltk's on every text."""
+    fast, ref = _treebank(), _nltk_treebank()
+    split, ref_split = _sentences(), _nltk_sentences()
+    return all(fast.tokenize(t) == ref.tokenize(t) and split.tokenize(t) == ref_split.tokenize(t) for t in texts)
 
 
 @lru_cache(maxsize=1)
@@ -46,12 +87,16 @@ def _stem(token: str) -> str:
     return _porter().stem(token)
 
 
+@lru_cache(maxsize=TOKEN_CACHE_SIZE)
+def _rouge_tokens(text: str) -> tuple[str, ...]:
+    return tuple(_stem(t) if len(t) > 3 else t for t in _ROUGE_SPLIT.split(text.lower()) if t)
+
+
 def rouge_tokens(text: str) -> list[str]:
-    return [_stem(t) if len(t) > 3 else t for t in _ROUGE_SPLIT.split(text.lower()) if t]
+    return list(_rouge_tokens(text))
 
 
-@lru_cache(maxsize=1)
-def _sentences():  # noqa: ANN202 - punkt's English model when installed, else its data-free default
+def _nltk_sentences():  # noqa: ANN202 - punkt's English model when installed, else its data-free default
     import nltk
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
@@ -64,9 +109,40 @@ def _sentences():  # noqa: ANN202 - punkt's English model when installed, else i
         return PunktSentenceTokenizer()
 
 
+@lru_cache(maxsize=1)
+def _sentences():  # noqa: ANN202 - the same splitter, its two hot patterns compiled by the stdlib
+    splitter = _nltk_sentences()
+    lang = getattr(splitter, "_lang_vars", None)
+    if lang is not None and hasattr(lang, "period_context_re"):
+        try:
+            if type(lang).__name__ == "PunktLanguageVars" and hasattr(type(lang), "re_boundary_realignment"):
+                fast = type("StdlibPunktLanguageVars", (type(lang),),
+                            {"re_boundary_realignment": _stdlib(type(lang).re_boundary_realignment)})
+                splitter._lang_vars = lang = fast()
+            lang._re_period_context = _stdlib(lang.period_context_re())
+            lang._re_word_tokenizer = _stdlib(lang._word_tokenizer_re())
+        except (AttributeError, TypeError):
+            pass
+    token_cls = getattr(splitter, "_Token", None)
+    if token_cls is not None:
+        names = [n for n in ("_RE_ELLIPSIS", "_RE_NUMERIC", "_RE_INITIAL", "_RE_ALPHA") if hasattr(token_cls, n)]
+        try:
+            splitter._Token = type("StdlibPunktToken", (token_cls,),
+                                   {n: _stdlib(getattr(token_cls, n)) for n in names})
+        except (AttributeError, TypeError):
+            pass
+    return splitter
+
+
 def bleu_tokens(text: str) -> list[str]:
     """nltk's word_tokenize, as LangFair uses it: punkt sentences, then Treebank words."""
-    return [tok for sent in _sentences().tokenize(text.lower()) for tok in _treebank().tokenize(sent)]
+    return list(_bleu_tokens(text))
+
+
+@lru_cache(maxsize=TOKEN_CACHE_SIZE)
+def _bleu_tokens(text: str) -> tuple[str, ...]:
+    treebank = _treebank()
+    return tuple(sys.intern(tok) for sent in _sentences().tokenize(text.lower()) for tok in treebank.tokenize(sent))
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -115,9 +191,31 @@ def sentence_bleu(reference: Sequence[str], candidate: Sequence[str], max_n: int
     return bp * math.exp(log_p)
 
 
+def _min_bleu(a: Sequence[str], b: Sequence[str], max_n: int = 4) -> float:
+    """min(BLEU(a→b), BLEU(b→a)) with the clipped matches counted once for both directions."""
+    la, lb = len(a), len(b)
+    if la == 0 or lb == 0:
+        return 0.0
+    log_a = log_b = 0.0  # log precisions with a as the candidate, and with b
+    for n in range(1, max_n + 1):
+        ca, cb = _ngrams(a, n), _ngrams(b, n)
+        if len(ca) > len(cb):
+            ca, cb = cb, ca
+        matched = sum(min(cnt, cb[g]) for g, cnt in ca.items() if g in cb)
+        if matched == 0:
+            if n == 1:
+                return 0.0
+            matched = SMOOTHING_EPSILON
+        log_a += math.log(matched / max(1, la - n + 1)) / max_n
+        log_b += math.log(matched / max(1, lb - n + 1)) / max_n
+    bleu_a = (1.0 if la > lb else math.exp(1 - lb / la)) * math.exp(log_a)
+    bleu_b = (1.0 if lb > la else math.exp(1 - la / lb)) * math.exp(log_b)
+    return min(bleu_a, bleu_b)
+
+
 def pairwise_rouge_l(texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
     return np.fromiter(
-        (rouge_l_f(rouge_tokens(a), rouge_tokens(b)) for a, b in zip(texts1, texts2, strict=True)),
+        (rouge_l_f(_rouge_tokens(a), _rouge_tokens(b)) for a, b in zip(texts1, texts2, strict=True)),
         dtype=np.float64,
         count=len(texts1),
     )
@@ -125,8 +223,8 @@ def pairwise_rouge_l(texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray
 
 def pairwise_min_bleu(texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
     """min(BLEU(a→b), BLEU(b→a)) per pair, as in LangFair's counterfactual BLEU."""
-    out = np.empty(len(texts1), dtype=np.float64)
-    for i, (a, b) in enumerate(zip(texts1, texts2, strict=True)):
-        ta, tb = bleu_tokens(a), bleu_tokens(b)
-        out[i] = min(sentence_bleu(ta, tb), sentence_bleu(tb, ta))
-    return out
+    return np.fromiter(
+        (_min_bleu(_bleu_tokens(a), _bleu_tokens(b)) for a, b in zip(texts1, texts2, strict=True)),
+        dtype=np.float64,
+        count=len(texts1),
+    )

@@ -178,18 +178,25 @@ class ScoreSet:
 
 
 def score_stage(texts: list[str], cfg: ScoringConfig, progress: ProgressFn | None = None) -> ScoreSet:
-    """Score each distinct response text once with the sentiment and embedding scorers."""
+    """Score each distinct response text once with the sentiment and embedding scorers.
+
+    VADER (pure Python, holds the GIL) runs in a side thread while the embedding model encodes
+    (torch and ONNX Runtime release the GIL in their kernels), so its time hides under encoding.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
     from tasks.scoring.base import dedupe_texts
     from tasks.scoring import SCORERS
 
     distinct, _ = dedupe_texts(texts)
     hashes = [text_hash(t) for t in distinct]
     sentiment = SCORERS.get(cfg.sentiment)(cfg.sentiment_polarity)
-    values = sentiment.score(distinct)
-    if progress:
-        progress(1, 2)
-    embedder = SCORERS.get("sentence-embedding")(cfg.embedding_model, cfg.batch_size, cfg.device)
-    vectors = embedder.score(distinct) if distinct else np.zeros((0, 0), np.float32)
+    embedder = SCORERS.get("sentence-embedding")(cfg.embedding_model, cfg.batch_size, cfg.device,
+                                                 backend=cfg.backend, threads=cfg.threads)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="equilens-sentiment") as side:
+        pending = side.submit(sentiment.score, distinct)
+        vectors = embedder.score(distinct) if distinct else np.zeros((0, 0), np.float32)
+        values = pending.result()
     if progress:
         progress(2, 2)
     scalar = pd.DataFrame({"text_hash": hashes, "scorer": sentiment.name, "value": values})
