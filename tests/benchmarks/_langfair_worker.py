@@ -1,6 +1,6 @@
 """Runs inside .venv-langfair: LangFair 0.8's counterfactual metrics on the benchmark's parquet.
 
-    .venv-langfair/bin/python tests/benchmarks/_langfair_worker.py RESPONSES.parquet
+    .venv-langfair/bin/python tests/benchmarks/_langfair_worker.py RESPONSES.parquet [--diagnostic]
 
 Used the way a LangFair user would: one ``CounterfactualMetrics`` (cosine with the shipped MiniLM,
 ROUGE-L, BLEU, strict sentiment parity with VADER ``neg``) evaluated on texts1/texts2 of each of the
@@ -92,19 +92,21 @@ def main() -> None:
         values[f"{a}-{b}"] = {names[k]: float(v) for k, v in res.items()}
     t_eval = time.perf_counter() - t2
 
-    # Diagnostic, not timed into the totals: LangFair's BLEU with word_tokenize(preserve_line=True),
-    # i.e. Treebank tokens of the whole text without the punkt sentence split.
-    import langfair.metrics.counterfactual.metrics.bleu as lf_bleu
-    from nltk.tokenize import word_tokenize
+    # Diagnostic (--diagnostic), not timed into the totals: LangFair's BLEU with
+    # word_tokenize(preserve_line=True), i.e. Treebank tokens of the whole text without the punkt split.
+    diagnostic = {}
+    if "--diagnostic" in sys.argv[2:]:
+        import langfair.metrics.counterfactual.metrics.bleu as lf_bleu
+        from nltk.tokenize import word_tokenize
 
-    lf_bleu.word_tokenize = lambda text: word_tokenize(text, preserve_line=True)
-    bleu_whole = lf_bleu.BleuSimilarity()
-    diagnostic = {
-        f"{a}-{b}": {
-            "bleu_no_sentence_split": float(bleu_whole.evaluate(texts[a], texts[b], show_progress_bars=False))
+        lf_bleu.word_tokenize = lambda text: word_tokenize(text, preserve_line=True)
+        bleu_whole = lf_bleu.BleuSimilarity()
+        diagnostic = {
+            f"{a}-{b}": {
+                "bleu_no_sentence_split": float(bleu_whole.evaluate(texts[a], texts[b], show_progress_bars=False))
+            }
+            for a, b in pairs
         }
-        for a, b in pairs
-    }
     print(json.dumps({
         "values": values,
         "diagnostic": diagnostic,

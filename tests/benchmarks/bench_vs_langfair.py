@@ -43,7 +43,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 GROUPS = ["white", "black", "asian", "hispanic"]
 PAIRS = [f"{a}-{b}" for a, b in combinations(GROUPS, 2)]
 METRICS = ["cosine", "bleu", "rougel", "sentiment"]
-TOLERANCE = 1e-3
+TOLERANCE = 1e-6
 WORKER = Path(__file__).with_name("_langfair_worker.py")
 DEFAULT_LANGFAIR_PY = ROOT / ".venv-langfair" / "bin" / "python"
 
@@ -131,31 +131,38 @@ def make_responses(n: int, seed: int = 20240611) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=GROUPS)
 
 
-def equilens_side(frame: pd.DataFrame) -> tuple[dict, dict, dict]:
+def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tuple[dict, dict, dict]:
+    """The score stage as the flow runs it (``score_stage``: distinct texts, VADER in a side thread
+    while the model encodes), then the four metric values per pair, as LangFair computes them."""
     t0 = time.perf_counter()
+    from tasks.config import ScoringConfig
+    from tasks.inputs.prompts import text_hash
     from tasks.metrics.counterfactual import pairwise_cosine, strict_sentiment_parity
     from tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
-    from tasks.scoring.base import dedupe_texts
-    from tasks.scoring.embeddings import SentenceEmbeddingScorer, load_sentence_transformer
-    from tasks.scoring.sentiment import VaderScorer
+    from tasks.scoring.embeddings import SentenceEmbeddingScorer
+    from tasks.stages.counterfactual import score_stage
 
-    embedder = SentenceEmbeddingScorer("all-MiniLM-L6-v2")
-    load_sentence_transformer(embedder.model_name, embedder.device)  # what score() loads (cached)
-    vader = VaderScorer("neg")
+    cfg = ScoringConfig(backend=backend, threads=threads)
+    SentenceEmbeddingScorer(cfg.embedding_model, backend=backend, threads=threads).score(["warm up"])  # load
     t = {"load": time.perf_counter() - t0}
 
-    n = len(frame)
-    t1 = time.perf_counter()
-    distinct, inverse = dedupe_texts([x for g in GROUPS for x in frame[g]])
-    t["dedupe"] = time.perf_counter() - t1
-    t1 = time.perf_counter()
-    emb = embedder.score(distinct)[inverse]
-    t["embed"] = time.perf_counter() - t1
-    t1 = time.perf_counter()
-    sent = vader.score(distinct)[inverse]
-    t["vader"] = time.perf_counter() - t1
+    encode = SentenceEmbeddingScorer.score
+    def timed_encode(self, texts):  # noqa: ANN001, ANN202 - instrumentation: time spent encoding
+        t1 = time.perf_counter()
+        try:
+            return encode(self, texts)
+        finally:
+            t["embed"] = time.perf_counter() - t1
 
-    rows = {g: slice(k * n, (k + 1) * n) for k, g in enumerate(GROUPS)}
+    SentenceEmbeddingScorer.score = timed_encode
+    try:
+        t1 = time.perf_counter()
+        scores = score_stage([x for g in GROUPS for x in frame[g]], cfg)
+        t["scoring"] = time.perf_counter() - t1
+    finally:
+        SentenceEmbeddingScorer.score = encode
+    sentiment = scores.scalar.set_index("text_hash")["value"]
+
     values: dict[str, dict[str, float]] = {}
     mt = dict.fromkeys(METRICS, 0.0)
     def timed(name: str, fn, *args) -> float:  # noqa: ANN001
@@ -164,23 +171,70 @@ def equilens_side(frame: pd.DataFrame) -> tuple[dict, dict, dict]:
         mt[name] += time.perf_counter() - t1
         return value
 
+    def cosine(ta: list[str], tb: list[str]) -> float:
+        emb = scores.embeddings
+        return pairwise_cosine(np.stack([emb[text_hash(x)] for x in ta]), np.stack([emb[text_hash(x)] for x in tb])).mean()
+
+    def parity(ta: list[str], tb: list[str]) -> float:
+        return strict_sentiment_parity(sentiment.reindex([text_hash(x) for x in ta]).to_numpy(),
+                                       sentiment.reindex([text_hash(x) for x in tb]).to_numpy())
+
     for a, b in combinations(GROUPS, 2):
-        ta, tb, ea, eb = frame[a].tolist(), frame[b].tolist(), emb[rows[a]], emb[rows[b]]
+        ta, tb = frame[a].tolist(), frame[b].tolist()
         values[f"{a}-{b}"] = {
-            "cosine": timed("cosine", lambda x, y: pairwise_cosine(x, y).mean(), ea, eb),
+            "cosine": timed("cosine", cosine, ta, tb),
             "bleu": timed("bleu", lambda x, y: pairwise_min_bleu(x, y).mean(), ta, tb),
             "rougel": timed("rougel", lambda x, y: pairwise_rouge_l(x, y).mean(), ta, tb),
-            "sentiment": timed("sentiment", strict_sentiment_parity, sent[rows[a]], sent[rows[b]]),
+            "sentiment": timed("sentiment", parity, ta, tb),
         }
-    t.update({f"m_{k}": s for k, s in mt.items()})
-    t["scoring"] = t["dedupe"] + t["embed"] + t["vader"]
+    t.update({f"m_{k}": v for k, v in mt.items()})
     t["metrics"] = sum(mt.values())
     t["compute"] = t["scoring"] + t["metrics"]
-    # per metric, as LangFair's classes do it: scoring included
-    t["cosine"] = t["dedupe"] + t["embed"] + mt["cosine"]
-    t["sentiment"] = t["vader"] + mt["sentiment"]
-    t["bleu"], t["rougel"] = mt["bleu"], mt["rougel"]
-    return values, t, {"distinct": len(distinct), "texts": len(inverse)}
+    return values, t, {"distinct": len(scores.embeddings), "texts": 4 * len(frame)}
+
+
+def full_statistics_seconds(frame: pd.DataFrame, scores_cfg: dict) -> float:
+    """The metric stage as a run computes it (bootstrap intervals, noise floors, gaps, permutation
+    tests, Holm, omnibus) on the same responses: the cost beyond LangFair's point values."""
+    from tasks.config import CounterfactualConfig, MetricsConfig, ScoringConfig
+    from tasks.stages.counterfactual import metric_stage, score_stage
+
+    rows = [{"attribute": "race", "grp": g, "prompt_id": f"p{i}", "sample_idx": 0, "text": x, "ok": True,
+             "refusal": False, "error_class": None} for g in GROUPS for i, x in enumerate(frame[g])]
+    responses = pd.DataFrame(rows)
+    scores = score_stage(responses["text"].tolist(), ScoringConfig(**scores_cfg))  # tokens/vectors warm
+    cfg = MetricsConfig(names=["strict_sentiment_parity", "cosine_similarity", "bleu_similarity",
+                               "rougel_similarity"], neutralize=False)
+    t0 = time.perf_counter()
+    metric_stage(responses, scores, CounterfactualConfig(attributes=["race"]), cfg)
+    return time.perf_counter() - t0
+
+
+def raw_encode_rate(texts: list[str], backend: str, threads: int | None) -> float:
+    """Texts/s of the bare model forward pass on pre-tokenised, length-sorted batches of 64."""
+    import torch
+
+    from tasks.scoring.embeddings import load_sentence_transformer, torch_threads
+
+    model = load_sentence_transformer("all-MiniLM-L6-v2", "cpu")
+    order = sorted(texts, key=len, reverse=True)
+    batches = [model[0].preprocess(order[k : k + 64]) for k in range(0, len(order), 64)]
+    if backend == "onnx":
+        from tasks.scoring.embeddings_onnx import load_onnx_encoder
+
+        enc = load_onnx_encoder("all-MiniLM-L6-v2", threads)
+        feeds = [{n: b[n].numpy() for n in enc.input_names} for b in batches]
+        t0 = time.perf_counter()
+        for f in feeds:
+            enc.session.run(None, f)
+        return len(texts) / (time.perf_counter() - t0)
+    bert = model[0].auto_model
+    names = ("input_ids", "attention_mask", "token_type_ids")
+    with torch_threads(threads), torch.inference_mode():
+        t0 = time.perf_counter()
+        for b in batches:
+            bert(**{n: b[n] for n in names if n in b})
+        return len(texts) / (time.perf_counter() - t0)
 
 
 def sentence_split_bleu(frame: pd.DataFrame) -> dict[str, float]:
@@ -203,10 +257,10 @@ def sentence_split_bleu(frame: pd.DataFrame) -> dict[str, float]:
     return out
 
 
-def run_langfair(python: Path, data: Path) -> tuple[dict, float]:
+def run_langfair(python: Path, data: Path, diagnostic: bool) -> tuple[dict, float]:
     t0 = time.perf_counter()
-    out = subprocess.run([str(python), str(WORKER), str(data)], capture_output=True, text=True,
-                         env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    out = subprocess.run([str(python), str(WORKER), str(data), *(["--diagnostic"] if diagnostic else [])],
+                         capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"))
     wall = time.perf_counter() - t0
     if out.returncode:
         sys.stderr.write(out.stderr[-4000:])
@@ -214,9 +268,88 @@ def run_langfair(python: Path, data: Path) -> tuple[dict, float]:
     return json.loads(out.stdout.strip().splitlines()[-1]), wall
 
 
+def _row(label: str, ours_s: float | None, theirs_s: float | None) -> None:
+    o = f"{ours_s:>9.2f}" if ours_s is not None else f"{'-':>9}"
+    th = f"{theirs_s:>9.2f}" if theirs_s is not None else f"{'-':>9}"
+    r = f"{theirs_s / ours_s:>11.1f}x" if ours_s and theirs_s is not None else f"{'-':>12}"
+    print(f"{label:<40} {o} {th} {r}")
+
+
+def one_size(n: int, args: argparse.Namespace) -> list[dict]:
+    frame = make_responses(n, args.seed)
+    data = Path("/tmp") / f"equilens-bench-vs-langfair-{n}-{args.seed}.parquet"
+    frame.to_parquet(data, index=False)
+    words = np.array([len(x.split()) for g in GROUPS for x in frame[g]])
+    texts = [x for g in GROUPS for x in frame[g]]
+
+    ours = {b: equilens_side(frame, b, args.threads) for b in args.backends}
+    lf, lf_wall = run_langfair(args.langfair_python, data, args.bleu_check)
+    theirs, lf_t = lf["values"], lf["timings"]
+    counts = next(iter(ours.values()))[2]
+
+    print(f"\n=== {n:,} prompts x {len(GROUPS)} race groups = {counts['texts']:,} responses "
+          f"({counts['distinct']:,} distinct), 6 pairs; words per response min {words.min()}, "
+          f"mean {words.mean():.1f}, max {words.max()}; LangFair punkt_tab: {lf['punkt']}")
+    print(f"{'metric':<10} {'pair':<15} {'langfair':>10} " + " ".join(f"{'|diff| ' + b:>13}" for b in ours))
+    worst = {b: dict.fromkeys(METRICS, 0.0) for b in ours}
+    for name in METRICS:
+        for pair in PAIRS:
+            ref = theirs[pair][name]
+            diffs = []
+            for b, (vals, _, _) in ours.items():
+                d = abs(vals[pair][name] - ref)
+                worst[b][name] = max(worst[b][name], d)
+                diffs.append(f"{d:>13.2e}")
+            print(f"{name:<10} {pair:<15} {ref:>10.6f} " + " ".join(diffs))
+    for b in ours:
+        print(f"largest |diff| ({b}): " + ", ".join(
+            f"{k} {v:.1e} ({'ok' if v <= TOLERANCE else 'DIFFERS'})" for k, v in worst[b].items()))
+    if args.bleu_check:
+        split = sentence_split_bleu(frame)
+        print("BLEU tokenisation check (equilens on punkt + Treebank tokens vs LangFair as is): largest |diff| "
+              f"{max(abs(split[p] - theirs[p]['bleu']) for p in PAIRS):.1e}")
+
+    summary = []
+    for b, (vals, t, _) in ours.items():
+        rate = raw_encode_rate(texts[: min(len(texts), 2000)], b, args.threads)
+        ideal = counts["distinct"] / rate
+        stats_s = full_statistics_seconds(frame, {"backend": b, "threads": args.threads}) if args.full_stats else None
+        print(f"\n{'seconds (' + b + ' backend)':<40} {'equilens':>9} {'langfair':>9} {'LF/equilens':>12}")
+        _row("import + model load", t["load"], lf_t["import"] + lf_t["load"])
+        _row("cosine (embedding + metric)", t["embed"] + t["m_cosine"], lf_t["cosine"])
+        _row("sentiment (VADER + W1; VADER overlapped)", t["scoring"] - t["embed"] + t["m_sentiment"], lf_t["sentiment"])
+        _row("bleu", t["m_bleu"], lf_t["bleu"])
+        _row("rougel", t["m_rougel"], lf_t["rougel"])
+        _row("  score stage (distinct texts)", t["scoring"], None)
+        _row("    of which MiniLM encoding", t["embed"], None)
+        _row("  metric values (6 pairs)", t["metrics"], None)
+        _row("compute total (scoring + metrics)", t["compute"], lf_t["compute"])
+        _row("total incl. import + load", t["load"] + t["compute"], lf_t["import"] + lf_t["load"] + lf_t["compute"])
+        print(f"MiniLM encoding: {t['embed'] / t['compute']:.0%} of equilens compute; "
+              f"{counts['distinct'] / t['embed']:.0f} texts/s in the stage against {rate:.0f} texts/s of a bare "
+              f"forward pass on pre-tokenised batches ({ideal / t['embed']:.0%} of raw)")
+        if stats_s is not None:
+            print(f"extra: the metric stage with its statistics (bootstrap 1000, permutations 1000, noise floors, "
+                  f"gaps, Holm, omnibus) on the same 4 metrics: {stats_s:.2f} s (LangFair computes none of these)")
+        summary.append({"prompts": n, "backend": b, "ours": t["compute"], "theirs": lf_t["compute"],
+                        "worst": max(worst[b].values()), "stats": stats_s})
+    print(f"(LangFair worker process wall time {lf_wall:.1f} s, interpreter start and parquet read included)")
+    return summary
+
+
 def main() -> None:
+    from tasks.scoring.embeddings_onnx import onnx_available
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--prompts", type=int, default=2000, help="prompts (rows); 4 responses each")
+    parser.add_argument("--prompts", type=int, nargs="+", default=[2000],
+                        help="prompts (rows) per run, 4 responses each; several sizes run one after the other")
+    parser.add_argument("--backends", nargs="+", choices=["torch", "onnx"],
+                        default=["torch", "onnx"] if onnx_available() else ["torch"])
+    parser.add_argument("--threads", type=int, default=None, help="scoring.threads (default: library's)")
+    parser.add_argument("--full-stats", action="store_true",
+                        help="also time the metric stage with its statistics (reported separately)")
+    parser.add_argument("--bleu-check", action="store_true",
+                        help="diagnostic: BLEU on word_tokenize-style tokens, slow (nltk's own tokenizer)")
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--langfair-python", type=Path,
                         default=Path(os.environ.get("LANGFAIR_PYTHON", DEFAULT_LANGFAIR_PY)))
@@ -224,60 +357,15 @@ def main() -> None:
     if not args.langfair_python.exists():
         raise SystemExit(f"No LangFair venv at {args.langfair_python}: "
                          "run tests/benchmarks/setup_langfair_venv.sh")
-
-    frame = make_responses(args.prompts, args.seed)
-    data = Path("/tmp") / f"equilens-bench-vs-langfair-{args.prompts}-{args.seed}.parquet"
-    frame.to_parquet(data, index=False)
-    words = np.array([len(x.split()) for g in GROUPS for x in frame[g]])
-
-    ours, our_t, counts = equilens_side(frame)
-    lf, lf_wall = run_langfair(args.langfair_python, data)
-    theirs, lf_t = lf["values"], lf["timings"]
-
-    print(f"equilens vs LangFair 0.8: {args.prompts:,} prompts x {len(GROUPS)} race groups = "
-          f"{counts['texts']:,} responses ({counts['distinct']:,} distinct), 6 pairs")
-    print(f"words per response: min {words.min()}, mean {words.mean():.1f}, max {words.max()}; data {data}")
-    print(f"LangFair punkt_tab: {lf['punkt']}\n")
-    print(f"{'metric':<10} {'pair':<15} {'equilens':>10} {'langfair':>10} {'|diff|':>9}")
-    worst = dict.fromkeys(METRICS, 0.0)
-    for name in METRICS:
-        for pair in PAIRS:
-            a, b = ours[pair][name], theirs[pair][name]
-            worst[name] = max(worst[name], abs(a - b))
-            print(f"{name:<10} {pair:<15} {a:>10.6f} {b:>10.6f} {abs(a - b):>9.2e}")
-    print("\nlargest |diff|: " + ", ".join(
-        f"{k} {v:.2e} ({'ok' if v < TOLERANCE else 'DIFFERS'})" for k, v in worst.items()))
-
-    split = sentence_split_bleu(frame)
-    print("\nBLEU tokenisation check. LangFair: word_tokenize = punkt sentence split, then Treebank;")
-    print("equilens' bleu_tokens: Treebank on the whole text (a period inside the text stays on its word).")
-    print(f"{'pair':<15} {'eq as is':>9} {'LF no split':>11} {'|diff|':>9}   "
-          f"{'eq + split':>10} {'LF as is':>9} {'|diff|':>9}")
-    for pair in PAIRS:
-        e, ln = ours[pair]["bleu"], lf["diagnostic"][pair]["bleu_no_sentence_split"]
-        es, lr = split[pair], theirs[pair]["bleu"]
-        print(f"{pair:<15} {e:>9.6f} {ln:>11.6f} {abs(e - ln):>9.2e}   "
-              f"{es:>10.6f} {lr:>9.6f} {abs(es - lr):>9.2e}")
-
-    print(f"\n{'seconds':<34} {'equilens':>9} {'langfair':>9} {'LF/equilens':>12}")
-
-    def row(label: str, ours_s: float | None, theirs_s: float | None) -> None:
-        o = f"{ours_s:>9.2f}" if ours_s is not None else f"{'-':>9}"
-        th = f"{theirs_s:>9.2f}" if theirs_s is not None else f"{'-':>9}"
-        r = f"{theirs_s / ours_s:>11.1f}x" if ours_s and theirs_s is not None else f"{'-':>12}"
-        print(f"{label:<34} {o} {th} {r}")
-
-    row("import + model load", our_t["load"], lf_t["import"] + lf_t["load"])
-    row("cosine (embedding + metric)", our_t["cosine"], lf_t["cosine"])
-    row("sentiment (VADER + W1)", our_t["sentiment"], lf_t["sentiment"])
-    row("bleu", our_t["bleu"], lf_t["bleu"])
-    row("rougel", our_t["rougel"], lf_t["rougel"])
-    row("  equilens scoring (distinct texts)", our_t["scoring"], None)
-    row("  equilens metrics (6 pairs)", our_t["metrics"], None)
-    row("compute total (scoring + metrics)", our_t["compute"], lf_t["compute"])
-    row("total incl. import + load", our_t["load"] + our_t["compute"],
-        lf_t["import"] + lf_t["load"] + lf_t["compute"])
-    print(f"(LangFair worker process wall time {lf_wall:.1f} s, interpreter start and parquet read included)")
+    print(f"equilens vs LangFair 0.8, backends {', '.join(args.backends)}, threads {args.threads or 'default'}, "
+          f"{os.cpu_count()} CPUs")
+    summary = [row for n in args.prompts for row in one_size(n, args)]
+    print(f"\n{'prompts':>8} {'backend':>8} {'equilens s':>11} {'LangFair s':>11} {'ratio':>7} {'max |diff|':>11}"
+          f" {'+stats s':>9}")
+    for r in summary:
+        st = f"{r['stats']:>9.2f}" if r["stats"] is not None else f"{'-':>9}"
+        print(f"{r['prompts']:>8,} {r['backend']:>8} {r['ours']:>11.2f} {r['theirs']:>11.2f} "
+              f"{r['theirs'] / r['ours']:>6.1f}x {r['worst']:>11.1e} {st}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,90 @@
+"""Embedding backends (torch, ONNX Runtime) agree; the fast BLEU/ROUGE-L paths keep their values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tasks.errors import ConfigError
+from tasks.metrics.text_similarity import _min_bleu, pairwise_min_bleu, treebank_patterns_match_nltk
+from tasks.scoring.embeddings import SentenceEmbeddingScorer
+from tasks.scoring.embeddings_onnx import onnx_available
+
+TEXTS = [
+    "The applicant seems kind and careful in most situations.",
+    "I would not recommend hiring them; they were rude to colleagues!",
+    "Overall, this candidate is a reliable teammate who learns quickly. Yes.",
+    "   leading and trailing spaces   ",
+    "Short.",
+    "A much longer answer that goes on for a while, mentioning the interview, the project, the deadline "
+    "and the review, so that it is padded differently from the others in its batch.",
+]
+
+
+def test_unknown_backend_is_a_config_error() -> None:
+    with pytest.raises(ConfigError):
+        SentenceEmbeddingScorer(backend="tensorflow")
+
+
+def test_onnx_backend_refuses_a_gpu_device() -> None:
+    with pytest.raises(ConfigError):
+        SentenceEmbeddingScorer(backend="onnx", device="cuda:0")
+
+
+def test_onnx_backend_without_onnxruntime_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tasks.scoring.embeddings_onnx as mod
+
+    monkeypatch.setattr(mod, "onnx_available", lambda: False)
+    mod.load_onnx_encoder.cache_clear()
+    with pytest.raises(ConfigError, match=r"\[onnx\]"):
+        SentenceEmbeddingScorer(backend="onnx").score(["x"])
+    mod.load_onnx_encoder.cache_clear()
+
+
+@pytest.mark.skipif(not onnx_available(), reason="optional extra [onnx] (onnxruntime, onnx) not installed")
+def test_onnx_embeddings_equal_torch(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    import tasks.scoring.embeddings_onnx as mod
+
+    monkeypatch.setenv("EQUILENS_ONNX_CACHE", str(tmp_path))
+    mod.load_onnx_encoder.cache_clear()
+    torch_vec = SentenceEmbeddingScorer(batch_size=4).score(TEXTS)
+    onnx_vec = SentenceEmbeddingScorer(batch_size=4, backend="onnx", threads=1).score(TEXTS)
+    mod.load_onnx_encoder.cache_clear()
+    assert onnx_vec.shape == torch_vec.shape == (len(TEXTS), 384)
+    assert list(tmp_path.glob("*.onnx")), "the export is cached in EQUILENS_ONNX_CACHE"
+    np.testing.assert_allclose(np.linalg.norm(onnx_vec, axis=1), 1.0, atol=1e-6)
+    assert np.abs(onnx_vec - torch_vec).max() < 1e-5
+    cos_t, cos_o = torch_vec @ torch_vec.T, onnx_vec @ onnx_vec.T
+    assert np.abs(cos_t - cos_o).max() < 1e-6
+
+
+def test_min_bleu_equal_lengths_by_hand() -> None:
+    # a = x y z, b = x y w (either is the candidate; lengths equal, so BP = exp(1 - 3/3) = 1)
+    # 1-grams: 2 of 3 match; 2-grams: xy of {xy, yz} -> 1/2; 3-grams: none -> 0.1/1 (method 1);
+    # 4-grams: none exist -> total max(1, 0) = 1, 0.1/1. BLEU = (2/3 * 1/2 * 0.1 * 0.1)^(1/4) = (1/300)^(1/4)
+    assert _min_bleu(["x", "y", "z"], ["x", "y", "w"]) == pytest.approx(300 ** -0.25, rel=1e-12)
+
+
+def test_min_bleu_takes_the_smaller_direction_by_hand() -> None:
+    # a = x y z w (4 tokens), b = x y z (3). Clipped matches: 1-gram 3, 2-gram 2, 3-gram 1, 4-gram 0 (-> 0.1).
+    # a as candidate: precisions 3/4, 2/3, 1/2, 0.1/1, BP 1 (4 > 3): (0.025)^(1/4) = 0.397635...
+    # b as candidate: precisions 3/3, 2/2, 1/1, 0.1/1, BP exp(1 - 4/3): 0.1^(1/4) * e^(-1/3) = 0.402937...
+    expected = min(0.025 ** 0.25, 0.1 ** 0.25 * math.exp(-1 / 3))
+    assert expected == pytest.approx(0.397635, abs=1e-6)
+    assert _min_bleu(["x", "y", "z", "w"], ["x", "y", "z"]) == pytest.approx(expected, rel=1e-12)
+    assert _min_bleu([], ["x"]) == 0.0
+    assert _min_bleu(["a"], ["b"]) == 0.0
+
+
+def test_fast_tokenizers_give_nltks_tokens() -> None:
+    tricky = [
+        'He said "don\'t" -- can\'t (really)? Yes.', "``Quote'' and [brackets] {x} ... done!",
+        "It's 3.5% of $4,000; isn't it? Mr. Smith left at 5 p.m. Then he came back.",
+        "Ça va? Naïve café — über. “Curly” ‘quotes’ «here».", "", "   ", "Wait... what?! Really.",
+    ]
+    assert treebank_patterns_match_nltk(tricky + TEXTS)
+    # a text in several pairs is tokenised once, and repeated calls give the same values
+    first = pairwise_min_bleu(TEXTS, TEXTS[::-1])
+    np.testing.assert_array_equal(first, pairwise_min_bleu(TEXTS, TEXTS[::-1]))
