@@ -117,6 +117,10 @@ def is_interruption(err: BaseException) -> bool:
 
 def begin_run(config: RunConfig, flow: str) -> tuple[str, Store, RunRecorder]:
     """A new run id, the store of the config, and the run's ``runs`` row (status running)."""
+    if not _ACTIVE:  # a stop request left over from an interrupted run in this process ends with it
+        from tasks.llm.stop import clear_stop
+
+        clear_stop()
     run_id = new_run_id()
     store = Store(config.storage.duckdb_path, config.storage.lock_timeout)
     label_flow_run(run_id, config.name)
@@ -148,12 +152,23 @@ def recorded_run(recorder: RunRecorder) -> Iterator[dict[str, Any]]:
         yield summary
     except BaseException as err:
         if is_interruption(err):
+            _stop_workers(err)
             recorder.finish("interrupted", {**summary, "error": interruption_text(err)})
         else:
             recorder.finish("failed", {**summary, "error": error_text(err)})
         raise
     else:
         recorder.finish("completed", summary)
+
+
+def _stop_workers(err: BaseException) -> None:
+    """Make sure stages still running in worker threads see the stop (Prefect's own SIGTERM handler turns
+    the signal into a ``TerminationSignal`` in the main thread and nothing else)."""
+    import signal
+
+    from tasks.llm.stop import request_stop
+
+    request_stop(getattr(err, "signal", None) or getattr(err, "signum", None) or signal.SIGINT)
 
 
 def interruption_text(err: BaseException) -> str:

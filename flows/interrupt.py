@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from tasks.llm.stop import clear_stop, request_stop, signal_name, stop_requested, stop_signal
+from tasks.llm.stop import clear_stop, on_stop, request_stop, signal_name, stop_requested, stop_signal
 
 GRACE_S = 5.0
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -42,32 +42,57 @@ def exit_code(signum: int | None = None) -> int:
     return EXIT_CODES.get(signum, 130) if signum is not None else 130
 
 
+_RECEIVED: list[int] = []  # signals the handler of stop_on_signals has seen
+
+
 def signal_received() -> bool:
-    """True once a handler installed by :func:`stop_on_signals` has seen a signal."""
-    return stop_requested() and stop_signal() is not None
+    """True once a stop came from a real signal while :func:`stop_on_signals` was active.
+
+    That includes a SIGTERM that Prefect's own handler caught during a flow run (it becomes a
+    ``TerminationSignal``, which the run's record turns into a stop request).
+    """
+    return bool(_RECEIVED) or (_watching[0] and stop_signal() == signal.SIGTERM)
+
+
+_watching = [False]
 
 
 @contextmanager
 def stop_on_signals(grace: float = GRACE_S) -> Iterator[None]:
-    """SIGINT and SIGTERM stop the run for the body (main thread only); the old handlers come back after."""
+    """SIGINT and SIGTERM stop the run for the body (main thread only); the old handlers come back after.
+
+    During a flow run Prefect swaps in its own SIGTERM handler (raising ``TerminationSignal``) and
+    sends the signal on to this one when the flow has unwound; the run's record
+    (:func:`flows.common.recorded_run`) turns that into the same stop request, which starts the watchdog.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     clear_stop()
+    _RECEIVED.clear()
+
+    def start_watchdog(signum: int) -> None:
+        if not (_RECEIVED or signum == signal.SIGTERM):  # a KeyboardInterrupt raised in-process, no signal
+            return
+        threading.Thread(target=_watchdog, args=(grace,), name="equilens-stop-watchdog", daemon=True).start()
 
     def handler(signum: int, frame: Any) -> None:
-        if stop_requested():  # a second signal: no more waiting
+        if _RECEIVED:  # a second signal: no more waiting
             force_exit(signum, "a second signal")
-        request_stop(signum)
-        threading.Thread(target=_watchdog, args=(grace,), name="equilens-stop-watchdog", daemon=True).start()
+        _RECEIVED.append(signum)
+        request_stop(signum)  # the first request starts the watchdog
         raise Interrupted(signum)
 
     previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    unregister = on_stop(start_watchdog)
+    _watching[0] = True
     for sig in SIGNALS:
         signal.signal(sig, handler)
     try:
         yield
     finally:
+        _watching[0] = False
+        unregister()
         for sig, old in previous.items():
             signal.signal(sig, old)
 

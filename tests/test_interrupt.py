@@ -209,21 +209,50 @@ def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest
         server.wait(timeout=10)
 
 
+def test_sigterm_stops_the_calls_and_exits_143(tmp_path: Path, tiny_embedder: str) -> None:
+    """Prefect catches SIGTERM itself during a flow run; the calls in the worker thread must stop anyway."""
+    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", "2", "--log"],
+                              cwd=ROOT, env=_env(), stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = server.stdout.readline().strip()
+        answered = Lines(server.stdout)
+        llm = f"{{provider: openai, model: fake, base_url: '{base_url}', max_concurrency: 2, max_retries: 0}}"
+        cfg = _config(tmp_path, llm, PROMPTS, tiny_embedder)  # 24 calls, 2 at a time, 2 s each: 24 s
+        proc, err = _start_run(cfg, tmp_path)
+        assert answered.wait_for(lambda _: answered.count("POST") >= 2, timeout=240), err.text()
+        children = psutil.Process(proc.pid).children(recursive=True)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=60)
+        seconds = time.monotonic() - sent
+        assert code == 143 and seconds < EXIT_WITHIN_S, (code, seconds, err.text())
+        assert "did not stop within" not in err.text(), err.text()
+        assert _survivors(children) == []
+        assert [status for _, status in _runs(tmp_path / "e.duckdb")] == ["interrupted"]
+        time.sleep(2.5)  # calls that were still going would be answered by now
+        assert answered.count("POST") <= 8, answered.count("POST")  # not all 24: the stage stopped
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generates_only_the_rest(
     tmp_path: Path, tiny_embedder: str, slow_causal_lm: str
 ) -> None:
-    llm = f"{{provider: local, model: '{slow_causal_lm}', batch_size: 4, max_tokens: 500, temperature: 0}}"
-    cfg = _config(tmp_path, llm, PROMPTS[:3], tiny_embedder)  # 3 prompts x 3 groups = 9 calls: batches 4, 4, 1
+    # a batch of 3 x 400 tokens takes 5-6 s on 2 idle cores (12 s on a busy one): longer than the 5 s the
+    # watchdog waits, so a graceful exit ("did not stop within" absent) means generate stopped between tokens
+    llm = f"{{provider: local, model: '{slow_causal_lm}', batch_size: 3, max_tokens: 400, temperature: 0}}"
+    cfg = _config(tmp_path, llm, PROMPTS[:2], tiny_embedder)  # 2 prompts x 3 groups = 6 calls: batches 3, 3
     db = tmp_path / "e.duckdb"
     proc, err = _start_run(cfg, tmp_path)
-    assert err.wait_for(lambda line: line.startswith("LLM calls: 4/9"), timeout=300), err.text()
+    assert err.wait_for(lambda line: line.startswith("LLM calls: 3/6"), timeout=300), err.text()
     code, seconds, children = _interrupt(proc, err)  # the second batch is being generated
     _check_interrupted(code, seconds, children, err, db)
-    assert _cache_rows(db) == 4  # the first batch; the cut second batch is dropped, never stored as answers
+    assert _cache_rows(db) == 3  # the first batch; the cut second batch is dropped, never stored as answers
 
     rerun = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, env=_env(),
                            capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     (_, _), (second, status) = _runs(db)
     assert status == "completed"
-    assert _calls_of(db, second) == (4, 5)  # only the five missing answers were generated
+    assert _calls_of(db, second) == (3, 3)  # only the three missing answers were generated

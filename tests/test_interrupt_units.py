@@ -157,6 +157,21 @@ def test_recorded_run_marks_an_interruption_as_interrupted(tmp_path: Path, raise
     assert row["status"] == status
 
 
+def test_prefects_termination_signal_reaches_the_worker_threads(tmp_path: Path) -> None:
+    """During a flow run Prefect's own SIGTERM handler raises TerminationSignal in the main thread only."""
+    from prefect.exceptions import TerminationSignal
+
+    from flows.common import recorded_run
+    from tasks.llm.stop import stop_requested, stop_signal
+
+    store, rec = _recorder(tmp_path)
+    with pytest.raises(TerminationSignal), recorded_run(rec):
+        raise TerminationSignal(signal.SIGTERM)
+    assert stop_requested() and stop_signal() == signal.SIGTERM  # the LLM stage in its thread stops too
+    summary = store.query("SELECT status, summary FROM runs WHERE run_id = ?", [rec.run_id]).iloc[0]
+    assert summary["status"] == "interrupted" and "interrupted by SIGTERM" in summary["summary"]
+
+
 def test_interrupt_active_runs_marks_unfinished_runs_once(tmp_path: Path) -> None:
     from flows.common import interrupt_active_runs
 

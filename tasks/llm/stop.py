@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Callable
 
 from tasks.errors import EquilensError
 
 _STOP = threading.Event()
 _SIGNAL: list[int] = []
+_ON_STOP: list[Callable[[int], None]] = []
+_LOCK = threading.Lock()
 
 
 class RunInterrupted(EquilensError):
@@ -24,10 +27,34 @@ class RunInterrupted(EquilensError):
 
 
 def request_stop(signum: int = signal.SIGINT) -> None:
-    """Ask every running stage to stop at its next check (thread-safe, idempotent)."""
-    if not _SIGNAL:
-        _SIGNAL.append(int(signum))
-    _STOP.set()
+    """Ask every running stage to stop at its next check (thread-safe, idempotent).
+
+    The first request also calls the :func:`on_stop` callbacks (the CLI's exit watchdog).
+    """
+    with _LOCK:
+        first = not _SIGNAL
+        if first:
+            _SIGNAL.append(int(signum))
+        _STOP.set()
+        callbacks = list(_ON_STOP) if first else []
+    for callback in callbacks:
+        try:
+            callback(int(signum))
+        except Exception:  # noqa: BLE001 - a callback must not keep a stage from stopping
+            pass
+
+
+def on_stop(callback: Callable[[int], None]) -> Callable[[], None]:
+    """Call ``callback(signum)`` on the first stop request; returns the function that unregisters it."""
+    with _LOCK:
+        _ON_STOP.append(callback)
+
+    def remove() -> None:
+        with _LOCK:
+            if callback in _ON_STOP:
+                _ON_STOP.remove(callback)
+
+    return remove
 
 
 def stop_requested() -> bool:
@@ -46,8 +73,9 @@ def stop_signal() -> int | None:
 
 def clear_stop() -> None:
     """Forget an earlier stop request (a new run in the same process starts clean)."""
-    _SIGNAL.clear()
-    _STOP.clear()
+    with _LOCK:
+        _SIGNAL.clear()
+        _STOP.clear()
 
 
 def raise_if_stopped(where: str) -> None:
