@@ -1,8 +1,9 @@
 """Counterfactual scoring + metrics: equilens vs LangFair 0.8 on the same fixed responses.
 
     bash tests/benchmarks/setup_langfair_venv.sh                       # once (~1.5 min, ~1.9 GB)
-    .venv/bin/python tests/benchmarks/bench_vs_langfair.py             # 2,000 prompts, ~4 min on 2 cores
-    .venv/bin/python tests/benchmarks/bench_vs_langfair.py --prompts 10000   # the full run, ~20 min
+    .venv/bin/pip install -e '.[onnx]'                                 # optional: the onnx backend
+    .venv/bin/python tests/benchmarks/bench_vs_langfair.py --full-stats               # 2,000 prompts
+    .venv/bin/python tests/benchmarks/bench_vs_langfair.py --prompts 2000 10000       # both sizes, one run
 
 A seeded synthetic set of N prompts x 4 race groups of responses (2-4 sentences, 15-40 words; the
 four answers to one prompt share a plan but differ in word choices, sentences and the group
@@ -10,15 +11,18 @@ mention) is written to a parquet file in /tmp and read by both sides. For all 6 
 compute cosine similarity (the same shipped MiniLM weights), BLEU, ROUGE-L and strict sentiment
 parity (Wasserstein-1 of VADER ``neg``), with no neutralisation on either side.
 
-* equilens, in this process: each distinct text is scored once (``VaderScorer("neg")``,
-  ``SentenceEmbeddingScorer("all-MiniLM-L6-v2")``), then the metric functions run per pair.
+* equilens, in this process, once per backend (torch, and onnx when the extra is installed):
+  ``score_stage`` as the flow runs it (each distinct text scored once, VADER in a side thread while
+  the model encodes), then the metric functions per pair. Token caches start cold for each backend.
 * LangFair, in .venv-langfair (it pins numpy<2) through ``_langfair_worker.py``: one
   ``CounterfactualMetrics(neutralize_tokens=False)`` evaluated per pair, as its users call it, so
   it embeds and scores each text again for every pair the text is in (3 pairs per group).
 
-Printed: values per metric and pair with their absolute differences, a BLEU tokenisation check
-(LangFair's ``word_tokenize`` splits sentences with punkt before the Treebank tokenizer; see the
-worker's docstring for the offline punkt data), and timings per stage with LangFair/equilens ratios.
+Printed per size: values per metric and pair with each backend's absolute difference to LangFair
+(tolerance 1e-6), timings per stage with LangFair/equilens ratios, the share of equilens' time in
+MiniLM encoding against a bare forward pass on pre-tokenised batches, with ``--full-stats`` the
+metric stage's extra statistics (bootstrap, permutation tests, noise floors) timed separately,
+and at the end one summary table of all sizes and backends.
 """
 
 from __future__ import annotations
@@ -131,7 +135,7 @@ def make_responses(n: int, seed: int = 20240611) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=GROUPS)
 
 
-def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tuple[dict, dict, dict]:
+def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tuple[dict, dict, dict, object]:
     """The score stage as the flow runs it (``score_stage``: distinct texts, VADER in a side thread
     while the model encodes), then the four metric values per pair, as LangFair computes them."""
     t0 = time.perf_counter()
@@ -142,6 +146,10 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
     from tasks.scoring.embeddings import SentenceEmbeddingScorer
     from tasks.stages.counterfactual import score_stage
 
+    from tasks.metrics import text_similarity
+
+    for cached in (text_similarity._bleu_tokens, text_similarity._rouge_tokens, text_similarity._stem):
+        cached.cache_clear()  # each side starts cold: no tokens left from another backend's run
     cfg = ScoringConfig(backend=backend, threads=threads)
     SentenceEmbeddingScorer(cfg.embedding_model, backend=backend, threads=threads).score(["warm up"])  # load
     t = {"load": time.perf_counter() - t0}
@@ -190,23 +198,22 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
     t.update({f"m_{k}": v for k, v in mt.items()})
     t["metrics"] = sum(mt.values())
     t["compute"] = t["scoring"] + t["metrics"]
-    return values, t, {"distinct": len(scores.embeddings), "texts": 4 * len(frame)}
+    return values, t, {"distinct": len(scores.embeddings), "texts": 4 * len(frame)}, scores
 
 
-def full_statistics_seconds(frame: pd.DataFrame, scores_cfg: dict) -> float:
+def full_statistics_seconds(frame: pd.DataFrame, scores) -> float:  # noqa: ANN001 - a ScoreSet
     """The metric stage as a run computes it (bootstrap intervals, noise floors, gaps, permutation
-    tests, Holm, omnibus) on the same responses: the cost beyond LangFair's point values."""
-    from tasks.config import CounterfactualConfig, MetricsConfig, ScoringConfig
-    from tasks.stages.counterfactual import metric_stage, score_stage
+    tests, Holm, omnibus) on the same responses and scores: the cost beyond LangFair's point values.
+    The BLEU/ROUGE-L token caches are warm from the point values just computed."""
+    from tasks.config import CounterfactualConfig, MetricsConfig
+    from tasks.stages.counterfactual import metric_stage
 
     rows = [{"attribute": "race", "grp": g, "prompt_id": f"p{i}", "sample_idx": 0, "text": x, "ok": True,
              "refusal": False, "error_class": None} for g in GROUPS for i, x in enumerate(frame[g])]
-    responses = pd.DataFrame(rows)
-    scores = score_stage(responses["text"].tolist(), ScoringConfig(**scores_cfg))  # tokens/vectors warm
     cfg = MetricsConfig(names=["strict_sentiment_parity", "cosine_similarity", "bleu_similarity",
                                "rougel_similarity"], neutralize=False)
     t0 = time.perf_counter()
-    metric_stage(responses, scores, CounterfactualConfig(attributes=["race"]), cfg)
+    metric_stage(pd.DataFrame(rows), scores, CounterfactualConfig(attributes=["race"]), cfg)
     return time.perf_counter() - t0
 
 
@@ -296,7 +303,7 @@ def one_size(n: int, args: argparse.Namespace) -> list[dict]:
         for pair in PAIRS:
             ref = theirs[pair][name]
             diffs = []
-            for b, (vals, _, _) in ours.items():
+            for b, (vals, _, _, _) in ours.items():
                 d = abs(vals[pair][name] - ref)
                 worst[b][name] = max(worst[b][name], d)
                 diffs.append(f"{d:>13.2e}")
@@ -310,10 +317,10 @@ def one_size(n: int, args: argparse.Namespace) -> list[dict]:
               f"{max(abs(split[p] - theirs[p]['bleu']) for p in PAIRS):.1e}")
 
     summary = []
-    for b, (vals, t, _) in ours.items():
+    for b, (vals, t, _, scores) in ours.items():
         rate = raw_encode_rate(texts[: min(len(texts), 2000)], b, args.threads)
         ideal = counts["distinct"] / rate
-        stats_s = full_statistics_seconds(frame, {"backend": b, "threads": args.threads}) if args.full_stats else None
+        stats_s = full_statistics_seconds(frame, scores) if args.full_stats else None
         print(f"\n{'seconds (' + b + ' backend)':<40} {'equilens':>9} {'langfair':>9} {'LF/equilens':>12}")
         _row("import + model load", t["load"], lf_t["import"] + lf_t["load"])
         _row("cosine (embedding + metric)", t["embed"] + t["m_cosine"], lf_t["cosine"])
