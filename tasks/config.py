@@ -96,7 +96,7 @@ class LLMConfig(_Strict):
     client_processes: int = Field(
         0, ge=0, le=64,
         description="Client processes sharing max_concurrency, the rate limit and one cache writer. 0 = auto: "
-                    "one per CPU core (at most 4) for 2,000+ remote calls at max_concurrency 16+, else 1",
+                    "one per CPU core (at most 4) for 5,000+ remote calls at max_concurrency 16+, else 1",
     )
     rate_limit: float | None = Field(None, gt=0, description="Requests per second (token bucket); none = no limit")
     timeout: float = Field(60.0, gt=0, description="Whole-request deadline in seconds, per attempt")

@@ -317,7 +317,7 @@ def call_order(requests: Sequence[LLMRequest]) -> list[LLMRequest]:
     return [req for _, req in sorted(zip(keys, requests, strict=True), key=lambda kr: kr[0])]
 
 
-PARALLEL_MIN_CALLS = 2000  # below this, one process: starting workers costs ~1-2 s
+PARALLEL_MIN_CALLS = 5000  # below this, one process: each worker costs ~1.5 s of CPU to start
 PARALLEL_MIN_CONCURRENCY = 16  # below this, one process is not CPU-bound
 MAX_AUTO_PROCESSES = 4
 
@@ -333,7 +333,7 @@ def client_processes(cfg: LLMConfig, calls: int) -> int:
     n = cfg.client_processes
     if n == 0:
         big = calls >= PARALLEL_MIN_CALLS and cfg.max_concurrency >= PARALLEL_MIN_CONCURRENCY
-        n = min(os.cpu_count() or 1, MAX_AUTO_PROCESSES) if big else 1
+        n = min(len(os.sched_getaffinity(0)), MAX_AUTO_PROCESSES) if big else 1
     return max(1, min(n, cfg.max_concurrency, calls))
 
 

@@ -1,7 +1,8 @@
 """LLM stage throughput against the loopback OpenAI-compatible server with 50 ms latency.
 
 Prints calls/s at concurrency 8, 32 and 128 through langchain-openai, the ideal (concurrency /
-latency), their ratio, and the client's CPU time per call (all client processes counted). With
+latency), their ratio, the client's CPU time per call (all client processes counted, their start
+included) and the loopback server's CPU time per call (it shares the machine's cores). With
 ``--compare`` (the default) the earlier client path ("before": ``ChatOpenAI.ainvoke`` per call, one
 httpx pool, one process) and the current one ("after": prebuilt request through the OpenAI client
 that ChatOpenAI configured, small connection pools, ``llm.client_processes`` chosen by size) run
@@ -52,22 +53,33 @@ def cpu_seconds() -> float:
     return own + kids.ru_utime + kids.ru_stime
 
 
-def measure(path: str, concurrency: int, calls: int, base_url: str, processes: int, tag: int) -> tuple:
+def proc_cpu_seconds(pid: int) -> float:
+    """CPU time of another process (the server) from /proc; 0 where /proc is missing."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(path: str, concurrency: int, calls: int, base_url: str, processes: int, tag: int,
+            server_pid: int = 0) -> tuple:
     cfg = LLMConfig(provider="openai", model="bench", base_url=base_url, max_concurrency=concurrency,
                     max_retries=0, timeout=30, system_prompt=f"bench {path} {concurrency} {tag}",
                     client_processes=processes)
     reqs = [LLMRequest(f"prompt {i}", 0, cache_key(cfg, f"prompt {i}", 0)) for i in range(calls)]
     provider = BeforeProvider(cfg) if path == "before" else None
-    wall0, cpu0 = time.perf_counter(), cpu_seconds()
+    wall0, cpu0, srv0 = time.perf_counter(), cpu_seconds(), proc_cpu_seconds(server_pid)
     results = run_requests(reqs, cfg, store=None, provider=provider)
     wall, cpu = time.perf_counter() - wall0, cpu_seconds() - cpu0
+    srv = proc_cpu_seconds(server_pid) - srv0
     failed = [r for r in results if not r.ok]
     if failed:
         raise SystemExit(f"{len(failed)} calls failed, e.g. {failed[0].error_class}: {failed[0].error_message}")
     from tasks.llm.runner import client_processes
 
     nproc = 1 if path == "before" else client_processes(cfg, calls)
-    return calls / wall, wall, 1000 * cpu / calls, nproc
+    return calls / wall, wall, 1000 * cpu / calls, nproc, 1000 * srv / calls
 
 
 def main() -> None:
@@ -83,9 +95,9 @@ def main() -> None:
     server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(LATENCY)],
                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
     base_url = server.stdout.readline().strip()
-    print(f"{os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f}; {args.calls} calls per cell")
+    print(f"{len(os.sched_getaffinity(0))} CPU cores usable, load average {os.getloadavg()[0]:.1f}; {args.calls} calls per cell")
     print(f"{'path':>6} {'conc':>5} {'procs':>5} {'seconds':>8} {'calls/s':>8} {'ideal':>6} {'ratio':>6} "
-          f"{'cpu ms/call':>11}")
+          f"{'cpu ms/call':>11} {'server ms':>10}")
     try:
         for path in paths:  # warm-up: imports and first connections are not timed
             measure(path, 4, 20, base_url, 1, -1)
@@ -93,11 +105,12 @@ def main() -> None:
         for rnd in range(args.rounds):
             for concurrency in args.levels:
                 for path in paths:
-                    rate, wall, cpu, nproc = measure(path, concurrency, args.calls, base_url, args.processes, rnd)
+                    rate, wall, cpu, nproc, srv = measure(path, concurrency, args.calls, base_url, args.processes,
+                                                          rnd, server.pid)
                     ideal = concurrency / LATENCY
                     rows.setdefault((path, concurrency), []).append((rate, cpu))
                     print(f"{path:>6} {concurrency:>5} {nproc:>5} {wall:>8.2f} {rate:>8.1f} {ideal:>6.0f} "
-                          f"{rate / ideal:>6.2f} {cpu:>11.2f}", flush=True)
+                          f"{rate / ideal:>6.2f} {cpu:>11.2f} {srv:>10.2f}", flush=True)
         if len(paths) == 2:
             print("\nafter / before (median over rounds): throughput ratio, CPU per call")
             for concurrency in args.levels:
