@@ -110,3 +110,38 @@ def test_process_count_is_chosen_by_size() -> None:
     assert client_processes(LLMConfig(provider="local", client_processes=4), 10**6) == 1
     # 10 slots over 3 processes: 4 + 3 + 3, every slot used once
     assert split_concurrency(10, 3) == [4, 3, 3] and split_concurrency(2, 5) == [1, 1]
+
+
+class _CountingProvider:
+    """A remote-style provider that records how many asyncio tasks exist while it answers."""
+
+    name, model, batched = "counting", "fake", False
+
+    def __init__(self) -> None:
+        self.most_tasks = 0
+
+    async def acomplete(self, prompt: str, sample_idx: int):  # noqa: ANN201
+        import asyncio
+
+        from tasks.llm import Completion
+
+        self.most_tasks = max(self.most_tasks, len(asyncio.all_tasks()))
+        await asyncio.sleep(0)
+        return Completion(f"echo: {prompt}")
+
+    def complete_batch(self, prompts, sample_idxs):  # noqa: ANN001, ANN201
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_requests_stream_through_a_bounded_number_of_call_loops() -> None:
+    cfg = LLMConfig(provider="openai", model="fake", base_url="http://127.0.0.1:9/v1", max_concurrency=4)
+    provider = _CountingProvider()
+    reqs = [LLMRequest(f"p{i}", 0, cache_key(cfg, f"p{i}", 0)) for i in range(3000)]
+    results = run_requests(reqs, cfg, provider=provider)
+    assert [r.text for r in results] == [f"echo: p{i}" for i in range(3000)]
+    # the main task, 4 call loops and the task asyncio.wait_for wraps each call in (Python 3.11):
+    # 1 + 4 + 4 = 9, whatever the run's size; the earlier runner made one task per request (3,000+)
+    assert provider.most_tasks <= 1 + 4 + 4, provider.most_tasks
