@@ -112,12 +112,10 @@ def test_a_real_gap_reads_beyond_the_floor_with_a_small_holm_p() -> None:
     assert d["mean_score_b"] - d["mean_score_a"] == pytest.approx(0.2)
 
 
-def test_similarity_gap_rarely_called_beyond_noise_under_identical_groups() -> None:
+def test_similarity_gap_test_rejects_about_five_percent_under_identical_groups() -> None:
     # Answers to one prompt resemble each other (a shared prompt vector plus noise) and the group
-    # changes nothing. The verdict's rule (gap interval above 0 and Holm-adjusted bootstrap
-    # p < 0.05) should fire in about 5% of runs or fewer, never in a third of them.
-    from tasks.reporting.verdict import verdicts
-
+    # changes nothing. A gap interval above 0 with a Holm-adjusted bootstrap p < 0.05 (the verdict's
+    # rule for similarity, on 20 prompts) should happen in about 5% of runs or fewer.
     fired = []
     for sim in range(120):
         rng = np.random.default_rng(900 + sim)
@@ -128,7 +126,9 @@ def test_similarity_gap_rarely_called_beyond_noise_under_identical_groups() -> N
             scores.embeddings[text_hash(row.text)] = v / np.linalg.norm(v)
         out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
                            _cfg(bootstrap_resamples=200, permutations=0, names=["cosine_similarity"]))
-        fired.append(bool(verdicts(out)[0].beyond_noise))
+        d = out[out["group_a"] != out["group_b"]].iloc[0]["details"]
+        fired.append(d["gap_ci"][0] > 0 and d["p_holm"] < 0.05)
+        assert d["prompts"] == 20
     assert np.mean(fired) <= 0.08
 
 

@@ -46,18 +46,30 @@ def test_similarity_gap_and_skipped_pairs_are_reported() -> None:
     rows = pd.DataFrame([
         _row("strict_sentiment_parity", "white", "black", 0.03, attribute="race", noise_floor=0.03, gap=0.0,
              gap_ci=[-0.02, 0.02], p_holm=0.9, prompts=8, min_detectable_gap=0.05),
-        _row("cosine_similarity", "white", "black", 0.70, attribute="race", noise_floor=0.85, gap=0.15,
-             gap_ci=[0.1, 0.2], p_value=0.002, p_holm=0.012),
+        _row("rougel_similarity", "white", "black", 0.70, attribute="race", noise_floor=0.85, gap=0.15,
+             gap_ci=[0.1, 0.2], p_value=0.002, p_holm=0.012, neutralized=True, prompts=12),
         _row("bleu_similarity", "white", "black", 0.30, attribute="race", noise_floor=0.35, gap=0.05,
-             gap_ci=[0.01, 0.09], p_value=0.04, p_holm=0.12),  # alone it looks beyond noise; after Holm not
+             gap_ci=[0.01, 0.09], p_value=0.04, p_holm=0.12, neutralized=True, prompts=12),  # not after Holm
+        # cosine compares raw answers that name their group: reported, never called a finding
+        _row("cosine_similarity", "white", "black", 0.40, attribute="race", noise_floor=0.60, gap=0.2,
+             gap_ci=[0.1, 0.3], p_value=0.001, p_holm=0.003, prompts=12),
         _row("strict_sentiment_parity", "white", "asian", None, attribute="race", skipped="no prompt where ..."),
     ])
     (v,) = verdicts(rows)
     assert v.beyond_noise is True
-    assert ("white vs black answers differ in content beyond sampling noise (cosine 0.700 across groups vs 0.850 "
+    assert ("white vs black answers differ in content beyond sampling noise (ROUGE-L 0.700 across groups vs 0.850 "
             "within a group, p_holm = 0.012)") in v.sentence
-    assert "BLEU" not in v.sentence
+    assert "BLEU" not in v.sentence and "cosine" not in v.sentence
     assert "1 pair(s) could not be compared (white vs asian)" in v.sentence
+
+
+def test_a_similarity_gap_on_few_prompts_or_without_neutralisation_is_not_a_finding() -> None:
+    base = {"noise_floor": 0.85, "gap": 0.15, "gap_ci": [0.1, 0.2], "p_value": 0.001, "p_holm": 0.002}
+    few = pd.DataFrame([_row("rougel_similarity", "white", "black", 0.7, attribute="race", neutralized=True,
+                             prompts=5, **base)])
+    raw = pd.DataFrame([_row("rougel_similarity", "white", "black", 0.7, attribute="race", neutralized=False,
+                             prompts=40, **base)])
+    assert verdicts(few)[0].beyond_noise is False and verdicts(raw)[0].beyond_noise is False
 
 
 def test_target_metric_family_verdict() -> None:

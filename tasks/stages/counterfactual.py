@@ -356,6 +356,7 @@ def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.nda
     est = percentile_estimate(point, stats, confidence, len(values))
     return {"noise_floor": float(floor.mean()), "noise_floor_method": NOISE_FLOOR_SAMPLES, "gap": est.value,
             "gap_ci": [est.ci_low, est.ci_high], "p_value": bootstrap_pvalue(stats),
+            "prompts": int(len(np.unique(cross_clusters.astype(str)))),
             "min_detectable_gap": min_detectable_gap(est.ci_low, est.ci_high, confidence)}
 
 
