@@ -124,15 +124,11 @@ def _check_prompts(cfg: RunConfig) -> list[str]:
 
 
 def prompts_needed(pairs: int, alpha: float = 0.05) -> int:
-    """Fewest prompts whose within-prompt permutation test can reach Holm's first threshold.
+    """Fewest prompts whose within-prompt permutation test can reach Holm's first threshold
+    (:func:`tasks.reporting.verdict.prompts_needed`, which the verdict uses too)."""
+    from tasks.reporting.verdict import prompts_needed as needed
 
-    With n prompts, swapping group labels within each prompt gives 2**n equally likely arrangements,
-    so the smallest two-sided p-value is 2 / 2**n = 2**(1 - n); Holm compares the smallest p of
-    ``pairs`` tests with alpha / pairs. Needed: 2**(1 - n) < alpha / pairs, n > 1 + log2(pairs / alpha).
-    """
-    import math
-
-    return math.floor(1 + math.log2(max(1, pairs) / alpha)) + 1
+    return needed(max(1, pairs), alpha)
 
 
 def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:

@@ -102,3 +102,13 @@ def test_an_all_zero_metric_gets_a_readable_axis() -> None:
     ticks = [float(t) for t in re.findall(r'class="tick" text-anchor="middle">([^<]+)<', svg)]
     assert min(ticks) == -0.05 and max(ticks) == 0.05
     assert 'class="target"' in interval_chart("stereotype score", [("all", 0.6, 0.5, 0.7)], "target", target=0.5)
+
+
+def test_too_few_prompts_for_the_permutation_test_is_said_instead_of_a_detectable_gap() -> None:
+    # 15 race pairs at alpha 0.05 need n > 1 + log2(300) = 9.2 prompts, so 10; 6 cannot show anything
+    rows = pd.DataFrame([_row("strict_sentiment_parity", a, b, 0.03, attribute="race", noise_floor=0.03, gap=0.0,
+                              gap_ci=[-0.01, 0.01], p_value=0.5, p_holm=1.0, prompts=6, min_detectable_gap=0.02)
+                         for a, b in [(f"g{i}", f"g{j}") for i in range(6) for j in range(i + 1, 6)]])
+    (v,) = verdicts(rows)
+    assert v.sentence == ("race: no difference can be shown with 6 prompts: the permutation test needs at least 10 "
+                          "to reach p_holm < 0.05 across 15 pairs. Add prompts.")

@@ -13,6 +13,7 @@ would help.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,6 +100,14 @@ def _worded_similarity(row: pd.Series, d: dict[str, Any]) -> str:
             f"{_num(d.get('noise_floor')) or 0:.3f} within a group{_p(d)})")
 
 
+def prompts_needed(pairs: int, alpha: float) -> int:
+    """Fewest prompts for which the within-prompt permutation test can reach p_holm < alpha over
+    ``pairs`` pairs. With n prompts, swapping group labels within each prompt gives 2^n equally likely
+    arrangements, so the smallest two-sided p is 2 / 2^n = 2^(1-n); Holm compares the smallest p with
+    alpha / pairs. Needed: 2^(1-n) < alpha / pairs, i.e. n > 1 + log2(pairs / alpha)."""
+    return int(math.floor(1 + math.log2(pairs / alpha))) + 1 if pairs and alpha > 0 else 0
+
+
 def attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float = 0.05, polarity: str = "neg") -> Verdict:
     """The verdict for one attribute from its counterfactual metric rows."""
     cross = rows[rows["group_b"].notna() & (rows["group_a"] != rows["group_b"])]
@@ -142,7 +151,12 @@ def attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float = 0.05, p
     mdgs = [m for m in mdgs if m is not None]
     prompts = [details_of(x).get("prompts") for x in head["details"]]
     prompts = [p for p in prompts if p]
-    if mdgs:
+    tested = [d for d in (details_of(x) for x in head["details"]) if _num(d.get("p_value")) is not None]
+    needed = prompts_needed(len(tested), alpha) if tested else 0
+    if prompts and tested and max(prompts) < needed:
+        sentence = (f"{attribute}: no difference can be shown with {max(prompts)} prompts: the permutation test "
+                    f"needs at least {needed} to reach p_holm < {alpha:g} across {len(tested)} pairs. Add prompts.")
+    elif mdgs:
         size = f"with {max(prompts)} prompts " if prompts else ""
         sentence = (f"{attribute}: no difference beyond sampling noise; {size}the smallest gap this run could "
                     f"detect is about {max(mdgs):.3f} ({SHORT[HEADLINE]}).")
