@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -143,18 +144,25 @@ class Store:
             con.execute(f"UPDATE runs SET {', '.join(sets)} WHERE run_id = ?", [*params, run_id])
 
     def cache_put(self, rows: Sequence[dict[str, Any]]) -> None:
-        """Persist successful responses as they arrive; an existing key is left as it is."""
+        """Persist successful responses as they arrive; an existing key is left as it is.
+
+        Plain parametrised inserts rather than a registered DataFrame: this write also runs while a
+        run is being interrupted, and a replacement scan cut by a signal can leave DuckDB without its
+        ``pandas_scan`` function for the rest of the process, losing the answers the flush was for.
+        """
         if not rows:
             return
-        frame = pd.DataFrame(list(rows))
+        cols = list(dict.fromkeys(c for r in rows for c in r))
+        unknown = [c for c in cols if not _is_column("response_cache", c)]
+        if unknown:
+            raise StorageError(f"response_cache has no column(s) {', '.join(unknown)}.")
+        row_sql = f"({', '.join('?' * len(cols))})"
         with self.connect() as con:
-            con.register("incoming", frame)
-            cols = ", ".join(frame.columns)
-            con.execute(
-                f"INSERT INTO response_cache ({cols}) SELECT {cols} FROM incoming "
-                "ON CONFLICT (cache_key) DO NOTHING"
-            )
-            con.unregister("incoming")
+            for start in range(0, len(rows), 500):  # one multi-row statement per 500 rows
+                chunk = rows[start : start + 500]
+                con.execute(
+                    f"INSERT INTO response_cache ({', '.join(cols)}) VALUES {', '.join([row_sql] * len(chunk))} "
+                    "ON CONFLICT (cache_key) DO NOTHING", [r.get(c) for r in chunk for c in cols])
 
     # --- reads --------------------------------------------------------------------------------
     def cache_get(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -177,6 +185,12 @@ class Store:
         if frame.empty or not isinstance(frame["config"].iloc[0], str):
             return {}
         return json.loads(frame["config"].iloc[0])
+
+
+def _is_column(table: str, column: str) -> bool:
+    """Whether ``column`` is declared in :data:`SCHEMA` for ``table`` (names go into SQL text, so
+    they must come from the schema, never from data)."""
+    return re.search(rf"(^|[\s,\"]){re.escape(column)}[\s\"]", SCHEMA[table]) is not None
 
 
 def _finite(value: Any) -> Any:
