@@ -316,6 +316,7 @@ def test_die_after_answers_then_refuses(openai_server: FakeOpenAIServer) -> None
     assert answers == ["echo: hello there"] * 2
     with pytest.raises(openai.APIConnectionError):
         client.chat.completions.create(model="m", messages=MSG)
+    assert openai_server.wait_stopped(10)  # the death runs in a thread; on a busy machine it takes a moment
     with pytest.raises(httpx.ConnectError):  # the port no longer listens
         httpx.get(openai_server.base_url + "/models")
     assert openai_server.answers == 2 and openai_server.dead

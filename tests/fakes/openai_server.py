@@ -140,6 +140,7 @@ class FakeOpenAIServer:
         self.answers = 0  # normal answers sent
         self.dead = False
         self._die_after: int | None = None
+        self._stopped = threading.Event()
         self._queue: deque[tuple[str, dict[str, Any]]] = deque()
         self._lock = threading.Condition()
         self._ids = itertools.count(1)
@@ -224,6 +225,11 @@ class FakeOpenAIServer:
             self._httpd.shutdown()
         self._httpd.close_all()
         self._httpd.server_close()
+        self._stopped.set()
+
+    def wait_stopped(self, timeout: float = 5.0) -> bool:
+        """Block until :meth:`stop` has closed the socket (a death is carried out by a thread)."""
+        return self._stopped.wait(timeout)
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
