@@ -149,28 +149,11 @@ def tiny_embedder(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(scope="module")
 def slow_causal_lm(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A random GPT-2 with a chat template and no end-of-text token: every answer runs to max_tokens."""
-    import torch
-    from tokenizers import Tokenizer
-    from tokenizers.models import WordLevel
-    from tokenizers.pre_tokenizers import Whitespace
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from tests.fakes.endless_lm import build_endless_lm
 
-    path = tmp_path_factory.mktemp("causal")
-    words = sorted({w.strip("?").lower() for p in PROMPTS for w in p.split()} | {"system", "user", "assistant", ":"})
-    vocab = {w: i for i, w in enumerate(["<pad>", "<eos>", "[UNK]", *words])}
-    raw = Tokenizer(WordLevel(vocab, unk_token="[UNK]"))
-    raw.pre_tokenizer = Whitespace()
-    tok = PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="[UNK]", eos_token="<eos>", pad_token="<pad>")
-    tok.chat_template = ("{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} {% endfor %}"
-                         "{% if add_generation_prompt %}assistant :{% endif %}")
-    torch.manual_seed(0)
-    lm = GPT2LMHeadModel(GPT2Config(vocab_size=len(vocab), n_layer=4, n_embd=256, n_head=4, n_positions=1024,
-                                    bos_token_id=None, eos_token_id=None))
-    lm.generation_config.eos_token_id = None
-    lm.generation_config.bos_token_id = None
-    lm.save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
+    words = {w.strip("?").lower() for p in PROMPTS for w in p.split()}
+    return build_endless_lm(tmp_path_factory.mktemp("causal"), words, n_layer=4, n_embd=256, n_head=4,
+                            n_positions=1024)
 
 
 def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest(

@@ -93,27 +93,10 @@ def test_a_batch_cut_by_a_stop_is_dropped_and_earlier_batches_are_cached(tmp_pat
 @pytest.fixture(scope="module")
 def endless_lm(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A tiny random GPT-2 with no end-of-text token and a long context: generate runs to max_new_tokens."""
-    import torch
-    from tokenizers import Tokenizer
-    from tokenizers.models import WordLevel
-    from tokenizers.pre_tokenizers import Whitespace
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from tests.fakes.endless_lm import build_endless_lm
 
-    path = tmp_path_factory.mktemp("endless")
-    vocab = {w: i for i, w in enumerate(["<pad>", "<eos>", "[UNK]", "system", "user", "assistant", ":", "hi"])}
-    raw = Tokenizer(WordLevel(vocab, unk_token="[UNK]"))
-    raw.pre_tokenizer = Whitespace()
-    tok = PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="[UNK]", eos_token="<eos>", pad_token="<pad>")
-    tok.chat_template = ("{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} {% endfor %}"
-                         "{% if add_generation_prompt %}assistant :{% endif %}")
-    torch.manual_seed(0)
-    lm = GPT2LMHeadModel(GPT2Config(vocab_size=len(vocab), n_layer=2, n_embd=64, n_head=2, n_positions=8192,
-                                    bos_token_id=None, eos_token_id=None))
-    lm.generation_config.eos_token_id = None
-    lm.generation_config.bos_token_id = None
-    lm.save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
+    return build_endless_lm(tmp_path_factory.mktemp("endless"), ["hi"], n_layer=2, n_embd=64, n_head=2,
+                            n_positions=8192)
 
 
 def test_local_generate_stops_between_tokens(endless_lm: str) -> None:
