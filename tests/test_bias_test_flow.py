@@ -34,7 +34,7 @@ def _config(tmp_path: Path, model: str, kind: str, **metrics):  # noqa: ANN202
     return parse_config({
         "name": "bt", "assessment": "bias_test",
         "bias_test": {"spec_path": str(spec), "reviewed_csv": str(reviewed), "tested_model": model,
-                      "tested_model_kind": kind, "bootstrap_resamples": 0, "crows_pairs": False, "weat": False},
+                      "tested_model_kind": kind, "subsample_rounds": 0, "crows_pairs": False, "weat": False},
         "metrics": {"bootstrap_resamples": 200, **metrics},
         "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": str(tmp_path / "reports")},
     })

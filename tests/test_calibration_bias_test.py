@@ -57,7 +57,7 @@ def _spec_and_rows(n_terms: int) -> tuple[list, list[GeneratedSentence]]:
 @pytest.mark.parametrize("p_true", [0.5, 0.7])
 def test_stereotype_score_interval_covers_the_true_preference(p_true: float) -> None:
     specs, rows = _spec_and_rows(10)  # 60 pairs per simulated run
-    cfg, mcfg = BiasTestConfig(bootstrap_resamples=0), MetricsConfig()
+    cfg, mcfg = BiasTestConfig(subsample_rounds=0), MetricsConfig()
     rng = np.random.default_rng(2024)
     sims, covered = 1000, 0
     for _ in range(sims):

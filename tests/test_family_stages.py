@@ -35,7 +35,7 @@ def test_stereotype_score_from_a_reviewed_csv(tmp_path: Path) -> None:
         return np.array([-1.0 if any(w in s.lower().split() for w in ("he", "man")) else -2.0 for s in sentences])
 
     pairs, results, metrics, items, report = stereotype_scores(
-        rows, specs, logprob, BiasTestConfig(bootstrap_resamples=10, sentences_per_attribute=1), MetricsConfig(), "toy")
+        rows, specs, logprob, BiasTestConfig(subsample_rounds=10, sentences_per_attribute=1), MetricsConfig(), "toy")
     assert [p.discarded for p in pairs] == [False, False, False, True]
     # career pairs: stereotyped version uses he/man -> preferred (2 wins); family pair: she preferred? no -> 0
     assert [r.stereotyped for r in results] == [1, 0, 1]
@@ -43,6 +43,7 @@ def test_stereotype_score_from_a_reviewed_csv(tmp_path: Path) -> None:
     assert row["metric"] == "stereotype_score" and row["value"] == pytest.approx(2 / 3)
     assert row["ci_low"] < 2 / 3 < row["ci_high"] and row["n"] == 3
     assert row["details"]["binomial_p_value"] == pytest.approx(1.0)
+    assert row["details"]["subsample_rounds"] == 10 and row["details"]["sentences_per_attribute"] == 1
     assert report["model_bias"] == pytest.approx(0.6667) and len(items) == 3
 
 

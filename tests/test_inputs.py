@@ -78,6 +78,17 @@ def test_config_unknown_keys_and_wrong_types(tmp_path: Path) -> None:
     assert "llm.count: Input should be a valid integer" in text
 
 
+def test_old_bias_test_bootstrap_key_names_its_new_name(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("assessment: bias_test\nbias_test: {bootstrap_resamples: 30}\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(cfg)
+    text = str(err.value)
+    assert "bias_test: bias_test.bootstrap_resamples was renamed bias_test.subsample_rounds" in text
+    assert "Value error" not in text and "metrics.bootstrap_resamples is a different setting" in text
+    assert load_config(cfg, {"bias_test": {"subsample_rounds": 12}}).bias_test.subsample_rounds == 12
+
+
 def test_config_overrides_and_hash(tmp_path: Path) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text("prompts: {items: [hi]}\n")

@@ -56,19 +56,19 @@ def stereotype_scores(
         wins = sum(r.stereotyped for r in rs)
         lo, hi = wilson_interval(wins, len(rs), mcfg.confidence)
         details: dict[str, Any] = {"tested_model": tested_model}
-        if cfg.bootstrap_resamples >= 2:
-            boot = bootstrap_stereotype_score(rs, cfg.bootstrap_resamples, cfg.sentences_per_attribute, mcfg.seed)
-            details |= {"bootstrap_mean": boot.mean, "bootstrap_std": boot.std, "t_p_value": boot.t_p_value,
-                        "binomial_p_value": boot.binomial_p_value, "resamples": boot.n_resamples,
-                        "per_attribute": boot.per_attribute}
+        if cfg.subsample_rounds >= 2:
+            boot = bootstrap_stereotype_score(rs, cfg.subsample_rounds, cfg.sentences_per_attribute, mcfg.seed)
+            details |= {"subsample_mean": boot.mean, "subsample_std": boot.std, "t_p_value": boot.t_p_value,
+                        "binomial_p_value": boot.binomial_p_value, "subsample_rounds": boot.n_resamples,
+                        "sentences_per_attribute": boot.per_attribute}
         metrics.append(metric_row("stereotype_score", wins / len(rs), (lo, hi), len(rs), attribute=bias,
                                   details=details))
         for r in rs:
             items.append({"family": "probability", "metric": "stereotype_score", "item_kind": "template",
                           "item": f"{bias} | {r.pair.attribute_term} | {r.pair.template}",
                           "value": float(r.stereotyped)})
-    report = stereotype_report(pairs, results, tested_model, n_resamples=cfg.bootstrap_resamples
-                               if cfg.bootstrap_resamples >= 2 else 0,
+    report = stereotype_report(pairs, results, tested_model, n_resamples=cfg.subsample_rounds
+                               if cfg.subsample_rounds >= 2 else 0,
                                per_attribute=cfg.sentences_per_attribute, seed=mcfg.seed)
     return pairs, results, metrics, items, report
 
