@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import tasks.inputs.expansion as cf
-from tasks.inputs.expansion import Variant, expand_prompt, expand_prompts, neutralize, validate_variant
+from tasks.inputs.expansion import Variant, expand_prompt, expand_prompts, neutralize
+from tasks.inputs.variant_validation import validate_variant
 from tasks.errors import InputDataError
 from tasks.inputs.lexicon import custom_lexicon, load_lexicon
 

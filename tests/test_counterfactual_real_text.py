@@ -7,11 +7,12 @@ import pytest
 
 from tasks.stages.counterfactual import expand_stage
 from tasks.config import CounterfactualConfig
-from tasks.inputs.expansion import SKIPPED, expand_prompt, expand_prompts, validate_variant
+from tasks.inputs.expansion import SKIPPED, expand_prompt, expand_prompts
 from tasks.errors import ConfigError
 from tasks.inputs.ftu import check_ftu, find_mentions
 from tasks.inputs.lexicon import load_lexicon
 from tasks.inputs.names import load_names
+from tasks.inputs.variant_validation import validate_variant
 
 
 @pytest.fixture(scope="module")

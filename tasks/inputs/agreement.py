@@ -1,0 +1,41 @@
+"""English grammar around a swapped term: the article before it and the verb agreement after a
+subject pronoun ("he loves" / "they love"), shared by expansion and validation."""
+
+from __future__ import annotations
+
+import re
+
+ARTICLE_BEFORE = re.compile(r"(?<![\w'])(an?)(\s+)$", re.IGNORECASE)
+_BE_HAVE_DO = {"is": "are", "was": "were", "has": "have", "does": "do", "isn't": "aren't",
+               "wasn't": "weren't", "hasn't": "haven't", "doesn't": "don't", "are": "are", "were": "were",
+               "have": "have", "do": "do", "aren't": "aren't", "weren't": "weren't", "haven't": "haven't",
+               "don't": "don't"}
+ADVERBS = ("always never often usually also really just still only sometimes rarely then even "
+           "probably actually already finally certainly clearly simply seldom frequently generally "
+           "mostly typically suddenly quickly slowly immediately constantly definitely truly barely "
+           "hardly nearly almost apparently obviously")
+AFTER_SUBJECT = re.compile(
+    rf"((?:\s+(?:{'|'.join(ADVERBS.split())}))*)(\s+)([a-z]+n['’]t|[a-z]+)\b|(['’])s\b(\s+(?:been|got)\b)?",
+    re.IGNORECASE,
+)
+_NOT_VERBS = frozenset("""
+    always perhaps thus nevertheless unless plus as us yes is was has does this his hers its
+    besides sometimes news less across whereas whose towards afterwards nonetheless
+""".split())
+_NO_E_DROP = frozenset("dies lies ties vies".split())
+
+
+def base_form(verb: str) -> str | None:
+    """Plural (base) form of a third-person singular verb, None when ``verb`` is not one."""
+    low = verb.lower().replace("’", "'")
+    if low in _BE_HAVE_DO:
+        return _BE_HAVE_DO[low]
+    if len(low) < 3 or not low.endswith("s") or low.endswith(("ss", "us", "is", "'s")) or low in _NOT_VERBS:
+        return None
+    if low in _NO_E_DROP:
+        return low[:-1]
+    if low.endswith("ies") and len(low) > 4:
+        return low[:-3] + "y"
+    if low.endswith(("sses", "shes", "ches", "xes", "zzes", "oes")):
+        return low[:-2]
+    return low[:-1]

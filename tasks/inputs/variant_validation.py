@@ -1,0 +1,174 @@
+"""Variant validation: the readable problems of a counterfactual variant against its prompt.
+
+The texts may differ only inside attribute terms (plus the article and agreement words linked to
+them), every mention must land in the group the variant asks for, mentions of one group must not
+split (a pronoun changed but the name of the same person did not) and two groups must not merge.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from tasks.errors import InputDataError
+from tasks.inputs.agreement import ADVERBS, AFTER_SUBJECT, ARTICLE_BEFORE, base_form
+from tasks.inputs.lexicon import Lexicon, canonical
+from tasks.inputs.mentions import Source, mentioned_groups, sources
+from tasks.inputs.names import NameTable
+
+_MARK = "\x00"
+_TOKENS = re.compile(r"\w+(?:['’]\w+)?|\s+|[^\w\s]")
+
+
+def _skeleton(text: str, lexicon: Lexicon, names: NameTable | None) -> str:
+    """``text`` with every attribute region (term of any group, or a first name, with the article
+    before it) replaced by one marker character, and the words after a subject pronoun put in
+    their plural form, so "he loves" and "they love" compare equal."""
+    spans: list[tuple[int, int, str]] = []
+    for m in lexicon.any_pattern.finditer(text):
+        start, end = m.start(), m.end()
+        art = ARTICLE_BEFORE.search(text, max(0, start - 12), start)
+        if art:
+            start = art.start(1)
+        marker = _MARK
+        info = lexicon.index[canonical(m.group())]
+        if lexicon.roles and any(lexicon.roles[r] == "subject" for r in info.rows):
+            after = AFTER_SUBJECT.match(text, end)
+            if after and after.group(4):
+                marker, end = _MARK + "'" + ("ve" if after.group(5) else "re") + (after.group(5) or ""), after.end()
+            elif after:
+                base = base_form(after.group(3))
+                if base is not None:
+                    marker = _MARK + after.group(1).lower() + after.group(2) + base
+                    end = after.end()
+        spans.append((start, end, marker))
+    if names is not None:
+        for m in names.find(text):
+            art = ARTICLE_BEFORE.search(text, max(0, m.start - 12), m.start)
+            spans.append((art.start(1) if art else m.start, m.end, _MARK))
+    if not spans:
+        return text
+    spans.sort()
+    pieces, pos = [], 0
+    for start, end, marker in spans:
+        if start < pos:  # overlapping regions merge
+            pos = max(pos, end)
+            continue
+        pieces += [text[pos:start], marker]
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def _compare(a: str, b: str) -> list[str]:
+    if a == b:
+        return []
+    ta, tb = _TOKENS.findall(a), _TOKENS.findall(b)
+    problems = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        old = "".join(ta[i1:i2]).replace(_MARK, "<attribute term>")
+        new = "".join(tb[j1:j2]).replace(_MARK, "<attribute term>")
+        if op == "replace":
+            problems.append(f"changed {old!r} to {new!r} outside attribute terms")
+        elif op == "delete":
+            problems.append(f"removed {old!r} outside attribute terms")
+        else:
+            problems.append(f"added {new!r} outside attribute terms")
+    return problems
+
+
+class CheckedPrompt:
+    """What validation needs from the original prompt, computed once per prompt."""
+
+    def __init__(self, text: str, lexicon: Lexicon, names: NameTable | None) -> None:
+        self.text = text
+        self.skeleton = _skeleton(text, lexicon, names)
+        self.mentions = sources(text, lexicon, names, include_targets=True, loose_names=True)
+        self.all_terms = sources(text, lexicon, names, include_targets=True, guards=False, loose_names=True)
+
+
+def _what(s: Source) -> str:
+    return f"the name {s.surface!r}" if s.name else repr(s.surface)
+
+
+_THEY_VERB = re.compile(rf"\b(they)((?:\s+(?:{'|'.join(ADVERBS.split())}))*\s+)([a-z]+n['’]t|[a-z]+)\b",
+                        re.IGNORECASE)
+
+
+def _disagreements(variant: str) -> list[str]:
+    out = []
+    for m in _THEY_VERB.finditer(variant):
+        base = base_form(m.group(3))
+        if base is not None and base != m.group(3).lower().replace("’", "'"):
+            out.append(f"{m.group(0)!r} does not agree: 'they' takes {base!r}")
+    return out
+
+
+def variant_problems(original: CheckedPrompt, variant: str, lexicon: Lexicon, names: NameTable | None,
+                     mapping: dict[str, str] | None, label: str | None) -> list[str]:
+    problems = _compare(original.skeleton, _skeleton(variant, lexicon, names))
+    if lexicon.attribute == "gender":
+        problems += _disagreements(variant)
+    # Line up every term match of both texts (guards off), then keep a pair when a guard lets
+    # either side count: a swapped-in word the guard cannot place ("came out as straight",
+    # "her White squinty eyes") is still the counterpart of a mention of the prompt.
+    before, after = original.mentions, sources(variant, lexicon, names, include_targets=True, loose_names=True)
+    after_all = sources(variant, lexicon, names, include_targets=True, guards=False, loose_names=True)
+    if len(after_all) == len(original.all_terms):
+        pairs = [(b, a) for b, a in zip(original.all_terms, after_all, strict=True) if b.counted or a.counted]
+        before, after = [b for b, _ in pairs], [a for _, a in pairs]
+    detect = set(lexicon.detect_groups)
+    if len(after) != len(before):
+        problems.append(f"the variant has {len(after)} {lexicon.attribute} mentions where the prompt has "
+                        f"{len(before)}: {', '.join(_what(s) for s in after) or 'none'}")
+        if mapping is not None:
+            for s in after:
+                if s.group in detect and s.group not in mapping.values():
+                    problems.append(f"variant for {label!r} still has {_what(s)} ({s.group})")
+        return problems
+    became: dict[str, dict[str, Source]] = {}
+    for b, a in zip(before, after, strict=True):
+        if b.group not in detect:
+            continue
+        became.setdefault(b.group, {}).setdefault(a.group, a)
+        if mapping is not None and a.group != mapping.get(b.group, b.group):
+            problems.append(f"variant for {label!r} still has {_what(a)} ({a.group}) where "
+                            f"{mapping.get(b.group, b.group)} was asked for")
+    for group, targets in became.items():
+        if len(targets) > 1:
+            (g1, s1), (g2, s2) = list(targets.items())[:2]
+            problems.append(f"mentions of one {group} group were split: {_what(s1)} is {g1} but "
+                            f"{_what(s2)} is {g2} (a pronoun and a name of one person must change together)")
+    targets_of: dict[str, str] = {}
+    for group, targets in became.items():
+        for t in targets:
+            if t in targets_of and targets_of[t] != group:
+                problems.append(f"groups collapsed: {targets_of[t]} and {group} mentions both became {t}")
+            targets_of.setdefault(t, group)
+    return problems
+
+
+def validate_variant(
+    original: str, variant: str, lexicon: Lexicon, names: NameTable | None = None, *, group: str | None = None
+) -> list[str]:
+    """Human-readable problems of ``variant`` (empty when valid).
+
+    Both texts are split into words, spaces and punctuation; they may differ only where both have
+    an attribute term of ``lexicon`` (any group) or a first name, including multi-word terms, the
+    "a"/"an" before such a term and the agreement after a subject pronoun ("he is" / "they are",
+    "he loves" / "they love"). Mentions are matched up in order: mentions of one group must stay
+    together (a pronoun changed but the name did not is a problem) and two groups must not
+    become one. With ``group``, every mention must also be of the group the prompt's single group
+    maps to (``group``) or, for a prompt mentioning several groups, of one of them.
+    """
+    checked = CheckedPrompt(original, lexicon, names)
+    mapping = None
+    if group is not None:
+        if group not in lexicon.groups:
+            raise InputDataError(f"validate_variant: {group!r} is not a group of {lexicon.attribute}.")
+        groups = mentioned_groups(checked.mentions, lexicon)
+        if len(groups) == 1:
+            mapping = {groups[0]: group}
+    return list(dict.fromkeys(variant_problems(checked, variant, lexicon, names, mapping, group)))
