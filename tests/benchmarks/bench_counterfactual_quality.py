@@ -14,13 +14,27 @@ Figures, per bias type (each mapped to the built-in attributes that cover it):
   change other words ("bad" -> "good", "Women don't" -> "Men") cannot be matched by any swap and
   are left out. A group word missing from every lexicon on BOTH sides also leaves a pair out, so
   lexicon gaps show up in the FTU recall below, not here.
-* **exact (strict)**: share of eligible pairs where one variant of ``sent_more`` (any group, any
+* **partial**: eligible pairs whose ``sent_less`` breaks the consistency rules every variant must
+  meet (:func:`tasks.inputs.expansion.validate_variant`, for every covering attribute): the writer
+  changed a name but not the pronoun of the same person ("Emily decorated her new home" ->
+  "Jason decorated her new home"), or changed one of two groups so that both became one
+  ("Heather ... belonged to a man" -> "... a woman"). No valid variant can equal such a
+  ``sent_less``, so these pairs are counted here and left out of the exact-match columns. Only
+  those two problem kinds count: a ``sent_less`` the validator rejects because a word or name is
+  missing from the lexicons ("Kwame" -> "Prescott") stays in, as a miss.
+* **exact (strict)**: share of the remaining eligible pairs where one variant of ``sent_more`` (any group, any
   covering attribute) equals ``sent_less`` exactly (after trimming spaces).
 * **exact (names)**: the same, but a name in the variant may stand for a different name of the same
   group in ``sent_less``: CrowS writers swap "Jamal" for an arbitrary white name ("Jack"), which
   no expansion can guess; the name must be in the name table with the same gender (gender pairs)
-  or race (race pairs). This is the figure the targets refer to; the strict one is printed beside it.
-* **one-group**: exact (names) on the eligible pairs whose ``sent_more`` mentions ONE group of
+  or race (race pairs).
+* **same group**: the same, but any two words of one group stand for each other, and case is
+  ignored: a variant may say "Caucasian" where the CrowS writer chose "white", "White people" where
+  the writer kept "white people" in lower case, or "Whites" for "White Americans". The expansion
+  picks one aligned term per group; which synonym a writer picked is a choice, not a swap error. The
+  variant must still name the same group as ``sent_less`` with the sentence otherwise unchanged.
+  This is the figure the targets refer to; the stricter ones are printed beside it.
+* **one-group**: same group on the eligible pairs whose ``sent_more`` mentions ONE group of
   the covering attributes (count in brackets). A sentence with two groups ("Kathy ... her
   father") is expanded by role reversal, which swaps both people by design and so can never
   reproduce a CrowS edit that changes one person only; this column leaves those out.
@@ -29,8 +43,8 @@ Figures, per bias type (each mapped to the built-in attributes that cover it):
 * **edit**: mean token edit distance between ``sent_less`` and the closest variant (the
   unexpanded ``sent_more`` when nothing was expanded).
 * **FTU recall**: share of all sentences of the bias type (both sides) with a mention of a
-  covering attribute (names count for gender and race). For race-color a second line adds the
-  nationality lexicon, since CrowS files "Mexicans" or "Chinese" under race-color.
+  covering attribute (names count for gender and race). The "+ nationality" row adds the
+  nationality lexicon to race, since CrowS files "Mexicans" or "Chinese" under race-color.
 * **flagged elsewhere**: share of sentences of the OTHER bias types in which the attribute is
   found. Not all are false positives (a race sentence can say "he"); ``--show`` prints a sample
   of what was found, to read.
@@ -56,24 +70,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import pandas as pd  # noqa: E402
 
 from tasks.inputs.expansion import expand_prompts, mentioned_groups, sources  # noqa: E402
+from tasks.inputs.variant_validation import validate_variant  # noqa: E402
 from tasks.errors import EquilensError  # noqa: E402
 from tasks.inputs.lexicon import ATTRIBUTES, load_lexicon  # noqa: E402
 from tasks.inputs.names import load_names  # noqa: E402
 
-COVER = {
-    "gender": ["gender", "gender_identity"],
-    "race-color": ["race"],
-    "religion": ["religion"],
-    "nationality": ["nationality"],
-    "age": ["age"],
-    "sexual-orientation": ["sexual_orientation"],
-    "disability": ["disability"],
-}
-# CrowS files nationality words ("Mexicans", "Chinese") under race-color; equilens keeps them in
-# the nationality lexicon. The recall with both is printed on an extra line.
-WIDER = {"race-color": ["race", "nationality"]}
+# (row label, CrowS bias type, covering attributes). CrowS files nationality words ("Mexicans",
+# "Chinese") under race-color, while equilens keeps them in the nationality attribute; the extra
+# row shows race-color with both attributes switched on, as a user covering CrowS's sense of race
+# would run it. The race target refers to the race-only row.
+COVER = [
+    ("gender", "gender", ["gender", "gender_identity"]),
+    ("race-color", "race-color", ["race"]),
+    ("  + nationality", "race-color", ["race", "nationality"]),
+    ("religion", "religion", ["religion"]),
+    ("nationality", "nationality", ["nationality"]),
+    ("age", "age", ["age"]),
+    ("sexual-orientation", "sexual-orientation", ["sexual_orientation"]),
+    ("disability", "disability", ["disability"]),
+]
 _TOK = re.compile(r"\w+|[^\w\s]")
 _GLUE = {"a", "an", "the", "'", "s", "-"}
+# The validator's messages for the two consistency rules (split mentions, collapsed groups).
+_CONSISTENCY = ("mentions of one ", "groups collapsed: ")
 
 
 def crows_pairs() -> pd.DataFrame:
@@ -141,6 +160,31 @@ class Bench:
                 return False
         return True
 
+    def canonical(self, text: str, attribute: str) -> str:
+        """``text`` in lower case with each mention of ``attribute`` (term or name) replaced by its group."""
+        names = self.names if attribute in ("gender", "race") else None
+        out, pos = [], 0
+        for s in sorted(sources(text, self.lex[attribute], names, include_targets=True), key=lambda s: s.start):
+            out += [text[pos:s.start].lower(), f"<{s.group}>"]
+            pos = s.end
+        return "".join(out + [text[pos:].lower()])
+
+    def same_group_match(self, variant: str, less: str, attribute: str) -> bool:
+        """Do ``variant`` and ``less`` name the same groups in the same places, all else equal (any case)?"""
+        return self.canonical(variant, attribute) == self.canonical(less, attribute)
+
+    def partial_edit(self, more: str, less: str, attrs: list[str]) -> bool:
+        """Is ``less`` a CrowS edit that no valid variant of ``more`` can equal (see ``partial``)?"""
+        partial = False
+        for a in attrs:
+            if a in self.lex:
+                names = self.names if a in ("gender", "race") else None
+                problems = validate_variant(more, less, self.lex[a], names)
+                if not problems:
+                    return False
+                partial |= all(p.startswith(_CONSISTENCY) for p in problems)
+        return partial
+
     def variants(self, text: str, attrs: list[str]) -> list[tuple[str, str]]:
         """Variants that pass validation (what the flow keeps), per covering attribute."""
         out = []
@@ -170,16 +214,19 @@ class Bench:
 
 def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.Random) -> None:
     print(f"\n== {label}: {len(df)} pairs ==")
-    print(f"{'bias type':<20}{'pairs':>6}{'eligible':>9}{'exact strict':>14}{'exact names':>13}"
-          f"{'one-group':>15}{'edit':>6}{'FTU recall':>12}{'flagged elsewhere':>19}")
+    print(f"{'bias type':<20}{'pairs':>6}{'eligible':>9}{'partial':>8}{'exact strict':>14}{'exact names':>13}"
+          f"{'same group':>12}{'one-group':>15}{'edit':>6}{'FTU recall':>12}{'flagged elsewhere':>19}")
     misses: list[str] = []
-    for bias, attrs in COVER.items():
+    for row_label, bias, attrs in COVER:
         sub = df[df.bias_type == bias]
         others = df[~df.bias_type.isin([bias])]
-        elig = strict = lenient = one = one_hit = 0
+        elig = partial = strict = lenient = group = one = one_hit = 0
         dist = 0
         for more, less in zip(sub.sent_more.str.strip(), sub.sent_less.str.strip(), strict=True):
             if not bench.eligible(more, less):
+                continue
+            if bench.partial_edit(more, less, attrs):
+                partial += 1
                 continue
             elig += 1
             single = bench.single_group(more, attrs)
@@ -188,10 +235,16 @@ def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.
             if any(v == less for _, v in vs):
                 strict += 1
                 lenient += 1
+                group += 1
                 one_hit += single
                 continue
             if any(bench.name_match(v, less, a) for a, v in vs):
                 lenient += 1
+                group += 1
+                one_hit += single
+                continue
+            if any(bench.same_group_match(v, less, a) for a, v in vs):
+                group += 1
                 one_hit += single
                 continue
             lt = _TOK.findall(less)
@@ -204,12 +257,9 @@ def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.
         other = list(others.sent_more)
         flagged = [(s, bench.mentions(s, attrs)) for s in other]
         flagged = [f for f in flagged if f[1]]
-        print(f"{bias:<20}{len(sub):>6}{elig:>9}{strict / max(elig, 1):>14.1%}{lenient / max(elig, 1):>13.1%}"
+        print(f"{row_label:<20}{len(sub):>6}{elig + partial:>9}{partial:>8}{strict / max(elig, 1):>14.1%}{lenient / max(elig, 1):>13.1%}{group / max(elig, 1):>12.1%}"
               f"{one_hit / max(one, 1):>9.1%} ({one:>3}){dist / max(elig, 1):>6.2f}{found / max(len(sents), 1):>12.1%}"
               f"{len(flagged) / max(len(other), 1):>19.1%}")
-        if bias in WIDER:
-            wider = sum(bool(bench.mentions(s, WIDER[bias])) for s in sents)
-            print(f"{'':<20}FTU recall with {' + '.join(WIDER[bias])}: {wider / max(len(sents), 1):.1%}")
         if show:
             for s, words in rng.sample(flagged, min(show, len(flagged))):
                 print(f"    flagged {words} in {s!r}")
