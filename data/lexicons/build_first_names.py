@@ -21,7 +21,14 @@ Rules (facts in, our own judgement written down here):
   otherwise unisex (used as the neutral target); names not in the census: gender unknown.
 * race: black when P(black|name) >= 0.35 (Black applicants are ~5% of the source data, so this is
   a 7-fold over-representation), asian (Tzioumis "api") or hispanic when >= 0.6, white when
-  P(white|name) >= 0.9; otherwise no race association.
+  P(white|name) >= 0.8 and P(black|name) < 0.1; otherwise no race association. White applicants
+  are the large majority of the source data, so a white share alone barely moves above the base
+  rate; the white label marks names that show no sign of another group (George 0.87, Steve 0.85).
+  Before 2026-11 the white rule was P(white) >= 0.9, which left such names without a race, so a
+  prompt about "George" got no race variant.
+* two-letter names (Li, Jo, Bo) are kept when the census lists them, they are not a lowercase
+  dictionary word and they have a vowel (not initials such as "Jc"); they are flagged
+  ambiguous = 1 like common words. Longer names must be alphabetic.
 * ambiguous = 1 for names that are common English words (lowercase dictionary entry: Bill, Grace):
   they count only in a name context (see tasks/inputs/names.py); ambiguous = 2 for months, places,
   nationalities, titles and modal verbs from the short list below: never counted. Neither is
@@ -51,7 +58,7 @@ sydney florence victoria china india israel asia africa america kenya chelsea br
 vienna adelaide madison lincoln washington jackson cleveland orlando savannah camden salem sharon
 mercedes bentley tesla porsche lexus toyota kia cadillac harley
 christian muslim jewish hindu catholic american indian asian african european mexican
-king queen prince princess duke earl baron major general judge
+king queen prince princess duke earl baron major general judge ok un
 will can else era aide angle brain carry desire golden gay bin fan gang hang dung hung chin bee art
 """.split())
 
@@ -81,7 +88,7 @@ def race_of(p: dict[str, float] | None) -> str:
         return "asian"
     if p["hispanic"] >= 0.6:
         return "hispanic"
-    return "white" if p["white"] >= 0.9 else ""
+    return "white" if p["white"] >= 0.8 and p["black"] < 0.1 else ""
 
 
 def gender_of(mf: tuple[float, float] | None) -> str:
@@ -107,7 +114,9 @@ def build(census_dir: Path, tz_csv: Path, words: Path) -> list[dict[str, str]]:
         extra = {r["name"].lower(): r for r in csv.DictReader(fh)}
     rows = []
     for name in sorted(set(cen) | set(tz) | set(extra)):
-        if len(name) < 3 or not name.isalpha():
+        if not name.isalpha() or len(name) < 2:
+            continue
+        if len(name) == 2 and (name in common or name not in cen or not set(name) & set("aeiouy")):
             continue
         mf = cen.get(name)
         gender, race = gender_of(mf), race_of(tz.get(name))
@@ -116,7 +125,7 @@ def build(census_dir: Path, tz_csv: Path, words: Path) -> list[dict[str, str]]:
             race = extra[name]["race"] or race
         if not gender and not race:
             continue
-        ambiguous = 2 if name in NOT_ONLY_NAMES else 1 if name in common else 0
+        ambiguous = 2 if name in NOT_ONLY_NAMES else 1 if name in common or len(name) == 2 else 0
         freq = sum(mf) if mf else 0.0
         rows.append({"name": extra[name]["name"] if name in extra else name.capitalize(),
                      "gender": gender, "race": race, "freq": f"{freq:.3f}",
