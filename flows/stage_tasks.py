@@ -15,6 +15,7 @@ from prefect import task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from tasks.stages import counterfactual as assessment
+from tasks.stages.counterfactual_metrics import metric_stage
 from tasks.config import CounterfactualConfig, LLMConfig, MetricsConfig, PromptsConfig, ScoringConfig
 from tasks.llm.runner import run_requests
 from tasks.inputs.prompts import load_prompts
@@ -63,4 +64,4 @@ def metrics_task(
     responses: pd.DataFrame, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,
     cfg: MetricsConfig, fingerprint: str,
 ) -> pd.DataFrame:
-    return assessment.metric_stage(responses, scores, cf_cfg, cfg)
+    return metric_stage(responses, scores, cf_cfg, cfg)

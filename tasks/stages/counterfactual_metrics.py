@@ -1,0 +1,267 @@
+"""Metric stage of the counterfactual assessment: every counterfactual metric of the registry for every
+pair of groups, from the answered responses and their scores (intervals, noise floors, gaps, tests)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from tasks.config import CounterfactualConfig, MetricsConfig
+from tasks.inputs.prompts import text_hash
+from tasks.stages.counterfactual import ScoreSet, lexicons_for
+
+
+@dataclass
+class PairData:
+    """Row-aligned responses of two sides (two groups, or two samples of one group)."""
+
+    texts1: list[str]
+    texts2: list[str]
+    clusters: np.ndarray
+
+
+NOISE_FLOOR_PERMUTATION = "mean over within-prompt group-label swaps (same rows as the pair)"
+NOISE_FLOOR_SAMPLES = "two independent samples of the same group for the same prompt"
+
+
+class _MetricContext:
+    """What every pair metric of one run needs: scores, settings, and the rows emitted so far."""
+
+    def __init__(self, scores: ScoreSet, cfg: MetricsConfig, wanted: list[str]) -> None:
+        from tasks.metrics import METRICS
+
+        self.specs = {name: METRICS.get(name) for name in wanted}
+        self.cfg, self.wanted = cfg, wanted
+        self.sentiment = scores.scalar.set_index("text_hash")["value"]
+        self.scores = scores
+        self.boot = dict(resamples=cfg.bootstrap_resamples, confidence=cfg.confidence, seed=cfg.seed)
+        self.rows: list[dict] = []
+
+    def of_kind(self, inputs: str) -> list[str]:
+        return [name for name, spec in self.specs.items() if spec.inputs == inputs]
+
+    def emit(self, row: dict) -> dict:
+        self.rows.append(row)
+        return row
+
+    def parity_fn(self, name: str) -> Callable[[np.ndarray, np.ndarray], float]:
+        fn = self.specs[name].fn
+        if name == "weak_sentiment_parity":
+            thr = self.cfg.weak_parity_threshold
+            return lambda x, y: fn(x, y, thr)
+        return fn
+
+    def sentiment_of(self, texts: list[str]) -> np.ndarray:
+        return self.sentiment.reindex([text_hash(t) for t in texts]).to_numpy()
+
+    def similarity_values(self, name: str, pair: PairData, lexicon) -> np.ndarray:  # noqa: ANN001
+        """Per-row similarity of the two sides for a ``embeddings`` or ``texts`` metric."""
+        from tasks.inputs.expansion import neutralize
+        from tasks.metrics.counterfactual import pairwise_cosine
+        from tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
+
+        if self.specs[name].inputs == "embeddings":
+            emb = self.scores.embeddings
+            h1, h2 = [text_hash(t) for t in pair.texts1], [text_hash(t) for t in pair.texts2]
+            return pairwise_cosine(np.stack([emb[h] for h in h1]), np.stack([emb[h] for h in h2]))
+        t1, t2 = pair.texts1, pair.texts2
+        if self.cfg.neutralize and lexicon is not None:  # no lexicon (brought groups): nothing to mask
+            t1, t2 = neutralize(t1, lexicon), neutralize(t2, lexicon)
+        fn = {"bleu_similarity": pairwise_min_bleu, "rougel_similarity": pairwise_rouge_l}[name]
+        return fn(t1, t2)
+
+    def similarity_details(self, name: str, lexicon=None) -> dict:  # noqa: ANN001
+        if self.specs[name].inputs == "embeddings":
+            return {"embedding_model": self.scores.embedding_model}
+        return {"neutralized": bool(self.cfg.neutralize and lexicon is not None)}
+
+    def parity_rows(self, attribute: str, a: str, b: str, pair: PairData) -> list[dict]:
+        """Strict/weak parity of a cross-group pair, with its noise floor, gap and permutation p-value.
+
+        The floor is the statistic's mean over within-prompt label swaps of the very same rows, so
+        under identical groups it has the cross-group value's expectation at the run's size (a
+        floor from two samples of one group would use half the rows, and Wasserstein-1 shrinks
+        with n). The gap (value minus floor) is bootstrapped with the floor recomputed on every
+        resample.
+        """
+        from tasks.metrics import estimate_row
+        from tasks.stats import bootstrap_stat, excess_over_null, min_detectable_gap, permutation_test
+
+        out = []
+        s1, s2 = self.sentiment_of(pair.texts1), self.sentiment_of(pair.texts2)
+        for name in self.of_kind("sentiment"):
+            fn = self.parity_fn(name)
+            est = bootstrap_stat(fn, [s1, s2], pair.clusters, **self.boot)
+            test = permutation_test(fn, s1, s2, pair.clusters, max(self.cfg.permutations, 200), self.cfg.seed)
+            gap = bootstrap_stat(excess_over_null(fn, seed=self.cfg.seed), [s1, s2], pair.clusters,
+                                 **self.boot, with_labels=True)
+            details = {
+                "noise_floor": test.null_mean, "noise_floor_method": NOISE_FLOOR_PERMUTATION,
+                "gap": est.value - test.null_mean, "gap_ci": [gap.ci_low, gap.ci_high],
+                "min_detectable_gap": min_detectable_gap(gap.ci_low, gap.ci_high, self.cfg.confidence),
+                "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
+                "prompts": int(len(np.unique(pair.clusters.astype(str)))),
+            }
+            if name == "weak_sentiment_parity":
+                details["threshold"] = self.cfg.weak_parity_threshold
+            if self.cfg.permutations:
+                details["p_value"] = test.p_value
+            out.append(self.emit(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b,
+                                              details=details)))
+        return out
+
+
+def _by_prompt_sample(answered: pd.DataFrame) -> pd.DataFrame:
+    """One row per (prompt, sample index), one column of response text per group."""
+    return answered.pivot_table(index=["prompt_id", "sample_idx"], columns="grp", values="text", aggfunc="first")
+
+
+def _cross_group_pairs(wide: pd.DataFrame, a: str, b: str) -> PairData:
+    if a not in wide or b not in wide:
+        return PairData([], [], np.array([]))
+    pair = wide[[a, b]].dropna()
+    return PairData(pair[a].tolist(), pair[b].tolist(), pair.index.get_level_values("prompt_id").to_numpy())
+
+
+def _same_group_pairs(answered: pd.DataFrame, g: str) -> PairData:
+    """Sample 2k vs sample 2k+1 of the same variant: what pure sampling noise looks like."""
+    sub = answered[answered["grp"] == g]
+    wide = sub.pivot_table(index="prompt_id", columns="sample_idx", values="text", aggfunc="first")
+    t1, t2, clusters = [], [], []
+    for k in range(0, max(wide.columns, default=-1), 2):
+        if k not in wide or k + 1 not in wide:
+            continue
+        both = wide[[k, k + 1]].dropna()
+        t1 += both[k].tolist()
+        t2 += both[k + 1].tolist()
+        clusters += both.index.tolist()
+    return PairData(t1, t2, np.asarray(clusters, dtype=object))
+
+
+def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.ndarray, floor_clusters: np.ndarray,
+                    boot: dict, confidence: float) -> dict:
+    """Noise floor minus cross-group similarity (positive: less alike across groups than within one),
+    bootstrapped over prompts jointly so both sides of a prompt are drawn together; the bootstrap
+    p-value of a zero gap is Holm-adjusted across the attribute's pairs by the caller."""
+    from tasks.stats import bootstrap_distribution, bootstrap_pvalue, min_detectable_gap, percentile_estimate
+
+    values = np.concatenate([cross, floor])
+    is_cross = np.concatenate([np.ones(len(cross), bool), np.zeros(len(floor), bool)])
+    clusters = np.concatenate([cross_clusters.astype(str), floor_clusters.astype(str)])
+
+    def gap(v: np.ndarray, c: np.ndarray) -> float:
+        if not c.any() or c.all():
+            return float("nan")
+        return float(v[~c].mean() - v[c].mean())
+
+    point, stats = bootstrap_distribution(gap, [values, is_cross], clusters, boot["resamples"], boot["seed"])
+    est = percentile_estimate(point, stats, confidence, len(values))
+    return {"noise_floor": float(floor.mean()), "noise_floor_method": NOISE_FLOOR_SAMPLES, "gap": est.value,
+            "gap_ci": [est.ci_low, est.ci_high], "p_value": bootstrap_pvalue(stats),
+            "prompts": int(len(np.unique(cross_clusters.astype(str)))),
+            "min_detectable_gap": min_detectable_gap(est.ci_low, est.ci_high, confidence)}
+
+
+def _finite_p(p: object) -> bool:
+    return isinstance(p, float) and np.isfinite(p)
+
+
+def _lacking(answered: pd.DataFrame, frame: pd.DataFrame, groups: list[str]) -> str:
+    calls = frame[frame["grp"].isin(groups)]
+    got = answered[answered["grp"].isin(groups)]
+    return (f"no prompt where {' and '.join(groups)} were all answered ({len(got)} of {len(calls)} calls "
+            "answered; see non_completion_rate)")
+
+
+def metric_stage(
+    responses: pd.DataFrame, scores: ScoreSet, cf_cfg: CounterfactualConfig, cfg: MetricsConfig
+) -> pd.DataFrame:
+    """Every counterfactual metric of the registry for every pair of groups of every attribute.
+
+    Per attribute: the non-completion rate per group (failures and refusals); for each pair of
+    groups, every pair metric on the (prompt, sample) rows where both groups were answered
+    (refusals excluded), with a cluster-bootstrap interval, a noise floor and the gap beyond it;
+    for parity metrics a within-prompt permutation p-value, Holm-adjusted across the attribute's
+    pairs, and an omnibus test of the largest gap; when ``count >= 2``, same-group rows
+    (``group_a == group_b``) for the similarity metrics. A statistic without the data it needs is
+    recorded as skipped with the reason, never as 0 and never as a crash.
+    """
+    from tasks.metrics import estimate_row, skipped_row, wanted_metrics
+    from tasks.stats import bootstrap_mean, holm_adjust, permutation_pvalue_omnibus
+
+    wanted = wanted_metrics(cfg.names, "counterfactual")
+    lexicons = lexicons_for(cf_cfg)
+    ctx = _MetricContext(scores, cfg, wanted)
+    pair_names = [n for n in wanted if ctx.specs[n].inputs in ("sentiment", "embeddings", "texts")]
+    similarity = ctx.of_kind("embeddings") + ctx.of_kind("texts")
+    for attribute, frame in responses.groupby("attribute", sort=True):
+        lexicon = lexicons.get(attribute)
+        present = set(frame["grp"])
+        groups = [g for g in lexicon.groups if g in present] if lexicon else sorted(present)
+        for name in ctx.of_kind("outcomes"):
+            for g in groups:
+                sub = frame[frame["grp"] == g]
+                completed = (sub["ok"] & ~sub["refusal"]).to_numpy(bool)
+                est = bootstrap_mean((~completed).astype(float), sub["prompt_id"], **ctx.boot)
+                errors = sub.loc[~sub["ok"], "error_class"].value_counts().to_dict()
+                ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g,
+                                      details={"errors": errors, "refusals": int(sub["refusal"].sum())}))
+        answered = frame[frame["ok"] & ~frame["refusal"].astype(bool)]
+        wide = _by_prompt_sample(answered) if len(answered) else pd.DataFrame()
+        floors: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
+        for g in groups:
+            pair = _same_group_pairs(answered, g) if len(answered) else PairData([], [], np.array([]))
+            if not pair.texts1:
+                continue
+            floors[g] = {}
+            for name in similarity:
+                vals = ctx.similarity_values(name, pair, lexicon)
+                floors[g][name] = (vals, pair.clusters)
+                est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
+                ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g,
+                                      details={**ctx.similarity_details(name, lexicon), "baseline": NOISE_FLOOR_SAMPLES}))
+        for a, b in combinations(groups, 2):
+            pair = _cross_group_pairs(wide, a, b)
+            if not pair.texts1:
+                for name in pair_names:
+                    ctx.emit(skipped_row(name, _lacking(answered, frame, [a, b]), attribute=attribute,
+                                         group_a=a, group_b=b))
+                continue
+            ctx.parity_rows(attribute, a, b, pair)
+            for name in similarity:
+                vals = ctx.similarity_values(name, pair, lexicon)
+                details = ctx.similarity_details(name, lexicon)
+                sides = [floors[g][name] for g in (a, b) if g in floors]
+                if sides:
+                    details |= _similarity_gap(vals, pair.clusters, np.concatenate([v for v, _ in sides]),
+                                               np.concatenate([c for _, c in sides]), ctx.boot, cfg.confidence)
+                else:
+                    details["noise_floor_skipped"] = "needs llm.count >= 2 (two samples of one group per prompt)"
+                est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
+                ctx.emit(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b, details=details))
+        for name in ctx.of_kind("sentiment") + similarity:
+            rows = [r for r in ctx.rows if r["attribute"] == attribute and r["metric"] == name
+                    and r["group_b"] not in (None, r["group_a"]) and _finite_p(r["details"].get("p_value"))]
+            for r, adj in zip(rows, holm_adjust([r["details"]["p_value"] for r in rows]), strict=True):
+                r["details"]["p_holm"] = adj
+            if name in similarity:
+                continue
+            if not rows or len(groups) <= 2:
+                continue
+            worst = max(rows, key=lambda r: r["value"])
+            full = wide[[g for g in groups if g in wide]].dropna() if len(wide) else pd.DataFrame()
+            if full.shape[1] < len(groups) or len(full) < 2:
+                worst["details"]["omnibus_skipped"] = _lacking(answered, frame, groups)
+                continue
+            matrix = np.column_stack([ctx.sentiment_of(full[g].tolist()) for g in groups])
+            worst["details"]["omnibus_p_value"] = permutation_pvalue_omnibus(
+                ctx.parity_fn(name), matrix, full.index.get_level_values("prompt_id").to_numpy(),
+                cfg.permutations, cfg.seed)
+            worst["details"]["omnibus"] = f"max over {len(rows)} pairs, groups permuted within prompt"
+    from tasks.metrics.base import METRIC_ROW_COLUMNS
+
+    return pd.DataFrame(ctx.rows, columns=METRIC_ROW_COLUMNS)
