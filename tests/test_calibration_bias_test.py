@@ -23,7 +23,8 @@ from tasks.stages.bias_test import stereotype_scores, weat_metrics
 from tasks.stages.bias_test_generation import GeneratedSentence
 from tasks.inputs.bias_specs import parse_bias_specs
 from tasks.config import BiasTestConfig, MetricsConfig
-from tasks.metrics.embedding import SEAT_TEMPLATES, term_bootstrap
+from tasks.metrics.embedding import SEAT_TEMPLATES
+from tasks.metrics.term_bootstrap import term_bootstrap
 
 ATTR_1, ATTR_2 = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
 

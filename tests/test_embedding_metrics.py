@@ -104,7 +104,7 @@ def test_weat_input_errors():
 
 @pytest.mark.expensive
 def test_minilm_embedder_seat():
-    from tasks.metrics.embedding import sentence_transformer_embedder
+    from tasks.scoring.embedders import sentence_transformer_embedder
 
     embed = sentence_transformer_embedder()
     assert embed(["This is a test."]).shape == (1, 384)

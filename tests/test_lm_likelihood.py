@@ -171,7 +171,7 @@ def test_smollm2_sentence_logprobs():
 
 
 def test_mean_pooled_embedder_batches_agree(tiny_bert):
-    from tasks.metrics.embedding import mean_pooled_embedder
+    from tasks.scoring.embedders import mean_pooled_embedder
 
     model, tok, _ = load_language_model(tiny_bert, "masked")
     big = mean_pooled_embedder(model.bert, tok, batch_size=8)(SENTENCES)

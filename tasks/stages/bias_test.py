@@ -117,13 +117,9 @@ def weat_metrics(
     ``details.p_value_greater``) and a BCa interval that resamples *terms*: for SEAT each term
     with all of its template sentences, so the interval reflects the number of terms tested.
     """
-    from tasks.metrics.embedding import (
-        SEAT_TEMPLATES,
-        seat_embeddings,
-        sentence_transformer_embedder,
-        term_bootstrap,
-        weat_test,
-    )
+    from tasks.metrics.embedding import SEAT_TEMPLATES, seat_embeddings, weat_test
+    from tasks.metrics.term_bootstrap import term_bootstrap
+    from tasks.scoring.embedders import sentence_transformer_embedder
 
     names = [n for n in ("weat_effect_size", "seat_effect_size") if wanted is None or n in wanted]
     if not names:
