@@ -29,7 +29,7 @@ from flows.execution import run_heavy
 from flows.stereotype import score_classifiers_task, stereotype_metrics_task
 from tasks import validation
 from tasks.stages import stereotype as stereotype_stage
-from tasks.config import RunConfig
+from tasks.config import AutoRunConfig
 from tasks.inputs.expansion import drop_invalid_sets
 from tasks.storage.fingerprint import (
     code_fingerprint,
@@ -47,7 +47,7 @@ from flows.stage_tasks import (
 )
 
 
-def family_verdicts(metrics: pd.DataFrame, ftu: Any, config: RunConfig) -> list[str]:
+def family_verdicts(metrics: pd.DataFrame, ftu: Any, config: AutoRunConfig) -> list[str]:
     """FTU first, then one sentence per counterfactual attribute and per family."""
     from tasks.reporting.verdict import verdict_lines
 
@@ -58,7 +58,7 @@ def family_verdicts(metrics: pd.DataFrame, ftu: Any, config: RunConfig) -> list[
 
 
 @flow(name="auto-assessment", validate_parameters=True)
-def auto_assessment(config: RunConfig) -> dict[str, Any]:
+def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
     """FTU, counterfactual, stereotype and toxicity on the same prompts (see the module docstring)."""
     log = get_run_logger()
     run_id, store, rec = begin_run(config, "auto_assessment")

@@ -30,7 +30,7 @@ from prefect import flow, task
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
 from tasks.stages import bbq as stage
-from tasks.config import BBQConfig, LLMConfig, RunConfig
+from tasks.config import BBQConfig, BBQRunConfig, LLMConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
 from tasks.scoring.parsing import LETTERS
 from flows.stage_tasks import CACHED, call_llm_task
@@ -47,7 +47,7 @@ def likelihood_task(questions: pd.DataFrame, llm: LLMConfig, batch_size: int, fi
     return stage.likelihood_scores(questions, llm, batch_size)
 
 
-def resolve_method(config: RunConfig) -> str:
+def resolve_method(config: BBQRunConfig) -> str:
     if config.bbq.responses_path:
         return "brought"
     if config.bbq.method == "auto":
@@ -66,7 +66,7 @@ def _scored_responses(questions: pd.DataFrame, answers: np.ndarray, texts: list[
 
 
 @flow(name="bbq-assessment", validate_parameters=True)
-def bbq_assessment(config: RunConfig) -> dict[str, Any]:
+def bbq_assessment(config: BBQRunConfig) -> dict[str, Any]:
     """BBQ accuracy and bias scores of the model under test (see the module docstring)."""
     run_id, store, rec = begin_run(config, "bbq_assessment")
     bcfg = config.bbq

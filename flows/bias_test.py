@@ -37,7 +37,7 @@ from tasks.stages.bias_test_generation import export_csv, import_csv
 from tasks.inputs.bias_specs import load_bias_specs
 from tasks.stages.bias_test_stereotype_score import export_json
 from tasks.stages.bias_test_templates import build_pairs
-from tasks.config import RunConfig
+from tasks.config import BiasTestRunConfig
 from tasks.llm.base import LLMRequest, cache_key
 from tasks.llm.runner import run_requests
 from tasks.metrics import wanted_metrics
@@ -48,7 +48,7 @@ NEEDS_TESTED_MODEL = {"stereotype_score", "crows_pairs_score", *stage.MASKED_ONL
 
 
 @task(name="generate-test-sentences")
-def generate_task(prompts: list[str], config: RunConfig) -> list[str | None]:
+def generate_task(prompts: list[str], config: BiasTestRunConfig) -> list[str | None]:
     from tasks.reporting.progress import ProgressReporter
 
     reqs = [LLMRequest(p, 0, cache_key(config.llm, p, 0)) for p in prompts]
@@ -59,7 +59,7 @@ def generate_task(prompts: list[str], config: RunConfig) -> list[str | None]:
 
 
 @task(name="load-tested-model")
-def scorer_task(config: RunConfig) -> Any:
+def scorer_task(config: BiasTestRunConfig) -> Any:
     from tasks.scoring.likelihood import LanguageModelScorer
 
     bt = config.bias_test
@@ -67,7 +67,7 @@ def scorer_task(config: RunConfig) -> Any:
 
 
 @flow(name="bias-test", validate_parameters=True)
-def bias_test(config: RunConfig) -> dict[str, Any]:
+def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
     """Stereotype Score, CrowS-Pairs, WEAT/SEAT, LPBS/CBS/AUL of a language model (module docstring)."""
     log = get_run_logger()
     run_id, store, rec = begin_run(config, "bias_test")

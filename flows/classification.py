@@ -24,7 +24,7 @@ from prefect import flow, task
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
 from tasks.stages import classification as stage
-from tasks.config import ClassificationConfig, MetricsConfig, RunConfig
+from tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
 from flows.stage_tasks import CACHED, call_llm_task
 
@@ -36,7 +36,7 @@ def classification_metrics_task(frame: pd.DataFrame, cfg: ClassificationConfig, 
     return stage.classification_metrics(frame, cfg, mcfg)
 
 
-def classification_responses(config: RunConfig, rec: Any, summary: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def classification_responses(config: ClassificationRunConfig, rec: Any, summary: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(items, responses): brought predictions, or the model's answers to the items."""
     ccfg = config.classification
     if ccfg.predictions_path:
@@ -55,7 +55,7 @@ def classification_responses(config: RunConfig, rec: Any, summary: dict[str, Any
 
 
 @flow(name="classification-assessment", validate_parameters=True)
-def classification_assessment(config: RunConfig) -> dict[str, Any]:
+def classification_assessment(config: ClassificationRunConfig) -> dict[str, Any]:
     """Fairness of an LLM used as a classifier (see the module docstring)."""
     run_id, store, rec = begin_run(config, "classification_assessment")
     ccfg = config.classification

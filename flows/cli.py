@@ -409,22 +409,22 @@ def metrics() -> None:
 @app.command()
 def options() -> None:
     """Every config option with its default and meaning (the YAML keys of a run config)."""
-    from tasks.config import RunConfig
+    from tasks.config import every_field
 
-    def walk(model: type, prefix: str) -> None:
-        for name, field in model.model_fields.items():
+    def walk(fields: dict, prefix: str) -> None:
+        for name, field in fields.items():
             candidates = [field.annotation, *typing.get_args(field.annotation)]
             sub = next((a for a in candidates if isinstance(a, type) and hasattr(a, "model_fields")), None)
             if sub is not None:
                 doc = " ".join((sub.__doc__ or "").split())
                 typer.echo(f"\n[{prefix}{name}]  {doc}")
-                walk(sub, f"{prefix}{name}.")
+                walk(sub.model_fields, f"{prefix}{name}.")
                 continue
             default = "required" if field.is_required() else _yaml_value(
                 field.default_factory() if field.default_factory else field.default)
             typer.echo(f"  {prefix}{name} = {default}" + (f"  # {field.description}" if field.description else ""))
 
-    walk(RunConfig, "")
+    walk(every_field(), "")  # the shared sections, then each assessment's own
 
 
 def _yaml_value(value: object) -> str:

@@ -26,7 +26,7 @@ from prefect import flow, get_run_logger
 from flows.common import begin_run, check_llm_failures, close_run, recorded_run, response_counts, run_result
 from flows.execution import run_heavy
 from tasks import validation
-from tasks.config import RunConfig
+from tasks.config import CounterfactualRunConfig
 from tasks.inputs.expansion import drop_invalid_sets
 from tasks.storage.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
 from flows.stage_tasks import (
@@ -42,7 +42,7 @@ FLOW_NAME = "counterfactual-assessment"
 
 
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
-def counterfactual_assessment(config: RunConfig) -> dict[str, Any]:
+def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]:
     """Counterfactual fairness of an LLM across protected groups (see the module docstring)."""
     log = get_run_logger()
     run_id, store, rec = begin_run(config, "counterfactual_assessment")

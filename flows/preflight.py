@@ -36,31 +36,11 @@ def preflight(cfg: RunConfig) -> list[str]:
 
 def uses_llm(cfg: RunConfig) -> bool:
     """Whether the run calls the configured LLM (not when it brings its own answers)."""
-    brought = {
-        "stereotype": cfg.stereotype.responses_path,
-        "bias_test": cfg.bias_test.reviewed_csv,
-        "classification": cfg.classification.predictions_path,
-        "recommendation": cfg.recommendation.responses_path,
-        "bbq": cfg.bbq.responses_path,
-    }
-    return not brought.get(cfg.assessment)
+    return not cfg.brought_answers()
 
 
 def _check_files(cfg: RunConfig) -> None:
-    files = {
-        "prompts.path": cfg.prompts.path if cfg.prompts else None,
-        "stereotype.responses_path": cfg.stereotype.responses_path if cfg.assessment == "stereotype" else None,
-        "bias_test.spec_path": cfg.bias_test.spec_path if cfg.assessment == "bias_test" else None,
-        "bias_test.reviewed_csv": cfg.bias_test.reviewed_csv if cfg.assessment == "bias_test" else None,
-        "classification.predictions_path":
-            cfg.classification.predictions_path if cfg.assessment == "classification" else None,
-        "recommendation.responses_path":
-            cfg.recommendation.responses_path if cfg.assessment == "recommendation" else None,
-        "bbq.responses_path": cfg.bbq.responses_path if cfg.assessment == "bbq" else None,
-        "stereotype.honest_lexicon": cfg.stereotype.honest_lexicon if cfg.assessment == "stereotype" else None,
-        "stereotype.cobs_targets": cfg.stereotype.cobs_targets if cfg.assessment == "stereotype" else None,
-    }
-    for key, value in files.items():
+    for key, value in cfg.input_files().items():
         if not value:
             continue
         path = Path(value)
@@ -68,7 +48,7 @@ def _check_files(cfg: RunConfig) -> None:
             raise InputDataError(f"{key}: {value} is a directory; give a file.")
         if not path.is_file():
             raise InputDataError(f"{key}: file {value} does not exist (paths are relative to {Path.cwd()}).")
-    if cfg.counterfactual.lexicon_dir and cfg.assessment == "counterfactual" and not Path(
+    if cfg.assessment == "counterfactual" and cfg.counterfactual.lexicon_dir and not Path(
             cfg.counterfactual.lexicon_dir).is_dir():
         raise InputDataError(f"counterfactual.lexicon_dir: {cfg.counterfactual.lexicon_dir} is not a directory.")
 

@@ -26,7 +26,7 @@ from prefect import flow, task
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
 from tasks.stages import recommendation as stage
-from tasks.config import MetricsConfig, RecommendationConfig, RunConfig
+from tasks.config import MetricsConfig, RecommendationConfig, RecommendationRunConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
 from flows.stage_tasks import CACHED, call_llm_task, load_prompts_task
 
@@ -38,7 +38,7 @@ def recommendation_metrics_task(lists: pd.DataFrame, cfg: RecommendationConfig, 
     return stage.recommendation_metrics(lists, cfg, mcfg)
 
 
-def build_requests(config: RunConfig) -> pd.DataFrame:
+def build_requests(config: RecommendationRunConfig) -> pd.DataFrame:
     rcfg = config.recommendation
     if rcfg.source == "counterfactual":
         prompts = load_prompts_task(config.prompts, code_fingerprint() + path_fingerprint(config.prompts.path))
@@ -51,7 +51,7 @@ def build_requests(config: RunConfig) -> pd.DataFrame:
 
 
 @flow(name="recommendation-assessment", validate_parameters=True)
-def recommendation_assessment(config: RunConfig) -> dict[str, Any]:
+def recommendation_assessment(config: RecommendationRunConfig) -> dict[str, Any]:
     """Fairness of an LLM used as a recommender (see the module docstring)."""
     run_id, store, rec = begin_run(config, "recommendation_assessment")
     rcfg = config.recommendation

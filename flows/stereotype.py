@@ -25,7 +25,7 @@ from flows.common import begin_run, check_llm_failures, close_run, recorded_run,
 from flows.execution import run_heavy
 from tasks import validation
 from tasks.stages import stereotype as stereotype_stage
-from tasks.config import MetricsConfig, RunConfig, StereotypeConfig
+from tasks.config import MetricsConfig, StereotypeConfig, StereotypeRunConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint, stereotype_data_fingerprint
 from flows.stage_tasks import CACHED, call_llm_task, load_prompts_task
 
@@ -45,7 +45,7 @@ def stereotype_metrics_task(
 
 
 @flow(name="stereotype-assessment", validate_parameters=True)
-def stereotype_assessment(config: RunConfig) -> dict[str, Any]:
+def stereotype_assessment(config: StereotypeRunConfig) -> dict[str, Any]:
     """Stereotype and toxicity of an LLM's responses (see the module docstring)."""
     log = get_run_logger()
     run_id, store, rec = begin_run(config, "stereotype_assessment")

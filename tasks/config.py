@@ -1,7 +1,10 @@
-"""The run configuration: one pydantic model, loaded from YAML, that is also the flow parameter.
+"""The run configuration: pydantic models, loaded from YAML, that are also the flow parameter.
 
-Because :class:`RunConfig` is the flow's parameter, the Prefect UI renders it as a form for ad-hoc
-runs, and a deployment's YAML carries it as plain data. Unknown keys are refused everywhere so a
+:class:`RunConfig` holds the sections every assessment shares; each assessment has a subclass
+adding only its own sections (:data:`CONFIG_CLASSES`), and :func:`load_config` returns the one
+that ``assessment`` names. Because the subclass is its flow's parameter, the Prefect UI renders it
+as a form for ad-hoc runs showing only the sections that flow reads, and a deployment's YAML
+carries it as plain data. Unknown keys are refused everywhere so a
 typo never silently falls back to a default.
 """
 
@@ -10,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -288,7 +291,10 @@ class BBQConfig(_Strict):
 
 
 class RunConfig(_Strict):
-    """A complete equilens run. Load with :func:`load_config`."""
+    """Any equilens run: the sections every assessment shares. :func:`load_config` and
+    :func:`parse_config` (and ``RunConfig.model_validate``) return the assessment's own subclass,
+    which adds only the sections that assessment reads; each flow's parameter is its subclass, so
+    its Prefect form shows only those."""
 
     name: str = Field("adhoc", description="Run name; groups runs for trends (e.g. the deployment name)")
     assessment: Literal["counterfactual", "stereotype", "bias_test", "classification", "recommendation", "bbq",
@@ -297,35 +303,37 @@ class RunConfig(_Strict):
         description="Which flow runs: counterfactual | stereotype | bias_test | classification | recommendation | bbq | auto",
     )
     prompts: PromptsConfig | None = None
-    counterfactual: CounterfactualConfig = Field(default_factory=CounterfactualConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     metrics: MetricsConfig = Field(default_factory=MetricsConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
     validation: ValidationConfig = Field(default_factory=ValidationConfig)
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
-    stereotype: StereotypeConfig = Field(default_factory=StereotypeConfig)
-    bias_test: BiasTestConfig = Field(default_factory=BiasTestConfig)
-    classification: ClassificationConfig = Field(default_factory=ClassificationConfig)
-    recommendation: RecommendationConfig = Field(default_factory=RecommendationConfig)
-    bbq: BBQConfig = Field(default_factory=BBQConfig)
+
+    @classmethod
+    def model_validate(cls, obj: object, **kwargs: object) -> RunConfig:  # type: ignore[override]
+        """On ``RunConfig`` itself: validate as the subclass that ``obj``'s assessment names."""
+        assessment = obj.get("assessment", "counterfactual") if isinstance(obj, dict) else None
+        if cls is RunConfig and isinstance(assessment, str):
+            cls = CONFIG_CLASSES.get(assessment, RunConfig)  # an unknown assessment: the base refuses it
+        return super(RunConfig, cls).model_validate(obj, **kwargs)
+
+    def brought_answers(self) -> str | None:
+        """The file of answers the run reads instead of calling the LLM (None: it calls the LLM)."""
+        return None
+
+    def input_files(self) -> dict[str, str | None]:
+        """Keys naming files the run reads, with their values (checked before the run starts)."""
+        return {"prompts.path": self.prompts.path if self.prompts else None}
+
+    def prompts_optional(self) -> bool:
+        """Whether this run can do without a prompts section."""
+        return False
 
     @model_validator(mode="after")
     def _prompts_needed(self) -> RunConfig:
-        byo = ((self.assessment == "stereotype" and self.stereotype.responses_path)
-               or (self.assessment == "classification" and self.classification.predictions_path)
-               or (self.assessment == "recommendation" and (self.recommendation.responses_path
-                                                            or self.recommendation.templates)))
-        if self.prompts is None and self.assessment not in ("bias_test", "bbq") and not byo:
+        if self.prompts is None and not self.prompts_optional():
             raise ValueError(f"the {self.assessment} assessment needs a prompts section (path or items)")
-        return self
-
-    @model_validator(mode="after")
-    def _something_to_compare(self) -> RunConfig:
-        cf = self.counterfactual
-        if self.assessment == "counterfactual" and not cf.attributes and not cf.custom:
-            raise ValueError("counterfactual.attributes is empty and counterfactual.custom names no attribute: "
-                             "nothing to compare. List attributes (e.g. [gender, race]) or define custom groups")
         return self
 
     @field_validator("name")
@@ -341,12 +349,160 @@ class RunConfig(_Strict):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _format_pydantic(err: ValidationError, source: str) -> str:
+def _assessment(name: str) -> Any:
+    return Field(name, description=f"Which flow runs: {name} (the flow this config belongs to)",
+                 json_schema_extra={"enum": [name]})  # a one-item dropdown in the Prefect UI form, not a bare const
+
+
+class _WithCounterfactual(RunConfig):
+    counterfactual: CounterfactualConfig = Field(default_factory=CounterfactualConfig)
+
+
+class _WithStereotype(RunConfig):
+    stereotype: StereotypeConfig = Field(default_factory=StereotypeConfig)
+
+
+class CounterfactualRunConfig(_WithCounterfactual):
+    """A counterfactual fairness run (flows/counterfactual.py)."""
+
+    assessment: Literal["counterfactual"] = _assessment("counterfactual")
+
+    @model_validator(mode="after")
+    def _something_to_compare(self) -> CounterfactualRunConfig:
+        cf = self.counterfactual
+        if not cf.attributes and not cf.custom:
+            raise ValueError("counterfactual.attributes is empty and counterfactual.custom names no attribute: "
+                             "nothing to compare. List attributes (e.g. [gender, race]) or define custom groups")
+        return self
+
+
+class StereotypeRunConfig(_WithStereotype):
+    """A stereotype and toxicity run (flows/stereotype.py)."""
+
+    assessment: Literal["stereotype"] = _assessment("stereotype")
+
+    def brought_answers(self) -> str | None:
+        return self.stereotype.responses_path
+
+    def input_files(self) -> dict[str, str | None]:
+        s = self.stereotype
+        return {**super().input_files(), "stereotype.responses_path": s.responses_path,
+                "stereotype.honest_lexicon": s.honest_lexicon, "stereotype.cobs_targets": s.cobs_targets}
+
+    def prompts_optional(self) -> bool:
+        return bool(self.stereotype.responses_path)
+
+
+class BiasTestRunConfig(RunConfig):
+    """A bias test of a language model's own likelihoods (flows/bias_test.py)."""
+
+    assessment: Literal["bias_test"] = _assessment("bias_test")
+    bias_test: BiasTestConfig = Field(default_factory=BiasTestConfig)
+
+    def brought_answers(self) -> str | None:
+        return self.bias_test.reviewed_csv
+
+    def input_files(self) -> dict[str, str | None]:
+        return {**super().input_files(), "bias_test.spec_path": self.bias_test.spec_path,
+                "bias_test.reviewed_csv": self.bias_test.reviewed_csv}
+
+    def prompts_optional(self) -> bool:
+        return True
+
+
+class ClassificationRunConfig(RunConfig):
+    """An LLM used as a classifier (flows/classification.py)."""
+
+    assessment: Literal["classification"] = _assessment("classification")
+    classification: ClassificationConfig = Field(default_factory=ClassificationConfig)
+
+    def brought_answers(self) -> str | None:
+        return self.classification.predictions_path
+
+    def input_files(self) -> dict[str, str | None]:
+        return {**super().input_files(), "classification.predictions_path": self.classification.predictions_path}
+
+    def prompts_optional(self) -> bool:
+        return bool(self.classification.predictions_path)
+
+
+class RecommendationRunConfig(_WithCounterfactual):
+    """An LLM used as a recommender (flows/recommendation.py); ``counterfactual`` expands the prompts
+    when ``recommendation.source`` is counterfactual."""
+
+    assessment: Literal["recommendation"] = _assessment("recommendation")
+    recommendation: RecommendationConfig = Field(default_factory=RecommendationConfig)
+
+    def brought_answers(self) -> str | None:
+        return self.recommendation.responses_path
+
+    def input_files(self) -> dict[str, str | None]:
+        return {**super().input_files(), "recommendation.responses_path": self.recommendation.responses_path}
+
+    def prompts_optional(self) -> bool:
+        return bool(self.recommendation.responses_path or self.recommendation.templates)
+
+
+class BBQRunConfig(RunConfig):
+    """BBQ multiple-choice questions (flows/bbq.py)."""
+
+    assessment: Literal["bbq"] = _assessment("bbq")
+    bbq: BBQConfig = Field(default_factory=BBQConfig)
+
+    def brought_answers(self) -> str | None:
+        return self.bbq.responses_path
+
+    def input_files(self) -> dict[str, str | None]:
+        return {**super().input_files(), "bbq.responses_path": self.bbq.responses_path}
+
+    def prompts_optional(self) -> bool:
+        return True
+
+
+class AutoRunConfig(_WithStereotype, _WithCounterfactual):  # counterfactual first in the form
+    """AutoEval: the counterfactual, stereotype and toxicity families on the same prompts (flows/auto.py)."""
+
+    assessment: Literal["auto"] = _assessment("auto")
+
+
+CONFIG_CLASSES: dict[str, type[RunConfig]] = {
+    "counterfactual": CounterfactualRunConfig, "stereotype": StereotypeRunConfig, "bias_test": BiasTestRunConfig,
+    "classification": ClassificationRunConfig, "recommendation": RecommendationRunConfig, "bbq": BBQRunConfig,
+    "auto": AutoRunConfig,
+}
+
+
+def every_field() -> dict[str, Any]:
+    """Every top-level key of any run config (shared sections first), as pydantic FieldInfos."""
+    fields = dict(RunConfig.model_fields)
+    for cls in CONFIG_CLASSES.values():
+        fields.update({k: v for k, v in cls.model_fields.items() if k not in fields})
+    return fields
+
+
+def _section_owners() -> dict[str, list[str]]:
+    """Section -> the assessments that read it, for sections not every assessment has."""
+    owners: dict[str, list[str]] = {}
+    for assessment, cls in CONFIG_CLASSES.items():
+        for key in cls.model_fields.keys() - RunConfig.model_fields.keys():
+            owners.setdefault(key, []).append(assessment)
+    return owners
+
+
+def _format_pydantic(err: ValidationError, source: str, assessment: object = None) -> str:
     lines = []
+    owners = _section_owners()
     for e in err.errors():
         loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
         msg = e["msg"]
-        if e["type"] == "extra_forbidden":
+        if e["type"] == "extra_forbidden" and len(e["loc"]) == 1 and e["loc"][0] in owners:
+            if assessment not in CONFIG_CLASSES:
+                continue  # the assessment itself is wrong (reported): which sections it reads is unknown
+            readers = owners[str(e["loc"][0])]
+            msg = (f"the {assessment} assessment does not read this section (the {' and '.join(readers)} "
+                   f"assessment{'s' if len(readers) > 1 else ''} do{'' if len(readers) > 1 else 'es'}); "
+                   "remove it or change `assessment`")
+        elif e["type"] == "extra_forbidden":
             msg = "unknown key (check the spelling; `equilens options` lists every key)"
         elif e["type"] == "value_error":
             msg = str(e["ctx"]["error"])  # our own sentence, without pydantic's "Value error, " prefix
@@ -355,12 +511,13 @@ def _format_pydantic(err: ValidationError, source: str) -> str:
 
 
 def parse_config(data: object, source: str = "(inline)") -> RunConfig:
+    """A checked config of the subclass for ``data``'s assessment (default counterfactual)."""
     if not isinstance(data, dict):
         raise ConfigError(f"Invalid config {source}: expected a mapping at the top level, got {type(data).__name__}.")
     try:
         return RunConfig.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(_format_pydantic(err, source)) from None
+        raise ConfigError(_format_pydantic(err, source, data.get("assessment", "counterfactual"))) from None
 
 
 def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:

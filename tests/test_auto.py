@@ -27,9 +27,9 @@ def prefect_harness():
 
 
 def _config(tmp_path: Path, base_url: str, assessment: str = "auto") -> dict:
+    own = {"counterfactual": {"attributes": ["gender", "race"]}} if assessment == "auto" else {}
     return {
-        "name": "auto", "assessment": assessment, "prompts": {"items": PROMPTS},
-        "counterfactual": {"attributes": ["gender", "race"]},
+        "name": "auto", "assessment": assessment, "prompts": {"items": PROMPTS}, **own,
         "llm": {"provider": "openai", "model": "fake", "base_url": base_url, "count": 2, "max_retries": 0},
         "metrics": {"bootstrap_resamples": 30, "permutations": 30},
         "storage": {"duckdb_path": str(tmp_path / "a.duckdb"), "reports_dir": str(tmp_path / "reports")},

@@ -162,9 +162,9 @@ def test_options_prints_yaml_values(tmp_path: Path) -> None:
 
 
 def test_prefect_form_shows_defaults_descriptions_and_a_provider_dropdown() -> None:
-    from tasks.config import RunConfig
+    from tasks.config import CounterfactualRunConfig
 
-    defs = RunConfig.model_json_schema()["$defs"]
+    defs = CounterfactualRunConfig.model_json_schema()["$defs"]
     assert defs["CounterfactualConfig"]["properties"]["attributes"]["default"] == ["gender", "race"]
     llm = defs["LLMConfig"]["properties"]
     assert llm["provider"]["enum"] == ["local", "openai", "azure"]

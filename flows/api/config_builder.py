@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tasks.config import RunConfig, load_config, parse_config
+from tasks.config import CONFIG_CLASSES, RunConfig, load_config, parse_config
 from tasks.errors import ConfigError, InputDataError
 
 SOURCE = "equilens.assess()"
@@ -35,6 +35,9 @@ def build_config(
     (``llm={"count": 2, "temperature": 0}``). Unknown keys raise :class:`~tasks.errors.ConfigError`.
     """
     data = _base(config)
+    if config is not None and not isinstance(config, Mapping):  # a loaded config's own sections: keep the ones
+        keep = CONFIG_CLASSES.get(assessment, RunConfig).model_fields  # this assessment reads
+        data = {k: v for k, v in data.items() if k in keep}
     data["assessment"] = assessment
     if name is not None:
         data["name"] = name

@@ -1,0 +1,105 @@
+"""Each assessment's config carries only its own sections, so each flow's Prefect form shows only those."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tasks.config import (
+    CONFIG_CLASSES,
+    AutoRunConfig,
+    CounterfactualRunConfig,
+    RunConfig,
+    StereotypeRunConfig,
+    load_config,
+    parse_config,
+)
+from tasks.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = {"name", "assessment", "prompts", "llm", "scoring", "metrics", "storage", "validation", "execution"}
+OWN = {  # flow module, flow function, the sections it adds to the shared ones
+    "counterfactual": ("flows.counterfactual", "counterfactual_assessment", {"counterfactual"}),
+    "stereotype": ("flows.stereotype", "stereotype_assessment", {"stereotype"}),
+    "bias_test": ("flows.bias_test", "bias_test", {"bias_test"}),
+    "classification": ("flows.classification", "classification_assessment", {"classification"}),
+    "recommendation": ("flows.recommendation", "recommendation_assessment", {"recommendation", "counterfactual"}),
+    "bbq": ("flows.bbq", "bbq_assessment", {"bbq"}),
+    "auto": ("flows.auto", "auto_assessment", {"counterfactual", "stereotype"}),
+}
+
+
+def _form(assessment: str) -> dict:
+    """The config model's schema in the flow's Prefect parameter schema (what the UI renders as a form)."""
+    from prefect.utilities.callables import parameter_schema
+
+    module, name, _ = OWN[assessment]
+    schema = parameter_schema(getattr(importlib.import_module(module), name).fn).model_dump()
+    ref = schema["properties"]["config"]["$ref"].rsplit("/", 1)[1]
+    return schema["definitions"][ref]
+
+
+@pytest.mark.parametrize("assessment", list(OWN))
+def test_each_flow_form_shows_only_its_own_sections(assessment: str) -> None:
+    form = _form(assessment)
+    assert set(form["properties"]) == SHARED | OWN[assessment][2]
+    assert form["properties"]["assessment"]["default"] == assessment
+    assert form["properties"]["assessment"]["enum"] == [assessment]
+
+
+def test_counterfactual_form_has_no_other_assessment_section() -> None:
+    props = _form("counterfactual")["properties"]
+    assert "counterfactual" in props
+    assert not {"bbq", "classification", "stereotype", "bias_test", "recommendation"} & set(props)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
+def test_every_shipped_config_loads_as_its_assessment_class(path: Path) -> None:
+    assessment = (yaml.safe_load(path.read_text()) or {}).get("assessment", "counterfactual")
+    cfg = load_config(path)
+    assert type(cfg) is CONFIG_CLASSES[assessment] and isinstance(cfg, RunConfig)
+
+
+def test_deployment_parameters_validate_against_their_flow() -> None:
+    spec = yaml.safe_load((ROOT / "deployments" / "prefect.yaml").read_text())
+    for dep in spec["deployments"]:
+        path, name = dep["entrypoint"].split(":")
+        flow = getattr(importlib.import_module(path.removesuffix(".py").replace("/", ".")), name)
+        flow.validate_parameters(dep["parameters"])  # raises when a key is not in the flow's form
+
+
+def test_run_config_validates_as_the_assessment_subclass() -> None:
+    assert type(RunConfig.model_validate({"prompts": {"items": ["hi"]}})) is CounterfactualRunConfig
+    auto = parse_config({"assessment": "auto", "prompts": {"items": ["hi"]}, "stereotype": {"threshold": 0.3}})
+    assert type(auto) is AutoRunConfig and auto.stereotype.threshold == 0.3 and auto.counterfactual.attributes
+    brought = parse_config({"assessment": "stereotype", "stereotype": {"responses_path": "r.csv"}})
+    assert type(brought) is StereotypeRunConfig and brought.brought_answers() == "r.csv"
+
+
+def test_a_section_of_another_assessment_is_refused_with_who_reads_it() -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config({"prompts": {"items": ["hi"]}, "bbq": {}, "stereotype": {}})
+    text = str(err.value)
+    assert "bbq: the counterfactual assessment does not read this section (the bbq assessment does)" in text
+    assert "stereotype: the counterfactual assessment does not read this section (the stereotype and auto " \
+           "assessments do)" in text
+    with pytest.raises(ConfigError, match=r"assessment: Input should be") as err:
+        parse_config({"assessment": "nope", "bbq": {}})
+    assert "bbq:" not in str(err.value)  # no second guess about sections of an unknown assessment
+
+
+def test_cli_override_of_another_assessments_section_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"bbq: the counterfactual assessment does not read this section"):
+        load_config(ROOT / "configs" / "demo.yaml", {"bbq.per_category": 4})
+    cfg = load_config(ROOT / "configs" / "bbq.yaml", {"bbq.per_category": 4})
+    assert cfg.bbq.per_category == 4
+
+
+def test_build_config_keeps_only_the_sections_of_the_asked_assessment() -> None:
+    from flows.api.config_builder import build_config
+
+    cfg = build_config(["Is he a nurse?"], config=ROOT / "configs" / "auto.yaml", assessment="stereotype")
+    assert type(cfg) is StereotypeRunConfig and cfg.name == "auto-demo"
