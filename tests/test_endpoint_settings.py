@@ -21,7 +21,7 @@ from tasks.config import LLMConfig
 from tasks.llm import LLMRequest, cache_key, run_requests
 from tasks.llm.base import endpoint_identity
 from tasks.llm.openai_provider import OpenAIChatProvider, length_cap_field
-from tasks.llm.runner import RateLimiter
+from tasks.llm.calls import RateLimiter
 from tasks.storage.store import Store
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server, running_server  # noqa: F401 - fixture
 

@@ -7,7 +7,7 @@ keeps every guarantee of the single-process runner:
 * requests go out in :func:`~tasks.llm.runner.call_order`, in chunks through one bounded queue (at most
   two chunks per worker wait in it), so no process holds the whole run's coroutines;
 * each worker runs its share of ``max_concurrency`` through the same retry loop
-  (:func:`~tasks.llm.runner._call_with_retries`: backoff, ``Retry-After``, per-row failures);
+  (:func:`~tasks.llm.calls.call_with_retries`: backoff, ``Retry-After``, per-row failures);
 * one rate limit holds across the processes (:class:`SharedRateLimiter`);
 * answers come back to the parent in small batches, and the parent's one cache writer puts them in
   DuckDB as they arrive;
@@ -44,7 +44,7 @@ Row = tuple  # (index, text, ok, refusal, error_class, error_message, attempts, 
 class SharedRateLimiter:
     """Request starts at least ``1 / rate`` s apart across processes (state in shared memory).
 
-    Like :class:`~tasks.llm.runner.RateLimiter`, the gap is measured from when the previous caller
+    Like :class:`~tasks.llm.calls.RateLimiter`, the gap is measured from when the previous caller
     actually went ahead (``time.monotonic`` is one clock for every process on the machine), so a
     stalled process delays its calls instead of releasing them as a burst.
     """
@@ -204,7 +204,7 @@ def _worker_main(wid: int, cfg: LLMConfig, api_key: str | None, tasks: Any, resu
 
 
 def _provider(cfg: LLMConfig, api_key: str | None) -> Any:
-    from tasks.llm.runner import make_provider
+    from tasks.llm.calls import make_provider
 
     if cfg.provider in ("openai", "azure"):
         from tasks.llm.openai_provider import OpenAIChatProvider
@@ -215,7 +215,7 @@ def _provider(cfg: LLMConfig, api_key: str | None) -> Any:
 
 async def _worker(cfg: LLMConfig, api_key: str | None, tasks: Any, results: Any, stop: Any,
                   limiter: SharedRateLimiter | None, secrets: list[str], parent: int) -> None:
-    from tasks.llm.runner import RateLimiter, _call_with_retries
+    from tasks.llm.calls import RateLimiter, call_with_retries
 
     provider = _provider(cfg, api_key)
     pace = limiter or (RateLimiter(cfg.rate_limit) if cfg.rate_limit else None)
@@ -236,7 +236,7 @@ async def _worker(cfg: LLMConfig, api_key: str | None, tasks: Any, results: Any,
     async def call() -> None:
         while (item := await local.get()) is not None:
             idx, prompt, sample_idx = item
-            res = await _call_with_retries(provider, LLMRequest(prompt, sample_idx, ""), cfg, pace, secrets)
+            res = await call_with_retries(provider, LLMRequest(prompt, sample_idx, ""), cfg, pace, secrets)
             out.append((idx, res.text, res.ok, res.refusal, res.error_class, res.error_message, res.attempts,
                         res.latency_s, res.prompt_tokens, res.completion_tokens))
 

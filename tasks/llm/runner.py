@@ -8,7 +8,7 @@
   from the first request on. Each attempt has a whole-request deadline (``llm.timeout``). Rate
   limits, server errors, timeouts and malformed replies are retried with exponential backoff and
   jitter (``Retry-After`` honoured); what still fails is returned as a failed row with its error
-  class and a scrubbed message. Nothing is dropped.
+  class and a scrubbed message (:mod:`tasks.llm.calls`). Nothing is dropped.
 * Calls go out in :func:`call_order`: all groups of one (prompt, sample) next to each other, so a
   server lost mid-run leaves complete rows to compare rather than scattered answers.
 * ``max_concurrency`` call loops share one iterator over the requests (no coroutine per request), in
@@ -25,91 +25,18 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from tasks.config import LLMConfig
-from tasks.llm.base import (
-    PROVIDERS,
-    Completion,
-    LLMRequest,
-    LLMResult,
-    Provider,
-    looks_like_refusal,
-    scrub_secrets,
-    secret_values,
-)
+from tasks.llm.base import LLMRequest, LLMResult, Provider, secret_values
+from tasks.llm.calls import RateLimiter, call_with_retries, classify_error, make_provider, ok_result, scrub_message
 from tasks.llm.stop import RunInterrupted, raise_if_stopped, stop_requested, wait_for_stop
 from tasks.storage.store import Store
 
 ProgressFn = Callable[[int, int], None]
 STOP_POLL_S = 0.1  # how often the concurrent loop looks for a stop request
-
-
-@dataclass(frozen=True)
-class ErrorInfo:
-    error_class: str
-    retryable: bool
-    refusal: bool = False
-    retry_after: float | None = None
-
-
-def classify_error(err: BaseException) -> ErrorInfo:
-    """Map an exception from any provider to a recorded error class and a retry decision."""
-    import openai
-
-    name = type(err).__name__
-    if isinstance(err, (asyncio.TimeoutError, TimeoutError, openai.APITimeoutError)):
-        return ErrorInfo("Timeout", True)
-    if isinstance(err, openai.RateLimitError):
-        return ErrorInfo("RateLimitError", True, retry_after=_retry_after(err))
-    if isinstance(err, openai.APIConnectionError):
-        return ErrorInfo("ConnectionError", True)
-    if isinstance(err, openai.APIStatusError):
-        body = err.body if isinstance(err.body, dict) else {}
-        code = (body.get("error") or body).get("code") if isinstance(body, dict) else None
-        if code == "content_filter" or "content_filter" in str(err).lower():
-            return ErrorInfo("ContentFilter", False, refusal=True)
-        if err.status_code >= 500:
-            return ErrorInfo("ServerError", True, retry_after=_retry_after(err))
-        return ErrorInfo(name, err.status_code in (408, 409))
-    return ErrorInfo(name, True)  # malformed replies, dropped connections: usually transient
-
-
-def _retry_after(err: BaseException) -> float | None:
-    response = getattr(err, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
-
-
-class RateLimiter:
-    """Async rate limiter: request starts at least ``1 / rate`` seconds apart, from the first on.
-
-    The gap is measured from the moment the previous caller actually went ahead, and callers wait
-    their turn one at a time, so a stalled event loop (imports, a slow disk write) delays the queue
-    instead of releasing the waiting calls as a burst when it resumes.
-    """
-
-    def __init__(self, rate: float) -> None:
-        self.interval = 1.0 / rate
-        self._last: float | None = None
-        self._lock = asyncio.Lock()
-
-    async def acquire(self) -> None:
-        async with self._lock:
-            if self._last is not None:
-                while (wait := self._last + self.interval - time.monotonic()) > 0:
-                    await asyncio.sleep(wait)
-            self._last = time.monotonic()
-
-
-TokenBucket = RateLimiter  # the earlier name
 
 
 class CacheWriter:
@@ -151,65 +78,6 @@ class CacheWriter:
         self._last = time.monotonic()
 
 
-def _scrub(message: str, secrets: Sequence[str]) -> str:
-    return scrub_secrets(message, secrets, limit=500)
-
-
-def _ok(req: LLMRequest, comp: Completion, attempts: int, latency: float) -> LLMResult:
-    filtered = comp.finish_reason == "content_filter"
-    if comp.text is None and not filtered:
-        raise EmptyResponseError("the endpoint returned no message content")
-    text = comp.text or ""
-    return LLMResult(
-        request=req,
-        text=text if not filtered or text else None,
-        ok=not filtered,
-        refusal=filtered or looks_like_refusal(text),
-        error_class="ContentFilter" if filtered else None,
-        error_message="finish_reason=content_filter" if filtered else None,
-        attempts=attempts,
-        latency_s=latency,
-        prompt_tokens=comp.prompt_tokens,
-        completion_tokens=comp.completion_tokens,
-    )
-
-
-class EmptyResponseError(RuntimeError):
-    """A 200 reply without any message content (e.g. an empty ``choices`` list)."""
-
-
-async def _call_with_retries(
-    provider: Provider, req: LLMRequest, cfg: LLMConfig, limiter: RateLimiter | None, secrets: Sequence[str]
-) -> LLMResult:
-    attempt = 0
-    while True:
-        attempt += 1
-        if limiter is not None:
-            await limiter.acquire()
-        t0 = time.perf_counter()
-        try:
-            # the whole request, connection to last byte, within llm.timeout
-            comp = await asyncio.wait_for(provider.acomplete(req.prompt, req.sample_idx), cfg.timeout)
-            return _ok(req, comp, attempt, time.perf_counter() - t0)
-        except asyncio.CancelledError:
-            raise
-        except Exception as err:  # noqa: BLE001 - every failure is classified and recorded
-            info = classify_error(err)
-            if not info.retryable or attempt > cfg.max_retries:
-                return LLMResult(
-                    request=req,
-                    text=None,
-                    ok=False,
-                    refusal=info.refusal,
-                    error_class=info.error_class,
-                    error_message=_scrub(f"{type(err).__name__}: {err}", secrets),
-                    attempts=attempt,
-                    latency_s=time.perf_counter() - t0,
-                )
-            backoff = cfg.backoff_base * 2 ** (attempt - 1) * (0.5 + random.random())
-            await asyncio.sleep(min(60.0, max(info.retry_after or 0.0, backoff)))
-
-
 async def _run_concurrent(
     provider: Provider, todo: Sequence[LLMRequest], cfg: LLMConfig, writer: CacheWriter,
     on_result: Callable[[LLMResult], None], secrets: Sequence[str],
@@ -222,7 +90,7 @@ async def _run_concurrent(
 
     async def calls() -> None:
         for req in order:  # each loop takes the next request not yet started
-            answered.append(await _call_with_retries(provider, req, cfg, limiter, secrets))
+            answered.append(await call_with_retries(provider, req, cfg, limiter, secrets))
 
     def hand_over() -> None:
         batch = answered[:]
@@ -276,14 +144,14 @@ def _run_batched(
                     comps = provider.complete_batch([r.prompt for r in batch], [r.sample_idx for r in batch])
                     raise_if_stopped(f"after {start} of {len(order)} local generations")  # a cut batch is dropped
                     per_row = (time.perf_counter() - t0) / len(batch)
-                    results = [_ok(r, c, attempt, per_row) for r, c in zip(batch, comps, strict=True)]
+                    results = [ok_result(r, c, attempt, per_row) for r, c in zip(batch, comps, strict=True)]
                     break
                 except RunInterrupted:
                     raise
                 except Exception as err:  # noqa: BLE001 - recorded per row below
                     info = classify_error(err)
                     if attempt > cfg.max_retries or not info.retryable:
-                        msg = _scrub(f"{type(err).__name__}: {err}", secrets)
+                        msg = scrub_message(f"{type(err).__name__}: {err}", secrets)
                         results = [
                             LLMResult(r, None, False, info.refusal, info.error_class, msg, attempt)
                             for r in batch
@@ -356,13 +224,6 @@ def _run_in_processes(
         run_in_processes(call_order(todo), cfg, nproc, getattr(provider, "_key", None), add, flush_due, secrets)
     finally:
         writer.flush()
-
-
-def make_provider(cfg: LLMConfig) -> Provider:
-    import tasks.llm.local  # noqa: F401 - registers "local"
-    import tasks.llm.openai_provider  # noqa: F401 - registers "openai" and "azure"
-
-    return PROVIDERS.get(cfg.provider)(cfg)
 
 
 def run_requests(

@@ -1,0 +1,142 @@
+"""One LLM call: the provider for a config, error classification, retries with backoff and
+``Retry-After``, the request-rate limit, and the result row of a call (answer or scrubbed failure)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tasks.config import LLMConfig
+from tasks.llm.base import PROVIDERS, Completion, LLMRequest, LLMResult, Provider, looks_like_refusal, scrub_secrets
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    error_class: str
+    retryable: bool
+    refusal: bool = False
+    retry_after: float | None = None
+
+
+def classify_error(err: BaseException) -> ErrorInfo:
+    """Map an exception from any provider to a recorded error class and a retry decision."""
+    import openai
+
+    name = type(err).__name__
+    if isinstance(err, (asyncio.TimeoutError, TimeoutError, openai.APITimeoutError)):
+        return ErrorInfo("Timeout", True)
+    if isinstance(err, openai.RateLimitError):
+        return ErrorInfo("RateLimitError", True, retry_after=_retry_after(err))
+    if isinstance(err, openai.APIConnectionError):
+        return ErrorInfo("ConnectionError", True)
+    if isinstance(err, openai.APIStatusError):
+        body = err.body if isinstance(err.body, dict) else {}
+        code = (body.get("error") or body).get("code") if isinstance(body, dict) else None
+        if code == "content_filter" or "content_filter" in str(err).lower():
+            return ErrorInfo("ContentFilter", False, refusal=True)
+        if err.status_code >= 500:
+            return ErrorInfo("ServerError", True, retry_after=_retry_after(err))
+        return ErrorInfo(name, err.status_code in (408, 409))
+    return ErrorInfo(name, True)  # malformed replies, dropped connections: usually transient
+
+
+def _retry_after(err: BaseException) -> float | None:
+    response = getattr(err, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+class RateLimiter:
+    """Async rate limiter: request starts at least ``1 / rate`` seconds apart, from the first on.
+
+    The gap is measured from the moment the previous caller actually went ahead, and callers wait
+    their turn one at a time, so a stalled event loop (imports, a slow disk write) delays the queue
+    instead of releasing the waiting calls as a burst when it resumes.
+    """
+
+    def __init__(self, rate: float) -> None:
+        self.interval = 1.0 / rate
+        self._last: float | None = None
+        self._lock = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            if self._last is not None:
+                while (wait := self._last + self.interval - time.monotonic()) > 0:
+                    await asyncio.sleep(wait)
+            self._last = time.monotonic()
+
+
+TokenBucket = RateLimiter  # the earlier name
+
+
+def scrub_message(message: str, secrets: Sequence[str]) -> str:
+    return scrub_secrets(message, secrets, limit=500)
+
+
+def ok_result(req: LLMRequest, comp: Completion, attempts: int, latency: float) -> LLMResult:
+    filtered = comp.finish_reason == "content_filter"
+    if comp.text is None and not filtered:
+        raise EmptyResponseError("the endpoint returned no message content")
+    text = comp.text or ""
+    return LLMResult(
+        request=req,
+        text=text if not filtered or text else None,
+        ok=not filtered,
+        refusal=filtered or looks_like_refusal(text),
+        error_class="ContentFilter" if filtered else None,
+        error_message="finish_reason=content_filter" if filtered else None,
+        attempts=attempts,
+        latency_s=latency,
+        prompt_tokens=comp.prompt_tokens,
+        completion_tokens=comp.completion_tokens,
+    )
+
+
+class EmptyResponseError(RuntimeError):
+    """A 200 reply without any message content (e.g. an empty ``choices`` list)."""
+
+
+async def call_with_retries(
+    provider: Provider, req: LLMRequest, cfg: LLMConfig, limiter: RateLimiter | None, secrets: Sequence[str]
+) -> LLMResult:
+    attempt = 0
+    while True:
+        attempt += 1
+        if limiter is not None:
+            await limiter.acquire()
+        t0 = time.perf_counter()
+        try:
+            # the whole request, connection to last byte, within llm.timeout
+            comp = await asyncio.wait_for(provider.acomplete(req.prompt, req.sample_idx), cfg.timeout)
+            return ok_result(req, comp, attempt, time.perf_counter() - t0)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # noqa: BLE001 - every failure is classified and recorded
+            info = classify_error(err)
+            if not info.retryable or attempt > cfg.max_retries:
+                return LLMResult(
+                    request=req,
+                    text=None,
+                    ok=False,
+                    refusal=info.refusal,
+                    error_class=info.error_class,
+                    error_message=scrub_message(f"{type(err).__name__}: {err}", secrets),
+                    attempts=attempt,
+                    latency_s=time.perf_counter() - t0,
+                )
+            backoff = cfg.backoff_base * 2 ** (attempt - 1) * (0.5 + random.random())
+            await asyncio.sleep(min(60.0, max(info.retry_after or 0.0, backoff)))
+
+
+def make_provider(cfg: LLMConfig) -> Provider:
+    import tasks.llm.local  # noqa: F401 - registers "local"
+    import tasks.llm.openai_provider  # noqa: F401 - registers "openai" and "azure"
+
+    return PROVIDERS.get(cfg.provider)(cfg)
