@@ -172,7 +172,7 @@ def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny
     cfg = parse_config({
         "name": "bt", "assessment": "bias_test",
         "bias_test": {"spec_path": str(ROOT / "data/bias_specs/gender_career.json"), "reviewed_csv": str(reviewed),
-                      "tested_model": tiny_bert, "tested_model_kind": "masked", "bootstrap_resamples": 10,
+                      "tested_model": tiny_bert, "tested_model_kind": "masked", "subsample_rounds": 10,
                       "sentences_per_attribute": 1, "crows_pairs": True, "crows_pairs_limit": 30, "weat": True},
         "metrics": {"bootstrap_resamples": 50},
         "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": str(tmp_path / "reports")},
