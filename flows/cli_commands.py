@@ -1,0 +1,251 @@
+"""The read-only ``equilens`` commands over stored runs and the registries: runs, show, report, compare,
+metrics, options."""
+
+from __future__ import annotations
+
+import typing
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flows.launch import fail
+
+DbOption = Annotated[Path, typer.Option("--db", help="DuckDB file with stored runs")]
+DEFAULT_DB = Path("data/equilens.duckdb")
+
+
+
+FORMATS = ("table", "json", "csv")
+FormatOption = Annotated[str, typer.Option("--format", help="table (default), json or csv (for scripts and CI)")]
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise fail(f"--format {fmt!r}: use one of {', '.join(FORMATS)}.")
+    return fmt
+
+
+def _emit(frame: object, fmt: str) -> None:
+    """A frame as JSON records (a details column as objects) or CSV on stdout."""
+    import json
+
+    out = frame.copy()
+    if fmt == "json":
+        for col in ("details", "summary", "config"):
+            if col in out.columns:
+                out[col] = [json.loads(v) if isinstance(v, str) and v[:1] in "{[" else v for v in out[col]]
+        records = json.loads(out.to_json(orient="records", date_format="iso"))
+        typer.echo(json.dumps(records, indent=1, ensure_ascii=False))
+    else:
+        typer.echo(out.to_csv(index=False), nl=False)
+
+
+def _resolve_run(store: object, run_id: str) -> str:
+    """A full run id from itself or a unique prefix (as `equilens runs` prints them)."""
+    ids = store.query("SELECT run_id FROM runs WHERE starts_with(run_id, ?) ORDER BY started_at DESC", [run_id])
+    found = list(ids["run_id"]) if len(ids) else []
+    if run_id in found or not found:
+        return run_id
+    if len(found) == 1:
+        return found[0]
+    raise fail(f"run id prefix {run_id!r} matches {len(found)} runs ({', '.join(found[:5])}"
+                f"{', ...' if len(found) > 5 else ''}); give more characters.")
+
+
+def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table") -> None:
+    """List stored runs, newest first (`show` and `report` accept a unique prefix of a run id)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from tasks.errors import EquilensError
+    from tasks.storage.store import Store
+
+    _check_format(fmt)
+    try:
+        frame = Store(db).query(
+            "SELECT run_id, name, replace(flow, '_assessment', '') AS flow, status, model, "
+            "strftime(started_at, '%Y-%m-%d %H:%M') AS started_at, "
+            "date_diff('second', started_at, finished_at) AS seconds FROM runs "
+            "ORDER BY started_at DESC LIMIT ?", [limit])
+    except EquilensError as err:
+        raise fail(str(err)) from None
+    if fmt != "table":
+        _emit(frame, fmt)
+        return
+    table = Table(title=f"runs in {db}", title_justify="left")
+    for col in frame.columns:
+        table.add_column(col, no_wrap=col in ("run_id", "seconds"), overflow="fold")
+    for row in frame.itertuples(index=False):
+        table.add_row(*["" if v is None or v != v else str(v) for v in row])
+    Console().print(table)
+
+
+def show(
+    run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix) from `equilens runs`")],
+    db: DbOption = DEFAULT_DB,
+    fmt: FormatOption = "table",
+) -> None:
+    """Print a stored run's verdicts and metrics table, rebuilt from DuckDB alone."""
+    from tasks.errors import EquilensError
+    from tasks.reporting.terminal import print_metrics_table, print_verdicts
+    from tasks.storage.store import Store
+
+    _check_format(fmt)
+    try:
+        store = Store(db)
+        run_id = _resolve_run(store, run_id)
+        metrics = store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id])
+        config = store.run_config(run_id)
+        run = store.query("SELECT status, summary FROM runs WHERE run_id = ?", [run_id])
+    except EquilensError as err:
+        raise fail(str(err)) from None
+    failed = len(run) and run["status"].iloc[0] == "failed"
+    if failed and fmt == "table":  # the stored, scrubbed error explains it
+        import json
+
+        summary = json.loads(run["summary"].iloc[0]) if isinstance(run["summary"].iloc[0], str) else {}
+        typer.secho(f"run {run_id} failed: {summary.get('error') or 'no error recorded'}", fg=typer.colors.RED)
+    if metrics.empty:
+        raise fail(f"no metrics stored for run {run_id!r} in {db} (see `equilens runs`).")
+    if fmt != "table":
+        _emit(metrics, fmt)
+        return
+    print_verdicts(metrics, config)
+    print_metrics_table(metrics, title=f"run {run_id}")
+
+
+def report(
+    run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix) from `equilens runs`")],
+    db: DbOption = DEFAULT_DB,
+    out: Annotated[Path | None, typer.Option(help="HTML file to write (default data/runs/RUN_ID.html)")] = None,
+) -> None:
+    """Rebuild a run's self-contained HTML report (plots, intervals, trend) from DuckDB alone."""
+    from tasks.errors import EquilensError
+    from tasks.reporting.html import write_html_report
+    from tasks.storage.store import Store
+
+    try:
+        store = Store(db)
+        run_id = _resolve_run(store, run_id)
+    except EquilensError as err:
+        raise fail(str(err)) from None
+    target = out or Path("data/runs") / f"{run_id}.html"
+    try:
+        path = write_html_report(store, run_id, target)
+    except EquilensError as err:
+        raise fail(str(err)) from None
+    except OSError as err:
+        raise fail(f"cannot write the report to {target} ({err.strerror or type(err).__name__}); "
+                    "choose another file with --out.") from None
+    typer.echo(f"wrote {path}")
+
+
+def compare(
+    run_a: Annotated[str, typer.Argument(help="Baseline run id")],
+    run_b: Annotated[str, typer.Argument(help="Run id to compare against the baseline")],
+    db: DbOption = DEFAULT_DB,
+    fmt: FormatOption = "table",
+) -> None:
+    """Tell which metrics changed beyond their confidence intervals between two runs.
+
+    Group pairs are judged by their gap beyond the noise floor where the run has one, so a change
+    that moves every answer alike (a new temperature) is not read as a fairness change; target
+    metrics (stereotype score 0.5, effect sizes 0) by their distance from the fair value.
+    Exit code 1 when some metric moved in the less fair direction beyond its interval (handy in
+    CI), 2 for bad input (unknown run id, a run without metrics), 0 otherwise.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from tasks.reporting.compare import compare_runs, config_differences
+    from tasks.errors import EquilensError
+    from tasks.storage.store import Store
+
+    try:
+        store = Store(db)
+        diff = compare_runs(store, run_a, run_b)
+        changes = config_differences(store, run_a, run_b)
+    except EquilensError as err:
+        raise fail(str(err)) from None
+    if diff.empty:
+        raise fail(f"runs {run_a} and {run_b} share no metric (see `equilens runs`).")
+    worse = diff[diff["changed"] & (diff["fairer"] == "no")]
+    if _check_format(fmt) != "table":  # same exit codes; config differences go to stderr
+        for key, va, vb in changes:
+            typer.echo(f"config difference: {key}: {va!r} -> {vb!r}", err=True)
+        _emit(diff, fmt)
+        raise typer.Exit(1 if len(worse) else 0)
+    console = Console()
+    if changes:
+        typer.echo("config differences (A -> B):")
+        for key, va, vb in changes:
+            typer.echo(f"  {key}: {va!r} -> {vb!r}")
+    table = Table(title=f"{run_a} -> {run_b}")
+    for col in ("metric", "attribute", "groups", "A", "B", "judged on", "changed", "fairer"):
+        table.add_column(col, overflow="fold")
+    for _, r in diff.iterrows():
+        groups = f"{r['group_a']} vs {r['group_b']}" if r["group_b"] else str(r["group_a"])
+        table.add_row(r["metric"], r["attribute"], groups, f"{r['value_a']:.4f}", f"{r['value_b']:.4f}",
+                      r["basis_b"], "CHANGED" if r["changed"] else "", r["fairer"])
+    console.print(table)
+    worse = diff[diff["changed"] & (diff["fairer"] == "no")]
+    typer.echo(f"{int(diff['changed'].sum())} of {len(diff)} metrics changed beyond their intervals; "
+               f"{len(worse)} moved in the less fair direction.")
+    if len(worse):
+        raise typer.Exit(1)
+
+
+def metrics() -> None:
+    """List every registered metric: family, which values are fairer, aggregation, interval, source."""
+    import shutil
+    import textwrap
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from flows.registry import load_all_metrics
+
+    specs = load_all_metrics()
+    width = shutil.get_terminal_size().columns
+    if width < 140:  # a narrow terminal: a block per metric, wrapped, never cut
+        for name, spec in specs.items():
+            typer.echo(f"{name}  ({spec.family}; {spec.fairer})")
+            for label, text in (("aggregation", spec.aggregation), ("interval", spec.interval),
+                                ("reference", spec.reference)):
+                typer.echo(textwrap.fill(str(text), width=max(40, width - 1), initial_indent=f"  {label}: ",
+                                         subsequent_indent=" " * (len(label) + 4)))
+        return
+    table = Table(title="metrics")
+    for col in ("name", "family", "fairer", "aggregation", "interval", "reference"):
+        table.add_column(col, no_wrap=col == "name", overflow="fold")
+    for name, spec in specs.items():
+        table.add_row(name, spec.family, spec.fairer, spec.aggregation, spec.interval, spec.reference)
+    Console().print(table)
+
+
+def options() -> None:
+    """Every config option with its default and meaning (the YAML keys of a run config)."""
+    from tasks.config import every_field
+
+    def walk(fields: dict, prefix: str) -> None:
+        for name, field in fields.items():
+            candidates = [field.annotation, *typing.get_args(field.annotation)]
+            sub = next((a for a in candidates if isinstance(a, type) and hasattr(a, "model_fields")), None)
+            if sub is not None:
+                doc = " ".join((sub.__doc__ or "").split())
+                typer.echo(f"\n[{prefix}{name}]  {doc}")
+                walk(sub.model_fields, f"{prefix}{name}.")
+                continue
+            default = "required" if field.is_required() else _yaml_value(
+                field.default_factory() if field.default_factory else field.default)
+            typer.echo(f"  {prefix}{name} = {default}" + (f"  # {field.description}" if field.description else ""))
+
+    walk(every_field(), "")  # the shared sections, then each assessment's own
+
+
+def _yaml_value(value: object) -> str:
+    """A default as it is written in a YAML config (null, true, [gender, race]), on one line."""
+    import yaml
+
+    return yaml.safe_dump(value, default_flow_style=True, width=10_000).strip().removesuffix("\n...").strip()

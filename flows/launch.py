@@ -1,0 +1,158 @@
+"""Running one config from the terminal: the ``equilens run`` command (config and overrides, preflight,
+Prefect, the flow, the printed result, exit codes, Ctrl-C and SIGTERM)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def _quiet_environment() -> None:
+    """Defaults for an ad-hoc local run: offline models, an ephemeral Prefect that starts reliably."""
+    from tasks.environment import apply_offline_defaults
+
+    apply_offline_defaults()
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    return typer.Exit(code)
+
+
+def _parse_sets(pairs: list[str]) -> dict[str, object]:
+    import yaml
+
+    out: dict[str, object] = {}
+    for item in pairs:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise fail(f"--set expects KEY=VALUE (e.g. llm.count=2), got {item!r}.")
+        try:
+            out[key.strip()] = yaml.safe_load(raw) if raw else ""
+        except yaml.YAMLError as err:
+            problem = getattr(err, "problem", None) or type(err).__name__
+            raise fail(f"--set {item!r}: the value is not valid YAML ({problem}). Quote it, or close the "
+                        "brackets: --set 'counterfactual.attributes=[gender, race]'.") from None
+    return out
+
+
+DebugOption = Annotated[bool, typer.Option("--debug", help="Show Prefect's logs and full tracebacks of errors")]
+
+
+def run(
+    config: Annotated[Path, typer.Argument(help="YAML run config, e.g. configs/demo.yaml")],
+    set_: Annotated[list[str], typer.Option("--set", help="Override a config key: --set llm.count=3")] = [],  # noqa: B006
+    db: Annotated[Path | None, typer.Option("--db", help="Override storage.duckdb_path")] = None,
+    debug: DebugOption = False,
+) -> None:
+    """Run the assessment a config describes and print its metrics per group pair.
+
+    Exit codes: 0 done, 2 bad config or input (found before anything runs), 3 a validation gate
+    failed, 4 the LLM calls failed (every one, or more than llm.max_failed_share), 130 interrupted
+    (Ctrl-C), 143 stopped by SIGTERM. An interrupted run is stored with status interrupted, its
+    finished LLM answers cached, and no child process left behind.
+    """
+    if debug:
+        import os
+
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
+    _quiet_environment()
+    from flows.interrupt import stop_on_signals
+    from tasks.config import load_config
+    from tasks.errors import EquilensError
+
+    overrides = _parse_sets(set_)
+    if db is not None:
+        overrides["storage.duckdb_path"] = str(db)
+    with stop_on_signals():  # SIGINT/SIGTERM: stages stop, answers flushed, run marked interrupted
+        try:
+            cfg = load_config(config, overrides)
+            for warning in _preflight(cfg):  # on stdout: stderr holds only an error paragraph
+                typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+            from flows.common import start_prefect_api
+            from flows.registry import flow_for
+
+            _quiet_logs(debug)
+            start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point
+            result = flow_for(cfg)(cfg)
+        except KeyboardInterrupt:
+            raise _interrupted() from None
+        except EquilensError as err:
+            from flows.interrupt import signal_received
+
+            if signal_received():  # a stage stopped on the signal and said so
+                raise _interrupted() from None
+            if debug:
+                import traceback
+
+                traceback.print_exc()
+            raise fail(str(err), err.exit_code) from None
+    _print_result(result, cfg.storage.duckdb_path)
+
+
+def _interrupted() -> typer.Exit:
+    """After Ctrl-C or SIGTERM: the run marked interrupted, every child process stopped, exit 130 or 143."""
+    from flows.interrupt import exit_code, finish_interrupted, leave, signal_received
+
+    finish_interrupted(stop_processes=signal_received())  # a bare KeyboardInterrupt (in-process) kills nothing
+    code = exit_code()
+    typer.secho("error: interrupted. Finished LLM calls are cached: run the same command to resume.",
+                fg=typer.colors.RED, err=True)
+    if signal_received():  # a real signal: do not wait for abandoned worker threads or Prefect's exit hooks
+        leave(code)
+    return typer.Exit(code)
+
+
+def _quiet_logs(debug: bool) -> None:
+    """Without --debug: no Prefect traceback for an error the CLI reports itself, no library INFO lines."""
+    if debug:
+        return
+    from flows.quiet_logs import quiet_known_errors
+
+    quiet_known_errors()
+
+
+def _preflight(cfg: object) -> list[str]:
+    """Checks that take seconds, before Prefect starts (flows/preflight.py); returns warnings."""
+    from flows.preflight import preflight
+
+    return preflight(cfg)
+
+
+def _print_result(result: dict, db: str) -> None:
+    import pandas as pd
+
+    from tasks.reporting.terminal import print_metrics_table, print_verdicts
+
+    metrics = pd.DataFrame(result.get("metrics", []))
+    config: dict = {}
+    if not metrics.empty:  # re-read with details (gaps, p-values, skip reasons, caveats) from the store
+        from tasks.storage.store import Store
+
+        store = Store(db)
+        metrics = store.query("SELECT * FROM metrics WHERE run_id = ?", [result["run_id"]])
+        config = store.run_config(result["run_id"])
+    typer.echo(f"\nrun {result['run_id']}")
+    if not metrics.empty:
+        print_verdicts(metrics, config)
+    ftu = result.get("ftu")
+    if ftu:
+        counts = ", ".join(f"{k} in {v}" for k, v in ftu.get("counts", {}).items())
+        typer.echo(f"fairness through unawareness {'holds' if ftu.get('holds') else 'does not hold'}: "
+                   f"attribute words found ({counts or 'none'}) of {ftu.get('prompts', 0)} prompts")
+    if "sentences" in result:
+        s = result["sentences"]
+        typer.echo(f"test sentences: {s['kept']} kept of {s['total']} (review: {s['csv']})")
+    for name, reason in (result.get("skipped") or {}).items():
+        typer.echo(f"skipped {name}: {reason}")
+    if "responses" in result:
+        r = result["responses"]
+        typer.echo(f"responses: {r['ok']} ok, {r['failed']} failed, {r['refusals']} refusals, "
+                   f"{r['cached']} from cache")
+    if not metrics.empty:
+        print_metrics_table(metrics)
+    typer.echo(f"stored in {db} (equilens show {result['run_id']} --db {db})")
+    if result.get("report"):
+        typer.echo(f"report: {result['report']}")
