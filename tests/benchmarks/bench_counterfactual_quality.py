@@ -14,6 +14,10 @@ Figures, per bias type (each mapped to the built-in attributes that cover it):
   change other words ("bad" -> "good", "Women don't" -> "Men") cannot be matched by any swap and
   are left out. A group word missing from every lexicon on BOTH sides also leaves a pair out, so
   lexicon gaps show up in the FTU recall below, not here.
+* **other**: eligible pairs that change a word only another attribute's lexicon knows ("black" ->
+  "Spanish" or "Mexicans" -> "Christians" in a race-color pair): they do not differ only in the
+  covering attributes' group words, so no variant of those attributes can match them. Counted
+  here and left out of the exact-match columns; the "+ nationality" row keeps the nationality ones.
 * **partial**: eligible pairs whose ``sent_less`` breaks the consistency rules every variant must
   meet (:func:`tasks.inputs.expansion.validate_variant`, for every covering attribute): the writer
   changed a name but not the pronoun of the same person ("Emily decorated her new home" ->
@@ -134,6 +138,7 @@ class Bench:
             for t in lex.index:
                 words.update(_TOK.findall(t))
         self.group_words = words | _GLUE
+        self.words_of = {a: {w.lower() for t in lex.index for w in _TOK.findall(t)} for a, lex in self.lex.items()}
 
     def is_group_token(self, tok: str) -> bool:
         low = tok.lower()
@@ -146,6 +151,19 @@ class Bench:
             and all(self.is_group_token(t) for t in x + y)
             for op, x, y in ops
         )
+
+    def other_attribute(self, more: str, less: str, attrs: list[str]) -> bool:
+        """Does the pair change a word that only another attribute's lexicon knows ("black" ->
+        "Spanish" in a race pair)? No variant of ``attrs`` can produce such a word."""
+        own = set().union(*(self.words_of.get(a, set()) for a in attrs)) | _GLUE
+        foreign = set().union(*(w for a, w in self.words_of.items() if a not in attrs)) - own
+        names = any(a in ("gender", "race") for a in attrs)
+        for _, x, y in diff(_TOK.findall(more), _TOK.findall(less)):
+            for t in x + y:
+                low = t.lower()
+                if low in foreign and not (names and low in self.names.info):
+                    return True
+        return False
 
     def name_match(self, variant: str, less: str, attribute: str) -> bool:
         ops = diff(_TOK.findall(variant), _TOK.findall(less))
@@ -214,16 +232,19 @@ class Bench:
 
 def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.Random) -> None:
     print(f"\n== {label}: {len(df)} pairs ==")
-    print(f"{'bias type':<20}{'pairs':>6}{'eligible':>9}{'partial':>8}{'exact strict':>14}{'exact names':>13}"
+    print(f"{'bias type':<20}{'pairs':>6}{'eligible':>9}{'other':>6}{'partial':>8}{'exact strict':>14}{'exact names':>13}"
           f"{'same group':>12}{'one-group':>15}{'edit':>6}{'FTU recall':>12}{'flagged elsewhere':>19}")
     misses: list[str] = []
     for row_label, bias, attrs in COVER:
         sub = df[df.bias_type == bias]
         others = df[~df.bias_type.isin([bias])]
-        elig = partial = strict = lenient = group = one = one_hit = 0
+        elig = foreign = partial = strict = lenient = group = one = one_hit = 0
         dist = 0
         for more, less in zip(sub.sent_more.str.strip(), sub.sent_less.str.strip(), strict=True):
             if not bench.eligible(more, less):
+                continue
+            if bench.other_attribute(more, less, attrs):
+                foreign += 1
                 continue
             if bench.partial_edit(more, less, attrs):
                 partial += 1
@@ -257,7 +278,7 @@ def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.
         other = list(others.sent_more)
         flagged = [(s, bench.mentions(s, attrs)) for s in other]
         flagged = [f for f in flagged if f[1]]
-        print(f"{row_label:<20}{len(sub):>6}{elig + partial:>9}{partial:>8}{strict / max(elig, 1):>14.1%}{lenient / max(elig, 1):>13.1%}{group / max(elig, 1):>12.1%}"
+        print(f"{row_label:<20}{len(sub):>6}{elig + foreign + partial:>9}{foreign:>6}{partial:>8}{strict / max(elig, 1):>14.1%}{lenient / max(elig, 1):>13.1%}{group / max(elig, 1):>12.1%}"
               f"{one_hit / max(one, 1):>9.1%} ({one:>3}){dist / max(elig, 1):>6.2f}{found / max(len(sents), 1):>12.1%}"
               f"{len(flagged) / max(len(other), 1):>19.1%}")
         if show:
