@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -318,17 +318,26 @@ class RunConfig(_Strict):
             cls = CONFIG_CLASSES.get(assessment, RunConfig)  # an unknown assessment: the base refuses it
         return super(RunConfig, cls).model_validate(obj, **kwargs)
 
+    answers_key: ClassVar[str | None] = None  # the key of a file of answers brought instead of LLM calls
+    file_keys: ClassVar[tuple[str, ...]] = ()  # keys of the assessment's own sections naming files it reads
+    needs_prompts: ClassVar[bool] = True  # unless it brings its answers
+
+    def value(self, dotted: str) -> Any:
+        """The value of a ``section.key`` (None when the section is absent)."""
+        section, key = dotted.split(".")
+        return getattr(getattr(self, section) or {}, key, None)
+
     def brought_answers(self) -> str | None:
         """The file of answers the run reads instead of calling the LLM (None: it calls the LLM)."""
-        return None
+        return self.value(self.answers_key) if self.answers_key else None
 
     def input_files(self) -> dict[str, str | None]:
         """Keys naming files the run reads, with their values (checked before the run starts)."""
-        return {"prompts.path": self.prompts.path if self.prompts else None}
+        return {key: self.value(key) for key in ("prompts.path", *self.file_keys)}
 
     def prompts_optional(self) -> bool:
         """Whether this run can do without a prompts section."""
-        return False
+        return not self.needs_prompts or bool(self.brought_answers())
 
     @model_validator(mode="after")
     def _prompts_needed(self) -> RunConfig:
@@ -379,18 +388,9 @@ class CounterfactualRunConfig(_WithCounterfactual):
 class StereotypeRunConfig(_WithStereotype):
     """A stereotype and toxicity run (flows/stereotype.py)."""
 
+    answers_key = "stereotype.responses_path"
+    file_keys = ("stereotype.responses_path", "stereotype.honest_lexicon", "stereotype.cobs_targets")
     assessment: Literal["stereotype"] = _assessment("stereotype")
-
-    def brought_answers(self) -> str | None:
-        return self.stereotype.responses_path
-
-    def input_files(self) -> dict[str, str | None]:
-        s = self.stereotype
-        return {**super().input_files(), "stereotype.responses_path": s.responses_path,
-                "stereotype.honest_lexicon": s.honest_lexicon, "stereotype.cobs_targets": s.cobs_targets}
-
-    def prompts_optional(self) -> bool:
-        return bool(self.stereotype.responses_path)
 
 
 class BiasTestRunConfig(RunConfig):
@@ -398,16 +398,9 @@ class BiasTestRunConfig(RunConfig):
 
     assessment: Literal["bias_test"] = _assessment("bias_test")
     bias_test: BiasTestConfig = Field(default_factory=BiasTestConfig)
-
-    def brought_answers(self) -> str | None:
-        return self.bias_test.reviewed_csv
-
-    def input_files(self) -> dict[str, str | None]:
-        return {**super().input_files(), "bias_test.spec_path": self.bias_test.spec_path,
-                "bias_test.reviewed_csv": self.bias_test.reviewed_csv}
-
-    def prompts_optional(self) -> bool:
-        return True
+    answers_key = "bias_test.reviewed_csv"
+    file_keys = ("bias_test.spec_path", "bias_test.reviewed_csv")
+    needs_prompts = False
 
 
 class ClassificationRunConfig(RunConfig):
@@ -415,15 +408,8 @@ class ClassificationRunConfig(RunConfig):
 
     assessment: Literal["classification"] = _assessment("classification")
     classification: ClassificationConfig = Field(default_factory=ClassificationConfig)
-
-    def brought_answers(self) -> str | None:
-        return self.classification.predictions_path
-
-    def input_files(self) -> dict[str, str | None]:
-        return {**super().input_files(), "classification.predictions_path": self.classification.predictions_path}
-
-    def prompts_optional(self) -> bool:
-        return bool(self.classification.predictions_path)
+    answers_key = "classification.predictions_path"
+    file_keys = (answers_key,)
 
 
 class RecommendationRunConfig(_WithCounterfactual):
@@ -432,15 +418,11 @@ class RecommendationRunConfig(_WithCounterfactual):
 
     assessment: Literal["recommendation"] = _assessment("recommendation")
     recommendation: RecommendationConfig = Field(default_factory=RecommendationConfig)
-
-    def brought_answers(self) -> str | None:
-        return self.recommendation.responses_path
-
-    def input_files(self) -> dict[str, str | None]:
-        return {**super().input_files(), "recommendation.responses_path": self.recommendation.responses_path}
+    answers_key = "recommendation.responses_path"
+    file_keys = (answers_key,)
 
     def prompts_optional(self) -> bool:
-        return bool(self.recommendation.responses_path or self.recommendation.templates)
+        return super().prompts_optional() or bool(self.recommendation.templates)
 
 
 class BBQRunConfig(RunConfig):
@@ -448,15 +430,9 @@ class BBQRunConfig(RunConfig):
 
     assessment: Literal["bbq"] = _assessment("bbq")
     bbq: BBQConfig = Field(default_factory=BBQConfig)
-
-    def brought_answers(self) -> str | None:
-        return self.bbq.responses_path
-
-    def input_files(self) -> dict[str, str | None]:
-        return {**super().input_files(), "bbq.responses_path": self.bbq.responses_path}
-
-    def prompts_optional(self) -> bool:
-        return True
+    answers_key = "bbq.responses_path"
+    file_keys = (answers_key,)
+    needs_prompts = False
 
 
 class AutoRunConfig(_WithStereotype, _WithCounterfactual):  # counterfactual first in the form
@@ -498,14 +474,13 @@ def _format_pydantic(err: ValidationError, source: str, assessment: object = Non
         if e["type"] == "extra_forbidden" and len(e["loc"]) == 1 and e["loc"][0] in owners:
             if assessment not in CONFIG_CLASSES:
                 continue  # the assessment itself is wrong (reported): which sections it reads is unknown
-            readers = owners[str(e["loc"][0])]
-            msg = (f"the {assessment} assessment does not read this section (the {' and '.join(readers)} "
-                   f"assessment{'s' if len(readers) > 1 else ''} do{'' if len(readers) > 1 else 'es'}); "
-                   "remove it or change `assessment`")
+            *others, last = owners[str(e["loc"][0])]
+            readers = f"the {', '.join(others)} and {last} assessments do" if others else f"the {last} assessment does"
+            msg = f"the {assessment} assessment does not read this section ({readers}); remove it or change `assessment`"
         elif e["type"] == "extra_forbidden":
             msg = "unknown key (check the spelling; `equilens options` lists every key)"
         elif e["type"] == "value_error":
-            msg = str(e["ctx"]["error"])  # our own sentence, without pydantic's "Value error, " prefix
+            msg = str(e.get("ctx", {}).get("error", msg))  # our own sentence, without pydantic's "Value error, " prefix
         lines.append(f"  - {loc}: {msg}")
     return f"Invalid config {source}:\n" + "\n".join(lines)
 
