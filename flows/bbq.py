@@ -107,7 +107,7 @@ def bbq_assessment(config: BBQRunConfig) -> dict[str, Any]:
     return run_result(store, run_id, config, summary)
 
 
-if __name__ == "__main__":
-    from flows.cli import main
+if __name__ == "__main__":  # python flows/bbq.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
+    from flows.launch import run_flow_script
 
-    sys.exit(main(["run", *sys.argv[1:]]))
+    sys.exit(run_flow_script(bbq_assessment, "bbq"))

@@ -141,7 +141,7 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
     return run_result(store, run_id, config, summary)
 
 
-if __name__ == "__main__":
-    from flows.cli import main
+if __name__ == "__main__":  # python flows/bias_test.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
+    from flows.launch import run_flow_script
 
-    sys.exit(main(["run", *sys.argv[1:]]))
+    sys.exit(run_flow_script(bias_test, "bias_test"))

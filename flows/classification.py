@@ -77,7 +77,7 @@ def classification_assessment(config: ClassificationRunConfig) -> dict[str, Any]
     return run_result(store, run_id, config, summary)
 
 
-if __name__ == "__main__":
-    from flows.cli import main
+if __name__ == "__main__":  # python flows/classification.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
+    from flows.launch import run_flow_script
 
-    sys.exit(main(["run", *sys.argv[1:]]))
+    sys.exit(run_flow_script(classification_assessment, "classification"))

@@ -11,7 +11,7 @@ import sys
 import typer
 
 from flows.cli_commands import compare, metrics, options, report, runs, show
-from flows.launch import run
+from flows.launch import invoke, run_command
 
 HELP = """Measure bias and fairness of an LLM application, run after run.
 
@@ -39,27 +39,19 @@ Then look at what is stored:
 app = typer.Typer(help=HELP, no_args_is_help=True, rich_markup_mode=None, add_completion=False,
                   pretty_exceptions_enable=False)
 
-for _command in (run, runs, show, report, compare, metrics, options):  # the order --help lists them in
+
+def _flow_for(config: object):  # noqa: ANN202 - the flow the config's assessment names
+    from flows.registry import flow_for
+
+    return flow_for(config)
+
+
+for _command in (run_command(_flow_for), runs, show, report, compare, metrics, options):  # --help lists them so
     app.command()(_command)
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        rc = app(args=argv, standalone_mode=False)
-        if isinstance(rc, int):  # click returns the code of a typer.Exit in non-standalone mode
-            return rc
-    except typer.Exit as exc:
-        return exc.exit_code
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return exc.exit_code
-        raise
-    return 0
+    return invoke(app, argv)
 
 
 if __name__ == "__main__":

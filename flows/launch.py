@@ -1,12 +1,19 @@
 """Running one config from the terminal: the ``equilens run`` command (config and overrides, preflight,
-Prefect, the flow, the printed result, exit codes, Ctrl-C and SIGTERM)."""
+Prefect, the flow, the printed result, exit codes, Ctrl-C and SIGTERM) and ``python flows/<flow>.py CONFIG``.
+
+Below the CLI: the flow modules import it for their ``__main__`` block, so it imports no flow module
+(the CLI passes the flow lookup of :mod:`flows.registry` in).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+
+FlowPicker = Callable[[Any], Callable[[Any], dict[str, Any]]]  # config -> the flow that runs it
 
 
 def _quiet_environment() -> None:
@@ -34,26 +41,38 @@ def _parse_sets(pairs: list[str]) -> dict[str, object]:
         except yaml.YAMLError as err:
             problem = getattr(err, "problem", None) or type(err).__name__
             raise fail(f"--set {item!r}: the value is not valid YAML ({problem}). Quote it, or close the "
-                        "brackets: --set 'counterfactual.attributes=[gender, race]'.") from None
+                       "brackets: --set 'counterfactual.attributes=[gender, race]'.") from None
     return out
 
 
 DebugOption = Annotated[bool, typer.Option("--debug", help="Show Prefect's logs and full tracebacks of errors")]
 
 
-def run(
-    config: Annotated[Path, typer.Argument(help="YAML run config, e.g. configs/demo.yaml")],
-    set_: Annotated[list[str], typer.Option("--set", help="Override a config key: --set llm.count=3")] = [],  # noqa: B006
-    db: Annotated[Path | None, typer.Option("--db", help="Override storage.duckdb_path")] = None,
-    debug: DebugOption = False,
-) -> None:
-    """Run the assessment a config describes and print its metrics per group pair.
+def run_command(pick_flow: FlowPicker, assessment: str | None = None) -> Callable[..., None]:
+    """The ``run`` command, running each config on the flow ``pick_flow`` gives for it; with
+    ``assessment``, a config of another assessment is an error (exit 2) before anything runs."""
 
-    Exit codes: 0 done, 2 bad config or input (found before anything runs), 3 a validation gate
-    failed, 4 the LLM calls failed (every one, or more than llm.max_failed_share), 130 interrupted
-    (Ctrl-C), 143 stopped by SIGTERM. An interrupted run is stored with status interrupted, its
-    finished LLM answers cached, and no child process left behind.
-    """
+    def run(
+        config: Annotated[Path, typer.Argument(help="YAML run config, e.g. configs/demo.yaml")],
+        set_: Annotated[list[str], typer.Option("--set", help="Override a config key: --set llm.count=3")] = [],  # noqa: B006
+        db: Annotated[Path | None, typer.Option("--db", help="Override storage.duckdb_path")] = None,
+        debug: DebugOption = False,
+    ) -> None:
+        """Run the assessment a config describes and print its metrics per group pair.
+
+        Exit codes: 0 done, 2 bad config or input (found before anything runs), 3 a validation gate
+        failed, 4 the LLM calls failed (every one, or more than llm.max_failed_share), 130 interrupted
+        (Ctrl-C), 143 stopped by SIGTERM. An interrupted run is stored with status interrupted, its
+        finished LLM answers cached, and no child process left behind.
+        """
+        run_config(config, set_, db, debug, pick_flow, assessment)
+
+    return run
+
+
+def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick_flow: FlowPicker,
+               assessment: str | None = None) -> None:
+    """What ``run`` does (see :func:`run_command`)."""
     if debug:
         import os
 
@@ -69,14 +88,16 @@ def run(
     with stop_on_signals():  # SIGINT/SIGTERM: stages stop, answers flushed, run marked interrupted
         try:
             cfg = load_config(config, overrides)
+            if assessment is not None and cfg.assessment != assessment:
+                raise fail(f"{config} is a {cfg.assessment} config; this script runs {assessment} configs "
+                           f"(`equilens run {config}` runs any).")
             for warning in _preflight(cfg):  # on stdout: stderr holds only an error paragraph
                 typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
             from flows.common import start_prefect_api
-            from flows.registry import flow_for
 
             _quiet_logs(debug)
             start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point
-            result = flow_for(cfg)(cfg)
+            result = pick_flow(cfg)(cfg)
         except KeyboardInterrupt:
             raise _interrupted() from None
         except EquilensError as err:
@@ -156,3 +177,34 @@ def _print_result(result: dict, db: str) -> None:
     typer.echo(f"stored in {db} (equilens show {result['run_id']} --db {db})")
     if result.get("report"):
         typer.echo(f"report: {result['report']}")
+
+
+def invoke(app: typer.Typer, argv: Sequence[str] | None = None) -> int:
+    """Run a typer ``app`` on ``argv`` (default: the process's arguments) and return its exit code."""
+    try:
+        rc = app(args=None if argv is None else list(argv), standalone_mode=False)
+        if isinstance(rc, int):  # click returns the code of a typer.Exit in non-standalone mode
+            return rc
+    except typer.Exit as exc:
+        return exc.exit_code
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return exc.exit_code
+        raise
+    return 0
+
+
+def run_flow_script(flow: Callable[[Any], dict[str, Any]], assessment: str,
+                    argv: Sequence[str] | None = None) -> int:
+    """``python flows/<flow>.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]``: ``equilens run`` for the
+    configs of ``assessment``, on ``flow`` (the module's own) and the task runner the config asks for."""
+    from flows.execution import with_task_runner
+
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    app.command()(run_command(lambda cfg: with_task_runner(flow, cfg.execution), assessment))
+    return invoke(app, argv)

@@ -56,9 +56,9 @@ def _check_files(cfg: RunConfig) -> None:
 def _check_metric_names(cfg: RunConfig) -> None:
     if not cfg.metrics.names:
         return
-    from flows.registry import load_all_metrics
+    from tasks.metrics import METRICS  # importing the package registers every family
 
-    known = load_all_metrics()
+    known = dict(METRICS.items())
     unknown = [n for n in cfg.metrics.names if n not in known]
     if unknown:
         hints = []

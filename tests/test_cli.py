@@ -22,6 +22,22 @@ def test_help_teaches_the_commands() -> None:
         assert word in out.stdout
 
 
+
+def test_a_flow_module_runs_as_a_script_like_equilens_run(tmp_path: Path) -> None:
+    """``python flows/<flow>.py CONFIG`` is ``equilens run CONFIG`` for that flow's configs (flows/launch.py)."""
+    bad = tmp_path / "c.yaml"
+    bad.write_text("prompts: {items: [hi]}\nllm: {count: lots}\n")
+    script = [sys.executable, str(ROOT / "flows" / "counterfactual.py")]
+    out = subprocess.run([*script, str(bad)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "llm.count: Input should be a valid integer" in out.stderr
+    assert "Traceback" not in out.stderr + out.stdout
+    other = subprocess.run([sys.executable, str(ROOT / "flows" / "stereotype.py"), str(ROOT / "configs" / "demo.yaml")],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert other.returncode == 2, other.stderr
+    assert "is a counterfactual config; this script runs stereotype configs" in other.stderr
+    helped = subprocess.run([*script, "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert helped.returncode == 0 and "--set" in helped.stdout and "Exit codes" in helped.stdout
+
 def test_options_lists_every_section() -> None:
     out = equilens("options")
     for section in ("[prompts]", "[llm]", "[scoring]", "[metrics]", "[storage]", "[execution]", "[stereotype]",
