@@ -22,10 +22,9 @@ from typing import Any
 
 import yaml
 
-from tasks.config import REPO_ROOT
 from tasks.errors import ConfigError, EquilensError, InputDataError
+from tasks.inputs.lexicon_dir import LEXICON_DIR
 
-LEXICON_DIR = REPO_ROOT / "data" / "lexicons"
 FILES = {
     "gender": "gender.yaml", "race": "race.yaml", "religion": "religion.yaml", "nationality": "nationality.yaml",
     "age": "age.yaml", "sexual_orientation": "sexual_orientation.yaml", "disability": "disability.yaml",

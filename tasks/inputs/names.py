@@ -219,7 +219,7 @@ def surname_position(text: str, start: int, names: NameTable | None) -> bool:
 # --- loading ------------------------------------------------------------------------------------
 def load_names(data_dir: Path | None = None) -> NameTable:
     """The first-name table in ``data_dir`` (default: the repository's data/lexicons)."""
-    from tasks.inputs.lexicon import LEXICON_DIR
+    from tasks.inputs.lexicon_dir import LEXICON_DIR
 
     path = Path(data_dir or LEXICON_DIR) / NAMES_FILE
     try:
