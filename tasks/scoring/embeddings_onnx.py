@@ -130,7 +130,7 @@ class OnnxSentenceEncoder:
 
 @lru_cache(maxsize=4)
 def load_onnx_encoder(name: str, threads: int | None = None) -> OnnxSentenceEncoder:
-    from tasks.scoring.embeddings import load_sentence_transformer, resolve_embedding_model
+    from tasks.scoring.sentence_models import load_sentence_transformer, resolve_embedding_model
 
     if not onnx_available():
         raise ConfigError("scoring.backend: onnx needs onnxruntime and onnx: pip install -e '.[onnx]' "

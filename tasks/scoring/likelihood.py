@@ -26,7 +26,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from tasks.errors import ConfigError, InputDataError, ModelLoadError
+from tasks.errors import ConfigError, ModelLoadError
+from tasks.scoring.lm_batches import check_sentences, index_batches, pad_rows, pad_token_id
 
 ModelKind = Literal["causal", "masked"]
 SMOLLM2_NAME = "SmolLM2-135M-Instruct"
@@ -133,16 +134,6 @@ def limit_length(tokenizer: Any, model: Any) -> None:
 # scoring helpers
 
 
-def _check_sentences(sentences: Sequence[str]) -> list[str]:
-    if isinstance(sentences, str):
-        raise InputDataError("Expected a list of sentences, got a single string.")
-    out = list(sentences)
-    for i, s in enumerate(out):
-        if not isinstance(s, str) or not s.strip():
-            raise InputDataError(f"Sentence {i} is empty or not a string: {s!r}.")
-    return out
-
-
 def context_token_id(tokenizer: Any) -> int | None:
     """The token a causal LM reads before a sentence (see the module docstring), or None."""
     probe = tokenizer("a").input_ids
@@ -158,36 +149,13 @@ def context_token_id(tokenizer: Any) -> int | None:
     return None
 
 
-def _pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:
-    import torch
-
-    width = max(len(r) for r in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, r in enumerate(rows):
-        ids[i, : len(r)] = torch.as_tensor(r, dtype=torch.long)
-        mask[i, : len(r)] = 1
-    return ids, mask
-
-
-def _batches(order: np.ndarray, size: int) -> list[np.ndarray]:
-    return [order[i : i + size] for i in range(0, len(order), size)]
-
-
-def _pad_id(tokenizer: Any) -> int:
-    for tid in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0):
-        if tid is not None:
-            return int(tid)
-    return 0
-
-
 def causal_token_logprobs(
     model: Any, tokenizer: Any, sentences: Sequence[str], batch_size: int = 16
 ) -> list[TokenLogprobs]:
     """``log P(t_i | context, t_<i)`` for every token of every sentence (causal LM)."""
     import torch
 
-    sentences = _check_sentences(sentences)
+    sentences = check_sentences(sentences)
     ctx = context_token_id(tokenizer)
     room = int(min(tokenizer.model_max_length, 1_000_000)) - (1 if ctx is not None else 0)
     seqs = [tokenizer(s, add_special_tokens=False).input_ids[:room] for s in sentences]
@@ -197,8 +165,8 @@ def causal_token_logprobs(
     device = model.device
     scores: list[np.ndarray] = [np.empty(0)] * len(rows)
     with torch.inference_mode():
-        for idx in _batches(order, batch_size):
-            ids, mask = _pad([rows[i] for i in idx], _pad_id(tokenizer))
+        for idx in index_batches(order, batch_size):
+            ids, mask = pad_rows([rows[i] for i in idx], pad_token_id(tokenizer))
             ids, mask = ids.to(device), mask.to(device)
             logits = model(input_ids=ids, attention_mask=mask).logits[:, :-1].float()
             target = ids[:, 1:]
@@ -232,7 +200,7 @@ def pll_token_logprobs(
     """
     import torch
 
-    sentences = _check_sentences(sentences)
+    sentences = check_sentences(sentences)
     encoded = _masked_encode(tokenizer, sentences)
     copies = [(s, int(p)) for s, (_, pos) in enumerate(encoded) for p in pos]
     lengths = np.array([len(encoded[s][0]) for s, _ in copies])
@@ -240,13 +208,13 @@ def pll_token_logprobs(
     values = np.empty(len(copies))
     mask_id, device = tokenizer.mask_token_id, model.device
     with torch.inference_mode():
-        for idx in _batches(order, batch_size):
+        for idx in index_batches(order, batch_size):
             rows = [list(encoded[copies[c][0]][0]) for c in idx]
             positions = [copies[c][1] for c in idx]
             originals = [rows[r][p] for r, p in enumerate(positions)]
             for r, p in enumerate(positions):
                 rows[r][p] = mask_id
-            ids, mask = _pad(rows, _pad_id(tokenizer))
+            ids, mask = pad_rows(rows, pad_token_id(tokenizer))
             logits = model(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
             at = logits[torch.arange(len(idx), device=device), torch.as_tensor(positions, device=device)]
             at = at.float().log_softmax(-1)
@@ -261,15 +229,15 @@ def aul_token_logprobs(
     """``log P(t_i | S)`` for every ordinary token of the unmasked sentence (AUL, masked LM)."""
     import torch
 
-    sentences = _check_sentences(sentences)
+    sentences = check_sentences(sentences)
     encoded = _masked_encode(tokenizer, sentences)
     lengths = np.array([len(ids) for ids, _ in encoded])
     order = np.argsort(-lengths, kind="stable")
     per: list[np.ndarray] = [np.empty(0)] * len(encoded)
     device = model.device
     with torch.inference_mode():
-        for idx in _batches(order, batch_size):
-            ids, mask = _pad([encoded[i][0] for i in idx], _pad_id(tokenizer))
+        for idx in index_batches(order, batch_size):
+            ids, mask = pad_rows([encoded[i][0] for i in idx], pad_token_id(tokenizer))
             ids, mask = ids.to(device), mask.to(device)
             logits = model(input_ids=ids, attention_mask=mask).logits.float()
             lp = (logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1)).cpu()

@@ -1,7 +1,7 @@
 """Masked target probabilities (Kurita et al. 2019), the inputs of LPBS and CBS: the probability
 a masked LM gives a target word at its [MASK], and its prior with the attribute masked too.
 
-Batched on the model's device with the padding helpers of :mod:`tasks.scoring.likelihood`.
+Batched on the model's device with the padding helpers of :mod:`tasks.scoring.lm_batches`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tasks.errors import ConfigError, InputDataError
-from tasks.scoring.likelihood import _batches, _check_sentences, _pad, _pad_id  # noqa: PLC2701 - shared helpers
+from tasks.scoring.lm_batches import check_sentences, index_batches, pad_rows, pad_token_id
 
 
 TARGET = "[T]"
@@ -48,7 +48,7 @@ def mask_logprobs(
     """``log P(target_ids[i] | texts[i])`` at the ``which_mask[i]``-th mask token of each text."""
     import torch
 
-    texts = _check_sentences(texts)
+    texts = check_sentences(texts)
     if not len(texts) == len(target_ids) == len(which_mask):
         raise InputDataError("texts, target_ids and which_mask differ in length.")
     enc = tokenizer(texts, add_special_tokens=True, truncation=True).input_ids
@@ -62,8 +62,8 @@ def mask_logprobs(
     out = np.empty(len(texts))
     device = model.device
     with torch.inference_mode():
-        for idx in _batches(order, batch_size):
-            ids, mask = _pad([enc[i] for i in idx], _pad_id(tokenizer))
+        for idx in index_batches(order, batch_size):
+            ids, mask = pad_rows([enc[i] for i in idx], pad_token_id(tokenizer))
             logits = model(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
             pos = torch.as_tensor([positions[i] for i in idx], device=device)
             at = logits[torch.arange(len(idx), device=device), pos].float().log_softmax(-1)
