@@ -1,0 +1,129 @@
+"""The code layout: no import circles in flows/ and tasks/, tasks/ never reaches into flows/, only the
+command line imports the CLI, and no module grows past 420 lines.
+
+Every import statement counts, also one inside a function or an ``if __name__ == "__main__":`` block:
+a lazy import is still a dependency, and a circle of lazy imports is still a circle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("flows", "tasks")
+MAX_LINES = 420
+# Over the limit for now, each with the reason; strict xfail: the entry must go once the module is split.
+TOO_LONG = {
+    "tasks.config": "grew with the per-assessment run configs (518 lines) while another change reworks it",
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for top in PACKAGES for p in sorted((ROOT / top).rglob("*.py"))}
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """Modules of flows/ and tasks/ that ``name`` imports: ``from a.b import c`` is ``a.b.c`` when that is a
+    module, else ``a.b``."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name in MODULES)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            for alias in node.names:
+                target = f"{base}.{alias.name}"
+                found.add(target if target in MODULES else base)
+    return (found & MODULES.keys()) - {name}
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    out.append(sorted(component))
+    return out
+
+
+def test_the_graph_sees_lazy_and_main_block_imports() -> None:
+    assert "flows.registry" in GRAPH["flows.cli"]  # imported inside a function
+    assert "flows.launch" in GRAPH["flows.counterfactual"]  # imported in the __main__ block
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_cycles() -> None:
+    cycles = _cycles(GRAPH)
+    detail = "; ".join(
+        " ".join(f"{m} -> {sorted(GRAPH[m] & set(c))}" for m in c) for c in cycles
+    )
+    assert not cycles, f"import circles: {detail}"
+
+
+def test_tasks_never_import_flows() -> None:
+    bad = {m: sorted(t for t in GRAPH[m] if t.split(".")[0] == "flows") for m in GRAPH if m.startswith("tasks")}
+    assert not {m: t for m, t in bad.items() if t}
+
+
+def test_only_the_command_line_imports_the_cli() -> None:
+    def is_cli(module: str) -> bool:
+        return module == "flows.__main__" or module.rpartition(".")[2].startswith("cli")
+
+    importers = sorted(m for m, targets in GRAPH.items() if "flows.cli" in targets and not is_cli(m))
+    assert not importers, f"{importers} import flows.cli; use flows.launch (below the CLI) instead"
+
+
+@pytest.mark.parametrize("module", [
+    pytest.param(m, marks=pytest.mark.xfail(strict=True, reason=TOO_LONG[m])) if m in TOO_LONG else m
+    for m in sorted(MODULES)
+])
+def test_no_module_over_the_line_limit(module: str) -> None:
+    lines = len(MODULES[module].read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{MODULES[module].relative_to(ROOT)} has {lines} lines; split it by concept"
