@@ -1,7 +1,8 @@
-"""Which flow runs a config, and the full metric registry (every family imported)."""
+"""Which flow runs a config: the assessment -> flow table."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +16,10 @@ def flow_for(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
     return with_task_runner(_flow(config), config.execution)
 
 
-NEW_FLOWS = {  # assessment -> (module, flow function)
+FLOWS = {  # assessment -> (module, flow function); imported on demand so a run loads only its flow
+    "counterfactual": ("flows.counterfactual", "counterfactual_assessment"),
+    "stereotype": ("flows.stereotype", "stereotype_assessment"),
+    "bias_test": ("flows.bias_test", "bias_test"),
     "classification": ("flows.classification", "classification_assessment"),
     "recommendation": ("flows.recommendation", "recommendation_assessment"),
     "bbq": ("flows.bbq", "bbq_assessment"),
@@ -24,26 +28,5 @@ NEW_FLOWS = {  # assessment -> (module, flow function)
 
 
 def _flow(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
-    if config.assessment in NEW_FLOWS:
-        import importlib
-
-        module, name = NEW_FLOWS[config.assessment]
-        return getattr(importlib.import_module(module), name)
-    if config.assessment == "stereotype":
-        from flows.stereotype import stereotype_assessment
-
-        return stereotype_assessment
-    if config.assessment == "bias_test":
-        from flows.bias_test import bias_test
-
-        return bias_test
-    from flows.counterfactual import counterfactual_assessment
-
-    return counterfactual_assessment
-
-
-def load_all_metrics() -> dict[str, Any]:
-    """Every registered metric by name (importing :mod:`tasks.metrics` registers all of them)."""
-    from tasks.metrics import METRICS
-
-    return dict(METRICS.items())
+    module, name = FLOWS[config.assessment]
+    return getattr(importlib.import_module(module), name)

@@ -103,3 +103,17 @@ def test_build_config_keeps_only_the_sections_of_the_asked_assessment() -> None:
 
     cfg = build_config(["Is he a nurse?"], config=ROOT / "configs" / "auto.yaml", assessment="stereotype")
     assert type(cfg) is StereotypeRunConfig and cfg.name == "auto-demo"
+
+
+def test_every_assessment_has_a_flow_that_takes_its_config() -> None:
+    import importlib
+    import typing
+
+    from flows.registry import FLOWS
+    from tasks.config import CONFIG_CLASSES
+
+    assert set(FLOWS) == set(CONFIG_CLASSES)
+    for assessment, (module, name) in FLOWS.items():
+        flow = getattr(importlib.import_module(module), name)
+        hints = typing.get_type_hints(flow.fn)
+        assert hints["config"] is CONFIG_CLASSES[assessment], assessment
