@@ -41,7 +41,7 @@ app = typer.Typer(help=HELP, no_args_is_help=True, rich_markup_mode=None, add_co
 
 
 def _flow_for(config: object):  # noqa: ANN202 - the flow the config's assessment names
-    from flows.registry import flow_for
+    from flows.dispatch import flow_for
 
     return flow_for(config)
 

@@ -2,7 +2,7 @@
 Prefect, the flow, the printed result, exit codes, Ctrl-C and SIGTERM) and ``python flows/<flow>.py CONFIG``.
 
 Below the CLI: the flow modules import it for their ``__main__`` block, so it imports no flow module
-(the CLI passes the flow lookup of :mod:`flows.registry` in).
+(the CLI passes the flow lookup of :mod:`flows.dispatch` in).
 """
 
 from __future__ import annotations

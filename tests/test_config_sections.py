@@ -109,7 +109,7 @@ def test_every_assessment_has_a_flow_that_takes_its_config() -> None:
     import importlib
     import typing
 
-    from flows.registry import FLOWS
+    from flows.dispatch import FLOWS
     from tasks.config import CONFIG_CLASSES
 
     assert set(FLOWS) == set(CONFIG_CLASSES)

@@ -124,7 +124,7 @@ def test_failures_are_recorded_per_row_and_api_key_never_stored(
 
 
 def test_stereotype_flow_with_brought_responses_on_a_local_dask_cluster(prefect_harness, tmp_path: Path) -> None:
-    from flows.registry import flow_for
+    from flows.dispatch import flow_for
 
     responses = tmp_path / "responses.csv"
     responses.write_text(
@@ -159,7 +159,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
-    from flows.registry import flow_for
+    from flows.dispatch import flow_for
 
     reviewed = tmp_path / "reviewed.csv"
     reviewed.write_text(
@@ -194,7 +194,7 @@ def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny
 
 
 def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path: Path) -> None:
-    from flows.registry import flow_for
+    from flows.dispatch import flow_for
     from tests.test_classifiers import _build
 
     model = _build(tmp_path / "tiny-toxicity")

@@ -117,7 +117,7 @@ def prefect_harness():
 
 
 def test_recommendation_flow_end_to_end(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from flows.registry import flow_for
+    from flows.dispatch import flow_for
 
     def reply(body: dict) -> str:
         text = body["messages"][-1]["content"]

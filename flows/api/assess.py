@@ -49,7 +49,7 @@ def assess(
     for message in preflight(cfg):
         warnings.warn(message, UserWarning, stacklevel=2)
     from flows.common import start_prefect_api
-    from flows.registry import flow_for
+    from flows.dispatch import flow_for
 
     if not debug:
         from flows.quiet_logs import quiet_known_errors
