@@ -41,9 +41,9 @@ from flows.stage_tasks import (
     call_llm_task,
     check_ftu_task,
     expand_task,
+    counterfactual_metrics,
     load_prompts_task,
-    metrics_task,
-    score_task,
+    score_answers,
 )
 
 
@@ -105,10 +105,10 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
         frames = []
         if len(counterfactual):
             with rec.stage("counterfactual"):
-                ok = counterfactual[counterfactual["ok"]]
-                scores = run_heavy(score_task, config.execution, sorted(set(ok["text"])), config.scoring, code)
+                scores = score_answers(counterfactual, config.scoring, config.metrics, config.execution, code)
                 rec.save("scores", scores.scalar)
-                frames.append(metrics_task(counterfactual, scores, config.counterfactual, config.metrics, lex_fp))
+                frames.append(counterfactual_metrics(counterfactual, scores, config.counterfactual, config.metrics,
+                                                     lex_fp))
         else:
             log.warning("No prompt mentions a protected attribute: no counterfactual metrics. %s", ftu.summary)
         with rec.stage("stereotype"):

@@ -33,9 +33,9 @@ from flows.stage_tasks import (
     call_llm_task,
     check_ftu_task,
     expand_task,
+    counterfactual_metrics,
     load_prompts_task,
-    metrics_task,
-    score_task,
+    score_answers,
 )
 
 FLOW_NAME = "counterfactual-assessment"
@@ -83,19 +83,18 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
             rec.save("responses", responses)
             if config.validation.enabled:
                 gate(validation.validate_responses(responses))
-        ok = responses[responses["ok"]]
         summary["responses"] = response_counts(responses)
         check_llm_failures(config, responses)  # an outage fails the run (exit 4) before any scoring
 
         with rec.stage("score"):
-            texts = sorted(set(ok["text"]))
-            scores = run_heavy(score_task, config.execution, texts, config.scoring, code)
+            scores = score_answers(responses, config.scoring, config.metrics, config.execution, code)
             rec.save("scores", scores.scalar)
             if config.validation.enabled:
                 gate(validation.validate_scores(scores.scalar, scores.ranges))
 
         with rec.stage("metrics"):
-            metrics = metrics_task(responses, scores, config.counterfactual, config.metrics, lex_fp)  # neutralisation reads the lexicons
+            metrics = counterfactual_metrics(responses, scores, config.counterfactual, config.metrics,
+                                             lex_fp)  # neutralisation reads the lexicons
             rec.save("metrics", metrics)
         close_run(store, run_id, config, summary, metrics, responses)
     return run_result(store, run_id, config, summary)

@@ -2,7 +2,9 @@
 
 Cached stages use ``INPUTS + TASK_SOURCE`` with explicit fingerprints of the code and files they
 read (see :mod:`tasks.storage.fingerprint`); their inputs are configs, DataFrames and strings, all hashable
-by Prefect. The LLM stage is not Prefect-cached: its cache is the DuckDB response cache, which
+by Prefect. The two stages fed the run's answers (scoring and metrics) leave those inputs out of the
+key and take a content digest instead (``texts_digest``, ``inputs_digest``): hashing them through
+``INPUTS`` would pickle every answer, gigabytes at 100k prompts. The LLM stage is not Prefect-cached: its cache is the DuckDB response cache, which
 also survives a killed run. No cached task writes to DuckDB.
 """
 
@@ -16,9 +18,18 @@ from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from tasks.stages import counterfactual as assessment
 from tasks.stages.counterfactual_metrics import metric_stage
-from tasks.config import CounterfactualConfig, LLMConfig, MetricsConfig, PromptsConfig, ScoringConfig
+from flows.execution import run_heavy
+from tasks.config import (
+    CounterfactualConfig,
+    ExecutionConfig,
+    LLMConfig,
+    MetricsConfig,
+    PromptsConfig,
+    ScoringConfig,
+)
 from tasks.llm.runner import run_requests
 from tasks.inputs.prompts import load_prompts
+from tasks.storage.fingerprint import frame_digest, texts_digest
 from tasks.storage.store import Store
 
 CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
@@ -51,17 +62,32 @@ def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock
     return assessment.results_frame(results, cfg)
 
 
-@task(name="score-responses", **CACHED)
-def score_task(texts: list[str], cfg: ScoringConfig, fingerprint: str) -> assessment.ScoreSet:
+@task(name="score-responses", cache_policy=(INPUTS - "texts") + TASK_SOURCE, persist_result=True)
+def score_task(texts: list[str], cfg: ScoringConfig, fingerprint: str, digest: str,
+               embeddings: bool) -> assessment.ScoreSet:
     from tasks.reporting.progress import ProgressReporter
 
     with ProgressReporter("Scoring", unit="scorer") as progress:
-        return assessment.score_stage(texts, cfg, progress)
+        return assessment.score_stage(texts, cfg, progress, embeddings=embeddings)
 
 
-@task(name="compute-metrics", **CACHED)
+@task(name="compute-metrics", cache_policy=(INPUTS - "responses" - "scores") + TASK_SOURCE, persist_result=True)
 def metrics_task(
     responses: pd.DataFrame, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,
-    cfg: MetricsConfig, fingerprint: str,
+    cfg: MetricsConfig, fingerprint: str, inputs_digest: str,
 ) -> pd.DataFrame:
     return metric_stage(responses, scores, cf_cfg, cfg)
+
+
+def score_answers(responses: pd.DataFrame, scoring: ScoringConfig, mcfg: MetricsConfig,
+                  execution: ExecutionConfig, code: str) -> assessment.ScoreSet:
+    """Score each distinct answered text once (embeddings only when a metric reads them)."""
+    texts = sorted(set(responses.loc[responses["ok"], "text"]))
+    return run_heavy(score_task, execution, texts, scoring, code, texts_digest(texts),
+                     assessment.needs_embeddings(mcfg.names))
+
+
+def counterfactual_metrics(responses: pd.DataFrame, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,
+                           mcfg: MetricsConfig, fingerprint: str) -> pd.DataFrame:
+    """The cached metric stage, keyed on a digest of the responses and scores (not their pickles)."""
+    return metrics_task(responses, scores, cf_cfg, mcfg, fingerprint, f"{frame_digest(responses)}|{scores.digest()}")

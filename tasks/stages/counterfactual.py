@@ -173,15 +173,35 @@ class ScoreSet:
 
     scalar: pd.DataFrame  # text_hash, scorer, value
     ranges: dict[str, tuple[float, float]]
-    embeddings: dict[str, np.ndarray]  # text_hash -> unit vector
+    embeddings: dict[str, np.ndarray]  # text_hash -> unit vector (empty when no metric reads them)
     embedding_model: str
 
+    def digest(self) -> str:
+        """Content key for caches downstream: the vectors follow from the texts (their hashes are in
+        ``scalar``), the model and the code, so they need not be hashed themselves."""
+        from tasks.storage.fingerprint import frame_digest
 
-def score_stage(texts: list[str], cfg: ScoringConfig, progress: ProgressFn | None = None) -> ScoreSet:
-    """Score each distinct response text once with the sentiment and embedding scorers.
+        return f"{frame_digest(self.scalar)}|{self.embedding_model}|{len(self.embeddings)}"
+
+
+def needs_embeddings(metric_names: list[str] | None) -> bool:
+    """Does the run compute a counterfactual metric that reads sentence embeddings (cosine)?"""
+    from tasks.metrics import METRICS
+    from tasks.metrics.base import wanted_metrics
+
+    return any(METRICS.get(n).inputs == "embeddings" for n in wanted_metrics(metric_names, "counterfactual"))
+
+
+def score_stage(texts: list[str], cfg: ScoringConfig, progress: ProgressFn | None = None, *,
+                embeddings: bool = True) -> ScoreSet:
+    """Score each distinct response text once with the sentiment scorer and, when ``embeddings``
+    (see :func:`needs_embeddings`), the embedding model.
 
     VADER (pure Python, holds the GIL) runs in a side thread while the embedding model encodes
     (torch and ONNX Runtime release the GIL in their kernels), so its time hides under encoding.
+    Without ``embeddings`` nothing is encoded and the score set holds no vectors: a run without
+    cosine similarity neither pays for encoding nor carries 384 floats per answer through the
+    cached task results.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -191,18 +211,21 @@ def score_stage(texts: list[str], cfg: ScoringConfig, progress: ProgressFn | Non
     distinct, _ = dedupe_texts(texts)
     hashes = [text_hash(t) for t in distinct]
     sentiment = SCORERS.get(cfg.sentiment)(cfg.sentiment_polarity)
-    embedder = SCORERS.get("sentence-embedding")(cfg.embedding_model, cfg.batch_size, cfg.device,
-                                                 backend=cfg.backend, threads=cfg.threads)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="equilens-sentiment") as side:
-        pending = side.submit(sentiment.score, distinct)
-        vectors = embedder.score(distinct) if distinct else np.zeros((0, 0), np.float32)
-        values = pending.result()
+    if embeddings:
+        embedder = SCORERS.get("sentence-embedding")(cfg.embedding_model, cfg.batch_size, cfg.device,
+                                                     backend=cfg.backend, threads=cfg.threads)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="equilens-sentiment") as side:
+            pending = side.submit(sentiment.score, distinct)
+            vectors = embedder.score(distinct) if distinct else np.zeros((0, 0), np.float32)
+            values = pending.result()
+    else:
+        values, vectors = sentiment.score(distinct), np.zeros((0, 0), np.float32)
     if progress:
         progress(2, 2)
     scalar = pd.DataFrame({"text_hash": hashes, "scorer": sentiment.name, "value": values})
     return ScoreSet(
         scalar=scalar,
         ranges={sentiment.name: sentiment.value_range},
-        embeddings=dict(zip(hashes, vectors, strict=True)),
-        embedding_model=cfg.embedding_model,
+        embeddings=dict(zip(hashes, vectors, strict=True)) if embeddings else {},
+        embedding_model=cfg.embedding_model if embeddings else "",
     )

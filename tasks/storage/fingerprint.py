@@ -25,6 +25,30 @@ def files_hash(paths: list[Path]) -> str:
     return h.hexdigest()[:16]
 
 
+def texts_digest(texts: list[str]) -> str:
+    """Content hash of a list of strings (order matters), for cache keys of stages fed large lists.
+
+    Prefect's ``INPUTS`` policy would pickle the whole list to hash it; this streams the strings
+    through one hash instead, so a 600k-answer run does not copy its answers to compute a key.
+    """
+    h = hashlib.sha256()
+    for t in texts:
+        h.update(t.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return f"{len(texts)}:{h.hexdigest()[:24]}"
+
+
+def frame_digest(frame) -> str:  # noqa: ANN001 - pd.DataFrame (pandas imported lazily)
+    """Content hash of a DataFrame's columns and values (not its index), for the same purpose:
+    8 bytes per row of temporary memory instead of a pickled copy of the frame."""
+    import pandas as pd
+
+    h = hashlib.sha256(repr([(c, str(t)) for c, t in frame.dtypes.items()]).encode())
+    if len(frame):
+        h.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return f"{len(frame)}:{h.hexdigest()[:24]}"
+
+
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """Hash of every module under ``tasks/`` (the stage logic the cached tasks call)."""
