@@ -25,11 +25,10 @@ bytes, seconds per stage), then the cost per prompt of the largest size over the
 (the issue asks for at most 1.3x from 10,000 to 100,000) and whether the peak stayed under 4 GB.
 
 Scoring and metrics: VADER sentiment (strict and weak parity, with bootstrap intervals and
-permutation tests), BLEU and ROUGE-L on neutralised texts, non-completion rate. **The MiniLM
-embedding metric (cosine similarity) is left out**: the score stage encodes every distinct answer
-(~6 per prompt), ~600,000 at 100k, hours on two cores. By default the encoder is replaced by a stub
-that returns vectors of the same shape (``--embeddings stub``), so the memory of the score stage is
-as in a real run and only the model's compute is missing; ``--embeddings minilm`` runs the model.
+permutation tests), BLEU and ROUGE-L on neutralised texts, non-completion rate. The embedding
+metric (cosine similarity) is off by default, and since the score stage encodes only when a metric
+reads embeddings, the run then loads no sentence encoder at all. ``--cosine`` adds it: MiniLM then
+encodes every distinct answer (~6 per prompt), ~600,000 at 100k, hours on two cores.
 
 Run (each size in its own process; the default sizes take a few minutes):
 
@@ -150,7 +149,7 @@ def write_config(path: Path, prompts: Path, db: Path, base_url: str, args: argpa
         "llm": {"provider": "openai", "model": "bench", "base_url": base_url, "count": 1,
                 "max_concurrency": args.concurrency, "client_processes": args.processes, "max_tokens": 64,
                 "max_retries": 2, "timeout": 60},
-        "metrics": {"names": METRICS, "bootstrap_resamples": args.bootstrap, "permutations": args.permutations},
+        "metrics": {"names": METRICS + (["cosine_similarity"] if args.cosine else []), "bootstrap_resamples": args.bootstrap, "permutations": args.permutations},
         "storage": {"duckdb_path": str(db), "reports_dir": None},
         "validation": {"enabled": not args.no_validation},
     }
@@ -258,7 +257,6 @@ def run_size(n: int, args: argparse.Namespace) -> dict:
             write_config(work / "config.yaml", work / "prompts.csv", db, base_url, args)
             env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-secret", "HF_HUB_OFFLINE": "1",
                    "PREFECT_LOCAL_STORAGE_PATH": str(work / "prefect-results"),
-                   "EQUILENS_BENCH_EMBEDDINGS": args.embeddings,
                    "EQUILENS_BENCH_STAGE_LOG": str(work / "stages.log")}
             log = (work / "run.log").open("w")
             t0 = time.perf_counter()
@@ -340,8 +338,8 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=0, help="llm.client_processes (default 0: auto by size)")
     parser.add_argument("--bootstrap", type=int, default=1000, help="metrics.bootstrap_resamples (default 1000)")
     parser.add_argument("--permutations", type=int, default=1000, help="metrics.permutations (default 1000)")
-    parser.add_argument("--embeddings", choices=["stub", "minilm"], default="stub",
-                        help="stub: same-shape vectors, no model compute (default); minilm: the real encoder")
+    parser.add_argument("--cosine", action="store_true",
+                        help="also compute cosine similarity (MiniLM encodes every answer: slow on 2 cores)")
     parser.add_argument("--no-validation", action="store_true", help="switch the great-expectations suites off")
     parser.add_argument("--seed", type=int, default=0, help="prompt generator seed")
     parser.add_argument("--tmp", default=None, help="folder for the temp files (default: the system's)")
@@ -353,7 +351,7 @@ def main() -> None:
     print(f"{len(os.sched_getaffinity(0))} usable cores, load average {os.getloadavg()[0]:.1f}; "
           f"gender + race, count 1, concurrency {args.concurrency}, zero-latency loopback server; "
           f"metrics {', '.join(METRICS)} (bootstrap {args.bootstrap}, permutations {args.permutations}); "
-          f"embeddings: {'stub (MiniLM compute left out)' if args.embeddings == 'stub' else 'MiniLM'}", flush=True)
+          f"{'cosine similarity with MiniLM' if args.cosine else 'no embedding metric, so no encoder'}", flush=True)
     rows = []
     for n in sizes:
         print(f"size {n}: running ...", flush=True)
