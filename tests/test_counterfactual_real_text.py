@@ -370,3 +370,20 @@ def test_common_white_and_two_letter_names_carry_race(lex, names, text, own):
 @pytest.mark.parametrize("text", ["Ok, let's go.", "Un dia is Spanish for one day.", "To be fair, so it goes."])
 def test_two_letter_words_are_not_names(names, text):
     assert names.scan(text) == []
+
+
+@pytest.mark.parametrize("text", ["A nurse in Dallas asked whether he should apply.",
+                                  "The engineer from Houston says he is tired.",
+                                  "Someone near Austin said he was lost."])
+def test_a_city_after_a_preposition_is_no_name_to_the_validator(lex, names, text):
+    """Found by the scale benchmark: the validator read "in Dallas asked" as a person named Dallas,
+    so every variant was rejected ("still has the name 'Dallas'") and the prompt's set was dropped."""
+    variants = expand_prompts([("p", text)], lex["gender"], names)
+    assert len(variants) == 3 and all(not v.problems for v in variants), [v.problems for v in variants]
+
+
+def test_a_place_name_before_a_person_verb_still_counts_when_it_starts_the_sentence(lex, names):
+    # "Austin said that she ..." keeps "Austin" (never swapped) while the pronoun changes: rejected
+    problems = validate_variant("Austin said that he was tired.", "Austin said that she was tired.",
+                                lex["gender"], names)
+    assert any("Austin" in p for p in problems)

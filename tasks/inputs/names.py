@@ -38,6 +38,9 @@ _CAP_WORD = re.compile(r"\b[A-Z][a-z]*(?:[A-Z][a-z]+)?\b")
 _TITLE = re.compile(r"(?:^|[^\w])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Officer|Detective|Sgt|Capt)\.?\s$")
 _PREV_CAP = re.compile(r"(?:^|[^\w'’])([A-Z][a-z]+(?:[A-Z][a-z]+)?) $")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")
+# A place name right after one of these is the place ("a nurse in Dallas asked"), even in loose mode.
+_AFTER_PLACE_PREPOSITION = re.compile(r"\b(?:in|from|to|near|at|around|outside|across|through|into|of|via|toward|towards)\s$",
+                                      re.IGNORECASE)
 _NEXT = re.compile(r"(['’]s\b|,)|\s+([a-z]+(?:n't)?)\b")
 # After a sentence-initial word that is also common English, these make it read as a name.
 _NAME_FOLLOWERS = frozenset("""
@@ -131,14 +134,17 @@ class NameTable:
         ``loose`` (used to validate variants, where a missed name lets a pronoun change alone):
         a name that is also a common word counts anywhere, and a place or month name counts
         before a verb only a person does ("Austin felt"), so "Martin used her ..." or "Hope
-        faded as she ..." with the pronoun swapped and the name kept is caught.
+        faded as she ..." with the pronoun swapped and the name kept is caught; never after a
+        preposition of place ("a nurse in Dallas asked whether she ..." keeps its variants).
         """
         out: list[NameMention] = []
         prev_end = -2
         for m in _CAP_WORD.finditer(text):
             word = m.group()
             info = self.info.get(word.lower())
-            never = info is None or (info.ambiguous == 2 and not (loose and self._person_verb(text, m.end())))
+            never = info is None or (info.ambiguous == 2 and not (
+                loose and self._person_verb(text, m.end())
+                and not _AFTER_PLACE_PREPOSITION.search(text, max(0, m.start() - 12), m.start())))
             if never or (word.isupper() and len(word) > 1):
                 prev_end = -2 if never else m.end()
                 continue
