@@ -68,22 +68,23 @@ def test_huge_single_line_is_refused(tmp_path: Path) -> None:
         _load(tmp_path / "big.txt")
 
 
-def test_config_unknown_keys_and_wrong_types(tmp_path: Path) -> None:
+def _config_error(tmp_path: Path, yaml_text: str) -> tuple[Path, str]:
+    """Write ``yaml_text`` as a config file; the ConfigError message loading it gives."""
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("prompts: {items: [hi]}\nllm: {temprature: 1, count: many}\n")
+    cfg.write_text(yaml_text)
     with pytest.raises(ConfigError) as err:
         load_config(cfg)
-    text = str(err.value)
+    return cfg, str(err.value)
+
+
+def test_config_unknown_keys_and_wrong_types(tmp_path: Path) -> None:
+    _, text = _config_error(tmp_path, "prompts: {items: [hi]}\nllm: {temprature: 1, count: many}\n")
     assert "llm.temprature: unknown key" in text
     assert "llm.count: Input should be a valid integer" in text
 
 
 def test_old_bias_test_bootstrap_key_names_its_new_name(tmp_path: Path) -> None:
-    cfg = tmp_path / "c.yaml"
-    cfg.write_text("assessment: bias_test\nbias_test: {bootstrap_resamples: 30}\n")
-    with pytest.raises(ConfigError) as err:
-        load_config(cfg)
-    text = str(err.value)
+    cfg, text = _config_error(tmp_path, "assessment: bias_test\nbias_test: {bootstrap_resamples: 30}\n")
     assert "bias_test: bias_test.bootstrap_resamples was renamed bias_test.subsample_rounds" in text
     assert "Value error" not in text and "metrics.bootstrap_resamples is a different setting" in text
     assert load_config(cfg, {"bias_test": {"subsample_rounds": 12}}).bias_test.subsample_rounds == 12
