@@ -125,7 +125,7 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
             rec.save("metric_items", items)
         metrics = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) \
             else pd.DataFrame()
-        rec.save("metrics", metrics)
+        rec.save_metrics(metrics, config.validation.enabled)
         summary["skipped"] = skipped
         summary["caveats"] = cscores.caveats
         summary["families"] = sorted(set(metrics["family"])) if len(metrics) else []

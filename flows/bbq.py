@@ -29,6 +29,7 @@ from prefect import flow, task
 
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
+from tasks import validation
 from tasks.stages import bbq as stage
 from tasks.config import BBQConfig, BBQRunConfig, LLMConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
@@ -96,12 +97,14 @@ def bbq_assessment(config: BBQRunConfig) -> dict[str, Any]:
             rec.save("prompts", stage.generation_frame(questions)[["prompt_id", "text"]].drop_duplicates("prompt_id"))
             rec.save("responses", responses)
             rec.save("metric_items", stage.answer_items(questions, answers, scores))
+            if config.validation.enabled and method == "generate":
+                rec.gate(validation.validate_responses(responses))  # the model's call rows
         summary["method"] = method
         summary["questions"] = {c: int(n) for c, n in questions["category"].value_counts(sort=False).items()}
         summary["responses"] = response_counts(responses)
         with rec.stage("metrics"):
             metrics = stage.bbq_metrics(questions, answers, config.metrics, method)
-            rec.save("metrics", metrics)
+            rec.save_metrics(metrics, config.validation.enabled)
         summary["skipped"] = skipped_summary(metrics)
         close_run(store, run_id, config, summary, metrics, responses)
     return run_result(store, run_id, config, summary)

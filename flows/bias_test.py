@@ -135,8 +135,8 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
         if skipped:
             summary.setdefault("skipped", {}).update(skipped)
         frame = pd.DataFrame(metrics)
-        rec.save("metrics", frame)
         rec.save("metric_items", pd.DataFrame(items))
+        rec.save_metrics(frame, config.validation.enabled)
         close_run(store, run_id, config, summary, frame, pd.DataFrame())
     return run_result(store, run_id, config, summary)
 

@@ -23,6 +23,7 @@ from prefect import flow, task
 
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
+from tasks import validation
 from tasks.stages import classification as stage
 from tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
@@ -51,6 +52,8 @@ def classification_responses(config: ClassificationRunConfig, rec: Any, summary:
         summary["source"] = f"{config.llm.provider}:{config.llm.model}"
     rec.save("prompts", items.drop_duplicates("prompt_id")[["prompt_id", "prompt"]].rename(columns={"prompt": "text"}))
     rec.save("responses", responses)
+    if config.validation.enabled and not ccfg.predictions_path:  # brought predictions have no call rows
+        rec.gate(validation.validate_responses(responses))
     return items, responses
 
 
@@ -71,7 +74,7 @@ def classification_assessment(config: ClassificationRunConfig) -> dict[str, Any]
         with rec.stage("metrics"):
             metrics = classification_metrics_task(frame, ccfg, config.metrics,
                                                   code_fingerprint() + path_fingerprint(ccfg.predictions_path))
-            rec.save("metrics", metrics)
+            rec.save_metrics(metrics, config.validation.enabled)
         summary["skipped"] = skipped_summary(metrics)
         close_run(store, run_id, config, summary, metrics, responses)
     return run_result(store, run_id, config, summary)

@@ -84,6 +84,15 @@ class RunRecorder:
     def save(self, table: str, frame: pd.DataFrame) -> None:
         self.store.append(table, frame.assign(run_id=self.run_id))
 
+    def save_metrics(self, metrics: pd.DataFrame, validate: bool) -> None:
+        """Store the metric rows, then (``validate``) gate them: stored first, so a failed suite
+        loses nothing and the run's report still shows every row."""
+        self.save("metrics", metrics)
+        if validate:
+            from tasks.validation import validate_metrics
+
+            self.gate(validate_metrics(metrics))
+
     def finish(self, status: str, summary: dict[str, Any]) -> None:
         """Record the final status once (a second call, e.g. from the Ctrl-C handler, is a no-op)."""
         with self._finish_lock:

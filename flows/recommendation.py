@@ -25,6 +25,7 @@ from prefect import flow, task
 
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
+from tasks import validation
 from tasks.stages import recommendation as stage
 from tasks.config import MetricsConfig, RecommendationConfig, RecommendationRunConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
@@ -67,6 +68,8 @@ def recommendation_assessment(config: RecommendationRunConfig) -> dict[str, Any]
                                       config.storage.duckdb_path, config.storage.lock_timeout)
                 summary["source"] = f"{config.llm.provider}:{config.llm.model}"
             rec.save("responses", responses)
+            if config.validation.enabled and not rcfg.responses_path:  # brought answers have no call rows
+                rec.gate(validation.validate_responses(responses))
         summary["responses"] = response_counts(responses)
         with rec.stage("parse"):
             lists = stage.ranked_lists(responses, rcfg.k)
@@ -75,7 +78,7 @@ def recommendation_assessment(config: RecommendationRunConfig) -> dict[str, Any]
         with rec.stage("metrics"):
             metrics = recommendation_metrics_task(lists, rcfg, config.metrics,
                                                   code_fingerprint() + path_fingerprint(rcfg.responses_path))
-            rec.save("metrics", metrics)
+            rec.save_metrics(metrics, config.validation.enabled)
         summary["skipped"] = skipped_summary(metrics)
         close_run(store, run_id, config, summary, metrics, responses)
     return run_result(store, run_id, config, summary)

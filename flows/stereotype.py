@@ -89,7 +89,7 @@ def stereotype_assessment(config: StereotypeRunConfig) -> dict[str, Any]:
             metrics, items, skipped = stereotype_metrics_task(
                 responses, scores, scfg, config.metrics,
                 code + stereotype_data_fingerprint(scfg.cobs_targets, scfg.honest_lexicon))
-            rec.save("metrics", metrics)
+            rec.save_metrics(metrics, config.validation.enabled)
             rec.save("metric_items", items)
         for name, reason in skipped.items():
             log.info("%s skipped: %s", name, reason)

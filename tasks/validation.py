@@ -358,3 +358,40 @@ def validate_bias_pairs(df: pd.DataFrame) -> SuiteReport:
         gxe.ExpectColumnValuesToNotBeNull(column="discarded"),
         gxe.ExpectColumnValuesToBeInSet(column="scored", value_set=[True]),
     ])
+
+
+def validate_metrics(df: pd.DataFrame) -> SuiteReport:
+    """Metric rows, as they are stored: a registered ``metric`` name on every row, and each row
+    either a value (with both interval ends or neither) or no value with ``details.skipped`` saying
+    why (the rule every family follows: a statistic that lacks data is skipped, with the reason).
+    A value outside its interval is allowed: a percentile bootstrap of a biased statistic (a
+    maximum over groups, a Wasserstein distance) can exclude the point estimate.
+
+    The derived column ``accounted_for`` is True for such rows and otherwise describes the row.
+    """
+    import math
+
+    from tasks.metrics import METRICS
+
+    gxe = _gxe()
+    cols = ["metric", "value", "ci_low", "ci_high", "details"]
+    frame, missing = _pick(df, cols)
+    frame = frame.drop(columns=[c for c in ("value", "ci_low", "ci_high", "details") if c in frame.columns])
+    if not missing:
+        def problem(value: Any, lo: Any, hi: Any, details: Any) -> str | None:
+            skipped = isinstance(details, dict) and bool(details.get("skipped"))
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                return None if skipped else "no value and no details.skipped reason"
+            if pd.isna(lo) != pd.isna(hi):
+                return f"half an interval [{lo}, {hi}]"
+            return None
+
+        found = [problem(v, lo, hi, d) for v, lo, hi, d in df[["value", "ci_low", "ci_high", "details"]]
+                 .itertuples(index=False, name=None)]
+        frame["accounted_for"] = [True if p is None else f"{m}: {p}" for m, p in zip(df["metric"], found,
+                                                                                        strict=True)]
+    return _run("metrics", frame, missing, [
+        gxe.ExpectColumnValuesToNotBeNull(column="metric"),
+        gxe.ExpectColumnValuesToBeInSet(column="metric", value_set=METRICS.names()),
+        gxe.ExpectColumnValuesToBeInSet(column="accounted_for", value_set=[True]),
+    ])

@@ -61,7 +61,7 @@ def test_masked_lm_gets_lpbs_cbs_and_aul(prefect_harness, tiny_bert, tmp_path: P
     with duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True) as con:
         stages = {r[0] for r in con.execute("SELECT DISTINCT stage FROM validations WHERE run_id = ?",
                                             [result["run_id"]]).fetchall()}
-    assert stages == {"bias_sentences", "bias_pairs"}
+    assert stages == {"bias_sentences", "bias_pairs", "metrics"}
 
 
 def test_causal_lm_records_masked_metrics_as_skipped(prefect_harness, tiny_gpt2, tmp_path: Path) -> None:  # noqa: F811

@@ -144,3 +144,21 @@ def test_trend_keeps_runs_of_other_models_apart(tmp_path: Path) -> None:
     assert "SmolLM2-135M-Instruct" in trend
     endpoint_html = build_html_report(store, "run-endpoint")  # one run of that model: nothing to trend
     assert "<section id=trend>" not in endpoint_html
+
+
+def test_metric_rows_are_stored_before_their_gate_stops_the_run(tmp_path: Path) -> None:
+    import tasks.metrics  # noqa: F401 - registers every family
+    from tasks.errors import ValidationFailed
+    from tasks.metrics.base import metric_row
+
+    cfg = _config(tmp_path)
+    store = Store(cfg.storage.duckdb_path)
+    recorder = RunRecorder(store, "run-gated", "counterfactual_assessment", cfg)
+    rows = pd.DataFrame([metric_row("strict_sentiment_parity", 0.1, (0.0, 0.2), 4, attribute="gender"),
+                         metric_row("weak_sentiment_parity", None, attribute="gender")])  # no skip reason
+    with pytest.raises(ValidationFailed, match="no value and no details.skipped reason"), recorded_run(recorder):
+        recorder.save_metrics(rows, validate=True)
+    assert store.query("SELECT count(*) AS n FROM metrics WHERE run_id = 'run-gated'").iloc[0]["n"] == 2
+    failed = store.query("SELECT count(*) AS n FROM validations WHERE run_id = 'run-gated' AND NOT success")
+    assert failed.iloc[0]["n"] == 1
+    assert store.query("SELECT status FROM runs WHERE run_id = 'run-gated'").iloc[0]["status"] != "completed"

@@ -180,3 +180,23 @@ def test_large_frame_is_fast() -> None:
     t0 = time.perf_counter()
     report = validate_responses(frame)
     assert report.success and time.perf_counter() - t0 < 3.0
+
+
+def test_metric_rows_have_a_value_or_a_skip_reason() -> None:
+    import tasks.metrics  # noqa: F401 - registers every family
+    from tasks.metrics.base import metric_row, skipped_row
+    from tasks.validation import validate_metrics
+
+    good = [metric_row("strict_sentiment_parity", 0.1, (0.05, 0.2), 10, attribute="gender", group_a="male",
+                       group_b="female"),
+            metric_row("strict_sentiment_parity", 0.3, (0.31, 0.5), 10),  # a biased statistic may sit outside
+            skipped_row("weak_sentiment_parity", "fewer than 2 prompts", attribute="gender")]
+    assert validate_metrics(pd.DataFrame(good)).success
+    bad = pd.DataFrame(good + [metric_row("strict_sentiment_parity", float("nan")),
+                               metric_row("strict_sentiment_parity", 0.2, (0.1, None))])
+    bad.loc[len(bad)] = {**good[0], "metric": "made_up_metric"}
+    report = validate_metrics(bad)
+    assert not report.success
+    text = report.summary()
+    assert "no value and no details.skipped reason" in text and "half an interval" in text
+    assert "made_up_metric" in text
