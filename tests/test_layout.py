@@ -125,3 +125,17 @@ def test_only_the_command_line_imports_the_cli() -> None:
 def test_no_module_over_the_line_limit(module: str) -> None:
     lines = len(MODULES[module].read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{MODULES[module].relative_to(ROOT)} has {lines} lines; split it by concept"
+
+
+def test_every_module_says_what_it_owns() -> None:
+    missing = [str(p.relative_to(ROOT)) for p in MODULES.values()
+               if not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))]
+    assert not missing, f"modules without a docstring: {missing}"
+
+
+def test_lower_layers_of_tasks_never_import_the_stages_or_the_reports() -> None:
+    """The stages compose inputs, llm, scoring, metrics, stats and storage; nothing below imports them."""
+    upward = sorted((m, d) for m, deps in GRAPH.items() if m.startswith("tasks.") for d in deps
+                    if (d.startswith("tasks.stages") and not m.startswith("tasks.stages"))
+                    or (d.startswith("tasks.reporting") and not m.startswith(("tasks.reporting", "tasks.stages"))))
+    assert not upward, upward
