@@ -63,11 +63,13 @@ def test_one_rate_limit_across_processes(openai_server: FakeOpenAIServer) -> Non
     results = run_requests(_reqs(cfg, [f"r{i}" for i in range(12)]), cfg)
     assert all(r.ok for r in results)
     times = sorted(openai_server.times)
-    # 8/s shared by three processes: starts 1/8 s apart, at most 8 + 1 in any second, and the 12 calls
+    # 8/s shared by three processes: starts 1/8 s apart, so at most 8 + 1 in any second, and the 12 calls
     # span at least 11/8 s (less the arrival jitter of a busy machine); three limiters of their own would
-    # have sent all 12 within ~0.5 s
+    # have sent all 12 within ~0.5 s, 12 in one second. Arrivals allow one more: a process takes its
+    # first slot before its first call has a connection, so that call can arrive after the next slot's
+    # (seen once in a full-suite run: arrivals 0.0, 0.001, 0.109, 0.239, ..., 10 in one second)
     busiest = max(sum(1 for u in times[i:] if u < t + 1.0) for i, t in enumerate(times))
-    assert busiest <= 8 + 1, [round(t - times[0], 3) for t in times]
+    assert busiest <= 8 + 2, [round(t - times[0], 3) for t in times]
     assert times[-1] - times[0] >= 11 / 8 - 0.3
 
 
