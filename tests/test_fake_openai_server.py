@@ -346,3 +346,28 @@ def test_length_fields_cut_the_reply(openai_server: FakeOpenAIServer) -> None:  
     assert (choice.message.content, choice.finish_reason) == ("one two three", "length")
     (choice,) = _create(openai_server, max_completion_tokens=3).choices  # a field it does not read
     assert choice.message.content == "one two three four five six"
+
+
+def test_the_log_has_one_whole_line_per_answer_under_concurrency() -> None:
+    """``--log`` prints a line per answer for tests that count calls from another process. With
+    print() two handler threads could write their texts before their newlines, merging two answers
+    into one line: the SIGINT resume test once counted 17 calls where the client made 18."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", "0.05", "--log"],
+                            cwd=root, stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = proc.stdout.readline().strip()
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        with httpx.Client(timeout=10) as client, ThreadPoolExecutor(32) as pool:
+            codes = list(pool.map(lambda _: client.post(f"{base_url}/chat/completions", json=body).status_code,
+                                  range(400)))
+        assert codes == [200] * 400
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    lines = out.splitlines()
+    assert lines == ["POST /v1/chat/completions"] * 400

@@ -47,8 +47,9 @@ class Lines:
                 self._cond.notify_all()
 
     def count(self, needle: str) -> int:
+        """Occurrences of ``needle`` (two of them on one line count twice)."""
         with self._cond:
-            return sum(needle in line for line in self.lines)
+            return sum(line.count(needle) for line in self.lines)
 
     def wait_for(self, pred, timeout: float) -> bool:  # noqa: ANN001
         with self._cond:

@@ -437,8 +437,16 @@ if __name__ == "__main__":  # a standalone server for benchmarks: prints its bas
     args = parser.parse_args()
     srv = FakeOpenAIServer(args.latency, port=args.port, length_fields=tuple(args.length_fields))
     if args.log:
+        import sys
+
+        log_lock = threading.Lock()
+
         def logged(body: dict) -> str:
-            print("POST /v1/chat/completions", flush=True)
+            # one write per line under a lock: print() from two handler threads at once writes the text
+            # and the newline separately, so two lines could merge into one and a reader miscount
+            with log_lock:
+                sys.stdout.write("POST /v1/chat/completions\n")
+                sys.stdout.flush()
             return echo_reply(body)
 
         srv.reply = logged
