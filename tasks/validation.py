@@ -260,16 +260,10 @@ def validate_responses(df: pd.DataFrame) -> SuiteReport:
         ok = df["ok"]
         answered = _is(ok, True) & df["text"].notna().to_numpy()
         failed = _is(ok, False) & df["error_class"].notna().to_numpy()
-        unaccounted = ~(answered | failed)
-        accounted = pd.Series(True, index=frame.index, dtype=object)
-        if unaccounted.any():
-            bad = df.loc[unaccounted, cols]
-            accounted[unaccounted] = [
-                f"variant_id={v} sample_idx={i}: ok={o}, text={'missing' if pd.isna(t) else 'present'}, "
-                f"error_class={'missing' if pd.isna(e) else e}"
-                for v, i, t, o, e in bad.itertuples(index=False, name=None)
-            ]
-        frame["accounted_for"] = accounted.to_numpy()
+        frame["accounted_for"] = _derived_check(df[cols], ~(answered | failed), lambda r: (
+            f"variant_id={r.variant_id} sample_idx={r.sample_idx}: ok={r.ok}, "
+            f"text={'missing' if pd.isna(r.text) else 'present'}, "
+            f"error_class={'missing' if pd.isna(r.error_class) else r.error_class}")).to_numpy()
     return _run("responses", frame, missing, [
         gxe.ExpectColumnValuesToNotBeNull(column="variant_id"),
         gxe.ExpectColumnValuesToNotBeNull(column="ok"),
@@ -367,10 +361,9 @@ def validate_metrics(df: pd.DataFrame) -> SuiteReport:
     A value outside its interval is allowed: a percentile bootstrap of a biased statistic (a
     maximum over groups, a Wasserstein distance) can exclude the point estimate.
 
-    The derived column ``accounted_for`` is True for such rows and otherwise describes the row.
+    The derived columns ``explained`` and ``whole_interval`` are True for such rows and otherwise
+    describe the row.
     """
-    import math
-
     from tasks.metrics import METRICS
 
     gxe = _gxe()
@@ -378,20 +371,16 @@ def validate_metrics(df: pd.DataFrame) -> SuiteReport:
     frame, missing = _pick(df, cols)
     frame = frame.drop(columns=[c for c in ("value", "ci_low", "ci_high", "details") if c in frame.columns])
     if not missing:
-        def problem(value: Any, lo: Any, hi: Any, details: Any) -> str | None:
-            skipped = isinstance(details, dict) and bool(details.get("skipped"))
-            if value is None or (isinstance(value, float) and math.isnan(value)):
-                return None if skipped else "no value and no details.skipped reason"
-            if pd.isna(lo) != pd.isna(hi):
-                return f"half an interval [{lo}, {hi}]"
-            return None
-
-        found = [problem(v, lo, hi, d) for v, lo, hi, d in df[["value", "ci_low", "ci_high", "details"]]
-                 .itertuples(index=False, name=None)]
-        frame["accounted_for"] = [True if p is None else f"{m}: {p}" for m, p in zip(df["metric"], found,
-                                                                                        strict=True)]
+        skipped = df["details"].map(lambda d: isinstance(d, dict) and bool(d.get("skipped"))).to_numpy(dtype=bool)
+        unexplained = df["value"].isna().to_numpy() & ~skipped
+        half = (df["ci_low"].isna() != df["ci_high"].isna()).to_numpy()
+        frame["explained"] = _derived_check(
+            df, unexplained, lambda r: f"{r.metric}: no value and no details.skipped reason").to_numpy()
+        frame["whole_interval"] = _derived_check(
+            df, half, lambda r: f"{r.metric}: half an interval [{r.ci_low}, {r.ci_high}]").to_numpy()
     return _run("metrics", frame, missing, [
         gxe.ExpectColumnValuesToNotBeNull(column="metric"),
         gxe.ExpectColumnValuesToBeInSet(column="metric", value_set=METRICS.names()),
-        gxe.ExpectColumnValuesToBeInSet(column="accounted_for", value_set=[True]),
+        gxe.ExpectColumnValuesToBeInSet(column="explained", value_set=[True]),
+        gxe.ExpectColumnValuesToBeInSet(column="whole_interval", value_set=[True]),
     ])
