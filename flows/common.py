@@ -86,9 +86,10 @@ class RunRecorder:
 
     def save_metrics(self, metrics: pd.DataFrame, validate: bool) -> None:
         """Store the metric rows, then (``validate``) gate them: stored first, so a failed suite
-        loses nothing and the run's report still shows every row."""
+        loses nothing and the run's report still shows every row. No rows (an auto run whose
+        families all had nothing to measure: a frame without columns) is nothing to check."""
         self.save("metrics", metrics)
-        if validate:
+        if validate and len(metrics):
             from tasks.validation import validate_metrics
 
             self.gate(validate_metrics(metrics))

@@ -162,3 +162,14 @@ def test_metric_rows_are_stored_before_their_gate_stops_the_run(tmp_path: Path) 
     failed = store.query("SELECT count(*) AS n FROM validations WHERE run_id = 'run-gated' AND NOT success")
     assert failed.iloc[0]["n"] == 1
     assert store.query("SELECT status FROM runs WHERE run_id = 'run-gated'").iloc[0]["status"] != "completed"
+
+
+def test_a_run_without_metric_rows_passes_the_metrics_gate(tmp_path: Path) -> None:
+    """An auto run whose families measured nothing stores an empty, column-less frame; the gate
+    must not fail it for the missing columns."""
+    cfg = _config(tmp_path)
+    store = Store(cfg.storage.duckdb_path)
+    recorder = RunRecorder(store, "run-empty", "auto_assessment", cfg)
+    recorder.save_metrics(pd.DataFrame(), validate=True)
+    assert store.query("SELECT count(*) AS n FROM validations WHERE run_id = 'run-empty' AND NOT success"
+                       ).iloc[0]["n"] == 0
