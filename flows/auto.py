@@ -40,8 +40,8 @@ from tasks.storage.fingerprint import (
 from flows.stage_tasks import (
     call_llm_task,
     check_ftu_task,
-    expand_task,
     counterfactual_metrics,
+    expand_task,
     load_prompts_task,
     score_answers,
 )

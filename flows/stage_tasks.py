@@ -3,9 +3,10 @@
 Cached stages use ``INPUTS + TASK_SOURCE`` with explicit fingerprints of the code and files they
 read (see :mod:`tasks.storage.fingerprint`); their inputs are configs, DataFrames and strings, all hashable
 by Prefect. The two stages fed the run's answers (scoring and metrics) leave those inputs out of the
-key and take a content digest instead (``texts_digest``, ``inputs_digest``): hashing them through
-``INPUTS`` would pickle every answer, gigabytes at 100k prompts. The LLM stage is not Prefect-cached: its cache is the DuckDB response cache, which
-also survives a killed run. No cached task writes to DuckDB.
+key and take a content digest of them instead (their ``digest`` parameter): hashing them through
+``INPUTS`` would pickle every answer, gigabytes at 100k prompts. The LLM stage is not
+Prefect-cached: its cache is the DuckDB response cache, which also survives a killed run. No cached
+task writes to DuckDB.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def score_task(texts: list[str], cfg: ScoringConfig, fingerprint: str, digest: s
 @task(name="compute-metrics", cache_policy=(INPUTS - "responses" - "scores") + TASK_SOURCE, persist_result=True)
 def metrics_task(
     responses: pd.DataFrame, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,
-    cfg: MetricsConfig, fingerprint: str, inputs_digest: str,
+    cfg: MetricsConfig, fingerprint: str, digest: str,
 ) -> pd.DataFrame:
     return metric_stage(responses, scores, cf_cfg, cfg)
 

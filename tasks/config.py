@@ -18,11 +18,6 @@ from typing import Any, ClassVar, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from tasks.errors import ConfigError
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
 from tasks.config_sections import (  # noqa: F401 - re-exported: the sections are part of the config API
     _Strict,
     PromptsConfig,
@@ -39,6 +34,9 @@ from tasks.config_sections import (  # noqa: F401 - re-exported: the sections ar
     RecommendationConfig,
     BBQConfig,
 )
+from tasks.errors import ConfigError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 class RunConfig(_Strict):
