@@ -133,12 +133,12 @@ class Bench:
             except EquilensError as exc:
                 print(f"(no lexicon for {a}: {exc})")
         self.names = load_names()
-        words: set[str] = set()
-        for lex in self.lex.values():
-            for t in lex.index:
-                words.update(_TOK.findall(t))
-        self.group_words = words | _GLUE
         self.words_of = {a: {w.lower() for t in lex.index for w in _TOK.findall(t)} for a, lex in self.lex.items()}
+        self.group_words = set().union(*self.words_of.values()) | _GLUE
+
+    def names_for(self, attribute: str):  # noqa: ANN201 - NameTable | None
+        """The name table for the attributes names take part in (gender, race), else None."""
+        return self.names if attribute in ("gender", "race") else None
 
     def is_group_token(self, tok: str) -> bool:
         low = tok.lower()
@@ -180,7 +180,7 @@ class Bench:
 
     def canonical(self, text: str, attribute: str) -> str:
         """``text`` in lower case with each mention of ``attribute`` (term or name) replaced by its group."""
-        names = self.names if attribute in ("gender", "race") else None
+        names = self.names_for(attribute)
         out, pos = [], 0
         for s in sorted(sources(text, self.lex[attribute], names, include_targets=True), key=lambda s: s.start):
             out += [text[pos:s.start].lower(), f"<{s.group}>"]
@@ -196,7 +196,7 @@ class Bench:
         partial = False
         for a in attrs:
             if a in self.lex:
-                names = self.names if a in ("gender", "race") else None
+                names = self.names_for(a)
                 problems = validate_variant(more, less, self.lex[a], names)
                 if not problems:
                     return False
@@ -208,7 +208,7 @@ class Bench:
         out = []
         for a in attrs:
             if a in self.lex:
-                names = self.names if a in ("gender", "race") else None
+                names = self.names_for(a)
                 out += [(a, v.text) for v in expand_prompts([("p", text)], self.lex[a], names) if not v.problems]
         return out
 
@@ -217,7 +217,7 @@ class Bench:
         groups = []
         for a in attrs:
             if a in self.lex:
-                names = self.names if a in ("gender", "race") else None
+                names = self.names_for(a)
                 groups += mentioned_groups(sources(text, self.lex[a], names), self.lex[a])
         return len(groups) == 1
 
@@ -225,7 +225,7 @@ class Bench:
         found = []
         for a in attrs:
             if a in self.lex:
-                names = self.names if a in ("gender", "race") else None
+                names = self.names_for(a)
                 found += [s.surface for s in sources(text, self.lex[a], names)]
         return found
 
