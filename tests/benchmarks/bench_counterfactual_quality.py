@@ -141,8 +141,9 @@ class Bench:
         return self.names if attribute in ("gender", "race") else None
 
     def is_group_token(self, tok: str) -> bool:
-        low = tok.lower()
-        return low in self.group_words or low in self.names.info or tok[:1].isupper()
+        """A lexicon word, or a capitalised word (a name, in the table or not); a lowercase word
+        that is also a rare first name ("ok", "butler") is not a group word."""
+        return tok.lower() in self.group_words or tok[:1].isupper()
 
     def eligible(self, more: str, less: str) -> bool:
         ops = diff(_TOK.findall(more), _TOK.findall(less))
@@ -154,16 +155,33 @@ class Bench:
 
     def other_attribute(self, more: str, less: str, attrs: list[str]) -> bool:
         """Does the pair change a word that only another attribute's lexicon knows ("black" ->
-        "Spanish" in a race pair)? No variant of ``attrs`` can produce such a word."""
-        own = set().union(*(self.words_of.get(a, set()) for a in attrs)) | _GLUE
-        foreign = set().union(*(w for a, w in self.words_of.items() if a not in attrs)) - own
-        names = any(a in ("gender", "race") for a in attrs)
-        for _, x, y in diff(_TOK.findall(more), _TOK.findall(less)):
-            for t in x + y:
-                low = t.lower()
-                if low in foreign and not (names and low in self.names.info):
+        "Spanish" in a race pair)? No variant of ``attrs`` can produce such a word.
+
+        Read on whole mentions, not tokens: "American" in "Latino man" -> "American man" is a
+        nationality word even though the race term "African American" contains it."""
+        own = set(attrs)
+        for side, text in ((0, more), (1, less)):
+            spans = self.changed_spans(more, less)[side]
+            mine = [(s.start, s.end) for a in own if a in self.lex
+                    for s in sources(text, self.lex[a], self.names_for(a), include_targets=True)]
+            theirs = [(s.start, s.end) for a, lex in self.lex.items() if a not in own
+                      for s in sources(text, lex, None, include_targets=True)]
+            for b, e in spans:
+                if any(s <= b and e <= t for s, t in theirs) and not any(s < e and b < t for s, t in mine):
                     return True
         return False
+
+    @staticmethod
+    def changed_spans(more: str, less: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """Character spans of the tokens the pair changes, in ``more`` and in ``less``."""
+        a, b = list(_TOK.finditer(more)), list(_TOK.finditer(less))
+        sm = difflib.SequenceMatcher(None, [m.group() for m in a], [m.group() for m in b], autojunk=False)
+        left, right = [], []
+        for op, i1, i2, j1, j2 in sm.get_opcodes():
+            if op != "equal":
+                left += [a[i].span() for i in range(i1, i2)]
+                right += [b[j].span() for j in range(j1, j2)]
+        return left, right
 
     def name_match(self, variant: str, less: str, attribute: str) -> bool:
         ops = diff(_TOK.findall(variant), _TOK.findall(less))
