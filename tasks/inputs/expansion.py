@@ -146,6 +146,34 @@ class _Unavailable(Exception):
     """The target group has no first names to replace a name with."""
 
 
+def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, name_map: dict[str, str | None],
+              taken: set[str], gender_hint: str | None) -> str | None:
+    """The replacement of the name mention ``s`` for ``target``: its first name through the
+    name table (one replacement per name in a prompt), and in race variants its surname when
+    the target group seldom bears it (:meth:`tasks.inputs.surnames.SurnameTable.fits`). None when
+    the first name has no replacement."""
+    first, rest = s.surface[:len(s.name)], s.surface[len(s.name):]
+    if s.name:
+        if s.name not in name_map:
+            if lexicon.attribute == "race" and not names.has_race(target):
+                raise _Unavailable(target)
+            name_map[s.name] = names.replacement(s.name, lexicon.attribute, target, taken, gender_hint)
+        first = name_map[s.name]
+        if first is None:
+            return None
+        first = first.upper() if s.surface[:len(s.name)].isupper() and len(s.name) > 1 else first
+    sur = names.surnames
+    if not s.name and lexicon.attribute == "race" and (sur is None or target not in sur.pools):
+        raise _Unavailable(target)  # a surname after a title, and no surnames for the target
+    if s.surname and lexicon.attribute == "race" and sur is not None and not sur.fits(s.surname, target):
+        key = "\x00" + s.surname  # surnames share the map with first names, apart
+        if key not in name_map:
+            name_map[key] = sur.replacement(s.surname, target, taken)
+        if name_map[key]:
+            rest = rest[:len(rest) - len(s.surname)] + name_map[key]
+    return first + rest
+
+
 def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexicon: Lexicon,
              names: NameTable | None) -> tuple[str, tuple[Swap, ...], list[str]]:
     """Variant text, swaps and problems found while building it (names without a replacement)."""
@@ -161,20 +189,15 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
         target = mapping.get(s.group, s.group)
         if target == s.group:
             continue
-        if s.name:
-            if s.name not in name_map:
-                if taken is None:  # every word of the prompt that is a name, surnames included
-                    taken = {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in names.info}
-                if lexicon.attribute == "race" and not names.has_race(target):
-                    raise _Unavailable(target)
-                name_map[s.name] = names.replacement(s.name, lexicon.attribute, target, taken,
-                                                     _gender_hint(text))
-            new = name_map[s.name]
+        if s.is_name:
+            if taken is None:  # every word of the prompt that is a name or a surname
+                taken = {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in names.info
+                         or (names.surnames is not None and w.lower() in names.surnames.info)}
+            new = _new_name(s, lexicon, target, names, name_map, taken, _gender_hint(text))
             if new is None:
                 problems.append(f"no replacement for the name {s.surface!r} ({s.group}) in the variant "
                                 f"for {target!r}: its gender is unknown and the prompt does not tell")
                 continue
-            new = new.upper() if s.surface.isupper() and len(s.surface) > 1 else new
             term = new
         else:
             term = lexicon.cell(s.row, target)

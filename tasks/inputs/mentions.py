@@ -13,7 +13,7 @@ from tasks.inputs.names import NameTable
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """One attribute mention to swap: a lexicon term (``row`` >= 0) or a first name (``name``)."""
+    """One attribute mention to swap: a lexicon term (``row`` >= 0) or a name (``name`` and/or ``surname``)."""
 
     start: int
     end: int
@@ -23,6 +23,11 @@ class Source:
     name: str = ""
     subject: bool = False  # a subject pronoun (agreement follows it)
     counted: bool = True  # False: a guard rejected it (only from sources(..., guards=False))
+    surname: str = ""  # lowercase surname that ends a name mention ("Chen Wu", "Mr. Chang": "Chang")
+
+    @property
+    def is_name(self) -> bool:
+        return bool(self.name or self.surname)
 
 
 def sources(text: str, lexicon: Lexicon, names: NameTable | None = None, *,
@@ -45,7 +50,7 @@ def sources(text: str, lexicon: Lexicon, names: NameTable | None = None, *,
             if g is None or g not in lexicon.groups or (g in lexicon.target_only and not include_targets):
                 continue
             if not any(s < m.end and m.start < e for s, e in taken):
-                found.append(Source(m.start, m.end, m.surface, g, -1, m.name))
+                found.append(Source(m.start, m.end, m.surface, g, -1, m.name, surname=m.surname))
                 extra = True
         if extra:
             found.sort(key=lambda s: s.start)

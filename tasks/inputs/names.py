@@ -1,8 +1,7 @@
 """First names by gender and race (data/lexicons/first_names.csv): detection in text and replacement.
 
 The table is built from public statistics by ``data/lexicons/build_first_names.py`` (US Census
-1990 first-name frequencies for gender, Tzioumis 2018 for race/ethnicity, see
-``data/lexicons/SOURCES.md``). A name's race is a statistical association, not anyone's identity.
+2020 first names: counts, sex and race/ethnicity shares, see ``data/lexicons/SOURCES.md``). A name's race is a statistical association, not anyone's identity.
 
 Detection looks only at capitalised words, with these guards:
 
@@ -17,25 +16,29 @@ Detection looks only at capitalised words, with these guards:
   attribute words ("Mrs. White", "Peter King").
 
 Replacement is deterministic and consistent within a prompt: a name at rank k of its (gender,
-race) pool maps to rank k of the target pool, moving on while the candidate already occurs in
+race) pool maps to rank k of the target pool (pools hold the ``typical`` names: clear examples
+of their gender and race; the optional column defaults to 1), moving on while the candidate already occurs in
 the prompt or was given to another name.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.errors import InputDataError
+from tasks.inputs.surnames import SurnameTable, load_surnames
 
 NAMES_FILE = "first_names.csv"
 GENDERS = ("male", "female")
 RACES = ("white", "black", "asian", "hispanic")
 _CAP_WORD = re.compile(r"\b[A-Z][a-z]*(?:[A-Z][a-z]+)?\b")
 _TITLE = re.compile(r"(?:^|[^\w])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Officer|Detective|Sgt|Capt)\.?\s$")
+_SURNAME_AFTER = re.compile(r" ([A-Z][a-z]+(?:[A-Z][a-z]+)?)\b")
 _PREV_CAP = re.compile(r"(?:^|[^\w'’])([A-Z][a-z]+(?:[A-Z][a-z]+)?) $")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")
 # A place name right after one of these is the place ("a nurse in Dallas asked"), even in loose mode.
@@ -70,17 +73,20 @@ class NameInfo:
     race: str  # white | black | asian | hispanic | "" (no association)
     freq: float
     ambiguous: int  # 0 plain name, 1 also a common word, 2 never counted
+    typical: bool = True  # a clear example of its gender and race: may replace another name
 
 
 @dataclass(frozen=True, slots=True)
 class NameMention:
-    """A first name found in a text: ``text[start:end] == surface``."""
+    """A first name found in a text, with the surname after it when the surname table knows it
+    ("Chen Wu"), or a surname after a title ("Mr. Chang", ``name`` empty): ``text[start:end] == surface``."""
 
     start: int
     end: int
     surface: str
-    name: str  # lowercase
-    info: NameInfo
+    name: str  # lowercase first name; "" for a title + surname mention
+    info: NameInfo  # the first name's (race filled from the surname when the first name has none)
+    surname: str = ""  # lowercase surname, the last word of ``surface``; "" when none
 
     def group(self, attribute: str) -> str | None:
         """The name's group for ``attribute`` (gender: unisex -> neutral), None when it has none."""
@@ -102,12 +108,17 @@ class NameTable:
     groups = ("male", "female", "neutral", *RACES)
     target_only = frozenset({"neutral"})
 
-    def __init__(self, infos: dict[str, NameInfo], source: str = "<custom>") -> None:
+    def __init__(self, infos: dict[str, NameInfo], source: str = "<custom>",
+                 surnames: SurnameTable | None = None) -> None:
         self.info = infos
         self.source = source
+        self.surnames = surnames
         pools: dict[tuple[str, str], list[str]] = {}
+        by_gender: dict[str, int] = {}
+        self.order: dict[str, int] = {}  # rank by frequency among all names of the same gender
         for name, i in sorted(infos.items(), key=lambda kv: (-kv[1].freq, kv[0])):
-            if i.ambiguous or not i.gender:
+            self.order[name] = by_gender[i.gender] = by_gender.get(i.gender, -1) + 1
+            if i.ambiguous or not i.gender or not i.typical:
                 continue
             pools.setdefault((i.gender, i.race), []).append(name)
             if i.race:
@@ -141,12 +152,20 @@ class NameTable:
         prev_end = -2
         for m in _CAP_WORD.finditer(text):
             word = m.group()
+            if m.start() < prev_end:  # the surname of the previous mention
+                continue
+            titled = self._titled_surname(text, m)
+            if titled is not None:
+                out.append(titled)
+                prev_end = m.end()
+                continue
             info = self.info.get(word.lower())
             never = info is None or (info.ambiguous == 2 and not (
                 loose and self._person_verb(text, m.end())
                 and not _AFTER_PLACE_PREPOSITION.search(text, max(0, m.start() - 12), m.start())))
             if never or (word.isupper() and len(word) > 1):
-                prev_end = -2 if never else m.end()
+                # a name never counted alone ("Chin", "Jordan") still makes the next word a surname
+                prev_end = -2 if info is None else m.end()
                 continue
             start = m.start()
             surname = (prev_end == start - 1 and text[start - 1] == " ") or bool(
@@ -154,9 +173,30 @@ class NameTable:
             if surname or (info.ambiguous == 1 and not loose and not self._reads_as_name(text, start, m.end())):
                 prev_end = m.end() if surname else -2
                 continue
-            out.append(NameMention(start, m.end(), word, word.lower(), info))
-            prev_end = m.end()
+            mention = self._with_surname(text, NameMention(start, m.end(), word, word.lower(), info))
+            out.append(mention)
+            prev_end = mention.end
         return out
+
+    def _titled_surname(self, text: str, m: re.Match[str]) -> NameMention | None:
+        """A race-associated surname right after a title ("Mr. Chang"), as a race-only mention."""
+        if self.surnames is None or not _TITLE.search(text, max(0, m.start() - 12), m.start()):
+            return None
+        sur = self.surnames.info.get(m.group().lower())
+        if sur is None or not sur.race or (m.group().isupper() and len(m.group()) > 1):
+            return None
+        return NameMention(m.start(), m.end(), m.group(), "", NameInfo(sur.display, "", sur.race, sur.freq, 0),
+                           m.group().lower())
+
+    def _with_surname(self, text: str, mention: NameMention) -> NameMention:
+        """``mention`` extended over the surname right after it, when the surname table knows it."""
+        nxt = _SURNAME_AFTER.match(text, mention.end) if self.surnames is not None else None
+        sur = self.surnames.info.get(nxt.group(1).lower()) if nxt else None
+        if sur is None:
+            return mention
+        info = mention.info if mention.info.race or not sur.race else dataclasses.replace(mention.info, race=sur.race)
+        return NameMention(mention.start, nxt.end(), text[mention.start:nxt.end()], mention.name, info,
+                           nxt.group(1).lower())
 
     @staticmethod
     def _person_verb(text: str, end: int) -> bool:
@@ -175,7 +215,7 @@ class NameTable:
 
     def scan(self, text: str) -> list[str]:
         """Lowercase names found in ``text`` (for the FTU check)."""
-        return [m.name for m in self.find(text)]
+        return [m.name or m.surname for m in self.find(text)]
 
     # --- replacement ----------------------------------------------------------------------------
     def replacement(self, name: str, attribute: str, target: str, taken: set[str],
@@ -200,7 +240,9 @@ class NameTable:
         if not pool:
             return None
         own_key = (info.gender, info.race)
-        k = self.rank.get((name, own_key), int(info.freq * 1000) + len(name))
+        # a name outside the pools (not typical of its group) maps by its rank among all names of
+        # its gender, so a common name gets a common replacement
+        k = self.rank.get((name, own_key), self.order.get(name, 0))
         for step in range(len(pool)):
             cand = pool[(k + step) % len(pool)]
             if cand not in taken:
@@ -219,7 +261,10 @@ def surname_position(text: str, start: int, names: NameTable | None) -> bool:
     if prev is None or names is None:
         return False
     info = names.info.get(prev.group(1).lower())
-    return info is not None and info.ambiguous != 2
+    if info is None or info.ambiguous == 2:
+        return False
+    # A common word that opens a sentence ("Most Muslims", "Her Russian blood") is not a first name.
+    return info.ambiguous == 0 or NameTable._reads_as_name(text, prev.start(1), prev.end(1))
 
 
 # --- loading ------------------------------------------------------------------------------------
@@ -232,11 +277,12 @@ def load_names(data_dir: Path | None = None) -> NameTable:
         mtime = path.stat().st_mtime_ns
     except OSError as exc:
         raise InputDataError(f"Name file {path} cannot be read: {exc.strerror or exc}.") from None
-    return _load(str(path.resolve()), mtime)
+    surnames = load_surnames(path.parent)  # cached by its own file's mtime
+    return _load(str(path.resolve()), mtime, surnames)
 
 
 @functools.lru_cache(maxsize=8)
-def _load(path: str, mtime: int) -> NameTable:
+def _load(path: str, mtime: int, surnames: SurnameTable | None) -> NameTable:
     infos: dict[str, NameInfo] = {}
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
@@ -246,11 +292,11 @@ def _load(path: str, mtime: int) -> NameTable:
         for k, row in enumerate(reader, 2):
             try:
                 info = NameInfo(row["name"], row["gender"], row["race"], float(row["freq"] or 0),
-                                int(row["ambiguous"] or 0))
+                                int(row["ambiguous"] or 0), int(row.get("typical") or 1) == 1)
             except ValueError:
-                raise InputDataError(f"Name file {path}, line {k}: freq and ambiguous must be numbers.") from None
+                raise InputDataError(f"Name file {path}, line {k}: freq, ambiguous and typical must be numbers.") from None
             if info.gender not in ("male", "female", "unisex", "") or info.race not in (*RACES, ""):
                 raise InputDataError(f"Name file {path}, line {k}: gender {info.gender!r} or race "
                                      f"{info.race!r} is not one of male/female/unisex and {'/'.join(RACES)}.")
             infos[row["name"].lower()] = info
-    return NameTable(infos, path)
+    return NameTable(infos, path, surnames)

@@ -90,7 +90,7 @@ class CheckedPrompt:
 
 
 def _what(s: Source) -> str:
-    return f"the name {s.surface!r}" if s.name else repr(s.surface)
+    return f"the name {s.surface!r}" if s.is_name else repr(s.surface)
 
 
 _THEY_VERB = re.compile(rf"\b(they)((?:\s+(?:{'|'.join(ADVERBS.split())}))*\s+)([a-z]+n['’]t|[a-z]+)\b",
@@ -103,6 +103,21 @@ def _disagreements(variant: str) -> list[str]:
         base = base_form(m.group(3))
         if base is not None and base != m.group(3).lower().replace("’", "'"):
             out.append(f"{m.group(0)!r} does not agree: 'they' takes {base!r}")
+    return out
+
+
+def _mixed_names(before: list[Source], after: list[Source], names: NameTable | None) -> list[str]:
+    """A name the variant changed whose surname the new group seldom bears ("Chen Wu" -> "Arden Wu"
+    for white): the full name sends two signals."""
+    sur = names.surnames if names is not None else None
+    if sur is None:
+        return []
+    out = []
+    for b, a in zip(before, after, strict=True):
+        if a.surname and a.surface != b.surface and a.group != b.group and not sur.fits(a.surname, a.group):
+            share = sur.info[a.surname].share(a.group)
+            out.append(f"the name {a.surface!r} is {a.group} by its first name, but only {share:.0%} of "
+                       f"the people with the surname {a.surface.split()[-1]!r} are: the name sends two signals")
     return out
 
 
@@ -128,6 +143,7 @@ def variant_problems(original: CheckedPrompt, variant: str, lexicon: Lexicon, na
                 if s.group in detect and s.group not in mapping.values():
                     problems.append(f"variant for {label!r} still has {_what(s)} ({s.group})")
         return problems
+    problems += _mixed_names(before, after, names)
     became: dict[str, dict[str, Source]] = {}
     for b, a in zip(before, after, strict=True):
         if b.group not in detect:

@@ -1,0 +1,102 @@
+"""Surnames by race/ethnicity (data/lexicons/surnames.csv): coherent full names in race variants.
+
+A race variant that swaps "Chen" for "Michael" but keeps "Wu" sends two signals at once, so the
+model is measured on a mixed name, not on the group asked for. The table (US Census 2020 surnames
+borne by 1,000 or more people, built by ``data/lexicons/build_first_names.py``) gives each
+surname its share of each group. In a race variant a surname stays when the target group bears
+it often enough (:data:`FITS`: "Smith" is 23% Black, so it stays in a Black variant) and is
+otherwise replaced by a typical surname of the target group, by rank as first names are.
+
+A surname counts as a mention of its race on its own only after a title ("Mr. Chang"), and only
+when its association passes the first-name rule; after a first name it goes with the first name
+("Chen Wu" is one mention, whose race is the first name's, or the surname's when the first name
+has none). See :mod:`tasks.inputs.names`.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+from tasks.errors import InputDataError
+
+SURNAMES_FILE = "surnames.csv"
+GROUPS = ("white", "black", "asian", "hispanic")
+FITS = 0.1  # a surname stays in a variant for a group that bears it at least this often
+
+
+@dataclass(frozen=True, slots=True)
+class SurnameInfo:
+    display: str
+    race: str  # white | black | asian | hispanic | "" (no association)
+    shares: tuple[float, float, float, float]  # share of each of GROUPS among its bearers
+    freq: float
+    typical: bool  # a clear example of its race: may replace another surname
+
+    def share(self, race: str) -> float:
+        return self.shares[GROUPS.index(race)] if race in GROUPS else 0.0
+
+
+class SurnameTable:
+    """Surnames with race shares; :meth:`fits` and :meth:`replacement` serve race expansion."""
+
+    def __init__(self, infos: dict[str, SurnameInfo], source: str = "<custom>") -> None:
+        self.info = infos
+        self.source = source
+        pools: dict[str, list[str]] = {}
+        self.order: dict[str, int] = {}  # rank by frequency among all surnames
+        for k, (name, i) in enumerate(sorted(infos.items(), key=lambda kv: (-kv[1].freq, kv[0]))):
+            self.order[name] = k
+            if i.typical and i.race:
+                pools.setdefault(i.race, []).append(name)
+        self.pools = pools
+        self.rank = {n: k for names in pools.values() for k, n in enumerate(names)}
+
+    def fits(self, surname: str, race: str) -> bool:
+        """May ``surname`` (lowercase) stay in a variant for ``race``? Unknown surnames stay."""
+        info = self.info.get(surname)
+        return info is None or race not in GROUPS or info.share(race) >= FITS
+
+    def replacement(self, surname: str, race: str, taken: set[str]) -> str | None:
+        """A typical surname of ``race`` for ``surname``, not in ``taken`` (which it joins)."""
+        pool = self.pools.get(race) or []
+        k = self.rank.get(surname, self.order.get(surname, 0))  # a common surname gets a common one
+        for step in range(len(pool)):
+            cand = pool[(k + step) % len(pool)]
+            if cand not in taken:
+                taken.add(cand)
+                return self.info[cand].display
+        return None
+
+
+def load_surnames(data_dir: Path) -> SurnameTable | None:
+    """The surname table in ``data_dir``, or None when the folder has none (custom lexicons)."""
+    path = Path(data_dir) / SURNAMES_FILE
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError:
+        return None
+    return _load(str(path.resolve()), mtime)
+
+
+@functools.lru_cache(maxsize=8)
+def _load(path: str, mtime: int) -> SurnameTable:
+    infos: dict[str, SurnameInfo] = {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = {"name", "race", *GROUPS, "freq", "typical"} - set(reader.fieldnames or ())
+        if missing:
+            raise InputDataError(f"Surname file {path} lacks the columns {', '.join(sorted(missing))}.")
+        for k, row in enumerate(reader, 2):
+            try:
+                shares = tuple(float(row[g]) for g in GROUPS)
+                info = SurnameInfo(row["name"], row["race"], shares, float(row["freq"] or 0),  # type: ignore[arg-type]
+                                   int(row["typical"] or 0) == 1)
+            except ValueError:
+                raise InputDataError(f"Surname file {path}, line {k}: shares, freq and typical must be numbers.") from None
+            if info.race not in (*GROUPS, ""):
+                raise InputDataError(f"Surname file {path}, line {k}: race {info.race!r} is not one of {'/'.join(GROUPS)}.")
+            infos[row["name"].lower()] = info
+    return SurnameTable(infos, path)
