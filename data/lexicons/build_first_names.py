@@ -29,9 +29,10 @@ scale: white (non-Hispanic) 62%, Hispanic 18%, Black 11%, Asian and Pacific Isla
   population share (P(black) < 0.21, P(hispanic) < 0.36, P(api) < 0.1); otherwise no race
   association. The white label marks names far more common among white Americans than among
   others (Richard 0.82, George 0.73, Carl 0.77 with 16% Black, Daniel 0.67 with 23% Hispanic);
-  Micheal (0.62 white, 21% Black), Tony and Joey (under 0.65 white) get none. Until 2026-11 race came from Tzioumis (2018), mortgage applicants in which Black
-  applicants are 5%, so names common among Black Americans but rare among applicants (Jerome,
-  Terrance, Kwame, Jaleel) had no race or were missing.
+  Micheal (0.62 white, 21% Black), Tony and Joey (under 0.65 white) get none. Until 2026-11
+  race came from Tzioumis (2018), mortgage applicants in which Black applicants are 5%, so names
+  common among Black Americans but rare among applicants (Jerome, Terrance, Kwame, Jaleel) had
+  no race or were missing.
 * two-letter names (Li, Jo, Bo) are kept when they are not a lowercase dictionary word and have
   a vowel (not initials such as "Jc"); they are flagged ambiguous = 1 like common words. Longer
   names must be alphabetic.
@@ -188,9 +189,12 @@ def build_surnames(census_file: Path, min_count: int = MIN_SURNAME_COUNT) -> lis
         if c.count < min_count or not name.isalpha() or len(name) < 2:
             continue
         race = race_of(c)
-        rows.append({"name": name.capitalize(), "race": race, "white": f"{c.white:.3f}", "black": f"{c.black:.3f}",
-                     "asian": f"{c.api:.3f}", "hispanic": f"{c.hispanic:.3f}", "freq": f"{100 * c.count / total:.5f}",
-                     "typical": str(int(bool(race) and typical(c, "", race)))})
+        # The census drops apostrophes: "Oneil" is O'Neil. Such names are read, never written.
+        unspelled = name[0] == "o" and name[1] not in "aeiou" and len(name) >= 5 and name[1:] in cen
+        rows.append({"name": name.capitalize(), "race": race, "white": f"{c.white:.3f}",
+                     "black": f"{c.black:.3f}", "asian": f"{c.api:.3f}", "hispanic": f"{c.hispanic:.3f}",
+                     "freq": f"{100 * c.count / total:.5f}",
+                     "typical": str(int(bool(race) and typical(c, "", race) and not unspelled))})
     return rows
 
 
@@ -215,17 +219,20 @@ def build(census_file: Path, words: Path, min_count: int = MIN_COUNT) -> list[di
             race = extra[name]["race"] or race
         if not gender and not race:
             continue
-        ambiguous = 2 if name in NOT_ONLY_NAMES or name in function_words else 1 if name in common or len(name) == 2 else 0
+        never = name in NOT_ONLY_NAMES or name in function_words
+        ambiguous = 2 if never else 1 if name in common or len(name) == 2 else 0
         freq = 100 * c.count / total if c else 0.0
         rows.append({"name": extra[name]["name"] if name in extra else name.capitalize(),
                      "gender": gender, "race": race, "freq": f"{freq:.5f}",
-                     "ambiguous": str(ambiguous), "typical": str(int(typical(None if name in extra else c, gender, race)))})
+                     "ambiguous": str(ambiguous),
+                     "typical": str(int(typical(None if name in extra else c, gender, race)))})
     return rows
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--census2020", type=Path, help=f"folder with census_2020_first_names.parquet and census_2020.parquet (from {WHEEL})")
+    ap.add_argument("--census2020", type=Path,
+                    help=f"folder with census_2020_first_names.parquet and census_2020.parquet (from {WHEEL})")
     ap.add_argument("--min-count", type=int, default=MIN_COUNT, help="leave out names borne by fewer people")
     ap.add_argument("--words", type=Path, default=Path("/usr/share/dict/words"))
     args = ap.parse_args()
@@ -236,7 +243,8 @@ def main() -> None:
         rows = build(folder / Path(MEMBER).name, args.words, args.min_count)
         surnames = build_surnames(folder / Path(SURNAME_MEMBER).name)
     with OUT.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical"], lineterminator="\n")
+        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical"],
+                           lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
     with SURNAMES_OUT.open("w", newline="") as fh:

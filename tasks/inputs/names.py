@@ -1,7 +1,8 @@
 """First names by gender and race (data/lexicons/first_names.csv): detection in text and replacement.
 
 The table is built from public statistics by ``data/lexicons/build_first_names.py`` (US Census
-2020 first names: counts, sex and race/ethnicity shares, see ``data/lexicons/SOURCES.md``). A name's race is a statistical association, not anyone's identity.
+2020 first names: counts, sex and race/ethnicity shares, see ``data/lexicons/SOURCES.md``). A
+name's race is a statistical association, not anyone's identity.
 
 Detection looks only at capitalised words, with these guards:
 
@@ -15,10 +16,11 @@ Detection looks only at capitalised words, with these guards:
   first name ("Latoya Joseph", "Mr. James"); :func:`surname_position` applies the same guard to
   attribute words ("Mrs. White", "Peter King").
 
-Replacement is deterministic and consistent within a prompt: a name at rank k of its (gender,
-race) pool maps to rank k of the target pool (pools hold the ``typical`` names: clear examples
-of their gender and race; the optional column defaults to 1), moving on while the candidate already occurs in
-the prompt or was given to another name.
+Replacement is deterministic and consistent within a prompt: a name a given share of the way
+down its (gender, race) pool maps to the name as far down the target pool, moving on while the
+candidate already occurs in the prompt or was given to another name. Pools hold the ``typical``
+names, clear examples of their gender and race (the optional column defaults to 1). Surnames:
+:mod:`tasks.inputs.surnames`.
 """
 
 from __future__ import annotations
@@ -125,6 +127,7 @@ class NameTable:
                 pools.setdefault((i.gender, "*"), []).append(name)
         self.pools = pools
         self.rank = {(n, key): k for key, names in pools.items() for k, n in enumerate(names)}
+        self.gender_count = {g: n + 1 for g, n in by_gender.items()}
 
     def has_race(self, race: str) -> bool:
         """Does the table have replacement names for ``race``?"""
@@ -239,10 +242,14 @@ class NameTable:
             or self.pools.get((gender, "")) or []
         if not pool:
             return None
+        # Frequency-matched: a name at a given share of the way down its own pool (or, outside the
+        # pools, down all names of its gender) gets the name as far down the target pool, so a
+        # common name gets a common replacement.
         own_key = (info.gender, info.race)
-        # a name outside the pools (not typical of its group) maps by its rank among all names of
-        # its gender, so a common name gets a common replacement
-        k = self.rank.get((name, own_key), self.order.get(name, 0))
+        if (name, own_key) in self.rank:
+            k = self.rank[(name, own_key)] * len(pool) // len(self.pools[own_key])
+        else:
+            k = self.order.get(name, 0) * len(pool) // max(self.gender_count.get(info.gender, 1), 1)
         for step in range(len(pool)):
             cand = pool[(k + step) % len(pool)]
             if cand not in taken:

@@ -5,7 +5,7 @@ model is measured on a mixed name, not on the group asked for. The table (US Cen
 borne by 1,000 or more people, built by ``data/lexicons/build_first_names.py``) gives each
 surname its share of each group. In a race variant a surname stays when the target group bears
 it often enough (:data:`FITS`: "Smith" is 23% Black, so it stays in a Black variant) and is
-otherwise replaced by a typical surname of the target group, by rank as first names are.
+otherwise replaced by a typical surname of the target group, frequency-matched as first names are.
 
 A surname counts as a mention of its race on its own only after a title ("Mr. Chang"), and only
 when its association passes the first-name rule; after a first name it goes with the first name
@@ -62,7 +62,12 @@ class SurnameTable:
     def replacement(self, surname: str, race: str, taken: set[str]) -> str | None:
         """A typical surname of ``race`` for ``surname``, not in ``taken`` (which it joins)."""
         pool = self.pools.get(race) or []
-        k = self.rank.get(surname, self.order.get(surname, 0))  # a common surname gets a common one
+        info = self.info.get(surname)
+        own = self.pools.get(info.race, []) if info is not None else []
+        if surname in self.rank and own:  # frequency-matched, as first names are
+            k = self.rank[surname] * len(pool) // len(own)
+        else:
+            k = self.order.get(surname, 0) * len(pool) // max(len(self.order), 1)
         for step in range(len(pool)):
             cand = pool[(k + step) % len(pool)]
             if cand not in taken:
@@ -95,8 +100,10 @@ def _load(path: str, mtime: int) -> SurnameTable:
                 info = SurnameInfo(row["name"], row["race"], shares, float(row["freq"] or 0),  # type: ignore[arg-type]
                                    int(row["typical"] or 0) == 1)
             except ValueError:
-                raise InputDataError(f"Surname file {path}, line {k}: shares, freq and typical must be numbers.") from None
+                raise InputDataError(f"Surname file {path}, line {k}: shares, freq and typical must be "
+                                     "numbers.") from None
             if info.race not in (*GROUPS, ""):
-                raise InputDataError(f"Surname file {path}, line {k}: race {info.race!r} is not one of {'/'.join(GROUPS)}.")
+                raise InputDataError(f"Surname file {path}, line {k}: race {info.race!r} is not one of "
+                                     f"{'/'.join(GROUPS)}.")
             infos[row["name"].lower()] = info
     return SurnameTable(infos, path)
