@@ -38,6 +38,7 @@ Figures, per bias type (each mapped to the built-in attributes that cover it):
   picks one aligned term per group; which synonym a writer picked is a choice, not a swap error. The
   variant must still name the same group as ``sent_less`` with the sentence otherwise unchanged.
   This is the figure the targets refer to; the stricter ones are printed beside it.
+* **of all**: same group counted over every eligible pair, other and partial ones included (as misses).
 * **one-group**: same group on the eligible pairs whose ``sent_more`` mentions ONE group of
   the covering attributes (count in brackets). A sentence with two groups ("Kathy ... her
   father") is expanded by role reversal, which swaps both people by design and so can never
@@ -251,7 +252,7 @@ class Bench:
 def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.Random) -> None:
     print(f"\n== {label}: {len(df)} pairs ==")
     print(f"{'bias type':<20}{'pairs':>6}{'eligible':>9}{'other':>6}{'partial':>8}{'exact strict':>14}{'exact names':>13}"
-          f"{'same group':>12}{'one-group':>15}{'edit':>6}{'FTU recall':>12}{'flagged elsewhere':>19}")
+          f"{'same group':>12}{'of all':>8}{'one-group':>15}{'edit':>6}{'FTU recall':>12}{'flagged elsewhere':>19}")
     misses: list[str] = []
     for row_label, bias, attrs in COVER:
         sub = df[df.bias_type == bias]
@@ -297,7 +298,7 @@ def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.
         flagged = [(s, bench.mentions(s, attrs)) for s in other]
         flagged = [f for f in flagged if f[1]]
         print(f"{row_label:<20}{len(sub):>6}{elig + foreign + partial:>9}{foreign:>6}{partial:>8}{strict / max(elig, 1):>14.1%}{lenient / max(elig, 1):>13.1%}{group / max(elig, 1):>12.1%}"
-              f"{one_hit / max(one, 1):>9.1%} ({one:>3}){dist / max(elig, 1):>6.2f}{found / max(len(sents), 1):>12.1%}"
+              f"{group / max(elig + foreign + partial, 1):>8.1%}{one_hit / max(one, 1):>9.1%} ({one:>3}){dist / max(elig, 1):>6.2f}{found / max(len(sents), 1):>12.1%}"
               f"{len(flagged) / max(len(other), 1):>19.1%}")
         if show:
             for s, words in rng.sample(flagged, min(show, len(flagged))):
