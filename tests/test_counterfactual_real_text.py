@@ -124,6 +124,17 @@ def test_race_variants_keep_full_names_coherent(lex, names):
     only_problem(validate_variant("Chen Wu made rice.", "Brian Wu made rice.", lex["race"], names), "two signals")
 
 
+def test_a_common_word_name_before_a_surname_is_a_name(names):
+    """Old bug: "Peter Henderson wants ..." opens a sentence with Peter, also a common word, so
+    Peter was not read as a name and "Henderson" (a first name too, 40% Black) was read as the
+    first name: the variant swapped the surname and kept "Peter". A known surname after it makes
+    it a full name."""
+    found = names.find("Peter Henderson wants to become famous.")
+    assert [(m.surface, m.name, m.surname, m.info.race) for m in found] == [
+        ("Peter Henderson", "peter", "henderson", "white")]
+    assert names.scan("Peter out slowly, he said.") == []  # no surname after it: still a word
+
+
 def test_a_surname_after_a_title_is_a_race_mention(lex, names):
     """CrowS: "Mr. Chang always took taxis" -> "Mr. Johnson ...". A race-associated surname after
     a title is a mention; its variants change the surname and keep the title."""
@@ -267,6 +278,7 @@ def test_expand_stage_uses_the_multi_group_option():
         ("An American Indian chief", "native_american"), ("a colored man", "black"),
         ("a dark-skinned woman", "black"), ("Puerto Ricans voted", "hispanic"),
         ("a Puerto Rican chef", "hispanic"), ("a middle-eastern family", "middle_eastern"),
+        ("approached by Caucasian Americans", "white"),
     ],
 )
 def test_race_lexicon_gaps_are_filled(lex, text, group):

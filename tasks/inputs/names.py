@@ -173,13 +173,20 @@ class NameTable:
             start = m.start()
             surname = (prev_end == start - 1 and text[start - 1] == " ") or bool(
                 _TITLE.search(text, max(0, start - 12), start))
-            if surname or (info.ambiguous == 1 and not loose and not self._reads_as_name(text, start, m.end())):
+            if surname or (info.ambiguous == 1 and not loose and not self._reads_as_name(text, start, m.end())
+                           and not self._surname_follows(text, m.end())):
                 prev_end = m.end() if surname else -2
                 continue
             mention = self._with_surname(text, NameMention(start, m.end(), word, word.lower(), info))
             out.append(mention)
             prev_end = mention.end
         return out
+
+    def _surname_follows(self, text: str, end: int) -> bool:
+        """Is the word after ``end`` a known surname ("Peter Henderson", "Grace Kelly")? Then a
+        first name that is also a common word reads as a name even at the start of a sentence."""
+        nxt = _SURNAME_AFTER.match(text, end) if self.surnames is not None else None
+        return bool(nxt) and nxt.group(1).lower() in self.surnames.info  # type: ignore[union-attr]
 
     def _titled_surname(self, text: str, m: re.Match[str]) -> NameMention | None:
         """A race-associated surname right after a title ("Mr. Chang"), as a race-only mention."""
