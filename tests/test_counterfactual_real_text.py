@@ -505,3 +505,19 @@ def test_a_place_name_before_a_person_verb_still_counts_when_it_starts_the_sente
     problems = validate_variant("Austin said that he was tired.", "Austin said that she was tired.",
                                 lex["gender"], names)
     assert any("Austin" in p for p in problems)
+
+
+def test_name_and_surname_files_report_the_bad_line(tmp_path):
+    from tasks.errors import InputDataError
+    from tasks.inputs.surnames import load_surnames
+
+    (tmp_path / "first_names.csv").write_text("name,gender,race,freq,ambiguous\nJo,female,,0.1,1\n")
+    assert load_surnames(tmp_path) is None  # a custom folder without surnames: names only
+    assert load_names(tmp_path).surnames is None and load_names(tmp_path).info["jo"].typical
+    (tmp_path / "surnames.csv").write_text("name,race,white,black,asian,hispanic,freq,typical\n"
+                                           "Wu,asian,0.02,0.00,0.95,0.01,0.03,1\nKim,korean,0,0,1,0,0.1,1\n")
+    with pytest.raises(InputDataError, match=r"surnames.csv, line 3: race 'korean' is not one of"):
+        load_surnames(tmp_path)
+    (tmp_path / "surnames.csv").write_text("name,race,freq\nWu,asian,0.03\n")
+    with pytest.raises(InputDataError, match="lacks the columns asian, black, hispanic, typical, white"):
+        load_surnames(tmp_path)
