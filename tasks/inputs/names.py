@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.errors import InputDataError
-from tasks.inputs.surnames import SurnameTable, load_surnames
+from tasks.inputs.surnames import SurnameTable, load_surnames, matched_pick
 
 NAMES_FILE = "first_names.csv"
 GENDERS = ("male", "female")
@@ -254,15 +254,10 @@ class NameTable:
         # common name gets a common replacement.
         own_key = (info.gender, info.race)
         if (name, own_key) in self.rank:
-            k = self.rank[(name, own_key)] * len(pool) // len(self.pools[own_key])
+            cand = matched_pick(pool, self.rank[(name, own_key)], len(self.pools[own_key]), taken)
         else:
-            k = self.order.get(name, 0) * len(pool) // max(self.gender_count.get(info.gender, 1), 1)
-        for step in range(len(pool)):
-            cand = pool[(k + step) % len(pool)]
-            if cand not in taken:
-                taken.add(cand)
-                return self.info[cand].display
-        return None
+            cand = matched_pick(pool, self.order.get(name, 0), self.gender_count.get(info.gender, 1), taken)
+        return self.info[cand].display if cand else None
 
 
 def surname_position(text: str, start: int, names: NameTable | None) -> bool:

@@ -64,16 +64,24 @@ class SurnameTable:
         pool = self.pools.get(race) or []
         info = self.info.get(surname)
         own = self.pools.get(info.race, []) if info is not None else []
-        if surname in self.rank and own:  # frequency-matched, as first names are
-            k = self.rank[surname] * len(pool) // len(own)
+        if surname in self.rank and own:
+            cand = matched_pick(pool, self.rank[surname], len(own), taken)
         else:
-            k = self.order.get(surname, 0) * len(pool) // max(len(self.order), 1)
-        for step in range(len(pool)):
-            cand = pool[(k + step) % len(pool)]
-            if cand not in taken:
-                taken.add(cand)
-                return self.info[cand].display
-        return None
+            cand = matched_pick(pool, self.order.get(surname, 0), len(self.order), taken)
+        return self.info[cand].display if cand else None
+
+
+def matched_pick(pool: list[str], rank: int, of: int, taken: set[str]) -> str | None:
+    """Frequency-matched replacement: the entry of ``pool`` (most frequent first) as far down it as
+    ``rank`` is down a list of ``of`` entries, moving on past ``taken`` entries; the pick joins
+    ``taken``. Shared by first names and surnames, so a common name gets a common replacement."""
+    k = rank * len(pool) // max(of, 1)
+    for step in range(len(pool)):
+        cand = pool[(k + step) % len(pool)]
+        if cand not in taken:
+            taken.add(cand)
+            return cand
+    return None
 
 
 def load_surnames(data_dir: Path) -> SurnameTable | None:
