@@ -157,7 +157,8 @@ class NameTable:
             word = m.group()
             if m.start() < prev_end:  # the surname of the previous mention
                 continue
-            titled = self._titled_surname(text, m)
+            after_title = bool(_TITLE.search(text, max(0, m.start() - 12), m.start()))
+            titled = self._titled_surname(m) if after_title else None
             if titled is not None:
                 out.append(titled)
                 prev_end = m.end()
@@ -171,8 +172,7 @@ class NameTable:
                 prev_end = -2 if info is None else m.end()
                 continue
             start = m.start()
-            surname = (prev_end == start - 1 and text[start - 1] == " ") or bool(
-                _TITLE.search(text, max(0, start - 12), start))
+            surname = (prev_end == start - 1 and text[start - 1] == " ") or after_title
             if surname or (info.ambiguous == 1 and not loose and not self._reads_as_name(text, start, m.end())
                            and not self._surname_follows(text, m.end())):
                 prev_end = m.end() if surname else -2
@@ -188,9 +188,10 @@ class NameTable:
         nxt = _SURNAME_AFTER.match(text, end) if self.surnames is not None else None
         return bool(nxt) and nxt.group(1).lower() in self.surnames.info  # type: ignore[union-attr]
 
-    def _titled_surname(self, text: str, m: re.Match[str]) -> NameMention | None:
-        """A race-associated surname right after a title ("Mr. Chang"), as a race-only mention."""
-        if self.surnames is None or not _TITLE.search(text, max(0, m.start() - 12), m.start()):
+    def _titled_surname(self, m: re.Match[str]) -> NameMention | None:
+        """The race-associated surname ``m``, found right after a title ("Mr. Chang"), as a
+        race-only mention; None for any other word."""
+        if self.surnames is None:
             return None
         sur = self.surnames.info.get(m.group().lower())
         if sur is None or not sur.race or (m.group().isupper() and len(m.group()) > 1):
