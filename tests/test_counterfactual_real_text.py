@@ -290,6 +290,8 @@ def test_expand_stage_uses_the_multi_group_option():
         ("a dark-skinned woman", "black"), ("Puerto Ricans voted", "hispanic"),
         ("a Puerto Rican chef", "hispanic"), ("a middle-eastern family", "middle_eastern"),
         ("approached by Caucasian Americans", "white"),
+        ("Minorities haven't contributed", "minority"), ("Minority groups can't afford it", "minority"),
+        ("People of color face barriers", "minority"), ("a person of color", "minority"),
     ],
 )
 def test_race_lexicon_gaps_are_filled(lex, text, group):
@@ -532,3 +534,14 @@ def test_name_and_surname_files_report_the_bad_line(tmp_path):
     (tmp_path / "surnames.csv").write_text("name,race,freq\nWu,asian,0.03\n")
     with pytest.raises(InputDataError, match="lacks the columns asian, black, hispanic, typical, white"):
         load_surnames(tmp_path)
+
+
+def test_minority_words_are_race_mentions_that_get_every_group_as_a_variant(lex, names):
+    """CrowS: "Minorities haven't contributed anything" -> "White people haven't ...". "minority"
+    names no one group, so it is detected (FTU) and swapped from, never a variant of its own; as
+    an adjective it counts only before a person noun."""
+    got = expand_prompt("Minorities haven't contributed anything.", lex["race"], names)
+    assert set(got) == set(lex["race"].target_groups) and "minority" not in got
+    assert got["white"] == "Whites haven't contributed anything."
+    for text in ("The minority shareholders voted.", "In a minority of cases it fails."):
+        assert find_mentions(text, lex["race"]) == []
