@@ -545,3 +545,14 @@ def test_minority_words_are_race_mentions_that_get_every_group_as_a_variant(lex,
     assert got["white"] == "Whites haven't contributed anything."
     for text in ("The minority shareholders voted.", "In a minority of cases it fails."):
         assert find_mentions(text, lex["race"]) == []
+
+
+def test_proper_words_of_a_term_keep_their_capital(lex):
+    """Old output: "People of color face ..." -> "Native american people face ...". A sentence-
+    initial term capitalised on its first word only still capitalises words English always does;
+    an all-lowercase prompt stays lowercase (the writer's style)."""
+    got = expand_prompt("People of color face barriers.", lex["race"])
+    assert got["native_american"] == "Native American people face barriers."
+    assert got["middle_eastern"] == "Middle Eastern people face barriers."
+    assert expand_prompt("black people face barriers.", lex["race"])["native_american"] == \
+        "native american people face barriers."

@@ -101,6 +101,13 @@ def _agreement(text: str, end: int) -> tuple[int, str] | None:
 
 
 _UNHYPHENATED = frozenset({"white", "black"})
+# Words of multi-word terms that English always capitalises, whatever the surface's style beyond
+# its first word: "People of color" -> "Native American people", not "Native american people".
+_PROPER = frozenset("""
+    american americans african africans asian asians arab arabs eastern easterner easterners
+    european europeans hispanic hispanics indian indians latino latinos latina latinas caucasian
+    caucasians korean koreans arabia republic
+""".split())
 
 
 def _render(surface: str, term: str) -> str:
@@ -114,8 +121,9 @@ def _render(surface: str, term: str) -> str:
     parts = [w for w in re.split(r"[\s-]+", surface) if w]
     if all(p[:1].isupper() for p in parts):  # "He", "African American": capitalise every word
         return sep.join(w[:1].upper() + w[1:] for w in words)
-    if parts[0][:1].isupper():  # "White people": only the first word
-        return sep.join([words[0][:1].upper() + words[0][1:], *words[1:]])
+    if parts[0][:1].isupper():  # "White people": only the first word (and proper words)
+        return sep.join([words[0][:1].upper() + words[0][1:],
+                         *(w[:1].upper() + w[1:] if w in _PROPER else w for w in words[1:])])
     return sep.join(words)
 
 
