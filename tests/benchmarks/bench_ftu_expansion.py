@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python tests/benchmarks/bench_ftu_expansion.py [--n 100000]
 Prompts come from templates; about half mention gender or race, the rest mention neither.
-Names are the 38,470-name table (data/lexicons/first_names.csv, with surnames.csv); they take part in gender and race.
+Names are the 38,473-name table (data/lexicons/first_names.csv, with surnames.csv); they take part in gender and race.
 """
 
 from __future__ import annotations
