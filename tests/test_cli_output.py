@@ -92,6 +92,11 @@ def test_significance_mark_follows_the_holm_p_value(monkeypatch: pytest.MonkeyPa
     assert significance_mark('{"p_holm": 0.049, "p_value": 0.01}') == "*"
     assert significance_mark({"p_holm": 0.2, "p_value": 0.01}) == ""  # the adjusted p decides
     assert significance_mark({"p_value": 0.01}) == "*" and significance_mark({}) == "" and significance_mark(None) == ""
+    # Old defect: the demo's race table starred cosine gaps on 6 prompts while the verdict above it
+    # said no difference could be shown; a bootstrap p on fewer than 10 prompts is not trusted.
+    assert significance_mark({"p_holm": 0.01, "p_method": "bootstrap", "prompts": 6}) == ""
+    assert significance_mark({"p_holm": 0.01, "p_method": "bootstrap", "prompts": 12}) == "*"
+    assert significance_mark({"p_holm": 0.01, "p_method": "permutation", "prompts": 6}) == "*"
     monkeypatch.setenv("COLUMNS", "200")
     frame = _metrics("r")
     print_metrics_table(frame)

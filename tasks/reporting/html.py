@@ -167,8 +167,9 @@ def build_html_report(store: Store, run_id: str) -> str:
     table = metrics[["family", "attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n", "direction"]]
     table = table.assign(p_holm=[p_of(x) for x in metrics["details"]],  # Holm-adjusted (else raw) p-value
                          sig=[significance_mark(x) for x in metrics["details"]])
-    parts.append("<section id=all-metrics><h2>All metrics</h2><p class=meta>p_holm: permutation p-value, "
-                 "Holm-adjusted across an attribute's pairs; * below 0.05</p>"
+    parts.append("<section id=all-metrics><h2>All metrics</h2><p class=meta>p_holm: the permutation (parity) or "
+                 "bootstrap (similarity gap) p-value, Holm-adjusted across an attribute's pairs; * below 0.05, "
+                 "for a similarity gap only on 10 or more prompts</p>"
                  + _table(table.round(4).astype(object).where(table.notna(), "–")) + "</section>")
     if len(d["validations"]):
         parts.append("<section id=validation><h2>Validation (great-expectations)</h2>" + _table(d["validations"]) + "</section>")

@@ -156,9 +156,21 @@ def p_of(details: Any) -> float | None:
 
 
 def significance_mark(details: Any, alpha: float = 0.05) -> str:
-    """``*`` when the row's (Holm-adjusted) p-value is below ``alpha``."""
-    p = p_of(details)
-    return "*" if p is not None and p < alpha else ""
+    """``*`` when the row's (Holm-adjusted) p-value is below ``alpha`` and is one the verdict would
+    trust: a bootstrap p-value (similarity gaps, ``p_method`` "bootstrap") only on at least
+    :data:`tasks.reporting.verdict.MIN_PROMPTS_SIMILARITY` prompts, since with fewer clusters the
+    percentile bootstrap is too narrow. Without the mark the table never claims what the verdict
+    above it denies."""
+    from tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY
+
+    d = _details(details)
+    p = p_of(d)
+    if p is None or p >= alpha:
+        return ""
+    prompts = d.get("prompts")
+    if d.get("p_method") == "bootstrap" and not (isinstance(prompts, (int, float)) and prompts >= MIN_PROMPTS_SIMILARITY):
+        return ""
+    return "*"
 
 
 def _fits(widths: list[int], console_width: int) -> bool:
@@ -219,7 +231,8 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
                         table.add_row(pair, f"{SHORT.get(name, name)} {arrows[name]}", cells[(pair, name)])
         console.print(table)
     console.print("↑ higher is fairer · ↓ lower is fairer · ◎ closer to its target is fairer; "
-                  "noise floor = two samples of the same group; * Holm-adjusted p < 0.05", overflow="fold")
+                  "noise floor = two samples of the same group; * Holm-adjusted p < 0.05 (for a similarity gap, "
+                  "on 10 or more prompts)", overflow="fold")
 
 
 def usage_summary(responses: pd.DataFrame) -> dict[str, Any]:

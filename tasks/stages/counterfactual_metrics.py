@@ -100,7 +100,7 @@ class _MetricContext:
             gap = bootstrap_stat(excess_over_null(fn, seed=self.cfg.seed), [s1, s2], pair.clusters,
                                  **self.boot, with_labels=True)
             details = {
-                "noise_floor": test.null_mean, "noise_floor_method": NOISE_FLOOR_PERMUTATION,
+                "noise_floor": test.null_mean, "noise_floor_method": NOISE_FLOOR_PERMUTATION, "p_method": "permutation",
                 "gap": est.value - test.null_mean, "gap_ci": [gap.ci_low, gap.ci_high],
                 "min_detectable_gap": min_detectable_gap(gap.ci_low, gap.ci_high, self.cfg.confidence),
                 "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
@@ -161,7 +161,7 @@ def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.nda
     point, stats = bootstrap_distribution(gap, [values, is_cross], clusters, boot["resamples"], boot["seed"])
     est = percentile_estimate(point, stats, confidence, len(values))
     return {"noise_floor": float(floor.mean()), "noise_floor_method": NOISE_FLOOR_SAMPLES, "gap": est.value,
-            "gap_ci": [est.ci_low, est.ci_high], "p_value": bootstrap_pvalue(stats),
+            "gap_ci": [est.ci_low, est.ci_high], "p_value": bootstrap_pvalue(stats), "p_method": "bootstrap",
             "prompts": int(len(np.unique(cross_clusters.astype(str)))),
             "min_detectable_gap": min_detectable_gap(est.ci_low, est.ci_high, confidence)}
 
