@@ -201,8 +201,9 @@ def build_surnames(census_file: Path, min_count: int = MIN_SURNAME_COUNT) -> lis
 
 
 def build(census_file: Path, words: Path, min_count: int = MIN_COUNT) -> list[dict[str, str]]:
-    cen = {n: c for n, c in census2020(census_file).items() if c.count >= min_count}
-    total = sum(c.count for c in census2020(census_file).values())
+    everyone = census2020(census_file)
+    total = sum(c.count for c in everyone.values())
+    cen = {n: c for n, c in everyone.items() if c.count >= min_count}
     common = {w for w in words.read_text(encoding="utf-8", errors="ignore").split() if w.islower()}
     function_words = {w for w in STOPWORDS.read_text().split() if not w.startswith("#") and w.isalpha()}
     function_words |= lexicon_words()

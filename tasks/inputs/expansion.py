@@ -160,7 +160,8 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, name_m
     name table (one replacement per name in a prompt), and in race variants its surname when
     the target group seldom bears it (:meth:`tasks.inputs.surnames.SurnameTable.fits`). None when
     the first name has no replacement."""
-    first, rest = s.surface[:len(s.name)], s.surface[len(s.name):]
+    surface_first, rest = s.surface[:len(s.name)], s.surface[len(s.name):]
+    first = surface_first
     if s.name:
         if s.name not in name_map:
             if lexicon.attribute == "race" and not names.has_race(target):
@@ -169,7 +170,7 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, name_m
         first = name_map[s.name]
         if first is None:
             return None
-        first = first.upper() if s.surface[:len(s.name)].isupper() and len(s.name) > 1 else first
+        first = first.upper() if surface_first.isupper() and len(s.name) > 1 else first
     sur = names.surnames
     if not s.name and lexicon.attribute == "race" and (sur is None or target not in sur.pools):
         raise _Unavailable(target)  # a surname after a title, and no surnames for the target

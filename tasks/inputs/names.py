@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.errors import InputDataError
-from tasks.inputs.surnames import SurnameTable, load_surnames, matched_pick
+from tasks.inputs.surnames import SurnameInfo, SurnameTable, load_surnames, matched_pick
 
 NAMES_FILE = "first_names.csv"
 GENDERS = ("male", "female")
@@ -174,20 +174,25 @@ class NameTable:
                 continue
             start = m.start()
             surname = (prev_end == start - 1 and text[start - 1] == " ") or after_title
-            if surname or (info.ambiguous == 1 and not loose and not self._reads_as_name(text, start, m.end())
-                           and not self._surname_follows(text, m.end())):
+            # a known surname after it ("Peter Henderson", "Grace Kelly") makes even a common word
+            # that opens a sentence read as a first name, and joins the mention
+            following = None if surname else self._surname_after(text, m.end())
+            if surname or (info.ambiguous == 1 and not loose and following is None
+                           and not self._reads_as_name(text, start, m.end())):
                 prev_end = m.end() if surname else -2
                 continue
-            mention = self._with_surname(text, NameMention(start, m.end(), word, word.lower(), info))
+            mention = NameMention(start, m.end(), word, word.lower(), info)
+            if following is not None:
+                mention = self._with_surname(text, mention, *following)
             out.append(mention)
             prev_end = mention.end
         return out
 
-    def _surname_follows(self, text: str, end: int) -> bool:
-        """Is the word after ``end`` a known surname ("Peter Henderson", "Grace Kelly")? Then a
-        first name that is also a common word reads as a name even at the start of a sentence."""
+    def _surname_after(self, text: str, end: int) -> tuple[re.Match[str], SurnameInfo] | None:
+        """The word right after ``end`` and its surname entry, when the surname table knows it."""
         nxt = _SURNAME_AFTER.match(text, end) if self.surnames is not None else None
-        return bool(nxt) and nxt.group(1).lower() in self.surnames.info  # type: ignore[union-attr]
+        sur = self.surnames.info.get(nxt.group(1).lower()) if nxt else None  # type: ignore[union-attr]
+        return (nxt, sur) if sur is not None else None
 
     def _titled_surname(self, m: re.Match[str]) -> NameMention | None:
         """The race-associated surname ``m``, found right after a title ("Mr. Chang"), as a
@@ -200,12 +205,9 @@ class NameTable:
         return NameMention(m.start(), m.end(), m.group(), "", NameInfo(sur.display, "", sur.race, sur.freq, 0),
                            m.group().lower())
 
-    def _with_surname(self, text: str, mention: NameMention) -> NameMention:
-        """``mention`` extended over the surname right after it, when the surname table knows it."""
-        nxt = _SURNAME_AFTER.match(text, mention.end) if self.surnames is not None else None
-        sur = self.surnames.info.get(nxt.group(1).lower()) if nxt else None
-        if sur is None:
-            return mention
+    @staticmethod
+    def _with_surname(text: str, mention: NameMention, nxt: re.Match[str], sur: SurnameInfo) -> NameMention:
+        """``mention`` extended over the surname ``nxt`` right after it (entry ``sur``)."""
         info = mention.info if mention.info.race or not sur.race else dataclasses.replace(mention.info, race=sur.race)
         return NameMention(mention.start, nxt.end(), text[mention.start:nxt.end()], mention.name, info,
                            nxt.group(1).lower())

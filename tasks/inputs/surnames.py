@@ -62,10 +62,8 @@ class SurnameTable:
     def replacement(self, surname: str, race: str, taken: set[str]) -> str | None:
         """A typical surname of ``race`` for ``surname``, not in ``taken`` (which it joins)."""
         pool = self.pools.get(race) or []
-        info = self.info.get(surname)
-        own = self.pools.get(info.race, []) if info is not None else []
-        if surname in self.rank and own:
-            cand = matched_pick(pool, self.rank[surname], len(own), taken)
+        if surname in self.rank:  # in the pool of its own race
+            cand = matched_pick(pool, self.rank[surname], len(self.pools[self.info[surname].race]), taken)
         else:
             cand = matched_pick(pool, self.order.get(surname, 0), len(self.order), taken)
         return self.info[cand].display if cand else None

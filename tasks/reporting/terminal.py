@@ -168,7 +168,8 @@ def significance_mark(details: Any, alpha: float = 0.05) -> str:
     if p is None or p >= alpha:
         return ""
     prompts = d.get("prompts")
-    if d.get("p_method") == "bootstrap" and not (isinstance(prompts, (int, float)) and prompts >= MIN_PROMPTS_SIMILARITY):
+    enough = isinstance(prompts, (int, float)) and prompts >= MIN_PROMPTS_SIMILARITY
+    if d.get("p_method") == "bootstrap" and not enough:
         return ""
     return "*"
 

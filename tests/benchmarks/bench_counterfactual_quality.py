@@ -161,8 +161,7 @@ class Bench:
         Read on whole mentions, not tokens: "American" in "Latino man" -> "American man" is a
         nationality word even though the race term "African American" contains it."""
         own = set(attrs)
-        for side, text in ((0, more), (1, less)):
-            spans = self.changed_spans(more, less)[side]
+        for spans, text in zip(self.changed_spans(more, less), (more, less), strict=True):
             mine = [(s.start, s.end) for a in own if a in self.lex
                     for s in sources(text, self.lex[a], self.names_for(a), include_targets=True)]
             theirs = [(s.start, s.end) for a, lex in self.lex.items() if a not in own
