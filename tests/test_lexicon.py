@@ -158,3 +158,18 @@ def test_placeholders_are_shared_by_linked_rows():
     assert ph["he"] == ph["she"] == ph["they"]
     assert ph["him"] == ph["her"] == ph["his"] == ph["hers"] == ph["their"]
     assert ph["man"] == ph["woman"] == ph["person"] != ph["he"]
+
+
+def test_aliases_take_the_group_and_rows_of_their_term(tmp_path):
+    d = write(tmp_path, "race.yaml", "groups: [white, asian]\nrows: [[whites, asians]]\n"
+                                     "aliases: {koreans: asians}\n")
+    lex = load_lexicon("race", d)
+    assert lex.index["koreans"] == lex.index["asians"]
+    assert "koreans" in lex.terms(["asian"]) and lex.detect_pattern.search("Koreans voted")
+    assert all("koreans" not in row for row in lex.rows)  # never a target cell
+    d = write(tmp_path, "race.yaml", "groups: [white, asian]\nrows: [[whites, asians]]\naliases: {whites: asians}\n")
+    with pytest.raises(InputDataError, match="alias 'whites' is already a term"):
+        load_lexicon("race", d)
+    d = write(tmp_path, "race.yaml", "groups: [white, asian]\nrows: [[whites, asians]]\naliases: {koreans: koreas}\n")
+    with pytest.raises(InputDataError, match="alias 'koreans' must map to a term of the rows"):
+        load_lexicon("race", d)

@@ -119,9 +119,10 @@ def _render(surface: str, term: str) -> str:
     if len(letters) > 1 and all(c.isupper() for c in letters):
         return sep.join(words).upper()
     parts = [w for w in re.split(r"[\s-]+", surface) if w]
-    if all(p[:1].isupper() for p in parts):  # "He", "African American": capitalise every word
+    if len(parts) > 1 and all(p[:1].isupper() for p in parts):  # "African American": every word
         return sep.join(w[:1].upper() + w[1:] for w in words)
-    if parts[0][:1].isupper():  # "White people": only the first word (and proper words)
+    if parts[0][:1].isupper():  # "He", "White people", "Koreans" -> "White people": the first
+        # word and proper words only
         return sep.join([words[0][:1].upper() + words[0][1:],
                          *(w[:1].upper() + w[1:] if w in _PROPER else w for w in words[1:])])
     return sep.join(words)

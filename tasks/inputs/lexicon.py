@@ -66,7 +66,9 @@ class Lexicon:
     "black") that count as people unless they describe a thing (:func:`tasks.inputs.ftu.describes_object`:
     an object noun of data/lexicons/object_nouns.txt follows, "a black Amex card"); a term in
     both lists follows ``object_context``. Groups in ``source_only`` are detected and swapped
-    from but get no variant of their own (many nationalities, a dozen variants).
+    from but get no variant of their own (many nationalities, a dozen variants). ``aliases``
+    pairs a word with a term of the rows whose group and rows it takes ("koreans" -> "asians"):
+    an alias is detected and swapped from like that term, but never written into a variant.
     """
 
     attribute: str
@@ -78,6 +80,7 @@ class Lexicon:
     person_context: frozenset[str] = frozenset()
     object_context: frozenset[str] = frozenset()
     source_only: frozenset[str] = frozenset()
+    aliases: tuple[tuple[str, str], ...] = ()
     source: str = field(default="<custom>", compare=False)
 
     @functools.cached_property
@@ -90,7 +93,10 @@ class Lexicon:
                 if term:
                     group_of[term] = group
                     rows_of.setdefault(term, []).append(i)
-        return {t: TermInfo(group_of[t], tuple(r)) for t, r in rows_of.items()}
+        out = {t: TermInfo(group_of[t], tuple(r)) for t, r in rows_of.items()}
+        for alias, term in self.aliases:
+            out[alias] = out[term]
+        return out
 
     @property
     def target_groups(self) -> tuple[str, ...]:
@@ -271,6 +277,9 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
                 raise error(f"{source}: the word {term!r} is listed in group {seen[term]!r} and in group "
                             f"{group!r}; a word may belong to one group only.")
 
+    aliases = _aliases(doc.get("aliases") or {}, seen, source, error)
+    seen.update((alias, seen[term]) for alias, term in aliases)
+
     target_only = doc.get("target_only") or []
     if not isinstance(target_only, list) or not set(target_only) <= set(all_groups):
         raise error(f"{source}: `target_only` must list some of the groups {all_groups}.")
@@ -319,8 +328,25 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
         person_context=frozenset(_clean(w) for w in person),
         object_context=frozenset(_clean(w) for w in objects),
         source_only=frozenset(source_only),
+        aliases=aliases,
         source=source,
     )
+
+
+def _aliases(raw: Any, seen: Mapping[str, str], source: str,
+             error: type[EquilensError]) -> tuple[tuple[str, str], ...]:
+    """Check the ``aliases`` mapping {word: a term of the rows}; return (alias, term) pairs."""
+    if not isinstance(raw, dict):
+        raise error(f"{source}: `aliases` must map a word to a term of the rows (koreans: asians).")
+    out = []
+    for word, target in raw.items():
+        alias, term = _clean(word), _clean(target) if isinstance(target, str) else ""
+        if not alias or term not in seen:
+            raise error(f"{source}: alias {word!r} must map to a term of the rows, got {target!r}.")
+        if alias in seen:
+            raise error(f"{source}: alias {alias!r} is already a term of the rows (group {seen[alias]!r}).")
+        out.append((alias, term))
+    return tuple(sorted(out))
 
 
 def _row_cells(raw: Any, groups: list[str], source: str, k: int,

@@ -18,11 +18,12 @@ from tasks.inputs.names import NameTable
 
 _MARK = "\x00"
 _TOKENS = re.compile(r"\w+(?:['’]\w+)?|\s+|[^\w\s]")
+PERSON_AFTER = re.compile(r"[ \t-]+(?:people|persons?)\b", re.IGNORECASE)
 
 
 def _skeleton(text: str, lexicon: Lexicon, names: NameTable | None) -> str:
     """``text`` with every attribute region (term of any group, or a first name, with the article
-    before it) replaced by one marker character, and the words after a subject pronoun put in
+    before it and "people"/"person" after it) replaced by one marker character, and the words after a subject pronoun put in
     their plural form, so "he loves" and "they love" compare equal."""
     spans: list[tuple[int, int, str]] = []
     for m in lexicon.any_pattern.finditer(text):
@@ -41,6 +42,9 @@ def _skeleton(text: str, lexicon: Lexicon, names: NameTable | None) -> str:
                 if base is not None:
                     marker = _MARK + after.group(1).lower() + after.group(2) + base
                     end = after.end()
+        else:  # "Chinese people" (alias + noun) lines up with "White people" (one term)
+            noun = PERSON_AFTER.match(text, end)
+            end = noun.end() if noun else end
         spans.append((start, end, marker))
     if names is not None:
         for m in names.find(text):
