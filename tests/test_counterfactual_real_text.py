@@ -600,3 +600,15 @@ def test_a_person_noun_after_a_swapped_word_is_not_a_change(lex, names):
     only_problem(validate_variant("He worked like a Chinese person.", "He worked like a Black man.",
                                   lex["race"], names), "outside attribute terms")
 
+
+
+def test_sikhs_are_not_muslims_and_denominations_are_christian(lex, names):
+    rel = lex["religion"]
+    assert [m.group for m in find_mentions("Sikhs wear turbans.", rel)] == ["sikh"]
+    assert [m.group for m in find_mentions("A Scientologist spoke.", rel)] == ["scientologist"]
+    assert [m.group for m in find_mentions("We had been trapped by Episcopalians.", rel)] == ["christian"]
+    assert [m.group for m in find_mentions("Joan was a Baptist.", rel)] == ["christian"]
+    got = {v.group: v.text for v in expand_prompts([("p", "Sikhs wear turbans.")], rel) if not v.problems}
+    assert got["muslim"] == "Muslims wear turbans." and "sikh" not in got
+    got = {v.group: v.text for v in expand_prompts([("p", "Joan was a Baptist.")], rel, names) if not v.problems}
+    assert got["muslim"] == "Joan was a Muslim."
