@@ -567,6 +567,8 @@ def test_proper_words_of_a_term_keep_their_capital(lex):
     ("He was a typical Englishman, showing up exactly on time.", "white"),
     ("Wright ordered his Mexican housekeeper to take the pizza off the roof.", "hispanic"),
     ("Nigerians voted early.", "black"), ("an Iraqi family", "middle_eastern"),
+    ("the smell coming from a Mexican's backpack", "hispanic"),  # a possessive noun
+    ("The doctor was also Chinese which did not make me feel any more comfortable.", "asian"),
 ])
 def test_national_origins_are_race_mentions(lex, text, group):
     assert [m.group for m in find_mentions(text, lex["race"])] == [group]

@@ -112,7 +112,7 @@ _COPULA_BEFORE = re.compile(
     r"(?:\s+(?:not|very|mostly|also|half|all|both|so|too|obviously|clearly|really))?\s+$",
     re.IGNORECASE,
 )
-_CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?)\"”]|\s(?:and|or|but|so|because|too|either)\b)")
+_CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?)\"”]|\s(?:and|or|but|so|because|too|either|which|who)\b)")
 _SKIPPABLE_ADJ = frozenset("""
     young old older younger elderly little small big tall short fat thin poor rich wealthy middle
     aged nice good bad new local single gay straight lesbian married unmarried homeless disabled
@@ -124,9 +124,12 @@ def refers_to_people(text: str, start: int, end: int) -> bool:
     """Does the ambiguous attribute word ``text[start:end]`` refer to people?
 
     Yes before a person noun (one adjective may stand between: "a black young man"), as a
-    hyphenated person compound ("white-collar" no; "black-owned" no: only nouns count), or as a
-    predicate ending a clause after a form of *be* ("because he was black", "she's old.").
+    hyphenated person compound ("white-collar" no; "black-owned" no: only nouns count), as a
+    possessive noun ("a Mexican's backpack"), or as a predicate ending a clause after a form of
+    *be* ("because he was black", "she's old.", "was also Chinese which").
     """
+    if text.startswith(("'s ", "’s "), end):  # a possessive noun: "a Mexican's backpack"
+        return True
     m = _WORD_AFTER.match(text, end)
     if m:
         word = m.group(1).lower()
