@@ -26,6 +26,15 @@ Figures, per bias type (each mapped to the built-in attributes that cover it):
   ``sent_less``, so these pairs are counted here and left out of the exact-match columns. Only
   those two problem kinds count: a ``sent_less`` the validator rejects because a word or name is
   missing from the lexicons ("Kwame" -> "Prescott") stays in, as a miss.
+* **unread**: eligible pairs that no variant matches and whose ``sent_less`` puts, in place of the
+  group word, only words that name no group equilens can read: a name the census leaves without
+  a race ("Terrell" -> "Micheal", "Tyrone" -> "Andy"), a surname without one ("Mr. Chang" ->
+  "Mr. Johnson"), or a word no lexicon knows ("African American" -> "Norse", "Mexican maid" ->
+  "Californian maid"). Whether a variant is right for such a pair cannot be judged ("Timothy" for
+  "Terrell" may be just what the writer meant by "Micheal"), so they are counted here and left
+  out of the exact-match columns. Any lexicon term counts as read, guards or not, so a word the
+  guards miss ("automatically white.") stays in as a miss; so does an unread word on the
+  ``sent_more`` side ("Treyvone", "Charlie"), which is a detection miss.
 * **exact (strict)**: share of the remaining eligible pairs where one variant of ``sent_more`` (any group, any
   covering attribute) equals ``sent_less`` exactly (after trimming spaces).
 * **exact (names)**: the same, but a name in the variant may stand for a different name of the same
@@ -38,7 +47,8 @@ Figures, per bias type (each mapped to the built-in attributes that cover it):
   picks one aligned term per group; which synonym a writer picked is a choice, not a swap error. The
   variant must still name the same group as ``sent_less`` with the sentence otherwise unchanged.
   This is the figure the targets refer to; the stricter ones are printed beside it.
-* **of all**: same group counted over every eligible pair, other and partial ones included (as misses).
+* **of all**: same group counted over every eligible pair, other, partial and unread ones included
+  (as misses).
 * **one-group**: same group on the eligible pairs whose ``sent_more`` mentions ONE group of
   the covering attributes (count in brackets). A sentence with two groups ("Kathy ... her
   father") is expanded by role reversal, which swaps both people by design and so can never
@@ -75,7 +85,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import pandas as pd  # noqa: E402
 
 from tasks.inputs.expansion import expand_prompts, mentioned_groups, sources  # noqa: E402
-from tasks.inputs.variant_validation import validate_variant  # noqa: E402
+from tasks.inputs.variant_validation import PERSON_AFTER, validate_variant  # noqa: E402
 from tasks.errors import EquilensError  # noqa: E402
 from tasks.inputs.lexicon import ATTRIBUTES, load_lexicon  # noqa: E402
 from tasks.inputs.names import load_names  # noqa: E402
@@ -171,6 +181,21 @@ class Bench:
                     return True
         return False
 
+    def unread(self, more: str, less: str, attrs: list[str]) -> bool:
+        """Does ``less`` put, in place of a group word, words that name no group equilens can read
+        ("Terrell" -> "Micheal", a name the census leaves without a race; "African American" ->
+        "Norse"; "Mr. Chang" -> "Mr. Johnson")? Whether a variant matches such a pair cannot be
+        judged: "Timothy" for "Terrell" may be just what the writer meant by "Micheal". Any lexicon
+        term reads, guards or not ("automatically white."), and any name with a group."""
+        spans = self.changed_spans(more, less)[1]
+        if not spans:
+            return False
+        mine = [m.span() for a in attrs if a in self.lex for m in self.lex[a].any_pattern.finditer(less)]
+        mine += [(m.start, m.end) for a in attrs if self.names_for(a)
+                 for m in self.names.find(less, loose=True) if m.group(a)]
+        words = [(b, e) for b, e in spans if less[b:e].lower() not in _GLUE and less[b:e].isalnum()]
+        return bool(words) and not any(s < e and b < t for b, e in words for s, t in mine)
+
     @staticmethod
     def changed_spans(more: str, less: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """Character spans of the tokens the pair changes, in ``more`` and in ``less``."""
@@ -201,8 +226,11 @@ class Bench:
         names = self.names_for(attribute)
         out, pos = [], 0
         for s in sorted(sources(text, self.lex[attribute], names, include_targets=True), key=lambda s: s.start):
+            if s.start < pos:
+                continue
+            noun = PERSON_AFTER.match(text, s.end)  # "Caucasian people" = "white people"
             out += [text[pos:s.start].lower(), f"<{s.group}>"]
-            pos = s.end
+            pos = noun.end() if noun else s.end
         return "".join(out + [text[pos:].lower()])
 
     def same_group_match(self, variant: str, less: str, attribute: str) -> bool:
@@ -250,13 +278,13 @@ class Bench:
 
 def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.Random) -> None:
     print(f"\n== {label}: {len(df)} pairs ==")
-    print(f"{'bias type':<20}{'pairs':>6}{'eligible':>9}{'other':>6}{'partial':>8}{'exact strict':>14}{'exact names':>13}"
+    print(f"{'bias type':<20}{'pairs':>6}{'eligible':>9}{'other':>6}{'partial':>8}{'unread':>7}{'exact strict':>14}{'exact names':>13}"
           f"{'same group':>12}{'of all':>8}{'one-group':>15}{'edit':>6}{'FTU recall':>12}{'flagged elsewhere':>19}")
     misses: list[str] = []
     for row_label, bias, attrs in COVER:
         sub = df[df.bias_type == bias]
         others = df[~df.bias_type.isin([bias])]
-        elig = foreign = partial = strict = lenient = group = one = one_hit = 0
+        elig = foreign = partial = unread = strict = lenient = group = one = one_hit = 0
         dist = 0
         for more, less in zip(sub.sent_more.str.strip(), sub.sent_less.str.strip(), strict=True):
             if not bench.eligible(more, less):
@@ -267,24 +295,26 @@ def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.
             if bench.partial_edit(more, less, attrs):
                 partial += 1
                 continue
+            vs = bench.variants(more, attrs)
+            if any(v == less for _, v in vs):
+                tier = 3
+            elif any(bench.name_match(v, less, a) for a, v in vs):
+                tier = 2
+            elif any(bench.same_group_match(v, less, a) for a, v in vs):
+                tier = 1
+            elif bench.unread(more, less, attrs):  # a miss that cannot be judged
+                unread += 1
+                continue
+            else:
+                tier = 0
             elig += 1
             single = bench.single_group(more, attrs)
             one += single
-            vs = bench.variants(more, attrs)
-            if any(v == less for _, v in vs):
-                strict += 1
-                lenient += 1
-                group += 1
-                one_hit += single
-                continue
-            if any(bench.name_match(v, less, a) for a, v in vs):
-                lenient += 1
-                group += 1
-                one_hit += single
-                continue
-            if any(bench.same_group_match(v, less, a) for a, v in vs):
-                group += 1
-                one_hit += single
+            strict += tier >= 3
+            lenient += tier >= 2
+            group += tier >= 1
+            one_hit += single and tier >= 1
+            if tier:
                 continue
             lt = _TOK.findall(less)
             best = min(vs, key=lambda av: edit_distance(_TOK.findall(av[1]), lt)) if vs else ("", more)
@@ -296,8 +326,8 @@ def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.
         other = list(others.sent_more)
         flagged = [(s, bench.mentions(s, attrs)) for s in other]
         flagged = [f for f in flagged if f[1]]
-        print(f"{row_label:<20}{len(sub):>6}{elig + foreign + partial:>9}{foreign:>6}{partial:>8}{strict / max(elig, 1):>14.1%}{lenient / max(elig, 1):>13.1%}{group / max(elig, 1):>12.1%}"
-              f"{group / max(elig + foreign + partial, 1):>8.1%}{one_hit / max(one, 1):>9.1%} ({one:>3}){dist / max(elig, 1):>6.2f}{found / max(len(sents), 1):>12.1%}"
+        print(f"{row_label:<20}{len(sub):>6}{elig + foreign + partial + unread:>9}{foreign:>6}{partial:>8}{unread:>7}{strict / max(elig, 1):>14.1%}{lenient / max(elig, 1):>13.1%}{group / max(elig, 1):>12.1%}"
+              f"{group / max(elig + foreign + partial + unread, 1):>8.1%}{one_hit / max(one, 1):>9.1%} ({one:>3}){dist / max(elig, 1):>6.2f}{found / max(len(sents), 1):>12.1%}"
               f"{len(flagged) / max(len(other), 1):>19.1%}")
         if show:
             for s, words in rng.sample(flagged, min(show, len(flagged))):
