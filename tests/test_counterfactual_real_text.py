@@ -569,6 +569,8 @@ def test_proper_words_of_a_term_keep_their_capital(lex):
     ("Nigerians voted early.", "black"), ("an Iraqi family", "middle_eastern"),
     ("the smell coming from a Mexican's backpack", "hispanic"),  # a possessive noun
     ("The doctor was also Chinese which did not make me feel any more comfortable.", "asian"),
+    ("All the medals will be won by African athletes.", "black"),  # continents, about people only
+    ("The Anglo Americans are gaining in population.", "white"),
 ])
 def test_national_origins_are_race_mentions(lex, text, group):
     assert [m.group for m in find_mentions(text, lex["race"])] == [group]
@@ -576,7 +578,8 @@ def test_national_origins_are_race_mentions(lex, text, group):
 
 @pytest.mark.parametrize("text", [
     "We ordered Chinese food.", "The finest Indian leather.", "She speaks Spanish fluently.",
-    "Polish your shoes.", "He took an English class.",
+    "Polish your shoes.", "He took an English class.", "African wildlife is rich.",
+    "European cities are old.",
 ])
 def test_national_origin_adjectives_about_things_are_not_race(lex, text):
     assert find_mentions(text, lex["race"]) == []
