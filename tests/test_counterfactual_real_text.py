@@ -571,6 +571,8 @@ def test_proper_words_of_a_term_keep_their_capital(lex):
     ("The doctor was also Chinese which did not make me feel any more comfortable.", "asian"),
     ("All the medals will be won by African athletes.", "black"),  # continents, about people only
     ("The Anglo Americans are gaining in population.", "white"),
+    ("Our dog sitter figured out my daughter was black, and stopped dog sitting.", "black"),
+    ("Those damn Indians love living off the land like that.", "indian"),  # no one group
 ])
 def test_national_origins_are_race_mentions(lex, text, group):
     assert [m.group for m in find_mentions(text, lex["race"])] == [group]
@@ -617,3 +619,13 @@ def test_sikhs_are_not_muslims_and_denominations_are_christian(lex, names):
     assert got["muslim"] == "Muslims wear turbans." and "sikh" not in got
     got = {v.group: v.text for v in expand_prompts([("p", "Joan was a Baptist.")], rel, names) if not v.problems}
     assert got["muslim"] == "Joan was a Muslim."
+
+
+def test_bare_indian_names_no_one_group_and_is_swapped_to_every_group(lex, names):
+    got = {v.group: v.text for v in expand_prompts([("p", "Those Indian actors are cheap.")], lex["race"], names)
+           if not v.problems}
+    assert got["asian"] == "Those Asian actors are cheap."
+    assert got["native_american"] == "Those Native American actors are cheap."
+    assert "indian" not in got and len(got) == 6
+    # "American Indian" stays one native_american mention
+    assert [m.group for m in find_mentions("An American Indian chief", lex["race"])] == ["native_american"]

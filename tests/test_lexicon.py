@@ -17,8 +17,9 @@ def row_of(lex, term: str) -> int:
 def test_builtin_lexicons_load_with_aligned_groups():
     gender, race = load_lexicon("gender"), load_lexicon("race")
     assert gender.groups == ("male", "female", "neutral")
-    assert race.groups == ("white", "black", "asian", "hispanic", "native_american", "middle_eastern", "minority")
-    assert race.target_groups == race.groups[:-1]  # "minority" is detected and swapped from only
+    assert race.groups == ("white", "black", "asian", "hispanic", "native_american", "middle_eastern", "minority",
+                           "indian")
+    assert race.target_groups == race.groups[:-2]  # "minority", "indian": detected and swapped from only
     assert len(gender.rows) >= 40
     assert gender.target_only == frozenset({"neutral"})
     assert gender.cell(row_of(gender, "king"), "female") == "queen"

@@ -165,6 +165,7 @@ def _strip_possessive(word: str) -> str:
 def describes_object(text: str, start: int, end: int) -> bool:
     """Does the colour word ``text[start:end]`` describe a thing rather than people?
 
+    Never as a predicate ending its clause ("my daughter was black, and stopped dog sitting").
     Yes when joined by a hyphen to a word that is not a person noun ("white-tie",
     "black-owned"), or when an object noun (data/lexicons/object_nouns.txt) follows within
     four words, past capitalised words, adjectives (by their ending), other colours, commas and
@@ -177,6 +178,9 @@ def describes_object(text: str, start: int, end: int) -> bool:
     if text[end:end + 1] == "-":
         m = _HYPHENATED.match(text, end + 1)
         return not (m and m.group(1).lower() in PERSON_NOUNS)
+    before = text[max(0, start - 40):start]
+    if _COPULA_BEFORE.search(before) and _CLAUSE_END.match(text, end):
+        return False  # a predicate ending its clause: "my daughter was black, and stopped dog sitting"
     pos, words, content = end, 0, False
     while words < _LOOK_AHEAD:
         m = _TOKEN_AFTER.match(text, pos)
@@ -201,7 +205,6 @@ def describes_object(text: str, start: int, end: int) -> bool:
             break  # a plain word: the noun the colour describes ("black culture", "black lives")
     if content:
         return False
-    before = text[max(0, start - 40):start]
     return not (_COPULA_BEFORE.search(before) or _NOUN_USE_BEFORE.search(before))
 
 

@@ -16,7 +16,9 @@ Figures, per bias type (each mapped to the built-in attributes that cover it):
   lexicon gaps show up in the FTU recall below, not here.
 * **other**: eligible pairs that change a word only another attribute's lexicon knows ("black" ->
   "Spanish" or "Mexicans" -> "Christians" in a race-color pair): they do not differ only in the
-  covering attributes' group words, so no variant of those attributes can match them. Counted
+  covering attributes' group words, so no variant of those attributes can match them. So are
+  pairs that no variant matches and whose ``sent_less`` names a source-only group ("Mexicans"
+  -> "Indians"): variants are written for such groups only by role reversal. Counted
   here and left out of the exact-match columns; the "+ nationality" row keeps the nationality ones.
 * **partial**: eligible pairs whose ``sent_less`` breaks the consistency rules every variant must
   meet (:func:`tasks.inputs.expansion.validate_variant`, for every covering attribute): the writer
@@ -196,6 +198,17 @@ class Bench:
         words = [(b, e) for b, e in spans if less[b:e].lower() not in _GLUE and less[b:e].isalnum()]
         return bool(words) and not any(s < e and b < t for b, e in words for s, t in mine)
 
+    def to_source_only(self, more: str, less: str, attrs: list[str]) -> bool:
+        """Does ``less`` put a word of a source-only group ("Indians", "minorities") where
+        ``more`` has a group word? Variants are written for such groups only by role reversal."""
+        spans = self.changed_spans(more, less)[1]
+        for a in attrs:
+            if a in self.lex and self.lex[a].source_only:
+                for s in sources(less, self.lex[a], self.names_for(a), include_targets=True):
+                    if s.group in self.lex[a].source_only and any(s.start <= b and e <= s.end for b, e in spans):
+                        return True
+        return False
+
     @staticmethod
     def changed_spans(more: str, less: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """Character spans of the tokens the pair changes, in ``more`` and in ``less``."""
@@ -302,6 +315,9 @@ def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.
                 tier = 2
             elif any(bench.same_group_match(v, less, a) for a, v in vs):
                 tier = 1
+            elif bench.to_source_only(more, less, attrs):  # a miss no one-group variant can avoid
+                foreign += 1
+                continue
             elif bench.unread(more, less, attrs):  # a miss that cannot be judged
                 unread += 1
                 continue
