@@ -63,7 +63,8 @@ def test_articles_follow_the_swapped_word(gender, race):
     assert expand_prompt("He is an actor.", gender) == {
         "male": "He is an actor.", "female": "She is an actress.", "neutral": "They are a performer.",
     }
-    assert expand_prompt("A white nurse", race)["asian"] == "An asian nurse"
+    assert expand_prompt("A white nurse", race)["asian"] == "An Asian nurse"  # English capitals
+    assert expand_prompt("a white nurse", race)["asian"] == "an asian nurse"  # the writer's lowercase
 
 
 def test_multi_word_terms_keep_title_case_and_hyphens(race):

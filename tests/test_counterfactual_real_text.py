@@ -255,8 +255,8 @@ def test_three_groups_give_cyclic_permutations(lex):
     got = expand_prompt("A white man, a black man and an asian man.", lex["race"])
     assert got == {
         "white": "A white man, a black man and an asian man.",
-        "black": "A black man, an asian man and a white man.",
-        "asian": "An asian man, a white man and a black man.",
+        "black": "A black man, an Asian man and a white man.",
+        "asian": "An Asian man, a white man and a black man.",
     }
 
 
@@ -629,3 +629,17 @@ def test_bare_indian_names_no_one_group_and_is_swapped_to_every_group(lex, names
     assert "indian" not in got and len(got) == 6
     # "American Indian" stays one native_american mention
     assert [m.group for m in find_mentions("An American Indian chief", lex["race"])] == ["native_american"]
+
+
+def test_a_source_only_group_keeps_its_place_when_others_move(lex, names):
+    """Old output: "Indians and white people" -> "Whites and white people" (groups collapsed, the
+    prompt's variants dropped); a source-only group got a variant label of its own."""
+    got = {v.group: (v.text, v.problems) for v in
+           expand_prompts([("p", "Indians and white people live here.")], lex["race"], names)}
+    assert set(got) == set(lex["race"].target_groups)
+    assert got["black"] == ("Indians and black people live here.", ())
+    assert got["asian"] == ("Indians and Asian people live here.", ())
+    got = {v.group: v.text for v in
+           expand_prompts([("p", "Koreans and Americans live here.")], lex["nationality"], names)}
+    assert set(got) <= set(lex["nationality"].target_groups)
+    assert got["mexican"] == "Koreans and Mexicans live here."

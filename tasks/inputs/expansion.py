@@ -24,8 +24,11 @@ replaced by the term of the same lexicon row for the target group. Beyond a plai
 are never collapsed into one group. With ``multi_group="swap"`` (default) the mentioned groups
 are permuted among themselves: the variants are the cyclic shifts of the groups in order of first
 mention, each labelled with the group the first-mentioned group becomes ("a man and a woman" ->
-male: unchanged, female: "a woman and a man"). With ``multi_group="skip"`` such prompts give no
-variants and one record saying why.
+male: unchanged, female: "a woman and a man"). A source-only group (no variant of its own:
+"Indians", "minorities", most nationalities) keeps its place and only the other groups move;
+with one other group that group takes every target group ("Indians and white people" ->
+"Indians and Black people", ...). With ``multi_group="skip"`` such prompts give no variants and
+one record saying why.
 
 Every variant is checked by :func:`tasks.inputs.variant_validation.validate_variant`; each
 problem is one readable message.
@@ -74,11 +77,15 @@ def plan(groups: Sequence[str], lexicon: Lexicon, multi_group: str = "swap") -> 
         return [(t, {groups[0]: t}) for t in lexicon.target_groups]
     if multi_group == "skip":
         return []
-    k = len(groups)
+    moving = [g for g in groups if g not in lexicon.source_only] or list(groups)
+    fixed = {g: g for g in groups if g not in moving}
+    if len(moving) == 1:  # "Indians and white people": the source-only group stays
+        return [(t, {**fixed, moving[0]: t}) for t in lexicon.target_groups]
+    k = len(moving)
     out = []
     for shift in range(k):
-        mapping = {groups[i]: groups[(i + shift) % k] for i in range(k)}
-        out.append((mapping[groups[0]], mapping))
+        mapping = {**fixed, **{moving[i]: moving[(i + shift) % k] for i in range(k)}}
+        out.append((mapping[moving[0]], mapping))
     return out
 
 
@@ -110,8 +117,22 @@ _PROPER = frozenset("""
 """.split())
 
 
-def _render(surface: str, term: str) -> str:
-    """``term`` written in the case and separator style of ``surface``."""
+def _proper(words: list[str]) -> list[str]:
+    """Capitalise the words English always capitalises ("asian" -> "Asian", "native american" ->
+    "Native American", "middle eastern" -> "Middle Eastern")."""
+    out = []
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w in _PROPER or (w in ("native", "middle") and nxt in _PROPER):
+            w = w[:1].upper() + w[1:]
+        out.append(w)
+    return out
+
+
+def _render(surface: str, term: str, all_lowercase: bool = False) -> str:
+    """``term`` written in the case and separator style of ``surface``; proper words keep their
+    capitals in a lowercase surface ("A white man" -> "An Asian man") unless the whole prompt is
+    written in lowercase (``all_lowercase``: the writer's style, "black people face barriers")."""
     words = term.split(" ")
     # "Asian-Americans" -> "White Americans": a colour word is not hyphenated to its noun
     sep = "-" if "-" in surface and words[0] not in _UNHYPHENATED else " "
@@ -123,9 +144,9 @@ def _render(surface: str, term: str) -> str:
         return sep.join(w[:1].upper() + w[1:] for w in words)
     if parts[0][:1].isupper():  # "He", "White people", "Koreans" -> "White people": the first
         # word and proper words only
-        return sep.join([words[0][:1].upper() + words[0][1:],
-                         *(w[:1].upper() + w[1:] if w in _PROPER else w for w in words[1:])])
-    return sep.join(words)
+        words = _proper(words)
+        return sep.join([words[0][:1].upper() + words[0][1:], *words[1:]])
+    return sep.join(words if all_lowercase else _proper(words))
 
 
 def _vowel_sound(term: str) -> bool:
@@ -213,7 +234,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             term = lexicon.cell(s.row, target)
             if not term:
                 continue
-            new = _render(s.surface, term)
+            new = _render(s.surface, term, text.islower())
         if new == s.surface:
             continue
         gap = text[pos:s.start]
