@@ -112,3 +112,19 @@ def test_too_few_prompts_for_the_permutation_test_is_said_instead_of_a_detectabl
     (v,) = verdicts(rows)
     assert v.sentence == ("race: no difference can be shown with 6 prompts: the permutation test needs at least 10 "
                           "to reach p_holm < 0.05 across 15 pairs. Add prompts.")
+
+
+def test_one_rule_decides_which_p_values_the_report_trusts():
+    from tasks.reporting.terminal import significance_mark
+    from tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY, p_is_trusted
+
+    few, enough = MIN_PROMPTS_SIMILARITY - 1, MIN_PROMPTS_SIMILARITY
+    assert not p_is_trusted({"p_method": "bootstrap", "prompts": few})
+    assert p_is_trusted({"p_method": "bootstrap", "prompts": enough})
+    assert p_is_trusted({"p_method": "permutation", "prompts": 2})
+    # rows stored before p_method: the metric tells the test
+    assert not p_is_trusted({"prompts": few}, "rouge_similarity")
+    assert p_is_trusted({"prompts": few}, "strict_sentiment_parity")
+    # the table's star follows the same rule
+    assert significance_mark({"p_holm": 0.01, "p_method": "bootstrap", "prompts": few}) == ""
+    assert significance_mark({"p_holm": 0.01, "p_method": "bootstrap", "prompts": enough}) == "*"

@@ -157,21 +157,13 @@ def p_of(details: Any) -> float | None:
 
 def significance_mark(details: Any, alpha: float = 0.05) -> str:
     """``*`` when the row's (Holm-adjusted) p-value is below ``alpha`` and is one the verdict would
-    trust: a bootstrap p-value (similarity gaps, ``p_method`` "bootstrap") only on at least
-    :data:`tasks.reporting.verdict.MIN_PROMPTS_SIMILARITY` prompts, since with fewer clusters the
-    percentile bootstrap is too narrow. Without the mark the table never claims what the verdict
-    above it denies."""
-    from tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY
+    trust (:func:`tasks.reporting.verdict.p_is_trusted`: a bootstrap p only on enough prompts).
+    Without the mark the table never claims what the verdict above it denies."""
+    from tasks.reporting.verdict import p_is_trusted
 
     d = _details(details)
     p = p_of(d)
-    if p is None or p >= alpha:
-        return ""
-    prompts = d.get("prompts")
-    enough = isinstance(prompts, (int, float)) and prompts >= MIN_PROMPTS_SIMILARITY
-    if d.get("p_method") == "bootstrap" and not enough:
-        return ""
-    return "*"
+    return "*" if p is not None and p < alpha and p_is_trusted(d) else ""
 
 
 def _fits(widths: list[int], console_width: int) -> bool:

@@ -57,6 +57,17 @@ def _num(v: Any) -> float | None:
     return None if f != f else f
 
 
+def p_is_trusted(d: dict[str, Any], metric: str | None = None) -> bool:
+    """May the report act on this row's p-value? A permutation p always; a bootstrap p (similarity
+    gaps) only on at least :data:`MIN_PROMPTS_SIMILARITY` prompts, since with fewer clusters the
+    percentile bootstrap is too narrow. Rows stored before ``p_method`` existed are read by their
+    ``metric`` (parity gaps are permutation tests); without either the p is trusted."""
+    method = d.get("p_method")
+    if method is None and metric is not None:
+        method = "permutation" if metric.endswith("sentiment_parity") else "bootstrap"
+    return method != "bootstrap" or (_num(d.get("prompts")) or 0) >= MIN_PROMPTS_SIMILARITY
+
+
 def _beyond(d: dict[str, Any], metric: str, alpha: float) -> bool:
     """Gap interval wholly above 0 (gaps are signed so that positive = less fair) and the
     Holm-adjusted p-value below alpha: the permutation p for parity; for similarity the bootstrap p,
@@ -69,9 +80,7 @@ def _beyond(d: dict[str, Any], metric: str, alpha: float) -> bool:
     if low is None or low <= 0:
         return False
     p = _num(d.get("p_holm", d.get("p_value")))
-    if metric.endswith("sentiment_parity"):
-        return p is not None and p < alpha
-    if not d.get("neutralized") or (_num(d.get("prompts")) or 0) < MIN_PROMPTS_SIMILARITY:
+    if not p_is_trusted(d, metric) or (not metric.endswith("sentiment_parity") and not d.get("neutralized")):
         return False
     return p is not None and p < alpha
 
