@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tasks.errors import ConfigError, InputDataError
 from tasks.inputs.agreement import AFTER_SUBJECT, ARTICLE_BEFORE, base_form
@@ -176,7 +176,15 @@ class _Unavailable(Exception):
     """The target group has no first names to replace a name with."""
 
 
-def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, name_map: dict[str, str | None],
+@dataclass
+class _Chosen:
+    """The replacements chosen in one variant, so a name always gets the same one."""
+
+    first: dict[str, str | None] = field(default_factory=dict)
+    surname: dict[str, str | None] = field(default_factory=dict)
+
+
+def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen: _Chosen,
               taken: set[str], gender_hint: str | None) -> str | None:
     """The replacement of the name mention ``s`` for ``target``: its first name through the
     name table (one replacement per name in a prompt), and in race variants its surname when
@@ -185,11 +193,11 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, name_m
     surface_first, rest = s.surface[:len(s.name)], s.surface[len(s.name):]
     first = surface_first
     if s.name:
-        if s.name not in name_map:
+        if s.name not in chosen.first:
             if lexicon.attribute == "race" and not names.has_race(target):
                 raise _Unavailable(target)
-            name_map[s.name] = names.replacement(s.name, lexicon.attribute, target, taken, gender_hint)
-        first = name_map[s.name]
+            chosen.first[s.name] = names.replacement(s.name, lexicon.attribute, target, taken, gender_hint)
+        first = chosen.first[s.name]
         if first is None:
             return None
         first = first.upper() if surface_first.isupper() and len(s.name) > 1 else first
@@ -197,11 +205,10 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, name_m
     if not s.name and lexicon.attribute == "race" and (sur is None or target not in sur.pools):
         raise _Unavailable(target)  # a surname after a title, and no surnames for the target
     if s.surname and lexicon.attribute == "race" and sur is not None and not sur.fits(s.surname, target):
-        key = "\x00" + s.surname  # surnames share the map with first names, apart
-        if key not in name_map:
-            name_map[key] = sur.replacement(s.surname, target, taken)
-        if name_map[key]:
-            rest = rest[:len(rest) - len(s.surname)] + name_map[key]
+        if s.surname not in chosen.surname:
+            chosen.surname[s.surname] = sur.replacement(s.surname, target, taken)
+        if chosen.surname[s.surname]:
+            rest = rest[:len(rest) - len(s.surname)] + chosen.surname[s.surname]
     return first + rest
 
 
@@ -211,7 +218,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     pieces: list[str] = []
     swapped: list[Swap] = []
     problems: list[str] = []
-    name_map: dict[str, str | None] = {}
+    chosen = _Chosen()
     taken: set[str] | None = None
     pos = 0
     for s in found:
@@ -224,7 +231,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             if taken is None:  # every word of the prompt that is a name or a surname
                 taken = {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in names.info
                          or (names.surnames is not None and w.lower() in names.surnames.info)}
-            new = _new_name(s, lexicon, target, names, name_map, taken, _gender_hint(text))
+            new = _new_name(s, lexicon, target, names, chosen, taken, _gender_hint(text))
             if new is None:
                 problems.append(f"no replacement for the name {s.surface!r} ({s.group}) in the variant "
                                 f"for {target!r}: its gender is unknown and the prompt does not tell")
