@@ -23,8 +23,8 @@ PERSON_AFTER = re.compile(r"[ \t-]+(?:people|persons?)\b", re.IGNORECASE)
 
 def _skeleton(text: str, lexicon: Lexicon, names: NameTable | None) -> str:
     """``text`` with every attribute region (term of any group, or a first name, with the article
-    before it and "people"/"person" after it) replaced by one marker character, and the words after a subject pronoun put in
-    their plural form, so "he loves" and "they love" compare equal."""
+    before it and "people"/"person" after it) replaced by one marker character, and the words
+    after a subject pronoun put in their plural form, so "he loves" and "they love" compare equal."""
     spans: list[tuple[int, int, str]] = []
     for m in lexicon.any_pattern.finditer(text):
         start, end = m.start(), m.end()

@@ -205,10 +205,10 @@ class Bench:
         ``more`` has a group word? Variants are written for such groups only by role reversal."""
         spans = self.changed_spans(more, less)[1]
         for a in attrs:
-            if a in self.lex and self.lex[a].source_only:
-                for s in sources(less, self.lex[a], self.names_for(a), include_targets=True):
-                    if s.group in self.lex[a].source_only and any(s.start <= b and e <= s.end for b, e in spans):
-                        return True
+            only = self.lex[a].source_only if a in self.lex else ()
+            for s in sources(less, self.lex[a], self.names_for(a), include_targets=True) if only else ():
+                if s.group in only and any(s.start <= b and e <= s.end for b, e in spans):
+                    return True
         return False
 
     @staticmethod
