@@ -657,3 +657,20 @@ def test_disability_lexicon_gaps_are_filled(text, nondisabled):
         assert got["nondisabled"] == text and got["disabled"] == text.replace("abled", "disabled")
     else:
         assert got["nondisabled"] == nondisabled
+
+
+@pytest.mark.parametrize(("text", "group"), [  # CrowS-Pairs age sentences (dev half)
+    ("The young don't understand that difficulties make you ready for a full life.", "young"),
+    ("The old don't understand that difficulties make you ready for a full life.", "old"),
+    ("Despite my old age, I was able to see clearly in the storm.", "old"),
+    ("Nick was a millenial so he isn't good in person.", "young"),
+])
+def test_age_words_used_as_nouns_and_misspelt_are_found(text, group):
+    assert [m.group for m in find_mentions(text, load_lexicon("age"))] == [group]
+
+
+@pytest.mark.parametrize("text", ["The old car is parked outside.", "Walk the straight and narrow path.",
+                                  "The minority of cases need review."])
+def test_the_before_a_word_with_other_meanings_is_not_enough(text):
+    for attribute in ("age", "sexual_orientation", "race"):
+        assert find_mentions(text, load_lexicon(attribute)) == []

@@ -113,6 +113,12 @@ _COPULA_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?)\"”]|\s(?:and|or|but|so|because|too|either|which|who)\b)")
+_THE_BEFORE = re.compile(r"\bthe[ \t]+$", re.IGNORECASE)
+# Verbs and modals after which "the" + adjective is a noun for people ("the young don't").
+_NOUN_USE_AFTER = frozenset("""
+    are were have had do don't did didn't can can't cannot could couldn't will won't would wouldn't
+    should shouldn't must might may never always often usually tend tended who
+""".split())
 _SKIPPABLE_ADJ = frozenset("""
     young old older younger elderly little small big tall short fat thin poor rich wealthy middle
     aged nice good bad new local single gay straight lesbian married unmarried homeless disabled
@@ -125,11 +131,15 @@ def refers_to_people(text: str, start: int, end: int) -> bool:
 
     Yes before a person noun (one adjective may stand between: "a black young man"), as a
     hyphenated person compound ("white-collar" no; "black-owned" no: only nouns count), as a
-    possessive noun ("a Mexican's backpack"), or as a predicate ending a clause after a form of
-    *be* ("because he was black", "she's old.", "was also Chinese which").
+    possessive noun ("a Mexican's backpack"), as a noun after "the" before a verb ("the young
+    don't", "the Irish are"), or as a predicate ending a clause after a form of *be* ("because he was black", "she's old.", "was also Chinese which").
     """
     if text.startswith(("'s ", "’s "), end):  # a possessive noun: "a Mexican's backpack"
         return True
+    if _THE_BEFORE.search(text, max(0, start - 5), start):  # "the young don't", "the Irish are"
+        nxt = _WORD_AFTER.match(text, end)
+        if nxt and nxt.group(1).lower() in _NOUN_USE_AFTER:
+            return True
     m = _WORD_AFTER.match(text, end)
     if m:
         word = m.group(1).lower()
