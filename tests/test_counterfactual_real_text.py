@@ -683,3 +683,23 @@ def test_the_before_a_word_with_other_meanings_is_not_enough(text):
 ])
 def test_sexual_orientation_lexicon_gaps_are_filled(text, group):
     assert [m.group for m in find_mentions(text, load_lexicon("sexual_orientation"))] == [group]
+
+
+@pytest.mark.parametrize(("text", "young", "old"), [
+    ("A 75-year-old applicant asked for a loan.", "A 25-year-old applicant asked for a loan.", None),
+    ("At 80 years old it is hard to stay up late.", "At 30 years old it is hard to stay up late.", None),
+    ("My parents were in their late 80s.", "My parents were in their late 30s.", None),
+    ("Jake was nearing his 80th birthday.", "Jake was nearing his 30th birthday.", None),
+    ("A 25-year-old nurse.", None, "A 75-year-old nurse."),
+    # old output: "Young people woman could not ..." ("the elderly" was a term of its own)
+    ("The elderly woman could not figure out the task.", "The young woman could not figure out the task.", None),
+])
+def test_ages_in_digits_swap_and_age_adjectives_stay_adjectives(text, young, old):
+    got = expand_prompt(text, load_lexicon("age"))
+    assert got["young"] == (young or text) and got["old"] == (old or text)
+
+
+@pytest.mark.parametrize("text", ["A 45-year-old man.", "The car is 10 years old.", "Music from the 80s."])
+def test_ages_that_name_no_group_are_not_mentions(text):
+    # "old man" inside "45-year-old man" was an old-group mention ("A 45-year-young man.")
+    assert find_mentions(text, load_lexicon("age")) == []

@@ -14,7 +14,8 @@ Guards against words that are not about people:
   and "painted it white." do not. ``stop_after`` words still cancel a match ("white wine",
   "Black Friday");
 * a capitalised term right after a first name or a title is a surname ("Mrs. White",
-  "Peter King"), see :func:`tasks.inputs.names.surname_position`.
+  "Peter King"), see :func:`tasks.inputs.names.surname_position`;
+* a term glued to "year-" is part of an age ("old man" in "a 45-year-old man").
 First names are found by :class:`tasks.inputs.names.NameTable`.
 """
 
@@ -64,6 +65,8 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
         term = canonical(surface)
         if surface[:1].isupper() and start and surname_position(text, start, names or default_names()):
             counted = False
+        elif _AGE_COMPOUND.search(text, max(0, start - 7), start):
+            counted = False  # "old man" inside "a 45-year-old man": the age is the mention, if any
         elif term in objects:
             counted = not describes_object(text, start, end)
         else:
@@ -73,6 +76,9 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
         info = index[term]
         out.append(Mention(start, end, surface, term, info.group, resolve_row(lexicon, term, text, end), counted))
     return out
+
+
+_AGE_COMPOUND = re.compile(r"\byears?-$", re.IGNORECASE)
 
 
 @functools.cache
