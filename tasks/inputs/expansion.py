@@ -187,9 +187,9 @@ class _Chosen:
 def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen: _Chosen,
               taken: set[str], gender_hint: str | None) -> str | None:
     """The replacement of the name mention ``s`` for ``target``: its first name through the
-    name table (one replacement per name in a prompt), and in race variants its surname when
-    the target group seldom bears it (:meth:`tasks.inputs.surnames.SurnameTable.fits`). None when
-    the first name has no replacement."""
+    name table (one replacement per name in a prompt), and in race variants its surname when the
+    new full name would not read as the target group (:meth:`tasks.inputs.surnames.SurnameTable.fits`).
+    None when the first name has no replacement."""
     surface_first, rest = s.surface[:len(s.name)], s.surface[len(s.name):]
     first = surface_first
     if s.name:
@@ -204,7 +204,9 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
     sur = names.surnames
     if not s.name and lexicon.attribute == "race" and (sur is None or target not in sur.pools):
         raise _Unavailable(target)  # a surname after a title, and no surnames for the target
-    if s.surname and lexicon.attribute == "race" and sur is not None and not sur.fits(s.surname, target):
+    new_first = names.info.get(first.lower()) if s.name else None
+    shares = new_first.shares if new_first is not None else None
+    if s.surname and lexicon.attribute == "race" and sur is not None and not sur.fits(s.surname, target, shares):
         if s.surname not in chosen.surname:
             chosen.surname[s.surname] = sur.replacement(s.surname, target, taken)
         if chosen.surname[s.surname]:

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.errors import InputDataError
-from tasks.inputs.surnames import SurnameInfo, SurnameTable, load_surnames, matched_pick
+from tasks.inputs.surnames import (Shares, SurnameInfo, SurnameTable, full_name_shares, load_surnames,
+                                   matched_pick, race_of_shares)
 
 NAMES_FILE = "first_names.csv"
 GENDERS = ("male", "female")
@@ -77,6 +78,7 @@ class NameInfo:
     freq: float
     ambiguous: int  # 0 plain name, 1 also a common word, 2 never counted
     typical: bool = True  # a clear example of its gender and race: may replace another name
+    shares: Shares | None = None  # share of each race (white, black, asian, hispanic), when known
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,10 +207,17 @@ class NameTable:
         return NameMention(m.start(), m.end(), m.group(), "", NameInfo(sur.display, "", sur.race, sur.freq, 0),
                            m.group().lower())
 
-    @staticmethod
-    def _with_surname(text: str, mention: NameMention, nxt: re.Match[str], sur: SurnameInfo) -> NameMention:
-        """``mention`` extended over the surname ``nxt`` right after it (entry ``sur``)."""
-        info = mention.info if mention.info.race or not sur.race else dataclasses.replace(mention.info, race=sur.race)
+    def _with_surname(self, text: str, mention: NameMention, nxt: re.Match[str], sur: SurnameInfo) -> NameMention:
+        """``mention`` extended over the surname ``nxt`` right after it (entry ``sur``). The full
+        name's race combines both names' shares (:func:`tasks.inputs.surnames.full_name_shares`:
+        "Dan Li" is Asian); without the first name's shares it is the first name's race, or the
+        surname's when the first name has none."""
+        first = mention.info
+        if first.shares is not None and self.surnames is not None:
+            race = race_of_shares(full_name_shares(first.shares, sur.shares, self.surnames.prior))
+        else:
+            race = first.race or sur.race
+        info = first if race == first.race else dataclasses.replace(first, race=race)
         return NameMention(mention.start, nxt.end(), text[mention.start:nxt.end()], mention.name, info,
                            nxt.group(1).lower())
 
@@ -307,10 +316,13 @@ def _load(path: str, mtime: int, surnames: SurnameTable | None) -> NameTable:
             raise InputDataError(f"Name file {path} lacks the columns {', '.join(sorted(missing))}.")
         for k, row in enumerate(reader, 2):
             try:
+                cells = [row.get(g) or "" for g in RACES]
+                shares = tuple(float(c) for c in cells) if all(cells) else None
                 info = NameInfo(row["name"], row["gender"], row["race"], float(row["freq"] or 0),
-                                int(row["ambiguous"] or 0), int(row.get("typical") or 1) == 1)
+                                int(row["ambiguous"] or 0), int(row.get("typical") or 1) == 1, shares)
             except ValueError:
-                raise InputDataError(f"Name file {path}, line {k}: freq, ambiguous and typical must be numbers.") from None
+                raise InputDataError(f"Name file {path}, line {k}: freq, ambiguous, typical and the race "
+                                     "shares must be numbers.") from None
             if info.gender not in ("male", "female", "unisex", "") or info.race not in (*RACES, ""):
                 raise InputDataError(f"Name file {path}, line {k}: gender {info.gender!r} or race "
                                      f"{info.race!r} is not one of male/female/unisex and {'/'.join(RACES)}.")

