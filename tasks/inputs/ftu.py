@@ -148,7 +148,7 @@ def refers_to_people(text: str, start: int, end: int) -> bool:
             return True
     m = _WORD_AFTER.match(text, end)
     if m:
-        word = m.group(1).lower()
+        word = _strip_possessive(m.group(1).lower())  # "the Somali family's house"
         if word in PERSON_NOUNS:
             return True
         if word in _SKIPPABLE_ADJ:
@@ -266,6 +266,7 @@ _PREDICATE_WORDS = frozenset("""
     jealous uncomfortable comfortable safe sure alive dead late early free busy alone quiet calm
     nauseous dizzy proud ashamed guilty beautiful pretty ugly fat thin stupid smart weak strong
     backstage home upstairs downstairs inside outside away back
+    advance improve recover prepare practice practise train grow heal adjust cope
 """.split())
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]+$")
 # Modal verbs and other words that end a noun phrase (besides _NOT_NOUN_PHRASE).

@@ -44,6 +44,7 @@ _CAP_WORD = re.compile(r"\b[A-Z][a-z]*(?:[A-Z][a-z]+)?\b")
 _TITLE = re.compile(r"(?:^|[^\w])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Officer|Detective|Sgt|Capt)\.?\s$")
 _SURNAME_AFTER = re.compile(r" ([A-Z][a-z]+(?:[A-Z][a-z]+)?)\b")
 _PREV_CAP = re.compile(r"(?:^|[^\w'’])([A-Z][a-z]+(?:[A-Z][a-z]+)?) $")
+_INDEFINITE_BEFORE = re.compile(r"\b(?:a|an|A|An)\s$")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")
 # A place name right after one of these is the place ("a nurse in Dallas asked"), even in loose mode.
 _AFTER_PLACE_PREPOSITION = re.compile(r"\b(?:in|from|to|near|at|around|outside|across|through|into|of|via|toward|towards)\s$",
@@ -175,6 +176,9 @@ class NameTable:
                 prev_end = -2 if info is None else m.end()
                 continue
             start = m.start()
+            if _INDEFINITE_BEFORE.search(text, max(0, start - 4), start):
+                prev_end = -2  # "a Roma cashier", "an Austin native": a word, not someone's name
+                continue
             surname = (prev_end == start - 1 and text[start - 1] == " ") or after_title
             # a known surname after it ("Peter Henderson", "Grace Kelly") makes even a common word
             # that opens a sentence read as a first name, and joins the mention
