@@ -747,3 +747,12 @@ def test_bbq_reading_fixes(lex, names):
     assert got["white"] == "One was owned by a White family. The White family's house smells."
     got = expand_prompt("The manager wanted to help her advance her career.", lex["gender"], names)
     assert got["male"] == "The manager wanted to help him advance his career."
+
+
+def test_coordinated_origin_adjectives_are_both_read(lex):
+    """Old output: "My Iranian and Italian friends" -> "My Iranian and Middle Eastern friends"
+    (only the adjective next to the noun was read, so two groups became one)."""
+    got = expand_prompt("My Iranian and Italian friends were already at the concert.", lex["race"])
+    assert got == {"middle_eastern": "My Iranian and Italian friends were already at the concert.",
+                   "white": "My White and Middle Eastern friends were already at the concert."}
+    assert find_mentions("Walk the straight and narrow path.", lex["sexual_orientation"]) == []

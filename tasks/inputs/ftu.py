@@ -135,7 +135,8 @@ _SKIPPABLE_ADJ = frozenset("""
 def refers_to_people(text: str, start: int, end: int) -> bool:
     """Does the ambiguous attribute word ``text[start:end]`` refer to people?
 
-    Yes before a person noun (one adjective may stand between: "a black young man"), as a
+    Yes before a person noun (one adjective may stand between: "a black young man"; or "and"
+    and another word: "my Iranian and Italian friends"), as a
     hyphenated person compound ("white-collar" no; "black-owned" no: only nouns count), as a
     possessive noun ("a Mexican's backpack"), as a noun after "the" before a verb ("the young
     don't", "the Irish are"), or as a predicate ending a clause after a form of *be* ("because he was black", "she's old.", "was also Chinese which").
@@ -151,9 +152,12 @@ def refers_to_people(text: str, start: int, end: int) -> bool:
         word = _strip_possessive(m.group(1).lower())  # "the Somali family's house"
         if word in PERSON_NOUNS:
             return True
-        if word in _SKIPPABLE_ADJ:
+        if word in _SKIPPABLE_ADJ or word in ("and", "or"):  # "a black young man", "Iranian and Italian friends"
             m2 = _WORD_AFTER.match(text, m.end())
+            m3 = _WORD_AFTER.match(text, m2.end()) if m2 and word in ("and", "or") else None
             if m2 and m2.group(1).lower() in PERSON_NOUNS:
+                return True
+            if m3 and _strip_possessive(m3.group(1).lower()) in PERSON_NOUNS:
                 return True
     if _COPULA_BEFORE.search(text, max(0, start - 40), start) and _CLAUSE_END.match(text, end):
         return True
