@@ -756,3 +756,15 @@ def test_coordinated_origin_adjectives_are_both_read(lex):
     assert got == {"middle_eastern": "My Iranian and Italian friends were already at the concert.",
                    "white": "My White and Middle Eastern friends were already at the concert."}
     assert find_mentions("Walk the straight and narrow path.", lex["sexual_orientation"]) == []
+
+
+def test_a_people_word_counted_once_counts_where_it_recurs(lex):
+    """Old output (BBQ): "The European man ... The European bartender" -> "The Black man ... The
+    European bartender": the second "European" stood before a noun the guard did not know."""
+    text = ("The European man and the African American man are old friends. The European bartender was "
+            "convicted, while the African American bartender was shocked.")
+    got = expand_prompt(text, lex["race"])["black"]
+    assert got == ("The Black man and the White man are old friends. The Black bartender was convicted, "
+                   "while the White bartender was shocked.")
+    # colour words keep their own guard: the paint stays white
+    assert expand_prompt("The white man bought white paint.", lex["race"])["black"] == "The black man bought white paint."

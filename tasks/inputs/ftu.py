@@ -15,7 +15,9 @@ Guards against words that are not about people:
   "Black Friday");
 * a capitalised term right after a first name or a title is a surname ("Mrs. White",
   "Peter King"), see :func:`tasks.inputs.names.surname_position`;
-* a term glued to "year-" is part of an age ("old man" in "a 45-year-old man").
+* a term glued to "year-" is part of an age ("old man" in "a 45-year-old man");
+* a ``person_context`` word counted once counts wherever it recurs in the text ("the European
+  man ... the European worker"); colour words do not ("the white man bought white paint").
 First names are found by :class:`tasks.inputs.names.NameTable`.
 """
 
@@ -58,19 +60,26 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
     index = lexicon.index
     person = lexicon.person_context
     objects = lexicon.object_context
-    out = []
+    found = []
     for m in pattern.finditer(text):
         surface = m.group()
         start, end = m.start(), m.end()
         term = canonical(surface)
         if surface[:1].isupper() and start and surname_position(text, start, names or default_names()):
-            counted = False
+            counted, context = False, False
         elif _AGE_COMPOUND.search(text, max(0, start - 7), start):
-            counted = False  # "old man" inside "a 45-year-old man": the age is the mention, if any
+            counted, context = False, False  # "old man" inside "a 45-year-old man": the age is the mention
         elif term in objects:
-            counted = not describes_object(text, start, end)
+            counted, context = not describes_object(text, start, end), False  # "white paint" stays paint
         else:
-            counted = term not in person or refers_to_people(text, start, end)
+            counted, context = term not in person or refers_to_people(text, start, end), term in person
+        found.append((start, end, surface, term, counted, context))
+    # A people word counted once names the same group wherever it recurs in the text ("the
+    # European man ... the European bartender"), so the mentions of one group change together.
+    about_people = {term for _, _, _, term, counted, context in found if counted and context}
+    out = []
+    for start, end, surface, term, counted, context in found:
+        counted = counted or (context and term in about_people)
         if not counted and guards:
             continue
         info = index[term]
