@@ -671,9 +671,10 @@ def test_age_words_used_as_nouns_and_misspelt_are_found(text, group):
 
 
 @pytest.mark.parametrize("text", ["The old car is parked outside.", "Walk the straight and narrow path.",
-                                  "The minority of cases need review."])
+                                  "The minority of cases need review.", "The hearing will resume at noon.",
+                                  "The turkey had cooked for hours.", "The blind had to be replaced."])
 def test_the_before_a_word_with_other_meanings_is_not_enough(text):
-    for attribute in ("age", "sexual_orientation", "race"):
+    for attribute in ("age", "sexual_orientation", "race", "disability", "nationality"):
         assert find_mentions(text, load_lexicon(attribute)) == []
 
 

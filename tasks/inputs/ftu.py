@@ -129,10 +129,11 @@ _COPULA_BEFORE = re.compile(
 )
 _CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?)\"”]|\s(?:and|or|but|so|because|too|either|which|who)\b)")
 _THE_BEFORE = re.compile(r"\bthe[ \t]+$", re.IGNORECASE)
-# Verbs and modals after which "the" + adjective is a noun for people ("the young don't").
+# Plural verbs and negated modals after which "the" + adjective is a noun for people ("the
+# young don't", "the Irish are"); not "had", "will" or "can", which follow things too ("the
+# hearing will resume", "the turkey had cooked").
 _NOUN_USE_AFTER = frozenset("""
-    are were have had do don't did didn't can can't cannot could couldn't will won't would wouldn't
-    should shouldn't must might may never always often usually tend tended who
+    are were don't didn't can't cannot won't wouldn't shouldn't never always often usually tend who
 """.split())
 _SKIPPABLE_ADJ = frozenset("""
     young old older younger elderly little small big tall short fat thin poor rich wealthy middle
