@@ -146,18 +146,16 @@ def refers_to_people(text: str, start: int, end: int) -> bool:
     """Does the ambiguous attribute word ``text[start:end]`` refer to people?
 
     Yes before a person noun (one adjective may stand between: "a black young man"; or "and"
-    and another word: "my Iranian and Italian friends"), as a
-    hyphenated person compound ("white-collar" no; "black-owned" no: only nouns count), as a
-    possessive noun ("a Mexican's backpack"), as a noun after "the" before a verb ("the young
-    don't", "the Irish are"), or as a predicate ending a clause after a form of *be* ("because he was black", "she's old.", "was also Chinese which").
+    and another word: "my Iranian and Italian friends"), as a possessive noun ("a Mexican's
+    backpack"), as a noun after "the" before a plural verb or a negated modal ("the young
+    don't", "the Irish are"), or as a predicate (:func:`_is_predicate`: "because he was black",
+    "she's old.", "was also Chinese which").
     """
     if text.startswith(("'s ", "’s "), end):  # a possessive noun: "a Mexican's backpack"
         return True
-    if _THE_BEFORE.search(text, max(0, start - 5), start):  # "the young don't", "the Irish are"
-        nxt = _WORD_AFTER.match(text, end)
-        if nxt and nxt.group(1).lower() in _NOUN_USE_AFTER:
-            return True
     m = _WORD_AFTER.match(text, end)
+    if m and m.group(1).lower() in _NOUN_USE_AFTER and _THE_BEFORE.search(text, max(0, start - 5), start):
+        return True  # "the young don't", "the Irish are"
     if m:
         word = _strip_possessive(m.group(1).lower())  # "the Somali family's house"
         if word in PERSON_NOUNS:
@@ -169,9 +167,13 @@ def refers_to_people(text: str, start: int, end: int) -> bool:
                 return True
             if m3 and _strip_possessive(m3.group(1).lower()) in PERSON_NOUNS:
                 return True
-    if _COPULA_BEFORE.search(text, max(0, start - 40), start) and _CLAUSE_END.match(text, end):
-        return True
-    return False
+    return _is_predicate(text, start, end)
+
+
+def _is_predicate(text: str, start: int, end: int) -> bool:
+    """Is ``text[start:end]`` a predicate ending its clause after a form of *be* ("he was black,
+    and ...", "she's old.")? Such a word describes the subject, whatever follows the clause."""
+    return bool(_COPULA_BEFORE.search(text, max(0, start - 40), start) and _CLAUSE_END.match(text, end))
 
 
 _TOKEN_AFTER = re.compile(r"[ \t]*(?:([A-Za-z][\w'’]*)|(,)|(\S))")
@@ -208,9 +210,8 @@ def describes_object(text: str, start: int, end: int) -> bool:
     if text[end:end + 1] == "-":
         m = _HYPHENATED.match(text, end + 1)
         return not (m and m.group(1).lower() in PERSON_NOUNS)
-    before = text[max(0, start - 40):start]
-    if _COPULA_BEFORE.search(before) and _CLAUSE_END.match(text, end):
-        return False  # a predicate ending its clause: "my daughter was black, and stopped dog sitting"
+    if _is_predicate(text, start, end):
+        return False  # "my daughter was black, and stopped dog sitting"
     pos, words, content = end, 0, False
     while words < _LOOK_AHEAD:
         m = _TOKEN_AFTER.match(text, pos)
@@ -235,6 +236,7 @@ def describes_object(text: str, start: int, end: int) -> bool:
             break  # a plain word: the noun the colour describes ("black culture", "black lives")
     if content:
         return False
+    before = text[max(0, start - 40):start]
     return not (_COPULA_BEFORE.search(before) or _NOUN_USE_BEFORE.search(before))
 
 
