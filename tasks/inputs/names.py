@@ -34,12 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.errors import InputDataError
+from tasks.inputs.surnames import GROUPS as RACES
 from tasks.inputs.surnames import (Shares, SurnameInfo, SurnameTable, full_name_shares, load_surnames,
                                    matched_pick, race_of_shares)
 
 NAMES_FILE = "first_names.csv"
 GENDERS = ("male", "female")
-RACES = ("white", "black", "asian", "hispanic")
 _CAP_WORD = re.compile(r"\b[A-Z][a-z]*(?:[A-Z][a-z]+)?\b")
 _TITLE = re.compile(r"(?:^|[^\w])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Officer|Detective|Sgt|Capt)\.?\s$")
 _SURNAME_AFTER = re.compile(r" ([A-Z][a-z]+(?:[A-Z][a-z]+)?)\b")
@@ -91,7 +91,7 @@ class NameMention:
     end: int
     surface: str
     name: str  # lowercase first name; "" for a title + surname mention
-    info: NameInfo  # the first name's (race filled from the surname when the first name has none)
+    info: NameInfo  # the first name's, with the full name's race when a surname follows
     surname: str = ""  # lowercase surname, the last word of ``surface``; "" when none
 
     def group(self, attribute: str) -> str | None:

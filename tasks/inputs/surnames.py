@@ -4,13 +4,14 @@ A race variant that swaps "Chen" for "Michael" but keeps "Wu" sends two signals 
 model is measured on a mixed name, not on the group asked for. The table (US Census 2020 surnames
 borne by 1,000 or more people, built by ``data/lexicons/build_first_names.py``) gives each
 surname its share of each group. In a race variant a surname stays when the target group bears
-it often enough (:data:`FITS`: "Smith" is 23% Black, so it stays in a Black variant) and is
-otherwise replaced by a typical surname of the target group, frequency-matched as first names are.
+it often enough (:data:`FITS`: "Smith" is 23% Black, so it stays in a Black variant) and the new
+full name reads as the target (:meth:`SurnameTable.fits`); otherwise it is replaced by a typical
+surname of the target group, frequency-matched as first names are.
 
 A surname counts as a mention of its race on its own only after a title ("Mr. Chang"), and only
-when its association passes the first-name rule; after a first name it goes with the first name
-("Chen Wu" is one mention, whose race is the first name's, or the surname's when the first name
-has none). See :mod:`tasks.inputs.names`.
+when its association passes the first-name rule; after a first name it joins the first name in
+one mention ("Chen Wu"), whose race combines both names (:func:`full_name_shares`), or is the
+first name's when the table has no shares for it. See :mod:`tasks.inputs.names`.
 """
 
 from __future__ import annotations

@@ -112,7 +112,9 @@ def _disagreements(variant: str) -> list[str]:
 
 def _mixed_names(before: list[Source], after: list[Source], names: NameTable | None) -> list[str]:
     """A name the variant changed whose surname the new group seldom bears ("Chen Wu" -> "Arden Wu"
-    for white): the full name sends two signals."""
+    for white): the full name sends two signals. Full names are read by both names when the first
+    name has census shares (a white variant's "Brian Wu" reads Asian and fails the group check), so
+    this mainly catches first names without shares (supplement names), read by themselves."""
     sur = names.surnames if names is not None else None
     if sur is None:
         return []
