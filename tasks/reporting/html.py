@@ -20,6 +20,7 @@ from tasks.inputs.prompts import text_hash
 from tasks.reporting.terminal import ARROW, format_interval, p_of, pair_label, significance_mark, worst_pairs
 from tasks.storage.store import Store
 from tasks.reporting.svg import histogram_chart, interval_chart, line_chart
+from tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:980px;color:#222;padding:0 1rem}
@@ -169,7 +170,7 @@ def build_html_report(store: Store, run_id: str) -> str:
                          sig=[significance_mark(x) for x in metrics["details"]])
     parts.append("<section id=all-metrics><h2>All metrics</h2><p class=meta>p_holm: the permutation (parity) or "
                  "bootstrap (similarity gap) p-value, Holm-adjusted across an attribute's pairs; * below 0.05, "
-                 "for a similarity gap only on 10 or more prompts</p>"
+                 f"for a similarity gap only on {MIN_PROMPTS_SIMILARITY} or more prompts</p>"
                  + _table(table.round(4).astype(object).where(table.notna(), "–")) + "</section>")
     if len(d["validations"]):
         parts.append("<section id=validation><h2>Validation (great-expectations)</h2>" + _table(d["validations"]) + "</section>")

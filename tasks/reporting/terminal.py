@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from tasks.config import RunConfig
+from tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY, p_is_trusted
 
 ARROW = {"higher": "↑ higher is fairer", "lower": "↓ lower is fairer", "target": "◎ closer to target"}
 
@@ -159,8 +160,6 @@ def significance_mark(details: Any, alpha: float = 0.05) -> str:
     """``*`` when the row's (Holm-adjusted) p-value is below ``alpha`` and is one the verdict would
     trust (:func:`tasks.reporting.verdict.p_is_trusted`: a bootstrap p only on enough prompts).
     Without the mark the table never claims what the verdict above it denies."""
-    from tasks.reporting.verdict import p_is_trusted
-
     d = _details(details)
     p = p_of(d)
     return "*" if p is not None and p < alpha and p_is_trusted(d) else ""
@@ -225,7 +224,7 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
         console.print(table)
     console.print("↑ higher is fairer · ↓ lower is fairer · ◎ closer to its target is fairer; "
                   "noise floor = two samples of the same group; * Holm-adjusted p < 0.05 (for a similarity gap, "
-                  "on 10 or more prompts)", overflow="fold")
+                  f"on {MIN_PROMPTS_SIMILARITY} or more prompts)", overflow="fold")
 
 
 def usage_summary(responses: pd.DataFrame) -> dict[str, Any]:
