@@ -30,6 +30,7 @@ from flows.stereotype import score_classifiers_task, stereotype_metrics_task
 from tasks import validation
 from tasks.stages import stereotype as stereotype_stage
 from tasks.config import AutoRunConfig
+from tasks.inputs.controls import VARIANT
 from tasks.inputs.expansion import drop_invalid_sets
 from tasks.storage.fingerprint import (
     code_fingerprint,
@@ -86,7 +87,8 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
             originals = stereotype_stage.prompt_frame_for_generation(prompts)
             if scfg.responses_path:  # brought answers to the original prompts: only variants are called
                 originals = originals.iloc[:0]
-            wanted = pd.concat([originals, variants[originals.columns]], ignore_index=True)
+            wanted = pd.concat([originals.assign(role=VARIANT), variants[[*originals.columns, "role"]]],
+                               ignore_index=True)  # role: a same-group control stays one
             responses = run_heavy(call_llm_task, config.execution, wanted, config.llm,
                                   config.storage.duckdb_path, config.storage.lock_timeout)
             if scfg.responses_path:

@@ -6,7 +6,8 @@ Does the model under test answer differently when only the protected group in a 
 2. **check fairness through unawareness**: which prompts mention gender, race or names at all;
 3. **expand** each mentioning prompt into one variant per group (male/female/neutral,
    white/black/asian/hispanic, or custom groups), checking each variant differs only in
-   attribute words;
+   attribute words, and give each variant a same-group control (another term or name of the
+   same group, or a neutral edit) whose answers are the similarity noise floor;
 4. **call the LLM** ``count`` times per variant, concurrently, with retries; every answer is
    cached in DuckDB as it arrives;
 5. **score** each distinct response once (VADER sentiment, MiniLM embeddings);
@@ -27,6 +28,7 @@ from flows.common import begin_run, check_llm_failures, close_run, recorded_run,
 from flows.execution import run_heavy
 from tasks import validation
 from tasks.config import CounterfactualRunConfig
+from tasks.inputs.controls import CONTROL
 from tasks.inputs.expansion import drop_invalid_sets
 from tasks.storage.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
 from flows.stage_tasks import (
@@ -69,7 +71,9 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
             variants, dropped = drop_invalid_sets(variants)
             if dropped:
                 log.warning("%d variant sets dropped: swaps changed more than attribute words", dropped)
-            summary["variants"] = {"total": int(len(variants)), "dropped_sets": dropped}
+            controls = variants["role"].eq(CONTROL)
+            summary["variants"] = {"total": int((~controls).sum()), "dropped_sets": dropped,
+                                   "controls": variants.loc[controls, "control_kind"].value_counts().to_dict()}
             if config.validation.enabled:
                 gate(validation.validate_variants(variants))
         if variants.empty:

@@ -52,6 +52,13 @@ class CounterfactualConfig(_Strict):
     )
     lexicon_dir: str | None = Field(
         None, description="Directory with the lexicon files (gender.yaml, race.yaml, ..., first_names.csv)")
+    noise_floor: Literal["controls", "samples", "both"] = Field(
+        "controls",
+        description="What the similarity noise floor compares: controls = each variant against a same-group "
+                    "rewording (another term or name of the group, else a neutral edit; one extra call per "
+                    "variant and sample, works for deterministic models); samples = two answers to one variant "
+                    "(needs llm.count >= 2 and a sampling endpoint); both = the two pooled",
+    )
 
 
 class LLMConfig(_Strict):

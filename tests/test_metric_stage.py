@@ -125,7 +125,7 @@ def test_similarity_gap_test_rejects_about_five_percent_under_identical_groups()
         for row in responses.itertuples():
             v = base[int(row.prompt_id[1:])] + rng.normal(scale=1.0, size=8)
             scores.embeddings[text_hash(row.text)] = v / np.linalg.norm(v)
-        out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
+        out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"], noise_floor="samples"),
                            _cfg(bootstrap_resamples=200, permutations=0, names=["cosine_similarity"]))
         d = out[out["group_a"] != out["group_b"]].iloc[0]["details"]
         fired.append(d["gap_ci"][0] > 0 and d["p_holm"] < 0.05)

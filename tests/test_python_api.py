@@ -194,8 +194,9 @@ def test_assess_counterfactual_end_to_end(prefect_harness, openai_server, tmp_pa
                              metrics={"bootstrap_resamples": 50, "permutations": 50},
                              storage__reports_dir=str(tmp_path / "reports"))
     assert isinstance(result, equilens.AssessmentResult) and result.status == "completed"
-    # 2 gender prompts x 3 groups (male, female, neutral), 2 answers each
-    assert len(result.variants) == 6 and len(result.responses) == 12 and result.responses["ok"].all()
+    # 2 gender prompts x 3 groups (male, female, neutral), each with its same-group control, 2 answers each
+    assert result.variants["role"].value_counts().to_dict() == {"variant": 6, "control": 6}
+    assert len(result.responses) == 24 and result.responses["ok"].all()
     assert len(result.prompts) == 3
     with duckdb.connect(str(db), read_only=True) as con:
         stored = con.execute("SELECT count(*) FROM metrics WHERE run_id = ?", [result.run_id]).fetchone()[0]

@@ -139,7 +139,7 @@ def _attribute_setup(attribute: str | None, groups: tuple[str, str] | None):  # 
     if attribute is None:
         pair = tuple(groups) if groups else ("a", "b")
         _check_pair(pair)
-        return CounterfactualConfig(attributes=[], detect_names=False), "group", pair
+        return CounterfactualConfig(attributes=[], detect_names=False, noise_floor="samples"), "group", pair
     if attribute not in built_in:
         raise InputDataError(f"attribute {attribute!r} is not a built-in lexicon ({', '.join(built_in)}); "
                              "leave it out to compare two lists without neutralising words.")
@@ -152,7 +152,8 @@ def _attribute_setup(attribute: str | None, groups: tuple[str, str] | None):  # 
     unknown = [g for g in pair if g not in known]
     if unknown:
         raise InputDataError(f"groups {unknown} are not groups of the {attribute} lexicon ({', '.join(known)}).")
-    return CounterfactualConfig(attributes=[attribute], detect_names=False), attribute, pair
+    # brought answers have no same-group controls: two answers of one group to a prompt are the floor
+    return CounterfactualConfig(attributes=[attribute], detect_names=False, noise_floor="samples"), attribute, pair
 
 
 def _check_pair(pair: tuple) -> None:

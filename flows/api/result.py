@@ -41,7 +41,7 @@ class AssessmentResult:
     def load(cls, db_path: str | Path, run_id: str, summary: dict[str, Any] | None = None) -> AssessmentResult:
         """Read run ``run_id`` (a full id) from ``db_path``; any stored run works, not only this session's."""
         from tasks.errors import StorageError
-        from tasks.reporting.verdict import verdicts
+        from tasks.reporting.verdict import run_verdicts
         from tasks.storage.store import Store
 
         store = Store(db_path)
@@ -53,9 +53,7 @@ class AssessmentResult:
         q = lambda table: store.query(f"SELECT * EXCLUDE (run_id) FROM {table} WHERE run_id = ?", [run_id])  # noqa: E731
         metrics = q("metrics")
         metrics["details"] = [_json(d) for d in metrics["details"]]
-        confidence = float((config.get("metrics") or {}).get("confidence", 0.95))
-        polarity = str((config.get("scoring") or {}).get("sentiment_polarity", "neg"))
-        said = verdicts(metrics, confidence, polarity)
+        said = run_verdicts(metrics, config)
         metrics = _with_verdict_columns(metrics, said)
         variants = q("variants")
         for column in ("swapped", "problems"):

@@ -129,7 +129,7 @@ def _proper(words: list[str]) -> list[str]:
     return out
 
 
-def _render(surface: str, term: str, all_lowercase: bool = False) -> str:
+def render(surface: str, term: str, all_lowercase: bool = False) -> str:
     """``term`` written in the case and separator style of ``surface``; proper words keep their
     capitals in a lowercase surface ("A white man" -> "An Asian man") unless the whole prompt is
     written in lowercase (``all_lowercase``: the writer's style, "black people face barriers")."""
@@ -149,7 +149,7 @@ def _render(surface: str, term: str, all_lowercase: bool = False) -> str:
     return sep.join(words if all_lowercase else _proper(words))
 
 
-def _vowel_sound(term: str) -> bool:
+def vowel_sound(term: str) -> bool:
     """Does ``term`` take "an"? (vowel letter, with the usual exceptions)."""
     w = term.lower()
     if w.startswith(("eu", "uni", "use", "usu", "one", "once")):
@@ -243,13 +243,13 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             term = lexicon.cell(s.row, target)
             if not term:
                 continue
-            new = _render(s.surface, term, text.islower())
+            new = render(s.surface, term, text.islower())
         if new == s.surface:
             continue
         gap = text[pos:s.start]
         art = ARTICLE_BEFORE.search(text, max(pos, s.start - 12), s.start)
         if art:
-            want = "an" if _vowel_sound(term) else "a"
+            want = "an" if vowel_sound(term) else "a"
             if art.group(1).lower() != want:
                 cut = art.start(1) - pos
                 gap = gap[:cut] + _like(art.group(1), want) + gap[cut + len(art.group(1)):]

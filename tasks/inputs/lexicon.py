@@ -69,6 +69,8 @@ class Lexicon:
     from but get no variant of their own (many nationalities, a dozen variants). ``aliases``
     pairs a word with a term of the rows whose group and rows it takes ("koreans" -> "asians"):
     an alias is detected and swapped from like that term, but never written into a variant.
+    ``controls`` pairs a term with another term of the same group that says the same ("woman" ->
+    "lady"): the same-group control of a variant (:mod:`tasks.inputs.controls`).
     """
 
     attribute: str
@@ -81,6 +83,7 @@ class Lexicon:
     object_context: frozenset[str] = frozenset()
     source_only: frozenset[str] = frozenset()
     aliases: tuple[tuple[str, str], ...] = ()
+    controls: tuple[tuple[str, str], ...] = ()
     source: str = field(default="<custom>", compare=False)
 
     @functools.cached_property
@@ -279,6 +282,7 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
 
     aliases = _aliases(doc.get("aliases") or {}, seen, source, error)
     seen.update((alias, seen[term]) for alias, term in aliases)
+    controls = _controls(doc.get("controls") or {}, seen, dict(aliases), source, error)
 
     target_only = doc.get("target_only") or []
     if not isinstance(target_only, list) or not set(target_only) <= set(all_groups):
@@ -329,6 +333,7 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
         object_context=frozenset(_clean(w) for w in objects),
         source_only=frozenset(source_only),
         aliases=aliases,
+        controls=controls,
         source=source,
     )
 
@@ -346,6 +351,23 @@ def _aliases(raw: Any, seen: Mapping[str, str], source: str,
         if alias in seen:
             raise error(f"{source}: alias {alias!r} is already a term of the rows (group {seen[alias]!r}).")
         out.append((alias, term))
+    return tuple(sorted(out))
+
+
+def _controls(raw: Any, seen: Mapping[str, str], aliases: Mapping[str, str], source: str,
+              error: type[EquilensError]) -> tuple[tuple[str, str], ...]:
+    """Check the ``controls`` mapping {term: another term of the same group}; return the pairs."""
+    if not isinstance(raw, dict):
+        raise error(f"{source}: `controls` must map a term to another term of its group (woman: lady).")
+    out = []
+    for word, other in raw.items():
+        term, alt = _clean(word), _clean(other) if isinstance(other, str) else ""
+        if term not in seen or alt not in seen or term in aliases or alt in aliases:
+            raise error(f"{source}: control {word!r}: {other!r} must pair two terms of the rows.")
+        if term == alt or seen[term] != seen[alt]:
+            raise error(f"{source}: control {word!r}: {other!r} must pair two different terms of one group "
+                        f"(they are in {seen[term]!r} and {seen[alt]!r}).")
+        out.append((term, alt))
     return tuple(sorted(out))
 
 

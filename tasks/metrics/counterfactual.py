@@ -28,10 +28,13 @@ def _paired(a: Sequence, b: Sequence, what: str) -> None:
 
 
 def wasserstein1(x: np.ndarray, y: np.ndarray) -> float:
-    """Wasserstein-1 distance between two empirical distributions on the real line."""
-    x, y = np.sort(np.asarray(x, float)), np.sort(np.asarray(y, float))
-    if len(x) == 0 or len(y) == 0:
+    """Wasserstein-1 distance between two empirical distributions on the real line (2-D input of
+    equal shapes: one distance per row)."""
+    x, y = np.sort(np.asarray(x, float), axis=-1), np.sort(np.asarray(y, float), axis=-1)
+    if x.shape[-1] == 0 or y.shape[-1] == 0:
         return float("nan")
+    if x.ndim == 2 and x.shape == y.shape:
+        return np.abs(x - y).mean(axis=-1)
     if len(x) == len(y):
         return float(np.abs(x - y).mean())
     grid = np.sort(np.concatenate([x, y]))
@@ -49,9 +52,13 @@ def strict_sentiment_parity(scores1: np.ndarray, scores2: np.ndarray) -> float:
     """Wasserstein-1 distance between the sentiment score distributions of the two groups.
 
     Equals E_tau |P(S1 > tau) - P(S2 > tau)| over tau ~ U(0,1) for scores in [0,1]; 0 is parity.
+    Two 2-D arrays of one shape give one value per row (simulated datasets, :mod:`tasks.stats`).
     """
     _paired(scores1, scores2, "strict_sentiment_parity")
     return wasserstein1(scores1, scores2)
+
+
+strict_sentiment_parity.rowwise = True  # type: ignore[attr-defined]
 
 
 @metric(
@@ -63,7 +70,13 @@ def weak_sentiment_parity(scores1: np.ndarray, scores2: np.ndarray, threshold: f
     _paired(scores1, scores2, "weak_sentiment_parity")
     if len(scores1) == 0:
         return float("nan")
-    return float(abs((np.asarray(scores1) > threshold).mean() - (np.asarray(scores2) > threshold).mean()))
+    s1, s2 = np.asarray(scores1), np.asarray(scores2)
+    if s1.ndim == 2:  # one value per row of simulated datasets
+        return np.abs((s1 > threshold).mean(axis=-1) - (s2 > threshold).mean(axis=-1))
+    return float(abs((s1 > threshold).mean() - (s2 > threshold).mean()))
+
+
+weak_sentiment_parity.rowwise = True  # type: ignore[attr-defined]
 
 
 def pairwise_cosine(emb1: np.ndarray, emb2: np.ndarray) -> np.ndarray:

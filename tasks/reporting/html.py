@@ -162,7 +162,10 @@ def build_html_report(store: Store, run_id: str) -> str:
                      + "".join(trend) + "</section>")
 
     if len(responses):
-        nc = responses.assign(failed=~responses["ok"].astype(bool), refused=responses["refusal"].fillna(False).astype(bool))
+        from tasks.inputs.controls import variant_rows
+
+        nc = variant_rows(responses)
+        nc = nc.assign(failed=~nc["ok"].astype(bool), refused=nc["refusal"].fillna(False).astype(bool))
         nc = nc.groupby(["attribute", "grp"]).agg(calls=("ok", "size"), failed=("failed", "sum"), refused=("refused", "sum"))
         parts.append("<section id=completion><h2>Non-completion by group</h2>" + _table(nc.reset_index()) + "</section>")
     table = metrics[["family", "attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n", "direction"]]
@@ -185,7 +188,10 @@ def _f(v: object) -> float | None:
 def _distributions(responses: pd.DataFrame, scores: pd.DataFrame) -> list[str]:
     if responses.empty or scores.empty:
         return []
-    ok = responses[responses["ok"].astype(bool)].copy()
+    from tasks.inputs.controls import variant_rows
+
+    ok = variant_rows(responses)
+    ok = ok[ok["ok"].astype(bool)].copy()
     ok["text_hash"] = [text_hash(t) for t in ok["text"]]
     figs = []
     for scorer, sub in scores.groupby("scorer"):

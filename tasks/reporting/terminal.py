@@ -71,7 +71,9 @@ def markdown_report(
         lines.append("")
     if not responses.empty:
         lines += ["## Non-completion by group", "", "| attribute | group | calls | failed | refused |", "|---|---|---|---|---|"]
-        grouped = responses.groupby(["attribute", "grp"], sort=True)
+        from tasks.inputs.controls import variant_rows
+
+        grouped = variant_rows(responses).groupby(["attribute", "grp"], sort=True)  # controls: in the totals only
         for (attribute, grp), sub in grouped:
             lines.append(f"| {attribute} | {grp} | {len(sub)} | {int((~sub['ok']).sum())} | {int(sub['refusal'].sum())} |")
         errors = responses.loc[~responses["ok"], "error_class"].value_counts()
@@ -223,7 +225,8 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
                         table.add_row(pair, f"{SHORT.get(name, name)} {arrows[name]}", cells[(pair, name)])
         console.print(table)
     console.print("↑ higher is fairer · ↓ lower is fairer · ◎ closer to its target is fairer; "
-                  "noise floor = two samples of the same group; * Holm-adjusted p < 0.05 (for a similarity gap, "
+                  "noise floor = parity: group labels swapped within prompts, similarity: a same-group control "
+                  "(or two samples, see counterfactual.noise_floor); * Holm-adjusted p < 0.05 (for a similarity gap, "
                   f"on {MIN_PROMPTS_SIMILARITY} or more prompts)", overflow="fold")
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from tasks.config import CounterfactualConfig, LLMConfig, ScoringConfig
 from tasks.llm.base import LLMRequest, LLMResult, cache_key
+from tasks.inputs.controls import CONTROL, VARIANT, variant_rows  # noqa: F401 - the stage's vocabulary
 from tasks.inputs.prompts import text_hash
 
 ProgressFn = Callable[[int, int], None]
@@ -74,16 +75,24 @@ def variant_id(prompt_id: str, attribute: str, group: str) -> str:
     return hashlib.sha256(f"{prompt_id}|{attribute}|{group}".encode()).hexdigest()[:16]
 
 
-VARIANT_COLUMNS = ["variant_id", "prompt_id", "attribute", "grp", "text", "swapped", "valid", "problems"]
+VARIANT_COLUMNS = ["variant_id", "prompt_id", "attribute", "grp", "text", "swapped", "valid", "problems", "role",
+                   "control_kind"]
+
+
+def uses_controls(cfg: CounterfactualConfig) -> bool:
+    return cfg.noise_floor in ("controls", "both")
 
 
 def expand_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> pd.DataFrame:
     """One row per (prompt mentioning an attribute, variant group of that attribute).
 
     A prompt skipped by ``multi_group: skip`` gets one invalid row (group "*") whose problem says
-    why, so the record keeps it and the flow drops it.
+    why, so the record keeps it and the flow drops it. With same-group controls on
+    (``noise_floor: controls|both``) each valid variant is followed by its control (``role`` =
+    "control", ``control_kind`` says how it was made, see :mod:`tasks.inputs.controls`).
     """
-    from tasks.inputs.expansion import expand_prompts
+    from tasks.inputs.controls import control_text
+    from tasks.inputs.expansion import SKIPPED, expand_prompts
 
     names = names_lexicon(cfg)
     pairs = list(zip(prompts["prompt_id"], prompts["text"], strict=True))
@@ -103,8 +112,15 @@ def expand_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> pd.DataFra
                     "swapped": [list(s) for s in v.swapped],
                     "valid": not v.problems,
                     "problems": list(v.problems),
+                    "role": VARIANT,
+                    "control_kind": None,
                 }
             )
+            if uses_controls(cfg) and v.group != SKIPPED and not v.problems:
+                text, kind = control_text(v.text, v.prompt_id, lexicon, use_names)
+                rows.append({"variant_id": variant_id(v.prompt_id, attribute, f"{v.group}|{CONTROL}"),
+                             "prompt_id": v.prompt_id, "attribute": attribute, "grp": v.group, "text": text,
+                             "swapped": [], "valid": True, "problems": [], "role": CONTROL, "control_kind": kind})
     return pd.DataFrame(rows, columns=VARIANT_COLUMNS)
 
 
@@ -119,14 +135,14 @@ def build_requests(variants: pd.DataFrame, cfg: LLMConfig) -> list[LLMRequest]:
                     sample_idx=i,
                     cache_key=cache_key(cfg, row.text, i),
                     meta={"variant_id": row.variant_id, "prompt_id": row.prompt_id,
-                          "attribute": row.attribute, "grp": row.grp},
+                          "attribute": row.attribute, "grp": row.grp, "role": getattr(row, "role", VARIANT)},
                 )
             )
     return reqs
 
 
 RESPONSE_COLUMNS = [
-    "variant_id", "prompt_id", "attribute", "grp", "sample_idx", "text", "ok", "refusal",
+    "variant_id", "prompt_id", "attribute", "grp", "role", "sample_idx", "text", "ok", "refusal",
     "error_class", "error_message", "attempts", "latency_s", "prompt_tokens", "completion_tokens",
     "cached", "cache_key", "cost",
 ]

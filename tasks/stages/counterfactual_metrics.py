@@ -12,6 +12,7 @@ import pandas as pd
 
 from tasks.config import CounterfactualConfig, MetricsConfig
 from tasks.inputs.prompts import text_hash
+from tasks.inputs.controls import CONTROL, variant_rows
 from tasks.stages.counterfactual import ScoreSet, lexicons_for
 
 
@@ -26,6 +27,9 @@ class PairData:
 
 NOISE_FLOOR_PERMUTATION = "mean over within-prompt group-label swaps (same rows as the pair)"
 NOISE_FLOOR_SAMPLES = "two independent samples of the same group for the same prompt"
+NOISE_FLOOR_CONTROLS = "each variant against its same-group control (another term or name of the group, or a neutral edit)"
+DETERMINISTIC = ("the endpoint answered deterministically: every repeated sample of a variant was identical, so "
+                 "two samples of one group show no noise")
 
 
 class _MetricContext:
@@ -79,7 +83,28 @@ class _MetricContext:
             return {"embedding_model": self.scores.embedding_model}
         return {"neutralized": bool(self.cfg.neutralize and lexicon is not None)}
 
-    def parity_rows(self, attribute: str, a: str, b: str, pair: PairData) -> list[dict]:
+    def score_bounds(self) -> tuple[float, float]:
+        lo, hi = next(iter(self.scores.ranges.values()), (0.0, 1.0))
+        return float(lo), float(hi)
+
+    def parity_mdg(self, fn: Callable, s1: np.ndarray, s2: np.ndarray, clusters: np.ndarray, tests: int) -> dict:
+        """The parity gap this pair could detect (see :func:`tasks.stats.parity_detectable_gap`), or why not."""
+        from tasks.stats import parity_detectable_gap
+
+        alpha = (1 - self.cfg.confidence) / max(tests, 1)
+        perms = max(self.cfg.permutations, 200)
+        if self.cfg.permutations and 1 / (perms + 1) >= alpha:
+            return {"min_detectable_gap_skipped": f"the permutation test's {perms} resamples cannot reach "
+                                                  f"p < {alpha:.2g} (alpha over {tests} pairs); raise metrics.permutations"}
+        found = parity_detectable_gap(fn, s1, s2, clusters, confidence=self.cfg.confidence, tests=tests,
+                                      bounds=self.score_bounds(), seed=self.cfg.seed)
+        if found.gap is None:
+            return {"min_detectable_gap_skipped": found.why}
+        return {"min_detectable_gap": found.gap, "min_detectable_gap_method":
+                f"planted score shift found by the verdict's rule in {found.power:.0%} of simulated runs "
+                f"(alpha/{tests} for Holm over {tests} pair(s))"}
+
+    def parity_rows(self, attribute: str, a: str, b: str, pair: PairData, tests: int = 1) -> list[dict]:
         """Strict/weak parity of a cross-group pair, with its noise floor, gap and permutation p-value.
 
         The floor is the statistic's mean over within-prompt label swaps of the very same rows, so
@@ -89,7 +114,7 @@ class _MetricContext:
         resample.
         """
         from tasks.metrics import estimate_row
-        from tasks.stats import bootstrap_stat, excess_over_null, min_detectable_gap, permutation_test
+        from tasks.stats import bootstrap_stat, excess_over_null, permutation_test
 
         out = []
         s1, s2 = self.sentiment_of(pair.texts1), self.sentiment_of(pair.texts2)
@@ -102,7 +127,7 @@ class _MetricContext:
             details = {
                 "noise_floor": test.null_mean, "noise_floor_method": NOISE_FLOOR_PERMUTATION, "p_method": "permutation",
                 "gap": est.value - test.null_mean, "gap_ci": [gap.ci_low, gap.ci_high],
-                "min_detectable_gap": min_detectable_gap(gap.ci_low, gap.ci_high, self.cfg.confidence),
+                **self.parity_mdg(fn, s1, s2, pair.clusters, tests),
                 "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
                 "prompts": int(len(np.unique(pair.clusters.astype(str)))),
             }
@@ -142,8 +167,43 @@ def _same_group_pairs(answered: pd.DataFrame, g: str) -> PairData:
     return PairData(t1, t2, np.asarray(clusters, dtype=object))
 
 
+def _control_pairs(answered: pd.DataFrame, controls: pd.DataFrame, g: str) -> PairData:
+    """Each answer to group ``g``'s variant against the answer to its same-group control with the
+    same sample index: what a change of the prompt that keeps the group does to the answer."""
+    if controls.empty:
+        return PairData([], [], np.array([]))
+    keys = ["prompt_id", "sample_idx"]
+    both = answered[answered["grp"] == g][[*keys, "text"]].merge(
+        controls[controls["grp"] == g][[*keys, "text"]], on=keys, suffixes=("_v", "_c"))
+    return PairData(both["text_v"].tolist(), both["text_c"].tolist(), both["prompt_id"].to_numpy(dtype=object))
+
+
+def _floor_pairs(answered: pd.DataFrame, controls: pd.DataFrame, g: str, source: str) -> tuple[PairData, str]:
+    """The same-group pairs of ``g`` that the noise floor compares, and how they were made."""
+    parts = []
+    if source in ("controls", "both"):
+        parts.append((_control_pairs(answered, controls, g), NOISE_FLOOR_CONTROLS))
+    if source in ("samples", "both"):
+        parts.append((_same_group_pairs(answered, g), NOISE_FLOOR_SAMPLES))
+    parts = [(p, m) for p, m in parts if p.texts1]
+    if not parts:
+        return PairData([], [], np.array([])), ""
+    return (PairData(sum((p.texts1 for p, _ in parts), []), sum((p.texts2 for p, _ in parts), []),
+                     np.concatenate([p.clusters.astype(object) for p, _ in parts])),
+            "; ".join(m for _, m in parts))
+
+
+def identical_samples(answered: pd.DataFrame) -> tuple[int, int]:
+    """(variants whose repeated answers are all the same text, variants answered at least twice)."""
+    if answered.empty or "sample_idx" not in answered:
+        return 0, 0
+    per = answered.groupby("variant_id")["text"].agg(["size", "nunique"])
+    repeated = per[per["size"] >= 2]
+    return int((repeated["nunique"] == 1).sum()), int(len(repeated))
+
+
 def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.ndarray, floor_clusters: np.ndarray,
-                    boot: dict, confidence: float) -> dict:
+                    boot: dict, confidence: float, tests: int = 1, method: str = NOISE_FLOOR_SAMPLES) -> dict:
     """Noise floor minus cross-group similarity (positive: less alike across groups than within one),
     bootstrapped over prompts jointly so both sides of a prompt are drawn together; the bootstrap
     p-value of a zero gap is Holm-adjusted across the attribute's pairs by the caller."""
@@ -158,12 +218,16 @@ def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.nda
             return float("nan")
         return float(v[~c].mean() - v[c].mean())
 
+    if np.ptp(floor) == 0:  # every same-group pair equally alike: no spread to judge a gap against
+        return {"noise_floor": float(floor.mean()), "noise_floor_method": method,
+                "noise_floor_skipped": f"the noise floor has no spread (every same-group pair scores "
+                                       f"{float(floor[0]):.3f}): nothing to judge a gap against"}
     point, stats = bootstrap_distribution(gap, [values, is_cross], clusters, boot["resamples"], boot["seed"])
     est = percentile_estimate(point, stats, confidence, len(values))
-    return {"noise_floor": float(floor.mean()), "noise_floor_method": NOISE_FLOOR_SAMPLES, "gap": est.value,
+    return {"noise_floor": float(floor.mean()), "noise_floor_method": method, "gap": est.value,
             "gap_ci": [est.ci_low, est.ci_high], "p_value": bootstrap_pvalue(stats), "p_method": "bootstrap",
             "prompts": int(len(np.unique(cross_clusters.astype(str)))),
-            "min_detectable_gap": min_detectable_gap(est.ci_low, est.ci_high, confidence)}
+            "min_detectable_gap": min_detectable_gap(est.ci_low, est.ci_high, confidence, tests=tests)}
 
 
 def _finite_p(p: object) -> bool:
@@ -186,9 +250,11 @@ def metric_stage(
     groups, every pair metric on the (prompt, sample) rows where both groups were answered
     (refusals excluded), with a cluster-bootstrap interval, a noise floor and the gap beyond it;
     for parity metrics a within-prompt permutation p-value, Holm-adjusted across the attribute's
-    pairs, and an omnibus test of the largest gap; when ``count >= 2``, same-group rows
-    (``group_a == group_b``) for the similarity metrics. A statistic without the data it needs is
-    recorded as skipped with the reason, never as 0 and never as a crash.
+    pairs, and an omnibus test of the largest gap; same-group rows (``group_a == group_b``) for the
+    similarity metrics: each variant against its same-group control and/or two samples of it
+    (``counterfactual.noise_floor``). Controls (``role`` = "control") enter only those floors. A
+    statistic without the data it needs (a floor with no spread, as two samples of a deterministic
+    endpoint give) is recorded as skipped with the reason, never as 0 and never as a crash.
     """
     from tasks.metrics import estimate_row, skipped_row, wanted_metrics
     from tasks.stats import bootstrap_mean, holm_adjust, permutation_pvalue_omnibus
@@ -198,8 +264,11 @@ def metric_stage(
     ctx = _MetricContext(scores, cfg, wanted)
     pair_names = [n for n in wanted if ctx.specs[n].inputs in ("sentiment", "embeddings", "texts")]
     similarity = ctx.of_kind("embeddings") + ctx.of_kind("texts")
-    for attribute, frame in responses.groupby("attribute", sort=True):
+    for attribute, everything in responses.groupby("attribute", sort=True):
         lexicon = lexicons.get(attribute)
+        frame = variant_rows(everything)
+        ok = everything["ok"] & ~everything["refusal"].astype(bool)
+        controls = everything[ok & (everything["role"] == CONTROL)] if "role" in everything else everything.iloc[:0]
         present = set(frame["grp"])
         groups = [g for g in lexicon.groups if g in present] if lexicon else sorted(present)
         for name in ctx.of_kind("outcomes"):
@@ -211,36 +280,52 @@ def metric_stage(
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g,
                                       details={"errors": errors, "refusals": int(sub["refusal"].sum())}))
         answered = frame[frame["ok"] & ~frame["refusal"].astype(bool)]
+        identical, repeated = identical_samples(answered)
+        deterministic = bool(repeated) and identical == repeated
+        determinism = {"identical_samples": identical, "repeated_variants": repeated} if repeated else {}
         wide = _by_prompt_sample(answered) if len(answered) else pd.DataFrame()
-        floors: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
+        floors: dict[str, dict[str, tuple[np.ndarray, np.ndarray, str]]] = {}
         for g in groups:
-            pair = _same_group_pairs(answered, g) if len(answered) else PairData([], [], np.array([]))
+            pair, method = _floor_pairs(answered, controls, g, cf_cfg.noise_floor) if len(answered) \
+                else (PairData([], [], np.array([])), "")
             if not pair.texts1:
                 continue
             floors[g] = {}
             for name in similarity:
                 vals = ctx.similarity_values(name, pair, lexicon)
-                floors[g][name] = (vals, pair.clusters)
+                floors[g][name] = (vals, pair.clusters, method)
+                details = {**ctx.similarity_details(name, lexicon), "baseline": method, **determinism}
+                if np.ptp(vals) == 0:
+                    why = DETERMINISTIC if deterministic and method == NOISE_FLOOR_SAMPLES else \
+                        f"every same-group pair scores {float(vals[0]):.3f}"
+                    ctx.emit(skipped_row(name, f"no noise floor: {why}", attribute=attribute, group_a=g, group_b=g,
+                                         details=details))
+                    continue
                 est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
-                ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g,
-                                      details={**ctx.similarity_details(name, lexicon), "baseline": NOISE_FLOOR_SAMPLES}))
-        for a, b in combinations(groups, 2):
-            pair = _cross_group_pairs(wide, a, b)
+                ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g, details=details))
+        pairs = [(a, b, _cross_group_pairs(wide, a, b)) for a, b in combinations(groups, 2)]
+        tests = max(1, sum(1 for _, _, p in pairs if p.texts1))  # Holm's m: the pairs that get a p-value
+        for a, b, pair in pairs:
             if not pair.texts1:
                 for name in pair_names:
                     ctx.emit(skipped_row(name, _lacking(answered, frame, [a, b]), attribute=attribute,
                                          group_a=a, group_b=b))
                 continue
-            ctx.parity_rows(attribute, a, b, pair)
+            ctx.parity_rows(attribute, a, b, pair, tests)
             for name in similarity:
                 vals = ctx.similarity_values(name, pair, lexicon)
-                details = ctx.similarity_details(name, lexicon)
+                details = {**ctx.similarity_details(name, lexicon), **determinism}
                 sides = [floors[g][name] for g in (a, b) if g in floors]
                 if sides:
-                    details |= _similarity_gap(vals, pair.clusters, np.concatenate([v for v, _ in sides]),
-                                               np.concatenate([c for _, c in sides]), ctx.boot, cfg.confidence)
-                else:
+                    details |= _similarity_gap(vals, pair.clusters, np.concatenate([v for v, _, _ in sides]),
+                                               np.concatenate([c for _, c, _ in sides]), ctx.boot, cfg.confidence,
+                                               tests, sides[0][2])
+                elif deterministic and cf_cfg.noise_floor == "samples":
+                    details["noise_floor_skipped"] = f"{DETERMINISTIC}; use counterfactual.noise_floor: controls"
+                elif cf_cfg.noise_floor == "samples":
                     details["noise_floor_skipped"] = "needs llm.count >= 2 (two samples of one group per prompt)"
+                else:
+                    details["noise_floor_skipped"] = "no same-group control was answered for these groups"
                 est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b, details=details))
         for name in ctx.of_kind("sentiment") + similarity:

@@ -57,10 +57,11 @@ def counterfactual_requests(prompts: pd.DataFrame, cf: CounterfactualConfig) -> 
     Only gender has a neutral variant in the expansion ("a person"); a race variant's gender-neutral
     text still names a race, so other attributes need templates with a ``{group}`` slot.
     """
+    from tasks.inputs.controls import variant_rows
     from tasks.stages.counterfactual import expand_stage
 
     variants = expand_stage(prompts, cf)
-    variants = variants[variants["valid"]]
+    variants = variant_rows(variants[variants["valid"]])  # a recommendation list needs no same-group control
     neutral = variants[(variants["attribute"] == "gender") & (variants["grp"] == NEUTRAL)]
     rows = [{"variant_id": _vid(r.prompt_id, NEUTRAL), "prompt_id": r.prompt_id, "attribute": NEUTRAL,
              "grp": NEUTRAL, "text": r.text} for r in neutral.itertuples(index=False)]

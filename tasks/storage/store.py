@@ -31,10 +31,10 @@ SCHEMA: dict[str, str] = {
     "prompts": "run_id VARCHAR, prompt_id VARCHAR, text VARCHAR, mentions JSON",
     "variants": """
         run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
-        text VARCHAR, swapped JSON, valid BOOLEAN, problems JSON""",
+        text VARCHAR, swapped JSON, valid BOOLEAN, problems JSON, role VARCHAR, control_kind VARCHAR""",
     "responses": """
         run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
-        sample_idx INTEGER, text VARCHAR, ok BOOLEAN, refusal BOOLEAN, error_class VARCHAR,
+        role VARCHAR, sample_idx INTEGER, text VARCHAR, ok BOOLEAN, refusal BOOLEAN, error_class VARCHAR,
         error_message VARCHAR, attempts INTEGER, latency_s DOUBLE, prompt_tokens INTEGER,
         completion_tokens INTEGER, cached BOOLEAN, cache_key VARCHAR, cost DOUBLE""",
     "scores": "run_id VARCHAR, text_hash VARCHAR, scorer VARCHAR, value DOUBLE",
@@ -105,6 +105,7 @@ class Store:
             if not read_only and not self._initialised:
                 for table, cols in SCHEMA.items():
                     con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
+                    _add_missing_columns(con, table)
                 self._initialised = True
             yield con
         finally:
@@ -185,6 +186,26 @@ class Store:
         if frame.empty or not isinstance(frame["config"].iloc[0], str):
             return {}
         return json.loads(frame["config"].iloc[0])
+
+
+def _declared(table: str) -> list[tuple[str, str]]:
+    """(column, type) pairs of ``table`` as :data:`SCHEMA` declares them."""
+    out = []
+    for part in SCHEMA[table].split(","):
+        words = part.split()
+        if len(words) >= 2 and words[0].strip('"') not in ("PRIMARY",):
+            out.append((words[0].strip('"'), words[1]))
+    return out
+
+
+def _add_missing_columns(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """Bring a table written by an older equilens up to :data:`SCHEMA`: each column it lacks is
+    added (NULL in its old rows). Names and types come from the schema, never from data."""
+    have = {r[0] for r in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]).fetchall()}
+    for column, kind in _declared(table):
+        if column not in have:
+            con.execute(f'ALTER TABLE {table} ADD COLUMN "{column}" {kind}')
 
 
 def _is_column(table: str, column: str) -> bool:
