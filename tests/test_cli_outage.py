@@ -65,7 +65,8 @@ def test_unreachable_endpoint_fails_the_run_with_exit_4(tmp_path: Path) -> None:
     assert out.returncode == 4, whole
     assert "Traceback" not in whole and "LLMOutageError(" not in whole, whole  # Prefect's copy is filtered
     [error] = [line for line in out.stderr.splitlines() if line.startswith("error:")]  # after preflight warnings
-    assert error.startswith("error: all 6 LLM calls failed: could not connect to http://127.0.0.1:9/v1")
+    # 2 prompts x 3 gender groups, each variant with its same-group control: 12 calls
+    assert error.startswith("error: all 12 LLM calls failed: could not connect to http://127.0.0.1:9/v1")
     assert "Created temporary directory" not in whole  # great-expectations' INFO line
     with duckdb.connect(str(db), read_only=True) as con:
         status, summary = con.execute("SELECT status, summary FROM runs").fetchone()
