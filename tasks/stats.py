@@ -224,8 +224,8 @@ class DetectableGap:
 
     gap: float | None
     """In the units of the stored gap (value minus noise floor); None when no gap in range is found."""
-    shift: float | None
-    """The score shift planted in one group that gives it."""
+    share: float | None
+    """The share of one group's answers turned to the top of the score range that gives it."""
     power: float
     why: str = ""
 
@@ -241,15 +241,17 @@ def parity_detectable_gap(
     spread is narrower than under a real one, so the standard error of a fair run promises more
     power than the verdict has. Instead, the rule the verdict applies is simulated on this run's
     own scores. Each realization swaps the group labels of a random half of the prompts (a draw
-    from "no difference", keeping the prompts and their correlation), then adds ``shift`` to one
-    side's scores (clipped to ``bounds``). The verdict's rule for a parity pair is the permutation
-    test: after Holm over ``tests`` pairs, the one pair that differs must reach p < alpha / tests,
-    that is a statistic above the 1 - alpha / tests quantile of the no-difference realizations.
-    The shift is raised (bisection) until the share of realizations above that bar is ``power``;
-    the stated gap is the mean statistic at that shift minus the no-difference mean, in the units
-    of the stored gap (value minus noise floor). Checked by simulation in
-    ``tests/test_detectable_gap.py``: a true gap of this size is found in 75-85% of runs, for
-    sampling and deterministic models.
+    from "no difference", keeping the prompts and their correlation), then turns a share of one
+    side's answers to the top of the score range (``bounds[1]``: wholly negative). The verdict's
+    rule for a parity pair is the permutation test: after Holm over ``tests`` pairs, the one pair
+    that differs must reach p < alpha / tests, that is a statistic above the 1 - alpha / tests
+    quantile of the planted data with its labels swapped again (a real difference widens that bar
+    and the floor alike). The share is raised (bisection) until that many realizations clear the
+    bar with probability ``power``; the stated gap is the mean statistic minus the mean swapped
+    statistic at that share, in the units of the stored gap (value minus noise floor). Checked by
+    simulation in ``tests/test_detectable_gap.py`` (asserted band 70-90%, 40 runs per size):
+    measured 77% for a sampling model and 75% for a deterministic one; for a uniform shift of
+    every score the stated gap is conservative (93%).
     """
     x, y = np.asarray(x, float), np.asarray(y, float)
     n = len(x)
@@ -277,20 +279,17 @@ def parity_detectable_gap(
         bar = float(np.quantile(null, 1 - alpha))
         return float((stat > bar + 1e-12).mean()), float(stat.mean() - null.mean())
 
-    top = 1.0
-    got, _ = fires(top)
+    got, _ = fires(1.0)
     if got < power:
         return DetectableGap(None, None, power, f"even every answer of one group at the top of the score "
                                                 f"range is found in only {got:.0%} of simulated runs")
-    low_s, high_s = 0.0, top
-    for _ in range(30):
+    low_s, high_s = 0.0, 1.0
+    while high_s - low_s >= 1e-4:
         mid = (low_s + high_s) / 2
         if fires(mid)[0] >= power:
             high_s = mid
         else:
             low_s = mid
-        if high_s - low_s < 1e-4 * top:
-            break
     _, gap = fires(high_s)
     return DetectableGap(gap, high_s, power)
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
 
 from tasks.inputs.expansion import render, vowel_sound
 from tasks.inputs.lexicon import Lexicon, canonical
@@ -42,7 +41,6 @@ NEUTRAL_EDITS = ("Question: {text}", "{text} Please answer.", "Here is my reques
 SYNONYM = "same-group term"
 NAME = "same-group name"
 NEUTRAL = "neutral edit"
-KINDS = (SYNONYM, NAME, NEUTRAL)
 
 
 def neutral_edit(text: str, key: str) -> str:
@@ -106,8 +104,3 @@ def variant_rows(frame):  # noqa: ANN001, ANN201 - pd.DataFrame -> pd.DataFrame
         return frame
     return frame[frame["role"].fillna(VARIANT) == VARIANT]
 
-
-def control_texts(items: Sequence[tuple[str, str]], lexicon: Lexicon,
-                  names: NameTable | None = None) -> list[tuple[str, str]]:
-    """:func:`control_text` of each ``(key, variant text)``."""
-    return [control_text(text, key, lexicon, names) for key, text in items]

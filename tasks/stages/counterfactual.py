@@ -18,7 +18,7 @@ import pandas as pd
 
 from tasks.config import CounterfactualConfig, LLMConfig, ScoringConfig
 from tasks.llm.base import LLMRequest, LLMResult, cache_key
-from tasks.inputs.controls import CONTROL, VARIANT, variant_rows  # noqa: F401 - the stage's vocabulary
+from tasks.inputs.controls import CONTROL, VARIANT
 from tasks.inputs.prompts import text_hash
 
 ProgressFn = Callable[[int, int], None]
