@@ -72,4 +72,4 @@ def test_unreachable_endpoint_fails_the_run_with_exit_4(tmp_path: Path) -> None:
         status, summary = con.execute("SELECT status, summary FROM runs").fetchone()
         stored = con.execute("SELECT count(*) FROM responses").fetchone()[0]
     assert status == "failed" and "could not connect to http://127.0.0.1:9/v1" in json.loads(summary)["error"]
-    assert stored == 6  # the failures are stored, per row
+    assert stored == 12  # the failures are stored, per row (controls included)

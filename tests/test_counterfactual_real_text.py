@@ -275,9 +275,11 @@ def test_multi_group_skip_records_the_reason(lex, names):
 def test_expand_stage_uses_the_multi_group_option():
     prompts = pd.DataFrame({"prompt_id": ["p"], "text": ["A man and a woman talk."]})
     swap = expand_stage(prompts, CounterfactualConfig(attributes=["gender"]))
-    assert swap["grp"].tolist() == ["male", "female"] and swap["valid"].all()
+    variants, controls = swap[swap["role"] == "variant"], swap[swap["role"] == "control"]
+    assert variants["grp"].tolist() == ["male", "female"] and swap["valid"].all()
+    assert controls["grp"].tolist() == ["male", "female"]  # each swap keeps its groups in a control
     skip = expand_stage(prompts, CounterfactualConfig(attributes=["gender"], multi_group="skip"))
-    assert skip["grp"].tolist() == ["*"] and not skip["valid"].any()
+    assert skip["grp"].tolist() == ["*"] and not skip["valid"].any()  # nothing valid: no control either
     assert "multi_group is 'skip'" in skip["problems"][0][0]
 
 

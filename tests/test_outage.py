@@ -9,6 +9,7 @@ finding), and an HTML report.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import duckdb
@@ -46,15 +47,15 @@ def _config(tmp_path: Path, base_url: str, prompts: list[str], **llm: object) ->
     })
 
 
-def _call_order(cfg: RunConfig) -> list[tuple[str, str, int]]:
-    """(attribute, group, sample) of each call, in the order the flow makes them one at a time."""
+def _call_order(cfg: RunConfig) -> list[tuple[str, str, str, int]]:
+    """(attribute, group, role, sample) of each call, in the order the flow makes them one at a time."""
     from tasks.stages.counterfactual import build_requests, expand_stage
     from tasks.llm.runner import call_order
     from tasks.inputs.prompts import load_prompts
 
     variants = expand_stage(load_prompts(cfg.prompts), cfg.counterfactual)
     requests = call_order(build_requests(variants[variants["valid"]], cfg.llm))
-    return [(r.meta["attribute"], r.meta["grp"], r.sample_idx) for r in requests]
+    return [(r.meta["attribute"], r.meta["grp"], r.meta["role"], r.sample_idx) for r in requests]
 
 
 def _frames(db: str, run_id: str) -> tuple[pd.Series, pd.DataFrame, pd.DataFrame]:
@@ -77,9 +78,11 @@ def test_server_killed_after_n_answers(prefect_harness, openai_server: FakeOpenA
 
     cfg = _config(tmp_path, openai_server.base_url, PROMPTS[:3], max_concurrency=1)  # calls in request order
     order = _call_order(cfg)
-    first_race = next(i for i, (attribute, _, _) in enumerate(order) if attribute == "race")
-    answers = first_race + 3  # every gender call; race: white, black, asian of sample 0, then the server is gone
-    assert order[first_race:answers] == [("race", "white", 0), ("race", "black", 0), ("race", "asian", 0)]
+    first_race = next(i for i, (attribute, *_) in enumerate(order) if attribute == "race")
+    # every gender call; race: white, black, asian of sample 0 with their controls, then the server is gone
+    answers = first_race + 6
+    assert order[first_race:answers] == [("race", group, role, 0) for group in ("white", "black", "asian")
+                                         for role in ("variant", "control")]
     openai_server.die_after(answers)
 
     result = counterfactual_assessment(cfg)
@@ -124,7 +127,8 @@ def test_server_killed_after_n_answers(prefect_harness, openai_server: FakeOpenA
 def test_every_call_about_one_group_fails(prefect_harness, openai_server: FakeOpenAIServer, tmp_path: Path) -> None:  # noqa: F811
     from flows.counterfactual import counterfactual_assessment
 
-    openai_server.fault_for = lambda body: "500" if "asian" in last_user_message(body).lower() else None
+    # a word match: "Caucasian", the white control's term, holds "asian" as a substring
+    openai_server.fault_for = lambda body: "500" if re.search(r"\basian\b", last_user_message(body).lower()) else None
     cfg = _config(tmp_path, openai_server.base_url, PROMPTS)
     result = counterfactual_assessment(cfg)
     run, responses, metrics = _frames(cfg.storage.duckdb_path, result["run_id"])
