@@ -104,7 +104,8 @@ def _check_prompts(cfg: RunConfig) -> list[str]:
 
 
 def prompts_needed(pairs: int, alpha: float = 0.05) -> int:
-    """Fewest prompts whose within-prompt permutation test can reach Holm's first threshold
+    """Fewest prompts whose within-prompt permutation test can reach Holm's first threshold over
+    ``pairs`` tests (group pairs times judged metrics)
     (:func:`tasks.reporting.verdict.prompts_needed`, which the verdict uses too)."""
     from tasks.reporting.verdict import prompts_needed as needed
 
@@ -115,20 +116,25 @@ def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
     """A warning per attribute mentioned by too few prompts for a permutation test to find anything."""
     from tasks.stages.counterfactual import check_ftu_stage, lexicons_for
 
+    from tasks.metrics import wanted_metrics
+    from tasks.reporting.verdict import judged_metric
+
     counts = check_ftu_stage(prompts, cfg.counterfactual).counts
     alpha = 1 - cfg.metrics.confidence
+    judged = [n for n in wanted_metrics(cfg.metrics.names, "counterfactual")
+              if judged_metric(n, {"neutralized": cfg.metrics.neutralize})]
     out = []
     for attribute, lexicon in lexicons_for(cfg.counterfactual).items():
         groups = len(getattr(lexicon, "target_groups", ()) or ())
         pairs = groups * (groups - 1) // 2
         n = int(counts.get(attribute, 0))
-        need = prompts_needed(pairs, alpha)
+        need = prompts_needed(pairs * max(len(judged), 1), alpha)
         if n == 0:
             out.append(f"no prompt mentions {attribute}: it gets no metrics.")
         elif n < need:
-            out.append(f"{n} prompt(s) mention {attribute}; with {pairs} group pairs its permutation test needs "
-                       f"at least {need} to reach p < {alpha:g} after Holm, so no {attribute} difference can be "
-                       "called significant. Add prompts.")
+            out.append(f"{n} prompt(s) mention {attribute}; with {pairs} group pairs and {len(judged)} judged "
+                       f"metrics its permutation test needs at least {need} to reach p < {alpha:g} after Holm, so "
+                       f"no {attribute} difference can be called significant. Add prompts.")
     return out
 
 

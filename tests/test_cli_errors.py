@@ -124,14 +124,19 @@ def test_too_few_prompts_per_attribute_is_a_warning(tmp_path: Path) -> None:
     from flows.preflight import preflight
     from tasks.config import parse_config
 
-    items = [f"Is he a good {job}?" for job in ("nurse", "pilot", "cook", "judge", "coach", "baker", "tailor")]
+    jobs = ("nurse", "pilot", "cook", "judge", "coach", "baker", "tailor", "clerk", "guard")
+    items = [f"Is he a good {job}?" for job in jobs]
     cfg = parse_config({"prompts": {"items": items + ["Is the white man kind?"]},
                         "counterfactual": {"detect_names": False},
                         "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": None}})
     warnings = preflight(cfg)
-    assert not any("mention gender" in w for w in warnings)  # 7 gender prompts: enough for 3 pairs
+    # 9 gender prompts: enough for 3 pairs x 4 judged metrics (2^(1-9) < 0.05 / 12)
+    assert not any("mention gender" in w for w in warnings)
     [race] = [w for w in warnings if "mention race" in w]
-    assert race.startswith("1 prompt(s) mention race; with 15 group pairs its permutation test needs at least 10")
+    assert race.startswith("1 prompt(s) mention race; with 15 group pairs and 4 judged metrics its permutation "
+                           "test needs at least 12")
+    fewer = preflight(parse_config({**cfg.model_dump(), "prompts": {"items": items[:8]}}))
+    assert any(w.startswith("8 prompt(s) mention gender") for w in fewer)
 
 
 def test_report_out_unwritable(tmp_path: Path) -> None:

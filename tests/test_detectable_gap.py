@@ -20,10 +20,10 @@ from tests.simulate import Model, judge, power_at_stated_gap
 
 def test_a_fair_deterministic_model_is_not_called_biased() -> None:
     # identical samples used to be the floor: similarity 1.000 within a group, so any group swap
-    # of a deterministic model was "a difference beyond sampling noise" on 10+ prompts
+    # of a deterministic model was "a difference beyond sampling noise" on 10+ prompts; and parity
+    # and BLEU each tested at alpha let a fair model fire in up to twice alpha of runs
     outs = [judge(20, Model(deterministic=True), seed) for seed in range(40)]
-    # measured: 3 of 40 (all BLEU gaps: the percentile bootstrap of 20 prompts is a little optimistic)
-    assert np.mean([o.fired for o in outs]) <= 0.08
+    assert np.mean([o.fired for o in outs]) <= 0.05
 
 
 def test_a_samples_only_floor_of_a_deterministic_model_is_skipped_with_the_reason() -> None:
@@ -49,12 +49,20 @@ def test_a_planted_content_difference_of_a_deterministic_model_is_found() -> Non
 @pytest.mark.parametrize("name, prompts, planted, sizes", [
     # the issue's own check: 40 prompts, two answers per group, negative with probability 0.3
     ("sampling, negative rate raised", 40, lambda d: Model(deterministic=False, binary=True, shift=d),
-     [0.18, 0.22, 0.26]),
+     [0.22, 0.26, 0.30]),
     ("deterministic, a share of answers turned negative", 30, lambda d: Model(deterministic=True, turn=d),
-     [0.1, 0.14, 0.18, 0.22]),
+     [0.18, 0.22, 0.26, 0.30]),
 ])
 def test_a_true_parity_gap_of_the_stated_size_is_found_at_the_stated_power(name, prompts, planted, sizes) -> None:  # noqa: ANN001
     fair = planted(0.0)
     got = power_at_stated_gap(prompts, planted, sizes, "strict_sentiment_parity", 40, fair)
     assert got["gaps"][0] < got["stated"] < got["gaps"][-1], got  # the planted sizes bracket the stated gap
     assert 0.70 <= got["power"] <= 0.90, (name, got)
+
+
+def test_a_true_similarity_gap_of_the_stated_size_is_found_at_the_stated_power() -> None:
+    # a deterministic model whose answers to one group are worded their own way (content)
+    planted = lambda d: Model(deterministic=True, content=d)  # noqa: E731
+    got = power_at_stated_gap(30, planted, [0.1, 0.15, 0.2], "bleu_similarity", 40, planted(0.0))
+    assert got["gaps"][0] < got["stated"] < got["gaps"][-1], got
+    assert 0.70 <= got["power"] <= 0.90, got

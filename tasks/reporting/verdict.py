@@ -2,12 +2,12 @@
 
 A verdict is read off the stored metric rows alone, so ``equilens show`` and the HTML report say
 the same as the run that wrote them. For a counterfactual pair the evidence is the gap beyond
-sampling noise: the cross-group value minus its noise floor, with a bootstrap interval, and for
-parity metrics the within-prompt permutation p-value, Holm-adjusted across the attribute's pairs.
-A pair differs "beyond sampling noise" when the gap's interval lies wholly on the unfair side
-of 0 and, for parity metrics, p_holm < alpha. When nothing does, the verdict states the minimum
-detectable gap (see :func:`tasks.stats.min_detectable_gap`), so a team knows whether more prompts
-would help.
+noise: the cross-group value minus its noise floor (same-group controls, or repeated samples),
+tested by the within-prompt permutation test (parity) or a paired t-test over prompts
+(similarity). Every (pair, metric) the verdict judges is one Holm family per attribute. A pair
+differs "beyond noise" when its gap is positive and p_holm < alpha. When nothing does, the
+verdict states the minimum detectable gap (``tasks.stats.parity_detectable_gap`` and
+``tasks.stats.paired_gap_test``), so a team knows whether more prompts would help.
 """
 
 from __future__ import annotations
@@ -58,14 +58,27 @@ def _num(v: Any) -> float | None:
 
 
 def p_is_trusted(d: dict[str, Any], metric: str | None = None) -> bool:
-    """May the report act on this row's p-value? A permutation p always; a bootstrap p (similarity
-    gaps) only on at least :data:`MIN_PROMPTS_SIMILARITY` prompts, since with fewer clusters the
-    percentile bootstrap is too narrow. Rows stored before ``p_method`` existed are read by their
-    ``metric`` (parity gaps are permutation tests); without either the p is trusted."""
+    """May the report act on this row's p-value? A permutation p always; a similarity gap's p (a
+    paired t-test over prompts, or a bootstrap p in runs stored before it) only on at least
+    :data:`MIN_PROMPTS_SIMILARITY` prompts, where the t reference is not thrown off by a few skewed
+    prompts. Rows stored before ``p_method`` existed are read by their ``metric`` (parity gaps are
+    permutation tests); without either the p is trusted."""
     method = d.get("p_method")
     if method is None and metric is not None:
         method = "permutation" if metric.endswith("sentiment_parity") else "bootstrap"
-    return method != "bootstrap" or (_num(d.get("prompts")) or 0) >= MIN_PROMPTS_SIMILARITY
+    return method in (None, "permutation") or (_num(d.get("prompts")) or 0) >= MIN_PROMPTS_SIMILARITY
+
+
+def judged_metric(metric: str, d: dict[str, Any]) -> bool:
+    """Does the verdict act on this metric? Parity always; a similarity metric only on text with the
+    group words neutralised. Embeddings (cosine) are never judged: an answer that names its group
+    ("as a Hispanic doctor...") is less alike across groups than two answers to the same prompt even
+    from a fair model, so their gap is reported, not called a finding. Every judged (pair, metric) of
+    an attribute is one Holm family, so a fair model fires in at most alpha of runs overall."""
+    from tasks.metrics import METRICS
+
+    inputs = METRICS.get(metric).inputs if metric in METRICS else None
+    return inputs == "sentiment" or (inputs == "texts" and bool(d.get("neutralized")))
 
 
 def _beyond(d: dict[str, Any], metric: str, alpha: float) -> bool:
@@ -76,23 +89,22 @@ def _beyond(d: dict[str, Any], metric: str, alpha: float) -> bool:
       samples; the gap's bootstrap interval is shown but not required (for a statistic folded at
       0, such as Wasserstein-1, the percentile interval is too wide under a real difference and
       too narrow under none, so requiring it made the power unpredictable).
-    * Similarity: the gap's interval wholly above 0 and the Holm-adjusted bootstrap p below
-      alpha, only for text metrics with the group words neutralised, on at least
+    * Similarity: the gap is positive and the paired t-test over prompts, Holm-adjusted in the
+      same family, has p < alpha, for a metric :func:`judged_metric` accepts, on at least
       :data:`MIN_PROMPTS_SIMILARITY` prompts, and never against a floor with no spread (a
-      deterministic endpoint's two samples). Embeddings (cosine) are never judged: an answer that
-      names its group ("as a Hispanic doctor...") is less alike across groups than two answers to
-      the same prompt even from a fair model, so their gap is reported, not called a finding."""
-    if d.get("noise_floor_skipped"):
+      deterministic endpoint's two samples)."""
+    if d.get("noise_floor_skipped") or not judged_metric(metric, d):
         return False
     p = _num(d.get("p_holm", d.get("p_value")))
     if not p_is_trusted(d, metric) or p is None or p >= alpha:
         return False
-    if metric.endswith("sentiment_parity"):
-        gap = _num(d.get("gap"))
-        return gap is not None and gap > 0
-    ci = d.get("gap_ci") or [None, None]
-    low = _num(ci[0]) if len(ci) else None
-    return bool(d.get("neutralized")) and low is not None and low > 0
+    gap = _num(d.get("gap"))
+    if not metric.endswith("sentiment_parity") and d.get("p_method", "bootstrap") == "bootstrap":
+        # a run stored before the paired t-test: its bootstrap p and interval must agree, as they did then
+        ci = d.get("gap_ci") or [None]
+        low = _num(ci[0])
+        return low is not None and low > 0
+    return gap is not None and gap > 0
 
 
 def _p(d: dict[str, Any]) -> str:
@@ -199,10 +211,15 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
     prompts = [details_of(x).get("prompts") for x in head["details"]]
     prompts = [p for p in prompts if p]
     tested = [d for d in (details_of(x) for x in head["details"]) if _num(d.get("p_value")) is not None]
-    needed = prompts_needed(len(tested), alpha) if tested else 0
+    family = sum(1 for m, x in zip(cross["metric"], cross["details"], strict=True)
+                 if judged_metric(m, d := details_of(x)) and _num(d.get("p_value")) is not None)
+    family = max(family, len(tested))
+    needed = prompts_needed(family, alpha) if tested else 0
     if prompts and tested and max(prompts) < needed:
+        metrics = f" x {family // len(tested)} judged metrics" if family > len(tested) else ""
         sentence = (f"{attribute}: no difference can be shown with {max(prompts)} prompts: the permutation test "
-                    f"needs at least {needed} to reach p_holm < {alpha:g} across {len(tested)} pairs. Add prompts.")
+                    f"needs at least {needed} to reach p_holm < {alpha:g} across {len(tested)} pairs{metrics}. "
+                    "Add prompts.")
     elif mdgs:
         size = f"with {max(prompts)} prompts " if prompts else ""
         sentence = (f"{attribute}: no difference beyond sampling noise; {size}the smallest gap this run could "

@@ -14,6 +14,7 @@ from tasks.config import CounterfactualConfig, MetricsConfig
 from tasks.inputs.prompts import text_hash
 from tasks.inputs.controls import CONTROL, variant_rows
 from tasks.stages.counterfactual import ScoreSet, lexicons_for
+from tasks.reporting.verdict import HEADLINE
 
 
 @dataclass
@@ -28,6 +29,7 @@ class PairData:
 NOISE_FLOOR_PERMUTATION = "mean over within-prompt group-label swaps (same rows as the pair)"
 NOISE_FLOOR_SAMPLES = "two independent samples of the same group for the same prompt"
 NOISE_FLOOR_CONTROLS = "each variant against its same-group control (another term or name of the group, or a neutral edit)"
+PAIRED_T = "paired t-test over prompts"
 DETERMINISTIC = ("the endpoint answered deterministically: every repeated sample of a variant was identical, so "
                  "two samples of one group show no noise")
 
@@ -77,6 +79,14 @@ class _MetricContext:
             t1, t2 = neutralize(t1, lexicon), neutralize(t2, lexicon)
         fn = {"bleu_similarity": pairwise_min_bleu, "rougel_similarity": pairwise_rouge_l}[name]
         return fn(t1, t2)
+
+    def judged(self, lexicon) -> list[str]:  # noqa: ANN001
+        """The metrics the verdict acts on (:func:`tasks.reporting.verdict.judged_metric`): parity, and
+        text similarity with the group words neutralised (which needs a lexicon)."""
+        from tasks.reporting.verdict import judged_metric
+
+        return [name for name in self.wanted if name in self.specs
+                and judged_metric(name, self.similarity_details(name, lexicon))]
 
     def similarity_details(self, name: str, lexicon=None) -> dict:  # noqa: ANN001
         if self.specs[name].inputs == "embeddings":
@@ -203,31 +213,24 @@ def identical_samples(answered: pd.DataFrame) -> tuple[int, int]:
 
 
 def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.ndarray, floor_clusters: np.ndarray,
-                    boot: dict, confidence: float, tests: int = 1, method: str = NOISE_FLOOR_SAMPLES) -> dict:
+                    confidence: float, tests: int = 1, method: str = NOISE_FLOOR_SAMPLES) -> dict:
     """Noise floor minus cross-group similarity (positive: less alike across groups than within one),
-    bootstrapped over prompts jointly so both sides of a prompt are drawn together; the bootstrap
-    p-value of a zero gap is Holm-adjusted across the attribute's pairs by the caller."""
-    from tasks.stats import bootstrap_distribution, bootstrap_pvalue, min_detectable_gap, percentile_estimate
+    tested over the prompts that have both (:func:`tasks.stats.paired_gap_test`); the p-value is
+    Holm-adjusted by the caller across every pair and metric the verdict judges."""
+    from tasks.stats import paired_gap_test
 
-    values = np.concatenate([cross, floor])
-    is_cross = np.concatenate([np.ones(len(cross), bool), np.zeros(len(floor), bool)])
-    clusters = np.concatenate([cross_clusters.astype(str), floor_clusters.astype(str)])
-
-    def gap(v: np.ndarray, c: np.ndarray) -> float:
-        if not c.any() or c.all():
-            return float("nan")
-        return float(v[~c].mean() - v[c].mean())
-
+    base = {"noise_floor": float(floor.mean()), "noise_floor_method": method}
     if np.ptp(floor) == 0:  # every same-group pair equally alike: no spread to judge a gap against
-        return {"noise_floor": float(floor.mean()), "noise_floor_method": method,
-                "noise_floor_skipped": f"the noise floor has no spread (every same-group pair scores "
-                                       f"{float(floor[0]):.3f}): nothing to judge a gap against"}
-    point, stats = bootstrap_distribution(gap, [values, is_cross], clusters, boot["resamples"], boot["seed"])
-    est = percentile_estimate(point, stats, confidence, len(values))
-    return {"noise_floor": float(floor.mean()), "noise_floor_method": method, "gap": est.value,
-            "gap_ci": [est.ci_low, est.ci_high], "p_value": bootstrap_pvalue(stats), "p_method": "bootstrap",
-            "prompts": int(len(np.unique(cross_clusters.astype(str)))),
-            "min_detectable_gap": min_detectable_gap(est.ci_low, est.ci_high, confidence, tests=tests)}
+        return base | {"noise_floor_skipped": f"the noise floor has no spread (every same-group pair scores "
+                                              f"{float(floor[0]):.3f}): nothing to judge a gap against"}
+    test = paired_gap_test(floor, floor_clusters, cross, cross_clusters, confidence, tests)
+    if test is None:
+        return base | {"noise_floor_skipped": "fewer than two prompts with both a cross-group pair and a "
+                                              "same-group floor, or no spread among their differences"}
+    return base | {"gap": test.gap, "gap_ci": [test.ci_low, test.ci_high], "p_value": test.p_value,
+                   "p_method": PAIRED_T, "prompts": test.prompts, "min_detectable_gap": test.min_detectable_gap,
+                   "min_detectable_gap_method": f"(t_(1-alpha/{2 * tests}) + t_0.8) x the gap's standard error "
+                                                f"over {test.prompts} prompts (Holm over {tests} tests)"}
 
 
 def _finite_p(p: object) -> bool:
@@ -304,22 +307,30 @@ def metric_stage(
                 est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g, details=details))
         pairs = [(a, b, _cross_group_pairs(wide, a, b)) for a, b in combinations(groups, 2)]
-        tests = max(1, sum(1 for _, _, p in pairs if p.texts1))  # Holm's m: the pairs that get a p-value
+        n_pairs = max(1, sum(1 for _, _, p in pairs if p.texts1))  # the pairs that get a p-value
+        judged = ctx.judged(lexicon)
+
+        def tests_of(name: str) -> int:
+            """Holm's m for a metric: every (pair, metric) the verdict judges form one family, so a fair
+            model is called biased in at most alpha of runs whichever metric would fire; a metric the
+            verdict only reports is adjusted across its pairs alone."""
+            return n_pairs * len(judged) if name in judged else n_pairs
+
         for a, b, pair in pairs:
             if not pair.texts1:
                 for name in pair_names:
                     ctx.emit(skipped_row(name, _lacking(answered, frame, [a, b]), attribute=attribute,
                                          group_a=a, group_b=b))
                 continue
-            ctx.parity_rows(attribute, a, b, pair, tests)
+            ctx.parity_rows(attribute, a, b, pair, tests_of(HEADLINE))
             for name in similarity:
                 vals = ctx.similarity_values(name, pair, lexicon)
                 details = {**ctx.similarity_details(name, lexicon), **determinism}
                 sides = [floors[g][name] for g in (a, b) if g in floors]
                 if sides:
                     details |= _similarity_gap(vals, pair.clusters, np.concatenate([v for v, _, _ in sides]),
-                                               np.concatenate([c for _, c, _ in sides]), ctx.boot, cfg.confidence,
-                                               tests, sides[0][2])
+                                               np.concatenate([c for _, c, _ in sides]), cfg.confidence,
+                                               tests_of(name), sides[0][2])
                 elif deterministic and cf_cfg.noise_floor == "samples":
                     details["noise_floor_skipped"] = f"{DETERMINISTIC}; use counterfactual.noise_floor: controls"
                 elif cf_cfg.noise_floor == "samples":
@@ -328,13 +339,15 @@ def metric_stage(
                     details["noise_floor_skipped"] = "no same-group control was answered for these groups"
                 est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b, details=details))
-        for name in ctx.of_kind("sentiment") + similarity:
+        families = [judged] + [[name] for name in ctx.of_kind("sentiment") + similarity if name not in judged]
+        for family in families:
+            tested = [r for r in ctx.rows if r["attribute"] == attribute and r["metric"] in family
+                      and r["group_b"] not in (None, r["group_a"]) and _finite_p(r["details"].get("p_value"))]
+            for r, adj in zip(tested, holm_adjust([r["details"]["p_value"] for r in tested]), strict=True):
+                r["details"]["p_holm"] = adj
+        for name in ctx.of_kind("sentiment"):
             rows = [r for r in ctx.rows if r["attribute"] == attribute and r["metric"] == name
                     and r["group_b"] not in (None, r["group_a"]) and _finite_p(r["details"].get("p_value"))]
-            for r, adj in zip(rows, holm_adjust([r["details"]["p_value"] for r in rows]), strict=True):
-                r["details"]["p_holm"] = adj
-            if name in similarity:
-                continue
             if not rows or len(groups) <= 2:
                 continue
             worst = max(rows, key=lambda r: r["value"])
