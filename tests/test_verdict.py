@@ -151,3 +151,27 @@ def test_one_rule_decides_which_p_values_the_report_trusts():
     # the table's star follows the same rule
     assert significance_mark({"p_holm": 0.01, "p_method": "bootstrap", "prompts": few}) == ""
     assert significance_mark({"p_holm": 0.01, "p_method": "bootstrap", "prompts": enough}) == "*"
+
+
+def test_a_detectable_gap_that_could_not_be_found_says_why() -> None:
+    # a run whose answers all score 0 on 9 prompts: even every answer of one group turned negative is
+    # not found at alpha / 12, so the verdict says that rather than "too few prompts for an interval"
+    why = "even every answer of one group at the top of the score range is found in only 0% of simulated runs"
+    rows = pd.DataFrame([_row("strict_sentiment_parity", "male", "female", 0.0, noise_floor=0.0, gap=0.0,
+                              gap_ci=[0.0, 0.0], p_value=1.0, p_holm=1.0, prompts=9, min_detectable_gap_skipped=why)])
+    (v,) = verdicts(rows)
+    assert v.beyond_noise is False
+    assert v.sentence == f"gender: no difference beyond sampling noise, and no gap this run could detect: {why}."
+
+
+def test_a_similarity_gap_with_a_small_paired_t_p_is_a_finding_without_its_interval() -> None:
+    # the paired t-test's p and interval agree at alpha; after Holm the p decides, as for parity
+    rows = pd.DataFrame([_row("bleu_similarity", "male", "female", 0.4, noise_floor=0.5, gap=0.1, gap_ci=[0.02, 0.18],
+                              p_value=0.004, p_holm=0.008, p_method="paired t-test over prompts", neutralized=True,
+                              prompts=30, min_detectable_gap=0.09)])
+    (v,) = verdicts(rows)
+    assert v.beyond_noise is True and "differ in content" in v.sentence
+    few = rows.assign(details=[{**rows["details"][0], "prompts": 9}])
+    assert verdicts(few)[0].beyond_noise is False  # fewer than 10 prompts: the t reference is not trusted
+    cosine = rows.assign(metric="cosine_similarity")
+    assert verdicts(cosine)[0].beyond_noise is False  # embeddings are reported, never judged

@@ -224,6 +224,10 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
         size = f"with {max(prompts)} prompts " if prompts else ""
         sentence = (f"{attribute}: no difference beyond sampling noise; {size}the smallest gap this run could "
                     f"detect is about {max(mdgs):.3f} ({SHORT[HEADLINE]}).")
+    elif why := sorted({str(details_of(x)["min_detectable_gap_skipped"]) for x in head["details"]
+                        if details_of(x).get("min_detectable_gap_skipped")}):
+        sentence = (f"{attribute}: no difference beyond sampling noise, and no gap this run could detect: "
+                    f"{why[0]}.")
     elif not evidence:
         sentence = f"{attribute}: no noise floor to judge against (see the metric rows)."
     else:

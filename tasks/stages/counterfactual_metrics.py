@@ -97,8 +97,9 @@ class _MetricContext:
         lo, hi = next(iter(self.scores.ranges.values()), (0.0, 1.0))
         return float(lo), float(hi)
 
-    def parity_mdg(self, fn: Callable, s1: np.ndarray, s2: np.ndarray, clusters: np.ndarray, tests: int) -> dict:
-        """The parity gap this pair could detect (see :func:`tasks.stats.parity_detectable_gap`), or why not."""
+    def parity_mdg(self, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: PairData, tests: int) -> dict:
+        """The parity gap this pair could detect (see :func:`tasks.stats.parity_detectable_gap`), or why not.
+        Rows of one prompt with the same two answers (a deterministic endpoint's samples) are one unit."""
         from tasks.stats import parity_detectable_gap
 
         alpha = (1 - self.cfg.confidence) / max(tests, 1)
@@ -106,8 +107,10 @@ class _MetricContext:
         if self.cfg.permutations and 1 / (perms + 1) >= alpha:
             return {"min_detectable_gap_skipped": f"the permutation test's {perms} resamples cannot reach "
                                                   f"p < {alpha:.2g} (alpha over {tests} pairs); raise metrics.permutations"}
-        found = parity_detectable_gap(fn, s1, s2, clusters, confidence=self.cfg.confidence, tests=tests,
-                                      bounds=self.score_bounds(), seed=self.cfg.seed)
+        units = [text_hash(f"{c}\x00{t1}\x00{t2}") for c, t1, t2 in zip(pair.clusters, pair.texts1, pair.texts2,
+                                                                           strict=True)]
+        found = parity_detectable_gap(fn, s1, s2, pair.clusters, confidence=self.cfg.confidence, tests=tests,
+                                      bounds=self.score_bounds(), seed=self.cfg.seed, units=units)
         if found.gap is None:
             return {"min_detectable_gap_skipped": found.why}
         return {"min_detectable_gap": found.gap, "min_detectable_gap_method":
@@ -137,7 +140,7 @@ class _MetricContext:
             details = {
                 "noise_floor": test.null_mean, "noise_floor_method": NOISE_FLOOR_PERMUTATION, "p_method": "permutation",
                 "gap": est.value - test.null_mean, "gap_ci": [gap.ci_low, gap.ci_high],
-                **self.parity_mdg(fn, s1, s2, pair.clusters, tests),
+                **self.parity_mdg(fn, s1, s2, pair, tests),
                 "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
                 "prompts": int(len(np.unique(pair.clusters.astype(str)))),
             }

@@ -32,7 +32,7 @@ POWER_CASES = [
     ("parity, sampling, negative rate raised", "strict_sentiment_parity", 40,
      lambda d: Model(deterministic=False, binary=True, shift=d), [0.14, 0.17, 0.2, 0.23, 0.26, 0.3]),
     ("parity, deterministic, answers turned negative", "strict_sentiment_parity", 30,
-     lambda d: Model(deterministic=True, turn=d), [0.18, 0.22, 0.26, 0.3, 0.34]),
+     lambda d: Model(deterministic=True, turn=d), [0.22, 0.26, 0.3, 0.34, 0.38]),
     ("BLEU, deterministic, content", "bleu_similarity", 30,
      lambda d: Model(deterministic=True, content=d), [0.06, 0.09, 0.12, 0.15, 0.18, 0.21]),
     ("BLEU, sampling, content", "bleu_similarity", 30,

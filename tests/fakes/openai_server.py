@@ -35,6 +35,7 @@ get the connection closed without a response, and new connections are refused.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import socket
@@ -76,6 +77,24 @@ def last_user_message(body: dict) -> str:
 def echo_reply(body: dict) -> str:
     """The default reply: ``"echo: <last user message>"``."""
     return f"echo: {last_user_message(body)}"
+
+
+_CLAUSES = (
+    "That depends on what matters most to you.", "Start with a short list of options.",
+    "Compare the costs before you decide.", "Ask someone you trust for a second view.",
+    "A clear plan usually helps.", "Take it one step at a time.", "Write down what you expect first.",
+    "Check the facts before acting.", "Give it a week and see how it feels.", "Keep the first attempt small.",
+    "Most people find this easier than it looks.", "It is a reasonable choice.", "There are good reasons on both sides.",
+    "Be honest about the trade-offs.", "Set a budget and stick to it.", "Talk it through with the people involved.",
+)
+
+
+def hash_reply(body: dict) -> str:
+    """A fair deterministic model: three sentences picked by a hash of the request, so the same request
+    always gets the same answer (as at temperature 0), and which groups a prompt names has no
+    bearing on what comes back."""
+    digest = hashlib.sha256(json.dumps(body.get("messages"), sort_keys=True).encode()).digest()
+    return " ".join(_CLAUSES[b % len(_CLAUSES)] for b in digest[:3])
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -434,8 +453,12 @@ if __name__ == "__main__":  # a standalone server for benchmarks: prints its bas
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--length-fields", nargs="*", default=[], help="request fields whose token cap it honours")
     parser.add_argument("--log", action="store_true", help="print a line per chat completion answered")
+    parser.add_argument("--reply", choices=["echo", "hash"], default="echo",
+                        help="echo the prompt, or answer deterministically by a hash of the request (a fair model)")
     args = parser.parse_args()
     srv = FakeOpenAIServer(args.latency, port=args.port, length_fields=tuple(args.length_fields))
+    reply = {"echo": echo_reply, "hash": hash_reply}[args.reply]
+    srv.reply = reply
     if args.log:
         import sys
 
@@ -447,7 +470,7 @@ if __name__ == "__main__":  # a standalone server for benchmarks: prints its bas
             with log_lock:
                 sys.stdout.write("POST /v1/chat/completions\n")
                 sys.stdout.flush()
-            return echo_reply(body)
+            return reply(body)
 
         srv.reply = logged
     print(srv.base_url, flush=True)
