@@ -121,17 +121,6 @@ def percentile_estimate(point: float, stats: np.ndarray, confidence: float, n: i
     return Estimate(point, float(low), float(high), n)
 
 
-def bootstrap_pvalue(stats: np.ndarray) -> float:
-    """Two-sided bootstrap p-value of "the statistic is 0": twice the share of finite resamples on
-    the far side of 0 from their median (the smallest value the percentile interval at level
-    1 - p would just reach 0 with), capped at 1. NaN without resamples."""
-    finite = stats[np.isfinite(stats)]
-    if len(finite) < 2:
-        return float("nan")
-    far = (finite <= 0).mean() if np.median(finite) > 0 else (finite >= 0).mean()
-    return float(min(1.0, 2 * (far * len(finite) + 1) / (len(finite) + 1)))
-
-
 def _cluster_blocks(clusters: Sequence[object]) -> np.ndarray:
     inverse, _ = _cluster_index(clusters)
     return inverse

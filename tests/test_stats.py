@@ -64,11 +64,19 @@ def test_permutation_pvalue_detects_a_real_gap_and_not_noise() -> None:
     assert permutation_test(wasserstein1, x, rng.uniform(0, 0.3, 60), clusters, 200, 1).p_value > 0.05
 
 
-def test_bootstrap_pvalue_by_hand() -> None:
-    from tasks.stats import bootstrap_pvalue
+def test_paired_gap_test_by_hand() -> None:
+    from tasks.stats import paired_gap_test
 
-    # 9 resamples, median 3 > 0; one is <= 0: p = 2 * (1 + 1) / (9 + 1) = 0.4
-    assert bootstrap_pvalue(np.array([-1.0, 1, 2, 3, 3, 4, 5, 6, 7])) == pytest.approx(0.4)
-    # none on the far side: the floor 2 / (n + 1)
-    assert bootstrap_pvalue(np.arange(1.0, 20.0)) == pytest.approx(2 / 20)
-    assert np.isnan(bootstrap_pvalue(np.array([np.nan, 1.0])))
+    # prompts a, b, c: floor means 0.6, 0.7, 0.9 (a has two rows, 0.5 and 0.7); cross 0.5, 0.5, 0.6
+    # d = 0.1, 0.2, 0.3: mean 0.2, sd 0.1, SE 0.1 / sqrt(3) = 0.057735, t = 3.4641 on 2 df
+    # two-sided p = 1 - t / sqrt(t^2 + 2) = 1 - 3.4641 / 3.741657 = 0.074180
+    # 95% interval: 0.2 -/+ 4.302653 x 0.057735 = -0.048414 .. 0.448414
+    # detectable gap at one test: (4.302653 + t_0.8 on 2 df 1.060660) x 0.057735 = 0.309651
+    got = paired_gap_test(np.array([0.5, 0.7, 0.7, 0.9]), ["a", "a", "b", "c"], np.array([0.5, 0.5, 0.6]),
+                          ["a", "b", "c"], 0.95)
+    assert got.prompts == 3 and got.gap == pytest.approx(0.2)
+    assert got.p_value == pytest.approx(0.074180, abs=1e-6)
+    assert (got.ci_low, got.ci_high) == pytest.approx((-0.048414, 0.448414), abs=1e-6)
+    assert got.min_detectable_gap == pytest.approx(0.309651, abs=1e-6)
+    # a prompt on one side only is left out; fewer than two paired prompts: no test
+    assert paired_gap_test(np.array([0.5, 0.7]), ["a", "z"], np.array([0.4]), ["a"], 0.95) is None
