@@ -114,15 +114,13 @@ def prompts_needed(pairs: int, alpha: float = 0.05) -> int:
 
 def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
     """A warning per attribute mentioned by too few prompts for a permutation test to find anything."""
-    from tasks.stages.counterfactual import check_ftu_stage, lexicons_for
-
     from tasks.metrics import wanted_metrics
-    from tasks.reporting.verdict import judged_metric
+    from tasks.reporting.verdict import judged_metrics
+    from tasks.stages.counterfactual import check_ftu_stage, lexicons_for
 
     counts = check_ftu_stage(prompts, cfg.counterfactual).counts
     alpha = 1 - cfg.metrics.confidence
-    judged = [n for n in wanted_metrics(cfg.metrics.names, "counterfactual")
-              if judged_metric(n, {"neutralized": cfg.metrics.neutralize})]
+    judged = judged_metrics(wanted_metrics(cfg.metrics.names, "counterfactual"), cfg.metrics.neutralize)
     out = []
     for attribute, lexicon in lexicons_for(cfg.counterfactual).items():
         groups = len(getattr(lexicon, "target_groups", ()) or ())

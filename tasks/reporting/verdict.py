@@ -81,6 +81,12 @@ def judged_metric(metric: str, d: dict[str, Any]) -> bool:
     return inputs == "sentiment" or (inputs == "texts" and bool(d.get("neutralized")))
 
 
+def judged_metrics(names: list[str], neutralized: bool) -> list[str]:
+    """The metrics of ``names`` the verdict acts on in a run whose text metrics are (or are not)
+    neutralised: the one list both the metric stage's Holm family and preflight count."""
+    return [name for name in names if judged_metric(name, {"neutralized": neutralized})]
+
+
 def _beyond(d: dict[str, Any], metric: str, alpha: float) -> bool:
     """Is this pair's gap beyond noise? Gaps are signed so that positive = less fair.
 
@@ -213,7 +219,6 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
     tested = [d for d in (details_of(x) for x in head["details"]) if _num(d.get("p_value")) is not None]
     family = sum(1 for m, x in zip(cross["metric"], cross["details"], strict=True)
                  if judged_metric(m, d := details_of(x)) and _num(d.get("p_value")) is not None)
-    family = max(family, len(tested))
     needed = prompts_needed(family, alpha) if tested else 0
     if prompts and tested and max(prompts) < needed:
         metrics = f" x {family // len(tested)} judged metrics" if family > len(tested) else ""

@@ -14,7 +14,7 @@ from tasks.config import CounterfactualConfig, MetricsConfig
 from tasks.inputs.prompts import text_hash
 from tasks.inputs.controls import CONTROL, variant_rows
 from tasks.stages.counterfactual import ScoreSet, lexicons_for
-from tasks.reporting.verdict import HEADLINE
+from tasks.reporting.verdict import HEADLINE, judged_metrics
 
 
 @dataclass
@@ -79,14 +79,6 @@ class _MetricContext:
             t1, t2 = neutralize(t1, lexicon), neutralize(t2, lexicon)
         fn = {"bleu_similarity": pairwise_min_bleu, "rougel_similarity": pairwise_rouge_l}[name]
         return fn(t1, t2)
-
-    def judged(self, lexicon) -> list[str]:  # noqa: ANN001
-        """The metrics the verdict acts on (:func:`tasks.reporting.verdict.judged_metric`): parity, and
-        text similarity with the group words neutralised (which needs a lexicon)."""
-        from tasks.reporting.verdict import judged_metric
-
-        return [name for name in self.wanted if name in self.specs
-                and judged_metric(name, self.similarity_details(name, lexicon))]
 
     def similarity_details(self, name: str, lexicon=None) -> dict:  # noqa: ANN001
         if self.specs[name].inputs == "embeddings":
@@ -311,7 +303,7 @@ def metric_stage(
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g, details=details))
         pairs = [(a, b, _cross_group_pairs(wide, a, b)) for a, b in combinations(groups, 2)]
         n_pairs = max(1, sum(1 for _, _, p in pairs if p.texts1))  # the pairs that get a p-value
-        judged = ctx.judged(lexicon)
+        judged = judged_metrics(wanted, bool(cfg.neutralize and lexicon is not None))  # neutralising needs a lexicon
 
         def tests_of(name: str) -> int:
             """Holm's m for a metric: every (pair, metric) the verdict judges form one family, so a fair
