@@ -18,6 +18,7 @@ def flow_for(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
 
 FLOWS = {  # assessment -> (module, flow function); imported on demand so a run loads only its flow
     "counterfactual": ("flows.counterfactual", "counterfactual_assessment"),
+    "identity": ("flows.identity", "identity_assessment"),
     "stereotype": ("flows.stereotype", "stereotype_assessment"),
     "bias_test": ("flows.bias_test", "bias_test"),
     "classification": ("flows.classification", "classification_assessment"),

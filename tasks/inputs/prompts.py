@@ -17,6 +17,10 @@ from tasks.config import PromptsConfig
 from tasks.errors import InputDataError
 
 SUFFIXES = (".csv", ".jsonl", ".parquet", ".txt")
+EXTRA_COLUMNS = ("task", "outcome")
+"""Optional columns (keys) read beside the prompt: ``task`` groups results (advice, pricing, ...);
+``outcome`` says what to read from the answer (number, yes_no, choice: a | b | c). Assessments
+that do not use them ignore them."""
 
 
 def prompt_id(text: str) -> str:
@@ -43,7 +47,7 @@ def _read_text_file(path: Path) -> list[tuple[int, str]]:
     return [(i, line.strip()) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
 
 
-def _read_jsonl(path: Path, column: str) -> list[tuple[int, str]]:
+def _read_jsonl(path: Path, column: str) -> list[tuple[int, object, dict]]:
     text = _check_utf8(path, path.read_bytes())
     rows = []
     for i, line in enumerate(text.splitlines(), start=1):
@@ -58,11 +62,11 @@ def _read_jsonl(path: Path, column: str) -> list[tuple[int, str]]:
             raise InputDataError(
                 f"{path}, line {i}: expected an object with key {column!r} (prompts.column); found {keys}."
             )
-        rows.append((i, record[column]))
+        rows.append((i, record[column], {k: record[k] for k in EXTRA_COLUMNS if k in record}))
     return rows
 
 
-def _read_table(path: Path, column: str) -> list[tuple[int, object]]:
+def _read_table(path: Path, column: str) -> list[tuple[int, object, dict]]:
     if path.suffix == ".csv":
         text = _check_utf8(path, path.read_bytes())
         try:
@@ -84,7 +88,8 @@ def _read_table(path: Path, column: str) -> list[tuple[int, object]]:
         raise InputDataError(
             f"{path}: no column {column!r} (prompts.column). Columns found: {', '.join(map(str, frame.columns))}."
         )
-    return [(i + first_line, v) for i, v in enumerate(frame[column].tolist())]
+    extras = [k for k in EXTRA_COLUMNS if k in frame.columns]
+    return [(i + first_line, v, {k: frame[k].iloc[i] for k in extras}) for i, v in enumerate(frame[column].tolist())]
 
 
 def load_prompts(cfg: PromptsConfig, base_dir: Path | None = None) -> pd.DataFrame:
@@ -112,11 +117,15 @@ def load_prompts(cfg: PromptsConfig, base_dir: Path | None = None) -> pd.DataFra
 
 
 def build_prompt_frame(
-    rows: Sequence[tuple[int, object]], where: str, max_chars: int, limit: int | None = None
+    rows: Sequence[tuple[int, object] | tuple[int, object, dict]], where: str, max_chars: int,
+    limit: int | None = None,
 ) -> pd.DataFrame:
+    """The prompt frame; rows are (line, text) or (line, text, {extra column: value}). An extra
+    column present in the file must have a value on every line."""
     texts: list[str] = []
     lines: list[int] = []
-    for line, value in rows:
+    extras: dict[str, list[str]] = {}
+    for line, value, *more in rows:
         if value is None or (isinstance(value, float) and value != value):
             raise InputDataError(f"{where}, line {line}: the prompt is empty (expected text).")
         if not isinstance(value, str):
@@ -129,11 +138,17 @@ def build_prompt_frame(
                 f"{where}, line {line}: the prompt has {len(text):,} characters; prompts longer than "
                 f"{max_chars:,} are refused (prompts.max_chars)."
             )
+        for key, raw in (more[0] if more else {}).items():
+            cell = "" if raw is None or (isinstance(raw, float) and raw != raw) else str(raw).strip()
+            if not cell:
+                raise InputDataError(f"{where}, line {line}: the {key!r} column is empty. Give every prompt a "
+                                     f"{key}, or remove the column.")
+            extras.setdefault(key, []).append(cell)
         texts.append(text)
         lines.append(line)
     if not texts:
         raise InputDataError(f"{where}: no prompts found (expected at least one non-empty prompt).")
-    frame = pd.DataFrame({"text": texts, "source_line": lines})
+    frame = pd.DataFrame({"text": texts, "source_line": lines, **extras})
     frame.insert(0, "prompt_id", [prompt_id(t) for t in texts])
     frame = frame.drop_duplicates("prompt_id", keep="first").reset_index(drop=True)
     frame.attrs["duplicates_dropped"] = len(texts) - len(frame)  # reported by the CLI's preflight

@@ -35,6 +35,8 @@ class LLMRequest:
     sample_idx: int
     cache_key: str
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    system: str | None = None
+    """This call's system message; None: ``llm.system_prompt`` (a user profile varies it per call)."""
 
 
 @dataclass
@@ -61,9 +63,13 @@ class Provider(Protocol):
     async def aopen(self) -> None:
         """Build clients inside the running loop, before the first rate-limited call (optional)."""
 
-    async def acomplete(self, prompt: str, sample_idx: int) -> Completion: ...
+    async def acomplete(self, prompt: str, sample_idx: int) -> Completion:
+        """One answer. Called with ``system=`` (the call's own system message) only for requests that
+        carry one, so a provider that never sees a user profile need not take it."""
 
-    def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int]) -> list[Completion]: ...
+    def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int]) -> list[Completion]:
+        """Answers in order; called with ``systems=`` (one system message or None per prompt) only
+        when some request of the batch carries its own."""
 
     async def aclose(self) -> None: ...
 
@@ -98,8 +104,10 @@ def _normalise_url(url: str) -> str:
     return f"{parts.scheme.lower()}://{netloc}{parts.path.rstrip('/')}" if netloc else url.strip().rstrip("/")
 
 
-def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int) -> str:
+def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int, system: str | None = None) -> str:
     """Key of one call: provider, model, endpoint, generation parameters, system prompt, prompt, sample.
+
+    ``system`` is the call's own system message when it differs from ``llm.system_prompt``.
 
     The endpoint (:func:`endpoint_identity`) is part of the key, because two servers can serve
     different weights under one model name; ``llm.cache_across_endpoints`` leaves it out on purpose.
@@ -113,7 +121,7 @@ def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int) -> str:
         "temperature": cfg.temperature,
         "max_tokens": cfg.max_tokens,
         "seed": cfg.seed if cfg.provider == "local" else None,
-        "system": cfg.system_prompt,
+        "system": cfg.system_prompt if system is None else system,
         "prompt": prompt,
         "sample": sample_idx,
     }

@@ -114,7 +114,8 @@ async def call_with_retries(
         t0 = time.perf_counter()
         try:
             # the whole request, connection to last byte, within llm.timeout
-            comp = await asyncio.wait_for(provider.acomplete(req.prompt, req.sample_idx), cfg.timeout)
+            own = {} if req.system is None else {"system": req.system}  # providers take it only when set
+            comp = await asyncio.wait_for(provider.acomplete(req.prompt, req.sample_idx, **own), cfg.timeout)
             return ok_result(req, comp, attempt, time.perf_counter() - t0)
         except asyncio.CancelledError:
             raise

@@ -69,7 +69,8 @@ def fit_to_context(requests: Sequence[LLMRequest], cfg: LLMConfig, loader: Any =
     if cfg.provider != "local" or not requests:
         return ContextCheck(list(requests))
     budget_guess = 512  # fewer bytes (hence tokens) than this fit any chat model (contexts >= 512): no load
-    if all(len(r.prompt.encode("utf-8")) + len(cfg.system_prompt.encode("utf-8")) + cfg.max_tokens < budget_guess
+    system = max((cfg.system_prompt if r.system is None else r.system for r in requests), key=len)  # the longest
+    if all(len(r.prompt.encode("utf-8")) + len(system.encode("utf-8")) + cfg.max_tokens < budget_guess
            for r in requests):
         return ContextCheck(list(requests))
     if loader is None:
@@ -78,7 +79,7 @@ def fit_to_context(requests: Sequence[LLMRequest], cfg: LLMConfig, loader: Any =
     context = model_context(lm, tok)
     if context is None:
         return ContextCheck(list(requests))
-    room = context - _template_overhead(tok, cfg.system_prompt) - cfg.max_tokens
+    room = context - _template_overhead(tok, system) - cfg.max_tokens
     check = ContextCheck([])
     counted: dict[str, list[int]] = {}
     for req in requests:
@@ -95,7 +96,7 @@ def fit_to_context(requests: Sequence[LLMRequest], cfg: LLMConfig, loader: Any =
                  f"template it needs more than the model's context of {context:,} tokens")
         if cfg.long_prompts == "truncate" and room > 0:
             text = tok.decode(ids[:room], skip_special_tokens=True)
-            short = replace(req, prompt=text, cache_key=cache_key(cfg, text, req.sample_idx))
+            short = replace(req, prompt=text, cache_key=cache_key(cfg, text, req.sample_idx, req.system))
             check.requests.append(short)
             check.notes[short.cache_key] = (f"warning: prompt truncated to its first {room:,} tokens ({where}; "
                                             "llm.long_prompts=truncate)")

@@ -112,14 +112,15 @@ class LocalProvider:
         self.cfg = cfg
         self.model = cfg.model
 
-    def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int]) -> list[Completion]:
+    def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int],
+                       systems: Sequence[str | None] | None = None) -> list[Completion]:
         import torch
 
         lm, tok = load_causal_lm(self.cfg.model)
         tok.padding_side = "left"
         chats = [
-            [{"role": "system", "content": self.cfg.system_prompt}, {"role": "user", "content": p}]
-            for p in prompts
+            [{"role": "system", "content": self.cfg.system_prompt if s is None else s}, {"role": "user", "content": p}]
+            for p, s in zip(prompts, systems or [None] * len(prompts), strict=True)
         ]
         enc = tok.apply_chat_template(
             chats, add_generation_prompt=True, return_tensors="pt", padding=True, return_dict=True
@@ -157,8 +158,8 @@ class LocalProvider:
             )
         return results
 
-    async def acomplete(self, prompt: str, sample_idx: int) -> Completion:
-        return self.complete_batch([prompt], [sample_idx])[0]
+    async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None) -> Completion:
+        return self.complete_batch([prompt], [sample_idx], [system])[0]
 
     async def aclose(self) -> None:
         return None

@@ -158,13 +158,15 @@ class OpenAIChatProvider:
         self._next_pool = itertools.cycle([client for client, _ in self._pools])
         self._template = payload
 
-    async def acomplete(self, prompt: str, sample_idx: int) -> Completion:
+    async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None) -> Completion:
         import httpx
 
         self._open()
         body = dict(self._template)  # type: ignore[arg-type]
-        system, user = body["messages"]
-        body["messages"] = [system, {**user, "content": prompt}]
+        sys_msg, user = body["messages"]
+        if system is not None:
+            sys_msg = {**sys_msg, "content": system}
+        body["messages"] = [sys_msg, {**user, "content": prompt}]
         response = await next(self._next_pool).post("/chat/completions", body=body, cast_to=httpx.Response)
         return parse_chat_completion(response.content)
 

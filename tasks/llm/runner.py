@@ -141,7 +141,9 @@ def _run_batched(
                 raise_if_stopped(f"after {start} of {len(order)} local generations")
                 t0 = time.perf_counter()
                 try:
-                    comps = provider.complete_batch([r.prompt for r in batch], [r.sample_idx for r in batch])
+                    systems = [r.system for r in batch]  # passed only when some call has its own
+                    own = {"systems": systems} if any(s is not None for s in systems) else {}
+                    comps = provider.complete_batch([r.prompt for r in batch], [r.sample_idx for r in batch], **own)
                     raise_if_stopped(f"after {start} of {len(order)} local generations")  # a cut batch is dropped
                     per_row = (time.perf_counter() - t0) / len(batch)
                     results = [ok_result(r, c, attempt, per_row) for r, c in zip(batch, comps, strict=True)]

@@ -6,6 +6,7 @@ from tasks.metrics import (  # noqa: F401 - importing a family module registers 
     classifier_scores,
     counterfactual,
     embedding,
+    identity,
     probability,
     recommendation,
     stereotype,

@@ -126,16 +126,21 @@ def expand_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> pd.DataFra
 
 # --- LLM calls ---------------------------------------------------------------------------------
 def build_requests(variants: pd.DataFrame, cfg: LLMConfig) -> list[LLMRequest]:
+    """``cfg.count`` calls per variant; a variant with a ``system`` text (an identity profile) sends it
+    as that call's system message."""
     reqs = []
     for row in variants.itertuples(index=False):
+        system = getattr(row, "system", None)
+        system = system if isinstance(system, str) else None
         for i in range(cfg.count):
             reqs.append(
                 LLMRequest(
                     prompt=row.text,
                     sample_idx=i,
-                    cache_key=cache_key(cfg, row.text, i),
+                    cache_key=cache_key(cfg, row.text, i, system),
                     meta={"variant_id": row.variant_id, "prompt_id": row.prompt_id,
                           "attribute": row.attribute, "grp": row.grp, "role": getattr(row, "role", VARIANT)},
+                    system=system,
                 )
             )
     return reqs

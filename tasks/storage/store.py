@@ -32,6 +32,10 @@ SCHEMA: dict[str, str] = {
     "variants": """
         run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
         text VARCHAR, swapped JSON, valid BOOLEAN, problems JSON, role VARCHAR, control_kind VARCHAR""",
+    "identity_names": "run_id VARCHAR, cell VARCHAR, gender VARCHAR, race VARCHAR, slot INTEGER, name VARCHAR, freq DOUBLE",
+    "identity_variants": """
+        run_id VARCHAR, variant_id VARCHAR, signal VARCHAR, name VARCHAR, system VARCHAR, task VARCHAR,
+        outcome VARCHAR""",
     "responses": """
         run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
         role VARCHAR, sample_idx INTEGER, text VARCHAR, ok BOOLEAN, refusal BOOLEAN, error_class VARCHAR,

@@ -1,0 +1,95 @@
+"""Identity fairness for prompts that name no group: does a user's name or profile change the answer?
+
+Most prompts an application receives name no protected group ("Help me negotiate my salary"),
+yet the user's identity reaches the model through a name or a profile. This flow gives every
+prompt that identity (first-person fairness, Eloundou et al. 2024) and compares the answers:
+
+1. **load prompts** (optional ``task`` and ``outcome`` columns);
+2. **draw names**: ``identity.names_per_cell`` census names per cell (gender x race by default),
+   matched in frequency across cells, seeded, stored with the run (table ``identity_names``);
+3. **expand**: per prompt, signal and cell, a variant with one name of the cell and a control
+   with another name of the same cell: how much two names of one cell move the answers is the
+   noise floor (see :mod:`tasks.inputs.identity`);
+4. **call the LLM** ``count`` times per variant (the profile goes into that call's system message);
+5. **score** each distinct answer once (sentiment, embeddings);
+6. **metrics** per comparison (a signal, and each task): sentiment parity, similarity against
+   the two-names floor and non-completion per pair of cells, and the outcomes read from the
+   answers (an amount, a yes/no, a choice) per cell and per pair, one Holm family per comparison.
+
+Run it with ``equilens run configs/identity.yaml`` or ``python -m flows.identity CONFIG``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from prefect import flow, get_run_logger
+
+from flows.common import begin_run, check_llm_failures, close_run, recorded_run, response_counts, run_result
+from flows.execution import run_heavy
+from flows.stage_tasks import call_llm_task, load_prompts_task, score_answers
+from tasks import validation
+from tasks.config import IdentityRunConfig
+from tasks.inputs.controls import CONTROL
+from tasks.stages import identity as stages
+from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
+
+FLOW_NAME = "identity-assessment"
+
+
+@flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
+def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
+    """Identity through names and profiles (see the module docstring)."""
+    log = get_run_logger()
+    run_id, store, rec = begin_run(config, "identity_assessment")
+    code = code_fingerprint()
+    log.info("run %s: writing to %s", run_id, config.storage.duckdb_path)
+    gate = rec.gate if config.validation.enabled else (lambda report: None)
+
+    with recorded_run(rec) as summary:
+        with rec.stage("load_prompts"):
+            prompts = load_prompts_task(config.prompts, code + path_fingerprint(config.prompts.path))
+            if config.validation.enabled:
+                gate(validation.validate_prompts(prompts))
+            rec.save("prompts", prompts[["prompt_id", "text"]])
+
+        with rec.stage("expand"):
+            variants, names = stages.expand_stage(prompts, config.identity, config.llm.system_prompt)
+            rec.save("identity_names", names)
+            rec.save("variants", variants[stages.VARIANT_COLUMNS])
+            rec.save("identity_variants", variants[["variant_id", *stages.IDENTITY_EXTRA]])
+            controls = variants["role"].eq(CONTROL)
+            summary["variants"] = {"total": int((~controls).sum()), "controls": int(controls.sum()),
+                                   "cells": int(names["cell"].nunique()), "signals": len(config.identity.signals)}
+            if config.validation.enabled:
+                gate(validation.validate_variants(variants))
+        log.info("%d prompts x %d signals x %d cells, each with a same-cell control: %d variants",
+                 len(prompts), len(config.identity.signals), summary["variants"]["cells"], len(variants))
+
+        with rec.stage("llm"):
+            responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
+                                  config.storage.duckdb_path, config.storage.lock_timeout)
+            rec.save("responses", responses)
+            if config.validation.enabled:
+                gate(validation.validate_responses(responses))
+        summary["responses"] = response_counts(responses)
+        check_llm_failures(config, responses)
+
+        with rec.stage("score"):
+            scores = score_answers(responses, config.scoring, config.metrics, config.execution, code)
+            rec.save("scores", scores.scalar)
+            if config.validation.enabled:
+                gate(validation.validate_scores(scores.scalar, scores.ranges))
+
+        with rec.stage("metrics"):
+            metrics = stages.metric_stage(responses, variants, scores, config.identity, config.metrics)
+            rec.save_metrics(metrics, config.validation.enabled)
+        close_run(store, run_id, config, summary, metrics, responses)
+    return run_result(store, run_id, config, summary)
+
+
+if __name__ == "__main__":  # python flows/identity.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
+    from flows.launch import run_flow_script
+
+    sys.exit(run_flow_script(identity_assessment, "identity"))

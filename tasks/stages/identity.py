@@ -1,0 +1,207 @@
+"""The identity assessment's stages: variants with names, outcomes read from answers, metrics per
+comparison (a signal, and a task within it).
+
+A *comparison* is what one verdict judges: the attribute's cells under one signal (``gender x
+race``, or ``gender x race | intro`` when a run has several signals), and again per task when the
+prompt file has a ``task`` column (``gender x race | pricing``). Each is stored as the
+``attribute`` of its metric rows, so the counterfactual metric stage, the report and the verdict
+treat it as they treat an attribute.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from tasks.config import CounterfactualConfig, IdentityConfig, MetricsConfig
+from tasks.errors import InputDataError
+from tasks.inputs.controls import CONTROL, VARIANT
+from tasks.inputs.identity import (IDENTITY, NAME, attribute_label, cell_names, cells_of, check_inline,
+                                   identity_phrases, place, slots_for)
+from tasks.stages.counterfactual import VARIANT_COLUMNS, ScoreSet, variant_id
+
+IDENTITY_EXTRA = ["signal", "name", "system", "task", "outcome"]  # stored in identity_variants
+IDENTITY_COLUMNS = [*VARIANT_COLUMNS, *IDENTITY_EXTRA]
+SEP = " | "
+
+
+def comparison(attribute: str, signal: str, several_signals: bool, task: str | None = None) -> str:
+    """The stored ``attribute`` of a comparison (see the module docstring)."""
+    parts = [attribute, *([signal] if several_signals else []), *([task] if task else [])]
+    return SEP.join(parts)
+
+
+def _lexicons(cfg: IdentityConfig):  # noqa: ANN202
+    from pathlib import Path
+
+    from tasks.inputs.lexicon import load_lexicon
+    from tasks.inputs.names import load_names
+
+    folder = Path(cfg.lexicon_dir) if cfg.lexicon_dir else None
+    return load_names(folder), load_lexicon("gender", folder), load_lexicon("race", folder)
+
+
+def check_outcomes(prompts: pd.DataFrame) -> None:
+    """Every value of an ``outcome`` column is number, yes_no or choice: a | b (else: which line)."""
+    from tasks.scoring.parsing import parse_outcome_spec
+
+    if "outcome" not in prompts:
+        return
+    for line, spec in zip(prompts["source_line"], prompts["outcome"], strict=True):
+        if spec.strip().lower() in ("", "none", "text"):
+            continue
+        try:
+            parse_outcome_spec(spec)
+        except ValueError as err:
+            raise InputDataError(f"prompt line {line}: {err} (outcome column).") from None
+
+
+def expand_stage(prompts: pd.DataFrame, cfg: IdentityConfig, system_prompt: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(variants, names): per prompt, signal and cell a variant with one name of the cell and its
+    control with another name of the same cell (an explicit signal: the identity in other words)."""
+    for s in cfg.signals:
+        if s.placement == "inline":
+            check_inline(prompts, s.name)
+    check_outcomes(prompts)
+    table, gender_lex, race_lex = _lexicons(cfg)
+    cells = cells_of(cfg.attributes, cfg.genders, cfg.races)
+    names = cell_names(table, cells, cfg.names_per_cell, cfg.seed)
+    by_slot = {(r.cell, r.slot): r.name for r in names.itertuples(index=False)}
+    phrases = {c.label: identity_phrases(c, gender_lex, race_lex) for c in cells}
+    attribute = attribute_label(cfg.attributes)
+    several = len(cfg.signals) > 1
+    rows = []
+    for p in prompts.itertuples(index=False):
+        task = getattr(p, "task", None)
+        outcome = getattr(p, "outcome", None)
+        for s in cfg.signals:
+            label = comparison(attribute, s.name, several)
+            explicit = IDENTITY in s.template and s.placement != "inline"
+            first, second = slots_for(p.prompt_id, s.name, cfg.names_per_cell, cfg.seed)
+            for c in cells:
+                for role, slot, phrase in ((VARIANT, first, 0), (CONTROL, second, 1)):
+                    fill = {"identity": phrases[c.label][phrase], "name": by_slot[(c.label, slot)]}
+                    text, system = place(p.text, s.placement, s.template, fill, system_prompt)
+                    kind = None if role == VARIANT else ("identity wording" if explicit else "name")
+                    key = c.label if role == VARIANT else f"{c.label}|{CONTROL}"
+                    rows.append({"variant_id": variant_id(p.prompt_id, label, key), "prompt_id": p.prompt_id,
+                                 "attribute": label, "grp": c.label, "text": text, "swapped": [], "valid": True,
+                                 "problems": [], "role": role, "control_kind": kind, "system": system,
+                                 "signal": s.name, "name": None if explicit else fill["name"], "task": task,
+                                 "outcome": outcome})
+    return pd.DataFrame(rows, columns=IDENTITY_COLUMNS), names
+
+
+# --- outcomes ------------------------------------------------------------------------------------
+def read_outcomes(responses: pd.DataFrame, variants: pd.DataFrame, pattern: str | None) -> pd.DataFrame:
+    """``responses`` with ``outcome_kind``, ``outcome_option`` and ``outcome_value`` (NaN: unparsed)."""
+    from tasks.scoring.parsing import parse_outcome, parse_outcome_spec
+
+    spec = variants.drop_duplicates("prompt_id").set_index("prompt_id")["outcome"]
+    kinds, values = [], []
+    for pid, text, ok in zip(responses["prompt_id"], responses["text"], responses["ok"], strict=True):
+        raw = spec.get(pid)
+        if not isinstance(raw, str) or raw.strip().lower() in ("", "none", "text"):
+            kinds.append(None)
+            values.append(np.nan)
+            continue
+        kind, options = parse_outcome_spec(raw)
+        kinds.append(kind)
+        v = parse_outcome(text, kind, options, pattern if kind == "number" else None) if ok else None
+        values.append(np.nan if v is None else (float(v == 0) if kind == "choice" else v))
+    return responses.assign(outcome_kind=kinds, outcome_value=values)
+
+
+def _normalised(frame: pd.DataFrame) -> pd.Series:
+    """Amounts divided by their prompt's mean amount; yes/no and choice values unchanged."""
+    numbers = frame["outcome_kind"] == "number"
+    means = frame[numbers].groupby("prompt_id")["outcome_value"].transform("mean")
+    out = frame["outcome_value"].astype(float).copy()
+    out[numbers] = frame.loc[numbers, "outcome_value"] / means.where(means != 0)
+    return out
+
+
+def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: MetricsConfig) -> list[dict]:
+    """Per cell, each outcome kind's value and the share unparsed; per pair, the paired difference
+    over prompts with its cluster-bootstrap interval and t-test p (Holm comes later)."""
+    from scipy.stats import ttest_1samp
+
+    from tasks.metrics import estimate_row, skipped_row
+    from tasks.metrics.identity import OUTCOME_METRICS
+    from tasks.stats import bootstrap_mean
+
+    boot = {"resamples": cfg.bootstrap_resamples, "confidence": cfg.confidence, "seed": cfg.seed}
+    rows: list[dict] = []
+    with_kind = answered[answered["outcome_kind"].notna()]
+    if with_kind.empty:
+        return rows
+    for c in cells:
+        sub = with_kind[with_kind["grp"] == c]
+        est = bootstrap_mean((~sub["outcome_value"].notna()).astype(float).to_numpy(), sub["prompt_id"], **boot)
+        rows.append(estimate_row("unparsed_outcome_rate", est, attribute=label, group_a=c,
+                                 details={"answers": int(len(sub))}))
+    for kind, part in with_kind.groupby("outcome_kind"):
+        cell_metric, pair_metric = OUTCOME_METRICS[str(kind)]
+        part = part.assign(value=_normalised(part)).dropna(subset=["value"])
+        per_prompt = part.pivot_table(index="prompt_id", columns="grp", values="value", aggfunc="mean")
+        raw = part.groupby("grp")["outcome_value"].mean()
+        for c in cells:
+            if c not in per_prompt or per_prompt[c].notna().sum() == 0:
+                rows.append(skipped_row(cell_metric, "no answer gave an outcome", attribute=label, group_a=c))
+                continue
+            col = per_prompt[c].dropna()
+            est = bootstrap_mean(col.to_numpy(), col.index.to_numpy(), **boot)
+            rows.append(estimate_row(cell_metric, est, attribute=label, group_a=c,
+                                     details={"mean": float(raw.get(c, np.nan)), "prompts": int(len(col))}))
+        for a, b in combinations(cells, 2):
+            both = per_prompt[[a, b]].dropna() if a in per_prompt and b in per_prompt else pd.DataFrame()
+            if len(both) < 2:
+                rows.append(skipped_row(pair_metric, f"fewer than two prompts where both cells gave a {kind} outcome",
+                                        attribute=label, group_a=a, group_b=b))
+                continue
+            d = (both[a] - both[b]).to_numpy()
+            est = bootstrap_mean(d, both.index.to_numpy(), **boot)
+            details: dict = {"prompts": int(len(d)), "gap": est.value, "gap_ci": [est.ci_low, est.ci_high],
+                             "noise_floor": 0.0, "noise_floor_method": "none: a difference of means over prompts",
+                             "kind": str(kind)}
+            if np.ptp(d) > 0:
+                details |= {"p_value": float(ttest_1samp(d, 0.0).pvalue), "p_method": "paired t over prompts"}
+            rows.append(estimate_row(pair_metric, est, attribute=label, group_a=a, group_b=b, details=details))
+    return rows
+
+
+# --- metrics -------------------------------------------------------------------------------------
+def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreSet, cfg: IdentityConfig,
+                 metrics_cfg: MetricsConfig) -> pd.DataFrame:
+    """Every comparison's rows: the counterfactual metrics (parity, similarity against the floor of
+    two names of one cell, non-completion) and the outcome metrics, with one Holm family per
+    comparison over every gap the verdict judges."""
+    from tasks.metrics.base import METRIC_ROW_COLUMNS
+    from tasks.reporting.verdict import judged_metric
+    from tasks.stages.counterfactual_metrics import metric_stage as pair_metrics
+    from tasks.stats import holm_adjust
+
+    cf_cfg = CounterfactualConfig(attributes=[], noise_floor="controls")  # no lexicon: cells are the groups
+    meta = variants.drop_duplicates("variant_id").set_index("variant_id")[["task"]]
+    responses = read_outcomes(responses, variants, cfg.number_pattern).join(meta, on="variant_id")
+    cells = [c.label for c in cells_of(cfg.attributes, cfg.genders, cfg.races)]
+    frames = [responses]
+    if cfg.per_task and responses["task"].notna().any() and responses["task"].nunique() > 1:
+        for task, part in responses.groupby("task"):
+            frames.append(part.assign(attribute=part["attribute"] + SEP + str(task)))
+    rows: list[dict] = []
+    for frame in frames:
+        for label, part in frame.groupby("attribute", sort=True):
+            ok = part["ok"] & ~part["refusal"].astype(bool)
+            records = [*pair_metrics(part, scores, cf_cfg, metrics_cfg).to_dict("records"),
+                       *outcome_rows(part[ok], str(label), cells, metrics_cfg)]
+            family = [r for r in records if r["group_b"] not in (None, r["group_a"])
+                      and isinstance(r["details"].get("p_value"), float)
+                      and (judged_metric(r["metric"], r["details"]) or r["family"] == "identity")]
+            for r, adj in zip(family, holm_adjust([r["details"]["p_value"] for r in family]), strict=True):
+                r["details"]["p_holm"] = adj
+            rows += records
+    return pd.DataFrame(rows, columns=METRIC_ROW_COLUMNS)
+
