@@ -32,6 +32,7 @@ from flows.stage_tasks import call_llm_task, load_prompts_task, score_answers
 from tasks import validation
 from tasks.config import IdentityRunConfig
 from tasks.inputs.controls import CONTROL
+from tasks.reporting.verdict import verdict_lines
 from tasks.stages import identity as stages
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
 
@@ -85,6 +86,7 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
         with rec.stage("metrics"):
             metrics = stages.metric_stage(responses, variants, scores, config.identity, config.metrics)
             rec.save_metrics(metrics, config.validation.enabled)
+        summary["verdicts"] = verdict_lines(metrics, config.model_dump(mode="json"))
         close_run(store, run_id, config, summary, metrics, responses)
     return run_result(store, run_id, config, summary)
 
