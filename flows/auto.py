@@ -43,7 +43,7 @@ from flows.stage_tasks import (
     check_ftu_task,
     counterfactual_metrics,
     expand_task,
-    load_prompts_task,
+    load_prompts_stage,
     score_answers,
 )
 
@@ -69,10 +69,7 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
     gate = rec.gate if config.validation.enabled else (lambda report: None)
 
     with recorded_run(rec) as summary:
-        with rec.stage("load_prompts"):
-            prompts = load_prompts_task(config.prompts, code + path_fingerprint(config.prompts.path))
-            if config.validation.enabled:
-                gate(validation.validate_prompts(prompts))
+        prompts = load_prompts_stage(rec, config, code)
         with rec.stage("ftu"):
             ftu = check_ftu_task(prompts, config.counterfactual, lex_fp)
             rec.save("prompts", prompts[["prompt_id", "text"]].assign(mentions=ftu.mentions))

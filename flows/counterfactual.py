@@ -24,20 +24,19 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.common import begin_run, check_llm_failures, close_run, recorded_run, response_counts, run_result
-from flows.execution import run_heavy
+from flows.common import begin_run, close_run, recorded_run, run_result
 from tasks import validation
 from tasks.config import CounterfactualRunConfig
 from tasks.inputs.controls import CONTROL
 from tasks.inputs.expansion import drop_invalid_sets
-from tasks.storage.fingerprint import code_fingerprint, lexicon_fingerprint, path_fingerprint
+from tasks.storage.fingerprint import code_fingerprint, lexicon_fingerprint
 from flows.stage_tasks import (
-    call_llm_task,
+    answer_stage,
     check_ftu_task,
     counterfactual_metrics,
     expand_task,
-    load_prompts_task,
-    score_answers,
+    load_prompts_stage,
+    score_stage,
 )
 
 FLOW_NAME = "counterfactual-assessment"
@@ -53,10 +52,7 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
     gate = rec.gate if config.validation.enabled else (lambda report: None)
 
     with recorded_run(rec) as summary:
-        with rec.stage("load_prompts"):
-            prompts = load_prompts_task(config.prompts, code + path_fingerprint(config.prompts.path))
-            if config.validation.enabled:
-                gate(validation.validate_prompts(prompts))
+        prompts = load_prompts_stage(rec, config, code)
 
         lex_fp = code + lexicon_fingerprint(config.counterfactual.lexicon_dir)
         with rec.stage("ftu"):
@@ -81,20 +77,8 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
             summary["metrics"] = []
             return {"run_id": run_id, **summary}
 
-        with rec.stage("llm"):
-            responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
-                                  config.storage.duckdb_path, config.storage.lock_timeout)
-            rec.save("responses", responses)
-            if config.validation.enabled:
-                gate(validation.validate_responses(responses))
-        summary["responses"] = response_counts(responses)
-        check_llm_failures(config, responses)  # an outage fails the run (exit 4) before any scoring
-
-        with rec.stage("score"):
-            scores = score_answers(responses, config.scoring, config.metrics, config.execution, code)
-            rec.save("scores", scores.scalar)
-            if config.validation.enabled:
-                gate(validation.validate_scores(scores.scalar, scores.ranges))
+        responses = answer_stage(rec, config, variants, summary)
+        scores = score_stage(rec, config, responses, code)
 
         with rec.stage("metrics"):
             metrics = counterfactual_metrics(responses, scores, config.counterfactual, config.metrics,

@@ -26,15 +26,14 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.common import begin_run, check_llm_failures, close_run, recorded_run, response_counts, run_result
-from flows.execution import run_heavy
-from flows.stage_tasks import call_llm_task, load_prompts_task, score_answers
+from flows.common import begin_run, close_run, recorded_run, run_result
+from flows.stage_tasks import answer_stage, load_prompts_stage, score_stage
 from tasks import validation
 from tasks.config import IdentityRunConfig
 from tasks.inputs.controls import CONTROL
 from tasks.reporting.verdict import verdict_lines
 from tasks.stages import identity as stages
-from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
+from tasks.storage.fingerprint import code_fingerprint
 
 FLOW_NAME = "identity-assessment"
 
@@ -49,11 +48,8 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
     gate = rec.gate if config.validation.enabled else (lambda report: None)
 
     with recorded_run(rec) as summary:
-        with rec.stage("load_prompts"):
-            prompts = load_prompts_task(config.prompts, code + path_fingerprint(config.prompts.path))
-            if config.validation.enabled:
-                gate(validation.validate_prompts(prompts))
-            rec.save("prompts", prompts[["prompt_id", "text"]])
+        prompts = load_prompts_stage(rec, config, code)
+        rec.save("prompts", prompts[["prompt_id", "text"]])
 
         with rec.stage("expand"):
             variants, names = stages.expand_stage(prompts, config.identity, config.llm.system_prompt)
@@ -68,20 +64,8 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
         log.info("%d prompts x %d signals x %d cells, each with a same-cell control: %d variants",
                  len(prompts), len(config.identity.signals), summary["variants"]["cells"], len(variants))
 
-        with rec.stage("llm"):
-            responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
-                                  config.storage.duckdb_path, config.storage.lock_timeout)
-            rec.save("responses", responses)
-            if config.validation.enabled:
-                gate(validation.validate_responses(responses))
-        summary["responses"] = response_counts(responses)
-        check_llm_failures(config, responses)
-
-        with rec.stage("score"):
-            scores = score_answers(responses, config.scoring, config.metrics, config.execution, code)
-            rec.save("scores", scores.scalar)
-            if config.validation.enabled:
-                gate(validation.validate_scores(scores.scalar, scores.ranges))
+        responses = answer_stage(rec, config, variants, summary)
+        scores = score_stage(rec, config, responses, code)
 
         with rec.stage("metrics"):
             metrics = stages.metric_stage(responses, variants, scores, config.identity, config.metrics)

@@ -17,6 +17,8 @@ import pandas as pd
 from prefect import task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
+from flows.common import RunRecorder, check_llm_failures, response_counts
+from tasks import validation
 from tasks.stages import counterfactual as assessment
 from tasks.stages.counterfactual_metrics import metric_stage
 from flows.execution import run_heavy
@@ -26,11 +28,12 @@ from tasks.config import (
     LLMConfig,
     MetricsConfig,
     PromptsConfig,
+    RunConfig,
     ScoringConfig,
 )
 from tasks.llm.runner import run_requests
 from tasks.inputs.prompts import load_prompts
-from tasks.storage.fingerprint import frame_digest, texts_digest
+from tasks.storage.fingerprint import frame_digest, path_fingerprint, texts_digest
 from tasks.storage.store import Store
 
 CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
@@ -92,3 +95,37 @@ def counterfactual_metrics(responses: pd.DataFrame, scores: assessment.ScoreSet,
                            mcfg: MetricsConfig, fingerprint: str) -> pd.DataFrame:
     """The cached metric stage, keyed on a digest of the responses and scores (not their pickles)."""
     return metrics_task(responses, scores, cf_cfg, mcfg, fingerprint, f"{frame_digest(responses)}|{scores.digest()}")
+
+
+# --- stages shared by the flows that load prompts, call the LLM on variants and score the answers -----
+def load_prompts_stage(rec: RunRecorder, config: RunConfig, code: str) -> pd.DataFrame:
+    """The ``load_prompts`` stage: the cached loader, then the prompts suite (when validation is on)."""
+    with rec.stage("load_prompts"):
+        prompts = load_prompts_task(config.prompts, code + path_fingerprint(config.prompts.path))
+        if config.validation.enabled:
+            rec.gate(validation.validate_prompts(prompts))
+    return prompts
+
+
+def answer_stage(rec: RunRecorder, config: RunConfig, variants: pd.DataFrame, summary: dict) -> pd.DataFrame:
+    """The ``llm`` stage: every variant answered and stored, the responses suite, the counts in the
+    summary; an outage fails the run (exit 4) before any scoring."""
+    with rec.stage("llm"):
+        responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
+                              config.storage.duckdb_path, config.storage.lock_timeout)
+        rec.save("responses", responses)
+        if config.validation.enabled:
+            rec.gate(validation.validate_responses(responses))
+    summary["responses"] = response_counts(responses)
+    check_llm_failures(config, responses)
+    return responses
+
+
+def score_stage(rec: RunRecorder, config: RunConfig, responses: pd.DataFrame, code: str) -> assessment.ScoreSet:
+    """The ``score`` stage: each distinct answer scored once, stored, and the scores suite."""
+    with rec.stage("score"):
+        scores = score_answers(responses, config.scoring, config.metrics, config.execution, code)
+        rec.save("scores", scores.scalar)
+        if config.validation.enabled:
+            rec.gate(validation.validate_scores(scores.scalar, scores.ranges))
+    return scores
