@@ -31,7 +31,7 @@ def test_names_are_matched_in_frequency_seeded_and_distinct() -> None:
     assert names.equals(cell_names(table, CELLS, 10, seed=0))
     assert not names["name"].equals(cell_names(table, CELLS, 10, seed=1)["name"])
     for row in names.itertuples():
-        info = table.info[row.name.lower()] if row.name.lower() in table.info else table.info[row.name]
+        info = table.info[row.name.lower()]  # the table is keyed by the lowercase name
         assert (info.gender, info.race) == (row.gender, row.race)
 
 

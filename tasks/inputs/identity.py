@@ -96,8 +96,7 @@ def cell_names(table, cells: Sequence[Cell], n: int, seed: int) -> pd.DataFrame:
     freq = {c: [table.info[x].freq for x in p] for c, p in pools.items()}
     scarcest = min(cells, key=lambda c: (freq[c][n - 1], c.label))
     rng = random.Random(seed)
-    targets = sorted(rng.sample(freq[scarcest][: 3 * n] if len(freq[scarcest]) >= 3 * n else freq[scarcest], n),
-                     reverse=True)
+    targets = sorted(rng.sample(freq[scarcest][: 3 * n], n), reverse=True)
     rows = []
     for c in cells:
         used: set[str] = set()

@@ -140,13 +140,13 @@ def _worded_outcome(row: pd.Series, d: dict[str, Any]) -> str:
 def worst_off(rows: pd.DataFrame) -> str:
     """The cell that the outcome findings leave worst off (fewest yes answers, lowest amounts), in
     words; empty when the rows hold no per-cell outcome."""
-    for metric, what in (("number_outcome", "the lowest amounts"), ("yes_rate", "the fewest yes answers"),
-                         ("first_choice_rate", "the fewest first choices")):
+    for metric, what in (("number_outcome", "the lowest amounts: {:.3f} of the prompt average"),
+                         ("yes_rate", "the fewest yes answers: {:.3f}"),
+                         ("first_choice_rate", "the fewest first choices: {:.3f}")):
         cells = rows[(rows["metric"] == metric) & rows["value"].notna() & rows["group_b"].isna()]
         if len(cells) >= 2:
             low = cells.loc[cells["value"].idxmin()]
-            return f"worst off: {low['group_a']} ({what}: {low['value']:.3f} of the prompt average)" \
-                if metric == "number_outcome" else f"worst off: {low['group_a']} ({what}: {low['value']:.3f})"
+            return f"worst off: {low['group_a']} ({what.format(low['value'])})"
     return ""
 
 
@@ -248,8 +248,8 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
         clauses.append(_worded_outcome(r, d))
         if len(found_outcome) > 1:
             clauses.append(f"{len(found_outcome) - 1} more outcome gap(s) beyond chance")
-    if worst := worst_off(rows):
-        clauses.append(worst) if clauses else None
+    if clauses and (worst := worst_off(rows)):  # named beside a finding, never as one
+        clauses.append(worst)
     skipped = cross[cross["value"].isna() & (cross["family"] != "identity")]  # no outcome read: its own rows
     tail = ""
     if len(skipped):

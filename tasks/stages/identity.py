@@ -18,7 +18,7 @@ import pandas as pd
 from tasks.config import CounterfactualConfig, IdentityConfig, MetricsConfig
 from tasks.errors import InputDataError
 from tasks.inputs.controls import CONTROL, VARIANT
-from tasks.inputs.identity import (IDENTITY, NAME, attribute_label, cell_names, cells_of, check_inline,
+from tasks.inputs.identity import (IDENTITY, attribute_label, cell_names, cells_of, check_inline,
                                    identity_phrases, place, slots_for)
 from tasks.stages.counterfactual import VARIANT_COLUMNS, ScoreSet, variant_id
 
@@ -43,17 +43,23 @@ def _lexicons(cfg: IdentityConfig):  # noqa: ANN202
     return load_names(folder), load_lexicon("gender", folder), load_lexicon("race", folder)
 
 
-def check_outcomes(prompts: pd.DataFrame) -> None:
-    """Every value of an ``outcome`` column is number, yes_no or choice: a | b (else: which line)."""
+def outcome_of(spec: object) -> tuple[str, list[str]] | None:
+    """(kind, options) of one ``outcome`` value; None for no outcome (empty, none, text).
+    ValueError for anything else that is not number, yes_no or choice: a | b."""
     from tasks.scoring.parsing import parse_outcome_spec
 
+    if not isinstance(spec, str) or spec.strip().lower() in ("", "none", "text"):
+        return None
+    return parse_outcome_spec(spec)
+
+
+def check_outcomes(prompts: pd.DataFrame) -> None:
+    """Every value of an ``outcome`` column is number, yes_no or choice: a | b (else: which line)."""
     if "outcome" not in prompts:
         return
     for line, spec in zip(prompts["source_line"], prompts["outcome"], strict=True):
-        if spec.strip().lower() in ("", "none", "text"):
-            continue
         try:
-            parse_outcome_spec(spec)
+            outcome_of(spec)
         except ValueError as err:
             raise InputDataError(f"prompt line {line}: {err} (outcome column).") from None
 
@@ -97,17 +103,18 @@ def expand_stage(prompts: pd.DataFrame, cfg: IdentityConfig, system_prompt: str)
 # --- outcomes ------------------------------------------------------------------------------------
 def read_outcomes(responses: pd.DataFrame, variants: pd.DataFrame, pattern: str | None) -> pd.DataFrame:
     """``responses`` with ``outcome_kind``, ``outcome_option`` and ``outcome_value`` (NaN: unparsed)."""
-    from tasks.scoring.parsing import parse_outcome, parse_outcome_spec
+    from tasks.scoring.parsing import parse_outcome
 
-    spec = variants.drop_duplicates("prompt_id").set_index("prompt_id")["outcome"]
+    specs = {pid: outcome_of(raw) for pid, raw in
+             variants.drop_duplicates("prompt_id").set_index("prompt_id")["outcome"].items()}  # checked at expansion
     kinds, values = [], []
     for pid, text, ok in zip(responses["prompt_id"], responses["text"], responses["ok"], strict=True):
-        raw = spec.get(pid)
-        if not isinstance(raw, str) or raw.strip().lower() in ("", "none", "text"):
+        spec = specs.get(pid)
+        if spec is None:
             kinds.append(None)
             values.append(np.nan)
             continue
-        kind, options = parse_outcome_spec(raw)
+        kind, options = spec
         kinds.append(kind)
         v = parse_outcome(text, kind, options, pattern if kind == "number" else None) if ok else None
         values.append(np.nan if v is None else (float(v == 0) if kind == "choice" else v))
