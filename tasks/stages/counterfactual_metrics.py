@@ -193,9 +193,27 @@ def _floor_pairs(answered: pd.DataFrame, controls: pd.DataFrame, g: str, source:
     parts = [(p, m) for p, m in parts if p.texts1]
     if not parts:
         return PairData([], [], np.array([])), ""
-    return (PairData(sum((p.texts1 for p, _ in parts), []), sum((p.texts2 for p, _ in parts), []),
-                     np.concatenate([p.clusters.astype(object) for p, _ in parts])),
-            "; ".join(m for _, m in parts))
+    return _joined(*(p for p, _ in parts)), "; ".join(m for _, m in parts)
+
+
+def _joined(*pairs: PairData) -> PairData:
+    return PairData(sum((p.texts1 for p in pairs), []), sum((p.texts2 for p in pairs), []),
+                    np.concatenate([p.clusters.astype(object) for p in pairs]))
+
+
+def _other_content(pair: PairData) -> PairData:
+    """Each pair's first answer against the second answer at the same place of the next prompt:
+    what a pair would score if the group swap had changed what the answer says."""
+    clusters = np.asarray(pair.clusters, dtype=str)
+    order = np.argsort(clusters, kind="stable")
+    prompts, starts, sizes = np.unique(clusters[order], return_index=True, return_counts=True)
+    second = [pair.texts2[i] for i in order]
+    other = list(pair.texts2)
+    for p in range(len(prompts)):
+        q = (p + 1) % len(prompts)
+        for j in range(sizes[p]):
+            other[order[starts[p] + j]] = second[starts[q] + j % sizes[q]]
+    return PairData(list(pair.texts1), other, pair.clusters)
 
 
 def identical_samples(answered: pd.DataFrame) -> tuple[int, int]:
@@ -208,11 +226,14 @@ def identical_samples(answered: pd.DataFrame) -> tuple[int, int]:
 
 
 def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.ndarray, floor_clusters: np.ndarray,
-                    confidence: float, tests: int = 1, method: str = NOISE_FLOOR_SAMPLES) -> dict:
+                    confidence: float, tests: int = 1, method: str = NOISE_FLOOR_SAMPLES,
+                    changed: np.ndarray | None = None, seed: int = 0) -> dict:
     """Noise floor minus cross-group similarity (positive: less alike across groups than within one),
     tested over the prompts that have both (:func:`tasks.stats.paired_gap_test`); the p-value is
-    Holm-adjusted by the caller across every pair and metric the verdict judges."""
-    from tasks.stats import paired_gap_test
+    Holm-adjusted by the caller across every pair and metric the verdict judges. ``changed`` (each
+    cross pair's score with another prompt's content) gives the minimum detectable gap by planting
+    (:func:`tasks.stats.similarity_detectable_gap`); without it the gap's standard error does."""
+    from tasks.stats import paired_gap_test, similarity_detectable_gap
 
     base = {"noise_floor": float(floor.mean()), "noise_floor_method": method}
     if np.ptp(floor) == 0:  # every same-group pair equally alike: no spread to judge a gap against
@@ -222,10 +243,20 @@ def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.nda
     if test is None:
         return base | {"noise_floor_skipped": "fewer than two prompts with both a cross-group pair and a "
                                               "same-group floor, or no spread among their differences"}
-    return base | {"gap": test.gap, "gap_ci": [test.ci_low, test.ci_high], "p_value": test.p_value,
-                   "p_method": PAIRED_T, "prompts": test.prompts, "min_detectable_gap": test.min_detectable_gap,
-                   "min_detectable_gap_method": f"(t_(1-alpha/{2 * tests}) + t_0.8) x the gap's standard error "
-                                                f"over {test.prompts} prompts (Holm over {tests} tests)"}
+    out = base | {"gap": test.gap, "gap_ci": [test.ci_low, test.ci_high], "p_value": test.p_value,
+                  "p_method": PAIRED_T, "prompts": test.prompts}
+    if changed is None:
+        return out | {"min_detectable_gap": test.min_detectable_gap, "min_detectable_gap_method":
+                      f"(t_(1-alpha/{2 * tests}) + t_0.8) x the gap's standard error over {test.prompts} prompts "
+                      f"(Holm over {tests} tests)"}
+    found = similarity_detectable_gap(floor, floor_clusters, cross, cross_clusters, changed, confidence=confidence,
+                                      tests=tests, seed=seed)
+    if found.gap is None:
+        return out | {"min_detectable_gap_skipped": found.why}
+    return out | {"min_detectable_gap": found.gap, "min_detectable_gap_method":
+                  f"planted change of content (parts of a prompt's answers given another prompt's) found "
+                  f"by the verdict's rule in {found.power:.0%} of simulated runs (alpha/{tests} for Holm over "
+                  f"{tests} tests)"}
 
 
 def _finite_p(p: object) -> bool:
@@ -282,6 +313,10 @@ def metric_stage(
         deterministic = bool(repeated) and identical == repeated
         determinism = {"identical_samples": identical, "repeated_variants": repeated} if repeated else {}
         wide = _by_prompt_sample(answered) if len(answered) else pd.DataFrame()
+        # against a control floor the cross-group side is both matchings of the four answers, so a
+        # prompt's difference is symmetric about 0 when the group changes nothing
+        controls_wide = _by_prompt_sample(controls) if len(controls) and cf_cfg.noise_floor != "samples" \
+            else pd.DataFrame()
         floors: dict[str, dict[str, tuple[np.ndarray, np.ndarray, str]]] = {}
         for g in groups:
             pair, method = _floor_pairs(answered, controls, g, cf_cfg.noise_floor) if len(answered) \
@@ -318,14 +353,17 @@ def metric_stage(
                                          group_a=a, group_b=b))
                 continue
             ctx.parity_rows(attribute, a, b, pair, tests_of(HEADLINE))
+            tested = _joined(pair, _cross_group_pairs(controls_wide, a, b))
             for name in similarity:
-                vals = ctx.similarity_values(name, pair, lexicon)
+                cross = ctx.similarity_values(name, tested, lexicon)
+                vals = cross[:len(pair.texts1)]
                 details = {**ctx.similarity_details(name, lexicon), **determinism}
                 sides = [floors[g][name] for g in (a, b) if g in floors]
                 if sides:
-                    details |= _similarity_gap(vals, pair.clusters, np.concatenate([v for v, _, _ in sides]),
+                    changed = ctx.similarity_values(name, _other_content(tested), lexicon)
+                    details |= _similarity_gap(cross, tested.clusters, np.concatenate([v for v, _, _ in sides]),
                                                np.concatenate([c for _, c, _ in sides]), cfg.confidence,
-                                               tests_of(name), sides[0][2])
+                                               tests_of(name), sides[0][2], changed, cfg.seed)
                 elif deterministic and cf_cfg.noise_floor == "samples":
                     details["noise_floor_skipped"] = f"{DETERMINISTIC}; use counterfactual.noise_floor: controls"
                 elif cf_cfg.noise_floor == "samples":
