@@ -90,9 +90,9 @@ class _MetricContext:
         return float(lo), float(hi)
 
     def parity_mdg(self, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: PairData, tests: int) -> dict:
-        """The parity gap this pair could detect (see :func:`tasks.stats.parity_detectable_gap`), or why not.
+        """The parity gap this pair could detect (see :func:`tasks.detectable_gap.parity_detectable_gap`), or why not.
         Rows of one prompt with the same two answers (a deterministic endpoint's samples) are one unit."""
-        from tasks.stats import parity_detectable_gap
+        from tasks.detectable_gap import parity_detectable_gap
 
         alpha = (1 - self.cfg.confidence) / max(tests, 1)
         perms = max(self.cfg.permutations, 200)
@@ -232,8 +232,9 @@ def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.nda
     tested over the prompts that have both (:func:`tasks.stats.paired_gap_test`); the p-value is
     Holm-adjusted by the caller across every pair and metric the verdict judges. ``changed`` (each
     cross pair's score with another prompt's content) gives the minimum detectable gap by planting
-    (:func:`tasks.stats.similarity_detectable_gap`); without it the gap's standard error does."""
-    from tasks.stats import paired_gap_test, similarity_detectable_gap
+    (:func:`tasks.detectable_gap.similarity_detectable_gap`); without it the gap's standard error does."""
+    from tasks.detectable_gap import similarity_detectable_gap
+    from tasks.stats import paired_gap_test
 
     base = {"noise_floor": float(floor.mean()), "noise_floor_method": method}
     if np.ptp(floor) == 0:  # every same-group pair equally alike: no spread to judge a gap against
