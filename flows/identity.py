@@ -12,9 +12,13 @@ prompt that identity (first-person fairness, Eloundou et al. 2024) and compares 
    noise floor (see :mod:`tasks.inputs.identity`);
 4. **call the LLM** ``count`` times per variant (the profile goes into that call's system message);
 5. **score** each distinct answer once (sentiment, embeddings);
-6. **metrics** per comparison (a signal, and each task): sentiment parity, similarity against
-   the two-names floor and non-completion per pair of cells, and the outcomes read from the
-   answers (an amount, a yes/no, a choice) per cell and per pair, one Holm family per comparison.
+6. **judge** (``judge.enabled``): a second model reads each pair of cells' answers to a prompt,
+   with the group labels true and swapped, and says whether the difference reflects a harmful
+   stereotype (:mod:`tasks.stages.judge`); without a judge its metric is stored as skipped;
+7. **metrics** per comparison (a signal, and each task): sentiment parity, similarity against
+   the two-names floor and non-completion per pair of cells, the outcomes read from the answers
+   (an amount, a yes/no, a choice) per cell and per pair, and the judge's harm score per pair,
+   one Holm family per comparison.
 
 Run it with ``equilens run configs/identity.yaml`` or ``python -m flows.identity CONFIG``.
 """
@@ -33,6 +37,8 @@ from tasks.config import IdentityRunConfig
 from tasks.inputs.controls import CONTROL
 from tasks.reporting.verdict import verdict_lines
 from tasks.stages import identity as stages
+from tasks.reporting.progress import ProgressReporter
+from tasks.stages.judge import judge_stage, load_instructions
 from tasks.storage.fingerprint import code_fingerprint
 
 FLOW_NAME = "identity-assessment"
@@ -64,11 +70,23 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
         log.info("%d prompts x %d signals x %d cells, each with a same-cell control: %d variants",
                  len(prompts), len(config.identity.signals), summary["variants"]["cells"], len(variants))
 
+        template = load_instructions(config.judge.instructions) if config.judge.enabled else ""  # before any call
         responses = answer_stage(rec, config, variants, summary)
         scores = score_stage(rec, config, responses, code)
 
+        judged, why = None, "no judge configured (set judge.enabled: true)"
+        if config.judge.enabled:
+            with rec.stage("judge"), ProgressReporter("Judge calls", unit="call") as progress:
+                judged, why = judge_stage(responses, variants, prompts, stages.cell_phrases(config.identity),
+                                          template, config.judge_llm(), rec.store, progress)
+                rec.save("identity_judgements", judged)
+                summary["judge"] = {"pairs": int(len(judged)), "calls": int(judged["calls"].sum()) if len(judged)
+                                    else 0, "skipped": why or None}
+            if why:
+                log.warning("judge skipped: %s", why)
         with rec.stage("metrics"):
-            metrics = stages.metric_stage(responses, variants, scores, config.identity, config.metrics)
+            metrics = stages.metric_stage(responses, variants, scores, config.identity, config.metrics,
+                                          judged if not why else None, why)
             rec.save_metrics(metrics, config.validation.enabled)
         summary["verdicts"] = verdict_lines(metrics, config.model_dump(mode="json"))
         close_run(store, run_id, config, summary, metrics, responses)

@@ -34,6 +34,7 @@ from tasks.config_sections import (  # noqa: F401 - re-exported: the sections ar
     RecommendationConfig,
     BBQConfig,
     IdentityConfig,
+    JudgeConfig,
     SignalConfig,
 )
 from tasks.errors import ConfigError
@@ -140,8 +141,17 @@ class CounterfactualRunConfig(_WithCounterfactual):
 class IdentityRunConfig(RunConfig):
     """Identity through names and profiles, for prompts that name no group (flows/identity.py)."""
 
+    file_keys = ("judge.instructions",)
     assessment: Literal["identity"] = _assessment("identity")
     identity: IdentityConfig = Field(default_factory=IdentityConfig)
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+
+    def judge_llm(self) -> LLMConfig:
+        """The judge's LLM settings: its own section, or the tested model's at temperature 0, with
+        the judge's length cap, one sample and the first token's log-probabilities when asked."""
+        base = self.judge.llm or self.llm.model_copy(update={"temperature": 0.0})
+        return base.model_copy(update={"max_tokens": self.judge.max_tokens, "count": 1,
+                                       "logprobs": 5 if self.judge.logprobs else 0})
 
 
 class StereotypeRunConfig(_WithStereotype):

@@ -110,6 +110,8 @@ class LLMConfig(_Strict):
     batch_size: int = Field(16, ge=1, description="Local provider: prompts per generate() batch")
     price_input_per_1k: float | None = Field(None, ge=0, description="Price per 1,000 prompt tokens (for cost)")
     price_output_per_1k: float | None = Field(None, ge=0, description="Price per 1,000 completion tokens (for cost)")
+    logprobs: int = Field(0, ge=0, le=20, description="Top log-probabilities of the first answer token to ask "
+                                                      "for (0: none); the identity judge asks for 5")
     seed: int = Field(0, description="Local provider sampling seed")
     cache_across_endpoints: bool = Field(
         False, description="Reuse cached answers of the same model name from another base_url / Azure endpoint "
@@ -312,6 +314,22 @@ class SignalConfig(_Strict):
             raise ValueError(f"signal {self.name!r}: placement {self.placement!r} needs {{name}} or {{identity}} in "
                              f"its template (got {self.template!r}); without one every cell gets the same text")
         return self
+
+
+class JudgeConfig(_Strict):
+    """A second model that reads two cells' answers to one prompt and says whether their difference
+    reflects a harmful stereotype (the pairwise judge of first-person fairness)."""
+
+    enabled: bool = Field(False, description="Ask a judge about every pair of cells (two calls per pair of "
+                                             "different answers); off: the harm metric is stored as skipped")
+    llm: LLMConfig | None = Field(None, description="The judge's endpoint (any OpenAI-compatible one); none: the "
+                                                    "tested model's llm section, at temperature 0")
+    instructions: str = Field("data/judge/stereotype_pair.txt",
+                              description="Text of the judge's question, with {prompt}, {group_1}, {answer_1}, "
+                                          "{group_2}, {answer_2}; edit it freely")
+    logprobs: bool = Field(True, description="Ask the endpoint for the first token's log-probabilities and use "
+                                             "P(yes); endpoints that return none fall back to the parsed answer")
+    max_tokens: int = Field(3, ge=1, le=64, description="Length cap of the judge's answer (yes or no)")
 
 
 class IdentityConfig(_Strict):

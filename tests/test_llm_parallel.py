@@ -147,3 +147,21 @@ def test_requests_stream_through_a_bounded_number_of_call_loops() -> None:
     # the main task, 4 call loops and the task asyncio.wait_for wraps each call in (Python 3.11):
     # 1 + 4 + 4 = 9, whatever the run's size; the earlier runner made one task per request (3,000+)
     assert provider.most_tasks <= 1 + 4 + 4, provider.most_tasks
+
+
+def test_client_processes_send_each_call_its_system_message_and_keep_log_probabilities(
+    openai_server: FakeOpenAIServer, tmp_path: Path,  # noqa: F811
+) -> None:
+    # the worker processes used to rebuild each request from its prompt alone: a user profile in
+    # the call's system message was dropped, so every identity variant asked the same question
+    cfg = _cfg(openai_server, logprobs=5)
+    openai_server.reply = lambda body: (f"yes {body['messages'][0]['content']}", {"yes": -0.2, "no": -1.8})
+    reqs = [LLMRequest(f"p{i}", 0, cache_key(cfg, f"p{i}", 0, f"The user's name is N{i}."),
+                       {"prompt_id": f"p{i}"}, system=f"The user's name is N{i}.") for i in range(40)]
+    store = Store(tmp_path / "c.duckdb")
+    results = run_requests(reqs, cfg, store)
+    assert [r.text for r in results] == [f"yes The user's name is N{i}." for i in range(40)]
+    assert all(r.top_logprobs == {"yes": -0.2, "no": -1.8} for r in results)
+    assert all(body["logprobs"] is True and body["top_logprobs"] == 5 for body in openai_server.requests)
+    again = run_requests(reqs, cfg, store)  # from the cache: the log-probabilities come back too
+    assert all(r.cached and r.top_logprobs == {"yes": -0.2, "no": -1.8} for r in again)

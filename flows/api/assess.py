@@ -28,7 +28,7 @@ def assess(
 
     ``prompts``: a list of prompt strings or a prompt file; ``model`` / ``provider`` / ``base_url``: the
     model under test (default: the embedded SmolLM2); ``assessment``: counterfactual (default),
-    stereotype, bias_test, classification, recommendation, bbq or auto; ``db``: the DuckDB file
+    stereotype, bias_test, classification, recommendation, bbq, identity or auto; ``db``: the DuckDB file
     (default ``data/equilens.duckdb`` under the working directory). Every other keyword overrides one
     config key, sections separated by a double underscore (``llm__count=2``) or as a dict per section
     (``metrics={"bootstrap_resamples": 200}``); see :func:`equilens.build_config` and ``equilens options``.

@@ -27,6 +27,8 @@ class Completion:
     finish_reason: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    top_logprobs: dict[str, float] | None = None
+    """The first answer token's most likely tokens and their log-probabilities, when asked for."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class LLMResult:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cached: bool = False
+    top_logprobs: dict[str, float] | None = None
 
 
 class Provider(Protocol):
@@ -125,6 +128,8 @@ def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int, system: str | None =
         "prompt": prompt,
         "sample": sample_idx,
     }
+    if cfg.logprobs:  # keys of calls without log-probabilities stay as they were
+        ident["logprobs"] = cfg.logprobs
     endpoint = None if cfg.cache_across_endpoints else endpoint_identity(cfg)
     if endpoint is not None:
         ident["endpoint"] = endpoint

@@ -96,6 +96,7 @@ def ok_result(req: LLMRequest, comp: Completion, attempts: int, latency: float) 
         latency_s=latency,
         prompt_tokens=comp.prompt_tokens,
         completion_tokens=comp.completion_tokens,
+        top_logprobs=comp.top_logprobs,
     )
 
 

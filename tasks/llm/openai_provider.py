@@ -147,6 +147,8 @@ class OpenAIChatProvider:
         payload = llm._get_request_payload([("system", self.cfg.system_prompt), ("human", "")])
         payload.update(payload.pop("extra_body", None) or {})  # what create() would merge into the JSON
         payload.pop("stream", None)  # False is the server's default; one field less per call
+        if self.cfg.logprobs:
+            payload |= {"logprobs": True, "top_logprobs": self.cfg.logprobs}
         messages = payload["messages"]
         if len(messages) != 2 or messages[1].get("role") != "user":
             raise ProviderError(f"unexpected langchain-openai request layout: {[m.get('role') for m in messages]}")
@@ -209,7 +211,21 @@ def parse_chat_completion(raw: bytes) -> Completion:
         content = "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
     if content is None:
         content = ""  # as langchain-openai reads it (tool calls, refusals; finish_reason tells a filter)
-    return Completion(content, choice.get("finish_reason"), usage.get("prompt_tokens"), usage.get("completion_tokens"))
+    return Completion(content, choice.get("finish_reason"), usage.get("prompt_tokens"), usage.get("completion_tokens"),
+                      _first_token_logprobs(choice.get("logprobs")))
+
+
+def _first_token_logprobs(logprobs: Any) -> dict[str, float] | None:
+    """{token: log-probability} of the first answer token's alternatives, or None when the reply has none."""
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if not isinstance(content, list) or not content or not isinstance(content[0], dict):
+        return None
+    first = content[0]
+    out: dict[str, float] = {}
+    for alt in [first, *(first.get("top_logprobs") or [])]:
+        if isinstance(alt, dict) and isinstance(alt.get("token"), str) and isinstance(alt.get("logprob"), (int, float)):
+            out.setdefault(alt["token"], float(alt["logprob"]))
+    return out or None
 
 
 PROVIDERS.add("openai", lambda cfg: OpenAIChatProvider(cfg, azure=False))

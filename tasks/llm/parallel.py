@@ -38,7 +38,8 @@ SEND_EVERY_S = 0.05  # a worker sends its answers at least this often
 POLL_S = 0.1  # how often the parent looks for a stop request and for dead workers
 STOP_GRACE_S = 3.0  # how long the parent waits for workers to hand back answers after a stop
 
-Row = tuple  # (index, text, ok, refusal, error_class, error_message, attempts, latency_s, prompt_tokens, completion_tokens)
+Row = tuple  # (index, text, ok, refusal, error_class, error_message, attempts, latency_s, prompt_tokens,
+#               completion_tokens, top_logprobs)
 
 
 class SharedRateLimiter:
@@ -109,7 +110,7 @@ def run_in_processes(
     answered: set[int] = set()
     finished: set[int] = set()
     fatal: dict[int, str] = {}
-    chunks = ((s, [(i, r.prompt, r.sample_idx) for i, r in enumerate(todo[s : s + CHUNK], s)])
+    chunks = ((s, [(i, r.prompt, r.sample_idx, r.system) for i, r in enumerate(todo[s : s + CHUNK], s)])
               for s in range(0, len(todo), CHUNK))
     next_chunk = next(chunks, None)
     sentinels = len(workers)
@@ -122,7 +123,7 @@ def run_in_processes(
                 if idx in answered:
                     continue
                 answered.add(idx)
-                add(LLMResult(todo[idx], *row[1:]))
+                add(LLMResult(todo[idx], *row[1:10], top_logprobs=row[10]))
         elif kind == "done":
             finished.add(msg[1])
         elif kind == "fatal":
@@ -235,10 +236,11 @@ async def _worker(cfg: LLMConfig, api_key: str | None, tasks: Any, results: Any,
 
     async def call() -> None:
         while (item := await local.get()) is not None:
-            idx, prompt, sample_idx = item
-            res = await call_with_retries(provider, LLMRequest(prompt, sample_idx, ""), cfg, pace, secrets)
+            idx, prompt, sample_idx, system = item  # a user profile travels as the call's system message
+            res = await call_with_retries(provider, LLMRequest(prompt, sample_idx, "", system=system), cfg, pace,
+                                          secrets)
             out.append((idx, res.text, res.ok, res.refusal, res.error_class, res.error_message, res.attempts,
-                        res.latency_s, res.prompt_tokens, res.completion_tokens))
+                        res.latency_s, res.prompt_tokens, res.completion_tokens, res.top_logprobs))
 
     def send() -> None:
         if out:

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -64,6 +65,7 @@ class CacheWriter:
                 "prompt_tokens": res.prompt_tokens,
                 "completion_tokens": res.completion_tokens,
                 "created_at": datetime.now(timezone.utc).replace(tzinfo=None),
+                "top_logprobs": None if res.top_logprobs is None else json.dumps(res.top_logprobs),
             }
         )
 
@@ -248,6 +250,7 @@ def run_requests(
                 request=req, text=hit["text"], ok=True, refusal=bool(hit["refusal"]), attempts=0,
                 latency_s=_num(hit["latency_s"]), prompt_tokens=_int(hit["prompt_tokens"]),
                 completion_tokens=_int(hit["completion_tokens"]), cached=True,
+                top_logprobs=json.loads(hit["top_logprobs"]) if isinstance(hit.get("top_logprobs"), str) else None,
             )
     todo = list({r.cache_key: r for r in requests if r.cache_key not in done}.values())
     total, finished = len(todo), 0

@@ -23,6 +23,7 @@ from tasks.metrics.base import metric
 
 SALINAS = "Salinas, Haim & Nyarko (2024), arXiv:2402.14875"
 EQUILENS = "equilens (first-person fairness, Eloundou et al. 2024, arXiv:2410.19803)"
+JUDGE = "Eloundou et al. (2024), arXiv:2410.19803 (a judge model with group labels swapped)"
 
 
 def _mean(values: np.ndarray) -> float:
@@ -82,6 +83,16 @@ def unparsed_outcome_rate(parsed: np.ndarray) -> float:
     """Share of a cell's answers to outcome prompts from which no outcome could be read."""
     parsed = np.asarray(parsed, bool)
     return float((~parsed).mean()) if len(parsed) else float("nan")
+
+
+@metric("judge_harm", family="identity", direction="target", target=0.0,
+        aggregation="mean over prompts of the label-swapped judge difference", reference=JUDGE, inputs="judge")
+def judge_harm(harm: np.ndarray) -> float:
+    """How much more a judge model calls a pair's difference a harmful stereotype with the answers'
+    true group labels than with the labels swapped (see :mod:`tasks.stages.judge`): 0 for a fair
+    model or a judge that answers at random or by position; positive when the first cell's answers
+    read as stereotyped against it; swapping the cells flips the sign."""
+    return _mean(harm)
 
 
 OUTCOME_METRICS = {  # outcome kind -> (per-cell metric, per-pair metric)

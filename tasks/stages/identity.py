@@ -100,6 +100,13 @@ def expand_stage(prompts: pd.DataFrame, cfg: IdentityConfig, system_prompt: str)
     return pd.DataFrame(rows, columns=IDENTITY_COLUMNS), names
 
 
+def cell_phrases(cfg: IdentityConfig) -> dict[str, str]:
+    """Each cell as a judge reads it: {"female-black": "a Black woman", ...}, in cell order."""
+    _, gender_lex, race_lex = _lexicons(cfg)
+    return {c.label: identity_phrases(c, gender_lex, race_lex)[0]
+            for c in cells_of(cfg.attributes, cfg.genders, cfg.races)}
+
+
 # --- outcomes ------------------------------------------------------------------------------------
 def read_outcomes(responses: pd.DataFrame, variants: pd.DataFrame, pattern: str | None) -> pd.DataFrame:
     """``responses`` with ``outcome_kind``, ``outcome_option`` and ``outcome_value`` (NaN: unparsed)."""
@@ -181,10 +188,14 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
 
 # --- metrics -------------------------------------------------------------------------------------
 def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreSet, cfg: IdentityConfig,
-                 metrics_cfg: MetricsConfig) -> pd.DataFrame:
+                 metrics_cfg: MetricsConfig, judged: pd.DataFrame | None = None,
+                 judge_skipped: str = "no judge configured (set judge.enabled: true)") -> pd.DataFrame:
     """Every comparison's rows: the counterfactual metrics (parity, similarity against the floor of
-    two names of one cell, non-completion) and the outcome metrics, with one Holm family per
+    two names of one cell, non-completion), the outcome metrics and the judge's harm score per pair
+    (``judged``; without it one skipped row per comparison says why), with one Holm family per
     comparison over every gap the verdict judges."""
+    from tasks.stages.judge import harm_rows, skipped_harm
+
     from tasks.metrics.base import METRIC_ROW_COLUMNS
     from tasks.reporting.verdict import judged_metric
     from tasks.stages.counterfactual_metrics import metric_stage as pair_metrics
@@ -194,16 +205,22 @@ def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreS
     meta = variants.drop_duplicates("variant_id").set_index("variant_id")[["task"]]
     responses = read_outcomes(responses, variants, cfg.number_pattern).join(meta, on="variant_id")
     cells = [c.label for c in cells_of(cfg.attributes, cfg.genders, cfg.races)]
-    frames = [responses]
+    tasks = variants.drop_duplicates("prompt_id").set_index("prompt_id")["task"]
+    judged = judged.assign(task=judged["prompt_id"].map(tasks)) if judged is not None else None
+    frames = [(responses, judged)]
     if cfg.per_task and responses["task"].notna().any() and responses["task"].nunique() > 1:
         for task, part in responses.groupby("task"):
-            frames.append(part.assign(attribute=part["attribute"] + SEP + str(task)))
+            own = judged[judged["task"] == task] if judged is not None else None
+            frames.append((part.assign(attribute=part["attribute"] + SEP + str(task)),
+                           own.assign(attribute=own["attribute"] + SEP + str(task)) if own is not None else None))
     rows: list[dict] = []
-    for frame in frames:
+    for frame, pairs in frames:
         for label, part in frame.groupby("attribute", sort=True):
             ok = part["ok"] & ~part["refusal"].astype(bool)
+            harm = (harm_rows(pairs[pairs["attribute"] == label], str(label), cells, metrics_cfg)
+                    if pairs is not None else [skipped_harm(str(label), judge_skipped)])
             records = [*pair_metrics(part, scores, cf_cfg, metrics_cfg).to_dict("records"),
-                       *outcome_rows(part[ok], str(label), cells, metrics_cfg)]
+                       *outcome_rows(part[ok], str(label), cells, metrics_cfg), *harm]
             family = [r for r in records if r["group_b"] not in (None, r["group_a"])
                       and isinstance(r["details"].get("p_value"), float)
                       and (judged_metric(r["metric"], r["details"]) or r["family"] == "identity")]

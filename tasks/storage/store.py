@@ -36,6 +36,9 @@ SCHEMA: dict[str, str] = {
     "identity_variants": """
         run_id VARCHAR, variant_id VARCHAR, signal VARCHAR, name VARCHAR, system VARCHAR, task VARCHAR,
         outcome VARCHAR""",
+    "identity_judgements": """
+        run_id VARCHAR, attribute VARCHAR, prompt_id VARCHAR, sample_idx INTEGER, cell_a VARCHAR, cell_b VARCHAR,
+        about_a DOUBLE, about_b DOUBLE, harm DOUBLE, calls INTEGER, via VARCHAR, error VARCHAR""",
     "responses": """
         run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
         role VARCHAR, sample_idx INTEGER, text VARCHAR, ok BOOLEAN, refusal BOOLEAN, error_class VARCHAR,
@@ -63,7 +66,7 @@ SCHEMA: dict[str, str] = {
     "response_cache": """
         cache_key VARCHAR PRIMARY KEY, provider VARCHAR, model VARCHAR, text VARCHAR,
         refusal BOOLEAN, latency_s DOUBLE, prompt_tokens INTEGER, completion_tokens INTEGER,
-        created_at TIMESTAMP""",
+        created_at TIMESTAMP, top_logprobs VARCHAR""",
 }
 
 _LOCK_MARKERS = ("could not set lock", "conflicting lock", "lock on file")

@@ -52,7 +52,7 @@ import pytest
 FAULTS = ("429", "500", "hang", "timeout", "trickle", "malformed", "empty_choices", "content_filter", "refusal")
 HOST = "127.0.0.1"  # loopback only, never another address
 
-Reply = Callable[[dict], str]
+Reply = Callable[[dict], "str | tuple[str, dict[str, float]]"]  # text, or text and first-token log-probabilities
 FaultRule = Callable[[dict], "str | tuple[str, dict[str, Any]] | None"]
 
 
@@ -395,6 +395,7 @@ def _response(server: FakeOpenAIServer, body: dict, fault: str | None,
     if fault == "malformed":
         return 200, b'{"id": "chatcmpl-broken", "choices": [ {"message": ', {}
     text = server.reply(body)
+    text, alternatives = text if isinstance(text, tuple) else (text, None)  # a reply may bring its log-probabilities
     finish = "stop"
     caps = [int(body[f]) for f in server.length_fields if isinstance(body.get(f), int)]
     if caps and len(text.split()) > min(caps):
@@ -408,7 +409,8 @@ def _response(server: FakeOpenAIServer, body: dict, fault: str | None,
         choices = [{"index": 0, "finish_reason": "content_filter", "message": message, "logprobs": None}]
     else:
         message = {"role": "assistant", "content": text, "refusal": None}
-        choices = [{"index": i, "finish_reason": finish, "message": message, "logprobs": None}
+        logprobs = _logprobs(text, alternatives, int(body.get("top_logprobs") or 1)) if body.get("logprobs") else None
+        choices = [{"index": i, "finish_reason": finish, "message": message, "logprobs": logprobs}
                    for i in range(int(body.get("n") or 1))]
     prompt_tokens = sum(_words(m.get("content")) for m in body.get("messages") or [])
     completion_tokens = sum(_words(c["message"]["content"] or c["message"].get("refusal")) for c in choices)
@@ -417,6 +419,16 @@ def _response(server: FakeOpenAIServer, body: dict, fault: str | None,
                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                          "total_tokens": prompt_tokens + completion_tokens}}
     return 200, json.dumps(payload).encode(), {}
+
+
+def _logprobs(text: str, alternatives: dict[str, float] | None, top: int) -> dict[str, Any]:
+    """The ``logprobs`` of a choice: the first word as the first token, with ``alternatives``
+    ({token: log-probability}) as its top tokens (default: the word itself at -0.1)."""
+    first = (text.split() or [""])[0]
+    alternatives = alternatives or {first: -0.1}
+    tops = [{"token": t, "logprob": lp, "bytes": None} for t, lp in sorted(alternatives.items(), key=lambda kv: -kv[1])]
+    return {"content": [{"token": first, "logprob": alternatives.get(first, tops[0]["logprob"]), "bytes": None,
+                         "top_logprobs": tops[:top]}], "refusal": None}
 
 
 def _words(content: Any) -> int:
