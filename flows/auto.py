@@ -11,7 +11,11 @@
 4. **counterfactual metrics** on the variants' answers (VADER sentiment, MiniLM embeddings),
    **stereotype and toxicity metrics** on the original prompts' answers, through the same stage
    functions as the dedicated flows;
-5. **one report** with one verdict per attribute and per family (``tasks.reporting.verdict``).
+5. with an ``identity`` section, the prompts that name no group get identities through names
+   (:mod:`flows.identity`: a census name per gender x race cell in the system message, a
+   same-cell name as the floor) in the same LLM stage, and their comparison is judged like an
+   attribute (no pairwise judge here: ``assessment: identity`` has one);
+6. **one report** with one verdict per attribute and per family (``tasks.reporting.verdict``).
 
 Run it with ``equilens run configs/auto.yaml``.
 """
@@ -28,6 +32,7 @@ from flows.common import begin_run, close_run, recorded_run, response_counts, ru
 from flows.execution import run_heavy
 from flows.stereotype import score_classifiers_task, stereotype_metrics_task
 from tasks import validation
+from tasks.stages import identity as identity_stages
 from tasks.stages import stereotype as stereotype_stage
 from tasks.config import AutoRunConfig
 from tasks.inputs.controls import VARIANT
@@ -46,6 +51,19 @@ from flows.stage_tasks import (
     load_prompts_stage,
     score_answers,
 )
+
+
+def identity_variants(rec: Any, unnamed: pd.DataFrame, variants: pd.DataFrame, config: AutoRunConfig,  # noqa: ANN401
+                      summary: dict) -> pd.DataFrame:
+    """The counterfactual variants and, for the prompts that name no group, identity variants
+    (stored as the identity flow stores them)."""
+    id_variants, names = identity_stages.expand_stage(unnamed, config.identity, config.llm.system_prompt)
+    rec.save("identity_names", names)
+    rec.save("variants", id_variants[identity_stages.VARIANT_COLUMNS])
+    rec.save("identity_variants", id_variants[["variant_id", *identity_stages.IDENTITY_EXTRA]])
+    summary["identity"] = {"prompts": len(unnamed), "variants": len(id_variants),
+                           "cells": int(names["cell"].nunique())}
+    return pd.concat([variants, id_variants], ignore_index=True)
 
 
 def family_verdicts(metrics: pd.DataFrame, ftu: Any, config: AutoRunConfig) -> list[str]:
@@ -79,12 +97,18 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
             rec.save("variants", variants)
             variants, dropped = drop_invalid_sets(variants)
             summary["variants"] = {"total": len(variants), "dropped_sets": dropped}
+            named = variants
+            if config.identity is not None:
+                unnamed = prompts[[not any(m.values()) for m in ftu.mentions]]
+                if len(unnamed):
+                    named = identity_variants(rec, unnamed, variants, config, summary)
 
         with rec.stage("llm"):
             originals = stereotype_stage.prompt_frame_for_generation(prompts)
             if scfg.responses_path:  # brought answers to the original prompts: only variants are called
                 originals = originals.iloc[:0]
-            wanted = pd.concat([originals.assign(role=VARIANT), variants[[*originals.columns, "role"]]],
+            asked = [c for c in (*originals.columns, "role", "system") if c in named]
+            wanted = pd.concat([originals.assign(role=VARIANT), named[asked]],
                                ignore_index=True)  # role: a same-group control stays one
             responses = run_heavy(call_llm_task, config.execution, wanted, config.llm,
                                   config.storage.duckdb_path, config.storage.lock_timeout)
@@ -97,7 +121,9 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
             if config.validation.enabled:
                 gate(validation.validate_responses(responses))
         is_original = responses["attribute"] == "none"
-        original, counterfactual = responses[is_original], responses[~is_original]
+        is_identity = responses["variant_id"].isin(named["variant_id"]) & ~responses["variant_id"].isin(
+            variants["variant_id"])
+        original, counterfactual = responses[is_original], responses[~is_original & ~is_identity]
         shared = len(set(original["cache_key"]) & set(counterfactual["cache_key"]))
         summary["responses"] = response_counts(responses, shared_between_families=shared)
 
@@ -109,7 +135,16 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
                 frames.append(counterfactual_metrics(counterfactual, scores, config.counterfactual, config.metrics,
                                                      lex_fp))
         else:
-            log.warning("No prompt mentions a protected attribute: no counterfactual metrics. %s", ftu.summary)
+            log.warning("No prompt mentions a protected attribute: no counterfactual metrics. %s%s", ftu.summary,
+                        "" if config.identity else " Add an identity section to give them identities through names.")
+        if is_identity.any():
+            with rec.stage("identity"):
+                answered = responses[is_identity]
+                scores = score_answers(answered, config.scoring, config.metrics, config.execution, code)
+                rec.save("scores", scores.scalar)
+                frames.append(identity_stages.metric_stage(
+                    answered, named[named["variant_id"].isin(answered["variant_id"])], scores, config.identity,
+                    config.metrics, judge_skipped="no judge in an auto run (assessment: identity has one)"))
         with rec.stage("stereotype"):
             texts = sorted(set(original.loc[original["ok"], "text"]))
             cscores = run_heavy(score_classifiers_task, config.execution, texts, scfg,

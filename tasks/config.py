@@ -208,6 +208,9 @@ class AutoRunConfig(_WithStereotype, _WithCounterfactual):  # counterfactual fir
     """AutoEval: the counterfactual, stereotype and toxicity families on the same prompts (flows/auto.py)."""
 
     assessment: Literal["auto"] = _assessment("auto")
+    identity: IdentityConfig | None = Field(
+        None, description="Give the prompts that name no group an identity through names, as the identity "
+                          "assessment does (prompts x signals x cells x 2 more calls); none: off")
 
 
 CONFIG_CLASSES: dict[str, type[RunConfig]] = {

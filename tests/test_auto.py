@@ -90,3 +90,26 @@ def test_auto_reads_brought_answers_for_the_stereotype_families(prefect_harness,
     assert asked <= variant_texts and "Explain photosynthesis in one sentence." not in asked
     assert n_tox == 3 and result["source"] == str(brought)
     assert {"counterfactual", "toxicity"} <= set(result["families"])
+
+
+def test_auto_gives_prompts_that_name_no_group_identities_through_names(prefect_harness, openai_server,  # noqa: F811
+                                                                       tmp_path: Path) -> None:
+    from flows.dispatch import flow_for
+
+    unnamed = [f"How should I plan week {i} of my new job? {'x' * i}" for i in range(10)]
+    openai_server.reply = lambda body: f"Sure. {body['messages'][-1]['content']} Take it step by step."
+    data = _config(tmp_path, openai_server.base_url)
+    data["prompts"] = {"items": [*PROMPTS, *unnamed]}
+    data["identity"] = {"names_per_cell": 2, "races": ["white", "black"]}
+    cfg = parse_config(data)
+    result = flow_for(cfg)(cfg)
+    # the ten prompts that name no group (and the one about photosynthesis) x 4 cells x (variant + control)
+    assert result["identity"] == {"prompts": 11, "variants": 11 * 4 * 2, "cells": 4}
+    profiles = [b for b in openai_server.requests if "The user's name is" in b["messages"][0]["content"]]
+    assert len(profiles) == 11 * 4 * 2 * 2  # count: 2
+    assert any(v.startswith("gender x race: no difference") for v in result["verdicts"]), result["verdicts"]
+    assert any(v.startswith("gender:") for v in result["verdicts"])  # the named prompts still get theirs
+    with duckdb.connect(str(tmp_path / "a.duckdb"), read_only=True) as con:
+        harm = con.execute("SELECT json_extract_string(details, '$.skipped') FROM metrics WHERE run_id = ? AND "
+                           "metric = 'judge_harm'", [result["run_id"]]).fetchall()
+    assert harm and all("no judge in an auto run" in why for (why,) in harm)
