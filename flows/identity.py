@@ -28,6 +28,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import pandas as pd
 from prefect import flow, get_run_logger
 
 from flows.common import begin_run, close_run, recorded_run, run_result
@@ -38,7 +39,7 @@ from tasks.inputs.controls import CONTROL
 from tasks.reporting.verdict import verdict_lines
 from tasks.stages import identity as stages
 from tasks.reporting.progress import ProgressReporter
-from tasks.stages.judge import judge_stage, load_instructions
+from tasks.stages.judge import Judged, judge_stage, load_instructions
 from tasks.storage.fingerprint import code_fingerprint
 
 FLOW_NAME = "identity-assessment"
@@ -74,19 +75,18 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
         responses = answer_stage(rec, config, variants, summary)
         scores = score_stage(rec, config, responses, code)
 
-        judged, why = None, "no judge configured (set judge.enabled: true)"
+        judged = Judged(pd.DataFrame(), "no judge configured (set judge.enabled: true)")
         if config.judge.enabled:
             with rec.stage("judge"), ProgressReporter("Judge calls", unit="call") as progress:
-                judged, why = judge_stage(responses, variants, prompts, stages.cell_phrases(config.identity),
-                                          template, config.judge_llm(), rec.store, progress)
-                rec.save("identity_judgements", judged)
-                summary["judge"] = {"pairs": int(len(judged)), "calls": int(judged["calls"].sum()) if len(judged)
-                                    else 0, "skipped": why or None}
-            if why:
-                log.warning("judge skipped: %s", why)
+                judged = judge_stage(responses, prompts, stages.cell_phrases(config.identity), template,
+                                     config.judge_llm(), rec.store, progress)
+                rec.save("identity_judgements", judged.pairs)
+                summary["judge"] = judged.summary()
+            if judged.skipped:
+                log.warning("judge skipped: %s", judged.skipped)
         with rec.stage("metrics"):
             metrics = stages.metric_stage(responses, variants, scores, config.identity, config.metrics,
-                                          judged if not why else None, why)
+                                          None if judged.skipped else judged.pairs, judged.skipped)
             rec.save_metrics(metrics, config.validation.enabled)
         summary["verdicts"] = verdict_lines(metrics, config.model_dump(mode="json"))
         close_run(store, run_id, config, summary, metrics, responses)

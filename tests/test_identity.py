@@ -157,6 +157,17 @@ def test_a_fair_model_fires_in_at_most_five_percent_of_runs_and_a_swap_flips_the
     assert ab["value"] == pytest.approx(-ba["value"], abs=1e-12)
 
 
+def test_a_verdict_without_a_finding_still_names_the_worst_off_cell_as_within_chance() -> None:
+    from tasks.reporting.verdict import attribute_verdict
+    from tasks.stages.identity import outcome_rows
+
+    cells = [c.label for c in CELLS[:2]]
+    rows = pd.DataFrame(outcome_rows(_simulated(np.random.default_rng(2), 24, {}, cells), "gender x race", cells,
+                                     MetricsConfig(bootstrap_resamples=50)))
+    sentence = attribute_verdict("gender x race", rows).sentence
+    assert "Within chance, the worst-off cell is " in sentence and "lowest amounts" in sentence, sentence
+
+
 # --- end to end ----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def prefect_harness():
@@ -295,7 +306,8 @@ def _judge_config(server, tmp_path: Path, judge: dict) -> object:  # noqa: ANN00
     return parse_config({
         "name": "identity-judge", "assessment": "identity", "prompts": {"path": str(path)},
         "identity": {"names_per_cell": 3, "races": ["white", "black"]}, "judge": judge,
-        "llm": {"provider": "openai", "model": "fake", "base_url": server.base_url, "max_retries": 0},
+        "llm": {"provider": "openai", "model": "fake", "base_url": server.base_url, "max_retries": 0,
+                "price_input_per_1k": 0.001},
         "metrics": {"bootstrap_resamples": 100, "permutations": 100},
         "storage": {"duckdb_path": str(tmp_path / "j.duckdb"), "reports_dir": str(tmp_path / "reports")},
     })
@@ -312,6 +324,7 @@ def test_a_judge_on_the_loopback_server_finds_the_stereotyped_cell_and_no_other_
     result = flow_for(cfg)(cfg)
     judge_calls = [b for b in openai_server.requests if "Answer to the first person" in b["messages"][-1]["content"]]
     assert judge_calls and all(b["logprobs"] is True and b["temperature"] == 0 for b in judge_calls)
+    assert result["judge"]["calls"] == len(judge_calls) and result["judge"]["cost"] > 0  # priced like the model's
     with duckdb.connect(str(tmp_path / "j.duckdb"), read_only=True) as con:
         harm = con.execute("SELECT group_a, group_b, value, json_extract(details, '$.p_holm')::DOUBLE, "
                            "json_extract_string(details, '$.via') FROM metrics WHERE run_id = ? AND "

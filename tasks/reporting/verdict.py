@@ -304,6 +304,8 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
         sentence = f"{attribute}: no noise floor to judge against (see the metric rows)."
     else:
         sentence = f"{attribute}: no difference beyond sampling noise (too few prompts for an interval)."
+    if worst := worst_off(rows):  # named, and said to be within chance, so no one reads it as a finding
+        sentence += f" Within chance, {worst.replace('worst off: ', 'the worst-off cell is ', 1)}."
     return Verdict(attribute, False if evidence else None, sentence + tail, evidence)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import re
 from itertools import combinations
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -172,13 +173,28 @@ def harm_rows(judged: pd.DataFrame, label: str, cells: list[str], metrics_cfg: A
     return rows
 
 
-def judge_stage(responses: pd.DataFrame, variants: pd.DataFrame, prompts: pd.DataFrame, labels: dict[str, str],
-                template: str, judge_llm: Any, store: Any = None, progress: Any = None) -> tuple[pd.DataFrame, str]:  # noqa: ANN401
-    """(judged pairs, why the judge was skipped: "" when it ran). One question is sent first: an
-    endpoint that cannot answer it (unreachable, refusing the key) skips the judge with the reason
-    instead of failing thousands of calls; the run goes on either way."""
+@dataclass
+class Judged:
+    """What the judge stage returns: the judged pairs, why the judge was skipped ("" when it ran),
+    and its calls: made (cache hits excluded) and paid (None without a price table)."""
+
+    pairs: pd.DataFrame
+    skipped: str = ""
+    calls: int = 0
+    cost: float | None = None
+
+    def summary(self) -> dict[str, Any]:
+        return {"pairs": int(len(self.pairs)), "calls": self.calls, "cost": self.cost, "skipped": self.skipped or None}
+
+
+def judge_stage(responses: pd.DataFrame, prompts: pd.DataFrame, labels: dict[str, str], template: str,
+                judge_llm: Any, store: Any = None, progress: Any = None) -> Judged:  # noqa: ANN401
+    """The judged pairs of a run. One question is sent first: an endpoint that cannot answer it
+    (unreachable, refusing the key) skips the judge with the reason instead of failing thousands
+    of calls; the run goes on either way."""
     from tasks.llm import LLMRequest, cache_key
     from tasks.llm.runner import run_requests
+    from tasks.stages.counterfactual import call_cost
 
     planned = plan(responses, dict(zip(prompts["prompt_id"], prompts["text"], strict=True)), labels, template)
     questions = list(dict.fromkeys(q for qs in planned["questions"] for q in qs))
@@ -187,11 +203,13 @@ def judge_stage(responses: pd.DataFrame, variants: pd.DataFrame, prompts: pd.Dat
     if requests:
         first = run_requests(requests[:1], judge_llm, store)[0]
         if not first.ok:
-            return pd.DataFrame(columns=JUDGE_COLUMNS), (f"the judge could not answer ({first.error_class}: "
-                                                         f"{first.error_message})")
+            return Judged(pd.DataFrame(columns=JUDGE_COLUMNS),
+                          f"the judge could not answer ({first.error_class}: {first.error_message})", 1)
         answers = {r.request.prompt: r for r in [first, *run_requests(requests[1:], judge_llm, store,
                                                                        progress=progress)]}
-    return score(planned, answers), ""
+    costs = [call_cost(judge_llm, r.prompt_tokens, r.completion_tokens, r.cached) for r in answers.values()]
+    return Judged(score(planned, answers), "", sum(not r.cached for r in answers.values()),
+                  None if any(c is None for c in costs) else float(sum(costs)))
 
 
 def skipped_harm(label: str, why: str) -> dict:

@@ -92,8 +92,11 @@ _CLAUSES = (
 def hash_reply(body: dict) -> str:
     """A fair deterministic model: three sentences picked by a hash of the request, so the same request
     always gets the same answer (as at temperature 0), and which groups a prompt names has no
-    bearing on what comes back."""
+    bearing on what comes back. Asked for a yes or no (a judge's question), it answers one by the
+    same hash: a judge that answers at random."""
     digest = hashlib.sha256(json.dumps(body.get("messages"), sort_keys=True).encode()).digest()
+    if "yes or no" in last_user_message(body).lower():  # asked as a judge: yes or no, as fair as a coin
+        return "yes" if digest[0] % 2 else "no"
     return " ".join(_CLAUSES[b % len(_CLAUSES)] for b in digest[:3])
 
 
