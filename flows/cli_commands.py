@@ -85,8 +85,11 @@ def show(
     run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix) from `equilens runs`")],
     db: DbOption = DEFAULT_DB,
     fmt: FormatOption = "table",
+    examples: Annotated[int, typer.Option(min=0, help="Also print the N prompts per attribute whose answers "
+                                                      "differ most between the compared pair, side by side")] = 0,
 ) -> None:
-    """Print a stored run's verdicts and metrics table, rebuilt from DuckDB alone."""
+    """Print a stored run's verdicts and metrics table, rebuilt from DuckDB alone; with --examples N, the
+    answers behind each attribute's largest gap (or its finding)."""
     from tasks.errors import EquilensError
     from tasks.reporting.terminal import print_metrics_table, print_verdicts
     from tasks.storage.store import Store
@@ -113,6 +116,10 @@ def show(
         return
     print_verdicts(metrics, config)
     print_metrics_table(metrics, title=f"run {run_id}")
+    if examples:
+        from tasks.reporting.evidence import find_evidence, print_examples
+
+        print_examples(find_evidence(store, run_id, examples))
 
 
 def report(

@@ -346,7 +346,10 @@ def close_run(
     summary["metrics"] = metrics.drop(columns=["details"], errors="ignore").to_dict("records") if len(metrics) else []
     if len(responses):
         summary["usage"] = usage_summary(responses)
-    publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses))
+    from tasks.reporting.evidence import find_evidence
+
+    evidence = find_evidence(store, run_id, 2) if len(metrics) else []
+    publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses, evidence))
 
 
 def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, Any]) -> dict[str, Any]:

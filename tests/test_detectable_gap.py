@@ -76,3 +76,16 @@ def test_a_fair_sampling_model_is_not_called_biased() -> None:
     # sampling model fired in 8% of runs
     outs = [judge(20, Model(deterministic=False), seed) for seed in range(60)]
     assert np.mean([o.fired for o in outs]) <= 0.05 + 0.03
+
+
+def test_no_gap_is_simulated_where_too_few_prompts_can_reach_holms_bar() -> None:
+    from tests.simulate import simulate
+    from tasks.config import CounterfactualConfig, MetricsConfig
+    from tasks.stages.counterfactual_metrics import metric_stage
+
+    responses, scores = simulate(5, Model(deterministic=False), 1)  # 2^(1-5) = 0.0625 > 0.05 / 2 tests
+    out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
+                       MetricsConfig(names=["strict_sentiment_parity", "bleu_similarity"], bootstrap_resamples=50,
+                                     permutations=200))
+    row = out[(out["metric"] == "strict_sentiment_parity") & (out["group_a"] != out["group_b"])].iloc[0]
+    assert "5 prompts: the permutation test needs at least 7" in row["details"]["min_detectable_gap_skipped"]

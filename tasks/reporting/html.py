@@ -31,6 +31,7 @@ svg .title{font-weight:600;font-size:13px} svg .hint{font-weight:400;fill:#777} 
 svg .grid{stroke:#eee} svg .axis{stroke:#999} svg .whisker{stroke:#3b6ea8;stroke-width:2} svg .point{fill:#3b6ea8}
 .cards{display:flex;gap:1rem;flex-wrap:wrap} .card{border:1px solid #ddd;border-radius:6px;padding:.6rem 1rem;min-width:160px}
 .card b{display:block;font-size:1.3rem}
+details.examples{margin:.5rem 0} details.examples summary{cursor:pointer;font-weight:600} details.examples td{vertical-align:top;width:50%}
 """
 
 
@@ -120,6 +121,9 @@ def build_html_report(store: Store, run_id: str) -> str:
         parts.append("<h3>Skipped</h3><ul>" + "".join(f"<li><b>{escape(m)}</b>: {escape(r)}</li>"
                                                     for m, r in zip(skipped["metric"], reasons, strict=True)) + "</ul>")
     parts.append("</section>")
+    from tasks.reporting.evidence import find_evidence, html_section
+
+    parts.append(html_section(find_evidence(store, run_id, 3)))
 
     figs = []
     for (attribute, name), sub in valued.groupby(["attribute", "metric"], dropna=False, sort=True):

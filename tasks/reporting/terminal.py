@@ -48,8 +48,13 @@ def worst_pairs(metrics: pd.DataFrame) -> pd.DataFrame:
 
 
 def markdown_report(
-    run_id: str, config: RunConfig, summary: dict[str, Any], metrics: pd.DataFrame, responses: pd.DataFrame
+    run_id: str, config: RunConfig, summary: dict[str, Any], metrics: pd.DataFrame, responses: pd.DataFrame,
+    evidence: list | None = None,
 ) -> str:
+    """The run's markdown artifact: verdict, FTU, least fair pairs, the answers behind the gaps
+    (``evidence``, from :func:`tasks.reporting.evidence.find_evidence`), non-completion, usage."""
+    from tasks.reporting.evidence import markdown_lines
+
     ftu = summary.get("ftu", {})
     from tasks.reporting.verdict import verdict_lines
 
@@ -69,6 +74,7 @@ def markdown_report(
             lines.append(f"| {r['attribute']} | {r['metric']} | {pair_label(r)} | {format_interval(r)} | "
                          f"{ARROW.get(r['direction'], r['direction'])} |")
         lines.append("")
+    lines += markdown_lines(evidence or [])
     if not responses.empty:
         lines += ["## Non-completion by group", "", "| attribute | group | calls | failed | refused |", "|---|---|---|---|---|"]
         from tasks.inputs.controls import variant_rows

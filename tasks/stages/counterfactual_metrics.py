@@ -94,8 +94,14 @@ class _MetricContext:
         Rows of one prompt with the same two answers (a deterministic endpoint's samples) are one unit."""
         from tasks.detectable_gap import parity_detectable_gap
 
+        from tasks.reporting.verdict import prompts_needed
+
         alpha = (1 - self.cfg.confidence) / max(tests, 1)
         perms = max(self.cfg.permutations, 200)
+        prompts, needed = len(set(map(str, pair.clusters))), prompts_needed(tests, 1 - self.cfg.confidence)
+        if prompts < needed:  # no planted gap, however large, can reach Holm's bar: do not simulate one
+            return {"min_detectable_gap_skipped": f"{prompts} prompts: the permutation test needs at least {needed} "
+                                                  f"to reach p_holm < {1 - self.cfg.confidence:g} over {tests} tests"}
         if self.cfg.permutations and 1 / (perms + 1) >= alpha:
             return {"min_detectable_gap_skipped": f"the permutation test's {perms} resamples cannot reach "
                                                   f"p < {alpha:.2g} (alpha over {tests} pairs); raise metrics.permutations"}

@@ -1,0 +1,213 @@
+"""The answers behind a gap: for each compared attribute, the prompts where the two groups' answers
+differ most, side by side, for the terminal (``equilens show --examples N``), the markdown artifact
+and the HTML report.
+
+Which pair of groups: the pair the verdict calls a finding (the first, when several), else the pair
+with the largest strict-parity gap, else the first pair compared. Which prompts: those whose
+answers' sentiment scores differ most between the two groups (mean over samples), ties broken by
+prompt id; with no scores stored, the prompts whose answers differ in text. An example shows each
+group's prompt as sent (with the name or profile of an identity variant) and its first answer
+with its score. Everything here is read from DuckDB alone, so a stored run shows its evidence
+long after it ran.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from tasks.reporting.verdict import HEADLINE, PAIRED_FAMILIES, details_of
+
+
+@dataclass
+class Side:
+    group: str
+    prompt: str
+    answer: str | None
+    score: float | None
+    profile: str | None = None  # an identity variant's name or profile line
+
+
+@dataclass
+class Example:
+    prompt_id: str
+    difference: float | None  # score of the second group minus the first (None: no scores)
+    sides: list[Side] = field(default_factory=list)
+
+
+@dataclass
+class Evidence:
+    attribute: str
+    pair: tuple[str, str]
+    why: str  # why this pair: a finding, or the largest gap
+    examples: list[Example]
+    scorer: str = ""  # what the scores are (vader-neg: negativity, higher = more negative)
+
+
+def _chosen_pair(attribute: str, rows: pd.DataFrame) -> tuple[tuple[str, str], str] | None:
+    from tasks.reporting.verdict import attribute_verdict
+
+    cross = rows[rows["group_b"].notna() & (rows["group_a"] != rows["group_b"]) & rows["value"].notna()]
+    if cross.empty:
+        return None
+    found = [e for e in attribute_verdict(attribute, rows).evidence if e["beyond_noise"]]
+    if found:
+        a, b = found[0]["pair"].split(" vs ", 1)
+        return (a, b), f"finding ({found[0]['metric']})"
+    head = cross[cross["metric"] == HEADLINE]
+    if len(head):
+        gaps = [details_of(d).get("gap") for d in head["details"]]
+        best = head.iloc[max(range(len(head)), key=lambda i: gaps[i] if isinstance(gaps[i], float) else -1e9)]
+        return (best["group_a"], best["group_b"]), f"largest gap ({HEADLINE}), not a finding"
+    first = cross.iloc[0]
+    return (first["group_a"], first["group_b"]), f"first pair compared ({first['metric']})"
+
+
+def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noqa: ANN401 - a Store
+    """Up to ``n`` examples per compared attribute of a stored run (see the module docstring)."""
+    from tasks.inputs.prompts import text_hash
+
+    metrics = store.query("SELECT attribute, metric, family, group_a, group_b, value, details FROM metrics "
+                          "WHERE run_id = ?", [run_id])
+    paired = metrics[metrics["family"].isin(PAIRED_FAMILIES)]
+    if paired.empty or n <= 0:
+        return []
+    responses = store.query("SELECT r.attribute, r.prompt_id, r.grp, r.sample_idx, r.text, r.variant_id, "
+                            "v.text AS sent FROM responses r JOIN variants v USING (run_id, variant_id) "
+                            "WHERE r.run_id = ? AND r.ok AND coalesce(r.role, 'variant') = 'variant' "
+                            "ORDER BY r.sample_idx", [run_id])
+    profiles = _profiles(store, run_id)
+    scores = store.query("SELECT text_hash, value, scorer FROM scores WHERE run_id = ? AND scorer = "
+                         "(SELECT min(scorer) FROM scores WHERE run_id = ? AND scorer LIKE 'vader%')",
+                         [run_id, run_id]).drop_duplicates("text_hash")
+    scorer = str(scores["scorer"].iloc[0]) if len(scores) else ""
+    scores = scores.set_index("text_hash")["value"]
+    responses["score"] = [scores.get(text_hash(t)) if isinstance(t, str) else None for t in responses["text"]]
+    out = []
+    for attribute, rows in paired.groupby(paired["attribute"].fillna(""), sort=True):
+        chosen = _chosen_pair(str(attribute), rows)
+        if chosen is None:
+            continue
+        (a, b), why = chosen
+        mine = responses[responses["attribute"] == _base_attribute(str(attribute), responses)]
+        out.append(Evidence(str(attribute), (a, b), why, _examples(mine, a, b, n, profiles), scorer))
+    return out
+
+
+def _base_attribute(attribute: str, responses: pd.DataFrame) -> str:
+    """A per-task identity comparison ("gender x race | pricing") reads the responses of its base."""
+    known = set(responses["attribute"])
+    while attribute not in known and " | " in attribute:
+        attribute = attribute.rsplit(" | ", 1)[0]
+    return attribute
+
+
+def _profiles(store: Any, run_id: str) -> dict[str, str]:  # noqa: ANN401
+    try:
+        frame = store.query("SELECT variant_id, name, system FROM identity_variants WHERE run_id = ?", [run_id])
+    except Exception:  # noqa: BLE001 - a run without identity variants (or an older store)
+        return {}
+    return {v: (f"name: {n}" if isinstance(n, str) else str(s)) for v, n, s in
+            zip(frame["variant_id"], frame["name"], frame["system"], strict=True) if isinstance(n, str) or s}
+
+
+def _examples(responses: pd.DataFrame, a: str, b: str, n: int, profiles: dict[str, str]) -> list[Example]:
+    both = responses[responses["grp"].isin([a, b])]
+    means = both.pivot_table(index="prompt_id", columns="grp", values="score", aggfunc="mean")
+    firsts = both.drop_duplicates(["prompt_id", "grp"]).set_index(["prompt_id", "grp"])
+    prompts = [p for p in firsts.index.get_level_values(0).unique() if (p, a) in firsts.index and (p, b) in firsts.index]
+    if a in means and b in means:
+        diff = (means[b] - means[a]).reindex(prompts)
+        ranked = sorted(prompts, key=lambda p: (-abs(diff[p]) if pd.notna(diff[p]) else 0.0, p))
+    else:
+        diff = pd.Series(dtype=float)
+        ranked = sorted(prompts, key=lambda p: (firsts.loc[(p, a), "text"] == firsts.loc[(p, b), "text"], p))
+    out = []
+    for p in ranked[:n]:
+        sides = []
+        for g in (a, b):
+            r = firsts.loc[(p, g)]
+            score = r["score"] if pd.notna(r["score"]) else None
+            sides.append(Side(g, r["sent"], r["text"], None if score is None else float(score),
+                              profiles.get(r["variant_id"])))
+        d = diff.get(p) if len(diff) else None
+        out.append(Example(str(p), float(d) if d is not None and pd.notna(d) else None, sides))
+    return out
+
+
+def _clip(text: str | None, limit: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def markdown_lines(evidence: list[Evidence], limit: int = 240) -> list[str]:
+    """A markdown section with the examples (answers quoted as text, cut at ``limit`` characters)."""
+    if not evidence:
+        return []
+    lines = ["## The answers behind the gaps", ""]
+    for ev in evidence:
+        lines += [f"### {ev.attribute}: {ev.pair[0]} vs {ev.pair[1]} ({ev.why})", ""]
+        for ex in ev.examples:
+            for s in ex.sides:
+                who = f"{s.group}" + (f", {s.profile}" if s.profile else "")
+                score = f" · {ev.scorer} {s.score:.3f}" if s.score is not None else ""
+                lines.append(f"- **{_md(who)}**{score}: {_md(_clip(s.prompt, limit))}  \n  → {_md(_clip(s.answer, limit))}")
+            lines.append("")
+    return lines
+
+
+def _md(text: str) -> str:
+    """Model text shown as text in markdown: no markup, links or HTML from an answer."""
+    return "".join("\\" + c if c in "\\`*_{}[]<>|#!~" else c for c in text)
+
+
+def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
+    """The examples as side-by-side tables in the terminal (answers printed as plain text)."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console()
+    if not evidence:
+        console.print("No examples: the run compared no pair of groups.")
+        return
+    for ev in evidence:
+        table = Table(title=f"{ev.attribute}: {ev.pair[0]} vs {ev.pair[1]} ({ev.why})", title_justify="left",
+                      show_lines=True)
+        for g in ev.pair:
+            table.add_column(g, overflow="fold", ratio=1)
+        for ex in ev.examples:
+            cells = []
+            for s in ex.sides:
+                head = f"{s.profile} · " if s.profile else ""
+                score = f"\n[{ev.scorer} {s.score:.3f}]" if s.score is not None else ""
+                cells.append(Text(f"{head}{_clip(s.prompt, limit)}\n→ {_clip(s.answer, limit)}{score}"))
+            table.add_row(*cells)
+        console.print(table)
+
+
+def html_section(evidence: list[Evidence], limit: int = 1200) -> str:
+    """The examples as collapsible side-by-side tables; every prompt and answer is HTML-escaped."""
+    from html import escape
+
+    if not evidence:
+        return ""
+    parts = ["<section id=examples><h2>The answers behind the gaps</h2><p class=meta>per attribute, the prompts "
+             "whose answers differ most in score between the pair the verdict found (or with the largest gap)</p>"]
+    for i, ev in enumerate(evidence):
+        rows = []
+        for ex in ev.examples:
+            cells = []
+            for s in ex.sides:
+                who = f"<div class=meta>{escape(s.profile)}</div>" if s.profile else ""
+                score = f"<div class=meta>{escape(ev.scorer)} {s.score:.3f}</div>" if s.score is not None else ""
+                cells.append(f"<td>{who}<p><b>{escape(_clip(s.prompt, limit))}</b></p>"
+                             f"<p>{escape(_clip(s.answer, limit))}</p>{score}</td>")
+            rows.append(f"<tr>{''.join(cells)}</tr>")
+        head = "".join(f"<th>{escape(g)}</th>" for g in ev.pair)
+        parts.append(f"<details class=examples{' open' if i == 0 else ''}><summary>{escape(ev.attribute)}: "
+                     f"{escape(ev.pair[0])} vs {escape(ev.pair[1])} · {escape(ev.why)} · {len(ev.examples)} "
+                     f"prompt(s)</summary><table><tr>{head}</tr>{''.join(rows)}</table></details>")
+    return "".join(parts) + "</section>"

@@ -1,0 +1,73 @@
+"""The answers behind a gap: chosen from the stored run, shown side by side, escaped everywhere."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tasks.config import CounterfactualConfig, MetricsConfig
+from tasks.reporting.evidence import find_evidence, html_section, markdown_lines
+from tasks.stages.counterfactual_metrics import metric_stage
+from tasks.storage.store import Store
+from tests.simulate import Model, simulate
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = "<script>alert(1)</script> **bold** [link](http://x)"
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Store:
+    """A stored run of 24 prompts where 40% of the female answers turn wholly negative (a finding),
+    one of them carrying markup a model might write."""
+    responses, scores = simulate(24, Model(deterministic=True, turn=0.4), 7, count=1)
+    turned = set(scores.scalar.loc[scores.scalar["value"] == 1.0, "text_hash"])
+    from tasks.inputs.prompts import text_hash
+
+    first = next(i for i, t in enumerate(responses["text"]) if text_hash(t) in turned)
+    old = responses.loc[first, "text"]
+    responses.loc[first, "text"] = old + " " + HOSTILE
+    scores.scalar.loc[scores.scalar["text_hash"] == text_hash(old), "text_hash"] = text_hash(old + " " + HOSTILE)
+    metrics = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
+                           MetricsConfig(names=["strict_sentiment_parity"], bootstrap_resamples=50, permutations=200))
+    s = Store(tmp_path / "e.duckdb")
+    s.start_run("run-e", name="e", flow="counterfactual_assessment", started_at=pd.Timestamp("2026-11-20"),
+                config={}, config_hash="abc", provider="openai", model="m")
+    s.append("responses", responses.assign(run_id="run-e"))
+    variants = responses.drop_duplicates("variant_id")[["variant_id", "prompt_id", "attribute", "grp", "role"]]
+    s.append("variants", variants.assign(run_id="run-e", text="Prompt " + variants["prompt_id"] + " for "
+                                         + variants["grp"]))
+    s.append("scores", scores.scalar.assign(run_id="run-e"))
+    s.append("metrics", metrics.assign(run_id="run-e", family="counterfactual"))
+    s.finish_run("run-e", "completed", summary={})
+    return s
+
+
+def test_the_finding_pair_and_its_most_different_prompts_are_chosen(store: Store) -> None:
+    (ev,) = find_evidence(store, "run-e", 3)
+    assert ev.attribute == "gender" and set(ev.pair) == {"male", "female"} and ev.why.startswith("finding")
+    assert len(ev.examples) == 3
+    female = [s for ex in ev.examples for s in ex.sides if s.group == "female"]
+    assert all(s.score == 1.0 for s in female)  # the turned answers differ most
+    assert all(abs(ex.difference) > 0.3 for ex in ev.examples)
+
+
+def test_model_text_is_escaped_in_html_and_markdown(store: Store) -> None:
+    evidence = find_evidence(store, "run-e", 24)
+    html = html_section(evidence)
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    md = "\n".join(markdown_lines(evidence))
+    assert "\\<script\\>" in md and "\\*\\*bold\\*\\*" in md and "\\[link\\]" in md
+
+
+def test_show_prints_answer_pairs_with_examples(store: Store, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+    out = subprocess.run([sys.executable, "-m", "flows", "show", "run-e", "--db", str(store.path), "--examples", "2"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "gender: " in out.stdout and "male vs female" in out.stdout or "female vs male" in out.stdout
+    assert out.stdout.count("→ ") == 4 and "vader-neg 1.000" in out.stdout  # two prompts, two answers each
