@@ -159,7 +159,8 @@ def permutation_test(
     observed = fn(x, y)
     block = _cluster_blocks(clusters)
     rng = np.random.default_rng(seed)
-    null = np.array([fn(*_swapped(x, y, (rng.random(block.max() + 1) < 0.5)[block])) for _ in range(permutations)])
+    flips = (rng.random((permutations, block.max() + 1)) < 0.5)[:, block]  # the same draws as one per permutation
+    null = _rowwise(fn, *_swapped(np.broadcast_to(x, flips.shape), np.broadcast_to(y, flips.shape), flips))
     p = (int((null >= observed - 1e-12).sum()) + 1) / (permutations + 1)
     return PermutationTest(float(observed), float(p), float(null.mean()))
 
@@ -173,7 +174,8 @@ def excess_over_null(fn: Callable[[np.ndarray, np.ndarray], float], swaps: int =
     def gap(x: np.ndarray, y: np.ndarray, labels: np.ndarray) -> float:
         rng = np.random.default_rng(seed)
         k = int(labels.max()) + 1
-        null = [fn(*_swapped(x, y, (rng.random(k) < 0.5)[labels])) for _ in range(swaps)]
+        flips = (rng.random((swaps, k)) < 0.5)[:, labels]  # the same draws as one per swap
+        null = _rowwise(fn, *_swapped(np.broadcast_to(x, flips.shape), np.broadcast_to(y, flips.shape), flips))
         return float(fn(x, y) - np.mean(null))
 
     return gap

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 
 import numpy as np
@@ -56,9 +57,8 @@ class _MetricContext:
 
     def parity_fn(self, name: str) -> Callable[[np.ndarray, np.ndarray], float]:
         fn = self.specs[name].fn
-        if name == "weak_sentiment_parity":
-            thr = self.cfg.weak_parity_threshold
-            return lambda x, y: fn(x, y, thr)
+        if name == "weak_sentiment_parity":  # a partial keeps the function's rowwise flag (one call per batch)
+            return partial(fn, threshold=self.cfg.weak_parity_threshold)
         return fn
 
     def sentiment_of(self, texts: list[str]) -> np.ndarray:
