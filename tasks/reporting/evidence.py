@@ -78,7 +78,7 @@ def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noq
                             "v.text AS sent FROM responses r JOIN variants v USING (run_id, variant_id) "
                             "WHERE r.run_id = ? AND r.ok AND coalesce(r.role, 'variant') = 'variant' "
                             "ORDER BY r.sample_idx", [run_id])
-    profiles = _profiles(store, run_id)
+    profiles, tasks = _profiles(store, run_id)
     scores = store.query("SELECT text_hash, value, scorer FROM scores WHERE run_id = ? AND scorer = "
                          "(SELECT min(scorer) FROM scores WHERE run_id = ? AND scorer LIKE 'vader%')",
                          [run_id, run_id]).drop_duplicates("text_hash")
@@ -91,7 +91,10 @@ def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noq
         if chosen is None:
             continue
         (a, b), why = chosen
-        mine = responses[responses["attribute"] == _base_attribute(str(attribute), responses)]
+        base = _base_attribute(str(attribute), responses)
+        mine = responses[responses["attribute"] == base]
+        if base != attribute:  # a per-task comparison: that task's prompts only
+            mine = mine[mine["variant_id"].map(tasks) == str(attribute).rsplit(" | ", 1)[1]]
         out.append(Evidence(str(attribute), (a, b), why, _examples(mine, a, b, n, profiles), scorer))
     return out
 
@@ -104,13 +107,15 @@ def _base_attribute(attribute: str, responses: pd.DataFrame) -> str:
     return attribute
 
 
-def _profiles(store: Any, run_id: str) -> dict[str, str]:  # noqa: ANN401
+def _profiles(store: Any, run_id: str) -> tuple[dict[str, str], dict[str, str]]:  # noqa: ANN401
+    """(variant -> its name or profile line, variant -> its task) for a run's identity variants."""
     try:
-        frame = store.query("SELECT variant_id, name, system FROM identity_variants WHERE run_id = ?", [run_id])
+        frame = store.query("SELECT variant_id, name, system, task FROM identity_variants WHERE run_id = ?", [run_id])
     except Exception:  # noqa: BLE001 - a run without identity variants (or an older store)
-        return {}
-    return {v: (f"name: {n}" if isinstance(n, str) else str(s)) for v, n, s in
-            zip(frame["variant_id"], frame["name"], frame["system"], strict=True) if isinstance(n, str) or s}
+        return {}, {}
+    profiles = {v: (f"name: {n}" if isinstance(n, str) else str(s)) for v, n, s in
+                zip(frame["variant_id"], frame["name"], frame["system"], strict=True) if isinstance(n, str) or s}
+    return profiles, {v: t for v, t in zip(frame["variant_id"], frame["task"], strict=True) if isinstance(t, str)}
 
 
 def _examples(responses: pd.DataFrame, a: str, b: str, n: int, profiles: dict[str, str]) -> list[Example]:
