@@ -117,3 +117,11 @@ def test_every_assessment_has_a_flow_that_takes_its_config() -> None:
         flow = getattr(importlib.import_module(module), name)
         hints = typing.get_type_hints(flow.fn)
         assert hints["config"] is CONFIG_CLASSES[assessment], assessment
+
+
+def test_the_demo_uses_the_documented_weak_parity_threshold() -> None:
+    # at 0.5 every weak parity value of the demo read 0.000: VADER's neg rarely exceeds 0.5
+    from tasks.config import MetricsConfig
+
+    assert load_config(ROOT / "configs" / "demo.yaml").metrics.weak_parity_threshold == \
+        MetricsConfig().weak_parity_threshold
