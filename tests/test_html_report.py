@@ -28,13 +28,17 @@ def _seed_run(store: Store, run_id: str, started: str, cosine: float) -> None:
     rows.append({"run_id": run_id, "variant_id": "vx", "prompt_id": "p9", "attribute": "gender", "grp": "female",
                  "sample_idx": 0, "text": None, "ok": False, "refusal": False, "error_class": "RateLimitError"})
     store.append("responses", pd.DataFrame(rows))
+    store.append("variants", pd.DataFrame([{"run_id": run_id, "variant_id": f"v{grp}", "prompt_id": "p0",
+                                            "attribute": "gender", "grp": grp, "text": f"Describe the {grp} <b>nurse</b>."}
+                                           for grp in TEXTS]))
     store.append("scores", pd.DataFrame([{"run_id": run_id, "text_hash": text_hash(t), "scorer": "vader-neg",
                                           "value": 0.6 if "awful" in t else 0.0} for ts in TEXTS.values() for t in ts]))
     metrics = [
         {"metric": "cosine_similarity", "group_a": "male", "group_b": "female", "value": cosine, "ci_low": cosine - 0.05,
          "ci_high": cosine + 0.05, "direction": "higher"},
         {"metric": "strict_sentiment_parity", "group_a": "male", "group_b": "female", "value": 0.3, "ci_low": 0.1,
-         "ci_high": 0.5, "direction": "lower"},
+         "ci_high": 0.5, "direction": "lower", "details": {"noise_floor": 0.1, "gap": 0.2, "gap_ci": [0.05, 0.35],
+                                                            "p_value": 0.01, "min_detectable_gap": 0.15}},
         {"metric": "non_completion_rate", "group_a": "female", "group_b": None, "value": 1 / 3, "ci_low": 0.0,
          "ci_high": 0.7, "direction": "lower"},
         {"metric": "honest", "group_a": None, "group_b": None, "value": None, "direction": "lower",
@@ -55,7 +59,8 @@ def store(tmp_path: Path) -> Store:
 
 def test_report_has_every_section(store: Store) -> None:
     html = build_html_report(store, "run-2")
-    for section in ("headline", "metrics", "distributions", "trend", "completion", "all-metrics"):
+    for section in ("glance", "examples", "headline", "metrics", "distributions", "trend", "completion",
+                    "all-metrics"):
         assert f"<section id={section}>" in html
     assert "does not hold" in html and "no lexicon configured" in html
     assert html.count('data-trend="cosine_similarity"') == 1
@@ -73,7 +78,10 @@ def test_report_renders_in_headless_chromium(store: Store, tmp_path: Path) -> No
              f"--user-data-dir={tmp_path / 'chrome'}"]
     dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", out.as_uri()], capture_output=True, text=True,
                          timeout=120, check=True).stdout
-    assert dom.count("<svg") >= 5  # interval charts, distributions, trend
+    assert dom.count("<svg") >= 6  # the glance figure, interval charts, distributions, trend
+    assert 'data-glance="gender"' in dom and 'class="band"' in dom  # the gap beside its detectable band
+    assert "<details" in dom and "An awful, sad answer." in dom  # the examples, the first one open
+    assert "&lt;b&gt;nurse&lt;/b&gt;" in dom  # a prompt's markup shown as text
     assert dom.count("<circle") >= 3 and "<polyline" in dom
     shot = tmp_path / "report.png"
     subprocess.run([CHROMIUM, *flags, f"--screenshot={shot}", "--window-size=1000,1400", out.as_uri()],

@@ -86,6 +86,7 @@ def build_html_report(store: Store, run_id: str) -> str:
     if said:
         parts.append("<section id=verdict><h2>Verdict</h2><ul>" + "".join(f"<li>{escape(s)}</li>" for s in said)
                      + "</ul></section>")
+    parts.append(_glance(metrics, config))
     if summary.get("error"):
         parts.append(f"<section id=failure><h2>Run failed</h2><p class=bad>{escape(str(summary['error']))}</p></section>")
 
@@ -183,6 +184,34 @@ def build_html_report(store: Store, run_id: str) -> str:
         parts.append("<section id=validation><h2>Validation (great-expectations)</h2>" + _table(d["validations"]) + "</section>")
     parts.append("</body></html>")
     return "".join(parts)
+
+
+def _glance(metrics: pd.DataFrame, config: dict) -> str:
+    """One figure per compared attribute: each pair's gap beyond noise for the headline metric (and
+    any finding), sorted by gap, the first GLANCE_ROWS shown and the rest behind "show all"."""
+    from tasks.reporting.svg import GLANCE_ROWS, gap_chart
+    from tasks.reporting.verdict import HEADLINE, SHORT, run_verdicts
+
+    figs = []
+    for v in run_verdicts(metrics, config):
+        shown = [e for e in v.evidence if e["metric"] == HEADLINE or e["beyond_noise"]]
+        rows = [(e["pair"] + ("" if e["metric"] == HEADLINE else f" · {SHORT.get(e['metric'], e['metric'])}"),
+                 _f(e.get("gap")), *[_f(c) for c in (e.get("gap_ci") or [None, None])],
+                 _f(e.get("min_detectable_gap")), bool(e["beyond_noise"])) for e in shown]
+        rows = sorted([r for r in rows if r[1] is not None], key=lambda r: -r[1])
+        if not rows:
+            continue
+        title = f"{v.subject}: {SHORT.get(HEADLINE, HEADLINE)} gap per pair"
+        fig = f'<figure class=plot data-glance="{escape(v.subject)}">' + gap_chart(title, rows[:GLANCE_ROWS])
+        if len(rows) > GLANCE_ROWS:
+            fig += (f"<details class=all-pairs><summary>show all {len(rows)} pairs</summary>"
+                    + gap_chart(title + " (all)", rows) + "</details>")
+        figs.append(fig + "</figure>")
+    if not figs:
+        return ""
+    return ("<section id=glance><h2>At a glance</h2><p class=meta>a pair's gap beyond noise with its 95% interval; "
+            "red: a finding; the shaded band reaches the smallest gap the run could detect, so a point inside it "
+            "says little either way</p>" + "".join(figs) + "</section>")
 
 
 def _f(v: object) -> float | None:

@@ -37,7 +37,17 @@ def _scale(lo: float, hi: float, a: float, b: float):  # noqa: ANN202
 
 
 def _axis_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
-    return list(np.linspace(lo, hi, n))
+    """Round ticks inside [lo, hi]: multiples of a step of 1, 2 or 5 times a power of ten, about
+    ``n`` of them (0.05, 0.1, 0.15 rather than 0.0269, 0.0597)."""
+    span = hi - lo
+    if not np.isfinite(span) or span <= 0:
+        return [lo]
+    raw = span / max(n, 1)
+    power = 10 ** np.floor(np.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = np.ceil(lo / step - 1e-9) * step
+    digits = max(0, int(-np.floor(np.log10(step))))
+    return [round(float(t), digits) + 0.0 for t in np.arange(first, hi + step * 1e-9, step)]
 
 
 def axis_range(values: Sequence[float], include: Sequence[float] = (0.0,), pad_share: float = 0.05) -> tuple[float, float]:
@@ -69,7 +79,7 @@ def interval_chart(title: str, rows: Sequence[tuple[str, float, float | None, fl
            f'viewBox="0 0 {W} {h}" xmlns="http://www.w3.org/2000/svg">', title_svg]
     for t in _axis_ticks(lo_, hi_):
         out.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top - 6}" y2="{h - 24}" class="grid"/>'
-                   f'<text x="{x(t):.1f}" y="{h - 8}" class="tick" text-anchor="middle">{t:.3g}</text>')
+                   f'<text x="{x(t):.1f}" y="{h - 8}" class="tick" text-anchor="middle">{t:g}</text>')
     if target is not None:
         out.append(f'<line x1="{x(target):.1f}" x2="{x(target):.1f}" y1="{top - 6}" y2="{h - 24}" class="target" '
                    f'stroke="#b9474a" stroke-dasharray="4 3"><title>fair value {target:g}</title></line>')
@@ -99,7 +109,7 @@ def histogram_chart(title: str, groups: Mapping[str, np.ndarray], lo: float = 0.
     out = [f'<svg class="chart histogram" role="img" aria-label="{escape(title)}" width="{W}" height="{max(h, legend_h + 40)}" '
            f'viewBox="0 0 {W} {max(h, legend_h + 40)}" xmlns="http://www.w3.org/2000/svg">', title_svg]
     for t in _axis_ticks(lo, hi):
-        out.append(f'<text x="{x(t):.1f}" y="{h - 12}" class="tick" text-anchor="middle">{t:.2g}</text>')
+        out.append(f'<text x="{x(t):.1f}" y="{h - 12}" class="tick" text-anchor="middle">{t:g}</text>')
     out.append(f'<line x1="50" x2="{W - RIGHT - 150}" y1="{h - 30}" y2="{h - 30}" class="axis"/>')
     for i, (g, s) in enumerate(shares.items()):
         color, dash = PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)]
@@ -148,5 +158,40 @@ def line_chart(title: str, xs: Sequence[str], series: Mapping[str, Sequence[floa
             cx, cy = p.split(",")
             out.append(f'<circle cx="{cx}" cy="{cy}" r="3" fill="{color}"/>')
         out.append(f'<text x="{W - RIGHT - 112}" y="{TOP + room + 14 * k}" fill="{color}" class="legend">{escape(name)}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+GLANCE_ROWS = 12  # pairs shown before "show all"
+
+
+def gap_chart(title: str, rows: Sequence[tuple[str, float, float | None, float | None, float | None, bool]]) -> str:
+    """The verdict at a glance: one row per pair, its gap beyond noise (positive = less fair) with its
+    interval, the zero line, and the minimum detectable gap as a shaded band from 0 (a gap inside
+    the band could not have been told from noise); findings in red. Rows come sorted by gap."""
+    vals = [v for _, g, lo, hi, m, _ in rows for v in (g, lo, hi, m) if v is not None and np.isfinite(v)]
+    lo_, hi_ = axis_range(vals, (0.0,))
+    x = _scale(lo_, hi_, LEFT, W - RIGHT)
+    title_svg, room = _title(title, 8, "band: detectable gap")
+    top = TOP + room
+    h = top + ROW * len(rows) + 30
+    out = [f'<svg class="chart glance" role="img" aria-label="{escape(title)}" width="{W}" height="{h}" '
+           f'viewBox="0 0 {W} {h}" xmlns="http://www.w3.org/2000/svg">', title_svg]
+    for t in _axis_ticks(lo_, hi_):
+        out.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top - 6}" y2="{h - 24}" class="grid"/>'
+                   f'<text x="{x(t):.1f}" y="{h - 8}" class="tick" text-anchor="middle">{t:g}</text>')
+    for i, (label, gap, lo, hi, mdg, found) in enumerate(rows):
+        y = top + ROW * i + ROW / 2
+        out.append(f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end" class="label">{escape(label)}</text>')
+        if mdg is not None and np.isfinite(mdg):
+            out.append(f'<rect x="{min(x(0), x(mdg)):.1f}" y="{y - 7:.1f}" width="{abs(x(mdg) - x(0)):.1f}" height="14" '
+                       f'class="band" fill="#e8eef6"><title>smallest detectable gap {mdg:.3f}</title></rect>')
+        if lo is not None and hi is not None and np.isfinite(lo) and np.isfinite(hi):
+            out.append(f'<line x1="{x(lo):.1f}" x2="{x(hi):.1f}" y1="{y:.1f}" y2="{y:.1f}" class="whisker"/>')
+        if gap is not None and np.isfinite(gap):
+            color = "#b3261e" if found else "#3b6ea8"
+            out.append(f'<circle cx="{x(gap):.1f}" cy="{y:.1f}" r="4.5" fill="{color}" class="point{" found" if found else ""}">'
+                       f'<title>{escape(label)}: gap {gap:.4f}{" (finding)" if found else ""}</title></circle>')
+    out.append(f'<line x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{top - 6}" y2="{h - 24}" class="zero" stroke="#444"/>')
     out.append("</svg>")
     return "".join(out)
