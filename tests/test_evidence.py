@@ -71,3 +71,25 @@ def test_show_prints_answer_pairs_with_examples(store: Store, tmp_path: Path) ->
     assert out.returncode == 0, out.stderr
     assert "gender: " in out.stdout and "male vs female" in out.stdout or "female vs male" in out.stdout
     assert out.stdout.count("→ ") == 4 and "vader-neg 1.000" in out.stdout  # two prompts, two answers each
+
+
+def test_a_run_without_group_pairs_shows_the_answers_each_classifier_scores_highest(tmp_path: Path) -> None:
+    from tasks.inputs.prompts import text_hash
+
+    s = Store(tmp_path / "t.duckdb")
+    s.start_run("run-t", name="t", flow="stereotype_assessment", started_at=pd.Timestamp("2026-11-20"),
+                config={}, config_hash="abc", provider="openai", model="m")
+    answers = {f"answer {i}": i / 10 for i in range(6)}
+    s.append("prompts", pd.DataFrame({"run_id": "run-t", "prompt_id": [f"p{i}" for i in range(6)],
+                                      "text": [f"prompt {i}" for i in range(6)]}))
+    s.append("responses", pd.DataFrame({"run_id": "run-t", "variant_id": "v", "prompt_id": [f"p{i}" for i in range(6)],
+                                        "attribute": "none", "grp": "none", "sample_idx": 0, "text": list(answers),
+                                        "ok": True, "refusal": False}))
+    s.append("scores", pd.DataFrame({"run_id": "run-t", "text_hash": [text_hash(t) for t in answers],
+                                     "scorer": "profanity-check", "value": list(answers.values())}))
+    s.append("metrics", pd.DataFrame([{"run_id": "run-t", "family": "toxicity", "metric": "toxic_fraction",
+                                       "value": 0.0, "direction": "lower", "n": 6, "aggregation": "mean"}]))
+    (ev,) = find_evidence(s, "run-t", 2)
+    assert ev.attribute == "profanity-check"
+    assert [(x.sides[0].prompt, x.sides[0].answer, x.sides[0].score) for x in ev.examples] == \
+        [("prompt 5", "answer 5", 0.5), ("prompt 4", "answer 4", 0.4)]

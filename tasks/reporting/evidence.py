@@ -40,7 +40,7 @@ class Example:
 @dataclass
 class Evidence:
     attribute: str
-    pair: tuple[str, str]
+    pair: tuple[str, ...]  # the compared groups (one column: the answers of one family)
     why: str  # why this pair: a finding, or the largest gap
     examples: list[Example]
     scorer: str = ""  # what the scores are (vader-neg: negativity, higher = more negative)
@@ -72,8 +72,10 @@ def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noq
     metrics = store.query("SELECT attribute, metric, family, group_a, group_b, value, details FROM metrics "
                           "WHERE run_id = ?", [run_id])
     paired = metrics[metrics["family"].isin(PAIRED_FAMILIES)]
-    if paired.empty or n <= 0:
+    if n <= 0:
         return []
+    if paired.empty:
+        return _scored_answers(store, run_id, n)
     responses = store.query("SELECT r.attribute, r.prompt_id, r.grp, r.sample_idx, r.text, r.variant_id, "
                             "v.text AS sent FROM responses r JOIN variants v USING (run_id, variant_id) "
                             "WHERE r.run_id = ? AND r.ok AND coalesce(r.role, 'variant') = 'variant' "
@@ -153,7 +155,7 @@ def markdown_lines(evidence: list[Evidence], limit: int = 240) -> list[str]:
         return []
     lines = ["## The answers behind the gaps", ""]
     for ev in evidence:
-        lines += [f"### {ev.attribute}: {ev.pair[0]} vs {ev.pair[1]} ({ev.why})", ""]
+        lines += [f"### {ev.attribute}: {' vs '.join(ev.pair)} ({ev.why})", ""]
         for ex in ev.examples:
             for s in ex.sides:
                 who = f"{s.group}" + (f", {s.profile}" if s.profile else "")
@@ -179,7 +181,7 @@ def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
         console.print("No examples: the run compared no pair of groups.")
         return
     for ev in evidence:
-        table = Table(title=f"{ev.attribute}: {ev.pair[0]} vs {ev.pair[1]} ({ev.why})", title_justify="left",
+        table = Table(title=f"{ev.attribute}: {' vs '.join(ev.pair)} ({ev.why})", title_justify="left",
                       show_lines=True)
         for g in ev.pair:
             table.add_column(g, overflow="fold", ratio=1)
@@ -213,6 +215,30 @@ def html_section(evidence: list[Evidence], limit: int = 1200) -> str:
             rows.append(f"<tr>{''.join(cells)}</tr>")
         head = "".join(f"<th>{escape(g)}</th>" for g in ev.pair)
         parts.append(f"<details class=examples{' open' if i == 0 else ''}><summary>{escape(ev.attribute)}: "
-                     f"{escape(ev.pair[0])} vs {escape(ev.pair[1])} · {escape(ev.why)} · {len(ev.examples)} "
+                     f"{escape(' vs '.join(ev.pair))} · {escape(ev.why)} · {len(ev.examples)} "
                      f"prompt(s)</summary><table><tr>{head}</tr>{''.join(rows)}</table></details>")
     return "".join(parts) + "</section>"
+
+
+def _scored_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa: ANN401
+    """For runs without group pairs (stereotype, toxicity): per classifier, the ``n`` answers it
+    scored highest, each with its prompt."""
+    from tasks.inputs.prompts import text_hash
+
+    scores = store.query("SELECT scorer, text_hash, value FROM scores WHERE run_id = ? AND scorer NOT LIKE 'vader%'",
+                         [run_id])
+    if scores.empty:
+        return []
+    answers = store.query("SELECT r.text, p.text AS prompt FROM responses r LEFT JOIN prompts p USING (run_id, prompt_id) "
+                          "WHERE r.run_id = ? AND r.ok", [run_id])
+    answers = answers.assign(text_hash=[text_hash(t) if isinstance(t, str) else None for t in answers["text"]])
+    answers = answers.drop_duplicates("text_hash").set_index("text_hash")
+    out = []
+    for scorer, part in scores.groupby("scorer", sort=True):
+        top = part[part["text_hash"].isin(answers.index)].sort_values(["value", "text_hash"], ascending=[False, True])
+        examples = [Example("", None, [Side("answer", str(answers.loc[h, "prompt"] or ""), answers.loc[h, "text"],
+                                            float(v))]) for h, v in zip(top["text_hash"][:n], top["value"][:n], strict=True)]
+        if examples:
+            out.append(Evidence(str(scorer), ("highest scores",), "the answers this scorer rates highest", examples,
+                                str(scorer)))
+    return out
