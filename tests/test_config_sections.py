@@ -28,7 +28,8 @@ OWN = {  # flow module, flow function, the sections it adds to the shared ones
     "classification": ("flows.classification", "classification_assessment", {"classification"}),
     "recommendation": ("flows.recommendation", "recommendation_assessment", {"recommendation", "counterfactual"}),
     "bbq": ("flows.bbq", "bbq_assessment", {"bbq"}),
-    "auto": ("flows.auto", "auto_assessment", {"counterfactual", "stereotype"}),
+    "identity": ("flows.identity", "identity_assessment", {"identity", "judge"}),
+    "auto": ("flows.auto", "auto_assessment", {"counterfactual", "stereotype", "identity"}),
 }
 
 

@@ -123,7 +123,16 @@ def test_an_all_zero_metric_gets_a_readable_axis() -> None:
     assert axis_range([0.0, 0.0, 0.0]) == (-0.05, 0.05)
     svg = interval_chart("weak parity", [("male vs female", 0.0, 0.0, 0.0)], "lower")
     ticks = [float(t) for t in re.findall(r'class="tick" text-anchor="middle">([^<]+)<', svg)]
-    assert min(ticks) == -0.05 and max(ticks) == 0.05
+    assert ticks == [-0.04, -0.02, 0.0, 0.02, 0.04]  # round steps inside the -0.05..0.05 axis
+
+
+def test_axis_ticks_are_round_numbers() -> None:
+    from tasks.reporting.svg import _axis_ticks
+
+    # the report's ticks read "-0.00597, 0.0269, 0.0597, 0.0926": raw fractions of the data range
+    assert _axis_ticks(-0.00597, 0.0926) == [0.0, 0.02, 0.04, 0.06, 0.08]
+    assert _axis_ticks(0.0, 1.0) == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert _axis_ticks(12, 987) == [200.0, 400.0, 600.0, 800.0]
     assert 'class="target"' in interval_chart("stereotype score", [("all", 0.6, 0.5, 0.7)], "target", target=0.5)
 
 
