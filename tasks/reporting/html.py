@@ -124,7 +124,10 @@ def build_html_report(store: Store, run_id: str) -> str:
     parts.append("</section>")
     from tasks.reporting.evidence import find_evidence, html_section
 
-    parts.append(html_section(find_evidence(store, run_id, 3)))
+    try:
+        parts.append(html_section(find_evidence(store, run_id, 3)))
+    except Exception as err:  # noqa: BLE001 - the examples are one section; the rest of the report stands
+        parts.append(f"<section id=examples><p class=meta>examples unavailable: {escape(str(err)[:300])}</p></section>")
 
     figs = []
     for (attribute, name), sub in valued.groupby(["attribute", "metric"], dropna=False, sort=True):
