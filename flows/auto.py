@@ -84,7 +84,6 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
     code = code_fingerprint()
     lex_fp = code + lexicon_fingerprint(config.counterfactual.lexicon_dir)
     scfg = config.stereotype  # with stereotype.responses_path, the stereotype families read brought answers
-    gate = rec.gate if config.validation.enabled else (lambda report: None)
 
     with recorded_run(rec) as summary:
         prompts = load_prompts_stage(rec, config, code)
@@ -119,7 +118,7 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
                 summary["source"] = scfg.responses_path
             rec.save("responses", responses)
             if config.validation.enabled:
-                gate(validation.validate_responses(responses))
+                rec.gate(validation.validate_responses(responses))
         is_original = responses["attribute"] == "none"
         is_identity = responses["variant_id"].isin(named["variant_id"]) & ~responses["variant_id"].isin(
             variants["variant_id"])

@@ -75,7 +75,6 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
     out_dir = Path(config.storage.reports_dir or "data/runs")
     metrics: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
-    gate = rec.gate if config.validation.enabled else (lambda report: None)
     wanted = wanted_metrics(config.metrics.names, "probability", "embedding")
 
     with recorded_run(rec) as summary:
@@ -89,7 +88,7 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
                 rows = stage.clean_generations(requests, outputs, specs)
             sentences = stage.sentences_frame(rows)
             if config.validation.enabled:
-                gate(validation.validate_bias_sentences(sentences))
+                rec.gate(validation.validate_bias_sentences(sentences))
             rec.save("bias_sentences", sentences)
             csv_path = export_csv(rows, out_dir / f"{run_id}_sentences.csv")
         kept = int((~sentences["discarded"]).sum()) if len(sentences) else 0
@@ -106,7 +105,7 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
                 items += rows_i
                 scored = stage.pairs_frame(pairs, results)
                 if config.validation.enabled:
-                    gate(validation.validate_bias_pairs(scored))
+                    rec.gate(validation.validate_bias_pairs(scored))
                 rec.save("bias_pairs", scored)
                 summary["stereotype_score_json"] = str(export_json(report, out_dir / f"{run_id}_stereotype_score.json"))
             if not results:

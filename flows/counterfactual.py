@@ -49,7 +49,6 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
     run_id, store, rec = begin_run(config, "counterfactual_assessment")
     code = code_fingerprint()
     log.info("run %s: writing to %s", run_id, config.storage.duckdb_path)
-    gate = rec.gate if config.validation.enabled else (lambda report: None)
 
     with recorded_run(rec) as summary:
         prompts = load_prompts_stage(rec, config, code)
@@ -71,7 +70,7 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
             summary["variants"] = {"total": int((~controls).sum()), "dropped_sets": dropped,
                                    "controls": variants.loc[controls, "control_kind"].value_counts().to_dict()}
             if config.validation.enabled:
-                gate(validation.validate_variants(variants))
+                rec.gate(validation.validate_variants(variants))
         if variants.empty:
             log.warning("No prompt mentions a protected attribute: nothing to compare. %s", ftu.summary)
             summary["metrics"] = []

@@ -52,7 +52,6 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
     run_id, store, rec = begin_run(config, "identity_assessment")
     code = code_fingerprint()
     log.info("run %s: writing to %s", run_id, config.storage.duckdb_path)
-    gate = rec.gate if config.validation.enabled else (lambda report: None)
 
     with recorded_run(rec) as summary:
         prompts = load_prompts_stage(rec, config, code)
@@ -67,7 +66,7 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
             summary["variants"] = {"total": int((~controls).sum()), "controls": int(controls.sum()),
                                    "cells": int(names["cell"].nunique()), "signals": len(config.identity.signals)}
             if config.validation.enabled:
-                gate(validation.validate_variants(variants))
+                rec.gate(validation.validate_variants(variants))
         log.info("%d prompts x %d signals x %d cells, each with a same-cell control: %d variants",
                  len(prompts), len(config.identity.signals), summary["variants"]["cells"], len(variants))
 
