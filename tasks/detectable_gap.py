@@ -82,19 +82,7 @@ def parity_detectable_gap(
         bar = float(np.quantile(null, 1 - alpha))
         return float((stat > bar + 1e-12).mean()), float(stat.mean() - null.mean())
 
-    got, _ = fires(1.0)
-    if got < power:
-        return DetectableGap(None, None, power, f"even every answer of one group at the top of the score "
-                                                f"range is found in only {got:.0%} of simulated runs")
-    low_s, high_s = 0.0, 1.0
-    while high_s - low_s >= 1e-4:
-        mid = (low_s + high_s) / 2
-        if fires(mid)[0] >= power:
-            high_s = mid
-        else:
-            low_s = mid
-    _, gap = fires(high_s)
-    return DetectableGap(gap, high_s, power)
+    return _smallest_share(fires, power, "even every answer of one group at the top of the score range is")
 
 
 PARTS = 4
@@ -154,10 +142,17 @@ def similarity_detectable_gap(
             found = np.where(se > 0, mean / se > bar, mean > 0)
         return float(found.mean()), float(mean.mean())
 
+    return _smallest_share(fires, power, "even answers given wholly another prompt's content are")
+
+
+def _smallest_share(fires: Callable[[float], tuple[float, float]], power: float, at_full: str) -> DetectableGap:
+    """The smallest planted share that ``fires`` (share -> (share of realizations found, mean gap))
+    finds with ``power``, by bisection to 1e-4, and its mean gap; none when even the full share
+    (``at_full``, in words up to "found") falls short. The realizations' draws are fixed, so power
+    rises with the share."""
     got, _ = fires(1.0)
     if got < power:
-        return DetectableGap(None, None, power, f"even answers given wholly another prompt's content are found "
-                                                f"in only {got:.0%} of simulated runs")
+        return DetectableGap(None, None, power, f"{at_full} found in only {got:.0%} of simulated runs")
     low_s, high_s = 0.0, 1.0
     while high_s - low_s >= 1e-4:
         mid = (low_s + high_s) / 2
