@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 
 import numpy as np
@@ -65,29 +65,44 @@ def axis_range(values: Sequence[float], include: Sequence[float] = (0.0,), pad_s
     return lo - pad, hi + pad
 
 
-def interval_chart(title: str, rows: Sequence[tuple[str, float, float | None, float | None]], fairer: str,
-                   target: float | None = None) -> str:
-    """One row per group pair: point estimate with its interval as a whisker; a dashed line marks
-    the fair value of a metric with a target (0.5 for a stereotype score, 0 for an effect size)."""
-    vals = [v for _, v, lo, hi in rows for v in (v, lo, hi) if v is not None and np.isfinite(v)]
-    lo_, hi_ = axis_range(vals, (0.0,) if target is None else (target,))
+def _row_frame(kind: str, title: str, hint: str, values: Sequence[float | None], include: Sequence[float],
+               rows: int) -> tuple[list[str], Callable[[float], float], float, float]:
+    """The frame of a chart with one row per pair: the svg head, the title, the grid and round
+    ticks of an axis around ``values`` (and ``include``); returns (parts, x scale, top, height)."""
+    lo_, hi_ = axis_range([v for v in values if v is not None and np.isfinite(v)], include)
     x = _scale(lo_, hi_, LEFT, W - RIGHT)
-    title_svg, room = _title(title, 8, fairer)
+    title_svg, room = _title(title, 8, hint)
     top = TOP + room
-    h = top + ROW * len(rows) + 30
-    out = [f'<svg class="chart interval" role="img" aria-label="{escape(title)}" width="{W}" height="{h}" '
+    h = top + ROW * rows + 30
+    out = [f'<svg class="chart {kind}" role="img" aria-label="{escape(title)}" width="{W}" height="{h}" '
            f'viewBox="0 0 {W} {h}" xmlns="http://www.w3.org/2000/svg">', title_svg]
     for t in _axis_ticks(lo_, hi_):
         out.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top - 6}" y2="{h - 24}" class="grid"/>'
                    f'<text x="{x(t):.1f}" y="{h - 8}" class="tick" text-anchor="middle">{t:g}</text>')
+    return out, x, top, h
+
+
+def _row(out: list[str], x: Callable[[float], float], top: float, i: int, label: str, lo: float | None,
+         hi: float | None) -> float:
+    """Row ``i``'s label and interval whisker; returns the row's y."""
+    y = top + ROW * i + ROW / 2
+    out.append(f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end" class="label">{escape(label)}</text>')
+    if lo is not None and hi is not None and np.isfinite(lo) and np.isfinite(hi):
+        out.append(f'<line x1="{x(lo):.1f}" x2="{x(hi):.1f}" y1="{y:.1f}" y2="{y:.1f}" class="whisker"/>')
+    return y
+
+
+def interval_chart(title: str, rows: Sequence[tuple[str, float, float | None, float | None]], fairer: str,
+                   target: float | None = None) -> str:
+    """One row per group pair: point estimate with its interval as a whisker; a dashed line marks
+    the fair value of a metric with a target (0.5 for a stereotype score, 0 for an effect size)."""
+    vals = [v for _, v, lo, hi in rows for v in (v, lo, hi)]
+    out, x, top, h = _row_frame("interval", title, fairer, vals, (0.0,) if target is None else (target,), len(rows))
     if target is not None:
         out.append(f'<line x1="{x(target):.1f}" x2="{x(target):.1f}" y1="{top - 6}" y2="{h - 24}" class="target" '
                    f'stroke="#b9474a" stroke-dasharray="4 3"><title>fair value {target:g}</title></line>')
     for i, (label, v, lo, hi) in enumerate(rows):
-        y = top + ROW * i + ROW / 2
-        out.append(f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end" class="label">{escape(label)}</text>')
-        if lo is not None and hi is not None and np.isfinite(lo) and np.isfinite(hi):
-            out.append(f'<line x1="{x(lo):.1f}" x2="{x(hi):.1f}" y1="{y:.1f}" y2="{y:.1f}" class="whisker"/>')
+        y = _row(out, x, top, i, label, lo, hi)
         if v is not None and np.isfinite(v):
             out.append(f'<circle cx="{x(v):.1f}" cy="{y:.1f}" r="4.5" class="point"><title>{escape(label)}: '
                        f'{v:.4f}</title></circle>')
@@ -169,25 +184,14 @@ def gap_chart(title: str, rows: Sequence[tuple[str, float, float | None, float |
     """The verdict at a glance: one row per pair, its gap beyond noise (positive = less fair) with its
     interval, the zero line, and the minimum detectable gap as a shaded band from 0 (a gap inside
     the band could not have been told from noise); findings in red. Rows come sorted by gap."""
-    vals = [v for _, g, lo, hi, m, _ in rows for v in (g, lo, hi, m) if v is not None and np.isfinite(v)]
-    lo_, hi_ = axis_range(vals, (0.0,))
-    x = _scale(lo_, hi_, LEFT, W - RIGHT)
-    title_svg, room = _title(title, 8, "band: detectable gap")
-    top = TOP + room
-    h = top + ROW * len(rows) + 30
-    out = [f'<svg class="chart glance" role="img" aria-label="{escape(title)}" width="{W}" height="{h}" '
-           f'viewBox="0 0 {W} {h}" xmlns="http://www.w3.org/2000/svg">', title_svg]
-    for t in _axis_ticks(lo_, hi_):
-        out.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top - 6}" y2="{h - 24}" class="grid"/>'
-                   f'<text x="{x(t):.1f}" y="{h - 8}" class="tick" text-anchor="middle">{t:g}</text>')
+    vals = [v for _, g, lo, hi, m, _ in rows for v in (g, lo, hi, m)]
+    out, x, top, h = _row_frame("glance", title, "band: detectable gap", vals, (0.0,), len(rows))
     for i, (label, gap, lo, hi, mdg, found) in enumerate(rows):
         y = top + ROW * i + ROW / 2
-        out.append(f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end" class="label">{escape(label)}</text>')
-        if mdg is not None and np.isfinite(mdg):
+        if mdg is not None and np.isfinite(mdg):  # drawn first, under the whisker and the point
             out.append(f'<rect x="{min(x(0), x(mdg)):.1f}" y="{y - 7:.1f}" width="{abs(x(mdg) - x(0)):.1f}" height="14" '
                        f'class="band" fill="#e8eef6"><title>smallest detectable gap {mdg:.3f}</title></rect>')
-        if lo is not None and hi is not None and np.isfinite(lo) and np.isfinite(hi):
-            out.append(f'<line x1="{x(lo):.1f}" x2="{x(hi):.1f}" y1="{y:.1f}" y2="{y:.1f}" class="whisker"/>')
+        _row(out, x, top, i, label, lo, hi)
         if gap is not None and np.isfinite(gap):
             color = "#b3261e" if found else "#3b6ea8"
             out.append(f'<circle cx="{x(gap):.1f}" cy="{y:.1f}" r="4.5" fill="{color}" class="point{" found" if found else ""}">'
