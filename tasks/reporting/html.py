@@ -79,14 +79,14 @@ def build_html_report(store: Store, run_id: str) -> str:
              f"<b>{escape(str(run['status']))}</b> · started {escape(str(run['started_at']))} · config "
              f"<code>{escape(str(run['config_hash']))}</code></p>"]
 
-    from tasks.reporting.verdict import verdict_lines
+    from tasks.reporting.verdict import run_verdicts
 
     config = json.loads(run["config"]) if isinstance(run["config"], str) else {}
-    said = verdict_lines(metrics, config)
+    said = run_verdicts(metrics, config)  # the sentences and the glance figures read the same verdicts
     if said:
-        parts.append("<section id=verdict><h2>Verdict</h2><ul>" + "".join(f"<li>{escape(s)}</li>" for s in said)
-                     + "</ul></section>")
-    parts.append(_glance(metrics, config))
+        parts.append("<section id=verdict><h2>Verdict</h2><ul>" + "".join(f"<li>{escape(v.sentence)}</li>"
+                                                                          for v in said) + "</ul></section>")
+    parts.append(_glance(said))
     if summary.get("error"):
         parts.append(f"<section id=failure><h2>Run failed</h2><p class=bad>{escape(str(summary['error']))}</p></section>")
 
@@ -189,14 +189,14 @@ def build_html_report(store: Store, run_id: str) -> str:
     return "".join(parts)
 
 
-def _glance(metrics: pd.DataFrame, config: dict) -> str:
+def _glance(said: list) -> str:  # the run's Verdicts (tasks.reporting.verdict.run_verdicts)
     """One figure per compared attribute: each pair's gap beyond noise for the headline metric (and
     any finding), sorted by gap, the first GLANCE_ROWS shown and the rest behind "show all"."""
     from tasks.reporting.svg import GLANCE_ROWS, gap_chart
-    from tasks.reporting.verdict import HEADLINE, SHORT, run_verdicts
+    from tasks.reporting.verdict import HEADLINE, SHORT
 
     figs = []
-    for v in run_verdicts(metrics, config):
+    for v in said:
         shown = [e for e in v.evidence if e["metric"] == HEADLINE or e["beyond_noise"]]
         rows = [(e["pair"] + ("" if e["metric"] == HEADLINE else f" · {SHORT.get(e['metric'], e['metric'])}"),
                  _f(e.get("gap")), *[_f(c) for c in (e.get("gap_ci") or [None, None])],
