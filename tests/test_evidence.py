@@ -93,3 +93,15 @@ def test_a_run_without_group_pairs_shows_the_answers_each_classifier_scores_high
     assert ev.attribute == "profanity-check"
     assert [(x.sides[0].prompt, x.sides[0].answer, x.sides[0].score) for x in ev.examples] == \
         [("prompt 5", "answer 5", 0.5), ("prompt 4", "answer 4", 0.4)]
+
+
+def test_the_pair_follows_the_verdict_at_the_run_s_own_confidence(store: Store) -> None:
+    # the examples used to judge findings at the default 95%, whatever the run's metrics.confidence
+    import json
+
+    import duckdb
+
+    with duckdb.connect(str(store.path)) as con:
+        con.execute("UPDATE runs SET config = ? WHERE run_id = 'run-e'", [json.dumps({"metrics": {"confidence": 0.99999}})])
+    (ev,) = find_evidence(store, "run-e", 1)
+    assert ev.why.startswith("largest gap"), ev.why  # p = 1/201 at best: no finding at alpha = 1e-5

@@ -46,13 +46,12 @@ class Evidence:
     scorer: str = ""  # what the scores are (vader-neg: negativity, higher = more negative)
 
 
-def _chosen_pair(attribute: str, rows: pd.DataFrame) -> tuple[tuple[str, str], str] | None:
-    from tasks.reporting.verdict import attribute_verdict
-
+def _chosen_pair(rows: pd.DataFrame, evidence: list[dict]) -> tuple[tuple[str, str], str] | None:
+    """The pair to show from an attribute's rows and its verdict's ``evidence``."""
     cross = rows[rows["group_b"].notna() & (rows["group_a"] != rows["group_b"]) & rows["value"].notna()]
     if cross.empty:
         return None
-    found = [e for e in attribute_verdict(attribute, rows).evidence if e["beyond_noise"]]
+    found = [e for e in evidence if e["beyond_noise"]]
     if found:
         a, b = found[0]["pair"].split(" vs ", 1)
         return (a, b), f"finding ({found[0]['metric']})"
@@ -87,9 +86,12 @@ def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noq
     scorer = str(scores["scorer"].iloc[0]) if len(scores) else ""
     scores = scores.set_index("text_hash")["value"]
     responses["score"] = [scores.get(text_hash(t)) if isinstance(t, str) else None for t in responses["text"]]
+    from tasks.reporting.verdict import run_verdicts
+
+    said = {v.subject: v.evidence for v in run_verdicts(paired, store.run_config(run_id))}  # the run's alpha
     out = []
-    for attribute, rows in paired.groupby(paired["attribute"].fillna(""), sort=True):
-        chosen = _chosen_pair(str(attribute), rows)
+    for attribute, rows in paired.groupby(paired["attribute"].fillna("–"), sort=True):
+        chosen = _chosen_pair(rows, said.get(str(attribute), []))
         if chosen is None:
             continue
         (a, b), why = chosen
