@@ -118,14 +118,15 @@ def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
     from tasks.reporting.verdict import judged_metrics
     from tasks.stages.counterfactual import check_ftu_stage, lexicons_for
 
-    counts = check_ftu_stage(prompts, cfg.counterfactual).counts
+    mentions = check_ftu_stage(prompts, cfg.counterfactual).mentions
     alpha = 1 - cfg.metrics.confidence
     judged = judged_metrics(wanted_metrics(cfg.metrics.names, "counterfactual"), cfg.metrics.neutralize)
     out = []
     for attribute, lexicon in lexicons_for(cfg.counterfactual).items():
         groups = len(getattr(lexicon, "target_groups", ()) or ())
         pairs = groups * (groups - 1) // 2
-        n = int(counts.get(attribute, 0))
+        # a prompt naming a person (a first name) is expanded for gender and race as well
+        n = sum(1 for m in mentions if m.get(attribute) or (m.get("name") and attribute in ("gender", "race")))
         need = prompts_needed(pairs * max(len(judged), 1), alpha)
         if n == 0:
             out.append(f"no prompt mentions {attribute}: it gets no metrics.")
