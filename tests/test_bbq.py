@@ -190,6 +190,17 @@ def test_bbq_flow_on_an_endpoint_with_parsed_letters(prefect_harness, openai_ser
     assert m["bbq_bias_score_ambiguous"] == 0.0 and m["bbq_bias_score_disambiguated"] == 0.0
     assert m["bbq_parse_failure_rate"] == 0.0
     assert Path(result["report"]).is_file()
+    # the evidence: the two negative questions were answered with the stereotyped option (the
+    # woman), the ambiguous one wrongly; the report shows them, wrong first
+    from tasks.reporting.evidence import find_evidence
+    from tasks.storage.store import Store
+
+    (ev,) = find_evidence(Store(tmp_path / "Toy.duckdb"), result["run_id"], 3)
+    assert ev.attribute == "Toy" and ev.why.startswith("2 of 4 answers naming a group")
+    assert [(x.prompt_id, x.sides[0].group, x.sides[0].answer) for x in ev.examples] == [
+        ("Toy:0", "stereotyped, wrong", "The woman, clearly."), ("Toy:1", "stereotyped, right", "The woman, clearly.")]
+    assert "who was bad" in ev.examples[0].sides[0].prompt
+    assert "The woman, clearly." in Path(result["report"]).read_text()
 
 
 def test_bbq_flow_scores_options_with_a_local_model(prefect_harness, tiny_gpt2, tmp_path: Path) -> None:  # noqa: F811

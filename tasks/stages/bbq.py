@@ -9,7 +9,6 @@ or the option's text is parsed from its answer.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import re
@@ -21,6 +20,7 @@ import pandas as pd
 
 from tasks.config import BBQConfig, LLMConfig, MetricsConfig
 from tasks.errors import InputDataError
+from tasks.inputs.prompts import prompt_id
 from tasks.scoring.parsing import LETTERS, parse_choice
 
 STRATA = ("context_condition", "question_polarity")
@@ -155,7 +155,7 @@ def scoring_prefix(row: Any) -> str:
 
 def generation_frame(questions: pd.DataFrame) -> pd.DataFrame:
     """Questions shaped like counterfactual variants for the LLM runner."""
-    ids = [hashlib.sha256(q.encode()).hexdigest()[:16] for q in questions["qid"]]
+    ids = [prompt_id(q) for q in questions["qid"]]  # the evidence finds a question's texts by it
     return pd.DataFrame({"variant_id": ids, "prompt_id": ids, "attribute": questions["category"],
                          "grp": questions["context_condition"],
                          "text": [question_text(r) for r in questions.itertuples(index=False)]})
@@ -261,9 +261,17 @@ def bbq_metrics(questions: pd.DataFrame, answers: np.ndarray, mcfg: MetricsConfi
 
 
 def answer_items(questions: pd.DataFrame, answers: np.ndarray, scores: np.ndarray | None) -> pd.DataFrame:
-    """Per question: the chosen option (and per option its log-likelihood) for ``metric_items``."""
-    frames = [pd.DataFrame({"family": "bbq", "metric": "answer", "item_kind": "question", "item": questions["qid"],
-                            "value": answers.astype(float)})]
+    """Per question, for ``metric_items``: the chosen option, whether it is the stereotyped answer
+    (``stereotyped``: 1, 0, NaN when not counted) and whether it is right (``correct``), and with
+    log-likelihood scoring each option's log-likelihood. The report's evidence reads them."""
+    from tasks.metrics.bbq import biased_answers
+
+    stereotyped = biased_answers(answers, questions["unknown"].to_numpy(), questions["target"].to_numpy(),
+                                 (questions["question_polarity"] == "neg").to_numpy())
+    per_item = {"answer": answers.astype(float), "stereotyped": stereotyped,
+                "correct": (answers == questions["label"].to_numpy()).astype(float)}
+    frames = [pd.DataFrame({"family": "bbq", "metric": name, "item_kind": "question", "item": questions["qid"],
+                            "value": values}) for name, values in per_item.items()]
     if scores is not None:
         for i in range(3):
             frames.append(pd.DataFrame({"family": "bbq", "metric": f"logprob_{LETTERS[i]}", "item_kind": "question",
