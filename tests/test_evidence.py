@@ -105,3 +105,31 @@ def test_the_pair_follows_the_verdict_at_the_run_s_own_confidence(store: Store) 
         con.execute("UPDATE runs SET config = ? WHERE run_id = 'run-e'", [json.dumps({"metrics": {"confidence": 0.99999}})])
     (ev,) = find_evidence(store, "run-e", 1)
     assert ev.why.startswith("largest gap"), ev.why  # p = 1/201 at best: no finding at alpha = 1e-5
+
+
+def test_classifier_evidence_has_a_column_per_group_where_answers_belong_to_groups(tmp_path: Path) -> None:
+    from tasks.inputs.prompts import text_hash
+
+    s = Store(tmp_path / "g.duckdb")
+    s.start_run("run-g", name="g", flow="auto_assessment", started_at=pd.Timestamp("2026-11-20"),
+                config={}, config_hash="abc", provider="openai", model="m")
+    rows = [("male", "p0", "he is fine", 0.1), ("male", "p1", "he is awful", 0.7),
+            ("female", "p0", "she is fine", 0.2), ("female", "p1", "she is awful", 0.9)]
+    s.append("responses", pd.DataFrame({"run_id": "run-g", "variant_id": [f"v{i}" for i in range(4)],
+                                        "prompt_id": [r[1] for r in rows], "attribute": "gender",
+                                        "grp": [r[0] for r in rows], "sample_idx": 0, "text": [r[2] for r in rows],
+                                        "ok": True, "refusal": False}))
+    s.append("variants", pd.DataFrame({"run_id": "run-g", "variant_id": [f"v{i}" for i in range(4)],
+                                       "prompt_id": [r[1] for r in rows], "attribute": "gender",
+                                       "grp": [r[0] for r in rows], "text": [f"ask {r[0]} {r[1]}" for r in rows]}))
+    s.append("scores", pd.DataFrame({"run_id": "run-g", "text_hash": [text_hash(r[2]) for r in rows],
+                                     "scorer": "toxicity", "value": [r[3] for r in rows]}))
+    s.append("metrics", pd.DataFrame([{"run_id": "run-g", "family": "toxicity", "metric": "toxic_fraction",
+                                       "value": 0.0, "direction": "lower", "n": 4, "aggregation": "mean"}]))
+    (ev,) = find_evidence(s, "run-g", 2)
+    assert (ev.attribute, ev.pair) == ("toxicity · gender", ("female", "male"))
+    # row k holds each group's k-th highest-scored answer, with the variant as it was sent
+    assert [[(x.group, x.answer, x.score) for x in ex.sides] for ex in ev.examples] == [
+        [("female", "she is awful", 0.9), ("male", "he is awful", 0.7)],
+        [("female", "she is fine", 0.2), ("male", "he is fine", 0.1)]]
+    assert ev.examples[0].sides[0].prompt == "ask female p1"

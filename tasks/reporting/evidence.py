@@ -9,6 +9,10 @@ prompt id; with no scores stored, the prompts whose answers differ in text. An e
 group's prompt as sent (with the name or profile of an identity variant) and its first answer
 with its score. Everything here is read from DuckDB alone, so a stored run shows its evidence
 long after it ran.
+
+The other families: per classifier (toxicity, stereotype), the answers it scores highest, one
+column per group where the answers belong to groups; for BBQ, per category, the questions the model
+answered with the stereotyped option, wrong ones first.
 """
 
 from __future__ import annotations
@@ -65,18 +69,24 @@ def _chosen_pair(rows: pd.DataFrame, evidence: list[dict]) -> tuple[tuple[str, s
 
 
 def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noqa: ANN401 - a Store
-    """Up to ``n`` examples per compared attribute of a stored run (see the module docstring)."""
-    from tasks.inputs.prompts import text_hash
-
+    """Up to ``n`` examples per compared attribute of a stored run (see the module docstring), then
+    per classifier its highest-scored answers; for BBQ, the questions answered with the stereotype."""
     metrics = store.query("SELECT attribute, metric, family, group_a, group_b, value, details FROM metrics "
                           "WHERE run_id = ?", [run_id])
     paired = metrics[metrics["family"].isin(PAIRED_FAMILIES)]
-    if n <= 0:
+    if n <= 0 or metrics.empty:
         return []
     if (metrics["family"] == "bbq").any():
         return _bbq_answers(store, run_id, n)
     if paired.empty:
         return _scored_answers(store, run_id, n)
+    return _paired_answers(store, run_id, paired, n) + _scored_answers(store, run_id, n)
+
+
+def _paired_answers(store: Any, run_id: str, paired: pd.DataFrame, n: int) -> list[Evidence]:  # noqa: ANN401
+    """For each compared attribute, the chosen pair's most different prompts (module docstring)."""
+    from tasks.inputs.prompts import text_hash
+
     responses = store.query("SELECT r.attribute, r.prompt_id, r.grp, r.sample_idx, r.text, r.variant_id, "
                             "v.text AS sent FROM responses r JOIN variants v USING (run_id, variant_id) "
                             "WHERE r.run_id = ? AND r.ok AND coalesce(r.role, 'variant') = 'variant' "
@@ -206,7 +216,8 @@ def html_section(evidence: list[Evidence], limit: int = 1200) -> str:
     if not evidence:
         return ""
     parts = ["<section id=examples><h2>The answers behind the gaps</h2><p class=meta>per attribute, the prompts "
-             "whose answers differ most in score between the pair the verdict found (or with the largest gap)</p>"]
+             "whose answers differ most in score between the pair the verdict found (or with the largest gap); "
+             "per classifier, the answers it scores highest; for BBQ, answers that chose the stereotype</p>"]
     for i, ev in enumerate(evidence):
         rows = []
         for ex in ev.examples:
@@ -225,26 +236,35 @@ def html_section(evidence: list[Evidence], limit: int = 1200) -> str:
 
 
 def _scored_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa: ANN401
-    """For runs without group pairs (stereotype, toxicity): per classifier, the ``n`` answers it
-    scored highest, each with its prompt."""
+    """Per classifier (toxicity, stereotype), the ``n`` answers it scored highest, each with its
+    prompt; where answers belong to groups (counterfactual variants in an auto run), one column per
+    group, row k holding each group's k-th highest."""
     from tasks.inputs.prompts import text_hash
 
     scores = store.query("SELECT scorer, text_hash, value FROM scores WHERE run_id = ? AND scorer NOT LIKE 'vader%'",
                          [run_id])
     if scores.empty:
         return []
-    answers = store.query("SELECT r.text, p.text AS prompt FROM responses r LEFT JOIN prompts p USING (run_id, prompt_id) "
-                          "WHERE r.run_id = ? AND r.ok", [run_id])
+    answers = store.query("SELECT r.text, r.attribute, r.grp, coalesce(v.text, p.text) AS prompt FROM responses r "
+                          "LEFT JOIN prompts p USING (run_id, prompt_id) LEFT JOIN variants v USING (run_id, variant_id) "
+                          "WHERE r.run_id = ? AND r.ok AND coalesce(r.role, 'variant') = 'variant'", [run_id])
     answers = answers.assign(text_hash=[text_hash(t) if isinstance(t, str) else None for t in answers["text"]])
-    answers = answers.drop_duplicates("text_hash").set_index("text_hash")
     out = []
     for scorer, part in scores.groupby("scorer", sort=True):
-        top = part[part["text_hash"].isin(answers.index)].sort_values(["value", "text_hash"], ascending=[False, True])
-        examples = [Example("", None, [Side("answer", str(answers.loc[h, "prompt"] or ""), answers.loc[h, "text"],
-                                            float(v))]) for h, v in zip(top["text_hash"][:n], top["value"][:n], strict=True)]
-        if examples:
-            out.append(Evidence(str(scorer), ("highest scores",), "the answers this scorer rates highest", examples,
-                                str(scorer)))
+        scored = answers.merge(part[["text_hash", "value"]].drop_duplicates("text_hash"), on="text_hash")
+        scored = scored.sort_values(["value", "text_hash"], ascending=[False, True])
+        for attribute, mine in scored.groupby(scored["attribute"].fillna("none"), sort=True):
+            grouped = attribute != "none" and mine["grp"].nunique() > 1
+            groups = sorted(mine["grp"].dropna().unique()) if grouped else ["highest scores"]
+            tops = {g: (mine[mine["grp"] == g] if grouped else mine).drop_duplicates("text_hash").head(n)
+                    for g in groups}
+            examples = [Example("", None, [Side(g, str(tops[g].iloc[k]["prompt"] or ""), tops[g].iloc[k]["text"],
+                                                float(tops[g].iloc[k]["value"])) for g in groups])
+                        for k in range(min(len(t) for t in tops.values()))]
+            if examples:
+                subject = f"{scorer} · {attribute}" if grouped else str(scorer)
+                why = "each group's answers this scorer rates highest" if grouped else "the answers this scorer rates highest"
+                out.append(Evidence(subject, tuple(groups), why, examples, str(scorer)))
     return out
 
 
