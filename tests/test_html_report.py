@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,6 +11,7 @@ import pandas as pd
 import pytest
 
 from tasks.reporting.html import build_html_report, write_html_report
+from tests.png_pixels import read_png, rows_with
 from tasks.inputs.prompts import text_hash
 from tasks.storage.store import Store
 
@@ -83,7 +85,18 @@ def test_report_renders_in_headless_chromium(store: Store, tmp_path: Path) -> No
     assert "<details" in dom and "An awful, sad answer." in dom  # the examples, the first one open
     assert "&lt;b&gt;nurse&lt;/b&gt;" in dom  # a prompt's markup shown as text
     assert dom.count("<circle") >= 3 and "<polyline" in dom
-    shot = tmp_path / "report.png"
-    subprocess.run([CHROMIUM, *flags, f"--screenshot={shot}", "--window-size=1000,1400", out.as_uri()],
-                   capture_output=True, timeout=120, check=True)
-    assert shot.stat().st_size > 10_000  # a real rendered page, not a blank one
+    # Screenshots, kept under $EQUILENS_SCREENSHOTS when set: the first screen, and the whole page.
+    # Their pixels show the glance figure's detectable band and its finding in red on the first
+    # screen, and further down the first example expanded (its summary's open-state background).
+    shots = Path(os.environ.get("EQUILENS_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    for name, size in (("report-first-screen.png", "900,800"), ("report-whole.png", "900,4000")):
+        subprocess.run([CHROMIUM, *flags, f"--screenshot={shots / name}", f"--window-size={size}", out.as_uri()],
+                       capture_output=True, timeout=120, check=True)
+    top, whole = read_png(shots / "report-first-screen.png"), read_png(shots / "report-whole.png")
+    band = rows_with(top, "#e8eef6")  # the detectable band, drawn on the first screen
+    assert len(band) > 10
+    # the finding's point in red on the band's rows (a stylesheet rule used to paint it blue)
+    assert len(set(rows_with(top, "#b3261e")) & set(band)) >= 3
+    opened = rows_with(whole, "#eef4ea")  # an expanded example's summary, below the glance figure
+    assert len(opened) > 10 and opened.min() > rows_with(whole, "#e8eef6").max()
