@@ -9,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-from flows.launch import fail
+from flows.launch import fail, say
+from tasks.reporting.plain import csv_text
 
 DbOption = Annotated[Path, typer.Option("--db", help="DuckDB file with stored runs")]
 DEFAULT_DB = Path("data/equilens.duckdb")
@@ -38,7 +39,7 @@ def _emit(frame: object, fmt: str) -> None:
         records = json.loads(out.to_json(orient="records", date_format="iso"))
         typer.echo(json.dumps(records, indent=1, ensure_ascii=False))
     else:
-        typer.echo(out.to_csv(index=False), nl=False)
+        typer.echo(csv_text(out), nl=False)
 
 
 def _resolve_run(store: object, run_id: str) -> str:
@@ -55,8 +56,9 @@ def _resolve_run(store: object, run_id: str) -> str:
 
 def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table") -> None:
     """List stored runs, newest first (`show` and `report` accept a unique prefix of a run id)."""
-    from rich.console import Console
     from rich.table import Table
+
+    from tasks.reporting.plain import console
 
     from tasks.errors import EquilensError
     from tasks.storage.store import Store
@@ -78,7 +80,7 @@ def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table"
         table.add_column(col, no_wrap=col in ("run_id", "seconds"), overflow="fold")
     for row in frame.itertuples(index=False):
         table.add_row(*["" if v is None or v != v else str(v) for v in row])
-    Console().print(table)
+    console().print(table)
 
 
 def show(
@@ -108,7 +110,7 @@ def show(
         import json
 
         summary = json.loads(run["summary"].iloc[0]) if isinstance(run["summary"].iloc[0], str) else {}
-        typer.secho(f"run {run_id} failed: {summary.get('error') or 'no error recorded'}", fg=typer.colors.RED)
+        say(f"run {run_id} failed: {summary.get('error') or 'no error recorded'}", fg=typer.colors.RED)
     if metrics.empty:
         raise fail(f"no metrics stored for run {run_id!r} in {db} (see `equilens runs`).")
     if fmt != "table":
@@ -145,7 +147,7 @@ def report(
     except OSError as err:
         raise fail(f"cannot write the report to {target} ({err.strerror or type(err).__name__}); "
                     "choose another file with --out.") from None
-    typer.echo(f"wrote {path}")
+    say(f"wrote {path}")
 
 
 def compare(
@@ -162,8 +164,9 @@ def compare(
     Exit code 1 when some metric moved in the less fair direction beyond its interval (handy in
     CI), 2 for bad input (unknown run id, a run without metrics), 0 otherwise.
     """
-    from rich.console import Console
     from rich.table import Table
+
+    from tasks.reporting.plain import console
 
     from tasks.reporting.compare import compare_runs, config_differences
     from tasks.errors import EquilensError
@@ -180,14 +183,14 @@ def compare(
     worse = diff[diff["changed"] & (diff["fairer"] == "no")]
     if _check_format(fmt) != "table":  # same exit codes; config differences go to stderr
         for key, va, vb in changes:
-            typer.echo(f"config difference: {key}: {va!r} -> {vb!r}", err=True)
+            say(f"config difference: {key}: {va!r} -> {vb!r}", err=True)
         _emit(diff, fmt)
         raise typer.Exit(1 if len(worse) else 0)
-    console = Console()
+    out = console()
     if changes:
         typer.echo("config differences (A -> B):")
         for key, va, vb in changes:
-            typer.echo(f"  {key}: {va!r} -> {vb!r}")
+            say(f"  {key}: {va!r} -> {vb!r}")
     table = Table(title=f"{run_a} -> {run_b}")
     for col in ("metric", "attribute", "groups", "A", "B", "judged on", "changed", "fairer"):
         table.add_column(col, overflow="fold")
@@ -195,7 +198,7 @@ def compare(
         groups = f"{r['group_a']} vs {r['group_b']}" if r["group_b"] else str(r["group_a"])
         table.add_row(r["metric"], r["attribute"], groups, f"{r['value_a']:.4f}", f"{r['value_b']:.4f}",
                       r["basis_b"], "CHANGED" if r["changed"] else "", r["fairer"])
-    console.print(table)
+    out.print(table)
     worse = diff[diff["changed"] & (diff["fairer"] == "no")]
     typer.echo(f"{int(diff['changed'].sum())} of {len(diff)} metrics changed beyond their intervals; "
                f"{len(worse)} moved in the less fair direction.")
@@ -208,8 +211,9 @@ def metrics() -> None:
     import shutil
     import textwrap
 
-    from rich.console import Console
     from rich.table import Table
+
+    from tasks.reporting.plain import console
 
     from tasks.metrics import METRICS
 
@@ -228,7 +232,7 @@ def metrics() -> None:
         table.add_column(col, no_wrap=col == "name", overflow="fold")
     for name, spec in specs.items():
         table.add_row(name, spec.family, spec.fairer, spec.aggregation, spec.interval, spec.reference)
-    Console().print(table)
+    console().print(table)
 
 
 def options() -> None:

@@ -13,6 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
+from tasks.reporting.plain import visible
+
 FlowPicker = Callable[[Any], Callable[[Any], dict[str, Any]]]  # config -> the flow that runs it
 
 
@@ -23,8 +25,13 @@ def _quiet_environment() -> None:
     apply_offline_defaults()
 
 
+def say(message: str, **style: Any) -> None:  # noqa: ANN401 - typer.secho's options
+    """Print a line of the CLI's own output; names and errors in it are shown as inert text."""
+    typer.secho(visible(message), **style)
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
-    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    say(f"error: {message}", fg=typer.colors.RED, err=True)
     return typer.Exit(code)
 
 
@@ -92,7 +99,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
                 raise fail(f"{config} is a {cfg.assessment} config; this script runs {assessment} configs "
                            f"(`equilens run {config}` runs any).")
             for warning in _preflight(cfg):  # on stdout: stderr holds only an error paragraph
-                typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+                say(f"warning: {warning}", fg=typer.colors.YELLOW)
             from flows.common import start_prefect_api
 
             _quiet_logs(debug)
@@ -119,7 +126,7 @@ def _interrupted() -> typer.Exit:
 
     finish_interrupted(stop_processes=signal_received())  # a bare KeyboardInterrupt (in-process) kills nothing
     code = exit_code()
-    typer.secho("error: interrupted. Finished LLM calls are cached: run the same command to resume.",
+    say("error: interrupted. Finished LLM calls are cached: run the same command to resume.",
                 fg=typer.colors.RED, err=True)
     if signal_received():  # a real signal: do not wait for abandoned worker threads or Prefect's exit hooks
         leave(code)
@@ -155,28 +162,28 @@ def _print_result(result: dict, db: str) -> None:
         store = Store(db)
         metrics = store.query("SELECT * FROM metrics WHERE run_id = ?", [result["run_id"]])
         config = store.run_config(result["run_id"])
-    typer.echo(f"\nrun {result['run_id']}")
+    say(f"\nrun {result['run_id']}")
     if not metrics.empty:
         print_verdicts(metrics, config)
     ftu = result.get("ftu")
     if ftu:
         counts = ", ".join(f"{k} in {v}" for k, v in ftu.get("counts", {}).items())
-        typer.echo(f"fairness through unawareness {'holds' if ftu.get('holds') else 'does not hold'}: "
+        say(f"fairness through unawareness {'holds' if ftu.get('holds') else 'does not hold'}: "
                    f"attribute words found ({counts or 'none'}) of {ftu.get('prompts', 0)} prompts")
     if "sentences" in result:
         s = result["sentences"]
-        typer.echo(f"test sentences: {s['kept']} kept of {s['total']} (review: {s['csv']})")
+        say(f"test sentences: {s['kept']} kept of {s['total']} (review: {s['csv']})")
     for name, reason in (result.get("skipped") or {}).items():
-        typer.echo(f"skipped {name}: {reason}")
+        say(f"skipped {name}: {reason}")
     if "responses" in result:
         r = result["responses"]
-        typer.echo(f"responses: {r['ok']} ok, {r['failed']} failed, {r['refusals']} refusals, "
+        say(f"responses: {r['ok']} ok, {r['failed']} failed, {r['refusals']} refusals, "
                    f"{r['cached']} from cache")
     if not metrics.empty:
         print_metrics_table(metrics)
-    typer.echo(f"stored in {db} (equilens show {result['run_id']} --db {db})")
+    say(f"stored in {db} (equilens show {result['run_id']} --db {db})")
     if result.get("report"):
-        typer.echo(f"report: {result['report']}")
+        say(f"report: {result['report']}")
 
 
 def invoke(app: typer.Typer, argv: Sequence[str] | None = None) -> int:

@@ -186,11 +186,11 @@ def _md(text: str) -> str:
 
 def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
     """The examples as side-by-side tables in the terminal (answers printed as plain text)."""
-    from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
-    console = Console()
+    from tasks.reporting.plain import console, text
+
+    console = console()
     if not evidence:
         console.print("No examples: the run compared no pair of groups.")
         return
@@ -204,7 +204,7 @@ def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
             for s in ex.sides:
                 head = f"{s.profile} · " if s.profile else ""
                 score = f"\n[{ev.scorer} {s.score:.3f}]" if s.score is not None else ""
-                cells.append(Text(f"{head}{_clip(s.prompt, limit)}\n→ {_clip(s.answer, limit)}{score}"))
+                cells.append(text(f"{head}{_clip(s.prompt, limit)}\n→ {_clip(s.answer, limit)}{score}"))
             table.add_row(*cells)
         console.print(table)
 

@@ -130,14 +130,14 @@ SHORT = {"strict_sentiment_parity": "strict parity", "weak_sentiment_parity": "w
 
 def print_verdicts(metrics: pd.DataFrame, config: dict[str, Any] | None = None) -> None:
     """The answer first: one sentence per attribute or family."""
-    from rich.console import Console
-
+    from tasks.reporting.plain import console as plain_console
+    from tasks.reporting.plain import text
     from tasks.reporting.verdict import verdict_lines
 
     said = verdict_lines(metrics, config)
     if said:
-        console = Console(soft_wrap=False) if Console().is_terminal else Console(width=100)
-        console.print("[bold]Verdict[/bold]")
+        console = plain_console(soft_wrap=False) if plain_console().is_terminal else plain_console(width=100)
+        console.print(text("Verdict", "bold"))
         for line in said:
             console.print(f"  {line}", highlight=False)
         console.print()
@@ -181,14 +181,14 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
     """One table per attribute: a row per group pair, a column per metric (value (95% CI), ``*`` when
     its Holm-adjusted p < 0.05). When that table is wider than the terminal it is stacked instead (a
     row per group pair and metric), so no number is ever cut off."""
-    from rich.console import Console
+    from tasks.reporting.plain import console as plain_console
     from rich.table import Table
 
     import os
 
-    console = Console()
+    console = plain_console()
     if not console.is_terminal and not os.environ.get("COLUMNS"):  # a log file: wide, unless COLUMNS says
-        console = Console(width=180)
+        console = plain_console(width=180)
     frame = metrics.copy()
     frame["attribute"] = frame["attribute"].fillna("–")
     frame["pair"] = frame.apply(pair_label, axis=1)

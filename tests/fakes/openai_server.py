@@ -9,7 +9,7 @@ Faults, scripted per call (``server.fail_next(kind, times=1, **opts)``, consumed
 (``server.fault_for = lambda body: kind | (kind, opts) | None``, consulted when the queue is empty):
 
 * ``"429"``: rate limit, ``Retry-After`` (and ``retry-after-ms``) headers; opts ``retry_after=0.1`` seconds;
-* ``"500"``: internal server error JSON; opts ``status=500`` (e.g. 502, 503);
+* ``"500"``: internal server error JSON; opts ``status=500`` (e.g. 502, 503), ``message=`` its text;
 * ``"hang"`` / ``"timeout"``: no answer for ``seconds=30`` (woken at once by ``stop()``), then the
   connection is closed without a response;
 * ``"trickle"``: a normal answer whose body arrives a few bytes at a time over ``seconds=3``, so no
@@ -391,7 +391,7 @@ def _response(server: FakeOpenAIServer, body: dict, fault: str | None,
         err = _error("Rate limit reached for requests. Try again later.", "requests", "rate_limit_exceeded")
         return 429, err, {"Retry-After": f"{wait:g}", "retry-after-ms": str(int(wait * 1000))}
     if fault == "500":
-        err = _error("The server had an error while processing your request.", "server_error")
+        err = _error(opts.get("message", "The server had an error while processing your request."), "server_error")
         return int(opts.get("status", 500)), err, {}
     if fault == "content_filter":
         return 400, _error(_CONTENT_FILTER, "invalid_request_error", "content_filter", "prompt"), {}
