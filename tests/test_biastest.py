@@ -283,3 +283,17 @@ def test_spec_templates_parsed_and_checked():
         parse_bias_specs({**base, "templates": ["[T] likes [T] and [A]."]})
     for path in sorted(SPEC_DIR.glob("*.json")):
         assert all(load_bias_specs(path)[0].templates), path
+
+
+def test_a_generated_sentence_that_looks_like_a_formula_is_quoted_in_the_csv_and_read_back_whole(tmp_path):
+    from dataclasses import replace
+
+    from tasks.stages.bias_test_generation import GeneratedSentence
+
+    fields = {f: "" for f in GeneratedSentence.__dataclass_fields__}
+    row = replace(GeneratedSentence(**{**fields, "sample": 0, "discarded": False}),
+                  sentence='=HYPERLINK("http://127.0.0.1:9","he")', raw="-she works")
+    path = export_csv([row], tmp_path / "s.csv")
+    assert "'=HYPERLINK" in path.read_text() and ",'-she works," in path.read_text()
+    (back,) = import_csv(path)
+    assert (back.sentence, back.raw) == (row.sentence, row.raw)

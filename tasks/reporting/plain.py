@@ -45,6 +45,11 @@ def csv_cell(value: Any) -> Any:  # noqa: ANN401 - any cell
     return value
 
 
+def from_csv_cell(value: str) -> str:
+    """The text :func:`csv_cell` wrote a cell for (a CSV read back after review)."""
+    return value[1:] if value.startswith("'") and value[1:].startswith(_FORMULA_START) else value
+
+
 def csv_text(frame: Any) -> str:  # noqa: ANN401 - a pandas DataFrame
     """``frame`` as CSV text with every text cell (and header) passed through :func:`csv_cell`."""
     from pandas.api.types import is_numeric_dtype

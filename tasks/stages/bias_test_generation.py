@@ -208,7 +208,10 @@ def generate_sentences(
 
 
 def export_csv(rows: Sequence[GeneratedSentence], path: str | os.PathLike[str]) -> Path:
-    """Write rows to an inspectable CSV (``discarded`` as true/false) and return its path."""
+    """Write rows to an inspectable CSV (``discarded`` as true/false) and return its path; a cell
+    that a spreadsheet would run as a formula is quoted (:func:`tasks.reporting.plain.csv_cell`)."""
+    from tasks.reporting.plain import csv_cell
+
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     with p.open("w", newline="", encoding="utf-8") as fh:
@@ -217,7 +220,7 @@ def export_csv(rows: Sequence[GeneratedSentence], path: str | os.PathLike[str]) 
         for r in rows:
             d = asdict(r)
             d["discarded"] = "true" if r.discarded else "false"
-            writer.writerow(d)
+            writer.writerow({k: csv_cell(v) for k, v in d.items()})  # a model's sentence is never a formula
     return p
 
 
@@ -227,6 +230,8 @@ _FALSE = {"false", "0", "no", "n", ""}
 
 def import_csv(path: str | os.PathLike[str]) -> list[GeneratedSentence]:
     """Read a (possibly hand-reviewed) sentences CSV back; optional columns may be missing."""
+    from tasks.reporting.plain import from_csv_cell
+
     p = Path(path)
     if not p.is_file():
         raise InputDataError(f"Sentences CSV {str(p)!r} does not exist.")
@@ -236,7 +241,7 @@ def import_csv(path: str | os.PathLike[str]) -> list[GeneratedSentence]:
             missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
             if missing:
                 raise InputDataError(f"Sentences CSV {str(p)!r} lacks column(s) {missing}.")
-            records = list(reader)
+            records = [{k: from_csv_cell(v) if isinstance(v, str) else v for k, v in rec.items()} for rec in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise InputDataError(f"Cannot read sentences CSV {str(p)!r}: {err}") from None
     rows = []
