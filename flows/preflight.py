@@ -144,7 +144,10 @@ def _check_storage(cfg: RunConfig) -> None:
     if db.is_dir():
         raise StorageError(f"storage.duckdb_path: {db} is a directory; name a file such as {db / 'equilens.duckdb'}.")
     try:
-        Store(db, cfg.storage.lock_timeout).init()
+        store = Store(db, cfg.storage.lock_timeout)
+        if db.is_file():
+            store.verify()  # a damaged file is refused before the run writes into it
+        store.init()
     except OSError as err:
         raise StorageError(f"storage.duckdb_path: cannot create {db} ({err.strerror or err}); "
                            "point it at a folder you can write.") from None

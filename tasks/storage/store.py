@@ -70,6 +70,7 @@ SCHEMA: dict[str, str] = {
 }
 
 _LOCK_MARKERS = ("could not set lock", "conflicting lock", "lock on file")
+_DAMAGE_MARKERS = ("corrupt", "checksum")  # DuckDB's words for a block that fails its check
 
 
 class Store:
@@ -115,12 +116,31 @@ class Store:
                     _add_missing_columns(con, table)
                 self._initialised = True
             yield con
+        except duckdb.Error as err:
+            if any(m in str(err).lower() for m in _DAMAGE_MARKERS):
+                raise self._damaged(err) from None
+            raise
         finally:
             con.close()
+
+    def _damaged(self, err: Exception) -> StorageError:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        return StorageError(f"{self.path} is damaged and cannot be read ({first}). equilens neither reads nor "
+                            "writes a damaged file: restore it from a backup, or point storage.duckdb_path "
+                            "(or --db) at another file.")
 
     def init(self) -> None:
         with self.connect():
             pass
+
+    def verify(self) -> None:
+        """Read every column of every stored table once (DuckDB checks each block's checksum as it
+        reads it), so a damaged file is refused before a run writes into it (StorageError)."""
+        with self.connect(read_only=True) as con:
+            tables = [t for (t,) in con.execute("SELECT table_name FROM information_schema.tables "
+                                                "WHERE table_schema = 'main'").fetchall()]
+            for table in tables:
+                con.execute(f'SELECT count(hash(t)) FROM "{table}" t').fetchall()
 
     # --- writes -------------------------------------------------------------------------------
     def append(self, table: str, frame: pd.DataFrame) -> int:
