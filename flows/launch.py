@@ -45,6 +45,8 @@ def _parse_sets(pairs: list[str]) -> dict[str, object]:
             raise fail(f"--set expects KEY=VALUE (e.g. llm.count=2), got {item!r}.")
         try:
             out[key.strip()] = yaml.safe_load(raw) if raw else ""
+        except RecursionError:
+            raise fail(f"--set {key.strip()}: the value nests too deeply to read.") from None
         except yaml.YAMLError as err:
             problem = getattr(err, "problem", None) or type(err).__name__
             raise fail(f"--set {item!r}: the value is not valid YAML ({problem}). Quote it, or close the "

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tasks.config import RunConfig
 from tasks.errors import ConfigError, InputDataError, StorageError
+from tasks.inputs.files import file_problem
 
 BUILTIN_PROVIDERS = ("local", "openai", "azure")
 
@@ -43,11 +44,9 @@ def _check_files(cfg: RunConfig) -> None:
     for key, value in cfg.input_files().items():
         if not value:
             continue
-        path = Path(value)
-        if path.is_dir():
-            raise InputDataError(f"{key}: {value} is a directory; give a file.")
-        if not path.is_file():
-            raise InputDataError(f"{key}: file {value} does not exist (paths are relative to {Path.cwd()}).")
+        if problem := file_problem(value):
+            where = "" if Path(value).is_absolute() else f" (paths are relative to {Path.cwd()})"
+            raise InputDataError(f"{key}: {value} {problem}{where}.")
     if cfg.assessment == "counterfactual" and cfg.counterfactual.lexicon_dir and not Path(
             cfg.counterfactual.lexicon_dir).is_dir():
         raise InputDataError(f"counterfactual.lexicon_dir: {cfg.counterfactual.lexicon_dir} is not a directory.")

@@ -267,17 +267,29 @@ def parse_config(data: object, source: str = "(inline)") -> RunConfig:
         raise ConfigError(_format_pydantic(err, source, data.get("assessment", "counterfactual"))) from None
 
 
+def load_yaml(text: str, what: str) -> Any:  # noqa: ANN401 - whatever the YAML holds
+    """``text`` parsed as YAML; a syntax error or nesting too deep to read is a ConfigError naming ``what``."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{what} is not valid YAML: {err}") from None
+    except RecursionError:
+        raise ConfigError(f"{what} nests lists or mappings too deeply to read (hundreds of levels); a config "
+                          "needs a few.") from None
+
+
 def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
     """Read a YAML config; ``overrides`` are dotted keys (``{"llm.count": 2}``) applied on top."""
+    from tasks.inputs.files import file_problem
+
     p = Path(path)
-    if p.is_dir():
-        raise ConfigError(f"Config file {p} is a directory; give a YAML file such as configs/demo.yaml.")
-    if not p.is_file():
-        raise ConfigError(f"Config file {p} does not exist.")
+    if problem := file_problem(p):
+        raise ConfigError(f"Config file {p} {problem}; give a YAML file such as configs/demo.yaml.")
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
-        raise ConfigError(f"Config file {p} is not valid YAML: {err}") from None
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"Config file {p} is not UTF-8 text ({err.reason} at byte {err.start}).") from None
+    data = load_yaml(text, f"Config file {p}")
     data = data or {}
     for dotted, value in (overrides or {}).items():
         node = data

@@ -51,7 +51,7 @@ def test_options_lists_every_section() -> None:
     [
         ("prompts: {items: [hi]}\nllm: {count: lots}\n", "llm.count: Input should be a valid integer"),
         ("prompts: {items: [hi]}\nllmm: {}\n", "llmm: unknown key"),
-        ("prompts: {path: missing.csv}\n", "prompts.path: file missing.csv does not exist"),
+        ("prompts: {path: missing.csv}\n", "prompts.path: missing.csv does not exist (paths are relative to"),
     ],
 )
 def test_bad_input_is_one_paragraph_and_exit_2(tmp_path: Path, config: str, message: str) -> None:

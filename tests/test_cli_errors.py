@@ -93,6 +93,27 @@ def test_yaml_error_in_set_is_one_line(tmp_path: Path) -> None:
     assert "--set 'counterfactual.attributes=[gender': the value is not valid YAML" in out.stderr
 
 
+@pytest.mark.parametrize("where", ["config", "prompts.path", "--set"])
+def test_special_paths_and_deep_yaml_are_one_paragraph(tmp_path: Path, where: str) -> None:
+    """A symbolic-link loop and /dev/null used to read "does not exist"; YAML nested a few thousand
+    levels deep used to end in a RecursionError traceback."""
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    deep = "[" * 3000 + "]" * 3000
+    ok = _write(tmp_path, "ok.yaml", "prompts: {items: ['Is he a nurse?']}\n")
+    cases = {"config": [(("run", str(tmp_path / "a")), "is a loop of symbolic links"),
+                        (("run", "/dev/null"), "is a character device, not a regular file"),
+                        (("run", str(_write(tmp_path, "deep.yaml", f"name: {deep}\n"))), "nests lists or mappings too deeply")],
+             "prompts.path": [(("run", str(ok), "--set", f"prompts.path={tmp_path / 'a'}"), "is a loop of symbolic links"),
+                              (("run", str(ok), "--set", "prompts.path=/dev/null"), "/dev/null is a character device")],
+             "--set": [(("run", str(ok), "--set", f"name={deep}"), "nests too deeply")]}
+    for args, message in cases[where]:
+        out = equilens(*args, cwd=tmp_path)
+        assert out.returncode == 2, out.stderr
+        _no_traceback(out)
+        assert message in out.stderr and "does not exist" not in out.stderr, out.stderr
+
+
 def test_config_path_that_is_a_directory(tmp_path: Path) -> None:
     out = equilens("run", str(tmp_path), cwd=tmp_path)
     assert out.returncode == 2

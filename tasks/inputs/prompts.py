@@ -15,6 +15,7 @@ import pandas as pd
 
 from tasks.config import PromptsConfig
 from tasks.errors import InputDataError
+from tasks.inputs.files import file_problem
 
 SUFFIXES = (".csv", ".jsonl", ".parquet", ".txt")
 EXTRA_COLUMNS = ("task", "outcome")
@@ -98,8 +99,8 @@ def load_prompts(cfg: PromptsConfig, base_dir: Path | None = None) -> pd.DataFra
         path = Path(cfg.path)
         if not path.is_absolute() and base_dir is not None and not path.exists():
             path = base_dir / path
-        if not path.is_file():
-            raise InputDataError(f"Prompt file {path} does not exist (prompts.path).")
+        if problem := file_problem(path):
+            raise InputDataError(f"Prompt file {path} {problem} (prompts.path).")
         suffix = path.suffix.lower()
         if suffix not in SUFFIXES:
             raise InputDataError(f"{path}: unsupported file type {suffix!r}; use one of {', '.join(SUFFIXES)}.")

@@ -8,13 +8,14 @@ from pathlib import Path
 import pandas as pd
 
 from tasks.errors import InputDataError
+from tasks.inputs.files import file_problem
 
 
 def read_table(path: str | Path, what: str) -> pd.DataFrame:
     """A CSV / JSONL / Parquet file as a DataFrame of strings (missing cells are empty strings)."""
     p = Path(path)
-    if not p.is_file():
-        raise InputDataError(f"{what}: file {p} does not exist.")
+    if problem := file_problem(p):
+        raise InputDataError(f"{what}: {p} {problem}.")
     suffix = p.suffix.lower()
     try:
         if suffix == ".csv":
