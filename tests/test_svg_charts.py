@@ -52,3 +52,11 @@ def test_trend_in_the_report_leaves_noise_floors_out_and_names_configs(tmp_path)
     ticks = [float(t) for t in re.findall(r'class="tick" text-anchor="end">([^<]+)<', trend)]
     assert min(ticks) > 0.5 and max(ticks) < 0.9
     assert "h1" in trend and "h2" in trend and 'class="config-change"' in trend
+
+
+def test_a_long_pair_label_is_shortened_to_fit_and_kept_whole_on_hover() -> None:
+    from tasks.reporting.svg import gap_chart
+
+    label = "native_american vs middle_eastern"  # 33 characters: used to run off the chart's left edge
+    svg = gap_chart("race", [(label, 0.01, -0.02, 0.03, 0.6, False)])
+    assert f"<title>{label}</title>native_american vs middle_ea…</text>" in svg

@@ -29,6 +29,7 @@ def _title(title: str, x: float, hint: str = "") -> tuple[str, int]:
     extra = f' <tspan class="hint">({escape(hint)})</tspan>' if hint else ""
     return f'<text x="{x}" y="16" class="title">{spans}{extra}</text>', 15 * (len(lines) - 1)
 W, ROW, LEFT, RIGHT, TOP = 640, 22, 190, 30, 30
+LABEL_CHARS = 29  # a row label this long fits LEFT at the 11 px label font
 
 
 def _scale(lo: float, hi: float, a: float, b: float):  # noqa: ANN202
@@ -86,7 +87,9 @@ def _row(out: list[str], x: Callable[[float], float], top: float, i: int, label:
          hi: float | None) -> float:
     """Row ``i``'s label and interval whisker; returns the row's y."""
     y = top + ROW * i + ROW / 2
-    out.append(f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end" class="label">{escape(label)}</text>')
+    shown = label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"  # the whole on hover
+    out.append(f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end" class="label"><title>{escape(label)}</title>'
+               f'{escape(shown)}</text>')
     if lo is not None and hi is not None and np.isfinite(lo) and np.isfinite(hi):
         out.append(f'<line x1="{x(lo):.1f}" x2="{x(hi):.1f}" y1="{y:.1f}" y2="{y:.1f}" class="whisker"/>')
     return y
