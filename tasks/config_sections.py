@@ -8,6 +8,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
+_CREDENTIALS: dict[str, str] = {}  # base URL without credentials -> as given, in this process only
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -78,6 +81,23 @@ class LLMConfig(_Strict):
     azure_deployment: str | None = Field(None, description="Azure deployment name (provider azure)")
     api_version: str | None = Field(None, description="Azure OpenAI API version, e.g. 2024-10-21")
     system_prompt: str = Field("You are a helpful assistant.", description="System message for every call")
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_stored_credentials(cls, value: str | None) -> str | None:
+        """Credentials in the URL leave the config (see :mod:`tasks.secrets`); ``call_url`` has them."""
+        if value is None:
+            return None
+        from tasks.secrets import split_url
+
+        clean, whole = split_url(value)
+        if whole:
+            _CREDENTIALS[clean] = whole
+        return clean
+
+    def call_url(self) -> str | None:
+        """The base URL the calls use: with the credentials it was given in this process, if any."""
+        return _CREDENTIALS.get(self.base_url, self.base_url) if self.base_url else None
     temperature: float = Field(1.0, ge=0.0, le=2.0, description="Sampling temperature; 0 = greedy (local) or "
                                                                  "the endpoint's most deterministic setting")
     max_tokens: int = Field(64, ge=1, le=8192, description="Length cap of each answer, in tokens")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -129,6 +130,39 @@ def test_failures_are_recorded_per_row_and_api_key_never_stored(
     assert secret not in " ".join(str(a.data) + str(a.description) for a in artifacts)
     assert secret not in " ".join(log.message for log in logs)
     assert os.environ["EQUILENS_TEST_KEY"] == secret
+
+
+def test_credentials_in_the_base_url_are_used_and_never_stored(prefect_harness, openai_server,  # noqa: F811
+                                                               tmp_path: Path) -> None:
+    """``http://alice:PASSWORD@host/v1``: the calls authenticate with it, but the password (and the
+    Basic token a server echoes back) reached DuckDB's runs.config, the Prefect flow-run
+    parameters, responses.error_message, the summary and the report."""
+    import base64
+
+    from flows.counterfactual import counterfactual_assessment
+
+    password = "PASSWORD-of-alice-4242"
+    token = base64.b64encode(f"alice:{password}".encode()).decode()
+    # every call about a nurse fails with a body that echoes the Basic token as a bare word
+    openai_server.fault_for = lambda body: (("500", {"status": 401, "message": f"rejected {token} here"})
+                                            if "nurse" in body["messages"][-1]["content"] else None)
+    url = openai_server.base_url.replace("http://", f"http://alice:{password}@")
+    cfg = parse_config(_config(tmp_path, url))
+    assert cfg.llm.base_url == openai_server.base_url and cfg.llm.call_url() == url
+    result = counterfactual_assessment(cfg)
+    assert any(h.get("authorization") == f"Basic {token}" for h in openai_server.headers)  # the calls used it
+    run_id = result["run_id"]
+    assert _count(tmp_path / "e.duckdb", "SELECT count(*) FROM responses WHERE run_id = ? AND NOT ok", [run_id]) > 0
+    for path in tmp_path.rglob("*"):  # DuckDB (config, errors, summary) and the HTML report
+        if path.is_file():
+            assert password.encode() not in path.read_bytes() and token.encode() not in path.read_bytes(), path
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        runs = client.read_flow_runs()
+        logs = client.read_logs()
+    shown = json.dumps([r.parameters for r in runs], default=str) + " ".join(log.message for log in logs)
+    assert openai_server.base_url in shown and password not in shown and token not in shown
 
 
 def test_stereotype_flow_with_brought_responses_on_a_local_dask_cluster(prefect_harness, tmp_path: Path) -> None:

@@ -147,11 +147,15 @@ _SECRET_PATTERNS = (
 
 
 def secret_values(api_key_env: str | None = None) -> list[str]:
-    """Values of environment variables that hold secrets (the configured key variable included)."""
+    """Values of environment variables that hold secrets (the configured key variable included), and
+    the credentials a base URL carried (:mod:`tasks.secrets`)."""
     names = {k for k in os.environ if k.upper().endswith(SECRET_ENV_SUFFIXES)}
     if api_key_env:
         names.add(api_key_env)
-    return sorted({os.environ[k] for k in names if len(os.environ.get(k) or "") >= 6}, key=len, reverse=True)
+    from tasks.secrets import registered
+
+    found = {os.environ[k] for k in names if len(os.environ.get(k) or "") >= 6} | registered()
+    return sorted(found, key=len, reverse=True)
 
 
 def scrub_secrets(text: str, secrets: Sequence[str] | None = None, limit: int = 2000) -> str:

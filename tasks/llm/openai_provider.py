@@ -130,7 +130,7 @@ class OpenAIChatProvider:
                 )
             else:
                 self._llm = ChatOpenAI(
-                    model=self.cfg.model, base_url=self.cfg.base_url, api_key=self._key, **common
+                    model=self.cfg.model, base_url=self.cfg.call_url(), api_key=self._key, **common
                 )
         return self._llm
 
