@@ -65,7 +65,9 @@ def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table"
 
     _check_format(fmt)
     try:
-        frame = Store(db).query(
+        store = Store(db)
+        store.mark_abandoned()  # runs a killed process left "running"
+        frame = store.query(
             "SELECT run_id, name, replace(flow, '_assessment', '') AS flow, status, model, "
             "strftime(started_at, '%Y-%m-%d %H:%M') AS started_at, "
             "date_diff('second', started_at, finished_at) AS seconds FROM runs "

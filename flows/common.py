@@ -55,6 +55,7 @@ class RunRecorder:
         self.timings: dict[str, float] = {}
         self._finish_lock = threading.Lock()
         self.finished = False
+        store.mark_abandoned()  # runs a killed process left "running"
         store.start_run(
             run_id,
             name=config.name,
@@ -231,6 +232,10 @@ def start_prefect_api(attempts: int = 2) -> None:
         server = SubprocessASGIServer()
         try:
             server.start()
+            from flows.watchdog import stop_with_parent
+
+            if server.server_process is not None:  # even when this process is killed (SIGKILL)
+                stop_with_parent(server.server_process.pid)
             return
         except RuntimeError as err:
             detail = str(err).split(" stdout:")[0].strip().rstrip(".") or type(err).__name__

@@ -246,3 +246,48 @@ def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generate
     (_, _), (second, status) = _runs(db)
     assert status == "completed"
     assert _calls_of(db, second) == (3, 9)  # only the nine missing answers were generated
+
+
+def test_sigkill_leaves_no_server_the_run_reads_abandoned_and_the_rerun_asks_only_for_the_rest(
+    tmp_path: Path, tiny_embedder: str
+) -> None:
+    """After ``kill -9`` Prefect's temporary server used to live on (re-parented to init, 18-30% CPU
+    minutes later) and the run stayed ``running`` in every later ``equilens runs``."""
+    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", "0.5", "--log"],
+                              cwd=ROOT, env=_env(), stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = server.stdout.readline().strip()
+        answered = Lines(server.stdout)
+        llm = (f"{{provider: openai, model: fake, base_url: '{base_url}', max_concurrency: 2, max_retries: 0, "
+               "timeout: 30}")
+        cfg = _config(tmp_path, llm, PROMPTS, tiny_embedder)
+        calls, db = CALLS_PER_PROMPT * len(PROMPTS), tmp_path / "e.duckdb"
+        proc, err = _start_run(cfg, tmp_path)
+        assert answered.wait_for(lambda _: answered.count("POST") >= 6, timeout=240), err.text()
+        uvicorn = [c for c in psutil.Process(proc.pid).children(recursive=True) if "uvicorn" in " ".join(c.cmdline())]
+        assert uvicorn, err.text()
+        proc.kill()
+        proc.wait(timeout=30)
+        _, alive = psutil.wait_procs(uvicorn, timeout=EXIT_WITHIN_S)
+        assert [c for c in alive if c.status() != psutil.STATUS_ZOMBIE] == [], "the Prefect server outlived its run"
+        assert [status for _, status in _runs(db)] == ["running"]  # nobody was left to say otherwise
+        listed = subprocess.run([sys.executable, "-m", "flows", "runs", "--db", str(db), "--format", "json"],
+                                cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
+        assert [r["status"] for r in json.loads(listed.stdout)] == ["abandoned"], listed.stderr
+        kept = _cache_rows(db)  # flushed every half second while the run was alive
+        assert 0 < kept < calls
+
+        time.sleep(1.5)  # calls the server was still answering when the client died are logged by now
+        before = answered.count("POST")
+        rerun = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, env=_env(),
+                               capture_output=True, text=True, timeout=300)
+        assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+        answered.wait_for(lambda _: answered.count("POST") - before >= calls - kept, timeout=10)
+        time.sleep(0.5)
+        (_, first_status), (second, status) = _runs(db)
+        assert (first_status, status) == ("abandoned", "completed")
+        assert _calls_of(db, second) == (kept, calls - kept)
+        assert answered.count("POST") - before == calls - kept  # counted at the server: only the missing calls
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

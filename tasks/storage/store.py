@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import re
+import socket
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -27,7 +29,7 @@ SCHEMA: dict[str, str] = {
     "runs": """
         run_id VARCHAR PRIMARY KEY, name VARCHAR, flow VARCHAR, status VARCHAR,
         started_at TIMESTAMP, finished_at TIMESTAMP, config JSON, config_hash VARCHAR,
-        provider VARCHAR, model VARCHAR, versions JSON, timings JSON, summary JSON""",
+        provider VARCHAR, model VARCHAR, versions JSON, timings JSON, summary JSON, pid INTEGER, host VARCHAR""",
     "prompts": "run_id VARCHAR, prompt_id VARCHAR, text VARCHAR, mentions JSON",
     "variants": """
         run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
@@ -158,7 +160,24 @@ class Store:
         return len(frame)
 
     def start_run(self, run_id: str, **fields: Any) -> None:
+        """The run's row, status running, with the process and host that run it (see :meth:`mark_abandoned`)."""
+        fields = {"pid": os.getpid(), "host": socket.gethostname(), **fields}
         self.append("runs", pd.DataFrame([{"run_id": run_id, "status": "running", **fields}]))
+
+    def mark_abandoned(self) -> list[str]:
+        """Runs of this host still ``running`` whose process is gone (killed, or the machine
+        restarted) become ``abandoned``; returns their ids. A pid now used by a process that started
+        after the run is gone too."""
+        if not self.path.exists():
+            return []
+        rows = self.query("SELECT run_id, pid, started_at FROM runs WHERE status = 'running' AND host = ? "
+                          "AND pid IS NOT NULL", [socket.gethostname()])
+        gone = [r for r, pid, started in rows.itertuples(index=False) if not _still_running(int(pid), started)]
+        if gone:
+            with self.connect() as con:
+                con.executemany("UPDATE runs SET status = 'abandoned', finished_at = now() "
+                                "WHERE run_id = ? AND status = 'running'", [[r] for r in gone])
+        return gone
 
     def finish_run(self, run_id: str, status: str, **fields: Any) -> None:
         sets = ["status = ?", "finished_at = now()"]
@@ -259,3 +278,20 @@ def _jsonify(frame: pd.DataFrame) -> pd.DataFrame:
         if out[col].dtype == object and out[col].map(lambda v: isinstance(v, (dict, list, tuple))).any():
             out[col] = out[col].map(lambda v: json.dumps(_finite(v), default=str) if v is not None else None)
     return out
+
+
+def _still_running(pid: int, started: Any) -> bool:  # noqa: ANN401 - a stored timestamp (naive UTC)
+    """Whether ``pid`` is a live process that was already running when the run started."""
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return False
+        created = proc.create_time()
+    except psutil.Error:
+        return False
+    if pd.isna(started):
+        return True
+    stamp = pd.Timestamp(started)
+    return created <= (stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp).timestamp() + 1.0
