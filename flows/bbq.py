@@ -110,6 +110,15 @@ def bbq_assessment(config: BBQRunConfig) -> dict[str, Any]:
     return run_result(store, run_id, config, summary)
 
 
+
+def plan_requests(config: BBQRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
+    """What the LLM stage would be asked, for a plan: one call per sampled question when answers are
+    generated; none when options are scored by a local model or the answers are brought."""
+    if resolve_method(config) != "generate":
+        return pd.DataFrame({"text": []})
+    return stage.generation_frame(stage.load_questions(config.bbq))
+
+
 if __name__ == "__main__":  # python flows/bbq.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
     from flows.launch import run_flow_script
 

@@ -92,6 +92,13 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
     return run_result(store, run_id, config, summary)
 
 
+
+def plan_requests(config: IdentityRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
+    """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: every identity
+    variant and its control (the judge's calls come on top)."""
+    return stages.expand_stage(prompts, config.identity, config.llm.system_prompt)[0]
+
+
 if __name__ == "__main__":  # python flows/identity.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
     from flows.launch import run_flow_script
 

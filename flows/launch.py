@@ -66,21 +66,30 @@ def run_command(pick_flow: FlowPicker, assessment: str | None = None) -> Callabl
         set_: Annotated[list[str], typer.Option("--set", help="Override a config key: --set llm.count=3")] = [],  # noqa: B006
         db: Annotated[Path | None, typer.Option("--db", help="Override storage.duckdb_path")] = None,
         debug: DebugOption = False,
+        plan: Annotated[bool, typer.Option("--plan", help="Print how many prompts, requests and LLM calls the "
+                                                          "run would make (and their cost and time), then exit")] = False,
+        yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before a run above llm.confirm_above "
+                                                              "calls")] = False,
     ) -> None:
         """Run the assessment a config describes and print its metrics per group pair.
+
+        Before the first call the run is planned: prompts, requests, LLM calls, cost at the
+        configured prices, time at the configured rate (--plan prints it and exits).
+        llm.max_calls and llm.max_cost refuse a larger run; in a terminal, a run of more than
+        llm.confirm_above calls asks first unless --yes is given.
 
         Exit codes: 0 done, 2 bad config or input (found before anything runs), 3 a validation gate
         failed, 4 the LLM calls failed (every one, or more than llm.max_failed_share), 130 interrupted
         (Ctrl-C), 143 stopped by SIGTERM. An interrupted run is stored with status interrupted, its
         finished LLM answers cached, and no child process left behind.
         """
-        run_config(config, set_, db, debug, pick_flow, assessment)
+        run_config(config, set_, db, debug, pick_flow, assessment, plan_only=plan, yes=yes)
 
     return run
 
 
 def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick_flow: FlowPicker,
-               assessment: str | None = None) -> None:
+               assessment: str | None = None, plan_only: bool = False, yes: bool = False) -> None:
     """What ``run`` does (see :func:`run_command`)."""
     if debug:
         import os
@@ -100,7 +109,13 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
             if assessment is not None and cfg.assessment != assessment:
                 raise fail(f"{config} is a {cfg.assessment} config; this script runs {assessment} configs "
                            f"(`equilens run {config}` runs any).")
-            for warning in _preflight(cfg):  # on stdout: stderr holds only an error paragraph
+            from flows.preflight import check_inputs, check_storage, prompt_warnings
+
+            check_inputs(cfg)  # seconds, before Prefect starts; reads no prompt
+            if not _planned(cfg, plan_only, yes):  # counts calls in bounded memory
+                return
+            check_storage(cfg)  # a damaged DuckDB file is refused here
+            for warning in prompt_warnings(cfg):  # on stdout: stderr holds only an error paragraph
                 say(f"warning: {warning}", fg=typer.colors.YELLOW)
             from flows.common import start_prefect_api
 
@@ -144,11 +159,29 @@ def _quiet_logs(debug: bool) -> None:
     quiet_known_errors()
 
 
-def _preflight(cfg: object) -> list[str]:
-    """Checks that take seconds, before Prefect starts (flows/preflight.py); returns warnings."""
-    from flows.preflight import preflight
+def _planned(cfg: Any, plan_only: bool, yes: bool) -> bool:  # noqa: ANN401 - a RunConfig
+    """Plan the run (flows/plan.py): print it with --plan and stop; refuse it past llm.max_calls or
+    llm.max_cost; in a terminal, ask before more than llm.confirm_above calls. True: go on."""
+    import sys
 
-    return preflight(cfg)
+    from flows.plan import enforce, make_plan
+
+    plan = make_plan(cfg)
+    if plan_only:
+        for line in plan.lines():
+            say(line)
+        enforce(cfg, plan)  # a plan past a cap says so, with exit 2
+        return False
+    enforce(cfg, plan)
+    limit = cfg.llm.confirm_above
+    if not yes and limit is not None and (plan.calls or 0) > limit and sys.stdin.isatty() and sys.stdout.isatty():
+        for line in plan.lines():
+            say(line)
+        if not typer.confirm(f"More than llm.confirm_above={limit:,} LLM calls. Run it?", default=False):
+            raise fail("not run: nothing was called (--yes skips this question).", 1)
+    else:
+        say(plan.summary())
+    return True
 
 
 def _print_result(result: dict, db: str) -> None:

@@ -21,18 +21,27 @@ BUILTIN_PROVIDERS = ("local", "openai", "azure")
 
 def preflight(cfg: RunConfig) -> list[str]:
     """Raise on the first problem a run would hit; return warnings worth printing."""
+    check_inputs(cfg)
+    check_storage(cfg)
+    return prompt_warnings(cfg)
+
+
+def check_inputs(cfg: RunConfig) -> None:
+    """The checks that read no prompt and write nothing: files, metric names, provider, lexicons."""
     _check_files(cfg)
     _check_metric_names(cfg)
     if uses_llm(cfg):
         _check_provider(cfg)
-    warnings: list[str] = []
     if cfg.assessment == "counterfactual":
         _check_lexicons(cfg)
+
+
+def prompt_warnings(cfg: RunConfig) -> list[str]:
+    """Reads every prompt: duplicates dropped, attributes mentioned by too few prompts."""
     if cfg.prompts is not None and cfg.assessment in ("counterfactual", "stereotype") and not (
             cfg.assessment == "stereotype" and cfg.stereotype.responses_path):
-        warnings += _check_prompts(cfg)
-    _check_storage(cfg)
-    return warnings
+        return _check_prompts(cfg)
+    return []
 
 
 def uses_llm(cfg: RunConfig) -> bool:
@@ -136,7 +145,8 @@ def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
     return out
 
 
-def _check_storage(cfg: RunConfig) -> None:
+def check_storage(cfg: RunConfig) -> None:
+    """The DuckDB file can be created (or is undamaged) and the reports folder written."""
     from tasks.storage.store import Store
 
     db = Path(cfg.storage.duckdb_path)

@@ -60,7 +60,12 @@ def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock
 
     from tasks.llm.context import fit_to_context
 
-    fit = fit_to_context(assessment.build_requests(variants, cfg), cfg)  # prompts past a local model's context
+    from tasks.llm.budget import check_budget, prompt_tokens_of
+
+    requests = assessment.build_requests(variants, cfg)
+    check_budget(cfg, len(requests), prompt_tokens_of([r.prompt for r in requests],
+                                                      [r.system for r in requests], cfg))
+    fit = fit_to_context(requests, cfg)  # prompts past a local model's context
     with ProgressReporter("LLM calls", unit="call") as progress:
         results = fit.merge(run_requests(fit.requests, cfg, Store(Path(duckdb_path), lock_timeout), progress=progress))
     return assessment.results_frame(results, cfg)

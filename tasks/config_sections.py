@@ -130,6 +130,12 @@ class LLMConfig(_Strict):
     batch_size: int = Field(16, ge=1, description="Local provider: prompts per generate() batch")
     price_input_per_1k: float | None = Field(None, ge=0, description="Price per 1,000 prompt tokens (for cost)")
     price_output_per_1k: float | None = Field(None, ge=0, description="Price per 1,000 completion tokens (for cost)")
+    max_calls: int | None = Field(None, ge=1, description="Refuse a run whose plan makes more LLM calls than this, "
+                                                          "before any call (none: no cap)")
+    max_cost: float | None = Field(None, ge=0, description="Refuse a run whose plan could cost more than this at "
+                                                           "the configured prices, before any call")
+    confirm_above: int | None = Field(10_000, ge=0, description="In a terminal, ask before a run of more LLM calls "
+                                                                "than this (--yes skips; none: never ask)")
     logprobs: int = Field(0, ge=0, le=20, description="Top log-probabilities of the first answer token to ask "
                                                       "for (0: none); the identity judge asks for 5")
     seed: int = Field(0, description="Local provider sampling seed")

@@ -1,0 +1,126 @@
+"""A plan before a run: how many prompts, requests and LLM calls it will make, roughly what they
+cost at the configured prices and how long they take at the configured rate, known before the
+first call and in seconds even for a file of millions of prompts.
+
+* **Counting.** The prompts are scanned in bounded memory (:mod:`tasks.inputs.prompt_scan`). Each
+  assessment's flow module says what its LLM stage would be asked for a set of prompts
+  (``plan_requests(config, prompts)``: variants and controls, identity variants, questions); the
+  plan runs it on the prompts, or on a sample of :data:`SAMPLE` of them scaled to the whole
+  ("about"). Calls are requests x ``llm.count``; answers already in the response cache are counted
+  too, so a resumed run costs less than its plan says. A flow module without ``plan_requests``
+  gets no call count.
+* **Cost.** An upper bound at the configured prices (:mod:`tasks.llm.budget` says how).
+* **Time.** At ``llm.rate_limit`` requests a second when it is set; otherwise at
+  ``llm.max_concurrency`` calls in flight of :data:`ASSUMED_CALL_S` seconds each, said as an assumption.
+* **Caps.** ``llm.max_calls`` and ``llm.max_cost`` refuse a larger run before Prefect starts
+  (:class:`tasks.llm.budget.BudgetExceeded`, exit 2), with the numbers; the LLM stage checks its
+  exact requests again. ``llm.confirm_above`` calls is where an
+  interactive run asks first (``--yes`` skips the question; a run without a terminal never asks).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from tasks.config import RunConfig
+from tasks.llm.budget import check_budget, cost_of, prompt_tokens_of
+
+SAMPLE = 2_000
+ASSUMED_CALL_S = 2.0
+
+
+@dataclass
+class Plan:
+    assessment: str
+    prompts: int | None  # None: the assessment reads no prompts section
+    requests: int | None  # None: not estimated for this assessment
+    calls: int | None
+    exact: bool
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+    seconds: float | None = None
+    timing: str = ""
+
+    def summary(self) -> str:
+        """One line for the start of every run."""
+        about = "" if self.exact else "about "
+        head = f"{about}{self.prompts:,} prompts" if self.prompts is not None else self.assessment
+        if self.calls is None:
+            return f"plan: {head}"
+        cost = f", at most {self.cost:,.2f} at the configured prices" if self.cost is not None else ""
+        return f"plan: {head}, {about}{self.calls:,} LLM calls{cost} (--plan for more)"
+
+    def lines(self) -> list[str]:
+        about = "" if self.exact else "about "
+        out = [f"plan ({self.assessment}):"]
+        if self.prompts is not None:
+            out.append(f"  prompts: {about}{self.prompts:,}")
+        if self.calls is None:
+            out.append("  LLM calls: not estimated for this assessment")
+            return out
+        out.append(f"  requests: {about}{self.requests:,}, LLM calls: {about}{self.calls:,} (cached answers "
+                   "are not called again)")
+        if self.calls and self.prompt_tokens is not None:
+            out.append(f"  tokens: about {self.prompt_tokens:,} prompt, at most {self.completion_tokens:,} completion")
+        if self.cost is not None:
+            out.append(f"  cost: at most {self.cost:,.2f} at the configured prices")
+        if self.timing:
+            out.append(f"  time: {self.timing}")
+        return out
+
+
+def make_plan(cfg: RunConfig) -> Plan:
+    """The plan of ``cfg`` (see the module docstring); reads the prompts but calls nothing."""
+    from flows.dispatch import FLOWS
+    from flows.preflight import uses_llm
+
+    prompts = sample = None
+    exact = True
+    if cfg.prompts is not None:
+        from tasks.inputs.prompt_scan import scan_prompts
+
+        scan = scan_prompts(cfg.prompts, SAMPLE, seed=cfg.metrics.seed)
+        prompts, sample, exact = scan.total, scan.sample, scan.exact and scan.total <= SAMPLE
+    planner = getattr(importlib.import_module(FLOWS[cfg.assessment][0]), "plan_requests", None)
+    if planner is None:
+        return Plan(cfg.assessment, prompts, None, None, exact)
+    asked = planner(cfg, sample)
+    scale = prompts / max(len(sample), 1) if sample is not None and prompts else 1.0
+    requests = round(len(asked) * scale)
+    calls = requests * cfg.llm.count if uses_llm(cfg) else 0
+    systems = asked["system"].tolist() if "system" in asked else [None] * len(asked)
+    tokens = prompt_tokens_of(asked["text"].tolist(), systems, cfg.llm) * scale * cfg.llm.count if calls else 0.0
+    plan = Plan(cfg.assessment, prompts, requests, calls, exact, prompt_tokens=round(tokens),
+                completion_tokens=calls * cfg.llm.max_tokens, cost=cost_of(cfg.llm, calls, tokens) if calls else None)
+    if calls and cfg.llm.provider != "local":
+        if cfg.llm.rate_limit:
+            plan.seconds = calls / cfg.llm.rate_limit
+            plan.timing = f"at least {_duration(plan.seconds)} at llm.rate_limit {cfg.llm.rate_limit:g}/s"
+        else:
+            plan.seconds = calls * ASSUMED_CALL_S / cfg.llm.max_concurrency
+            plan.timing = (f"about {_duration(plan.seconds)} if a call takes {ASSUMED_CALL_S:g} s with "
+                           f"llm.max_concurrency {cfg.llm.max_concurrency} (no llm.rate_limit set)")
+    elif calls:
+        plan.timing = "the embedded model answers in batches on this machine (the progress line says how fast)"
+    return plan
+
+
+def enforce(cfg: RunConfig, plan: Plan) -> None:
+    """Refuse a run whose plan passes ``llm.max_calls`` or ``llm.max_cost``, with the numbers."""
+    if plan.calls is None:
+        return
+    about = "" if plan.exact else "about "
+    check_budget(cfg.llm, plan.calls, plan.prompt_tokens or 0,
+                 f"{about}{plan.prompts or 0:,} prompts, {about}{plan.requests:,} requests x llm.count {cfg.llm.count}")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172_800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"

@@ -1,0 +1,99 @@
+"""A plan before a run: `run --plan` counts prompts, requests and calls by hand-checkable rules,
+llm.max_calls / llm.max_cost refuse before any call, a file of hundreds of thousands of prompts is
+planned by streaming, and an interactive run past llm.confirm_above asks first."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
+from tests.test_cli_output import ROOT, equilens
+
+PROMPTS = "['Is he a good nurse?', 'Should she get the loan?', 'What is two plus two?']"
+
+
+def _config(tmp_path: Path, base_url: str, prompts: str = f"{{items: {PROMPTS}}}", **llm: object) -> Path:
+    extra = "".join(f", {k}: {v}" for k, v in llm.items())
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"prompts: {prompts}\ncounterfactual: {{attributes: [gender], detect_names: false}}\n"
+                   f"llm: {{provider: openai, model: fake, base_url: '{base_url}', count: 2, max_tokens: 50{extra}}}\n"
+                   f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
+    return cfg
+
+
+def test_plan_counts_requests_and_calls_and_calls_nothing(openai_server, tmp_path: Path) -> None:  # noqa: F811
+    cfg = _config(tmp_path, openai_server.base_url, price_input_per_1k=1.0, price_output_per_1k=2.0,
+                  rate_limit=4)
+    out = equilens("run", str(cfg), "--plan", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    # two prompts mention gender: 3 variants each (male, female, neutral), each with its control = 12
+    # requests; the third prompt mentions nothing. 12 x llm.count 2 = 24 calls
+    assert "prompts: 3" in out.stdout and "requests: 12, LLM calls: 24" in out.stdout
+    # completion: 24 x 50 = 1,200 tokens at most, 2.40 at 2.0 per 1k; at 4 calls a second: 6 s
+    assert "at most 1,200 completion" in out.stdout and "at llm.rate_limit 4/s" in out.stdout
+    assert openai_server.calls == 0 and not (tmp_path / "e.duckdb").exists()
+
+
+def test_caps_refuse_the_run_before_any_call(openai_server, tmp_path: Path) -> None:  # noqa: F811
+    calls = equilens("run", str(_config(tmp_path, openai_server.base_url, max_calls=20)), cwd=tmp_path)
+    assert calls.returncode == 2 and "Traceback" not in calls.stderr, calls.stderr
+    assert "would make 24 LLM calls (3 prompts, 12 requests x llm.count 2), more than llm.max_calls 20" in calls.stderr
+    cost = equilens("run", str(_config(tmp_path, openai_server.base_url, price_output_per_1k=10.0, max_cost=1)),
+                    cwd=tmp_path)
+    assert cost.returncode == 2 and "could cost up to 12.0" in cost.stderr, cost.stderr  # 1,200 tokens x 10 / 1k
+    assert openai_server.calls == 0
+
+
+def test_a_large_prompt_file_is_planned_by_streaming_and_refused_before_loading(openai_server,  # noqa: F811
+                                                                                 tmp_path: Path) -> None:
+    """A 25 MB file (300,000 prompts) used to be accepted without a word and expanded in full."""
+    big = tmp_path / "big.csv"
+    with big.open("w") as fh:
+        fh.write("prompt\n")
+        for i in range(300_000):
+            fh.write(f'"Should {"he" if i % 2 else "she"} get loan number {i:07d}? Answer in one short sentence."\n')
+    assert big.stat().st_size > 20_000_000  # past the size read whole
+    cfg = _config(tmp_path, openai_server.base_url, prompts=f"{{path: '{big}'}}", max_calls=1_000_000)
+    out = equilens("run", str(cfg), cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    # every prompt mentions gender: 6 requests each, 1,800,000 requests, 3,600,000 calls (a sample, scaled)
+    assert "would make about 3,600,000 LLM calls (about 300,000 prompts, about 1,800,000 requests" in out.stderr
+    assert openai_server.calls == 0
+
+
+def test_an_interactive_run_past_the_threshold_asks_first(openai_server, tmp_path: Path) -> None:  # noqa: F811
+    cfg = _config(tmp_path, openai_server.base_url, confirm_above=10)
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, stdin=follower,
+                            stdout=follower, stderr=follower, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    os.close(follower)
+    seen = b""
+    while b"Run it?" not in seen:
+        chunk = os.read(leader, 4096)
+        assert chunk, seen
+        seen += chunk
+    os.write(leader, b"n\n")
+    assert proc.wait(timeout=120) == 1
+    os.close(leader)
+    assert b"LLM calls: 24" in seen and openai_server.calls == 0
+
+
+def test_the_llm_stage_holds_any_run_to_the_caps(openai_server, tmp_path: Path) -> None:  # noqa: F811
+    """A run from the Prefect UI, a schedule or the Python API never passes through the CLI's plan."""
+    import pandas as pd
+    import pytest
+
+    from flows.stage_tasks import call_llm_task
+    from tasks.config import LLMConfig
+    from tasks.llm.budget import BudgetExceeded
+
+    variants = pd.DataFrame({"variant_id": ["a", "b"], "prompt_id": ["p", "p"], "attribute": "gender",
+                             "grp": ["male", "female"], "text": ["Is he kind?", "Is she kind?"]})
+    cfg = LLMConfig(provider="openai", model="fake", base_url=openai_server.base_url, count=3, max_calls=5)
+    with pytest.raises(BudgetExceeded, match="would make 6 LLM calls, more than llm.max_calls 5"):
+        call_llm_task.fn(variants, cfg, str(tmp_path / "e.duckdb"), 10.0)
+    assert openai_server.calls == 0
