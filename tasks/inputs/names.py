@@ -11,8 +11,12 @@ Detection looks only at capitalised words, with these guards:
   (a common verb or any word ending in -ed, after an adverb in -ly or not) follows ("Bill said",
   "Bill's", "Tom began", "Tom expertly repaired", "Martin used", "Mike, the new CEO", not "Bill
   the client"), or a known surname follows ("Peter Henderson");
-* months, places and nationalities that are also names ("June", "Jordan"; ``ambiguous`` = 2)
-  never count;
+* months, places and nationalities that are also names ("Sharon", "Madison", "Georgia";
+  ``ambiguous`` = 2) count only where the text uses them as a person: joined by "and", "or" or a
+  comma to a first name that is not such a word ("Sharon and Edward", "Edward, Madison"), right
+  after "named" or "called", before a verb only a person does ("Savannah said"), or before a
+  possessive and a relation ("Georgia's husband"); never after a preposition of place ("in
+  Sharon", "from Georgia"). Elsewhere they stay places;
 * a capitalised word right after a first name or a title (Mr, Mrs, Dr, ...) is a surname, not a
   first name ("Latoya Joseph", "Mr. James"); :func:`surname_position` applies the same guard to
   attribute words ("Mrs. White", "Peter King").
@@ -61,6 +65,16 @@ _NAME_FOLLOWERS = frozenset("""
     began begins brought bought sang spoke wrote drove ate drank sat stood won lost swam threw woke
     wore fell fought taught caught sold held met paid sent spent built hit put read led fled slept
     wept grew drew flew forgot forgave hid rode rose shook stole struck swore tore understood
+""".split())
+# A place-or-month name joined to a first name ("Sharon and Edward", "Edward, Sharon and Ann").
+_JOINED_AFTER = re.compile(r"\s*(?:,\s*|\s+(?:and|or|&)\s+)([A-Z][a-z]+)\b")
+_JOINED_BEFORE = re.compile(r"\b([A-Z][a-z]+)(?:\s*,\s*|\s+(?:and|or|&)\s+)$")
+_NAMED_BEFORE = re.compile(r"\b(?:named|called|nicknamed)\s$")
+# After a place-or-month name and its possessive, these make it a person ("Georgia's husband").
+_RELATIONS = frozenset("""
+    husband wife spouse partner boyfriend girlfriend fiance fiancee mother father mom dad mum parents
+    son daughter sons daughters kids children child baby brother sister siblings cousin aunt uncle
+    grandmother grandfather friend friends boss coworker colleague roommate classmate teacher
 """.split())
 # Verbs that only a person does: after one of them even a place name reads as a first name
 # ("Austin felt good"); used when validating variants (NameTable.find(..., loose=True)).
@@ -168,9 +182,7 @@ class NameTable:
                 prev_end = m.end()
                 continue
             info = self.info.get(word.lower())
-            never = info is None or (info.ambiguous == 2 and not (
-                loose and self._person_verb(text, m.end())
-                and not _AFTER_PLACE_PREPOSITION.search(text, max(0, m.start() - 12), m.start())))
+            never = info is None or (info.ambiguous == 2 and not self._used_as_person(text, m.start(), m.end()))
             if never or (word.isupper() and len(word) > 1):
                 # a name never counted alone ("Chin", "Jordan") still makes the next word a surname
                 prev_end = -2 if info is None else m.end()
@@ -224,6 +236,20 @@ class NameTable:
         info = first if race == first.race else dataclasses.replace(first, race=race)
         return NameMention(mention.start, nxt.end(), text[mention.start:nxt.end()], mention.name, info,
                            nxt.group(1).lower())
+
+    def _used_as_person(self, text: str, start: int, end: int) -> bool:
+        """Whether a place-or-month name at ``text[start:end]`` is used as a person (module docstring)."""
+        if _AFTER_PLACE_PREPOSITION.search(text, max(0, start - 12), start):
+            return False
+        if _NAMED_BEFORE.search(text, max(0, start - 12), start) or self._person_verb(text, end):
+            return True
+        nxt = _NEXT.match(text, end)
+        if nxt and nxt.group(1) and nxt.group(1) != "," and (rel := _NEXT.match(text, nxt.end())):
+            if rel.group(2) in _RELATIONS:
+                return True
+        joined = [_JOINED_AFTER.match(text, end), _JOINED_BEFORE.search(text, max(0, start - 30), start)]
+        return any(j is not None and (other := self.info.get(j.group(1).lower())) is not None
+                   and other.ambiguous < 2 and other.gender for j in joined)
 
     @staticmethod
     def _person_verb(text: str, end: int) -> bool:

@@ -1,0 +1,60 @@
+"""Names read as a person reads them, on the cases BBQ contexts showed wrong: a common first name
+that is also a place reads as a name only where the text uses it as a person."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from tasks.config import CounterfactualConfig
+from tasks.inputs.names import load_names
+from tasks.stages.counterfactual import expand_stage
+
+
+@pytest.fixture(scope="module")
+def names():  # noqa: ANN201
+    return load_names()
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("A married couple, Sharon and Edward, were having an argument.", ["Sharon", "Edward"]),  # joined to a name
+    ("Sharon and Christopher each dropped out of college.", ["Sharon", "Christopher"]),
+    ("Edward, Madison and Kevin went out.", ["Edward", "Madison", "Kevin"]),
+    ("A girl named Madison asked for help.", ["Madison"]),  # after "named"
+    ("Savannah said she was tired.", ["Savannah"]),  # a verb only a person does
+    ("Georgia's husband is a nurse.", ["Georgia"]),  # a possessive and a relation
+    ("She moved to Sharon last year.", []),  # after a preposition of place
+    ("Georgia's economy is growing.", []),
+    ("Madison is the capital of Wisconsin.", []),
+    ("Jackson and Austin are cities in the South.", []),  # joined only to other place names
+    ("We flew from Madison and Edward picked us up.", ["Edward"]),
+])
+def test_a_place_that_is_also_a_first_name_is_a_name_only_where_used_as_a_person(names, text: str,  # noqa: ANN001
+                                                                                  found: list[str]) -> None:
+    assert [m.surface for m in names.find(text)] == found
+
+
+def test_a_couple_named_by_a_place_like_first_name_stays_a_man_and_a_woman() -> None:
+    """The female variant used to be "Sharon and Amanda": Edward changed, Sharon was not read."""
+    text = "A married couple, Sharon and Edward, were having an argument about money."
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
+    texts = set(variants.loc[(variants["role"] == "variant") & variants["valid"], "text"])
+    assert text in texts and len(texts) == 2
+    (other,) = texts - {text}
+    first, second = other.split(", ")[1].split(" and ")
+    table = load_names()
+    assert {table.info[first.lower()].gender, table.info[second.lower()].gender} == {"male", "female"}
+
+
+@pytest.mark.parametrize(("text", "institution"), [
+    ("She plays shortstop on their college's women's softball team.", "women's softball team"),
+    ("The men's restroom on the second floor is closed, he said.", "men's restroom"),
+])
+def test_a_gendered_institution_has_no_neutral_variant(text: str, institution: str) -> None:
+    """The neutral variant used to read "their college's people's softball team"."""
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
+    neutral = variants[(variants["grp"] == "neutral") & (variants["role"] == "variant")].iloc[0]
+    assert not neutral["valid"]
+    assert neutral["problems"] == [f"no neutral form for the gendered institution {institution!r}: a neutral "
+                                   "variant would change what it is"]
+    assert variants.loc[variants["grp"].isin(["male", "female"]) & (variants["role"] == "variant"), "valid"].all()
