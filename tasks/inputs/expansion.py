@@ -244,6 +244,9 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             if not term:
                 continue
             new = render(s.surface, term, text.islower())
+            if target == "neutral" and (place := _gendered_institution(text, s.end)):
+                problems.append(f"no {target} form for the gendered institution "
+                                f"{text[s.start:place]!r}: a {target} variant would change what it is")
         if new == s.surface:
             continue
         gap = text[pos:s.start]
@@ -266,6 +269,31 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
 
 
 # --- expansion ----------------------------------------------------------------------------------
+# What a group's possessive names as an institution ("the women's softball team", "the men's
+# restroom"): a neutral variant ("the people's softball team") would change what it is.
+_INSTITUTIONS = frozenset("""
+    team teams league leagues squad club clubs college colleges university school schools division
+    championship championships tournament cup event events restroom restrooms bathroom bathrooms room
+    rooms toilet toilets locker shelter shelters prison prisons ward clinic magazine magazines clothing
+    apparel wear section department choir chorus dormitory dorm hostel
+""".split())
+_POSSESSIVE_THEN = re.compile(r"['’]s((?:\s+[a-z-]+){1,3})")
+
+
+def _gendered_institution(text: str, end: int) -> int | None:
+    """The end of the institution noun when a group word ending at ``end`` is its possessive
+    ("women's softball team"), within three words; None otherwise."""
+    m = _POSSESSIVE_THEN.match(text, end)
+    if not m:
+        return None
+    pos = m.start(1)
+    for word in m.group(1).split():
+        pos = text.index(word, pos) + len(word)
+        if word in _INSTITUTIONS:
+            return pos
+    return None
+
+
 def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: str):
     found = sources(text, lexicon, names)
     groups = mentioned_groups(found, lexicon)
