@@ -161,7 +161,9 @@ def test_credentials_in_the_base_url_are_used_and_never_stored(prefect_harness, 
     with get_client(sync_client=True) as client:
         runs = client.read_flow_runs()
         logs = client.read_logs()
-    shown = json.dumps([r.parameters for r in runs], default=str) + " ".join(log.message for log in logs)
+        artifacts = client.read_artifacts()
+    shown = (json.dumps([r.parameters for r in runs], default=str) + " ".join(log.message for log in logs)
+             + " ".join(str(a.data) + str(a.description) for a in artifacts))
     assert openai_server.base_url in shown and password not in shown and token not in shown
 
 
