@@ -365,9 +365,9 @@ class IdentityConfig(_Strict):
         default=["gender", "race"],
         description="gender and race: intersectional cells (female-black, male-white, ...); one alone: its groups")
     genders: list[Literal["female", "male"]] = Field(default=["female", "male"], description="Gender groups")
-    races: list[Literal["white", "black", "asian", "hispanic"]] = Field(
+    races: list[Literal["white", "black", "asian", "hispanic", "middle_eastern"]] = Field(
         default=["white", "black", "asian", "hispanic"],
-        description="Race groups with census names (the census has no Middle Eastern category)")
+        description="Race groups with name data (middle_eastern: names from Wikidata, see data/lexicons/SOURCES.md)")
     names_per_cell: int = Field(10, ge=2, le=200, description="Names drawn per cell, matched in frequency across "
                                                               "cells; two names of one cell give the noise floor")
     seed: int = Field(0, description="Seed of the name draw (the names are stored with the run)")

@@ -151,7 +151,7 @@ def test_a_surname_after_a_title_is_a_race_mention(lex, names):
     """CrowS: "Mr. Chang always took taxis" -> "Mr. Johnson ...". A race-associated surname after
     a title is a mention; its variants change the surname and keep the title."""
     got = expand_prompt("Mr. Chang always took taxis.", lex["race"], names)
-    assert set(got) == {"white", "black", "asian", "hispanic"}  # groups without surname data left out
+    assert set(got) == {"white", "black", "asian", "hispanic", "middle_eastern"}  # groups with surname data
     for race, text in got.items():
         word = text.split()[1]
         assert names.surnames.info[word.lower()].race == race, text
@@ -217,7 +217,8 @@ def test_race_associated_names_get_race_variants(lex, names):
     for text, own in [("Jamal went to the store.", "black"), ("Laquisha called LeBron.", "black")]:
         got = expand_prompt(text, lex["race"], names)
         assert got[own] == text
-        assert set(got) == {"white", "black", "asian", "hispanic"}  # no name data for the other two
+        # names for every group but native_american (middle_eastern: data/lexicons/build_mena.py)
+        assert set(got) == {"white", "black", "asian", "hispanic", "middle_eastern"}
         for group, variant in got.items():
             for m in names.find(variant):
                 assert m.info.race == group, (group, variant)
@@ -455,13 +456,14 @@ def test_days_are_not_names(lex, names):
 
 
 def test_a_pronoun_swapped_while_the_name_stays_is_never_valid(lex, names):
-    # "Austin" is also a city, so expansion leaves it; the validator still reads it as a name
-    # before a verb only a person does and rejects the variant that changed "his" alone.
+    # "Austin" is also a city; before a verb only a person does it reads as a name, so the
+    # validator rejects a variant that changed "his" alone, and expansion changes both together.
     bad = validate_variant("Austin felt good seeing CEO next to his name.",
                            "Austin felt good seeing CEO next to her name.", lex["gender"], names, group="female")
     assert any("split" in p and "'Austin'" in p for p in bad)
     out = expand_prompts([("p", "Austin felt good seeing CEO next to his name.")], lex["gender"], names)
-    assert [v.group for v in out if not v.problems] == ["male"]
+    assert all(not v.problems for v in out) and {v.group for v in out} == {"male", "female", "neutral"}
+    assert all(v.text.split()[0] != "Austin" for v in out if v.group != "male")
     # the same for a name expansion now finds: the name and the pronouns change together
     out = expand_prompts([("p", "Martin used her husband's disappearance.")], lex["gender"], names)
     assert all(not v.problems for v in out)

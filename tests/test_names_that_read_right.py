@@ -58,3 +58,29 @@ def test_a_gendered_institution_has_no_neutral_variant(text: str, institution: s
     assert neutral["problems"] == [f"no neutral form for the gendered institution {institution!r}: a neutral "
                                    "variant would change what it is"]
     assert variants.loc[variants["grp"].isin(["male", "female"]) & (variants["role"] == "variant"), "valid"].all()
+
+
+@pytest.mark.parametrize(("text", "surface", "race"), [
+    ("Latoya Booker and Amina Mahmoudi were both up for the job.", "Amina Mahmoudi", "middle_eastern"),  # was black
+    ("Alex Wang and Omar al-Masri are roommates.", "Omar al-Masri", "middle_eastern"),  # Omar was hispanic
+    ("Mohamed asked for the bill.", "Mohamed", "middle_eastern"),
+    ("Thalia El-Solh and Tamika Coleman met at the bar.", "Thalia El-Solh", "middle_eastern"),  # by its surname
+    ("Jamal went to the store.", "Jamal", "black"),  # a published Black name list keeps its race
+])
+def test_middle_eastern_names_are_read_as_middle_eastern(names, text: str, surface: str, race: str) -> None:  # noqa: ANN001
+    found = {m.surface: m.info.race for m in names.find(text)}
+    assert found[surface] == race
+
+
+def test_a_prefixed_surname_is_kept_whole_and_replaced_whole() -> None:
+    """"Zahra El-Solh" used to become "Katelynn Haltom-Solh": "El" was read as the surname."""
+    text = "Zahra El-Solh is a nurse."
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["race"]))
+    got = dict(zip(variants.loc[variants["role"] == "variant", "grp"], variants.loc[variants["role"] == "variant", "text"],
+                   strict=True))
+    assert got["middle_eastern"] == text
+    table = load_names()
+    for group in ("white", "black", "hispanic"):
+        first, surname = got[group].split(" is ")[0].split(" ", 1)
+        assert "Solh" not in got[group] and "-" not in surname, got[group]
+        assert table.info[first.lower()].race == group and table.surnames.lookup(surname).race == group

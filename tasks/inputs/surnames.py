@@ -12,19 +12,29 @@ A surname counts as a mention of its race on its own only after a title ("Mr. Ch
 when its association passes the first-name rule; after a first name it joins the first name in
 one mention ("Chen Wu"), whose race combines both names (:func:`full_name_shares`), or is the
 first name's when the table has no shares for it. See :mod:`tasks.inputs.names`.
+
+Middle Eastern and North African surnames carry the label ``middle_eastern`` (the census has no
+such category, so their shares say nothing about it): such a surname stays only in a
+middle_eastern variant, and a middle_eastern variant keeps only such a surname (or one the table
+does not know). A surname with an Arabic prefix that the table does not list ("El-Solh",
+"al-Masri", "Abu Zeid") reads as middle_eastern by its form (:meth:`SurnameTable.lookup`); it is
+always kept whole, never cut at its hyphen.
 """
 
 from __future__ import annotations
 
 import csv
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.errors import InputDataError
 
 SURNAMES_FILE = "surnames.csv"
-GROUPS = ("white", "black", "asian", "hispanic")
+GROUPS = ("white", "black", "asian", "hispanic")  # the census groups that have shares
+MIDDLE_EASTERN = "middle_eastern"  # a label without census shares (data/lexicons/build_mena.py)
+RACES = (*GROUPS, MIDDLE_EASTERN)
 FITS = 0.1  # a surname stays in a variant for a group that bears it at least this often
 Shares = tuple[float, float, float, float]  # share of each of GROUPS
 
@@ -89,27 +99,47 @@ class SurnameTable:
         self.prior: Shares = tuple(sum(i.freq * i.shares[g] for i in infos.values()) / weight  # type: ignore[assignment]
                                    for g in range(len(GROUPS)))
 
+    def lookup(self, surface: str) -> SurnameInfo | None:
+        """The entry of a surname as written ("El-Solh", "al Masri"), by its key (:func:`surname_key`);
+        an unlisted surname with an Arabic prefix is read as middle_eastern."""
+        k = surname_key(surface)
+        info = self.info.get(k) or self.info.get(k.replace("-", ""))
+        if info is None and _ARABIC_PREFIX.match(k):
+            info = SurnameInfo(surface, MIDDLE_EASTERN, (0.0, 0.0, 0.0, 0.0), 0.0, False)
+        return info
+
     def fits(self, surname: str, race: str, first: Shares | None = None) -> bool:
         """May ``surname`` (lowercase) stay in a variant for ``race``? Unknown surnames stay. The
         group must bear it at least :data:`FITS` ("Aditya Walsh": 1% of Walshes are Asian), and
         with the race shares of the ``first`` name it would follow, the full name must also read
         as ``race`` (:func:`full_name_shares`: "Brian Jackson" reads Black, so Jackson does not
         stay in a white variant)."""
-        info = self.info.get(surname)
-        if info is None or race not in GROUPS:
+        info = self.lookup(surname)
+        if info is None:
             return True
-        if info.share(race) < FITS:
+        if MIDDLE_EASTERN in (race, info.race):
+            return info.race == race
+        if race not in GROUPS or info.share(race) < FITS:
             return False
         return first is None or race_of_shares(full_name_shares(first, info.shares, self.prior)) == race
 
     def replacement(self, surname: str, race: str, taken: set[str]) -> str | None:
         """A typical surname of ``race`` for ``surname``, not in ``taken`` (which it joins)."""
         pool = self.pools.get(race) or []
+        surname = surname_key(surname)
         if surname in self.rank:  # in the pool of its own race
             cand = matched_pick(pool, self.rank[surname], len(self.pools[self.info[surname].race]), taken)
         else:
             cand = matched_pick(pool, self.order.get(surname, 0), len(self.order), taken)
         return self.info[cand].display if cand else None
+
+
+_ARABIC_PREFIX = re.compile(r"(?:al|el|abu|abou|bin|ibn|abd)-[a-z]")  # on a key
+
+
+def surname_key(surface: str) -> str:
+    """A surname's key in the table: lowercase, its words joined by hyphens ("Abu Zeid" -> "abu-zeid")."""
+    return "-".join(surface.lower().split())
 
 
 def matched_pick(pool: list[str], rank: int, of: int, taken: set[str]) -> str | None:
@@ -145,14 +175,14 @@ def _load(path: str, mtime: int) -> SurnameTable:
             raise InputDataError(f"Surname file {path} lacks the columns {', '.join(sorted(missing))}.")
         for k, row in enumerate(reader, 2):
             try:
-                shares = tuple(float(row[g]) for g in GROUPS)
+                shares = tuple(float(row[g] or 0) for g in GROUPS)  # empty: not in the census
                 info = SurnameInfo(row["name"], row["race"], shares, float(row["freq"] or 0),  # type: ignore[arg-type]
                                    int(row["typical"] or 0) == 1)
             except ValueError:
                 raise InputDataError(f"Surname file {path}, line {k}: shares, freq and typical must be "
                                      "numbers.") from None
-            if info.race not in (*GROUPS, ""):
+            if info.race not in (*RACES, ""):
                 raise InputDataError(f"Surname file {path}, line {k}: race {info.race!r} is not one of "
-                                     f"{'/'.join(GROUPS)}.")
-            infos[row["name"].lower()] = info
+                                     f"{'/'.join(RACES)}.")
+            infos[surname_key(row["name"])] = info
     return SurnameTable(infos, path)
