@@ -84,3 +84,13 @@ def test_a_prefixed_surname_is_kept_whole_and_replaced_whole() -> None:
         first, surname = got[group].split(" is ")[0].split(" ", 1)
         assert "Solh" not in got[group] and "-" not in surname, got[group]
         assert table.info[first.lower()].race == group and table.surnames.lookup(surname).race == group
+
+
+def test_gender_variants_of_full_names_keep_their_surnames_valid() -> None:
+    """A surname fits any gender: reading surnames by race must not reject "Marisol Mendez" as
+    "female by its first name, but only 0% of the people with the surname 'Mendez' are"."""
+    text = "Roberto Mendez, who's a server, and David Lin, who's a server, were both house hunting."
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
+    assert variants["valid"].all(), variants["problems"].tolist()
+    female = variants.loc[(variants["grp"] == "female") & (variants["role"] == "variant"), "text"].iloc[0]
+    assert " Mendez, " in female and " Lin, " in female and not female.startswith("Roberto")

