@@ -94,3 +94,29 @@ def test_gender_variants_of_full_names_keep_their_surnames_valid() -> None:
     assert variants["valid"].all(), variants["problems"].tolist()
     female = variants.loc[(variants["grp"] == "female") & (variants["role"] == "variant"), "text"].iloc[0]
     assert " Mendez, " in female and " Lin, " in female and not female.startswith("Roberto")
+
+
+def test_a_place_like_name_used_as_a_person_once_is_a_person_at_every_mention(names) -> None:  # noqa: ANN001
+    """"named Jesus Jimenez ... Jesus Jimenez passed by him": the second mention used to stay."""
+    text = ("Two people, named Jesus Jimenez and Jenny Choi, came in. Jesus Jimenez passed by him, "
+            "and we drove past Yale.")
+    assert [m.surface for m in names.find(text)] == ["Jesus Jimenez", "Jenny Choi", "Jesus Jimenez"]
+
+
+def test_a_gender_swap_of_a_middle_eastern_full_name_keeps_it_middle_eastern() -> None:
+    """"Tala al-Masri" used to become "Konnor al-Masri" in the male variant."""
+    text = "At the bar, a woman named Tala al-Masri ordered a drink."
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
+    male = variants.loc[(variants["grp"] == "male") & (variants["role"] == "variant"), "text"].iloc[0]
+    first = male.split("named ")[1].split(" ")[0]
+    assert male.endswith(f"a man named {first} al-Masri ordered a drink.")
+    assert load_names().info[first.lower()].race == "middle_eastern"
+
+
+def test_replacement_surnames_are_neither_run_together_nor_middle_eastern_first_names() -> None:
+    """"Raul Garciagarcia" and "Jermaine Mohamed" read wrong: the census drops hyphens, and most
+    US Mohameds are Black Americans of Somali origin, whom the name alone reads as Arab."""
+    table = load_names().surnames
+    assert not table.info["garciagarcia"].typical and not table.info["hernandezdiaz"].typical
+    assert table.info["mohamed"].race == "black" and "mohamed" not in table.pools["black"]
+    assert "garcia" in table.pools["hispanic"] and "washington" in table.pools["black"]

@@ -87,7 +87,7 @@ STOPWORDS = HERE / "stopwords.txt"
 NOT_ONLY_NAMES = set("""
 april may june august january march christmas easter
 monday tuesday wednesday thursday friday saturday sunday
-jordan georgia carolina virginia florida dakota iran iraq syria egypt lebanon morocco yemen oman austin dallas houston phoenix denver paris london
+yale harvard stanford princeton cornell jordan georgia carolina virginia florida dakota iran iraq syria egypt lebanon morocco yemen oman austin dallas houston phoenix denver paris london
 sydney florence victoria china india israel asia africa america kenya chelsea brooklyn berlin
 vienna adelaide madison lincoln washington jackson cleveland orlando savannah camden salem sharon
 mercedes bentley tesla porsche lexus toyota kia cadillac harley
@@ -196,7 +196,7 @@ def fetch(tmp: Path) -> Path:
     return (tmp / MEMBER).parent
 
 
-def build_surnames(census_file: Path, mena_surnames: dict[str, tuple[str, int]],
+def build_surnames(census_file: Path, mena_surnames: dict[str, tuple[str, int]], mena_first: set[str],
                    min_count: int = MIN_SURNAME_COUNT) -> list[dict[str, str]]:
     """Surnames borne by at least ``min_count`` people with their race shares, race (same rule as
     first names) and typical flag: what race expansion needs to keep a full name coherent; then
@@ -210,7 +210,14 @@ def build_surnames(census_file: Path, mena_surnames: dict[str, tuple[str, int]],
         race = race_of(c)
         # The census drops apostrophes: "Oneil" is O'Neil. Such names are read, never written.
         unspelled = name[0] == "o" and name[1] not in "aeiou" and len(name) >= 5 and name[1:] in cen
-        is_typical = bool(race) and typical(c, "", race) and not unspelled
+        # Never written into a variant: a census spelling of two surnames run together ("Garciagarcia",
+        # "Hernandezdiaz", the census drops hyphens), and, for another group, a surname that is a
+        # Middle Eastern first name ("Mohamed", borne mostly by Black Americans of Somali origin,
+        # reads as Arab in "Jermaine Mohamed").
+        joined = any(len(name[:k]) >= 4 and len(name[k:]) >= 4 and name[:k] in cen and name[k:] in cen
+                     and cen[name[:k]].count >= 10 * c.count and cen[name[k:]].count >= 10 * c.count
+                     for k in range(4, len(name) - 3))
+        is_typical = bool(race) and typical(c, "", race) and not unspelled and not joined and name not in mena_first
         _, bearers = mena_surnames.get(name, ("", 0))
         if mena.is_mena(c.count, bearers, mena.MIN_SURNAME_PEOPLE, strong_other=max(c.black, c.api)):
             race, is_typical = "middle_eastern", bearers >= mena.TYPICAL_PEOPLE
@@ -253,8 +260,7 @@ def build(census_file: Path, words: Path, mena_given: dict[str, int],
             race = extra[name]["race"] or race
         elif c is not None and mena.is_mena(c.count, mena_given.get(name, 0), strong_other=max(c.black, c.api)):
             race = "middle_eastern"  # the census has no such category (build_mena.py)
-            share = c.male if gender == "male" else 1 - c.male if gender == "female" else 0.0
-            is_typical = mena.typical_first(c.count, mena_given[name], share)
+            is_typical = typical(c, gender, race) and mena.prominent(c.count, mena_given[name])
         if not gender and not race:
             continue
         never = name in NOT_ONLY_NAMES or name in function_words
@@ -283,7 +289,8 @@ def main() -> None:
         folder = args.census2020 or fetch(Path(tmp))
         given, mena_surnames = mena.people(args.mena_db or mena.fetch(Path(tmp)))
         rows = build(folder / Path(MEMBER).name, args.words, given, args.min_count)
-        surnames = build_surnames(folder / Path(SURNAME_MEMBER).name, mena_surnames)
+        mena_first = {r["name"].lower() for r in rows if r["race"] == "middle_eastern"}
+        surnames = build_surnames(folder / Path(SURNAME_MEMBER).name, mena_surnames, mena_first)
     with OUT.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical", *GROUPS],
                            lineterminator="\n")

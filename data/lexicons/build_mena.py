@@ -15,7 +15,8 @@ Wikidata bearer. Omar (127k US, 593 MENA: 214 per) and Amina (138 per) are middl
 (8,272 per), Sarah and David are not; nor are names on the published Black name lists of the
 supplement (Jamal, Aisha, Kareem), which keep their list's race. A first name needs the census's
 sex shares for its gender, so only names the census also lists are added. Typical (a replacement
-in a variant): a clear gender (95%) and fewer than :data:`TYPICAL_US_PER_MENA` US bearers per MENA
+in a variant): a clear gender (as for census names: 95%, or 35-65% for a unisex name such as
+Nour) and fewer than :data:`TYPICAL_US_PER_MENA` US bearers per MENA
 bearer (Mohamed 12, Khaled 12, Zahra 70). A name the census associates strongly with Black or
 Asian Americans (:data:`STRONG_OTHER`: Rashad 85% Black, Iqbal 90% Asian) keeps that race unless
 fewer than :data:`OVERWHELMING` US bearers per MENA bearer bear it: in the US such names are
@@ -88,5 +89,6 @@ def is_mena(us_count: int, mena: int, min_people: int = MIN_PEOPLE, strong_other
     return strong_other < STRONG_OTHER or us_count < OVERWHELMING * mena
 
 
-def typical_first(us_count: int, mena: int, gender_share: float) -> bool:
-    return gender_share >= 0.95 and us_count < TYPICAL_US_PER_MENA * mena
+def prominent(us_count: int, mena: int) -> bool:
+    """Clear enough to stand for the group in a variant (with a clear gender, as census names)."""
+    return us_count < TYPICAL_US_PER_MENA * mena

@@ -196,7 +196,7 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
         if s.name not in chosen.first:
             if lexicon.attribute == "race" and not names.has_race(target):
                 raise _Unavailable(target)
-            chosen.first[s.name] = names.replacement(s.name, lexicon.attribute, target, taken, gender_hint)
+            chosen.first[s.name] = names.replacement(s.name, lexicon.attribute, target, taken, gender_hint, s.race)
         first = chosen.first[s.name]
         if first is None:
             return None

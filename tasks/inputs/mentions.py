@@ -24,6 +24,7 @@ class Source:
     subject: bool = False  # a subject pronoun (agreement follows it)
     counted: bool = True  # False: a guard rejected it (only from sources(..., guards=False))
     surname: str = ""  # lowercase surname that ends a name mention ("Chen Wu", "Mr. Chang": "Chang")
+    race: str = ""  # a name mention's race, read from the full name ("Winnie Wang": asian)
 
     @property
     def is_name(self) -> bool:
@@ -50,7 +51,7 @@ def sources(text: str, lexicon: Lexicon, names: NameTable | None = None, *,
             if g is None or g not in lexicon.groups or (g in lexicon.target_only and not include_targets):
                 continue
             if not any(s < m.end and m.start < e for s, e in taken):
-                found.append(Source(m.start, m.end, m.surface, g, -1, m.name, surname=m.surname))
+                found.append(Source(m.start, m.end, m.surface, g, -1, m.name, surname=m.surname, race=m.info.race))
                 extra = True
         if extra:
             found.sort(key=lambda s: s.start)

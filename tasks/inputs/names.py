@@ -14,11 +14,15 @@ Detection looks only at capitalised words, with these guards:
 * months, places and nationalities that are also names ("Sharon", "Madison", "Georgia";
   ``ambiguous`` = 2) count only where the text uses them as a person: joined by "and", "or" or a
   comma to a first name that is not such a word ("Sharon and Edward", "Edward, Madison"), right
-  after "named" or "called", before a verb only a person does ("Savannah said"), or before a
-  possessive and a relation ("Georgia's husband"); never after a preposition of place ("in
-  Sharon", "from Georgia"). Elsewhere they stay places;
+  after "named" or "called", before a verb only a person does ("Savannah said"), before a
+  possessive and a relation ("Georgia's husband"), or before a surname associated with a group
+  other than white ("Jesus Vazquez", not "Virginia Beach"); never after a preposition of place
+  ("in Sharon", "from Georgia"). Used so once, such a name is a name at every mention in the
+  text. Elsewhere they stay places;
 * a capitalised word right after a first name or a title (Mr, Mrs, Dr, ...) is a surname, not a
-  first name ("Latoya Joseph", "Mr. James"); :func:`surname_position` applies the same guard to
+  first name ("Latoya Joseph", "Mr. James"); a capitalised word the table lacks, right before a
+  hyphenated surname of Arabic form, is a first name of unknown gender ("Yousouf al-Masri"), so a
+  gender variant that cannot tell its gender is rejected rather than left half changed; :func:`surname_position` applies the same guard to
   attribute words ("Mrs. White", "Peter King").
 
 Replacement is deterministic and consistent within a prompt: a name a given share of the way
@@ -50,6 +54,7 @@ _TITLE = re.compile(r"(?:^|[^\w])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Officer|
 # Arabic prefix kept whole ("El-Solh", "al-Masri", "Abu Zeid", "bin Laden").
 _SURNAME_AFTER = re.compile(r" ((?:(?:[Aa]l|[Ee]l|Abu|Abou|[Bb]in|Ibn|Abd)[- ])?[A-Z][a-z]+(?:[A-Z][a-z]+)?"
                             r"(?:-[A-Z][a-z]+)?)\b")
+_ARABIC_SURNAME_AFTER = re.compile(r" (?:[Aa]l|[Ee]l|Abu|Abou)-[A-Z][a-z]+\b")
 _PREV_CAP = re.compile(r"(?:^|[^\w'’])([A-Z][a-z]+(?:[A-Z][a-z]+)?) $")
 _INDEFINITE_BEFORE = re.compile(r"\b(?:a|an|A|An)\s$")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")
@@ -174,6 +179,7 @@ class NameTable:
         """
         out: list[NameMention] = []
         prev_end = -2
+        people = self._used_as_people(text)
         for m in _CAP_WORD.finditer(text):
             word = m.group()
             if m.start() < prev_end:  # the surname of the previous mention
@@ -185,7 +191,10 @@ class NameTable:
                 prev_end = m.end()
                 continue
             info = self.info.get(word.lower())
-            never = info is None or (info.ambiguous == 2 and not self._used_as_person(text, m.start(), m.end()))
+            if info is None and not after_title and _ARABIC_SURNAME_AFTER.match(text, m.end()):
+                # "Yousouf al-Masri": a first name the table lacks, before a surname of Arabic form
+                info = NameInfo(word, "", MIDDLE_EASTERN, 0.0, 0, False)
+            never = info is None or (info.ambiguous == 2 and word.lower() not in people)
             if never or (word.isupper() and len(word) > 1):
                 # a name never counted alone ("Chin", "Jordan") still makes the next word a surname
                 prev_end = -2 if info is None else m.end()
@@ -246,11 +255,21 @@ class NameTable:
         return NameMention(mention.start, nxt.end(), text[mention.start:nxt.end()], mention.name, info,
                            surname_key(nxt.group(1)))
 
+    def _used_as_people(self, text: str) -> set[str]:
+        """The place-or-month names (``ambiguous`` = 2) that ``text`` uses as a person at least
+        once: they are that person at every mention ("named Jesus Jimenez ... Jesus Jimenez passed")."""
+        return {m.group().lower() for m in _CAP_WORD.finditer(text)
+                if (i := self.info.get(m.group().lower())) is not None and i.ambiguous == 2
+                and self._used_as_person(text, m.start(), m.end())}
+
     def _used_as_person(self, text: str, start: int, end: int) -> bool:
         """Whether a place-or-month name at ``text[start:end]`` is used as a person (module docstring)."""
         if _AFTER_PLACE_PREPOSITION.search(text, max(0, start - 12), start):
             return False
         if _NAMED_BEFORE.search(text, max(0, start - 12), start) or self._person_verb(text, end):
+            return True
+        following = self._surname_after(text, end)  # "Jesus Vazquez", not "Virginia Beach"
+        if following is not None and following[1].race not in ("", "white"):
             return True
         nxt = _NEXT.match(text, end)
         if nxt and nxt.group(1) and nxt.group(1) != "," and (rel := _NEXT.match(text, nxt.end())):
@@ -284,18 +303,23 @@ class NameTable:
 
     # --- replacement ----------------------------------------------------------------------------
     def replacement(self, name: str, attribute: str, target: str, taken: set[str],
-                    gender_hint: str | None = None) -> str | None:
+                    gender_hint: str | None = None, race: str | None = None) -> str | None:
         """The name that replaces ``name`` in the variant for ``target`` of ``attribute``.
 
         Gender swaps keep the race association, race swaps keep the gender (``gender_hint`` when
         the table does not know it, e.g. from the prompt's pronouns). ``taken`` holds lowercase
         names that may not be used (already in the prompt or given to another name); the result
-        is added to it. None when no replacement exists (e.g. unknown gender and no hint).
+        is added to it. None when no replacement exists (e.g. unknown gender and no hint). ``race``:
+        the race the whole name reads as. A gender swap keeps the first name's race, except that a
+        middle_eastern full name keeps that ("Tala al-Masri" -> "Waleed al-Masri", not "Konnor
+        al-Masri"); an Asian surname keeps whatever first name's race it had ("Winnie Wang" ->
+        "Tobias Wang", as many Asian Americans are named), since Asian first names are not told
+        apart by origin and an Indian first name before a Chinese surname would mix two signals.
         """
         info = self.info[name]
         if attribute == "gender":
             gender = {"neutral": "unisex"}.get(target, target)
-            race = info.race
+            race = race if race == MIDDLE_EASTERN else info.race
         else:
             gender, race = info.gender or gender_hint or "", target
         if gender not in ("male", "female", "unisex"):
