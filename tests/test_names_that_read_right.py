@@ -120,3 +120,4 @@ def test_replacement_surnames_are_neither_run_together_nor_middle_eastern_first_
     assert not table.info["garciagarcia"].typical and not table.info["hernandezdiaz"].typical
     assert table.info["mohamed"].race == "black" and "mohamed" not in table.pools["black"]
     assert "garcia" in table.pools["hispanic"] and "washington" in table.pools["black"]
+    assert table.info["mccray"].display == "McCray"  # not "Mccray": the census writes names in capitals

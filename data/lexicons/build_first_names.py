@@ -196,6 +196,14 @@ def fetch(tmp: Path) -> Path:
     return (tmp / MEMBER).parent
 
 
+def spelled(surname: str) -> str:
+    """A census surname (upper case) as it is written: "McCray", "MacDonald" stays "Macdonald"
+    (Mac- is as often part of one word: "Mack", "Macias"), others capitalised."""
+    if surname.startswith("mc") and len(surname) > 3:
+        return "Mc" + surname[2:].capitalize()
+    return surname.capitalize()
+
+
 def build_surnames(census_file: Path, mena_surnames: dict[str, tuple[str, int]], mena_first: set[str],
                    min_count: int = MIN_SURNAME_COUNT) -> list[dict[str, str]]:
     """Surnames borne by at least ``min_count`` people with their race shares, race (same rule as
@@ -221,7 +229,7 @@ def build_surnames(census_file: Path, mena_surnames: dict[str, tuple[str, int]],
         _, bearers = mena_surnames.get(name, ("", 0))
         if mena.is_mena(c.count, bearers, mena.MIN_SURNAME_PEOPLE, strong_other=max(c.black, c.api)):
             race, is_typical = "middle_eastern", bearers >= mena.TYPICAL_PEOPLE
-        rows.append({"name": name.capitalize(), "race": race, **share_cells(c),
+        rows.append({"name": spelled(name), "race": race, **share_cells(c),
                      "freq": f"{100 * c.count / total:.5f}", "typical": str(int(is_typical))})
     listed = {r["name"].lower() for r in rows}
     for k, (display, bearers) in sorted(mena_surnames.items()):  # rarer in the US, or not in the census
