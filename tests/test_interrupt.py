@@ -11,6 +11,7 @@ take seconds each, so the signal lands inside ``generate``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -132,6 +134,43 @@ def _check_interrupted(code: int, seconds: float, children: list, err: Lines, db
     assert [status for _, status in _runs(db)] == ["interrupted"]
 
 
+@contextlib.contextmanager
+def _loopback(latency: float) -> Iterator[tuple[str, Lines]]:
+    """The loopback OpenAI-compatible server in its own process: (base URL, its request log)."""
+    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(latency), "--log"],
+                              cwd=ROOT, env=_env(), stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = server.stdout.readline().strip()
+        yield base_url, Lines(server.stdout)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _loopback_llm(base_url: str) -> str:
+    return (f"{{provider: openai, model: fake, base_url: '{base_url}', max_concurrency: 2, max_retries: 0, "
+            "timeout: 30}")
+
+
+def _rerun_asks_only_for_the_rest(cfg: Path, cwd: Path, answered: Lines, calls: int, kept: int) -> str:
+    """Re-run ``cfg``: it completes, takes the ``kept`` cached answers and asks the server (counted in
+    its log) for exactly the rest; returns the first run's status."""
+    db = cwd / "e.duckdb"
+    time.sleep(1.5)  # calls the server was still answering when the client let go are logged by now
+    before = answered.count("POST")
+    rerun = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=cwd, env=_env(),
+                           capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    answered.wait_for(lambda _: answered.count("POST") - before >= calls - kept, timeout=10)  # log lines lag
+    time.sleep(0.5)
+    asked = answered.count("POST") - before
+    (_, first_status), (second, status) = _runs(db)
+    assert status == "completed"
+    assert _calls_of(db, second) == (kept, calls - kept)
+    assert asked == calls - kept, (asked, kept)  # counted at the server: only the missing calls
+    return first_status
+
+
 @pytest.fixture(scope="module")
 def tiny_embedder(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A small random BERT that sentence-transformers loads with mean pooling (no MiniLM, no hub)."""
@@ -162,14 +201,8 @@ def slow_causal_lm(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest(
     tmp_path: Path, tiny_embedder: str
 ) -> None:
-    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", "0.5", "--log"],
-                              cwd=ROOT, env=_env(), stdout=subprocess.PIPE, text=True)
-    try:
-        base_url = server.stdout.readline().strip()
-        answered = Lines(server.stdout)
-        llm = (f"{{provider: openai, model: fake, base_url: '{base_url}', max_concurrency: 2, max_retries: 0, "
-               "timeout: 30}")
-        cfg = _config(tmp_path, llm, PROMPTS, tiny_embedder)
+    with _loopback(0.5) as (base_url, answered):
+        cfg = _config(tmp_path, _loopback_llm(base_url), PROMPTS, tiny_embedder)
         calls = CALLS_PER_PROMPT * len(PROMPTS)  # 48
         db = tmp_path / "e.duckdb"
         proc, err = _start_run(cfg, tmp_path)
@@ -180,31 +213,12 @@ def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest
         kept = _cache_rows(db)
         # answers the client had read are flushed; at most max_concurrency were still on the wire
         assert at_signal - 2 <= kept < calls, (at_signal, kept)
-
-        time.sleep(1.5)  # calls the server was still answering when the client let go are logged by now
-        before = answered.count("POST")
-        rerun = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, env=_env(),
-                               capture_output=True, text=True, timeout=300)
-        assert rerun.returncode == 0, rerun.stdout + rerun.stderr
-        answered.wait_for(lambda _: answered.count("POST") - before >= calls - kept, timeout=10)  # log lines lag
-        time.sleep(0.5)
-        asked = answered.count("POST") - before
-        (first, _), (second, status) = _runs(db)
-        assert status == "completed"
-        assert _calls_of(db, second) == (kept, calls - kept)
-        assert asked == calls - kept, (asked, kept)  # counted at the server: only the missing calls
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+        _rerun_asks_only_for_the_rest(cfg, tmp_path, answered, calls, kept)
 
 
 def test_sigterm_stops_the_calls_and_exits_143(tmp_path: Path, tiny_embedder: str) -> None:
     """Prefect catches SIGTERM itself during a flow run; the calls in the worker thread must stop anyway."""
-    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", "2", "--log"],
-                              cwd=ROOT, env=_env(), stdout=subprocess.PIPE, text=True)
-    try:
-        base_url = server.stdout.readline().strip()
-        answered = Lines(server.stdout)
+    with _loopback(2) as (base_url, answered):
         llm = f"{{provider: openai, model: fake, base_url: '{base_url}', max_concurrency: 2, max_retries: 0}}"
         cfg = _config(tmp_path, llm, PROMPTS, tiny_embedder)  # 48 calls, 2 at a time, 2 s each: 48 s
         proc, err = _start_run(cfg, tmp_path)
@@ -221,9 +235,6 @@ def test_sigterm_stops_the_calls_and_exits_143(tmp_path: Path, tiny_embedder: st
         assert [status for _, status in _runs(tmp_path / "e.duckdb")] == ["interrupted"]
         time.sleep(2.5)  # calls that were still going would be answered by now
         assert answered.count("POST") <= 8, answered.count("POST")  # not all 48: the stage stopped
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generates_only_the_rest(
@@ -253,14 +264,8 @@ def test_sigkill_leaves_no_server_the_run_reads_abandoned_and_the_rerun_asks_onl
 ) -> None:
     """After ``kill -9`` Prefect's temporary server used to live on (re-parented to init, 18-30% CPU
     minutes later) and the run stayed ``running`` in every later ``equilens runs``."""
-    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", "0.5", "--log"],
-                              cwd=ROOT, env=_env(), stdout=subprocess.PIPE, text=True)
-    try:
-        base_url = server.stdout.readline().strip()
-        answered = Lines(server.stdout)
-        llm = (f"{{provider: openai, model: fake, base_url: '{base_url}', max_concurrency: 2, max_retries: 0, "
-               "timeout: 30}")
-        cfg = _config(tmp_path, llm, PROMPTS, tiny_embedder)
+    with _loopback(0.5) as (base_url, answered):
+        cfg = _config(tmp_path, _loopback_llm(base_url), PROMPTS, tiny_embedder)
         calls, db = CALLS_PER_PROMPT * len(PROMPTS), tmp_path / "e.duckdb"
         proc, err = _start_run(cfg, tmp_path)
         assert answered.wait_for(lambda _: answered.count("POST") >= 6, timeout=240), err.text()
@@ -276,18 +281,4 @@ def test_sigkill_leaves_no_server_the_run_reads_abandoned_and_the_rerun_asks_onl
         assert [r["status"] for r in json.loads(listed.stdout)] == ["abandoned"], listed.stderr
         kept = _cache_rows(db)  # flushed every half second while the run was alive
         assert 0 < kept < calls
-
-        time.sleep(1.5)  # calls the server was still answering when the client died are logged by now
-        before = answered.count("POST")
-        rerun = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, env=_env(),
-                               capture_output=True, text=True, timeout=300)
-        assert rerun.returncode == 0, rerun.stdout + rerun.stderr
-        answered.wait_for(lambda _: answered.count("POST") - before >= calls - kept, timeout=10)
-        time.sleep(0.5)
-        (_, first_status), (second, status) = _runs(db)
-        assert (first_status, status) == ("abandoned", "completed")
-        assert _calls_of(db, second) == (kept, calls - kept)
-        assert answered.count("POST") - before == calls - kept  # counted at the server: only the missing calls
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+        assert _rerun_asks_only_for_the_rest(cfg, tmp_path, answered, calls, kept) == "abandoned"
