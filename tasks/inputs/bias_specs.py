@@ -23,7 +23,6 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from tasks.errors import InputDataError
@@ -152,9 +151,9 @@ def parse_bias_specs(data: Any, where: str = "spec") -> list[BiasSpec]:
 
 def load_bias_specs(path: str | os.PathLike[str]) -> list[BiasSpec]:
     """Read and validate a bias-spec JSON file; errors name the file and the field."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputDataError(f"Bias spec file {str(p)!r} does not exist.")
+    from tasks.inputs.files import require_file
+
+    p = require_file(path, "Bias spec file")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:

@@ -8,14 +8,12 @@ from pathlib import Path
 import pandas as pd
 
 from tasks.errors import InputDataError
-from tasks.inputs.files import file_problem
+from tasks.inputs.files import require_file
 
 
 def read_table(path: str | Path, what: str) -> pd.DataFrame:
     """A CSV / JSONL / Parquet file as a DataFrame of strings (missing cells are empty strings)."""
-    p = Path(path)
-    if problem := file_problem(p):
-        raise InputDataError(f"{what}: {p} {problem}.")
+    p = require_file(path, what)
     suffix = p.suffix.lower()
     try:
         if suffix == ".csv":

@@ -22,7 +22,6 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -63,9 +62,9 @@ def load_word_list(path: str | os.PathLike[str]) -> list[str]:
     ``.csv``/``.tsv`` files need a ``word`` column (a ``lemma`` column, as in HurtLex's TSVs, is
     accepted too); any other file is read as one word per line, ``#`` starting a comment line.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise InputDataError(f"Word list {str(p)!r} does not exist or is not a file.")
+    from tasks.inputs.files import require_file
+
+    p = require_file(path, "Word list")
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:

@@ -232,9 +232,9 @@ def import_csv(path: str | os.PathLike[str]) -> list[GeneratedSentence]:
     """Read a (possibly hand-reviewed) sentences CSV back; optional columns may be missing."""
     from tasks.reporting.plain import from_csv_cell
 
-    p = Path(path)
-    if not p.is_file():
-        raise InputDataError(f"Sentences CSV {str(p)!r} does not exist.")
+    from tasks.inputs.files import require_file
+
+    p = require_file(path, "Sentences CSV")
     try:
         with p.open(newline="", encoding="utf-8-sig") as fh:
             reader = csv.DictReader(fh)
