@@ -21,9 +21,9 @@ Detection looks only at capitalised words, with these guards:
   text. Elsewhere they stay places;
 * a capitalised word right after a first name or a title (Mr, Mrs, Dr, ...) is a surname, not a
   first name ("Latoya Joseph", "Mr. James"); a capitalised word the table lacks, right before a
-  hyphenated surname of Arabic form, is a first name of unknown gender ("Yousouf al-Masri"), so a
-  gender variant that cannot tell its gender is rejected rather than left half changed; :func:`surname_position` applies the same guard to
-  attribute words ("Mrs. White", "Peter King").
+  hyphenated surname of Arabic form, is a middle_eastern first name of unknown gender ("Yousouf
+  al-Masri"): race variants replace it, gender variants cannot and leave it as it is;
+  :func:`surname_position` applies the same guard to attribute words ("Mrs. White", "Peter King").
 
 Replacement is deterministic and consistent within a prompt: a name a given share of the way
 down its (gender, race) pool maps to the name as far down the target pool, moving on while the

@@ -287,8 +287,10 @@ def _bbq_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa: AN
         chosen = counted[counted["stereotyped"] == 1].sort_values("correct", kind="stable")
         examples = []
         for qid, row in chosen.iterrows():
+            if len(examples) == n:
+                break
             key = prompt_id(str(qid))  # a question's prompt id is that of its qid
-            if key in texts.index and len(examples) < n:
+            if key in texts.index:
                 right = "right" if row["correct"] == 1 else "wrong"
                 examples.append(Example(str(qid), None, [Side(f"stereotyped, {right}", str(texts.loc[key, "prompt"]),
                                                               texts.loc[key, "answer"], None)]))
