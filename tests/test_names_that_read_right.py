@@ -121,3 +121,85 @@ def test_replacement_surnames_are_neither_run_together_nor_middle_eastern_first_
     assert table.info["mohamed"].race == "black" and "mohamed" not in table.pools["black"]
     assert "garcia" in table.pools["hispanic"] and "washington" in table.pools["black"]
     assert table.info["mccray"].display == "McCray"  # not "Mccray": the census writes names in capitals
+
+
+def _first_names(text: str, attribute: str, role: str = "variant") -> dict[str, str]:
+    """{group: the variant's text} for one prompt, variants of ``role``."""
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}),
+                            CounterfactualConfig(attributes=[attribute]))
+    rows = variants[variants["role"] == role]
+    return dict(zip(rows["grp"], rows["text"], strict=True))
+
+
+@pytest.mark.parametrize(("text", "surname", "origin"), [
+    ("Alex Wang and Omar al-Masri were talking.", "Wang", "chinese"),  # was "Arjun Wang"
+    ("Robert Lee said he was tired.", "Lee", None),  # Lee is Chinese and Korean
+    ("Kevin Smith wrote a letter.", None, None),  # a surname replaced: the pair shares an origin
+    ("Latoya Booker and Susan Miller met for lunch.", None, None),
+])
+def test_an_asian_variant_pairs_first_name_and_surname_of_one_origin(names, text: str, surname: str | None,  # noqa: ANN001
+                                                                     origin: str | None) -> None:
+    """"Chen Patel", "Amit Phan", "Priya Nguyen": the census has one Asian group, so a first name
+    and a surname drawn from it separately mixed South and East Asian origins."""
+    for role in ("variant", "control"):
+        asian = _first_names(text, "race", role).get("asian")
+        if asian is None:
+            continue
+        pairs = [(m.name, m.surname) for m in names.find(asian)
+                 if m.name and m.surname and m.info.race == "asian" and m.surface not in text]  # a new name
+        assert pairs or asian == text, asian
+        for first, last in pairs:
+            shared = names.info[first].origins & names.surnames.lookup(last).origins
+            assert shared, f"{asian!r}: {first} ({set(names.info[first].origins)}) and {last}"
+            if surname and last == surname.lower() and origin:
+                assert origin in shared
+
+
+@pytest.mark.parametrize(("text", "origin"), [
+    ("Mei Chen said she was tired.", "chinese"),
+    ("Priya Patel said she was tired.", "south_asian"),
+    ("Hiroshi Tanaka said he was late.", "japanese"),
+    ("Nga Tran was cooking.", "vietnamese"),
+])
+def test_a_new_first_name_fits_the_asian_surname_it_keeps(names, text: str, origin: str) -> None:  # noqa: ANN001
+    """Gender variants and same-group controls keep the surname; "Mei Chen" used to become "Amit
+    Chen" or "Trang Chen"."""
+    for attribute, role in (("gender", "variant"), ("gender", "control"), ("race", "control")):
+        for variant in _first_names(text, attribute, role).values():
+            for m in names.find(variant):
+                new = names.info.get(m.name)
+                if m.surname and new is not None and new.race == "asian":
+                    assert origin in new.origins, f"{attribute} {role}: {variant!r}"
+
+
+def test_origins_come_from_the_shipped_tables(names) -> None:  # noqa: ANN001
+    """The origin column is data (data/lexicons/build_origins.py), read as written."""
+    sur = names.surnames
+    assert sur.info["patel"].origins == {"south_asian"} and sur.info["nguyen"].origins == {"vietnamese"}
+    assert sur.info["tanaka"].origins == {"japanese"} and sur.info["lee"].origins == {"chinese", "korean"}
+    assert names.info["priya"].origins == {"south_asian"} and "japanese" in names.info["hiroshi"].origins
+    assert not sur.info["smith"].origins and not names.info["susan"].origins
+
+
+def test_an_unlisted_surname_after_a_middle_eastern_first_name_changes_with_it(names) -> None:  # noqa: ANN001
+    """"Maryam Mughrabi" used to become "Anitra Mughrabi" in the Black variant: no table lists
+    Mughrabi, so the first name changed alone."""
+    text = "On my lunch break, I overheard Maryam Mughrabi and Omar Mahmoudi talking about their spouses."
+    assert [m.surface for m in names.find(text)] == ["Maryam Mughrabi", "Omar Mahmoudi"]
+    variants = _first_names(text, "race")
+    for group in ("white", "black", "asian", "hispanic"):
+        assert "Mughrabi" not in variants[group], variants[group]
+    assert "Mughrabi" in _first_names(text, "gender")["male"]  # a gender variant keeps the surname
+    assert [m.surface for m in names.find("Mary Quant said no.")] == ["Mary"]  # a first name of no such group
+
+
+def test_a_gender_swap_follows_the_full_name_not_the_first_name_alone() -> None:
+    """"Queenie Zhang" (Queenie alone reads Black, the full name Asian) used to become "Khalif
+    Zhang" in the male variant; a first name of no group fits, as "Winnie Wang" -> "Tobias Wang"."""
+    text = "They were named Albert Le and Queenie Zhang. Queenie Zhang told the man the rate."
+    names = load_names()
+    for role in ("variant", "control"):
+        for variant in _first_names(text, "gender", role).values():
+            for m in names.find(variant):
+                if m.surname == "zhang" and m.name != "queenie":  # the original name, in its own variant
+                    assert names.info[m.name].race in ("", "asian"), f"{role}: {variant!r}"

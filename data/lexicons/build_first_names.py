@@ -79,6 +79,7 @@ from tasks.inputs.surnames import GROUPS, race_of_shares  # noqa: E402  (one rac
 
 sys.path.insert(0, str(HERE))
 import build_mena as mena  # noqa: E402  (Middle Eastern and North African names: its docstring has the rules)
+import build_origins as origins  # noqa: E402  (Asian origins: its docstring has the sources and rules)
 
 OUT = HERE / "first_names.csv"
 SUPPLEMENT = HERE / "first_names_supplement.csv"
@@ -299,8 +300,9 @@ def main() -> None:
         rows = build(folder / Path(MEMBER).name, args.words, given, args.min_count)
         mena_first = {r["name"].lower() for r in rows if r["race"] == "middle_eastern"}
         surnames = build_surnames(folder / Path(SURNAME_MEMBER).name, mena_surnames, mena_first)
+        origins.label(rows, surnames, *origins.fetch(Path(tmp)))
     with OUT.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical", *GROUPS],
+        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical", *GROUPS, "origin"],
                            lineterminator="\n")
         w.writeheader()
         w.writerows(rows)

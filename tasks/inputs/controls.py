@@ -54,7 +54,8 @@ def _replacement(s: Source, lexicon: Lexicon, names: NameTable | None, taken: se
     if s.is_name:
         if names is None or not s.name:
             return ""
-        new = names.replacement(s.name, lexicon.attribute, s.group, taken)
+        new = names.replacement(s.name, lexicon.attribute, s.group, taken, race=s.race or None,
+                                origins=names.origins_to_share(s.name, s.surname))
         if not new:
             return ""
         surface_first = s.surface[:len(s.name)]

@@ -45,6 +45,7 @@ from tasks.inputs.agreement import AFTER_SUBJECT, ARTICLE_BEFORE, base_form
 from tasks.inputs.lexicon import Lexicon, canonical
 from tasks.inputs.mentions import Source, mentioned_groups, sources
 from tasks.inputs.names import NameTable
+from tasks.inputs.surnames import MIDDLE_EASTERN
 from tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
 
 __all__ = ["MULTI_GROUP_MODES", "SKIPPED", "Variant", "drop_invalid_sets", "expand_prompt", "expand_prompts",
@@ -196,7 +197,9 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
         if s.name not in chosen.first:
             if lexicon.attribute == "race" and not names.has_race(target):
                 raise _Unavailable(target)
-            chosen.first[s.name] = names.replacement(s.name, lexicon.attribute, target, taken, gender_hint, s.race)
+            chosen.first[s.name] = names.replacement(s.name, lexicon.attribute, target, taken, gender_hint, s.race,
+                                                     names.origins_to_share(s.name, s.surname, target if
+                                                                            lexicon.attribute == "race" else None))
         first = chosen.first[s.name]
         if first is None:
             return None
@@ -206,9 +209,12 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
         raise _Unavailable(target)  # a surname after a title, and no surnames for the target
     new_first = names.info.get(first.lower()) if s.name else None
     shares = new_first.shares if new_first is not None else None
-    if s.surname and lexicon.attribute == "race" and sur is not None and not sur.fits(s.surname, target, shares):
+    # an unlisted surname read with a middle_eastern first name is middle_eastern too (NameTable.find)
+    unlisted = sur is not None and s.race == MIDDLE_EASTERN and sur.lookup(s.surname) is None
+    if s.surname and lexicon.attribute == "race" and sur is not None and (unlisted or not sur.fits(s.surname, target, shares)):
         if s.surname not in chosen.surname:
-            chosen.surname[s.surname] = sur.replacement(s.surname, target, taken)
+            origins = new_first.origins if new_first is not None else frozenset()
+            chosen.surname[s.surname] = sur.replacement(s.surname, target, taken, origins)
         if chosen.surname[s.surname]:
             rest = rest[:len(rest) - len(s.surname)] + chosen.surname[s.surname]
     return first + rest

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.errors import InputDataError
-from tasks.inputs.surnames import GROUPS, MIDDLE_EASTERN, RACES
+from tasks.inputs.surnames import GROUPS, MIDDLE_EASTERN, ORIGINS, RACES
 from tasks.inputs.surnames import (Shares, SurnameInfo, SurnameTable, full_name_shares, load_surnames,
                                    matched_pick, race_of_shares, surname_key)
 
@@ -102,6 +102,7 @@ class NameInfo:
     ambiguous: int  # 0 plain name, 1 also a common word, 2 never counted
     typical: bool = True  # a clear example of its gender and race: may replace another name
     shares: Shares | None = None  # share of each race (white, black, asian, hispanic), when known
+    origins: frozenset[str] = frozenset()  # Asian origins (data/lexicons/build_origins.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +152,8 @@ class NameTable:
             pools.setdefault((i.gender, i.race), []).append(name)
             if i.race:
                 pools.setdefault((i.gender, "*"), []).append(name)
+            for origin in i.origins:  # "asian:south_asian": the race's typical names of one origin
+                pools.setdefault((i.gender, f"{i.race}:{origin}"), []).append(name)
         self.pools = pools
         self.rank = {(n, key): k for key, names in pools.items() for k, n in enumerate(names)}
         self.gender_count = {g: n + 1 for g, n in by_gender.items()}
@@ -206,7 +209,7 @@ class NameTable:
             surname = (prev_end == start - 1 and text[start - 1] == " ") or after_title
             # a known surname after it ("Peter Henderson", "Grace Kelly") makes even a common word
             # that opens a sentence read as a first name, and joins the mention
-            following = None if surname else self._surname_after(text, m.end())
+            following = None if surname else self._surname_after(text, m.end(), info)
             if surname or (info.ambiguous == 1 and not loose and following is None
                            and not self._reads_as_name(text, start, m.end())):
                 prev_end = m.end() if surname else -2
@@ -218,10 +221,17 @@ class NameTable:
             prev_end = mention.end
         return out
 
-    def _surname_after(self, text: str, end: int) -> tuple[re.Match[str], SurnameInfo] | None:
-        """The word right after ``end`` and its surname entry, when the surname table knows it."""
+    def _surname_after(self, text: str, end: int, first: NameInfo | None = None) -> tuple[re.Match[str], SurnameInfo] | None:
+        """The word right after ``end`` and its surname entry, when the surname table knows it.
+        After a middle_eastern ``first`` name, a capitalised word the tables know neither as a
+        surname nor as a first name is its surname, middle_eastern too ("Maryam Mughrabi"): most
+        such surnames are too rare in the US and on Wikidata to be listed, and a race variant
+        must not keep one behind a new first name ("Anitra Mughrabi")."""
         nxt = _SURNAME_AFTER.match(text, end) if self.surnames is not None else None
         sur = self.surnames.lookup(nxt.group(1)) if nxt else None  # type: ignore[union-attr]
+        if (sur is None and nxt is not None and first is not None and first.race == MIDDLE_EASTERN
+                and len(nxt.group(1)) > 3 and nxt.group(1).lower() not in self.info):
+            sur = SurnameInfo(nxt.group(1), MIDDLE_EASTERN, (0.0, 0.0, 0.0, 0.0), 0.0, False)
         return (nxt, sur) if sur is not None else None
 
     def _titled_surname(self, m: re.Match[str]) -> NameMention | None:
@@ -303,7 +313,8 @@ class NameTable:
 
     # --- replacement ----------------------------------------------------------------------------
     def replacement(self, name: str, attribute: str, target: str, taken: set[str],
-                    gender_hint: str | None = None, race: str | None = None) -> str | None:
+                    gender_hint: str | None = None, race: str | None = None,
+                    origins: frozenset[str] = frozenset()) -> str | None:
         """The name that replaces ``name`` in the variant for ``target`` of ``attribute``.
 
         Gender swaps keep the race association, race swaps keep the gender (``gender_hint`` when
@@ -312,20 +323,25 @@ class NameTable:
         is added to it. None when no replacement exists (e.g. unknown gender and no hint). ``race``:
         the race the whole name reads as. A gender swap keeps the first name's race, except that a
         middle_eastern full name keeps that ("Tala al-Masri" -> "Waleed al-Masri", not "Konnor
-        al-Masri"); an Asian surname keeps whatever first name's race it had ("Winnie Wang" ->
-        "Tobias Wang", as many Asian Americans are named), since Asian first names are not told
-        apart by origin and an Indian first name before a Chinese surname would mix two signals.
+        al-Masri"), and a full name read as another group than its first name gets a first name of
+        no group ("Queenie Zhang", read Asian though Queenie alone reads Black, -> "Tobias Zhang",
+        as many Asian Americans are named; never "Khalif Zhang"). ``origins``: those the new name must
+        share (an Asian surname's, or the old first name's): "Mei Chen" -> "Wei Chen", never "Amit
+        Chen"; with origins but no such name, the race's whole pool.
         """
         info = self.info[name]
         if attribute == "gender":
             gender = {"neutral": "unisex"}.get(target, target)
-            race = race if race == MIDDLE_EASTERN else info.race
+            if race != MIDDLE_EASTERN:  # a full name read as another group than its first name: none
+                race = info.race if race is None or race == info.race else ""
         else:
             gender, race = info.gender or gender_hint or "", target
         if gender not in ("male", "female", "unisex"):
             return None
         pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race else "")) \
             or self.pools.get((gender, "")) or []
+        if origins and race:
+            pool = self.of_origins(gender, race, origins) or pool
         if not pool:
             return None
         # Frequency-matched: a name at a given share of the way down its own pool (or, outside the
@@ -337,6 +353,30 @@ class NameTable:
         else:
             cand = matched_pick(pool, self.order.get(name, 0), self.gender_count.get(info.gender, 1), taken)
         return self.info[cand].display if cand else None
+
+
+    def origins_to_share(self, name: str, surname: str, race: str | None = None) -> frozenset[str]:
+        """The Asian origins a new first name for ``name`` (before ``surname``) must share, so the
+        full name reads as one person. Where the surname stays (``race`` None: gender variants and
+        same-group controls), its origins ("Mei Chen" -> "Wei Chen") or else the old first name's;
+        in a race variant for ``race``, the surname's when it may stay, and any known origin when
+        it will be replaced, so the new surname can follow the new first name's."""
+        sur = self.surnames
+        entry = sur.lookup(surname) if sur is not None and surname else None
+        if race is None:
+            old = self.info.get(name)
+            return (entry.origins if entry is not None else frozenset()) or (old.origins if old else frozenset())
+        if entry is None:
+            return frozenset()
+        return entry.origins if sur.fits(surname, race) else ORIGINS  # type: ignore[union-attr]
+
+    def of_origins(self, gender: str, race: str, origins: frozenset[str]) -> list[str]:
+        """Typical names of ``gender`` and ``race`` with one of ``origins``, most frequent first."""
+        keys = [(gender, f"{race}:{o}") for o in sorted(origins) if (gender, f"{race}:{o}") in self.pools]
+        if len(keys) == 1:
+            return self.pools[keys[0]]
+        found = {n for k in keys for n in self.pools[k]}
+        return [n for n in self.pools.get((gender, race), []) if n in found]
 
 
 def surname_position(text: str, start: int, names: NameTable | None) -> bool:
@@ -382,7 +422,8 @@ def _load(path: str, mtime: int, surnames: SurnameTable | None) -> NameTable:
                 cells = [row.get(g) or "" for g in GROUPS]
                 shares = tuple(float(c) for c in cells) if all(cells) else None
                 info = NameInfo(row["name"], row["gender"], row["race"], float(row["freq"] or 0),
-                                int(row["ambiguous"] or 0), int(row.get("typical") or 1) == 1, shares)
+                                int(row["ambiguous"] or 0), int(row.get("typical") or 1) == 1, shares,
+                                frozenset((row.get("origin") or "").split()))
             except ValueError:
                 raise InputDataError(f"Name file {path}, line {k}: freq, ambiguous, typical and the race "
                                      "shares must be numbers.") from None

@@ -19,6 +19,10 @@ middle_eastern variant, and a middle_eastern variant keeps only such a surname (
 does not know). A surname with an Arabic prefix that the table does not list ("El-Solh",
 "al-Masri", "Abu Zeid") reads as middle_eastern by its form (:meth:`SurnameTable.lookup`); it is
 always kept whole, never cut at its hyphen.
+
+The census has one Asian group, so an Asian surname also carries its origins (chinese, japanese,
+korean, vietnamese, south_asian; data/lexicons/build_origins.py), and a replacement for a first
+name of known origin shares it: "Priya" gets "Sharma", "Hiroshi" gets "Tanaka", never "Nguyen".
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ SURNAMES_FILE = "surnames.csv"
 GROUPS = ("white", "black", "asian", "hispanic")  # the census groups that have shares
 MIDDLE_EASTERN = "middle_eastern"  # a label without census shares (data/lexicons/build_mena.py)
 RACES = (*GROUPS, MIDDLE_EASTERN)
+ORIGINS = frozenset({"chinese", "japanese", "korean", "vietnamese", "south_asian"})  # of Asian names
 FITS = 0.1  # a surname stays in a variant for a group that bears it at least this often
 Shares = tuple[float, float, float, float]  # share of each of GROUPS
 
@@ -75,6 +80,7 @@ class SurnameInfo:
     shares: Shares  # share of each of GROUPS among its bearers
     freq: float
     typical: bool  # a clear example of its race: may replace another surname
+    origins: frozenset[str] = frozenset()  # Asian origins (data/lexicons/build_origins.py)
 
     def share(self, race: str) -> float:
         return self.shares[GROUPS.index(race)] if race in GROUPS else 0.0
@@ -87,11 +93,14 @@ class SurnameTable:
         self.info = infos
         self.source = source
         pools: dict[str, list[str]] = {}
+        self.origin_pools: dict[str, list[str]] = {}  # a group's surnames of one origin, typical or not
         self.order: dict[str, int] = {}  # rank by frequency among all surnames
         for k, (name, i) in enumerate(sorted(infos.items(), key=lambda kv: (-kv[1].freq, kv[0]))):
             self.order[name] = k
             if i.typical and i.race:
                 pools.setdefault(i.race, []).append(name)
+            for origin in i.origins if i.race else ():
+                self.origin_pools.setdefault(origin, []).append(name)
         self.pools = pools
         self.rank = {n: k for names in pools.values() for k, n in enumerate(names)}
         weight = sum(i.freq for i in infos.values()) or 1.0
@@ -123,15 +132,26 @@ class SurnameTable:
             return False
         return first is None or race_of_shares(full_name_shares(first, info.shares, self.prior)) == race
 
-    def replacement(self, surname: str, race: str, taken: set[str]) -> str | None:
-        """A typical surname of ``race`` for ``surname``, not in ``taken`` (which it joins)."""
+    def replacement(self, surname: str, race: str, taken: set[str],
+                    origins: frozenset[str] = frozenset()) -> str | None:
+        """A typical surname of ``race`` for ``surname``, not in ``taken`` (which it joins). With
+        ``origins`` (those of the first name it will follow), a surname of ``race`` sharing one of
+        them: "Priya" gets "Sharma", not "Nguyen"."""
         pool = self.pools.get(race) or []
+        if origins:
+            pool = [n for n in self.order_of(*(self.origin_pools.get(o, []) for o in sorted(origins)))
+                    if self.info[n].race == race] or pool
         surname = surname_key(surname)
         if surname in self.rank:  # in the pool of its own race
             cand = matched_pick(pool, self.rank[surname], len(self.pools[self.info[surname].race]), taken)
         else:
             cand = matched_pick(pool, self.order.get(surname, 0), len(self.order), taken)
         return self.info[cand].display if cand else None
+
+
+    def order_of(self, *pools: list[str]) -> list[str]:
+        """The surnames of ``pools`` together, most frequent first."""
+        return sorted({n for pool in pools for n in pool}, key=self.order.__getitem__)
 
 
 _ARABIC_PREFIX = re.compile(r"(?:al|el|abu|abou|bin|ibn|abd)-[a-z]")  # on a key
@@ -177,7 +197,7 @@ def _load(path: str, mtime: int) -> SurnameTable:
             try:
                 shares = tuple(float(row[g] or 0) for g in GROUPS)  # empty: not in the census
                 info = SurnameInfo(row["name"], row["race"], shares, float(row["freq"] or 0),  # type: ignore[arg-type]
-                                   int(row["typical"] or 0) == 1)
+                                   int(row["typical"] or 0) == 1, frozenset((row.get("origin") or "").split()))
             except ValueError:
                 raise InputDataError(f"Surname file {path}, line {k}: shares, freq and typical must be "
                                      "numbers.") from None
