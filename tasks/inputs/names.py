@@ -323,8 +323,8 @@ class NameTable:
         is added to it. None when no replacement exists (e.g. unknown gender and no hint). ``race``:
         the race the whole name reads as. A gender swap keeps the first name's race, except that a
         middle_eastern full name keeps that ("Tala al-Masri" -> "Waleed al-Masri", not "Konnor
-        al-Masri"), and a full name read as another group than its first name gets a first name of
-        no group ("Queenie Zhang", read Asian though Queenie alone reads Black, -> "Tobias Zhang",
+        al-Masri"; a middle_eastern first name stays one: "Zahra Qureshi" -> "Ahmed Qureshi"), and
+        a full name read as another group than its first name gets a first name of no group ("Queenie Zhang", read Asian though Queenie alone reads Black, -> "Tobias Zhang",
         as many Asian Americans are named; never "Khalif Zhang"). ``origins``: those the new name must
         share (an Asian surname's, or the old first name's): "Mei Chen" -> "Wei Chen", never "Amit
         Chen"; with origins but no such name, the race's whole pool.
@@ -333,7 +333,7 @@ class NameTable:
         if attribute == "gender":
             gender = {"neutral": "unisex"}.get(target, target)
             if race != MIDDLE_EASTERN:  # a full name read as another group than its first name: none
-                race = info.race if race is None or race == info.race else ""
+                race = info.race if race in (None, info.race) or info.race == MIDDLE_EASTERN else ""
         else:
             gender, race = info.gender or gender_hint or "", target
         if gender not in ("male", "female", "unisex"):
