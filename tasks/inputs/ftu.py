@@ -31,6 +31,7 @@ from pathlib import Path
 
 from tasks.errors import ConfigError, InputDataError
 from tasks.inputs.lexicon import LEXICON_DIR, Lexicon, canonical
+from tasks.inputs.lexicon_dir import OBJECT_NOUNS, PERSON_NOUNS
 from tasks.inputs.names import NameTable, load_names, surname_position
 
 
@@ -101,25 +102,6 @@ def default_names() -> NameTable:
 
 
 # --- people context -----------------------------------------------------------------------------
-def _read_person_nouns() -> frozenset[str]:
-    path = LEXICON_DIR / "person_nouns.txt"
-    words = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.startswith("#"):
-            words += line.lower().split()
-    return frozenset(words)
-
-
-def _read_words(name: str) -> frozenset[str]:
-    words = []
-    for line in (LEXICON_DIR / name).read_text(encoding="utf-8").splitlines():
-        if not line.startswith("#"):
-            words += line.lower().split()
-    return frozenset(words)
-
-
-PERSON_NOUNS = _read_person_nouns()
-OBJECT_NOUNS = _read_words("object_nouns.txt")
 _WORD_AFTER = re.compile(r"[ \t]+([A-Za-z][\w'-]*)")
 _COPULA_BEFORE = re.compile(
     r"(?:\b(?:is|was|are|were|be|been|being|am|seem|seems|seemed|looked|looks|become|became|"

@@ -6,3 +6,16 @@ from __future__ import annotations
 from tasks.config import REPO_ROOT
 
 LEXICON_DIR = REPO_ROOT / "data" / "lexicons"
+
+
+def _read_words(name: str) -> frozenset[str]:
+    """The lowercase words of a word list in ``data/lexicons`` (``#`` lines are comments)."""
+    words = []
+    for line in (LEXICON_DIR / name).read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            words += line.lower().split()
+    return frozenset(words)
+
+
+PERSON_NOUNS = _read_words("person_nouns.txt")
+OBJECT_NOUNS = _read_words("object_nouns.txt")
