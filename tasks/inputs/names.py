@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.errors import InputDataError
+from tasks.inputs.name_context import (AFTER_PLACE_PREPOSITION, JOINED_AFTER, JOINED_BEFORE, NAMED_BEFORE, NEXT,
+                                       RELATIONS, person_verb, reads_as_name)
 from tasks.inputs.surnames import GROUPS, MIDDLE_EASTERN, ORIGINS, RACES
 from tasks.inputs.surnames import (Shares, SurnameInfo, SurnameTable, full_name_shares, load_surnames,
                                    matched_pick, race_of_shares, surname_key)
@@ -57,42 +59,6 @@ _SURNAME_AFTER = re.compile(r" ((?:(?:[Aa]l|[Ee]l|Abu|Abou|[Bb]in|Ibn|Abd)[- ])?
 _ARABIC_SURNAME_AFTER = re.compile(r" (?:[Aa]l|[Ee]l|Abu|Abou)-[A-Z][a-z]+\b")
 _PREV_CAP = re.compile(r"(?:^|[^\w'’])([A-Z][a-z]+(?:[A-Z][a-z]+)?) $")
 _INDEFINITE_BEFORE = re.compile(r"\b(?:a|an|A|An)\s$")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")
-# A place name right after one of these is the place ("a nurse in Dallas asked"), even in loose mode.
-_AFTER_PLACE_PREPOSITION = re.compile(r"\b(?:in|from|to|near|at|around|outside|across|through|into|of|via|toward|towards)\s$",
-                                      re.IGNORECASE)
-_NEXT = re.compile(r"(['’]s\b|,)|\s+([a-z]+(?:n't)?)\b")
-# After a sentence-initial word that is also common English, these make it read as a name.
-_NAME_FOLLOWERS = frozenset("""
-    said says asked asks told tells was is has had wanted wants went goes thought thinks felt feels
-    knew knows made makes took takes got gets came comes saw sees loved loves liked likes decided
-    tried tries found finds gave gives needed needs could would should will can did does didn't
-    doesn't wasn't isn't hasn't hadn't couldn't wouldn't won't and or never always also just really
-    then still often lived lives worked works became becomes ran runs walked walks looked looks
-    called calls left leaves started starts kept keeps let lets heard hears believed believes
-    began begins brought bought sang spoke wrote drove ate drank sat stood won lost swam threw woke
-    wore fell fought taught caught sold held met paid sent spent built hit put read led fled slept
-    wept grew drew flew forgot forgave hid rode rose shook stole struck swore tore understood
-""".split())
-# A place-or-month name joined to a first name ("Sharon and Edward", "Edward, Sharon and Ann").
-_JOINED_AFTER = re.compile(r"\s*(?:,\s*|\s+(?:and|or|&)\s+)([A-Z][a-z]+)\b")
-_JOINED_BEFORE = re.compile(r"\b([A-Z][a-z]+)(?:\s*,\s*|\s+(?:and|or|&)\s+)$")
-_NAMED_BEFORE = re.compile(r"\b(?:named|called|nicknamed)\s$")
-# After a place-or-month name and its possessive, these make it a person ("Georgia's husband").
-_RELATIONS = frozenset("""
-    husband wife spouse partner boyfriend girlfriend fiance fiancee mother father mom dad mum parents
-    son daughter sons daughters kids children child baby brother sister siblings cousin aunt uncle
-    grandmother grandfather friend friends boss coworker colleague roommate classmate teacher
-""".split())
-# Verbs that only a person does: after one of them even a place name reads as a first name
-# ("Austin felt good"); used when validating variants (NameTable.find(..., loose=True)).
-_PERSON_VERBS = frozenset("""
-    said says felt feels thought thinks told tells asked asks wanted wants knew knows loved loves
-    hated hates hoped hopes cried cries smiled smiles laughed laughs wondered wonders decided decides
-    realized realised realizes liked likes married marries
-""".split())
-
-
 @dataclass(frozen=True, slots=True)
 class NameInfo:
     display: str
@@ -211,7 +177,7 @@ class NameTable:
             # that opens a sentence read as a first name, and joins the mention
             following = None if surname else self._surname_after(text, m.end(), info)
             if surname or (info.ambiguous == 1 and not loose and following is None
-                           and not self._reads_as_name(text, start, m.end())):
+                           and not reads_as_name(text, start, m.end())):
                 prev_end = m.end() if surname else -2
                 continue
             mention = NameMention(start, m.end(), word, word.lower(), info)
@@ -274,38 +240,20 @@ class NameTable:
 
     def _used_as_person(self, text: str, start: int, end: int) -> bool:
         """Whether a place-or-month name at ``text[start:end]`` is used as a person (module docstring)."""
-        if _AFTER_PLACE_PREPOSITION.search(text, max(0, start - 12), start):
+        if AFTER_PLACE_PREPOSITION.search(text, max(0, start - 12), start):
             return False
-        if _NAMED_BEFORE.search(text, max(0, start - 12), start) or self._person_verb(text, end):
+        if NAMED_BEFORE.search(text, max(0, start - 12), start) or person_verb(text, end):
             return True
         following = self._surname_after(text, end)  # "Jesus Vazquez", not "Virginia Beach"
         if following is not None and following[1].race not in ("", "white"):
             return True
-        nxt = _NEXT.match(text, end)
-        if nxt and nxt.group(1) and nxt.group(1) != "," and (rel := _NEXT.match(text, nxt.end())):
-            if rel.group(2) in _RELATIONS:
+        nxt = NEXT.match(text, end)
+        if nxt and nxt.group(1) and nxt.group(1) != "," and (rel := NEXT.match(text, nxt.end())):
+            if rel.group(2) in RELATIONS:
                 return True
-        joined = [_JOINED_AFTER.match(text, end), _JOINED_BEFORE.search(text, max(0, start - 30), start)]
+        joined = [JOINED_AFTER.match(text, end), JOINED_BEFORE.search(text, max(0, start - 30), start)]
         return any(j is not None and (other := self.info.get(j.group(1).lower())) is not None
                    and other.ambiguous < 2 and other.gender for j in joined)
-
-    @staticmethod
-    def _person_verb(text: str, end: int) -> bool:
-        nxt = _NEXT.match(text, end)
-        return bool(nxt and nxt.group(2) in _PERSON_VERBS)
-
-    @staticmethod
-    def _reads_as_name(text: str, start: int, end: int) -> bool:
-        if not _SENTENCE_START.search(text, max(0, start - 4), start):
-            return True
-        nxt = _NEXT.match(text, end)
-        if not nxt:
-            return False
-        word = nxt.group(2) or ""
-        if word.endswith("ly") and len(word) > 4:  # an adverb first: "Tom expertly repaired"
-            after = _NEXT.match(text, nxt.end())
-            word = (after.group(2) or "") if after else ""
-        return bool(nxt.group(1)) or word in _NAME_FOLLOWERS or (word.endswith("ed") and len(word) > 3)
 
     def scan(self, text: str) -> list[str]:
         """Lowercase names found in ``text`` (for the FTU check)."""
@@ -392,7 +340,7 @@ def surname_position(text: str, start: int, names: NameTable | None) -> bool:
     if info is None or info.ambiguous == 2:
         return False
     # A common word that opens a sentence ("Most Muslims", "Her Russian blood") is not a first name.
-    return info.ambiguous == 0 or NameTable._reads_as_name(text, prev.start(1), prev.end(1))
+    return info.ambiguous == 0 or reads_as_name(text, prev.start(1), prev.end(1))
 
 
 # --- loading ------------------------------------------------------------------------------------

@@ -1,0 +1,60 @@
+"""What the words around a capitalised word say about whether it is someone's first name: a
+common word opening a sentence reads as a name before a verb ("Grace said"), a place-or-month name
+reads as a person after "named", before a verb only a person does, before a possessive and a
+relation, or joined to another first name. Used by :class:`tasks.inputs.names.NameTable`."""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")
+# A place name right after one of these is the place ("a nurse in Dallas asked"), even in loose mode.
+AFTER_PLACE_PREPOSITION = re.compile(
+    r"\b(?:in|from|to|near|at|around|outside|across|through|into|of|via|toward|towards)\s$", re.IGNORECASE)
+NEXT = re.compile(r"(['’]s\b|,)|\s+([a-z]+(?:n't)?)\b")
+# After a sentence-initial word that is also common English, these make it read as a name.
+_NAME_FOLLOWERS = frozenset("""
+    said says asked asks told tells was is has had wanted wants went goes thought thinks felt feels
+    knew knows made makes took takes got gets came comes saw sees loved loves liked likes decided
+    tried tries found finds gave gives needed needs could would should will can did does didn't
+    doesn't wasn't isn't hasn't hadn't couldn't wouldn't won't and or never always also just really
+    then still often lived lives worked works became becomes ran runs walked walks looked looks
+    called calls left leaves started starts kept keeps let lets heard hears believed believes
+    began begins brought bought sang spoke wrote drove ate drank sat stood won lost swam threw woke
+    wore fell fought taught caught sold held met paid sent spent built hit put read led fled slept
+    wept grew drew flew forgot forgave hid rode rose shook stole struck swore tore understood
+""".split())
+# A place-or-month name joined to a first name ("Sharon and Edward", "Edward, Sharon and Ann").
+JOINED_AFTER = re.compile(r"\s*(?:,\s*|\s+(?:and|or|&)\s+)([A-Z][a-z]+)\b")
+JOINED_BEFORE = re.compile(r"\b([A-Z][a-z]+)(?:\s*,\s*|\s+(?:and|or|&)\s+)$")
+NAMED_BEFORE = re.compile(r"\b(?:named|called|nicknamed)\s$")
+# After a place-or-month name and its possessive, these make it a person ("Georgia's husband").
+RELATIONS = frozenset("""
+    husband wife spouse partner boyfriend girlfriend fiance fiancee mother father mom dad mum parents
+    son daughter sons daughters kids children child baby brother sister siblings cousin aunt uncle
+    grandmother grandfather friend friends boss coworker colleague roommate classmate teacher
+""".split())
+# Verbs that only a person does: after one of them even a place name reads as a first name
+# ("Austin felt good"); used when validating variants (NameTable.find(..., loose=True)).
+_PERSON_VERBS = frozenset("""
+    said says felt feels thought thinks told tells asked asks wanted wants knew knows loved loves
+    hated hates hoped hopes cried cries smiled smiles laughed laughs wondered wonders decided decides
+    realized realised realizes liked likes married marries
+""".split())
+
+
+def person_verb(text: str, end: int) -> bool:
+    nxt = NEXT.match(text, end)
+    return bool(nxt and nxt.group(2) in _PERSON_VERBS)
+
+def reads_as_name(text: str, start: int, end: int) -> bool:
+    if not _SENTENCE_START.search(text, max(0, start - 4), start):
+        return True
+    nxt = NEXT.match(text, end)
+    if not nxt:
+        return False
+    word = nxt.group(2) or ""
+    if word.endswith("ly") and len(word) > 4:  # an adverb first: "Tom expertly repaired"
+        after = NEXT.match(text, nxt.end())
+        word = (after.group(2) or "") if after else ""
+    return bool(nxt.group(1)) or word in _NAME_FOLLOWERS or (word.endswith("ed") and len(word) > 3)
