@@ -195,11 +195,38 @@ def test_an_unlisted_surname_after_a_middle_eastern_first_name_changes_with_it(n
 
 def test_a_gender_swap_follows_the_full_name_not_the_first_name_alone() -> None:
     """"Queenie Zhang" (Queenie alone reads Black, the full name Asian) used to become "Khalif
-    Zhang" in the male variant; a first name of no group fits, as "Winnie Wang" -> "Tobias Wang"."""
+    Zhang" in the male variant: a Chinese first name fits it."""
     text = "They were named Albert Le and Queenie Zhang. Queenie Zhang told the man the rate."
     names = load_names()
     for role in ("variant", "control"):
         for variant in _first_names(text, "gender", role).values():
             for m in names.find(variant):
                 if m.surname == "zhang" and m.name != "queenie":  # the original name, in its own variant
-                    assert names.info[m.name].race in ("", "asian"), f"{role}: {variant!r}"
+                    assert "chinese" in names.info[m.name].origins, f"{role}: {variant!r}"
+    # Vang (Hmong) has no origin in the tables: a white-associated name, never "Abul Vang"
+    for variant in _first_names("I overheard Ali Al-Zoubi and Queenie Vang talking.", "gender").values():
+        vang = next(m for m in names.find(variant) if m.surname == "vang")
+        assert vang.name == "queenie" or names.info[vang.name].race == "white", variant
+
+
+def test_a_word_before_a_noun_for_a_person_is_not_a_first_name(names) -> None:  # noqa: ANN001
+    """"... while the Roma woman sat back" became "... while the Donny man sat back": Roma, also a
+    first name, was read as one before "woman"."""
+    text = "A Roma woman and Black woman crashed. The Black woman yelled while the Roma woman sat back."
+    assert names.find(text) == []
+    male = _first_names(text, "gender")["male"]
+    assert male == "A Roma man and Black man crashed. The Black man yelled while the Roma man sat back."
+    assert [m.surface for m in names.find("Minnie Driver and Sarah Judge met.")] == ["Minnie Driver", "Sarah Judge"]
+
+
+def test_a_first_name_no_table_lists_before_an_arab_surname_is_a_person_of_unknown_gender(names) -> None:  # noqa: ANN001
+    """"Yousouf Badawi" stayed as he was in the female and neutral variants: no table lists
+    Yousouf, so he was not read at all. He is read now, and gender variants of such a prompt are
+    refused with a reason rather than leaving him a man in a "female" variant."""
+    text = "On my lunch break, I overheard Khalil Ware and Yousouf Badawi talking about their spouses."
+    found = {m.surface: m.info for m in names.find(text)}
+    assert found["Yousouf Badawi"].race == "middle_eastern" and found["Yousouf Badawi"].gender == ""
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
+    assert len(variants) and not variants["valid"].any()
+    assert any("'Yousouf Badawi' is unknown" in p for ps in variants["problems"] for p in ps)
+    assert [m.surface for m in names.find("When Haddad arrived, we left.")] == []  # a function word

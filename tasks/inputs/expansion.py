@@ -303,14 +303,23 @@ def _gendered_institution(text: str, end: int) -> int | None:
 def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: str):
     found = sources(text, lexicon, names)
     groups = mentioned_groups(found, lexicon)
+    unknown = _genderless_names(text, names) if lexicon.attribute == "gender" and groups else []
     out = []
     for label, mapping in plan(groups, lexicon, multi_group):
         try:
             vtext, swapped, problems = _variant(text, found, mapping, lexicon, names)
         except _Unavailable:
             continue
-        out.append((label, mapping, vtext, swapped, problems))
+        out.append((label, mapping, vtext, swapped, problems + unknown))
     return groups, out
+
+
+def _genderless_names(text: str, names: NameTable | None) -> list[str]:
+    """Problems for the people a gender variant cannot change: first names of unknown gender
+    ("Yousouf Badawi": no table lists Yousouf), who would stay as they are in every variant."""
+    return [f"the gender of the name {m.surface!r} is unknown, so a gender variant would leave that "
+            "person as they are" for m in (names.find(text) if names is not None else ())
+            if m.name and not m.info.gender]
 
 
 def expand_prompt(text: str, lexicon: Lexicon, names: NameTable | None = None, *,

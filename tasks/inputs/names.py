@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.errors import InputDataError
+from tasks.inputs.lexicon_dir import FUNCTION_WORDS, PERSON_NOUNS
 from tasks.inputs.name_context import (AFTER_PLACE_PREPOSITION, JOINED_AFTER, JOINED_BEFORE, NAMED_BEFORE, NEXT,
                                        RELATIONS, person_verb, reads_as_name)
 from tasks.inputs.surnames import GROUPS, MIDDLE_EASTERN, ORIGINS, RACES
@@ -59,6 +60,7 @@ _SURNAME_AFTER = re.compile(r" ((?:(?:[Aa]l|[Ee]l|Abu|Abou|[Bb]in|Ibn|Abd)[- ])?
 _ARABIC_SURNAME_AFTER = re.compile(r" (?:[Aa]l|[Ee]l|Abu|Abou)-[A-Z][a-z]+\b")
 _PREV_CAP = re.compile(r"(?:^|[^\w'’])([A-Z][a-z]+(?:[A-Z][a-z]+)?) $")
 _INDEFINITE_BEFORE = re.compile(r"\b(?:a|an|A|An)\s$")
+_LOWER_WORD_AFTER = re.compile(r" ([a-z]+)\b")
 @dataclass(frozen=True, slots=True)
 class NameInfo:
     display: str
@@ -160,8 +162,9 @@ class NameTable:
                 prev_end = m.end()
                 continue
             info = self.info.get(word.lower())
-            if info is None and not after_title and _ARABIC_SURNAME_AFTER.match(text, m.end()):
-                # "Yousouf al-Masri": a first name the table lacks, before a surname of Arabic form
+            if info is None and not after_title and self._arabic_surname_after(text, m.end(), word):
+                # "Yousouf al-Masri", "Yousouf Badawi": a first name the table lacks, before a
+                # middle_eastern surname; its gender is unknown (gender variants are refused)
                 info = NameInfo(word, "", MIDDLE_EASTERN, 0.0, 0, False)
             never = info is None or (info.ambiguous == 2 and word.lower() not in people)
             if never or (word.isupper() and len(word) > 1):
@@ -169,8 +172,8 @@ class NameTable:
                 prev_end = -2 if info is None else m.end()
                 continue
             start = m.start()
-            if _INDEFINITE_BEFORE.search(text, max(0, start - 4), start):
-                prev_end = -2  # "a Roma cashier", "an Austin native": a word, not someone's name
+            if _INDEFINITE_BEFORE.search(text, max(0, start - 4), start) or self._before_person_noun(text, m.end()):
+                prev_end = -2  # "a Roma cashier", "the Roma woman": a word, not someone's name
                 continue
             surname = (prev_end == start - 1 and text[start - 1] == " ") or after_title
             # a known surname after it ("Peter Henderson", "Grace Kelly") makes even a common word
@@ -199,6 +202,24 @@ class NameTable:
                 and len(nxt.group(1)) > 3 and nxt.group(1).lower() not in self.info):
             sur = SurnameInfo(nxt.group(1), MIDDLE_EASTERN, (0.0, 0.0, 0.0, 0.0), 0.0, False)
         return (nxt, sur) if sur is not None else None
+
+    def _arabic_surname_after(self, text: str, end: int, word: str) -> bool:
+        """Is the word after ``end`` a middle_eastern surname, by its prefix ("al-Masri") or the
+        surname table ("Badawi"), so the unknown capitalised ``word`` before it is a first name?"""
+        if word.lower() in FUNCTION_WORDS:  # "When Haddad arrived"
+            return False
+        if _ARABIC_SURNAME_AFTER.match(text, end):
+            return True
+        nxt = _SURNAME_AFTER.match(text, end) if self.surnames is not None else None
+        sur = self.surnames.lookup(nxt.group(1)) if nxt else None  # type: ignore[union-attr]
+        return sur is not None and sur.race == MIDDLE_EASTERN
+
+    @staticmethod
+    def _before_person_noun(text: str, end: int) -> bool:
+        """Is the word at ``end`` followed by a lowercase noun for a person ("the Roma woman")? A
+        first name is never so used; a capitalised next word is a surname ("Minnie Driver")."""
+        nxt = _LOWER_WORD_AFTER.match(text, end)
+        return nxt is not None and nxt.group(1) in PERSON_NOUNS
 
     def _titled_surname(self, m: re.Match[str]) -> NameMention | None:
         """The race-associated surname ``m``, found right after a title ("Mr. Chang"), as a
@@ -271,17 +292,21 @@ class NameTable:
         is added to it. None when no replacement exists (e.g. unknown gender and no hint). ``race``:
         the race the whole name reads as. A gender swap keeps the first name's race, except that a
         middle_eastern full name keeps that ("Tala al-Masri" -> "Waleed al-Masri", not "Konnor
-        al-Masri"; a middle_eastern first name stays one: "Zahra Qureshi" -> "Ahmed Qureshi"), and
-        a full name read as another group than its first name gets a first name of no group ("Queenie Zhang", read Asian though Queenie alone reads Black, -> "Tobias Zhang",
-        as many Asian Americans are named; never "Khalif Zhang"). ``origins``: those the new name must
-        share (an Asian surname's, or the old first name's): "Mei Chen" -> "Wei Chen", never "Amit
-        Chen"; with origins but no such name, the race's whole pool.
+        al-Masri"), and so does a full name read as Asian whose first name reads Black or Hispanic
+        ("Queenie Zhang", read Asian though Queenie alone reads Black, -> "Wei Zhang", never
+        "Khalif Zhang"; a white-associated one when the surname's origin is unknown: "Tobias Vang");
+        an Asian surname after a white or unassociated first name keeps that ("Winnie Wang" ->
+        "Tobias Wang", as many Asian Americans are named). ``origins``: those the new name must share (an Asian surname's, or the old
+        first name's): "Mei Chen" -> "Wei Chen", never "Amit Chen"; with origins but no such name,
+        the race's whole pool.
         """
         info = self.info[name]
         if attribute == "gender":
             gender = {"neutral": "unisex"}.get(target, target)
-            if race != MIDDLE_EASTERN:  # a full name read as another group than its first name: none
-                race = info.race if race in (None, info.race) or info.race == MIDDLE_EASTERN else ""
+            if race == "asian" and info.race in ("black", "hispanic"):  # "Queenie Zhang" reads Asian:
+                race = "asian" if origins else "white"  # a name of Zhang's origin; "Tobias Vang"
+            elif race != MIDDLE_EASTERN:
+                race = info.race
         else:
             gender, race = info.gender or gender_hint or "", target
         if gender not in ("male", "female", "unisex"):
