@@ -53,6 +53,7 @@ NAMES_FILE = "first_names.csv"
 GENDERS = ("male", "female")
 _CAP_WORD = re.compile(r"\b[A-Z][a-z]*(?:[A-Z][a-z]+)?\b")
 _TITLE = re.compile(r"(?:^|[^\w])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Officer|Detective|Sgt|Capt)\.?\s$")
+_TITLE_WORD = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Officer|Detective|Sgt|Capt)\b")
 # A surname after a first name: one word ("Wu", "McDonald"), hyphenated ("Smith-Jones"), or with an
 # Arabic prefix kept whole ("El-Solh", "al-Masri", "Abu Zeid", "bin Laden").
 _SURNAME_AFTER = re.compile(r" ((?:(?:[Aa]l|[Ee]l|Abu|Abou|[Bb]in|Ibn|Abd)[- ])?[A-Z][a-z]+(?:[A-Z][a-z]+)?"
@@ -150,12 +151,13 @@ class NameTable:
         """
         out: list[NameMention] = []
         prev_end = -2
-        people = self._used_as_people(text)
+        people: dict[str, bool] = {}  # place-or-month names used as a person somewhere in the text
+        titles = _TITLE_WORD.search(text) is not None  # most texts have none: skip the per-word test
         for m in _CAP_WORD.finditer(text):
             word = m.group()
             if m.start() < prev_end:  # the surname of the previous mention
                 continue
-            after_title = bool(_TITLE.search(text, max(0, m.start() - 12), m.start()))
+            after_title = titles and bool(_TITLE.search(text, max(0, m.start() - 12), m.start()))
             titled = self._titled_surname(m) if after_title else None
             if titled is not None:
                 out.append(titled)
@@ -166,7 +168,9 @@ class NameTable:
                 # "Yousouf al-Masri", "Yousouf Badawi": a first name the table lacks, before a
                 # middle_eastern surname; its gender is unknown (gender variants are refused)
                 info = NameInfo(word, "", MIDDLE_EASTERN, 0.0, 0, False)
-            never = info is None or (info.ambiguous == 2 and word.lower() not in people)
+            if info is not None and info.ambiguous == 2 and word not in people:
+                people[word] = self._used_as_person_once(text, word)
+            never = info is None or (info.ambiguous == 2 and not people[word])
             if never or (word.isupper() and len(word) > 1):
                 # a name never counted alone ("Chin", "Jordan") still makes the next word a surname
                 prev_end = -2 if info is None else m.end()
@@ -206,12 +210,14 @@ class NameTable:
     def _arabic_surname_after(self, text: str, end: int, word: str) -> bool:
         """Is the word after ``end`` a middle_eastern surname, by its prefix ("al-Masri") or the
         surname table ("Badawi"), so the unknown capitalised ``word`` before it is a first name?"""
-        if word.lower() in FUNCTION_WORDS:  # "When Haddad arrived"
+        if text[end:end + 1] != " " or not (text[end + 1:end + 2].isupper() or text[end + 1:end + 2] in "ae"):
+            return False  # no capitalised word or Arabic prefix next: the common case, decided cheaply
+        nxt = _SURNAME_AFTER.match(text, end)
+        if nxt is None or word.lower() in FUNCTION_WORDS:  # "When Haddad arrived"
             return False
         if _ARABIC_SURNAME_AFTER.match(text, end):
             return True
-        nxt = _SURNAME_AFTER.match(text, end) if self.surnames is not None else None
-        sur = self.surnames.lookup(nxt.group(1)) if nxt else None  # type: ignore[union-attr]
+        sur = self.surnames.lookup(nxt.group(1)) if self.surnames is not None else None
         return sur is not None and sur.race == MIDDLE_EASTERN
 
     @staticmethod
@@ -252,12 +258,18 @@ class NameTable:
         return NameMention(mention.start, nxt.end(), text[mention.start:nxt.end()], mention.name, info,
                            surname_key(nxt.group(1)))
 
-    def _used_as_people(self, text: str) -> set[str]:
-        """The place-or-month names (``ambiguous`` = 2) that ``text`` uses as a person at least
-        once: they are that person at every mention ("named Jesus Jimenez ... Jesus Jimenez passed")."""
-        return {m.group().lower() for m in _CAP_WORD.finditer(text)
-                if (i := self.info.get(m.group().lower())) is not None and i.ambiguous == 2
-                and self._used_as_person(text, m.start(), m.end())}
+    def _used_as_person_once(self, text: str, word: str) -> bool:
+        """Does ``text`` use the place-or-month name ``word`` (``ambiguous`` = 2) as a person at
+        least once? It is then that person at every mention ("named Jesus Jimenez ... Jesus
+        Jimenez passed")."""
+        start = text.find(word)
+        while start != -1:
+            end = start + len(word)
+            if ((start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum())
+                    and self._used_as_person(text, start, end)):
+                return True
+            start = text.find(word, end)
+        return False
 
     def _used_as_person(self, text: str, start: int, end: int) -> bool:
         """Whether a place-or-month name at ``text[start:end]`` is used as a person (module docstring)."""
