@@ -230,3 +230,13 @@ def test_a_first_name_no_table_lists_before_an_arab_surname_is_a_person_of_unkno
     assert len(variants) and not variants["valid"].any()
     assert any("'Yousouf Badawi' is unknown" in p for ps in variants["problems"] for p in ps)
     assert [m.surface for m in names.find("When Haddad arrived, we left.")] == []  # a function word
+
+
+def test_a_race_variant_of_a_person_of_unknown_gender_is_refused_not_a_crash() -> None:
+    """A race variant that had to change "Yousouf Kassar" raised KeyError: the replacement looked
+    Yousouf up in the table that does not list him."""
+    text = "Both Tanisha Jackson and Yousouf Kassar showed up at the courthouse around 9am."
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["race"]))
+    swapped = variants[(variants["grp"] == "middle_eastern") & (variants["role"] == "variant")]
+    assert len(swapped) == 1 and not swapped["valid"].iloc[0]
+    assert any("'Yousouf Kassar'" in p and "gender is unknown" in p for p in swapped["problems"].iloc[0])

@@ -312,7 +312,7 @@ class NameTable:
         first name's): "Mei Chen" -> "Wei Chen", never "Amit Chen"; with origins but no such name,
         the race's whole pool.
         """
-        info = self.info[name]
+        info = self.info.get(name) or _UNLISTED  # "Yousouf" before "Badawi": read, but in no table
         if attribute == "gender":
             gender = {"neutral": "unisex"}.get(target, target)
             if race == "asian" and info.race in ("black", "hispanic"):  # "Queenie Zhang" reads Asian:
@@ -362,6 +362,9 @@ class NameTable:
             return self.pools[keys[0]]
         found = {n for k in keys for n in self.pools[k]}
         return [n for n in self.pools.get((gender, race), []) if n in found]
+
+
+_UNLISTED = NameInfo("", "", "", 0.0, 0, False)
 
 
 def surname_position(text: str, start: int, names: NameTable | None) -> bool:
