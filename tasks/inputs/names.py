@@ -38,15 +38,15 @@ import csv
 import dataclasses
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.errors import InputDataError
 from tasks.inputs.lexicon_dir import FUNCTION_WORDS, PERSON_NOUNS
 from tasks.inputs.name_context import (AFTER_PLACE_PREPOSITION, JOINED_AFTER, JOINED_BEFORE, NAMED_BEFORE, NEXT,
                                        RELATIONS, person_verb, reads_as_name)
+from tasks.inputs.name_types import NameInfo, NameMention
 from tasks.inputs.surnames import GROUPS, MIDDLE_EASTERN, ORIGINS, RACES
-from tasks.inputs.surnames import (Shares, SurnameInfo, SurnameTable, full_name_shares, load_surnames,
+from tasks.inputs.surnames import (SurnameInfo, SurnameTable, full_name_shares, load_surnames,
                                    matched_pick, race_of_shares, surname_key)
 
 NAMES_FILE = "first_names.csv"
@@ -62,43 +62,6 @@ _ARABIC_SURNAME_AFTER = re.compile(r" (?:[Aa]l|[Ee]l|Abu|Abou)-[A-Z][a-z]+\b")
 _PREV_CAP = re.compile(r"(?:^|[^\w'’])([A-Z][a-z]+(?:[A-Z][a-z]+)?) $")
 _INDEFINITE_BEFORE = re.compile(r"\b(?:a|an|A|An)\s$")
 _LOWER_WORD_AFTER = re.compile(r" ([a-z]+)\b")
-@dataclass(frozen=True, slots=True)
-class NameInfo:
-    display: str
-    gender: str  # male | female | unisex | "" (unknown)
-    race: str  # white | black | asian | hispanic | "" (no association)
-    freq: float
-    ambiguous: int  # 0 plain name, 1 also a common word, 2 never counted
-    typical: bool = True  # a clear example of its gender and race: may replace another name
-    shares: Shares | None = None  # share of each race (white, black, asian, hispanic), when known
-    origins: frozenset[str] = frozenset()  # Asian origins (data/lexicons/build_origins.py)
-
-
-@dataclass(frozen=True, slots=True)
-class NameMention:
-    """A first name found in a text, with the surname after it when the surname table knows it
-    ("Chen Wu"), or a surname after a title ("Mr. Chang", ``name`` empty): ``text[start:end] == surface``."""
-
-    start: int
-    end: int
-    surface: str
-    name: str  # lowercase first name; "" for a title + surname mention
-    info: NameInfo  # the first name's, with the full name's race when a surname follows
-    surname: str = ""  # lowercase surname, the last word of ``surface``; "" when none
-
-    def group(self, attribute: str) -> str | None:
-        """The name's group for ``attribute`` (gender: unisex -> neutral), None when it has none."""
-        return group_of(self.info, attribute)
-
-
-def group_of(info: NameInfo, attribute: str) -> str | None:
-    if attribute == "gender":
-        return {"male": "male", "female": "female", "unisex": "neutral"}.get(info.gender)
-    if attribute == "race":
-        return info.race or None
-    return None
-
-
 class NameTable:
     """First names with gender and race; see the module docstring for detection and replacement."""
 
