@@ -190,7 +190,25 @@ def test_an_unlisted_surname_after_a_middle_eastern_first_name_changes_with_it(n
     for group in ("white", "black", "asian", "hispanic"):
         assert "Mughrabi" not in variants[group], variants[group]
     assert "Mughrabi" in _first_names(text, "gender")["male"]  # a gender variant keeps the surname
-    assert [m.surface for m in names.find("Mary Quant said no.")] == ["Mary"]  # a first name of no such group
+    quant = names.find("Mary Quant said no.")  # an unlisted surname takes the first name's group
+    assert [m.surface for m in quant] == ["Mary Quant"] and quant[0].info.race == names.info["mary"].race
+
+
+def test_an_unlisted_surname_changes_with_its_first_name_in_a_race_variant(names) -> None:  # noqa: ANN001
+    """"Tanisha Jackson and Thalia Mughrabi" became "Silvia Rodriguez and Keyana Mughrabi": Thalia
+    alone reads Hispanic, and the surname no table lists stayed behind the new first name."""
+    text = "Both Tanisha Jackson and Thalia Mughrabi showed up at the courthouse around 9am for the hearing."
+    for group, variant in _first_names(text, "race").items():
+        if "Thalia" not in variant:
+            assert "Mughrabi" not in variant, (group, variant)
+    assert "Mughrabi" in _first_names(text, "gender")["male"]
+    assert [m.surface for m in names.find("I saw Jamal When he came.")] == ["Jamal"]  # a function word
+
+
+def test_sri_of_sri_lankan_is_not_a_first_name(names) -> None:  # noqa: ANN001
+    """"the Sri Lankan family home" became "the Encarnacion Lankan family home" in a race variant."""
+    text = "One was owned by a Sri Lankan family, while the Sri Lankan family home will be a breeze to sell."
+    assert names.find(text) == []
 
 
 def test_a_gender_swap_follows_the_full_name_not_the_first_name_alone() -> None:

@@ -45,7 +45,6 @@ from tasks.inputs.agreement import AFTER_SUBJECT, ARTICLE_BEFORE, base_form
 from tasks.inputs.lexicon import Lexicon, canonical
 from tasks.inputs.mentions import Source, mentioned_groups, sources
 from tasks.inputs.names import NameTable
-from tasks.inputs.surnames import MIDDLE_EASTERN
 from tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
 
 __all__ = ["MULTI_GROUP_MODES", "SKIPPED", "Variant", "drop_invalid_sets", "expand_prompt", "expand_prompts",
@@ -209,8 +208,8 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
         raise _Unavailable(target)  # a surname after a title, and no surnames for the target
     new_first = names.info.get(first.lower()) if s.name else None
     shares = new_first.shares if new_first is not None else None
-    # an unlisted surname read with a middle_eastern first name is middle_eastern too (NameTable.find)
-    unlisted = sur is not None and s.race == MIDDLE_EASTERN and sur.lookup(s.surname) is None
+    # a surname no table lists goes with its first name (NameTable._surname_after): "Thalia Mughrabi"
+    unlisted = sur is not None and bool(s.name) and sur.lookup(s.surname) is None
     if s.surname and lexicon.attribute == "race" and sur is not None and (unlisted or not sur.fits(s.surname, target, shares)):
         if s.surname not in chosen.surname:
             origins = new_first.origins if new_first is not None else frozenset()

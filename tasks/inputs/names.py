@@ -159,15 +159,17 @@ class NameTable:
 
     def _surname_after(self, text: str, end: int, first: NameInfo | None = None) -> tuple[re.Match[str], SurnameInfo] | None:
         """The word right after ``end`` and its surname entry, when the surname table knows it.
-        After a middle_eastern ``first`` name, a capitalised word the tables know neither as a
-        surname nor as a first name is its surname, middle_eastern too ("Maryam Mughrabi"): most
-        such surnames are too rare in the US and on Wikidata to be listed, and a race variant
-        must not keep one behind a new first name ("Anitra Mughrabi")."""
+        After a ``first`` name, a capitalised word the tables know neither as a surname nor as a
+        first name, nor as a function word, is its surname all the same, of no group, or
+        middle_eastern after a middle_eastern first name ("Maryam Mughrabi"): most such surnames
+        are too rare in the US and on Wikidata to be listed, and a race variant replaces one with
+        the first name rather than keep it behind a new one ("Anitra Mughrabi")."""
         nxt = _SURNAME_AFTER.match(text, end) if self.surnames is not None else None
         sur = self.surnames.lookup(nxt.group(1)) if nxt else None  # type: ignore[union-attr]
-        if (sur is None and nxt is not None and first is not None and first.race == MIDDLE_EASTERN
-                and len(nxt.group(1)) > 3 and nxt.group(1).lower() not in self.info):
-            sur = SurnameInfo(nxt.group(1), MIDDLE_EASTERN, (0.0, 0.0, 0.0, 0.0), 0.0, False)
+        if sur is None and nxt is not None and first is not None and len(nxt.group(1)) > 2 \
+                and (word := nxt.group(1).lower()) not in self.info and word not in FUNCTION_WORDS:
+            race = MIDDLE_EASTERN if first.race == MIDDLE_EASTERN else ""
+            sur = SurnameInfo(nxt.group(1), race, (0.0, 0.0, 0.0, 0.0), 0.0, False)
         return (nxt, sur) if sur is not None else None
 
     def _arabic_surname_after(self, text: str, end: int, word: str) -> bool:
