@@ -179,6 +179,9 @@ def test_origins_come_from_the_shipped_tables(names) -> None:  # noqa: ANN001
     assert sur.info["tanaka"].origins == {"japanese"} and sur.info["lee"].origins == {"chinese", "korean"}
     assert names.info["priya"].origins == {"south_asian"} and "japanese" in names.info["hiroshi"].origins
     assert not sur.info["smith"].origins and not names.info["susan"].origins
+    # a Muslim first name pairs with a Muslim surname: "Syed Sharma" read as two people
+    assert names.info["syed"].origins == {"south_asian_muslim"} and sur.info["sharma"].origins == {"south_asian"}
+    assert sur.info["khan"].origins == {"south_asian_muslim"}
 
 
 def test_an_unlisted_surname_after_a_middle_eastern_first_name_changes_with_it(names) -> None:  # noqa: ANN001

@@ -14,11 +14,13 @@ Sources (build time only; see SOURCES.md):
   countries on a logarithmic scale (0-13). Its China, Japan, Korea, Vietnam and India/Sri Lanka
   columns give the origin: every one of them rated within one step of the name's highest rating
   among the five. A name rated only in "Arabia/Persia" or "Turkey" that the census associates with
-  Asian Americans is a South Asian Muslim name (Arshad, Farzana): south_asian.
+  Asian Americans is a South Asian Muslim name (Syed, Arshad, Farzana): south_asian_muslim, kept
+  apart from south_asian (Hindu and Sikh names) because "Syed Sharma" reads as two people.
 * Surnames: the romanized surname lists of the PyPI package ``Faker`` 40.63.0 (MIT): ``zh_CN`` and
   ``zh_TW`` (Chinese), ``ja_JP`` (Japanese), ``vi_VN`` (Vietnamese, diacritics removed), ``en_IN``
   (South Asian); and, as written here, the common romanized Korean and Vietnamese surnames Faker
-  lacks (:data:`KOREAN`, :data:`VIETNAMESE`) and the South Asian ones (:data:`SOUTH_ASIAN`).
+  lacks (:data:`KOREAN`, :data:`VIETNAMESE`) and the South Asian ones (:data:`SOUTH_ASIAN`, Hindu
+  and Sikh; :data:`SOUTH_ASIAN_MUSLIM`).
   Only surnames at least :data:`ASIAN_SHARE` Asian in the census get an origin, so a Faker list
   that holds "Daniel" labels nothing it should not.
 
@@ -68,11 +70,19 @@ KOREAN = frozenset("""kim lee yi rhee park pak choi choe jung chung jeong kang c
 VIETNAMESE = frozenset("""nguyen tran le pham hoang huynh phan vu vo dang bui do ho ngo duong ly truong
     dinh lam luu mai trinh luong quach doan thai cao ta chau dao diep giang banh danh kieu nghiem thach
     ton vuong ung khuu lai la ha tang tat""".split())
-SOUTH_ASIAN = frozenset("""patel shah singh kumar sharma gupta khan ali ahmed hussain hossain rahman islam
-    chowdhury chaudhry chaudhary das reddy rao iyer nair menon pillai desai joshi mehta jain bhatt
-    bose banerjee chatterjee mukherjee ghosh sen roy dey dutta sinha mishra pandey tiwari yadav verma
-    saxena kapoor malhotra khanna chopra arora bhatia sethi gill sandhu sidhu dhillon grewal kaur
-    mian""".split())
+SOUTH_ASIAN = frozenset("""patel shah singh kumar sharma gupta chowdhury das reddy rao iyer nair menon
+    pillai desai joshi mehta jain bhatt bose banerjee chatterjee mukherjee ghosh sen roy dey dutta sinha
+    mishra pandey tiwari yadav verma saxena kapoor malhotra khanna chopra arora bhatia sethi gill sandhu
+    sidhu dhillon grewal kaur""".split())
+# South Asian Muslim surnames: a Muslim first name ("Syed") reads wrong before a Hindu or Sikh
+# surname ("Sharma"), and the reverse
+SOUTH_ASIAN_MUSLIM = frozenset("""khan ali ahmed ahmad hussain hossain husain rahman rehman rahaman islam
+    chowdhury chaudhry chaudhary siddiqui siddiqi siddique qureshi sheikh shaikh syed malik mirza baig
+    ansari akhtar akhter aktar akter iqbal haque hoque huq haq uddin alam butt javed javaid aslam arshad
+    asif rizvi zaidi naqvi hashmi jafri kazmi bukhari farooq farooqi farooqui mahmood masood mehmood nawaz
+    zaman kabir hafeez haroon imran irfan rizwan sajid sattar shahzad sohail zafar zahid nadeem naveed
+    nazir qazi qadri riaz raza bhuiyan miah mian begum bibi sultana anjum parveen afzal ahsan awan bajwa
+    cheema chohan durrani hameed rashid saeed tariq yousuf""".split())
 _CHINESE_SYLLABLE = re.compile(
     r"(?:ch|sh|zh|hs|ts|tz|kw|gw|ng|[bcdfghjklmnpqrstwxyz])?"
     r"(?:uang|iang|iong|eung|eong|ang|eng|ing|ong|ung|oon|ian|iao|iou|uan|uen|ee|oo|ai|ao|au|ei|ia|ie|iu|"
@@ -121,7 +131,7 @@ def first_name_origin(name: str, asian: float, ratings: dict[str, dict[str, int]
         top = max(rated.values())
         return _join({o for o, v in rated.items() if v >= top - 1})
     if asian >= 0.6 and ({"arabia", "turkey"} & set(cells)):
-        return "south_asian"
+        return "south_asian_muslim"
     return ""
 
 
@@ -149,8 +159,10 @@ def surname_origin(name: str, asian: float, listed: dict[str, set[str]]) -> str:
     if asian < ASIAN_SHARE or not k.isalpha():
         return ""
     origins = set(listed.get(k, ()))
-    origins |= {o for o, names in (("korean", KOREAN), ("vietnamese", VIETNAMESE),
-                                   ("south_asian", SOUTH_ASIAN)) if k in names}
+    if k in SOUTH_ASIAN_MUSLIM:
+        origins.discard("south_asian")  # a Muslim surname in Faker's Indian list pairs with Muslim names
+    origins |= {o for o, names in (("korean", KOREAN), ("vietnamese", VIETNAMESE), ("south_asian", SOUTH_ASIAN),
+                                   ("south_asian_muslim", SOUTH_ASIAN_MUSLIM)) if k in names}
     if k in _ALSO_CHINESE:
         origins.add("chinese")
     if not origins and asian >= 0.5:

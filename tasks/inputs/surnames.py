@@ -20,8 +20,8 @@ does not know). A surname with an Arabic prefix that the table does not list ("E
 "al-Masri", "Abu Zeid") reads as middle_eastern by its form (:meth:`SurnameTable.lookup`); it is
 always kept whole, never cut at its hyphen.
 
-The census has one Asian group, so an Asian surname also carries its origins (chinese, japanese,
-korean, vietnamese, south_asian; data/lexicons/build_origins.py), and a replacement for a first
+The census has one Asian group, so an Asian surname also carries its origins (:data:`ORIGINS`;
+data/lexicons/build_origins.py), and a replacement for a first
 name of known origin shares it: "Priya" gets "Sharma", "Hiroshi" gets "Tanaka", never "Nguyen".
 """
 
@@ -39,7 +39,7 @@ SURNAMES_FILE = "surnames.csv"
 GROUPS = ("white", "black", "asian", "hispanic")  # the census groups that have shares
 MIDDLE_EASTERN = "middle_eastern"  # a label without census shares (data/lexicons/build_mena.py)
 RACES = (*GROUPS, MIDDLE_EASTERN)
-ORIGINS = frozenset({"chinese", "japanese", "korean", "vietnamese", "south_asian"})  # of Asian names
+ORIGINS = frozenset({"chinese", "japanese", "korean", "vietnamese", "south_asian", "south_asian_muslim"})
 FITS = 0.1  # a surname stays in a variant for a group that bears it at least this often
 Shares = tuple[float, float, float, float]  # share of each of GROUPS
 
