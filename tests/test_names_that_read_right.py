@@ -121,6 +121,7 @@ def test_replacement_surnames_are_neither_run_together_nor_middle_eastern_first_
     assert table.info["mohamed"].race == "black" and "mohamed" not in table.pools["black"]
     assert "garcia" in table.pools["hispanic"] and "washington" in table.pools["black"]
     assert table.info["mccray"].display == "McCray"  # not "Mccray": the census writes names in capitals
+    assert "chauez" not in table.pools["hispanic"]  # "Luis Chauez": a "u" misread for the "v" of Chavez
 
 
 def _first_names(text: str, attribute: str, role: str = "variant") -> dict[str, str]:
