@@ -62,6 +62,7 @@ _ARABIC_SURNAME_AFTER = re.compile(r" (?:[Aa]l|[Ee]l|Abu|Abou)-[A-Z][a-z]+\b")
 _PREV_CAP = re.compile(r"(?:^|[^\w'’])([A-Z][a-z]+(?:[A-Z][a-z]+)?) $")
 _INDEFINITE_BEFORE = re.compile(r"\b(?:a|an|A|An)\s$")
 _LOWER_WORD_AFTER = re.compile(r" ([a-z]+)\b")
+_MAY_START_SURNAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZae")  # a capital, or "al-", "el-"
 class NameTable:
     """First names with gender and race; see the module docstring for detection and replacement."""
 
@@ -74,6 +75,7 @@ class NameTable:
         self.info = infos
         self.source = source
         self.surnames = surnames
+        self._last: tuple[str, bool, tuple[NameMention, ...]] = ("", False, ())
         pools: dict[tuple[str, str], list[str]] = {}
         by_gender: dict[str, int] = {}
         self.order: dict[str, int] = {}  # rank by frequency among all names of the same gender
@@ -111,7 +113,18 @@ class NameTable:
         before a verb only a person does ("Austin felt"), so "Martin used her ..." or "Hope
         faded as she ..." with the pronoun swapped and the name kept is caught; never after a
         preposition of place ("a nurse in Dallas asked whether she ..." keeps its variants).
+
+        The last answer is kept: expansion asks twice about each prompt (its mentions, then its
+        people of unknown gender).
         """
+        last = self._last
+        if last[0] == text and last[1] == loose:
+            return list(last[2])
+        out = self._find(text, loose)
+        self._last = (text, loose, tuple(out))
+        return out
+
+    def _find(self, text: str, loose: bool) -> list[NameMention]:
         out: list[NameMention] = []
         prev_end = -2
         people: dict[str, bool] = {}  # place-or-month names used as a person somewhere in the text
@@ -127,7 +140,8 @@ class NameTable:
                 prev_end = m.end()
                 continue
             info = self.info.get(word.lower())
-            if info is None and not after_title and self._arabic_surname_after(text, m.end(), word):
+            if info is None and not after_title and text[m.end():m.end() + 1] == " " \
+                    and text[m.end() + 1:m.end() + 2] in _MAY_START_SURNAME and self._arabic_surname_after(text, m.end(), word):
                 # "Yousouf al-Masri", "Yousouf Badawi": a first name the table lacks, before a
                 # middle_eastern surname; its gender is unknown (gender variants are refused)
                 info = NameInfo(word, "", MIDDLE_EASTERN, 0.0, 0, False)
@@ -175,8 +189,6 @@ class NameTable:
     def _arabic_surname_after(self, text: str, end: int, word: str) -> bool:
         """Is the word after ``end`` a middle_eastern surname, by its prefix ("al-Masri") or the
         surname table ("Badawi"), so the unknown capitalised ``word`` before it is a first name?"""
-        if text[end:end + 1] != " " or not (text[end + 1:end + 2].isupper() or text[end + 1:end + 2] in "ae"):
-            return False  # no capitalised word or Arabic prefix next: the common case, decided cheaply
         nxt = _SURNAME_AFTER.match(text, end)
         if nxt is None or word.lower() in FUNCTION_WORDS:  # "When Haddad arrived"
             return False
