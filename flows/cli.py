@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from flows.cli_commands import compare, metrics, options, report, runs, show
+from flows.cli_commands import assessments, compare, metrics, options, report, runs, show
 from flows.launch import invoke, run_command
 
 HELP = """Measure bias and fairness of an LLM application, run after run.
@@ -32,6 +32,7 @@ Your own prompts (a CSV with a `prompt` column) against an OpenAI-compatible end
 Then look at what is stored:
     equilens runs              list runs in data/equilens.duckdb
     equilens show RUN_ID       metrics of one run, with intervals
+    equilens assessments       what each assessment answers, and its shipped config
     equilens options           every config key, its default and meaning
     equilens metrics           every metric and which direction is fairer
 """
@@ -46,7 +47,7 @@ def _flow_for(config: object):  # noqa: ANN202 - the flow the config's assessmen
     return flow_for(config)
 
 
-for _command in (run_command(_flow_for), runs, show, report, compare, metrics, options):  # --help lists them so
+for _command in (run_command(_flow_for), runs, show, report, compare, metrics, assessments, options):  # --help lists them so
     app.command()(_command)
 
 

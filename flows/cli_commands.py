@@ -1,5 +1,5 @@
 """The read-only ``equilens`` commands over stored runs and the registries: runs, show, report, compare,
-metrics, options."""
+metrics, assessments, options."""
 
 from __future__ import annotations
 
@@ -235,6 +235,36 @@ def metrics() -> None:
     for name, spec in specs.items():
         table.add_row(name, spec.family, spec.fairer, spec.aggregation, spec.interval, spec.reference)
     console().print(table)
+
+
+def assessments(
+    fmt: Annotated[str, typer.Option("--format", help="text (default), or markdown: the README's table")] = "text",
+    files: Annotated[bool, typer.Option("--files", help="also list the files that make each assessment")] = False,
+) -> None:
+    """Every assessment: the question it answers, its shipped config and its flow. A config's
+    `assessment:` key picks one; `equilens run CONFIG` runs it."""
+    import shutil
+    import textwrap
+
+    from tasks.assessments import ASSESSMENTS
+    from tasks.config import RunConfig
+
+    if fmt not in ("text", "markdown"):
+        raise fail(f"--format {fmt!r}: use text or markdown.")
+    width = max(40, min(100, shutil.get_terminal_size().columns) - 1)
+    if fmt == "markdown":
+        typer.echo("| assessment | what it answers | shipped config | its own sections |\n|---|---|---|---|")
+    for name, entry in ASSESSMENTS.registered():
+        own = [key for key in entry.config.model_fields if key not in RunConfig.model_fields]
+        if fmt == "markdown":
+            typer.echo(f"| `{name}` | {entry.card} | `{entry.default_config}` | "
+                       f"{', '.join(f'`{key}`' for key in own) or 'none'} |")
+            continue
+        typer.echo(f"{name}  (equilens run {entry.default_config})")
+        typer.echo(textwrap.fill(entry.card, width=width, initial_indent="  ", subsequent_indent="  "))
+        typer.echo(f"  flow {entry.flow}; its own config sections: {', '.join(own) or 'none'}")
+        for path in entry.files() if files else ():
+            typer.echo(f"    {path}")
 
 
 def options() -> None:

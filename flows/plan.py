@@ -73,8 +73,8 @@ class Plan:
 
 def make_plan(cfg: RunConfig) -> Plan:
     """The plan of ``cfg`` (see the module docstring); reads the prompts but calls nothing."""
-    from flows.dispatch import FLOWS
     from flows.preflight import uses_llm
+    from tasks.assessments import ASSESSMENTS
 
     prompts = sample = None
     exact = True
@@ -83,7 +83,7 @@ def make_plan(cfg: RunConfig) -> Plan:
 
         scan = scan_prompts(cfg.prompts, SAMPLE, seed=cfg.metrics.seed)
         prompts, sample, exact = scan.total, scan.sample, scan.exact and scan.total <= SAMPLE
-    planner = getattr(importlib.import_module(FLOWS[cfg.assessment][0]), "plan_requests", None)
+    planner = getattr(importlib.import_module(ASSESSMENTS.get(cfg.assessment).flow_module), "plan_requests", None)
     if planner is None:
         return Plan(cfg.assessment, prompts, None, None, exact)
     asked = planner(cfg, sample)

@@ -1,8 +1,9 @@
 """The run configuration: pydantic models, loaded from YAML, that are also the flow parameter.
 
 :class:`RunConfig` holds the sections every assessment shares; each assessment has a subclass
-adding only its own sections (:data:`CONFIG_CLASSES`), and :func:`load_config` returns the one
-that ``assessment`` names. Because the subclass is its flow's parameter, the Prefect UI renders it
+adding only its own sections, registered with :func:`tasks.assessments.assessment` (the registry
+every list of assessments reads; :data:`CONFIG_CLASSES` is derived from it), and
+:func:`load_config` returns the one that ``assessment`` names. Because the subclass is its flow's parameter, the Prefect UI renders it
 as a form for ad-hoc runs showing only the sections that flow reads, and a deployment's YAML
 carries it as plain data. Unknown keys are refused everywhere so a
 typo never silently falls back to a default.
@@ -18,6 +19,7 @@ from typing import Any, ClassVar, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
+from tasks.assessments import ASSESSMENTS, assessment
 from tasks.config_sections import (  # noqa: F401 - re-exported: the sections are part of the config API
     _Strict,
     PromptsConfig,
@@ -49,11 +51,9 @@ class RunConfig(_Strict):
     its Prefect form shows only those."""
 
     name: str = Field("adhoc", description="Run name; groups runs for trends (e.g. the deployment name)")
-    assessment: Literal["counterfactual", "identity", "stereotype", "bias_test", "classification", "recommendation",
-                        "bbq", "auto"] = Field(
-        "counterfactual",
-        description="Which flow runs: counterfactual | identity | stereotype | bias_test | classification | "
-                    "recommendation | bbq | auto",
+    assessment: str = Field(
+        "counterfactual", description="Which flow runs: one of the registered assessments (`equilens assessments`)",
+        json_schema_extra=lambda schema: schema.update(enum=ASSESSMENTS.names()),
     )
     prompts: PromptsConfig | None = None
     llm: LLMConfig = Field(default_factory=LLMConfig)
@@ -98,6 +98,14 @@ class RunConfig(_Strict):
             raise ValueError(f"the {self.assessment} assessment needs a prompts section (path or items)")
         return self
 
+    @field_validator("assessment")
+    @classmethod
+    def _registered(cls, v: str) -> str:
+        if v not in ASSESSMENTS:
+            raise ValueError(f"{v!r} is not an assessment; the assessments are "
+                             f"{', '.join(name for name, _ in ASSESSMENTS.registered())}")
+        return v
+
     @field_validator("name")
     @classmethod
     def _name_ok(cls, v: str) -> str:
@@ -124,6 +132,14 @@ class _WithStereotype(RunConfig):
     stereotype: StereotypeConfig = Field(default_factory=StereotypeConfig)
 
 
+@assessment(
+    flow="flows.counterfactual:counterfactual_assessment", default_config="configs/demo.yaml",
+    card="Does the model answer differently when a prompt names another group? Prompts that mention "
+         "gender, race or your own groups get counterfactual variants (he -> she, white -> Black, names "
+         "swapped by gender and race), the model answers every variant, and LangFair's counterfactual "
+         "metrics (sentiment parity, cosine, ROUGE-L and BLEU similarity) compare each pair of groups "
+         "against a same-group noise floor, with a verdict in words.",
+)
 class CounterfactualRunConfig(_WithCounterfactual):
     """A counterfactual fairness run (flows/counterfactual.py)."""
 
@@ -138,6 +154,13 @@ class CounterfactualRunConfig(_WithCounterfactual):
         return self
 
 
+@assessment(
+    flow="flows.identity:identity_assessment", default_config="configs/identity.yaml",
+    card="Does the model treat users differently by the identity their name or profile signals, when "
+         "the prompt names no group? Each prompt is asked as users of different groups (first-person "
+         "fairness), and the answers are compared by outcome (numbers, yes rates, first choices), by the "
+         "counterfactual metrics and by a judge model.",
+)
 class IdentityRunConfig(RunConfig):
     """Identity through names and profiles, for prompts that name no group (flows/identity.py)."""
 
@@ -154,6 +177,12 @@ class IdentityRunConfig(RunConfig):
                                        "logprobs": 5 if self.judge.logprobs else 0})
 
 
+@assessment(
+    flow="flows.stereotype:stereotype_assessment", default_config="configs/stereotype.yaml",
+    card="Do the answers carry stereotypes or toxicity? The model's answers (or a file of your own) "
+         "are scored with LangFair's stereotype metrics (co-occurrence bias, stereotypical associations, "
+         "demographic representation) and toxicity metrics.",
+)
 class StereotypeRunConfig(_WithStereotype):
     """A stereotype and toxicity run (flows/stereotype.py)."""
 
@@ -162,6 +191,12 @@ class StereotypeRunConfig(_WithStereotype):
     assessment: Literal["stereotype"] = _assessment("stereotype")
 
 
+@assessment(
+    flow="flows.bias_test:bias_test", default_config="configs/bias_test.yaml",
+    card="Does a language model itself prefer stereotyped sentences? After BiasTestGPT, an LLM writes "
+         "test sentences for a bias specification, you may review them, and the model under test scores "
+         "stereotype against anti-stereotype versions by their likelihoods.",
+)
 class BiasTestRunConfig(RunConfig):
     """A bias test of a language model's own likelihoods (flows/bias_test.py)."""
 
@@ -172,6 +207,12 @@ class BiasTestRunConfig(RunConfig):
     needs_prompts = False
 
 
+@assessment(
+    flow="flows.classification:classification_assessment", default_config="configs/classification.yaml",
+    card="Does an LLM that labels or decides treat groups alike? Each answer is read as a label, and "
+         "the groups of a column are compared on predicted prevalence and, with a ground truth, on false "
+         "positive, false negative, false omission and false discovery rates.",
+)
 class ClassificationRunConfig(RunConfig):
     """An LLM used as a classifier (flows/classification.py)."""
 
@@ -181,6 +222,11 @@ class ClassificationRunConfig(RunConfig):
     file_keys = (answers_key,)
 
 
+@assessment(
+    flow="flows.recommendation:recommendation_assessment", default_config="configs/recommendation.yaml",
+    card="Do an LLM's recommendations change with the user's group? After FaiRLLM, each group's top-K "
+         "list is compared with the list the neutral request gets (Jaccard, SERP* and PRAG* similarity).",
+)
 class RecommendationRunConfig(_WithCounterfactual):
     """An LLM used as a recommender (flows/recommendation.py); ``counterfactual`` expands the prompts
     when ``recommendation.source`` is counterfactual."""
@@ -194,6 +240,12 @@ class RecommendationRunConfig(_WithCounterfactual):
         return super().prompts_optional() or bool(self.recommendation.templates)
 
 
+@assessment(
+    flow="flows.bbq:bbq_assessment", default_config="configs/bbq.yaml",
+    card="Does the model fall back on stereotypes when a question cannot be answered from its context? "
+         "The BBQ benchmark's multiple-choice questions give accuracy and bias scores per category, on "
+         "ambiguous and disambiguated contexts.",
+)
 class BBQRunConfig(RunConfig):
     """BBQ multiple-choice questions (flows/bbq.py)."""
 
@@ -204,6 +256,12 @@ class BBQRunConfig(RunConfig):
     needs_prompts = False
 
 
+@assessment(
+    flow="flows.auto:auto_assessment", default_config="configs/auto.yaml",
+    card="Every family on the same prompts in one run, as LangFair's AutoEval: the FTU check, "
+         "counterfactual fairness, stereotypes and toxicity, and, when asked, an identity for the prompts "
+         "that name no group.",
+)
 class AutoRunConfig(_WithStereotype, _WithCounterfactual):  # counterfactual first in the form
     """AutoEval: the counterfactual, stereotype and toxicity families on the same prompts (flows/auto.py)."""
 
@@ -213,11 +271,7 @@ class AutoRunConfig(_WithStereotype, _WithCounterfactual):  # counterfactual fir
                           "assessment does (prompts x signals x cells x 2 more calls); none: off")
 
 
-CONFIG_CLASSES: dict[str, type[RunConfig]] = {
-    "counterfactual": CounterfactualRunConfig, "identity": IdentityRunConfig, "stereotype": StereotypeRunConfig, "bias_test": BiasTestRunConfig,
-    "classification": ClassificationRunConfig, "recommendation": RecommendationRunConfig, "bbq": BBQRunConfig,
-    "auto": AutoRunConfig,
-}
+CONFIG_CLASSES: dict[str, type[RunConfig]] = {name: entry.config for name, entry in ASSESSMENTS.registered()}
 
 
 def every_field() -> dict[str, Any]:

@@ -53,3 +53,7 @@ class Registry(Generic[T]):
 
     def items(self) -> list[tuple[str, T]]:
         return sorted(self._items.items())
+
+    def registered(self) -> list[tuple[str, T]]:
+        """(name, item) in the order they were registered: a reading order the code chose."""
+        return list(self._items.items())

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tasks.assessments import ASSESSMENTS
 from tasks.config import (
     CONFIG_CLASSES,
     AutoRunConfig,
@@ -21,15 +22,15 @@ from tasks.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = {"name", "assessment", "prompts", "llm", "scoring", "metrics", "storage", "validation", "execution"}
-OWN = {  # flow module, flow function, the sections it adds to the shared ones
-    "counterfactual": ("flows.counterfactual", "counterfactual_assessment", {"counterfactual"}),
-    "stereotype": ("flows.stereotype", "stereotype_assessment", {"stereotype"}),
-    "bias_test": ("flows.bias_test", "bias_test", {"bias_test"}),
-    "classification": ("flows.classification", "classification_assessment", {"classification"}),
-    "recommendation": ("flows.recommendation", "recommendation_assessment", {"recommendation", "counterfactual"}),
-    "bbq": ("flows.bbq", "bbq_assessment", {"bbq"}),
-    "identity": ("flows.identity", "identity_assessment", {"identity", "judge"}),
-    "auto": ("flows.auto", "auto_assessment", {"counterfactual", "stereotype", "identity"}),
+OWN = {  # the sections each assessment adds to the shared ones, as its Prefect form must show them
+    "counterfactual": {"counterfactual"},
+    "stereotype": {"stereotype"},
+    "bias_test": {"bias_test"},
+    "classification": {"classification"},
+    "recommendation": {"recommendation", "counterfactual"},
+    "bbq": {"bbq"},
+    "identity": {"identity", "judge"},
+    "auto": {"counterfactual", "stereotype", "identity"},
 }
 
 
@@ -37,8 +38,7 @@ def _form(assessment: str) -> dict:
     """The config model's schema in the flow's Prefect parameter schema (what the UI renders as a form)."""
     from prefect.utilities.callables import parameter_schema
 
-    module, name, _ = OWN[assessment]
-    schema = parameter_schema(getattr(importlib.import_module(module), name).fn).model_dump()
+    schema = parameter_schema(ASSESSMENTS.get(assessment).flow_function().fn).model_dump()
     ref = schema["properties"]["config"]["$ref"].rsplit("/", 1)[1]
     return schema["definitions"][ref]
 
@@ -46,7 +46,7 @@ def _form(assessment: str) -> dict:
 @pytest.mark.parametrize("assessment", list(OWN))
 def test_each_flow_form_shows_only_its_own_sections(assessment: str) -> None:
     form = _form(assessment)
-    assert set(form["properties"]) == SHARED | OWN[assessment][2]
+    assert set(form["properties"]) == SHARED | OWN[assessment]
     assert form["properties"]["assessment"]["default"] == assessment
     assert form["properties"]["assessment"]["enum"] == [assessment]
 
@@ -87,7 +87,7 @@ def test_a_section_of_another_assessment_is_refused_with_who_reads_it() -> None:
     assert "bbq: the counterfactual assessment does not read this section (the bbq assessment does)" in text
     assert "stereotype: the counterfactual assessment does not read this section (the stereotype and auto " \
            "assessments do)" in text
-    with pytest.raises(ConfigError, match=r"assessment: Input should be") as err:
+    with pytest.raises(ConfigError, match=r"assessment: 'nope' is not an assessment; the assessments are counterf") as err:
         parse_config({"assessment": "nope", "bbq": {}})
     assert "bbq:" not in str(err.value)  # no second guess about sections of an unknown assessment
 
@@ -107,17 +107,13 @@ def test_build_config_keeps_only_the_sections_of_the_asked_assessment() -> None:
 
 
 def test_every_assessment_has_a_flow_that_takes_its_config() -> None:
-    import importlib
     import typing
 
-    from flows.dispatch import FLOWS
-    from tasks.config import CONFIG_CLASSES
-
-    assert set(FLOWS) == set(CONFIG_CLASSES)
-    for assessment, (module, name) in FLOWS.items():
-        flow = getattr(importlib.import_module(module), name)
-        hints = typing.get_type_hints(flow.fn)
-        assert hints["config"] is CONFIG_CLASSES[assessment], assessment
+    assert set(ASSESSMENTS) == set(OWN) == set(CONFIG_CLASSES)
+    for name, entry in ASSESSMENTS.items():
+        hints = typing.get_type_hints(entry.flow_function().fn)
+        assert hints["config"] is entry.config is CONFIG_CLASSES[name], name
+        assert load_config(ROOT / entry.default_config).assessment == name  # its shipped config runs it
 
 
 def test_the_demo_uses_the_documented_weak_parity_threshold() -> None:

@@ -139,3 +139,32 @@ def test_lower_layers_of_tasks_never_import_the_stages_or_the_reports() -> None:
                     if (d.startswith("tasks.stages") and not m.startswith("tasks.stages"))
                     or (d.startswith("tasks.reporting") and not m.startswith(("tasks.reporting", "tasks.stages"))))
     assert not upward, upward
+
+
+def _assessment_flows() -> set[str]:
+    """``module:function`` of every Prefect flow in flows/ whose ``config`` parameter is a run config."""
+    found = set()
+    for path in sorted((ROOT / "flows").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and any(
+                    isinstance(d, ast.Call) and getattr(d.func, "id", "") == "flow" for d in node.decorator_list):
+                config = next((a for a in node.args.args if a.arg == "config"), None)
+                if config is not None and ast.unparse(config.annotation or ast.Constant("")).endswith("RunConfig"):
+                    found.add(f"{_module_name(path)}:{node.name}")
+    return found
+
+
+def test_every_assessment_is_registered_once() -> None:
+    """One registry entry per assessment (tasks.assessments): every run config class with its own
+    ``assessment`` value and every flow that takes one is named by exactly one entry."""
+    from tasks import config
+    from tasks.assessments import ASSESSMENTS
+    from tasks.errors import RegistryError
+
+    entries = [entry for _, entry in ASSESSMENTS.registered()]
+    classes = {cls for cls in vars(config).values() if isinstance(cls, type) and issubclass(cls, config.RunConfig)
+               and cls.model_fields["assessment"].annotation is not str}
+    assert sorted(e.config.__name__ for e in entries) == sorted(c.__name__ for c in classes)
+    assert sorted(e.flow for e in entries) == sorted(_assessment_flows())
+    with pytest.raises(RegistryError, match="already registered"):
+        ASSESSMENTS.add(entries[0].name, entries[0])

@@ -1,16 +1,10 @@
-"""The metric library. Importing this package registers every built-in metric."""
+"""The metric library. Importing this package registers every built-in metric: every module of the
+package is imported (a family module registers its metrics as it loads), so a new family is a new
+module here and nothing else."""
 
-from tasks.metrics import (  # noqa: F401 - importing a family module registers its metrics
-    bbq,
-    classification,
-    classifier_scores,
-    counterfactual,
-    embedding,
-    identity,
-    probability,
-    recommendation,
-    stereotype,
-)
+import importlib
+import pkgutil
+
 from tasks.metrics.base import (
     METRICS,
     MetricSpec,
@@ -24,3 +18,6 @@ from tasks.metrics.base import (
 
 __all__ = ["METRICS", "MetricSpec", "estimate_row", "metric", "metric_row", "metrics_of", "skipped_row",
            "wanted_metrics"]
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")

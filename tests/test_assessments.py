@@ -1,0 +1,34 @@
+"""The assessment registry drives every list of assessments, the README's table among them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from flows.cli import app
+from tasks.assessments import ASSESSMENTS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_readme_table_of_assessments_is_the_registrys() -> None:
+    out = CliRunner().invoke(app, ["assessments", "--format", "markdown"])
+    assert out.exit_code == 0, out.output
+    assert out.output.count("\n| `") == len(ASSESSMENTS.names())
+    assert out.output in (ROOT / "README.md").read_text(encoding="utf-8"), \
+        "README's table of assessments is out of date: paste `equilens assessments --format markdown`"
+
+
+def test_an_assessments_files_are_listed_from_its_entry() -> None:
+    files = ASSESSMENTS.get("bias_test").files()
+    assert files[:2] == ["flows/bias_test.py", "configs/bias_test.yaml"]
+    assert "tasks/stages/bias_test_generation.py" in files and "tests/test_bias_test_flow.py" in files
+    assert all((ROOT / f).is_file() for f in files)
+    out = CliRunner().invoke(app, ["assessments", "--files"])
+    assert out.exit_code == 0 and "    tasks/stages/bias_test_generation.py" in out.output
+
+
+def test_an_unknown_format_is_refused_in_one_line() -> None:
+    out = CliRunner().invoke(app, ["assessments", "--format", "html"])
+    assert out.exit_code != 0 and "use text or markdown" in out.output
