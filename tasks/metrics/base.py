@@ -34,6 +34,13 @@ class MetricSpec:
     target: float | None = None
     interval: str = CLUSTER_BOOTSTRAP
     inputs: str = ""
+    per_item: Callable[..., Any] | None = None  # the per-row or per-pair step, when the metric has one
+    reads: tuple[tuple[str, str], ...] = ()  # (keyword of fn, key of the metrics config) it takes from a run
+    summarizes: str = ""  # the metric whose per-group values ``fn`` summarises across groups, if any
+
+    def settings(self, cfg: Any) -> dict[str, Any]:
+        """The keywords ``fn`` takes from a run's metrics config ``cfg`` (:attr:`reads`), with their values."""
+        return {keyword: getattr(cfg, key) for keyword, key in self.reads}
 
     def distance_from_fair(self, value: float) -> float:
         """How far ``value`` is from fair, on the metric's own scale: larger is less fair.
@@ -82,8 +89,15 @@ def metric(
     target: float | None = None,
     interval: str = CLUSTER_BOOTSTRAP,
     inputs: str = "",
+    per_item: Callable[..., Any] | None = None,
+    reads: dict[str, str] | None = None,
+    summarizes: str = "",
 ) -> Callable[[Callable[..., float]], Callable[..., float]]:
-    """Register ``fn`` as metric ``name``; the function's docstring becomes its description."""
+    """Register ``fn`` as metric ``name``; the function's docstring becomes its description.
+    ``per_item``: its step per row or pair of rows, which a stage calls to get one value per item
+    before aggregating or resampling; ``reads``: keyword of ``fn`` -> key of the run's metrics config
+    it takes (:meth:`MetricSpec.settings`), so a stage passes settings without naming the metric;
+    ``summarizes``: the metric whose per-group values ``fn`` summarises across groups."""
     if direction == "target" and target is None:
         raise ValueError(f"metric {name!r}: direction 'target' needs a target value")
 
@@ -91,7 +105,8 @@ def metric(
         doc = (fn.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
         METRICS.add(
             name,
-            MetricSpec(name, family, direction, aggregation, doc, reference, fn, target, interval, inputs),
+            MetricSpec(name, family, direction, aggregation, doc, reference, fn, target, interval, inputs,
+                       per_item, tuple((reads or {}).items()), summarizes),
         )
         return fn
 

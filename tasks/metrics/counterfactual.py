@@ -64,6 +64,7 @@ strict_sentiment_parity.rowwise = True  # type: ignore[attr-defined]
 @metric(
     "weak_sentiment_parity", family="counterfactual", direction="lower", inputs="sentiment",
     aggregation="absolute difference of the shares above the threshold", reference=BOUCHARD,
+    reads={"threshold": "weak_parity_threshold"},
 )
 def weak_sentiment_parity(scores1: np.ndarray, scores2: np.ndarray, threshold: float = 0.5) -> float:
     """|P(S1 > t) - P(S2 > t)|: demographic parity of binarised sentiment (strictly above t)."""
@@ -90,6 +91,7 @@ def pairwise_cosine(emb1: np.ndarray, emb2: np.ndarray) -> np.ndarray:
 @metric(
     "cosine_similarity", family="counterfactual", direction="higher", inputs="embeddings",
     aggregation="mean over response pairs", reference=BOUCHARD,
+    per_item=pairwise_cosine,
 )
 def cosine_similarity(emb1: np.ndarray, emb2: np.ndarray) -> float:
     """Mean cosine similarity of sentence embeddings of counterfactual response pairs (1 = same)."""
@@ -99,6 +101,7 @@ def cosine_similarity(emb1: np.ndarray, emb2: np.ndarray) -> float:
 @metric(
     "bleu_similarity", family="counterfactual", direction="higher", inputs="texts",
     aggregation="mean over response pairs of min(BLEU both directions)", reference=BOUCHARD,
+    per_item=pairwise_min_bleu,
 )
 def bleu_similarity(texts1: Sequence[str], texts2: Sequence[str]) -> float:
     """Counterfactual BLEU: mean over pairs of the smaller of the two directed sentence BLEUs."""
@@ -109,6 +112,7 @@ def bleu_similarity(texts1: Sequence[str], texts2: Sequence[str]) -> float:
 @metric(
     "rougel_similarity", family="counterfactual", direction="higher", inputs="texts",
     aggregation="mean over response pairs", reference=BOUCHARD,
+    per_item=pairwise_rouge_l,
 )
 def rougel_similarity(texts1: Sequence[str], texts2: Sequence[str]) -> float:
     """Counterfactual ROUGE-L: mean LCS-based F-measure over response pairs."""

@@ -70,7 +70,7 @@ SIMILARITIES: dict[str, Callable[[Sequence[str], Sequence[str], int], float]] = 
 for _name, _fn in SIMILARITIES.items():
     metric(f"{_name}_at_k", family="recommendation", direction="higher",
            aggregation="per group: mean over prompts of the similarity to the neutral list",
-           reference=ZHANG, interval=INTERVAL, inputs=INPUTS)(_fn)
+           reference=ZHANG, interval=INTERVAL, inputs=INPUTS, per_item=_fn)(_fn)
 
 
 def _summary(kind: str, sim: str) -> Callable[[np.ndarray], float]:
@@ -94,4 +94,4 @@ for _name in SIMILARITIES:
     for _kind, _direction in SUMMARIES.items():
         metric(f"{_name}_at_k_{_kind}", family="recommendation", direction=_direction,  # type: ignore[arg-type]
                aggregation="per attribute, across its groups", reference=ZHANG, interval=INTERVAL,
-               inputs=INPUTS)(_summary(_kind, _name))
+               inputs=INPUTS, summarizes=f"{_name}_at_k")(_summary(_kind, _name))

@@ -56,29 +56,28 @@ class _MetricContext:
         return row
 
     def parity_fn(self, name: str) -> Callable[[np.ndarray, np.ndarray], float]:
-        fn = self.specs[name].fn
-        if name == "weak_sentiment_parity":  # a partial keeps the function's rowwise flag (one call per batch)
-            return partial(fn, threshold=self.cfg.weak_parity_threshold)
-        return fn
+        """The metric's function with the run settings it reads (a partial keeps its rowwise flag)."""
+        spec = self.specs[name]
+        settings = spec.settings(self.cfg)
+        return partial(spec.fn, **settings) if settings else spec.fn
 
     def sentiment_of(self, texts: list[str]) -> np.ndarray:
         return self.sentiment.reindex([text_hash(t) for t in texts]).to_numpy()
 
     def similarity_values(self, name: str, pair: PairData, lexicon) -> np.ndarray:  # noqa: ANN001
-        """Per-row similarity of the two sides for a ``embeddings`` or ``texts`` metric."""
+        """Per-row similarity of the two sides for a ``embeddings`` or ``texts`` metric: its
+        registered per-pair step on the rows' embeddings or (neutralized) texts."""
         from tasks.inputs.expansion import neutralize
-        from tasks.metrics.counterfactual import pairwise_cosine
-        from tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
 
+        per_pair = self.specs[name].per_item
         if self.specs[name].inputs == "embeddings":
             emb = self.scores.embeddings
             h1, h2 = [text_hash(t) for t in pair.texts1], [text_hash(t) for t in pair.texts2]
-            return pairwise_cosine(np.stack([emb[h] for h in h1]), np.stack([emb[h] for h in h2]))
+            return per_pair(np.stack([emb[h] for h in h1]), np.stack([emb[h] for h in h2]))
         t1, t2 = pair.texts1, pair.texts2
         if self.cfg.neutralize and lexicon is not None:  # no lexicon (brought groups): nothing to mask
             t1, t2 = neutralize(t1, lexicon), neutralize(t2, lexicon)
-        fn = {"bleu_similarity": pairwise_min_bleu, "rougel_similarity": pairwise_rouge_l}[name]
-        return fn(t1, t2)
+        return per_pair(t1, t2)
 
     def similarity_details(self, name: str, lexicon=None) -> dict:  # noqa: ANN001
         if self.specs[name].inputs == "embeddings":
@@ -142,8 +141,7 @@ class _MetricContext:
                 "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
                 "prompts": int(len(np.unique(pair.clusters.astype(str)))),
             }
-            if name == "weak_sentiment_parity":
-                details["threshold"] = self.cfg.weak_parity_threshold
+            details.update(self.specs[name].settings(self.cfg))  # the settings it ran with ("threshold")
             if self.cfg.permutations:
                 details["p_value"] = test.p_value
             out.append(self.emit(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b,

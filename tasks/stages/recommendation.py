@@ -103,11 +103,12 @@ def recommendation_metrics(lists: pd.DataFrame, cfg: RecommendationConfig, mcfg:
     """Per group: mean Jaccard / SERP* / PRAG* @K against the neutral list; across groups:
     min, max, range (SNSR) and std (SNSV). Cluster-bootstrap intervals over prompts."""
     from tasks.stages.classification import interval_verdict
-    from tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
-    from tasks.metrics.recommendation import SIMILARITIES, SUMMARIES
+    from tasks.metrics import METRICS, estimate_row, metrics_of, skipped_row, wanted_metrics
     from tasks.stats import bootstrap_mean, bootstrap_stat
 
     wanted = set(wanted_metrics(mcfg.names, "recommendation"))
+    specs = [METRICS.get(name) for name in metrics_of("recommendation")]
+    similarities = [spec for spec in specs if spec.per_item is not None]  # per prompt: a list against the neutral
     boot = {"resamples": mcfg.bootstrap_resamples, "confidence": mcfg.confidence, "seed": mcfg.seed}
     neutral = {(p, s): items for p, s, items in
                lists.loc[lists["grp"] == NEUTRAL, ["prompt_id", "sample_idx", "items"]].itertuples(index=False)}
@@ -117,36 +118,31 @@ def recommendation_metrics(lists: pd.DataFrame, cfg: RecommendationConfig, mcfg:
         keyed = {(r.prompt_id, r.sample_idx, r.grp): r.items for r in frame.itertuples(index=False)}
         keys = sorted({(p, s) for p, s, _ in keyed if (p, s) in neutral})
         if not keys:
-            rows.append(skipped_row("jaccard_at_k", "no prompt has both a neutral and a group answer",
-                                    attribute=attribute))
+            rows += [skipped_row(sim.name, "no prompt has both a neutral and a group answer", attribute=attribute)
+                     for sim in similarities if sim.name in wanted]
             continue
         clusters = np.array([p for p, _ in keys], dtype=object)
         empty = {g: sum(1 for key in keys if not keyed.get((*key, g))) for g in groups}
         empty_neutral = sum(1 for key in keys if not neutral[key])
-        for sim, fn in SIMILARITIES.items():
-            matrix = np.array([[fn(neutral[key], keyed[(*key, g)], cfg.k) if (*key, g) in keyed else np.nan
+        for sim in similarities:
+            matrix = np.array([[sim.per_item(neutral[key], keyed[(*key, g)], cfg.k) if (*key, g) in keyed else np.nan
                                 for g in groups] for key in keys], dtype=float)
-            name = f"{sim}_at_k"
-            if name in wanted:
+            if sim.name in wanted:
                 for j, g in enumerate(groups):
                     have = np.isfinite(matrix[:, j])
                     est = bootstrap_mean(matrix[have, j], clusters[have], **boot)
-                    rows.append(estimate_row(name, est, attribute=attribute, group_a=g,
+                    rows.append(estimate_row(sim.name, est, attribute=attribute, group_a=g,
                                              details={"k": cfg.k, "empty_lists": empty[g],
                                                       "empty_neutral_lists": empty_neutral}))
-            for kind in SUMMARIES:
-                sname = f"{name}_{kind}"
-                if sname not in wanted:
-                    continue
+            for summary in (spec for spec in specs if spec.summarizes == sim.name and spec.name in wanted):
                 if len(groups) < 2:
-                    rows.append(skipped_row(sname, "fewer than two groups", attribute=attribute))
+                    rows.append(skipped_row(summary.name, "fewer than two groups", attribute=attribute))
                     continue
-                summary = METRICS.get(sname).fn
-                est = bootstrap_stat(lambda m, f=summary: f(np.nanmean(m, axis=0)), [matrix], clusters, **boot)
+                est = bootstrap_stat(lambda m, f=summary.fn: f(np.nanmean(m, axis=0)), [matrix], clusters, **boot)
                 means = np.nanmean(matrix, axis=0)
                 details = {"k": cfg.k, "groups": dict(zip(groups, map(float, means), strict=True)),
-                           "verdict": interval_verdict(METRICS.get(sname), est.value, est.ci_low, est.ci_high)}
-                rows.append(estimate_row(sname, est, attribute=attribute, details=details))
+                           "verdict": interval_verdict(summary, est.value, est.ci_low, est.ci_high)}
+                rows.append(estimate_row(summary.name, est, attribute=attribute, details=details))
     return pd.DataFrame(rows)
 
 
