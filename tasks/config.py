@@ -93,6 +93,18 @@ class RunConfig(_Strict):
         return not self.needs_prompts or bool(self.brought_answers())
 
     @model_validator(mode="after")
+    def _shipped_files(self) -> RunConfig:
+        """A relative file path missing from the working directory is read from the shipped files
+        ("data/demo_prompts.csv" from any directory, and from an installed wheel; tasks.shipped)."""
+        from tasks.shipped import shipped_path
+
+        for dotted, value in self.input_files().items():
+            if isinstance(value, str) and (found := shipped_path(value)) != Path(value):
+                section, key = dotted.split(".")
+                setattr(getattr(self, section), key, str(found))
+        return self
+
+    @model_validator(mode="after")
     def _prompts_needed(self) -> RunConfig:
         if self.prompts is None and not self.prompts_optional():
             raise ValueError(f"the {self.assessment} assessment needs a prompts section (path or items)")
@@ -336,7 +348,9 @@ def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
     """Read a YAML config; ``overrides`` are dotted keys (``{"llm.count": 2}``) applied on top."""
     from tasks.inputs.files import file_problem
 
-    p = Path(path)
+    from tasks.shipped import shipped_path
+
+    p = shipped_path(path)  # "configs/demo.yaml" from any directory: the shipped one, unless yours is there
     if problem := file_problem(p):
         raise ConfigError(f"Config file {p} {problem}; give a YAML file such as configs/demo.yaml.")
     try:

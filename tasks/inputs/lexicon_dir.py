@@ -3,9 +3,9 @@ reads them, so the lexicon and name loaders need not import each other for it.""
 
 from __future__ import annotations
 
-from tasks.config import REPO_ROOT
+from tasks.shipped import DATA_DIR
 
-LEXICON_DIR = REPO_ROOT / "data" / "lexicons"
+LEXICON_DIR = DATA_DIR / "lexicons"
 
 
 def _read_words(name: str) -> frozenset[str]:

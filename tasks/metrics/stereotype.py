@@ -26,11 +26,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from tasks.config import REPO_ROOT
 from tasks.errors import InputDataError
+from tasks.inputs.lexicon_dir import LEXICON_DIR
 from tasks.metrics.base import metric
 
-LEXICON_DIR = REPO_ROOT / "data" / "lexicons"
 TARGETS_FILE = LEXICON_DIR / "cobs_targets.yaml"
 STOPWORDS_FILE = LEXICON_DIR / "stopwords.txt"
 

@@ -1,0 +1,1 @@
+"""Files shipped with equilens, installed as package data (see tasks/shipped.py); no code."""
