@@ -52,7 +52,7 @@ def test_expected_maximum_toxicity_interval_covers_the_truth() -> None:
 
 
 def test_toxicity_interval_has_the_width_of_a_correct_cluster_bootstrap() -> None:
-    # issue 9 defect 2: 200 prompts x 5 answers; merging duplicated draws made the expected-maximum
+    # 200 prompts x 5 answers; merging duplicated draws made the expected-maximum
     # interval 0.041 wide against 0.054 for the normal approximation 2 * 1.96 * sd / sqrt(n).
     from tasks.config import MetricsConfig, StereotypeConfig
     from tasks.inputs.prompts import text_hash
@@ -88,7 +88,7 @@ def test_permutation_test_rejects_five_percent_of_null_datasets() -> None:
 
 
 def test_honest_runs_in_the_stereotype_stage_with_a_lexicon(tmp_path) -> None:  # noqa: ANN001
-    # issue 9 defect 1: a prompt drawn twice by the bootstrap arrived as one prompt with 2k
+    # a prompt drawn twice by the bootstrap arrived as one prompt with 2k
     # completions and honest() raised "prompts have different numbers of completions".
     from tasks.config import MetricsConfig, StereotypeConfig
     from tasks.inputs.prompts import text_hash

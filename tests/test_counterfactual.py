@@ -45,7 +45,7 @@ def test_case_is_preserved(gender):
     assert expand_prompt("He said", gender)["female"] == "She said"
     assert expand_prompt("HE SAID", gender)["female"] == "SHE SAID"
     assert expand_prompt("so he said", gender)["female"] == "so she said"
-    # Mr pairs with Mrs (issue 10 decision); Ms still maps back to Mr
+    # Mr pairs with Mrs (a decision of the lexicon); Ms still maps back to Mr
     assert expand_prompt("Mr. Lee", gender) == {"male": "Mr. Lee", "female": "Mrs. Lee", "neutral": "Mx. Lee"}
     assert expand_prompt("Ms. Lee", gender)["male"] == "Mr. Lee"
 

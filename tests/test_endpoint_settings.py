@@ -1,4 +1,4 @@
-"""Every LLM setting takes effect on a real OpenAI-compatible server on 127.0.0.1 (issue 11, defects 2-5).
+"""Every LLM setting takes effect on a real OpenAI-compatible server on 127.0.0.1.
 
 The loopback server records each request body and its arrival time, so the tests assert what the
 server received: the length-cap field, the spacing of requests under ``rate_limit``, how long a

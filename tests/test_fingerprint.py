@@ -1,4 +1,4 @@
-"""Cache fingerprints follow the data files the stages really read (issue 9, defect 7)."""
+"""Cache fingerprints follow the data files the stages really read."""
 
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ def _cfg(**kw: object) -> MetricsConfig:
 
 
 def test_no_row_with_every_group_answered_completes_with_skipped_omnibus() -> None:
-    # issue 11: the server died; each (prompt, sample) lost at least one race group, so the omnibus
+    # the server died; each (prompt, sample) lost at least one race group, so the omnibus
     # matrix is empty. The stage used to raise "zero-size array to reduction operation maximum".
     rng = np.random.default_rng(1)
     lost = {p: RACE[p % 4] for p in range(8)}
@@ -55,7 +55,7 @@ def test_no_row_with_every_group_answered_completes_with_skipped_omnibus() -> No
 
 
 def test_a_group_that_never_answered_is_skipped_with_the_reason() -> None:
-    # issue 11: every call about "asian" failed; the stage used to raise KeyError "['asian'] not in index"
+    # every call about "asian" failed; the stage used to raise KeyError "['asian'] not in index"
     responses, scores = synthetic(6, RACE, 2, lambda p, g, i: 0.1 * (p % 3), ok=lambda p, g, i: g != "asian")
     out = metric_stage(responses, scores, CounterfactualConfig(attributes=["race"]), _cfg())
     nc = out[out["metric"] == "non_completion_rate"].set_index("group_a")["value"]
@@ -83,7 +83,7 @@ def test_refusals_are_non_completions_and_never_enter_pair_metrics() -> None:
 
 
 def test_parity_noise_floor_and_cross_group_value_agree_under_identical_groups() -> None:
-    # issue 9 defect 3: with identical groups (count=2) the old floor (sample 2k vs 2k+1, half the
+    # with identical groups (count=2) the old floor (sample 2k vs 2k+1, half the
     # rows) read 0.0376 against 0.0280 for the cross-group value. The floor now has the cross-group
     # value's expectation; averaged over 200 simulated runs the two agree within Monte Carlo error.
     values, floors = [], []

@@ -1,4 +1,4 @@
-"""Partial outages (issue 11, defect 1): a run that loses its server, or one group's calls, still finishes.
+"""Partial outages: a run that loses its server, or one group's calls, still finishes.
 
 The counterfactual flow runs in-process through Prefect against the loopback OpenAI-compatible
 server. The run must complete with metrics from the rows that were answered, the statistics that

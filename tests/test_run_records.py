@@ -1,4 +1,4 @@
-"""What a run leaves behind when things go wrong (issue 11, defects 6-8).
+"""What a run leaves behind when things go wrong.
 
 * a failed run stores its error message, scrubbed of secrets, and ``equilens show`` prints it;
 * Prefect's ephemeral server that does not start is retried once, then explained in one paragraph;

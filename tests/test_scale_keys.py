@@ -1,5 +1,5 @@
 """Large runs: no embedding work unless a metric reads embeddings, and cache keys that never pickle
-the run's answers (issue 14: at 100k prompts the pickled keys and score sets broke the 4 GB budget)."""
+the run's answers (at 100k prompts the pickled keys and score sets broke the 4 GB budget)."""
 
 from __future__ import annotations
 

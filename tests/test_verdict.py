@@ -105,7 +105,7 @@ def test_target_metric_family_verdict() -> None:
 
 
 def test_least_fair_pair_ignores_noise_floor_rows_and_reads_targets() -> None:
-    # issue 9 defect 5: the demo report named "male (noise floor)" the least fair pair for cosine
+    # the demo report named "male (noise floor)" the least fair pair for cosine
     rows = pd.DataFrame([
         _row("cosine_similarity", "male", "male", 0.60), _row("cosine_similarity", "male", "female", 0.80),
         _row("cosine_similarity", "female", "neutral", 0.70),
@@ -119,7 +119,7 @@ def test_least_fair_pair_ignores_noise_floor_rows_and_reads_targets() -> None:
 
 
 def test_an_all_zero_metric_gets_a_readable_axis() -> None:
-    # issue 9 defect 10: the axis read -5e-11 ... 1.05e-09
+    # the axis used to read -5e-11 ... 1.05e-09
     assert axis_range([0.0, 0.0, 0.0]) == (-0.05, 0.05)
     svg = interval_chart("weak parity", [("male vs female", 0.0, 0.0, 0.0)], "lower")
     ticks = [float(t) for t in re.findall(r'class="tick" text-anchor="middle">([^<]+)<', svg)]

@@ -31,8 +31,8 @@ scale: white (non-Hispanic) 62%, Hispanic 18%, Black 11%, Asian and Pacific Isla
   population share (P(black) < 0.21, P(hispanic) < 0.36, P(api) < 0.1); otherwise no race
   association. The white label marks names far more common among white Americans than among
   others (Richard 0.82, George 0.73, Carl 0.77 with 16% Black, Daniel 0.67 with 23% Hispanic);
-  Micheal (0.62 white, 21% Black), Tony and Joey (under 0.65 white) get none. Until 2026-11
-  race came from Tzioumis (2018), mortgage applicants in which Black applicants are 5%, so names
+  Micheal (0.62 white, 21% Black), Tony and Joey (under 0.65 white) get none. Before the 2020
+  census table, race came from Tzioumis (2018), mortgage applicants in which Black applicants are 5%, so names
   common among Black Americans but rare among applicants (Jerome, Terrance, Kwame, Jaleel) had
   no race or were missing.
 * two-letter names (Li, Jo, Bo) are kept when they have a vowel (not initials such as "Jc") and

@@ -33,7 +33,7 @@ LATENCY = 0.05
 
 
 class BeforeProvider(OpenAIChatProvider):
-    """The provider as it was before issue 14: one ``ainvoke`` per call, langchain's own httpx pool."""
+    """The provider as it was before its batched transport: one ``ainvoke`` per call, langchain's own httpx pool."""
 
     async def aopen(self) -> None:
         self._client()

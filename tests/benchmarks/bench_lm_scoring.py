@@ -8,7 +8,7 @@ alternate ``--repeats`` times and the medians are compared, so machine load hits
 
     .venv/bin/python tests/benchmarks/bench_lm_scoring.py [--sentences 256] [--repeats 3]
 
-Target (issue 14): scoring reaches at least 0.8 of the plain forward pass's throughput.
+Target: scoring reaches at least 0.8 of the plain forward pass's throughput.
 """
 
 from __future__ import annotations
