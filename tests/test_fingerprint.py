@@ -38,3 +38,16 @@ def test_stereotype_fingerprint_covers_default_targets_and_stop_words(
     targets = tmp_path / "targets.yaml"
     targets.write_text("adjective: [kind]\n")
     assert stereotype_data_fingerprint(str(targets), None) != stereotype_data_fingerprint(None, None)
+
+
+def test_notes_beside_the_lexicons_do_not_change_their_fingerprint(tmp_path: Path) -> None:
+    """Editing SOURCES.md or a build script re-ran every cached expansion; only the word lists count."""
+    (tmp_path / "gender.yaml").write_text("a: 1\n")
+    (tmp_path / "NOTES.md").write_text("notes\n")
+    (tmp_path / "build.py").write_text("x = 1\n")
+    before = lexicon_fingerprint(str(tmp_path))
+    (tmp_path / "NOTES.md").write_text("more notes\n")
+    (tmp_path / "build.py").write_text("x = 2\n")
+    assert lexicon_fingerprint(str(tmp_path)) == before
+    (tmp_path / "gender.yaml").write_text("a: 2\n")
+    assert lexicon_fingerprint(str(tmp_path)) != before

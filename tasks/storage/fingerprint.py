@@ -71,7 +71,14 @@ def lexicon_fingerprint(lexicon_dir: str | None) -> str:
     COBS targets and stop words, which live in the same folder."""
     from tasks.inputs.lexicon import LEXICON_DIR
 
-    return path_fingerprint(str(lexicon_dir) if lexicon_dir else str(LEXICON_DIR))
+    folder = Path(lexicon_dir) if lexicon_dir else LEXICON_DIR
+    if not folder.is_dir():
+        return path_fingerprint(str(folder))
+    # the data the stages read; notes and build scripts beside it (SOURCES.md, build_*.py) are not
+    return files_hash([q for q in folder.rglob("*") if q.is_file() and q.suffix in _LEXICON_SUFFIXES])
+
+
+_LEXICON_SUFFIXES = frozenset({".yaml", ".yml", ".csv", ".txt", ".json"})
 
 
 def stereotype_data_fingerprint(cobs_targets: str | None, honest_lexicon: str | None) -> str:
