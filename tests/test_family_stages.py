@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from tasks.stages.bias_test import stereotype_scores
-from tasks.stages.bias_test_generation import import_csv
+from tasks.stages.bias_test.generation import import_csv
 from tasks.inputs.bias_specs import parse_bias_specs
 from tasks.config import BiasTestConfig, MetricsConfig, StereotypeConfig
 from tasks.errors import InputDataError

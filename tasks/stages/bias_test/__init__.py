@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tasks.stages.bias_test_generation import GeneratedSentence, build_generation_requests, process_generations
+from tasks.stages.bias_test.generation import GeneratedSentence, build_generation_requests, process_generations
 from tasks.inputs.bias_specs import BiasSpec
-from tasks.stages.bias_test_templates import StereoPair, build_pairs
+from tasks.stages.bias_test.templates import StereoPair, build_pairs
 from tasks.config import BiasTestConfig, MetricsConfig
 from tasks.metrics import metric_row, skipped_row, wanted_metrics
 
@@ -42,7 +42,7 @@ def stereotype_scores(
     cfg: BiasTestConfig, mcfg: MetricsConfig, tested_model: str,
 ) -> tuple[list[StereoPair], list[Any], list[Row], list[Row], dict[str, Any]]:
     """(pairs, pair results, metric rows, per-template items, seed-shaped JSON report)."""
-    from tasks.stages.bias_test_stereotype_score import bootstrap_stereotype_score, score_pairs, stereotype_report
+    from tasks.stages.bias_test.stereotype_score import bootstrap_stereotype_score, score_pairs, stereotype_report
     from tasks.metrics.probability import wilson_interval
 
     pairs = build_pairs(rows, specs)
