@@ -35,7 +35,7 @@ browser:
 	  echo "chromium not installed: the browser rendering test will be skipped"
 
 test: setup browser
-	$(BIN)/python -m pytest -q --durations=15
+	$(BIN)/python -m pytest -q -n 2 --durations=15
 
 test-all: setup browser
 	$(BIN)/python -m pytest -q -m ""
