@@ -40,7 +40,7 @@ scale: white (non-Hispanic) 62%, Hispanic 18%, Black 11%, Asian and Pacific Isla
   are flagged ambiguous = 1 like common words. Longer
   names must be alphabetic.
 * ambiguous = 1 for names that are common English words (lowercase dictionary entry: Bill, Grace):
-  they count only in a name context (see tasks/inputs/names.py); ambiguous = 2 for months, places,
+  they count only in a name context (see tasks/inputs/names/__init__.py); ambiguous = 2 for months, places,
   nationalities, titles and modal verbs from the short list below, and for the function words of
   data/lexicons/stopwords.txt (the census lists "The", "Her" and "Most" as first names of a few
   hundred people each) and the one-word terms of the attribute lexicons ("White", "Brown"):

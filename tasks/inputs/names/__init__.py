@@ -42,9 +42,9 @@ from pathlib import Path
 
 from tasks.errors import InputDataError
 from tasks.inputs.lexicon_dir import FUNCTION_WORDS, PERSON_NOUNS
-from tasks.inputs.name_context import (AFTER_PLACE_PREPOSITION, JOINED_AFTER, JOINED_BEFORE, NAMED_BEFORE, NEXT,
-                                       RELATIONS, person_verb, reads_as_name)
-from tasks.inputs.name_types import NameInfo, NameMention
+from tasks.inputs.names.context import (AFTER_PLACE_PREPOSITION, JOINED_AFTER, JOINED_BEFORE, NAMED_BEFORE, NEXT,
+                                        RELATIONS, person_verb, reads_as_name)
+from tasks.inputs.names.entries import NameInfo, NameMention
 from tasks.inputs.surnames import GROUPS, MIDDLE_EASTERN, ORIGINS, RACES
 from tasks.inputs.surnames import (SurnameInfo, SurnameTable, full_name_shares, load_surnames,
                                    matched_pick, race_of_shares, surname_key)
