@@ -1,6 +1,8 @@
 """Checks a run config in seconds, before Prefect or any model starts: files, keys, names, storage.
 
-Everything here is cheap (no model load, no network). Problems raise the typed errors of
+Everything here is cheap: no model load, and no network but one TCP connect to a configured Dask
+scheduler (``execution.dask_address``), so an address nothing answers at is refused before the
+first call instead of stalling the run. Problems raise the typed errors of
 :mod:`tasks.errors`, so the CLI prints one paragraph and exits 2; harmless surprises (duplicate
 prompts dropped) come back as warning lines.
 """
@@ -30,6 +32,7 @@ def check_inputs(cfg: RunConfig) -> None:
     """The checks that read no prompt and write nothing: files, metric names, provider, lexicons."""
     _check_files(cfg)
     _check_metric_names(cfg)
+    _check_cluster(cfg)
     if uses_llm(cfg):
         _check_provider(cfg)
     if cfg.assessment == "counterfactual":
@@ -59,6 +62,34 @@ def _check_files(cfg: RunConfig) -> None:
     if cfg.assessment == "counterfactual" and cfg.counterfactual.lexicon_dir and not Path(
             cfg.counterfactual.lexicon_dir).is_dir():
         raise InputDataError(f"counterfactual.lexicon_dir: {cfg.counterfactual.lexicon_dir} is not a directory.")
+
+
+def _check_cluster(cfg: RunConfig) -> None:
+    """A Dask scheduler address must be one (tcp://HOST:PORT) and answer within a few seconds."""
+    import socket
+    from urllib.parse import urlsplit
+
+    ex = cfg.execution
+    if ex.task_runner != "dask" or not ex.dask_address:
+        return
+    address = ex.dask_address if "://" in ex.dask_address else f"tcp://{ex.dask_address}"
+    try:
+        host, port = urlsplit(address).hostname, urlsplit(address).port
+    except ValueError:
+        host = port = None
+    if not host or not port:
+        raise ConfigError(f"execution.dask_address: {ex.dask_address!r} is not a scheduler address; write "
+                          "tcp://HOST:PORT (a Dask scheduler listens on 8786 by default).")
+    try:
+        with socket.create_connection((host, port), timeout=CLUSTER_TIMEOUT_S):
+            pass
+    except OSError as err:
+        raise ConfigError(f"execution.dask_address: no Dask scheduler answers at {ex.dask_address} "
+                          f"({err.strerror or type(err).__name__}); start one there (`dask scheduler`), or remove "
+                          "execution.dask_address to run a local cluster.") from None
+
+
+CLUSTER_TIMEOUT_S = 3.0
 
 
 def _check_metric_names(cfg: RunConfig) -> None:

@@ -60,6 +60,11 @@ CASES = {
                       "counterfactual.attributes is empty"),
     "unknown key": ("prompts: {items: ['Is he a nurse?']}\nllm: {temprature: 1}\n", {},
                     "llm.temprature: unknown key (check the spelling; `equilens options` lists every key)"),
+    "unreachable dask scheduler": ("prompts: {items: ['Is he a nurse?']}\nexecution: {task_runner: dask, "
+                                   "dask_address: 'tcp://127.0.0.1:1'}\n", {},
+                                   "execution.dask_address: no Dask scheduler answers at tcp://127.0.0.1:1"),
+    "not a dask address": ("prompts: {items: ['Is he a nurse?']}\nexecution: {task_runner: dask, "
+                           "dask_address: 'scheduler'}\n", {}, "is not a scheduler address; write tcp://HOST:PORT"),
     "duckdb parent not creatable": ("prompts: {items: ['Is he a nurse?']}\n", {"blocker": "a file"},
                                     "storage.duckdb_path: cannot create"),
     "reports_dir not writable": ("prompts: {items: ['Is he a nurse?']}\n", {"blocker": "a file"},
