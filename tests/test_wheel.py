@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -22,10 +23,14 @@ FAST = "metrics.bootstrap_resamples=50", "metrics.permutations=50"
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(the built wheel, the folder it is installed into), built with the test environment's setuptools."""
+    """(the built wheel, the folder it is installed into), built with the test environment's setuptools
+    from a copy of the source tree, so no build/ folder left in the checkout can leak stale modules in."""
     out = tmp_path_factory.mktemp("wheel")
+    source = out / "src"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".venv*", ".git", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".equilens", "*.duckdb*", "runs"))
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                            str(REPO), "-w", str(out)], capture_output=True, text=True, timeout=600)
+                            str(source), "-w", str(out)], capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stderr[-3000:]
     wheel = next(out.glob("equilens-*.whl"))
     site = out / "site"
@@ -49,6 +54,7 @@ def test_the_wheel_holds_the_shipped_files(installed: tuple[Path, Path]) -> None
                  "equilens_configs/demo.yaml", "tasks/shipped.py", "equilens/__init__.py"):
         assert path in names, path
     assert not any(n.startswith("tests/") or n.endswith(".duckdb") for n in names)
+    assert "tasks/inputs/names/__init__.py" in names and "tasks/inputs/names.py" not in names  # no stale module
 
 
 def test_the_installed_wheel_runs_the_demo_config_and_the_python_api(installed: tuple[Path, Path], tmp_path: Path,
