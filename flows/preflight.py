@@ -74,7 +74,8 @@ def _check_cluster(cfg: RunConfig) -> None:
         return
     address = ex.dask_address if "://" in ex.dask_address else f"tcp://{ex.dask_address}"
     try:
-        host, port = urlsplit(address).hostname, urlsplit(address).port
+        parts = urlsplit(address)
+        host, port = parts.hostname, parts.port
     except ValueError:
         host = port = None
     if not host or not port:

@@ -17,12 +17,10 @@ import importlib
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from tasks.registry import Registry
-
-ROOT = Path(__file__).resolve().parent.parent
+from tasks.shipped import REPO_ROOT as ROOT
 
 
 @dataclass(frozen=True)
@@ -39,8 +37,7 @@ class Assessment:
 
     def flow_function(self) -> Callable[..., dict[str, Any]]:
         """The Prefect flow, imported now (a run loads only its own flow)."""
-        module, _, name = self.flow.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return getattr(importlib.import_module(self.flow_module), self.flow.partition(":")[2])
 
     def files(self) -> list[str]:
         """The files that make this assessment, relative to the repository root: its flow, its

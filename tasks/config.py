@@ -3,9 +3,9 @@
 :class:`RunConfig` holds the sections every assessment shares; each assessment has a subclass
 adding only its own sections, registered with :func:`tasks.assessments.assessment` (the registry
 every list of assessments reads; :data:`CONFIG_CLASSES` is derived from it), and
-:func:`load_config` returns the one that ``assessment`` names. Because the subclass is its flow's parameter, the Prefect UI renders it
-as a form for ad-hoc runs showing only the sections that flow reads, and a deployment's YAML
-carries it as plain data. Unknown keys are refused everywhere so a
+:func:`load_config` returns the one that ``assessment`` names. Because the subclass is its flow's
+parameter, the Prefect UI renders it as a form for ad-hoc runs showing only the sections that flow
+reads, and a deployment's YAML carries it as plain data. Unknown keys are refused everywhere so a
 typo never silently falls back to a default.
 """
 
@@ -40,8 +40,6 @@ from tasks.config_sections import (  # noqa: F401 - re-exported: the sections ar
     SignalConfig,
 )
 from tasks.errors import ConfigError
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 class RunConfig(_Strict):
@@ -347,7 +345,6 @@ def load_yaml(text: str, what: str) -> Any:  # noqa: ANN401 - whatever the YAML 
 def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
     """Read a YAML config; ``overrides`` are dotted keys (``{"llm.count": 2}``) applied on top."""
     from tasks.inputs.files import file_problem
-
     from tasks.shipped import shipped_path
 
     p = shipped_path(path)  # "configs/demo.yaml" from any directory: the shipped one, unless yours is there

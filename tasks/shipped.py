@@ -14,11 +14,14 @@ import importlib.resources
 from pathlib import Path
 
 
+REPO_ROOT = Path(__file__).resolve().parent.parent  # the checkout, or site-packages when installed
+
+
 def _root(package: str, folder: str) -> Path:
     try:
         return Path(str(importlib.resources.files(package)))
     except ModuleNotFoundError:  # a checkout used without installing it
-        return Path(__file__).resolve().parent.parent / folder
+        return REPO_ROOT / folder
 
 
 DATA_DIR = _root("equilens_data", "data")

@@ -209,8 +209,8 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
     new_first = names.info.get(first.lower()) if s.name else None
     shares = new_first.shares if new_first is not None else None
     # a surname no table lists goes with its first name (NameTable._surname_after): "Thalia Mughrabi"
-    unlisted = sur is not None and bool(s.name) and sur.lookup(s.surname) is None
-    if s.surname and lexicon.attribute == "race" and sur is not None and (unlisted or not sur.fits(s.surname, target, shares)):
+    if s.surname and lexicon.attribute == "race" and sur is not None and (
+            (s.name and sur.lookup(s.surname) is None) or not sur.fits(s.surname, target, shares)):
         if s.surname not in chosen.surname:
             origins = new_first.origins if new_first is not None else frozenset()
             chosen.surname[s.surname] = sur.replacement(s.surname, target, taken, origins)

@@ -19,4 +19,4 @@ def _read_words(name: str) -> frozenset[str]:
 
 PERSON_NOUNS = _read_words("person_nouns.txt")
 OBJECT_NOUNS = _read_words("object_nouns.txt")
-FUNCTION_WORDS = _read_words("stopwords.txt")
+STOPWORDS = _read_words("stopwords.txt")

@@ -82,6 +82,11 @@ class SurnameInfo:
     typical: bool  # a clear example of its race: may replace another surname
     origins: frozenset[str] = frozenset()  # Asian origins (data/lexicons/build_origins.py)
 
+    @classmethod
+    def unlisted(cls, surface: str, race: str) -> SurnameInfo:
+        """A surname read from its context, not from the table: no shares, never a replacement."""
+        return cls(surface, race, (0.0, 0.0, 0.0, 0.0), 0.0, False)
+
     def share(self, race: str) -> float:
         return self.shares[GROUPS.index(race)] if race in GROUPS else 0.0
 
@@ -114,7 +119,7 @@ class SurnameTable:
         k = surname_key(surface)
         info = self.info.get(k) or self.info.get(k.replace("-", ""))
         if info is None and _ARABIC_PREFIX.match(k):
-            info = SurnameInfo(surface, MIDDLE_EASTERN, (0.0, 0.0, 0.0, 0.0), 0.0, False)
+            info = SurnameInfo.unlisted(surface, MIDDLE_EASTERN)
         return info
 
     def fits(self, surname: str, race: str, first: Shares | None = None) -> bool:

@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from tasks.errors import InputDataError
-from tasks.inputs.lexicon_dir import LEXICON_DIR
+from tasks.inputs.lexicon_dir import LEXICON_DIR, STOPWORDS
 from tasks.metrics.base import metric
 
 TARGETS_FILE = LEXICON_DIR / "cobs_targets.yaml"
@@ -98,10 +98,9 @@ def _default_lists() -> dict[str, Any]:
     return data
 
 
-@functools.cache
 def default_stopwords() -> frozenset[str]:
-    """The English stop words in ``data/lexicons/stopwords.txt``."""
-    return frozenset(load_word_list(STOPWORDS_FILE))
+    """The English stop words in ``data/lexicons/stopwords.txt`` (read once, with the other word lists)."""
+    return STOPWORDS
 
 
 def default_groups() -> dict[str, list[str]]:

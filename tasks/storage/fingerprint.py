@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from tasks.config import REPO_ROOT
+from tasks.shipped import REPO_ROOT
 
 
 def files_hash(paths: list[Path]) -> str:

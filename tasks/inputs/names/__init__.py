@@ -41,7 +41,7 @@ import re
 from pathlib import Path
 
 from tasks.errors import InputDataError
-from tasks.inputs.lexicon_dir import FUNCTION_WORDS, PERSON_NOUNS
+from tasks.inputs.lexicon_dir import PERSON_NOUNS, STOPWORDS
 from tasks.inputs.names.context import (AFTER_PLACE_PREPOSITION, JOINED_AFTER, JOINED_BEFORE, NAMED_BEFORE, NEXT,
                                         RELATIONS, person_verb, reads_as_name)
 from tasks.inputs.names.entries import NameInfo, NameMention
@@ -181,16 +181,16 @@ class NameTable:
         nxt = _SURNAME_AFTER.match(text, end) if self.surnames is not None else None
         sur = self.surnames.lookup(nxt.group(1)) if nxt else None  # type: ignore[union-attr]
         if sur is None and nxt is not None and first is not None and len(nxt.group(1)) > 2 \
-                and (word := nxt.group(1).lower()) not in self.info and word not in FUNCTION_WORDS:
+                and (word := nxt.group(1).lower()) not in self.info and word not in STOPWORDS:
             race = MIDDLE_EASTERN if first.race == MIDDLE_EASTERN else ""
-            sur = SurnameInfo(nxt.group(1), race, (0.0, 0.0, 0.0, 0.0), 0.0, False)
+            sur = SurnameInfo.unlisted(nxt.group(1), race)
         return (nxt, sur) if sur is not None else None
 
     def _arabic_surname_after(self, text: str, end: int, word: str) -> bool:
         """Is the word after ``end`` a middle_eastern surname, by its prefix ("al-Masri") or the
         surname table ("Badawi"), so the unknown capitalised ``word`` before it is a first name?"""
         nxt = _SURNAME_AFTER.match(text, end)
-        if nxt is None or word.lower() in FUNCTION_WORDS:  # "When Haddad arrived"
+        if nxt is None or word.lower() in STOPWORDS:  # "When Haddad arrived"
             return False
         if _ARABIC_SURNAME_AFTER.match(text, end):
             return True
@@ -285,9 +285,9 @@ class NameTable:
         ("Queenie Zhang", read Asian though Queenie alone reads Black, -> "Wei Zhang", never
         "Khalif Zhang"; a white-associated one when the surname's origin is unknown: "Tobias Vang");
         an Asian surname after a white or unassociated first name keeps that ("Winnie Wang" ->
-        "Tobias Wang", as many Asian Americans are named). ``origins``: those the new name must share (an Asian surname's, or the old
-        first name's): "Mei Chen" -> "Wei Chen", never "Amit Chen"; with origins but no such name,
-        the race's whole pool.
+        "Tobias Wang", as many Asian Americans are named). ``origins``: those the new name must
+        share (an Asian surname's, or the old first name's): "Mei Chen" -> "Wei Chen", never "Amit
+        Chen"; with origins but no such name, the race's whole pool.
         """
         info = self.info.get(name) or _UNLISTED  # "Yousouf" before "Badawi": read, but in no table
         if attribute == "gender":
