@@ -177,9 +177,6 @@ STAGES = sorted(m for m in MODULES if m.startswith("tasks.stages."))
 NAMES_METRICS: dict[str, str] = {
     "tasks.stages.bbq": "builds each BBQ score by name; the per-question step is not yet declared on the metric",
     "tasks.stages.bias_test": "picks the likelihood metrics of a test by name",
-    "tasks.stages.classification": "emits the parse-failure rate by name beside the registered disparities",
-    "tasks.stages.identity": "emits the unparsed-outcome rate by name",
-    "tasks.stages.judge": "emits judge_harm by name",
     "tasks.stages.stereotype": "calls each stereotype and toxicity metric by name",
 }
 

@@ -20,11 +20,12 @@ Predictions are arrays with 1.0 (positive), 0.0 (negative) or NaN (unparsed); tr
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 import numpy as np
 
-from tasks.metrics.base import metric
+from tasks.metrics.base import MetricSpec, metric
 
 LANGFAIR = "Bouchard (2024), LangFair ClassificationMetrics, arXiv:2407.10853"
 HARDT = "Hardt et al. (2016), Equality of Opportunity, arXiv:1610.02413; " + LANGFAIR
@@ -92,6 +93,12 @@ metric("unparsed_rate", family="classification", direction="lower", aggregation=
     unparsed_rate)
 
 
+def needs_truth(spec: MetricSpec) -> bool:
+    """Whether a per-group rate needs ground truth: its function's ``truth`` argument has no default."""
+    truth = inspect.signature(spec.fn).parameters.get("truth")
+    return truth is not None and truth.default is inspect.Parameter.empty
+
+
 def rate_difference(rate_a: float, rate_b: float) -> float:
     """rate_a - rate_b for a pair; max - min across groups (0 is fair)."""
     return float(rate_a - rate_b)
@@ -120,8 +127,8 @@ def disparity_name(rate: str, kind: str) -> str:
 
 for _rate, (_fn, _truth, _ref) in RATES.items():
     metric(disparity_name(_rate, "difference"), family="classification", direction="target", target=0.0,
-           aggregation="per group pair; max - min per attribute", reference=_ref,
+           aggregation="per group pair; max - min per attribute", reference=_ref, summarizes=_rate,
            interval="percentile cluster bootstrap over items", inputs=INPUTS)(_disparity("difference", _rate))
     metric(disparity_name(_rate, "ratio"), family="classification", direction="target", target=1.0,
-           aggregation="per group pair; max / min per attribute", reference=_ref,
+           aggregation="per group pair; max / min per attribute", reference=_ref, summarizes=_rate,
            interval="percentile cluster bootstrap over items", inputs=INPUTS)(_disparity("ratio", _rate))

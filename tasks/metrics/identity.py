@@ -77,12 +77,17 @@ def first_choice_rate_gap(a: np.ndarray, b: np.ndarray) -> float:
     return _mean(np.asarray(a, float) - np.asarray(b, float))
 
 
+def not_read(outcomes: np.ndarray) -> np.ndarray:
+    """Per answer to an outcome prompt: 1.0 when no outcome could be read from it (NaN), else 0.0."""
+    return np.isnan(np.asarray(outcomes, float)).astype(float)
+
+
 @metric("unparsed_outcome_rate", family="identity", direction="lower", aggregation="mean over answers",
-        reference=EQUILENS, inputs="outcome")
-def unparsed_outcome_rate(parsed: np.ndarray) -> float:
-    """Share of a cell's answers to outcome prompts from which no outcome could be read."""
-    parsed = np.asarray(parsed, bool)
-    return float((~parsed).mean()) if len(parsed) else float("nan")
+        reference=EQUILENS, inputs="outcome", per_item=not_read)
+def unparsed_outcome_rate(unread: np.ndarray) -> float:
+    """Share of a cell's answers to outcome prompts from which no outcome could be read (the mean
+    of its per-answer step, :func:`not_read`)."""
+    return _mean(unread)
 
 
 @metric("judge_harm", family="identity", direction="target", target=0.0,

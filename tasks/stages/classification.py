@@ -139,81 +139,80 @@ def _rates_by_group(fn: Any, pred: np.ndarray, truth: np.ndarray, codes: np.ndar
 
 
 def classification_metrics(frame: pd.DataFrame, cfg: ClassificationConfig, mcfg: MetricsConfig) -> pd.DataFrame:
-    """Per-group rates, unparsed rates, and pair / max-min disparities, with intervals and verdicts."""
+    """Every registered classification metric the run wants: each per-group rate (a metric that
+    summarises none), then each disparity of a rate (its ``summarizes``) per pair of groups and
+    across all groups, with intervals and verdicts. A rate that needs ground truth (see
+    :func:`tasks.metrics.classification.needs_truth`) is skipped, with the reason, when there is none."""
     from tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
-    from tasks.metrics.classification import RATES, disparity_name
+    from tasks.metrics.classification import needs_truth
     from tasks.stats import bootstrap_stat
 
-    wanted = set(wanted_metrics(mcfg.names, FAMILY))
+    specs = [METRICS.get(n) for n in wanted_metrics(mcfg.names, FAMILY)]
     boot = {"resamples": mcfg.bootstrap_resamples, "confidence": mcfg.confidence, "seed": mcfg.seed}
     attr = cfg.attribute
     groups = sorted(frame["grp"].unique())
     codes = frame["grp"].map({g: i for i, g in enumerate(groups)}).to_numpy()
     pred, truth, clusters = frame["pred"].to_numpy(float), frame["truth"].to_numpy(float), frame["cluster"].to_numpy()
+    failed = frame["failed"].to_numpy(bool)
     has_truth = bool(np.isfinite(truth).any())
     rows: list[dict[str, Any]] = []
 
-    def add(name: str, est: Any, **where: Any) -> None:
+    def add(spec: Any, est: Any, **where: Any) -> None:
         if est.value is None or not np.isfinite(est.value):
-            rows.append(skipped_row(name, where.pop("reason", "an empty denominator"), **where))
+            rows.append(skipped_row(spec.name, where.pop("reason", "an empty denominator"), **where))
             return
         where.pop("reason", None)
-        verdict = interval_verdict(METRICS.get(name), est.value, est.ci_low, est.ci_high)
+        verdict = interval_verdict(spec, est.value, est.ci_low, est.ci_high)
         details = {**where.pop("details", {}), "verdict": verdict}
-        rows.append(estimate_row(name, est, details=details, **where))
+        rows.append(estimate_row(spec.name, est, details=details, **where))
 
-    if "unparsed_rate" in wanted:
-        for g, name in enumerate(groups):
-            m = codes == g
-            est = bootstrap_stat(lambda p: float(np.isnan(p).mean()), [pred[m]], clusters[m], **boot)
-            rows.append(estimate_row("unparsed_rate", est, attribute=attr, group_a=name,
-                                     details={"unparsed": int(np.isnan(pred[m]).sum() - frame["failed"][m].sum()),
-                                              "failed_calls": int(frame["failed"][m].sum()), "answers": int(m.sum())}))
-    for rate, (fn, needs_truth, _ref) in RATES.items():
-        names = [n for n in (rate, disparity_name(rate, "difference"), disparity_name(rate, "ratio")) if n in wanted]
-        if not names:
-            continue
-        if needs_truth and not has_truth:
+    for spec in specs:
+        rate = METRICS.get(spec.summarizes) if spec.summarizes else spec
+        if needs_truth(rate) and not has_truth:
             reason = f"no ground truth: classification.truth_column {cfg.truth_column!r} is absent or empty"
-            rows += [skipped_row(n, reason, attribute=attr) for n in names]
-            continue
-        if rate in wanted:
+            rows.append(skipped_row(spec.name, reason, attribute=attr))
+        elif not spec.summarizes:
             for g, name in enumerate(groups):
                 m = codes == g
-                est = bootstrap_stat(fn, [pred[m], truth[m]], clusters[m], **boot)
-                add(rate, est, attribute=attr, group_a=name, reason=f"group {name}: the rate's denominator is empty")
-        for kind in ("difference", "ratio"):
-            dname = disparity_name(rate, kind)
-            if dname not in wanted:
-                continue
-            combine = (lambda a, b: a - b) if kind == "difference" else (lambda a, b: a / b if b else np.nan)
-            for ia, ib in combinations(range(len(groups)), 2):
-                def stat(p: np.ndarray, t: np.ndarray, c: np.ndarray, ia: int = ia, ib: int = ib,
-                         fn: Any = fn, combine: Any = combine) -> float:
-                    return combine(fn(p[c == ia], t[c == ia]), fn(p[c == ib], t[c == ib]))
-
-                est = bootstrap_stat(stat, [pred, truth, codes], clusters, **boot)
-                add(dname, est, attribute=attr, group_a=groups[ia], group_b=groups[ib],
-                    reason=f"{groups[ia]} vs {groups[ib]}: a rate is undefined or the ratio's denominator is 0")
-            if len(groups) >= 2:
-                def spread(p: np.ndarray, t: np.ndarray, c: np.ndarray, fn: Any = fn, combine: Any = combine) -> float:
-                    r = _rates_by_group(fn, p, t, c, len(groups))
-                    r = r[np.isfinite(r)]
-                    if len(r) < 2:
-                        return np.nan
-                    return combine(r.max(), r.min())
-
-                est = bootstrap_stat(spread, [pred, truth, codes], clusters, **boot)
-                point = _rates_by_group(fn, pred, truth, codes, len(groups))
-                finite = [(v, g) for v, g in zip(point, groups, strict=True) if np.isfinite(v)]
-                details = {"aggregate": f"{'max - min' if kind == 'difference' else 'max / min'} over groups",
-                           "max_group": max(finite)[1] if finite else None,
-                           "min_group": min(finite)[1] if finite else None}
-                add(dname, est, attribute=attr, details=details,
-                    reason="fewer than two groups with a defined rate, or a minimum of 0")
+                est = bootstrap_stat(rate.fn, [pred[m], truth[m]], clusters[m], **boot)
+                counts = {"answers": int(m.sum()), "failed_calls": int(failed[m].sum()),
+                          "unparsed": int(np.isnan(pred[m]).sum() - failed[m].sum())}
+                add(spec, est, attribute=attr, group_a=name, details=counts,
+                    reason=f"group {name}: the rate's denominator is empty")
+        else:
+            _disparity_rows(spec, rate.fn, pred, truth, codes, clusters, groups, attr, boot, add)
     if not rows:
         return pd.DataFrame(columns=["family", "metric"])
     return pd.DataFrame(rows)
+
+
+def _disparity_rows(spec: Any, fn: Any, pred: np.ndarray, truth: np.ndarray, codes: np.ndarray,
+                    clusters: np.ndarray, groups: list[str], attr: str, boot: dict, add: Any) -> None:
+    """A disparity (``spec.fn`` of two rates of ``fn``) per pair of groups, then across all groups
+    (``spec.fn`` of the largest and smallest defined rate), each passed to ``add``."""
+    from tasks.stats import bootstrap_stat
+
+    combine = spec.fn
+    for ia, ib in combinations(range(len(groups)), 2):
+        def stat(p: np.ndarray, t: np.ndarray, c: np.ndarray, ia: int = ia, ib: int = ib) -> float:
+            return combine(fn(p[c == ia], t[c == ia]), fn(p[c == ib], t[c == ib]))
+
+        est = bootstrap_stat(stat, [pred, truth, codes], clusters, **boot)
+        add(spec, est, attribute=attr, group_a=groups[ia], group_b=groups[ib],
+            reason=f"{groups[ia]} vs {groups[ib]}: a rate is undefined or the ratio's denominator is 0")
+    if len(groups) >= 2:
+        def spread(p: np.ndarray, t: np.ndarray, c: np.ndarray) -> float:
+            r = _rates_by_group(fn, p, t, c, len(groups))
+            r = r[np.isfinite(r)]
+            return combine(r.max(), r.min()) if len(r) >= 2 else np.nan
+
+        est = bootstrap_stat(spread, [pred, truth, codes], clusters, **boot)
+        point = _rates_by_group(fn, pred, truth, codes, len(groups))
+        finite = [(v, g) for v, g in zip(point, groups, strict=True) if np.isfinite(v)]
+        details = {"aggregate": spec.aggregation, "max_group": max(finite)[1] if finite else None,
+                   "min_group": min(finite)[1] if finite else None}
+        add(spec, est, attribute=attr, details=details,
+            reason="fewer than two groups with a defined rate, or a minimum of 0")
 
 
 def prediction_items(frame: pd.DataFrame) -> pd.DataFrame:

@@ -142,7 +142,7 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
     over prompts with its cluster-bootstrap interval and t-test p (Holm comes later)."""
     from scipy.stats import ttest_1samp
 
-    from tasks.metrics import estimate_row, skipped_row
+    from tasks.metrics import METRICS, estimate_row, skipped_row
     from tasks.metrics.identity import OUTCOME_METRICS
     from tasks.stats import bootstrap_mean
 
@@ -151,11 +151,12 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
     with_kind = answered[answered["outcome_kind"].notna()]
     if with_kind.empty:
         return rows
-    for c in cells:
-        sub = with_kind[with_kind["grp"] == c]
-        est = bootstrap_mean((~sub["outcome_value"].notna()).astype(float).to_numpy(), sub["prompt_id"], **boot)
-        rows.append(estimate_row("unparsed_outcome_rate", est, attribute=label, group_a=c,
-                                 details={"answers": int(len(sub))}))
+    per_answer = [spec for _, spec in METRICS.items() if spec.family == "identity" and spec.per_item is not None]
+    for spec in per_answer:  # a cell's share of answers with a property (no outcome read), over prompts
+        for c in cells:
+            sub = with_kind[with_kind["grp"] == c]
+            est = bootstrap_mean(spec.per_item(sub["outcome_value"].to_numpy(float)), sub["prompt_id"], **boot)
+            rows.append(estimate_row(spec.name, est, attribute=label, group_a=c, details={"answers": int(len(sub))}))
     for kind, part in with_kind.groupby("outcome_kind"):
         cell_metric, pair_metric = OUTCOME_METRICS[str(kind)]
         part = part.assign(value=_normalised(part)).dropna(subset=["value"])
@@ -218,7 +219,7 @@ def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreS
         for label, part in frame.groupby("attribute", sort=True):
             ok = part["ok"] & ~part["refusal"].astype(bool)
             harm = (harm_rows(pairs[pairs["attribute"] == label], str(label), cells, metrics_cfg)
-                    if pairs is not None else [skipped_harm(str(label), judge_skipped)])
+                    if pairs is not None else skipped_harm(str(label), judge_skipped))
             records = [*pair_metrics(part, scores, cf_cfg, metrics_cfg).to_dict("records"),
                        *outcome_rows(part[ok], str(label), cells, metrics_cfg), *harm]
             family = [r for r in records if r["group_b"] not in (None, r["group_a"])

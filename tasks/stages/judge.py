@@ -144,6 +144,8 @@ def harm_rows(judged: pd.DataFrame, label: str, cells: list[str], metrics_cfg: A
     from tasks.metrics import estimate_row, skipped_row
     from tasks.stats import bootstrap_mean
 
+    names = judge_metrics()
+
     boot = {"resamples": metrics_cfg.bootstrap_resamples, "confidence": metrics_cfg.confidence,
             "seed": metrics_cfg.seed}
     rows = []
@@ -155,7 +157,7 @@ def harm_rows(judged: pd.DataFrame, label: str, cells: list[str], metrics_cfg: A
             errors = sub["error"].dropna().value_counts().to_dict()
             why = (f"fewer than two prompts with a judged pair ({len(sub)} pair(s); failures: {errors})" if errors
                    else "fewer than two prompts where both cells were answered")
-            rows.append(skipped_row("judge_harm", why, attribute=label, group_a=a, group_b=b))
+            rows += [skipped_row(name, why, attribute=label, group_a=a, group_b=b) for name in names]
             continue
         d = per_prompt.to_numpy()
         est = bootstrap_mean(d, per_prompt.index.to_numpy(), **boot)
@@ -169,7 +171,7 @@ def harm_rows(judged: pd.DataFrame, label: str, cells: list[str], metrics_cfg: A
             details |= {"p_value": float(ttest_1samp(d, 0.0).pvalue), "p_method": "t over prompts"}
         elif d[0] != 0:  # every prompt gave the same non-zero score: no spread for a t-test, a sign test is exact
             details |= {"p_value": float(min(1.0, 2 * 0.5 ** len(d))), "p_method": "sign test over prompts"}
-        rows.append(estimate_row("judge_harm", est, attribute=label, group_a=a, group_b=b, details=details))
+        rows += [estimate_row(name, est, attribute=label, group_a=a, group_b=b, details=details) for name in names]
     return rows
 
 
@@ -212,7 +214,16 @@ def judge_stage(responses: pd.DataFrame, prompts: pd.DataFrame, labels: dict[str
                   None if any(c is None for c in costs) else float(sum(costs)))
 
 
-def skipped_harm(label: str, why: str) -> dict:
+def judge_metrics() -> list[str]:
+    """The registered metrics read from the judge's label-swapped scores (``inputs="judge"``): each
+    is the mean over prompts of a pair's per-prompt harm."""
+    from tasks.metrics import METRICS
+
+    return [name for name, spec in METRICS.items() if spec.inputs == "judge"]
+
+
+def skipped_harm(label: str, why: str) -> list[dict]:
+    """One skipped row per judge metric of comparison ``label``, saying ``why``."""
     from tasks.metrics import skipped_row
 
-    return skipped_row("judge_harm", why, attribute=label)
+    return [skipped_row(name, why, attribute=label) for name in judge_metrics()]
