@@ -175,7 +175,6 @@ STAGES = sorted(m for m in MODULES if m.startswith("tasks.stages."))
 # stage reads what it needs from the metric's declaration (tasks.metrics.base.metric), as the
 # counterfactual and recommendation stages do.
 NAMES_METRICS: dict[str, str] = {
-    "tasks.stages.bbq": "builds each BBQ score by name; the per-question step is not yet declared on the metric",
     "tasks.stages.bias_test": "picks the likelihood metrics of a test by name",
     "tasks.stages.stereotype": "calls each stereotype and toxicity metric by name",
 }

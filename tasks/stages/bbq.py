@@ -212,51 +212,40 @@ def load_byo_answers(cfg: BBQConfig) -> tuple[pd.DataFrame, list[str]]:
 
 
 def bbq_metrics(questions: pd.DataFrame, answers: np.ndarray, mcfg: MetricsConfig, method: str) -> pd.DataFrame:
-    """Accuracy, s_DIS, s_AMB and the parse-failure rate per category and overall ("all")."""
+    """Every registered BBQ metric the run wants, per category and overall ("all"): each metric's
+    per-item step picks its questions, and its function gets the per-question columns its
+    arguments name (``answer``, ``label``, ``unknown``, ``target``, ``negative``)."""
+    import inspect
+
     from tasks.stages.classification import interval_verdict
     from tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
-    from tasks.metrics import bbq as m
     from tasks.stats import bootstrap_stat
 
-    wanted = wanted_metrics(mcfg.names, "bbq")
+    specs = [METRICS.get(name) for name in wanted_metrics(mcfg.names, "bbq")]
     boot = {"resamples": mcfg.bootstrap_resamples, "confidence": mcfg.confidence, "seed": mcfg.seed}
-    frame = questions.assign(answer=answers)
+    frame = questions.assign(answer=answers, negative=(questions["question_polarity"] == "neg").to_numpy())
     rows = []
     scopes = [(c, frame[frame["category"] == c]) for c in dict.fromkeys(frame["category"])]
     if len(scopes) > 1:
         scopes.append(("all", frame))
     for scope, sub in scopes:
-        amb = sub[sub["context_condition"] == "ambig"]
-        dis = sub[sub["context_condition"] == "disambig"]
-
-        def arr(f: pd.DataFrame, *cols: str) -> list[np.ndarray]:
-            return [(f[c] == "neg").to_numpy() if c == "question_polarity" else f[c].to_numpy() for c in cols]
-
-        plan = {
-            "bbq_accuracy_ambiguous": (m.accuracy_ambiguous, amb, ("answer", "label")),
-            "bbq_accuracy_disambiguated": (m.accuracy_disambiguated, dis, ("answer", "label")),
-            "bbq_bias_score_disambiguated": (m.bias_score_disambiguated, dis,
-                                             ("answer", "unknown", "target", "question_polarity")),
-            "bbq_bias_score_ambiguous": (m.bias_score_ambiguous, amb,
-                                         ("answer", "label", "unknown", "target", "question_polarity")),
-            "bbq_parse_failure_rate": (m.parse_failure_rate, sub, ("answer",)),
-        }
-        for name in wanted:
-            fn, f, cols = plan[name]
+        for spec in specs:
+            f = spec.per_item(sub)
+            cols = list(inspect.signature(spec.fn).parameters)
             details: dict[str, Any] = {"method": method, "questions": len(f)}
             if "target" in cols:
                 details["undetermined_target"] = int((f["target"] < 0).sum())
             if f.empty:
-                rows.append(skipped_row(name, "no question of this context condition in the sample",
+                rows.append(skipped_row(spec.name, "no question of this context condition in the sample",
                                         attribute=scope, details=details))
                 continue
-            est = bootstrap_stat(fn, arr(f, *cols), f["cluster"].to_numpy(), **boot)
+            est = bootstrap_stat(spec.fn, [f[c].to_numpy() for c in cols], f["cluster"].to_numpy(), **boot)
             if not np.isfinite(est.value):
-                rows.append(skipped_row(name, "no parsed, non-UNKNOWN answer with a known target",
+                rows.append(skipped_row(spec.name, "no parsed, non-UNKNOWN answer with a known target",
                                         attribute=scope, details=details))
                 continue
-            details["verdict"] = interval_verdict(METRICS.get(name), est.value, est.ci_low, est.ci_high)
-            rows.append(estimate_row(name, est, attribute=scope, details=details))
+            details["verdict"] = interval_verdict(spec, est.value, est.ci_low, est.ci_high)
+            rows.append(estimate_row(spec.name, est, attribute=scope, details=details))
     return pd.DataFrame(rows)
 
 
