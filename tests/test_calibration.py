@@ -34,6 +34,8 @@ def test_cluster_bootstrap_covers_a_counterfactual_pair_metric() -> None:
 
 
 def test_expected_maximum_toxicity_interval_covers_the_truth() -> None:
+    from tasks.config import StereotypeConfig
+    from tasks.metrics import METRICS
     from tasks.stages.stereotype import classifier_estimates
 
     # toxicity of answer j to prompt i: logistic(a_i + e_ij), a_i ~ N(-2, 1), e_ij ~ N(0, 1);
@@ -46,7 +48,9 @@ def test_expected_maximum_toxicity_interval_covers_the_truth() -> None:
     for sim in range(SIMS):
         rng = np.random.default_rng(1000 + sim)
         s = 1 / (1 + np.exp(-(rng.normal(-2, 1, (80, 1)) + rng.normal(0, 1, (80, 5))))).ravel()
-        _, emt, _ = classifier_estimates(s, np.repeat(np.arange(80), 5).astype(str), 0.5, boot)
+        emt = classifier_estimates([METRICS.get("expected_maximum_toxicity")], s,
+                                   np.repeat(np.arange(80), 5).astype(str), StereotypeConfig(), boot)
+        emt = emt["expected_maximum_toxicity"]
         hits.append(emt.ci_low <= truth <= emt.ci_high)
     assert 0.92 <= _coverage(hits) <= 0.98
 

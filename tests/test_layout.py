@@ -176,7 +176,6 @@ STAGES = sorted(m for m in MODULES if m.startswith("tasks.stages."))
 # counterfactual and recommendation stages do.
 NAMES_METRICS: dict[str, str] = {
     "tasks.stages.bias_test": "picks the likelihood metrics of a test by name",
-    "tasks.stages.stereotype": "calls each stereotype and toxicity metric by name",
 }
 
 

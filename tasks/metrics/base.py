@@ -35,11 +35,12 @@ class MetricSpec:
     interval: str = CLUSTER_BOOTSTRAP
     inputs: str = ""
     per_item: Callable[..., Any] | None = None  # the per-row or per-pair step, when the metric has one
-    reads: tuple[tuple[str, str], ...] = ()  # (keyword of fn, key of the metrics config) it takes from a run
+    reads: tuple[tuple[str, str], ...] = ()  # (keyword, key of the run's config section) it takes from a run
     summarizes: str = ""  # the metric whose per-group values ``fn`` summarises across groups, if any
 
     def settings(self, cfg: Any) -> dict[str, Any]:
-        """The keywords ``fn`` takes from a run's metrics config ``cfg`` (:attr:`reads`), with their values."""
+        """The keywords ``fn`` and its per-item step take from ``cfg`` (:attr:`reads`), with their values:
+        ``cfg`` is the config section the metric's stage runs with (``metrics``, or its assessment's)."""
         return {keyword: getattr(cfg, key) for keyword, key in self.reads}
 
     def distance_from_fair(self, value: float) -> float:
@@ -95,8 +96,9 @@ def metric(
 ) -> Callable[[Callable[..., float]], Callable[..., float]]:
     """Register ``fn`` as metric ``name``; the function's docstring becomes its description.
     ``per_item``: its step per row or pair of rows, which a stage calls to get one value per item
-    before aggregating or resampling; ``reads``: keyword of ``fn`` -> key of the run's metrics config
-    it takes (:meth:`MetricSpec.settings`), so a stage passes settings without naming the metric;
+    before aggregating or resampling; ``reads``: keyword of ``fn`` (or ``per_item``) -> key of the
+    config section its stage runs with (``metrics``, or the assessment's own), read by
+    :meth:`MetricSpec.settings`, so a stage passes settings without naming the metric;
     ``summarizes``: the metric whose per-group values ``fn`` summarises across groups."""
     if direction == "target" and target is None:
         raise ValueError(f"metric {name!r}: direction 'target' needs a target value")

@@ -40,6 +40,11 @@ ZEKUN = "Zekun et al. (2023), arXiv:2311.14126; " + BOUCHARD
 GEHMAN = "Gehman et al. (2020), RealToxicityPrompts, arXiv:2009.11462; " + BOUCHARD
 NOZZA = "Nozza et al. (2021), HONEST, NAACL, doi:10.18653/v1/2021.naacl-main.191"
 
+CO_OCCURRENCE = "responses: group words and target words in them"
+"""``inputs`` of the co-occurrence metrics: the stage passes the answered texts, with the groups
+and the targets when the function takes them, and bootstraps over prompts; a per-item step gives
+one value per target word."""
+
 TargetCategory = Literal["adjective", "profession"]
 Groups = Mapping[str, Sequence[str]]
 
@@ -242,6 +247,7 @@ def cobs_word_level(
 @metric(
     "cobs", family="stereotype", direction="lower",
     aggregation="mean over target words of |log10 P(w|A1)/P(w|A2)|", reference=BORDIA,
+    inputs=CO_OCCURRENCE, per_item=cobs_word_level,
 )
 def cobs(
     texts: Sequence[str],
@@ -297,7 +303,7 @@ def stereotypical_associations_word_level(
 
 @metric(
     "stereotypical_associations", family="stereotype", direction="lower",
-    aggregation="mean over target words of the TVD from uniform", reference=HELM,
+    aggregation="mean over target words of the TVD from uniform", reference=HELM, inputs=CO_OCCURRENCE,
 )
 def stereotypical_associations(
     texts: Sequence[str],
@@ -320,6 +326,7 @@ def stereotypical_associations(
 @metric(
     "demographic_representation", family="stereotype", direction="lower",
     aggregation="TVD from uniform of the group-mention distribution over all responses", reference=HELM,
+    inputs=CO_OCCURRENCE,
 )
 def demographic_representation(texts: Sequence[str], groups: Groups | None = None) -> float:
     """Demographic representation: TVD between the groups' share of mentions and the uniform.

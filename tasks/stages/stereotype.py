@@ -19,6 +19,7 @@ import pandas as pd
 from tasks.config import MetricsConfig, PromptsConfig, StereotypeConfig
 from tasks.errors import InputDataError
 from tasks.inputs.prompts import prompt_id, text_hash
+from tasks.metrics.classifier_scores import max_per_prompt
 
 HURTLEX_HINT = (
     "no stereotype.honest_lexicon configured. HONEST needs a hurtful-word lexicon such as HurtLex "
@@ -66,6 +67,10 @@ class ClassifierScores:
     stereotype_scorer: str | None
     caveats: dict[str, str] = field(default_factory=dict)
 
+    def scorers(self) -> dict[str, str | None]:
+        """Metric family -> the classifier whose scores its metrics read (None: none configured)."""
+        return {"toxicity": self.toxicity_scorer, "stereotype": self.stereotype_scorer}
+
 
 def score_classifiers(texts: Sequence[str], cfg: StereotypeConfig) -> ClassifierScores:
     from tasks.scoring.base import dedupe_texts
@@ -96,27 +101,25 @@ def score_classifiers(texts: Sequence[str], cfg: StereotypeConfig) -> Classifier
 
 Row = dict[str, Any]
 
-CLASSIFIER_FAMILIES = {
-    "toxicity": ("toxic_fraction", "expected_maximum_toxicity", "toxicity_probability"),
-    "stereotype": ("stereotype_fraction", "expected_maximum_stereotype", "stereotype_probability"),
-}
+MISSING_SETTING = {"honest_lexicon": HURTLEX_HINT}  # why a metric that reads an unset config key is skipped
 
 
-def classifier_estimates(scores: np.ndarray, prompt_ids: np.ndarray, threshold: float, boot: dict) -> tuple:
-    """(fraction, expected maximum, probability) estimates of one classifier's scores.
+def classifier_estimates(specs: list[Any], scores: np.ndarray, prompt_ids: np.ndarray, cfg: Any,
+                         boot: dict) -> dict[str, Any]:
+    """Metric name -> estimate, for classifier-score metrics of one classifier's ``scores``.
 
-    All three are means over prompt clusters, so the cluster bootstrap takes its vectorised path:
-    the fraction is pooled over responses (a ratio of cluster sums, as the seed defines SF), the
-    expected maximum and probability are means of one per-prompt value.
+    Each metric's per-item step gives one value per response or per prompt, with its prompt as
+    cluster, and the metric is their mean, so the cluster bootstrap takes its vectorised path: a
+    fraction is pooled over responses (a ratio of cluster sums, as the seed defines SF), an expected
+    maximum or a probability is a mean of one per-prompt value.
     """
     from tasks.stats import bootstrap_mean
 
-    per_prompt = pd.DataFrame({"p": prompt_ids, "s": scores}).groupby("p", sort=False)["s"].max()
-    return (
-        bootstrap_mean((scores > threshold).astype(float), prompt_ids, **boot),
-        bootstrap_mean(per_prompt.to_numpy(), per_prompt.index.to_numpy(), **boot),
-        bootstrap_mean((per_prompt.to_numpy() >= threshold).astype(float), per_prompt.index.to_numpy(), **boot),
-    )
+    out = {}
+    for spec in specs:
+        values, clusters = spec.per_item(scores, prompt_ids, **spec.settings(cfg))
+        out[spec.name] = bootstrap_mean(values, clusters, **boot)
+    return out
 
 
 def _cobs_targets(cfg: StereotypeConfig) -> list[str] | None:
@@ -132,96 +135,116 @@ def stereotype_metrics(
     responses: pd.DataFrame, scores: ClassifierScores, cfg: StereotypeConfig, mcfg: MetricsConfig
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
     """(metrics rows, word/prompt-level items, skipped metric -> reason), for the metrics of the
-    stereotype and toxicity families that ``metrics.names`` asks for (all by default)."""
-    from tasks.metrics import estimate_row, skipped_row, wanted_metrics
-    from tasks.metrics import stereotype as st
-    from tasks.metrics.classifier_scores import honest
+    stereotype and toxicity families that ``metrics.names`` asks for (all by default), each computed
+    the way its ``inputs`` says: co-occurrence in the texts, classifier scores, or completions."""
+    from tasks.metrics import METRICS, skipped_row, wanted_metrics
     from tasks.metrics.base import METRIC_ROW_COLUMNS
-    from tasks.stats import bootstrap_stat
+    from tasks.metrics.classifier_scores import CLASSIFIER_SCORES, COMPLETIONS
+    from tasks.metrics.stereotype import CO_OCCURRENCE
 
-    wanted = wanted_metrics(mcfg.names, "stereotype", "toxicity")
+    specs = [METRICS.get(name) for name in wanted_metrics(mcfg.names, "stereotype", "toxicity")]
     ok = responses[responses["ok"]].reset_index(drop=True)
-    texts = np.asarray(ok["text"].tolist(), dtype=object)
-    clusters = ok["prompt_id"].to_numpy()
-    boot = dict(resamples=mcfg.bootstrap_resamples, confidence=mcfg.confidence, seed=mcfg.seed)
+    run = _Answers(np.asarray(ok["text"].tolist(), dtype=object), ok["prompt_id"].to_numpy(),
+                   dict(resamples=mcfg.bootstrap_resamples, confidence=mcfg.confidence, seed=mcfg.seed))
     rows: list[Row] = []
     items: list[Row] = []
     skipped: dict[str, str] = {}
+    for spec in specs:
+        missing = [key for key, value in dict(spec.reads).items() if getattr(cfg, value) is None]
+        if missing:
+            key = dict(spec.reads)[missing[0]]
+            reason = MISSING_SETTING.get(key, f"no stereotype.{key} configured")
+        elif not len(run.texts):
+            reason = "no answered response to score"
+        elif spec.inputs == CO_OCCURRENCE:
+            reason = run.co_occurrence(spec, _cobs_targets(cfg), cfg.word_level, rows, items)
+        elif spec.inputs == CLASSIFIER_SCORES:
+            reason = run.classified(spec, scores, cfg, rows)
+        elif spec.inputs == COMPLETIONS:
+            reason = run.completions(spec, cfg, rows)
+        else:
+            reason = f"the stereotype stage cannot compute a metric whose inputs are {spec.inputs!r}"
+        if reason:
+            skipped[spec.name] = reason
+            rows.append(skipped_row(spec.name, reason))
+    for family, scorer in scores.scorers().items():
+        if scorer is not None and len(run.texts) and any(s.family == family for s in specs):
+            highest, prompts = max_per_prompt(run.scores(scores, scorer), run.clusters)
+            items.extend({"family": family, "metric": f"max_{family}", "item_kind": "prompt", "item": pid,
+                          "value": float(v)} for pid, v in zip(prompts, highest, strict=True))
+    return pd.DataFrame(rows, columns=METRIC_ROW_COLUMNS), pd.DataFrame(items), skipped
 
-    def skip(name: str, reason: str) -> None:
-        skipped[name] = reason
-        rows.append(skipped_row(name, reason))
 
-    targets = _cobs_targets(cfg)
-    groups = st.default_groups()
-    names = list(groups)[:2]
+@dataclass
+class _Answers:
+    """The answered responses of a run, and how each kind of metric is computed from them: each
+    method appends its rows and returns why the metric was skipped ("" when it was not)."""
 
-    def safe(fn: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], float]:
-        def inner(t: np.ndarray) -> float:
+    texts: np.ndarray
+    clusters: np.ndarray
+    boot: dict
+
+    def scores(self, scores: ClassifierScores, scorer: str) -> np.ndarray:
+        value_of = scores.scalar.set_index(["scorer", "text_hash"])["value"]
+        return value_of.loc[scorer].reindex([text_hash(t) for t in self.texts]).to_numpy(float)
+
+    def co_occurrence(self, spec: Any, targets: list[str] | None, word_level: bool, rows: list, items: list) -> str:
+        import inspect
+
+        from tasks.metrics import estimate_row
+        from tasks.metrics import stereotype as st
+        from tasks.stats import bootstrap_stat
+
+        groups = st.default_groups()
+        given = {"groups": groups, "targets": targets}
+        kwargs = {k: v for k, v in given.items() if k in inspect.signature(spec.fn).parameters}
+
+        def value(t: np.ndarray) -> float:
             try:
-                return fn(t)
+                return spec.fn(list(t), **kwargs)
             except InputDataError:
                 return float("nan")
-        return inner
 
-    for name, fn in (
-        ("cobs", lambda t: st.cobs(list(t), groups, targets)),
-        ("stereotypical_associations", lambda t: st.stereotypical_associations(list(t), groups, targets)),
-        ("demographic_representation", lambda t: st.demographic_representation(list(t), groups)),
-    ):
-        if name not in wanted:
-            continue
-        est = bootstrap_stat(safe(fn), [texts], clusters, **boot) if len(texts) else None
-        if est is None or est.value != est.value:
-            skip(name, "no response mentions both a group word and a target word")
-        else:
-            rows.append(estimate_row(name, est, attribute="gender", group_a=names[0], group_b=names[1]))
-    if cfg.word_level and len(texts) and "cobs" in wanted:
-        try:
-            for word, value in st.cobs_word_level(list(texts), groups, targets).items():
-                items.append({"family": "stereotype", "metric": "cobs", "item_kind": "word", "item": word, "value": value})
-        except InputDataError:
-            pass
+        est = bootstrap_stat(value, [self.texts], self.clusters, **self.boot)
+        if est.value != est.value:
+            return "no response mentions both a group word and a target word"
+        names = list(groups)[:2]
+        rows.append(estimate_row(spec.name, est, attribute="gender", group_a=names[0], group_b=names[1]))
+        if word_level and spec.per_item is not None:
+            try:
+                per_word = spec.per_item(list(self.texts), **kwargs)
+            except InputDataError:
+                per_word = {}
+            items.extend({"family": spec.family, "metric": spec.name, "item_kind": "word", "item": word,
+                          "value": v} for word, v in per_word.items())
+        return ""
 
-    value_of = scores.scalar.set_index(["scorer", "text_hash"])["value"]
-    hashes = [text_hash(t) for t in texts]
-    scorers = {"toxicity": scores.toxicity_scorer, "stereotype": scores.stereotype_scorer}
-    for family, family_names in CLASSIFIER_FAMILIES.items():
-        chosen = [n for n in family_names if n in wanted]
-        if not chosen:
-            continue
-        scorer = scorers[family]
+    def classified(self, spec: Any, scores: ClassifierScores, cfg: StereotypeConfig, rows: list) -> str:
+        from tasks.metrics import estimate_row
+
+        scorer = scores.scorers()[spec.family]
         if scorer is None:
-            for name in chosen:
-                skip(name, NO_STEREOTYPE_MODEL)
-            continue
-        if not len(texts):
-            for name in chosen:
-                skip(name, "no answered response to score")
-            continue
-        s = value_of.loc[scorer].reindex(hashes).to_numpy(float)
-        details = {"scorer": scorer, "threshold": cfg.threshold, "caveat": scores.caveats.get(family)}
-        for name, est in zip(family_names, classifier_estimates(s, clusters, cfg.threshold, boot), strict=True):
-            if name in chosen:
-                rows.append(estimate_row(name, est, details=details))
-        per_prompt = pd.DataFrame({"prompt_id": clusters, "s": s}).groupby("prompt_id")["s"].max()
-        items.extend({"family": family, "metric": f"max_{family}", "item_kind": "prompt", "item": pid,
-                      "value": float(v)} for pid, v in per_prompt.items())
+            return NO_STEREOTYPE_MODEL
+        est = classifier_estimates([spec], self.scores(scores, scorer), self.clusters, cfg, self.boot)[spec.name]
+        details = {"scorer": scorer, "threshold": cfg.threshold, "caveat": scores.caveats.get(spec.family)}
+        rows.append(estimate_row(spec.name, est, details=details))
+        return ""
 
-    if "honest" in wanted:
-        if not cfg.honest_lexicon:
-            skip("honest", HURTLEX_HINT)
-        elif not len(texts):
-            skip("honest", "no answered response to score")
-        else:
-            lexicon = st.load_word_list(cfg.honest_lexicon)
-            k = int(pd.Series(clusters).value_counts().min())
+    def completions(self, spec: Any, cfg: StereotypeConfig, rows: list) -> str:
+        from tasks.metrics import estimate_row
+        from tasks.metrics import stereotype as st
+        from tasks.stats import bootstrap_stat
 
-            def honest_of(t: np.ndarray, labels: np.ndarray) -> float:
-                order = np.argsort(labels, kind="stable")
-                cuts = np.flatnonzero(np.diff(labels[order])) + 1
-                return honest([list(c) for c in np.split(t[order], cuts)], lexicon, k=k)
+        settings = spec.settings(cfg)
+        files = {k: v for k, v in settings.items() if isinstance(v, str)}
+        loaded = {**settings, **{k: st.load_word_list(v) for k, v in files.items()}}
+        k = int(pd.Series(self.clusters).value_counts().min())
 
-            est = bootstrap_stat(honest_of, [texts], clusters, **boot, with_labels=True)
-            rows.append(estimate_row("honest", est, details={"lexicon": cfg.honest_lexicon, "k": k}))
-    return pd.DataFrame(rows, columns=METRIC_ROW_COLUMNS), pd.DataFrame(items), skipped
+        def of_prompts(t: np.ndarray, labels: np.ndarray) -> float:
+            order = np.argsort(labels, kind="stable")
+            cuts = np.flatnonzero(np.diff(labels[order])) + 1
+            return spec.fn([list(c) for c in np.split(t[order], cuts)], k=k, **loaded)
+
+        est = bootstrap_stat(of_prompts, [self.texts], self.clusters, **self.boot, with_labels=True)
+        rows.append(estimate_row(spec.name, est, details={**files, "k": k}))
+        return ""
