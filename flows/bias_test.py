@@ -41,10 +41,11 @@ from tasks.config import BiasTestRunConfig
 from tasks.llm.base import LLMRequest, cache_key
 from tasks.llm.runner import run_requests
 from tasks.metrics import wanted_metrics
+from tasks.metrics.base import with_inputs
+from tasks.metrics.embedding import TERM_SETS
+from tasks.metrics.probability import (CROWS_PAIRS, GENERATED_PAIRS, MASKED_AUL, NEEDS_MASKED_LM,
+                                       NEEDS_TESTED_MODEL)
 from tasks.storage.store import Store
-
-
-NEEDS_TESTED_MODEL = {"stereotype_score", "crows_pairs_score", *stage.MASKED_ONLY}
 
 
 @task(name="generate-test-sentences")
@@ -95,12 +96,12 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
         summary["sentences"] = {"total": len(sentences), "kept": kept, "csv": str(csv_path)}
         log.info("%d of %d generated sentences kept; review them in %s", kept, len(sentences), csv_path)
 
-        scorer = scorer_task(config) if set(wanted) & NEEDS_TESTED_MODEL else None
+        scorer = scorer_task(config) if with_inputs(wanted, *NEEDS_TESTED_MODEL) else None
         pairs = build_pairs(rows, specs)
-        if "stereotype_score" in wanted:
+        if with_inputs(wanted, GENERATED_PAIRS):
             with rec.stage("stereotype_score"):
                 pairs, results, rows_m, rows_i, report = stage.stereotype_scores(
-                    rows, specs, scorer.sentence_logprobs, bt, config.metrics, bt.tested_model)
+                    rows, specs, scorer.sentence_logprobs, bt, config.metrics, bt.tested_model, wanted)
                 metrics += rows_m
                 items += rows_i
                 scored = stage.pairs_frame(pairs, results)
@@ -109,23 +110,24 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
                 rec.save("bias_pairs", scored)
                 summary["stereotype_score_json"] = str(export_json(report, out_dir / f"{run_id}_stereotype_score.json"))
             if not results:
-                summary.setdefault("skipped", {})["stereotype_score"] = (
-                    "no usable test sentence survived generation and templating; see the sentences CSV")
+                summary.setdefault("skipped", {}).update(dict.fromkeys(
+                    with_inputs(wanted, GENERATED_PAIRS),
+                    "no usable test sentence survived generation and templating; see the sentences CSV"))
 
-        if scorer is not None and set(wanted) & set(stage.MASKED_ONLY):
+        if scorer is not None and with_inputs(wanted, *NEEDS_MASKED_LM):
             with rec.stage("masked_lm"):
                 if scorer.kind != "masked":
                     metrics += stage.masked_lm_skips(specs, scorer.kind, bt.tested_model, wanted)
                 else:
                     metrics += stage.probability_metrics(specs, scorer.target_logprobs, config.metrics, wanted,
                                                          bt.tested_model)
-                    if "aul_pair_score" in wanted:
-                        metrics += stage.aul_metrics(pairs, scorer.aul, config.metrics, bt.tested_model)
+                    if with_inputs(wanted, MASKED_AUL):
+                        metrics += stage.aul_metrics(pairs, scorer.aul, config.metrics, bt.tested_model, wanted)
 
-        if bt.crows_pairs and "crows_pairs_score" in wanted:
+        if bt.crows_pairs and with_inputs(wanted, CROWS_PAIRS):
             with rec.stage("crows_pairs"):
-                metrics += stage.crows_pairs_metrics(scorer, bt, config.metrics)
-        if bt.weat and {"weat_effect_size", "seat_effect_size"} & set(wanted):
+                metrics += stage.crows_pairs_metrics(scorer, bt, config.metrics, wanted)
+        if bt.weat and with_inputs(wanted, TERM_SETS):
             with rec.stage("weat"):
                 metrics += stage.weat_metrics(specs, config.scoring.embedding_model, config.metrics, wanted)
 

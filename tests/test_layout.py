@@ -171,18 +171,9 @@ def test_every_assessment_is_registered_once() -> None:
 
 
 STAGES = sorted(m for m in MODULES if m.startswith("tasks.stages."))
-# Stage modules that still name metrics, each with the reason; strict xfail: the entry must go once the
-# stage reads what it needs from the metric's declaration (tasks.metrics.base.metric), as the
-# counterfactual and recommendation stages do.
-NAMES_METRICS: dict[str, str] = {
-    "tasks.stages.bias_test": "picks the likelihood metrics of a test by name",
-}
 
 
-@pytest.mark.parametrize("module", [
-    pytest.param(m, marks=pytest.mark.xfail(strict=True, reason=NAMES_METRICS[m])) if m in NAMES_METRICS else m
-    for m in STAGES
-])
+@pytest.mark.parametrize("module", STAGES)
 def test_no_stage_module_names_a_metric(module: str) -> None:
     """A stage iterates the metric registry and calls what each metric declares (its function, its
     per-item step, the settings it reads, what it summarises); a new metric is one registered

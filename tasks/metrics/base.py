@@ -9,7 +9,7 @@ declaration of the metric it belongs to.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -78,6 +78,13 @@ def wanted_metrics(names: list[str] | None, *families: str) -> list[str]:
     for name in names:
         METRICS.get(name)
     return [n for n in names if METRICS.get(n).family in families]
+
+
+def with_inputs(names: Sequence[str] | None, *inputs: str) -> list[str]:
+    """The metrics of ``names`` (every registered one when None) whose declared ``inputs`` is one
+    of ``inputs``: how a stage picks the metrics it can compute from the data it has."""
+    chosen = METRICS.names() if names is None else list(names)
+    return [name for name in chosen if METRICS.get(name).inputs in inputs]
 
 
 def metric(

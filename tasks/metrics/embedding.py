@@ -78,6 +78,16 @@ def _effect(s: np.ndarray, n1: int, ddof: int) -> float:
     return 0.0 if sd == 0 and diff == 0 else diff / sd if sd > 0 else math.copysign(math.inf, diff)
 
 
+TERM_SETS = "an embedding model's vectors of the two group-term lists and the two attribute-term lists"
+"""``inputs`` of WEAT and SEAT: the stage passes an embedder and the four term lists to the
+metric's per-item step, which returns (the four matrices, rows per term) for :func:`weat_test`."""
+
+
+def term_embeddings(embed: Embedder, *term_sets: Sequence[str]) -> tuple[list[np.ndarray], int]:
+    """WEAT's per-item step: one embedding per term of each set (one row per term)."""
+    return [embed(list(terms)) for terms in term_sets], 1
+
+
 @metric(
     "weat_effect_size",
     family="embedding",
@@ -86,7 +96,8 @@ def _effect(s: np.ndarray, n1: int, ddof: int) -> float:
     aggregation="standardised difference of group means",
     reference=CALISKAN,
     interval=WEAT_INTERVAL,
-    inputs="embeddings of the two group-term lists and the two attribute-term lists",
+    inputs=TERM_SETS,
+    per_item=term_embeddings,
 )
 def weat_effect_size(group1: object, group2: object, attr1: object, attr2: object, ddof: int = 1) -> float:
     """WEAT effect size of group embeddings towards attribute embeddings (Caliskan's d).
@@ -209,6 +220,12 @@ def seat_embeddings(
     return tuple(_embed(embed, fill_templates(ws, templates)) for ws in (group1, group2, attr1, attr2))  # type: ignore[return-value]
 
 
+def template_embeddings(embed: Embedder, *term_sets: Sequence[str]) -> tuple[list[np.ndarray], int]:
+    """SEAT's per-item step: the sentence embedding of every term in every bleached template
+    (:data:`SEAT_TEMPLATES` rows per term)."""
+    return list(seat_embeddings(embed, *term_sets)), len(SEAT_TEMPLATES)
+
+
 @metric(
     "seat_effect_size",
     family="embedding",
@@ -217,7 +234,8 @@ def seat_embeddings(
     aggregation="standardised difference of group means",
     reference=MAY,
     interval=SEAT_INTERVAL,
-    inputs="sentence embeddings of every term in every bleached template (an embedding model)",
+    inputs=TERM_SETS,
+    per_item=template_embeddings,
 )
 def seat_effect_size(
     embed: Embedder,

@@ -217,9 +217,9 @@ def judge_stage(responses: pd.DataFrame, prompts: pd.DataFrame, labels: dict[str
 def judge_metrics() -> list[str]:
     """The registered metrics read from the judge's label-swapped scores (``inputs="judge"``): each
     is the mean over prompts of a pair's per-prompt harm."""
-    from tasks.metrics import METRICS
+    from tasks.metrics.base import with_inputs
 
-    return [name for name, spec in METRICS.items() if spec.inputs == "judge"]
+    return with_inputs(None, "judge")
 
 
 def skipped_harm(label: str, why: str) -> list[dict]:

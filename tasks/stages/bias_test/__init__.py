@@ -20,7 +20,10 @@ from tasks.stages.bias_test.generation import GeneratedSentence, build_generatio
 from tasks.inputs.bias_specs import BiasSpec
 from tasks.stages.bias_test.templates import StereoPair, build_pairs
 from tasks.config import BiasTestConfig, MetricsConfig
-from tasks.metrics import metric_row, skipped_row, wanted_metrics
+from tasks.metrics import METRICS, metric_row, skipped_row
+from tasks.metrics.base import with_inputs
+from tasks.metrics.embedding import TERM_SETS
+from tasks.metrics.probability import CROWS_PAIRS, GENERATED_PAIRS, MASKED_AUL, MASKED_TARGETS, NEEDS_MASKED_LM
 
 Row = dict[str, Any]
 
@@ -39,12 +42,15 @@ def clean_generations(requests: Sequence[Any], outputs: Sequence[str | None], sp
 
 def stereotype_scores(
     rows: Sequence[GeneratedSentence], specs: Sequence[BiasSpec], logprob_fn: Callable[[list[str]], np.ndarray],
-    cfg: BiasTestConfig, mcfg: MetricsConfig, tested_model: str,
+    cfg: BiasTestConfig, mcfg: MetricsConfig, tested_model: str, wanted: Sequence[str] | None = None,
 ) -> tuple[list[StereoPair], list[Any], list[Row], list[Row], dict[str, Any]]:
-    """(pairs, pair results, metric rows, per-template items, seed-shaped JSON report)."""
+    """(pairs, pair results, metric rows, per-template items, seed-shaped JSON report), for the
+    metrics of ``wanted`` (all by default) read from the generated pairs' likelihoods: the share of
+    each bias's pairs whose stereotyped sentence the tested model finds likelier."""
     from tasks.stages.bias_test.stereotype_score import bootstrap_stereotype_score, score_pairs, stereotype_report
     from tasks.metrics.probability import wilson_interval
 
+    names = with_inputs(wanted, GENERATED_PAIRS)
     pairs = build_pairs(rows, specs)
     results = score_pairs(pairs, logprob_fn)
     metrics: list[Row] = []
@@ -61,12 +67,11 @@ def stereotype_scores(
             details |= {"subsample_mean": boot.mean, "subsample_std": boot.std, "t_p_value": boot.t_p_value,
                         "binomial_p_value": boot.binomial_p_value, "subsample_rounds": boot.n_resamples,
                         "sentences_per_attribute": boot.per_attribute}
-        metrics.append(metric_row("stereotype_score", wins / len(rs), (lo, hi), len(rs), attribute=bias,
-                                  details=details))
-        for r in rs:
-            items.append({"family": "probability", "metric": "stereotype_score", "item_kind": "template",
-                          "item": f"{bias} | {r.pair.attribute_term} | {r.pair.template}",
-                          "value": float(r.stereotyped)})
+        for name in names:
+            metrics.append(metric_row(name, wins / len(rs), (lo, hi), len(rs), attribute=bias, details=details))
+            items += [{"family": METRICS.get(name).family, "metric": name, "item_kind": "template",
+                       "item": f"{bias} | {r.pair.attribute_term} | {r.pair.template}",
+                       "value": float(r.stereotyped)} for r in rs]
     report = stereotype_report(pairs, results, tested_model, n_resamples=cfg.subsample_rounds
                                if cfg.subsample_rounds >= 2 else 0,
                                per_attribute=cfg.sentences_per_attribute, seed=mcfg.seed)
@@ -87,8 +92,10 @@ def pairs_frame(pairs: Sequence[StereoPair], results: Sequence[Any]) -> pd.DataF
     return pd.DataFrame(out)
 
 
-def crows_pairs_metrics(scorer: Any, cfg: BiasTestConfig, mcfg: MetricsConfig) -> list[Row]:
-    """CrowS-Pairs score overall and per bias category (share preferring the more-stereotypical)."""
+def crows_pairs_metrics(scorer: Any, cfg: BiasTestConfig, mcfg: MetricsConfig,
+                        wanted: Sequence[str] | None = None) -> list[Row]:
+    """The metrics of ``wanted`` (all by default) read from CrowS-Pairs likelihoods, overall and per
+    bias category: the share of pairs where the more-stereotypical sentence scores higher."""
     from tasks.inputs.crows_pairs import crows_pairs_scores, load_crows_pairs
     from tasks.metrics.probability import crows_pairs_score_ci
 
@@ -96,14 +103,12 @@ def crows_pairs_metrics(scorer: Any, cfg: BiasTestConfig, mcfg: MetricsConfig) -
     more, less = crows_pairs_scores(scorer, pairs)
     kinds = np.array([p.bias_type for p in pairs])
     rows = []
-    value, ci = crows_pairs_score_ci(more, less, mcfg.confidence)
-    rows.append(metric_row("crows_pairs_score", value, ci, len(pairs), attribute="all",
-                           details={"tested_model": cfg.tested_model}))
-    for kind in sorted(set(kinds)):
-        m = kinds == kind
-        value, ci = crows_pairs_score_ci(more[m], less[m], mcfg.confidence)
-        rows.append(metric_row("crows_pairs_score", value, ci, int(m.sum()), attribute=str(kind),
-                               details={"tested_model": cfg.tested_model}))
+    scopes = [("all", np.ones(len(pairs), bool)), *((str(k), kinds == k) for k in sorted(set(kinds)))]
+    for name in with_inputs(wanted, CROWS_PAIRS):
+        for scope, m in scopes:
+            value, ci = crows_pairs_score_ci(more[m], less[m], mcfg.confidence)
+            rows.append(metric_row(name, value, ci, int(m.sum()), attribute=scope,
+                                   details={"tested_model": cfg.tested_model}))
     return rows
 
 
@@ -117,23 +122,19 @@ def weat_metrics(
     ``details.p_value_greater``) and a BCa interval that resamples *terms*: for SEAT each term
     with all of its template sentences, so the interval reflects the number of terms tested.
     """
-    from tasks.metrics.embedding import SEAT_TEMPLATES, seat_embeddings, weat_test
+    from tasks.metrics.embedding import weat_test
     from tasks.metrics.term_bootstrap import term_bootstrap
     from tasks.scoring.embedders import sentence_transformer_embedder
 
-    names = [n for n in ("weat_effect_size", "seat_effect_size") if wanted is None or n in wanted]
+    names = with_inputs(wanted, TERM_SETS)
     if not names:
         return []
     embed = embed or sentence_transformer_embedder(embedding_model)
     rows = []
     for spec in specs:
         (g1, g2), (a1, a2) = spec.groups, spec.attributes
-        for name in names:
-            if name == "weat_effect_size":
-                vecs, per_term = [embed(list(terms)) for terms in (g1, g2, a1, a2)], 1
-            else:
-                vecs = list(seat_embeddings(embed, list(g1), list(g2), list(a1), list(a2)))
-                per_term = len(SEAT_TEMPLATES)
+        for name in names:  # each metric's per-item step embeds the terms its own way (words, sentences)
+            vecs, per_term = METRICS.get(name).per_item(embed, list(g1), list(g2), list(a1), list(a2))
             res = weat_test(*vecs, rows_per_term=per_term, seed=mcfg.seed)
             boot = term_bootstrap(*vecs, rows_per_term=per_term, resamples=mcfg.bootstrap_resamples,
                                   confidence=mcfg.confidence, seed=mcfg.seed)
@@ -149,19 +150,17 @@ def weat_metrics(
     return rows
 
 
-MASKED_ONLY = ("lpbs", "cbs", "aul_pair_score")
-
-
 def masked_lm_skips(specs: Sequence[BiasSpec], kind: str, tested_model: str, wanted: Sequence[str]) -> list[Row]:
-    """Skipped rows (with the reason) for the masked-LM metrics of a causal tested model."""
+    """Skipped rows (with the reason) for the masked-LM metrics of ``wanted`` when the tested model
+    is causal: per bias, with its two groups for a metric that compares them."""
     reason = (f"needs a masked LM; the tested model {tested_model!r} is a {kind} LM (set "
               "bias_test.tested_model to a masked LM such as a BERT checkpoint)")
     rows = []
     for spec in specs:
         groups = {"group_a": spec.group_names[0], "group_b": spec.group_names[1]}
-        for name in MASKED_ONLY:
-            if name in wanted:
-                rows.append(skipped_row(name, reason, attribute=spec.name, **({} if name == "aul_pair_score" else groups)))
+        for name in with_inputs(wanted, *NEEDS_MASKED_LM):
+            where = groups if METRICS.get(name).inputs == MASKED_TARGETS else {}
+            rows.append(skipped_row(name, reason, attribute=spec.name, **where))
     return rows
 
 
@@ -192,10 +191,9 @@ def probability_metrics(
     ``target_logprobs`` takes (template, target, attribute) triples, e.g.
     :meth:`tasks.scoring.likelihood.LanguageModelScorer.target_logprobs`.
     """
-    from tasks.metrics.probability import cbs, lpbs
     from tasks.stats import bootstrap_mean
 
-    names = [n for n in ("lpbs", "cbs") if n in wanted]
+    names = with_inputs(wanted, MASKED_TARGETS)
     rows: list[Row] = []
     for spec in specs if names else ():
         items = kurita_items(spec)
@@ -213,33 +211,33 @@ def probability_metrics(
         clusters = [f"{it[1]}:{it[2].lower()}" for it, good in zip(items, ok, strict=True) if good]
         p, prior = np.exp(lp[ok]), np.exp(lprior[ok])
         stereo = np.where(a_idx == 0, 0, 1)  # column of the stereotyped group in each item
-        rows_i = np.arange(len(p))
-        p_s, pr_s, p_a, pr_a = p[rows_i, stereo], prior[rows_i, stereo], p[rows_i, 1 - stereo], prior[rows_i, 1 - stereo]
-        per_item = {"lpbs": (np.log(p_s) - np.log(pr_s)) - (np.log(p_a) - np.log(pr_a)),
-                    "cbs": np.var(np.log(p) - np.log(prior), axis=1)}
-        values = {"lpbs": lambda: lpbs(p_s, pr_s, p_a, pr_a), "cbs": lambda: cbs(p, prior)}
-        for name in names:
-            est = bootstrap_mean(per_item[name], clusters, mcfg.bootstrap_resamples, mcfg.confidence, mcfg.seed)
-            by_attr = {spec.attribute_names[k]: float(per_item[name][a_idx == k].mean())
+        for name in names:  # the metric is the mean of its per-item step, bootstrapped over attribute terms
+            metric_spec = METRICS.get(name)
+            values = metric_spec.per_item(p, prior, stereo)
+            est = bootstrap_mean(values, clusters, mcfg.bootstrap_resamples, mcfg.confidence, mcfg.seed)
+            by_attr = {spec.attribute_names[k]: float(values[a_idx == k].mean())
                        for k in (0, 1) if np.any(a_idx == k)}
             details = {"tested_model": tested_model, "templates": list(spec.probability_templates),
                        "attribute_terms": len(set(clusters)), "per_attribute": by_attr,
                        "untokenised_terms": untokenised}
-            if name == "lpbs":
+            if metric_spec.direction == "target":  # a signed metric: say which way is the stereotype
                 details["sign"] = ("positive: each attribute raises its stereotyped group (group_a for "
                                    f"{spec.attribute_names[0]}, group_b for {spec.attribute_names[1]}) more")
-            rows.append(metric_row(name, values[name](), (est.ci_low, est.ci_high), int(ok.sum()),
+            rows.append(metric_row(name, float(np.mean(values)), (est.ci_low, est.ci_high), int(ok.sum()),
                                    details=details, **where))
     return rows
 
 
 def aul_metrics(
     pairs: Sequence[StereoPair], aul_fn: Callable[[list[str]], np.ndarray], mcfg: MetricsConfig, tested_model: str,
+    wanted: Sequence[str] | None = None,
 ) -> list[Row]:
-    """AUL pair score per bias (Kaneko & Bollegala 2022) on the kept stereotype pairs, Wilson interval."""
-    from tasks.metrics.probability import aul_pair_score, preference_share_ci
+    """The metrics of ``wanted`` (all by default) read from the AUL (Kaneko & Bollegala 2022) of the
+    kept stereotype pairs' sentences, per bias, with a Wilson interval."""
+    from tasks.metrics.probability import preference_share_ci
 
-    kept = [p for p in pairs if not p.discarded]
+    names = with_inputs(wanted, MASKED_AUL)
+    kept = [p for p in pairs if not p.discarded] if names else []
     by_bias: dict[str, list[StereoPair]] = {}
     for p in kept:
         by_bias.setdefault(p.bias, []).append(p)
@@ -252,6 +250,6 @@ def aul_metrics(
         more = np.array([aul[p.stereotyped_sentence] for p in ps])
         less = np.array([aul[p.anti_stereotyped_sentence] for p in ps])
         _, ci = preference_share_ci(more, less, mcfg.confidence)
-        rows.append(metric_row("aul_pair_score", aul_pair_score(more, less), ci, len(ps), attribute=bias,
-                               details={"tested_model": tested_model}))
+        rows += [metric_row(name, METRICS.get(name).fn(more, less), ci, len(ps), attribute=bias,
+                            details={"tested_model": tested_model}) for name in names]
     return rows
