@@ -32,8 +32,8 @@ from flows.common import begin_run, close_run, recorded_run, response_counts, ru
 from flows.execution import run_heavy
 from flows.stereotype import score_classifiers_task, stereotype_metrics_task
 from tasks import validation
-from tasks.stages import identity as identity_stages
-from tasks.stages import stereotype as stereotype_stage
+from tasks.assessments import identity as identity_stages
+from tasks.assessments import stereotype as stereotype_stage
 from tasks.config import AutoRunConfig
 from tasks.inputs.controls import VARIANT
 from tasks.inputs.expansion import drop_invalid_sets
@@ -172,7 +172,7 @@ def plan_requests(config: AutoRunConfig, prompts: Any) -> Any:  # noqa: ANN401 -
     """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: the original
     prompts (unless their answers are brought), the counterfactual variants, and identity variants
     for prompts that name no group; a text asked twice is one call."""
-    from tasks.stages.counterfactual import check_ftu_stage, expand_stage
+    from tasks.assessments.counterfactual import check_ftu_stage, expand_stage
 
     variants = expand_stage(prompts, config.counterfactual)
     parts = [variants[variants["valid"]], prompts.iloc[:0] if config.stereotype.responses_path else prompts]

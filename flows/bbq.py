@@ -30,7 +30,7 @@ from prefect import flow, task
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
 from tasks import validation
-from tasks.stages import bbq as stage
+from tasks.assessments import bbq as stage
 from tasks.config import BBQConfig, BBQRunConfig, LLMConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
 from tasks.scoring.parsing import LETTERS

@@ -31,12 +31,12 @@ import pandas as pd
 from prefect import flow, get_run_logger, task
 
 from flows.common import begin_run, close_run, recorded_run, run_result
-from tasks.stages import bias_test as stage
+from tasks.assessments import bias_test as stage
 from tasks import validation
-from tasks.stages.bias_test.generation import export_csv, import_csv
+from tasks.assessments.bias_test.generation import export_csv, import_csv
 from tasks.inputs.bias_specs import load_bias_specs
-from tasks.stages.bias_test.stereotype_score import export_json
-from tasks.stages.bias_test.templates import build_pairs
+from tasks.assessments.bias_test.stereotype_score import export_json
+from tasks.assessments.bias_test.templates import build_pairs
 from tasks.config import BiasTestRunConfig
 from tasks.llm.base import LLMRequest, cache_key
 from tasks.llm.runner import run_requests

@@ -24,7 +24,7 @@ from prefect import flow, task
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
 from tasks import validation
-from tasks.stages import classification as stage
+from tasks.assessments import classification as stage
 from tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
 from flows.stage_tasks import CACHED, call_llm_task

@@ -1,11 +1,11 @@
-"""Which flow runs a config: the flow its assessment's registry entry names (tasks.assessments)."""
+"""Which flow runs a config: the flow its assessment's registry entry names (tasks.config.assessments)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from tasks.assessments import ASSESSMENTS
+from tasks.config.assessments import ASSESSMENTS
 from tasks.config import RunConfig
 
 

@@ -14,7 +14,7 @@ prompt that identity (first-person fairness, Eloundou et al. 2024) and compares 
 5. **score** each distinct answer once (sentiment, embeddings);
 6. **judge** (``judge.enabled``): a second model reads each pair of cells' answers to a prompt,
    with the group labels true and swapped, and says whether the difference reflects a harmful
-   stereotype (:mod:`tasks.stages.judge`); without a judge its metric is stored as skipped;
+   stereotype (:mod:`tasks.assessments.identity.judge`); without a judge its metric is stored as skipped;
 7. **metrics** per comparison (a signal, and each task): sentiment parity, similarity against
    the two-names floor and non-completion per pair of cells, the outcomes read from the answers
    (an amount, a yes/no, a choice) per cell and per pair, and the judge's harm score per pair,
@@ -37,9 +37,9 @@ from tasks import validation
 from tasks.config import IdentityRunConfig
 from tasks.inputs.controls import CONTROL
 from tasks.reporting.verdict import verdict_lines
-from tasks.stages import identity as stages
+from tasks.assessments import identity as stages
 from tasks.reporting.progress import ProgressReporter
-from tasks.stages.judge import Judged, judge_stage, load_instructions
+from tasks.assessments.identity.judge import Judged, judge_stage, load_instructions
 from tasks.storage.fingerprint import code_fingerprint
 
 FLOW_NAME = "identity-assessment"

@@ -74,7 +74,7 @@ class Plan:
 def make_plan(cfg: RunConfig) -> Plan:
     """The plan of ``cfg`` (see the module docstring); reads the prompts but calls nothing."""
     from flows.preflight import uses_llm
-    from tasks.assessments import ASSESSMENTS
+    from tasks.config.assessments import ASSESSMENTS
 
     prompts = sample = None
     exact = True

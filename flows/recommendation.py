@@ -26,7 +26,7 @@ from prefect import flow, task
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
 from flows.execution import run_heavy
 from tasks import validation
-from tasks.stages import recommendation as stage
+from tasks.assessments import recommendation as stage
 from tasks.config import MetricsConfig, RecommendationConfig, RecommendationRunConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
 from flows.stage_tasks import CACHED, call_llm_task, load_prompts_task

@@ -19,8 +19,8 @@ from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from flows.common import RunRecorder, check_llm_failures, response_counts
 from tasks import validation
-from tasks.stages import counterfactual as assessment
-from tasks.stages.counterfactual_metrics import metric_stage
+from tasks.assessments import counterfactual as assessment
+from tasks.assessments.counterfactual.metrics import metric_stage
 from flows.execution import run_heavy
 from tasks.config import (
     CounterfactualConfig,

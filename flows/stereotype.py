@@ -24,7 +24,7 @@ from prefect import flow, get_run_logger, task
 from flows.common import begin_run, check_llm_failures, close_run, recorded_run, response_counts, run_result
 from flows.execution import run_heavy
 from tasks import validation
-from tasks.stages import stereotype as stereotype_stage
+from tasks.assessments import stereotype as stereotype_stage
 from tasks.config import MetricsConfig, StereotypeConfig, StereotypeRunConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint, stereotype_data_fingerprint
 from flows.stage_tasks import CACHED, call_llm_task, load_prompts_task

@@ -26,8 +26,8 @@ from tasks.config import CounterfactualConfig, MetricsConfig
 from tasks.inputs.prompts import text_hash
 from tasks.reporting.verdict import HEADLINE, attribute_verdict, details_of
 from tasks.inputs.controls import CONTROL, VARIANT
-from tasks.stages.counterfactual import ScoreSet
-from tasks.stages.counterfactual_metrics import metric_stage
+from tasks.assessments.counterfactual import ScoreSet
+from tasks.assessments.counterfactual.metrics import metric_stage
 
 GROUPS = ("male", "female")
 WORDS = 12

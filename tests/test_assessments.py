@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tasks.assessments import ASSESSMENTS
+from tasks.config.assessments import ASSESSMENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,10 +23,10 @@ def test_the_readme_table_of_assessments_is_the_registrys() -> None:
 def test_an_assessments_files_are_listed_from_its_entry() -> None:
     files = ASSESSMENTS.get("bias_test").files()
     assert files[:2] == ["flows/bias_test.py", "configs/bias_test.yaml"]
-    assert "tasks/stages/bias_test/generation.py" in files and "tests/test_bias_test_flow.py" in files
+    assert "tasks/assessments/bias_test/generation.py" in files and "tests/test_bias_test_flow.py" in files
     assert all((ROOT / f).is_file() for f in files)
     out = CliRunner().invoke(app, ["assessments", "--files"])
-    assert out.exit_code == 0 and "    tasks/stages/bias_test/generation.py" in out.output
+    assert out.exit_code == 0 and "    tasks/assessments/bias_test/generation.py" in out.output
 
 
 def test_an_unknown_format_is_refused_in_one_line() -> None:

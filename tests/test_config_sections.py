@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tasks.assessments import ASSESSMENTS
+from tasks.config.assessments import ASSESSMENTS
 from tasks.config import (
     CONFIG_CLASSES,
     AutoRunConfig,

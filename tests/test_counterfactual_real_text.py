@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tasks.stages.counterfactual import expand_stage
+from tasks.assessments.counterfactual import expand_stage
 from tasks.config import CounterfactualConfig
 from tasks.inputs.expansion import SKIPPED, expand_prompt, expand_prompts
 from tasks.errors import ConfigError

@@ -12,7 +12,7 @@ import pytest
 
 from tasks.config import CounterfactualConfig, MetricsConfig
 from tasks.reporting.evidence import find_evidence, html_section, markdown_lines
-from tasks.stages.counterfactual_metrics import metric_stage
+from tasks.assessments.counterfactual.metrics import metric_stage
 from tasks.storage.store import Store
 from tests.simulate import Model, simulate
 

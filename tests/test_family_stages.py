@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tasks.stages.bias_test import stereotype_scores
-from tasks.stages.bias_test.generation import import_csv
+from tasks.assessments.bias_test import stereotype_scores
+from tasks.assessments.bias_test.generation import import_csv
 from tasks.inputs.bias_specs import parse_bias_specs
 from tasks.config import BiasTestConfig, MetricsConfig, StereotypeConfig
 from tasks.errors import InputDataError
-from tasks.stages.stereotype import ClassifierScores, load_byo_responses, stereotype_metrics
+from tasks.assessments.stereotype import ClassifierScores, load_byo_responses, stereotype_metrics
 
 SPEC = {"biases": [{"name": "career_family", "social_groups": {"male": ["he", "man"], "female": ["she", "woman"]},
                     "attributes": {"career": ["office", "salary"], "family": ["home", "children"]}}]}

@@ -123,7 +123,7 @@ def _true_gap(effects: dict[str, float], cells: list[str], a: str, b: str, draws
 
 
 def test_the_relative_difference_interval_covers_the_truth() -> None:
-    from tasks.stages.identity import outcome_rows
+    from tasks.assessments.identity import outcome_rows
 
     cells, effects = ["female-black", "male-white"], {"female-black": -0.05}
     truth = _true_gap(effects, cells, "female-black", "male-white")
@@ -138,7 +138,7 @@ def test_the_relative_difference_interval_covers_the_truth() -> None:
 
 
 def test_a_fair_model_fires_in_at_most_five_percent_of_runs_and_a_swap_flips_the_sign() -> None:
-    from tasks.stages.identity import outcome_rows
+    from tasks.assessments.identity import outcome_rows
     from tasks.stats import holm_adjust
 
     cells = [c.label for c in CELLS]
@@ -159,7 +159,7 @@ def test_a_fair_model_fires_in_at_most_five_percent_of_runs_and_a_swap_flips_the
 
 def test_a_verdict_without_a_finding_still_names_the_worst_off_cell_as_within_chance() -> None:
     from tasks.reporting.verdict import attribute_verdict
-    from tasks.stages.identity import outcome_rows
+    from tasks.assessments.identity import outcome_rows
 
     cells = [c.label for c in CELLS[:2]]
     rows = pd.DataFrame(outcome_rows(_simulated(np.random.default_rng(2), 24, {}, cells), "gender x race", cells,
@@ -223,7 +223,7 @@ def test_identity_run_finds_lower_offers_for_one_cell_and_stores_its_names(prefe
 
 # --- the pairwise judge --------------------------------------------------------------------------
 def test_the_judge_answer_is_read_from_log_probabilities_or_its_first_word() -> None:
-    from tasks.stages.judge import yes_probability
+    from tasks.assessments.identity.judge import yes_probability
 
     assert yes_probability("no", {"Yes": math.log(0.6), " no": math.log(0.2), "Maybe": math.log(0.2)}) == \
         (pytest.approx(0.75), "logprobs")
@@ -236,7 +236,7 @@ def _judged(rng: np.random.Generator, prompts: int, cells: list[str], judge, ord
     """Planned pairs of two answers per (prompt, sample, pair of cells, cells taken in ``order``),
     answered by ``judge(question)``."""
     from tasks.llm.base import LLMRequest, LLMResult
-    from tasks.stages.judge import plan, score
+    from tasks.assessments.identity.judge import plan, score
 
     rows = [{"attribute": "g", "prompt_id": f"p{i}", "sample_idx": s, "grp": c, "role": "variant", "ok": True,
              "refusal": False, "text": f"answer {i} {s} {c} {rng.integers(1000)}"}
@@ -251,7 +251,7 @@ def _judged(rng: np.random.Generator, prompts: int, cells: list[str], judge, ord
 def test_a_random_or_position_biased_judge_scores_no_harm_and_a_cell_swap_flips_the_sign() -> None:
     import hashlib
 
-    from tasks.stages.judge import harm_rows
+    from tasks.assessments.identity.judge import harm_rows
 
     cfg = MetricsConfig(bootstrap_resamples=400)
     rng = np.random.default_rng(5)

@@ -136,8 +136,8 @@ def test_every_module_says_what_it_owns() -> None:
 def test_lower_layers_of_tasks_never_import_the_stages_or_the_reports() -> None:
     """The stages compose inputs, llm, scoring, metrics, stats and storage; nothing below imports them."""
     upward = sorted((m, d) for m, deps in GRAPH.items() if m.startswith("tasks.") for d in deps
-                    if (d.startswith("tasks.stages") and not m.startswith("tasks.stages"))
-                    or (d.startswith("tasks.reporting") and not m.startswith(("tasks.reporting", "tasks.stages"))))
+                    if (d.startswith("tasks.assessments") and not m.startswith("tasks.assessments"))
+                    or (d.startswith("tasks.reporting") and not m.startswith(("tasks.reporting", "tasks.assessments"))))
     assert not upward, upward
 
 
@@ -155,10 +155,10 @@ def _assessment_flows() -> set[str]:
 
 
 def test_every_assessment_is_registered_once() -> None:
-    """One registry entry per assessment (tasks.assessments): every run config class with its own
+    """One registry entry per assessment (tasks.config.assessments): every run config class with its own
     ``assessment`` value and every flow that takes one is named by exactly one entry."""
     from tasks import config
-    from tasks.assessments import ASSESSMENTS
+    from tasks.config.assessments import ASSESSMENTS
     from tasks.errors import RegistryError
 
     entries = [entry for _, entry in ASSESSMENTS.registered()]
@@ -170,7 +170,7 @@ def test_every_assessment_is_registered_once() -> None:
         ASSESSMENTS.add(entries[0].name, entries[0])
 
 
-STAGES = sorted(m for m in MODULES if m.startswith("tasks.stages."))
+STAGES = sorted(m for m in MODULES if m.startswith("tasks.assessments."))
 
 
 @pytest.mark.parametrize("module", STAGES)

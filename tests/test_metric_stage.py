@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tasks.stages.counterfactual import ScoreSet
-from tasks.stages.counterfactual_metrics import metric_stage
+from tasks.assessments.counterfactual import ScoreSet
+from tasks.assessments.counterfactual.metrics import metric_stage
 from tasks.config import CounterfactualConfig, MetricsConfig
 from tasks.inputs.prompts import text_hash
 
@@ -135,7 +135,7 @@ def test_similarity_gap_test_rejects_about_five_percent_under_identical_groups()
 
 def test_an_attribute_without_a_lexicon_is_compared_without_neutralisation() -> None:
     # brought groups ("team_a"/"team_b") have no lexicon; neutralisation used to fail on None
-    from tasks.stages.counterfactual_metrics import metric_stage as stage
+    from tasks.assessments.counterfactual.metrics import metric_stage as stage
 
     responses, scores = synthetic(4, ["team_a", "team_b"], 1, lambda p, g, i: 0.1, attribute="team")
     out = stage(responses, scores, CounterfactualConfig(attributes=["gender"]),

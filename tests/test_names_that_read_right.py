@@ -8,7 +8,7 @@ import pytest
 
 from tasks.config import CounterfactualConfig
 from tasks.inputs.names import load_names
-from tasks.stages.counterfactual import expand_stage
+from tasks.assessments.counterfactual import expand_stage
 
 
 @pytest.fixture(scope="module")

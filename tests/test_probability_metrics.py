@@ -82,7 +82,7 @@ def test_lpbs_and_cbs_stage_by_hand():
     LPBS (stereotype-aligned): a: 0.5 - (-0.5) = 1.0; b: 0 - (-0.5) = 0.5; mean 0.75.
     CBS: var(0.5, -0.5) = 0.25, var(-0.5, 0) = 0.0625; mean 0.15625.
     """
-    from tasks.stages.bias_test import probability_metrics
+    from tasks.assessments.bias_test import probability_metrics
     from tasks.inputs.bias_specs import parse_bias_specs
     from tasks.config import MetricsConfig
 
@@ -106,7 +106,7 @@ def test_lpbs_and_cbs_stage_by_hand():
 
 
 def test_lpbs_skipped_when_no_group_term_is_one_token():
-    from tasks.stages.bias_test import probability_metrics
+    from tasks.assessments.bias_test import probability_metrics
     from tasks.inputs.bias_specs import parse_bias_specs
     from tasks.config import MetricsConfig
 

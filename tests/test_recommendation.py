@@ -53,7 +53,7 @@ def _lists(rows: list[tuple[str, str, str, list[str]]]) -> pd.DataFrame:
 
 
 def test_golden_group_means_and_spread() -> None:
-    from tasks.stages.recommendation import recommendation_metrics
+    from tasks.assessments.recommendation import recommendation_metrics
 
     lists = _lists([
         ("p1", "neutral", "neutral", ["a", "b"]), ("p1", "g", "x", ["a", "b"]), ("p1", "g", "y", ["c", "d"]),
@@ -76,7 +76,7 @@ def test_golden_group_means_and_spread() -> None:
 def test_spread_interval_covers_zero_without_a_group_effect() -> None:
     """Simulation: both groups get lists drawn the same way, so SNSR's interval mostly reaches near 0
     and the range shrinks as prompts grow; a group that always gets unrelated items is found."""
-    from tasks.stages.recommendation import recommendation_metrics
+    from tasks.assessments.recommendation import recommendation_metrics
 
     rng = np.random.default_rng(1)
     pool = [f"i{i}" for i in range(8)]
@@ -98,7 +98,7 @@ def test_spread_interval_covers_zero_without_a_group_effect() -> None:
 
 
 def test_templates_need_a_group_slot() -> None:
-    from tasks.stages.recommendation import neutral_text, template_requests
+    from tasks.assessments.recommendation import neutral_text, template_requests
 
     assert neutral_text("I am a {group} fan of Adele.") == "I am a fan of Adele."
     frame = template_requests(["Recommend {k} songs to a {group} user."], RecommendationConfig(k=3))
@@ -170,7 +170,7 @@ def test_recommendation_flow_end_to_end(prefect_harness, openai_server, tmp_path
 def test_counterfactual_source_compares_gender_variants_with_the_gender_neutral_one() -> None:
     from tasks.config import CounterfactualConfig
     from tasks.inputs.prompts import prompt_id
-    from tasks.stages.recommendation import counterfactual_requests
+    from tasks.assessments.recommendation import counterfactual_requests
 
     texts = ["Recommend 3 songs for a man who likes jazz.", "Recommend 3 books for a Black woman."]
     prompts = pd.DataFrame({"prompt_id": [prompt_id(t) for t in texts], "text": texts})

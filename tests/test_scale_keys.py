@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tasks.config import ScoringConfig
-from tasks.stages.counterfactual import needs_embeddings, score_stage
+from tasks.assessments.counterfactual import needs_embeddings, score_stage
 from tasks.storage.fingerprint import frame_digest, texts_digest
 
 

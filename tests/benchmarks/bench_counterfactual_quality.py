@@ -93,8 +93,8 @@ from tasks.inputs.ftu import find_mentions  # noqa: E402
 from tasks.inputs.lexicon import ATTRIBUTES, canonical, load_lexicon  # noqa: E402
 from tasks.inputs.names import load_names  # noqa: E402
 from tasks.inputs.crows_pairs import crows_pairs_path  # noqa: E402
-from tasks.stages.bbq import bbq_dir  # noqa: E402
-from tasks.config_sections import BBQConfig  # noqa: E402
+from tasks.assessments.bbq import bbq_dir  # noqa: E402
+from tasks.config.sections import BBQConfig  # noqa: E402
 
 # (row label, CrowS bias type, covering attributes). CrowS files nationality words ("Mexicans",
 # "Chinese") under race-color, while equilens keeps them in the nationality attribute; the extra

@@ -144,7 +144,7 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
     from tasks.metrics.counterfactual import pairwise_cosine, strict_sentiment_parity
     from tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
     from tasks.scoring.embeddings import SentenceEmbeddingScorer
-    from tasks.stages.counterfactual import score_stage
+    from tasks.assessments.counterfactual import score_stage
 
     from tasks.metrics import text_similarity
 
@@ -206,7 +206,7 @@ def full_statistics_seconds(frame: pd.DataFrame, scores) -> float:  # noqa: ANN0
     tests, Holm, omnibus) on the same responses and scores: the cost beyond LangFair's point values.
     The BLEU/ROUGE-L token caches are warm from the point values just computed."""
     from tasks.config import CounterfactualConfig, MetricsConfig
-    from tasks.stages.counterfactual_metrics import metric_stage
+    from tasks.assessments.counterfactual.metrics import metric_stage
 
     rows = [{"attribute": "race", "grp": g, "prompt_id": f"p{i}", "sample_idx": 0, "text": x, "ok": True,
              "refusal": False, "error_class": None} for g in GROUPS for i, x in enumerate(frame[g])]

@@ -1,7 +1,7 @@
 """The run configuration: pydantic models, loaded from YAML, that are also the flow parameter.
 
 :class:`RunConfig` holds the sections every assessment shares; each assessment has a subclass
-adding only its own sections, registered with :func:`tasks.assessments.assessment` (the registry
+adding only its own sections, registered with :func:`tasks.config.assessments.assessment` (the registry
 every list of assessments reads; :data:`CONFIG_CLASSES` is derived from it), and
 :func:`load_config` returns the one that ``assessment`` names. Because the subclass is its flow's
 parameter, the Prefect UI renders it as a form for ad-hoc runs showing only the sections that flow
@@ -19,8 +19,8 @@ from typing import Any, ClassVar, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from tasks.assessments import ASSESSMENTS, assessment
-from tasks.config_sections import (  # noqa: F401 - re-exported: the sections are part of the config API
+from tasks.config.assessments import ASSESSMENTS, assessment
+from tasks.config.sections import (  # noqa: F401 - re-exported: the sections are part of the config API
     _Strict,
     PromptsConfig,
     CounterfactualConfig,

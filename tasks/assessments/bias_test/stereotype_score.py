@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from tasks.stages.bias_test.templates import StereoPair
+from tasks.assessments.bias_test.templates import StereoPair
 from tasks.errors import ConfigError, InputDataError
 from tasks.metrics.probability import stereotype_score
 

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tasks.stages.bias_test.generation import GeneratedSentence, build_generation_requests, process_generations
+from tasks.assessments.bias_test.generation import GeneratedSentence, build_generation_requests, process_generations
 from tasks.inputs.bias_specs import BiasSpec
-from tasks.stages.bias_test.templates import StereoPair, build_pairs
+from tasks.assessments.bias_test.templates import StereoPair, build_pairs
 from tasks.config import BiasTestConfig, MetricsConfig
 from tasks.metrics import METRICS, metric_row, skipped_row
 from tasks.metrics.base import with_inputs
@@ -47,7 +47,7 @@ def stereotype_scores(
     """(pairs, pair results, metric rows, per-template items, seed-shaped JSON report), for the
     metrics of ``wanted`` (all by default) read from the generated pairs' likelihoods: the share of
     each bias's pairs whose stereotyped sentence the tested model finds likelier."""
-    from tasks.stages.bias_test.stereotype_score import bootstrap_stereotype_score, score_pairs, stereotype_report
+    from tasks.assessments.bias_test.stereotype_score import bootstrap_stereotype_score, score_pairs, stereotype_report
     from tasks.metrics.probability import wilson_interval
 
     names = with_inputs(wanted, GENERATED_PAIRS)

@@ -47,10 +47,10 @@ class Assessment:
         tree = ast.parse(flow_file.read_text(encoding="utf-8"))
         imported = set()
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module:  # "from tasks.stages import identity" too
+            if isinstance(node, ast.ImportFrom) and node.module:  # "from tasks.assessments import identity" too
                 imported |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
         for module in sorted(imported):
-            if module.startswith(("tasks.stages.", "tasks.metrics.")):
+            if module.startswith(("tasks.assessments.", "tasks.metrics.")):
                 path = ROOT / module.replace(".", "/")
                 out.append(path / "__init__.py" if path.is_dir() else path.with_suffix(".py"))  # kept if it exists
         out += sorted((ROOT / "tests").glob(f"test_{self.flow_module.rsplit('.', 1)[1]}*.py"))

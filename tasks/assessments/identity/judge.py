@@ -196,7 +196,7 @@ def judge_stage(responses: pd.DataFrame, prompts: pd.DataFrame, labels: dict[str
     of calls; the run goes on either way."""
     from tasks.llm import LLMRequest, cache_key
     from tasks.llm.runner import run_requests
-    from tasks.stages.counterfactual import call_cost
+    from tasks.assessments.counterfactual import call_cost
 
     planned = plan(responses, dict(zip(prompts["prompt_id"], prompts["text"], strict=True)), labels, template)
     questions = list(dict.fromkeys(q for qs in planned["questions"] for q in qs))

@@ -14,7 +14,7 @@ import pandas as pd
 from tasks.config import CounterfactualConfig, MetricsConfig
 from tasks.inputs.prompts import text_hash
 from tasks.inputs.controls import CONTROL, variant_rows
-from tasks.stages.counterfactual import ScoreSet, lexicons_for
+from tasks.assessments.counterfactual import ScoreSet, lexicons_for
 from tasks.reporting.verdict import HEADLINE, judged_metrics
 
 

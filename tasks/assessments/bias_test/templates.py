@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tasks.stages.bias_test.generation import GeneratedSentence, term_pattern
+from tasks.assessments.bias_test.generation import GeneratedSentence, term_pattern
 from tasks.inputs.bias_specs import BiasSpec
 from tasks.errors import InputDataError
 

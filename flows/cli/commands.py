@@ -246,7 +246,7 @@ def assessments(
     import shutil
     import textwrap
 
-    from tasks.assessments import ASSESSMENTS
+    from tasks.config.assessments import ASSESSMENTS
     from tasks.config import RunConfig
 
     if fmt not in ("text", "markdown"):

@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from flows.cli_commands import assessments, compare, metrics, options, report, runs, show
+from flows.cli.commands import assessments, compare, metrics, options, report, runs, show
 from flows.launch import invoke, run_command
 
 HELP = """Measure bias and fairness of an LLM application, run after run.

@@ -217,7 +217,7 @@ def bbq_metrics(questions: pd.DataFrame, answers: np.ndarray, mcfg: MetricsConfi
     arguments name (``answer``, ``label``, ``unknown``, ``target``, ``negative``)."""
     import inspect
 
-    from tasks.stages.classification import interval_verdict
+    from tasks.assessments.classification import interval_verdict
     from tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
     from tasks.stats import bootstrap_stat
 

@@ -20,7 +20,7 @@ from tasks.errors import InputDataError
 from tasks.inputs.controls import CONTROL, VARIANT
 from tasks.inputs.identity import (IDENTITY, attribute_label, cell_names, cells_of, check_inline,
                                    identity_phrases, place, slots_for)
-from tasks.stages.counterfactual import VARIANT_COLUMNS, ScoreSet, variant_id
+from tasks.assessments.counterfactual import VARIANT_COLUMNS, ScoreSet, variant_id
 
 IDENTITY_EXTRA = ["signal", "name", "system", "task", "outcome"]  # stored in identity_variants
 IDENTITY_COLUMNS = [*VARIANT_COLUMNS, *IDENTITY_EXTRA]
@@ -195,11 +195,11 @@ def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreS
     two names of one cell, non-completion), the outcome metrics and the judge's harm score per pair
     (``judged``; without it one skipped row per comparison says why), with one Holm family per
     comparison over every gap the verdict judges."""
-    from tasks.stages.judge import harm_rows, skipped_harm
+    from tasks.assessments.identity.judge import harm_rows, skipped_harm
 
     from tasks.metrics.base import METRIC_ROW_COLUMNS
     from tasks.reporting.verdict import judged_metric
-    from tasks.stages.counterfactual_metrics import metric_stage as pair_metrics
+    from tasks.assessments.counterfactual.metrics import metric_stage as pair_metrics
     from tasks.stats import holm_adjust
 
     cf_cfg = CounterfactualConfig(attributes=[], noise_floor="controls")  # no lexicon: cells are the groups

@@ -58,7 +58,7 @@ def counterfactual_requests(prompts: pd.DataFrame, cf: CounterfactualConfig) -> 
     text still names a race, so other attributes need templates with a ``{group}`` slot.
     """
     from tasks.inputs.controls import variant_rows
-    from tasks.stages.counterfactual import expand_stage
+    from tasks.assessments.counterfactual import expand_stage
 
     variants = expand_stage(prompts, cf)
     variants = variant_rows(variants[variants["valid"]])  # a recommendation list needs no same-group control
@@ -102,7 +102,7 @@ def ranked_lists(responses: pd.DataFrame, k: int) -> pd.DataFrame:
 def recommendation_metrics(lists: pd.DataFrame, cfg: RecommendationConfig, mcfg: MetricsConfig) -> pd.DataFrame:
     """Per group: mean Jaccard / SERP* / PRAG* @K against the neutral list; across groups:
     min, max, range (SNSR) and std (SNSV). Cluster-bootstrap intervals over prompts."""
-    from tasks.stages.classification import interval_verdict
+    from tasks.assessments.classification import interval_verdict
     from tasks.metrics import METRICS, estimate_row, metrics_of, skipped_row, wanted_metrics
     from tasks.stats import bootstrap_mean, bootstrap_stat
 
