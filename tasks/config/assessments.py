@@ -17,6 +17,7 @@ import importlib
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tasks.registry import Registry
@@ -41,20 +42,53 @@ class Assessment:
 
     def files(self) -> list[str]:
         """The files that make this assessment, relative to the repository root: its flow, its
-        default config, the stage and metric modules its flow imports, and its tests."""
+        default config, the stage and metric modules its flow reaches through imports (a stage it
+        reuses from another assessment included), and its tests."""
         flow_file = ROOT / (self.flow_module.replace(".", "/") + ".py")
-        out = [flow_file, ROOT / self.default_config]
-        tree = ast.parse(flow_file.read_text(encoding="utf-8"))
-        imported = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module:  # "from tasks.assessments import identity" too
-                imported |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
-        for module in sorted(imported):
-            if module.startswith(("tasks.assessments.", "tasks.metrics.")):
+        out, todo = [flow_file, ROOT / self.default_config], [flow_file]
+        while todo:
+            for module in _imports(todo.pop()):
+                if not module.startswith(OWN_CODE) or module in SHARED:
+                    continue
                 path = ROOT / module.replace(".", "/")
-                out.append(path / "__init__.py" if path.is_dir() else path.with_suffix(".py"))  # kept if it exists
+                package = path.is_dir() and module.startswith("tasks.assessments.")
+                found = sorted(path.glob("*.py")) if package else [path.with_suffix(".py")]  # the whole package
+                todo += [p for p in found if p.exists() and p not in out and p not in todo]
+                out += [p for p in found if p.exists() and p not in out]
+            if not todo:
+                todo = [p for p in _family_modules(out) if p not in out]
+                out += todo
+        out[2:] = sorted(out[2:])
         out += sorted((ROOT / "tests").glob(f"test_{self.flow_module.rsplit('.', 1)[1]}*.py"))
         return [str(p.relative_to(ROOT)) for p in dict.fromkeys(out) if p.exists()]
+
+
+OWN_CODE = ("tasks.assessments.", "tasks.metrics.")  # where an assessment's own modules live
+SHARED = {"tasks.metrics.base"}  # ... except what every metric family shares
+
+
+def _family_modules(files: list[Path]) -> list[Path]:
+    """The modules that register the metric families ``files`` name (a stage asks the registry for
+    its metrics by family, "wanted_metrics(names, 'counterfactual')", instead of importing them)."""
+    from tasks.metrics import METRICS
+
+    named = set()
+    for path in files:
+        if path.suffix == ".py":
+            named |= {n.value for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                      if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    modules = {spec.fn.__module__ for _, spec in METRICS.items() if spec.family in named}
+    return [ROOT / (m.replace(".", "/") + ".py") for m in sorted(modules)]
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports from, and each name it imports as a possible submodule
+    ("from tasks.assessments import identity" names tasks.assessments.identity)."""
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            imported |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return imported
 
 
 ASSESSMENTS: Registry[Assessment] = Registry("assessment")
