@@ -10,7 +10,7 @@ import pytest
 from tasks.errors import ConfigError
 from tasks.metrics.text_similarity import _min_bleu, pairwise_min_bleu, treebank_patterns_match_nltk
 from tasks.scoring.embeddings import SentenceEmbeddingScorer
-from tasks.scoring.embeddings_onnx import onnx_available
+from tasks.scoring.onnx_backend import onnx_available
 
 TEXTS = [
     "The applicant seems kind and careful in most situations.",
@@ -34,7 +34,7 @@ def test_onnx_backend_refuses_a_gpu_device() -> None:
 
 
 def test_onnx_backend_without_onnxruntime_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import tasks.scoring.embeddings_onnx as mod
+    import tasks.scoring.onnx_backend as mod
 
     monkeypatch.setattr(mod, "onnx_available", lambda: False)
     mod.load_onnx_encoder.cache_clear()
@@ -45,7 +45,7 @@ def test_onnx_backend_without_onnxruntime_is_a_config_error(monkeypatch: pytest.
 
 @pytest.mark.skipif(not onnx_available(), reason="optional extra [onnx] (onnxruntime, onnx) not installed")
 def test_onnx_embeddings_equal_torch(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
-    import tasks.scoring.embeddings_onnx as mod
+    import tasks.scoring.onnx_backend as mod
 
     monkeypatch.setenv("EQUILENS_ONNX_CACHE", str(tmp_path))
     mod.load_onnx_encoder.cache_clear()

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from tasks.errors import ConfigError, InputDataError
 from tasks.inputs.lexicon import LEXICON_DIR, Lexicon, canonical
-from tasks.inputs.lexicon_dir import OBJECT_NOUNS, PERSON_NOUNS
+from tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
 from tasks.inputs.names import NameTable, load_names, surname_position
 
 

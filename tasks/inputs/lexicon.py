@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from tasks.errors import ConfigError, EquilensError, InputDataError
-from tasks.inputs.lexicon_dir import LEXICON_DIR
+from tasks.inputs.word_lists import LEXICON_DIR
 
 FILES = {
     "gender": "gender.yaml", "race": "race.yaml", "religion": "religion.yaml", "nationality": "nationality.yaml",

@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from tasks.errors import InputDataError
-from tasks.inputs.lexicon_dir import LEXICON_DIR, STOPWORDS
+from tasks.inputs.word_lists import LEXICON_DIR, STOPWORDS
 from tasks.metrics.base import metric
 
 TARGETS_FILE = LEXICON_DIR / "cobs_targets.yaml"

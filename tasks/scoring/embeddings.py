@@ -4,7 +4,7 @@
 default works offline (:mod:`tasks.scoring.sentence_models`); any other local path or hub id is passed to
 ``SentenceTransformer``.
 Backends: ``torch`` (sentence-transformers as is) or ``onnx`` (the transformer's forward pass in
-ONNX Runtime, fp32, see :mod:`tasks.scoring.embeddings_onnx`); ``threads`` caps the CPU threads
+ONNX Runtime, fp32, see :mod:`tasks.scoring.onnx_backend`); ``threads`` caps the CPU threads
 of either.
 """
 
@@ -59,7 +59,7 @@ class SentenceEmbeddingScorer:
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         if self.backend == "onnx":
-            from tasks.scoring.embeddings_onnx import load_onnx_encoder
+            from tasks.scoring.onnx_backend import load_onnx_encoder
 
             return load_onnx_encoder(self.model_name, self.threads).encode(texts, self.batch_size)
         model = load_sentence_transformer(self.model_name, self.device)

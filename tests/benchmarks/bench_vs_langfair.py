@@ -227,7 +227,7 @@ def raw_encode_rate(texts: list[str], backend: str, threads: int | None) -> floa
     order = sorted(texts, key=len, reverse=True)
     batches = [model[0].preprocess(order[k : k + 64]) for k in range(0, len(order), 64)]
     if backend == "onnx":
-        from tasks.scoring.embeddings_onnx import load_onnx_encoder
+        from tasks.scoring.onnx_backend import load_onnx_encoder
 
         enc = load_onnx_encoder("all-MiniLM-L6-v2", threads)
         feeds = [{n: b[n].numpy() for n in enc.input_names} for b in batches]
@@ -345,7 +345,7 @@ def one_size(n: int, args: argparse.Namespace) -> list[dict]:
 
 
 def main() -> None:
-    from tasks.scoring.embeddings_onnx import onnx_available
+    from tasks.scoring.onnx_backend import onnx_available
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prompts", type=int, nargs="+", default=[2000],

@@ -41,7 +41,7 @@ import re
 from pathlib import Path
 
 from tasks.errors import InputDataError
-from tasks.inputs.lexicon_dir import PERSON_NOUNS, STOPWORDS
+from tasks.inputs.word_lists import PERSON_NOUNS, STOPWORDS
 from tasks.inputs.names.context import (AFTER_PLACE_PREPOSITION, JOINED_AFTER, JOINED_BEFORE, NAMED_BEFORE, NEXT,
                                         RELATIONS, person_verb, reads_as_name)
 from tasks.inputs.names.entries import NameInfo, NameMention
@@ -363,7 +363,7 @@ def surname_position(text: str, start: int, names: NameTable | None) -> bool:
 # --- loading ------------------------------------------------------------------------------------
 def load_names(data_dir: Path | None = None) -> NameTable:
     """The first-name table in ``data_dir`` (default: the repository's data/lexicons)."""
-    from tasks.inputs.lexicon_dir import LEXICON_DIR
+    from tasks.inputs.word_lists import LEXICON_DIR
 
     path = Path(data_dir or LEXICON_DIR) / NAMES_FILE
     try:
