@@ -127,6 +127,18 @@ def test_no_module_over_the_line_limit(module: str) -> None:
     assert lines <= MAX_LINES, f"{MODULES[module].relative_to(ROOT)} has {lines} lines; split it by concept"
 
 
+def test_no_two_modules_of_a_folder_share_a_prefix() -> None:
+    """A family of modules (``bias_test_generation.py``, ``bias_test_templates.py``) is a package
+    (``bias_test/``): the folder names what belongs together."""
+    by_folder: dict[tuple[Path, str], list[str]] = {}
+    for path in MODULES.values():
+        if path.stem != "__init__":
+            by_folder.setdefault((path.parent, path.stem.split("_")[0]), []).append(path.stem)
+    families = {f"{folder.relative_to(ROOT)}/{prefix}_*": names
+                for (folder, prefix), names in by_folder.items() if len(names) > 1}
+    assert not families, f"make these families packages: {families}"
+
+
 def test_every_module_says_what_it_owns() -> None:
     missing = [str(p.relative_to(ROOT)) for p in MODULES.values()
                if not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))]
