@@ -1,9 +1,12 @@
-"""Ctrl-C (SIGINT) stops ``equilens run`` within seconds, in the loopback-server stage and in a local batch.
+"""The process-level tests, in one module that starts the loopback server once: a run stopped from
+outside (SIGINT, SIGTERM, SIGKILL) stops within seconds and resumes without paying twice, and two
+runs at once share one DuckDB file.
 
-Each test starts a real CLI process, sends it SIGINT mid-stage, and checks: the process is gone
-within 10 s with exit code 130, the run is stored as ``interrupted``, none of the processes it had
-started (the ephemeral Prefect API server) survives, and a re-run of the same config asks the model
-only for the answers that were not cached.
+Each test starts a real CLI process and stops it mid-stage: the process is gone within 10 s (exit
+code 130 for SIGINT, 143 for SIGTERM), the run is stored as ``interrupted`` (``abandoned`` once
+listed after SIGKILL), none of the processes it had started (the ephemeral Prefect API server)
+survives, and a re-run of the same config asks the model only for the answers that were not
+cached, counted at the server.
 
 The local-provider case uses a small random GPT-2 built here (no SmolLM2 load): its batches of four
 take seconds each, so the signal lands inside ``generate``.
@@ -11,7 +14,6 @@ take seconds each, so the signal lands inside ``generate``.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -24,6 +26,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer, running_server
 
 psutil = pytest.importorskip("psutil")
 
@@ -134,17 +138,30 @@ def _check_interrupted(code: int, seconds: float, children: list, err: Lines, db
     assert [status for _, status in _runs(db)] == ["interrupted"]
 
 
-@contextlib.contextmanager
-def _loopback(latency: float) -> Iterator[tuple[str, Lines]]:
-    """The loopback OpenAI-compatible server in its own process: (base URL, its request log)."""
-    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(latency), "--log"],
-                              cwd=ROOT, env=_env(), stdout=subprocess.PIPE, text=True)
-    try:
-        base_url = server.stdout.readline().strip()
-        yield base_url, Lines(server.stdout)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeOpenAIServer]:
+    """The loopback OpenAI-compatible server, started once for the module."""
+    with running_server() as srv:
+        yield srv
+
+
+@pytest.fixture()
+def loopback(server: FakeOpenAIServer) -> Iterator[FakeOpenAIServer]:
+    """The module's server with no requests recorded; each test sets its own latency."""
+    server.reset()
+    server.answers = 0
+    yield server
+    server.latency = 0.0
+
+
+def _wait_for_answers(server: FakeOpenAIServer, answers: int, proc: subprocess.Popen, timeout: float = 240) -> bool:
+    """Wait until the server has answered ``answers`` calls; False if the run ended or time ran out first."""
+    deadline = time.monotonic() + timeout
+    while server.answers < answers:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _loopback_llm(base_url: str) -> str:
@@ -152,18 +169,16 @@ def _loopback_llm(base_url: str) -> str:
             "timeout: 30}")
 
 
-def _rerun_asks_only_for_the_rest(cfg: Path, cwd: Path, answered: Lines, calls: int, kept: int) -> str:
-    """Re-run ``cfg``: it completes, takes the ``kept`` cached answers and asks the server (counted in
-    its log) for exactly the rest; returns the first run's status."""
+def _rerun_asks_only_for_the_rest(cfg: Path, cwd: Path, server: FakeOpenAIServer, calls: int, kept: int) -> str:
+    """Re-run ``cfg``: it completes, takes the ``kept`` cached answers and asks the server for exactly
+    the rest; returns the first run's status."""
     db = cwd / "e.duckdb"
-    time.sleep(1.5)  # calls the server was still answering when the client let go are logged by now
-    before = answered.count("POST")
+    time.sleep(1.5)  # calls the server was still answering when the client let go have arrived by now
+    before = server.calls
     rerun = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=cwd, env=_env(),
                            capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
-    answered.wait_for(lambda _: answered.count("POST") - before >= calls - kept, timeout=10)  # log lines lag
-    time.sleep(0.5)
-    asked = answered.count("POST") - before
+    asked = server.calls - before
     (_, first_status), (second, status) = _runs(db)
     assert status == "completed"
     assert _calls_of(db, second) == (kept, calls - kept)
@@ -199,42 +214,43 @@ def slow_causal_lm(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest(
-    tmp_path: Path, tiny_embedder: str
+    tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer
 ) -> None:
-    with _loopback(0.5) as (base_url, answered):
-        cfg = _config(tmp_path, _loopback_llm(base_url), PROMPTS, tiny_embedder)
-        calls = CALLS_PER_PROMPT * len(PROMPTS)  # 48
-        db = tmp_path / "e.duckdb"
-        proc, err = _start_run(cfg, tmp_path)
-        assert answered.wait_for(lambda _: answered.count("POST") >= 6, timeout=240), err.text()
-        at_signal = answered.count("POST")
-        code, seconds, children = _interrupt(proc, err)
-        _check_interrupted(code, seconds, children, err, db)
-        kept = _cache_rows(db)
-        # answers the client had read are flushed; at most max_concurrency were still on the wire
-        assert at_signal - 2 <= kept < calls, (at_signal, kept)
-        _rerun_asks_only_for_the_rest(cfg, tmp_path, answered, calls, kept)
+    loopback.latency = 0.5
+    cfg = _config(tmp_path, _loopback_llm(loopback.base_url), PROMPTS, tiny_embedder)
+    calls = CALLS_PER_PROMPT * len(PROMPTS)  # 48
+    db = tmp_path / "e.duckdb"
+    proc, err = _start_run(cfg, tmp_path)
+    assert _wait_for_answers(loopback, 6, proc), err.text()
+    at_signal = loopback.answers
+    code, seconds, children = _interrupt(proc, err)
+    _check_interrupted(code, seconds, children, err, db)
+    kept = _cache_rows(db)
+    # answers the client had read are flushed; at most max_concurrency were still on the wire
+    assert at_signal - 2 <= kept < calls, (at_signal, kept)
+    _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept)
 
 
-def test_sigterm_stops_the_calls_and_exits_143(tmp_path: Path, tiny_embedder: str) -> None:
+def test_sigterm_stops_the_calls_and_exits_143(tmp_path: Path, tiny_embedder: str,
+                                               loopback: FakeOpenAIServer) -> None:
     """Prefect catches SIGTERM itself during a flow run; the calls in the worker thread must stop anyway."""
-    with _loopback(2) as (base_url, answered):
-        llm = f"{{provider: openai, model: fake, base_url: '{base_url}', max_concurrency: 2, max_retries: 0}}"
-        cfg = _config(tmp_path, llm, PROMPTS, tiny_embedder)  # 48 calls, 2 at a time, 2 s each: 48 s
-        proc, err = _start_run(cfg, tmp_path)
-        assert answered.wait_for(lambda _: answered.count("POST") >= 2, timeout=240), err.text()
-        children = psutil.Process(proc.pid).children(recursive=True)
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
-        code = proc.wait(timeout=60)
-        seconds = time.monotonic() - sent
-        assert code == 143 and seconds < EXIT_WITHIN_S, (code, seconds, err.text())
-        # (whether the stage stopped by itself or the 5 s watchdog finished the job, as it did once in a
-        # full-suite run, the issue's contract holds: exit within 10 s, status, no children, calls stop)
-        assert _survivors(children) == []
-        assert [status for _, status in _runs(tmp_path / "e.duckdb")] == ["interrupted"]
-        time.sleep(2.5)  # calls that were still going would be answered by now
-        assert answered.count("POST") <= 8, answered.count("POST")  # not all 48: the stage stopped
+    loopback.latency = 2
+    llm = f"{{provider: openai, model: fake, base_url: '{loopback.base_url}', max_concurrency: 2, max_retries: 0}}"
+    cfg = _config(tmp_path, llm, PROMPTS, tiny_embedder)  # 48 calls, 2 at a time, 2 s each: 48 s
+    proc, err = _start_run(cfg, tmp_path)
+    assert _wait_for_answers(loopback, 2, proc), err.text()
+    children = psutil.Process(proc.pid).children(recursive=True)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    code = proc.wait(timeout=60)
+    seconds = time.monotonic() - sent
+    assert code == 143 and seconds < EXIT_WITHIN_S, (code, seconds, err.text())
+    # (whether the stage stopped by itself or the 5 s watchdog finished the job, as it did once in a
+    # full-suite run, the contract holds: exit within 10 s, status, no children, calls stop)
+    assert _survivors(children) == []
+    assert [status for _, status in _runs(tmp_path / "e.duckdb")] == ["interrupted"]
+    time.sleep(2.5)  # calls that were still going would be answered by now
+    assert loopback.calls <= 8, loopback.calls  # not all 48: the stage stopped
 
 
 def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generates_only_the_rest(
@@ -260,25 +276,100 @@ def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generate
 
 
 def test_sigkill_leaves_no_server_the_run_reads_abandoned_and_the_rerun_asks_only_for_the_rest(
-    tmp_path: Path, tiny_embedder: str
+    tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer
 ) -> None:
     """After ``kill -9`` Prefect's temporary server used to live on (re-parented to init, 18-30% CPU
     minutes later) and the run stayed ``running`` in every later ``equilens runs``."""
-    with _loopback(0.5) as (base_url, answered):
-        cfg = _config(tmp_path, _loopback_llm(base_url), PROMPTS, tiny_embedder)
-        calls, db = CALLS_PER_PROMPT * len(PROMPTS), tmp_path / "e.duckdb"
-        proc, err = _start_run(cfg, tmp_path)
-        assert answered.wait_for(lambda _: answered.count("POST") >= 6, timeout=240), err.text()
-        uvicorn = [c for c in psutil.Process(proc.pid).children(recursive=True) if "uvicorn" in " ".join(c.cmdline())]
-        assert uvicorn, err.text()
-        proc.kill()
-        proc.wait(timeout=30)
-        _, alive = psutil.wait_procs(uvicorn, timeout=EXIT_WITHIN_S)
-        assert [c for c in alive if c.status() != psutil.STATUS_ZOMBIE] == [], "the Prefect server outlived its run"
-        assert [status for _, status in _runs(db)] == ["running"]  # nobody was left to say otherwise
-        listed = subprocess.run([sys.executable, "-m", "flows", "runs", "--db", str(db), "--format", "json"],
-                                cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
-        assert [r["status"] for r in json.loads(listed.stdout)] == ["abandoned"], listed.stderr
-        kept = _cache_rows(db)  # flushed every half second while the run was alive
-        assert 0 < kept < calls
-        assert _rerun_asks_only_for_the_rest(cfg, tmp_path, answered, calls, kept) == "abandoned"
+    loopback.latency = 0.5
+    cfg = _config(tmp_path, _loopback_llm(loopback.base_url), PROMPTS, tiny_embedder)
+    calls, db = CALLS_PER_PROMPT * len(PROMPTS), tmp_path / "e.duckdb"
+    proc, err = _start_run(cfg, tmp_path)
+    assert _wait_for_answers(loopback, 6, proc), err.text()
+    uvicorn = [c for c in psutil.Process(proc.pid).children(recursive=True) if "uvicorn" in " ".join(c.cmdline())]
+    assert uvicorn, err.text()
+    proc.kill()
+    proc.wait(timeout=30)
+    _, alive = psutil.wait_procs(uvicorn, timeout=EXIT_WITHIN_S)
+    assert [c for c in alive if c.status() != psutil.STATUS_ZOMBIE] == [], "the Prefect server outlived its run"
+    assert [status for _, status in _runs(db)] == ["running"]  # nobody was left to say otherwise
+    listed = subprocess.run([sys.executable, "-m", "flows", "runs", "--db", str(db), "--format", "json"],
+                            cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
+    assert [r["status"] for r in json.loads(listed.stdout)] == ["abandoned"], listed.stderr
+    kept = _cache_rows(db)  # flushed every half second while the run was alive
+    assert 0 < kept < calls
+    assert _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept) == "abandoned"
+
+
+# --- a killed run resumes; two runs share one DuckDB file ------------------------------------------
+JOBS = [f"Write one sentence about a {w} who works as a {job}." for w in ("man", "woman")
+        for job in ("nurse", "pilot", "teacher", "chef", "lawyer", "farmer")]
+
+
+def _jobs_config(tmp_path: Path, base_url: str, name: str = "c.yaml") -> Path:
+    cfg = tmp_path / name
+    items = "\n".join(f"    - {p!r}" for p in JOBS)
+    cfg.write_text(
+        f"name: resilience\nprompts:\n  items:\n{items}\n"
+        "counterfactual: {attributes: [gender], detect_names: false}\n"
+        f"llm: {{provider: openai, model: fake, base_url: '{base_url}', count: 2, max_concurrency: 2, "
+        "max_retries: 1, backoff_base: 0.01, timeout: 10}\n"
+        "metrics: {bootstrap_resamples: 20, permutations: 20}\n"
+        f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null, lock_timeout: 300}}\n"
+    )
+    return cfg
+
+
+def _run_alone(cfg: Path, tmp_path: Path) -> subprocess.Popen:
+    """``equilens run cfg`` in its own session, with its own ephemeral Prefect (its own SQLite)."""
+    env = {**_env(), "PREFECT_HOME": str(tmp_path / f"prefect-home-{cfg.stem}"),
+           "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(tmp_path / f"prefect-results-{cfg.stem}")}
+    return subprocess.Popen([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+
+
+def test_sigkilled_process_group_resumes_without_paying_twice(tmp_path: Path, loopback: FakeOpenAIServer) -> None:
+    loopback.latency = 0.3
+    cfg = _jobs_config(tmp_path, loopback.base_url)
+    proc = _run_alone(cfg, tmp_path)
+    deadline = time.monotonic() + 180
+    while loopback.calls < 8:  # let some calls finish and reach the cache
+        assert proc.poll() is None, proc.stdout.read()
+        assert time.monotonic() < deadline, "the run made no calls"
+        time.sleep(0.1)
+    time.sleep(1.0)  # > the cache writer's flush interval
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    cached_before = _cache_rows(tmp_path / "e.duckdb")
+    first_calls = loopback.calls
+    assert 0 < cached_before <= first_calls
+
+    loopback.latency = 0.0
+    second = _run_alone(cfg, tmp_path)
+    out, _ = second.communicate(timeout=300)
+    assert second.returncode == 0, out
+    with duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True) as con:
+        expected = con.execute("SELECT count(DISTINCT cache_key) FROM responses WHERE run_id = "
+                               "(SELECT run_id FROM runs WHERE status = 'completed')").fetchone()[0]
+        dupes = con.execute("SELECT count(*) - count(DISTINCT cache_key) FROM response_cache").fetchone()[0]
+        rows = con.execute("SELECT count(*), count(DISTINCT (variant_id, sample_idx)) FROM responses WHERE run_id = "
+                           "(SELECT run_id FROM runs WHERE status = 'completed')").fetchone()
+    # every call that was cached before the kill is not made again
+    assert loopback.calls - first_calls == expected - cached_before
+    assert dupes == 0 and rows[0] == rows[1]
+
+
+def test_two_runs_at_once_on_one_duckdb_file_both_complete(tmp_path: Path, loopback: FakeOpenAIServer) -> None:
+    loopback.latency = 0.02
+    a = _run_alone(_jobs_config(tmp_path, loopback.base_url, "a.yaml"), tmp_path)
+    b = _run_alone(_jobs_config(tmp_path, loopback.base_url, "b.yaml"), tmp_path)
+    out_a, _ = a.communicate(timeout=400)
+    out_b, _ = b.communicate(timeout=400)
+    assert a.returncode == 0, out_a
+    assert b.returncode == 0, out_b
+    with duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True) as con:
+        runs = con.execute("SELECT run_id FROM runs WHERE status = 'completed'").fetchall()
+        assert len(runs) == 2
+        for (run_id,) in runs:
+            n = con.execute("SELECT count(*) FROM responses WHERE run_id = ?", [run_id]).fetchone()[0]
+            assert n == con.execute("SELECT count(*) * 2 FROM variants WHERE run_id = ? AND valid", [run_id]).fetchone()[0]
+            assert con.execute("SELECT count(*) FROM metrics WHERE run_id = ?", [run_id]).fetchone()[0] > 0
