@@ -28,6 +28,7 @@ def parity_detectable_gap(
     fn: Callable[[np.ndarray, np.ndarray], float], x: np.ndarray, y: np.ndarray, clusters: Sequence[object],
     *, confidence: float = 0.95, tests: int = 1, power: float = 0.8, bounds: tuple[float, float] = (0.0, 1.0),
     seed: int = 0, realizations: int | None = None, units: Sequence[object] | None = None,
+    cdf_statistic: Callable[..., np.ndarray] | None = None,
 ) -> DetectableGap:
     """Minimum detectable gap of a parity statistic, found by planting a difference in the run's data.
 
@@ -71,6 +72,9 @@ def parity_detectable_gap(
         _, unit = np.unique(np.asarray(units, dtype=str), return_inverse=True)
         turn = rng.random((realizations, int(unit.max()) + 1))[:, unit]
     hi = bounds[1]
+    if cdf_statistic is not None:
+        return _smallest_share(_planted_on_grid(cdf_statistic, x, y, flips, again, turn, hi, alpha), power,
+                               "even every answer of one group at the top of the score range is")
 
     def fires(share: float) -> tuple[float, float]:
         """(share of realizations the test finds, mean gap) with ``share`` of one side's answers
@@ -83,6 +87,41 @@ def parity_detectable_gap(
         return float((stat > bar + 1e-12).mean()), float(stat.mean() - null.mean())
 
     return _smallest_share(fires, power, "even every answer of one group at the top of the score range is")
+
+
+def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarray, flips: np.ndarray,
+                     again: np.ndarray, turn: np.ndarray, hi: float,
+                     alpha: float) -> Callable[[float], tuple[float, float]]:
+    """The ``fires`` of :func:`parity_detectable_gap` for a metric with a ``cdf_statistic``: every
+    realization (its label swap, its planted share, its second swap) is a signed mass on one grid of
+    the pair's scores and the top of the range (:mod:`tasks.resampling`), so a step of the bisection
+    sorts nothing. Row i puts x_i on side a and y_i on side b, or the reverse where ``flips``; a
+    planted answer moves from side b's value to the top; ``again`` exchanges a row's two sides."""
+    from tasks.resampling import Grid, SignedMass
+
+    grid = Grid(x, y, extra=[hi])
+    total = np.full(1, float(len(x)))
+    stay, sign = np.ascontiguousarray(~flips.T).astype(float), np.ascontiguousarray(1.0 - 2.0 * again.T)
+    turn = np.ascontiguousarray(turn.T)  # points as rows, realizations as columns (tasks.resampling)
+
+    def fires(share: float) -> tuple[float, float]:
+        found, null = [], []
+        for start in range(0, stay.shape[1], grid.block()):
+            block = slice(start, start + grid.block())
+            kept = (turn[:, block] >= share).astype(float)
+            s = stay[:, block]
+            to_x = s - (1.0 - s) * kept  # x_i: +1 on side a, -1 on side b when flipped and not turned
+            to_y = (1.0 - s) - s * kept
+            to_top = (kept - 1.0).sum(axis=0, keepdims=True)  # minus one for each turned answer
+            found.append(stat(SignedMass(grid, to_x, to_y, total, to_top)))
+            a = sign[:, block]
+            null.append(stat(SignedMass(grid, a * to_x, a * to_y, total, ((kept - 1.0) * a).sum(axis=0,
+                                                                                              keepdims=True))))
+        found_all, null_all = np.concatenate(found), np.concatenate(null)
+        bar = float(np.quantile(null_all, 1 - alpha))
+        return float((found_all > bar + 1e-12).mean()), float(found_all.mean() - null_all.mean())
+
+    return fires
 
 
 PARTS = 4

@@ -37,6 +37,7 @@ class MetricSpec:
     per_item: Callable[..., Any] | None = None  # the per-row or per-pair step, when the metric has one
     reads: tuple[tuple[str, str], ...] = ()  # (keyword, key of the run's config section) it takes from a run
     summarizes: str = ""  # the metric whose per-group values ``fn`` summarises across groups, if any
+    cdf_statistic: Callable[..., Any] | None = None  # fn as a function of the two sides' CDF difference
 
     def settings(self, cfg: Any) -> dict[str, Any]:
         """The keywords ``fn`` and its per-item step take from ``cfg`` (:attr:`reads`), with their values:
@@ -100,13 +101,17 @@ def metric(
     per_item: Callable[..., Any] | None = None,
     reads: dict[str, str] | None = None,
     summarizes: str = "",
+    cdf_statistic: Callable[..., Any] | None = None,
 ) -> Callable[[Callable[..., float]], Callable[..., float]]:
     """Register ``fn`` as metric ``name``; the function's docstring becomes its description.
     ``per_item``: its step per row or pair of rows, which a stage calls to get one value per item
     before aggregating or resampling; ``reads``: keyword of ``fn`` (or ``per_item``) -> key of the
     config section its stage runs with (``metrics``, or the assessment's own), read by
     :meth:`MetricSpec.settings`, so a stage passes settings without naming the metric;
-    ``summarizes``: the metric whose per-group values ``fn`` summarises across groups."""
+    ``summarizes``: the metric whose per-group values ``fn`` summarises across groups;
+    ``cdf_statistic``: for a parity metric, the same value computed from the running sum of the
+    signed mass of the two sides on a sorted grid (:mod:`tasks.resampling`), which resamples,
+    label swaps and planted differences all reuse without a sort or a loop per resample."""
     if direction == "target" and target is None:
         raise ValueError(f"metric {name!r}: direction 'target' needs a target value")
 
@@ -115,7 +120,7 @@ def metric(
         METRICS.add(
             name,
             MetricSpec(name, family, direction, aggregation, doc, reference, fn, target, interval, inputs,
-                       per_item, tuple((reads or {}).items()), summarizes),
+                       per_item, tuple((reads or {}).items()), summarizes, cdf_statistic),
         )
         return fn
 

@@ -12,12 +12,16 @@ sentiment scores of the two sides), ``embeddings`` (row-aligned sentence embeddi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tasks.errors import InputDataError
 from tasks.metrics.base import metric
 from tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
+
+if TYPE_CHECKING:
+    from tasks.resampling import SignedMass
 
 BOUCHARD = "Bouchard (2024), arXiv:2407.10853"
 
@@ -43,10 +47,22 @@ def wasserstein1(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.sum(np.abs(cdf_x - cdf_y) * np.diff(grid)))
 
 
+def wasserstein1_of_cdfs(mass: SignedMass) -> np.ndarray:
+    """Wasserstein-1 on each reweighting of a pair (:mod:`tasks.resampling`): the integral of
+    |F_a - F_b| over the sorted grid, sum_j |C_j| (z_(j+1) - z_j) / total."""
+    return np.diff(mass.grid.values) @ np.abs(mass.cumulative[:-1]) / mass.total
+
+
+def share_above_gap_of_cdfs(mass: SignedMass, threshold: float = 0.5) -> np.ndarray:
+    """|P_a(S > t) - P_b(S > t)| = |F_a(t) - F_b(t)| on each reweighting of a pair: the signed mass at
+    or below ``threshold`` over a side's total."""
+    return np.abs(mass.at_or_below(threshold)) / mass.total
+
+
 @metric(
     "strict_sentiment_parity", family="counterfactual", direction="lower", inputs="sentiment",
     aggregation="wasserstein-1 between the groups' score distributions",
-    reference="Huang et al. (2020), arXiv:1911.03064",
+    reference="Huang et al. (2020), arXiv:1911.03064", cdf_statistic=wasserstein1_of_cdfs,
 )
 def strict_sentiment_parity(scores1: np.ndarray, scores2: np.ndarray) -> float:
     """Wasserstein-1 distance between the sentiment score distributions of the two groups.
@@ -64,7 +80,7 @@ strict_sentiment_parity.rowwise = True  # type: ignore[attr-defined]
 @metric(
     "weak_sentiment_parity", family="counterfactual", direction="lower", inputs="sentiment",
     aggregation="absolute difference of the shares above the threshold", reference=BOUCHARD,
-    reads={"threshold": "weak_parity_threshold"},
+    reads={"threshold": "weak_parity_threshold"}, cdf_statistic=share_above_gap_of_cdfs,
 )
 def weak_sentiment_parity(scores1: np.ndarray, scores2: np.ndarray, threshold: float = 0.5) -> float:
     """|P(S1 > t) - P(S2 > t)|: demographic parity of binarised sentiment (strictly above t)."""

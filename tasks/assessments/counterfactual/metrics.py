@@ -4,7 +4,7 @@ pair of groups, from the answered responses and their scores (intervals, noise f
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 from functools import partial
 from itertools import combinations
 
@@ -15,16 +15,8 @@ from tasks.config import CounterfactualConfig, MetricsConfig
 from tasks.inputs.prompts import text_hash
 from tasks.inputs.controls import CONTROL, variant_rows
 from tasks.assessments.counterfactual import ScoreSet, lexicons_for
+from tasks.assessments.counterfactual.parity import PairData, looped_parity, parity_mdg, vectorised_parity
 from tasks.reporting.verdict import HEADLINE, judged_metrics
-
-
-@dataclass
-class PairData:
-    """Row-aligned responses of two sides (two groups, or two samples of one group)."""
-
-    texts1: list[str]
-    texts2: list[str]
-    clusters: np.ndarray
 
 
 NOISE_FLOOR_PERMUTATION = "mean over within-prompt group-label swaps (same rows as the pair)"
@@ -47,6 +39,13 @@ class _MetricContext:
         self.scores = scores
         self.boot = dict(resamples=cfg.bootstrap_resamples, confidence=cfg.confidence, seed=cfg.seed)
         self.rows: list[dict] = []
+        self.draws: Any = None  # the attribute's bootstrap draws (tasks.resampling.Draws), shared by its pairs
+
+    def draw_for(self, prompts: Any) -> None:
+        """Make the bootstrap draws every pair and metric of one attribute shares, over its prompts."""
+        from tasks.resampling import Draws
+
+        self.draws = Draws.draw(prompts, self.cfg.bootstrap_resamples, self.cfg.seed)
 
     def of_kind(self, inputs: str) -> list[str]:
         return [name for name, spec in self.specs.items() if spec.inputs == inputs]
@@ -60,6 +59,11 @@ class _MetricContext:
         spec = self.specs[name]
         settings = spec.settings(self.cfg)
         return partial(spec.fn, **settings) if settings else spec.fn
+
+    def parity_cdf(self, name: str) -> Callable | None:
+        """The metric's ``cdf_statistic`` with the run settings it reads, or None when it declares none."""
+        spec = self.specs[name]
+        return partial(spec.cdf_statistic, **spec.settings(self.cfg)) if spec.cdf_statistic else None
 
     def sentiment_of(self, texts: list[str]) -> np.ndarray:
         return self.sentiment.reindex([text_hash(t) for t in texts]).to_numpy()
@@ -88,32 +92,6 @@ class _MetricContext:
         lo, hi = next(iter(self.scores.ranges.values()), (0.0, 1.0))
         return float(lo), float(hi)
 
-    def parity_mdg(self, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: PairData, tests: int) -> dict:
-        """The parity gap this pair could detect (see :func:`tasks.detectable_gap.parity_detectable_gap`), or why not.
-        Rows of one prompt with the same two answers (a deterministic endpoint's samples) are one unit."""
-        from tasks.detectable_gap import parity_detectable_gap
-
-        from tasks.reporting.verdict import prompts_needed
-
-        alpha = (1 - self.cfg.confidence) / max(tests, 1)
-        perms = max(self.cfg.permutations, 200)
-        prompts, needed = len(set(map(str, pair.clusters))), prompts_needed(tests, 1 - self.cfg.confidence)
-        if prompts < needed:  # no planted gap, however large, can reach Holm's bar: do not simulate one
-            return {"min_detectable_gap_skipped": f"{prompts} prompts: the permutation test needs at least {needed} "
-                                                  f"to reach p_holm < {1 - self.cfg.confidence:g} over {tests} tests"}
-        if self.cfg.permutations and 1 / (perms + 1) >= alpha:
-            return {"min_detectable_gap_skipped": f"the permutation test's {perms} resamples cannot reach "
-                                                  f"p < {alpha:.2g} (alpha over {tests} pairs); raise metrics.permutations"}
-        units = [text_hash(f"{c}\x00{t1}\x00{t2}") for c, t1, t2 in zip(pair.clusters, pair.texts1, pair.texts2,
-                                                                           strict=True)]
-        found = parity_detectable_gap(fn, s1, s2, pair.clusters, confidence=self.cfg.confidence, tests=tests,
-                                      bounds=self.score_bounds(), seed=self.cfg.seed, units=units)
-        if found.gap is None:
-            return {"min_detectable_gap_skipped": found.why}
-        return {"min_detectable_gap": found.gap, "min_detectable_gap_method":
-                f"planted score shift found by the verdict's rule in {found.power:.0%} of simulated runs "
-                f"(alpha/{tests} for Holm over {tests} pair(s))"}
-
     def parity_rows(self, attribute: str, a: str, b: str, pair: PairData, tests: int = 1) -> list[dict]:
         """Strict/weak parity of a cross-group pair, with its noise floor, gap and permutation p-value.
 
@@ -124,20 +102,18 @@ class _MetricContext:
         resample.
         """
         from tasks.metrics import estimate_row
-        from tasks.stats import bootstrap_stat, excess_over_null, permutation_test
 
         out = []
         s1, s2 = self.sentiment_of(pair.texts1), self.sentiment_of(pair.texts2)
-        for name in self.of_kind("sentiment"):
+        names = self.of_kind("sentiment")
+        vectorised = vectorised_parity(self, [n for n in names if self.specs[n].cdf_statistic], s1, s2, pair)
+        for name in names:
             fn = self.parity_fn(name)
-            est = bootstrap_stat(fn, [s1, s2], pair.clusters, **self.boot)
-            test = permutation_test(fn, s1, s2, pair.clusters, max(self.cfg.permutations, 200), self.cfg.seed)
-            gap = bootstrap_stat(excess_over_null(fn, seed=self.cfg.seed), [s1, s2], pair.clusters,
-                                 **self.boot, with_labels=True)
+            est, test, gap = vectorised[name] if name in vectorised else looped_parity(self, fn, s1, s2, pair)
             details = {
                 "noise_floor": test.null_mean, "noise_floor_method": NOISE_FLOOR_PERMUTATION, "p_method": "permutation",
                 "gap": est.value - test.null_mean, "gap_ci": [gap.ci_low, gap.ci_high],
-                **self.parity_mdg(fn, s1, s2, pair, tests),
+                **parity_mdg(self, fn, s1, s2, pair, tests, self.parity_cdf(name)),
                 "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
                 "prompts": int(len(np.unique(pair.clusters.astype(str)))),
             }
@@ -314,6 +290,7 @@ def metric_stage(
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g,
                                       details={"errors": errors, "refusals": int(sub["refusal"].sum())}))
         answered = frame[frame["ok"] & ~frame["refusal"].astype(bool)]
+        ctx.draw_for(answered["prompt_id"].unique())
         identical, repeated = identical_samples(answered)
         deterministic = bool(repeated) and identical == repeated
         determinism = {"identical_samples": identical, "repeated_variants": repeated} if repeated else {}

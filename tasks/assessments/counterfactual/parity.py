@@ -1,0 +1,96 @@
+"""Parity metrics of one pair of groups: their intervals, permutation tests, gaps beyond the
+noise floor and minimum detectable gaps. A metric that declares a ``cdf_statistic`` gets every
+resample and label swap as a reweighting of one sorted grid (:mod:`tasks.resampling`); any other
+parity metric gets its function called on each resample in turn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tasks.inputs.prompts import text_hash
+
+
+@dataclass
+class PairData:
+    """Row-aligned responses of two sides (two groups, or two samples of one group)."""
+
+    texts1: list[str]
+    texts2: list[str]
+    clusters: np.ndarray
+
+
+
+def parity_mdg(ctx: Any, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: PairData, tests: int,
+               cdf_statistic: Callable | None = None) -> dict:
+    """The parity gap this pair could detect (see :func:`tasks.detectable_gap.parity_detectable_gap`), or why not.
+    Rows of one prompt with the same two answers (a deterministic endpoint's samples) are one unit."""
+    from tasks.detectable_gap import parity_detectable_gap
+
+    from tasks.reporting.verdict import prompts_needed
+
+    alpha = (1 - ctx.cfg.confidence) / max(tests, 1)
+    perms = max(ctx.cfg.permutations, 200)
+    prompts, needed = len(set(map(str, pair.clusters))), prompts_needed(tests, 1 - ctx.cfg.confidence)
+    if prompts < needed:  # no planted gap, however large, can reach Holm's bar: do not simulate one
+        return {"min_detectable_gap_skipped": f"{prompts} prompts: the permutation test needs at least {needed} "
+                                              f"to reach p_holm < {1 - ctx.cfg.confidence:g} over {tests} tests"}
+    if ctx.cfg.permutations and 1 / (perms + 1) >= alpha:
+        return {"min_detectable_gap_skipped": f"the permutation test's {perms} resamples cannot reach "
+                                              f"p < {alpha:.2g} (alpha over {tests} pairs); raise metrics.permutations"}
+    units = [text_hash(f"{c}\x00{t1}\x00{t2}") for c, t1, t2 in zip(pair.clusters, pair.texts1, pair.texts2,
+                                                                       strict=True)]
+    found = parity_detectable_gap(fn, s1, s2, pair.clusters, confidence=ctx.cfg.confidence, tests=tests,
+                                  bounds=ctx.score_bounds(), seed=ctx.cfg.seed, units=units,
+                                  cdf_statistic=cdf_statistic)
+    if found.gap is None:
+        return {"min_detectable_gap_skipped": found.why}
+    return {"min_detectable_gap": found.gap, "min_detectable_gap_method":
+            f"planted score shift found by the verdict's rule in {found.power:.0%} of simulated runs "
+            f"(alpha/{tests} for Holm over {tests} pair(s))"}
+
+def looped_parity(ctx: Any, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: PairData) -> tuple:
+    """(estimate, permutation test, gap estimate) of a parity metric that declares no
+    ``cdf_statistic``: the metric's function on each resample and label swap in turn."""
+    from tasks.stats import bootstrap_stat, excess_over_null, permutation_test
+
+    est = bootstrap_stat(fn, [s1, s2], pair.clusters, **ctx.boot)
+    test = permutation_test(fn, s1, s2, pair.clusters, max(ctx.cfg.permutations, 200), ctx.cfg.seed)
+    gap = bootstrap_stat(excess_over_null(fn, seed=ctx.cfg.seed), [s1, s2], pair.clusters,
+                         **ctx.boot, with_labels=True)
+    return est, test, gap
+
+def vectorised_parity(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray, pair: PairData) -> dict:
+    """Per metric that declares a ``cdf_statistic``: (estimate, permutation test, gap estimate),
+    every resample and label swap a reweighting of one sorted grid (:mod:`tasks.resampling`),
+    computed for all the pair's metrics at once, with the attribute's shared bootstrap draws."""
+    from tasks import resampling
+    from tasks.stats import Estimate, PermutationTest, _cluster_index, percentile_estimate
+
+    if not names:
+        return {}
+    stats = {n: ctx.parity_cdf(n) for n in names}
+    block, k = _cluster_index(pair.clusters)
+    cfg, n = ctx.cfg, len(s1)
+    permuted = resampling.permutations(stats, s1, s2, block, max(cfg.permutations, 200), cfg.seed)
+    resampled = k >= 2 and ctx.draws is not None and ctx.draws.resamples > 0
+    if resampled:
+        rows = ctx.draws.rows(pair.clusters)
+        boot = resampling.bootstrap(stats, s1, s2, rows, ctx.draws)
+        gaps = resampling.gap_bootstrap(stats, s1, s2, rows, ctx.draws, swaps=10, seed=cfg.seed)
+    out = {}
+    for name in names:
+        observed = float(ctx.parity_fn(name)(s1, s2))
+        null = permuted[name]
+        test = PermutationTest(observed, (int((null >= observed - 1e-12).sum()) + 1) / (len(null) + 1),
+                               float(null.mean()))
+        if resampled:
+            est = percentile_estimate(observed, boot[name], cfg.confidence, n)
+            gap = percentile_estimate(float("nan"), gaps[name], cfg.confidence, n)
+        else:
+            est = gap = Estimate(observed, None, None, n)
+        out[name] = (est, test, gap)
+    return out

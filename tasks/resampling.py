@@ -1,0 +1,192 @@
+"""Parity statistics over many reweightings of one pair's scores, without a loop per resample.
+
+A parity metric compares the distributions of two sides' scores. Every statistic the metric stage
+needs from it is the same comparison on a reweighting of the pair's own rows:
+
+* a cluster-bootstrap resample weights each row by how often its prompt was drawn;
+* a within-prompt label swap (the permutation test, the noise floor) moves a prompt's rows to the
+  other side;
+* a swap inside a resample moves a binomial count of a prompt's drawn copies;
+* a planted difference (the minimum detectable gap) moves a share of one side's answers to the top
+  of the score range.
+
+None of these changes a value, only which side holds it and how often. So the pair's scores are
+sorted once into a grid (with the top of the range appended), and one reweighting is one column of
+a matrix (:class:`SignedMass`): the signed mass at each grid point (side a minus side b). Its
+running sum is the difference of the two sides' CDFs times a side's total mass, and a metric that
+declares ``cdf_statistic(mass)`` reads its value off that column: Wasserstein-1 is the sum of
+|running sum| times the grid steps, a difference of shares above t is |running sum| at t. Blocks of
+columns are computed at once, so a thousand resamples cost a few matrix passes, never a thousand
+sorts. Points are rows and reweightings columns because gathering rows into grid order is ten
+times faster than gathering columns.
+
+The bootstrap draws are made once per attribute (:class:`Draws`) and shared by every metric and
+every pair of groups: a pair reads the columns of its own prompts. When a pair lacks some of the
+attribute's prompts, a resample holds a binomial number of its prompts instead of exactly all of
+them; given that number the resample is an ordinary cluster bootstrap of the pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+BLOCK = 4_000_000
+"""Matrix elements per block of reweightings (32 MB of float64); bounds the memory of every path."""
+
+
+@dataclass(frozen=True)
+class Draws:
+    """Cluster-bootstrap draws: how often each cluster is drawn in each resample, made once per
+    attribute from its seed and shared by every metric and pair."""
+
+    ids: np.ndarray  # the distinct cluster ids (as str, sorted): the rows of ``counts``
+    counts: np.ndarray  # (clusters, resamples)
+
+    @classmethod
+    def draw(cls, clusters: Sequence[object], resamples: int, seed: int) -> Draws:
+        ids = np.unique(np.asarray(clusters, dtype=object).astype(str))
+        k, resamples = len(ids), max(resamples, 0)
+        rng = np.random.default_rng(seed)
+        counts = np.zeros((resamples, k), np.uint16)
+        step = max(1, BLOCK // max(k, 1))
+        for start in range(0, resamples, step):
+            m = min(step, resamples - start)
+            drawn = rng.integers(0, k, (m, k)) + (np.arange(m) * k)[:, None]
+            counts[start:start + m] = np.bincount(drawn.ravel(), minlength=m * k).reshape(m, k)
+        return cls(ids, np.ascontiguousarray(counts.T))
+
+    @property
+    def resamples(self) -> int:
+        return self.counts.shape[1]
+
+    def rows(self, clusters: Sequence[object]) -> np.ndarray:
+        """The row of ``counts`` of each data row's cluster (every cluster must be among the drawn)."""
+        keys = np.asarray(clusters, dtype=object).astype(str)
+        at = np.searchsorted(self.ids, keys)
+        if len(keys) and (at.max() >= len(self.ids) or not (self.ids[at] == keys).all()):
+            raise ValueError("a row's cluster is not among the drawn clusters")
+        return at
+
+
+class Grid:
+    """The pair's scores (and any extra points) sorted once."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, extra: Sequence[float] = ()) -> None:
+        self.x, self.y, self.extra = np.asarray(x, float), np.asarray(y, float), np.asarray(extra, float)
+        z = np.concatenate([self.x, self.y, self.extra])
+        self.order = np.argsort(z, kind="stable")
+        self.values = z[self.order]
+
+    def block(self) -> int:
+        """Reweightings per block."""
+        return max(1, BLOCK // max(len(self.values), 1))
+
+
+class SignedMass:
+    """A block of reweightings of a pair: per data point and reweighting (points as rows, one
+    column per reweighting), its mass on side a minus its mass on side b; ``total`` is a side's
+    total mass. What a parity statistic reads: :attr:`cumulative` (the running sum over the sorted
+    grid, computed once and shared by the metrics of the pair) or :meth:`at_or_below`."""
+
+    def __init__(self, grid: Grid, mass_x: np.ndarray, mass_y: np.ndarray, total: np.ndarray,
+                 mass_extra: np.ndarray | None = None) -> None:
+        self.grid, self.mass_x, self.mass_y, self.total = grid, mass_x, mass_y, total
+        self.mass_extra = np.zeros((len(grid.extra), mass_x.shape[1])) if mass_extra is None else mass_extra
+        self._cumulative: np.ndarray | None = None
+
+    @property
+    def cumulative(self) -> np.ndarray:
+        """(grid points, reweightings): side a's CDF minus side b's, times ``total``."""
+        if self._cumulative is None:
+            stacked = np.concatenate([self.mass_x, self.mass_y, self.mass_extra])[self.grid.order]
+            self._cumulative = np.cumsum(stacked, axis=0, out=stacked)
+        return self._cumulative
+
+    def at_or_below(self, t: float) -> np.ndarray:
+        """Per reweighting: the signed mass at values <= ``t`` (the cumulative at ``t``)."""
+        g = self.grid
+        return ((g.x <= t).astype(float) @ self.mass_x + (g.y <= t).astype(float) @ self.mass_y
+                + (g.extra <= t).astype(float) @ self.mass_extra)
+
+
+CdfStatistic = Callable[..., np.ndarray]
+"""``(mass: SignedMass, **settings) -> (reweightings,)``: a parity metric's value on each reweighting."""
+
+
+def _apply(stats: dict[str, CdfStatistic], mass: SignedMass) -> dict[str, np.ndarray]:
+    with np.errstate(divide="ignore", invalid="ignore"):  # a resample without the pair's prompts: NaN
+        return {name: np.asarray(stat(mass), float) for name, stat in stats.items()}
+
+
+def _blocks(total: int, size: int) -> Iterator[slice]:
+    for start in range(0, total, size):
+        yield slice(start, min(total, start + size))
+
+
+def bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, rows: np.ndarray,
+              draws: Draws) -> dict[str, np.ndarray]:
+    """Each statistic on every bootstrap resample of the pair (rows weighted by their prompt's count)."""
+    grid = Grid(x, y)
+    out = {name: np.empty(draws.resamples) for name in stats}
+    for block in _blocks(draws.resamples, grid.block()):
+        weights = draws.counts[rows, block].astype(float)
+        for name, values in _apply(stats, SignedMass(grid, weights, -weights, weights.sum(axis=0))).items():
+            out[name][block] = values
+    return out
+
+
+def swapped_copies(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """How many of each cluster's drawn copies a within-prompt label swap moves: Binomial(count, 1/2)
+    per cell, from one random byte per cell (counts above 8, rare, add an exact binomial draw)."""
+    masks = ((1 << np.arange(9)) - 1).astype(np.uint8)
+    bits = np.frombuffer(rng.bytes(counts.size), np.uint8).reshape(counts.shape)
+    moved = np.bitwise_count(bits & masks[np.minimum(counts, 8)]).astype(np.int64)
+    over = counts > 8
+    if over.any():
+        moved[over] += rng.binomial(counts[over].astype(np.int64) - 8, 0.5)
+    return moved
+
+
+def gap_bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, rows: np.ndarray,
+                  draws: Draws, swaps: int, seed: int) -> dict[str, np.ndarray]:
+    """Each statistic minus its mean over ``swaps`` within-prompt label swaps, on every bootstrap
+    resample: the gap beyond sampling noise, with the floor recomputed on each resample. Each drawn
+    copy of a prompt is swapped on its own (as a prompt drawn twice is two prompts), so a swap moves
+    a binomial count of a prompt's copies."""
+    grid = Grid(x, y)
+    rng = np.random.default_rng(seed)
+    used = np.unique(rows)  # only the pair's own prompts need swap draws
+    local = np.searchsorted(used, rows)
+    out = {name: np.empty(draws.resamples) for name in stats}
+    for block in _blocks(draws.resamples, grid.block()):
+        counts = draws.counts[used, block].astype(np.int64)
+        weights = counts[local].astype(float)
+        total = weights.sum(axis=0)
+        value = _apply(stats, SignedMass(grid, weights, -weights, total))
+        null = {name: np.zeros(len(total)) for name in stats}
+        for _ in range(swaps):
+            kept = (counts - 2 * swapped_copies(counts, rng))[local].astype(float)
+            for name, values in _apply(stats, SignedMass(grid, kept, -kept, total)).items():
+                null[name] += values / swaps
+        for name in stats:
+            out[name][block] = value[name] - null[name]
+    return out
+
+
+def permutations(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, block_of_row: np.ndarray,
+                 count: int, seed: int) -> dict[str, np.ndarray]:
+    """Each statistic on ``count`` within-prompt label swaps: each swap flips the sides of a random
+    half of the prompts (the same draws as :func:`tasks.stats.permutation_test`)."""
+    grid = Grid(x, y)
+    rng = np.random.default_rng(seed)
+    flips = np.ascontiguousarray((rng.random((count, int(block_of_row.max()) + 1)) < 0.5).T)
+    out = {name: np.empty(count) for name in stats}
+    total = np.full(1, float(len(block_of_row)))
+    for block in _blocks(count, grid.block()):
+        sign = 1.0 - 2.0 * flips[block_of_row, block]
+        for name, values in _apply(stats, SignedMass(grid, sign, -sign, total)).items():
+            out[name][block] = values
+    return out

@@ -1,0 +1,95 @@
+"""Parity statistics as reweightings of one sorted grid (tasks.resampling): each reweighting gives the
+value the metric's own function gives on the data it stands for, and the draws have the law they
+claim."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tasks import resampling as rs
+from tasks.metrics import METRICS
+from tasks.stats import _cluster_index, permutation_test
+
+PARITY = ["strict_sentiment_parity", "weak_sentiment_parity"]
+
+
+def _stat(name: str):  # noqa: ANN202
+    return METRICS.get(name).cdf_statistic
+
+
+def test_a_reweighting_gives_the_value_of_the_repeated_rows_worked_by_hand() -> None:
+    # rows (x, y): (0.1, 0.2) drawn twice, (0.4, 0.8) once: side a = [.1, .1, .4], side b = [.2, .2, .8]
+    x, y = np.array([0.1, 0.4]), np.array([0.2, 0.8])
+    w = np.array([[2.0], [1.0]])
+    mass = rs.SignedMass(rs.Grid(x, y), w, -w, w.sum(axis=0))
+    # Wasserstein-1 of equal-size samples: mean |sorted a - sorted b| = (0.1 + 0.1 + 0.4) / 3
+    assert _stat("strict_sentiment_parity")(mass)[0] == pytest.approx(0.2)
+    # share above 0.5: a has 0 of 3, b has 1 of 3
+    assert _stat("weak_sentiment_parity")(mass, threshold=0.5)[0] == pytest.approx(1 / 3)
+    # the swap of the second row's sides (signed mass -1): a = [.1, .1, .8], b = [.2, .2, .4]
+    s = np.array([[2.0], [-1.0]])
+    swapped = rs.SignedMass(rs.Grid(x, y), s, -s, w.sum(axis=0))
+    assert _stat("strict_sentiment_parity")(swapped)[0] == pytest.approx((0.1 + 0.1 + 0.4) / 3)
+    assert _stat("weak_sentiment_parity")(swapped, threshold=0.5)[0] == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("name", PARITY)
+def test_every_bootstrap_resample_equals_the_metric_on_the_resampled_rows(name: str) -> None:
+    rng = np.random.default_rng(0)
+    x, y = rng.random(120), rng.random(120)
+    x[:6] = y[6:12] = 0.5  # ties at the threshold count as not above it
+    clusters = np.repeat(np.arange(30), 4).astype(str)
+    draws = rs.Draws.draw(clusters, 25, seed=3)
+    rows = draws.rows(clusters)
+    got = rs.bootstrap({name: _stat(name)}, x, y, rows, draws)[name]
+    fn = METRICS.get(name).fn
+    want = [fn(np.repeat(x, draws.counts[rows, b]), np.repeat(y, draws.counts[rows, b])) for b in range(25)]
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    assert (draws.counts.sum(axis=0) == 30).all()  # each resample draws as many prompts as there are
+
+
+@pytest.mark.parametrize("name", PARITY)
+def test_the_label_swaps_are_the_permutation_tests_own(name: str) -> None:
+    rng = np.random.default_rng(1)
+    x, y = rng.random(200), np.clip(rng.random(200) + 0.05, 0, 1)
+    clusters = np.repeat(np.arange(50), 4).astype(str)
+    fn = METRICS.get(name).fn
+    test = permutation_test(fn, x, y, clusters, 300, seed=9)
+    null = rs.permutations({name: _stat(name)}, x, y, _cluster_index(clusters)[0], 300, seed=9)[name]
+    assert null.mean() == pytest.approx(test.null_mean, abs=1e-12)
+    assert (int((null >= test.observed - 1e-12).sum()) + 1) / 301 == pytest.approx(test.p_value)
+
+
+def test_a_swap_moves_a_binomial_half_of_a_prompts_drawn_copies() -> None:
+    rng = np.random.default_rng(2)
+    counts = np.repeat(np.arange(13), 20_000).reshape(13, 20_000)
+    moved = rs.swapped_copies(counts, rng)
+    assert ((moved >= 0) & (moved <= counts)).all()
+    np.testing.assert_allclose(moved.mean(axis=1), np.arange(13) / 2, atol=0.03)
+    np.testing.assert_allclose(moved.var(axis=1), np.arange(13) / 4, atol=0.06)
+
+
+@pytest.mark.parametrize("name", PARITY)
+def test_the_detectable_gap_on_the_grid_equals_the_sorted_one(name: str) -> None:
+    from tasks.detectable_gap import parity_detectable_gap
+
+    rng = np.random.default_rng(4)
+    x = rng.beta(2, 5, 400)
+    y = np.clip(x + rng.normal(0, 0.1, 400), 0, 1)
+    clusters = np.repeat(np.arange(100), 4).astype(str)
+    spec = METRICS.get(name)
+    sorted_rows = parity_detectable_gap(spec.fn, x, y, clusters, tests=2, seed=5, realizations=400)
+    on_grid = parity_detectable_gap(spec.fn, x, y, clusters, tests=2, seed=5, realizations=400,
+                                    cdf_statistic=spec.cdf_statistic)
+    assert on_grid.share == sorted_rows.share
+    assert on_grid.gap == pytest.approx(sorted_rows.gap, abs=1e-12)
+
+
+def test_the_draws_are_reproducible_and_shared_by_the_pairs_of_an_attribute() -> None:
+    prompts = [f"p{i}" for i in range(40)]
+    a, b = rs.Draws.draw(prompts, 50, seed=7), rs.Draws.draw(prompts, 50, seed=7)
+    assert (a.counts == b.counts).all()
+    assert not (rs.Draws.draw(prompts, 50, seed=8).counts == a.counts).all()
+    with pytest.raises(ValueError, match="not among the drawn"):
+        a.rows(["p1", "elsewhere"])
