@@ -95,28 +95,34 @@ def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarr
     """The ``fires`` of :func:`parity_detectable_gap` for a metric with a ``cdf_statistic``: every
     realization (its label swap, its planted share, its second swap) is a signed mass on one grid of
     the pair's scores and the top of the range (:mod:`tasks.resampling`), so a step of the bisection
-    sorts nothing. Row i puts x_i on side a and y_i on side b, or the reverse where ``flips``; a
-    planted answer moves from side b's value to the top; ``again`` exchanges a row's two sides."""
-    from tasks.resampling import Grid, SignedMass
+    sorts nothing. Row i puts x_i on side a and y_i on side b, or the reverse where ``flips``;
+    ``again`` exchanges a row's two sides for the null. The running mass with nothing planted is
+    computed once per realization; a step adds, for each planted answer, +1 (times the null's sign)
+    from where side b's answer sat up to the top of the range, where it now sits."""
+    from tasks.resampling import Grid, Planted, SignedMass
 
     grid = Grid(x, y, extra=[hi])
-    total = np.full(1, float(len(x)))
-    stay, sign = np.ascontiguousarray(~flips.T).astype(float), np.ascontiguousarray(1.0 - 2.0 * again.T)
-    turn = np.ascontiguousarray(turn.T)  # points as rows, realizations as columns (tasks.resampling)
+    n, points = len(x), len(grid.values)
+    where = np.empty(points, np.int64)
+    where[grid.order] = np.arange(points)
+    stay = np.ascontiguousarray(~flips.T)  # points as rows, realizations as columns (tasks.resampling)
+    sign = np.ascontiguousarray(1.0 - 2.0 * again.T)
+    turn = np.ascontiguousarray(turn.T)
+    left = np.where(stay, where[n:2 * n, None], where[:n, None])  # side b's answer of each row, on the grid
+    side_a = np.where(stay, 1.0, -1.0)  # the signed mass at x_i (at y_i: its negative)
+    total = np.full(1, float(n))
+    step = grid.block()
+    base = [(SignedMass(grid, side_a[:, b], -side_a[:, b], total).cumulative.astype(np.float32),
+             SignedMass(grid, sign[:, b] * side_a[:, b], -sign[:, b] * side_a[:, b], total).cumulative
+             .astype(np.float32)) for b in (slice(s, s + step) for s in range(0, stay.shape[1], step))]
 
     def fires(share: float) -> tuple[float, float]:
         found, null = [], []
-        for start in range(0, stay.shape[1], grid.block()):
-            block = slice(start, start + grid.block())
-            kept = (turn[:, block] >= share).astype(float)
-            s = stay[:, block]
-            to_x = s - (1.0 - s) * kept  # x_i: +1 on side a, -1 on side b when flipped and not turned
-            to_y = (1.0 - s) - s * kept
-            to_top = (kept - 1.0).sum(axis=0, keepdims=True)  # minus one for each turned answer
-            found.append(stat(SignedMass(grid, to_x, to_y, total, to_top)))
-            a = sign[:, block]
-            null.append(stat(SignedMass(grid, a * to_x, a * to_y, total, ((kept - 1.0) * a).sum(axis=0,
-                                                                                              keepdims=True))))
+        for i, start in enumerate(range(0, stay.shape[1], step)):
+            idx, cols = np.nonzero(turn[:, start:start + step] < share)
+            rows = left[idx, start + cols]
+            found.append(stat(Planted(grid, total, base[i][0], rows, cols, np.ones(len(idx)))))
+            null.append(stat(Planted(grid, total, base[i][1], rows, cols, sign[idx, start + cols])))
         found_all, null_all = np.concatenate(found), np.concatenate(null)
         bar = float(np.quantile(null_all, 1 - alpha))
         return float((found_all > bar + 1e-12).mean()), float(found_all.mean() - null_all.mean())

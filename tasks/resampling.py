@@ -105,11 +105,54 @@ class SignedMass:
             self._cumulative = np.cumsum(stacked, axis=0, out=stacked)
         return self._cumulative
 
+    @classmethod
+    def from_cumulative(cls, grid: Grid, cumulative: np.ndarray, total: np.ndarray) -> SignedMass:
+        """A block whose running sum is already known (the masses themselves are not kept)."""
+        mass = cls.__new__(cls)
+        mass.grid, mass.total, mass._cumulative, mass.mass_x = grid, total, cumulative, None
+        return mass
+
     def at_or_below(self, t: float) -> np.ndarray:
         """Per reweighting: the signed mass at values <= ``t`` (the cumulative at ``t``)."""
         g = self.grid
+        if self.mass_x is None:
+            j = int(np.searchsorted(g.values, t, side="right")) - 1
+            return self.cumulative[j] if j >= 0 else np.zeros(self.cumulative.shape[1])
         return ((g.x <= t).astype(float) @ self.mass_x + (g.y <= t).astype(float) @ self.mass_y
                 + (g.extra <= t).astype(float) @ self.mass_extra)
+
+
+class Planted(SignedMass):
+    """A block of reweightings known as a base running sum (``base``, grid points x reweightings)
+    plus answers moved up to the grid's last point: answer k moves ``weights[k]`` of signed mass
+    from grid point ``rows[k]`` to the top, in reweighting ``cols[k]``. Few answers move, so the
+    mass at or below a value is the base plus a sparse count; the full running sum is built only
+    when a statistic asks for it."""
+
+    def __init__(self, grid: Grid, total: np.ndarray, base: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                 weights: np.ndarray) -> None:
+        self.grid, self.total, self.mass_x, self._cumulative = grid, total, None, None
+        self.base, self.rows, self.cols, self.weights = base, rows, cols, weights
+
+    @property
+    def cumulative(self) -> np.ndarray:
+        if self._cumulative is None:
+            points, m = self.base.shape
+            moved = np.bincount(self.rows * m + self.cols, self.weights, minlength=points * m).reshape(points, m)
+            moved[-1] -= np.bincount(self.cols, self.weights, minlength=m)
+            np.cumsum(moved, axis=0, out=moved)
+            self._cumulative = np.add(moved, self.base, out=moved)
+        return self._cumulative
+
+    def at_or_below(self, t: float) -> np.ndarray:
+        j = int(np.searchsorted(self.grid.values, t, side="right")) - 1
+        if j < 0:
+            return np.zeros(self.base.shape[1])
+        below = self.rows <= j
+        moved = np.bincount(self.cols[below], self.weights[below], minlength=self.base.shape[1])
+        if j == len(self.grid.values) - 1:  # the top itself is at or below t: what moved is still counted
+            moved -= np.bincount(self.cols, self.weights, minlength=self.base.shape[1])
+        return self.base[j] + moved
 
 
 CdfStatistic = Callable[..., np.ndarray]

@@ -93,3 +93,19 @@ def test_the_draws_are_reproducible_and_shared_by_the_pairs_of_an_attribute() ->
     assert not (rs.Draws.draw(prompts, 50, seed=8).counts == a.counts).all()
     with pytest.raises(ValueError, match="not among the drawn"):
         a.rows(["p1", "elsewhere"])
+
+
+def test_answers_moved_to_the_top_read_the_same_sparse_or_dense() -> None:
+    rng = np.random.default_rng(6)
+    x, y = rng.random(50), rng.random(50)
+    grid = rs.Grid(x, y, extra=[1.0])
+    side = np.where(rng.random((50, 8)) < 0.5, 1.0, -1.0)
+    base = rs.SignedMass(grid, side, -side, np.full(1, 50.0)).cumulative
+    rows, cols = rng.integers(0, len(grid.values) - 1, 30), rng.integers(0, 8, 30)
+    weights = np.where(rng.random(30) < 0.5, 1.0, -1.0)
+    sparse = rs.Planted(grid, np.full(1, 50.0), base, rows, cols, weights)
+    dense = rs.Planted(grid, np.full(1, 50.0), base, rows, cols, weights).cumulative
+    for t in (-1.0, 0.2, 0.5, 0.97, 1.0, 2.0):
+        j = int(np.searchsorted(grid.values, t, side="right")) - 1
+        np.testing.assert_allclose(sparse.at_or_below(t), dense[j] if j >= 0 else 0.0)
+    np.testing.assert_allclose(dense[-1], base[-1])  # moving mass within a side leaves the total
