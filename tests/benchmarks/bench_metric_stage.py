@@ -1,7 +1,8 @@
 """Metric stage: parity statistics on one sorted grid against the metric's function per resample.
 
-Builds one simulated counterfactual run (``tests/simulate.py``: N prompts, two gender groups, two
-samples of each variant and of its same-group control, sampling model, no planted difference),
+Builds one simulated counterfactual run (``tests/simulate.py``: N prompts, three gender groups, so
+three pairs, two samples of each variant and of its same-group control, sampling model, no planted
+difference),
 then runs the counterfactual metric stage twice on it in this one process:
 
 * ``grid``: the shipped code; the parity metrics declare a ``cdf_statistic``, so their bootstrap,
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tasks.assessments.counterfactual.metrics import metric_stage  # noqa: E402
 from tasks.config import CounterfactualConfig, MetricsConfig  # noqa: E402
 from tasks.metrics import METRICS  # noqa: E402
+from tests import simulate as simulated  # noqa: E402
 from tests.simulate import Model, simulate  # noqa: E402
 
 PARITY = ["strict_sentiment_parity", "weak_sentiment_parity"]
@@ -64,9 +66,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--prompts", type=int, default=2000)
     args = parser.parse_args()
+    simulated.GROUPS = ("male", "female", "neutral")  # three pairs, computed on parallel threads
     responses, scores = simulate(args.prompts, Model(deterministic=False), seed=1, count=2)
     pairs = int(((responses["grp"] == "male") & (responses["role"] == "variant")).sum())
-    print(f"{args.prompts:,} prompts, {len(responses):,} answers, {pairs:,} rows per group pair; "
+    print(f"{args.prompts:,} prompts, {len(responses):,} answers, {pairs:,} rows per group pair (3 pairs); "
           f"{MetricsConfig().bootstrap_resamples:,} resamples, {MetricsConfig().permutations:,} permutations")
     grid_s, grid_rows = timed(responses, scores, PARITY + TEXT)
     text_s, _ = timed(responses, scores, TEXT)

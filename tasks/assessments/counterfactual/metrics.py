@@ -92,19 +92,21 @@ class _MetricContext:
         lo, hi = next(iter(self.scores.ranges.values()), (0.0, 1.0))
         return float(lo), float(hi)
 
-    def parity_rows(self, attribute: str, a: str, b: str, pair: PairData, tests: int = 1) -> list[dict]:
+    def parity_rows(self, attribute: str, a: str, b: str, pair: PairData, tests: int = 1,
+                    scores: tuple[np.ndarray, np.ndarray] | None = None) -> list[dict]:
         """Strict/weak parity of a cross-group pair, with its noise floor, gap and permutation p-value.
 
         The floor is the statistic's mean over within-prompt label swaps of the very same rows, so
         under identical groups it has the cross-group value's expectation at the run's size (a
         floor from two samples of one group would use half the rows, and Wasserstein-1 shrinks
         with n). The gap (value minus floor) is bootstrapped with the floor recomputed on every
-        resample.
+        resample. ``scores``: the two sides' sentiment, when the caller looked it up already. The
+        rows are returned, not emitted, so pairs can be computed in parallel (:func:`parity_of_pairs`).
         """
         from tasks.metrics import estimate_row
 
         out = []
-        s1, s2 = self.sentiment_of(pair.texts1), self.sentiment_of(pair.texts2)
+        s1, s2 = scores or (self.sentiment_of(pair.texts1), self.sentiment_of(pair.texts2))
         names = self.of_kind("sentiment")
         vectorised = vectorised_parity(self, [n for n in names if self.specs[n].cdf_statistic], s1, s2, pair)
         for name in names:
@@ -120,9 +122,27 @@ class _MetricContext:
             details.update(self.specs[name].settings(self.cfg))  # the settings it ran with ("threshold")
             if self.cfg.permutations:
                 details["p_value"] = test.p_value
-            out.append(self.emit(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b,
-                                              details=details)))
+            out.append(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b, details=details))
         return out
+
+
+def parity_of_pairs(ctx: _MetricContext, attribute: str, pairs: list, tests: int) -> dict[tuple[str, str], Any]:
+    """The parity rows of every pair of groups that has rows, computed on parallel threads (the
+    numerical work releases the GIL), as futures keyed by the pair; the caller emits them in order.
+    The sentiment lookups run first, on this thread."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    work = [(a, b, pair, (ctx.sentiment_of(pair.texts1), ctx.sentiment_of(pair.texts2)))
+            for a, b, pair in pairs if pair.texts1]
+    if not work or not ctx.of_kind("sentiment"):
+        return {}
+    pool = ThreadPoolExecutor(max_workers=max(1, min(len(work), os.cpu_count() or 1)),
+                              thread_name_prefix="parity")
+    futures = {(a, b): pool.submit(ctx.parity_rows, attribute, a, b, pair, tests, scores)
+               for a, b, pair, scores in work}
+    pool.shutdown(wait=False)
+    return futures
 
 
 def _by_prompt_sample(answered: pd.DataFrame) -> pd.DataFrame:
@@ -328,13 +348,15 @@ def metric_stage(
             verdict only reports is adjusted across its pairs alone."""
             return n_pairs * len(judged) if name in judged else n_pairs
 
+        parity = parity_of_pairs(ctx, attribute, pairs, tests_of(HEADLINE))
         for a, b, pair in pairs:
             if not pair.texts1:
                 for name in pair_names:
                     ctx.emit(skipped_row(name, _lacking(answered, frame, [a, b]), attribute=attribute,
                                          group_a=a, group_b=b))
                 continue
-            ctx.parity_rows(attribute, a, b, pair, tests_of(HEADLINE))
+            for row in parity[(a, b)].result() if (a, b) in parity else []:
+                ctx.emit(row)
             tested = _joined(pair, _cross_group_pairs(controls_wide, a, b))
             for name in similarity:
                 cross = ctx.similarity_values(name, tested, lexicon)
