@@ -243,6 +243,20 @@ def start_prefect_api(attempts: int = 2) -> None:
         detail=detail, timeout=PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()))
 
 
+def prefect_api_url() -> str | None:
+    """The Prefect API this process reports to: ``PREFECT_API_URL``, or the ephemeral server
+    :func:`start_prefect_api` started (None before one runs)."""
+    from prefect.settings import PREFECT_API_URL
+
+    if PREFECT_API_URL.value():
+        return str(PREFECT_API_URL.value())
+    from prefect.server.api.server import SubprocessASGIServer
+
+    running = [s for s in getattr(SubprocessASGIServer, "_instances", {}).values()
+               if getattr(s, "server_process", None) is not None and s.server_process.poll() is None]
+    return running[0].api_url if running else None
+
+
 class LLMOutageError(EquilensError):
     """Every LLM call failed, or more than ``llm.max_failed_share`` of them: the run measured an outage."""
 

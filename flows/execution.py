@@ -1,10 +1,14 @@
 """Task-runner switch: run the heavy stages in threads here, or on a Dask cluster.
 
-With ``execution.task_runner: dask`` the flow gets a ``DaskTaskRunner`` (a local cluster, or the
-scheduler at ``dask_address``) and the LLM and scoring tasks are submitted to it, annotated with
-``resources={"GPU": gpus_per_task}`` when GPUs are requested (start workers with
-``--resources GPU=1``). Results travel back through Prefect; responses are also cached in the
-shared DuckDB file, so point ``storage.duckdb_path`` at storage every worker can reach.
+With ``execution.task_runner: dask`` the flow gets a ``DaskTaskRunner``: a local cluster of worker
+processes with one thread each (``dask_workers``, one per core by default; Dask's nanny gives each
+one BLAS/OpenMP thread, so torch runs one thread per worker), or the scheduler at
+``dask_address``. The LLM task and every shard of the score stage are submitted to it, annotated
+with ``resources={"GPU": gpus_per_task}`` when GPUs are requested (start workers with
+``--resources GPU=1``). Results travel back through Prefect. Local workers are given the flow's
+Prefect API address (:func:`flows.common.prefect_api_url`), so their task runs report to the run's
+own server and none starts a temporary one; workers of an existing cluster need
+``PREFECT_API_URL`` set to a server the flow uses too (README, "Scaling past one machine").
 """
 
 from __future__ import annotations
@@ -24,8 +28,15 @@ def with_task_runner(flow_obj: Any, cfg: ExecutionConfig) -> Any:
     if cfg.dask_address:
         runner = DaskTaskRunner(address=cfg.dask_address)
     else:
-        runner = DaskTaskRunner(cluster_kwargs={"n_workers": cfg.dask_workers, "threads_per_worker": 1,
-                                                "processes": False, "dashboard_address": None})
+        import os
+
+        from flows.common import prefect_api_url
+
+        url = prefect_api_url()
+        runner = DaskTaskRunner(cluster_kwargs={"n_workers": cfg.dask_workers or os.cpu_count() or 1,
+                                                "threads_per_worker": 1, "processes": True,
+                                                "dashboard_address": None,
+                                                "env": {"PREFECT_API_URL": url} if url else {}})
     return flow_obj.with_options(task_runner=runner)
 
 
@@ -46,6 +57,14 @@ def run_heavy(task_obj: Any, cfg: ExecutionConfig, *args: Any, **kwargs: Any) ->
     with _gpu_annotation(cfg):
         future = task_obj.submit(*args, **kwargs)
     return future.result()
+
+
+def run_sharded(task_obj: Any, cfg: ExecutionConfig, shards: list[tuple], **kwargs: Any) -> list[Any]:
+    """Submit one task per shard (its positional arguments) to the flow's task runner, all at once,
+    so they run side by side (on Dask: on any worker); their results in shard order."""
+    with _gpu_annotation(cfg):
+        futures = [task_obj.submit(*args, **kwargs) for args in shards]
+    return [future.result() for future in futures]
 
 
 Submit = Callable[..., Any]

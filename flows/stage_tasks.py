@@ -21,7 +21,7 @@ from flows.common import RunRecorder, check_llm_failures, response_counts
 from tasks import validation
 from tasks.assessments import counterfactual as assessment
 from tasks.assessments.counterfactual.metrics import metric_stage
-from flows.execution import run_heavy
+from flows.execution import run_heavy, run_sharded
 from tasks.config import (
     CounterfactualConfig,
     ExecutionConfig,
@@ -90,10 +90,17 @@ def metrics_task(
 
 def score_answers(responses: pd.DataFrame, scoring: ScoringConfig, mcfg: MetricsConfig,
                   execution: ExecutionConfig, code: str) -> assessment.ScoreSet:
-    """Score each distinct answered text once (embeddings only when a metric reads them)."""
-    texts = sorted(set(responses.loc[responses["ok"], "text"]))
-    return run_heavy(score_task, execution, texts, scoring, code, texts_digest(texts),
-                     assessment.needs_embeddings(mcfg.names))
+    """Score each distinct answered text once (embeddings only when a metric reads them), in shards
+    of ``execution.shard_size`` prompts, each one task on the task runner and cached on its own."""
+    answered = responses.loc[responses["ok"], ["prompt_id", "text"]]
+    prompts = sorted(set(answered["prompt_id"]))
+    size = execution.shard_size
+    shards = [sorted(set(answered.loc[answered["prompt_id"].isin(prompts[i:i + size]), "text"]))
+              for i in range(0, len(prompts), size)] or [[]]
+    embeddings = assessment.needs_embeddings(mcfg.names)
+    parts = run_sharded(score_task, execution, [(texts, scoring, code, texts_digest(texts), embeddings)
+                                                for texts in shards])
+    return assessment.ScoreSet.joined(parts)
 
 
 def counterfactual_metrics(responses: pd.DataFrame, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,

@@ -254,8 +254,11 @@ class ExecutionConfig(_Strict):
 
     task_runner: Literal["thread", "dask"] = Field("thread", description="thread (default) or dask")
     dask_address: str | None = Field(None, description="Scheduler address (tcp://host:8786); none = a local cluster")
-    dask_workers: int = Field(2, ge=1, description="Workers of the local Dask cluster")
+    dask_workers: int | None = Field(None, ge=1, description="Worker processes of the local Dask cluster "
+                                     "(one thread each); none = one per CPU core")
     gpus_per_task: float = Field(0, ge=0, description="Dask resource GPU=N requested by LLM and scoring tasks")
+    shard_size: int = Field(1000, ge=1, description="Prompts per shard of the score stage: each shard is one "
+                            "task on the task runner, a prompt's answers stay in one shard")
 
 
 class ClassificationConfig(_Strict):

@@ -197,6 +197,16 @@ class ScoreSet:
     embeddings: dict[str, np.ndarray]  # text_hash -> unit vector (empty when no metric reads them)
     embedding_model: str
 
+    @classmethod
+    def joined(cls, parts: list[ScoreSet]) -> ScoreSet:
+        """One score set from the score sets of shards (a text answered in two shards counts once)."""
+        if len(parts) == 1:
+            return parts[0]
+        scalar = pd.concat([p.scalar for p in parts], ignore_index=True).drop_duplicates(["text_hash", "scorer"])
+        return cls(scalar.reset_index(drop=True), {k: v for p in parts for k, v in p.ranges.items()},
+                   {k: v for p in parts for k, v in p.embeddings.items()},
+                   next((p.embedding_model for p in parts if p.embedding_model), ""))
+
     def digest(self) -> str:
         """Content key for caches downstream: the vectors follow from the texts (their hashes are in
         ``scalar``), the model and the code, so they need not be hashed themselves."""

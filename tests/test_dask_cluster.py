@@ -1,0 +1,114 @@
+"""The score stage in shards on a real multi-process Dask cluster: two worker processes both run
+shards, record their task runs in the flow's Prefect API (none starts a temporary server), and the stored metrics
+equal the thread runner's for the same seed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tasks.config import parse_config
+from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
+
+PROMPTS = [f"Write one sentence about a {who} who works as a {job}." for who in ("man", "woman")
+           for job in ("nurse", "pilot", "teacher", "chef")]
+
+
+@pytest.fixture(scope="module")
+def prefect_harness():
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+def _config(tmp_path: Path, base_url: str, db: str, execution: dict) -> object:
+    return parse_config({
+        "name": "sharded", "prompts": {"items": PROMPTS},
+        "counterfactual": {"attributes": ["gender"], "detect_names": False},
+        "llm": {"provider": "openai", "model": "fake", "base_url": base_url, "count": 2, "timeout": 10},
+        "metrics": {"bootstrap_resamples": 50, "permutations": 50,
+                    "names": ["strict_sentiment_parity", "weak_sentiment_parity", "rougel_similarity"]},
+        "execution": execution,
+        "storage": {"duckdb_path": str(tmp_path / db), "reports_dir": None},
+    })
+
+
+def _task_runs_recorded(name: str) -> int:
+    """Task runs whose name starts with ``name`` in the Prefect API this process reports to."""
+    import anyio
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
+
+    async def count() -> int:
+        async with get_client() as client:
+            runs = await client.read_task_runs(task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_=name)))
+            return sum(run.name.startswith(name) for run in runs)
+
+    return anyio.run(count)
+
+
+def _metrics(db: Path, run_id: str) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute("SELECT attribute, group_a, group_b, metric, value, ci_low, ci_high, n FROM metrics "
+                           "WHERE run_id = ? ORDER BY ALL", [run_id]).fetchall()
+
+
+def test_score_shards_run_on_both_worker_processes_and_match_the_thread_runner(
+    prefect_harness, openai_server, tmp_path: Path  # noqa: F811
+) -> None:
+    from distributed import Client, LocalCluster
+
+    from flows.common import prefect_api_url
+    from flows.dispatch import flow_for
+
+    url = prefect_api_url()
+    assert url
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      env={"PREFECT_API_URL": url}) as cluster, Client(cluster) as client:
+        sharded = _config(tmp_path, openai_server.base_url, "dask.duckdb",
+                          {"task_runner": "dask", "dask_address": cluster.scheduler_address, "shard_size": 1})
+        on_dask = flow_for(sharded)(sharded)  # first, so no shard is a cache hit of the thread run
+        ran = client.run(lambda dask_worker: dask_worker.state.executed_count)
+    # eight prompts, one per shard: eight score tasks and the LLM task, spread over both processes
+    assert len(ran) == 2 and all(count >= 1 for count in ran.values()) and sum(ran.values()) >= 9, ran
+    # the workers' task runs reached the flow's own API (a worker with a temporary server of its
+    # own would have recorded them there)
+    assert _task_runs_recorded("score-responses") == 8
+    threaded = _config(tmp_path, openai_server.base_url, "thread.duckdb", {"shard_size": 3})
+    here = flow_for(threaded)(threaded)
+    dask_rows, thread_rows = _metrics(tmp_path / "dask.duckdb", on_dask["run_id"]), _metrics(
+        tmp_path / "thread.duckdb", here["run_id"])
+    assert dask_rows and dask_rows == thread_rows
+
+
+def test_a_shard_size_of_zero_is_refused_in_one_paragraph_before_any_call(tmp_path: Path) -> None:
+    from tasks.errors import ConfigError
+
+    with pytest.raises((ConfigError, ValueError), match="shard_size"):
+        _config(tmp_path, "http://127.0.0.1:1/v1", "e.duckdb", {"shard_size": 0})
+
+
+def test_a_local_clusters_workers_report_to_the_runs_own_prefect_server(openai_server, tmp_path: Path) -> None:  # noqa: F811
+    """``equilens run`` starts one temporary Prefect server; its two worker processes are given its
+    address, so neither starts one of its own (each did: three servers per run)."""
+    import os
+    import subprocess
+    import sys
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        f"name: d\nprompts: {{items: {PROMPTS[:4]!r}}}\n"
+        "counterfactual: {attributes: [gender], detect_names: false}\n"
+        f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', count: 1}}\n"
+        "metrics: {bootstrap_resamples: 20, permutations: 20, names: [strict_sentiment_parity]}\n"
+        "execution: {task_runner: dask, dask_workers: 2, shard_size: 1}\n"
+        "validation: {enabled: false}\nstorage: {duckdb_path: e.duckdb, reports_dir: null}\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")},
+           "PREFECT_LOGGING_LEVEL": "INFO"}  # each process that starts a server says so
+    run = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg), "--debug"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stderr.count("Starting temporary server") == 1, run.stderr[-3000:]
