@@ -44,7 +44,7 @@ from tasks.storage.fingerprint import (
     stereotype_data_fingerprint,
 )
 from flows.stage_tasks import (
-    call_llm_task,
+    answer_variants,
     check_ftu_task,
     counterfactual_metrics,
     expand_task,
@@ -109,7 +109,7 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
             asked = [c for c in (*originals.columns, "role", "system") if c in named]
             wanted = pd.concat([originals.assign(role=VARIANT), named[asked]],
                                ignore_index=True)  # role: a same-group control stays one
-            responses = run_heavy(call_llm_task, config.execution, wanted, config.llm,
+            responses = answer_variants(config.execution, wanted, config.llm,
                                   config.storage.duckdb_path, config.storage.lock_timeout)
             if scfg.responses_path:
                 brought = stereotype_stage.load_byo_responses(scfg, config.prompts)

@@ -28,13 +28,12 @@ import pandas as pd
 from prefect import flow, task
 
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
-from flows.execution import run_heavy
 from tasks import validation
 from tasks.assessments import bbq as stage
 from tasks.config import BBQConfig, BBQRunConfig, LLMConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
 from tasks.scoring.parsing import LETTERS
-from flows.stage_tasks import CACHED, call_llm_task
+from flows.stage_tasks import CACHED, answer_variants
 
 
 
@@ -88,7 +87,7 @@ def bbq_assessment(config: BBQRunConfig) -> dict[str, Any]:
                     responses = _scored_responses(questions, answers, None)
                 else:
                     variants = stage.generation_frame(questions)
-                    responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
+                    responses = answer_variants(config.execution, variants, config.llm,
                                           config.storage.duckdb_path, config.storage.lock_timeout)
                     first = responses[responses["sample_idx"] == 0].set_index("variant_id")  # one answer a question
                     texts = [t if ok else None for t, ok in zip(first.loc[variants["variant_id"], "text"],

@@ -22,12 +22,11 @@ import pandas as pd
 from prefect import flow, task
 
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
-from flows.execution import run_heavy
 from tasks import validation
 from tasks.assessments import classification as stage
 from tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
-from flows.stage_tasks import CACHED, call_llm_task
+from flows.stage_tasks import CACHED, answer_variants
 
 
 
@@ -47,7 +46,7 @@ def classification_responses(config: ClassificationRunConfig, rec: Any, summary:
         items = stage.load_items(config.prompts, ccfg)
         variants = stage.generation_frame(items, ccfg)
         rec.save("variants", variants)
-        responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
+        responses = answer_variants(config.execution, variants, config.llm,
                               config.storage.duckdb_path, config.storage.lock_timeout)
         summary["source"] = f"{config.llm.provider}:{config.llm.model}"
     rec.save("prompts", items.drop_duplicates("prompt_id")[["prompt_id", "prompt"]].rename(columns={"prompt": "text"}))

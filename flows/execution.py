@@ -41,7 +41,7 @@ def with_task_runner(flow_obj: Any, cfg: ExecutionConfig) -> Any:
 
 
 @contextmanager
-def _gpu_annotation(cfg: ExecutionConfig) -> Iterator[None]:
+def gpu_annotation(cfg: ExecutionConfig) -> Iterator[None]:
     if cfg.task_runner == "dask" and cfg.gpus_per_task > 0:
         import dask
 
@@ -54,7 +54,7 @@ def _gpu_annotation(cfg: ExecutionConfig) -> Iterator[None]:
 
 def run_heavy(task_obj: Any, cfg: ExecutionConfig, *args: Any, **kwargs: Any) -> Any:
     """Submit a heavy task to the flow's task runner (threads or Dask) and wait for its result."""
-    with _gpu_annotation(cfg):
+    with gpu_annotation(cfg):
         future = task_obj.submit(*args, **kwargs)
     return future.result()
 
@@ -62,7 +62,7 @@ def run_heavy(task_obj: Any, cfg: ExecutionConfig, *args: Any, **kwargs: Any) ->
 def run_sharded(task_obj: Any, cfg: ExecutionConfig, shards: list[tuple], **kwargs: Any) -> list[Any]:
     """Submit one task per shard (its positional arguments) to the flow's task runner, all at once,
     so they run side by side (on Dask: on any worker); their results in shard order."""
-    with _gpu_annotation(cfg):
+    with gpu_annotation(cfg):
         futures = [task_obj.submit(*args, **kwargs) for args in shards]
     return [future.result() for future in futures]
 

@@ -24,12 +24,11 @@ import pandas as pd
 from prefect import flow, task
 
 from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
-from flows.execution import run_heavy
 from tasks import validation
 from tasks.assessments import recommendation as stage
 from tasks.config import MetricsConfig, RecommendationConfig, RecommendationRunConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
-from flows.stage_tasks import CACHED, call_llm_task, load_prompts_task
+from flows.stage_tasks import CACHED, answer_variants, load_prompts_task
 
 
 
@@ -64,7 +63,7 @@ def recommendation_assessment(config: RecommendationRunConfig) -> dict[str, Any]
             else:
                 requests = build_requests(config)
                 rec.save("variants", requests)
-                responses = run_heavy(call_llm_task, config.execution, requests, config.llm,
+                responses = answer_variants(config.execution, requests, config.llm,
                                       config.storage.duckdb_path, config.storage.lock_timeout)
                 summary["source"] = f"{config.llm.provider}:{config.llm.model}"
             rec.save("responses", responses)

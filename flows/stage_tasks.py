@@ -31,6 +31,7 @@ from tasks.config import (
     RunConfig,
     ScoringConfig,
 )
+from tasks.llm.base import LLMRequest, LLMResult
 from tasks.llm.runner import run_requests
 from tasks.inputs.prompts import load_prompts
 from tasks.storage.fingerprint import frame_digest, path_fingerprint, texts_digest
@@ -69,6 +70,56 @@ def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock
     with ProgressReporter("LLM calls", unit="call") as progress:
         results = fit.merge(run_requests(fit.requests, cfg, Store(Path(duckdb_path), lock_timeout), progress=progress))
     return assessment.results_frame(results, cfg)
+
+
+@task(name="call-llm-shard", cache_policy=None, persist_result=False)
+def call_llm_shard_task(requests: list[LLMRequest], cfg: LLMConfig) -> list[LLMResult]:
+    """One shard of the LLM stage, on any worker: calls only. It never opens DuckDB; the flow looked
+    up the cached answers before and writes this shard's answers when it returns."""
+    return run_requests(requests, cfg, store=None)
+
+
+def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str,
+                    lock_timeout: float) -> pd.DataFrame:
+    """The LLM stage on the run's task runner. With threads: one task that writes each answer to the
+    response cache as it arrives. On Dask: shards of ``execution.shard_size`` prompts, each one task
+    on any worker; the response cache is read before and written as each shard returns, here only,
+    so a killed run loses at most the shards in flight and a re-run calls only what is missing."""
+    if execution.task_runner != "dask":
+        return run_heavy(call_llm_task, execution, variants, cfg, duckdb_path, lock_timeout)
+    from prefect.futures import as_completed
+
+    from flows.execution import gpu_annotation
+    from tasks.llm.budget import check_budget, prompt_tokens_of
+    from tasks.llm.context import fit_to_context
+    from tasks.llm.runner import CacheWriter, cached_results, in_order, missing
+    from tasks.reporting.progress import ProgressReporter
+
+    requests = assessment.build_requests(variants, cfg)
+    check_budget(cfg, len(requests), prompt_tokens_of([r.prompt for r in requests],
+                                                      [r.system for r in requests], cfg))
+    fit = fit_to_context(requests, cfg)
+    store = Store(Path(duckdb_path), lock_timeout)
+    done = cached_results(fit.requests, store)
+    by_prompt: dict[str, list[LLMRequest]] = {}
+    for req in missing(fit.requests, done):
+        by_prompt.setdefault(str(req.meta.get("prompt_id")), []).append(req)
+    prompts, size = list(by_prompt), execution.shard_size
+    shards = [[r for p in prompts[i:i + size] for r in by_prompt[p]] for i in range(0, len(prompts), size)]
+    writer = CacheWriter(store, cfg, interval=0.0)
+    with gpu_annotation(execution):
+        futures = [call_llm_shard_task.submit(shard, cfg) for shard in shards]
+    with ProgressReporter("LLM calls", unit="call") as progress:
+        answered, total = 0, sum(map(len, shards))
+        for future in as_completed(futures):
+            results = future.result()
+            for res in results:
+                done[res.request.cache_key] = res
+                writer.add(res)
+            writer.flush()  # this shard's answers are safe before the next one is awaited
+            answered += len(results)
+            progress(answered, total)
+    return assessment.results_frame(fit.merge(in_order(fit.requests, done)), cfg)
 
 
 @task(name="score-responses", cache_policy=(INPUTS - "texts") + TASK_SOURCE, persist_result=True)
@@ -123,8 +174,8 @@ def answer_stage(rec: RunRecorder, config: RunConfig, variants: pd.DataFrame, su
     """The ``llm`` stage: every variant answered and stored, the responses suite, the counts in the
     summary; an outage fails the run (exit 4) before any scoring."""
     with rec.stage("llm"):
-        responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
-                              config.storage.duckdb_path, config.storage.lock_timeout)
+        responses = answer_variants(config.execution, variants, config.llm, config.storage.duckdb_path,
+                                    config.storage.lock_timeout)
         rec.save("responses", responses)
         if config.validation.enabled:
             rec.gate(validation.validate_responses(responses))

@@ -27,7 +27,7 @@ from tasks import validation
 from tasks.assessments import stereotype as stereotype_stage
 from tasks.config import MetricsConfig, StereotypeConfig, StereotypeRunConfig
 from tasks.storage.fingerprint import code_fingerprint, path_fingerprint, stereotype_data_fingerprint
-from flows.stage_tasks import CACHED, call_llm_task, load_prompts_task
+from flows.stage_tasks import CACHED, answer_variants, load_prompts_task
 
 
 
@@ -65,7 +65,7 @@ def stereotype_assessment(config: StereotypeRunConfig) -> dict[str, Any]:
                     rec.gate(validation.validate_prompts(prompts))
                 rec.save("prompts", prompts[["prompt_id", "text"]])
                 variants = stereotype_stage.prompt_frame_for_generation(prompts)
-                responses = run_heavy(call_llm_task, config.execution, variants, config.llm,
+                responses = answer_variants(config.execution, variants, config.llm,
                                       config.storage.duckdb_path, config.storage.lock_timeout)
                 summary["source"] = f"{config.llm.provider}:{config.llm.model}"
             keep = [c for c in ("variant_id", "prompt_id", "attribute", "grp", "sample_idx", "text", "ok", "refusal",

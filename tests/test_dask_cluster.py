@@ -1,5 +1,5 @@
-"""The score stage in shards on a real multi-process Dask cluster: two worker processes both run
-shards, record their task runs in the flow's Prefect API (none starts a temporary server), and the stored metrics
+"""The LLM and score stages in shards on a real multi-process Dask cluster: two worker processes both
+run shards, the flow alone writes the response cache, record their task runs in the flow's Prefect API (none starts a temporary server), and the stored metrics
 equal the thread runner's for the same seed."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _metrics(db: Path, run_id: str) -> list[tuple]:
                            "WHERE run_id = ? ORDER BY ALL", [run_id]).fetchall()
 
 
-def test_score_shards_run_on_both_worker_processes_and_match_the_thread_runner(
+def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
     prefect_harness, openai_server, tmp_path: Path  # noqa: F811
 ) -> None:
     from distributed import Client, LocalCluster
@@ -72,11 +72,21 @@ def test_score_shards_run_on_both_worker_processes_and_match_the_thread_runner(
                           {"task_runner": "dask", "dask_address": cluster.scheduler_address, "shard_size": 1})
         on_dask = flow_for(sharded)(sharded)  # first, so no shard is a cache hit of the thread run
         ran = client.run(lambda dask_worker: dask_worker.state.executed_count)
-    # eight prompts, one per shard: eight score tasks and the LLM task, spread over both processes
-    assert len(ran) == 2 and all(count >= 1 for count in ran.values()) and sum(ran.values()) >= 9, ran
-    # the workers' task runs reached the flow's own API (a worker with a temporary server of its
-    # own would have recorded them there)
-    assert _task_runs_recorded("score-responses") == 8
+        llm_shards, score_shards = _task_runs_recorded("call-llm-shard"), _task_runs_recorded("score-responses")
+        calls = openai_server.calls
+        again = flow_for(sharded)(sharded)  # every answer is cached now: no call, no shard to send
+        assert openai_server.calls == calls
+    # one prompt per shard: the LLM and score shards spread over both processes
+    assert llm_shards >= 4 and score_shards >= 4, (llm_shards, score_shards)
+    assert len(ran) == 2 and all(count >= 1 for count in ran.values()), ran
+    assert sum(ran.values()) == llm_shards + score_shards, ran
+    with duckdb.connect(str(tmp_path / "dask.duckdb"), read_only=True) as con:
+        stored, keys = con.execute("SELECT count(*), count(DISTINCT cache_key) FROM response_cache").fetchone()
+    assert stored == keys == calls  # written once each, by the flow, as each shard returned
+    assert _metrics(tmp_path / "dask.duckdb", again["run_id"]) == _metrics(tmp_path / "dask.duckdb",
+                                                                           on_dask["run_id"])
+    # (the workers' task runs are counted in the flow's own API: a worker with a temporary server of
+    # its own would have recorded them there)
     threaded = _config(tmp_path, openai_server.base_url, "thread.duckdb", {"shard_size": 3})
     here = flow_for(threaded)(threaded)
     dask_rows, thread_rows = _metrics(tmp_path / "dask.duckdb", on_dask["run_id"]), _metrics(

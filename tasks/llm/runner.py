@@ -241,18 +241,8 @@ def run_requests(
 
     Returns one result per request, in request order. Requests sharing a cache key are called once.
     """
-    cached = store.cache_get([r.cache_key for r in requests]) if store is not None else {}
-    done: dict[str, LLMResult] = {}
-    for req in requests:
-        hit = cached.get(req.cache_key)
-        if hit is not None and req.cache_key not in done:
-            done[req.cache_key] = LLMResult(
-                request=req, text=hit["text"], ok=True, refusal=bool(hit["refusal"]), attempts=0,
-                latency_s=_num(hit["latency_s"]), prompt_tokens=_int(hit["prompt_tokens"]),
-                completion_tokens=_int(hit["completion_tokens"]), cached=True,
-                top_logprobs=json.loads(hit["top_logprobs"]) if isinstance(hit.get("top_logprobs"), str) else None,
-            )
-    todo = list({r.cache_key: r for r in requests if r.cache_key not in done}.values())
+    done = cached_results(requests, store)
+    todo = missing(requests, done)
     total, finished = len(todo), 0
 
     def on_result(res: LLMResult) -> None:
@@ -274,6 +264,32 @@ def run_requests(
             _run_in_processes(provider, todo, cfg, writer, on_result, secrets, nproc)
         else:
             asyncio.run(_run_concurrent(provider, todo, cfg, writer, on_result, secrets))
+    return in_order(requests, done)
+
+
+def cached_results(requests: Sequence[LLMRequest], store: Store | None) -> dict[str, LLMResult]:
+    """Cache key -> the cached answer, for the requests the response cache already holds."""
+    cached = store.cache_get([r.cache_key for r in requests]) if store is not None else {}
+    done: dict[str, LLMResult] = {}
+    for req in requests:
+        hit = cached.get(req.cache_key)
+        if hit is not None and req.cache_key not in done:
+            done[req.cache_key] = LLMResult(
+                request=req, text=hit["text"], ok=True, refusal=bool(hit["refusal"]), attempts=0,
+                latency_s=_num(hit["latency_s"]), prompt_tokens=_int(hit["prompt_tokens"]),
+                completion_tokens=_int(hit["completion_tokens"]), cached=True,
+                top_logprobs=json.loads(hit["top_logprobs"]) if isinstance(hit.get("top_logprobs"), str) else None,
+            )
+    return done
+
+
+def missing(requests: Sequence[LLMRequest], done: dict[str, LLMResult]) -> list[LLMRequest]:
+    """The requests still to call, one per cache key, in request order."""
+    return list({r.cache_key: r for r in requests if r.cache_key not in done}.values())
+
+
+def in_order(requests: Sequence[LLMRequest], done: dict[str, LLMResult]) -> list[LLMResult]:
+    """One result per request, in request order (requests sharing a cache key share its answer)."""
     out = []
     for req in requests:
         res = done[req.cache_key]
