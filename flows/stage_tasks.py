@@ -107,7 +107,7 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
     prompts, size = list(by_prompt), execution.shard_size
     shards = [[r for p in prompts[i:i + size] for r in by_prompt[p]] for i in range(0, len(prompts), size)]
     writer = CacheWriter(store, cfg, interval=0.0)
-    with gpu_annotation(execution):
+    with gpu_annotation(execution):  # a shard on a worker that dies is run again by Dask on another
         futures = [call_llm_shard_task.submit(shard, cfg) for shard in shards]
     with ProgressReporter("LLM calls", unit="call") as progress:
         answered, total = 0, sum(map(len, shards))

@@ -122,3 +122,45 @@ def test_a_local_clusters_workers_report_to_the_runs_own_prefect_server(openai_s
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stderr.count("Starting temporary server") == 1, run.stderr[-3000:]
+
+
+def test_a_worker_killed_mid_run_costs_only_its_shard(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
+    """The worker answering an LLM shard is killed: Dask runs that shard again on the other worker, the
+    run completes, every answer is stored once, and only the lost shard's calls are made twice."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from distributed import Client, LocalCluster
+
+    from flows.common import prefect_api_url
+    from flows.dispatch import flow_for
+
+    openai_server.latency = 0.3
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      env={"PREFECT_API_URL": prefect_api_url()}) as cluster, Client(cluster) as client:
+        cfg = _config(tmp_path, openai_server.base_url, "kill.duckdb",
+                      {"task_runner": "dask", "dask_address": cluster.scheduler_address, "shard_size": 2})
+        out: dict = {}
+        before = _task_runs_recorded("call-llm-shard")
+        run = threading.Thread(target=lambda: out.update(result=flow_for(cfg)(cfg)), daemon=True)
+        run.start()
+        deadline, busy = time.monotonic() + 120, []
+        while not busy:  # wait until a worker is answering a shard
+            assert time.monotonic() < deadline and run.is_alive(), "no shard started"
+            busy = [w for w, keys in client.processing().items() if any("call_llm_shard" in str(k) for k in keys)]
+            time.sleep(0.05)
+        openai_server.wait_for_calls(openai_server.calls + 2, timeout=30)  # its calls are under way
+        os.kill(client.run(os.getpid, workers=busy[:1])[busy[0]], signal.SIGKILL)
+        run.join(timeout=240)
+        assert "result" in out, "the run did not complete after a worker died"
+        shard_runs = _task_runs_recorded("call-llm-shard") - before
+    with duckdb.connect(str(tmp_path / "kill.duckdb"), read_only=True) as con:
+        stored, keys = con.execute("SELECT count(*), count(DISTINCT cache_key) FROM response_cache").fetchone()
+        answered = con.execute("SELECT count(*) FROM responses WHERE run_id = ? AND ok",
+                               [out["result"]["run_id"]]).fetchone()[0]
+    assert stored == keys and answered > 0
+    assert shard_runs == 4  # four shards of two prompts; Dask ran the lost one again as the same task run
+    # the calls the lost shard had made were asked again, and nothing else: at most one shard's worth
+    assert 0 < openai_server.calls - keys <= 2 * 3 * 2 * 2, (openai_server.calls, keys)
