@@ -162,5 +162,6 @@ def test_a_worker_killed_mid_run_costs_only_its_shard(prefect_harness, openai_se
                                [out["result"]["run_id"]]).fetchone()[0]
     assert stored == keys and answered > 0
     assert shard_runs == 4  # four shards of two prompts; Dask ran the lost one again as the same task run
-    # the calls the lost shard had made were asked again, and nothing else: at most one shard's worth
-    assert 0 < openai_server.calls - keys <= 2 * 3 * 2 * 2, (openai_server.calls, keys)
+    # only calls the lost shard had made can be asked again (none when it died before its first
+    # answer): at most one shard's worth, never an answer that was stored
+    assert 0 <= openai_server.calls - keys <= 2 * 3 * 2 * 2, (openai_server.calls, keys)
