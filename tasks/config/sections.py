@@ -257,8 +257,8 @@ class ExecutionConfig(_Strict):
     dask_workers: int | None = Field(None, ge=1, description="Worker processes of the local Dask cluster "
                                      "(one thread each); none = one per CPU core")
     gpus_per_task: float = Field(0, ge=0, description="Dask resource GPU=N requested by LLM and scoring tasks")
-    shard_size: int = Field(1000, ge=1, description="Prompts per shard of the score stage: each shard is one "
-                            "task on the task runner, a prompt's answers stay in one shard")
+    shard_size: int = Field(1000, ge=1, description="Prompts per shard of the score stage, and of the LLM "
+                            "stage on Dask: each shard is one task; a prompt's variants stay in one shard")
 
 
 class ClassificationConfig(_Strict):
