@@ -65,6 +65,8 @@ CASES = {
                                    "execution.dask_address: no Dask scheduler answers at tcp://127.0.0.1:1"),
     "not a dask address": ("prompts: {items: ['Is he a nurse?']}\nexecution: {task_runner: dask, "
                            "dask_address: 'scheduler'}\n", {}, "is not a scheduler address; write tcp://HOST:PORT"),
+    "shard size of zero": ("prompts: {items: ['Is he a nurse?']}\nexecution: {task_runner: dask, shard_size: 0}\n",
+                           {}, "execution.shard_size"),
     "duckdb parent not creatable": ("prompts: {items: ['Is he a nurse?']}\n", {"blocker": "a file"},
                                     "storage.duckdb_path: cannot create"),
     "reports_dir not writable": ("prompts: {items: ['Is he a nurse?']}\n", {"blocker": "a file"},

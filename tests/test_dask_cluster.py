@@ -94,13 +94,6 @@ def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
     assert dask_rows and dask_rows == thread_rows
 
 
-def test_a_shard_size_of_zero_is_refused_in_one_paragraph_before_any_call(tmp_path: Path) -> None:
-    from tasks.errors import ConfigError
-
-    with pytest.raises((ConfigError, ValueError), match="shard_size"):
-        _config(tmp_path, "http://127.0.0.1:1/v1", "e.duckdb", {"shard_size": 0})
-
-
 def test_a_local_clusters_workers_report_to_the_runs_own_prefect_server(openai_server, tmp_path: Path) -> None:  # noqa: F811
     """``equilens run`` starts one temporary Prefect server; its two worker processes are given its
     address, so neither starts one of its own (each did: three servers per run)."""
