@@ -87,12 +87,13 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
     so a killed run loses at most the shards in flight and a re-run calls only what is missing."""
     if execution.task_runner != "dask":
         return run_heavy(call_llm_task, execution, variants, cfg, duckdb_path, lock_timeout)
-    from prefect.futures import as_completed
+    from prefect.futures import wait
 
     from flows.execution import gpu_annotation
     from tasks.llm.budget import check_budget, prompt_tokens_of
     from tasks.llm.context import fit_to_context
-    from tasks.llm.runner import CacheWriter, cached_results, in_order, missing
+    from tasks.llm.runner import STOP_POLL_S, CacheWriter, cached_results, in_order, missing
+    from tasks.llm.stop import raise_if_stopped
     from tasks.reporting.progress import ProgressReporter
 
     requests = assessment.build_requests(variants, cfg)
@@ -110,15 +111,19 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
     with gpu_annotation(execution):  # a shard on a worker that dies is run again by Dask on another
         futures = [call_llm_shard_task.submit(shard, cfg) for shard in shards]
     with ProgressReporter("LLM calls", unit="call") as progress:
-        answered, total = 0, sum(map(len, shards))
-        for future in as_completed(futures):
-            results = future.result()
-            for res in results:
-                done[res.request.cache_key] = res
-                writer.add(res)
-            writer.flush()  # this shard's answers are safe before the next one is awaited
-            answered += len(results)
-            progress(answered, total)
+        answered, total, pending = 0, sum(map(len, shards)), futures
+        while pending:
+            raise_if_stopped("between LLM shards")  # Ctrl-C / SIGTERM: the finished shards are stored
+            finished, waiting = wait(pending, timeout=STOP_POLL_S)
+            pending = list(waiting)
+            for future in finished:
+                results = future.result()
+                for res in results:
+                    done[res.request.cache_key] = res
+                    writer.add(res)
+                writer.flush()  # this shard's answers are safe before the next one is awaited
+                answered += len(results)
+                progress(answered, total)
     return assessment.results_frame(fit.merge(in_order(fit.requests, done)), cfg)
 
 

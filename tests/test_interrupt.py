@@ -72,11 +72,11 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
 
 
-def _config(tmp_path: Path, llm: str, prompts: list[str], embedder: str) -> Path:
+def _config(tmp_path: Path, llm: str, prompts: list[str], embedder: str, more: str = "") -> Path:
     cfg = tmp_path / "run.yaml"
     items = json.dumps(prompts)
     cfg.write_text(
-        f"name: interrupt\nprompts: {{items: {items}}}\n"
+        f"name: interrupt\nprompts: {{items: {items}}}\n{more}"
         "counterfactual: {attributes: [gender], detect_names: false}\n"
         f"llm: {llm}\n"
         f"scoring: {{embedding_model: '{embedder}'}}\n"
@@ -228,6 +228,30 @@ def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest
     kept = _cache_rows(db)
     # answers the client had read are flushed; at most max_concurrency were still on the wire
     assert at_signal - 2 <= kept < calls, (at_signal, kept)
+    _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept)
+
+
+def test_sigint_between_llm_shards_on_dask_keeps_the_finished_shards_and_the_rerun_asks_only_for_the_rest(
+    tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer
+) -> None:
+    """On a local Dask cluster the flow waits for shards and looks for the stop between them: Ctrl-C
+    ends the run within seconds with every finished shard stored. (The workers are still answering
+    their shards; closing the cluster waits up to 4 s for them, so on a loaded machine the 5 s
+    watchdog may finish the job, as for SIGTERM.)"""
+    loopback.latency = 0.5
+    cfg = _config(tmp_path, _loopback_llm(loopback.base_url), PROMPTS, tiny_embedder,
+                  "execution: {task_runner: dask, dask_workers: 2, shard_size: 1}\n")
+    calls, db = CALLS_PER_PROMPT * len(PROMPTS), tmp_path / "e.duckdb"
+    proc, err = _start_run(cfg, tmp_path)
+    # two shards in flight hold at most 2 x 5 answers, so with 12 answered one shard has finished
+    assert _wait_for_answers(loopback, 2 * CALLS_PER_PROMPT, proc), err.text()
+    time.sleep(1.0)  # its result reaches the flow, which writes it
+    code, seconds, children = _interrupt(proc, err)
+    assert code == 130 and seconds < EXIT_WITHIN_S, (code, seconds, err.text())
+    assert "Traceback" not in err.text() and _survivors(children) == [], err.text()
+    assert [status for _, status in _runs(db)] == ["interrupted"]
+    kept = _cache_rows(db)
+    assert 0 < kept < calls and kept % CALLS_PER_PROMPT == 0, kept  # whole shards, as each returned
     _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept)
 
 
