@@ -55,18 +55,33 @@ def expand_task(prompts: pd.DataFrame, cfg: CounterfactualConfig, fingerprint: s
     return assessment.expand_stage(prompts, cfg)
 
 
-@task(name="call-llm", cache_policy=None, persist_result=False)
-def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock_timeout: float) -> pd.DataFrame:
-    from tasks.reporting.progress import ProgressReporter
-
-    from tasks.llm.context import fit_to_context
-
+def planned_requests(variants: pd.DataFrame, cfg: LLMConfig):  # noqa: ANN201 - tasks.llm.context.ContextCheck
+    """The variants' LLM requests, checked against the run's budget and fitted to a local model's
+    context (prompts past it are refused or truncated)."""
     from tasks.llm.budget import check_budget, prompt_tokens_of
+    from tasks.llm.context import fit_to_context
 
     requests = assessment.build_requests(variants, cfg)
     check_budget(cfg, len(requests), prompt_tokens_of([r.prompt for r in requests],
                                                       [r.system for r in requests], cfg))
-    fit = fit_to_context(requests, cfg)  # prompts past a local model's context
+    return fit_to_context(requests, cfg)
+
+
+def prompt_shards(prompt_ids: list, size: int) -> list[list[int]]:
+    """Positions of ``prompt_ids`` in shards of ``size`` prompts (in order of first appearance), so a
+    prompt's items stay in one shard."""
+    by_prompt: dict[str, list[int]] = {}
+    for i, prompt in enumerate(prompt_ids):
+        by_prompt.setdefault(str(prompt), []).append(i)
+    groups = list(by_prompt.values())
+    return [[i for group in groups[k:k + size] for i in group] for k in range(0, len(groups), size)]
+
+
+@task(name="call-llm", cache_policy=None, persist_result=False)
+def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock_timeout: float) -> pd.DataFrame:
+    from tasks.reporting.progress import ProgressReporter
+
+    fit = planned_requests(variants, cfg)
     with ProgressReporter("LLM calls", unit="call") as progress:
         results = fit.merge(run_requests(fit.requests, cfg, Store(Path(duckdb_path), lock_timeout), progress=progress))
     return assessment.results_frame(results, cfg)
@@ -90,23 +105,16 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
     from prefect.futures import wait
 
     from flows.execution import gpu_annotation
-    from tasks.llm.budget import check_budget, prompt_tokens_of
-    from tasks.llm.context import fit_to_context
     from tasks.llm.runner import STOP_POLL_S, CacheWriter, cached_results, in_order, missing
     from tasks.llm.stop import raise_if_stopped
     from tasks.reporting.progress import ProgressReporter
 
-    requests = assessment.build_requests(variants, cfg)
-    check_budget(cfg, len(requests), prompt_tokens_of([r.prompt for r in requests],
-                                                      [r.system for r in requests], cfg))
-    fit = fit_to_context(requests, cfg)
+    fit = planned_requests(variants, cfg)
     store = Store(Path(duckdb_path), lock_timeout)
     done = cached_results(fit.requests, store)
-    by_prompt: dict[str, list[LLMRequest]] = {}
-    for req in missing(fit.requests, done):
-        by_prompt.setdefault(str(req.meta.get("prompt_id")), []).append(req)
-    prompts, size = list(by_prompt), execution.shard_size
-    shards = [[r for p in prompts[i:i + size] for r in by_prompt[p]] for i in range(0, len(prompts), size)]
+    todo = missing(fit.requests, done)
+    shards = [[todo[i] for i in shard]
+              for shard in prompt_shards([r.meta.get("prompt_id") for r in todo], execution.shard_size)]
     writer = CacheWriter(store, cfg, interval=0.0)
     with gpu_annotation(execution):  # a shard on a worker that dies is run again by Dask on another
         futures = [call_llm_shard_task.submit(shard, cfg) for shard in shards]
@@ -149,10 +157,9 @@ def score_answers(responses: pd.DataFrame, scoring: ScoringConfig, mcfg: Metrics
     """Score each distinct answered text once (embeddings only when a metric reads them), in shards
     of ``execution.shard_size`` prompts, each one task on the task runner and cached on its own."""
     answered = responses.loc[responses["ok"], ["prompt_id", "text"]]
-    prompts = sorted(set(answered["prompt_id"]))
-    size = execution.shard_size
-    shards = [sorted(set(answered.loc[answered["prompt_id"].isin(prompts[i:i + size]), "text"]))
-              for i in range(0, len(prompts), size)] or [[]]
+    texts = answered["text"].tolist()
+    shards = [sorted({texts[i] for i in shard})
+              for shard in prompt_shards(answered["prompt_id"].tolist(), execution.shard_size)] or [[]]
     embeddings = assessment.needs_embeddings(mcfg.names)
     parts = run_sharded(score_task, execution, [(texts, scoring, code, texts_digest(texts), embeddings)
                                                 for texts in shards])

@@ -99,7 +99,7 @@ def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarr
     ``again`` exchanges a row's two sides for the null. The running mass with nothing planted is
     computed once per realization; a step adds, for each planted answer, +1 (times the null's sign)
     from where side b's answer sat up to the top of the range, where it now sits."""
-    from tasks.resampling import Grid, Planted, SignedMass
+    from tasks.resampling import Grid, Planted, SignedMass, blocks
 
     grid = Grid(x, y, extra=[hi])
     n, points = len(x), len(grid.values)
@@ -111,18 +111,18 @@ def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarr
     left = np.where(stay, where[n:2 * n, None], where[:n, None])  # side b's answer of each row, on the grid
     side_a = np.where(stay, 1.0, -1.0)  # the signed mass at x_i (at y_i: its negative)
     total = np.full(1, float(n))
-    step = grid.block()
+    parts = list(blocks(stay.shape[1], grid.block()))
     base = [(SignedMass(grid, side_a[:, b], -side_a[:, b], total).cumulative.astype(np.float32),
              SignedMass(grid, sign[:, b] * side_a[:, b], -sign[:, b] * side_a[:, b], total).cumulative
-             .astype(np.float32)) for b in (slice(s, s + step) for s in range(0, stay.shape[1], step))]
+             .astype(np.float32)) for b in parts]
 
     def fires(share: float) -> tuple[float, float]:
         found, null = [], []
-        for i, start in enumerate(range(0, stay.shape[1], step)):
-            idx, cols = np.nonzero(turn[:, start:start + step] < share)
-            rows = left[idx, start + cols]
-            found.append(stat(Planted(grid, total, base[i][0], rows, cols, np.ones(len(idx)))))
-            null.append(stat(Planted(grid, total, base[i][1], rows, cols, sign[idx, start + cols])))
+        for (planted, swapped), b in zip(base, parts, strict=True):
+            idx, cols = np.nonzero(turn[:, b] < share)
+            rows = left[idx, b.start + cols]
+            found.append(stat(Planted(grid, total, planted, rows, cols, np.ones(len(idx)))))
+            null.append(stat(Planted(grid, total, swapped, rows, cols, sign[idx, b.start + cols])))
         found_all, null_all = np.concatenate(found), np.concatenate(null)
         bar = float(np.quantile(null_all, 1 - alpha))
         return float((found_all > bar + 1e-12).mean()), float(found_all.mean() - null_all.mean())

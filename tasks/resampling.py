@@ -105,19 +105,9 @@ class SignedMass:
             self._cumulative = np.cumsum(stacked, axis=0, out=stacked)
         return self._cumulative
 
-    @classmethod
-    def from_cumulative(cls, grid: Grid, cumulative: np.ndarray, total: np.ndarray) -> SignedMass:
-        """A block whose running sum is already known (the masses themselves are not kept)."""
-        mass = cls.__new__(cls)
-        mass.grid, mass.total, mass._cumulative, mass.mass_x = grid, total, cumulative, None
-        return mass
-
     def at_or_below(self, t: float) -> np.ndarray:
         """Per reweighting: the signed mass at values <= ``t`` (the cumulative at ``t``)."""
         g = self.grid
-        if self.mass_x is None:
-            j = int(np.searchsorted(g.values, t, side="right")) - 1
-            return self.cumulative[j] if j >= 0 else np.zeros(self.cumulative.shape[1])
         return ((g.x <= t).astype(float) @ self.mass_x + (g.y <= t).astype(float) @ self.mass_y
                 + (g.extra <= t).astype(float) @ self.mass_extra)
 
@@ -131,7 +121,7 @@ class Planted(SignedMass):
 
     def __init__(self, grid: Grid, total: np.ndarray, base: np.ndarray, rows: np.ndarray, cols: np.ndarray,
                  weights: np.ndarray) -> None:
-        self.grid, self.total, self.mass_x, self._cumulative = grid, total, None, None
+        self.grid, self.total, self._cumulative = grid, total, None
         self.base, self.rows, self.cols, self.weights = base, rows, cols, weights
 
     @property
@@ -164,7 +154,8 @@ def _apply(stats: dict[str, CdfStatistic], mass: SignedMass) -> dict[str, np.nda
         return {name: np.asarray(stat(mass), float) for name, stat in stats.items()}
 
 
-def _blocks(total: int, size: int) -> Iterator[slice]:
+def blocks(total: int, size: int) -> Iterator[slice]:
+    """Consecutive slices of ``size`` (the last one shorter) covering ``range(total)``."""
     for start in range(0, total, size):
         yield slice(start, min(total, start + size))
 
@@ -174,7 +165,7 @@ def bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, rows
     """Each statistic on every bootstrap resample of the pair (rows weighted by their prompt's count)."""
     grid = Grid(x, y)
     out = {name: np.empty(draws.resamples) for name in stats}
-    for block in _blocks(draws.resamples, grid.block()):
+    for block in blocks(draws.resamples, grid.block()):
         weights = draws.counts[rows, block].astype(float)
         for name, values in _apply(stats, SignedMass(grid, weights, -weights, weights.sum(axis=0))).items():
             out[name][block] = values
@@ -204,7 +195,7 @@ def gap_bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, 
     used = np.unique(rows)  # only the pair's own prompts need swap draws
     local = np.searchsorted(used, rows)
     out = {name: np.empty(draws.resamples) for name in stats}
-    for block in _blocks(draws.resamples, grid.block()):
+    for block in blocks(draws.resamples, grid.block()):
         counts = draws.counts[used, block].astype(np.int64)
         weights = counts[local].astype(float)
         total = weights.sum(axis=0)
@@ -228,7 +219,7 @@ def permutations(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, b
     flips = np.ascontiguousarray((rng.random((count, int(block_of_row.max()) + 1)) < 0.5).T)
     out = {name: np.empty(count) for name in stats}
     total = np.full(1, float(len(block_of_row)))
-    for block in _blocks(count, grid.block()):
+    for block in blocks(count, grid.block()):
         sign = 1.0 - 2.0 * flips[block_of_row, block]
         for name, values in _apply(stats, SignedMass(grid, sign, -sign, total)).items():
             out[name][block] = values
