@@ -75,11 +75,12 @@ def test_max_tokens_field_can_be_chosen(openai_server: FakeOpenAIServer, field: 
     assert body[sent] == 7 and absent not in body
 
 
-def test_azure_sends_max_completion_tokens(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+def test_azure_sends_max_completion_tokens(openai_server: FakeOpenAIServer, transport: str) -> None:  # noqa: F811
     endpoint = openai_server.base_url.removesuffix("/v1")
     cfg = LLMConfig(provider="azure", model="gpt-4o-mini", azure_endpoint=endpoint, azure_deployment="dep-1",
                     api_version="2024-10-21", api_key_env="EQUILENS_TEST_AZURE_KEY", max_tokens=9,
-                    max_retries=0, timeout=5.0)
+                    max_retries=0, timeout=5.0, http_client=transport)
     os.environ["EQUILENS_TEST_AZURE_KEY"] = "azure-test-key-123456"
     try:
         (res,) = run_requests(_reqs(cfg, ["hello"]), cfg)
@@ -88,6 +89,10 @@ def test_azure_sends_max_completion_tokens(openai_server: FakeOpenAIServer) -> N
     assert res.ok and res.text == "echo: hello"
     (body,) = openai_server.requests
     assert body["max_completion_tokens"] == 9 and "max_tokens" not in body
+    # Azure routing: the deployment's path, the API version, the key in its own header
+    assert openai_server.paths == ["/openai/deployments/dep-1/chat/completions?api-version=2024-10-21"]
+    (headers,) = openai_server.headers
+    assert headers["api-key"] == "azure-test-key-123456" and "authorization" not in headers
     assert length_cap_field(LLMConfig(provider="openai", model="gpt-4o-mini")) == "max_completion_tokens"
     assert length_cap_field(LLMConfig(provider="openai", model="m", base_url="https://api.openai.com/v1/")) == (
         "max_completion_tokens")

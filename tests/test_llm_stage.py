@@ -62,6 +62,40 @@ def test_persistent_failures_are_recorded_per_row(openai_server: FakeOpenAIServe
     assert len(results) == 7  # nothing dropped
 
 
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+def test_each_transport_records_the_same_error_classes(openai_server: FakeOpenAIServer, transport: str) -> None:  # noqa: F811
+    cfg = _cfg(openai_server, max_retries=0, timeout=0.5, http_client=transport)
+    rules = {"boom": "500", "slow": "hang", "busy": "429", "filtered": "content_filter"}
+    openai_server.fault_for = lambda body: rules.get(body["messages"][-1]["content"])
+    by = {r.request.prompt: r for r in run_requests(_reqs(cfg, [*rules, "fine"]), cfg)}
+    assert {p: by[p].error_class for p in [*rules, "fine"]} == {
+        "boom": "ServerError", "slow": "Timeout", "busy": "RateLimitError", "filtered": "ContentFilter", "fine": None}
+    openai_server.die_after(1)  # one more answer, then hang up on the next and refuse connections
+    one = cfg.model_copy(update={"max_concurrency": 1})
+    hung_up, refused = run_requests(_reqs(one, ["last", "gone"]), one)
+    assert hung_up.ok and refused.error_class == "ConnectionError"  # a dead server is no timeout
+
+
+def test_aiohttp_transport_keeps_max_concurrency_connections(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    openai_server.latency = 0.02
+    cfg = _cfg(openai_server, max_concurrency=6)
+    assert cfg.http_client == "aiohttp"
+    results = run_requests(_reqs(cfg, [f"p{i}" for i in range(60)]), cfg)
+    assert all(r.ok for r in results) and openai_server.connections == 6  # one pool, reused, never more
+
+
+def test_aiohttp_transport_looks_up_the_environment_proxy_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tasks.llm.aiohttp_post import env_proxy
+
+    monkeypatch.setenv("HTTP_PROXY", "http://user:secret@proxy.internal:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    found = env_proxy("http://llm.internal/v1/chat/completions")
+    assert str(found["proxy"]) == "http://proxy.internal:3128" and found["proxy_auth"].login == "user"
+    monkeypatch.setenv("NO_PROXY", "llm.internal")
+    assert env_proxy("http://llm.internal/v1/chat/completions") == {}
+
+
 def test_cache_makes_a_rerun_free(openai_server: FakeOpenAIServer, tmp_path: Path) -> None:  # noqa: F811
     cfg = _cfg(openai_server)
     store = Store(tmp_path / "e.duckdb")

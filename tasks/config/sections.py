@@ -111,7 +111,13 @@ class LLMConfig(_Strict):
     client_processes: int = Field(
         0, ge=0, le=64,
         description="Client processes sharing max_concurrency, the rate limit and one cache writer. 0 = auto: "
-                    "one per CPU core (at most 4) for 5,000+ remote calls at max_concurrency 16+, else 1",
+                    "one for http_client aiohttp; for httpx, one per CPU core (at most 4) for 5,000+ remote "
+                    "calls at max_concurrency 16+, else 1",
+    )
+    http_client: Literal["aiohttp", "httpx"] = Field(
+        "aiohttp",
+        description="Transport under the OpenAI client for remote providers: aiohttp (one connection pool, "
+                    "the least CPU per call) or httpx (several small pools). Both honour HTTP(S)_PROXY",
     )
     rate_limit: float | None = Field(None, gt=0, description="Requests per second (token bucket); none = no limit")
     timeout: float = Field(60.0, gt=0, description="Whole-request deadline in seconds, per attempt")

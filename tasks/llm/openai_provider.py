@@ -12,9 +12,12 @@ the request body is langchain-openai's own payload, built once with the system m
 and only the user message changes; it is posted through the OpenAI client that ``ChatOpenAI``
 configured (base URL, key, Azure deployment and headers, error classes), skipping the per-call
 message conversion, callback set-up, TypedDict transform and the thread hop langchain makes to parse
-each reply. Connections are spread over small httpx pools (:data:`CONNECTIONS_PER_POOL` connections each),
-because one httpcore pool scans all its connections for every request and answer, which at 32+
-connections costs more CPU than the call itself.
+each reply. With ``llm.http_client: aiohttp`` (the default) the request the OpenAI client would send
+is recorded once and posted over one aiohttp pool (:mod:`tasks.llm.aiohttp_post`), with the SDK's
+URL, headers and exception classes. With ``http_client: httpx``, connections are spread over small
+httpx pools (:data:`CONNECTIONS_PER_POOL` connections each), because one
+httpcore pool scans all its connections for every request and answer, which at 32+ connections costs
+more CPU than the call itself.
 
 The answer length cap goes out as ``max_completion_tokens`` (what langchain-openai sends, and what
 OpenAI and Azure read) and, for a custom ``base_url``, also as ``max_tokens``, the field that
@@ -83,6 +86,15 @@ def length_cap_kwargs(cfg: LLMConfig) -> dict[str, Any]:
 CONNECTIONS_PER_POOL = 4  # httpcore's pool costs O(connections) per request: keep pools small (1, 2, 4, 32 measured; 4 best)
 
 
+def httpx_pools(cfg: LLMConfig) -> list[Any]:
+    """``llm.http_client: httpx``: one httpx client per :data:`CONNECTIONS_PER_POOL` connections."""
+    import httpx
+
+    npools = max(1, -(-cfg.max_concurrency // CONNECTIONS_PER_POOL))
+    limits = httpx.Limits(max_connections=CONNECTIONS_PER_POOL, max_keepalive_connections=CONNECTIONS_PER_POOL)
+    return [httpx.AsyncClient(timeout=cfg.timeout + 1.0, limits=limits) for _ in range(npools)]
+
+
 class OpenAIChatProvider:
     """One chat completion per call through ``ChatOpenAI`` / ``AzureChatOpenAI``'s OpenAI client."""
 
@@ -103,6 +115,7 @@ class OpenAIChatProvider:
         self._http: Any = None
         self._pools: list[Any] = []  # (openai client, its httpx client), one per few connections
         self._next_pool: Any = None
+        self._aiohttp: Any = None  # tasks.llm.aiohttp_post.AiohttpPost, for llm.http_client: aiohttp
         self._template: dict[str, Any] | None = None
 
     def _client(self) -> Any:
@@ -135,14 +148,9 @@ class OpenAIChatProvider:
         return self._llm
 
     async def aopen(self) -> None:
-        self._open()
-
-    def _open(self) -> None:
-        """The chat model, the request template and the connection pools (once per event loop)."""
+        """The chat model, the request template and the connections (once per event loop)."""
         if self._template is not None:
             return
-        import httpx
-
         llm = self._client()
         payload = llm._get_request_payload([("system", self.cfg.system_prompt), ("human", "")])
         payload.update(payload.pop("extra_body", None) or {})  # what create() would merge into the JSON
@@ -152,25 +160,33 @@ class OpenAIChatProvider:
         messages = payload["messages"]
         if len(messages) != 2 or messages[1].get("role") != "user":
             raise ProviderError(f"unexpected langchain-openai request layout: {[m.get('role') for m in messages]}")
-        npools = max(1, -(-self.cfg.max_concurrency // CONNECTIONS_PER_POOL))
-        limits = httpx.Limits(max_connections=CONNECTIONS_PER_POOL, max_keepalive_connections=CONNECTIONS_PER_POOL)
-        for _ in range(npools):
-            http = httpx.AsyncClient(timeout=self.cfg.timeout + 1.0, limits=limits)
-            self._pools.append((llm.root_async_client.with_options(http_client=http), http))
-        self._next_pool = itertools.cycle([client for client, _ in self._pools])
+        if self.cfg.http_client == "aiohttp":
+            from tasks.llm.aiohttp_post import AiohttpPost
+
+            self._aiohttp = await AiohttpPost.open(llm.root_async_client, "/chat/completions", payload,
+                                                   self.cfg.max_concurrency, self.cfg.timeout + 1.0)
+        else:
+            for http in httpx_pools(self.cfg):
+                self._pools.append((llm.root_async_client.with_options(http_client=http), http))
+            self._next_pool = itertools.cycle([client for client, _ in self._pools])
         self._template = payload
 
-    async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None) -> Completion:
+    async def _post(self, body: dict[str, Any]) -> bytes:
+        if self._aiohttp is not None:
+            return await self._aiohttp.post(body)
         import httpx
 
-        self._open()
+        return (await next(self._next_pool).post("/chat/completions", body=body, cast_to=httpx.Response)).content
+
+    async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None) -> Completion:
+        if self._template is None:
+            await self.aopen()
         body = dict(self._template)  # type: ignore[arg-type]
         sys_msg, user = body["messages"]
         if system is not None:
             sys_msg = {**sys_msg, "content": system}
         body["messages"] = [sys_msg, {**user, "content": prompt}]
-        response = await next(self._next_pool).post("/chat/completions", body=body, cast_to=httpx.Response)
-        return parse_chat_completion(response.content)
+        return parse_chat_completion(await self._post(body))
 
     def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int]) -> list[Completion]:
         raise NotImplementedError("remote providers are called one prompt at a time")
@@ -178,9 +194,11 @@ class OpenAIChatProvider:
     async def aclose(self) -> None:
         for _, http in self._pools:
             await http.aclose()
+        if self._aiohttp is not None:
+            await self._aiohttp.aclose()
         if self._http is not None:
             await self._http.aclose()
-        self._llm = self._http = self._next_pool = self._template = None
+        self._llm = self._http = self._next_pool = self._template = self._aiohttp = None
         self._pools = []
 
 

@@ -197,12 +197,17 @@ MAX_AUTO_PROCESSES = 4
 def client_processes(cfg: LLMConfig, calls: int) -> int:
     """How many client processes answer ``calls`` remote calls: ``llm.client_processes``, or by size.
 
-    Auto (0): one per CPU core (at most 4) for remote providers with 2,000+ calls to make at
-    ``max_concurrency`` 16+, else 1. Never more processes than in-flight slots.
+    Auto (0): one process for the aiohttp transport, which needs about 0.3 ms of CPU per call (one
+    core keeps ~3,000 calls/s going; a second process measured 0.55 of one's throughput at
+    concurrency 128, see ``tests/benchmarks/bench_llm_stage.py``). For the httpx transport, one per
+    CPU core (at most 4) for remote providers with 5,000+ calls to make at ``max_concurrency`` 16+,
+    else 1. Never more processes than in-flight slots.
     """
     if cfg.provider == "local":
         return 1
     n = cfg.client_processes
+    if n == 0 and cfg.http_client == "aiohttp":
+        n = 1
     if n == 0:
         big = calls >= PARALLEL_MIN_CALLS and cfg.max_concurrency >= PARALLEL_MIN_CONCURRENCY
         n = min(len(os.sched_getaffinity(0)), MAX_AUTO_PROCESSES) if big else 1

@@ -3,7 +3,7 @@
 ``POST /v1/chat/completions`` answers deterministically: ``server.reply(body) -> str`` (by default
 ``"echo: <last user message>"``), ``n`` identical choices, ``usage`` counted in words. ``GET /v1/models``
 lists one model. Every request is recorded (``server.requests``: parsed JSON bodies, ``server.headers``:
-lower-cased headers, ``server.times``: ``time.monotonic()`` at arrival, in arrival order).
+lower-cased headers, ``server.paths``: path and query, ``server.times``: ``time.monotonic()`` at arrival, in arrival order).
 
 Faults, scripted per call (``server.fail_next(kind, times=1, **opts)``, consumed in order) or by rule
 (``server.fault_for = lambda body: kind | (kind, opts) | None``, consulted when the queue is empty):
@@ -158,6 +158,7 @@ class FakeOpenAIServer:
         self.length_fields = length_fields
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []
         self.times: list[float] = []
         self.answers = 0  # normal answers sent
         self.dead = False
@@ -233,6 +234,7 @@ class FakeOpenAIServer:
         with self._lock:
             self.requests.clear()
             self.headers.clear()
+            self.paths.clear()
             self.times.clear()
             self._queue.clear()
 
@@ -259,10 +261,11 @@ class FakeOpenAIServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _record(self, body: dict, headers: dict[str, str], arrived: float) -> None:
+    def _record(self, body: dict, headers: dict[str, str], path: str, arrived: float) -> None:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
+            self.paths.append(path)
             self.times.append(arrived)
             self._lock.notify_all()
 
@@ -328,7 +331,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             except ValueError as exc:
                 self._send(400, _error(f"invalid JSON body: {exc}", "invalid_request_error"))
                 return
-            server._record(body, {k.lower(): v for k, v in self.headers.items()}, arrived)
+            server._record(body, {k.lower(): v for k, v in self.headers.items()}, self.path, arrived)
             if server.latency:
                 server._stop.wait(server.latency)
             try:

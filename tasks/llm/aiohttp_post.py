@@ -1,0 +1,109 @@
+"""Chat-completion requests over one aiohttp connection pool, sent as the OpenAI client would send them.
+
+The OpenAI SDK spends most of a call's client CPU building each request (options, URL parsing, header
+merging, an httpx request object) and wrapping each reply, several times what the HTTP exchange itself
+costs. :class:`AiohttpPost` asks the SDK once, when the run's client opens, to build a request through
+a transport that only records it; the URL (base URL, Azure deployment path and ``api-version``) and the
+headers (the key, the SDK's own headers) it records are then reused for every call, and only the JSON
+body changes. Replies come back as bytes. Failures are the SDK's own exception classes, so the runner's
+error classes, ``Retry-After`` handling and retries are unchanged:
+
+* a reply of status 400 or more becomes the exception the SDK raises for it (``RateLimitError``,
+  ``InternalServerError``, a content filter's ``BadRequestError``, ...);
+* a refused, reset or closed connection is an ``APIConnectionError``;
+* a socket read or connect past its timeout is an ``APITimeoutError`` (the runner's ``llm.timeout``
+  still bounds the whole request).
+
+The recorded headers hold the API key: they live in this object only and are never logged or stored.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+DROPPED_HEADERS = frozenset({"content-length", "host", "idempotency-key"})  # per request: aiohttp's or unique
+
+
+def _http_module() -> Any:
+    """The httpx package the OpenAI SDK is built on (``httpx2`` in recent releases, ``httpx`` before)."""
+    try:
+        import httpx2
+
+        return httpx2
+    except ImportError:
+        import httpx
+
+        return httpx
+
+
+def env_proxy(url: str) -> dict[str, Any]:
+    """The proxy that ``HTTP(S)_PROXY`` / ``NO_PROXY`` name for ``url``, looked up once.
+
+    aiohttp's ``trust_env`` would look it up again in a worker thread for every request.
+    """
+    from aiohttp.helpers import get_env_proxy_for_url
+    from yarl import URL
+
+    try:
+        proxy, auth = get_env_proxy_for_url(URL(url))
+    except LookupError:  # no proxy set for this scheme, or the host is in NO_PROXY
+        return {}
+    return {"proxy": proxy, "proxy_auth": auth}
+
+
+class AiohttpPost:
+    """POST a chat-completion body to one recorded URL with the recorded headers, over one aiohttp pool."""
+
+    def __init__(self, client: Any, request: Any, connections: int, timeout: float) -> None:
+        import aiohttp
+
+        self._client = client  # the OpenAI client: it turns an error reply into its exception
+        self._request = request  # the recorded request, attached to exceptions as the SDK does
+        self.url = str(request.url)
+        self._headers = {k: v for k, v in request.headers.items() if k.lower() not in DROPPED_HEADERS}
+        self._proxy = env_proxy(self.url)
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=connections),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout, sock_read=timeout),
+        )
+
+    @classmethod
+    async def open(cls, client: Any, path: str, body: dict, connections: int, timeout: float) -> AiohttpPost:
+        """Record the request ``client.post(path, body=body)`` would send, and open the pool."""
+        http = _http_module()
+        recorded: list[Any] = []
+
+        def record(request: Any) -> Any:
+            recorded.append(request)
+            return http.Response(200, json={}, request=request)
+
+        probe = http.AsyncClient(transport=http.MockTransport(record))
+        try:
+            await client.with_options(http_client=probe, max_retries=0).post(path, body=body, cast_to=http.Response)
+        finally:
+            await probe.aclose()
+        return cls(client, recorded[-1], connections, timeout)
+
+    async def post(self, body: dict) -> bytes:
+        """The reply body of one POST; the SDK's exception for an error status or a failed connection."""
+        import aiohttp
+        import openai
+
+        data = json.dumps(body, ensure_ascii=False).encode()
+        try:
+            async with self._session.post(self.url, data=data, headers=self._headers, **self._proxy) as reply:
+                raw = await reply.read()
+                status, headers = reply.status, reply.raw_headers
+        except (aiohttp.ServerTimeoutError, TimeoutError) as err:
+            raise openai.APITimeoutError(request=self._request) from err
+        except aiohttp.ClientError as err:
+            raise openai.APIConnectionError(message=f"{type(err).__name__}: {err}", request=self._request) from err
+        if status >= 400:
+            http = _http_module()
+            response = http.Response(status, headers=list(headers), content=raw, request=self._request)
+            raise self._client._make_status_error_from_response(response)
+        return raw
+
+    async def aclose(self) -> None:
+        await self._session.close()
