@@ -47,15 +47,15 @@ class Draws:
 
     @classmethod
     def draw(cls, clusters: Sequence[object], resamples: int, seed: int) -> Draws:
+        from tasks.stats import cluster_draws
+
         ids = np.unique(np.asarray(clusters, dtype=object).astype(str))
         k, resamples = len(ids), max(resamples, 0)
         rng = np.random.default_rng(seed)
         counts = np.zeros((resamples, k), np.uint16)
         step = max(1, BLOCK // max(k, 1))
         for start in range(0, resamples, step):
-            m = min(step, resamples - start)
-            drawn = rng.integers(0, k, (m, k)) + (np.arange(m) * k)[:, None]
-            counts[start:start + m] = np.bincount(drawn.ravel(), minlength=m * k).reshape(m, k)
+            counts[start:start + step] = cluster_draws(rng, k, min(step, resamples - start))
         return cls(ids, np.ascontiguousarray(counts.T))
 
     @property

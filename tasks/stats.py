@@ -3,7 +3,7 @@
 The ``count`` responses to one prompt are not independent, so resampling rows would give
 intervals that are too narrow. We resample prompt clusters with replacement and recompute the
 metric on the rows of the drawn clusters. Mean-type metrics use a vectorised path (cluster sums
-times a multinomial count matrix); others call the metric function once per resample.
+times a matrix of cluster draw counts); others call the metric function once per resample.
 """
 
 from __future__ import annotations
@@ -28,6 +28,14 @@ def _cluster_index(clusters: Sequence[object]) -> tuple[np.ndarray, int]:
     return inverse, int(inverse.max()) + 1 if len(inverse) else 0
 
 
+def cluster_draws(rng: np.random.Generator, k: int, m: int) -> np.ndarray:
+    """(m, k) counts: how often each of ``k`` clusters is drawn in each of ``m`` bootstrap resamples
+    of ``k`` draws with replacement (a multinomial with equal odds, from ``m * k`` uniform integers,
+    many times faster than numpy's multinomial for large ``k``)."""
+    drawn = rng.integers(0, k, (m, k)) + (np.arange(m) * k)[:, None]
+    return np.bincount(drawn.ravel(), minlength=m * k).reshape(m, k)
+
+
 def bootstrap_mean(
     values: np.ndarray, clusters: Sequence[object], resamples: int, confidence: float, seed: int
 ) -> Estimate:
@@ -47,7 +55,7 @@ def bootstrap_mean(
     chunk = max(1, 2_000_000 // k)
     for start in range(0, resamples, chunk):
         m = min(chunk, resamples - start)
-        counts = rng.multinomial(k, np.full(k, 1.0 / k), size=m).astype(np.float64)
+        counts = cluster_draws(rng, k, m).astype(np.float64)
         stats[start : start + m] = (counts @ sums) / (counts @ sizes)
     a = (1 - confidence) / 2
     low, high = np.quantile(stats, [a, 1 - a])

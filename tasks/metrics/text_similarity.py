@@ -25,7 +25,7 @@ import math
 import re
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -193,15 +193,40 @@ def sentence_bleu(reference: Sequence[str], candidate: Sequence[str], max_n: int
 
 def _min_bleu(a: Sequence[str], b: Sequence[str], max_n: int = 4) -> float:
     """min(BLEU(a→b), BLEU(b→a)) with the clipped matches counted once for both directions."""
-    la, lb = len(a), len(b)
+    return _min_bleu_of_grams(_gram_table(tuple(a), max_n), _gram_table(tuple(b), max_n))
+
+
+GramTable = tuple[int, tuple[dict, ...], tuple[bool, ...]]
+"""(token count, {n-gram's hash: count} for n = 1..max_n, whether every n-gram of that order occurs once)."""
+
+
+def _gram_table(tokens: tuple[str, ...], max_n: int = 4) -> GramTable:
+    """A text's n-grams, each keyed by its hash: pairs compare ints instead of re-hashing tuples of
+    words (two distinct n-grams of one order share a 64-bit hash with odds of about 2^-64)."""
+    grams = tuple(Counter(hash(tokens[i : i + n]) for i in range(len(tokens) - n + 1)) for n in range(1, max_n + 1))
+    return len(tokens), grams, tuple(len(g) == max(0, len(tokens) - n + 1) for n, g in enumerate(grams, 1))
+
+
+@lru_cache(maxsize=TOKEN_CACHE_SIZE)
+def _bleu_grams(text: str) -> GramTable:
+    """The n-gram table of a text's BLEU tokens, built once per distinct text."""
+    return _gram_table(_bleu_tokens(text))
+
+
+def _min_bleu_of_grams(ga: GramTable, gb: GramTable) -> float:
+    la, grams_a, once_a = ga
+    lb, grams_b, once_b = gb
     if la == 0 or lb == 0:
         return 0.0
+    max_n = len(grams_a)
     log_a = log_b = 0.0  # log precisions with a as the candidate, and with b
     for n in range(1, max_n + 1):
-        ca, cb = _ngrams(a, n), _ngrams(b, n)
-        if len(ca) > len(cb):
-            ca, cb = cb, ca
-        matched = sum(min(cnt, cb[g]) for g, cnt in ca.items() if g in cb)
+        ca, cb = grams_a[n - 1], grams_b[n - 1]
+        common = ca.keys() & cb.keys()
+        if once_a[n - 1] or once_b[n - 1]:  # one side counts each n-gram once: min(count) is 1 per common one
+            matched = len(common)
+        else:
+            matched = sum(min(ca[g], cb[g]) for g in common)
         if matched == 0:
             if n == 1:
                 return 0.0
@@ -213,18 +238,23 @@ def _min_bleu(a: Sequence[str], b: Sequence[str], max_n: int = 4) -> float:
     return min(bleu_a, bleu_b)
 
 
+def per_distinct_pair(score: Callable[[str, str], float], texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
+    """``score(a, b)`` for each pair of texts, computed once per distinct pair (answers recur across
+    the floor, the cross-group pairs and their other-content pairs; a deterministic endpoint repeats them)."""
+    memo: dict[tuple[str, str], float] = {}
+    out = np.empty(len(texts1))
+    for i, key in enumerate(zip(texts1, texts2, strict=True)):
+        value = memo.get(key)
+        if value is None:
+            value = memo[key] = score(*key)
+        out[i] = value
+    return out
+
+
 def pairwise_rouge_l(texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
-    return np.fromiter(
-        (rouge_l_f(_rouge_tokens(a), _rouge_tokens(b)) for a, b in zip(texts1, texts2, strict=True)),
-        dtype=np.float64,
-        count=len(texts1),
-    )
+    return per_distinct_pair(lambda a, b: rouge_l_f(_rouge_tokens(a), _rouge_tokens(b)), texts1, texts2)
 
 
 def pairwise_min_bleu(texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
     """min(BLEU(a→b), BLEU(b→a)) per pair, as in LangFair's counterfactual BLEU."""
-    return np.fromiter(
-        (_min_bleu(_bleu_tokens(a), _bleu_tokens(b)) for a, b in zip(texts1, texts2, strict=True)),
-        dtype=np.float64,
-        count=len(texts1),
-    )
+    return per_distinct_pair(lambda a, b: _min_bleu_of_grams(_bleu_grams(a), _bleu_grams(b)), texts1, texts2)

@@ -40,6 +40,7 @@ class _MetricContext:
         self.boot = dict(resamples=cfg.bootstrap_resamples, confidence=cfg.confidence, seed=cfg.seed)
         self.rows: list[dict] = []
         self.draws: Any = None  # the attribute's bootstrap draws (tasks.resampling.Draws), shared by its pairs
+        self._neutral: dict[str, dict[str, str]] = {}  # attribute -> {text: neutralized text}
 
     def draw_for(self, prompts: Any) -> None:
         """Make the bootstrap draws every pair and metric of one attribute shares, over its prompts."""
@@ -71,8 +72,6 @@ class _MetricContext:
     def similarity_values(self, name: str, pair: PairData, lexicon) -> np.ndarray:  # noqa: ANN001
         """Per-row similarity of the two sides for a ``embeddings`` or ``texts`` metric: its
         registered per-pair step on the rows' embeddings or (neutralized) texts."""
-        from tasks.inputs.expansion import neutralize
-
         per_pair = self.specs[name].per_item
         if self.specs[name].inputs == "embeddings":
             emb = self.scores.embeddings
@@ -80,8 +79,19 @@ class _MetricContext:
             return per_pair(np.stack([emb[h] for h in h1]), np.stack([emb[h] for h in h2]))
         t1, t2 = pair.texts1, pair.texts2
         if self.cfg.neutralize and lexicon is not None:  # no lexicon (brought groups): nothing to mask
-            t1, t2 = neutralize(t1, lexicon), neutralize(t2, lexicon)
+            t1, t2 = self.neutral(t1, lexicon), self.neutral(t2, lexicon)
         return per_pair(t1, t2)
+
+    def neutral(self, texts: list[str], lexicon) -> list[str]:  # noqa: ANN001
+        """The texts with the lexicon's terms masked (:func:`neutralize`), each distinct text once per
+        attribute: an answer recurs in its floor, cross-group and other-content pairs."""
+        from tasks.inputs.expansion import neutralize
+
+        memo = self._neutral.setdefault(lexicon.attribute, {})
+        missing = [t for t in dict.fromkeys(texts) if t not in memo]
+        if missing:
+            memo.update(zip(missing, neutralize(missing, lexicon), strict=True))
+        return [memo[t] for t in texts]
 
     def similarity_details(self, name: str, lexicon=None) -> dict:  # noqa: ANN001
         if self.specs[name].inputs == "embeddings":
