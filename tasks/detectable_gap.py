@@ -208,7 +208,10 @@ def _smallest_share(fires: Callable[[float], tuple[float, float]], power: float,
     """The smallest planted share that ``fires`` (share -> (share of realizations found, mean gap))
     finds with ``power``, by bisection to 1e-4, and its mean gap; none when even the full share
     (``at_full``, in words up to "found") falls short. The realizations' draws are fixed, so power
-    rises with the share."""
+    rises with the share. Each share is simulated once (the last step's share is not run again)."""
+    from functools import cache
+
+    fires = cache(fires)
     got, _ = fires(1.0)
     if got < power:
         return DetectableGap(None, None, power, f"{at_full} found in only {got:.0%} of simulated runs")

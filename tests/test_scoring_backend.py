@@ -88,3 +88,16 @@ def test_fast_tokenizers_give_nltks_tokens() -> None:
     # a text in several pairs is tokenised once, and repeated calls give the same values
     first = pairwise_min_bleu(TEXTS, TEXTS[::-1])
     np.testing.assert_array_equal(first, pairwise_min_bleu(TEXTS, TEXTS[::-1]))
+
+
+def test_each_distinct_text_pair_is_scored_once() -> None:
+    from tasks.metrics.text_similarity import per_distinct_pair
+
+    calls: list[tuple[str, str]] = []
+
+    def score(a: str, b: str) -> float:
+        calls.append((a, b))
+        return float(len(a) - len(b))
+
+    out = per_distinct_pair(score, ["a", "bb", "a", "a"], ["c", "d", "c", "dd"])
+    assert out.tolist() == [0.0, 1.0, 0.0, -1.0] and calls == [("a", "c"), ("bb", "d"), ("a", "dd")]
