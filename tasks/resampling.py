@@ -72,17 +72,35 @@ class Draws:
 
 
 class Grid:
-    """The pair's scores (and any extra points) sorted once."""
+    """The pair's scores (and any extra points) sorted once, with equal scores on one grid point.
+
+    A statistic of the two CDFs reads them only where the score changes, so tied scores (a scorer
+    that rounds, as VADER does to four decimals, or a deterministic endpoint's repeated answers) are
+    summed into one point: the running sums, and every step after them, are as long as the number
+    of distinct scores, not of answers."""
 
     def __init__(self, x: np.ndarray, y: np.ndarray, extra: Sequence[float] = ()) -> None:
         self.x, self.y, self.extra = np.asarray(x, float), np.asarray(y, float), np.asarray(extra, float)
         z = np.concatenate([self.x, self.y, self.extra])
         self.order = np.argsort(z, kind="stable")
-        self.values = z[self.order]
+        ordered = z[self.order]
+        first = np.ones(len(z), bool)  # the first of a run of equal scores in sorted order
+        np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+        self.starts = np.flatnonzero(first)
+        self.values = ordered[self.starts]  # the distinct scores, ascending
+        self.place = np.empty(len(z), np.int64)  # each point's distinct score, as an index into values
+        self.place[self.order] = np.cumsum(first) - 1
+        self.points = len(z)
+
+    def summed(self, stacked: np.ndarray) -> np.ndarray:
+        """Rows of ``stacked`` (points in sorted order) summed per distinct score."""
+        if len(self.values) == self.points:
+            return stacked
+        return np.add.reduceat(stacked, self.starts, axis=0)
 
     def block(self) -> int:
         """Reweightings per block."""
-        return max(1, BLOCK // max(len(self.values), 1))
+        return max(1, BLOCK // max(self.points, 1))
 
 
 class SignedMass:
@@ -101,7 +119,7 @@ class SignedMass:
     def cumulative(self) -> np.ndarray:
         """(grid points, reweightings): side a's CDF minus side b's, times ``total``."""
         if self._cumulative is None:
-            stacked = np.concatenate([self.mass_x, self.mass_y, self.mass_extra])[self.grid.order]
+            stacked = self.grid.summed(np.concatenate([self.mass_x, self.mass_y, self.mass_extra])[self.grid.order])
             self._cumulative = np.cumsum(stacked, axis=0, out=stacked)
         return self._cumulative
 

@@ -34,11 +34,14 @@ def test_a_reweighting_gives_the_value_of_the_repeated_rows_worked_by_hand() -> 
     assert _stat("weak_sentiment_parity")(swapped, threshold=0.5)[0] == pytest.approx(1 / 3)
 
 
+@pytest.mark.parametrize("decimals", [None, 1])  # 1: most scores tied, summed into 11 grid points
 @pytest.mark.parametrize("name", PARITY)
-def test_every_bootstrap_resample_equals_the_metric_on_the_resampled_rows(name: str) -> None:
+def test_every_bootstrap_resample_equals_the_metric_on_the_resampled_rows(name: str, decimals: int | None) -> None:
     rng = np.random.default_rng(0)
     x, y = rng.random(120), rng.random(120)
     x[:6] = y[6:12] = 0.5  # ties at the threshold count as not above it
+    if decimals is not None:
+        x, y = x.round(decimals), y.round(decimals)
     clusters = np.repeat(np.arange(30), 4).astype(str)
     draws = rs.Draws.draw(clusters, 25, seed=3)
     rows = draws.rows(clusters)
@@ -70,13 +73,16 @@ def test_a_swap_moves_a_binomial_half_of_a_prompts_drawn_copies() -> None:
     np.testing.assert_allclose(moved.var(axis=1), np.arange(13) / 4, atol=0.06)
 
 
+@pytest.mark.parametrize("decimals", [None, 2])  # 2: scores rounded as a scorer does, ties summed on the grid
 @pytest.mark.parametrize("name", PARITY)
-def test_the_detectable_gap_on_the_grid_equals_the_sorted_one(name: str) -> None:
+def test_the_detectable_gap_on_the_grid_equals_the_sorted_one(name: str, decimals: int | None) -> None:
     from tasks.detectable_gap import parity_detectable_gap
 
     rng = np.random.default_rng(4)
     x = rng.beta(2, 5, 400)
     y = np.clip(x + rng.normal(0, 0.1, 400), 0, 1)
+    if decimals is not None:
+        x, y = x.round(decimals), y.round(decimals)
     clusters = np.repeat(np.arange(100), 4).astype(str)
     spec = METRICS.get(name)
     sorted_rows = parity_detectable_gap(spec.fn, x, y, clusters, tests=2, seed=5, realizations=400)
