@@ -111,10 +111,31 @@ def test_a_local_clusters_workers_report_to_the_runs_own_prefect_server(openai_s
         "validation: {enabled: false}\nstorage: {duckdb_path: e.duckdb, reports_dir: null}\n")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")},
            "PREFECT_LOGGING_LEVEL": "INFO"}  # each process that starts a server says so
-    run = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg), "--debug"], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stderr.count("Starting temporary server") == 1, run.stderr[-3000:]
+    import time
+
+    import psutil
+
+    # its own session, so every process it starts (server, scheduler, nannies, workers) can be found after
+    run = subprocess.Popen([sys.executable, "-m", "flows", "run", str(cfg), "--debug"], cwd=tmp_path, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    _, stderr = run.communicate(timeout=300)
+    assert run.returncode == 0, stderr[-3000:]
+    assert stderr.count("Starting temporary server") == 1, stderr[-3000:]
+
+    def left() -> list[str]:
+        found = []
+        for proc in psutil.process_iter(["pid", "cmdline"]):
+            try:
+                if os.getsid(proc.pid) == run.pid:
+                    found.append(" ".join(proc.info["cmdline"] or [])[:120])
+            except (ProcessLookupError, PermissionError):
+                continue
+        return found
+
+    deadline = time.monotonic() + 5
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left(), left()  # nothing the run started outlives it
 
 
 def test_a_worker_killed_mid_run_costs_only_its_shard(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
@@ -149,6 +170,10 @@ def test_a_worker_killed_mid_run_costs_only_its_shard(prefect_harness, openai_se
         run.join(timeout=240)
         assert "result" in out, "the run did not complete after a worker died"
         shard_runs = _task_runs_recorded("call-llm-shard") - before
+        # no worker started a process of its own (a temporary Prefect server, as each did when it was
+        # given no API address), so none is left behind when a worker stops
+        assert client.run(lambda: len(__import__("psutil").Process().children(recursive=True))) == {
+            w: 0 for w in client.scheduler_info()["workers"]}
     with duckdb.connect(str(tmp_path / "kill.duckdb"), read_only=True) as con:
         stored, keys = con.execute("SELECT count(*), count(DISTINCT cache_key) FROM response_cache").fetchone()
         answered = con.execute("SELECT count(*) FROM responses WHERE run_id = ? AND ok",
