@@ -12,6 +12,7 @@ a model load or an embedding batch), and a second signal does it at once.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -83,8 +84,17 @@ def stop_on_signals(grace: float = GRACE_S) -> Iterator[None]:
         request_stop(signum)  # the first request starts the watchdog
         raise Interrupted(signum)
 
+    dask_log = logging.getLogger("distributed")
+    dask_level = dask_log.level
+
+    def quiet_cluster_teardown(signum: int) -> None:
+        """A local Dask cluster closes while its connections are still sending; its scheduler logs
+        those as tracebacks. After a stop they are expected, not errors of the run."""
+        dask_log.setLevel(logging.CRITICAL)
+
     previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
     unregister = on_stop(start_watchdog)
+    unquiet = on_stop(quiet_cluster_teardown)
     _watching[0] = True
     for sig in SIGNALS:
         signal.signal(sig, handler)
@@ -93,6 +103,8 @@ def stop_on_signals(grace: float = GRACE_S) -> Iterator[None]:
     finally:
         _watching[0] = False
         unregister()
+        unquiet()
+        dask_log.setLevel(dask_level)
         for sig, old in previous.items():
             signal.signal(sig, old)
 

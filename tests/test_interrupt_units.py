@@ -214,3 +214,22 @@ def test_a_second_signal_stops_at_once() -> None:
         proc.kill()
     assert time.monotonic() - t0 < 4.0
     assert "a second signal" in proc.stderr.read()
+
+
+def test_a_stop_quiets_dask_teardown_tracebacks_for_the_run_only() -> None:
+    """After Ctrl-C a local cluster closes with connections still sending, and distributed's scheduler
+    logged that as a traceback on the user's terminal; the stop quiets its loggers until the run ends."""
+    import logging
+
+    from flows.interrupt import stop_on_signals
+
+    dask_log = logging.getLogger("distributed")
+    before = dask_log.level
+    try:
+        with stop_on_signals(grace=60.0):
+            assert dask_log.level == before
+            request_stop(signal.SIGINT)  # in-process: no signal was received, so no watchdog starts
+            assert dask_log.getEffectiveLevel() == logging.CRITICAL
+        assert dask_log.level == before
+    finally:
+        clear_stop()

@@ -57,10 +57,13 @@ class AiohttpPost:
 
     def __init__(self, client: Any, request: Any, connections: int, timeout: float) -> None:
         import aiohttp
+        from yarl import URL
 
         self._client = client  # the OpenAI client: it turns an error reply into its exception
         self._request = request  # the recorded request, attached to exceptions as the SDK does
-        self.url = str(request.url)
+        # credentials in the base URL reach the server as the Basic header httpx built from them (in
+        # the recorded headers); aiohttp refuses a URL with them beside an Authorization header
+        self.url = str(URL(str(request.url)).with_user(None))
         self._headers = {k: v for k, v in request.headers.items() if k.lower() not in DROPPED_HEADERS}
         self._proxy = env_proxy(self.url)
         self._session = aiohttp.ClientSession(
