@@ -168,7 +168,10 @@ def rouge_l_f(a_tokens: Sequence[str], b_tokens: Sequence[str]) -> float:
 
 
 def _ngrams(tokens: Sequence[str], n: int) -> Counter:
-    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+    """{n-gram's hash: count}: pairs compare ints instead of re-hashing tuples of words (two distinct
+    n-grams of one order share a 64-bit hash with odds of about 2^-64)."""
+    tokens = tuple(tokens)
+    return Counter(hash(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 def sentence_bleu(reference: Sequence[str], candidate: Sequence[str], max_n: int = 4) -> float:
@@ -201,9 +204,8 @@ GramTable = tuple[int, tuple[dict, ...], tuple[bool, ...]]
 
 
 def _gram_table(tokens: tuple[str, ...], max_n: int = 4) -> GramTable:
-    """A text's n-grams, each keyed by its hash: pairs compare ints instead of re-hashing tuples of
-    words (two distinct n-grams of one order share a 64-bit hash with odds of about 2^-64)."""
-    grams = tuple(Counter(hash(tokens[i : i + n]) for i in range(len(tokens) - n + 1)) for n in range(1, max_n + 1))
+    """A text's n-grams of every order (:func:`_ngrams`), and which orders count each n-gram once."""
+    grams = tuple(_ngrams(tokens, n) for n in range(1, max_n + 1))
     return len(tokens), grams, tuple(len(g) == max(0, len(tokens) - n + 1) for n, g in enumerate(grams, 1))
 
 
