@@ -3,12 +3,15 @@ stated power, found by planting a difference in the run's own data (parity and s
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
+from tasks.chunked import run_chunked
 from tasks.stats import _cluster_blocks, _rowwise, _swapped
 
 
@@ -183,23 +186,44 @@ def similarity_detectable_gap(
     parts = np.ascontiguousarray((rng.random((realizations, k, PARTS)) * QUANTA).astype(np.uint16).transpose(2, 0, 1))
     bar = float(student.ppf(1 - (1 - confidence) / max(tests, 1) / 2, k - 1))
     # a realization's per-prompt differences are d = sign * d0 + changed * drop, changed the share of
-    # the prompt's parts below the planted share; their sum and sum of squares are matrix-vector
-    # products, so a step of the bisection compares the parts and makes three of them
+    # the prompt's parts below the planted share; their sum and sum of squares take three sums over
+    # the prompts (:func:`_planted_sums`, one pass over the parts per bisection step)
     unplanted, squares, crossed, dropped = signs @ d0, float(d0 @ d0), d0 * drop, drop * drop
 
     def fires(share: float) -> tuple[float, float]:
-        below = np.zeros((realizations, k), np.uint8)
-        for part in parts:  # one contiguous (realizations, prompts) plane per part
-            below += part < share * QUANTA
-        changed = below / PARTS
-        mean = (unplanted + changed @ drop) / k
-        total_sq = squares + 2 * ((signs * changed) @ crossed) + (changed * changed) @ dropped
+        sums = np.empty((3, realizations))
+        run_chunked(lambda lo, hi: _planted_sums(parts, signs, drop, crossed, dropped, share * QUANTA, lo, hi, sums),
+                    realizations, max(1, realizations // (os.cpu_count() or 1)))
+        planted, mixed, planted_sq = sums
+        mean = (unplanted + planted) / k
+        total_sq = squares + 2 * mixed + planted_sq
         se = np.sqrt(np.maximum(total_sq - k * mean * mean, 0.0) / (k - 1) / k)
         with np.errstate(divide="ignore", invalid="ignore"):
             found = np.where(se > 1e-12 * (1 + np.abs(mean)), mean / se > bar, mean > 0)
         return float(found.mean()), float(mean.mean())
 
     return _smallest_share(fires, power, "even answers given wholly another prompt's content are")
+
+
+@njit(cache=True, nogil=True)
+def _planted_sums(parts: np.ndarray, signs: np.ndarray, drop: np.ndarray, crossed: np.ndarray, dropped: np.ndarray,
+                  threshold: float, lo: int, hi: int, out: np.ndarray) -> None:
+    """For realizations lo..hi: with c_j the share of prompt j's parts below ``threshold``, out[0] =
+    sum c_j drop_j, out[1] = sum sign_j c_j crossed_j, out[2] = sum c_j^2 dropped_j."""
+    n_parts, k = parts.shape[0], parts.shape[2]
+    for r in range(lo, hi):
+        planted = mixed = planted_sq = 0.0
+        for j in range(k):
+            below = 0
+            for p in range(n_parts):
+                if parts[p, r, j] < threshold:
+                    below += 1
+            if below:
+                c = below / n_parts
+                planted += c * drop[j]
+                mixed += signs[r, j] * c * crossed[j]
+                planted_sq += c * c * dropped[j]
+        out[0, r], out[1, r], out[2, r] = planted, mixed, planted_sq
 
 
 def _smallest_share(fires: Callable[[float], tuple[float, float]], power: float, at_full: str) -> DetectableGap:

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 BLOCK = 4_000_000
 """Matrix elements per block of reweightings (32 MB of float64); bounds the memory of every path."""
@@ -91,6 +92,14 @@ class Grid:
         self.place = np.empty(len(z), np.int64)  # each point's distinct score, as an index into values
         self.place[self.order] = np.cumsum(first) - 1
         self.points = len(z)
+        self.ends = np.append(self.starts[1:], self.points)  # one past each distinct score's last point
+
+    def by_cluster(self, rows_x: np.ndarray, rows_y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """In sorted order, each point's cluster row and side (+1: side a's x, -1: side b's y) for a
+        :class:`ClusterMass` (the grid has no extra points)."""
+        rows = np.concatenate([rows_x, rows_y]).astype(np.int64)[self.order]
+        sides = np.concatenate([np.ones(len(rows_x)), -np.ones(len(rows_y))])[self.order]
+        return rows, sides
 
     def summed(self, stacked: np.ndarray) -> np.ndarray:
         """Rows of ``stacked`` (points in sorted order) summed per distinct score."""
@@ -128,6 +137,46 @@ class SignedMass:
         g = self.grid
         return ((g.x <= t).astype(float) @ self.mass_x + (g.y <= t).astype(float) @ self.mass_y
                 + (g.extra <= t).astype(float) @ self.mass_extra)
+
+
+class ClusterMass(SignedMass):
+    """A block of reweightings given per cluster: ``weights`` (clusters, reweightings); each point
+    of side a carries its cluster's weight and each point of side b its negative (``layout`` from
+    :meth:`Grid.by_cluster`). A resample's weight is how often the cluster was drawn, a label swap's
+    +1 or -1, so no (points, reweightings) matrix is gathered: the running sum is one compiled pass
+    over the sorted points (:func:`_running_sum`; integer weights, so its sums are exact)."""
+
+    def __init__(self, grid: Grid, layout: tuple[np.ndarray, np.ndarray], weights: np.ndarray,
+                 total: np.ndarray) -> None:
+        self.grid, self.layout, self.total, self._cumulative = grid, layout, total, None
+        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
+
+    @property
+    def cumulative(self) -> np.ndarray:
+        if self._cumulative is None:
+            self._cumulative = np.empty((len(self.grid.values), self.weights.shape[1]))
+            _running_sum(self.weights, *self.layout, self.grid.ends, self._cumulative)
+        return self._cumulative
+
+    def at_or_below(self, t: float) -> np.ndarray:
+        j = int(np.searchsorted(self.grid.values, t, side="right")) - 1
+        return np.zeros(self.weights.shape[1]) if j < 0 else self.cumulative[j]
+
+
+@njit(cache=True, nogil=True)
+def _running_sum(weights: np.ndarray, point_rows: np.ndarray, point_sides: np.ndarray, ends: np.ndarray,
+                 out: np.ndarray) -> None:
+    """out[d] = the signed mass at or below the d-th distinct score: points in sorted order, each
+    adding its side times its cluster's weights; ``ends[d]`` is one past the d-th score's last point."""
+    acc = np.zeros(out.shape[1])
+    d = 0
+    for p in range(len(point_rows)):
+        row, side = weights[point_rows[p]], point_sides[p]
+        for r in range(len(acc)):
+            acc[r] += side * row[r]
+        if p + 1 == ends[d]:
+            out[d, :] = acc
+            d += 1
 
 
 class Planted(SignedMass):
@@ -182,10 +231,13 @@ def bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, rows
               draws: Draws) -> dict[str, np.ndarray]:
     """Each statistic on every bootstrap resample of the pair (rows weighted by their prompt's count)."""
     grid = Grid(x, y)
+    used = np.unique(rows)  # the pair's own prompts
+    local = np.searchsorted(used, rows)
+    layout, sizes = grid.by_cluster(local, local), np.bincount(local, minlength=len(used))
     out = {name: np.empty(draws.resamples) for name in stats}
     for block in blocks(draws.resamples, grid.block()):
-        weights = draws.counts[rows, block].astype(float)
-        for name, values in _apply(stats, SignedMass(grid, weights, -weights, weights.sum(axis=0))).items():
+        weights = draws.counts[used, block].astype(float)
+        for name, values in _apply(stats, ClusterMass(grid, layout, weights, sizes @ weights)).items():
             out[name][block] = values
     return out
 
@@ -212,16 +264,16 @@ def gap_bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, 
     rng = np.random.default_rng(seed)
     used = np.unique(rows)  # only the pair's own prompts need swap draws
     local = np.searchsorted(used, rows)
+    layout, sizes = grid.by_cluster(local, local), np.bincount(local, minlength=len(used))
     out = {name: np.empty(draws.resamples) for name in stats}
     for block in blocks(draws.resamples, grid.block()):
         counts = draws.counts[used, block].astype(np.int64)
-        weights = counts[local].astype(float)
-        total = weights.sum(axis=0)
-        value = _apply(stats, SignedMass(grid, weights, -weights, total))
+        total = (sizes @ counts).astype(float)
+        value = _apply(stats, ClusterMass(grid, layout, counts, total))
         null = {name: np.zeros(len(total)) for name in stats}
         for _ in range(swaps):
-            kept = (counts - 2 * swapped_copies(counts, rng))[local].astype(float)
-            for name, values in _apply(stats, SignedMass(grid, kept, -kept, total)).items():
+            kept = counts - 2 * swapped_copies(counts, rng)
+            for name, values in _apply(stats, ClusterMass(grid, layout, kept, total)).items():
                 null[name] += values / swaps
         for name in stats:
             out[name][block] = value[name] - null[name]
@@ -237,8 +289,9 @@ def permutations(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, b
     flips = np.ascontiguousarray((rng.random((count, int(block_of_row.max()) + 1)) < 0.5).T)
     out = {name: np.empty(count) for name in stats}
     total = np.full(1, float(len(block_of_row)))
+    layout = grid.by_cluster(block_of_row, block_of_row)
     for block in blocks(count, grid.block()):
-        sign = 1.0 - 2.0 * flips[block_of_row, block]
-        for name, values in _apply(stats, SignedMass(grid, sign, -sign, total)).items():
+        sign = 1.0 - 2.0 * flips[:, block]
+        for name, values in _apply(stats, ClusterMass(grid, layout, sign, total)).items():
             out[name][block] = values
     return out

@@ -66,6 +66,37 @@ def test_lcs_bit_parallel_matches_dynamic_programming() -> None:
         assert lcs_length(a, b) == dp(a, b)
 
 
+def test_compiled_pair_kernels_match_the_readable_definitions() -> None:
+    """The pair kernels (many pairs per call, token ids, 64-bit words) give the values of the readable
+    reference: the LCS by dynamic programming across word boundaries (0-300 tokens), and
+    min(BLEU) from sentence_bleu's clipped counts on texts with repeated n-grams."""
+    from tasks.metrics.text_similarity import pairwise_rouge_l, sentence_bleu
+
+    rng = np.random.default_rng(1)
+    words = ["ab", "cd", "ef", "gh", "ij"]
+
+    def dp(a: list[str], b: list[str]) -> int:
+        row = [0] * (len(b) + 1)
+        for x in a:
+            prev, diag = row[:], 0
+            for j, y in enumerate(b):
+                diag, row[j + 1] = prev[j + 1], prev[j] + 1 if x == y else max(prev[j + 1], row[j])
+        return row[-1]
+
+    texts1, texts2 = [], []
+    for size in [0, 1, 5, 63, 64, 65, 127, 128, 129, 200, 300] * 3:
+        texts1.append(" ".join(rng.choice(words, size)))
+        texts2.append(" ".join(rng.choice(words, int(rng.integers(0, 300)))))
+    rouge = pairwise_rouge_l(texts1, texts2)
+    bleu = pairwise_min_bleu(texts1, texts2)
+    for i, (t1, t2) in enumerate(zip(texts1, texts2, strict=True)):
+        a, b = t1.split(), t2.split()
+        lcs = dp(a, b)
+        want = 0.0 if lcs == 0 else 2 * (lcs / len(b)) * (lcs / len(a)) / (lcs / len(b) + lcs / len(a))
+        assert rouge[i] == pytest.approx(want, abs=1e-15)
+        assert bleu[i] == pytest.approx(min(sentence_bleu(b, a), sentence_bleu(a, b)), abs=1e-15)
+
+
 def test_bleu_is_minimum_of_both_directions() -> None:
     # "a b c d e" against "a b c d": p1..p4 = 4/5, 3/4, 2/3, 1/2, no brevity penalty -> 0.2 ** 0.25
     # the other direction: all precisions 1, brevity penalty exp(1 - 5/4)

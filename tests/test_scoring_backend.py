@@ -93,11 +93,18 @@ def test_fast_tokenizers_give_nltks_tokens() -> None:
 def test_each_distinct_text_pair_is_scored_once() -> None:
     from tasks.metrics.text_similarity import per_distinct_pair
 
-    calls: list[tuple[str, str]] = []
+    seen: list[str] = []
+    calls: list[tuple[int, int]] = []
 
-    def score(a: str, b: str) -> float:
-        calls.append((a, b))
-        return float(len(a) - len(b))
+    def ids_of(text: str) -> np.ndarray:
+        seen.append(text)
+        return np.array([len(text)])
 
-    out = per_distinct_pair(score, ["a", "bb", "a", "a"], ["c", "d", "c", "dd"])
-    assert out.tolist() == [0.0, 1.0, 0.0, -1.0] and calls == [("a", "c"), ("bb", "d"), ("a", "dd")]
+    def score(ids: list[np.ndarray], left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        calls.extend(zip(left.tolist(), right.tolist()))
+        return np.array([float(ids[a][0] - ids[b][0]) for a, b in zip(left, right)])
+
+    out = per_distinct_pair(score, ids_of, ["a", "bb", "a", "a", "a"], ["c", "d", "c", "dd", "c"])
+    assert out.tolist() == [0.0, 1.0, 0.0, -1.0, 0.0]
+    assert seen == ["a", "bb", "c", "d", "dd"]  # each distinct text's ids looked up once
+    assert sorted(calls) == [(0, 2), (0, 4), (1, 3)]  # each distinct pair scored once

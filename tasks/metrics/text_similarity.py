@@ -21,12 +21,12 @@ the same; :func:`treebank_patterns_match_nltk` checks it).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
-import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -87,13 +87,9 @@ def _stem(token: str) -> str:
     return _porter().stem(token)
 
 
-@lru_cache(maxsize=TOKEN_CACHE_SIZE)
-def _rouge_tokens(text: str) -> tuple[str, ...]:
-    return tuple(_stem(t) if len(t) > 3 else t for t in _ROUGE_SPLIT.split(text.lower()) if t)
-
-
 def rouge_tokens(text: str) -> list[str]:
-    return list(_rouge_tokens(text))
+    """rouge-score's tokens as LangFair configures it (lower-case, alphanumeric runs, Porter stems)."""
+    return [_stem(t) if len(t) > 3 else t for t in _ROUGE_SPLIT.split(text.lower()) if t]
 
 
 def _nltk_sentences():  # noqa: ANN202 - punkt's English model when installed, else its data-free default
@@ -136,13 +132,31 @@ def _sentences():  # noqa: ANN202 - the same splitter, its two hot patterns comp
 
 def bleu_tokens(text: str) -> list[str]:
     """nltk's word_tokenize, as LangFair uses it: punkt sentences, then Treebank words."""
-    return list(_bleu_tokens(text))
+    treebank = _treebank()
+    return [tok for sent in _sentences().tokenize(text.lower()) for tok in treebank.tokenize(sent)]
+
+
+_VOCABULARY: dict[str, int] = {}  # token -> id, shared by both tokenizations; grows with distinct tokens
+_NEXT_ID = itertools.count()
+
+
+def _token_ids(tokens: list[str]) -> np.ndarray:
+    """The tokens' ids (thread-safe: a token two threads add at once keeps the first id stored)."""
+    get, out = _VOCABULARY.get, np.empty(len(tokens), dtype=np.int32)
+    for i, tok in enumerate(tokens):
+        found = get(tok)
+        out[i] = found if found is not None else _VOCABULARY.setdefault(tok, next(_NEXT_ID))
+    return out
 
 
 @lru_cache(maxsize=TOKEN_CACHE_SIZE)
-def _bleu_tokens(text: str) -> tuple[str, ...]:
-    treebank = _treebank()
-    return tuple(sys.intern(tok) for sent in _sentences().tokenize(text.lower()) for tok in treebank.tokenize(sent))
+def _bleu_ids(text: str) -> np.ndarray:
+    return _token_ids(bleu_tokens(text))
+
+
+@lru_cache(maxsize=TOKEN_CACHE_SIZE)
+def _rouge_ids(text: str) -> np.ndarray:
+    return _token_ids(rouge_tokens(text))
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -195,68 +209,66 @@ def sentence_bleu(reference: Sequence[str], candidate: Sequence[str], max_n: int
 
 
 def _min_bleu(a: Sequence[str], b: Sequence[str], max_n: int = 4) -> float:
-    """min(BLEU(a→b), BLEU(b→a)) with the clipped matches counted once for both directions."""
-    return _min_bleu_of_grams(_gram_table(tuple(a), max_n), _gram_table(tuple(b), max_n))
+    """min(BLEU(a→b), BLEU(b→a)) of two token lists, by the compiled kernel."""
+    return float(_min_bleu_of_ids([_token_ids(list(a)), _token_ids(list(b))], np.array([0]), np.array([1]), max_n)[0])
 
 
-GramTable = tuple[int, tuple[dict, ...], tuple[bool, ...]]
-"""(token count, {n-gram's hash: count} for n = 1..max_n, whether every n-gram of that order occurs once)."""
+def _as_csr(arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(a) for a in arrays])
+    return (np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int32)), offsets
 
 
-def _gram_table(tokens: tuple[str, ...], max_n: int = 4) -> GramTable:
-    """A text's n-grams of every order (:func:`_ngrams`), and which orders count each n-gram once."""
-    grams = tuple(_ngrams(tokens, n) for n in range(1, max_n + 1))
-    return len(tokens), grams, tuple(len(g) == max(0, len(tokens) - n + 1) for n, g in enumerate(grams, 1))
+def _min_bleu_of_ids(ids: list[np.ndarray], left: np.ndarray, right: np.ndarray, max_n: int = 4) -> np.ndarray:
+    from tasks.metrics.token_kernels import gram_tables, min_bleu_pairs
+
+    tokens, offsets = _as_csr(ids)
+    grams, gram_offsets = gram_tables(tokens, offsets, max_n)
+    return _in_chunks(partial(min_bleu_pairs, offsets, grams, gram_offsets), left, right)
 
 
-@lru_cache(maxsize=TOKEN_CACHE_SIZE)
-def _bleu_grams(text: str) -> GramTable:
-    """The n-gram table of a text's BLEU tokens, built once per distinct text."""
-    return _gram_table(_bleu_tokens(text))
+def _rouge_l_of_ids(ids: list[np.ndarray], left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    from tasks.metrics.token_kernels import rouge_l_pairs
+
+    tokens, offsets = _as_csr(ids)
+    vocabulary = int(tokens.max()) + 1 if len(tokens) else 1
+    return _in_chunks(partial(rouge_l_pairs, tokens, offsets, vocabulary), left, right)
 
 
-def _min_bleu_of_grams(ga: GramTable, gb: GramTable) -> float:
-    la, grams_a, once_a = ga
-    lb, grams_b, once_b = gb
-    if la == 0 or lb == 0:
-        return 0.0
-    max_n = len(grams_a)
-    log_a = log_b = 0.0  # log precisions with a as the candidate, and with b
-    for n in range(1, max_n + 1):
-        ca, cb = grams_a[n - 1], grams_b[n - 1]
-        common = ca.keys() & cb.keys()
-        if once_a[n - 1] or once_b[n - 1]:  # one side counts each n-gram once: min(count) is 1 per common one
-            matched = len(common)
-        else:
-            matched = sum(min(ca[g], cb[g]) for g in common)
-        if matched == 0:
-            if n == 1:
-                return 0.0
-            matched = SMOOTHING_EPSILON
-        log_a += math.log(matched / max(1, la - n + 1)) / max_n
-        log_b += math.log(matched / max(1, lb - n + 1)) / max_n
-    bleu_a = (1.0 if la > lb else math.exp(1 - lb / la)) * math.exp(log_a)
-    bleu_b = (1.0 if lb > la else math.exp(1 - la / lb)) * math.exp(log_b)
-    return min(bleu_a, bleu_b)
+PAIRS_PER_CHUNK = 20_000
 
 
-def per_distinct_pair(score: Callable[[str, str], float], texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
-    """``score(a, b)`` for each pair of texts, computed once per distinct pair (answers recur across
-    the floor, the cross-group pairs and their other-content pairs; a deterministic endpoint repeats them)."""
-    memo: dict[tuple[str, str], float] = {}
-    out = np.empty(len(texts1))
-    for i, key in enumerate(zip(texts1, texts2, strict=True)):
-        value = memo.get(key)
-        if value is None:
-            value = memo[key] = score(*key)
-        out[i] = value
+def _in_chunks(kernel: Callable, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``kernel(left, right, out)`` over chunks of pairs, one thread per core (:func:`tasks.chunked.run_chunked`)."""
+    from tasks.chunked import run_chunked
+
+    out = np.empty(len(left))
+    run_chunked(lambda lo, hi: kernel(left[lo:hi], right[lo:hi], out[lo:hi]), len(left), PAIRS_PER_CHUNK)
     return out
 
 
+def per_distinct_pair(score: Callable[[list[np.ndarray], np.ndarray, np.ndarray], np.ndarray],
+                      ids_of: Callable[[str], np.ndarray], texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
+    """``score(ids, left, right)`` for each pair of texts, computed once per distinct pair (answers recur
+    across the floor, the cross-group pairs and their other-content pairs; a deterministic endpoint
+    repeats them): ``ids`` holds each distinct text's token ids once, ``left``/``right`` index it."""
+    index: dict[str, int] = {}
+    left = np.fromiter((index.setdefault(t, len(index)) for t in texts1), dtype=np.int64, count=len(texts1))
+    right = np.fromiter((index.setdefault(t, len(index)) for t in texts2), dtype=np.int64, count=len(texts2))
+    if len(left) != len(right):
+        raise ValueError(f"{len(left)} texts on one side and {len(right)} on the other")
+    if not len(left):
+        return np.empty(0)
+    pairs, inverse = np.unique(left * len(index) + right, return_inverse=True)
+    values = score([ids_of(t) for t in index], pairs // len(index), pairs % len(index))
+    return values[inverse.reshape(-1)]
+
+
 def pairwise_rouge_l(texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
-    return per_distinct_pair(lambda a, b: rouge_l_f(_rouge_tokens(a), _rouge_tokens(b)), texts1, texts2)
+    """ROUGE-L F-measure per pair (the first text the reference), as in LangFair's counterfactual ROUGE-L."""
+    return per_distinct_pair(_rouge_l_of_ids, _rouge_ids, texts1, texts2)
 
 
 def pairwise_min_bleu(texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
     """min(BLEU(a→b), BLEU(b→a)) per pair, as in LangFair's counterfactual BLEU."""
-    return per_distinct_pair(lambda a, b: _min_bleu_of_grams(_bleu_grams(a), _bleu_grams(b)), texts1, texts2)
+    return per_distinct_pair(_min_bleu_of_ids, _bleu_ids, texts1, texts2)
