@@ -102,7 +102,7 @@ def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarr
     ``again`` exchanges a row's two sides for the null. The running mass with nothing planted is
     computed once per realization; a step adds, for each planted answer, +1 (times the null's sign)
     from where side b's answer sat up to the top of the range, where it now sits."""
-    from tasks.resampling import Grid, Planted, SignedMass, blocks
+    from tasks.resampling import ClusterMass, Grid, blocks, planted
 
     grid = Grid(x, y, extra=[hi])
     n, where = len(x), grid.place  # each answer's grid point
@@ -115,17 +115,16 @@ def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarr
     side_a = np.where(stay, np.int8(1), np.int8(-1))  # the signed mass at x_i (at y_i: its negative)
     total = np.full(1, float(n))
     parts = list(blocks(stay.shape[1], grid.block()))
-    base = [(SignedMass(grid, side_a[:, b], -side_a[:, b], total).cumulative.astype(np.float32),
-             SignedMass(grid, sign[:, b] * side_a[:, b], -sign[:, b] * side_a[:, b], total).cumulative
-             .astype(np.float32)) for b in parts]
+    layout = grid.by_cluster(np.arange(n), np.arange(n))  # each row its own weight: its x at +, its y at -
+    base = [(ClusterMass(grid, layout, side_a[:, b], total).cumulative.astype(np.float32),
+             ClusterMass(grid, layout, sign[:, b] * side_a[:, b], total).cumulative.astype(np.float32))
+            for b in parts]
 
     def fires(share: float) -> tuple[float, float]:
         found, null = [], []
-        for (planted, swapped), b in zip(base, parts, strict=True):
-            idx, cols = np.nonzero(turn[:, b] < share)
-            rows = left[idx, b.start + cols]
-            found.append(stat(Planted(grid, total, planted, rows, cols, np.ones(len(idx)))))
-            null.append(stat(Planted(grid, total, swapped, rows, cols, sign[idx, b.start + cols])))
+        for (unplanted, swapped), b in zip(base, parts, strict=True):
+            found.append(stat(planted(grid, total, unplanted, turn[:, b], share, left[:, b])))
+            null.append(stat(planted(grid, total, swapped, turn[:, b], share, left[:, b], sign[:, b])))
         found_all, null_all = np.concatenate(found), np.concatenate(null)
         bar = float(np.quantile(null_all, 1 - alpha))
         return float((found_all > bar + 1e-12).mean()), float(found_all.mean() - null_all.mean())

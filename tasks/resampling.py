@@ -96,9 +96,10 @@ class Grid:
 
     def by_cluster(self, rows_x: np.ndarray, rows_y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """In sorted order, each point's cluster row and side (+1: side a's x, -1: side b's y) for a
-        :class:`ClusterMass` (the grid has no extra points)."""
-        rows = np.concatenate([rows_x, rows_y]).astype(np.int64)[self.order]
-        sides = np.concatenate([np.ones(len(rows_x)), -np.ones(len(rows_y))])[self.order]
+        :class:`ClusterMass` (extra points carry no weight)."""
+        extra = np.zeros(len(self.extra))
+        rows = np.concatenate([rows_x, rows_y, extra]).astype(np.int64)[self.order]
+        sides = np.concatenate([np.ones(len(rows_x)), -np.ones(len(rows_y)), extra])[self.order]
         return rows, sides
 
     def summed(self, stacked: np.ndarray) -> np.ndarray:
@@ -139,7 +140,18 @@ class SignedMass:
                 + (g.extra <= t).astype(float) @ self.mass_extra)
 
 
-class ClusterMass(SignedMass):
+class Running(SignedMass):
+    """A block of reweightings given by its running sum (distinct scores x reweightings)."""
+
+    def __init__(self, grid: Grid, total: np.ndarray, cumulative: np.ndarray) -> None:
+        self.grid, self.total, self._cumulative = grid, total, cumulative
+
+    def at_or_below(self, t: float) -> np.ndarray:
+        j = int(np.searchsorted(self.grid.values, t, side="right")) - 1
+        return np.zeros(self.cumulative.shape[1]) if j < 0 else self.cumulative[j]
+
+
+class ClusterMass(Running):
     """A block of reweightings given per cluster: ``weights`` (clusters, reweightings); each point
     of side a carries its cluster's weight and each point of side b its negative (``layout`` from
     :meth:`Grid.by_cluster`). A resample's weight is how often the cluster was drawn, a label swap's
@@ -158,9 +170,6 @@ class ClusterMass(SignedMass):
             _running_sum(self.weights, *self.layout, self.grid.ends, self._cumulative)
         return self._cumulative
 
-    def at_or_below(self, t: float) -> np.ndarray:
-        j = int(np.searchsorted(self.grid.values, t, side="right")) - 1
-        return np.zeros(self.weights.shape[1]) if j < 0 else self.cumulative[j]
 
 
 @njit(cache=True, nogil=True)
@@ -179,37 +188,34 @@ def _running_sum(weights: np.ndarray, point_rows: np.ndarray, point_sides: np.nd
             d += 1
 
 
-class Planted(SignedMass):
-    """A block of reweightings known as a base running sum (``base``, grid points x reweightings)
-    plus answers moved up to the grid's last point: answer k moves ``weights[k]`` of signed mass
-    from grid point ``rows[k]`` to the top, in reweighting ``cols[k]``. Few answers move, so the
-    mass at or below a value is the base plus a sparse count; the full running sum is built only
-    when a statistic asks for it."""
+def planted(grid: Grid, total: np.ndarray, base: np.ndarray, turn: np.ndarray, share: float, left: np.ndarray,
+            sign: np.ndarray | None = None) -> Running:
+    """A block of reweightings known as a base running sum (``base``, distinct scores x reweightings)
+    plus answers moved up to the grid's last point: in reweighting r, answer i with ``turn[i, r] <
+    share`` moves ``sign[i, r]`` (or 1) of signed mass from grid point ``left[i, r]`` to the top.
+    One compiled pass over the (answers, reweightings) cells (:func:`_planted_running`)."""
+    out = np.empty(base.shape)
+    _planted_running(base, turn, share, left, sign if sign is not None else np.ones((1, 1), np.int8),
+                     sign is not None, out)
+    return Running(grid, total, out)
 
-    def __init__(self, grid: Grid, total: np.ndarray, base: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-                 weights: np.ndarray) -> None:
-        self.grid, self.total, self._cumulative = grid, total, None
-        self.base, self.rows, self.cols, self.weights = base, rows, cols, weights
 
-    @property
-    def cumulative(self) -> np.ndarray:
-        if self._cumulative is None:
-            points, m = self.base.shape
-            moved = np.bincount(self.rows * m + self.cols, self.weights, minlength=points * m).reshape(points, m)
-            moved[-1] -= np.bincount(self.cols, self.weights, minlength=m)
-            np.cumsum(moved, axis=0, out=moved)
-            self._cumulative = np.add(moved, self.base, out=moved)
-        return self._cumulative
-
-    def at_or_below(self, t: float) -> np.ndarray:
-        j = int(np.searchsorted(self.grid.values, t, side="right")) - 1
-        if j < 0:
-            return np.zeros(self.base.shape[1])
-        below = self.rows <= j
-        moved = np.bincount(self.cols[below], self.weights[below], minlength=self.base.shape[1])
-        if j == len(self.grid.values) - 1:  # the top itself is at or below t: what moved is still counted
-            moved -= np.bincount(self.cols, self.weights, minlength=self.base.shape[1])
-        return self.base[j] + moved
+@njit(cache=True, nogil=True)
+def _planted_running(base: np.ndarray, turn: np.ndarray, share: float, left: np.ndarray, sign: np.ndarray,
+                     signed: bool, out: np.ndarray) -> None:
+    points, m = base.shape
+    moved = np.zeros((points, m))
+    for i in range(turn.shape[0]):
+        for r in range(m):
+            if turn[i, r] < share:
+                w = float(sign[i, r]) if signed else 1.0
+                moved[left[i, r], r] += w
+                moved[points - 1, r] -= w
+    acc = np.zeros(m)
+    for d in range(points):
+        for r in range(m):
+            acc[r] += moved[d, r]
+            out[d, r] = acc[r] + base[d, r]
 
 
 CdfStatistic = Callable[..., np.ndarray]

@@ -101,17 +101,30 @@ def test_the_draws_are_reproducible_and_shared_by_the_pairs_of_an_attribute() ->
         a.rows(["p1", "elsewhere"])
 
 
-def test_answers_moved_to_the_top_read_the_same_sparse_or_dense() -> None:
+def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
+    """The planted running sum (a compiled pass) equals the running sum of the data with the chosen
+    answers of side b (or a, where a row's sides are flipped) moved to the top of the range, built
+    point by point; with a sign, each moved answer carries the null's sign."""
     rng = np.random.default_rng(6)
-    x, y = rng.random(50), rng.random(50)
+    n, m = 50, 8
+    x, y = rng.random(n).round(1), rng.random(n)  # ties: several answers on one grid point
     grid = rs.Grid(x, y, extra=[1.0])
-    side = np.where(rng.random((50, 8)) < 0.5, 1.0, -1.0)
-    base = rs.SignedMass(grid, side, -side, np.full(1, 50.0)).cumulative
-    rows, cols = rng.integers(0, len(grid.values) - 1, 30), rng.integers(0, 8, 30)
-    weights = np.where(rng.random(30) < 0.5, 1.0, -1.0)
-    sparse = rs.Planted(grid, np.full(1, 50.0), base, rows, cols, weights)
-    dense = rs.Planted(grid, np.full(1, 50.0), base, rows, cols, weights).cumulative
-    for t in (-1.0, 0.2, 0.5, 0.97, 1.0, 2.0):
-        j = int(np.searchsorted(grid.values, t, side="right")) - 1
-        np.testing.assert_allclose(sparse.at_or_below(t), dense[j] if j >= 0 else 0.0)
-    np.testing.assert_allclose(dense[-1], base[-1])  # moving mass within a side leaves the total
+    stay = rng.random((n, m)) < 0.5
+    side = np.where(stay, 1.0, -1.0)
+    sign = np.where(rng.random((n, m)) < 0.5, 1, -1).astype(np.int8)
+    turn = rng.random((n, m))
+    left = np.where(stay, grid.place[n:2 * n, None], grid.place[:n, None]).astype(np.int32)
+    total = np.full(1, float(n))
+    for weights in (None, sign):
+        w = np.ones((n, m)) if weights is None else weights.astype(float)
+        base = rs.SignedMass(grid, w * side, -w * side, total).cumulative
+        for share in (0.0, 0.3, 1.0):
+            moved = np.where(turn < share, w, 0.0)
+            dense = rs.SignedMass(grid, w * side + np.where(~stay, moved, 0), -w * side + np.where(stay, moved, 0),
+                                  total, -moved.sum(axis=0, keepdims=True)).cumulative
+            got = rs.planted(grid, total, base.astype(np.float32), turn, share, left, weights)
+            np.testing.assert_array_equal(got.cumulative, dense)
+            for t in (-1.0, 0.2, 0.5, 1.0, 2.0):
+                j = int(np.searchsorted(grid.values, t, side="right")) - 1
+                np.testing.assert_array_equal(got.at_or_below(t), dense[j] if j >= 0 else np.zeros(m))
+            np.testing.assert_array_equal(dense[-1], base[-1])  # moving mass within a side leaves the total
