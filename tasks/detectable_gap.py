@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from tasks.chunked import run_chunked
+from tasks.kernels import run_chunked
 from tasks.stats import _cluster_blocks, _rowwise, _swapped
 
 

@@ -239,8 +239,8 @@ PAIRS_PER_CHUNK = 20_000
 
 
 def _in_chunks(kernel: Callable, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """``kernel(left, right, out)`` over chunks of pairs, one thread per core (:func:`tasks.chunked.run_chunked`)."""
-    from tasks.chunked import run_chunked
+    """``kernel(left, right, out)`` over chunks of pairs, one thread per core (:func:`tasks.kernels.run_chunked`)."""
+    from tasks.kernels import run_chunked
 
     out = np.empty(len(left))
     run_chunked(lambda lo, hi: kernel(left[lo:hi], right[lo:hi], out[lo:hi]), len(left), PAIRS_PER_CHUNK)
