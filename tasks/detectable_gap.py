@@ -182,16 +182,18 @@ def similarity_detectable_gap(
     rng = np.random.default_rng(seed)
     signs = np.where(rng.random((realizations, k)) < 0.5, -1.0, 1.0)
     # each part's draw on a grid of 2^-16, finer than the bisection's 1e-4: 2 bytes instead of 8
-    parts = np.ascontiguousarray((rng.random((realizations, k, PARTS)) * QUANTA).astype(np.uint16).transpose(2, 0, 1))
+    parts = rng.integers(0, QUANTA, (PARTS, realizations, k), dtype=np.uint16)  # one (realizations, prompts) plane per part
     bar = float(student.ppf(1 - (1 - confidence) / max(tests, 1) / 2, k - 1))
     # a realization's per-prompt differences are d = sign * d0 + changed * drop, changed the share of
     # the prompt's parts below the planted share; their sum and sum of squares take three sums over
     # the prompts (:func:`_planted_sums`, one pass over the parts per bisection step)
     unplanted, squares, crossed, dropped = signs @ d0, float(d0 @ d0), d0 * drop, drop * drop
+    signs, lowest = signs.astype(np.int8), parts.min(axis=0)  # a prompt none of whose parts is below: skipped
 
     def fires(share: float) -> tuple[float, float]:
         sums = np.empty((3, realizations))
-        run_chunked(lambda lo, hi: _planted_sums(parts, signs, drop, crossed, dropped, share * QUANTA, lo, hi, sums),
+        run_chunked(lambda lo, hi: _planted_sums(parts, lowest, signs, drop, crossed, dropped, share * QUANTA, lo, hi,
+                                                  sums),
                     realizations, max(1, realizations // (os.cpu_count() or 1)))
         planted, mixed, planted_sq = sums
         mean = (unplanted + planted) / k
@@ -205,14 +207,17 @@ def similarity_detectable_gap(
 
 
 @njit(cache=True, nogil=True)
-def _planted_sums(parts: np.ndarray, signs: np.ndarray, drop: np.ndarray, crossed: np.ndarray, dropped: np.ndarray,
-                  threshold: float, lo: int, hi: int, out: np.ndarray) -> None:
+def _planted_sums(parts: np.ndarray, lowest: np.ndarray, signs: np.ndarray, drop: np.ndarray, crossed: np.ndarray,
+                  dropped: np.ndarray, threshold: float, lo: int, hi: int, out: np.ndarray) -> None:
     """For realizations lo..hi: with c_j the share of prompt j's parts below ``threshold``, out[0] =
-    sum c_j drop_j, out[1] = sum sign_j c_j crossed_j, out[2] = sum c_j^2 dropped_j."""
+    sum c_j drop_j, out[1] = sum sign_j c_j crossed_j, out[2] = sum c_j^2 dropped_j (``lowest``: each
+    prompt's lowest part, so a prompt with none below costs one comparison)."""
     n_parts, k = parts.shape[0], parts.shape[2]
     for r in range(lo, hi):
         planted = mixed = planted_sq = 0.0
         for j in range(k):
+            if lowest[r, j] >= threshold:
+                continue
             below = 0
             for p in range(n_parts):
                 if parts[p, r, j] < threshold:

@@ -1,9 +1,24 @@
-"""Run a GIL-free kernel over chunks of a range on one thread per core."""
+"""Shared pieces of the compiled kernels: a 64-bit mixing function (hash keys and random bits) and a
+runner that spreads a GIL-free kernel over chunks of a range, one thread per core."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def mix64(z: np.uint64) -> np.uint64:
+    """splitmix64's finaliser (Steele et al., 2014): a bijection of 64-bit words that spreads every
+    input bit; ``mix64(seed + i * GOLDEN)`` for i = 1, 2, ... is splitmix64's stream of random words."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 def run_chunked(kernel: Callable[[int, int], None], n: int, chunk: int) -> None:

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from tasks.kernels import GOLDEN, mix64
+
 BLOCK = 4_000_000
 """Matrix elements per block of reweightings (32 MB of float64); bounds the memory of every path."""
 
@@ -250,14 +252,29 @@ def bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, rows
 
 def swapped_copies(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """How many of each cluster's drawn copies a within-prompt label swap moves: Binomial(count, 1/2)
-    per cell, from one random byte per cell (counts above 8, rare, add an exact binomial draw)."""
-    masks = ((1 << np.arange(9)) - 1).astype(np.uint8)
-    bits = np.frombuffer(rng.bytes(counts.size), np.uint8).reshape(counts.shape)
-    moved = np.bitwise_count(bits & masks[np.minimum(counts, 8)]).astype(np.int64)
-    over = counts > 8
-    if over.any():
-        moved[over] += rng.binomial(counts[over].astype(np.int64) - 8, 0.5)
+    per cell, the number of set bits among ``count`` random bits (one 64-bit word of splitmix64 per
+    cell, seeded from ``rng``; a count above 64, rare, takes more words)."""
+    moved = np.empty(counts.shape, np.int64)
+    _binomial_halves(np.ascontiguousarray(counts, dtype=np.int64), np.uint64(rng.integers(0, 2**63)), moved)
     return moved
+
+
+@njit(cache=True, nogil=True)
+def _binomial_halves(counts: np.ndarray, seed: np.uint64, out: np.ndarray) -> None:
+    state = seed
+    for i in range(counts.shape[0]):
+        for j in range(counts.shape[1]):
+            left, got = counts[i, j], 0
+            while left > 0:
+                state += GOLDEN
+                bits = mix64(state)
+                if left < 64:
+                    bits &= (np.uint64(1) << np.uint64(left)) - np.uint64(1)
+                while bits:
+                    bits &= bits - np.uint64(1)
+                    got += 1
+                left -= 64
+            out[i, j] = got
 
 
 def gap_bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, rows: np.ndarray,

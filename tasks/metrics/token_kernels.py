@@ -18,19 +18,10 @@ import math
 import numpy as np
 from numba import njit
 
+from tasks.kernels import GOLDEN, mix64
+
 SMOOTHING_EPSILON = 0.1
 MAX_N = 4
-
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _mix(z: np.uint64) -> np.uint64:
-    """splitmix64's finaliser: a bijection of 64-bit words that spreads every input bit."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 @njit(cache=True, nogil=True)
@@ -52,7 +43,7 @@ def gram_tables(tokens: np.ndarray, offsets: np.ndarray, max_n: int = MAX_N) -> 
                 if n == 1:
                     rolling[i] = np.uint64(tokens[i])
                 else:
-                    rolling[i] = _mix(rolling[i] + np.uint64(tokens[i + n - 1] + 1) * _GOLDEN)
+                    rolling[i] = mix64(rolling[i] + np.uint64(tokens[i + n - 1] + 1) * GOLDEN)
                 grams[n - 1, filled + i - lo] = rolling[i]
             grams[n - 1, filled:filled + count].sort()
             filled += count
