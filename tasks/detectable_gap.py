@@ -66,23 +66,22 @@ def parity_detectable_gap(
     if realizations is None:  # enough draws beyond the 1 - alpha quantile, within ~160 MB of floats
         realizations = int(min(max(2000, np.ceil(40 / alpha)), max(500, 2e7 // max(n, 1))))
     rng = np.random.default_rng(seed)
-    flips = (rng.random((realizations, k)) < 0.5)[:, block]
-    again = (rng.random((realizations, k)) < 0.5)[:, block]
-    if units is None:
-        turn = rng.random(flips.shape)
-    else:
-        _, unit = np.unique(np.asarray(units, dtype=str), return_inverse=True)
-        turn = rng.random((realizations, int(unit.max()) + 1))[:, unit]
+    flips = rng.random((realizations, k)) < 0.5  # per prompt: its rows' sides exchanged
+    again = rng.random((realizations, k)) < 0.5  # per prompt: exchanged again for the null
+    unit = np.arange(n) if units is None else np.unique(np.asarray(units, dtype=str), return_inverse=True)[1]
+    turn = rng.integers(0, QUANTA, (realizations, int(unit.max()) + 1), dtype=np.uint16)  # per unit, 2^-16 grid
     hi = bounds[1]
     if cdf_statistic is not None:
-        return _smallest_share(_planted_on_grid(cdf_statistic, x, y, flips, again, turn, hi, alpha), power,
+        return _smallest_share(_planted_on_grid(cdf_statistic, x, y, flips.T[block], again.T[block], turn.T[unit],
+                                                hi, alpha), power,
                                "even every answer of one group at the top of the score range is")
+    flips, again, turn = flips[:, block], again[:, block], turn[:, unit]
     xs, ys = np.where(flips, y, x), np.where(flips, x, y)
 
     def fires(share: float) -> tuple[float, float]:
         """(share of realizations the test finds, mean gap) with ``share`` of one side's answers
         turned to the top of the score range."""
-        planted = np.where(turn < share, hi, ys)
+        planted = np.where(turn < share * QUANTA, hi, ys)
         stat = _rowwise(fn, xs, planted)
         # the test and the floor see the planted data swapped again: a real difference widens both
         null = _rowwise(fn, *_swapped(xs, planted, again))
@@ -98,33 +97,35 @@ def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarr
     """The ``fires`` of :func:`parity_detectable_gap` for a metric with a ``cdf_statistic``: every
     realization (its label swap, its planted share, its second swap) is a signed mass on one grid of
     the pair's scores and the top of the range (:mod:`tasks.resampling`), so a step of the bisection
-    sorts nothing. Row i puts x_i on side a and y_i on side b, or the reverse where ``flips``;
-    ``again`` exchanges a row's two sides for the null. The running mass with nothing planted is
-    computed once per realization; a step adds, for each planted answer, +1 (times the null's sign)
-    from where side b's answer sat up to the top of the range, where it now sits."""
+    sorts nothing. Rows as rows and realizations as columns: row i puts x_i on side a and y_i on
+    side b, or the reverse where ``flips``; ``again`` exchanges a row's two sides for the null;
+    ``turn`` (16-bit) plants row i's side-b answer when below the share. The running mass with
+    nothing planted is computed once per realization; a step adds, for each planted answer, +1
+    (times the null's sign) from where side b's answer sat up to the top of the range
+    (:func:`tasks.resampling.planted`). One byte per cell for the sides, two for ``turn``."""
     from tasks.resampling import ClusterMass, Grid, blocks, planted
 
     grid = Grid(x, y, extra=[hi])
-    n, where = len(x), grid.place  # each answer's grid point
-    # points as rows, realizations as columns (tasks.resampling); signs as int8 and grid places as
-    # int32, so a pair of 2e7 cells holds about 0.5 GB here instead of 1.2 GB
-    stay = np.ascontiguousarray(~flips.T)
-    sign = np.ascontiguousarray(1 - 2 * again.T.astype(np.int8))
-    turn = np.ascontiguousarray(turn.T)
-    left = np.where(stay, where[n:2 * n, None], where[:n, None]).astype(np.int32)  # side b's answer of each row
-    side_a = np.where(stay, np.int8(1), np.int8(-1))  # the signed mass at x_i (at y_i: its negative)
+    n = len(x)
+    stay = np.ascontiguousarray(~flips)
+    sign = np.ascontiguousarray(1 - 2 * again.astype(np.int8))
+    turn = np.ascontiguousarray(turn)
     total = np.full(1, float(n))
     parts = list(blocks(stay.shape[1], grid.block()))
     layout = grid.by_cluster(np.arange(n), np.arange(n))  # each row its own weight: its x at +, its y at -
-    base = [(ClusterMass(grid, layout, side_a[:, b], total).cumulative.astype(np.float32),
-             ClusterMass(grid, layout, sign[:, b] * side_a[:, b], total).cumulative.astype(np.float32))
-            for b in parts]
+    base = []
+    for b in parts:
+        side_a = np.where(stay[:, b], 1.0, -1.0)  # the signed mass at x_i (at y_i: its negative)
+        base.append((ClusterMass(grid, layout, side_a, total).cumulative.astype(np.float32),
+                     ClusterMass(grid, layout, sign[:, b] * side_a, total).cumulative.astype(np.float32)))
 
     def fires(share: float) -> tuple[float, float]:
         found, null = [], []
         for (unplanted, swapped), b in zip(base, parts, strict=True):
-            found.append(stat(planted(grid, total, unplanted, turn[:, b], share, left[:, b])))
-            null.append(stat(planted(grid, total, swapped, turn[:, b], share, left[:, b], sign[:, b])))
+            got, under_null = planted(grid, total, unplanted, swapped, turn[:, b], share * QUANTA, stay[:, b],
+                                      sign[:, b])
+            found.append(stat(got))
+            null.append(stat(under_null))
         found_all, null_all = np.concatenate(found), np.concatenate(null)
         bar = float(np.quantile(null_all, 1 - alpha))
         return float((found_all > bar + 1e-12).mean()), float(found_all.mean() - null_all.mean())
@@ -135,7 +136,7 @@ def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarr
 PARTS = 4
 """How finely a planted change of content varies between prompts (see :func:`similarity_detectable_gap`)."""
 QUANTA = 1 << 16
-"""The grid of a part's uniform draw (see :func:`similarity_detectable_gap`)."""
+"""The grid of the uniform draws that decide what is planted (2^-16, finer than the bisection's 1e-4)."""
 
 
 def similarity_detectable_gap(

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from tasks.kernels import GOLDEN, mix64
+from tasks.kernels import GOLDEN, mix64, popcount64
 
 BLOCK = 4_000_000
 """Matrix elements per block of reweightings (32 MB of float64); bounds the memory of every path."""
@@ -190,34 +190,41 @@ def _running_sum(weights: np.ndarray, point_rows: np.ndarray, point_sides: np.nd
             d += 1
 
 
-def planted(grid: Grid, total: np.ndarray, base: np.ndarray, turn: np.ndarray, share: float, left: np.ndarray,
-            sign: np.ndarray | None = None) -> Running:
-    """A block of reweightings known as a base running sum (``base``, distinct scores x reweightings)
-    plus answers moved up to the grid's last point: in reweighting r, answer i with ``turn[i, r] <
-    share`` moves ``sign[i, r]`` (or 1) of signed mass from grid point ``left[i, r]`` to the top.
-    One compiled pass over the (answers, reweightings) cells (:func:`_planted_running`)."""
-    out = np.empty(base.shape)
-    _planted_running(base, turn, share, left, sign if sign is not None else np.ones((1, 1), np.int8),
-                     sign is not None, out)
-    return Running(grid, total, out)
+def planted(grid: Grid, total: np.ndarray, found_base: np.ndarray, null_base: np.ndarray, turn: np.ndarray,
+            threshold: float, stay: np.ndarray, sign: np.ndarray) -> tuple[Running, Running]:
+    """Two blocks of reweightings known as base running sums (distinct scores x reweightings) plus
+    answers moved up to the grid's last point. In reweighting r, row i's side-b answer (its y where
+    ``stay[i, r]``, else its x) moves when ``turn[i, r] < threshold``: by +1 of signed mass in the
+    first block (``found_base``), by ``sign[i, r]`` in the second (``null_base``). One compiled pass
+    over the (rows, reweightings) cells serves both (:func:`_planted_running`)."""
+    n = len(grid.x)
+    found, null = np.empty(found_base.shape), np.empty(null_base.shape)
+    _planted_running(found_base, null_base, turn, threshold, stay, grid.place[:n], grid.place[n:2 * n], sign,
+                     found, null)
+    return Running(grid, total, found), Running(grid, total, null)
 
 
 @njit(cache=True, nogil=True)
-def _planted_running(base: np.ndarray, turn: np.ndarray, share: float, left: np.ndarray, sign: np.ndarray,
-                     signed: bool, out: np.ndarray) -> None:
-    points, m = base.shape
-    moved = np.zeros((points, m))
+def _planted_running(found_base: np.ndarray, null_base: np.ndarray, turn: np.ndarray, threshold: float,
+                     stay: np.ndarray, place_x: np.ndarray, place_y: np.ndarray, sign: np.ndarray,
+                     found: np.ndarray, null: np.ndarray) -> None:
+    points, m = found_base.shape
+    moved_found, moved_null = np.zeros((points, m)), np.zeros((points, m))
     for i in range(turn.shape[0]):
         for r in range(m):
-            if turn[i, r] < share:
-                w = float(sign[i, r]) if signed else 1.0
-                moved[left[i, r], r] += w
-                moved[points - 1, r] -= w
-    acc = np.zeros(m)
+            if turn[i, r] < threshold:
+                at = place_y[i] if stay[i, r] else place_x[i]
+                moved_found[at, r] += 1.0
+                moved_found[points - 1, r] -= 1.0
+                moved_null[at, r] += sign[i, r]
+                moved_null[points - 1, r] -= sign[i, r]
+    acc_found, acc_null = np.zeros(m), np.zeros(m)
     for d in range(points):
         for r in range(m):
-            acc[r] += moved[d, r]
-            out[d, r] = acc[r] + base[d, r]
+            acc_found[r] += moved_found[d, r]
+            acc_null[r] += moved_null[d, r]
+            found[d, r] = acc_found[r] + found_base[d, r]
+            null[d, r] = acc_null[r] + null_base[d, r]
 
 
 CdfStatistic = Callable[..., np.ndarray]
@@ -251,30 +258,30 @@ def bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, rows
 
 
 def swapped_copies(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """How many of each cluster's drawn copies a within-prompt label swap moves: Binomial(count, 1/2)
-    per cell, the number of set bits among ``count`` random bits (one 64-bit word of splitmix64 per
-    cell, seeded from ``rng``; a count above 64, rare, takes more words)."""
-    moved = np.empty(counts.shape, np.int64)
-    _binomial_halves(np.ascontiguousarray(counts, dtype=np.int64), np.uint64(rng.integers(0, 2**63)), moved)
-    return moved
+    """A within-prompt label swap inside resamples: each cluster's drawn copies (``counts``) minus twice
+    the copies the swap moves to the other side, Binomial(count, 1/2) per cell, as float weights for
+    :class:`ClusterMass`. The binomial is the number of set bits among ``count`` random bits (one
+    64-bit word of splitmix64 per cell, seeded from ``rng``; a count above 64, rare, takes more words)."""
+    kept = np.empty(counts.shape)
+    _swapped(np.ascontiguousarray(counts, dtype=np.int64), np.uint64(rng.integers(0, 2**63)), kept)
+    return kept
 
 
 @njit(cache=True, nogil=True)
-def _binomial_halves(counts: np.ndarray, seed: np.uint64, out: np.ndarray) -> None:
+def _swapped(counts: np.ndarray, seed: np.uint64, out: np.ndarray) -> None:
     state = seed
     for i in range(counts.shape[0]):
         for j in range(counts.shape[1]):
-            left, got = counts[i, j], 0
+            count = counts[i, j]
+            left, moved = count, 0
             while left > 0:
                 state += GOLDEN
                 bits = mix64(state)
                 if left < 64:
                     bits &= (np.uint64(1) << np.uint64(left)) - np.uint64(1)
-                while bits:
-                    bits &= bits - np.uint64(1)
-                    got += 1
+                moved += popcount64(bits)
                 left -= 64
-            out[i, j] = got
+            out[i, j] = count - 2 * moved
 
 
 def gap_bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, rows: np.ndarray,
@@ -295,7 +302,7 @@ def gap_bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, 
         value = _apply(stats, ClusterMass(grid, layout, counts, total))
         null = {name: np.zeros(len(total)) for name in stats}
         for _ in range(swaps):
-            kept = counts - 2 * swapped_copies(counts, rng)
+            kept = swapped_copies(counts, rng)
             for name, values in _apply(stats, ClusterMass(grid, layout, kept, total)).items():
                 null[name] += values / swaps
         for name in stats:

@@ -68,11 +68,11 @@ def test_a_swap_moves_a_binomial_half_of_a_prompts_drawn_copies() -> None:
     rng = np.random.default_rng(2)
     sizes = np.array([*range(13), 63, 64, 65, 130])  # above 64: more than one random word per cell
     counts = np.repeat(sizes, 20_000).reshape(len(sizes), 20_000)
-    moved = rs.swapped_copies(counts, rng)
+    moved = (counts - rs.swapped_copies(counts, rng)) / 2
     assert ((moved >= 0) & (moved <= counts)).all()
     assert (np.abs(moved.mean(axis=1) - sizes / 2) <= 0.03 + 0.01 * np.sqrt(sizes)).all()  # within ~4 s.e.
     np.testing.assert_allclose(moved.var(axis=1) / np.maximum(sizes, 1), np.where(sizes > 0, 0.25, 0), atol=0.015)
-    again = rs.swapped_copies(counts, np.random.default_rng(2))
+    again = (counts - rs.swapped_copies(counts, np.random.default_rng(2))) / 2
     assert (again == moved).all()  # the same seed, the same swaps
     assert (np.corrcoef(moved[12], moved[12][::-1])[0, 1]) < 0.05  # no visible pattern along a row
 
@@ -106,9 +106,9 @@ def test_the_draws_are_reproducible_and_shared_by_the_pairs_of_an_attribute() ->
 
 
 def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
-    """The planted running sum (a compiled pass) equals the running sum of the data with the chosen
-    answers of side b (or a, where a row's sides are flipped) moved to the top of the range, built
-    point by point; with a sign, each moved answer carries the null's sign."""
+    """The planted running sums (one compiled pass for both blocks) equal the running sums of the
+    data with the chosen side-b answers (x_i where a row's sides are flipped, else y_i) moved to the
+    top of the range, built point by point: +1 each in the first block, the null's sign in the second."""
     rng = np.random.default_rng(6)
     n, m = 50, 8
     x, y = rng.random(n).round(1), rng.random(n)  # ties: several answers on one grid point
@@ -116,19 +116,17 @@ def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
     stay = rng.random((n, m)) < 0.5
     side = np.where(stay, 1.0, -1.0)
     sign = np.where(rng.random((n, m)) < 0.5, 1, -1).astype(np.int8)
-    turn = rng.random((n, m))
-    left = np.where(stay, grid.place[n:2 * n, None], grid.place[:n, None]).astype(np.int32)
+    turn = rng.integers(0, 100, (n, m)).astype(np.uint16)
     total = np.full(1, float(n))
-    for weights in (None, sign):
-        w = np.ones((n, m)) if weights is None else weights.astype(float)
-        base = rs.SignedMass(grid, w * side, -w * side, total).cumulative
-        for share in (0.0, 0.3, 1.0):
-            moved = np.where(turn < share, w, 0.0)
+    found_base = rs.SignedMass(grid, side, -side, total).cumulative.astype(np.float32)
+    null_base = rs.SignedMass(grid, sign * side, -sign * side, total).cumulative.astype(np.float32)
+    for threshold in (0, 30, 100):
+        got = rs.planted(grid, total, found_base, null_base, turn, threshold, stay, sign)
+        for w, mass in zip((np.ones((n, m)), sign.astype(float)), got, strict=True):
+            moved = np.where(turn < threshold, w, 0.0)
             dense = rs.SignedMass(grid, w * side + np.where(~stay, moved, 0), -w * side + np.where(stay, moved, 0),
                                   total, -moved.sum(axis=0, keepdims=True)).cumulative
-            got = rs.planted(grid, total, base.astype(np.float32), turn, share, left, weights)
-            np.testing.assert_array_equal(got.cumulative, dense)
+            np.testing.assert_array_equal(mass.cumulative, dense)
             for t in (-1.0, 0.2, 0.5, 1.0, 2.0):
                 j = int(np.searchsorted(grid.values, t, side="right")) - 1
-                np.testing.assert_array_equal(got.at_or_below(t), dense[j] if j >= 0 else np.zeros(m))
-            np.testing.assert_array_equal(dense[-1], base[-1])  # moving mass within a side leaves the total
+                np.testing.assert_array_equal(mass.at_or_below(t), dense[j] if j >= 0 else np.zeros(m))
