@@ -15,13 +15,13 @@ from tasks.config import CounterfactualConfig, MetricsConfig
 from tasks.inputs.prompts import text_hash
 from tasks.inputs.controls import CONTROL, variant_rows
 from tasks.assessments.counterfactual import ScoreSet, lexicons_for
+from tasks.assessments.counterfactual.pairs import (NOISE_FLOOR_CONTROLS, NOISE_FLOOR_SAMPLES, by_prompt_sample,
+                                                    cross_group_pairs, floor_pairs, joined, other_content)
 from tasks.assessments.counterfactual.parity import PairData, looped_parity, parity_mdg, vectorised_parity
 from tasks.reporting.verdict import HEADLINE, judged_metrics
 
 
 NOISE_FLOOR_PERMUTATION = "mean over within-prompt group-label swaps (same rows as the pair)"
-NOISE_FLOOR_SAMPLES = "two independent samples of the same group for the same prompt"
-NOISE_FLOOR_CONTROLS = "each variant against its same-group control (another term or name of the group, or a neutral edit)"
 PAIRED_T = "paired t-test over prompts"
 DETERMINISTIC = ("the endpoint answered deterministically: every repeated sample of a variant was identical, so "
                  "two samples of one group show no noise")
@@ -155,77 +155,6 @@ def parity_of_pairs(ctx: _MetricContext, attribute: str, pairs: list, tests: int
     return futures
 
 
-def _by_prompt_sample(answered: pd.DataFrame) -> pd.DataFrame:
-    """One row per (prompt, sample index), one column of response text per group."""
-    return answered.pivot_table(index=["prompt_id", "sample_idx"], columns="grp", values="text", aggfunc="first")
-
-
-def _cross_group_pairs(wide: pd.DataFrame, a: str, b: str) -> PairData:
-    if a not in wide or b not in wide:
-        return PairData([], [], np.array([]))
-    pair = wide[[a, b]].dropna()
-    return PairData(pair[a].tolist(), pair[b].tolist(), pair.index.get_level_values("prompt_id").to_numpy())
-
-
-def _same_group_pairs(answered: pd.DataFrame, g: str) -> PairData:
-    """Sample 2k vs sample 2k+1 of the same variant: what pure sampling noise looks like."""
-    sub = answered[answered["grp"] == g]
-    wide = sub.pivot_table(index="prompt_id", columns="sample_idx", values="text", aggfunc="first")
-    t1, t2, clusters = [], [], []
-    for k in range(0, max(wide.columns, default=-1), 2):
-        if k not in wide or k + 1 not in wide:
-            continue
-        both = wide[[k, k + 1]].dropna()
-        t1 += both[k].tolist()
-        t2 += both[k + 1].tolist()
-        clusters += both.index.tolist()
-    return PairData(t1, t2, np.asarray(clusters, dtype=object))
-
-
-def _control_pairs(answered: pd.DataFrame, controls: pd.DataFrame, g: str) -> PairData:
-    """Each answer to group ``g``'s variant against the answer to its same-group control with the
-    same sample index: what a change of the prompt that keeps the group does to the answer."""
-    if controls.empty:
-        return PairData([], [], np.array([]))
-    keys = ["prompt_id", "sample_idx"]
-    both = answered[answered["grp"] == g][[*keys, "text"]].merge(
-        controls[controls["grp"] == g][[*keys, "text"]], on=keys, suffixes=("_v", "_c"))
-    return PairData(both["text_v"].tolist(), both["text_c"].tolist(), both["prompt_id"].to_numpy(dtype=object))
-
-
-def _floor_pairs(answered: pd.DataFrame, controls: pd.DataFrame, g: str, source: str) -> tuple[PairData, str]:
-    """The same-group pairs of ``g`` that the noise floor compares, and how they were made."""
-    parts = []
-    if source in ("controls", "both"):
-        parts.append((_control_pairs(answered, controls, g), NOISE_FLOOR_CONTROLS))
-    if source in ("samples", "both"):
-        parts.append((_same_group_pairs(answered, g), NOISE_FLOOR_SAMPLES))
-    parts = [(p, m) for p, m in parts if p.texts1]
-    if not parts:
-        return PairData([], [], np.array([])), ""
-    return _joined(*(p for p, _ in parts)), "; ".join(m for _, m in parts)
-
-
-def _joined(*pairs: PairData) -> PairData:
-    return PairData(sum((p.texts1 for p in pairs), []), sum((p.texts2 for p in pairs), []),
-                    np.concatenate([p.clusters.astype(object) for p in pairs]))
-
-
-def _other_content(pair: PairData) -> PairData:
-    """Each pair's first answer against the second answer at the same place of the next prompt:
-    what a pair would score if the group swap had changed what the answer says."""
-    clusters = np.asarray(pair.clusters, dtype=str)
-    order = np.argsort(clusters, kind="stable")
-    prompts, starts, sizes = np.unique(clusters[order], return_index=True, return_counts=True)
-    second = [pair.texts2[i] for i in order]
-    other = list(pair.texts2)
-    for p in range(len(prompts)):
-        q = (p + 1) % len(prompts)
-        for j in range(sizes[p]):
-            other[order[starts[p] + j]] = second[starts[q] + j % sizes[q]]
-    return PairData(list(pair.texts1), other, pair.clusters)
-
-
 def identical_samples(answered: pd.DataFrame) -> tuple[int, int]:
     """(variants whose repeated answers are all the same text, variants answered at least twice)."""
     if answered.empty or "sample_idx" not in answered:
@@ -324,14 +253,14 @@ def metric_stage(
         identical, repeated = identical_samples(answered)
         deterministic = bool(repeated) and identical == repeated
         determinism = {"identical_samples": identical, "repeated_variants": repeated} if repeated else {}
-        wide = _by_prompt_sample(answered) if len(answered) else pd.DataFrame()
+        wide = by_prompt_sample(answered) if len(answered) else pd.DataFrame()
         # against a control floor the cross-group side is both matchings of the four answers, so a
         # prompt's difference is symmetric about 0 when the group changes nothing
-        controls_wide = _by_prompt_sample(controls) if len(controls) and cf_cfg.noise_floor != "samples" \
+        controls_wide = by_prompt_sample(controls) if len(controls) and cf_cfg.noise_floor != "samples" \
             else pd.DataFrame()
         floors: dict[str, dict[str, tuple[np.ndarray, np.ndarray, str]]] = {}
         for g in groups:
-            pair, method = _floor_pairs(answered, controls, g, cf_cfg.noise_floor) if len(answered) \
+            pair, method = floor_pairs(answered, controls, g, cf_cfg.noise_floor) if len(answered) \
                 else (PairData([], [], np.array([])), "")
             if not pair.texts1:
                 continue
@@ -348,7 +277,7 @@ def metric_stage(
                     continue
                 est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g, details=details))
-        pairs = [(a, b, _cross_group_pairs(wide, a, b)) for a, b in combinations(groups, 2)]
+        pairs = [(a, b, cross_group_pairs(wide, a, b)) for a, b in combinations(groups, 2)]
         n_pairs = max(1, sum(1 for _, _, p in pairs if p.texts1))  # the pairs that get a p-value
         judged = judged_metrics(wanted, bool(cfg.neutralize and lexicon is not None))  # neutralising needs a lexicon
 
@@ -367,14 +296,14 @@ def metric_stage(
                 continue
             for row in parity[(a, b)].result() if (a, b) in parity else []:
                 ctx.emit(row)
-            tested = _joined(pair, _cross_group_pairs(controls_wide, a, b))
+            tested = joined(pair, cross_group_pairs(controls_wide, a, b))
             for name in similarity:
                 cross = ctx.similarity_values(name, tested, lexicon)
                 vals = cross[:len(pair.texts1)]
                 details = {**ctx.similarity_details(name, lexicon), **determinism}
                 sides = [floors[g][name] for g in (a, b) if g in floors]
                 if sides:
-                    changed = ctx.similarity_values(name, _other_content(tested), lexicon)
+                    changed = ctx.similarity_values(name, other_content(tested), lexicon)
                     details |= _similarity_gap(cross, tested.clusters, np.concatenate([v for v, _, _ in sides]),
                                                np.concatenate([c for _, c, _ in sides]), cfg.confidence,
                                                tests_of(name), sides[0][2], changed, cfg.seed)
