@@ -132,7 +132,7 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
                 scores = score_answers(counterfactual, config.scoring, config.metrics, config.execution, code)
                 rec.save("scores", scores.scalar)
                 frames.append(counterfactual_metrics(counterfactual, scores, config.counterfactual, config.metrics,
-                                                     lex_fp))
+                                                     lex_fp, config.execution))
         else:
             log.warning("No prompt mentions a protected attribute: no counterfactual metrics. %s%s", ftu.summary,
                         "" if config.identity else " Add an identity section to give them identities through names.")

@@ -81,7 +81,7 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
 
         with rec.stage("metrics"):
             metrics = counterfactual_metrics(responses, scores, config.counterfactual, config.metrics,
-                                             lex_fp)  # neutralisation reads the lexicons
+                                             lex_fp, config.execution)  # neutralisation reads the lexicons
             rec.save_metrics(metrics, config.validation.enabled)
         close_run(store, run_id, config, summary, metrics, responses)
     return run_result(store, run_id, config, summary)

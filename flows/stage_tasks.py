@@ -167,9 +167,17 @@ def score_answers(responses: pd.DataFrame, scoring: ScoringConfig, mcfg: Metrics
 
 
 def counterfactual_metrics(responses: pd.DataFrame, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,
-                           mcfg: MetricsConfig, fingerprint: str) -> pd.DataFrame:
-    """The cached metric stage, keyed on a digest of the responses and scores (not their pickles)."""
-    return metrics_task(responses, scores, cf_cfg, mcfg, fingerprint, f"{frame_digest(responses)}|{scores.digest()}")
+                           mcfg: MetricsConfig, fingerprint: str, execution: ExecutionConfig) -> pd.DataFrame:
+    """The metric stage as one task per attribute on the task runner, side by side (threads here, any
+    worker on Dask): attributes share nothing (each has its own draws, floors and Holm families), so
+    the rows equal one pass over all of them. Each task gets its attribute's answers and their scores
+    and is cached on a digest of both (not their pickles); the rows come back in attribute order."""
+    parts = [part for _, part in responses.groupby("attribute", sort=True)] or [responses]
+    shards = []
+    for part in parts:
+        own = scores.subset(part["text"])
+        shards.append((part, own, cf_cfg, mcfg, fingerprint, f"{frame_digest(part)}|{own.digest()}"))
+    return pd.concat(run_sharded(metrics_task, execution, shards), ignore_index=True)
 
 
 # --- stages shared by the flows that load prompts, call the LLM on variants and score the answers -----

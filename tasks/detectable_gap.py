@@ -183,7 +183,8 @@ def similarity_detectable_gap(
     rng = np.random.default_rng(seed)
     signs = np.where(rng.random((realizations, k)) < 0.5, -1.0, 1.0)
     # each part's draw on a grid of 2^-16, finer than the bisection's 1e-4: 2 bytes instead of 8
-    parts = rng.integers(0, QUANTA, (PARTS, realizations, k), dtype=np.uint16)  # one (realizations, prompts) plane per part
+    # one (realizations, prompts) plane per part
+    parts = rng.integers(0, QUANTA, (PARTS, realizations, k), dtype=np.uint16)
     bar = float(student.ppf(1 - (1 - confidence) / max(tests, 1) / 2, k - 1))
     # a realization's per-prompt differences are d = sign * d0 + changed * drop, changed the share of
     # the prompt's parts below the planted share; their sum and sum of squares take three sums over

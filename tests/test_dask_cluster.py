@@ -1,5 +1,5 @@
-"""The LLM and score stages in shards on a real multi-process Dask cluster: two worker processes both
-run shards, the flow alone writes the response cache, record their task runs in the flow's Prefect API (none starts a temporary server), and the stored metrics
+"""The LLM and score stages in shards, and the metric stage per attribute, on a real multi-process Dask
+cluster: two worker processes both run shards, the flow alone writes the response cache, record their task runs in the flow's Prefect API (none starts a temporary server), and the stored metrics
 equal the thread runner's for the same seed."""
 
 from __future__ import annotations
@@ -73,13 +73,15 @@ def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
         on_dask = flow_for(sharded)(sharded)  # first, so no shard is a cache hit of the thread run
         ran = client.run(lambda dask_worker: dask_worker.state.executed_count)
         llm_shards, score_shards = _task_runs_recorded("call-llm-shard"), _task_runs_recorded("score-responses")
+        metric_tasks = _task_runs_recorded("compute-metrics")  # one per attribute
         calls = openai_server.calls
         again = flow_for(sharded)(sharded)  # every answer is cached now: no call, no shard to send
         assert openai_server.calls == calls
     # one prompt per shard: the LLM and score shards spread over both processes
     assert llm_shards >= 4 and score_shards >= 4, (llm_shards, score_shards)
     assert len(ran) == 2 and all(count >= 1 for count in ran.values()), ran
-    assert sum(ran.values()) == llm_shards + score_shards, ran
+    assert metric_tasks == 1, metric_tasks  # one attribute (gender)
+    assert sum(ran.values()) == llm_shards + score_shards + metric_tasks, ran  # every task ran on a worker
     with duckdb.connect(str(tmp_path / "dask.duckdb"), read_only=True) as con:
         stored, keys = con.execute("SELECT count(*), count(DISTINCT cache_key) FROM response_cache").fetchone()
     assert stored == keys == calls  # written once each, by the flow, as each shard returned

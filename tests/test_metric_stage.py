@@ -142,3 +142,26 @@ def test_an_attribute_without_a_lexicon_is_compared_without_neutralisation() -> 
                 _cfg(names=["bleu_similarity"], neutralize=True))
     row = out[out["metric"] == "bleu_similarity"].iloc[0]
     assert row["value"] > 0 and row["details"]["neutralized"] is False
+
+
+def test_each_attribute_alone_gives_the_rows_of_one_pass_over_all() -> None:
+    """The flow runs the metric stage as one task per attribute, each with only its own answers'
+    scores: attributes share no draws, floors or Holm families, so the rows equal one pass."""
+    from tasks.config import CounterfactualConfig as Cf
+
+    race, race_scores = synthetic(12, RACE, 2, lambda p, g, i: 0.05 * (p % 5) + 0.1 * (g == "black"))
+    gender, gender_scores = synthetic(12, ["male", "female"], 2, lambda p, g, i: 0.07 * (p % 4), attribute="gender")
+    gender["text"] = gender["text"].str.replace("answer", "reply")  # its own texts
+    gender_scores = ScoreSet(pd.DataFrame({"text_hash": [text_hash(t) for t in gender["text"]], "scorer": "vader-neg",
+                                           "value": gender_scores.scalar["value"].to_numpy()}),
+                             gender_scores.ranges, {}, "test")
+    both = pd.concat([race, gender], ignore_index=True)
+    scores = ScoreSet(pd.concat([race_scores.scalar, gender_scores.scalar], ignore_index=True),
+                      race_scores.ranges, {}, "test")
+    cf, cfg = Cf(attributes=["race", "gender"]), _cfg(names=["strict_sentiment_parity", "rougel_similarity"])
+    whole = metric_stage(both, scores, cf, cfg)
+    parts = pd.concat([metric_stage(part, scores.subset(part["text"]), cf, cfg)
+                       for _, part in both.groupby("attribute", sort=True)], ignore_index=True)
+    assert set(whole["attribute"]) == {"race", "gender"} and whole["value"].notna().sum() > 10
+    pd.testing.assert_frame_equal(whole, parts)
+    assert len(scores.subset(race["text"]).scalar) == len(race_scores.scalar)  # only its own texts' scores

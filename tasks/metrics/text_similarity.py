@@ -26,7 +26,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from functools import lru_cache, partial
+from functools import lru_cache
 
 import numpy as np
 
@@ -222,28 +222,37 @@ def _as_csr(arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 def _min_bleu_of_ids(ids: list[np.ndarray], left: np.ndarray, right: np.ndarray, max_n: int = 4) -> np.ndarray:
     from tasks.metrics.token_kernels import gram_tables, min_bleu_pairs
 
-    tokens, offsets = _as_csr(ids)
-    grams, gram_offsets = gram_tables(tokens, offsets, max_n)
-    return _in_chunks(partial(min_bleu_pairs, offsets, grams, gram_offsets), left, right)
+    def kernel(tokens: np.ndarray, offsets: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+        min_bleu_pairs(offsets, *gram_tables(tokens, offsets, max_n), a, b, out)
+
+    return _in_chunks(kernel, ids, left, right)
 
 
 def _rouge_l_of_ids(ids: list[np.ndarray], left: np.ndarray, right: np.ndarray) -> np.ndarray:
     from tasks.metrics.token_kernels import rouge_l_pairs
 
-    tokens, offsets = _as_csr(ids)
-    vocabulary = int(tokens.max()) + 1 if len(tokens) else 1
-    return _in_chunks(partial(rouge_l_pairs, tokens, offsets, vocabulary), left, right)
+    vocabulary = max((int(a.max()) + 1 for a in ids if len(a)), default=1)
+    return _in_chunks(lambda tokens, offsets, a, b, out: rouge_l_pairs(tokens, offsets, vocabulary, a, b, out),
+                      ids, left, right)
 
 
 PAIRS_PER_CHUNK = 20_000
 
 
-def _in_chunks(kernel: Callable, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """``kernel(left, right, out)`` over chunks of pairs, one thread per core (:func:`tasks.kernels.run_chunked`)."""
+def _in_chunks(kernel: Callable, ids: list[np.ndarray], left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``kernel(tokens, offsets, left, right, out)`` over chunks of pairs, one thread per core
+    (:func:`tasks.kernels.run_chunked`), each chunk on a CSR of only its own texts' token ids: the
+    memory of a chunk's n-gram tables is bounded by the chunk, not by every text of the call."""
     from tasks.kernels import run_chunked
 
     out = np.empty(len(left))
-    run_chunked(lambda lo, hi: kernel(left[lo:hi], right[lo:hi], out[lo:hi]), len(left), PAIRS_PER_CHUNK)
+
+    def chunk(lo: int, hi: int) -> None:
+        texts, local = np.unique(np.concatenate([left[lo:hi], right[lo:hi]]), return_inverse=True)
+        tokens, offsets = _as_csr([ids[t] for t in texts])
+        kernel(tokens, offsets, local[:hi - lo], local[hi - lo:], out[lo:hi])
+
+    run_chunked(chunk, len(left), PAIRS_PER_CHUNK)
     return out
 
 

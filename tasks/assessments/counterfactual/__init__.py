@@ -207,6 +207,13 @@ class ScoreSet:
                    {k: v for p in parts for k, v in p.embeddings.items()},
                    next((p.embedding_model for p in parts if p.embedding_model), ""))
 
+    def subset(self, texts: pd.Series) -> ScoreSet:
+        """The scores of ``texts`` only (what one attribute's metric task needs)."""
+        hashes = {text_hash(t) for t in texts.dropna().unique()}
+        scalar = self.scalar[self.scalar["text_hash"].isin(hashes)].reset_index(drop=True)
+        embeddings = {h: v for h, v in self.embeddings.items() if h in hashes}
+        return ScoreSet(scalar, self.ranges, embeddings, self.embedding_model)
+
     def digest(self) -> str:
         """Content key for caches downstream: the vectors follow from the texts (their hashes are in
         ``scalar``), the model and the code, so they need not be hashed themselves."""

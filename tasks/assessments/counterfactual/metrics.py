@@ -93,6 +93,15 @@ class _MetricContext:
             memo.update(zip(missing, neutralize(missing, lexicon), strict=True))
         return [memo[t] for t in texts]
 
+    def similarity_batch(self, name: str, pairs: dict[Any, PairData], lexicon) -> dict[Any, np.ndarray]:  # noqa: ANN001
+        """:meth:`similarity_values` of several pair lists (keyed) in one call, so each distinct text of
+        the attribute is neutralised and tokenised once for its floors, cross-group and changed pairs."""
+        if not pairs:
+            return {}
+        values = self.similarity_values(name, joined(*pairs.values()), lexicon)
+        return dict(zip(pairs, np.split(values, np.cumsum([len(p.texts1) for p in pairs.values()])[:-1]),
+                        strict=True))
+
     def similarity_details(self, name: str, lexicon=None) -> dict:  # noqa: ANN001
         if self.specs[name].inputs == "embeddings":
             return {"embedding_model": self.scores.embedding_model}
@@ -258,15 +267,21 @@ def metric_stage(
         # prompt's difference is symmetric about 0 when the group changes nothing
         controls_wide = by_prompt_sample(controls) if len(controls) and cf_cfg.noise_floor != "samples" \
             else pd.DataFrame()
+        floor_sets = {g: floor_pairs(answered, controls, g, cf_cfg.noise_floor) for g in groups} if len(answered) \
+            else {}
+        floor_sets = {g: pm for g, pm in floor_sets.items() if pm[0].texts1}
+        pairs = [(a, b, cross_group_pairs(wide, a, b)) for a, b in combinations(groups, 2)]
+        cross_sets = {(a, b): joined(pair, cross_group_pairs(controls_wide, a, b)) for a, b, pair in pairs
+                      if pair.texts1}
+        compared = {**{("floor", g): pair for g, (pair, _) in floor_sets.items()},
+                    **{("cross", *ab): t for ab, t in cross_sets.items()},
+                    **{("changed", *ab): other_content(t) for ab, t in cross_sets.items() if set(ab) & set(floor_sets)}}
+        values = {name: ctx.similarity_batch(name, compared, lexicon) for name in similarity}
         floors: dict[str, dict[str, tuple[np.ndarray, np.ndarray, str]]] = {}
-        for g in groups:
-            pair, method = floor_pairs(answered, controls, g, cf_cfg.noise_floor) if len(answered) \
-                else (PairData([], [], np.array([])), "")
-            if not pair.texts1:
-                continue
+        for g, (pair, method) in floor_sets.items():
             floors[g] = {}
             for name in similarity:
-                vals = ctx.similarity_values(name, pair, lexicon)
+                vals = values[name][("floor", g)]
                 floors[g][name] = (vals, pair.clusters, method)
                 details = {**ctx.similarity_details(name, lexicon), "baseline": method, **determinism}
                 if np.ptp(vals) == 0:
@@ -277,7 +292,6 @@ def metric_stage(
                     continue
                 est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g, details=details))
-        pairs = [(a, b, cross_group_pairs(wide, a, b)) for a, b in combinations(groups, 2)]
         n_pairs = max(1, sum(1 for _, _, p in pairs if p.texts1))  # the pairs that get a p-value
         judged = judged_metrics(wanted, bool(cfg.neutralize and lexicon is not None))  # neutralising needs a lexicon
 
@@ -296,15 +310,15 @@ def metric_stage(
                 continue
             for row in parity[(a, b)].result() if (a, b) in parity else []:
                 ctx.emit(row)
-            tested = joined(pair, cross_group_pairs(controls_wide, a, b))
             for name in similarity:
-                cross = ctx.similarity_values(name, tested, lexicon)
+                cross = values[name][("cross", a, b)]
                 vals = cross[:len(pair.texts1)]
                 details = {**ctx.similarity_details(name, lexicon), **determinism}
                 sides = [floors[g][name] for g in (a, b) if g in floors]
                 if sides:
-                    changed = ctx.similarity_values(name, other_content(tested), lexicon)
-                    details |= _similarity_gap(cross, tested.clusters, np.concatenate([v for v, _, _ in sides]),
+                    changed = values[name][("changed", a, b)]
+                    details |= _similarity_gap(cross, cross_sets[(a, b)].clusters,
+                                               np.concatenate([v for v, _, _ in sides]),
                                                np.concatenate([c for _, c, _ in sides]), cfg.confidence,
                                                tests_of(name), sides[0][2], changed, cfg.seed)
                 elif deterministic and cf_cfg.noise_floor == "samples":

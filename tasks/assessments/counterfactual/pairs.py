@@ -10,7 +10,8 @@ import pandas as pd
 from tasks.assessments.counterfactual.parity import PairData
 
 NOISE_FLOOR_SAMPLES = "two independent samples of the same group for the same prompt"
-NOISE_FLOOR_CONTROLS = "each variant against its same-group control (another term or name of the group, or a neutral edit)"
+NOISE_FLOOR_CONTROLS = ("each variant against its same-group control (another term or name of the group, "
+                        "or a neutral edit)")
 
 
 def by_prompt_sample(answered: pd.DataFrame) -> pd.DataFrame:
