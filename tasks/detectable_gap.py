@@ -12,7 +12,7 @@ import pandas as pd
 from numba import njit
 
 from tasks.kernels import run_chunked
-from tasks.stats import _cluster_blocks, _rowwise, _swapped
+from tasks.stats import _cluster_blocks, _rowwise, _swapped, coin_flips
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,8 @@ def parity_detectable_gap(
     if realizations is None:  # enough draws beyond the 1 - alpha quantile, within ~160 MB of floats
         realizations = int(min(max(2000, np.ceil(40 / alpha)), max(500, 2e7 // max(n, 1))))
     rng = np.random.default_rng(seed)
-    flips = rng.random((realizations, k)) < 0.5  # per prompt: its rows' sides exchanged
-    again = rng.random((realizations, k)) < 0.5  # per prompt: exchanged again for the null
+    flips = coin_flips(rng, realizations, k)  # per prompt: its rows' sides exchanged
+    again = coin_flips(rng, realizations, k)  # per prompt: exchanged again for the null
     unit = np.arange(n) if units is None else np.unique(np.asarray(units, dtype=str), return_inverse=True)[1]
     turn = rng.integers(0, QUANTA, (realizations, int(unit.max()) + 1), dtype=np.uint16)  # per unit, 2^-16 grid
     hi = bounds[1]
@@ -181,7 +181,7 @@ def similarity_detectable_gap(
     if realizations is None:
         realizations = int(min(2000, max(200, 2e7 // (PARTS * k))))
     rng = np.random.default_rng(seed)
-    signs = np.where(rng.random((realizations, k)) < 0.5, -1.0, 1.0)
+    signs = np.where(coin_flips(rng, realizations, k), np.int8(-1), np.int8(1))
     # each part's draw on a grid of 2^-16, finer than the bisection's 1e-4: 2 bytes instead of 8
     # one (realizations, prompts) plane per part
     parts = rng.integers(0, QUANTA, (PARTS, realizations, k), dtype=np.uint16)
@@ -189,8 +189,9 @@ def similarity_detectable_gap(
     # a realization's per-prompt differences are d = sign * d0 + changed * drop, changed the share of
     # the prompt's parts below the planted share; their sum and sum of squares take three sums over
     # the prompts (:func:`_planted_sums`, one pass over the parts per bisection step)
-    unplanted, squares, crossed, dropped = signs @ d0, float(d0 @ d0), d0 * drop, drop * drop
-    signs, lowest = signs.astype(np.int8), parts.min(axis=0)  # a prompt none of whose parts is below: skipped
+    unplanted = np.concatenate([signs[b].astype(float) @ d0 for b in _row_blocks(realizations, k)])
+    squares, crossed, dropped = float(d0 @ d0), d0 * drop, drop * drop
+    lowest = parts.min(axis=0)  # a prompt none of whose parts is below the share is skipped on it
 
     def fires(share: float) -> tuple[float, float]:
         sums = np.empty((3, realizations))
@@ -206,6 +207,11 @@ def similarity_detectable_gap(
         return float(found.mean()), float(mean.mean())
 
     return _smallest_share(fires, power, "even answers given wholly another prompt's content are")
+
+
+def _row_blocks(rows: int, cols: int) -> list[slice]:
+    step = max(1, (1 << 20) // max(cols, 1))
+    return [slice(start, min(rows, start + step)) for start in range(0, rows, step)]
 
 
 @njit(cache=True, nogil=True)

@@ -260,8 +260,8 @@ def bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, rows
 def swapped_copies(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A within-prompt label swap inside resamples: each cluster's drawn copies (``counts``) minus twice
     the copies the swap moves to the other side, Binomial(count, 1/2) per cell, as float weights for
-    :class:`ClusterMass`. The binomial is the number of set bits among ``count`` random bits (one
-    64-bit word of splitmix64 per cell, seeded from ``rng``; a count above 64, rare, takes more words)."""
+    :class:`ClusterMass`. The binomial is the number of set bits among ``count`` random bits (a byte of
+    splitmix64's words per 8 copies, seeded from ``rng``)."""
     kept = np.empty(counts.shape)
     _swapped(np.ascontiguousarray(counts, dtype=np.int64), np.uint64(rng.integers(0, 2**63)), kept)
     return kept
@@ -269,18 +269,22 @@ def swapped_copies(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def _swapped(counts: np.ndarray, seed: np.uint64, out: np.ndarray) -> None:
-    state = seed
+    state, word, spare = seed, np.uint64(0), 0  # spare: unused bytes left in ``word``
     for i in range(counts.shape[0]):
         for j in range(counts.shape[1]):
             count = counts[i, j]
             left, moved = count, 0
-            while left > 0:
-                state += GOLDEN
-                bits = mix64(state)
-                if left < 64:
+            while left > 0:  # a byte of random bits per 8 copies
+                if spare == 0:
+                    state += GOLDEN
+                    word, spare = mix64(state), 8
+                bits = word & np.uint64(0xFF)
+                word >>= np.uint64(8)
+                spare -= 1
+                if left < 8:
                     bits &= (np.uint64(1) << np.uint64(left)) - np.uint64(1)
                 moved += popcount64(bits)
-                left -= 64
+                left -= 8
             out[i, j] = count - 2 * moved
 
 
@@ -314,14 +318,16 @@ def permutations(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, b
                  count: int, seed: int) -> dict[str, np.ndarray]:
     """Each statistic on ``count`` within-prompt label swaps: each swap flips the sides of a random
     half of the prompts (the same draws as :func:`tasks.stats.permutation_test`)."""
+    from tasks.stats import coin_flips
+
     grid = Grid(x, y)
     rng = np.random.default_rng(seed)
-    flips = np.ascontiguousarray((rng.random((count, int(block_of_row.max()) + 1)) < 0.5).T)
+    k = int(block_of_row.max()) + 1
     out = {name: np.empty(count) for name in stats}
     total = np.full(1, float(len(block_of_row)))
     layout = grid.by_cluster(block_of_row, block_of_row)
-    for block in blocks(count, grid.block()):
-        sign = 1.0 - 2.0 * flips[:, block]
+    for block in blocks(count, grid.block()):  # the flips of each block in turn: one stream, as one draw
+        sign = 1.0 - 2.0 * coin_flips(rng, block.stop - block.start, k).T
         for name, values in _apply(stats, ClusterMass(grid, layout, sign, total)).items():
             out[name][block] = values
     return out

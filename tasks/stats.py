@@ -36,6 +36,16 @@ def cluster_draws(rng: np.random.Generator, k: int, m: int) -> np.ndarray:
     return np.bincount(drawn.ravel(), minlength=m * k).reshape(m, k)
 
 
+def coin_flips(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
+    """(rows, cols) fair coin flips, ``rng.random((rows, cols)) < 0.5`` drawn a few rows at a time:
+    the same flips as one draw (the stream is sequential), without its (rows, cols) floats."""
+    out = np.empty((rows, cols), bool)
+    step = max(1, (1 << 20) // max(cols, 1))
+    for start in range(0, rows, step):
+        out[start:start + step] = rng.random((min(step, rows - start), cols)) < 0.5
+    return out
+
+
 def bootstrap_mean(
     values: np.ndarray, clusters: Sequence[object], resamples: int, confidence: float, seed: int
 ) -> Estimate:
@@ -167,7 +177,7 @@ def permutation_test(
     observed = fn(x, y)
     block = _cluster_blocks(clusters)
     rng = np.random.default_rng(seed)
-    flips = (rng.random((permutations, block.max() + 1)) < 0.5)[:, block]  # the same draws as one per permutation
+    flips = coin_flips(rng, permutations, int(block.max()) + 1)[:, block]  # the same draws as one per permutation
     null = _rowwise(fn, *_swapped(np.broadcast_to(x, flips.shape), np.broadcast_to(y, flips.shape), flips))
     p = (int((null >= observed - 1e-12).sum()) + 1) / (permutations + 1)
     return PermutationTest(float(observed), float(p), float(null.mean()))
