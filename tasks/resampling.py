@@ -74,6 +74,39 @@ class Draws:
         return at
 
 
+def shared_mean_bootstrap(values: np.ndarray, clusters: Sequence[object], draws: Draws,
+                          confidence: float) -> tuple[float, float] | None:
+    """The percentile interval of the mean of ``values`` over the attribute's shared bootstrap draws
+    (each resample's mean weights a row by how often its cluster was drawn), as :func:`bootstrap`
+    does for the parity metrics; None when a cluster is not among the drawn or a resample drew
+    none of these clusters (the caller then draws its own)."""
+    try:
+        rows = draws.rows(clusters)
+    except ValueError:
+        return None
+    used, local = np.unique(rows, return_inverse=True)
+    sums = np.bincount(local, weights=np.asarray(values, float), minlength=len(used))
+    sizes = np.bincount(local, minlength=len(used)).astype(float)
+    num, den = np.zeros(draws.resamples), np.zeros(draws.resamples)
+    _cluster_sums(draws.counts, used, sums, sizes, num, den)
+    if not draws.resamples or (den == 0).any():
+        return None
+    a = (1 - confidence) / 2
+    low, high = np.quantile(num / den, [a, 1 - a])
+    return float(low), float(high)
+
+
+@njit(cache=True, nogil=True)
+def _cluster_sums(counts: np.ndarray, used: np.ndarray, sums: np.ndarray, sizes: np.ndarray, num: np.ndarray,
+                  den: np.ndarray) -> None:
+    """num[r] = sum_i counts[used[i], r] sums[i], den[r] likewise with sizes (one pass over the counts)."""
+    for i in range(len(used)):
+        row, s, z = counts[used[i]], sums[i], sizes[i]
+        for r in range(len(num)):
+            num[r] += row[r] * s
+            den[r] += row[r] * z
+
+
 class Grid:
     """The pair's scores (and any extra points) sorted once, with equal scores on one grid point.
 

@@ -130,3 +130,22 @@ def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
             for t in (-1.0, 0.2, 0.5, 1.0, 2.0):
                 j = int(np.searchsorted(grid.values, t, side="right")) - 1
                 np.testing.assert_array_equal(mass.at_or_below(t), dense[j] if j >= 0 else np.zeros(m))
+
+
+def test_a_similarity_interval_from_the_shared_draws_is_the_mean_of_the_repeated_rows() -> None:
+    """Each shared resample's mean weights a row by its prompt's draw count: the interval equals the
+    quantiles of the plain means of the rows repeated that often; a prompt outside the draws, or a
+    resample that drew none of the pair's prompts, gives None (the caller draws its own)."""
+    rng = np.random.default_rng(3)
+    draws = rs.Draws.draw([f"p{i}" for i in range(400)], 50, seed=2)
+    clusters = np.repeat([f"p{i}" for i in range(300)], 2).astype(object)
+    values = rng.random(600)
+    counts = draws.counts[draws.rows(clusters)]
+    means = [np.repeat(values, counts[:, r]).mean() for r in range(50)]
+    low, high = rs.shared_mean_bootstrap(values, clusters, draws, 0.95)
+    assert (low, high) == pytest.approx(tuple(np.quantile(means, [0.025, 0.975])), abs=1e-12)
+    assert rs.shared_mean_bootstrap(values, np.array(["elsewhere"] * 600, dtype=object), draws, 0.95) is None
+    by_hand = rs.Draws(np.array(["a", "b", "c"]), np.array([[1, 0], [2, 3], [0, 0]], np.uint16))
+    assert rs.shared_mean_bootstrap(np.ones(2), np.array(["a", "a"], dtype=object), by_hand, 0.9) is None  # r=1: no a
+    assert rs.shared_mean_bootstrap(np.array([0.0, 1.0]), np.array(["b", "b"], dtype=object), by_hand, 0.9) == \
+        pytest.approx((0.5, 0.5))

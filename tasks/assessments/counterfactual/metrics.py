@@ -48,6 +48,19 @@ class _MetricContext:
 
         self.draws = Draws.draw(prompts, self.cfg.bootstrap_resamples, self.cfg.seed)
 
+    def mean_estimate(self, values: np.ndarray, clusters: np.ndarray) -> Any:
+        """The mean of a similarity's per-pair values with its cluster-bootstrap interval, from the
+        attribute's shared draws (:func:`tasks.resampling.shared_mean_bootstrap`) when they cover
+        its prompts, else from its own."""
+        from tasks.resampling import shared_mean_bootstrap
+        from tasks.stats import Estimate, bootstrap_mean
+
+        shared = shared_mean_bootstrap(values, clusters, self.draws, self.cfg.confidence) \
+            if self.draws is not None and len(values) and len(np.unique(clusters.astype(str))) >= 2 else None
+        if shared is None:
+            return bootstrap_mean(values, clusters, **self.boot)
+        return Estimate(float(np.mean(values)), *shared, len(values))
+
     def of_kind(self, inputs: str) -> list[str]:
         return [name for name, spec in self.specs.items() if spec.inputs == inputs]
 
@@ -243,6 +256,9 @@ def metric_stage(
     pair_names = [n for n in wanted if ctx.specs[n].inputs in ("sentiment", "embeddings", "texts")]
     similarity = ctx.of_kind("embeddings") + ctx.of_kind("texts")
     for attribute, everything in responses.groupby("attribute", sort=True):
+        # one Python string per answer, shared by every pair list below (an Arrow-backed column makes a
+        # new string object each time it is read into a list: at 100,000 prompts, gigabytes of copies)
+        everything = everything.assign(text=everything["text"].astype(object))
         lexicon = lexicons.get(attribute)
         frame = variant_rows(everything)
         ok = everything["ok"] & ~everything["refusal"].astype(bool)
@@ -290,7 +306,7 @@ def metric_stage(
                     ctx.emit(skipped_row(name, f"no noise floor: {why}", attribute=attribute, group_a=g, group_b=g,
                                          details=details))
                     continue
-                est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
+                est = ctx.mean_estimate(vals, pair.clusters)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g, details=details))
         n_pairs = max(1, sum(1 for _, _, p in pairs if p.texts1))  # the pairs that get a p-value
         judged = judged_metrics(wanted, bool(cfg.neutralize and lexicon is not None))  # neutralising needs a lexicon
@@ -327,7 +343,7 @@ def metric_stage(
                     details["noise_floor_skipped"] = "needs llm.count >= 2 (two samples of one group per prompt)"
                 else:
                     details["noise_floor_skipped"] = "no same-group control was answered for these groups"
-                est = bootstrap_mean(vals, pair.clusters, **ctx.boot)
+                est = ctx.mean_estimate(vals, pair.clusters)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b, details=details))
         families = [judged] + [[name] for name in ctx.of_kind("sentiment") + similarity if name not in judged]
         for family in families:
