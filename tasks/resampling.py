@@ -16,9 +16,10 @@ a matrix (:class:`SignedMass`): the signed mass at each grid point (side a minus
 running sum is the difference of the two sides' CDFs times a side's total mass, and a metric that
 declares ``cdf_statistic(mass)`` reads its value off that column: Wasserstein-1 is the sum of
 |running sum| times the grid steps, a difference of shares above t is |running sum| at t. Blocks of
-columns are computed at once, so a thousand resamples cost a few matrix passes, never a thousand
-sorts. Points are rows and reweightings columns because gathering rows into grid order is ten
-times faster than gathering columns.
+columns are computed at once, so a thousand resamples cost a few passes, never a thousand sorts.
+A resample or a swap weighs whole prompts, so its block is given per prompt (:class:`ClusterMass`)
+and its running sum is one compiled pass over the sorted points (:func:`_running_sum`); a planted
+block is a base running sum plus the planted answers (:func:`planted`, also compiled).
 
 The bootstrap draws are made once per attribute (:class:`Draws`) and shared by every metric and
 every pair of groups: a pair reads the columns of its own prompts. When a pair lacks some of the

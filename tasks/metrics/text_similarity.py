@@ -1,8 +1,11 @@
 """Fast pairwise BLEU and ROUGE-L for counterfactual response pairs.
 
-Both are written here (not taken from nltk / rouge-score) so each pair costs microseconds:
-ROUGE-L uses the bit-parallel LCS of Allison & Dix (1986) on Python integers, BLEU counts n-grams
-with ``collections.Counter``. Definitions follow the references used by LangFair:
+Both are written here (not taken from nltk / rouge-score) so a pair costs about a microsecond:
+each text is tokenised once (Python, nltk's patterns), its tokens numbered, and the pairs are
+scored by compiled kernels over the numbers (:mod:`tasks.metrics.token_kernels`): ROUGE-L by the
+bit-parallel LCS of Allison & Dix (1986), BLEU by merging sorted n-gram keys. The readable
+definitions (:func:`lcs_length`, :func:`sentence_bleu`) stay here as the reference the tests hold the
+kernels to. Definitions follow the references used by LangFair:
 
 * ROUGE-L F-measure (Lin, 2004) with rouge-score's tokenisation as LangFair configures it:
   lower-case, every run of non-alphanumeric characters is a separator, Porter stemming of tokens
@@ -12,7 +15,9 @@ with ``collections.Counter``. Definitions follow the references used by LangFair
   exp(1 - r/c) when the candidate is shorter, and Chen & Cherry's smoothing method 1 (a precision
   with no match counts 0.1 matches); a pair sharing no unigram scores 0.
 
-Speed: each text's tokens are cached (a text sits in several group pairs), the clipped n-gram
+Speed: each call scores every distinct pair once, tokenises every distinct text once (and keeps
+the last 131,072 texts' token ids), and spreads chunks of pairs over one thread per core (the
+kernels hold no GIL; a chunk builds the n-gram tables of its own texts only). The clipped n-gram
 matches of a pair are counted once for both BLEU directions (sum of min(count_a, count_b) is
 symmetric), and the Treebank tokenizer runs nltk's own patterns compiled by the stdlib ``re``
 instead of nltk 3.10's time-limited ``regex`` wrapper, which costs ~5 ms per text (the tokens are
