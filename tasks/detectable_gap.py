@@ -12,7 +12,7 @@ import pandas as pd
 from numba import njit
 
 from tasks.kernels import run_chunked
-from tasks.stats import _cluster_blocks, _rowwise, _swapped, coin_flips
+from tasks.stats import _cluster_blocks, _rowwise, _swapped, coin_flips, row_blocks
 
 
 @dataclass(frozen=True)
@@ -189,7 +189,7 @@ def similarity_detectable_gap(
     # a realization's per-prompt differences are d = sign * d0 + changed * drop, changed the share of
     # the prompt's parts below the planted share; their sum and sum of squares take three sums over
     # the prompts (:func:`_planted_sums`, one pass over the parts per bisection step)
-    unplanted = np.concatenate([signs[b].astype(float) @ d0 for b in _row_blocks(realizations, k)])
+    unplanted = np.concatenate([signs[b].astype(float) @ d0 for b in row_blocks(realizations, k)])
     squares, crossed, dropped = float(d0 @ d0), d0 * drop, drop * drop
     lowest = parts.min(axis=0)  # a prompt none of whose parts is below the share is skipped on it
 
@@ -207,11 +207,6 @@ def similarity_detectable_gap(
         return float(found.mean()), float(mean.mean())
 
     return _smallest_share(fires, power, "even answers given wholly another prompt's content are")
-
-
-def _row_blocks(rows: int, cols: int) -> list[slice]:
-    step = max(1, (1 << 20) // max(cols, 1))
-    return [slice(start, min(rows, start + step)) for start in range(0, rows, step)]
 
 
 @njit(cache=True, nogil=True)

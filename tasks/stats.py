@@ -36,13 +36,19 @@ def cluster_draws(rng: np.random.Generator, k: int, m: int) -> np.ndarray:
     return np.bincount(drawn.ravel(), minlength=m * k).reshape(m, k)
 
 
+def row_blocks(rows: int, cols: int) -> list[slice]:
+    """Consecutive slices of rows covering ``rows``, each about a million cells of ``cols`` columns:
+    how a (rows, cols) computation is done a few rows at a time, without a matrix of floats."""
+    step = max(1, (1 << 20) // max(cols, 1))
+    return [slice(start, min(rows, start + step)) for start in range(0, rows, step)]
+
+
 def coin_flips(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
     """(rows, cols) fair coin flips, ``rng.random((rows, cols)) < 0.5`` drawn a few rows at a time:
     the same flips as one draw (the stream is sequential), without its (rows, cols) floats."""
     out = np.empty((rows, cols), bool)
-    step = max(1, (1 << 20) // max(cols, 1))
-    for start in range(0, rows, step):
-        out[start:start + step] = rng.random((min(step, rows - start), cols)) < 0.5
+    for block in row_blocks(rows, cols):
+        out[block] = rng.random((block.stop - block.start, cols)) < 0.5
     return out
 
 
