@@ -21,7 +21,6 @@ def mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-
 @njit(cache=True, nogil=True, inline="always")
 def popcount64(x: np.uint64) -> int:
     """The number of set bits of a 64-bit word (the SWAR sum of bit counts in parallel fields)."""
@@ -29,6 +28,7 @@ def popcount64(x: np.uint64) -> int:
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
     return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
 
 def run_chunked(kernel: Callable[[int, int], None], n: int, chunk: int) -> None:
     """``kernel(lo, hi)`` for consecutive ranges of at most ``chunk`` covering 0..n; on a thread pool

@@ -153,7 +153,9 @@ class SignedMass:
     """A block of reweightings of a pair: per data point and reweighting (points as rows, one
     column per reweighting), its mass on side a minus its mass on side b; ``total`` is a side's
     total mass. What a parity statistic reads: :attr:`cumulative` (the running sum over the sorted
-    grid, computed once and shared by the metrics of the pair) or :meth:`at_or_below`."""
+    grid, computed once and shared by the metrics of the pair) or :meth:`at_or_below`. This dense
+    form, mass given point by point, is the definition: the stage builds the compact forms below
+    (:class:`ClusterMass`, :func:`planted`), and the tests hold them to it."""
 
     def __init__(self, grid: Grid, mass_x: np.ndarray, mass_y: np.ndarray, total: np.ndarray,
                  mass_extra: np.ndarray | None = None) -> None:
