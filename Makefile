@@ -10,6 +10,8 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 90
+# no copy of every downloaded wheel in ~/.cache/pip: a CI disk can be small
+export PIP_NO_CACHE_DIR := 1
 
 .PHONY: setup browser demo test test-all bench clean
 
