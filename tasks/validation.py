@@ -190,11 +190,24 @@ def _run(stage: str, frame: pd.DataFrame, missing: Sequence[str], expectations: 
         suite.add_expectation(exp)
     with _lock:
         batch = _batch_definition(stage).get_batch(batch_parameters={"dataframe": frame})
-        result = batch.validate(suite, result_format={"result_format": "SUMMARY",
-                                                      "partial_unexpected_count": 20})
+        try:
+            result = batch.validate(suite, result_format={"result_format": "SUMMARY",
+                                                          "partial_unexpected_count": 20})
+        finally:
+            _forget(batch)
     ordered = sorted(result.results, key=lambda r: (r.expectation_config.meta or {}).get("order", 0))
     outcomes = [_outcome(r, len(frame), list(frame.columns)) for r in ordered]
     return SuiteReport(stage, all(o.success for o in outcomes), outcomes)
+
+
+def _forget(batch: Any) -> None:
+    """Drop the validated frame from GX's execution engine, which caches every batch it loads: the
+    context lives as long as the process, so each suite's frame (at 100,000 prompts, a million rows
+    of variants or answers) would otherwise stay in memory until the run ends."""
+    manager = getattr(getattr(getattr(batch, "data", None), "execution_engine", None), "batch_manager", None)
+    if manager is not None:
+        manager.reset_batch_cache()
+        manager.batch_data_cache.clear()
 
 
 def _text_checks(column: str, frame: pd.DataFrame) -> list[Any]:

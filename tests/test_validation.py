@@ -200,3 +200,21 @@ def test_metric_rows_have_a_value_or_a_skip_reason() -> None:
     text = report.summary()
     assert "no value and no details.skipped reason" in text and "half an interval" in text
     assert "made_up_metric" in text
+
+
+def test_a_suite_keeps_no_reference_to_the_frame_it_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The GX context lives as long as the process and its engine caches every batch it loads: a run's
+    validated variants, answers and scores must not stay in memory after their suite."""
+    import gc
+    import weakref
+
+    from tasks import validation
+
+    checked = []
+    run = validation._run
+    monkeypatch.setattr(validation, "_run", lambda stage, frame, *a: checked.append(weakref.ref(frame)) or run(stage, frame, *a))
+    frame = pd.DataFrame({"variant_id": ["a", "b"], "prompt_id": "p", "attribute": "gender", "grp": ["male", "female"],
+                          "text": ["Is he kind?", "Is she kind?"], "valid": True})
+    assert validation.validate_variants(frame).success
+    gc.collect()
+    assert checked and checked[0]() is None, "GX still holds the validated frame"
