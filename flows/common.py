@@ -75,6 +75,7 @@ class RunRecorder:
             yield
         finally:
             self.timings[name] = round(time.perf_counter() - t0, 3)
+            release_freed_memory()
 
     def gate(self, report: Any) -> None:
         """Store a great-expectations suite report; stop the flow when it failed."""
@@ -104,6 +105,21 @@ class RunRecorder:
             self.store.finish_run(self.run_id, status, timings=self.timings, summary=summary)
             self.finished = True
             _ACTIVE.pop(self.run_id, None)
+
+
+def release_freed_memory() -> None:
+    """Hand the heap pages a finished stage freed back to the operating system. glibc keeps freed
+    memory for reuse, so without this a run's resident size stays at the high-water mark of every
+    stage before (at 100,000 prompts, gigabytes of answers, requests and result copies no longer
+    live) and each stage's peak adds to it. A no-op where the C library has no ``malloc_trim``."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to hand back this way
+        pass
 
 
 def interrupt_active_runs(reason: str) -> list[str]:

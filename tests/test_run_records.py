@@ -173,3 +173,20 @@ def test_a_run_without_metric_rows_passes_the_metrics_gate(tmp_path: Path) -> No
     recorder.save_metrics(pd.DataFrame(), validate=True)
     assert store.query("SELECT count(*) AS n FROM validations WHERE run_id = 'run-empty' AND NOT success"
                        ).iloc[0]["n"] == 0
+
+
+def test_a_finished_stage_hands_its_freed_memory_back(tmp_path: Path) -> None:
+    """What a stage allocated and dropped leaves the process's resident size (glibc would keep it, so
+    every later stage's peak would stack on top of the earlier ones)."""
+    import psutil
+
+    cfg = parse_config({"name": "m", "prompts": {"items": ["x"]}, "storage": {"duckdb_path": str(tmp_path / "m.duckdb")}})
+    recorder = RunRecorder(Store(cfg.storage.duckdb_path), "run-memory", "counterfactual_assessment", cfg)
+    process = psutil.Process()
+    before = process.memory_info().rss
+    with recorder.stage("llm"):
+        answers = [b"x" * 1000 + i.to_bytes(4, "little") for i in range(300_000)]  # ~300 MB, malloc'd
+        kept = [b"y" * 600 for _ in range(300)]  # a few live blocks among them
+        del answers
+    assert process.memory_info().rss - before < 60 * 2**20, "the stage's 300 MB stayed resident"
+    assert len(kept) == 300 and "llm" in recorder.timings
