@@ -255,35 +255,6 @@ def _rowwise(fn: Callable[[np.ndarray, np.ndarray], float], x: np.ndarray, y: np
     return np.array([fn(a, b) for a, b in zip(x, y, strict=True)], float)
 
 
-def permutation_pvalue_omnibus(
-    fn: Callable[[np.ndarray, np.ndarray], float], matrix: np.ndarray, clusters: Sequence[object],
-    permutations: int, seed: int,
-) -> float:
-    """p-value of the largest pairwise gap among k groups (columns), permuting columns per cluster.
-
-    NaN when there is nothing to test (fewer than two rows with every group answered, fewer than
-    two groups, or no permutations); the caller records why.
-    """
-    matrix = np.asarray(matrix, float)
-    if matrix.ndim != 2 or matrix.shape[0] < 2 or matrix.shape[1] < 2 or permutations <= 0:
-        return float("nan")
-    k = matrix.shape[1]
-    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-
-    def stat(m: np.ndarray) -> float:
-        return max(fn(m[:, i], m[:, j]) for i, j in pairs)
-
-    observed = stat(matrix)
-    block = _cluster_blocks(clusters)
-    rng = np.random.default_rng(seed)
-    rows = np.arange(len(matrix))[:, None]
-    hits = 0
-    for _ in range(permutations):
-        perm = np.argsort(rng.random((block.max() + 1, k)), axis=1)[block]
-        hits += stat(matrix[rows, perm]) >= observed - 1e-12
-    return (hits + 1) / (permutations + 1)
-
-
 def holm_adjust(pvalues: Sequence[float]) -> list[float]:
     """Holm-Bonferroni adjusted p-values (step-down, monotone, capped at 1), in input order."""
     p = np.asarray(pvalues, float)

@@ -248,7 +248,8 @@ def metric_stage(
     endpoint give) is recorded as skipped with the reason, never as 0 and never as a crash.
     """
     from tasks.metrics import estimate_row, skipped_row, wanted_metrics
-    from tasks.stats import bootstrap_mean, holm_adjust, permutation_pvalue_omnibus
+    from tasks.omnibus import permutation_pvalue_omnibus
+    from tasks.stats import bootstrap_mean, holm_adjust
 
     wanted = wanted_metrics(cfg.names, "counterfactual")
     lexicons = lexicons_for(cf_cfg)
@@ -364,7 +365,7 @@ def metric_stage(
             matrix = np.column_stack([ctx.sentiment_of(full[g].tolist()) for g in groups])
             worst["details"]["omnibus_p_value"] = permutation_pvalue_omnibus(
                 ctx.parity_fn(name), matrix, full.index.get_level_values("prompt_id").to_numpy(),
-                cfg.permutations, cfg.seed)
+                cfg.permutations, cfg.seed, ctx.parity_cdf(name))
             worst["details"]["omnibus"] = f"max over {len(rows)} pairs, groups permuted within prompt"
     from tasks.metrics.base import METRIC_ROW_COLUMNS
 
