@@ -199,7 +199,8 @@ class ClusterMass(Running):
     def __init__(self, grid: Grid, layout: tuple[np.ndarray, np.ndarray], weights: np.ndarray,
                  total: np.ndarray) -> None:
         self.grid, self.layout, self.total, self._cumulative = grid, layout, total, None
-        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
+        integer = weights.dtype.kind in "iu"  # drawn counts and swaps: summed exactly, in their own width
+        self.weights = np.ascontiguousarray(weights) if integer else np.ascontiguousarray(weights, dtype=np.float64)
 
     @property
     def cumulative(self) -> np.ndarray:
@@ -287,20 +288,31 @@ def bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, rows
     layout, sizes = grid.by_cluster(local, local), np.bincount(local, minlength=len(used))
     out = {name: np.empty(draws.resamples) for name in stats}
     for block in blocks(draws.resamples, grid.block()):
-        weights = draws.counts[used, block].astype(float)
-        for name, values in _apply(stats, ClusterMass(grid, layout, weights, sizes @ weights)).items():
+        weights = draws.counts[used, block]
+        for name, values in _apply(stats, ClusterMass(grid, layout, weights, (sizes @ weights).astype(float))).items():
             out[name][block] = values
     return out
 
 
 def swapped_copies(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A within-prompt label swap inside resamples: each cluster's drawn copies (``counts``) minus twice
-    the copies the swap moves to the other side, Binomial(count, 1/2) per cell, as float weights for
-    :class:`ClusterMass`. The binomial is the number of set bits among ``count`` random bits (a byte of
-    splitmix64's words per 8 copies, seeded from ``rng``)."""
-    kept = np.empty(counts.shape)
-    _swapped(np.ascontiguousarray(counts, dtype=np.int64), np.uint64(rng.integers(0, 2**63)), kept)
+    the copies the swap moves to the other side, Binomial(count, 1/2) per cell, as int16 weights for
+    :class:`ClusterMass`. The binomial is the number of set bits among ``count`` random bits: a byte
+    of splitmix64's words (seeded from ``rng``) per cell, and one more per 8 copies past the first 8,
+    so the loop has no branch that depends on the count (counts above 8 are rare)."""
+    counts = np.ascontiguousarray(counts)
+    kept = np.empty(counts.shape, np.int16 if counts.size == 0 or counts.max() < 2**15 else np.float64)
+    _swapped(counts, np.uint64(rng.integers(0, 2**63)), kept)
     return kept
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_byte(state: np.uint64, word: np.uint64, spare: int) -> tuple:
+    """The next byte of splitmix64's stream: (bits, state, word, spare), a new word every 8 bytes."""
+    if spare == 0:
+        state += GOLDEN
+        word, spare = mix64(state), 8
+    return word & np.uint64(0xFF), state, word >> np.uint64(8), spare - 1
 
 
 @njit(cache=True, nogil=True)
@@ -308,15 +320,14 @@ def _swapped(counts: np.ndarray, seed: np.uint64, out: np.ndarray) -> None:
     state, word, spare = seed, np.uint64(0), 0  # spare: unused bytes left in ``word``
     for i in range(counts.shape[0]):
         for j in range(counts.shape[1]):
-            count = counts[i, j]
-            left, moved = count, 0
-            while left > 0:  # a byte of random bits per 8 copies
-                if spare == 0:
-                    state += GOLDEN
-                    word, spare = mix64(state), 8
-                bits = word & np.uint64(0xFF)
-                word >>= np.uint64(8)
-                spare -= 1
+            count = np.int64(counts[i, j])
+            bits, state, word, spare = _next_byte(state, word, spare)  # the first 8 copies' byte, even for none
+            if count < 8:
+                bits &= (np.uint64(1) << np.uint64(count)) - np.uint64(1)
+            moved = popcount64(bits)
+            left = count - 8
+            while left > 0:  # past 8 copies: a byte per 8 more
+                bits, state, word, spare = _next_byte(state, word, spare)
                 if left < 8:
                     bits &= (np.uint64(1) << np.uint64(left)) - np.uint64(1)
                 moved += popcount64(bits)
@@ -337,7 +348,7 @@ def gap_bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, 
     layout, sizes = grid.by_cluster(local, local), np.bincount(local, minlength=len(used))
     out = {name: np.empty(draws.resamples) for name in stats}
     for block in blocks(draws.resamples, grid.block()):
-        counts = draws.counts[used, block].astype(np.int64)
+        counts = draws.counts[used, block]
         total = (sizes @ counts).astype(float)
         value = _apply(stats, ClusterMass(grid, layout, counts, total))
         null = {name: np.zeros(len(total)) for name in stats}

@@ -149,3 +149,25 @@ def test_a_similarity_interval_from_the_shared_draws_is_the_mean_of_the_repeated
     assert rs.shared_mean_bootstrap(np.ones(2), np.array(["a", "a"], dtype=object), by_hand, 0.9) is None  # r=1: no a
     assert rs.shared_mean_bootstrap(np.array([0.0, 1.0]), np.array(["b", "b"], dtype=object), by_hand, 0.9) == \
         pytest.approx((0.5, 0.5))
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_the_omnibus_read_off_running_sums_equals_the_test_permutation_by_permutation(k: int) -> None:
+    """Same draws, same statistic: the p-value from the sorted-once pass (ties on a 0.1 grid, prompts
+    with two rows each) equals sorting every permuted matrix, for both parity statistics."""
+    from tasks.metrics.counterfactual import (
+        share_above_gap_of_cdfs,
+        strict_sentiment_parity,
+        wasserstein1_of_cdfs,
+        weak_sentiment_parity,
+    )
+    from tasks.omnibus import permutation_pvalue_omnibus
+
+    rng = np.random.default_rng(k)
+    matrix = np.round(rng.random((60, k)), 1)
+    matrix[:, 0] = np.minimum(1.0, matrix[:, 0] + 0.1)  # a gap, so p-values are not all near 1
+    prompts = np.repeat(np.arange(30), 2)
+    for fn, cdf in [(strict_sentiment_parity, wasserstein1_of_cdfs), (weak_sentiment_parity, share_above_gap_of_cdfs)]:
+        looped = permutation_pvalue_omnibus(fn, matrix, prompts, 400, seed=11)
+        assert permutation_pvalue_omnibus(fn, matrix, prompts, 400, seed=11, cdf=cdf) == looped
+        assert 0 < looped < 1
