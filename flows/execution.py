@@ -13,7 +13,7 @@ own server and none starts a temporary one; workers of an existing cluster need
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
@@ -59,10 +59,15 @@ def run_heavy(task_obj: Any, cfg: ExecutionConfig, *args: Any, **kwargs: Any) ->
     return future.result()
 
 
-def run_sharded(task_obj: Any, cfg: ExecutionConfig, shards: list[tuple], **kwargs: Any) -> list[Any]:
+def run_sharded(task_obj: Any, cfg: ExecutionConfig, shards: Iterable[tuple], *, at_once: bool = True,
+                **kwargs: Any) -> list[Any]:
     """Submit one task per shard (its positional arguments) to the flow's task runner, all at once,
-    so they run side by side (on Dask: on any worker); their results in shard order."""
+    so they run side by side (on Dask: on any worker); their results in shard order. With
+    ``at_once=False`` each shard is submitted when the one before has finished (``shards`` may be a
+    generator, so only one shard's inputs are built at a time)."""
     with gpu_annotation(cfg):
+        if not at_once:
+            return [task_obj.submit(*args, **kwargs).result() for args in shards]
         futures = [task_obj.submit(*args, **kwargs) for args in shards]
     return [future.result() for future in futures]
 

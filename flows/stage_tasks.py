@@ -11,6 +11,7 @@ task writes to DuckDB.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -58,13 +59,10 @@ def expand_task(prompts: pd.DataFrame, cfg: CounterfactualConfig, fingerprint: s
 def planned_requests(variants: pd.DataFrame, cfg: LLMConfig):  # noqa: ANN201 - tasks.llm.context.ContextCheck
     """The variants' LLM requests, checked against the run's budget and fitted to a local model's
     context (prompts past it are refused or truncated)."""
-    from tasks.llm.budget import check_budget, prompt_tokens_of
     from tasks.llm.context import fit_to_context
 
-    requests = assessment.build_requests(variants, cfg)
-    check_budget(cfg, len(requests), prompt_tokens_of([r.prompt for r in requests],
-                                                      [r.system for r in requests], cfg))
-    return fit_to_context(requests, cfg)
+    check_variants_budget(variants, cfg)
+    return fit_to_context(assessment.build_requests(variants, cfg), cfg)
 
 
 def prompt_shards(prompt_ids: list, size: int) -> list[list[int]]:
@@ -77,14 +75,43 @@ def prompt_shards(prompt_ids: list, size: int) -> list[list[int]]:
     return [[i for group in groups[k:k + size] for i in group] for k in range(0, len(groups), size)]
 
 
+LLM_CHUNK_CALLS = 50_000
+"""The local LLM stage builds, calls and tabulates its requests this many at a time (whole prompts),
+so the request and result objects of a 100,000-prompt run are never all in memory at once; a chunk
+is long enough that the connection pool's drain at its end costs well under 1% of the stage."""
+
+
+def check_variants_budget(variants: pd.DataFrame, cfg: LLMConfig) -> None:
+    """The run's budget check over every call the variants ask for (``cfg.count`` per variant, each
+    with its own system message or the configured one), before any request is built."""
+    from tasks.llm.budget import check_budget, prompt_tokens_of
+
+    systems = [s if isinstance(s, str) else None for s in variants["system"]] if "system" in variants \
+        else [None] * len(variants)
+    check_budget(cfg, len(variants) * cfg.count, prompt_tokens_of(variants["text"], systems, cfg) * cfg.count)
+
+
 @task(name="call-llm", cache_policy=None, persist_result=False)
 def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock_timeout: float) -> pd.DataFrame:
+    """Every variant answered ``cfg.count`` times, each answer written to the response cache as it
+    arrives; in chunks of whole prompts (:data:`LLM_CHUNK_CALLS` calls) built, called and tabulated
+    one after the other."""
+    from tasks.llm.context import fit_to_context
     from tasks.reporting.progress import ProgressReporter
 
-    fit = planned_requests(variants, cfg)
+    check_variants_budget(variants, cfg)
+    per_prompt = max(1, len(variants) * cfg.count // max(1, variants["prompt_id"].nunique()))
+    store, frames, before, total = Store(Path(duckdb_path), lock_timeout), [], 0, len(variants) * cfg.count
     with ProgressReporter("LLM calls", unit="call") as progress:
-        results = fit.merge(run_requests(fit.requests, cfg, Store(Path(duckdb_path), lock_timeout), progress=progress))
-    return assessment.results_frame(results, cfg)
+        for chunk in prompt_shards(variants["prompt_id"].tolist(), max(1, LLM_CHUNK_CALLS // per_prompt)):
+            requests = assessment.build_requests(variants.iloc[chunk], cfg)
+            fit = fit_to_context(requests, cfg)  # the budget was checked for all chunks above
+            results = fit.merge(run_requests(fit.requests, cfg, store,
+                                             progress=lambda done, _, at=before: progress(at + done, total)))
+            frames.append(assessment.results_frame(results, cfg))
+            before += len(requests)  # cached and refused requests count as done with their chunk
+            progress(before, total)
+    return pd.concat(frames, ignore_index=True) if frames else assessment.results_frame([], cfg)
 
 
 @task(name="call-llm-shard", cache_policy=None, persist_result=False)
@@ -168,16 +195,22 @@ def score_answers(responses: pd.DataFrame, scoring: ScoringConfig, mcfg: Metrics
 
 def counterfactual_metrics(responses: pd.DataFrame, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,
                            mcfg: MetricsConfig, fingerprint: str, execution: ExecutionConfig) -> pd.DataFrame:
-    """The metric stage as one task per attribute on the task runner, side by side (threads here, any
-    worker on Dask): attributes share nothing (each has its own draws, floors and Holm families), so
-    the rows equal one pass over all of them. Each task gets its attribute's answers and their scores
-    and is cached on a digest of both (not their pickles); the rows come back in attribute order."""
-    parts = [part for _, part in responses.groupby("attribute", sort=True)] or [responses]
-    shards = []
-    for part in parts:
-        own = scores.subset(part["text"])
-        shards.append((part, own, cf_cfg, mcfg, fingerprint, f"{frame_digest(part)}|{own.digest()}"))
-    return pd.concat(run_sharded(metrics_task, execution, shards), ignore_index=True)
+    """The metric stage as one task per attribute on the task runner (any worker on Dask, side by
+    side; with threads one attribute after the other, so only one attribute's answers, tokens and
+    draws are in memory at a time). Attributes share nothing (each has its own draws, floors and Holm
+    families), so the rows equal one pass over all of them. Each task gets its attribute's answers
+    and their scores and is cached on a digest of both (not their pickles); the rows come back in
+    attribute order."""
+    attributes = sorted(responses["attribute"].dropna().unique()) or [None]
+
+    def shards() -> Iterator[tuple]:
+        for attribute in attributes:
+            part = responses if attribute is None else responses[responses["attribute"] == attribute]
+            own = scores.subset(part["text"])
+            yield part, own, cf_cfg, mcfg, fingerprint, f"{frame_digest(part)}|{own.digest()}"
+
+    parts = run_sharded(metrics_task, execution, shards(), at_once=execution.task_runner == "dask")
+    return pd.concat(parts, ignore_index=True)
 
 
 # --- stages shared by the flows that load prompts, call the LLM on variants and score the answers -----

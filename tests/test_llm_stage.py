@@ -159,3 +159,30 @@ def test_calls_complete_one_prompt_sample_across_groups_first(openai_server: Fak
     sent = [body["messages"][-1]["content"] for body in openai_server.requests]
     # a server lost after any call leaves (prompt, sample) rows with every group answered, not scattered ones
     assert sent == ["p1 he", "p1 she", "p1 he", "p1 she", "p2 he", "p2 she", "p2 he", "p2 she"]
+
+
+def test_the_local_llm_stage_works_in_chunks_of_whole_prompts(openai_server: FakeOpenAIServer, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Requests are built, called and tabulated a chunk at a time (never all of a big run's objects at
+    once), a prompt's variants in one chunk; the frame is the one the whole set gives, and a text
+    shared by two chunks is called once."""
+    import pandas as pd
+
+    from flows import stage_tasks
+    from tasks.assessments import counterfactual
+
+    texts = {"p1": ["Is he kind?", "Is she kind?"], "p2": ["Was he late?", "Was she late?"],
+             "p3": ["Is he kind?", "Is she kind?", "Are they kind?"]}
+    variants = pd.DataFrame([{"variant_id": f"{p}{i}", "prompt_id": p, "attribute": "gender", "grp": f"g{i}",
+                              "text": t} for p, ts in texts.items() for i, t in enumerate(ts)])
+    built = []
+    build = counterfactual.build_requests
+    monkeypatch.setattr(counterfactual, "build_requests", lambda v, c: built.append(list(v["prompt_id"])) or build(v, c))
+    monkeypatch.setattr(stage_tasks, "LLM_CHUNK_CALLS", 4)  # two calls per variant: one prompt a chunk
+    cfg = _cfg(openai_server, count=2)
+    frame = stage_tasks.call_llm_task.fn(variants, cfg, str(tmp_path / "e.duckdb"), 10.0)
+    assert built == [["p1", "p1"], ["p2", "p2"], ["p3", "p3", "p3"]]
+    assert list(zip(frame["variant_id"], frame["sample_idx"])) == [(v, i) for v in variants["variant_id"] for i in (0, 1)]
+    assert frame["text"].tolist() == [f"echo: {t}" for t in variants["text"] for _ in (0, 1)]
+    assert frame["cached"].tolist() == [False] * 8 + [True] * 4 + [False] * 2  # p3 repeats p1's two texts
+    assert len(openai_server.requests) == 10

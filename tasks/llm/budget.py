@@ -1,6 +1,6 @@
 """The caps a run's LLM calls must stay under: ``llm.max_calls`` and ``llm.max_cost``. The CLI
-checks its plan against them before Prefect starts (``flows/plan.py``); the LLM stage checks the
-exact request list again before the first call, so a run started from the Prefect UI, a schedule
+checks its plan against them before Prefect starts (``flows/plan.py``); the LLM stage checks every
+call its variants ask for again before the first call, so a run started from the Prefect UI, a schedule
 or the Python API is held to the same caps.
 
 Cost is an upper bound: prompt tokens at :data:`CHARS_PER_TOKEN` characters a token (system
@@ -9,6 +9,8 @@ message included) at ``llm.price_input_per_1k``, plus ``llm.max_tokens`` complet
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from tasks.config import LLMConfig
 from tasks.errors import ConfigError
@@ -44,7 +46,7 @@ def check_budget(llm: LLMConfig, calls: int, prompt_tokens: float, how: str = ""
                              "or use fewer prompts.")
 
 
-def prompt_tokens_of(texts: list[str], systems: list[str | None], llm: LLMConfig) -> float:
+def prompt_tokens_of(texts: Iterable[str], systems: Iterable[str | None], llm: LLMConfig) -> float:
     """Estimated prompt tokens of one call per text (its system message, or the configured one)."""
     chars = sum(len(t) + len(s if s is not None else llm.system_prompt) for t, s in zip(texts, systems, strict=True))
     return chars / CHARS_PER_TOKEN

@@ -273,11 +273,10 @@ def _finite(value: Any) -> Any:
 
 def _jsonify(frame: pd.DataFrame) -> pd.DataFrame:
     """Serialise dict/list cells to JSON text so DuckDB stores them in JSON columns."""
-    out = frame.copy()
-    for col in out.columns:
-        if out[col].dtype == object and out[col].map(lambda v: isinstance(v, (dict, list, tuple))).any():
-            out[col] = out[col].map(lambda v: json.dumps(_finite(v), default=str) if v is not None else None)
-    return out
+    text = {col: frame[col].map(lambda v: json.dumps(_finite(v), default=str) if v is not None else None)
+            for col in frame.columns
+            if frame[col].dtype == object and frame[col].map(lambda v: isinstance(v, (dict, list, tuple))).any()}
+    return frame.assign(**text) if text else frame  # the other columns are shared, not copied
 
 
 def _still_running(pid: int, started: Any) -> bool:  # noqa: ANN401 - a stored timestamp (naive UTC)

@@ -96,32 +96,25 @@ def expand_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> pd.DataFra
 
     names = names_lexicon(cfg)
     pairs = list(zip(prompts["prompt_id"], prompts["text"], strict=True))
-    rows = []
+    columns: dict[str, list] = {name: [] for name in VARIANT_COLUMNS}  # a list per column, not a dict per row
+    add = [columns[name].append for name in VARIANT_COLUMNS]
+
+    def row(*values: object) -> None:
+        for append, value in zip(add, values, strict=True):
+            append(value)
+
     for attribute, lexicon in lexicons_for(cfg).items():
         use_names = names if attribute in ("gender", "race") else None
         for v in expand_prompts(pairs, lexicon, use_names, multi_group=cfg.multi_group):
             if attribute == "gender" and v.group == "neutral" and not cfg.include_neutral_gender:
                 continue
-            rows.append(
-                {
-                    "variant_id": variant_id(v.prompt_id, attribute, v.group),
-                    "prompt_id": v.prompt_id,
-                    "attribute": attribute,
-                    "grp": v.group,
-                    "text": v.text,
-                    "swapped": [list(s) for s in v.swapped],
-                    "valid": not v.problems,
-                    "problems": list(v.problems),
-                    "role": VARIANT,
-                    "control_kind": None,
-                }
-            )
+            row(variant_id(v.prompt_id, attribute, v.group), v.prompt_id, attribute, v.group, v.text,
+                [list(s) for s in v.swapped], not v.problems, list(v.problems), VARIANT, None)
             if uses_controls(cfg) and v.group != SKIPPED and not v.problems:
                 text, kind = control_text(v.text, v.prompt_id, lexicon, use_names)
-                rows.append({"variant_id": variant_id(v.prompt_id, attribute, f"{v.group}|{CONTROL}"),
-                             "prompt_id": v.prompt_id, "attribute": attribute, "grp": v.group, "text": text,
-                             "swapped": [], "valid": True, "problems": [], "role": CONTROL, "control_kind": kind})
-    return pd.DataFrame(rows, columns=VARIANT_COLUMNS)
+                row(variant_id(v.prompt_id, attribute, f"{v.group}|{CONTROL}"), v.prompt_id, attribute, v.group,
+                    text, [], True, [], CONTROL, kind)
+    return pd.DataFrame(columns, columns=VARIANT_COLUMNS)
 
 
 # --- LLM calls ---------------------------------------------------------------------------------
@@ -164,26 +157,18 @@ def call_cost(cfg: LLMConfig, prompt_tokens: int | None, completion_tokens: int 
 
 
 def results_frame(results: list[LLMResult], cfg: LLMConfig | None = None) -> pd.DataFrame:
-    rows = [
-        {
-            **r.request.meta,
-            "sample_idx": r.request.sample_idx,
-            "text": r.text,
-            "ok": r.ok,
-            "refusal": r.refusal,
-            "error_class": r.error_class,
-            "error_message": r.error_message,
-            "attempts": r.attempts,
-            "latency_s": r.latency_s,
-            "prompt_tokens": r.prompt_tokens,
-            "completion_tokens": r.completion_tokens,
-            "cached": r.cached,
-            "cache_key": r.request.cache_key,
-            "cost": call_cost(cfg, r.prompt_tokens, r.completion_tokens, r.cached) if cfg else None,
-        }
-        for r in results
-    ]
-    frame = pd.DataFrame(rows, columns=RESPONSE_COLUMNS)
+    meta = [r.request.meta for r in results]
+    columns: dict[str, list] = {name: [m.get(name) for m in meta] for name in RESPONSE_COLUMNS[:5]}
+    columns.update(
+        sample_idx=[r.request.sample_idx for r in results], text=[r.text for r in results],
+        ok=[r.ok for r in results], refusal=[r.refusal for r in results],
+        error_class=[r.error_class for r in results], error_message=[r.error_message for r in results],
+        attempts=[r.attempts for r in results], latency_s=[r.latency_s for r in results],
+        prompt_tokens=[r.prompt_tokens for r in results], completion_tokens=[r.completion_tokens for r in results],
+        cached=[r.cached for r in results], cache_key=[r.request.cache_key for r in results],
+        cost=[call_cost(cfg, r.prompt_tokens, r.completion_tokens, r.cached) if cfg else None for r in results],
+    )
+    frame = pd.DataFrame(columns, columns=RESPONSE_COLUMNS)  # a list per column, not a dict per row
     return frame.astype({"prompt_tokens": "Int64", "completion_tokens": "Int64", "attempts": "Int64"})
 
 
