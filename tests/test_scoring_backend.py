@@ -108,3 +108,30 @@ def test_each_distinct_text_pair_is_scored_once() -> None:
     assert out.tolist() == [0.0, 1.0, 0.0, -1.0, 0.0]
     assert seen == ["a", "bb", "c", "d", "dd"]  # each distinct text's ids looked up once
     assert sorted(calls) == [(0, 2), (0, 4), (1, 3)]  # each distinct pair scored once
+
+
+def test_the_treebank_tokenizer_that_skips_patterns_gives_nltks_tokens() -> None:
+    """Skipping a substitution that cannot match must change no token: random strings dense in the
+    characters the patterns look for (quotes, brackets, dashes, contractions in mixed case, letters
+    that match others under IGNORECASE), and every CrowS-Pairs sentence, against nltk's tokenizer."""
+    import random
+
+    from tasks.inputs.crows_pairs import load_crows_pairs
+    from tasks.metrics.quick_treebank import needed_chars
+    from tasks.metrics.text_similarity import _nltk_treebank, _quick_treebank
+
+    quick, ref = _quick_treebank(), _nltk_treebank()
+    alphabet = [*"abcnNtTsSdDmMlLrReEvV '\"`.,:;@#$%&?!*()[]{}<>-«»“”‘’„‒–—―\t\n09KſıİK",
+                "cannot", "CanNot", "gonna", "wanna ", "'tis", "'Twas", "d'ye", "MORE'N", "n't", "'ll",
+                "''", "``", "--", "...", "gimme", "lemme", "gotta"]
+    rng = random.Random(7)
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(20_000)]
+    texts += [t for p in load_crows_pairs() for t in (p.sent_more, p.sent_less, p.sent_more.lower())]
+    assert [t for t in texts if quick.tokenize(t) != ref.tokenize(t)] == []
+    # the sets are read off the patterns: a quote pattern needs a quote, \s+ needs nothing known
+    import re
+
+    assert needed_chars(re.compile(r"([:,])([^\d])")) == frozenset(":,")
+    assert needed_chars(re.compile(r"\s+")) is None
+    assert needed_chars(re.compile(r"(?i)\b(can)(not)\b")) is None  # letters under IGNORECASE
+    assert sum(needs is not None for _, _, needs in quick.head + quick.tail) >= 20

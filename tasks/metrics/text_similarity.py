@@ -73,9 +73,17 @@ def _treebank():  # noqa: ANN202 - nltk's tokenizer needs no downloaded data
     return tok
 
 
+@lru_cache(maxsize=1)
+def _quick_treebank():  # noqa: ANN202 - the same tokens, substitutions that cannot match skipped
+    from tasks.metrics.quick_treebank import QuickTreebank
+
+    return QuickTreebank(_treebank())
+
+
 def treebank_patterns_match_nltk(texts: Sequence[str]) -> bool:
-    """True when the stdlib-compiled Treebank tokenizer and punkt split give nltk's on every text."""
-    fast, ref = _treebank(), _nltk_treebank()
+    """True when the Treebank tokenizer used here (stdlib-compiled patterns, substitutions that cannot
+    match skipped) and the punkt split give nltk's on every text."""
+    fast, ref = _quick_treebank(), _nltk_treebank()
     split, ref_split = _sentences(), _nltk_sentences()
     return all(fast.tokenize(t) == ref.tokenize(t) and split.tokenize(t) == ref_split.tokenize(t) for t in texts)
 
@@ -137,7 +145,7 @@ def _sentences():  # noqa: ANN202 - the same splitter, its two hot patterns comp
 
 def bleu_tokens(text: str) -> list[str]:
     """nltk's word_tokenize, as LangFair uses it: punkt sentences, then Treebank words."""
-    treebank = _treebank()
+    treebank = _quick_treebank()
     return [tok for sent in _sentences().tokenize(text.lower()) for tok in treebank.tokenize(sent)]
 
 
