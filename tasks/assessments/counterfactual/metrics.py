@@ -293,6 +293,18 @@ def metric_stage(
         compared = {**{("floor", g): pair for g, (pair, _) in floor_sets.items()},
                     **{("cross", *ab): t for ab, t in cross_sets.items()},
                     **{("changed", *ab): other_content(t) for ab, t in cross_sets.items() if set(ab) & set(floor_sets)}}
+        n_pairs = max(1, sum(1 for _, _, p in pairs if p.texts1))  # the pairs that get a p-value
+        judged = judged_metrics(wanted, bool(cfg.neutralize and lexicon is not None))  # neutralising needs a lexicon
+
+        def tests_of(name: str) -> int:
+            """Holm's m for a metric: every (pair, metric) the verdict judges form one family, so a fair
+            model is called biased in at most alpha of runs whichever metric would fire; a metric the
+            verdict only reports is adjusted across its pairs alone."""
+            return n_pairs * len(judged) if name in judged else n_pairs
+
+        # the parity threads start first: the similarity metrics' tokenising below is Python on this
+        # thread, and the parity work (compiled, GIL released) runs beside it on the other cores
+        parity = parity_of_pairs(ctx, attribute, pairs, tests_of(HEADLINE))
         values = {name: ctx.similarity_batch(name, compared, lexicon) for name in similarity}
         floors: dict[str, dict[str, tuple[np.ndarray, np.ndarray, str]]] = {}
         for g, (pair, method) in floor_sets.items():
@@ -309,16 +321,6 @@ def metric_stage(
                     continue
                 est = ctx.mean_estimate(vals, pair.clusters)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g, details=details))
-        n_pairs = max(1, sum(1 for _, _, p in pairs if p.texts1))  # the pairs that get a p-value
-        judged = judged_metrics(wanted, bool(cfg.neutralize and lexicon is not None))  # neutralising needs a lexicon
-
-        def tests_of(name: str) -> int:
-            """Holm's m for a metric: every (pair, metric) the verdict judges form one family, so a fair
-            model is called biased in at most alpha of runs whichever metric would fire; a metric the
-            verdict only reports is adjusted across its pairs alone."""
-            return n_pairs * len(judged) if name in judged else n_pairs
-
-        parity = parity_of_pairs(ctx, attribute, pairs, tests_of(HEADLINE))
         for a, b, pair in pairs:
             if not pair.texts1:
                 for name in pair_names:
