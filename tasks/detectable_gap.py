@@ -8,11 +8,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from numba import njit
 
 from tasks.kernels import run_chunked
-from tasks.stats import _cluster_blocks, _rowwise, _swapped, coin_flips, row_blocks
+from tasks.stats import _cluster_blocks, _rowwise, _swapped, cluster_codes, cluster_means, coin_flips, row_blocks
 
 
 @dataclass(frozen=True)
@@ -169,15 +168,15 @@ def similarity_detectable_gap(
     """
     from scipy.stats import t as student
 
-    floor_mean = pd.Series(np.asarray(floor, float)).groupby(np.asarray(floor_clusters, dtype=str)).mean()
-    frame = pd.DataFrame({"prompt": np.asarray(cross_clusters, dtype=str), "cross": np.asarray(cross, float),
-                          "drop": np.asarray(cross, float) - np.asarray(changed, float)})
-    per = frame[frame["prompt"].isin(floor_mean.index)].groupby("prompt", sort=True).mean()
-    k = len(per)
+    (floor_codes, cross_codes), ids = cluster_codes(floor_clusters, cross_clusters)
+    floor_mean = cluster_means(floor, floor_codes, ids)
+    cross_mean = cluster_means(cross, cross_codes, ids)
+    both = ~np.isnan(floor_mean) & ~np.isnan(cross_mean)  # the prompts with both, in sorted order
+    k = int(both.sum())
     if k < 2:
         return DetectableGap(None, None, power, "fewer than two prompts with both a cross-group pair and a floor")
-    d0 = (floor_mean.reindex(per.index) - per["cross"]).to_numpy()
-    drop = per["drop"].to_numpy()
+    d0 = (floor_mean - cross_mean)[both]
+    drop = cluster_means(np.asarray(cross, float) - np.asarray(changed, float), cross_codes, ids)[both]
     if realizations is None:
         realizations = int(min(2000, max(200, 2e7 // (PARTS * k))))
     rng = np.random.default_rng(seed)
