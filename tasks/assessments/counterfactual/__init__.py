@@ -195,7 +195,10 @@ class ScoreSet:
     def subset(self, texts: pd.Series) -> ScoreSet:
         """The scores of ``texts`` only (what one attribute's metric task needs)."""
         hashes = {text_hash(t) for t in texts.dropna().unique()}
-        scalar = self.scalar[self.scalar["text_hash"].isin(hashes)].reset_index(drop=True)
+        # a set membership per row (pandas' isin of a set against an Arrow string column builds one
+        # scalar per string: ~10x slower at a million answers)
+        keep = [h in hashes for h in self.scalar["text_hash"].to_numpy(dtype=object)]
+        scalar = self.scalar[np.array(keep, dtype=bool)].reset_index(drop=True)
         embeddings = {h: v for h, v in self.embeddings.items() if h in hashes}
         return ScoreSet(scalar, self.ranges, embeddings, self.embedding_model)
 
