@@ -40,7 +40,6 @@ class _MetricContext:
         self.boot = dict(resamples=cfg.bootstrap_resamples, confidence=cfg.confidence, seed=cfg.seed)
         self.rows: list[dict] = []
         self.draws: Any = None  # the attribute's bootstrap draws (tasks.resampling.Draws), shared by its pairs
-        self._neutral: dict[str, dict[str, str]] = {}  # attribute -> {text: neutralized text}
 
     def draw_for(self, prompts: Any) -> None:
         """Make the bootstrap draws every pair and metric of one attribute shares, over its prompts."""
@@ -82,38 +81,36 @@ class _MetricContext:
     def sentiment_of(self, texts: list[str]) -> np.ndarray:
         return self.sentiment.reindex([text_hash(t) for t in texts]).to_numpy()
 
-    def similarity_values(self, name: str, pair: PairData, lexicon) -> np.ndarray:  # noqa: ANN001
-        """Per-row similarity of the two sides for a ``embeddings`` or ``texts`` metric: its
-        registered per-pair step on the rows' embeddings or (neutralized) texts."""
-        per_pair = self.specs[name].per_item
-        if self.specs[name].inputs == "embeddings":
-            emb = self.scores.embeddings
-            h1, h2 = [text_hash(t) for t in pair.texts1], [text_hash(t) for t in pair.texts2]
-            return per_pair(np.stack([emb[h] for h in h1]), np.stack([emb[h] for h in h2]))
-        t1, t2 = pair.texts1, pair.texts2
-        if self.cfg.neutralize and lexicon is not None:  # no lexicon (brought groups): nothing to mask
-            t1, t2 = self.neutral(t1, lexicon), self.neutral(t2, lexicon)
-        return per_pair(t1, t2)
-
-    def neutral(self, texts: list[str], lexicon) -> list[str]:  # noqa: ANN001
-        """The texts with the lexicon's terms masked (:func:`neutralize`), each distinct text once per
-        attribute: an answer recurs in its floor, cross-group and other-content pairs."""
-        from tasks.inputs.expansion import neutralize
-
-        memo = self._neutral.setdefault(lexicon.attribute, {})
-        missing = [t for t in dict.fromkeys(texts) if t not in memo]
-        if missing:
-            memo.update(zip(missing, neutralize(missing, lexicon), strict=True))
-        return [memo[t] for t in texts]
-
-    def similarity_batch(self, name: str, pairs: dict[Any, PairData], lexicon) -> dict[Any, np.ndarray]:  # noqa: ANN001
-        """:meth:`similarity_values` of several pair lists (keyed) in one call, so each distinct text of
-        the attribute is neutralised and tokenised once for its floors, cross-group and changed pairs."""
-        if not pairs:
+    def similarity_batch(self, names: list[str], pairs: dict[Any, PairData], lexicon) -> dict[str, dict]:  # noqa: ANN001
+        """Per similarity metric, its registered per-pair step on each of several pair lists (keyed):
+        on the rows' embeddings, or on their texts with the lexicon's terms masked (:func:`neutralize`,
+        when the run neutralises and the attribute has a lexicon). The lists are joined, their texts
+        numbered once and each distinct text neutralised once for every metric (an answer recurs in its
+        floor, cross-group and changed-content pairs), and a text metric scores each distinct pair once."""
+        if not pairs or not names:
             return {}
-        values = self.similarity_values(name, joined(*pairs.values()), lexicon)
-        return dict(zip(pairs, np.split(values, np.cumsum([len(p.texts1) for p in pairs.values()])[:-1]),
-                        strict=True))
+        whole = joined(*pairs.values())
+        out: dict[str, np.ndarray] = {}
+        texts = [n for n in names if self.specs[n].inputs == "texts"]
+        if texts:
+            index: dict[str, int] = {}
+            left = np.fromiter((index.setdefault(t, len(index)) for t in whole.texts1), np.int64, len(whole.texts1))
+            right = np.fromiter((index.setdefault(t, len(index)) for t in whole.texts2), np.int64, len(whole.texts2))
+            distinct = list(index)
+            if self.cfg.neutralize and lexicon is not None:  # no lexicon (brought groups): nothing to mask
+                from tasks.inputs.expansion import neutralize
+
+                distinct = neutralize(distinct, lexicon)
+            codes, inverse = np.unique(left * len(distinct) + right, return_inverse=True)
+            a, b = [distinct[i] for i in codes // len(distinct)], [distinct[i] for i in codes % len(distinct)]
+            out |= {name: np.asarray(self.specs[name].per_item(a, b), float)[inverse.reshape(-1)] for name in texts}
+        emb = self.scores.embeddings
+        for name in names:
+            if self.specs[name].inputs == "embeddings":
+                h1, h2 = [text_hash(t) for t in whole.texts1], [text_hash(t) for t in whole.texts2]
+                out[name] = self.specs[name].per_item(np.stack([emb[h] for h in h1]), np.stack([emb[h] for h in h2]))
+        bounds = np.cumsum([len(p.texts1) for p in pairs.values()])[:-1]
+        return {name: dict(zip(pairs, np.split(out[name], bounds), strict=True)) for name in names}
 
     def similarity_details(self, name: str, lexicon=None) -> dict:  # noqa: ANN001
         if self.specs[name].inputs == "embeddings":
@@ -175,6 +172,30 @@ def parity_of_pairs(ctx: _MetricContext, attribute: str, pairs: list, tests: int
                for a, b, pair, scores in work}
     pool.shutdown(wait=False)
     return futures
+
+
+def omnibus_tests(ctx: _MetricContext, wide: pd.DataFrame, groups: list[str],
+                  lacking: Callable[[], str]) -> dict[str, Any]:
+    """Per sentiment metric of an attribute with three or more groups, the omnibus test of the largest
+    gap among them (:func:`tasks.omnibus.permutation_pvalue_omnibus`, prompts that answered every
+    group) started on its own thread, as a future of its p-value; or why it cannot run."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tasks.omnibus import permutation_pvalue_omnibus
+
+    names = ctx.of_kind("sentiment")
+    if len(groups) <= 2 or not names:
+        return {}
+    full = wide[[g for g in groups if g in wide]].dropna() if len(wide) else pd.DataFrame()
+    if full.shape[1] < len(groups) or len(full) < 2:
+        return dict.fromkeys(names, lacking())
+    matrix = np.column_stack([ctx.sentiment_of(full[g].tolist()) for g in groups])
+    prompts = full.index.get_level_values("prompt_id").to_numpy()
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omnibus")
+    tests = {name: pool.submit(permutation_pvalue_omnibus, ctx.parity_fn(name), matrix, prompts,
+                               ctx.cfg.permutations, ctx.cfg.seed, ctx.parity_cdf(name)) for name in names}
+    pool.shutdown(wait=False)
+    return tests
 
 
 def identical_samples(answered: pd.DataFrame) -> tuple[int, int]:
@@ -248,7 +269,6 @@ def metric_stage(
     endpoint give) is recorded as skipped with the reason, never as 0 and never as a crash.
     """
     from tasks.metrics import estimate_row, skipped_row, wanted_metrics
-    from tasks.omnibus import permutation_pvalue_omnibus
     from tasks.stats import bootstrap_mean, holm_adjust
 
     wanted = wanted_metrics(cfg.names, "counterfactual")
@@ -305,7 +325,8 @@ def metric_stage(
         # the parity threads start first: the similarity metrics' tokenising below is Python on this
         # thread, and the parity work (compiled, GIL released) runs beside it on the other cores
         parity = parity_of_pairs(ctx, attribute, pairs, tests_of(HEADLINE))
-        values = {name: ctx.similarity_batch(name, compared, lexicon) for name in similarity}
+        omnibus = omnibus_tests(ctx, wide, groups, lambda: _lacking(answered, frame, groups))
+        values = ctx.similarity_batch(similarity, compared, lexicon)
         floors: dict[str, dict[str, tuple[np.ndarray, np.ndarray, str]]] = {}
         for g, (pair, method) in floor_sets.items():
             floors[g] = {}
@@ -357,17 +378,13 @@ def metric_stage(
         for name in ctx.of_kind("sentiment"):
             rows = [r for r in ctx.rows if r["attribute"] == attribute and r["metric"] == name
                     and r["group_b"] not in (None, r["group_a"]) and _finite_p(r["details"].get("p_value"))]
-            if not rows or len(groups) <= 2:
+            if not rows or name not in omnibus:
                 continue
             worst = max(rows, key=lambda r: r["value"])
-            full = wide[[g for g in groups if g in wide]].dropna() if len(wide) else pd.DataFrame()
-            if full.shape[1] < len(groups) or len(full) < 2:
-                worst["details"]["omnibus_skipped"] = _lacking(answered, frame, groups)
+            if isinstance(omnibus[name], str):
+                worst["details"]["omnibus_skipped"] = omnibus[name]
                 continue
-            matrix = np.column_stack([ctx.sentiment_of(full[g].tolist()) for g in groups])
-            worst["details"]["omnibus_p_value"] = permutation_pvalue_omnibus(
-                ctx.parity_fn(name), matrix, full.index.get_level_values("prompt_id").to_numpy(),
-                cfg.permutations, cfg.seed, ctx.parity_cdf(name))
+            worst["details"]["omnibus_p_value"] = omnibus[name].result()
             worst["details"]["omnibus"] = f"max over {len(rows)} pairs, groups permuted within prompt"
     from tasks.metrics.base import METRIC_ROW_COLUMNS
 
