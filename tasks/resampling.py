@@ -264,6 +264,23 @@ def _planted_running(found_base: np.ndarray, null_base: np.ndarray, turn: np.nda
             null[d, r] = acc_null[r] + null_base[d, r]
 
 
+def weighted_abs_rows(cumulative: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """Per column r of a (points, reweightings) running sum: sum_j widths[j] |cumulative[j, r]| over
+    its first ``len(widths)`` rows (the integral a Wasserstein-1 distance reads), in one pass with
+    no |cumulative| copy."""
+    out = np.zeros(cumulative.shape[1])
+    _weighted_abs_rows(np.ascontiguousarray(cumulative, dtype=np.float64), np.asarray(widths, np.float64), out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _weighted_abs_rows(cumulative: np.ndarray, widths: np.ndarray, out: np.ndarray) -> None:
+    for j in range(len(widths)):
+        w = widths[j]
+        for r in range(cumulative.shape[1]):
+            out[r] += w * abs(cumulative[j, r])
+
+
 CdfStatistic = Callable[..., np.ndarray]
 """``(mass: SignedMass, **settings) -> (reweightings,)``: a parity metric's value on each reweighting."""
 

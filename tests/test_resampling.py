@@ -171,3 +171,12 @@ def test_the_omnibus_read_off_running_sums_equals_the_test_permutation_by_permut
         looped = permutation_pvalue_omnibus(fn, matrix, prompts, 400, seed=11)
         assert permutation_pvalue_omnibus(fn, matrix, prompts, 400, seed=11, cdf=cdf) == looped
         assert 0 < looped < 1
+
+
+def test_the_wasserstein_integral_of_a_running_sum_worked_by_hand() -> None:
+    """sum_j widths[j] |C[j, r]| over the first len(widths) rows: column 0 is 0.5 * 1 + 2 * 3 = 6.5,
+    column 1 is 0.5 * |-2| + 2 * 4 = 9 (the last row, past the widths, is not read)."""
+    from tasks.resampling import weighted_abs_rows
+
+    cumulative = np.array([[1.0, -2.0], [3.0, 4.0], [5.0, 6.0]])
+    assert weighted_abs_rows(cumulative, np.array([0.5, 2.0])).tolist() == [6.5, 9.0]

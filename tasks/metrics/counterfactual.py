@@ -50,7 +50,9 @@ def wasserstein1(x: np.ndarray, y: np.ndarray) -> float:
 def wasserstein1_of_cdfs(mass: SignedMass) -> np.ndarray:
     """Wasserstein-1 on each reweighting of a pair (:mod:`tasks.resampling`): the integral of
     |F_a - F_b| over the sorted grid, sum_j |C_j| (z_(j+1) - z_j) / total."""
-    return np.diff(mass.grid.values) @ np.abs(mass.cumulative[:-1]) / mass.total
+    from tasks.resampling import weighted_abs_rows
+
+    return weighted_abs_rows(mass.cumulative, np.diff(mass.grid.values)) / mass.total
 
 
 def share_above_gap_of_cdfs(mass: SignedMass, threshold: float = 0.5) -> np.ndarray:
