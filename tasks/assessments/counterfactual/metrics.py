@@ -122,43 +122,62 @@ class _MetricContext:
         return float(lo), float(hi)
 
     def parity_rows(self, attribute: str, a: str, b: str, pair: PairData, tests: int = 1,
-                    scores: tuple[np.ndarray, np.ndarray] | None = None) -> list[dict]:
+                    scores: tuple[np.ndarray, np.ndarray] | None = None,
+                    run: Callable[..., Any] | None = None) -> Callable[[], list[dict]]:
         """Strict/weak parity of a cross-group pair, with its noise floor, gap and permutation p-value.
 
         The floor is the statistic's mean over within-prompt label swaps of the very same rows, so
         under identical groups it has the cross-group value's expectation at the run's size (a
         floor from two samples of one group would use half the rows, and Wasserstein-1 shrinks
         with n). The gap (value minus floor) is bootstrapped with the floor recomputed on every
-        resample. ``scores``: the two sides' sentiment, when the caller looked it up already. The
-        rows are returned, not emitted, so pairs can be computed in parallel (:func:`parity_of_pairs`).
-        """
-        from tasks.metrics import estimate_row
+        resample. ``scores``: the two sides' sentiment, when the caller looked it up already.
 
-        out = []
+        The pair's pieces (the resampled metrics, each metric's detectable gap) are handed to ``run``
+        (a thread pool's ``submit``, so pairs and pieces run side by side: :func:`parity_of_pairs`),
+        and the returned function waits for them and gives the rows; without ``run`` they are
+        computed here."""
+        from concurrent.futures import Future
+
+        def here(fn: Callable, *args: Any) -> Future:
+            done: Future = Future()
+            done.set_result(fn(*args))
+            return done
+
+        run = run or here
         s1, s2 = scores or (self.sentiment_of(pair.texts1), self.sentiment_of(pair.texts2))
         names = self.of_kind("sentiment")
-        vectorised = vectorised_parity(self, [n for n in names if self.specs[n].cdf_statistic], s1, s2, pair)
-        for name in names:
-            fn = self.parity_fn(name)
-            est, test, gap = vectorised[name] if name in vectorised else looped_parity(self, fn, s1, s2, pair)
-            details = {
-                "noise_floor": test.null_mean, "noise_floor_method": NOISE_FLOOR_PERMUTATION, "p_method": "permutation",
-                "gap": est.value - test.null_mean, "gap_ci": [gap.ci_low, gap.ci_high],
-                **parity_mdg(self, fn, s1, s2, pair, tests, self.parity_cdf(name)),
-                "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
-                "prompts": int(len(np.unique(pair.clusters.astype(str)))),
-            }
-            details.update(self.specs[name].settings(self.cfg))  # the settings it ran with ("threshold")
-            if self.cfg.permutations:
-                details["p_value"] = test.p_value
-            out.append(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b, details=details))
-        return out
+        vectorised = run(vectorised_parity, self, [n for n in names if self.specs[n].cdf_statistic], s1, s2, pair)
+        pieces = {name: (run(looped_parity, self, self.parity_fn(name), s1, s2, pair)
+                         if not self.specs[name].cdf_statistic else None,
+                         run(parity_mdg, self, self.parity_fn(name), s1, s2, pair, tests, self.parity_cdf(name)))
+                  for name in names}
+
+        def rows() -> list[dict]:
+            from tasks.metrics import estimate_row
+
+            out = []
+            for name in names:
+                looped, mdg = pieces[name]
+                est, test, gap = looped.result() if looped is not None else vectorised.result()[name]
+                details = {
+                    "noise_floor": test.null_mean, "noise_floor_method": NOISE_FLOOR_PERMUTATION,
+                    "p_method": "permutation", "gap": est.value - test.null_mean, "gap_ci": [gap.ci_low, gap.ci_high],
+                    **mdg.result(), "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
+                    "prompts": int(len(np.unique(pair.clusters.astype(str)))),
+                }
+                details.update(self.specs[name].settings(self.cfg))  # the settings it ran with ("threshold")
+                if self.cfg.permutations:
+                    details["p_value"] = test.p_value
+                out.append(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b, details=details))
+            return out
+
+        return rows
 
 
 def parity_of_pairs(ctx: _MetricContext, attribute: str, pairs: list, tests: int) -> dict[tuple[str, str], Any]:
-    """The parity rows of every pair of groups that has rows, computed on parallel threads (the
-    numerical work releases the GIL), as futures keyed by the pair; the caller emits them in order.
-    The sentiment lookups run first, on this thread."""
+    """The parity rows of every pair of groups that has rows, their pieces computed on parallel
+    threads (the numerical work releases the GIL), as functions keyed by the pair that wait for
+    them; the caller emits the rows in order. The sentiment lookups run first, on this thread."""
     import os
     from concurrent.futures import ThreadPoolExecutor
 
@@ -166,12 +185,11 @@ def parity_of_pairs(ctx: _MetricContext, attribute: str, pairs: list, tests: int
             for a, b, pair in pairs if pair.texts1]
     if not work or not ctx.of_kind("sentiment"):
         return {}
-    pool = ThreadPoolExecutor(max_workers=max(1, min(len(work), os.cpu_count() or 1)),
-                              thread_name_prefix="parity")
-    futures = {(a, b): pool.submit(ctx.parity_rows, attribute, a, b, pair, tests, scores)
-               for a, b, pair, scores in work}
+    pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="parity")
+    rows = {(a, b): ctx.parity_rows(attribute, a, b, pair, tests, scores, pool.submit)
+            for a, b, pair, scores in work}
     pool.shutdown(wait=False)
-    return futures
+    return rows
 
 
 def omnibus_tests(ctx: _MetricContext, wide: pd.DataFrame, groups: list[str],
@@ -348,7 +366,7 @@ def metric_stage(
                     ctx.emit(skipped_row(name, _lacking(answered, frame, [a, b]), attribute=attribute,
                                          group_a=a, group_b=b))
                 continue
-            for row in parity[(a, b)].result() if (a, b) in parity else []:
+            for row in parity[(a, b)]() if (a, b) in parity else []:
                 ctx.emit(row)
             for name in similarity:
                 cross = values[name][("cross", a, b)]
