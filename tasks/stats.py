@@ -24,14 +24,13 @@ class Estimate:
 
 
 def _cluster_index(clusters: Sequence[object]) -> tuple[np.ndarray, int]:
-    _, inverse = np.unique(np.asarray(clusters, dtype=object).astype(str), return_inverse=True)
-    return inverse, int(inverse.max()) + 1 if len(inverse) else 0
+    (inverse,), k = cluster_codes(clusters)
+    return inverse, k
 
 
 def cluster_codes(*clusters: Sequence[object]) -> tuple[list[np.ndarray], int]:
     """Each list's cluster ids as integer codes shared by all the lists (the ids compared as text and
-    numbered in sorted order, as :func:`_cluster_index` numbers one list), and how many ids there
-    are. Means per cluster are then ``np.bincount`` sums: grouping pandas columns of id strings was
+    numbered in sorted order), and how many ids there are. Means per cluster are then ``np.bincount`` sums: grouping pandas columns of id strings was
     several times slower."""
     parts = [np.asarray(c, dtype=object).astype(str) for c in clusters]
     _, inverse = np.unique(np.concatenate(parts) if parts else np.array([], str), return_inverse=True)

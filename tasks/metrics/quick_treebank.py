@@ -88,10 +88,7 @@ def needed_literal(pattern: re.Pattern) -> str | None:
             run += chr(av)
         elif op is _c.SUBPATTERN and all(o is _c.LITERAL for o, _ in av[-1]):
             run += "".join(chr(v) for _, v in av[-1])
-        elif op is _c.AT:
-            runs.append(run)
-            run = ""
-        else:
+        else:  # anything else, a zero-width anchor too, ends the run
             runs.append(run)
             run = ""
     longest = max([*runs, run], key=len)

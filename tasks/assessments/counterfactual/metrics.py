@@ -4,6 +4,7 @@ pair of groups, from the answered responses and their scores (intervals, noise f
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 from functools import partial
 from itertools import combinations
@@ -121,9 +122,9 @@ class _MetricContext:
         lo, hi = next(iter(self.scores.ranges.values()), (0.0, 1.0))
         return float(lo), float(hi)
 
-    def parity_rows(self, attribute: str, a: str, b: str, pair: PairData, tests: int = 1,
-                    scores: tuple[np.ndarray, np.ndarray] | None = None,
-                    run: Callable[..., Any] | None = None) -> Callable[[], list[dict]]:
+    def parity_rows(self, attribute: str, a: str, b: str, pair: PairData, tests: int,
+                    scores: tuple[np.ndarray, np.ndarray] | None,
+                    run: Callable[..., Future]) -> Callable[[], list[dict]]:
         """Strict/weak parity of a cross-group pair, with its noise floor, gap and permutation p-value.
 
         The floor is the statistic's mean over within-prompt label swaps of the very same rows, so
@@ -134,16 +135,7 @@ class _MetricContext:
 
         The pair's pieces (the resampled metrics, each metric's detectable gap) are handed to ``run``
         (a thread pool's ``submit``, so pairs and pieces run side by side: :func:`parity_of_pairs`),
-        and the returned function waits for them and gives the rows; without ``run`` they are
-        computed here."""
-        from concurrent.futures import Future
-
-        def here(fn: Callable, *args: Any) -> Future:
-            done: Future = Future()
-            done.set_result(fn(*args))
-            return done
-
-        run = run or here
+        and the returned function waits for them and gives the rows."""
         s1, s2 = scores or (self.sentiment_of(pair.texts1), self.sentiment_of(pair.texts2))
         names = self.of_kind("sentiment")
         vectorised = run(vectorised_parity, self, [n for n in names if self.specs[n].cdf_statistic], s1, s2, pair)
