@@ -170,3 +170,44 @@ def test_aliases_take_the_group_and_rows_of_their_term(tmp_path):
     assert lex.index["koreans"] == lex.index["asians"]
     assert "koreans" in lex.terms(["asian"]) and lex.detect_pattern.search("Koreans voted")
     assert all("koreans" not in row for row in lex.rows)  # never a target cell
+
+
+@pytest.mark.parametrize("attribute", ATTRIBUTES)
+def test_masking_on_the_lower_cased_copy_finds_what_the_case_insensitive_pattern_finds(attribute):
+    """Neutralising an ASCII text through :attr:`Lexicon.lowered_pattern` (case-sensitive, on its
+    lower-cased copy, the word boundary checked after a term's first letter) must give what
+    ``any_pattern`` gives: random texts of the lexicon's terms in mixed case, its stop-after words,
+    hyphens, digits and underscores against the terms, and two non-ASCII texts (which take
+    ``any_pattern`` itself)."""
+    import random
+
+    from tasks.inputs.expansion import neutralize
+
+    lexicon = load_lexicon(attribute)
+    if getattr(lexicon, "lowered_pattern", None) is None:
+        pytest.skip(f"{attribute}: a term is not ASCII, so only any_pattern is used")
+    rng = random.Random(attribute)
+    terms = lexicon.terms()
+    stops = [w for _, words in lexicon.stop_after for w in words]
+    glue = [" ", "  ", "-", "_", "", "'s ", ". ", ", ", "0", "x", "\n", " (", ") "]
+    texts = []
+    for _ in range(3000):
+        words = []
+        for _ in range(rng.randint(1, 8)):
+            word = rng.choice(terms + stops + ["the", "a", "told", "Anne", "he's"])
+            word = "".join(c.upper() if rng.random() < 0.3 else c for c in word)
+            words += [word, rng.choice(glue)]
+        texts.append("".join(words))
+    texts += ["Señora HE said", "\u212aing HIS way"]  # non-ASCII: the case-insensitive pattern alone
+    fast = neutralize(texts, lexicon)
+    lexicon.__dict__["lowered_pattern"] = None  # the case-insensitive pattern on every text
+    try:
+        assert fast == neutralize(texts, lexicon)
+    finally:
+        del lexicon.__dict__["lowered_pattern"]
+    assert sum(a != b for a, b in zip(fast, texts, strict=True)) > 2000  # the texts do hold terms
+
+
+def test_a_lexicon_with_a_term_that_is_not_ascii_has_no_lower_cased_pattern():
+    assert custom_lexicon("title", {"f": ["señora"], "m": ["señor"]}).lowered_pattern is None
+    assert custom_lexicon("title", {"f": ["madam"], "m": ["sir"]}).lowered_pattern is not None

@@ -137,6 +137,16 @@ class Lexicon:
         return build_pattern(self.terms(), dict(self.stop_after))
 
     @functools.cached_property
+    def lowered_pattern(self) -> re.Pattern[str] | None:
+        """:attr:`any_pattern` for lower-cased ASCII text (see :func:`build_pattern`), or None when a
+        term is not ASCII or does not start with a letter or digit (then only ``any_pattern`` is exact)."""
+        terms = self.terms()
+        if not terms or not all(t.isascii() and t[:1].isalnum() for t in terms):
+            return None
+        stops = {t.lower(): [w.lower() for w in ws] for t, ws in self.stop_after}
+        return build_pattern([t.lower() for t in terms], stops, lowered=True)
+
+    @functools.cached_property
     def placeholders(self) -> dict[str, str]:
         """Term -> a group-independent placeholder, shared by all rows linked through a term.
 
@@ -164,12 +174,18 @@ class Lexicon:
 
 
 def build_pattern(
-    terms: Iterable[str], stop_after: Mapping[str, Iterable[str]] | None = None
+    terms: Iterable[str], stop_after: Mapping[str, Iterable[str]] | None = None, *, lowered: bool = False
 ) -> re.Pattern[str]:
     """Compile ``terms`` into one case-insensitive, word-bounded regex built as a character trie.
 
     At every trie node longer continuations are tried before the term ending there, so the
     leftmost-longest term matches, as with an alternation sorted longest first.
+
+    ``lowered``: the same matches in text that is already lower-case ASCII (lower-case ASCII terms,
+    each starting with a letter or digit): case-sensitive, and the word boundary before a term is
+    checked just after its first character (a look-behind), so the pattern opens with the literal
+    first characters and the regex engine skips every position that cannot start a term (about 2x
+    faster on answers than testing a boundary at each position).
     """
     stop_after = stop_after or {}
     trie: dict[str, Any] = {}
@@ -179,9 +195,9 @@ def build_pattern(
             node = node.setdefault(ch, {})
         node[""] = term
 
-    def emit(node: dict[str, Any]) -> str:
+    def emit(node: dict[str, Any], first: str = "") -> str:
         alts = [
-            (SEPARATOR if ch == " " else re.escape(ch)) + emit(child)
+            (SEPARATOR if ch == " " else re.escape(ch)) + first + emit(child)
             for ch, child in sorted((k, v) for k, v in node.items() if k)
         ]
         if "" in node:
@@ -192,6 +208,8 @@ def build_pattern(
 
     if not trie:
         return re.compile(r"(?!x)x")  # matches nothing
+    if lowered:
+        return re.compile(emit(trie, first=r"(?<!\w.)") + r"\b")
     return re.compile(r"\b" + emit(trie) + r"\b", re.IGNORECASE)
 
 
