@@ -199,13 +199,17 @@ def counterfactual_metrics(responses: pd.DataFrame, scores: assessment.ScoreSet,
     side; with threads one attribute after the other, so only one attribute's answers, tokens and
     draws are in memory at a time). Attributes share nothing (each has its own draws, floors and Holm
     families), so the rows equal one pass over all of them. Each task gets its attribute's answers
-    and their scores and is cached on a digest of both (not their pickles); the rows come back in
-    attribute order."""
+    (the columns the stage reads) and their scores and is cached on a digest of both (not their
+    pickles); the rows come back in attribute order."""
+    from tasks.assessments.counterfactual.metrics import RESPONSE_READS
+
     attributes = sorted(responses["attribute"].dropna().unique()) or [None]
+    reads = [c for c in RESPONSE_READS if c in responses]  # what the stage reads is what it is keyed on
 
     def shards() -> Iterator[tuple]:
         for attribute in attributes:
-            part = responses if attribute is None else responses[responses["attribute"] == attribute]
+            rows = slice(None) if attribute is None else responses["attribute"] == attribute
+            part = responses.loc[rows, reads]
             own = scores.subset(part["text"])
             yield part, own, cf_cfg, mcfg, fingerprint, f"{frame_digest(part)}|{own.digest()}"
 

@@ -11,7 +11,8 @@ import numpy as np
 from numba import njit
 
 from tasks.kernels import run_chunked
-from tasks.stats import _cluster_blocks, _rowwise, _swapped, cluster_codes, cluster_means, coin_flips, row_blocks
+from tasks.stats import (_cluster_blocks, _rowwise, _swapped, cluster_codes, cluster_keys, cluster_means, coin_flips,
+                         row_blocks)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def parity_detectable_gap(
     rng = np.random.default_rng(seed)
     flips = coin_flips(rng, realizations, k)  # per prompt: its rows' sides exchanged
     again = coin_flips(rng, realizations, k)  # per prompt: exchanged again for the null
-    unit = np.arange(n) if units is None else np.unique(np.asarray(units, dtype=str), return_inverse=True)[1]
+    unit = np.arange(n) if units is None else np.unique(cluster_keys(units)[0], return_inverse=True)[1].reshape(-1)
     turn = rng.integers(0, QUANTA, (realizations, int(unit.max()) + 1), dtype=np.uint16)  # per unit, 2^-16 grid
     hi = bounds[1]
     if cdf_statistic is not None:

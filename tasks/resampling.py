@@ -46,14 +46,14 @@ class Draws:
     """Cluster-bootstrap draws: how often each cluster is drawn in each resample, made once per
     attribute from its seed and shared by every metric and pair."""
 
-    ids: np.ndarray  # the distinct cluster ids (as str, sorted): the rows of ``counts``
+    ids: np.ndarray  # the distinct cluster ids, sorted (:func:`tasks.stats.cluster_keys`): the rows of ``counts``
     counts: np.ndarray  # (clusters, resamples)
 
     @classmethod
     def draw(cls, clusters: Sequence[object], resamples: int, seed: int) -> Draws:
-        from tasks.stats import cluster_draws
+        from tasks.stats import cluster_draws, cluster_keys
 
-        ids = np.unique(np.asarray(clusters, dtype=object).astype(str))
+        ids = np.unique(cluster_keys(clusters)[0])
         k, resamples = len(ids), max(resamples, 0)
         rng = np.random.default_rng(seed)
         counts = np.zeros((resamples, k), np.uint16)
@@ -68,7 +68,11 @@ class Draws:
 
     def rows(self, clusters: Sequence[object]) -> np.ndarray:
         """The row of ``counts`` of each data row's cluster (every cluster must be among the drawn)."""
-        keys = np.asarray(clusters, dtype=object).astype(str)
+        from tasks.stats import cluster_keys
+
+        keys = cluster_keys(clusters)[0]
+        if len(keys) and (keys.dtype.kind in "iu") != (self.ids.dtype.kind in "iu"):
+            raise ValueError("the rows' clusters are codes and the drawn clusters ids, or the reverse")
         at = np.searchsorted(self.ids, keys)
         if len(keys) and (at.max() >= len(self.ids) or not (self.ids[at] == keys).all()):
             raise ValueError("a row's cluster is not among the drawn clusters")

@@ -28,11 +28,29 @@ def _cluster_index(clusters: Sequence[object]) -> tuple[np.ndarray, int]:
     return inverse, k
 
 
+def cluster_keys(*clusters: Sequence[object]) -> list[np.ndarray]:
+    """The cluster ids of each list as sortable keys: integer arrays as they are (sorting them is
+    many times faster than sorting strings; :func:`tasks.assessments.counterfactual.pairs.prompt_codes`
+    numbers prompt ids in their text order, so both sort alike), anything else compared as text."""
+    arrays = [np.asarray(c) for c in clusters]
+    if all(a.dtype.kind in "iu" for a in arrays):
+        return arrays
+    return [np.asarray(c, dtype=object).astype(str) for c in clusters]
+
+
+def distinct_count(clusters: Sequence[object]) -> int:
+    """How many distinct ids ``clusters`` holds (non-negative integer codes counted without a sort)."""
+    (keys,) = cluster_keys(clusters)
+    if keys.dtype.kind in "iu" and len(keys) and keys.min() >= 0:
+        return int(np.count_nonzero(np.bincount(keys)))
+    return len(np.unique(keys))
+
+
 def cluster_codes(*clusters: Sequence[object]) -> tuple[list[np.ndarray], int]:
-    """Each list's cluster ids as integer codes shared by all the lists (the ids compared as text and
-    numbered in sorted order), and how many ids there are. Means per cluster are then ``np.bincount`` sums: grouping pandas columns of id strings was
-    several times slower."""
-    parts = [np.asarray(c, dtype=object).astype(str) for c in clusters]
+    """Each list's cluster ids as integer codes shared by all the lists (the ids numbered in sorted
+    order, see :func:`cluster_keys`), and how many ids there are. Means per cluster are then
+    ``np.bincount`` sums: grouping pandas columns of id strings was several times slower."""
+    parts = cluster_keys(*clusters)
     _, inverse = np.unique(np.concatenate(parts) if parts else np.array([], str), return_inverse=True)
     return np.split(inverse.reshape(-1), np.cumsum([len(p) for p in parts])[:-1]), \
         int(inverse.max()) + 1 if len(inverse) else 0

@@ -165,3 +165,35 @@ def test_each_attribute_alone_gives_the_rows_of_one_pass_over_all() -> None:
     assert set(whole["attribute"]) == {"race", "gender"} and whole["value"].notna().sum() > 10
     pd.testing.assert_frame_equal(whole, parts)
     assert len(scores.subset(race["text"]).scalar) == len(race_scores.scalar)  # only its own texts' scores
+
+
+def test_prompt_codes_sort_like_their_ids_so_the_draws_are_the_same() -> None:
+    """The stage numbers prompt ids in their text order ("p10" before "p9"), so every cluster step on
+    the integer codes finds the order, the bootstrap draws and the rows the ids would give."""
+    from tasks.assessments.counterfactual.pairs import number_answers
+    from tasks.resampling import Draws
+    from tasks.stats import cluster_codes, distinct_count
+
+    ids = pd.Series(["p9", "p10", "p2", "p10", "p9", "p100"])
+    frame, texts = number_answers(pd.DataFrame({"prompt_id": ids, "text": ["b", "a", None, "b", "c", "a"]}))
+    assert frame["prompt_id"].tolist() == [3, 0, 2, 0, 3, 1]  # p10 < p100 < p2 < p9, as text
+    assert list(texts) == ["b", "a", "c"] and frame["text"].tolist() == [0, 1, -1, 0, 2, 1]  # -1: no answer
+    codes = frame["prompt_id"].to_numpy()
+    assert cluster_codes(codes)[0][0].tolist() == cluster_codes(ids)[0][0].tolist()
+    by_id, by_code = Draws.draw(ids, 30, seed=4), Draws.draw(codes, 30, seed=4)
+    np.testing.assert_array_equal(by_id.counts, by_code.counts)
+    np.testing.assert_array_equal(by_id.rows(ids), by_code.rows(codes))
+    assert distinct_count(codes) == distinct_count(ids) == 4
+
+
+def test_other_content_pairs_each_answer_with_the_next_prompts_answer_at_its_place() -> None:
+    """Worked by hand: prompts 3, 5, 7 in order; prompt 3's rows (1, 3) take prompt 5's second answers
+    at their places (rows 0, 2), prompt 5's rows take prompt 7's only one (row 4, both), and the
+    last prompt wraps round to the first (row 1)."""
+    from tasks.assessments.counterfactual.pairs import other_content
+    from tasks.assessments.counterfactual.parity import PairData
+
+    pair = PairData(np.arange(5), np.array([10, 11, 12, 13, 14]), np.array([5, 3, 5, 3, 7]))
+    other = other_content(pair)
+    assert other.right.tolist() == [14, 10, 14, 12, 11]
+    assert other.left.tolist() == pair.left.tolist() and other.clusters is pair.clusters

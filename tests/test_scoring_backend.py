@@ -91,7 +91,7 @@ def test_fast_tokenizers_give_nltks_tokens() -> None:
 
 
 def test_each_distinct_text_pair_is_scored_once() -> None:
-    from tasks.metrics.text_similarity import per_distinct_pair
+    from tasks.metrics.text_similarity import number_pairs, per_distinct_pair
 
     seen: list[str] = []
     calls: list[tuple[int, int]] = []
@@ -104,10 +104,15 @@ def test_each_distinct_text_pair_is_scored_once() -> None:
         calls.extend(zip(left.tolist(), right.tolist()))
         return np.array([float(ids[a][0] - ids[b][0]) for a, b in zip(left, right)])
 
-    out = per_distinct_pair(score, ids_of, ["a", "bb", "a", "a", "a"], ["c", "d", "c", "dd", "c"])
+    texts, left, right = number_pairs(["a", "bb", "a", "a", "a"], ["c", "d", "c", "dd", "c"])
+    assert texts == ["a", "bb", "c", "d", "dd"] and left.tolist() == [0, 1, 0, 0, 0]
+    out = per_distinct_pair(score, ids_of, texts, left, right)
     assert out.tolist() == [0.0, 1.0, 0.0, -1.0, 0.0]
     assert seen == ["a", "bb", "c", "d", "dd"]  # each distinct text's ids looked up once
     assert sorted(calls) == [(0, 2), (0, 4), (1, 3)]  # each distinct pair scored once
+    seen.clear()  # a text no pair reads is never tokenised
+    assert per_distinct_pair(score, ids_of, ["unread", *texts], left + 1, right + 1).tolist() == out.tolist()
+    assert seen == ["a", "bb", "c", "d", "dd"]
 
 
 def test_the_treebank_tokenizer_that_skips_patterns_gives_nltks_tokens() -> None:

@@ -18,7 +18,7 @@ import numpy as np
 
 from tasks.errors import InputDataError
 from tasks.metrics.base import metric
-from tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
+from tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l, pairwise_min_bleu, pairwise_rouge_l
 
 if TYPE_CHECKING:
     from tasks.resampling import SignedMass
@@ -119,7 +119,7 @@ def cosine_similarity(emb1: np.ndarray, emb2: np.ndarray) -> float:
 @metric(
     "bleu_similarity", family="counterfactual", direction="higher", inputs="texts",
     aggregation="mean over response pairs of min(BLEU both directions)", reference=BOUCHARD,
-    per_item=pairwise_min_bleu,
+    per_item=numbered_min_bleu,
 )
 def bleu_similarity(texts1: Sequence[str], texts2: Sequence[str]) -> float:
     """Counterfactual BLEU: mean over pairs of the smaller of the two directed sentence BLEUs."""
@@ -130,7 +130,7 @@ def bleu_similarity(texts1: Sequence[str], texts2: Sequence[str]) -> float:
 @metric(
     "rougel_similarity", family="counterfactual", direction="higher", inputs="texts",
     aggregation="mean over response pairs", reference=BOUCHARD,
-    per_item=pairwise_rouge_l,
+    per_item=numbered_rouge_l,
 )
 def rougel_similarity(texts1: Sequence[str], texts2: Sequence[str]) -> float:
     """Counterfactual ROUGE-L: mean LCS-based F-measure over response pairs."""

@@ -270,27 +270,60 @@ def _in_chunks(kernel: Callable, ids: list[np.ndarray], left: np.ndarray, right:
 
 
 def per_distinct_pair(score: Callable[[list[np.ndarray], np.ndarray, np.ndarray], np.ndarray],
-                      ids_of: Callable[[str], np.ndarray], texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
-    """``score(ids, left, right)`` for each pair of texts, computed once per distinct pair (answers recur
-    across the floor, the cross-group pairs and their other-content pairs; a deterministic endpoint
-    repeats them): ``ids`` holds each distinct text's token ids once, ``left``/``right`` index it."""
-    index: dict[str, int] = {}
-    left = np.fromiter((index.setdefault(t, len(index)) for t in texts1), dtype=np.int64, count=len(texts1))
-    right = np.fromiter((index.setdefault(t, len(index)) for t in texts2), dtype=np.int64, count=len(texts2))
+                      ids_of: Callable[[str], np.ndarray], texts: Sequence[str], left: np.ndarray,
+                      right: np.ndarray) -> np.ndarray:
+    """``score(ids, left, right)`` for each pair ``(texts[left[i]], texts[right[i]])``, computed once per
+    distinct pair (answers recur across the floor, the cross-group pairs and their other-content
+    pairs; a deterministic endpoint repeats them): ``ids`` holds the token ids of each text a pair
+    reads, once."""
+    left, right = np.asarray(left, np.int64), np.asarray(right, np.int64)
     if len(left) != len(right):
         raise ValueError(f"{len(left)} texts on one side and {len(right)} on the other")
     if not len(left):
         return np.empty(0)
-    pairs, inverse = np.unique(left * len(index) + right, return_inverse=True)
-    values = score([ids_of(t) for t in index], pairs // len(index), pairs % len(index))
+    read, places = used_places(np.concatenate([left, right]), len(texts))
+    n = len(read)
+    pairs, inverse = np.unique(places[:len(left)] * n + places[len(left):], return_inverse=True)
+    values = score([ids_of(texts[t]) for t in read], pairs // n, pairs % n)
     return values[inverse.reshape(-1)]
+
+
+def used_places(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``codes`` (each in ``0..n-1``), sorted, and each code's place among them:
+    ``np.unique(codes, return_inverse=True)`` without the sort."""
+    present = np.zeros(n, bool)
+    present[codes] = True
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[codes]
+
+
+def number_pairs(texts1: Sequence[str], texts2: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The distinct texts of two row-aligned lists (in order of first appearance) and each row's two
+    places among them."""
+    import pandas as pd
+
+    if len(texts1) != len(texts2):
+        raise ValueError(f"{len(texts1)} texts on one side and {len(texts2)} on the other")
+    both = np.empty(len(texts1) + len(texts2), dtype=object)
+    both[:len(texts1)], both[len(texts1):] = texts1, texts2
+    codes, distinct = pd.factorize(both, use_na_sentinel=False)
+    return list(distinct), codes[:len(texts1)].astype(np.int64), codes[len(texts1):].astype(np.int64)
+
+
+def numbered_rouge_l(texts: Sequence[str], left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """ROUGE-L F-measure of each pair ``(texts[left[i]], texts[right[i]])`` (the first text the reference)."""
+    return per_distinct_pair(_rouge_l_of_ids, _rouge_ids, texts, left, right)
+
+
+def numbered_min_bleu(texts: Sequence[str], left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """min(BLEU(a→b), BLEU(b→a)) of each pair ``(texts[left[i]], texts[right[i]])``."""
+    return per_distinct_pair(_min_bleu_of_ids, _bleu_ids, texts, left, right)
 
 
 def pairwise_rouge_l(texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
     """ROUGE-L F-measure per pair (the first text the reference), as in LangFair's counterfactual ROUGE-L."""
-    return per_distinct_pair(_rouge_l_of_ids, _rouge_ids, texts1, texts2)
+    return numbered_rouge_l(*number_pairs(texts1, texts2))
 
 
 def pairwise_min_bleu(texts1: Sequence[str], texts2: Sequence[str]) -> np.ndarray:
     """min(BLEU(a→b), BLEU(b→a)) per pair, as in LangFair's counterfactual BLEU."""
-    return per_distinct_pair(_min_bleu_of_ids, _bleu_ids, texts1, texts2)
+    return numbered_min_bleu(*number_pairs(texts1, texts2))

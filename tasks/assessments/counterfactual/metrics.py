@@ -17,11 +17,16 @@ from tasks.inputs.prompts import text_hash
 from tasks.inputs.controls import CONTROL, variant_rows
 from tasks.assessments.counterfactual import ScoreSet, lexicons_for
 from tasks.assessments.counterfactual.pairs import (NOISE_FLOOR_CONTROLS, NOISE_FLOOR_SAMPLES, by_prompt_sample,
-                                                    cross_group_pairs, floor_pairs, joined, other_content)
-from tasks.assessments.counterfactual.parity import PairData, looped_parity, parity_mdg, vectorised_parity
+                                                    cross_group_pairs, floor_pairs, joined, number_answers,
+                                                    other_content)
+from tasks.assessments.counterfactual.parity import (PairData, answer_units, looped_parity, parity_mdg,
+                                                     vectorised_parity)
 from tasks.reporting.verdict import HEADLINE, judged_metrics
 
 
+RESPONSE_READS = ("variant_id", "prompt_id", "attribute", "grp", "role", "sample_idx", "text", "ok", "refusal",
+                  "error_class")
+"""The response columns :func:`metric_stage` reads: all a metric task is handed and keyed on."""
 NOISE_FLOOR_PERMUTATION = "mean over within-prompt group-label swaps (same rows as the pair)"
 PAIRED_T = "paired t-test over prompts"
 DETERMINISTIC = ("the endpoint answered deterministically: every repeated sample of a variant was identical, so "
@@ -37,10 +42,18 @@ class _MetricContext:
         self.specs = {name: METRICS.get(name) for name in wanted}
         self.cfg, self.wanted = cfg, wanted
         self.sentiment = scores.scalar.set_index("text_hash")["value"]
+        self.texts: np.ndarray = np.zeros(0, object)  # the attribute's distinct answers (see use_texts)
+        self.text_sentiment = np.zeros(0)
         self.scores = scores
         self.boot = dict(resamples=cfg.bootstrap_resamples, confidence=cfg.confidence, seed=cfg.seed)
         self.rows: list[dict] = []
         self.draws: Any = None  # the attribute's bootstrap draws (tasks.resampling.Draws), shared by its pairs
+
+    def use_texts(self, texts: np.ndarray) -> None:
+        """The attribute's distinct answers, which its pairs index (:func:`number_answers`), and the
+        sentiment of each, looked up once."""
+        self.texts = texts
+        self.text_sentiment = self.sentiment.reindex([text_hash(t) for t in texts]).to_numpy(float)
 
     def draw_for(self, prompts: Any) -> None:
         """Make the bootstrap draws every pair and metric of one attribute shares, over its prompts."""
@@ -53,10 +66,10 @@ class _MetricContext:
         attribute's shared draws (:func:`tasks.resampling.shared_mean_bootstrap`) when they cover
         its prompts, else from its own."""
         from tasks.resampling import shared_mean_bootstrap
-        from tasks.stats import Estimate, bootstrap_mean
+        from tasks.stats import Estimate, bootstrap_mean, distinct_count
 
         shared = shared_mean_bootstrap(values, clusters, self.draws, self.cfg.confidence) \
-            if self.draws is not None and len(values) and len(np.unique(clusters.astype(str))) >= 2 else None
+            if self.draws is not None and len(values) and distinct_count(clusters) >= 2 else None
         if shared is None:
             return bootstrap_mean(values, clusters, **self.boot)
         return Estimate(float(np.mean(values)), *shared, len(values))
@@ -79,38 +92,40 @@ class _MetricContext:
         spec = self.specs[name]
         return partial(spec.cdf_statistic, **spec.settings(self.cfg)) if spec.cdf_statistic else None
 
-    def sentiment_of(self, texts: list[str]) -> np.ndarray:
-        return self.sentiment.reindex([text_hash(t) for t in texts]).to_numpy()
+    def sentiment_of(self, answers: np.ndarray) -> np.ndarray:
+        """The sentiment of answers given by their places among the attribute's texts."""
+        return self.text_sentiment[np.asarray(answers, np.int64)]
 
     def similarity_batch(self, names: list[str], pairs: dict[Any, PairData], lexicon) -> dict[str, dict]:  # noqa: ANN001
         """Per similarity metric, its registered per-pair step on each of several pair lists (keyed):
         on the rows' embeddings, or on their texts with the lexicon's terms masked (:func:`neutralize`,
-        when the run neutralises and the attribute has a lexicon). The lists are joined, their texts
-        numbered once and each distinct text neutralised once for every metric (an answer recurs in its
-        floor, cross-group and changed-content pairs), and a text metric scores each distinct pair once."""
+        when the run neutralises and the attribute has a lexicon). The lists are joined and each
+        distinct answer they read is neutralised once for every metric (an answer recurs in its floor,
+        cross-group and changed-content pairs); a text metric scores each distinct pair once."""
+        from tasks.metrics.text_similarity import used_places
+
         if not pairs or not names:
             return {}
         whole = joined(*pairs.values())
+        read, places = used_places(np.concatenate([whole.left, whole.right]), len(self.texts))
+        left, right = np.split(places, [len(whole)])
         out: dict[str, np.ndarray] = {}
         texts = [n for n in names if self.specs[n].inputs == "texts"]
         if texts:
-            index: dict[str, int] = {}
-            left = np.fromiter((index.setdefault(t, len(index)) for t in whole.texts1), np.int64, len(whole.texts1))
-            right = np.fromiter((index.setdefault(t, len(index)) for t in whole.texts2), np.int64, len(whole.texts2))
-            distinct = list(index)
+            distinct = self.texts[read]
             if self.cfg.neutralize and lexicon is not None:  # no lexicon (brought groups): nothing to mask
                 from tasks.inputs.expansion import neutralize
 
-                distinct = neutralize(distinct, lexicon)
-            codes, inverse = np.unique(left * len(distinct) + right, return_inverse=True)
-            a, b = [distinct[i] for i in codes // len(distinct)], [distinct[i] for i in codes % len(distinct)]
-            out |= {name: np.asarray(self.specs[name].per_item(a, b), float)[inverse.reshape(-1)] for name in texts}
-        emb = self.scores.embeddings
-        for name in names:
-            if self.specs[name].inputs == "embeddings":
-                h1, h2 = [text_hash(t) for t in whole.texts1], [text_hash(t) for t in whole.texts2]
-                out[name] = self.specs[name].per_item(np.stack([emb[h] for h in h1]), np.stack([emb[h] for h in h2]))
-        bounds = np.cumsum([len(p.texts1) for p in pairs.values()])[:-1]
+                # answers that differ only in the lexicon's words are one text once neutralised
+                same, distinct = pd.factorize(np.asarray(neutralize(list(distinct), lexicon), dtype=object))
+                left, right = same[left], same[right]
+            out |= {name: np.asarray(self.specs[name].per_item(distinct, left, right), float) for name in texts}
+        embedded = [n for n in names if self.specs[n].inputs == "embeddings"]
+        if embedded:
+            emb = self.scores.embeddings
+            vectors = np.stack([emb[text_hash(t)] for t in self.texts[read]])
+            out |= {name: self.specs[name].per_item(vectors[left], vectors[right]) for name in embedded}
+        bounds = np.cumsum([len(p) for p in pairs.values()])[:-1]
         return {name: dict(zip(pairs, np.split(out[name], bounds), strict=True)) for name in names}
 
     def similarity_details(self, name: str, lexicon=None) -> dict:  # noqa: ANN001
@@ -136,16 +151,19 @@ class _MetricContext:
         The pair's pieces (the resampled metrics, each metric's detectable gap) are handed to ``run``
         (a thread pool's ``submit``, so pairs and pieces run side by side: :func:`parity_of_pairs`),
         and the returned function waits for them and gives the rows."""
-        s1, s2 = scores or (self.sentiment_of(pair.texts1), self.sentiment_of(pair.texts2))
+        s1, s2 = scores or (self.sentiment_of(pair.left), self.sentiment_of(pair.right))
         names = self.of_kind("sentiment")
         vectorised = run(vectorised_parity, self, [n for n in names if self.specs[n].cdf_statistic], s1, s2, pair)
+        units = answer_units(pair)  # shared by the metrics' detectable gaps
         pieces = {name: (run(looped_parity, self, self.parity_fn(name), s1, s2, pair)
                          if not self.specs[name].cdf_statistic else None,
-                         run(parity_mdg, self, self.parity_fn(name), s1, s2, pair, tests, self.parity_cdf(name)))
+                         run(parity_mdg, self, self.parity_fn(name), s1, s2, pair, tests, self.parity_cdf(name),
+                             units))
                   for name in names}
 
         def rows() -> list[dict]:
             from tasks.metrics import estimate_row
+            from tasks.stats import distinct_count
 
             out = []
             for name in names:
@@ -155,7 +173,7 @@ class _MetricContext:
                     "noise_floor": test.null_mean, "noise_floor_method": NOISE_FLOOR_PERMUTATION,
                     "p_method": "permutation", "gap": est.value - test.null_mean, "gap_ci": [gap.ci_low, gap.ci_high],
                     **mdg.result(), "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
-                    "prompts": int(len(np.unique(pair.clusters.astype(str)))),
+                    "prompts": distinct_count(pair.clusters),
                 }
                 details.update(self.specs[name].settings(self.cfg))  # the settings it ran with ("threshold")
                 if self.cfg.permutations:
@@ -173,8 +191,8 @@ def parity_of_pairs(ctx: _MetricContext, attribute: str, pairs: list, tests: int
     import os
     from concurrent.futures import ThreadPoolExecutor
 
-    work = [(a, b, pair, (ctx.sentiment_of(pair.texts1), ctx.sentiment_of(pair.texts2)))
-            for a, b, pair in pairs if pair.texts1]
+    work = [(a, b, pair, (ctx.sentiment_of(pair.left), ctx.sentiment_of(pair.right)))
+            for a, b, pair in pairs if len(pair)]
     if not work or not ctx.of_kind("sentiment"):
         return {}
     pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="parity")
@@ -199,7 +217,7 @@ def omnibus_tests(ctx: _MetricContext, wide: pd.DataFrame, groups: list[str],
     full = wide[[g for g in groups if g in wide]].dropna() if len(wide) else pd.DataFrame()
     if full.shape[1] < len(groups) or len(full) < 2:
         return dict.fromkeys(names, lacking())
-    matrix = np.column_stack([ctx.sentiment_of(full[g].tolist()) for g in groups])
+    matrix = np.column_stack([ctx.sentiment_of(full[g].to_numpy(np.int64)) for g in groups])
     prompts = full.index.get_level_values("prompt_id").to_numpy()
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omnibus")
     tests = {name: pool.submit(permutation_pvalue_omnibus, ctx.parity_fn(name), matrix, prompts,
@@ -287,12 +305,11 @@ def metric_stage(
     pair_names = [n for n in wanted if ctx.specs[n].inputs in ("sentiment", "embeddings", "texts")]
     similarity = ctx.of_kind("embeddings") + ctx.of_kind("texts")
     for attribute, everything in responses.groupby("attribute", sort=True):
-        # one Python string per answer, shared by every pair list below (an Arrow-backed column makes a
-        # new string object each time it is read into a list: at 100,000 prompts, gigabytes of copies)
-        everything = everything.assign(text=everything["text"].astype(object))
+        everything, texts = number_answers(everything)  # answers and prompts as integers from here on
+        ctx.use_texts(texts)
         lexicon = lexicons.get(attribute)
         frame = variant_rows(everything)
-        ok = everything["ok"] & ~everything["refusal"].astype(bool)
+        ok = everything["ok"] & ~everything["refusal"].astype(bool) & (everything["text"] >= 0)  # -1: no text
         controls = everything[ok & (everything["role"] == CONTROL)] if "role" in everything else everything.iloc[:0]
         present = set(frame["grp"])
         groups = [g for g in lexicon.groups if g in present] if lexicon else sorted(present)
@@ -304,7 +321,7 @@ def metric_stage(
                 errors = sub.loc[~sub["ok"], "error_class"].value_counts().to_dict()
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g,
                                       details={"errors": errors, "refusals": int(sub["refusal"].sum())}))
-        answered = frame[frame["ok"] & ~frame["refusal"].astype(bool)]
+        answered = frame[frame["ok"] & ~frame["refusal"].astype(bool) & (frame["text"] >= 0)]
         ctx.draw_for(answered["prompt_id"].unique())
         identical, repeated = identical_samples(answered)
         deterministic = bool(repeated) and identical == repeated
@@ -316,14 +333,14 @@ def metric_stage(
             else pd.DataFrame()
         floor_sets = {g: floor_pairs(answered, controls, g, cf_cfg.noise_floor) for g in groups} if len(answered) \
             else {}
-        floor_sets = {g: pm for g, pm in floor_sets.items() if pm[0].texts1}
+        floor_sets = {g: pm for g, pm in floor_sets.items() if len(pm[0])}
         pairs = [(a, b, cross_group_pairs(wide, a, b)) for a, b in combinations(groups, 2)]
         cross_sets = {(a, b): joined(pair, cross_group_pairs(controls_wide, a, b)) for a, b, pair in pairs
-                      if pair.texts1}
+                      if len(pair)}
         compared = {**{("floor", g): pair for g, (pair, _) in floor_sets.items()},
                     **{("cross", *ab): t for ab, t in cross_sets.items()},
                     **{("changed", *ab): other_content(t) for ab, t in cross_sets.items() if set(ab) & set(floor_sets)}}
-        n_pairs = max(1, sum(1 for _, _, p in pairs if p.texts1))  # the pairs that get a p-value
+        n_pairs = max(1, sum(1 for _, _, p in pairs if len(p)))  # the pairs that get a p-value
         judged = judged_metrics(wanted, bool(cfg.neutralize and lexicon is not None))  # neutralising needs a lexicon
 
         def tests_of(name: str) -> int:
@@ -353,7 +370,7 @@ def metric_stage(
                 est = ctx.mean_estimate(vals, pair.clusters)
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g, details=details))
         for a, b, pair in pairs:
-            if not pair.texts1:
+            if not len(pair):
                 for name in pair_names:
                     ctx.emit(skipped_row(name, _lacking(answered, frame, [a, b]), attribute=attribute,
                                          group_a=a, group_b=b))
@@ -362,7 +379,7 @@ def metric_stage(
                 ctx.emit(row)
             for name in similarity:
                 cross = values[name][("cross", a, b)]
-                vals = cross[:len(pair.texts1)]
+                vals = cross[:len(pair)]
                 details = {**ctx.similarity_details(name, lexicon), **determinism}
                 sides = [floors[g][name] for g in (a, b) if g in floors]
                 if sides:

@@ -11,38 +11,49 @@ from typing import Any
 
 import numpy as np
 
-from tasks.inputs.prompts import text_hash
-
 
 @dataclass
 class PairData:
-    """Row-aligned responses of two sides (two groups, or two samples of one group)."""
+    """Row-aligned answers of two sides (two groups, or two samples of one group): each row's two
+    answers as places among the attribute's distinct texts, and its prompt
+    (:func:`tasks.assessments.counterfactual.pairs.number_answers`)."""
 
-    texts1: list[str]
-    texts2: list[str]
+    left: np.ndarray
+    right: np.ndarray
     clusters: np.ndarray
 
+    def __len__(self) -> int:
+        return len(self.left)
+
+
+def answer_units(pair: PairData) -> np.ndarray:
+    """One code per row, shared by the rows of one prompt with the same two answers (a deterministic
+    endpoint's repeated samples): what a planted difference turns together."""
+    if not len(pair):
+        return np.zeros(0, np.int64)
+    rows = np.column_stack([pair.clusters, pair.left, pair.right])
+    return np.unique(rows, axis=0, return_inverse=True)[1].reshape(-1)
 
 
 def parity_mdg(ctx: Any, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: PairData, tests: int,
-               cdf_statistic: Callable | None = None) -> dict:
+               cdf_statistic: Callable | None, units: np.ndarray) -> dict:
     """The parity gap this pair could detect (see :func:`tasks.detectable_gap.parity_detectable_gap`), or why not.
-    Rows of one prompt with the same two answers (a deterministic endpoint's samples) are one unit."""
+    Rows of one prompt with the same two answers (a deterministic endpoint's samples) are one unit
+    (``units``: :func:`answer_units`, computed once for the pair's metrics)."""
     from tasks.detectable_gap import parity_detectable_gap
+    from tasks.stats import distinct_count
 
     from tasks.reporting.verdict import prompts_needed
 
     alpha = (1 - ctx.cfg.confidence) / max(tests, 1)
     perms = max(ctx.cfg.permutations, 200)
-    prompts, needed = len(set(map(str, pair.clusters))), prompts_needed(tests, 1 - ctx.cfg.confidence)
+    prompts, needed = distinct_count(pair.clusters), prompts_needed(tests, 1 - ctx.cfg.confidence)
     if prompts < needed:  # no planted gap, however large, can reach Holm's bar: do not simulate one
         return {"min_detectable_gap_skipped": f"{prompts} prompts: the permutation test needs at least {needed} "
                                               f"to reach p_holm < {1 - ctx.cfg.confidence:g} over {tests} tests"}
     if ctx.cfg.permutations and 1 / (perms + 1) >= alpha:
         return {"min_detectable_gap_skipped": f"the permutation test's {perms} resamples cannot reach "
                                               f"p < {alpha:.2g} (alpha over {tests} pairs); raise metrics.permutations"}
-    units = [text_hash(f"{c}\x00{t1}\x00{t2}") for c, t1, t2 in zip(pair.clusters, pair.texts1, pair.texts2,
-                                                                       strict=True)]
     found = parity_detectable_gap(fn, s1, s2, pair.clusters, confidence=ctx.cfg.confidence, tests=tests,
                                   bounds=ctx.score_bounds(), seed=ctx.cfg.seed, units=units,
                                   cdf_statistic=cdf_statistic)
