@@ -13,6 +13,7 @@ own server and none starts a temporary one; workers of an existing cluster need
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -56,7 +57,7 @@ def run_heavy(task_obj: Any, cfg: ExecutionConfig, *args: Any, **kwargs: Any) ->
     """Submit a heavy task to the flow's task runner (threads or Dask) and wait for its result."""
     with gpu_annotation(cfg):
         future = task_obj.submit(*args, **kwargs)
-    return future.result()
+    return result_of(future)
 
 
 def run_sharded(task_obj: Any, cfg: ExecutionConfig, shards: Iterable[tuple], *, at_once: bool = True,
@@ -67,9 +68,29 @@ def run_sharded(task_obj: Any, cfg: ExecutionConfig, shards: Iterable[tuple], *,
     generator, so only one shard's inputs are built at a time)."""
     with gpu_annotation(cfg):
         if not at_once:
-            return [task_obj.submit(*args, **kwargs).result() for args in shards]
+            return [result_of(task_obj.submit(*args, **kwargs)) for args in shards]
         futures = [task_obj.submit(*args, **kwargs) for args in shards]
-    return [future.result() for future in futures]
+    return [result_of(future) for future in futures]
+
+
+WAIT_SLICE_S = 0.2
+
+
+def result_of(future: Any) -> Any:
+    """``future.result()``, waited for in slices of :data:`WAIT_SLICE_S` seconds.
+
+    The kernel hands a signal sent to the process (Ctrl-C, SIGTERM) to any thread that does not
+    block it. Python then runs the handler in the main thread, but only once that thread runs
+    Python code again: a main thread blocked in one unbounded wait for a stage would hold the stop
+    until the stage ended. Each slice returns to the interpreter, so the handler runs within one.
+    ``future`` is a Prefect future (the thread pool's or Dask's future inside it is watched) or a
+    ``concurrent.futures`` one.
+    """
+    finished = threading.Event()
+    getattr(future, "wrapped_future", future).add_done_callback(lambda _: finished.set())
+    while not finished.wait(WAIT_SLICE_S):
+        pass
+    return future.result()
 
 
 Submit = Callable[..., Any]

@@ -233,3 +233,36 @@ def test_a_stop_quiets_dask_teardown_tracebacks_for_the_run_only() -> None:
         assert dask_log.level == before
     finally:
         clear_stop()
+
+
+def test_a_stage_wait_sees_a_signal_that_the_kernel_gave_to_a_worker_thread() -> None:
+    """The kernel hands a process's SIGTERM to any thread that does not block it. Python runs the
+    handler in the main thread, but only once that thread runs Python code again: a stage awaited
+    with a bare ``future.result()`` held the stop until the stage ended (a SIGTERM honoured after
+    47 s). The flow's wait wakes up in slices, so the handler runs at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from flows.execution import result_of
+
+    class Stopped(Exception):
+        pass
+
+    def handler(signum: int, frame: object) -> None:
+        raise Stopped
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers run in the main thread only")
+    previous = signal.signal(signal.SIGUSR1, handler)
+    with ThreadPoolExecutor(2) as pool:
+        stage = pool.submit(time.sleep, 4.0)
+        pool.submit(lambda: (time.sleep(0.3), signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)))
+        t0 = time.monotonic()
+        try:
+            with pytest.raises(Stopped):
+                result_of(stage)
+            seen = time.monotonic() - t0
+        finally:
+            signal.signal(signal.SIGUSR1, previous)
+    assert seen < 1.5, f"the handler ran {seen:.1f} s after the signal came, when the stage ended"
+    with ThreadPoolExecutor(1) as pool:
+        assert result_of(pool.submit(lambda: 42)) == 42
