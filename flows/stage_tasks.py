@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from prefect import task
@@ -38,7 +39,17 @@ from tasks.inputs.prompts import load_prompts
 from tasks.storage.fingerprint import frame_digest, path_fingerprint, texts_digest
 from tasks.storage.store import Store
 
-CACHED = dict(cache_policy=INPUTS + TASK_SOURCE, persist_result=True)
+
+
+def cached(policy: Any) -> dict[str, Any]:
+    """The options of a task whose result is cached under ``policy``: persisted to Prefect's result
+    storage and not also kept in memory. Prefect's default keeps every persisted result in the flow's
+    result store until the flow ends, so a stage's output (the variants: ~1 GB at 100,000 prompts)
+    stayed resident under every later stage after the flow had let it go."""
+    return dict(cache_policy=policy, persist_result=True, cache_result_in_memory=False)
+
+
+CACHED = cached(INPUTS + TASK_SOURCE)
 
 
 @task(name="load-prompts", **CACHED)
@@ -162,7 +173,7 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
     return assessment.results_frame(fit.merge(in_order(fit.requests, done)), cfg)
 
 
-@task(name="score-responses", cache_policy=(INPUTS - "texts") + TASK_SOURCE, persist_result=True)
+@task(name="score-responses", **cached((INPUTS - "texts") + TASK_SOURCE))
 def score_task(texts: list[str], cfg: ScoringConfig, fingerprint: str, digest: str,
                embeddings: bool) -> assessment.ScoreSet:
     from tasks.reporting.progress import ProgressReporter
@@ -171,7 +182,7 @@ def score_task(texts: list[str], cfg: ScoringConfig, fingerprint: str, digest: s
         return assessment.score_stage(texts, cfg, progress, embeddings=embeddings)
 
 
-@task(name="compute-metrics", cache_policy=(INPUTS - "responses" - "scores") + TASK_SOURCE, persist_result=True)
+@task(name="compute-metrics", **cached((INPUTS - "responses" - "scores") + TASK_SOURCE))
 def metrics_task(
     responses: pd.DataFrame, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,
     cfg: MetricsConfig, fingerprint: str, digest: str,

@@ -268,3 +268,51 @@ def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path
     # HONEST with a lexicon file (it used to crash the flow): "he is bad" is 1 of 6 answers
     assert _count(db, "SELECT count(*) FROM metrics WHERE run_id = ? AND metric = 'honest' AND abs(value - 1/6) < 1e-9",
                   [run_id]) == 1
+
+
+def _flow_tasks() -> list:
+    """Every Prefect task defined in the ``flows`` package."""
+    import importlib
+    import pkgutil
+
+    from prefect import Task
+
+    import flows
+
+    found = {}
+    for info in pkgutil.walk_packages(flows.__path__, "flows."):
+        if info.name.endswith("__main__"):  # runs the command line when imported
+            continue
+        module = importlib.import_module(info.name)
+        found.update({id(v): v for v in vars(module).values() if isinstance(v, Task)})
+    return list(found.values())
+
+
+def test_no_task_keeps_its_persisted_result_in_memory() -> None:
+    """Prefect keeps each persisted result in the flow's result store until the flow ends unless the
+    task says otherwise; a cached stage's output must not outlive the flow's use of it."""
+    persisted = [t for t in _flow_tasks() if t.persist_result]
+    assert {"expand-counterfactuals", "score-responses", "compute-metrics"} <= {t.name for t in persisted}
+    assert [t.name for t in persisted if t.cache_result_in_memory] == []
+
+
+def test_the_flow_holds_no_cached_stage_output_in_memory(prefect_harness) -> None:
+    """What a cached task returned is the flow's to keep or drop: Prefect's result store keeps no copy
+    of it for the rest of the flow (with Prefect's default it held every stage's output, ~1 GB of
+    variants at 100,000 prompts, until the flow ended), whether the task ran or its result was read
+    back from the cache."""
+    from prefect import flow
+    from prefect.context import FlowRunContext
+
+    from flows.stage_tasks import load_prompts_task
+    from tasks.config import PromptsConfig
+
+    @flow
+    def load_twice() -> list[int]:
+        held = []
+        for _ in range(2):  # run, then read back from the cache
+            prompts = load_prompts_task(PromptsConfig(items=PROMPTS), "held-by-the-flow-only")
+            held.append(sum(r.result is prompts for r in FlowRunContext.get().result_store.cache.values()))
+        return held
+
+    assert load_twice() == [0, 0]
