@@ -100,9 +100,9 @@ def test_each_distinct_text_pair_is_scored_once() -> None:
         seen.append(text)
         return np.array([len(text)])
 
-    def score(ids: list[np.ndarray], left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    def score(tokens: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         calls.extend(zip(left.tolist(), right.tolist()))
-        return np.array([float(ids[a][0] - ids[b][0]) for a, b in zip(left, right)])
+        return np.array([float(tokens[offsets[a]] - tokens[offsets[b]]) for a, b in zip(left, right)])
 
     texts, left, right = number_pairs(["a", "bb", "a", "a", "a"], ["c", "d", "c", "dd", "c"])
     assert texts == ["a", "bb", "c", "d", "dd"] and left.tolist() == [0, 1, 0, 0, 0]
@@ -113,6 +113,19 @@ def test_each_distinct_text_pair_is_scored_once() -> None:
     seen.clear()  # a text no pair reads is never tokenised
     assert per_distinct_pair(score, ids_of, ["unread", *texts], left + 1, right + 1).tolist() == out.tolist()
     assert seen == ["a", "bb", "c", "d", "dd"]
+
+
+def test_token_ids_of_the_read_texts_form_one_csr_and_a_chunk_gathers_its_rows() -> None:
+    from tasks.metrics.text_similarity import csr_rows, token_csr
+
+    ids = {"a": [1, 2], "b": [], "c": [3], "long": list(range(5000))}  # "long" outgrows the first buffer
+    texts = ["a", "b", "c", "long"]
+    tokens, offsets = token_csr(lambda t: np.array(ids[t], np.int32), texts, np.array([2, 0, 1]))
+    assert tokens.tolist() == [3, 1, 2] and offsets.tolist() == [0, 1, 3, 3]
+    assert [x.tolist() for x in csr_rows(tokens, offsets, np.array([1, 2, 0]))] == [[1, 2, 3], [0, 2, 2, 3]]
+    tokens, offsets = token_csr(lambda t: np.array(ids[t], np.int32), texts, np.array([3, 0]))
+    assert offsets.tolist() == [0, 5000, 5002] and tokens[-3:].tolist() == [4999, 1, 2]
+    assert [x.tolist() for x in csr_rows(tokens, offsets, np.array([1]))] == [[1, 2], [0, 2]]
 
 
 def test_the_treebank_tokenizer_that_skips_patterns_gives_nltks_tokens() -> None:

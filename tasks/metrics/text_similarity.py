@@ -223,7 +223,8 @@ def sentence_bleu(reference: Sequence[str], candidate: Sequence[str], max_n: int
 
 def _min_bleu(a: Sequence[str], b: Sequence[str], max_n: int = 4) -> float:
     """min(BLEU(a→b), BLEU(b→a)) of two token lists, by the compiled kernel."""
-    return float(_min_bleu_of_ids([_token_ids(list(a)), _token_ids(list(b))], np.array([0]), np.array([1]), max_n)[0])
+    tokens, offsets = _as_csr([_token_ids(list(a)), _token_ids(list(b))])
+    return float(_min_bleu_of_ids(tokens, offsets, np.array([0]), np.array([1]), max_n)[0])
 
 
 def _as_csr(arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -232,27 +233,54 @@ def _as_csr(arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return (np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int32)), offsets
 
 
-def _min_bleu_of_ids(ids: list[np.ndarray], left: np.ndarray, right: np.ndarray, max_n: int = 4) -> np.ndarray:
+def token_csr(ids_of: Callable[[str], np.ndarray], texts: Sequence[str],
+              read: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The token ids of ``texts[t]`` for each ``t`` of ``read`` as one CSR: text ``i``'s ids are
+    ``tokens[offsets[i]:offsets[i + 1]]``. Built in one growing buffer, not an array per text (at a
+    million answers the arrays' headers alone were ~100 MB)."""
+    offsets = np.zeros(len(read) + 1, dtype=np.int64)
+    tokens, end = np.empty(max(1024, 32 * len(read)), dtype=np.int32), 0
+    for i, t in enumerate(read):
+        ids = ids_of(texts[t])
+        if end + len(ids) > len(tokens):
+            tokens = np.concatenate([tokens[:end], np.empty(max(end, len(ids)), dtype=np.int32)])
+        tokens[end:end + len(ids)] = ids
+        end += len(ids)
+        offsets[i + 1] = end
+    return tokens[:end].copy(), offsets
+
+
+def csr_rows(tokens: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The CSR of only ``rows`` (in that order), gathered in one vectorised step."""
+    starts, lengths = offsets[rows], offsets[rows + 1] - offsets[rows]
+    out = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=out[1:])
+    return tokens[np.repeat(starts - out[:-1], lengths) + np.arange(out[-1])], out
+
+
+def _min_bleu_of_ids(tokens: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray,
+                     max_n: int = 4) -> np.ndarray:
     from tasks.metrics.token_kernels import gram_tables, min_bleu_pairs
 
     def kernel(tokens: np.ndarray, offsets: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
         min_bleu_pairs(offsets, *gram_tables(tokens, offsets, max_n), a, b, out)
 
-    return _in_chunks(kernel, ids, left, right)
+    return _in_chunks(kernel, tokens, offsets, left, right)
 
 
-def _rouge_l_of_ids(ids: list[np.ndarray], left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def _rouge_l_of_ids(tokens: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     from tasks.metrics.token_kernels import rouge_l_pairs
 
-    vocabulary = max((int(a.max()) + 1 for a in ids if len(a)), default=1)
-    return _in_chunks(lambda tokens, offsets, a, b, out: rouge_l_pairs(tokens, offsets, vocabulary, a, b, out),
-                      ids, left, right)
+    vocabulary = int(tokens.max()) + 1 if len(tokens) else 1
+    return _in_chunks(lambda toks, offs, a, b, out: rouge_l_pairs(toks, offs, vocabulary, a, b, out),
+                      tokens, offsets, left, right)
 
 
 PAIRS_PER_CHUNK = 20_000
 
 
-def _in_chunks(kernel: Callable, ids: list[np.ndarray], left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def _in_chunks(kernel: Callable, tokens: np.ndarray, offsets: np.ndarray, left: np.ndarray,
+               right: np.ndarray) -> np.ndarray:
     """``kernel(tokens, offsets, left, right, out)`` over chunks of pairs, one thread per core
     (:func:`tasks.kernels.run_chunked`), each chunk on a CSR of only its own texts' token ids: the
     memory of a chunk's n-gram tables is bounded by the chunk, not by every text of the call."""
@@ -262,20 +290,19 @@ def _in_chunks(kernel: Callable, ids: list[np.ndarray], left: np.ndarray, right:
 
     def chunk(lo: int, hi: int) -> None:
         texts, local = np.unique(np.concatenate([left[lo:hi], right[lo:hi]]), return_inverse=True)
-        tokens, offsets = _as_csr([ids[t] for t in texts])
-        kernel(tokens, offsets, local[:hi - lo], local[hi - lo:], out[lo:hi])
+        kernel(*csr_rows(tokens, offsets, texts), local[:hi - lo], local[hi - lo:], out[lo:hi])
 
     run_chunked(chunk, len(left), PAIRS_PER_CHUNK)
     return out
 
 
-def per_distinct_pair(score: Callable[[list[np.ndarray], np.ndarray, np.ndarray], np.ndarray],
+def per_distinct_pair(score: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray],
                       ids_of: Callable[[str], np.ndarray], texts: Sequence[str], left: np.ndarray,
                       right: np.ndarray) -> np.ndarray:
-    """``score(ids, left, right)`` for each pair ``(texts[left[i]], texts[right[i]])``, computed once per
-    distinct pair (answers recur across the floor, the cross-group pairs and their other-content
-    pairs; a deterministic endpoint repeats them): ``ids`` holds the token ids of each text a pair
-    reads, once."""
+    """``score(tokens, offsets, left, right)`` for each pair ``(texts[left[i]], texts[right[i]])``,
+    computed once per distinct pair (answers recur across the floor, the cross-group pairs and their
+    other-content pairs; a deterministic endpoint repeats them): ``tokens`` and ``offsets`` hold the
+    token ids of each text a pair reads, once (:func:`token_csr`)."""
     left, right = np.asarray(left, np.int64), np.asarray(right, np.int64)
     if len(left) != len(right):
         raise ValueError(f"{len(left)} texts on one side and {len(right)} on the other")
@@ -284,7 +311,7 @@ def per_distinct_pair(score: Callable[[list[np.ndarray], np.ndarray, np.ndarray]
     read, places = used_places(np.concatenate([left, right]), len(texts))
     n = len(read)
     pairs, inverse = np.unique(places[:len(left)] * n + places[len(left):], return_inverse=True)
-    values = score([ids_of(texts[t]) for t in read], pairs // n, pairs % n)
+    values = score(*token_csr(ids_of, texts, read), pairs // n, pairs % n)
     return values[inverse.reshape(-1)]
 
 
