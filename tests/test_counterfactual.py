@@ -165,3 +165,21 @@ def test_expand_prompts_input_errors(gender):
         expand_prompts([("p1", "He"), ("p1", "She")], gender)
     with pytest.raises(InputDataError, match=r"item 0 must be a \(prompt_id, text\) pair"):
         expand_prompts(["He"], gender)
+
+
+def test_variant_swaps_and_problems_are_json_text_as_stored() -> None:
+    """A Python list per row cost ~0.3 GB at 100,000 prompts, carried through the LLM stage and pickled
+    into the cached result; the frame holds the JSON text the store keeps."""
+    import json
+
+    import pandas as pd
+
+    from tasks.assessments.counterfactual import expand_stage
+    from tasks.config import CounterfactualConfig
+
+    frame = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": ["Is he a good nurse?"]}),
+                         CounterfactualConfig(attributes=["gender"]))
+    variants = frame[frame["role"] == "variant"].set_index("grp")
+    assert variants["swapped"].to_dict() == {"male": "[]", "female": '[["he", "she"]]', "neutral": '[["he", "they"]]'}
+    assert {json.dumps(json.loads(s)) for s in frame["swapped"]} == set(frame["swapped"])
+    assert set(frame["problems"]) == {"[]"}

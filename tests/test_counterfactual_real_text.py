@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -281,7 +283,7 @@ def test_expand_stage_uses_the_multi_group_option():
     assert controls["grp"].tolist() == ["male", "female"]  # each swap keeps its groups in a control
     skip = expand_stage(prompts, CounterfactualConfig(attributes=["gender"], multi_group="skip"))
     assert skip["grp"].tolist() == ["*"] and not skip["valid"].any()  # nothing valid: no control either
-    assert "multi_group is 'skip'" in skip["problems"][0][0]
+    assert "multi_group is 'skip'" in json.loads(skip["problems"][0])[0]
 
 
 # --- 3. lexicon gaps -------------------------------------------------------------------------------

@@ -3,6 +3,8 @@ that is also a place reads as a name only where the text uses it as a person."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -55,7 +57,7 @@ def test_a_gendered_institution_has_no_neutral_variant(text: str, institution: s
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
     neutral = variants[(variants["grp"] == "neutral") & (variants["role"] == "variant")].iloc[0]
     assert not neutral["valid"]
-    assert neutral["problems"] == [f"no neutral form for the gendered institution {institution!r}: a neutral "
+    assert json.loads(neutral["problems"]) == [f"no neutral form for the gendered institution {institution!r}: a neutral "
                                    "variant would change what it is"]
     assert variants.loc[variants["grp"].isin(["male", "female"]) & (variants["role"] == "variant"), "valid"].all()
 
@@ -250,7 +252,7 @@ def test_a_first_name_no_table_lists_before_an_arab_surname_is_a_person_of_unkno
     assert found["Yousouf Badawi"].race == "middle_eastern" and found["Yousouf Badawi"].gender == ""
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
     assert len(variants) and not variants["valid"].any()
-    assert any("'Yousouf Badawi' is unknown" in p for ps in variants["problems"] for p in ps)
+    assert any("'Yousouf Badawi' is unknown" in p for ps in variants["problems"] for p in json.loads(ps))
     assert [m.surface for m in names.find("When Haddad arrived, we left.")] == []  # a function word
 
 
@@ -261,4 +263,4 @@ def test_a_race_variant_of_a_person_of_unknown_gender_is_refused_not_a_crash() -
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["race"]))
     swapped = variants[(variants["grp"] == "middle_eastern") & (variants["role"] == "variant")]
     assert len(swapped) == 1 and not swapped["valid"].iloc[0]
-    assert any("'Yousouf Kassar'" in p and "gender is unknown" in p for p in swapped["problems"].iloc[0])
+    assert any("'Yousouf Kassar'" in p and "gender is unknown" in p for p in json.loads(swapped["problems"].iloc[0]))

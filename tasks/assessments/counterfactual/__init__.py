@@ -9,6 +9,7 @@ cached stage never skips a write.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +78,14 @@ def variant_id(prompt_id: str, attribute: str, group: str) -> str:
 
 VARIANT_COLUMNS = ["variant_id", "prompt_id", "attribute", "grp", "text", "swapped", "valid", "problems", "role",
                    "control_kind"]
+NONE_JSON = "[]"
+"""``swapped`` and ``problems`` of a variant with none: both columns hold JSON text, as they are stored
+(a Python list per row cost ~0.3 GB at 100,000 prompts and was pickled into the cached result)."""
+
+
+def as_json(items: tuple | list) -> str:
+    """A variant's swaps ((original, replacement) pairs) or problems as JSON text."""
+    return json.dumps([list(i) if isinstance(i, tuple) else i for i in items]) if items else NONE_JSON
 
 
 def uses_controls(cfg: CounterfactualConfig) -> bool:
@@ -89,7 +98,8 @@ def expand_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> pd.DataFra
     A prompt skipped by ``multi_group: skip`` gets one invalid row (group "*") whose problem says
     why, so the record keeps it and the flow drops it. With same-group controls on
     (``noise_floor: controls|both``) each valid variant is followed by its control (``role`` =
-    "control", ``control_kind`` says how it was made, see :mod:`tasks.inputs.controls`).
+    "control", ``control_kind`` says how it was made, see :mod:`tasks.inputs.controls`). ``swapped``
+    and ``problems`` are JSON text (:func:`as_json`).
     """
     from tasks.inputs.controls import control_text
     from tasks.inputs.expansion import SKIPPED, expand_prompts
@@ -109,11 +119,11 @@ def expand_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> pd.DataFra
             if attribute == "gender" and v.group == "neutral" and not cfg.include_neutral_gender:
                 continue
             row(variant_id(v.prompt_id, attribute, v.group), v.prompt_id, attribute, v.group, v.text,
-                [list(s) for s in v.swapped], not v.problems, list(v.problems), VARIANT, None)
+                as_json(v.swapped), not v.problems, as_json(v.problems), VARIANT, None)
             if uses_controls(cfg) and v.group != SKIPPED and not v.problems:
                 text, kind = control_text(v.text, v.prompt_id, lexicon, use_names)
                 row(variant_id(v.prompt_id, attribute, f"{v.group}|{CONTROL}"), v.prompt_id, attribute, v.group,
-                    text, [], True, [], CONTROL, kind)
+                    text, NONE_JSON, True, NONE_JSON, CONTROL, kind)
     return pd.DataFrame(columns, columns=VARIANT_COLUMNS)
 
 

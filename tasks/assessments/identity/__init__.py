@@ -20,7 +20,7 @@ from tasks.errors import InputDataError
 from tasks.inputs.controls import CONTROL, VARIANT
 from tasks.inputs.identity import (IDENTITY, attribute_label, cell_names, cells_of, check_inline,
                                    identity_phrases, place, slots_for)
-from tasks.assessments.counterfactual import VARIANT_COLUMNS, ScoreSet, variant_id
+from tasks.assessments.counterfactual import NONE_JSON, VARIANT_COLUMNS, ScoreSet, variant_id
 
 IDENTITY_EXTRA = ["signal", "name", "system", "task", "outcome"]  # stored in identity_variants
 IDENTITY_COLUMNS = [*VARIANT_COLUMNS, *IDENTITY_EXTRA]
@@ -93,8 +93,9 @@ def expand_stage(prompts: pd.DataFrame, cfg: IdentityConfig, system_prompt: str)
                     kind = None if role == VARIANT else ("identity wording" if explicit else "name")
                     key = c.label if role == VARIANT else f"{c.label}|{CONTROL}"
                     rows.append({"variant_id": variant_id(p.prompt_id, label, key), "prompt_id": p.prompt_id,
-                                 "attribute": label, "grp": c.label, "text": text, "swapped": [], "valid": True,
-                                 "problems": [], "role": role, "control_kind": kind, "system": system,
+                                 "attribute": label, "grp": c.label, "text": text, "swapped": NONE_JSON,
+                                 "valid": True, "problems": NONE_JSON, "role": role, "control_kind": kind,
+                                 "system": system,
                                  "signal": s.name, "name": None if explicit else fill["name"], "task": task,
                                  "outcome": outcome})
     return pd.DataFrame(rows, columns=IDENTITY_COLUMNS), names
