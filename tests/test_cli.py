@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -76,3 +77,18 @@ def test_set_override_needs_key_value(tmp_path: Path) -> None:
     cfg.write_text("prompts: {items: [hi]}\n")
     out = equilens("run", str(cfg), "--set", "llm.count")
     assert out.returncode == 2 and "--set expects KEY=VALUE" in out.stderr
+
+
+@pytest.mark.parametrize(("chosen", "pool"), [(None, "system"), ("mimalloc", "mimalloc")])
+def test_arrow_buffers_come_from_the_c_allocator_unless_the_environment_chose_a_pool(chosen, pool) -> None:  # noqa: ANN001
+    """Arrow's own pool kept the memory a stage freed (pandas' strings are Arrow buffers); the run's
+    defaults hand Arrow the C allocator, whose freed pages go back at the end of each stage, even
+    when pyarrow was imported and used before the defaults were applied."""
+    code = ("import pyarrow; pyarrow.array(['x']); from tasks.environment import apply_offline_defaults; "
+            "apply_offline_defaults(); print(pyarrow.default_memory_pool().backend_name)")
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    if chosen:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = chosen
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                         cwd=ROOT)
+    assert out.stdout.strip() == pool
