@@ -235,6 +235,19 @@ def stage_peaks(samples: list[tuple[float, int, int]], log: Path) -> dict[str, t
     return out
 
 
+def stage_entry_rss(samples: list[tuple[float, int, int]], log: Path) -> dict[str, float]:
+    """RSS (MB) of the run process at the first poll after each stage began: what the stages before
+    it left resident, which its own work adds to."""
+    out: dict[str, float] = {}
+    if log.exists():
+        for line in log.read_text().splitlines():
+            name, what, t = line.split()
+            after = [run for ts, _, run in samples if ts >= float(t)] if what == "enter" else []
+            if after:
+                out[name] = after[0] / 2**20
+    return out
+
+
 def _dir_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
 
@@ -295,6 +308,7 @@ def run_size(n: int, args: argparse.Namespace) -> dict:
             "duckdb_mb": db.stat().st_size / 2**20, "server_cpu": server_cpu, "gen_s": gen_s,
             "load_avg": os.getloadavg()[1],  # 5-minute load average as the run ended
             "summary": json.loads(summary_json), "stage_peak_mb": stage_peaks(mem.samples, work / "stages.log"),
+            "stage_entry_mb": stage_entry_rss(mem.samples, work / "stages.log"),
         }
         row["stage_sum"] = sum(row["stages"].values())
         return row
@@ -322,6 +336,11 @@ def print_table(rows: list[dict]) -> None:
     for r in rows:
         peaks = r["stage_peak_mb"]
         print(f"{r['size']:>8} " + " ".join(f"{'%.0f / %.0f' % peaks[c] if c in peaks else '-':>12}" for c in cols))
+    print("\nRSS of the run process as each stage began, MB (what earlier stages left resident)")
+    print(f"{'prompts':>8} " + " ".join(f"{c:>12}" for c in STAGES))
+    for r in rows:
+        entry = r.get("stage_entry_mb", {})
+        print(f"{r['size']:>8} " + " ".join(f"{'%.0f' % entry[c] if c in entry else '-':>12}" for c in STAGES))
 
 
 def main() -> None:
