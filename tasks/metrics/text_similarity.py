@@ -42,7 +42,6 @@ SMOOTHING_EPSILON = 0.1
 _RE_FLAGS = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
 _PATTERN_LISTS = ("STARTING_QUOTES", "PUNCTUATION", "ENDING_QUOTES", "CONVERT_PARENTHESES")
 _PATTERN_PAIRS = ("PARENS_BRACKETS", "DOUBLE_DASHES")
-TOKEN_CACHE_SIZE = 1 << 17
 
 
 def _stdlib(pattern):  # noqa: ANN001, ANN202 - nltk's fixed pattern, compiled without the timeout wrapper
@@ -162,12 +161,10 @@ def _token_ids(tokens: list[str]) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=TOKEN_CACHE_SIZE)
 def _bleu_ids(text: str) -> np.ndarray:
     return _token_ids(bleu_tokens(text))
 
 
-@lru_cache(maxsize=TOKEN_CACHE_SIZE)
 def _rouge_ids(text: str) -> np.ndarray:
     return _token_ids(rouge_tokens(text))
 

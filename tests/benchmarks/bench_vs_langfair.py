@@ -148,8 +148,7 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
 
     from tasks.metrics import text_similarity
 
-    for cached in (text_similarity._bleu_ids, text_similarity._rouge_ids, text_similarity._stem):
-        cached.cache_clear()  # each side starts cold: no tokens left from another backend's run
+    text_similarity._stem.cache_clear()  # each side starts cold: no stems left from another backend's run
     cfg = ScoringConfig(backend=backend, threads=threads)
     SentenceEmbeddingScorer(cfg.embedding_model, backend=backend, threads=threads).score(["warm up"])  # load
     t = {"load": time.perf_counter() - t0}
