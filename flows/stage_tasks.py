@@ -40,7 +40,6 @@ from tasks.storage.fingerprint import frame_digest, path_fingerprint, texts_dige
 from tasks.storage.store import Store
 
 
-
 def cached(policy: Any) -> dict[str, Any]:
     """The options of a task whose result is cached under ``policy``: persisted to Prefect's result
     storage and not also kept in memory. Prefect's default keeps every persisted result in the flow's

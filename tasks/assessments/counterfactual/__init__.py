@@ -85,7 +85,7 @@ NONE_JSON = "[]"
 
 def as_json(items: tuple | list) -> str:
     """A variant's swaps ((original, replacement) pairs) or problems as JSON text."""
-    return json.dumps([list(i) if isinstance(i, tuple) else i for i in items]) if items else NONE_JSON
+    return json.dumps(list(items)) if items else NONE_JSON  # a pair (a tuple) is written as a list
 
 
 def uses_controls(cfg: CounterfactualConfig) -> bool:
