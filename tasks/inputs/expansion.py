@@ -381,7 +381,7 @@ def neutralize(texts: Sequence[str], lexicon: Lexicon) -> list[str]:
         raise InputDataError("neutralize: pass a list of texts, not one string.")
     holders = lexicon.placeholders
     sub = lexicon.any_pattern.sub
-    lowered = getattr(lexicon, "lowered_pattern", None)
+    lowered = lexicon.lowered_pattern
     seen: dict[str, str] = {}
 
     def holder(surface: str) -> str:

@@ -107,8 +107,8 @@ def metric(
     ``per_item``: its step per row or pair of rows, which a stage calls to get one value per item
     before aggregating or resampling (a metric on ``inputs="texts"`` gets the distinct texts and
     each pair's two places among them, so a stage numbers its answers once); ``reads``: keyword of
-    ``fn`` (or ``per_item``) -> key of the config section its stage runs with (``metrics``, or the assessment's own), read by
-    :meth:`MetricSpec.settings`, so a stage passes settings without naming the metric;
+    ``fn`` (or ``per_item``) -> key of the config section its stage runs with (``metrics``, or the
+    assessment's own), read by :meth:`MetricSpec.settings`, so a stage passes settings without naming the metric;
     ``summarizes``: the metric whose per-group values ``fn`` summarises across groups;
     ``cdf_statistic``: for a parity metric, the same value computed from the running sum of the
     signed mass of the two sides on a sorted grid (:mod:`tasks.resampling`), which resamples,

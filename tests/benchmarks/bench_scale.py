@@ -219,11 +219,7 @@ def _label(p) -> str:  # noqa: ANN001 - psutil.Process
 def stage_peaks(samples: list[tuple[float, int, int]], log: Path) -> dict[str, tuple[float, float]]:
     """Peak RSS (MB) of the tree and of the run process while each stage ran, from the worker's ``stage enter|exit time`` lines;
     "start" is everything before the first stage (imports, Prefect's API), "end" after the last."""
-    spans: dict[str, list[float]] = {}
-    if log.exists():
-        for line in log.read_text().splitlines():
-            name, what, t = line.split()
-            spans.setdefault(name, [0.0, 0.0])[0 if what == "enter" else 1] = float(t)
+    spans = stage_spans(log)
     out: dict[str, tuple[float, float]] = {}
     first = min((a for a, _ in spans.values()), default=float("inf"))
     last = max((b for _, b in spans.values()), default=0.0)
@@ -235,16 +231,24 @@ def stage_peaks(samples: list[tuple[float, int, int]], log: Path) -> dict[str, t
     return out
 
 
+def stage_spans(log: Path) -> dict[str, list[float]]:
+    """Each stage's [enter, exit] wall-clock times from the worker's ``stage enter|exit time`` lines."""
+    spans: dict[str, list[float]] = {}
+    if log.exists():
+        for line in log.read_text().splitlines():
+            name, what, t = line.split()
+            spans.setdefault(name, [0.0, 0.0])[0 if what == "enter" else 1] = float(t)
+    return spans
+
+
 def stage_entry_rss(samples: list[tuple[float, int, int]], log: Path) -> dict[str, float]:
     """RSS (MB) of the run process at the first poll after each stage began: what the stages before
     it left resident, which its own work adds to."""
     out: dict[str, float] = {}
-    if log.exists():
-        for line in log.read_text().splitlines():
-            name, what, t = line.split()
-            after = [run for ts, _, run in samples if ts >= float(t)] if what == "enter" else []
-            if after:
-                out[name] = after[0] / 2**20
+    for name, (enter, _) in stage_spans(log).items():
+        after = next((run for ts, _, run in samples if ts >= enter), None)
+        if after is not None:
+            out[name] = after / 2**20
     return out
 
 

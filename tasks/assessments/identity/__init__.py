@@ -95,9 +95,8 @@ def expand_stage(prompts: pd.DataFrame, cfg: IdentityConfig, system_prompt: str)
                     rows.append({"variant_id": variant_id(p.prompt_id, label, key), "prompt_id": p.prompt_id,
                                  "attribute": label, "grp": c.label, "text": text, "swapped": NONE_JSON,
                                  "valid": True, "problems": NONE_JSON, "role": role, "control_kind": kind,
-                                 "system": system,
-                                 "signal": s.name, "name": None if explicit else fill["name"], "task": task,
-                                 "outcome": outcome})
+                                 "system": system, "signal": s.name, "name": None if explicit else fill["name"],
+                                 "task": task, "outcome": outcome})
     return pd.DataFrame(rows, columns=IDENTITY_COLUMNS), names
 
 
