@@ -19,6 +19,7 @@ import pandas as pd
 from prefect import task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
+from flows.caching import cached
 from flows.common import RunRecorder, check_llm_failures, response_counts
 from tasks import validation
 from tasks.assessments import counterfactual as assessment
@@ -38,14 +39,6 @@ from tasks.llm.runner import run_requests
 from tasks.inputs.prompts import load_prompts
 from tasks.storage.fingerprint import frame_digest, path_fingerprint, texts_digest
 from tasks.storage.store import Store
-
-
-def cached(policy: Any) -> dict[str, Any]:
-    """The options of a task whose result is cached under ``policy``: persisted to Prefect's result
-    storage and not also kept in memory. Prefect's default keeps every persisted result in the flow's
-    result store until the flow ends, so a stage's output (the variants: ~1 GB at 100,000 prompts)
-    stayed resident under every later stage after the flow had let it go."""
-    return dict(cache_policy=policy, persist_result=True, cache_result_in_memory=False)
 
 
 CACHED = cached(INPUTS + TASK_SOURCE)
