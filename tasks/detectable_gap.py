@@ -72,9 +72,8 @@ def parity_detectable_gap(
     turn = rng.integers(0, QUANTA, (realizations, int(unit.max()) + 1), dtype=np.uint16)  # per unit, 2^-16 grid
     hi = bounds[1]
     if cdf_statistic is not None:
-        return _smallest_share(_planted_on_grid(cdf_statistic, x, y, flips.T[block], again.T[block], turn.T[unit],
-                                                hi, alpha), power,
-                               "even every answer of one group at the top of the score range is")
+        return _smallest_share(_planted_on_grid(cdf_statistic, x, y, flips, again, turn, block, unit, hi, alpha),
+                               power, "even every answer of one group at the top of the score range is")
     flips, again, turn = flips[:, block], again[:, block], turn[:, unit]
     xs, ys = np.where(flips, y, x), np.where(flips, x, y)
 
@@ -92,38 +91,39 @@ def parity_detectable_gap(
 
 
 def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarray, flips: np.ndarray,
-                     again: np.ndarray, turn: np.ndarray, hi: float,
+                     again: np.ndarray, turn: np.ndarray, block: np.ndarray, unit: np.ndarray, hi: float,
                      alpha: float) -> Callable[[float], tuple[float, float]]:
     """The ``fires`` of :func:`parity_detectable_gap` for a metric with a ``cdf_statistic``: every
     realization (its label swap, its planted share, its second swap) is a signed mass on one grid of
     the pair's scores and the top of the range (:mod:`tasks.resampling`), so a step of the bisection
-    sorts nothing. Rows as rows and realizations as columns: row i puts x_i on side a and y_i on
-    side b, or the reverse where ``flips``; ``again`` exchanges a row's two sides for the null;
-    ``turn`` (16-bit) plants row i's side-b answer when below the share. The running mass with
-    nothing planted is computed once per realization; a step adds, for each planted answer, +1
-    (times the null's sign) from where side b's answer sat up to the top of the range
-    (:func:`tasks.resampling.planted`). One byte per cell for the sides, two for ``turn``."""
+    sorts nothing. Realizations are rows of the draws, per prompt (``flips``, ``again``: row i's
+    prompt is ``block[i]``) and per answer unit (``turn``, 16-bit: row i's unit is ``unit[i]``), never
+    expanded to one cell per data row and realization (at 77,000 rows and 500 realizations that
+    was ~400 MB per metric). Row i puts x_i on side a and y_i on side b, or the reverse where its
+    prompt is flipped; ``again`` exchanges its sides for the null; ``turn`` plants its side-b answer
+    when below the share. The running mass with nothing planted is computed once per realization;
+    a step adds, for each planted answer, +1 (times the null's sign) from where side b's answer sat
+    up to the top of the range (:func:`tasks.resampling.planted`)."""
     from tasks.resampling import ClusterMass, Grid, blocks, planted
 
     grid = Grid(x, y, extra=[hi])
     n = len(x)
-    stay = np.ascontiguousarray(~flips)
-    sign = np.ascontiguousarray(1 - 2 * again.astype(np.int8))
-    turn = np.ascontiguousarray(turn)
     total = np.full(1, float(n))
-    parts = list(blocks(stay.shape[1], grid.block()))
+    parts = list(blocks(flips.shape[0], grid.block()))
     layout = grid.by_cluster(np.arange(n), np.arange(n))  # each row its own weight: its x at +, its y at -
     base = []
     for b in parts:
-        side_a = np.where(stay[:, b], 1.0, -1.0)  # the signed mass at x_i (at y_i: its negative)
+        one, minus = np.int8(1), np.int8(-1)  # small integer weights: exact, and 1 byte per (row, realization)
+        side_a = np.where(flips[b].T[block], minus, one)  # the signed mass at x_i (at y_i: its negative)
+        sign = np.where(again[b].T[block], minus, one)
         base.append((ClusterMass(grid, layout, side_a, total).cumulative.astype(np.float32),
-                     ClusterMass(grid, layout, sign[:, b] * side_a, total).cumulative.astype(np.float32)))
+                     ClusterMass(grid, layout, sign * side_a, total).cumulative.astype(np.float32)))
 
     def fires(share: float) -> tuple[float, float]:
         found, null = [], []
         for (unplanted, swapped), b in zip(base, parts, strict=True):
-            got, under_null = planted(grid, total, unplanted, swapped, turn[:, b], share * QUANTA, stay[:, b],
-                                      sign[:, b])
+            got, under_null = planted(grid, total, unplanted, swapped, turn[b], share * QUANTA, flips[b], again[b],
+                                      block, unit)
             found.append(stat(got))
             null.append(stat(under_null))
         found_all, null_all = np.concatenate(found), np.concatenate(null)

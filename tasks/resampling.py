@@ -232,40 +232,47 @@ def _running_sum(weights: np.ndarray, point_rows: np.ndarray, point_sides: np.nd
 
 
 def planted(grid: Grid, total: np.ndarray, found_base: np.ndarray, null_base: np.ndarray, turn: np.ndarray,
-            threshold: float, stay: np.ndarray, sign: np.ndarray) -> tuple[Running, Running]:
-    """Two blocks of reweightings known as base running sums (distinct scores x reweightings) plus
-    answers moved up to the grid's last point. In reweighting r, row i's side-b answer (its y where
-    ``stay[i, r]``, else its x) moves when ``turn[i, r] < threshold``: by +1 of signed mass in the
-    first block (``found_base``), by ``sign[i, r]`` in the second (``null_base``). One compiled pass
-    over the (rows, reweightings) cells serves both (:func:`_planted_running`)."""
+            threshold: float, flips: np.ndarray, again: np.ndarray, block: np.ndarray,
+            unit: np.ndarray) -> tuple[Running, Running]:
+    """Two blocks of m reweightings known as base running sums (distinct scores x reweightings) plus
+    answers moved up to the grid's last point. Row i belongs to cluster ``block[i]`` and answer unit
+    ``unit[i]``; reweighting r is row r of the per-cluster and per-unit draws, so no (rows,
+    reweightings) matrix is built: row i's side-b answer (its x where ``flips[r, block[i]]``, else its
+    y) moves when ``turn[r, unit[i]] < threshold``, by +1 of signed mass in the first block
+    (``found_base``) and by -1 where ``again[r, block[i]]``, else +1, in the second (``null_base``).
+    One compiled pass per reweighting serves both (:func:`_planted_running`)."""
     n = len(grid.x)
     found, null = np.empty(found_base.shape), np.empty(null_base.shape)
-    _planted_running(found_base, null_base, turn, threshold, stay, grid.place[:n], grid.place[n:2 * n], sign,
-                     found, null)
+    _planted_running(found_base, null_base, np.ascontiguousarray(turn), threshold, np.ascontiguousarray(flips),
+                     np.ascontiguousarray(again), np.asarray(block, np.int64), np.asarray(unit, np.int64),
+                     grid.place[:n], grid.place[n:2 * n], found, null)
     return Running(grid, total, found), Running(grid, total, null)
 
 
 @njit(cache=True, nogil=True)
 def _planted_running(found_base: np.ndarray, null_base: np.ndarray, turn: np.ndarray, threshold: float,
-                     stay: np.ndarray, place_x: np.ndarray, place_y: np.ndarray, sign: np.ndarray,
-                     found: np.ndarray, null: np.ndarray) -> None:
+                     flips: np.ndarray, again: np.ndarray, block: np.ndarray, unit: np.ndarray,
+                     place_x: np.ndarray, place_y: np.ndarray, found: np.ndarray, null: np.ndarray) -> None:
     points, m = found_base.shape
-    moved_found, moved_null = np.zeros((points, m)), np.zeros((points, m))
-    for i in range(turn.shape[0]):
-        for r in range(m):
-            if turn[i, r] < threshold:
-                at = place_y[i] if stay[i, r] else place_x[i]
-                moved_found[at, r] += 1.0
-                moved_found[points - 1, r] -= 1.0
-                moved_null[at, r] += sign[i, r]
-                moved_null[points - 1, r] -= sign[i, r]
-    acc_found, acc_null = np.zeros(m), np.zeros(m)
-    for d in range(points):
-        for r in range(m):
-            acc_found[r] += moved_found[d, r]
-            acc_null[r] += moved_null[d, r]
-            found[d, r] = acc_found[r] + found_base[d, r]
-            null[d, r] = acc_null[r] + null_base[d, r]
+    moved_found, moved_null = np.zeros(points), np.zeros(points)
+    for r in range(m):
+        moved_found[:] = 0.0
+        moved_null[:] = 0.0
+        for i in range(len(block)):
+            if turn[r, unit[i]] < threshold:
+                c = block[i]
+                at = place_x[i] if flips[r, c] else place_y[i]
+                sign = -1.0 if again[r, c] else 1.0
+                moved_found[at] += 1.0
+                moved_found[points - 1] -= 1.0
+                moved_null[at] += sign
+                moved_null[points - 1] -= sign
+        acc_found, acc_null = 0.0, 0.0  # integer counts: the sums are exact in any order
+        for d in range(points):
+            acc_found += moved_found[d]
+            acc_null += moved_null[d]
+            found[d, r] = acc_found + found_base[d, r]
+            null[d, r] = acc_null + null_base[d, r]
 
 
 def weighted_abs_rows(cumulative: np.ndarray, widths: np.ndarray) -> np.ndarray:

@@ -89,3 +89,32 @@ def test_no_gap_is_simulated_where_too_few_prompts_can_reach_holms_bar() -> None
                                      permutations=200))
     row = out[(out["metric"] == "strict_sentiment_parity") & (out["group_a"] != out["group_b"])].iloc[0]
     assert "5 prompts: the permutation test needs at least 7" in row["details"]["min_detectable_gap_skipped"]
+
+
+def test_a_planted_parity_gap_holds_its_draws_per_prompt_not_per_row() -> None:
+    """The realizations' swaps and plants are drawn per prompt and per answer, and the compiled pass
+    reads them there: nothing of (rows x realizations) beyond a block's one-byte weights is built. At
+    20,000 rows of 5,000 prompts and 500 realizations the draws are 24 MB; spreading them to every
+    row as well traced 117 MB."""
+    import tracemalloc
+
+    from tasks.detectable_gap import parity_detectable_gap
+    from tasks.metrics import METRICS
+
+    spec = METRICS.get("strict_sentiment_parity")
+    rng = np.random.default_rng(0)
+    rows, prompts, realizations = 20_000, 5_000, 500
+    x, y = rng.random(rows).round(3), rng.random(rows).round(3)
+    clusters = np.repeat(np.arange(prompts), rows // prompts)
+    parity_detectable_gap(spec.fn, x[:200], y[:200], clusters[:200], cdf_statistic=spec.cdf_statistic,
+                          realizations=50)  # compiles the kernels outside the trace
+    draws = realizations * (2 * prompts + 2 * rows)  # two coin flips per prompt, a 16-bit plant per answer
+    tracemalloc.start()
+    try:
+        found = parity_detectable_gap(spec.fn, x, y, clusters, cdf_statistic=spec.cdf_statistic,
+                                      realizations=realizations)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found.gap is not None
+    assert peak < 2 * draws, f"{peak / 2**20:.0f} MB traced for {draws / 2**20:.0f} MB of draws"

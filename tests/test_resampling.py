@@ -106,24 +106,26 @@ def test_the_draws_are_reproducible_and_shared_by_the_pairs_of_an_attribute() ->
 
 
 def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
-    """The planted running sums (one compiled pass for both blocks) equal the running sums of the
-    data with the chosen side-b answers (x_i where a row's sides are flipped, else y_i) moved to the
-    top of the range, built point by point: +1 each in the first block, the null's sign in the second."""
+    """The planted running sums (one compiled pass for both blocks, from draws per prompt and per
+    answer unit) equal the running sums of the data with the chosen side-b answers (x_i where a row's
+    prompt is flipped, else y_i) moved to the top of the range, built point by point from the draws
+    spread to every row: +1 each in the first block, the null's sign in the second."""
     rng = np.random.default_rng(6)
-    n, m = 50, 8
+    n, m, prompts, units = 50, 8, 12, 30
     x, y = rng.random(n).round(1), rng.random(n)  # ties: several answers on one grid point
+    block, unit = rng.integers(0, prompts, n), rng.integers(0, units, n)
     grid = rs.Grid(x, y, extra=[1.0])
-    stay = rng.random((n, m)) < 0.5
+    flips, again = rng.random((m, prompts)) < 0.5, rng.random((m, prompts)) < 0.5
+    turn = rng.integers(0, 100, (m, units)).astype(np.uint16)
+    stay, sign, turned = ~flips.T[block], np.where(again.T[block], -1, 1), turn.T[unit]  # (rows, reweightings)
     side = np.where(stay, 1.0, -1.0)
-    sign = np.where(rng.random((n, m)) < 0.5, 1, -1).astype(np.int8)
-    turn = rng.integers(0, 100, (n, m)).astype(np.uint16)
     total = np.full(1, float(n))
     found_base = rs.SignedMass(grid, side, -side, total).cumulative.astype(np.float32)
     null_base = rs.SignedMass(grid, sign * side, -sign * side, total).cumulative.astype(np.float32)
     for threshold in (0, 30, 100):
-        got = rs.planted(grid, total, found_base, null_base, turn, threshold, stay, sign)
+        got = rs.planted(grid, total, found_base, null_base, turn, threshold, flips, again, block, unit)
         for w, mass in zip((np.ones((n, m)), sign.astype(float)), got, strict=True):
-            moved = np.where(turn < threshold, w, 0.0)
+            moved = np.where(turned < threshold, w, 0.0)
             dense = rs.SignedMass(grid, w * side + np.where(~stay, moved, 0), -w * side + np.where(stay, moved, 0),
                                   total, -moved.sum(axis=0, keepdims=True)).cumulative
             np.testing.assert_array_equal(mass.cumulative, dense)
