@@ -79,6 +79,42 @@ def test_set_override_needs_key_value(tmp_path: Path) -> None:
     assert out.returncode == 2 and "--set expects KEY=VALUE" in out.stderr
 
 
+_ARRAY_AFTER_A_LARGER_ONE = """
+import ctypes, numpy as np
+from tasks.environment import apply_offline_defaults
+apply_offline_defaults()
+class Info(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in
+                ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype, libc.malloc.restype = Info, ctypes.c_void_p
+big = np.ones(2 << 20); del big          # 16 MiB, freed: glibc's own rule raises its threshold to it
+array = np.ones(1 << 20)                 # 8 MiB
+own_pages = libc.mallinfo2().hblkhd
+pin = libc.malloc(192 << 10)             # a long-lived neighbour after it
+del array
+print(own_pages, libc.mallinfo2().fordblks)
+"""
+
+
+@pytest.mark.parametrize(("chosen", "own_pages"), [(None, True), ("33554432", False)])
+def test_a_freed_array_is_not_held_in_the_heap_unless_the_environment_chose_a_threshold(chosen, own_pages) -> None:  # noqa: ANN001
+    """glibc raises its mmap threshold to the size of each large block freed, so the next arrays of a
+    few MiB come from the heap, where a neighbour allocated after them pins their pages once they are
+    freed. The run's defaults fix the threshold: an 8 MiB array after a freed 16 MiB one gets pages of
+    its own, handed back when it goes; a threshold the environment chose (``MALLOC_MMAP_THRESHOLD_``)
+    is kept."""
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
+    if chosen:
+        env["MALLOC_MMAP_THRESHOLD_"] = chosen
+    out = subprocess.run([sys.executable, "-c", _ARRAY_AFTER_A_LARGER_ONE], env=env, capture_output=True,
+                         text=True, check=True, cwd=ROOT)
+    mapped, free_in_heap = map(int, out.stdout.split())
+    assert (mapped >= 8 << 20) is own_pages
+    if own_pages:
+        assert free_in_heap < 1 << 20, f"{free_in_heap / 2**20:.1f} MiB free but held in the heap"
+
+
 @pytest.mark.parametrize(("chosen", "pool"), [(None, "system"), ("mimalloc", "mimalloc")])
 def test_arrow_buffers_come_from_the_c_allocator_unless_the_environment_chose_a_pool(chosen, pool) -> None:  # noqa: ANN001
     """Arrow's own pool kept the memory a stage freed (pandas' strings are Arrow buffers); the run's
