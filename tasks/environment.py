@@ -23,15 +23,15 @@ DEFAULTS = {
 }
 
 
-MMAP_THRESHOLD = 256 * 1024
+MMAP_THRESHOLD = 2 * 1024 * 1024
 """Bytes from which glibc serves an allocation from pages of its own, handed back when it is freed.
 
 glibc starts at 128 KiB but raises the threshold to the size of each such block freed (up to 32 MiB),
-so after the first large array goes, arrays of a few MiB (a stage's columns, an attribute's pair
-arrays and draws) come from the heap, where any long-lived neighbour pins the pages freed around it:
-on the stored 100,000-prompt run the metric stage ended with 527 MiB free but held in the heap and
-peaked at 2.7 GiB; with the threshold fixed, 17 MiB and 2.5 GiB (tests/benchmarks/README.md). Fixing
-it also turns off the moving trim threshold, which glibc derives from it."""
+so after the first large arrays go, arrays of several MiB (a stage's columns, an attribute's pair
+arrays and draws) come from the heap, where any long-lived neighbour pins the pages freed around it.
+Fixed at 2 MiB, the 20,000-prompt run peaked at 1.48 GB instead of 1.80-1.97 GB, its stage times
+within their noise (tests/benchmarks/README.md); 256 KiB saved as much but cost the LLM and expand
+stages 10-20% in page faults. Fixing it also stops the trim threshold moving with it."""
 
 
 def fix_mmap_threshold() -> None:
