@@ -105,6 +105,20 @@ def test_the_draws_are_reproducible_and_shared_by_the_pairs_of_an_attribute() ->
         a.rows(["p1", "elsewhere"])
 
 
+def test_the_draws_are_one_byte_counts_of_each_prompt_in_each_resample() -> None:
+    """The shared draws hold, per prompt (row) and resample (column), how often the prompt was
+    drawn, in one byte: the multinomial draws of :func:`tasks.stats.cluster_draws` from the same
+    seed, block by block."""
+    from tasks.stats import cluster_draws
+
+    prompts = [f"p{i:03d}" for i in range(300)]
+    draws = rs.Draws.draw(prompts, 40, seed=5)
+    expected = cluster_draws(np.random.default_rng(5), 300, 40).T
+    assert draws.counts.dtype == np.uint8 and draws.counts.flags.c_contiguous
+    np.testing.assert_array_equal(draws.counts, expected)
+    assert (draws.counts.sum(axis=0) == 300).all()  # each resample draws as many prompts as there are
+
+
 def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
     """The planted running sums (one compiled pass for both blocks, from draws per prompt and per
     answer unit) equal the running sums of the data with the chosen side-b answers (x_i where a row's
