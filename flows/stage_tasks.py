@@ -230,9 +230,15 @@ def load_prompts_stage(rec: RunRecorder, config: RunConfig, code: str) -> pd.Dat
     return prompts
 
 
+STORED_ONLY = ("cache_key",)
+"""Response columns stored with the answers that no later stage of a counterfactual or identity run
+reads: the frame the run carries on drops them (the cache keys of 100,000 prompts' answers: 89 MB)."""
+
+
 def answer_stage(rec: RunRecorder, config: RunConfig, variants: pd.DataFrame, summary: dict) -> pd.DataFrame:
     """The ``llm`` stage: every variant answered and stored, the responses suite, the counts in the
-    summary; an outage fails the run (exit 4) before any scoring."""
+    summary; an outage fails the run (exit 4) before any scoring. The answers come back without the
+    columns only the store needs (:data:`STORED_ONLY`)."""
     with rec.stage("llm"):
         responses = answer_variants(config.execution, variants, config.llm, config.storage.duckdb_path,
                                     config.storage.lock_timeout)
@@ -241,7 +247,7 @@ def answer_stage(rec: RunRecorder, config: RunConfig, variants: pd.DataFrame, su
             rec.gate(validation.validate_responses(responses))
     summary["responses"] = response_counts(responses)
     check_llm_failures(config, responses)
-    return responses
+    return responses.drop(columns=[c for c in STORED_ONLY if c in responses])
 
 
 def score_stage(rec: RunRecorder, config: RunConfig, responses: pd.DataFrame, code: str) -> assessment.ScoreSet:

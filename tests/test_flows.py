@@ -46,14 +46,24 @@ def _count(db: Path, sql: str, params: list | None = None) -> int:
         return con.execute(sql, params or []).fetchone()[0]
 
 
-def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
+def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, tmp_path: Path,  # noqa: F811
+                                                monkeypatch) -> None:  # noqa: ANN001
+    import flows.counterfactual as module
     from flows.counterfactual import counterfactual_assessment
+    from flows.stage_tasks import STORED_ONLY
 
+    carried = []
+    scored = module.score_stage
+    monkeypatch.setattr(module, "score_stage", lambda rec, config, responses, code: (
+        carried.append(list(responses.columns)), scored(rec, config, responses, code))[1])
     openai_server.reply = lambda body: f"Sure. {body['messages'][-1]['content']} Great question."
     cfg = parse_config(_config(tmp_path, openai_server.base_url, price_input_per_1k=1.0, price_output_per_1k=2.0))
     result = counterfactual_assessment(cfg)
     db = tmp_path / "e.duckdb"
     run_id = result["run_id"]
+    # the cache keys are stored with every answer and not carried into the stages after the LLM's
+    assert _count(db, "SELECT count(*) FROM responses WHERE run_id = ? AND cache_key IS NULL", [run_id]) == 0
+    assert carried and "text" in carried[0] and not set(STORED_ONLY) & set(carried[0])
 
     assert result["ftu"]["holds"] is False
     usage = result["usage"]
