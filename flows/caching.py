@@ -60,5 +60,5 @@ def cached(policy: Any) -> dict[str, Any]:  # noqa: ANN401 - a Prefect cache pol
     its record apart, and not also kept in memory (Prefect's default keeps every persisted result in
     the flow's result store until the flow ends, so a stage's output, the variants: ~1 GB at 100,000
     prompts, stayed resident under every later stage after the flow had let it go)."""
-    return dict(cache_policy=KeysApart(policies=[policy]), result_serializer=PlainPickle(), persist_result=True,
-                cache_result_in_memory=False)
+    return dict(cache_policy=KeysApart(policies=[policy]), result_serializer=PlainPickle(),
+                persist_result=True, cache_result_in_memory=False)
