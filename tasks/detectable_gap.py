@@ -111,9 +111,9 @@ def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarr
     total = np.full(1, float(n))
     parts = list(blocks(flips.shape[0], grid.block()))
     layout = grid.by_cluster(np.arange(n), np.arange(n))  # each row its own weight: its x at +, its y at -
+    one, minus = np.int8(1), np.int8(-1)  # small integer weights: exact, and 1 byte per (row, realization)
     base = []
     for b in parts:
-        one, minus = np.int8(1), np.int8(-1)  # small integer weights: exact, and 1 byte per (row, realization)
         side_a = np.where(flips[b].T[block], minus, one)  # the signed mass at x_i (at y_i: its negative)
         sign = np.where(again[b].T[block], minus, one)
         base.append((ClusterMass(grid, layout, side_a, total).cumulative.astype(np.float32),

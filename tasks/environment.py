@@ -33,6 +33,8 @@ Fixed at 2 MiB, the 20,000-prompt run peaked at 1.48 GB instead of 1.80-1.97 GB,
 within their noise (tests/benchmarks/README.md); 256 KiB saved as much but cost the LLM and expand
 stages 10-20% in page faults. Fixing it also stops the trim threshold moving with it."""
 
+_M_MMAP_THRESHOLD = -3  # glibc's malloc.h
+
 
 def fix_mmap_threshold() -> None:
     """Fix glibc's mmap threshold at :data:`MMAP_THRESHOLD` unless ``MALLOC_MMAP_THRESHOLD_`` chose one.
@@ -45,9 +47,6 @@ def fix_mmap_threshold() -> None:
         ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
     except (OSError, AttributeError):
         pass
-
-
-_M_MMAP_THRESHOLD = -3  # glibc's malloc.h
 
 
 def apply_offline_defaults() -> None:

@@ -15,8 +15,8 @@ kernels to. Definitions follow the references used by LangFair:
   exp(1 - r/c) when the candidate is shorter, and Chen & Cherry's smoothing method 1 (a precision
   with no match counts 0.1 matches); a pair sharing no unigram scores 0.
 
-Speed: each call scores every distinct pair once, tokenises every distinct text once (and keeps
-the last 131,072 texts' token ids), and spreads chunks of pairs over one thread per core (the
+Speed: each call scores every distinct pair once, tokenises every distinct text once (its token
+ids in one CSR, :func:`token_csr`), and spreads chunks of pairs over one thread per core (the
 kernels hold no GIL; a chunk builds the n-gram tables of its own texts only). The clipped n-gram
 matches of a pair are counted once for both BLEU directions (sum of min(count_a, count_b) is
 symmetric), and the Treebank tokenizer runs nltk's own patterns compiled by the stdlib ``re``
@@ -220,21 +220,15 @@ def sentence_bleu(reference: Sequence[str], candidate: Sequence[str], max_n: int
 
 def _min_bleu(a: Sequence[str], b: Sequence[str], max_n: int = 4) -> float:
     """min(BLEU(a→b), BLEU(b→a)) of two token lists, by the compiled kernel."""
-    tokens, offsets = _as_csr([_token_ids(list(a)), _token_ids(list(b))])
+    tokens, offsets = token_csr(_token_ids, [list(a), list(b)], np.arange(2))
     return float(_min_bleu_of_ids(tokens, offsets, np.array([0]), np.array([1]), max_n)[0])
 
 
-def _as_csr(arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([len(a) for a in arrays])
-    return (np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int32)), offsets
-
-
-def token_csr(ids_of: Callable[[str], np.ndarray], texts: Sequence[str],
+def token_csr(ids_of: Callable[..., np.ndarray], texts: Sequence,
               read: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The token ids of ``texts[t]`` for each ``t`` of ``read`` as one CSR: text ``i``'s ids are
-    ``tokens[offsets[i]:offsets[i + 1]]``. Built in one growing buffer, not an array per text (at a
-    million answers the arrays' headers alone were ~100 MB)."""
+    """The token ids ``ids_of(texts[t])`` for each ``t`` of ``read`` (texts, or lists of tokens) as
+    one CSR: text ``i``'s ids are ``tokens[offsets[i]:offsets[i + 1]]``. Built in one growing buffer,
+    not an array per text (at a million answers the arrays' headers alone were ~100 MB)."""
     offsets = np.zeros(len(read) + 1, dtype=np.int64)
     tokens, end = np.empty(max(1024, 32 * len(read)), dtype=np.int32), 0
     for i, t in enumerate(read):
