@@ -124,11 +124,16 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
             result = pick_flow(cfg)(cfg)
         except KeyboardInterrupt:
             raise _interrupted() from None
-        except EquilensError as err:
+        except Exception as err:
             from flows.interrupt import signal_received
 
-            if signal_received():  # a stage stopped on the signal and said so
+            # After Ctrl-C or SIGTERM any error is the interruption: a stage that stopped on the signal
+            # says so, and an interrupt raised while a wait re-takes its lock surfaces as another error
+            # (threading.Condition then raises "release unlocked lock").
+            if signal_received():
                 raise _interrupted() from None
+            if not isinstance(err, EquilensError):
+                raise
             if debug:
                 import traceback
 

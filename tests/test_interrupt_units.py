@@ -216,6 +216,37 @@ def test_a_second_signal_stops_at_once() -> None:
     assert "a second signal" in proc.stderr.read()
 
 
+LOCK_ERROR = """
+import os, signal, sys, time
+from pathlib import Path
+import flows.common
+from flows.launch import run_config
+flows.common.start_prefect_api = lambda: None  # the flow below needs no Prefect API
+
+def flow(cfg):
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(30)
+    except KeyboardInterrupt:
+        # what threading.Condition raises when the interrupt lands while its wait re-takes the lock
+        raise RuntimeError("release unlocked lock")
+
+run_config(Path(sys.argv[1]), [], Path(sys.argv[2]), False, lambda cfg: flow)
+"""
+
+
+def test_an_interrupt_that_unwinds_as_another_error_still_exits_as_interrupted(tmp_path: Path) -> None:
+    """Ctrl-C raises in the main thread wherever it is. Landing inside ``threading.Condition.wait``
+    (a task runner's wait for a shard) it can leave the condition's lock released, and the unwinding
+    ``with`` raises ``RuntimeError: release unlocked lock`` in place of the interrupt: the run ended
+    with exit code 1 and a traceback. After a signal, whatever error unwinds the run is the stop."""
+    proc = subprocess.run([sys.executable, "-c", LOCK_ERROR, str(ROOT / "configs" / "demo.yaml"),
+                           str(tmp_path / "e.duckdb")], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr and "error: interrupted" in proc.stderr, proc.stderr
+
+
 def test_a_stop_quiets_dask_teardown_tracebacks_for_the_run_only() -> None:
     """After Ctrl-C a local cluster closes with connections still sending, and distributed's scheduler
     logged that as a traceback on the user's terminal; the stop quiets its loggers until the run ends."""
