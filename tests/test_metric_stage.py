@@ -197,3 +197,53 @@ def test_other_content_pairs_each_answer_with_the_next_prompts_answer_at_its_pla
     other = other_content(pair)
     assert other.right.tolist() == [14, 10, 14, 12, 11]
     assert other.left.tolist() == pair.left.tolist() and other.clusters is pair.clusters
+
+
+def test_the_similarity_batch_holds_a_few_bytes_per_pair_not_copies_of_every_pair_list() -> None:
+    """At 100,000 prompts one attribute compares about 4 million answer pairs (floor, cross-group and
+    other-content lists). The batch joined the lists into three int64 arrays beside a second array of
+    places, and each text metric sorted every pair again to find the distinct ones: 114 bytes per
+    pair traced here. The two sides are now one int32 array and the distinct pairs are found once,
+    by a hash table, for every metric (54 bytes, 16 of them the two metrics' values)."""
+    import tracemalloc
+
+    from tasks.assessments.counterfactual.metrics import _MetricContext
+    from tasks.assessments.counterfactual.parity import PairData
+    from tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l
+
+    rng = np.random.default_rng(0)
+    texts = np.array([f"answer {i} says word{i % 13} and word{i % 7}." for i in range(300)], dtype=object)
+    scalar = pd.DataFrame({"text_hash": [text_hash(t) for t in texts], "scorer": "vader-neg", "value": 0.5})
+    names = ["bleu_similarity", "rougel_similarity"]
+    ctx = _MetricContext(ScoreSet(scalar, {"vader-neg": (0.0, 1.0)}, {}, ""), _cfg(), names)
+    ctx.use_texts(texts)
+
+    def lists(n: int) -> dict[str, PairData]:
+        return {k: PairData(rng.integers(0, 300, n), rng.integers(0, 300, n), np.arange(n) // 4)
+                for k in ("floor", "cross", "changed")}
+
+    ctx.similarity_batch(names, lists(1000), None)  # compiled kernels and token ids: once per process
+    pairs, n = lists(200_000), 3 * 200_000
+    tracemalloc.start()
+    try:
+        out = ctx.similarity_batch(names, pairs, None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak / n < 75, f"{peak / n:.0f} bytes per pair"
+    cross = pairs["cross"]
+    assert np.array_equal(out["bleu_similarity"]["cross"], numbered_min_bleu(texts, cross.left, cross.right))
+    assert np.array_equal(out["rougel_similarity"]["cross"], numbered_rouge_l(texts, cross.left, cross.right))
+
+
+def test_answers_that_differ_only_in_the_groups_words_share_one_masked_text_across_chunks() -> None:
+    from tasks.assessments.counterfactual.pairs import distinct_pairs, neutral_codes
+    from tasks.inputs.lexicon import load_lexicon
+
+    texts = np.array(["He is kind.", "She is kind.", "It rained.", "he is kind."], dtype=object)
+    codes, masked = neutral_codes(texts, load_lexicon("gender"), chunk=2)  # "She is kind." ends the first chunk
+    assert codes.tolist() == [0, 0, 1, 0] and masked[1] == "It rained."
+    assert masked[0].endswith(" is kind.") and "He" not in masked[0]
+    first, second, each = distinct_pairs(np.array([0, 1, 0, 2]), np.array([1, 1, 1, 0]), 3)
+    assert list(zip(first.tolist(), second.tolist(), strict=True)) == [(0, 1), (1, 1), (2, 0)]
+    assert each.tolist() == [0, 1, 0, 2]

@@ -301,17 +301,19 @@ def per_distinct_pair(score: Callable[[np.ndarray, np.ndarray, np.ndarray, np.nd
         return np.empty(0)
     read, places = used_places(np.concatenate([left, right]), len(texts))
     n = len(read)
-    pairs, inverse = np.unique(places[:len(left)] * n + places[len(left):], return_inverse=True)
+    pairs, inverse = np.unique(places[:len(left)].astype(np.int64) * n + places[len(left):], return_inverse=True)
     values = score(*token_csr(ids_of, texts, read), pairs // n, pairs % n)
     return values[inverse.reshape(-1)]
 
 
 def used_places(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of ``codes`` (each in ``0..n-1``), sorted, and each code's place among them:
-    ``np.unique(codes, return_inverse=True)`` without the sort."""
+    """The distinct values of ``codes`` (each in ``0..n-1``), sorted, and each code's place among them
+    (int32 below 2^31 codes): ``np.unique(codes, return_inverse=True)`` without the sort."""
     present = np.zeros(n, bool)
     present[codes] = True
-    return np.flatnonzero(present), (np.cumsum(present) - 1)[codes]
+    rank = np.cumsum(present, dtype=np.int32 if n < 2**31 else np.int64)
+    rank -= 1
+    return np.flatnonzero(present), rank[codes]
 
 
 def number_pairs(texts1: Sequence[str], texts2: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:

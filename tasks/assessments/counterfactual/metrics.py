@@ -16,8 +16,9 @@ from tasks.config import CounterfactualConfig, MetricsConfig
 from tasks.inputs.prompts import text_hash
 from tasks.inputs.controls import CONTROL, variant_rows
 from tasks.assessments.counterfactual import ScoreSet, lexicons_for
-from tasks.assessments.counterfactual.pairs import (NOISE_FLOOR_CONTROLS, NOISE_FLOOR_SAMPLES, by_prompt_sample,
-                                                    cross_group_pairs, floor_pairs, joined, number_answers,
+from tasks.assessments.counterfactual.pairs import (NOISE_FLOOR_CONTROLS, NOISE_FLOOR_SAMPLES, both_sides,
+                                                    by_prompt_sample, cross_group_pairs, distinct_pairs,
+                                                    floor_pairs, joined, neutral_codes, number_answers,
                                                     other_content)
 from tasks.assessments.counterfactual.parity import (PairData, answer_units, looped_parity, parity_mdg,
                                                      vectorised_parity)
@@ -106,25 +107,27 @@ class _MetricContext:
 
         if not pairs or not names:
             return {}
-        whole = joined(*pairs.values())
-        read, places = used_places(np.concatenate([whole.left, whole.right]), len(self.texts))
-        left, right = np.split(places, [len(whole)])
+        read, sides = used_places(both_sides(list(pairs.values())), len(self.texts))
+        half = len(sides) // 2  # the left sides, then the right
         out: dict[str, np.ndarray] = {}
         texts = [n for n in names if self.specs[n].inputs == "texts"]
         if texts:
-            distinct = self.texts[read]
+            distinct, codes = self.texts[read], sides
             if self.cfg.neutralize and lexicon is not None:  # no lexicon (brought groups): nothing to mask
-                from tasks.inputs.expansion import neutralize
-
                 # answers that differ only in the lexicon's words are one text once neutralised
-                same, distinct = pd.factorize(np.asarray(neutralize(list(distinct), lexicon), dtype=object))
-                left, right = same[left], same[right]
-            out |= {name: np.asarray(self.specs[name].per_item(distinct, left, right), float) for name in texts}
+                same, distinct = neutral_codes(distinct, lexicon)
+                codes = same[sides]
+            first, second, each = distinct_pairs(codes[:half], codes[half:], len(distinct))
+            del codes
+            out |= {name: np.asarray(self.specs[name].per_item(distinct, first, second), float)[each]
+                    for name in texts}
         embedded = [n for n in names if self.specs[n].inputs == "embeddings"]
         if embedded:
             emb = self.scores.embeddings
             vectors = np.stack([emb[text_hash(t)] for t in self.texts[read]])
-            out |= {name: self.specs[name].per_item(vectors[left], vectors[right]) for name in embedded}
+            first, second, each = distinct_pairs(sides[:half], sides[half:], len(read))
+            out |= {name: np.asarray(self.specs[name].per_item(vectors[first], vectors[second]))[each]
+                    for name in embedded}
         bounds = np.cumsum([len(p) for p in pairs.values()])[:-1]
         return {name: dict(zip(pairs, np.split(out[name], bounds), strict=True)) for name in names}
 
