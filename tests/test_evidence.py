@@ -54,6 +54,29 @@ def test_the_finding_pair_and_its_most_different_prompts_are_chosen(store: Store
     female = [s for ex in ev.examples for s in ex.sides if s.group == "female"]
     assert all(s.score == 1.0 for s in female)  # the turned answers differ most
     assert all(abs(ex.difference) > 0.3 for ex in ev.examples)
+    for ex in ev.examples:  # the second group's score minus the first's, the first answers' scores shown
+        first, second = ex.sides
+        assert [first.group, second.group] == list(ev.pair) and ex.difference == pytest.approx(second.score - first.score)
+
+
+def test_the_examples_are_ranked_in_the_store_not_read_into_memory(store: Store) -> None:
+    """At 100,000 prompts the examples read every answer of the run (with the prompt it was sent as)
+    into a frame and hashed each in Python: 1.3 GB and 10 s after the metric stage. DuckDB now ranks
+    the prompts and returns only the chosen ones' first answers."""
+    from unittest import mock
+
+    seen: list[int] = []
+    query = Store.query
+
+    def counted(self: Store, sql: str, params=None):  # noqa: ANN001, ANN202
+        out = query(self, sql, params)
+        seen.append(len(out))
+        return out
+
+    with mock.patch.object(Store, "query", counted):
+        (ev,) = find_evidence(store, "run-e", 3)
+    answers = len(store.query("SELECT * FROM responses WHERE run_id = 'run-e'"))
+    assert len(ev.examples) == 3 and max(seen) < answers / 4, (seen, answers)
 
 
 def test_model_text_is_escaped_in_html_and_markdown(store: Store) -> None:
