@@ -19,7 +19,7 @@ from prefect import task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from flows.caching import cached
-from flows.common import RunRecorder, check_llm_failures, response_counts
+from flows.common import RunRecorder, check_llm_failures, release_freed_memory, response_counts
 from tasks import validation
 from tasks.assessments import counterfactual as assessment
 from tasks.assessments.counterfactual.metrics import metric_stage
@@ -209,7 +209,9 @@ def counterfactual_metrics(responses: pd.DataFrame, scores: assessment.ScoreSet,
     reads = [c for c in RESPONSE_READS if c in responses]  # what the stage reads is what it is keyed on
 
     def shards() -> Iterator[tuple]:
-        for attribute in attributes:
+        for i, attribute in enumerate(attributes):
+            if i and execution.task_runner != "dask":  # the attribute before has finished: its memory goes back
+                release_freed_memory()
             rows = slice(None) if attribute is None else responses["attribute"] == attribute
             part = responses.loc[rows, reads]
             own = scores.subset(part["text"])
