@@ -216,6 +216,7 @@ def counterfactual_metrics(responses: pd.DataFrame, scores: assessment.ScoreSet,
             part = responses.loc[rows, reads]
             own = scores.subset(part["text"])
             yield part, own, cf_cfg, mcfg, fingerprint, f"{frame_digest(part)}|{own.digest()}"
+            del part, own  # on threads the task has finished: its answers can go before the next are built
 
     parts = run_sharded(metrics_task, execution, shards(), at_once=execution.task_runner == "dask")
     return pd.concat(parts, ignore_index=True)

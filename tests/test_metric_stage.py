@@ -247,3 +247,25 @@ def test_answers_that_differ_only_in_the_groups_words_share_one_masked_text_acro
     first, second, each = distinct_pairs(np.array([0, 1, 0, 2]), np.array([1, 1, 1, 0]), 3)
     assert list(zip(first.tolist(), second.tolist(), strict=True)) == [(0, 1), (1, 1), (2, 0)]
     assert each.tolist() == [0, 1, 0, 2]
+
+
+def test_a_groups_non_completion_interval_from_the_attributes_shared_draws_covers_the_true_rate() -> None:
+    """Non-completion is bootstrapped with the draws every pair of the attribute shares (no draws of
+    its own per group: 1,000 x 67,000 integers each, 6 s per race attribute at 100,000 prompts). A
+    group's prompts may be fewer than the drawn ones (a prompt no other group answered is left out of
+    them); its interval must still cover the true failure rate about 95% of the time."""
+    from tasks.assessments.counterfactual.metrics import _MetricContext
+
+    rng = np.random.default_rng(3)
+    scalar = pd.DataFrame({"text_hash": ["x"], "scorer": "vader-neg", "value": [0.5]})
+    ctx = _MetricContext(ScoreSet(scalar, {"vader-neg": (0.0, 1.0)}, {}, ""), _cfg(bootstrap_resamples=400),
+                         ["non_completion_rate"])
+    covered, runs, rate = 0, 200, 0.2
+    for run in range(runs):
+        ctx.cfg = _cfg(bootstrap_resamples=400, seed=run)
+        ctx.draw_for(np.arange(120))
+        prompts = np.sort(rng.choice(120, 90, replace=False)).repeat(2)  # a group's prompts, two calls each
+        failed = (rng.random(len(prompts)) < rate).astype(float)
+        est = ctx.mean_estimate(failed, prompts)
+        covered += est.ci_low <= rate <= est.ci_high
+    assert 0.90 <= covered / runs <= 0.99, covered / runs

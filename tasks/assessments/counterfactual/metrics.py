@@ -34,6 +34,9 @@ DETERMINISTIC = ("the endpoint answered deterministically: every repeated sample
                  "two samples of one group show no noise")
 
 
+TEXTS_PER_LOOKUP = 50_000
+
+
 class _MetricContext:
     """What every pair metric of one run needs: scores, settings, and the rows emitted so far."""
 
@@ -54,7 +57,11 @@ class _MetricContext:
         """The attribute's distinct answers, which its pairs index (:func:`number_answers`), and the
         sentiment of each, looked up once."""
         self.texts = texts
-        self.text_sentiment = self.sentiment.reindex([text_hash(t) for t in texts]).to_numpy(float)
+        index, values = self.sentiment.index, self.sentiment.to_numpy(float)
+        self.text_sentiment = np.full(len(texts), np.nan)
+        for lo in range(0, len(texts), TEXTS_PER_LOOKUP):  # a chunk's hashes at a time, not all 800,000
+            at = index.get_indexer([text_hash(t) for t in texts[lo:lo + TEXTS_PER_LOOKUP]])
+            self.text_sentiment[lo:lo + len(at)] = np.where(at >= 0, values[at], np.nan)
 
     def draw_for(self, prompts: Any) -> None:
         """Make the bootstrap draws every pair and metric of one attribute shares, over its prompts."""
@@ -300,7 +307,7 @@ def metric_stage(
     endpoint give) is recorded as skipped with the reason, never as 0 and never as a crash.
     """
     from tasks.metrics import estimate_row, skipped_row, wanted_metrics
-    from tasks.stats import bootstrap_mean, holm_adjust
+    from tasks.stats import holm_adjust
 
     wanted = wanted_metrics(cfg.names, "counterfactual")
     lexicons = lexicons_for(cf_cfg)
@@ -316,16 +323,16 @@ def metric_stage(
         controls = everything[ok & (everything["role"] == CONTROL)] if "role" in everything else everything.iloc[:0]
         present = set(frame["grp"])
         groups = [g for g in lexicon.groups if g in present] if lexicon else sorted(present)
+        answered = frame[frame["ok"] & ~frame["refusal"].astype(bool) & (frame["text"] >= 0)]
+        ctx.draw_for(answered["prompt_id"].unique())
         for name in ctx.of_kind("outcomes"):
             for g in groups:
                 sub = frame[frame["grp"] == g]
                 completed = (sub["ok"] & ~sub["refusal"]).to_numpy(bool)
-                est = bootstrap_mean((~completed).astype(float), sub["prompt_id"], **ctx.boot)
+                est = ctx.mean_estimate((~completed).astype(float), sub["prompt_id"].to_numpy())
                 errors = sub.loc[~sub["ok"], "error_class"].value_counts().to_dict()
                 ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g,
                                       details={"errors": errors, "refusals": int(sub["refusal"].sum())}))
-        answered = frame[frame["ok"] & ~frame["refusal"].astype(bool) & (frame["text"] >= 0)]
-        ctx.draw_for(answered["prompt_id"].unique())
         identical, repeated = identical_samples(answered)
         deterministic = bool(repeated) and identical == repeated
         determinism = {"identical_samples": identical, "repeated_variants": repeated} if repeated else {}
