@@ -20,8 +20,8 @@ from tasks.assessments.counterfactual.pairs import (NOISE_FLOOR_CONTROLS, NOISE_
                                                     by_prompt_sample, cross_group_pairs, distinct_pairs,
                                                     floor_pairs, joined, neutral_codes, number_answers,
                                                     other_content)
-from tasks.assessments.counterfactual.parity import (PairData, answer_units, looped_parity, parity_mdg,
-                                                     vectorised_parity)
+from tasks.assessments.counterfactual.parity import (PairData, answer_units, looped_parity, omnibus_tests,
+                                                     parity_mdg, parity_of_pairs, vectorised_parity)
 from tasks.reporting.verdict import HEADLINE, judged_metrics
 
 
@@ -192,48 +192,6 @@ class _MetricContext:
             return out
 
         return rows
-
-
-def parity_of_pairs(ctx: _MetricContext, attribute: str, pairs: list, tests: int) -> dict[tuple[str, str], Any]:
-    """The parity rows of every pair of groups that has rows, their pieces computed on parallel
-    threads (the numerical work releases the GIL), as functions keyed by the pair that wait for
-    them; the caller emits the rows in order. The sentiment lookups run first, on this thread."""
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
-    work = [(a, b, pair, (ctx.sentiment_of(pair.left), ctx.sentiment_of(pair.right)))
-            for a, b, pair in pairs if len(pair)]
-    if not work or not ctx.of_kind("sentiment"):
-        return {}
-    pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="parity")
-    rows = {(a, b): ctx.parity_rows(attribute, a, b, pair, tests, scores, pool.submit)
-            for a, b, pair, scores in work}
-    pool.shutdown(wait=False)
-    return rows
-
-
-def omnibus_tests(ctx: _MetricContext, wide: pd.DataFrame, groups: list[str],
-                  lacking: Callable[[], str]) -> dict[str, Any]:
-    """Per sentiment metric of an attribute with three or more groups, the omnibus test of the largest
-    gap among them (:func:`tasks.omnibus.permutation_pvalue_omnibus`, prompts that answered every
-    group) started on its own thread, as a future of its p-value; or why it cannot run."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from tasks.omnibus import permutation_pvalue_omnibus
-
-    names = ctx.of_kind("sentiment")
-    if len(groups) <= 2 or not names:
-        return {}
-    full = wide[[g for g in groups if g in wide]].dropna() if len(wide) else pd.DataFrame()
-    if full.shape[1] < len(groups) or len(full) < 2:
-        return dict.fromkeys(names, lacking())
-    matrix = np.column_stack([ctx.sentiment_of(full[g].to_numpy(np.int64)) for g in groups])
-    prompts = full.index.get_level_values("prompt_id").to_numpy()
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omnibus")
-    tests = {name: pool.submit(permutation_pvalue_omnibus, ctx.parity_fn(name), matrix, prompts,
-                               ctx.cfg.permutations, ctx.cfg.seed, ctx.parity_cdf(name)) for name in names}
-    pool.shutdown(wait=False)
-    return tests
 
 
 def identical_samples(answered: pd.DataFrame) -> tuple[int, int]:

@@ -1,7 +1,9 @@
 """Parity metrics of one pair of groups: their intervals, permutation tests, gaps beyond the
 noise floor and minimum detectable gaps. A metric that declares a ``cdf_statistic`` gets every
 resample and label swap as a reweighting of one sorted grid (:mod:`tasks.resampling`); any other
-parity metric gets its function called on each resample in turn."""
+parity metric gets its function called on each resample in turn. The pieces of every pair, and the
+omnibus test across an attribute's groups, run on their own threads (:func:`parity_of_pairs`,
+:func:`omnibus_tests`)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 
 @dataclass
@@ -105,3 +108,45 @@ def vectorised_parity(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray
             est = gap = Estimate(observed, None, None, n)
         out[name] = (est, test, gap)
     return out
+
+
+def parity_of_pairs(ctx: Any, attribute: str, pairs: list, tests: int) -> dict[tuple[str, str], Any]:
+    """The parity rows of every pair of groups that has rows, their pieces computed on parallel
+    threads (the numerical work releases the GIL), as functions keyed by the pair that wait for
+    them; the caller emits the rows in order. The sentiment lookups run first, on this thread."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    work = [(a, b, pair, (ctx.sentiment_of(pair.left), ctx.sentiment_of(pair.right)))
+            for a, b, pair in pairs if len(pair)]
+    if not work or not ctx.of_kind("sentiment"):
+        return {}
+    pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="parity")
+    rows = {(a, b): ctx.parity_rows(attribute, a, b, pair, tests, scores, pool.submit)
+            for a, b, pair, scores in work}
+    pool.shutdown(wait=False)
+    return rows
+
+
+def omnibus_tests(ctx: Any, wide: pd.DataFrame, groups: list[str],
+                  lacking: Callable[[], str]) -> dict[str, Any]:
+    """Per sentiment metric of an attribute with three or more groups, the omnibus test of the largest
+    gap among them (:func:`tasks.omnibus.permutation_pvalue_omnibus`, prompts that answered every
+    group) started on its own thread, as a future of its p-value; or why it cannot run."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tasks.omnibus import permutation_pvalue_omnibus
+
+    names = ctx.of_kind("sentiment")
+    if len(groups) <= 2 or not names:
+        return {}
+    full = wide[[g for g in groups if g in wide]].dropna() if len(wide) else pd.DataFrame()
+    if full.shape[1] < len(groups) or len(full) < 2:
+        return dict.fromkeys(names, lacking())
+    matrix = np.column_stack([ctx.sentiment_of(full[g].to_numpy(np.int64)) for g in groups])
+    prompts = full.index.get_level_values("prompt_id").to_numpy()
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omnibus")
+    tests = {name: pool.submit(permutation_pvalue_omnibus, ctx.parity_fn(name), matrix, prompts,
+                               ctx.cfg.permutations, ctx.cfg.seed, ctx.parity_cdf(name)) for name in names}
+    pool.shutdown(wait=False)
+    return tests
