@@ -34,9 +34,6 @@ DETERMINISTIC = ("the endpoint answered deterministically: every repeated sample
                  "two samples of one group show no noise")
 
 
-TEXTS_PER_LOOKUP = 50_000
-
-
 class _MetricContext:
     """What every pair metric of one run needs: scores, settings, and the rows emitted so far."""
 
@@ -45,23 +42,28 @@ class _MetricContext:
 
         self.specs = {name: METRICS.get(name) for name in wanted}
         self.cfg, self.wanted = cfg, wanted
-        self.sentiment = scores.scalar.set_index("text_hash")["value"]
-        self.texts: np.ndarray = np.zeros(0, object)  # the attribute's distinct answers (see use_texts)
+        self.sentiment = scores.scalar[["text_hash", "value"]]  # one sentiment score per distinct text
+        self.texts: Any = np.zeros(0, object)  # the attribute's distinct answers (see use_texts)
         self.text_sentiment = np.zeros(0)
         self.scores = scores
         self.boot = dict(resamples=cfg.bootstrap_resamples, confidence=cfg.confidence, seed=cfg.seed)
         self.rows: list[dict] = []
         self.draws: Any = None  # the attribute's bootstrap draws (tasks.resampling.Draws), shared by its pairs
 
-    def use_texts(self, texts: np.ndarray) -> None:
+    def use_texts(self, texts: Any) -> None:
         """The attribute's distinct answers, which its pairs index (:func:`number_answers`), and the
-        sentiment of each, looked up once."""
+        sentiment of each, looked up once: their hashes and the scored ones meet in an Arrow hash
+        table (a pandas index of 800,000 hashes held them all as Python strings, ~100 MB)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         self.texts = texts
-        index, values = self.sentiment.index, self.sentiment.to_numpy(float)
+        scored = pa.array(self.sentiment["text_hash"], type=pa.large_string())
+        hashes = pa.array((text_hash(t) for t in texts), type=pa.large_string(), size=len(texts))
+        at = pc.index_in(hashes, value_set=scored).to_numpy(zero_copy_only=False)  # NaN: not scored
+        found = ~np.isnan(at)
         self.text_sentiment = np.full(len(texts), np.nan)
-        for lo in range(0, len(texts), TEXTS_PER_LOOKUP):  # a chunk's hashes at a time, not all 800,000
-            at = index.get_indexer([text_hash(t) for t in texts[lo:lo + TEXTS_PER_LOOKUP]])
-            self.text_sentiment[lo:lo + len(at)] = np.where(at >= 0, values[at], np.nan)
+        self.text_sentiment[found] = self.sentiment["value"].to_numpy(float)[at[found].astype(np.int64)]
 
     def draw_for(self, prompts: Any) -> None:
         """Make the bootstrap draws every pair and metric of one attribute shares, over its prompts."""
@@ -119,11 +121,12 @@ class _MetricContext:
         out: dict[str, np.ndarray] = {}
         texts = [n for n in names if self.specs[n].inputs == "texts"]
         if texts:
-            distinct, codes = self.texts[read], sides
             if self.cfg.neutralize and lexicon is not None:  # no lexicon (brought groups): nothing to mask
                 # answers that differ only in the lexicon's words are one text once neutralised
-                same, distinct = neutral_codes(distinct, lexicon)
+                same, distinct = neutral_codes(self.texts[read], lexicon)
                 codes = same[sides]
+            else:
+                distinct, codes = np.asarray(self.texts[read], dtype=object), sides
             first, second, each = distinct_pairs(codes[:half], codes[half:], len(distinct))
             del codes
             out |= {name: np.asarray(self.specs[name].per_item(distinct, first, second), float)[each]

@@ -8,6 +8,8 @@ reads, hashes or sorts a string again."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -23,15 +25,17 @@ def no_pairs() -> PairData:
     return PairData(_NONE, _NONE, _NONE)
 
 
-def number_answers(frame: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+def number_answers(frame: pd.DataFrame) -> tuple[pd.DataFrame, Any]:
     """``frame`` with ``text`` as each answer's place among the distinct texts (-1: no answer) and
     ``prompt_id`` as an integer numbered in the ids' text order (the cluster steps then sort integers,
     many times faster than id strings, in the same order: the same bootstrap draws); and the distinct
-    texts."""
+    texts, in pandas' Arrow buffers when the answers were (read a chunk at a time, they never all
+    become Python strings: 800,000 of them took ~120 MB)."""
     texts, distinct = pd.factorize(frame["text"])
     prompts, _ = pd.factorize(frame["prompt_id"].astype(str), sort=True)
     numbered = frame.assign(text=texts.astype(np.int64), prompt_id=prompts.astype(np.int64))
-    return numbered, np.asarray(distinct, dtype=object)
+    return numbered, distinct if isinstance(distinct, pd.api.extensions.ExtensionArray) \
+        else np.asarray(distinct, dtype=object)
 
 
 def by_prompt_sample(answered: pd.DataFrame) -> pd.DataFrame:
@@ -108,7 +112,7 @@ def distinct_pairs(left: np.ndarray, right: np.ndarray, n: int) -> tuple[np.ndar
     return keys // n, keys % n, each.astype(np.int32)
 
 
-def neutral_codes(texts: np.ndarray, lexicon, chunk: int = 50_000) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+def neutral_codes(texts: Any, lexicon, chunk: int = 50_000) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     """Each text's place among the distinct texts left once the lexicon's terms are masked
     (:func:`tasks.inputs.expansion.neutralize`), and those masked texts. Masked a chunk at a time,
     so only the distinct masked texts are ever held (answers that differ only in the group's words,
