@@ -47,6 +47,7 @@ from flows.stage_tasks import (
     answer_variants,
     check_ftu_task,
     counterfactual_metrics,
+    metric_inputs,
     expand_task,
     load_prompts_stage,
     score_answers,
@@ -131,8 +132,8 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
             with rec.stage("counterfactual"):
                 scores = score_answers(counterfactual, config.scoring, config.metrics, config.execution, code)
                 rec.save("scores", scores.scalar)
-                frames.append(counterfactual_metrics(counterfactual, scores, config.counterfactual, config.metrics,
-                                                     lex_fp, config.execution))
+                frames.append(counterfactual_metrics(metric_inputs(counterfactual, scores), config.counterfactual,
+                                                     config.metrics, lex_fp, config.execution))
         else:
             log.warning("No prompt mentions a protected attribute: no counterfactual metrics. %s%s", ftu.summary,
                         "" if config.identity else " Add an identity section to give them identities through names.")

@@ -36,6 +36,7 @@ from flows.stage_tasks import (
     counterfactual_metrics,
     expand_task,
     load_prompts_stage,
+    metric_inputs,
     score_stage,
 )
 
@@ -81,8 +82,10 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
         scores = score_stage(rec, config, responses, code)
 
         with rec.stage("metrics"):
-            metrics = counterfactual_metrics(responses, scores, config.counterfactual, config.metrics,
-                                             lex_fp, config.execution)  # neutralisation reads the lexicons
+            inputs = metric_inputs(responses, scores)  # each attribute's answers, numbered, and their scores
+            responses, scores = responses.drop(columns=["text"]), None  # the texts live on in the inputs alone
+            metrics = counterfactual_metrics(inputs, config.counterfactual, config.metrics, lex_fp,
+                                             config.execution)  # neutralisation reads the lexicons
             rec.save_metrics(metrics, config.validation.enabled)
         close_run(store, run_id, config, summary, metrics, responses)
     return run_result(store, run_id, config, summary)

@@ -12,6 +12,7 @@ task writes to DuckDB.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import pandas as pd
@@ -173,12 +174,12 @@ def score_task(texts: list[str], cfg: ScoringConfig, fingerprint: str, digest: s
         return assessment.score_stage(texts, cfg, progress, embeddings=embeddings)
 
 
-@task(name="compute-metrics", **cached((INPUTS - "responses" - "scores") + TASK_SOURCE))
+@task(name="compute-metrics", **cached((INPUTS - "responses" - "texts" - "scores") + TASK_SOURCE))
 def metrics_task(
-    responses: pd.DataFrame, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,
+    responses: pd.DataFrame, texts: Any, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,
     cfg: MetricsConfig, fingerprint: str, digest: str,
 ) -> pd.DataFrame:
-    return metric_stage(responses, scores, cf_cfg, cfg)
+    return metric_stage(responses, scores, cf_cfg, cfg, texts=texts)
 
 
 def score_answers(responses: pd.DataFrame, scoring: ScoringConfig, mcfg: MetricsConfig,
@@ -195,28 +196,41 @@ def score_answers(responses: pd.DataFrame, scoring: ScoringConfig, mcfg: Metrics
     return assessment.ScoreSet.joined(parts)
 
 
-def counterfactual_metrics(responses: pd.DataFrame, scores: assessment.ScoreSet, cf_cfg: CounterfactualConfig,
-                           mcfg: MetricsConfig, fingerprint: str, execution: ExecutionConfig) -> pd.DataFrame:
-    """The metric stage as one task per attribute on the task runner (any worker on Dask, side by
-    side; with threads one attribute after the other, so only one attribute's answers, tokens and
-    draws are in memory at a time). Attributes share nothing (each has its own draws, floors and Holm
-    families), so the rows equal one pass over all of them. Each task gets its attribute's answers
-    (the columns the stage reads) and their scores and is cached on a digest of both (not their
-    pickles); the rows come back in attribute order."""
+def metric_inputs(responses: pd.DataFrame, scores: assessment.ScoreSet) -> list[tuple]:
+    """Each attribute's answers for :func:`counterfactual_metrics`: the columns the metric stage reads,
+    numbered (:func:`tasks.assessments.counterfactual.pairs.number_answers`), their distinct texts
+    and their scores. Built for every attribute at once, so the caller can let the answers' text go
+    before the stage runs (at 100,000 prompts the text of 1.3 million answers is 140 MB)."""
     from tasks.assessments.counterfactual.metrics import RESPONSE_READS
+    from tasks.assessments.counterfactual.pairs import number_answers
 
     attributes = sorted(responses["attribute"].dropna().unique()) or [None]
     reads = [c for c in RESPONSE_READS if c in responses]  # what the stage reads is what it is keyed on
+    inputs = []
+    for attribute in attributes:
+        rows = slice(None) if attribute is None else responses["attribute"] == attribute
+        part, texts = number_answers(responses.loc[rows, reads])
+        inputs.append((part, texts, scores.subset(pd.Series(texts))))
+    return inputs
+
+
+def counterfactual_metrics(inputs: list[tuple], cf_cfg: CounterfactualConfig, mcfg: MetricsConfig,
+                           fingerprint: str, execution: ExecutionConfig) -> pd.DataFrame:
+    """The metric stage as one task per attribute (``inputs``: :func:`metric_inputs`, taken from the
+    list as they are handed out) on the task runner: any worker on Dask, side by side; with threads
+    one attribute after the other, each attribute's memory handed back before the next starts.
+    Attributes share nothing (each has its own draws, floors and Holm families), so the rows equal
+    one pass over all of them. Each task is cached on a digest of its answers, texts and scores (not
+    their pickles); the rows come back in attribute order."""
 
     def shards() -> Iterator[tuple]:
-        for i, attribute in enumerate(attributes):
-            if i and execution.task_runner != "dask":  # the attribute before has finished: its memory goes back
+        while inputs:
+            part, texts, own = inputs.pop(0)
+            digest = f"{frame_digest(part)}|{texts_digest(texts)}|{own.digest()}"
+            yield part, texts, own, cf_cfg, mcfg, fingerprint, digest
+            del part, texts, own
+            if execution.task_runner != "dask":  # that attribute has finished: its memory goes back
                 release_freed_memory()
-            rows = slice(None) if attribute is None else responses["attribute"] == attribute
-            part = responses.loc[rows, reads]
-            own = scores.subset(part["text"])
-            yield part, own, cf_cfg, mcfg, fingerprint, f"{frame_digest(part)}|{own.digest()}"
-            del part, own  # on threads the task has finished: its answers can go before the next are built
 
     parts = run_sharded(metrics_task, execution, shards(), at_once=execution.task_runner == "dask")
     return pd.concat(parts, ignore_index=True)

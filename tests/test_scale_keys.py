@@ -54,4 +54,4 @@ def test_cached_stages_leave_the_answers_out_of_their_keys() -> None:
         return {name for p in task.cache_policy.policies for name in getattr(p, "exclude", [])}
 
     assert excluded(score_task) == {"texts"}
-    assert excluded(metrics_task) == {"responses", "scores"}
+    assert excluded(metrics_task) == {"responses", "texts", "scores"}

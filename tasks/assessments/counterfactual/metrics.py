@@ -253,7 +253,8 @@ def _lacking(answered: pd.DataFrame, frame: pd.DataFrame, groups: list[str]) -> 
 
 
 def metric_stage(
-    responses: pd.DataFrame, scores: ScoreSet, cf_cfg: CounterfactualConfig, cfg: MetricsConfig
+    responses: pd.DataFrame, scores: ScoreSet, cf_cfg: CounterfactualConfig, cfg: MetricsConfig,
+    texts: Any = None,
 ) -> pd.DataFrame:
     """Every counterfactual metric of the registry for every pair of groups of every attribute.
 
@@ -266,18 +267,26 @@ def metric_stage(
     (``counterfactual.noise_floor``). Controls (``role`` = "control") enter only those floors. A
     statistic without the data it needs (a floor with no spread, as two samples of a deterministic
     endpoint give) is recorded as skipped with the reason, never as 0 and never as a crash.
+
+    ``texts``: the distinct answers, when ``responses`` (one attribute) is numbered already
+    (:func:`number_answers`, as the flow hands each attribute to its task).
     """
     from tasks.metrics import estimate_row, skipped_row, wanted_metrics
     from tasks.stats import holm_adjust
 
+    if texts is not None and responses["attribute"].nunique() > 1:
+        raise ValueError("metric_stage: numbered answers (with their texts) come one attribute at a time")
     wanted = wanted_metrics(cfg.names, "counterfactual")
     lexicons = lexicons_for(cf_cfg)
     ctx = _MetricContext(scores, cfg, wanted)
     pair_names = [n for n in wanted if ctx.specs[n].inputs in ("sentiment", "embeddings", "texts")]
     similarity = ctx.of_kind("embeddings") + ctx.of_kind("texts")
     for attribute, everything in responses.groupby("attribute", sort=True):
-        everything, texts = number_answers(everything)  # answers and prompts as integers from here on
-        ctx.use_texts(texts)
+        if texts is None:
+            everything, distinct = number_answers(everything)  # answers and prompts as integers from here on
+        else:
+            distinct = texts
+        ctx.use_texts(distinct)
         lexicon = lexicons.get(attribute)
         frame = variant_rows(everything)
         ok = everything["ok"] & ~everything["refusal"].astype(bool) & (everything["text"] >= 0)  # -1: no text
