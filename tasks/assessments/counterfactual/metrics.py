@@ -109,9 +109,10 @@ class _MetricContext:
     def similarity_batch(self, names: list[str], pairs: dict[Any, PairData], lexicon) -> dict[str, dict]:  # noqa: ANN001
         """Per similarity metric, its registered per-pair step on each of several pair lists (keyed):
         on the rows' embeddings, or on their texts with the lexicon's terms masked (:func:`neutralize`,
-        when the run neutralises and the attribute has a lexicon). The lists are joined and each
-        distinct answer they read is neutralised once for every metric (an answer recurs in its floor,
-        cross-group and changed-content pairs); a text metric scores each distinct pair once."""
+        when the run neutralises and the attribute has a lexicon). The lists' two sides are read as one
+        int32 array; each distinct answer they read is neutralised once for every metric (an answer
+        recurs in its floor, cross-group and changed-content pairs), and each metric scores each
+        distinct pair once (:func:`distinct_pairs`)."""
         from tasks.metrics.text_similarity import used_places
 
         if not pairs or not names:
