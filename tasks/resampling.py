@@ -240,26 +240,25 @@ def _running_sum(weights: np.ndarray, point_rows: np.ndarray, point_sides: np.nd
 
 
 def planted(grid: Grid, total: np.ndarray, found_base: np.ndarray, null_base: np.ndarray, turn: np.ndarray,
-            threshold: float, flips: np.ndarray, again: np.ndarray, block: np.ndarray,
-            unit: np.ndarray) -> tuple[Running, Running]:
+            threshold: float, swaps: np.ndarray, block: np.ndarray, unit: np.ndarray) -> tuple[Running, Running]:
     """Two blocks of m reweightings known as base running sums (distinct scores x reweightings) plus
     answers moved up to the grid's last point. Row i belongs to cluster ``block[i]`` and answer unit
     ``unit[i]``; reweighting r is row r of the per-cluster and per-unit draws, so no (rows,
-    reweightings) matrix is built: row i's side-b answer (its x where ``flips[r, block[i]]``, else its
-    y) moves when ``turn[r, unit[i]] < threshold``, by +1 of signed mass in the first block
-    (``found_base``) and by -1 where ``again[r, block[i]]``, else +1, in the second (``null_base``).
+    reweightings) matrix is built: row i's side-b answer (its x where bit 0 of ``swaps[r, block[i]]``
+    is set, else its y) moves when ``turn[r, unit[i]] < threshold``, by +1 of signed mass in the
+    first block (``found_base``) and by -1 where bit 1 is set, else +1, in the second (``null_base``).
     One compiled pass per reweighting serves both (:func:`_planted_running`)."""
     n = len(grid.x)
     found, null = np.empty(found_base.shape), np.empty(null_base.shape)
-    _planted_running(found_base, null_base, np.ascontiguousarray(turn), threshold, np.ascontiguousarray(flips),
-                     np.ascontiguousarray(again), np.asarray(block, np.int64), np.asarray(unit, np.int64),
-                     grid.place[:n], grid.place[n:2 * n], found, null)
+    _planted_running(found_base, null_base, np.ascontiguousarray(turn), threshold,
+                     np.ascontiguousarray(swaps, dtype=np.uint8), np.asarray(block, np.int64),
+                     np.asarray(unit, np.int64), grid.place[:n], grid.place[n:2 * n], found, null)
     return Running(grid, total, found), Running(grid, total, null)
 
 
 @njit(cache=True, nogil=True)
 def _planted_running(found_base: np.ndarray, null_base: np.ndarray, turn: np.ndarray, threshold: float,
-                     flips: np.ndarray, again: np.ndarray, block: np.ndarray, unit: np.ndarray,
+                     swaps: np.ndarray, block: np.ndarray, unit: np.ndarray,
                      place_x: np.ndarray, place_y: np.ndarray, found: np.ndarray, null: np.ndarray) -> None:
     points, m = found_base.shape
     moved_found, moved_null = np.zeros(points), np.zeros(points)
@@ -268,9 +267,9 @@ def _planted_running(found_base: np.ndarray, null_base: np.ndarray, turn: np.nda
         moved_null[:] = 0.0
         for i in range(len(block)):
             if turn[r, unit[i]] < threshold:
-                c = block[i]
-                at = place_x[i] if flips[r, c] else place_y[i]
-                sign = -1.0 if again[r, c] else 1.0
+                swap = swaps[r, block[i]]
+                at = place_x[i] if swap & 1 else place_y[i]
+                sign = -1.0 if swap & 2 else 1.0
                 moved_found[at] += 1.0
                 moved_found[points - 1] -= 1.0
                 moved_null[at] += sign

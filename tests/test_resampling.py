@@ -137,7 +137,8 @@ def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
     found_base = rs.SignedMass(grid, side, -side, total).cumulative.astype(np.float32)
     null_base = rs.SignedMass(grid, sign * side, -sign * side, total).cumulative.astype(np.float32)
     for threshold in (0, 30, 100):
-        got = rs.planted(grid, total, found_base, null_base, turn, threshold, flips, again, block, unit)
+        swaps = flips.astype(np.uint8) | (again.astype(np.uint8) << 1)  # bit 0 flips, bit 1 again
+        got = rs.planted(grid, total, found_base, null_base, turn, threshold, swaps, block, unit)
         for w, mass in zip((np.ones((n, m)), sign.astype(float)), got, strict=True):
             moved = np.where(turned < threshold, w, 0.0)
             dense = rs.SignedMass(grid, w * side + np.where(~stay, moved, 0), -w * side + np.where(stay, moved, 0),
