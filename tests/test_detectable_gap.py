@@ -91,11 +91,9 @@ def test_no_gap_is_simulated_where_too_few_prompts_can_reach_holms_bar() -> None
     assert "5 prompts: the permutation test needs at least 7" in row["details"]["min_detectable_gap_skipped"]
 
 
-def test_a_planted_parity_gaps_two_swaps_of_a_prompt_share_one_byte() -> None:
-    """With one row per prompt (a pair of the race attribute: 72,000 prompts) the two coin flips per
-    prompt and realization (its sides exchanged, exchanged again for the null) were two boolean
-    arrays; they are the two low bits of one byte. At 40,000 prompts and 500 realizations: 90 MB
-    traced before, 73 MB now, for 57 MB of draws (a byte per prompt, 16 bits per answer)."""
+def _traced_planted_parity_gap(rows: int, prompts: int, realizations: int) -> float:
+    """Peak bytes traced while the strict-parity detectable gap of ``rows`` random scores over
+    ``prompts`` prompts (rows shared evenly) plants ``realizations`` realizations; a gap is found."""
     import tracemalloc
 
     from tasks.detectable_gap import parity_detectable_gap
@@ -103,12 +101,10 @@ def test_a_planted_parity_gaps_two_swaps_of_a_prompt_share_one_byte() -> None:
 
     spec = METRICS.get("strict_sentiment_parity")
     rng = np.random.default_rng(0)
-    prompts, realizations = 40_000, 500
-    x, y = rng.random(prompts).round(3), rng.random(prompts).round(3)
-    clusters = np.arange(prompts)
+    x, y = rng.random(rows).round(3), rng.random(rows).round(3)
+    clusters = np.repeat(np.arange(prompts), rows // prompts)
     parity_detectable_gap(spec.fn, x[:200], y[:200], clusters[:200], cdf_statistic=spec.cdf_statistic,
                           realizations=50)  # compiles the kernels outside the trace
-    draws = realizations * (prompts + 2 * prompts)
     tracemalloc.start()
     try:
         found = parity_detectable_gap(spec.fn, x, y, clusters, cdf_statistic=spec.cdf_statistic,
@@ -117,6 +113,17 @@ def test_a_planted_parity_gaps_two_swaps_of_a_prompt_share_one_byte() -> None:
     finally:
         tracemalloc.stop()
     assert found.gap is not None
+    return peak
+
+
+def test_a_planted_parity_gaps_two_swaps_of_a_prompt_share_one_byte() -> None:
+    """With one row per prompt (a pair of the race attribute: 72,000 prompts) the two coin flips per
+    prompt and realization (its sides exchanged, exchanged again for the null) were two boolean
+    arrays; they are the two low bits of one byte. At 40,000 prompts and 500 realizations: 90 MB
+    traced before, 73 MB now, for 57 MB of draws (a byte per prompt, 16 bits per answer)."""
+    prompts, realizations = 40_000, 500
+    peak = _traced_planted_parity_gap(prompts, prompts, realizations)
+    draws = realizations * (prompts + 2 * prompts)
     assert peak < 1.4 * draws, f"{peak / 2**20:.0f} MB traced for {draws / 2**20:.0f} MB of draws"
 
 
@@ -125,25 +132,7 @@ def test_a_planted_parity_gap_holds_its_draws_per_prompt_not_per_row() -> None:
     reads them there: nothing of (rows x realizations) beyond a block's one-byte weights is built. At
     20,000 rows of 5,000 prompts and 500 realizations the draws are 24 MB; spreading them to every
     row as well traced 117 MB."""
-    import tracemalloc
-
-    from tasks.detectable_gap import parity_detectable_gap
-    from tasks.metrics import METRICS
-
-    spec = METRICS.get("strict_sentiment_parity")
-    rng = np.random.default_rng(0)
     rows, prompts, realizations = 20_000, 5_000, 500
-    x, y = rng.random(rows).round(3), rng.random(rows).round(3)
-    clusters = np.repeat(np.arange(prompts), rows // prompts)
-    parity_detectable_gap(spec.fn, x[:200], y[:200], clusters[:200], cdf_statistic=spec.cdf_statistic,
-                          realizations=50)  # compiles the kernels outside the trace
+    peak = _traced_planted_parity_gap(rows, prompts, realizations)
     draws = realizations * (2 * prompts + 2 * rows)  # two coin flips per prompt, a 16-bit plant per answer
-    tracemalloc.start()
-    try:
-        found = parity_detectable_gap(spec.fn, x, y, clusters, cdf_statistic=spec.cdf_statistic,
-                                      realizations=realizations)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert found.gap is not None
     assert peak < 2 * draws, f"{peak / 2**20:.0f} MB traced for {draws / 2**20:.0f} MB of draws"
