@@ -56,26 +56,15 @@ def parity_detectable_gap(
     understate the spread of a real difference (measured: 70% power at the stated gap, 80% with
     units).
     """
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    n = len(x)
-    block = _cluster_blocks(clusters) if n else np.zeros(0, int)
-    k = int(block.max()) + 1 if n else 0
-    alpha = (1 - confidence) / max(tests, 1)
-    if k < 2:
-        return DetectableGap(None, None, power, "fewer than two prompts")
-    if realizations is None:  # enough draws beyond the 1 - alpha quantile, within ~160 MB of floats
-        realizations = int(min(max(2000, np.ceil(40 / alpha)), max(500, 2e7 // max(n, 1))))
-    rng = np.random.default_rng(seed)
-    flips = coin_flips(rng, realizations, k)  # per prompt: its rows' sides exchanged
-    again = coin_flips(rng, realizations, k)  # per prompt: exchanged again for the null
-    if cdf_statistic is not None:  # both in one byte before the plants are drawn: 36 MB less at 72,000 prompts
-        flips, again = _swap_bits(flips, again), None
-    unit = np.arange(n) if units is None else np.unique(cluster_keys(units)[0], return_inverse=True)[1].reshape(-1)
-    turn = rng.integers(0, QUANTA, (realizations, int(unit.max()) + 1), dtype=np.uint16)  # per unit, 2^-16 grid
-    hi = bounds[1]
     if cdf_statistic is not None:
-        return _smallest_share(_planted_on_grid(cdf_statistic, x, y, flips, turn, block, unit, hi, alpha),
-                               power, "even every answer of one group at the top of the score range is")
+        return parity_detectable_gaps({"": cdf_statistic}, x, y, clusters, confidence=confidence, tests=tests,
+                                      power=power, bounds=bounds, seed=seed, realizations=realizations,
+                                      units=units)[""]
+    draws = _plant_draws(x, y, clusters, confidence, tests, seed, realizations, units, packed=False)
+    if isinstance(draws, DetectableGap):
+        return DetectableGap(None, None, power, draws.why)
+    x, y, block, (flips, again), turn, unit, alpha = draws
+    hi = bounds[1]
     flips, again, turn = flips[:, block], again[:, block], turn[:, unit]
     xs, ys = np.where(flips, y, x), np.where(flips, x, y)
 
@@ -89,7 +78,56 @@ def parity_detectable_gap(
         bar = float(np.quantile(null, 1 - alpha))
         return float((stat > bar + 1e-12).mean()), float(stat.mean() - null.mean())
 
-    return _smallest_share(fires, power, "even every answer of one group at the top of the score range is")
+    return _smallest_share(fires, power, _AT_FULL)
+
+
+_AT_FULL = "even every answer of one group at the top of the score range is"
+
+
+def parity_detectable_gaps(
+    stats: dict[str, Callable[..., np.ndarray]], x: np.ndarray, y: np.ndarray, clusters: Sequence[object], *,
+    confidence: float = 0.95, tests: int = 1, power: float = 0.8, bounds: tuple[float, float] = (0.0, 1.0),
+    seed: int = 0, realizations: int | None = None, units: Sequence[object] | None = None,
+) -> dict[str, DetectableGap]:
+    """:func:`parity_detectable_gap` of several parity metrics of one pair that declare a
+    ``cdf_statistic`` (``stats``: name -> statistic), as each would get it alone: the realizations'
+    draws depend on the data and the seed only, so the metrics share them, the running sums with
+    nothing planted, and every planted share their bisections both try (each planted share is
+    computed once, for all the metrics)."""
+    from functools import cache
+
+    draws = _plant_draws(x, y, clusters, confidence, tests, seed, realizations, units, packed=True)
+    if isinstance(draws, DetectableGap):
+        return dict.fromkeys(stats, DetectableGap(None, None, power, draws.why))
+    x, y, block, swaps, turn, unit, alpha = draws
+    fires = cache(_planted_on_grid(stats, x, y, swaps, turn, block, unit, bounds[1], alpha))
+    return {name: _smallest_share(lambda share, name=name: fires(share)[name], power, _AT_FULL) for name in stats}
+
+
+def _plant_draws(x: np.ndarray, y: np.ndarray, clusters: Sequence[object], confidence: float, tests: int, seed: int,
+                 realizations: int | None, units: Sequence[object] | None, packed: bool) -> tuple | DetectableGap:
+    """The realizations of a planted parity gap, in the order they are drawn from ``seed``: (x, y,
+    each row's prompt, per prompt its flips and its second flips (``packed``: as the two bits of
+    one byte, :func:`_swap_bits`), per answer unit its plant on the 2^-16 grid, each row's unit,
+    alpha); or why there are none."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    n = len(x)
+    block = _cluster_blocks(clusters) if n else np.zeros(0, int)
+    k = int(block.max()) + 1 if n else 0
+    alpha = (1 - confidence) / max(tests, 1)
+    if k < 2:
+        return DetectableGap(None, None, 0.0, "fewer than two prompts")
+    if realizations is None:  # enough draws beyond the 1 - alpha quantile, within ~160 MB of floats
+        realizations = int(min(max(2000, np.ceil(40 / alpha)), max(500, 2e7 // max(n, 1))))
+    rng = np.random.default_rng(seed)
+    flips = coin_flips(rng, realizations, k)  # per prompt: its rows' sides exchanged
+    again = coin_flips(rng, realizations, k)  # per prompt: exchanged again for the null
+    # packed before the plants are drawn: 36 MB less at 72,000 prompts
+    sides = _swap_bits(flips, again) if packed else (flips, again)
+    del flips, again
+    unit = np.arange(n) if units is None else np.unique(cluster_keys(units)[0], return_inverse=True)[1].reshape(-1)
+    turn = rng.integers(0, QUANTA, (realizations, int(unit.max()) + 1), dtype=np.uint16)  # per unit, 2^-16 grid
+    return x, y, block, sides, turn, unit, alpha
 
 
 def _swap_bits(flips: np.ndarray, again: np.ndarray) -> np.ndarray:
@@ -101,10 +139,10 @@ def _swap_bits(flips: np.ndarray, again: np.ndarray) -> np.ndarray:
     return sides
 
 
-def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarray, swaps: np.ndarray,
+def _planted_on_grid(stats: dict[str, Callable[..., np.ndarray]], x: np.ndarray, y: np.ndarray, swaps: np.ndarray,
                      turn: np.ndarray, block: np.ndarray, unit: np.ndarray, hi: float,
-                     alpha: float) -> Callable[[float], tuple[float, float]]:
-    """The ``fires`` of :func:`parity_detectable_gap` for a metric with a ``cdf_statistic``: every
+                     alpha: float) -> Callable[[float], dict[str, tuple[float, float]]]:
+    """The ``fires`` of :func:`parity_detectable_gap`, per statistic, for metrics with a ``cdf_statistic``: every
     realization (its label swap, its planted share, its second swap) is a signed mass on one grid of
     the pair's scores and the top of the range (:mod:`tasks.resampling`), so a step of the bisection
     sorts nothing. Realizations are rows of the draws, per prompt (``swaps``, bit 0 flips and bit 1
@@ -115,32 +153,37 @@ def _planted_on_grid(stat: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarr
     when below the share. The running mass with nothing planted is computed once per realization;
     a step adds, for each planted answer, +1 (times the null's sign) from where side b's answer sat
     up to the top of the range (:func:`tasks.resampling.planted`)."""
-    from tasks.resampling import ClusterMass, Grid, blocks, planted
+    from tasks.resampling import ClusterMass, Grid, block_size, blocks, planted
 
     grid = Grid(x, y, extra=[hi])
     n = len(x)
     total = np.full(1, float(n))
-    parts = list(blocks(swaps.shape[0], grid.block()))
-    layout = grid.by_cluster(np.arange(n), np.arange(n))  # each row its own weight: its x at +, its y at -
+    points = grid.by_cluster(np.arange(n), np.arange(n))  # each row its own weight: its x at +, its y at -
+    parts = list(blocks(swaps.shape[0], block_size(grid, points, len(points.rows))))  # a few bytes per point
+    prompt = block[points.clusters]  # the prompt of each row with points (a row whose x and y tie has none)
     one, minus = np.int8(1), np.int8(-1)  # small integer weights: exact, and 1 byte per (row, realization)
     base = []
     for b in parts:
-        local = swaps[b].T[block]
+        local = swaps[b].T[prompt]
         side_a = np.where(local & 1, minus, one)  # the signed mass at x_i (at y_i: its negative)
         sign = np.where(local & 2, minus, one)
         del local
-        base.append((ClusterMass(grid, layout, side_a, total).cumulative.astype(np.float32),
-                     ClusterMass(grid, layout, sign * side_a, total).cumulative.astype(np.float32)))
+        base.append((ClusterMass(grid, points, side_a, total).cumulative.astype(np.float32),
+                     ClusterMass(grid, points, sign * side_a, total).cumulative.astype(np.float32)))
 
-    def fires(share: float) -> tuple[float, float]:
-        found, null = [], []
+    def fires(share: float) -> dict[str, tuple[float, float]]:
+        found, null = {name: [] for name in stats}, {name: [] for name in stats}
         for (unplanted, swapped), b in zip(base, parts, strict=True):
             got, under_null = planted(grid, total, unplanted, swapped, turn[b], share * QUANTA, swaps[b], block, unit)
-            found.append(stat(got))
-            null.append(stat(under_null))
-        found_all, null_all = np.concatenate(found), np.concatenate(null)
-        bar = float(np.quantile(null_all, 1 - alpha))
-        return float((found_all > bar + 1e-12).mean()), float(found_all.mean() - null_all.mean())
+            for name, stat in stats.items():
+                found[name].append(stat(got))
+                null[name].append(stat(under_null))
+        out = {}
+        for name in stats:
+            found_all, null_all = np.concatenate(found[name]), np.concatenate(null[name])
+            bar = float(np.quantile(null_all, 1 - alpha))
+            out[name] = float((found_all > bar + 1e-12).mean()), float(found_all.mean() - null_all.mean())
+        return out
 
     return fires
 

@@ -18,7 +18,9 @@ declares ``cdf_statistic(mass)`` reads its value off that column: Wasserstein-1 
 |running sum| times the grid steps, a difference of shares above t is |running sum| at t. Blocks of
 columns are computed at once, so a thousand resamples cost a few passes, never a thousand sorts.
 A resample or a swap weighs whole prompts, so its block is given per prompt (:class:`ClusterMass`)
-and its running sum is one compiled pass over the sorted points (:func:`_running_sum`); a planted
+and its running sum is one compiled pass over the sorted points (:func:`_running_sum`), where a
+prompt's points at one score are one, and a prompt whose two sides score the same moves nothing and
+is left out (for a fair deterministic endpoint, most prompts); a planted
 block is a base running sum plus the planted answers (:func:`planted`, also compiled).
 
 The bootstrap draws are made once per attribute (:class:`Draws`) and shared by every metric and
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -86,6 +89,13 @@ class Draws:
             raise ValueError("a row's cluster is not among the drawn clusters")
         return at
 
+    def weighted(self, used: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Per resample, the sum over the clusters ``used`` (rows of ``counts``) of how often each
+        was drawn times its value: with a cluster's size, a resample's total mass."""
+        out = np.zeros(self.resamples)
+        _weighted_columns(self.counts, np.asarray(used, np.int64), np.asarray(values, float), out)
+        return out
+
 
 def shared_mean_bootstrap(values: np.ndarray, clusters: Sequence[object], draws: Draws,
                           confidence: float) -> tuple[float, float] | None:
@@ -100,8 +110,7 @@ def shared_mean_bootstrap(values: np.ndarray, clusters: Sequence[object], draws:
     used, local = np.unique(rows, return_inverse=True)
     sums = np.bincount(local, weights=np.asarray(values, float), minlength=len(used))
     sizes = np.bincount(local, minlength=len(used)).astype(float)
-    num, den = np.zeros(draws.resamples), np.zeros(draws.resamples)
-    _cluster_sums(draws.counts, used, sums, sizes, num, den)
+    num, den = draws.weighted(used, sums), draws.weighted(used, sizes)
     if not draws.resamples or (den == 0).any():
         return None
     a = (1 - confidence) / 2
@@ -110,14 +119,25 @@ def shared_mean_bootstrap(values: np.ndarray, clusters: Sequence[object], draws:
 
 
 @njit(cache=True, nogil=True)
-def _cluster_sums(counts: np.ndarray, used: np.ndarray, sums: np.ndarray, sizes: np.ndarray, num: np.ndarray,
-                  den: np.ndarray) -> None:
-    """num[r] = sum_i counts[used[i], r] sums[i], den[r] likewise with sizes (one pass over the counts)."""
+def _weighted_columns(counts: np.ndarray, used: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
+    """out[r] = sum_i counts[used[i], r] values[i] (one pass over the used rows of the counts)."""
     for i in range(len(used)):
-        row, s, z = counts[used[i]], sums[i], sizes[i]
-        for r in range(len(num)):
-            num[r] += row[r] * s
-            den[r] += row[r] * z
+        row, v = counts[used[i]], values[i]
+        for r in range(len(out)):
+            out[r] += row[r] * v
+
+
+class Points(NamedTuple):
+    """The sorted points of a :class:`ClusterMass` (:meth:`Grid.by_cluster`)."""
+
+    clusters: np.ndarray
+    """The cluster rows that carry any mass, ascending: the rows of a ClusterMass's weights."""
+    rows: np.ndarray
+    """Per point, its cluster as an index into ``clusters``."""
+    sides: np.ndarray
+    """Per point, its net side (side a's points +1 each, side b's -1 each)."""
+    places: np.ndarray
+    """Per point, its distinct score (an index into :attr:`Grid.values`), ascending."""
 
 
 class Grid:
@@ -142,23 +162,34 @@ class Grid:
         self.points = len(z)
         self.ends = np.append(self.starts[1:], self.points)  # one past each distinct score's last point
 
-    def by_cluster(self, rows_x: np.ndarray, rows_y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """In sorted order, each point's cluster row and side (+1: side a's x, -1: side b's y) for a
-        :class:`ClusterMass` (extra points carry no weight)."""
-        extra = np.zeros(len(self.extra))
-        rows = np.concatenate([rows_x, rows_y, extra]).astype(np.int64)[self.order]
-        sides = np.concatenate([np.ones(len(rows_x)), -np.ones(len(rows_y)), extra])[self.order]
-        return rows, sides
+    def by_cluster(self, rows_x: np.ndarray, rows_y: np.ndarray) -> Points:
+        """The points of a :class:`ClusterMass`, in sorted order, merged per cluster and distinct
+        score: a point of side a (x, of cluster ``rows_x[i]``) adds +1 times its cluster's weight, a
+        point of side b (y) -1, extra points nothing. Points of one cluster at one score are one
+        entry with the sum of their sides, and entries whose sides cancel are left out: a prompt
+        whose two answers score the same (a fair deterministic endpoint's, or a rounding scorer's)
+        moves no mass under any reweighting, since both of its answers carry the same weight. The
+        weights are integers, so the running sums are the same, exactly, without those entries; and
+        a cluster left with no entry needs no weights at all (:attr:`Points.clusters`)."""
+        extra = np.zeros(len(self.extra), np.int64)
+        rows = np.concatenate([np.asarray(rows_x, np.int64), np.asarray(rows_y, np.int64), extra])
+        sides = np.concatenate([np.ones(len(rows_x), np.int64), -np.ones(len(rows_y), np.int64), extra])
+        if not len(rows):
+            return Points(rows, rows, sides.astype(float), rows)
+        key = self.place * (int(rows.max()) + 1) + rows  # by distinct score, then cluster row
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        net = np.add.reduceat(sides[order], first)
+        kept = first[net != 0]
+        clusters, local = np.unique(rows[order][kept], return_inverse=True)
+        return Points(clusters, local.reshape(-1), net[net != 0].astype(float), self.place[order][kept])
 
     def summed(self, stacked: np.ndarray) -> np.ndarray:
         """Rows of ``stacked`` (points in sorted order) summed per distinct score."""
         if len(self.values) == self.points:
             return stacked
         return np.add.reduceat(stacked, self.starts, axis=0)
-
-    def block(self) -> int:
-        """Reweightings per block."""
-        return max(1, BLOCK // max(self.points, 1))
 
 
 class SignedMass:
@@ -202,15 +233,15 @@ class Running(SignedMass):
 
 
 class ClusterMass(Running):
-    """A block of reweightings given per cluster: ``weights`` (clusters, reweightings); each point
-    of side a carries its cluster's weight and each point of side b its negative (``layout`` from
-    :meth:`Grid.by_cluster`). A resample's weight is how often the cluster was drawn, a label swap's
-    +1 or -1, so no (points, reweightings) matrix is gathered: the running sum is one compiled pass
-    over the sorted points (:func:`_running_sum`; integer weights, so its sums are exact)."""
+    """A block of reweightings given per cluster: ``weights`` (the clusters of ``points``,
+    reweightings); each point of side a carries its cluster's weight and each point of side b its
+    negative (``points`` from :meth:`Grid.by_cluster`). A resample's weight is how often the cluster
+    was drawn, a label swap's +1 or -1, so no (points, reweightings) matrix is gathered: the running
+    sum is one compiled pass over the sorted points that carry mass (:func:`_running_sum`; integer
+    weights, so its sums are exact)."""
 
-    def __init__(self, grid: Grid, layout: tuple[np.ndarray, np.ndarray], weights: np.ndarray,
-                 total: np.ndarray) -> None:
-        self.grid, self.layout, self.total, self._cumulative = grid, layout, total, None
+    def __init__(self, grid: Grid, points: Points, weights: np.ndarray, total: np.ndarray) -> None:
+        self.grid, self.points, self.total, self._cumulative = grid, points, total, None
         integer = weights.dtype.kind in "iu"  # drawn counts and swaps: summed exactly, in their own width
         self.weights = np.ascontiguousarray(weights) if integer else np.ascontiguousarray(weights, dtype=np.float64)
 
@@ -218,25 +249,29 @@ class ClusterMass(Running):
     def cumulative(self) -> np.ndarray:
         if self._cumulative is None:
             self._cumulative = np.empty((len(self.grid.values), self.weights.shape[1]))
-            _running_sum(self.weights, *self.layout, self.grid.ends, self._cumulative)
+            p = self.points
+            _running_sum(self.weights, p.rows, p.sides, p.places, self._cumulative)
         return self._cumulative
 
 
-
 @njit(cache=True, nogil=True)
-def _running_sum(weights: np.ndarray, point_rows: np.ndarray, point_sides: np.ndarray, ends: np.ndarray,
+def _running_sum(weights: np.ndarray, point_rows: np.ndarray, point_sides: np.ndarray, point_place: np.ndarray,
                  out: np.ndarray) -> None:
-    """out[d] = the signed mass at or below the d-th distinct score: points in sorted order, each
-    adding its side times its cluster's weights; ``ends[d]`` is one past the d-th score's last point."""
+    """out[d] = the signed mass at or below the d-th distinct score: points in sorted order
+    (:meth:`Grid.by_cluster`), each adding its net side times its cluster's weights, at distinct
+    score ``point_place``; a score without points repeats the sum below it."""
     acc = np.zeros(out.shape[1])
     d = 0
     for p in range(len(point_rows)):
+        while d < point_place[p]:
+            out[d, :] = acc
+            d += 1
         row, side = weights[point_rows[p]], point_sides[p]
         for r in range(len(acc)):
             acc[r] += side * row[r]
-        if p + 1 == ends[d]:
-            out[d, :] = acc
-            d += 1
+    while d < out.shape[0]:
+        out[d, :] = acc
+        d += 1
 
 
 def planted(grid: Grid, total: np.ndarray, found_base: np.ndarray, null_base: np.ndarray, turn: np.ndarray,
@@ -317,16 +352,29 @@ def blocks(total: int, size: int) -> Iterator[slice]:
 def bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, rows: np.ndarray,
               draws: Draws) -> dict[str, np.ndarray]:
     """Each statistic on every bootstrap resample of the pair (rows weighted by their prompt's count)."""
+    grid, used, points, total = _resampled(x, y, rows, draws)
+    out = {name: np.empty(draws.resamples) for name in stats}
+    for block in blocks(draws.resamples, block_size(grid, points)):
+        weights = draws.counts[used[points.clusters], block]
+        for name, values in _apply(stats, ClusterMass(grid, points, weights, total[block])).items():
+            out[name][block] = values
+    return out
+
+
+def _resampled(x: np.ndarray, y: np.ndarray, rows: np.ndarray, draws: Draws) -> tuple[Grid, np.ndarray, Points, np.ndarray]:
+    """A pair's grid, its prompts (rows of the draws), its points over them, and each resample's
+    total mass on a side (every prompt counts there, also those whose points cancel)."""
     grid = Grid(x, y)
     used = np.unique(rows)  # the pair's own prompts
     local = np.searchsorted(used, rows)
-    layout, sizes = grid.by_cluster(local, local), np.bincount(local, minlength=len(used))
-    out = {name: np.empty(draws.resamples) for name in stats}
-    for block in blocks(draws.resamples, grid.block()):
-        weights = draws.counts[used, block]
-        for name, values in _apply(stats, ClusterMass(grid, layout, weights, (sizes @ weights).astype(float))).items():
-            out[name][block] = values
-    return out
+    total = draws.weighted(used, np.bincount(local, minlength=len(used)))
+    return grid, used, grid.by_cluster(local, local), total
+
+
+def block_size(grid: Grid, points: Points, clusters: int = 0) -> int:
+    """Reweightings per block: its running sums and its weights (of the clusters with points, or of
+    ``clusters``) each within :data:`BLOCK` elements."""
+    return max(1, BLOCK // max(len(grid.values), len(points.clusters), clusters, 1))
 
 
 def swapped_copies(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -375,21 +423,18 @@ def gap_bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, 
     """Each statistic minus its mean over ``swaps`` within-prompt label swaps, on every bootstrap
     resample: the gap beyond sampling noise, with the floor recomputed on each resample. Each drawn
     copy of a prompt is swapped on its own (as a prompt drawn twice is two prompts), so a swap moves
-    a binomial count of a prompt's copies."""
-    grid = Grid(x, y)
+    a binomial count of a prompt's copies. Only the prompts with points are swapped: a swap of a
+    prompt whose two sides score the same changes nothing."""
+    grid, used, points, total = _resampled(x, y, rows, draws)
     rng = np.random.default_rng(seed)
-    used = np.unique(rows)  # only the pair's own prompts need swap draws
-    local = np.searchsorted(used, rows)
-    layout, sizes = grid.by_cluster(local, local), np.bincount(local, minlength=len(used))
     out = {name: np.empty(draws.resamples) for name in stats}
-    for block in blocks(draws.resamples, grid.block()):
-        counts = draws.counts[used, block]
-        total = (sizes @ counts).astype(float)
-        value = _apply(stats, ClusterMass(grid, layout, counts, total))
-        null = {name: np.zeros(len(total)) for name in stats}
+    for block in blocks(draws.resamples, block_size(grid, points)):
+        counts = draws.counts[used[points.clusters], block]
+        value = _apply(stats, ClusterMass(grid, points, counts, total[block]))
+        null = {name: np.zeros(len(value[name])) for name in stats}
         for _ in range(swaps):
             kept = swapped_copies(counts, rng)
-            for name, values in _apply(stats, ClusterMass(grid, layout, kept, total)).items():
+            for name, values in _apply(stats, ClusterMass(grid, points, kept, total[block])).items():
                 null[name] += values / swaps
         for name in stats:
             out[name][block] = value[name] - null[name]
@@ -399,7 +444,8 @@ def gap_bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, 
 def permutations(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, block_of_row: np.ndarray,
                  count: int, seed: int) -> dict[str, np.ndarray]:
     """Each statistic on ``count`` within-prompt label swaps: each swap flips the sides of a random
-    half of the prompts (the same draws as :func:`tasks.stats.permutation_test`)."""
+    half of the prompts (the same draws as :func:`tasks.stats.permutation_test`; only the flips of
+    the prompts with points are read)."""
     from tasks.stats import coin_flips
 
     grid = Grid(x, y)
@@ -407,9 +453,9 @@ def permutations(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, b
     k = int(block_of_row.max()) + 1
     out = {name: np.empty(count) for name in stats}
     total = np.full(1, float(len(block_of_row)))
-    layout = grid.by_cluster(block_of_row, block_of_row)
-    for block in blocks(count, grid.block()):  # the flips of each block in turn: one stream, as one draw
-        sign = 1.0 - 2.0 * coin_flips(rng, block.stop - block.start, k).T
-        for name, values in _apply(stats, ClusterMass(grid, layout, sign, total)).items():
+    points = grid.by_cluster(block_of_row, block_of_row)
+    for block in blocks(count, block_size(grid, points, k)):  # the flips of each block in turn: one stream, as one draw
+        sign = 1.0 - 2.0 * coin_flips(rng, block.stop - block.start, k)[:, points.clusters].T
+        for name, values in _apply(stats, ClusterMass(grid, points, sign, total)).items():
             out[name][block] = values
     return out

@@ -34,6 +34,21 @@ def test_a_reweighting_gives_the_value_of_the_repeated_rows_worked_by_hand() -> 
     assert _stat("weak_sentiment_parity")(swapped, threshold=0.5)[0] == pytest.approx(1 / 3)
 
 
+def test_a_prompt_whose_two_sides_score_the_same_carries_no_points_worked_by_hand() -> None:
+    # prompt 0: x = .2, .4 and y = .4, .2 (its sides hold the same scores); prompt 1: x = .7, y = .1
+    x, y, prompts = np.array([0.2, 0.4, 0.7]), np.array([0.4, 0.2, 0.1]), np.array([0, 0, 1])
+    grid = rs.Grid(x, y)  # distinct scores .1 .2 .4 .7
+    points = grid.by_cluster(prompts, prompts)
+    # prompt 0's four points cancel under any weight of the prompt: only prompt 1's two are left,
+    # and only prompt 1 needs a weight
+    assert points.clusters.tolist() == [1] and points.rows.tolist() == [0, 0]
+    assert points.sides.tolist() == [-1.0, 1.0] and points.places.tolist() == [0, 3]
+    # a resample drawing prompt 1 three times: side a minus side b at or below each score is -3
+    # (prompt 1's y) up to .4, then 0 once prompt 1's x at .7 is in
+    counts = np.array([[3]], np.uint8)
+    assert rs.ClusterMass(grid, points, counts, np.array([7.0])).cumulative[:, 0].tolist() == [-3.0, -3.0, -3.0, 0.0]
+
+
 @pytest.mark.parametrize("decimals", [None, 1])  # 1: most scores tied, summed into 11 grid points
 @pytest.mark.parametrize("name", PARITY)
 def test_every_bootstrap_resample_equals_the_metric_on_the_resampled_rows(name: str, decimals: int | None) -> None:
@@ -94,6 +109,21 @@ def test_the_detectable_gap_on_the_grid_equals_the_sorted_one(name: str, decimal
                                     cdf_statistic=spec.cdf_statistic)
     assert on_grid.share == sorted_rows.share
     assert on_grid.gap == pytest.approx(sorted_rows.gap, abs=1e-12)
+
+
+def test_the_metrics_of_a_pair_share_planted_realizations_and_get_what_each_gets_alone() -> None:
+    from tasks.detectable_gap import parity_detectable_gap, parity_detectable_gaps
+
+    rng = np.random.default_rng(8)
+    x = rng.beta(2, 5, 600).round(2)
+    y = np.where(rng.random(600) < 0.7, x, rng.beta(2, 4, 600).round(2))  # most rows' two sides tie
+    clusters = np.repeat(np.arange(300), 2)
+    stats = {name: _stat(name) for name in PARITY}
+    together = parity_detectable_gaps(stats, x, y, clusters, tests=3, seed=2, realizations=300)
+    for name in PARITY:
+        alone = parity_detectable_gap(METRICS.get(name).fn, x, y, clusters, tests=3, seed=2, realizations=300,
+                                      cdf_statistic=stats[name])
+        assert together[name] == alone and alone.gap is not None
 
 
 def test_the_draws_are_reproducible_and_shared_by_the_pairs_of_an_attribute() -> None:

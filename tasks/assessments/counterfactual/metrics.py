@@ -162,17 +162,18 @@ class _MetricContext:
         with n). The gap (value minus floor) is bootstrapped with the floor recomputed on every
         resample. ``scores``: the two sides' sentiment, when the caller looked it up already.
 
-        The pair's pieces (the resampled metrics, each metric's detectable gap) are handed to ``run``
+        The pair's pieces (the resampled metrics, the detectable gaps) are handed to ``run``
         (a thread pool's ``submit``, so pairs and pieces run side by side: :func:`parity_of_pairs`),
         and the returned function waits for them and gives the rows."""
         s1, s2 = scores or (self.sentiment_of(pair.left), self.sentiment_of(pair.right))
         names = self.of_kind("sentiment")
         vectorised = run(vectorised_parity, self, [n for n in names if self.specs[n].cdf_statistic], s1, s2, pair)
         units = answer_units(pair)  # shared by the metrics' detectable gaps
+        on_grid = [n for n in names if self.specs[n].cdf_statistic]  # one detectable-gap piece for them all
+        grid_mdg = run(parity_mdg, self, on_grid, s1, s2, pair, tests, units) if on_grid else None
         pieces = {name: (run(looped_parity, self, self.parity_fn(name), s1, s2, pair)
-                         if not self.specs[name].cdf_statistic else None,
-                         run(parity_mdg, self, self.parity_fn(name), s1, s2, pair, tests, self.parity_cdf(name),
-                             units))
+                         if name not in on_grid else None,
+                         run(parity_mdg, self, [name], s1, s2, pair, tests, units) if name not in on_grid else grid_mdg)
                   for name in names}
 
         def rows() -> list[dict]:
@@ -186,7 +187,7 @@ class _MetricContext:
                 details = {
                     "noise_floor": test.null_mean, "noise_floor_method": NOISE_FLOOR_PERMUTATION,
                     "p_method": "permutation", "gap": est.value - test.null_mean, "gap_ci": [gap.ci_low, gap.ci_high],
-                    **mdg.result(), "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
+                    **mdg.result()[name], "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
                     "prompts": distinct_count(pair.clusters),
                 }
                 details.update(self.specs[name].settings(self.cfg))  # the settings it ran with ("threshold")

@@ -38,12 +38,14 @@ def answer_units(pair: PairData) -> np.ndarray:
     return np.unique(rows, axis=0, return_inverse=True)[1].reshape(-1)
 
 
-def parity_mdg(ctx: Any, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: PairData, tests: int,
-               cdf_statistic: Callable | None, units: np.ndarray) -> dict:
-    """The parity gap this pair could detect (see :func:`tasks.detectable_gap.parity_detectable_gap`), or why not.
+def parity_mdg(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray, pair: PairData, tests: int,
+               units: np.ndarray) -> dict[str, dict]:
+    """Per metric of ``names``, the parity gap this pair could detect (see
+    :func:`tasks.detectable_gap.parity_detectable_gap`), or why not. The metrics that declare a
+    ``cdf_statistic`` share one set of planted realizations (:func:`tasks.detectable_gap.parity_detectable_gaps`).
     Rows of one prompt with the same two answers (a deterministic endpoint's samples) are one unit
     (``units``: :func:`answer_units`, computed once for the pair's metrics)."""
-    from tasks.detectable_gap import parity_detectable_gap
+    from tasks.detectable_gap import parity_detectable_gap, parity_detectable_gaps
     from tasks.stats import distinct_count
 
     from tasks.reporting.verdict import prompts_needed
@@ -52,19 +54,22 @@ def parity_mdg(ctx: Any, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: Pai
     perms = max(ctx.cfg.permutations, 200)
     prompts, needed = distinct_count(pair.clusters), prompts_needed(tests, 1 - ctx.cfg.confidence)
     if prompts < needed:  # no planted gap, however large, can reach Holm's bar: do not simulate one
-        return {"min_detectable_gap_skipped": f"{prompts} prompts: the permutation test needs at least {needed} "
-                                              f"to reach p_holm < {1 - ctx.cfg.confidence:g} over {tests} tests"}
+        return dict.fromkeys(names, {"min_detectable_gap_skipped": f"{prompts} prompts: the permutation test needs "
+                                     f"at least {needed} to reach p_holm < {1 - ctx.cfg.confidence:g} over {tests} tests"})
     if ctx.cfg.permutations and 1 / (perms + 1) >= alpha:
-        return {"min_detectable_gap_skipped": f"the permutation test's {perms} resamples cannot reach "
-                                              f"p < {alpha:.2g} (alpha over {tests} pairs); raise metrics.permutations"}
-    found = parity_detectable_gap(fn, s1, s2, pair.clusters, confidence=ctx.cfg.confidence, tests=tests,
-                                  bounds=ctx.score_bounds(), seed=ctx.cfg.seed, units=units,
-                                  cdf_statistic=cdf_statistic)
-    if found.gap is None:
-        return {"min_detectable_gap_skipped": found.why}
-    return {"min_detectable_gap": found.gap, "min_detectable_gap_method":
-            f"planted score shift found by the verdict's rule in {found.power:.0%} of simulated runs "
-            f"(alpha/{tests} for Holm over {tests} pair(s))"}
+        return dict.fromkeys(names, {"min_detectable_gap_skipped": f"the permutation test's {perms} resamples cannot "
+                                     f"reach p < {alpha:.2g} (alpha over {tests} pairs); raise metrics.permutations"})
+    settings = {"confidence": ctx.cfg.confidence, "tests": tests, "bounds": ctx.score_bounds(), "seed": ctx.cfg.seed,
+                "units": units}
+    on_grid = {name: ctx.parity_cdf(name) for name in names if ctx.parity_cdf(name) is not None}
+    found = parity_detectable_gaps(on_grid, s1, s2, pair.clusters, **settings) if on_grid else {}
+    found |= {name: parity_detectable_gap(ctx.parity_fn(name), s1, s2, pair.clusters, **settings)
+              for name in names if name not in on_grid}
+    return {name: {"min_detectable_gap_skipped": found[name].why} if found[name].gap is None else
+            {"min_detectable_gap": found[name].gap, "min_detectable_gap_method":
+             f"planted score shift found by the verdict's rule in {found[name].power:.0%} of simulated runs "
+             f"(alpha/{tests} for Holm over {tests} pair(s))"} for name in names}
+
 
 def looped_parity(ctx: Any, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: PairData) -> tuple:
     """(estimate, permutation test, gap estimate) of a parity metric that declares no
