@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
@@ -13,6 +14,9 @@ from numba import njit
 from tasks.kernels import run_chunked
 from tasks.stats import (_cluster_blocks, _rowwise, _swapped, cluster_codes, cluster_keys, cluster_means, coin_flips,
                          row_blocks)
+
+if TYPE_CHECKING:
+    from tasks.resampling import Plants
 
 
 @dataclass(frozen=True)
@@ -60,12 +64,15 @@ def parity_detectable_gap(
         return parity_detectable_gaps({"": cdf_statistic}, x, y, clusters, confidence=confidence, tests=tests,
                                       power=power, bounds=bounds, seed=seed, realizations=realizations,
                                       units=units)[""]
-    draws = _plant_draws(x, y, clusters, confidence, tests, seed, realizations, units, packed=False)
+    draws = _plant_draws(x, y, clusters, confidence, tests, seed, realizations, units)
     if isinstance(draws, DetectableGap):
         return DetectableGap(None, None, power, draws.why)
-    x, y, block, (flips, again), turn, unit, alpha = draws
+    x, y, block, plants, realizations, unit, alpha = draws
     hi = bounds[1]
-    flips, again, turn = flips[:, block], again[:, block], turn[:, unit]
+    every = slice(0, realizations)  # the same draws as on the grid, held here as arrays
+    swaps = plants.swaps(every, np.arange(int(block.max()) + 1))[:, block]
+    flips, again, turn = (swaps & 1) > 0, (swaps & 2) > 0, plants.turns(every, np.arange(int(unit.max()) + 1))[:, unit]
+    del swaps
     xs, ys = np.where(flips, y, x), np.where(flips, x, y)
 
     def fires(share: float) -> tuple[float, float]:
@@ -96,20 +103,22 @@ def parity_detectable_gaps(
     computed once, for all the metrics)."""
     from functools import cache
 
-    draws = _plant_draws(x, y, clusters, confidence, tests, seed, realizations, units, packed=True)
+    draws = _plant_draws(x, y, clusters, confidence, tests, seed, realizations, units)
     if isinstance(draws, DetectableGap):
         return dict.fromkeys(stats, DetectableGap(None, None, power, draws.why))
-    x, y, block, swaps, turn, unit, alpha = draws
-    fires = cache(_planted_on_grid(stats, x, y, swaps, turn, block, unit, bounds[1], alpha))
+    x, y, block, plants, realizations, unit, alpha = draws
+    fires = cache(_planted_on_grid(stats, x, y, plants, realizations, block, unit, bounds[1], alpha))
     return {name: _smallest_share(lambda share, name=name: fires(share)[name], power, _AT_FULL) for name in stats}
 
 
 def _plant_draws(x: np.ndarray, y: np.ndarray, clusters: Sequence[object], confidence: float, tests: int, seed: int,
-                 realizations: int | None, units: Sequence[object] | None, packed: bool) -> tuple | DetectableGap:
-    """The realizations of a planted parity gap, in the order they are drawn from ``seed``: (x, y,
-    each row's prompt, per prompt its flips and its second flips (``packed``: as the two bits of
-    one byte, :func:`_swap_bits`), per answer unit its plant on the 2^-16 grid, each row's unit,
-    alpha); or why there are none."""
+                 realizations: int | None, units: Sequence[object] | None) -> tuple | DetectableGap:
+    """The realizations of a planted parity gap: (x, y, each row's prompt, the draws from ``seed``
+    (:class:`tasks.resampling.Plants`: per realization and prompt its flip and second flip, per
+    realization and answer unit its plant), the number of realizations, each row's unit, alpha);
+    or why there are none."""
+    from tasks.resampling import Plants
+
     x, y = np.asarray(x, float), np.asarray(y, float)
     n = len(x)
     block = _cluster_blocks(clusters) if n else np.zeros(0, int)
@@ -119,52 +128,36 @@ def _plant_draws(x: np.ndarray, y: np.ndarray, clusters: Sequence[object], confi
         return DetectableGap(None, None, 0.0, "fewer than two prompts")
     if realizations is None:  # enough draws beyond the 1 - alpha quantile, within ~160 MB of floats
         realizations = int(min(max(2000, np.ceil(40 / alpha)), max(500, 2e7 // max(n, 1))))
-    rng = np.random.default_rng(seed)
-    flips = coin_flips(rng, realizations, k)  # per prompt: its rows' sides exchanged
-    again = coin_flips(rng, realizations, k)  # per prompt: exchanged again for the null
-    # packed before the plants are drawn: 36 MB less at 72,000 prompts
-    sides = _swap_bits(flips, again) if packed else (flips, again)
-    del flips, again
     unit = np.arange(n) if units is None else np.unique(cluster_keys(units)[0], return_inverse=True)[1].reshape(-1)
-    turn = rng.integers(0, QUANTA, (realizations, int(unit.max()) + 1), dtype=np.uint16)  # per unit, 2^-16 grid
-    return x, y, block, sides, turn, unit, alpha
+    return x, y, block, Plants.draw(np.random.default_rng(seed)), realizations, unit, alpha
 
 
-def _swap_bits(flips: np.ndarray, again: np.ndarray) -> np.ndarray:
-    """Two boolean (realizations, prompts) draws as one byte each: bit 0 ``flips``, bit 1 ``again``
-    (written over the two arrays' own bytes; they are not to be read after)."""
-    sides, twice = flips.view(np.uint8), again.view(np.uint8)
-    np.left_shift(twice, 1, out=twice)
-    np.bitwise_or(sides, twice, out=sides)
-    return sides
-
-
-def _planted_on_grid(stats: dict[str, Callable[..., np.ndarray]], x: np.ndarray, y: np.ndarray, swaps: np.ndarray,
-                     turn: np.ndarray, block: np.ndarray, unit: np.ndarray, hi: float,
+def _planted_on_grid(stats: dict[str, Callable[..., np.ndarray]], x: np.ndarray, y: np.ndarray, plants: Plants,
+                     realizations: int, block: np.ndarray, unit: np.ndarray, hi: float,
                      alpha: float) -> Callable[[float], dict[str, tuple[float, float]]]:
-    """The ``fires`` of :func:`parity_detectable_gap`, per statistic, for metrics with a ``cdf_statistic``: every
-    realization (its label swap, its planted share, its second swap) is a signed mass on one grid of
-    the pair's scores and the top of the range (:mod:`tasks.resampling`), so a step of the bisection
-    sorts nothing. Realizations are rows of the draws, per prompt (``swaps``, bit 0 flips and bit 1
-    again, :func:`_swap_bits`: row i's prompt is ``block[i]``) and per answer unit (``turn``, 16-bit: row i's unit is ``unit[i]``), never
-    expanded to one cell per data row and realization (at 77,000 rows and 500 realizations that
-    was ~400 MB per metric). Row i puts x_i on side a and y_i on side b, or the reverse where its
-    prompt is flipped; ``again`` exchanges its sides for the null; ``turn`` plants its side-b answer
-    when below the share. The running mass with nothing planted is computed once per realization;
-    a step adds, for each planted answer, +1 (times the null's sign) from where side b's answer sat
-    up to the top of the range (:func:`tasks.resampling.planted`)."""
+    """The ``fires`` of :func:`parity_detectable_gap`, per statistic, for metrics with a
+    ``cdf_statistic``: every realization (its label swap, its planted share, its second swap) is a
+    signed mass on one grid of the pair's scores and the top of the range (:mod:`tasks.resampling`),
+    so a step of the bisection sorts nothing. The draws are computed where read, per realization
+    and prompt or answer unit (``plants``; row i's prompt is ``block[i]``, its unit ``unit[i]``):
+    no array of them is held, nor anything of (rows x realizations) beyond a block's one-byte
+    weights. Row i puts x_i on side a and y_i on side b, or the reverse where its prompt is flipped;
+    the second flip exchanges its sides for the null; its unit's plant moves its side-b answer when
+    below the share. The running mass with nothing planted is computed once per realization; a step
+    adds, for each planted answer, +1 (times the null's sign) from where side b's answer sat up to
+    the top of the range (:func:`tasks.resampling.planted`)."""
     from tasks.resampling import ClusterMass, Grid, block_size, blocks, planted
 
     grid = Grid(x, y, extra=[hi])
     n = len(x)
     total = np.full(1, float(n))
     points = grid.by_cluster(np.arange(n), np.arange(n))  # each row its own weight: its x at +, its y at -
-    parts = list(blocks(swaps.shape[0], block_size(grid, points, len(points.rows))))  # a few bytes per point
+    parts = list(blocks(realizations, block_size(grid, points, len(points.rows))))  # a few bytes per point
     prompt = block[points.clusters]  # the prompt of each row with points (a row whose x and y tie has none)
     one, minus = np.int8(1), np.int8(-1)  # small integer weights: exact, and 1 byte per (row, realization)
     base = []
     for b in parts:
-        local = swaps[b].T[prompt]
+        local = plants.swaps(b, prompt).T
         side_a = np.where(local & 1, minus, one)  # the signed mass at x_i (at y_i: its negative)
         sign = np.where(local & 2, minus, one)
         del local
@@ -174,7 +167,7 @@ def _planted_on_grid(stats: dict[str, Callable[..., np.ndarray]], x: np.ndarray,
     def fires(share: float) -> dict[str, tuple[float, float]]:
         found, null = {name: [] for name in stats}, {name: [] for name in stats}
         for (unplanted, swapped), b in zip(base, parts, strict=True):
-            got, under_null = planted(grid, total, unplanted, swapped, turn[b], share * QUANTA, swaps[b], block, unit)
+            got, under_null = planted(grid, total, unplanted, swapped, plants, b, share * QUANTA, block, unit)
             for name, stat in stats.items():
                 found[name].append(stat(got))
                 null[name].append(stat(under_null))

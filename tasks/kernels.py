@@ -22,6 +22,22 @@ def mix64(z: np.uint64) -> np.uint64:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def cell_word(key: np.uint64, row: int, col: int) -> np.uint64:
+    """The random word of cell (row, col) of a virtual matrix seeded by ``key``: splitmix64's word at
+    position row * 2^32 + col + 1 of its stream from ``key`` (columns below 2^32), so any cell is
+    computed where it is read and no matrix is held."""
+    return mix64(key + (np.uint64(row) * np.uint64(1 << 32) + np.uint64(col) + np.uint64(1)) * GOLDEN)
+
+
+@njit(cache=True, nogil=True)
+def cell_words(key: np.uint64, first_row: int, cols: np.ndarray, shift: int, out: np.ndarray) -> None:
+    """out[r, j] = the top bits of cell (first_row + r, cols[j])'s word (``cell_word`` >> ``shift``)."""
+    for r in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[r, j] = cell_word(key, first_row + r, cols[j]) >> np.uint64(shift)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def popcount64(x: np.uint64) -> int:
     """The number of set bits of a 64-bit word (the SWAR sum of bit counts in parallel fields)."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))

@@ -150,25 +150,27 @@ def test_the_draws_are_one_byte_counts_of_each_prompt_in_each_resample() -> None
 
 
 def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
-    """The planted running sums (one compiled pass for both blocks, from draws per prompt and per
-    answer unit) equal the running sums of the data with the chosen side-b answers (x_i where a row's
-    prompt is flipped, else y_i) moved to the top of the range, built point by point from the draws
-    spread to every row: +1 each in the first block, the null's sign in the second."""
+    """The planted running sums (one compiled pass for both blocks, each draw computed where read
+    from the plants' keys, per prompt and per answer unit) equal the running sums of the data with
+    the chosen side-b answers (x_i where a row's prompt is flipped, else y_i) moved to the top of the
+    range, built point by point from the draws held as arrays and spread to every row: +1 each in
+    the first block, the null's sign in the second. The block starts at realization 3, as a later
+    block of realizations does."""
     rng = np.random.default_rng(6)
     n, m, prompts, units = 50, 8, 12, 30
     x, y = rng.random(n).round(1), rng.random(n)  # ties: several answers on one grid point
     block, unit = rng.integers(0, prompts, n), rng.integers(0, units, n)
     grid = rs.Grid(x, y, extra=[1.0])
-    flips, again = rng.random((m, prompts)) < 0.5, rng.random((m, prompts)) < 0.5
-    turn = rng.integers(0, 100, (m, units)).astype(np.uint16)
+    plants, realizations = rs.Plants.draw(np.random.default_rng(7)), slice(3, 3 + m)
+    swaps, turn = plants.swaps(realizations, np.arange(prompts)), plants.turns(realizations, np.arange(units))
+    flips, again = (swaps & 1) > 0, (swaps & 2) > 0
     stay, sign, turned = ~flips.T[block], np.where(again.T[block], -1, 1), turn.T[unit]  # (rows, reweightings)
     side = np.where(stay, 1.0, -1.0)
     total = np.full(1, float(n))
     found_base = rs.SignedMass(grid, side, -side, total).cumulative.astype(np.float32)
     null_base = rs.SignedMass(grid, sign * side, -sign * side, total).cumulative.astype(np.float32)
-    for threshold in (0, 30, 100):
-        swaps = flips.astype(np.uint8) | (again.astype(np.uint8) << 1)  # bit 0 flips, bit 1 again
-        got = rs.planted(grid, total, found_base, null_base, turn, threshold, swaps, block, unit)
+    for threshold in (0, 2**15, 2**16):
+        got = rs.planted(grid, total, found_base, null_base, plants, realizations, threshold, block, unit)
         for w, mass in zip((np.ones((n, m)), sign.astype(float)), got, strict=True):
             moved = np.where(turned < threshold, w, 0.0)
             dense = rs.SignedMass(grid, w * side + np.where(~stay, moved, 0), -w * side + np.where(stay, moved, 0),
@@ -177,6 +179,20 @@ def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
             for t in (-1.0, 0.2, 0.5, 1.0, 2.0):
                 j = int(np.searchsorted(grid.values, t, side="right")) - 1
                 np.testing.assert_array_equal(mass.at_or_below(t), dense[j] if j >= 0 else np.zeros(m))
+
+
+def test_the_plants_are_fair_coins_and_uniform_draws_independent_of_each_other() -> None:
+    plants = rs.Plants.draw(np.random.default_rng(3))
+    swaps = plants.swaps(slice(0, 400), np.arange(500))
+    turns = plants.turns(slice(0, 400), np.arange(500)).astype(float) / 2**16
+    flips, again = ((swaps & 1) > 0).astype(float), ((swaps & 2) > 0).astype(float)
+    assert abs(flips.mean() - 0.5) < 0.005 and abs(again.mean() - 0.5) < 0.005  # 200,000 coins: s.e. 0.0011
+    assert abs(turns.mean() - 0.5) < 0.003 and abs(turns.var() - 1 / 12) < 0.002
+    for a, b in ((flips, again), (flips, turns), (flips[:, :-1], flips[:, 1:]), (turns[:-1], turns[1:])):
+        assert abs(np.corrcoef(a.ravel(), b.ravel())[0, 1]) < 0.01
+    # a later block of realizations reads the same cells as the whole draw
+    np.testing.assert_array_equal(plants.swaps(slice(100, 140), np.arange(500)), swaps[100:140])
+    assert not (rs.Plants.draw(np.random.default_rng(4)).swaps(slice(0, 400), np.arange(500)) == swaps).all()
 
 
 def test_a_similarity_interval_from_the_shared_draws_is_the_mean_of_the_repeated_rows() -> None:
