@@ -24,7 +24,7 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.common import begin_run, close_run, recorded_run, run_result
+from flows.common import begin_run, close_run, closing_columns, recorded_run, run_result
 from tasks import validation
 from tasks.config import CounterfactualRunConfig
 from tasks.inputs.controls import CONTROL
@@ -83,7 +83,7 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
 
         with rec.stage("metrics"):
             inputs = metric_inputs(responses, scores)  # each attribute's answers, numbered, and their scores
-            responses, scores = responses.drop(columns=["text"]), None  # the texts live on in the inputs alone
+            responses, scores = closing_columns(responses), None  # the texts live on in the inputs alone
             metrics = counterfactual_metrics(inputs, config.counterfactual, config.metrics, lex_fp,
                                              config.execution)  # neutralisation reads the lexicons
             rec.save_metrics(metrics, config.validation.enabled)

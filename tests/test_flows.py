@@ -50,17 +50,22 @@ def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, 
                                                 monkeypatch) -> None:  # noqa: ANN001
     import flows.counterfactual as module
     from flows.counterfactual import counterfactual_assessment
+    from flows.common import CLOSE_READS
     from flows.stage_tasks import STORED_ONLY
 
     carried = []
     scored = module.score_stage
     monkeypatch.setattr(module, "score_stage", lambda rec, config, responses, code: (
         carried.append(list(responses.columns)), scored(rec, config, responses, code))[1])
+    held, closed = [], module.close_run  # the answers held through the metric stage, up to the run's close
+    monkeypatch.setattr(module, "close_run", lambda store, run_id, config, summary, metrics, responses: (
+        held.append(list(responses.columns)), closed(store, run_id, config, summary, metrics, responses))[1])
     openai_server.reply = lambda body: f"Sure. {body['messages'][-1]['content']} Great question."
     cfg = parse_config(_config(tmp_path, openai_server.base_url, price_input_per_1k=1.0, price_output_per_1k=2.0))
     result = counterfactual_assessment(cfg)
     db = tmp_path / "e.duckdb"
     run_id = result["run_id"]
+    assert held and set(held[0]) <= set(CLOSE_READS) and {"ok", "latency_s", "grp"} <= set(held[0])
     # the cache keys are stored with every answer and not carried into the stages after the LLM's
     assert _count(db, "SELECT count(*) FROM responses WHERE run_id = ? AND cache_key IS NULL", [run_id]) == 0
     assert carried and "text" in carried[0] and not set(STORED_ONLY) & set(carried[0])
