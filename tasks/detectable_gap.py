@@ -132,6 +132,27 @@ def _plant_draws(x: np.ndarray, y: np.ndarray, clusters: Sequence[object], confi
     return x, y, block, Plants.draw(np.random.default_rng(seed)), realizations, unit, alpha
 
 
+PLANT_STEPS = 8192
+"""The most distinct scores a planted parity gap is simulated on (:func:`_on_plant_grid`)."""
+
+
+def _on_plant_grid(x: np.ndarray, y: np.ndarray, hi: float) -> tuple[np.ndarray, np.ndarray]:
+    """The scores as the planted realizations read them: as they are when they take at most
+    :data:`PLANT_STEPS` distinct values (VADER's, rounded to four decimals, take at most 20,001 over
+    [-1, 1] and a run's far fewer), else rounded to :data:`PLANT_STEPS` equal steps between their
+    lowest and the top of the range. Each realization holds a running sum per distinct score, so a
+    scorer whose scores never tie (a classifier's probability) made a 100,000-row pair hold
+    ~800 MB of them; rounded, the realizations' statistics move by at most half a step (1/16,384
+    of the range), well inside the bisection's resolution on the planted share."""
+    if len(np.unique(np.concatenate([x, y]))) <= PLANT_STEPS:
+        return x, y
+    lo = min(float(x.min()), float(y.min()), hi)
+    step = (hi - lo) / PLANT_STEPS
+    if step <= 0:
+        return x, y
+    return lo + np.round((x - lo) / step) * step, lo + np.round((y - lo) / step) * step
+
+
 def _planted_on_grid(stats: dict[str, Callable[..., np.ndarray]], x: np.ndarray, y: np.ndarray, plants: Plants,
                      realizations: int, block: np.ndarray, unit: np.ndarray, hi: float,
                      alpha: float) -> Callable[[float], dict[str, tuple[float, float]]]:
@@ -148,6 +169,7 @@ def _planted_on_grid(stats: dict[str, Callable[..., np.ndarray]], x: np.ndarray,
     the top of the range (:func:`tasks.resampling.planted`)."""
     from tasks.resampling import ClusterMass, Grid, block_size, blocks, planted
 
+    x, y = _on_plant_grid(x, y, hi)
     grid = Grid(x, y, extra=[hi])
     n = len(x)
     total = np.full(1, float(n))
