@@ -16,7 +16,7 @@ from tasks.stats import (_cluster_blocks, _rowwise, _swapped, cluster_codes, clu
                          row_blocks)
 
 if TYPE_CHECKING:
-    from tasks.resampling import Plants
+    from tasks.planted import Plants
 
 
 @dataclass(frozen=True)
@@ -114,10 +114,10 @@ def parity_detectable_gaps(
 def _plant_draws(x: np.ndarray, y: np.ndarray, clusters: Sequence[object], confidence: float, tests: int, seed: int,
                  realizations: int | None, units: Sequence[object] | None) -> tuple | DetectableGap:
     """The realizations of a planted parity gap: (x, y, each row's prompt, the draws from ``seed``
-    (:class:`tasks.resampling.Plants`: per realization and prompt its flip and second flip, per
+    (:class:`tasks.planted.Plants`: per realization and prompt its flip and second flip, per
     realization and answer unit its plant), the number of realizations, each row's unit, alpha);
     or why there are none."""
-    from tasks.resampling import Plants
+    from tasks.planted import Plants
 
     x, y = np.asarray(x, float), np.asarray(y, float)
     n = len(x)
@@ -166,8 +166,9 @@ def _planted_on_grid(stats: dict[str, Callable[..., np.ndarray]], x: np.ndarray,
     the second flip exchanges its sides for the null; its unit's plant moves its side-b answer when
     below the share. The running mass with nothing planted is computed once per realization; a step
     adds, for each planted answer, +1 (times the null's sign) from where side b's answer sat up to
-    the top of the range (:func:`tasks.resampling.planted`)."""
-    from tasks.resampling import ClusterMass, Grid, block_size, blocks, planted
+    the top of the range (:func:`tasks.planted.planted`)."""
+    from tasks.planted import planted
+    from tasks.resampling import ClusterMass, Grid, block_size, blocks
 
     x, y = _on_plant_grid(x, y, hi)
     grid = Grid(x, y, extra=[hi])

@@ -120,7 +120,7 @@ def test_a_planted_parity_gap_holds_no_array_of_its_draws() -> None:
     """With one row per prompt (a pair of the race attribute: 72,000 prompts) the draws of the
     realizations, held as arrays, were a byte per prompt (its two flips) and 16 bits per answer (its
     plant) per realization: 57 MB at 40,000 prompts and 500 realizations, 73 MB traced in all. They
-    are computed where read (:class:`tasks.resampling.Plants`): 17 MB traced, the blocks' weights."""
+    are computed where read (:class:`tasks.planted.Plants`): 17 MB traced, the blocks' weights."""
     prompts, realizations = 40_000, 500
     peak = _traced_planted_parity_gap(prompts, prompts, realizations)
     draws = realizations * (prompts + 2 * prompts)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tasks import planted as pl
 from tasks import resampling as rs
 from tasks.metrics import METRICS
 from tasks.stats import _cluster_index, permutation_test
@@ -161,7 +162,7 @@ def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
     x, y = rng.random(n).round(1), rng.random(n)  # ties: several answers on one grid point
     block, unit = rng.integers(0, prompts, n), rng.integers(0, units, n)
     grid = rs.Grid(x, y, extra=[1.0])
-    plants, realizations = rs.Plants.draw(np.random.default_rng(7)), slice(3, 3 + m)
+    plants, realizations = pl.Plants.draw(np.random.default_rng(7)), slice(3, 3 + m)
     swaps, turn = plants.swaps(realizations, np.arange(prompts)), plants.turns(realizations, np.arange(units))
     flips, again = (swaps & 1) > 0, (swaps & 2) > 0
     stay, sign, turned = ~flips.T[block], np.where(again.T[block], -1, 1), turn.T[unit]  # (rows, reweightings)
@@ -170,7 +171,7 @@ def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
     found_base = rs.SignedMass(grid, side, -side, total).cumulative.astype(np.float32)
     null_base = rs.SignedMass(grid, sign * side, -sign * side, total).cumulative.astype(np.float32)
     for threshold in (0, 2**15, 2**16):
-        got = rs.planted(grid, total, found_base, null_base, plants, realizations, threshold, block, unit)
+        got = pl.planted(grid, total, found_base, null_base, plants, realizations, threshold, block, unit)
         for w, mass in zip((np.ones((n, m)), sign.astype(float)), got, strict=True):
             moved = np.where(turned < threshold, w, 0.0)
             dense = rs.SignedMass(grid, w * side + np.where(~stay, moved, 0), -w * side + np.where(stay, moved, 0),
@@ -182,7 +183,7 @@ def test_answers_moved_to_the_top_equal_the_moved_data_worked_densely() -> None:
 
 
 def test_the_plants_are_fair_coins_and_uniform_draws_independent_of_each_other() -> None:
-    plants = rs.Plants.draw(np.random.default_rng(3))
+    plants = pl.Plants.draw(np.random.default_rng(3))
     swaps = plants.swaps(slice(0, 400), np.arange(500))
     turns = plants.turns(slice(0, 400), np.arange(500)).astype(float) / 2**16
     flips, again = ((swaps & 1) > 0).astype(float), ((swaps & 2) > 0).astype(float)
@@ -192,7 +193,7 @@ def test_the_plants_are_fair_coins_and_uniform_draws_independent_of_each_other()
         assert abs(np.corrcoef(a.ravel(), b.ravel())[0, 1]) < 0.01
     # a later block of realizations reads the same cells as the whole draw
     np.testing.assert_array_equal(plants.swaps(slice(100, 140), np.arange(500)), swaps[100:140])
-    assert not (rs.Plants.draw(np.random.default_rng(4)).swaps(slice(0, 400), np.arange(500)) == swaps).all()
+    assert not (pl.Plants.draw(np.random.default_rng(4)).swaps(slice(0, 400), np.arange(500)) == swaps).all()
 
 
 def test_a_similarity_interval_from_the_shared_draws_is_the_mean_of_the_repeated_rows() -> None:
