@@ -105,31 +105,31 @@ def _paired_answers(store: Any, run_id: str, paired: pd.DataFrame, n: int) -> li
             task = str(attribute).rsplit(" | ", 1)[1]
             variants = sorted(v for v, t in tasks.items() if t == task)
         found = store.query(_EXAMPLES_SQL.format(only=_ONLY_VARIANTS if variants is not None else ""),
-                            [scorer, run_id, base, a, b, *([variants] if variants is not None else []),
-                             b, a, a, b, a, b, run_id, n])
+                            {"scorer": scorer, "run_id": run_id, "attribute": base, "a": a, "b": b, "n": n,
+                             **({"variants": variants} if variants is not None else {})})
         out.append(Evidence(str(attribute), (a, b), why, _examples(found, a, b, profiles), scorer))
     return out
 
 
-_ONLY_VARIANTS = "AND list_contains(?, r.variant_id)"
+_ONLY_VARIANTS = "AND list_contains($variants, r.variant_id)"
 _EXAMPLES_SQL = """
 WITH answers AS (  -- each answer of the two groups with its score (a text is scored once per run and scorer)
     SELECT r.prompt_id, r.grp, r.sample_idx, r.variant_id, r.text, s.value AS score
-    FROM responses r LEFT JOIN scores s ON s.run_id = r.run_id AND s.scorer = ?
+    FROM responses r LEFT JOIN scores s ON s.run_id = r.run_id AND s.scorer = $scorer
                                         AND s.text_hash = left(sha256(r.text), 20)  -- tasks.inputs.prompts.text_hash
-    WHERE r.run_id = ? AND r.ok AND coalesce(r.role, 'variant') = 'variant' AND r.attribute = ?
-      AND r.grp IN (?, ?) {only}
+    WHERE r.run_id = $run_id AND r.ok AND coalesce(r.role, 'variant') = 'variant' AND r.attribute = $attribute
+      AND r.grp IN ($a, $b) {only}
 ), groups AS (  -- per prompt and group: the mean score and the first answer (by sample, then variant)
     SELECT prompt_id, grp, avg(score) AS mean, count(score) AS scores,
            min({{'sample': sample_idx, 'variant': variant_id, 'text': text, 'score': score}}) AS first
     FROM answers GROUP BY prompt_id, grp
 ), prompts AS (  -- per prompt answered by both: mean score difference, and whether the first answers match
-    SELECT prompt_id, any_value(mean) FILTER (WHERE grp = ?) - any_value(mean) FILTER (WHERE grp = ?) AS diff,
-           any_value(first.text) FILTER (WHERE grp = ?) IS NOT DISTINCT FROM
-           any_value(first.text) FILTER (WHERE grp = ?) AS same_text
+    SELECT prompt_id, any_value(mean) FILTER (WHERE grp = $b) - any_value(mean) FILTER (WHERE grp = $a) AS diff,
+           any_value(first.text) FILTER (WHERE grp = $a) IS NOT DISTINCT FROM
+           any_value(first.text) FILTER (WHERE grp = $b) AS same_text
     FROM groups GROUP BY prompt_id HAVING count(*) = 2
 ), by_score AS (  -- scores stored for both groups: rank by the score gap, else by differing text
-    SELECT sum(scores) FILTER (WHERE grp = ?) > 0 AND sum(scores) FILTER (WHERE grp = ?) > 0 AS yes FROM groups
+    SELECT sum(scores) FILTER (WHERE grp = $a) > 0 AND sum(scores) FILTER (WHERE grp = $b) > 0 AS yes FROM groups
 ), ranked AS (
     SELECT p.prompt_id, CASE WHEN b.yes THEN p.diff END AS diff,
            row_number() OVER (ORDER BY CASE WHEN b.yes THEN -abs(coalesce(p.diff, 0)) ELSE p.same_text::DOUBLE END,
@@ -138,8 +138,8 @@ WITH answers AS (  -- each answer of the two groups with its score (a text is sc
 )
 SELECT k.place, k.prompt_id, k.diff, g.grp, g.first.text AS text, g.first.score AS score,
        g.first.variant AS variant_id, v.text AS sent
-FROM ranked k JOIN groups g USING (prompt_id) LEFT JOIN variants v ON v.run_id = ? AND v.variant_id = g.first.variant
-WHERE k.place <= ? ORDER BY k.place, g.grp
+FROM ranked k JOIN groups g USING (prompt_id) LEFT JOIN variants v ON v.run_id = $run_id AND v.variant_id = g.first.variant
+WHERE k.place <= $n ORDER BY k.place, g.grp
 """
 """The examples of one pair ``(a, b)`` in one attribute, ranked in DuckDB, so only the chosen prompts'
 first answers leave the store (at 100,000 prompts, reading every answer into memory took 1.3 GB)."""

@@ -15,7 +15,7 @@ import random
 import re
 import socket
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -222,9 +222,11 @@ class Store:
             ).df()
         return {row["cache_key"]: row for row in frame.to_dict("records")}
 
-    def query(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
+    def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> pd.DataFrame:
+        """The rows of ``sql`` with its parameters: positional (``?``) as a sequence, named (``$name``)
+        as a mapping."""
         with self.connect(read_only=True) as con:
-            return con.execute(sql, list(params or [])).df()
+            return con.execute(sql, dict(params) if isinstance(params, Mapping) else list(params or [])).df()
 
     def run_config(self, run_id: str) -> dict[str, Any]:
         """The stored config of a run as a dict ({} when the run or its config is missing)."""
