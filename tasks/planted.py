@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from tasks.kernels import cell_word
+from tasks.kernels import cell_word, cell_words
 from tasks.resampling import Grid, Running
 
 
@@ -40,8 +40,6 @@ class Plants:
 
     @staticmethod
     def _cells(key: np.uint64, rows: slice, cols: np.ndarray, shift: int, dtype: type) -> np.ndarray:
-        from tasks.kernels import cell_words
-
         out = np.empty((rows.stop - rows.start, len(cols)), dtype)
         cell_words(key, rows.start, np.asarray(cols, np.int64), shift, out)
         return out

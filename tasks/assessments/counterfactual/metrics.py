@@ -167,13 +167,13 @@ class _MetricContext:
         and the returned function waits for them and gives the rows."""
         s1, s2 = scores or (self.sentiment_of(pair.left), self.sentiment_of(pair.right))
         names = self.of_kind("sentiment")
-        vectorised = run(vectorised_parity, self, [n for n in names if self.specs[n].cdf_statistic], s1, s2, pair)
+        on_grid = [n for n in names if self.specs[n].cdf_statistic]  # one resampled piece, one detectable-gap piece
+        vectorised = run(vectorised_parity, self, on_grid, s1, s2, pair)
         units = answer_units(pair)  # shared by the metrics' detectable gaps
-        on_grid = [n for n in names if self.specs[n].cdf_statistic]  # one detectable-gap piece for them all
         grid_mdg = run(parity_mdg, self, on_grid, s1, s2, pair, tests, units) if on_grid else None
-        pieces = {name: (run(looped_parity, self, self.parity_fn(name), s1, s2, pair)
-                         if name not in on_grid else None,
-                         run(parity_mdg, self, [name], s1, s2, pair, tests, units) if name not in on_grid else grid_mdg)
+        pieces = {name: (None, grid_mdg) if name in on_grid else
+                  (run(looped_parity, self, self.parity_fn(name), s1, s2, pair),
+                   run(parity_mdg, self, [name], s1, s2, pair, tests, units))
                   for name in names}
 
         def rows() -> list[dict]:

@@ -61,7 +61,7 @@ def parity_mdg(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray, pair:
                                      f"reach p < {alpha:.2g} (alpha over {tests} pairs); raise metrics.permutations"})
     settings = {"confidence": ctx.cfg.confidence, "tests": tests, "bounds": ctx.score_bounds(), "seed": ctx.cfg.seed,
                 "units": units}
-    on_grid = {name: ctx.parity_cdf(name) for name in names if ctx.parity_cdf(name) is not None}
+    on_grid = {name: cdf for name in names if (cdf := ctx.parity_cdf(name)) is not None}
     found = parity_detectable_gaps(on_grid, s1, s2, pair.clusters, **settings) if on_grid else {}
     found |= {name: parity_detectable_gap(ctx.parity_fn(name), s1, s2, pair.clusters, **settings)
               for name in names if name not in on_grid}
