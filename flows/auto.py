@@ -12,10 +12,10 @@
    **stereotype and toxicity metrics** on the original prompts' answers, through the same stage
    functions as the dedicated flows;
 5. with an ``identity`` section, the prompts that name no group get identities through names
-   (:mod:`flows.identity`: a census name per gender x race cell in the system message, a
+   (:mod:`equilens.flows.identity`: a census name per gender x race cell in the system message, a
    same-cell name as the floor) in the same LLM stage, and their comparison is judged like an
    attribute (no pairwise judge here: ``assessment: identity`` has one);
-6. **one report** with one verdict per attribute and per family (``tasks.reporting.verdict``).
+6. **one report** with one verdict per attribute and per family (``equilens.tasks.reporting.verdict``).
 
 Run it with ``equilens run configs/auto.yaml``.
 """
@@ -28,22 +28,22 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger
 
-from flows.common import begin_run, close_run, recorded_run, response_counts, run_result
-from flows.execution import run_heavy
-from flows.stereotype import score_classifiers_task, stereotype_metrics_task
-from tasks import validation
-from tasks.assessments import identity as identity_stages
-from tasks.assessments import stereotype as stereotype_stage
-from tasks.config import AutoRunConfig
-from tasks.inputs.controls import VARIANT
-from tasks.inputs.expansion import drop_invalid_sets
-from tasks.storage.fingerprint import (
+from equilens.flows.common import begin_run, close_run, recorded_run, response_counts, run_result
+from equilens.flows.execution import run_heavy
+from equilens.flows.stereotype import score_classifiers_task, stereotype_metrics_task
+from equilens.tasks import validation
+from equilens.tasks.assessments import identity as identity_stages
+from equilens.tasks.assessments import stereotype as stereotype_stage
+from equilens.tasks.config import AutoRunConfig
+from equilens.tasks.inputs.controls import VARIANT
+from equilens.tasks.inputs.expansion import drop_invalid_sets
+from equilens.tasks.storage.fingerprint import (
     code_fingerprint,
     lexicon_fingerprint,
     path_fingerprint,
     stereotype_data_fingerprint,
 )
-from flows.stage_tasks import (
+from equilens.flows.stage_tasks import (
     answer_variants,
     check_ftu_task,
     counterfactual_metrics,
@@ -69,7 +69,7 @@ def identity_variants(rec: Any, unnamed: pd.DataFrame, variants: pd.DataFrame, c
 
 def family_verdicts(metrics: pd.DataFrame, ftu: Any, config: AutoRunConfig) -> list[str]:
     """FTU first, then one sentence per counterfactual attribute and per family."""
-    from tasks.reporting.verdict import verdict_lines
+    from equilens.tasks.reporting.verdict import verdict_lines
 
     counts = ", ".join(f"{k} in {v}" for k, v in ftu.counts.items()) or "none"
     head = (f"fairness through unawareness: {'holds' if ftu.holds else 'does not hold'} "
@@ -173,7 +173,7 @@ def plan_requests(config: AutoRunConfig, prompts: Any) -> Any:  # noqa: ANN401 -
     """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: the original
     prompts (unless their answers are brought), the counterfactual variants, and identity variants
     for prompts that name no group; a text asked twice is one call."""
-    from tasks.assessments.counterfactual import check_ftu_stage, expand_stage
+    from equilens.tasks.assessments.counterfactual import check_ftu_stage, expand_stage
 
     variants = expand_stage(prompts, config.counterfactual)
     parts = [variants[variants["valid"]], prompts.iloc[:0] if config.stereotype.responses_path else prompts]
@@ -186,6 +186,6 @@ def plan_requests(config: AutoRunConfig, prompts: Any) -> Any:  # noqa: ANN401 -
 
 
 if __name__ == "__main__":  # python flows/auto.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from flows.launch import run_flow_script
+    from equilens.flows.launch import run_flow_script
 
     sys.exit(run_flow_script(auto_assessment, "auto"))

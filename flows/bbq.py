@@ -27,13 +27,13 @@ import numpy as np
 import pandas as pd
 from prefect import flow, task
 
-from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
-from tasks import validation
-from tasks.assessments import bbq as stage
-from tasks.config import BBQConfig, BBQRunConfig, LLMConfig
-from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
-from tasks.scoring.parsing import LETTERS
-from flows.stage_tasks import CACHED, answer_variants
+from equilens.flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
+from equilens.tasks import validation
+from equilens.tasks.assessments import bbq as stage
+from equilens.tasks.config import BBQConfig, BBQRunConfig, LLMConfig
+from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint
+from equilens.tasks.scoring.parsing import LETTERS
+from equilens.flows.stage_tasks import CACHED, answer_variants
 
 
 
@@ -119,6 +119,6 @@ def plan_requests(config: BBQRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - 
 
 
 if __name__ == "__main__":  # python flows/bbq.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from flows.launch import run_flow_script
+    from equilens.flows.launch import run_flow_script
 
     sys.exit(run_flow_script(bbq_assessment, "bbq"))

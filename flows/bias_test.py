@@ -30,27 +30,27 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger, task
 
-from flows.common import begin_run, close_run, recorded_run, run_result
-from tasks.assessments import bias_test as stage
-from tasks import validation
-from tasks.assessments.bias_test.generation import export_csv, import_csv
-from tasks.inputs.bias_specs import load_bias_specs
-from tasks.assessments.bias_test.stereotype_score import export_json
-from tasks.assessments.bias_test.templates import build_pairs
-from tasks.config import BiasTestRunConfig
-from tasks.llm.base import LLMRequest, cache_key
-from tasks.llm.runner import run_requests
-from tasks.metrics import wanted_metrics
-from tasks.metrics.base import with_inputs
-from tasks.metrics.embedding import TERM_SETS
-from tasks.metrics.probability import (CROWS_PAIRS, GENERATED_PAIRS, MASKED_AUL, NEEDS_MASKED_LM,
+from equilens.flows.common import begin_run, close_run, recorded_run, run_result
+from equilens.tasks.assessments import bias_test as stage
+from equilens.tasks import validation
+from equilens.tasks.assessments.bias_test.generation import export_csv, import_csv
+from equilens.tasks.inputs.bias_specs import load_bias_specs
+from equilens.tasks.assessments.bias_test.stereotype_score import export_json
+from equilens.tasks.assessments.bias_test.templates import build_pairs
+from equilens.tasks.config import BiasTestRunConfig
+from equilens.tasks.llm.base import LLMRequest, cache_key
+from equilens.tasks.llm.runner import run_requests
+from equilens.tasks.metrics import wanted_metrics
+from equilens.tasks.metrics.base import with_inputs
+from equilens.tasks.metrics.embedding import TERM_SETS
+from equilens.tasks.metrics.probability import (CROWS_PAIRS, GENERATED_PAIRS, MASKED_AUL, NEEDS_MASKED_LM,
                                        NEEDS_TESTED_MODEL)
-from tasks.storage.store import Store
+from equilens.tasks.storage.store import Store
 
 
 @task(name="generate-test-sentences")
 def generate_task(prompts: list[str], config: BiasTestRunConfig) -> list[str | None]:
-    from tasks.reporting.progress import ProgressReporter
+    from equilens.tasks.reporting.progress import ProgressReporter
 
     reqs = [LLMRequest(p, 0, cache_key(config.llm, p, 0)) for p in prompts]
     with ProgressReporter("Generating test sentences", unit="call") as progress:
@@ -61,7 +61,7 @@ def generate_task(prompts: list[str], config: BiasTestRunConfig) -> list[str | N
 
 @task(name="load-tested-model")
 def scorer_task(config: BiasTestRunConfig) -> Any:
-    from tasks.scoring.likelihood import LanguageModelScorer
+    from equilens.tasks.scoring.likelihood import LanguageModelScorer
 
     bt = config.bias_test
     return LanguageModelScorer(bt.tested_model, kind=bt.tested_model_kind, batch_size=bt.batch_size)
@@ -143,6 +143,6 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
 
 
 if __name__ == "__main__":  # python flows/bias_test.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from flows.launch import run_flow_script
+    from equilens.flows.launch import run_flow_script
 
     sys.exit(run_flow_script(bias_test, "bias_test"))

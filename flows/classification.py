@@ -21,12 +21,12 @@ from typing import Any
 import pandas as pd
 from prefect import flow, task
 
-from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
-from tasks import validation
-from tasks.assessments import classification as stage
-from tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig
-from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
-from flows.stage_tasks import CACHED, answer_variants
+from equilens.flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
+from equilens.tasks import validation
+from equilens.tasks.assessments import classification as stage
+from equilens.tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig
+from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint
+from equilens.flows.stage_tasks import CACHED, answer_variants
 
 
 
@@ -80,6 +80,6 @@ def classification_assessment(config: ClassificationRunConfig) -> dict[str, Any]
 
 
 if __name__ == "__main__":  # python flows/classification.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from flows.launch import run_flow_script
+    from equilens.flows.launch import run_flow_script
 
     sys.exit(run_flow_script(classification_assessment, "classification"))

@@ -13,10 +13,10 @@ from typing import Any
 
 import pandas as pd
 
-from tasks.config import LLMConfig, RunConfig
-from tasks.errors import EquilensError
-from tasks.storage.fingerprint import versions
-from tasks.storage.store import Store
+from equilens.tasks.config import LLMConfig, RunConfig
+from equilens.tasks.errors import EquilensError
+from equilens.tasks.storage.fingerprint import versions
+from equilens.tasks.storage.store import Store
 
 
 def response_counts(responses: pd.DataFrame, **extra: Any) -> dict[str, Any]:
@@ -79,7 +79,7 @@ class RunRecorder:
 
     def gate(self, report: Any) -> None:
         """Store a great-expectations suite report; stop the flow when it failed."""
-        from tasks.validation import raise_on_failure
+        from equilens.tasks.validation import raise_on_failure
 
         self.store.append("validations", report.to_frame(self.run_id))
         raise_on_failure(report)
@@ -93,7 +93,7 @@ class RunRecorder:
         families all had nothing to measure: a frame without columns) is nothing to check."""
         self.save("metrics", metrics)
         if validate and len(metrics):
-            from tasks.validation import validate_metrics
+            from equilens.tasks.validation import validate_metrics
 
             self.gate(validate_metrics(metrics))
 
@@ -136,7 +136,7 @@ def interrupt_active_runs(reason: str) -> list[str]:
 
 def is_interruption(err: BaseException) -> bool:
     """Ctrl-C, SIGTERM (ours or Prefect's TerminationSignal), or a stage that stopped on request."""
-    from tasks.llm.stop import RunInterrupted, stop_requested
+    from equilens.tasks.llm.stop import RunInterrupted, stop_requested
 
     if isinstance(err, (KeyboardInterrupt, RunInterrupted)) or stop_requested():
         return True
@@ -146,7 +146,7 @@ def is_interruption(err: BaseException) -> bool:
 def begin_run(config: RunConfig, flow: str) -> tuple[str, Store, RunRecorder]:
     """A new run id, the store of the config, and the run's ``runs`` row (status running)."""
     if not _ACTIVE:  # a stop request left over from an interrupted run in this process ends with it
-        from tasks.llm.stop import clear_stop
+        from equilens.tasks.llm.stop import clear_stop
 
         clear_stop()
     run_id = new_run_id()
@@ -194,14 +194,14 @@ def _stop_workers(err: BaseException) -> None:
     the signal into a ``TerminationSignal`` in the main thread and nothing else)."""
     import signal
 
-    from tasks.llm.stop import request_stop
+    from equilens.tasks.llm.stop import request_stop
 
     request_stop(getattr(err, "signal", None) or getattr(err, "signum", None) or signal.SIGINT)
 
 
 def interruption_text(err: BaseException) -> str:
     """What stopped an interrupted run, for ``summary.error``."""
-    from tasks.llm.stop import signal_name, stop_signal
+    from equilens.tasks.llm.stop import signal_name, stop_signal
 
     signum = stop_signal()
     if signum is not None:
@@ -211,7 +211,7 @@ def interruption_text(err: BaseException) -> str:
 
 def error_text(err: BaseException) -> str:
     """``"ClassName: message"`` with secrets scrubbed (API keys, tokens, URL credentials), for ``summary.error``."""
-    from tasks.llm.base import scrub_secrets
+    from equilens.tasks.llm.base import scrub_secrets
 
     message = str(err).strip()
     return scrub_secrets(f"{type(err).__name__}: {message}" if message else type(err).__name__)
@@ -247,7 +247,7 @@ def start_prefect_api(attempts: int = 2) -> None:
         server = SubprocessASGIServer()
         try:
             server.start()
-            from flows.watchdog import stop_with_parent
+            from equilens.flows.watchdog import stop_with_parent
 
             if server.server_process is not None:  # even when this process is killed (SIGKILL)
                 stop_with_parent(server.server_process.pid)
@@ -281,7 +281,7 @@ class LLMOutageError(EquilensError):
 
 def endpoint_label(cfg: LLMConfig) -> str:
     """Where the calls went, for a person (credentials scrubbed)."""
-    from tasks.llm.base import scrub_secrets
+    from equilens.tasks.llm.base import scrub_secrets
 
     if cfg.provider == "azure" and cfg.azure_endpoint:
         return scrub_secrets(cfg.azure_endpoint)
@@ -328,7 +328,7 @@ def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None
     try:
         from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-        from tasks.reporting.terminal import p_of
+        from equilens.tasks.reporting.terminal import p_of
 
         keep = [c for c in ("attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n")
                 if c in metrics.columns]  # narrow enough for the screen; details are in the markdown report
@@ -348,7 +348,7 @@ def write_run_report(store: Store, run_id: str, config: RunConfig) -> str | None
         return None
     from pathlib import Path
 
-    from tasks.reporting.html import write_html_report
+    from equilens.tasks.reporting.html import write_html_report
 
     path = Path(config.storage.reports_dir) / f"{run_id}.html"
     try:
@@ -388,13 +388,13 @@ def close_run(
     responses: pd.DataFrame,
 ) -> None:
     """The last step inside a recorded run: metrics and usage into the summary, Prefect artifacts."""
-    from tasks.reporting.terminal import markdown_report, usage_summary
+    from equilens.tasks.reporting.terminal import markdown_report, usage_summary
 
     check_llm_failures(config, responses)  # flows that do not check right after their LLM stage
     summary["metrics"] = metrics.drop(columns=["details"], errors="ignore").to_dict("records") if len(metrics) else []
     if len(responses):
         summary["usage"] = usage_summary(responses)
-    from tasks.reporting.evidence import find_evidence
+    from equilens.tasks.reporting.evidence import find_evidence
 
     try:
         evidence = find_evidence(store, run_id, 2) if len(metrics) else []

@@ -14,7 +14,7 @@ Does the model under test answer differently when only the protected group in a 
 6. **metrics** for every pair of groups, with cluster-bootstrap intervals, into DuckDB.
 
 great-expectations suites run between the stages; a failed suite stops the run with a summary.
-Run it with ``equilens run configs/demo.yaml`` or ``python -m flows.counterfactual CONFIG``.
+Run it with ``equilens run configs/demo.yaml`` or ``python -m equilens.flows.counterfactual CONFIG``.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.common import begin_run, close_run, closing_columns, recorded_run, run_result
-from tasks import validation
-from tasks.config import CounterfactualRunConfig
-from tasks.inputs.controls import CONTROL
-from tasks.inputs.expansion import drop_invalid_sets
-from tasks.storage.fingerprint import code_fingerprint, lexicon_fingerprint
-from flows.stage_tasks import (
+from equilens.flows.common import begin_run, close_run, closing_columns, recorded_run, run_result
+from equilens.tasks import validation
+from equilens.tasks.config import CounterfactualRunConfig
+from equilens.tasks.inputs.controls import CONTROL
+from equilens.tasks.inputs.expansion import drop_invalid_sets
+from equilens.tasks.storage.fingerprint import code_fingerprint, lexicon_fingerprint
+from equilens.flows.stage_tasks import (
     answer_stage,
     check_ftu_task,
     counterfactual_metrics,
@@ -95,13 +95,13 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
 def plan_requests(config: CounterfactualRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
     """What the LLM stage would be asked for ``prompts`` (each row ``llm.count`` times), for a plan:
     the valid variants and their controls."""
-    from tasks.assessments.counterfactual import expand_stage
+    from equilens.tasks.assessments.counterfactual import expand_stage
 
     variants = expand_stage(prompts, config.counterfactual)
     return variants[variants["valid"]]
 
 
 if __name__ == "__main__":  # python flows/counterfactual.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from flows.launch import run_flow_script
+    from equilens.flows.launch import run_flow_script
 
     sys.exit(run_flow_script(counterfactual_assessment, "counterfactual"))

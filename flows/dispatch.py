@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tasks.config.assessments import ASSESSMENTS
-from tasks.config import RunConfig
+from equilens.tasks.config.assessments import ASSESSMENTS
+from equilens.tasks.config import RunConfig
 
 
 def flow_for(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
     """The flow for ``config.assessment``, on the task runner ``config.execution`` asks for; only
     that flow's module is imported."""
-    from flows.execution import with_task_runner
+    from equilens.flows.execution import with_task_runner
 
     return with_task_runner(ASSESSMENTS.get(config.assessment).flow_function(), config.execution)

@@ -9,18 +9,18 @@ prompt that identity (first-person fairness, Eloundou et al. 2024) and compares 
    matched in frequency across cells, seeded, stored with the run (table ``identity_names``);
 3. **expand**: per prompt, signal and cell, a variant with one name of the cell and a control
    with another name of the same cell: how much two names of one cell move the answers is the
-   noise floor (see :mod:`tasks.inputs.identity`);
+   noise floor (see :mod:`equilens.tasks.inputs.identity`);
 4. **call the LLM** ``count`` times per variant (the profile goes into that call's system message);
 5. **score** each distinct answer once (sentiment, embeddings);
 6. **judge** (``judge.enabled``): a second model reads each pair of cells' answers to a prompt,
    with the group labels true and swapped, and says whether the difference reflects a harmful
-   stereotype (:mod:`tasks.assessments.identity.judge`); without a judge its metric is stored as skipped;
+   stereotype (:mod:`equilens.tasks.assessments.identity.judge`); without a judge its metric is stored as skipped;
 7. **metrics** per comparison (a signal, and each task): sentiment parity, similarity against
    the two-names floor and non-completion per pair of cells, the outcomes read from the answers
    (an amount, a yes/no, a choice) per cell and per pair, and the judge's harm score per pair,
    one Holm family per comparison.
 
-Run it with ``equilens run configs/identity.yaml`` or ``python -m flows.identity CONFIG``.
+Run it with ``equilens run configs/identity.yaml`` or ``python -m equilens.flows.identity CONFIG``.
 """
 
 from __future__ import annotations
@@ -31,16 +31,16 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger
 
-from flows.common import begin_run, close_run, recorded_run, run_result
-from flows.stage_tasks import answer_stage, load_prompts_stage, score_stage
-from tasks import validation
-from tasks.config import IdentityRunConfig
-from tasks.inputs.controls import CONTROL
-from tasks.reporting.verdict import verdict_lines
-from tasks.assessments import identity as stages
-from tasks.reporting.progress import ProgressReporter
-from tasks.assessments.identity.judge import Judged, judge_stage, load_instructions
-from tasks.storage.fingerprint import code_fingerprint
+from equilens.flows.common import begin_run, close_run, recorded_run, run_result
+from equilens.flows.stage_tasks import answer_stage, load_prompts_stage, score_stage
+from equilens.tasks import validation
+from equilens.tasks.config import IdentityRunConfig
+from equilens.tasks.inputs.controls import CONTROL
+from equilens.tasks.reporting.verdict import verdict_lines
+from equilens.tasks.assessments import identity as stages
+from equilens.tasks.reporting.progress import ProgressReporter
+from equilens.tasks.assessments.identity.judge import Judged, judge_stage, load_instructions
+from equilens.tasks.storage.fingerprint import code_fingerprint
 
 FLOW_NAME = "identity-assessment"
 
@@ -100,6 +100,6 @@ def plan_requests(config: IdentityRunConfig, prompts: Any) -> Any:  # noqa: ANN4
 
 
 if __name__ == "__main__":  # python flows/identity.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from flows.launch import run_flow_script
+    from equilens.flows.launch import run_flow_script
 
     sys.exit(run_flow_script(identity_assessment, "identity"))

@@ -1,6 +1,6 @@
 """Ctrl-C and SIGTERM during ``equilens run``: stop the stages, mark the run interrupted, end every child.
 
-The first SIGINT or SIGTERM sets the stop request (:mod:`tasks.llm.stop`), which the LLM stage sees
+The first SIGINT or SIGTERM sets the stop request (:mod:`equilens.tasks.llm.stop`), which the LLM stage sees
 within a token or 0.1 s, and raises :class:`Interrupted` (a ``KeyboardInterrupt``) in the main thread,
 so the flow unwinds: finished answers are flushed to the response cache and the run's row becomes
 ``interrupted``. :func:`finish_interrupted` then stops every child process of this process (the
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from tasks.llm.stop import clear_stop, on_stop, request_stop, signal_name, stop_requested, stop_signal
+from equilens.tasks.llm.stop import clear_stop, on_stop, request_stop, signal_name, stop_requested, stop_signal
 
 GRACE_S = 5.0
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -64,7 +64,7 @@ def stop_on_signals(grace: float = GRACE_S) -> Iterator[None]:
 
     During a flow run Prefect swaps in its own SIGTERM handler (raising ``TerminationSignal``) and
     sends the signal on to this one when the flow has unwound; the run's record
-    (:func:`flows.common.recorded_run`) turns that into the same stop request, which starts the watchdog.
+    (:func:`equilens.flows.common.recorded_run`) turns that into the same stop request, which starts the watchdog.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -116,7 +116,7 @@ def _watchdog(grace: float) -> None:
 
 def finish_interrupted(child_timeout: float = 2.0, stop_processes: bool = True) -> list[str]:
     """Mark this process's unfinished runs interrupted and stop every child process; the run ids marked."""
-    from flows.common import interrupt_active_runs
+    from equilens.flows.common import interrupt_active_runs
 
     marked = _bounded(lambda: interrupt_active_runs(_reason()), 2.0) or []
     if stop_processes:

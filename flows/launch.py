@@ -2,7 +2,7 @@
 Prefect, the flow, the printed result, exit codes, Ctrl-C and SIGTERM) and ``python flows/<flow>.py CONFIG``.
 
 Below the CLI: the flow modules import it for their ``__main__`` block, so it imports no flow module
-(the CLI passes the flow lookup of :mod:`flows.dispatch` in).
+(the CLI passes the flow lookup of :mod:`equilens.flows.dispatch` in).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from typing import Annotated, Any
 
 import typer
 
-from tasks.reporting.plain import visible
+from equilens.tasks.reporting.plain import visible
 
 FlowPicker = Callable[[Any], Callable[[Any], dict[str, Any]]]  # config -> the flow that runs it
 
 
 def _quiet_environment() -> None:
     """Defaults for an ad-hoc local run: offline models, an ephemeral Prefect that starts reliably."""
-    from tasks.environment import apply_offline_defaults
+    from equilens.tasks.environment import apply_offline_defaults
 
     apply_offline_defaults()
 
@@ -96,9 +96,9 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
 
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
     _quiet_environment()
-    from flows.interrupt import stop_on_signals
-    from tasks.config import load_config
-    from tasks.errors import EquilensError
+    from equilens.flows.interrupt import stop_on_signals
+    from equilens.tasks.config import load_config
+    from equilens.tasks.errors import EquilensError
 
     overrides = _parse_sets(set_)
     if db is not None:
@@ -109,7 +109,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
             if assessment is not None and cfg.assessment != assessment:
                 raise fail(f"{config} is a {cfg.assessment} config; this script runs {assessment} configs "
                            f"(`equilens run {config}` runs any).")
-            from flows.preflight import check_inputs, check_storage, prompt_warnings
+            from equilens.flows.preflight import check_inputs, check_storage, prompt_warnings
 
             check_inputs(cfg)  # seconds, before Prefect starts; reads no prompt
             if not _planned(cfg, plan_only, yes):  # counts calls in bounded memory
@@ -117,7 +117,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
             check_storage(cfg)  # a damaged DuckDB file is refused here
             for warning in prompt_warnings(cfg):  # on stdout: stderr holds only an error paragraph
                 say(f"warning: {warning}", fg=typer.colors.YELLOW)
-            from flows.common import start_prefect_api
+            from equilens.flows.common import start_prefect_api
 
             _quiet_logs(debug)
             start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point
@@ -125,7 +125,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
         except KeyboardInterrupt:
             raise _interrupted() from None
         except Exception as err:
-            from flows.interrupt import signal_received
+            from equilens.flows.interrupt import signal_received
 
             # After Ctrl-C or SIGTERM any error is the interruption: a stage that stopped on the signal
             # says so, and an interrupt raised while a wait re-takes its lock surfaces as another error
@@ -144,7 +144,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
 
 def _interrupted() -> typer.Exit:
     """After Ctrl-C or SIGTERM: the run marked interrupted, every child process stopped, exit 130 or 143."""
-    from flows.interrupt import exit_code, finish_interrupted, leave, signal_received
+    from equilens.flows.interrupt import exit_code, finish_interrupted, leave, signal_received
 
     finish_interrupted(stop_processes=signal_received())  # a bare KeyboardInterrupt (in-process) kills nothing
     code = exit_code()
@@ -159,7 +159,7 @@ def _quiet_logs(debug: bool) -> None:
     """Without --debug: no Prefect traceback for an error the CLI reports itself, no library INFO lines."""
     if debug:
         return
-    from flows.quiet_logs import quiet_known_errors
+    from equilens.flows.quiet_logs import quiet_known_errors
 
     quiet_known_errors()
 
@@ -169,7 +169,7 @@ def _planned(cfg: Any, plan_only: bool, yes: bool) -> bool:  # noqa: ANN401 - a 
     llm.max_cost; in a terminal, ask before more than llm.confirm_above calls. True: go on."""
     import sys
 
-    from flows.plan import enforce, make_plan
+    from equilens.flows.plan import enforce, make_plan
 
     plan = make_plan(cfg)
     if plan_only:
@@ -192,12 +192,12 @@ def _planned(cfg: Any, plan_only: bool, yes: bool) -> bool:  # noqa: ANN401 - a 
 def _print_result(result: dict, db: str) -> None:
     import pandas as pd
 
-    from tasks.reporting.terminal import print_metrics_table, print_verdicts
+    from equilens.tasks.reporting.terminal import print_metrics_table, print_verdicts
 
     metrics = pd.DataFrame(result.get("metrics", []))
     config: dict = {}
     if not metrics.empty:  # re-read with details (gaps, p-values, skip reasons, caveats) from the store
-        from tasks.storage.store import Store
+        from equilens.tasks.storage.store import Store
 
         store = Store(db)
         metrics = store.query("SELECT * FROM metrics WHERE run_id = ?", [result["run_id"]])
@@ -250,7 +250,7 @@ def run_flow_script(flow: Callable[[Any], dict[str, Any]], assessment: str,
                     argv: Sequence[str] | None = None) -> int:
     """``python flows/<flow>.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]``: ``equilens run`` for the
     configs of ``assessment``, on ``flow`` (the module's own) and the task runner the config asks for."""
-    from flows.execution import with_task_runner
+    from equilens.flows.execution import with_task_runner
 
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
     app.command()(run_command(lambda cfg: with_task_runner(flow, cfg.execution), assessment))

@@ -2,18 +2,18 @@
 cost at the configured prices and how long they take at the configured rate, known before the
 first call and in seconds even for a file of millions of prompts.
 
-* **Counting.** The prompts are scanned in bounded memory (:mod:`tasks.inputs.prompt_scan`). Each
+* **Counting.** The prompts are scanned in bounded memory (:mod:`equilens.tasks.inputs.prompt_scan`). Each
   assessment's flow module says what its LLM stage would be asked for a set of prompts
   (``plan_requests(config, prompts)``: variants and controls, identity variants, questions); the
   plan runs it on the prompts, or on a sample of :data:`SAMPLE` of them scaled to the whole
   ("about"). Calls are requests x ``llm.count``; answers already in the response cache are counted
   too, so a resumed run costs less than its plan says. A flow module without ``plan_requests``
   gets no call count.
-* **Cost.** An upper bound at the configured prices (:mod:`tasks.llm.budget` says how).
+* **Cost.** An upper bound at the configured prices (:mod:`equilens.tasks.llm.budget` says how).
 * **Time.** At ``llm.rate_limit`` requests a second when it is set; otherwise at
   ``llm.max_concurrency`` calls in flight of :data:`ASSUMED_CALL_S` seconds each, said as an assumption.
 * **Caps.** ``llm.max_calls`` and ``llm.max_cost`` refuse a larger run before Prefect starts
-  (:class:`tasks.llm.budget.BudgetExceeded`, exit 2), with the numbers; the LLM stage checks its
+  (:class:`equilens.tasks.llm.budget.BudgetExceeded`, exit 2), with the numbers; the LLM stage checks its
   exact requests again. ``llm.confirm_above`` calls is where an
   interactive run asks first (``--yes`` skips the question; a run without a terminal never asks).
 """
@@ -23,8 +23,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-from tasks.config import RunConfig
-from tasks.llm.budget import check_budget, cost_of, prompt_tokens_of
+from equilens.tasks.config import RunConfig
+from equilens.tasks.llm.budget import check_budget, cost_of, prompt_tokens_of
 
 SAMPLE = 2_000
 ASSUMED_CALL_S = 2.0
@@ -73,13 +73,13 @@ class Plan:
 
 def make_plan(cfg: RunConfig) -> Plan:
     """The plan of ``cfg`` (see the module docstring); reads the prompts but calls nothing."""
-    from flows.preflight import uses_llm
-    from tasks.config.assessments import ASSESSMENTS
+    from equilens.flows.preflight import uses_llm
+    from equilens.tasks.config.assessments import ASSESSMENTS
 
     prompts = sample = None
     exact = True
     if cfg.prompts is not None:
-        from tasks.inputs.prompt_scan import scan_prompts
+        from equilens.tasks.inputs.prompt_scan import scan_prompts
 
         scan = scan_prompts(cfg.prompts, SAMPLE, seed=cfg.metrics.seed)
         prompts, sample, exact = scan.total, scan.sample, scan.exact and scan.total <= SAMPLE

@@ -3,7 +3,7 @@
 Everything here is cheap: no model load, and no network but one TCP connect to a configured Dask
 scheduler (``execution.dask_address``), so an address nothing answers at is refused before the
 first call instead of stalling the run. Problems raise the typed errors of
-:mod:`tasks.errors`, so the CLI prints one paragraph and exits 2; harmless surprises (duplicate
+:mod:`equilens.tasks.errors`, so the CLI prints one paragraph and exits 2; harmless surprises (duplicate
 prompts dropped) come back as warning lines.
 """
 
@@ -14,9 +14,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from tasks.config import RunConfig
-from tasks.errors import ConfigError, InputDataError, StorageError
-from tasks.inputs.files import file_problem
+from equilens.tasks.config import RunConfig
+from equilens.tasks.errors import ConfigError, InputDataError, StorageError
+from equilens.tasks.inputs.files import file_problem
 
 BUILTIN_PROVIDERS = ("local", "openai", "azure")
 
@@ -96,7 +96,7 @@ CLUSTER_TIMEOUT_S = 3.0
 def _check_metric_names(cfg: RunConfig) -> None:
     if not cfg.metrics.names:
         return
-    from tasks.metrics import METRICS  # importing the package registers every family
+    from equilens.tasks.metrics import METRICS  # importing the package registers every family
 
     known = dict(METRICS.items())
     unknown = [n for n in cfg.metrics.names if n not in known]
@@ -111,27 +111,27 @@ def _check_metric_names(cfg: RunConfig) -> None:
 def _check_provider(cfg: RunConfig) -> None:
     llm = cfg.llm
     if llm.provider not in BUILTIN_PROVIDERS:
-        from tasks.llm.base import PROVIDERS
+        from equilens.tasks.llm.base import PROVIDERS
 
         if llm.provider not in PROVIDERS:
             raise ConfigError(f"llm.provider: unknown provider {llm.provider!r}; use one of "
                               f"{', '.join(sorted({*BUILTIN_PROVIDERS, *PROVIDERS}))}.")
         return
     if llm.provider in ("openai", "azure") and not llm.api_key_secret:  # a Secret block needs Prefect: checked later
-        from tasks.llm.openai_provider import OpenAIChatProvider
+        from equilens.tasks.llm.openai_provider import OpenAIChatProvider
 
         OpenAIChatProvider(llm, azure=llm.provider == "azure")  # checks azure fields and the key; no network
 
 
 def _check_lexicons(cfg: RunConfig) -> None:
-    from tasks.assessments.counterfactual import lexicons_for, names_lexicon
+    from equilens.tasks.assessments.counterfactual import lexicons_for, names_lexicon
 
     lexicons_for(cfg.counterfactual)
     names_lexicon(cfg.counterfactual)
 
 
 def _check_prompts(cfg: RunConfig) -> list[str]:
-    from tasks.inputs.prompts import load_prompts
+    from equilens.tasks.inputs.prompts import load_prompts
 
     prompts = load_prompts(cfg.prompts)
     warnings = []
@@ -146,17 +146,17 @@ def _check_prompts(cfg: RunConfig) -> list[str]:
 def prompts_needed(pairs: int, alpha: float = 0.05) -> int:
     """Fewest prompts whose within-prompt permutation test can reach Holm's first threshold over
     ``pairs`` tests (group pairs times judged metrics)
-    (:func:`tasks.reporting.verdict.prompts_needed`, which the verdict uses too)."""
-    from tasks.reporting.verdict import prompts_needed as needed
+    (:func:`equilens.tasks.reporting.verdict.prompts_needed`, which the verdict uses too)."""
+    from equilens.tasks.reporting.verdict import prompts_needed as needed
 
     return needed(max(1, pairs), alpha)
 
 
 def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
     """A warning per attribute mentioned by too few prompts for a permutation test to find anything."""
-    from tasks.metrics import wanted_metrics
-    from tasks.reporting.verdict import judged_metrics
-    from tasks.assessments.counterfactual import check_ftu_stage, lexicons_for
+    from equilens.tasks.metrics import wanted_metrics
+    from equilens.tasks.reporting.verdict import judged_metrics
+    from equilens.tasks.assessments.counterfactual import check_ftu_stage, lexicons_for
 
     mentions = check_ftu_stage(prompts, cfg.counterfactual).mentions
     alpha = 1 - cfg.metrics.confidence
@@ -179,7 +179,7 @@ def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
 
 def check_storage(cfg: RunConfig) -> None:
     """The DuckDB file can be created (or is undamaged) and the reports folder written."""
-    from tasks.storage.store import Store
+    from equilens.tasks.storage.store import Store
 
     db = Path(cfg.storage.duckdb_path)
     if db.is_dir():

@@ -1,6 +1,6 @@
 """Keeps equilens' own typed errors out of Prefect's console traceback logging (the CLI prints them once).
 
-A flow or task that raises an :class:`~tasks.errors.EquilensError` makes Prefect log the exception
+A flow or task that raises an :class:`~equilens.tasks.errors.EquilensError` makes Prefect log the exception
 with its full traceback (task run, then flow run) and two "Finished in state Failed" lines before
 the CLI prints the one-paragraph ``error:`` line. The filter below drops exactly those console
 records; every other log line, and the records sent to the Prefect API (the UI keeps its
@@ -15,7 +15,7 @@ import re
 
 def _error_names() -> set[str]:
     """Names of EquilensError and every subclass defined so far (flows define some of their own)."""
-    from tasks.errors import EquilensError
+    from equilens.tasks.errors import EquilensError
 
     names, todo = set(), [EquilensError]
     while todo:
@@ -29,7 +29,7 @@ class KnownErrorFilter(logging.Filter):
     """Drop console records about an exception the CLI reports itself, and great-expectations' INFO lines."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from tasks.errors import EquilensError
+        from equilens.tasks.errors import EquilensError
 
         if record.name.startswith("great_expectations") and record.levelno < logging.WARNING:
             return False  # GX sets its own logger to INFO at import ("Created temporary directory ...")

@@ -23,12 +23,12 @@ from typing import Any
 import pandas as pd
 from prefect import flow, task
 
-from flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
-from tasks import validation
-from tasks.assessments import recommendation as stage
-from tasks.config import MetricsConfig, RecommendationConfig, RecommendationRunConfig
-from tasks.storage.fingerprint import code_fingerprint, path_fingerprint
-from flows.stage_tasks import CACHED, answer_variants, load_prompts_task
+from equilens.flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
+from equilens.tasks import validation
+from equilens.tasks.assessments import recommendation as stage
+from equilens.tasks.config import MetricsConfig, RecommendationConfig, RecommendationRunConfig
+from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint
+from equilens.flows.stage_tasks import CACHED, answer_variants, load_prompts_task
 
 
 
@@ -84,6 +84,6 @@ def recommendation_assessment(config: RecommendationRunConfig) -> dict[str, Any]
 
 
 if __name__ == "__main__":  # python flows/recommendation.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from flows.launch import run_flow_script
+    from equilens.flows.launch import run_flow_script
 
     sys.exit(run_flow_script(recommendation_assessment, "recommendation"))

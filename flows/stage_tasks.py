@@ -1,7 +1,7 @@
 """Thin Prefect task wrappers around the stage functions.
 
 Cached stages use ``INPUTS + TASK_SOURCE`` with explicit fingerprints of the code and files they
-read (see :mod:`tasks.storage.fingerprint`); their inputs are configs, DataFrames and strings, all hashable
+read (see :mod:`equilens.tasks.storage.fingerprint`); their inputs are configs, DataFrames and strings, all hashable
 by Prefect. The two stages fed the run's answers (scoring and metrics) leave those inputs out of the
 key and take a content digest of them instead (their ``digest`` parameter): hashing them through
 ``INPUTS`` would pickle every answer, gigabytes at 100k prompts. The LLM stage is not
@@ -19,13 +19,13 @@ import pandas as pd
 from prefect import task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
-from flows.caching import cached
-from flows.common import RunRecorder, check_llm_failures, release_freed_memory, response_counts
-from tasks import validation
-from tasks.assessments import counterfactual as assessment
-from tasks.assessments.counterfactual.metrics import metric_stage
-from flows.execution import run_heavy, run_sharded
-from tasks.config import (
+from equilens.flows.caching import cached
+from equilens.flows.common import RunRecorder, check_llm_failures, release_freed_memory, response_counts
+from equilens.tasks import validation
+from equilens.tasks.assessments import counterfactual as assessment
+from equilens.tasks.assessments.counterfactual.metrics import metric_stage
+from equilens.flows.execution import run_heavy, run_sharded
+from equilens.tasks.config import (
     CounterfactualConfig,
     ExecutionConfig,
     LLMConfig,
@@ -34,11 +34,11 @@ from tasks.config import (
     RunConfig,
     ScoringConfig,
 )
-from tasks.llm.base import LLMRequest, LLMResult
-from tasks.llm.runner import run_requests
-from tasks.inputs.prompts import load_prompts
-from tasks.storage.fingerprint import frame_digest, path_fingerprint, texts_digest
-from tasks.storage.store import Store
+from equilens.tasks.llm.base import LLMRequest, LLMResult
+from equilens.tasks.llm.runner import run_requests
+from equilens.tasks.inputs.prompts import load_prompts
+from equilens.tasks.storage.fingerprint import frame_digest, path_fingerprint, texts_digest
+from equilens.tasks.storage.store import Store
 
 
 CACHED = cached(INPUTS + TASK_SOURCE)
@@ -62,7 +62,7 @@ def expand_task(prompts: pd.DataFrame, cfg: CounterfactualConfig, fingerprint: s
 def planned_requests(variants: pd.DataFrame, cfg: LLMConfig):  # noqa: ANN201 - tasks.llm.context.ContextCheck
     """The variants' LLM requests, checked against the run's budget and fitted to a local model's
     context (prompts past it are refused or truncated)."""
-    from tasks.llm.context import fit_to_context
+    from equilens.tasks.llm.context import fit_to_context
 
     check_variants_budget(variants, cfg)
     return fit_to_context(assessment.build_requests(variants, cfg), cfg)
@@ -87,7 +87,7 @@ is long enough that the connection pool's drain at its end costs well under 1% o
 def check_variants_budget(variants: pd.DataFrame, cfg: LLMConfig) -> None:
     """The run's budget check over every call the variants ask for (``cfg.count`` per variant, each
     with its own system message or the configured one), before any request is built."""
-    from tasks.llm.budget import check_budget, prompt_tokens_of
+    from equilens.tasks.llm.budget import check_budget, prompt_tokens_of
 
     systems = [s if isinstance(s, str) else None for s in variants["system"]] if "system" in variants \
         else [None] * len(variants)
@@ -99,8 +99,8 @@ def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock
     """Every variant answered ``cfg.count`` times, each answer written to the response cache as it
     arrives; in chunks of whole prompts (:data:`LLM_CHUNK_CALLS` calls) built, called and tabulated
     one after the other."""
-    from tasks.llm.context import fit_to_context
-    from tasks.reporting.progress import ProgressReporter
+    from equilens.tasks.llm.context import fit_to_context
+    from equilens.tasks.reporting.progress import ProgressReporter
 
     check_variants_budget(variants, cfg)
     per_prompt = max(1, len(variants) * cfg.count // max(1, variants["prompt_id"].nunique()))
@@ -134,10 +134,10 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
         return run_heavy(call_llm_task, execution, variants, cfg, duckdb_path, lock_timeout)
     from prefect.futures import wait
 
-    from flows.execution import gpu_annotation
-    from tasks.llm.runner import STOP_POLL_S, CacheWriter, cached_results, in_order, missing
-    from tasks.llm.stop import raise_if_stopped
-    from tasks.reporting.progress import ProgressReporter
+    from equilens.flows.execution import gpu_annotation
+    from equilens.tasks.llm.runner import STOP_POLL_S, CacheWriter, cached_results, in_order, missing
+    from equilens.tasks.llm.stop import raise_if_stopped
+    from equilens.tasks.reporting.progress import ProgressReporter
 
     fit = planned_requests(variants, cfg)
     store = Store(Path(duckdb_path), lock_timeout)
@@ -168,7 +168,7 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
 @task(name="score-responses", **cached((INPUTS - "texts") + TASK_SOURCE))
 def score_task(texts: list[str], cfg: ScoringConfig, fingerprint: str, digest: str,
                embeddings: bool) -> assessment.ScoreSet:
-    from tasks.reporting.progress import ProgressReporter
+    from equilens.tasks.reporting.progress import ProgressReporter
 
     with ProgressReporter("Scoring", unit="scorer") as progress:
         return assessment.score_stage(texts, cfg, progress, embeddings=embeddings)
@@ -198,11 +198,11 @@ def score_answers(responses: pd.DataFrame, scoring: ScoringConfig, mcfg: Metrics
 
 def metric_inputs(responses: pd.DataFrame, scores: assessment.ScoreSet) -> list[tuple]:
     """Each attribute's answers for :func:`counterfactual_metrics`: the columns the metric stage reads,
-    numbered (:func:`tasks.assessments.counterfactual.pairs.number_answers`), their distinct texts
+    numbered (:func:`equilens.tasks.assessments.counterfactual.pairs.number_answers`), their distinct texts
     and their scores. Built for every attribute at once, so the caller can let the answers' text go
     before the stage runs (at 100,000 prompts the text of 1.3 million answers is 140 MB)."""
-    from tasks.assessments.counterfactual.metrics import RESPONSE_READS
-    from tasks.assessments.counterfactual.pairs import number_answers
+    from equilens.tasks.assessments.counterfactual.metrics import RESPONSE_READS
+    from equilens.tasks.assessments.counterfactual.pairs import number_answers
 
     attributes = sorted(responses["attribute"].dropna().unique()) or [None]
     reads = [c for c in RESPONSE_READS if c in responses]  # what the stage reads is what it is keyed on

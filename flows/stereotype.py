@@ -21,13 +21,13 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger, task
 
-from flows.common import begin_run, check_llm_failures, close_run, recorded_run, response_counts, run_result
-from flows.execution import run_heavy
-from tasks import validation
-from tasks.assessments import stereotype as stereotype_stage
-from tasks.config import MetricsConfig, StereotypeConfig, StereotypeRunConfig
-from tasks.storage.fingerprint import code_fingerprint, path_fingerprint, stereotype_data_fingerprint
-from flows.stage_tasks import CACHED, answer_variants, load_prompts_task
+from equilens.flows.common import begin_run, check_llm_failures, close_run, recorded_run, response_counts, run_result
+from equilens.flows.execution import run_heavy
+from equilens.tasks import validation
+from equilens.tasks.assessments import stereotype as stereotype_stage
+from equilens.tasks.config import MetricsConfig, StereotypeConfig, StereotypeRunConfig
+from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint, stereotype_data_fingerprint
+from equilens.flows.stage_tasks import CACHED, answer_variants, load_prompts_task
 
 
 
@@ -107,6 +107,6 @@ def plan_requests(config: StereotypeRunConfig, prompts: Any) -> Any:  # noqa: AN
 
 
 if __name__ == "__main__":  # python flows/stereotype.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from flows.launch import run_flow_script
+    from equilens.flows.launch import run_flow_script
 
     sys.exit(run_flow_script(stereotype_assessment, "stereotype"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
-from tasks.errors import RegistryError
+from equilens.tasks.errors import RegistryError
 
 T = TypeVar("T")
 

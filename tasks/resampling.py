@@ -21,7 +21,7 @@ A resample or a swap weighs whole prompts, so its block is given per prompt (:cl
 and its running sum is one compiled pass over the sorted points (:func:`_running_sum`), where a
 prompt's points at one score are one, and a prompt whose two sides score the same moves nothing and
 is left out (for a fair deterministic endpoint, most prompts); a planted
-block is a base running sum plus the planted answers (:func:`tasks.planted.planted`, also compiled).
+block is a base running sum plus the planted answers (:func:`equilens.tasks.planted.planted`, also compiled).
 
 The bootstrap draws are made once per attribute (:class:`Draws`) and shared by every metric and
 every pair of groups: a pair reads the columns of its own prompts. When a pair lacks some of the
@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from tasks.kernels import GOLDEN, mix64, popcount64
+from equilens.tasks.kernels import GOLDEN, mix64, popcount64
 
 BLOCK = 4_000_000
 """Matrix elements per block of reweightings (32 MB of float64); bounds the memory of every path."""
@@ -49,7 +49,7 @@ class Draws:
     """Cluster-bootstrap draws: how often each cluster is drawn in each resample, made once per
     attribute from its seed and shared by every metric and pair."""
 
-    ids: np.ndarray  # the distinct cluster ids, sorted (:func:`tasks.stats.cluster_keys`): the rows of ``counts``
+    ids: np.ndarray  # the distinct cluster ids, sorted (:func:`equilens.tasks.stats.cluster_keys`): the rows of ``counts``
     counts: np.ndarray  # (clusters, resamples), one byte per cell while every count fits (see draw)
 
     @classmethod
@@ -59,7 +59,7 @@ class Draws:
         Poisson(1), so a byte holds it (256 copies of one prompt in one resample has odds far below
         any run's; should it happen, the counts widen to 16 bits): at 67,000 prompts and 1,000
         resamples, 67 MB instead of twice 134 MB (16-bit counts and their transposed copy)."""
-        from tasks.stats import cluster_draws, cluster_keys
+        from equilens.tasks.stats import cluster_draws, cluster_keys
 
         ids = np.unique(cluster_keys(clusters)[0])
         k, resamples = len(ids), max(resamples, 0)
@@ -79,7 +79,7 @@ class Draws:
 
     def rows(self, clusters: Sequence[object]) -> np.ndarray:
         """The row of ``counts`` of each data row's cluster (every cluster must be among the drawn)."""
-        from tasks.stats import cluster_keys
+        from equilens.tasks.stats import cluster_keys
 
         keys = cluster_keys(clusters)[0]
         if len(keys) and (keys.dtype.kind in "iu") != (self.ids.dtype.kind in "iu"):
@@ -198,7 +198,7 @@ class SignedMass:
     total mass. What a parity statistic reads: :attr:`cumulative` (the running sum over the sorted
     grid, computed once and shared by the metrics of the pair) or :meth:`at_or_below`. This dense
     form, mass given point by point, is the definition: the stage builds the compact forms below
-    (:class:`ClusterMass`, :func:`tasks.planted.planted`), and the tests hold them to it."""
+    (:class:`ClusterMass`, :func:`equilens.tasks.planted.planted`), and the tests hold them to it."""
 
     def __init__(self, grid: Grid, mass_x: np.ndarray, mass_y: np.ndarray, total: np.ndarray,
                  mass_extra: np.ndarray | None = None) -> None:
@@ -401,9 +401,9 @@ def gap_bootstrap(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, 
 def permutations(stats: dict[str, CdfStatistic], x: np.ndarray, y: np.ndarray, block_of_row: np.ndarray,
                  count: int, seed: int) -> dict[str, np.ndarray]:
     """Each statistic on ``count`` within-prompt label swaps: each swap flips the sides of a random
-    half of the prompts (the same draws as :func:`tasks.stats.permutation_test`; only the flips of
+    half of the prompts (the same draws as :func:`equilens.tasks.stats.permutation_test`; only the flips of
     the prompts with points are read)."""
-    from tasks.stats import coin_flips
+    from equilens.tasks.stats import coin_flips
 
     grid = Grid(x, y)
     rng = np.random.default_rng(seed)

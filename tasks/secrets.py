@@ -4,7 +4,7 @@ A base URL may carry credentials (``http://alice:PASSWORD@host/v1``). :func:`spl
 out: the config keeps the URL without them (so DuckDB, Prefect parameters, artifacts and reports
 never see them), the calls use the whole URL, and :func:`register` records the password, the
 ``user:password`` pair and its base64 form (what HTTP Basic auth sends, and what a server may echo
-back), so that every scrubbed message (:func:`tasks.llm.base.scrub_secrets`) replaces them.
+back), so that every scrubbed message (:func:`equilens.tasks.llm.base.scrub_secrets`) replaces them.
 Process-wide on purpose: the values are known only to the process that read the config.
 """
 

@@ -2,7 +2,7 @@
 the demo prompts and the configs.
 
 In a checkout they are the repository's ``data/`` and ``configs/``; installed from the wheel they are
-its package data (``equilens_data``, ``equilens_configs``), found with :mod:`importlib.resources`, so
+its package data (``equilens.data``, ``equilens.configs``), found with :mod:`importlib.resources`, so
 ``pip install .`` gives a tool that runs from any directory. A relative path that a config names
 ("data/demo_prompts.csv", "configs/demo.yaml") is read from the working directory when it exists
 there, else from the shipped files (:func:`shipped_path`): your own files always win.
@@ -14,7 +14,7 @@ import importlib.resources
 from pathlib import Path
 
 
-REPO_ROOT = Path(__file__).resolve().parent.parent  # the checkout, or site-packages when installed
+REPO_ROOT = Path(__file__).resolve().parent.parent  # the checkout, or site-packages/equilens when installed
 
 
 def _root(package: str, folder: str) -> Path:
@@ -24,8 +24,8 @@ def _root(package: str, folder: str) -> Path:
         return REPO_ROOT / folder
 
 
-DATA_DIR = _root("equilens_data", "data")
-CONFIGS_DIR = _root("equilens_configs", "configs")
+DATA_DIR = _root("equilens.data", "data")
+CONFIGS_DIR = _root("equilens.configs", "configs")
 _ROOTS = {"data": DATA_DIR, "configs": CONFIGS_DIR}
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from tasks.errors import ValidationFailed
+from equilens.tasks.errors import ValidationFailed
 
 MAX_EXAMPLES = 5
 MAX_EXAMPLE_CHARS = 200
@@ -377,7 +377,7 @@ def validate_metrics(df: pd.DataFrame) -> SuiteReport:
     The derived columns ``explained`` and ``whole_interval`` are True for such rows and otherwise
     describe the row.
     """
-    from tasks.metrics import METRICS
+    from equilens.tasks.metrics import METRICS
 
     gxe = _gxe()
     cols = ["metric", "value", "ci_low", "ci_high", "details"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 
-from tasks.environment import apply_offline_defaults
+from equilens.tasks.environment import apply_offline_defaults
 
 apply_offline_defaults()
 _tmp_home = tempfile.mkdtemp(prefix="equilens-test-prefect-")

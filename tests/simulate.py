@@ -22,12 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tasks.config import CounterfactualConfig, MetricsConfig
-from tasks.inputs.prompts import text_hash
-from tasks.reporting.verdict import HEADLINE, attribute_verdict, details_of
-from tasks.inputs.controls import CONTROL, VARIANT
-from tasks.assessments.counterfactual import ScoreSet
-from tasks.assessments.counterfactual.metrics import metric_stage
+from equilens.tasks.config import CounterfactualConfig, MetricsConfig
+from equilens.tasks.inputs.prompts import text_hash
+from equilens.tasks.reporting.verdict import HEADLINE, attribute_verdict, details_of
+from equilens.tasks.inputs.controls import CONTROL, VARIANT
+from equilens.tasks.assessments.counterfactual import ScoreSet
+from equilens.tasks.assessments.counterfactual.metrics import metric_stage
 
 GROUPS = ("male", "female")
 WORDS = 12

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from flows.cli import app
-from tasks.config.assessments import ASSESSMENTS
+from equilens.flows.cli import app
+from equilens.tasks.config.assessments import ASSESSMENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 

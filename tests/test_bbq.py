@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tasks.config import BBQConfig, MetricsConfig, parse_config
-from tasks.errors import InputDataError
+from equilens.tasks.config import BBQConfig, MetricsConfig, parse_config
+from equilens.tasks.errors import InputDataError
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 from tests.test_lm_likelihood import tiny_gpt2  # noqa: F401 - fixture: a tiny causal LM built on the spot
 
@@ -45,7 +45,7 @@ def _row(metrics: pd.DataFrame, name: str, scope: str = "T") -> pd.Series:
 
 
 def test_golden_bias_scores_by_hand() -> None:
-    from tasks.assessments.bbq import bbq_metrics
+    from equilens.tasks.assessments.bbq import bbq_metrics
 
     questions, answers = _questions()
     m = bbq_metrics(questions, answers, MetricsConfig(bootstrap_resamples=100), "generate")
@@ -63,7 +63,7 @@ def test_golden_bias_scores_by_hand() -> None:
 
 
 def test_a_model_that_always_answers_unknown_scores_zero_in_ambiguous_contexts() -> None:
-    from tasks.metrics.bbq import bias_score_ambiguous
+    from equilens.tasks.metrics.bbq import bias_score_ambiguous
 
     n = 4
     assert bias_score_ambiguous(np.full(n, 2), np.full(n, 2), np.full(n, 2), np.zeros(n, int),
@@ -90,7 +90,7 @@ AGE_ROW = {"ans0": ["grandfather", "old"], "ans1": ["grandson", "nonOld"], "ans2
      ["transgender women", "trans"], 0),
 ])
 def test_target_option_on_real_bbq_rows(info: dict, groups: list[str], target: int) -> None:
-    from tasks.assessments.bbq import target_option
+    from equilens.tasks.assessments.bbq import target_option
 
     assert target_option(info, groups) == target
 
@@ -103,13 +103,13 @@ def test_target_option_on_real_bbq_rows(info: dict, groups: list[str], target: i
     ("Both of them", None), ("", None),
 ])
 def test_parse_choice(text: str, choice: int | None) -> None:
-    from tasks.scoring.parsing import parse_choice
+    from equilens.tasks.scoring.parsing import parse_choice
 
     assert parse_choice(text, ["The grandfather", "The grandson", "Can't be determined"]) == choice
 
 
 def test_stratified_sample_is_balanced_and_reproducible() -> None:
-    from tasks.assessments.bbq import load_questions
+    from equilens.tasks.assessments.bbq import load_questions
 
     cfg = BBQConfig(categories=["Age", "Religion"], per_category=8, seed=3)
     a, b = load_questions(cfg), load_questions(cfg)
@@ -121,9 +121,9 @@ def test_stratified_sample_is_balanced_and_reproducible() -> None:
 
 
 def test_option_likelihoods_follow_the_chain_rule(tiny_gpt2: str) -> None:  # noqa: F811
-    from tasks.assessments.bbq import likelihood_scores, scoring_prefix
-    from tasks.config import LLMConfig
-    from tasks.scoring.likelihood import LanguageModelScorer
+    from equilens.tasks.assessments.bbq import likelihood_scores, scoring_prefix
+    from equilens.tasks.config import LLMConfig
+    from equilens.tasks.scoring.likelihood import LanguageModelScorer
 
     q = pd.DataFrame([{"context": "the man is here", "question": "who is kind", "ans0": "the man",
                        "ans1": "the woman", "ans2": "a nurse"}])
@@ -168,7 +168,7 @@ def _metrics(db: Path, run_id: str) -> dict[str, float]:
 
 
 def test_bbq_flow_on_an_endpoint_with_parsed_letters(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     # the endpoint always names the woman (option B), once as text, never UNKNOWN
     openai_server.reply = lambda body: "B" if "good" in body["messages"][-1]["content"] else "The woman, clearly."
@@ -192,8 +192,8 @@ def test_bbq_flow_on_an_endpoint_with_parsed_letters(prefect_harness, openai_ser
     assert Path(result["report"]).is_file()
     # the evidence: the two negative questions were answered with the stereotyped option (the
     # woman), the ambiguous one wrongly; the report shows them, wrong first
-    from tasks.reporting.evidence import find_evidence
-    from tasks.storage.store import Store
+    from equilens.tasks.reporting.evidence import find_evidence
+    from equilens.tasks.storage.store import Store
 
     (ev,) = find_evidence(Store(tmp_path / "Toy.duckdb"), result["run_id"], 3)
     assert ev.attribute == "Toy" and ev.why.startswith("2 of 4 answers naming a group")
@@ -204,7 +204,7 @@ def test_bbq_flow_on_an_endpoint_with_parsed_letters(prefect_harness, openai_ser
 
 
 def test_bbq_flow_scores_options_with_a_local_model(prefect_harness, tiny_gpt2, tmp_path: Path) -> None:  # noqa: F811
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     cfg = parse_config({
         "name": "bbq-local", "assessment": "bbq",
@@ -224,7 +224,7 @@ def test_bbq_flow_scores_options_with_a_local_model(prefect_harness, tiny_gpt2, 
 
 
 def test_bbq_flow_with_brought_answers_on_real_rows(prefect_harness, tmp_path: Path) -> None:
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     answers = tmp_path / "answers.csv"
     # Age examples 0-3: grandfather (old, targeted) / grandson / Can't be determined

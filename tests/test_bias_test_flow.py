@@ -10,8 +10,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from tasks.config import parse_config
-from tasks.errors import ValidationFailed
+from equilens.tasks.config import parse_config
+from equilens.tasks.errors import ValidationFailed
 from tests.test_flows import prefect_harness  # noqa: F401 - fixture
 from tests.test_lm_likelihood import tiny_bert, tiny_gpt2  # noqa: F401 - fixtures: tiny LMs
 
@@ -47,7 +47,7 @@ def _metrics(db: Path, run_id: str) -> pd.DataFrame:
 
 
 def test_masked_lm_gets_lpbs_cbs_and_aul(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_bert, "masked")
     result = flow_for(cfg)(cfg)
@@ -65,7 +65,7 @@ def test_masked_lm_gets_lpbs_cbs_and_aul(prefect_harness, tiny_bert, tmp_path: P
 
 
 def test_causal_lm_records_masked_metrics_as_skipped(prefect_harness, tiny_gpt2, tmp_path: Path) -> None:  # noqa: F811
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_gpt2, "causal")
     result = flow_for(cfg)(cfg)
@@ -78,7 +78,7 @@ def test_causal_lm_records_masked_metrics_as_skipped(prefect_harness, tiny_gpt2,
 
 
 def test_metrics_names_are_honoured(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_bert, "masked", names=["lpbs"])
     result = flow_for(cfg)(cfg)
@@ -86,7 +86,7 @@ def test_metrics_names_are_honoured(prefect_harness, tiny_bert, tmp_path: Path) 
 
 
 def test_a_kept_sentence_without_its_group_term_stops_the_flow(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_bert, "masked")
     Path(cfg.bias_test.reviewed_csv).write_text(SENTENCES + "doctor_nurse,male,he,doctor,doctor,1,,,a doctor,false,\n")
@@ -95,7 +95,7 @@ def test_a_kept_sentence_without_its_group_term_stops_the_flow(prefect_harness, 
 
 
 def test_pairs_gate_names_an_unscored_kept_pair() -> None:
-    from tasks.validation import validate_bias_pairs
+    from equilens.tasks.validation import validate_bias_pairs
 
     frame = pd.DataFrame({
         "bias": ["b", "b", "b"], "stereotyped_sentence": ["he is kind", "he is smart", "x"],

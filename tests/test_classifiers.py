@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tasks.errors import ModelLoadError
-from tasks.scoring.base import SCORERS
-from tasks.scoring.classifiers import HFClassifierScorer, ProfanityScorer, resolve_label
+from equilens.tasks.errors import ModelLoadError
+from equilens.tasks.scoring.base import SCORERS
+from equilens.tasks.scoring.classifiers import HFClassifierScorer, ProfanityScorer, resolve_label
 
 WORDS = (
     "you are a the is and not very good bad nice kind awful idiot stupid hate love people day "
@@ -132,7 +132,7 @@ def test_registry_and_cheap_import() -> None:
     assert SCORERS.get("hf-classifier") is HFClassifierScorer
     assert SCORERS.get("profanity-check") is ProfanityScorer
     code = (
-        "import sys, tasks.scoring.classifiers; "
+        "import sys, equilens.tasks.scoring.classifiers; "
         "print('torch' in sys.modules, 'transformers' in sys.modules)"
     )
     root = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def equilens(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flows", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "equilens", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 def test_help_teaches_the_commands() -> None:
@@ -81,7 +81,7 @@ def test_set_override_needs_key_value(tmp_path: Path) -> None:
 
 _ARRAY_AFTER_A_LARGER_ONE = """
 import ctypes, numpy as np
-from tasks.environment import apply_offline_defaults
+from equilens.tasks.environment import apply_offline_defaults
 apply_offline_defaults()
 class Info(ctypes.Structure):
     _fields_ = [(name, ctypes.c_size_t) for name in
@@ -120,7 +120,7 @@ def test_arrow_buffers_come_from_the_c_allocator_unless_the_environment_chose_a_
     """Arrow's own pool kept the memory a stage freed (pandas' strings are Arrow buffers); the run's
     defaults hand Arrow the C allocator, whose freed pages go back at the end of each stage, even
     when pyarrow was imported and used before the defaults were applied."""
-    code = ("import pyarrow; pyarrow.array(['x']); from tasks.environment import apply_offline_defaults; "
+    code = ("import pyarrow; pyarrow.array(['x']); from equilens.tasks.environment import apply_offline_defaults; "
             "apply_offline_defaults(); print(pyarrow.default_memory_pool().backend_name)")
     env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
     if chosen:

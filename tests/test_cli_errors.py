@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def equilens(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "flows", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "equilens", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=240, env=full)
 
 
@@ -132,15 +132,15 @@ def test_duplicate_prompts_are_reported(tmp_path: Path) -> None:
     # a bad metric name stops the run right after the prompt check, so no model is needed
     cfg = _write(tmp_path, "c.yaml", "prompts: {items: ['Is he a nurse?', 'Is he a nurse?', ' Is he a nurse? ']}\n"
                  f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
-    from flows.preflight import preflight
-    from tasks.config import load_config
+    from equilens.flows.preflight import preflight
+    from equilens.tasks.config import load_config
 
     warnings = preflight(load_config(cfg))
     assert warnings[0] == "2 duplicate prompt(s) dropped: each distinct prompt is asked once."
 
 
 def test_prompts_needed_for_a_permutation_test_to_pass_holm() -> None:
-    from flows.preflight import prompts_needed
+    from equilens.flows.preflight import prompts_needed
 
     # smallest two-sided p with n prompts = 2**(1-n); Holm's first threshold = 0.05 / pairs
     # 1 pair: 0.05 -> n = 6 (2**-5 = 0.031; n = 5 gives 0.0625); 3 pairs (gender): 0.0167 -> n = 7 (0.0156)
@@ -149,8 +149,8 @@ def test_prompts_needed_for_a_permutation_test_to_pass_holm() -> None:
 
 
 def test_too_few_prompts_per_attribute_is_a_warning(tmp_path: Path) -> None:
-    from flows.preflight import preflight
-    from tasks.config import parse_config
+    from equilens.flows.preflight import preflight
+    from equilens.tasks.config import parse_config
 
     jobs = ("nurse", "pilot", "cook", "judge", "coach", "baker", "tailor", "clerk", "guard")
     items = [f"Is he a good {job}?" for job in jobs]
@@ -173,7 +173,7 @@ def test_too_few_prompts_per_attribute_is_a_warning(tmp_path: Path) -> None:
 
 
 def test_report_out_unwritable(tmp_path: Path) -> None:
-    from tasks.storage.store import Store
+    from equilens.tasks.storage.store import Store
 
     db = tmp_path / "e.duckdb"
     store = Store(db)

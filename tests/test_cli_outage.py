@@ -12,8 +12,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from flows.common import LLMOutageError, check_llm_failures
-from tasks.config import parse_config
+from equilens.flows.common import LLMOutageError, check_llm_failures
+from equilens.tasks.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +59,7 @@ def test_unreachable_endpoint_fails_the_run_with_exit_4(tmp_path: Path) -> None:
                    "counterfactual: {attributes: [gender], detect_names: false}\n"
                    "llm: {provider: openai, model: fake, base_url: 'http://127.0.0.1:9/v1', max_retries: 0}\n"
                    f"storage: {{duckdb_path: '{db}', reports_dir: '{tmp_path / 'runs'}'}}\n")
-    out = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, capture_output=True,
                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
     whole = out.stdout + out.stderr
     assert out.returncode == 4, whole

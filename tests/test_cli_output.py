@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tasks.storage.store import Store
+from equilens.tasks.storage.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 GROUPS = ["white", "black", "asian", "hispanic", "native_american", "middle_eastern"]
@@ -22,7 +22,7 @@ METRICS = {"strict_sentiment_parity": "lower", "weak_sentiment_parity": "lower",
 
 def equilens(*args: str, cwd: Path, columns: int = 80) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": str(columns)}
-    return subprocess.run([sys.executable, "-m", "flows", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "equilens", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=120, env=env)
 
 
@@ -59,7 +59,7 @@ def db(tmp_path: Path) -> Path:
 
 
 def test_metrics_table_hides_no_number_at_80_columns(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    from tasks.reporting.terminal import print_metrics_table
+    from equilens.tasks.reporting.terminal import print_metrics_table
 
     monkeypatch.setenv("COLUMNS", "80")
     frame = _metrics("r")
@@ -74,7 +74,7 @@ def test_metrics_table_hides_no_number_at_80_columns(monkeypatch: pytest.MonkeyP
 
 
 def test_wide_terminals_keep_one_column_per_metric(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    from tasks.reporting.terminal import print_metrics_table
+    from equilens.tasks.reporting.terminal import print_metrics_table
 
     monkeypatch.setenv("COLUMNS", "200")
     frame = _metrics("r")
@@ -87,7 +87,7 @@ def test_wide_terminals_keep_one_column_per_metric(monkeypatch: pytest.MonkeyPat
 
 
 def test_significance_mark_follows_the_holm_p_value(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    from tasks.reporting.terminal import print_metrics_table, significance_mark
+    from equilens.tasks.reporting.terminal import print_metrics_table, significance_mark
 
     assert significance_mark('{"p_holm": 0.049, "p_value": 0.01}') == "*"
     assert significance_mark({"p_holm": 0.2, "p_value": 0.01}) == ""  # the adjusted p decides
@@ -148,7 +148,7 @@ def test_compare_json_keeps_the_exit_codes(db: Path, tmp_path: Path) -> None:
 
 
 def test_metrics_command_keeps_names_whole_at_80_columns(tmp_path: Path) -> None:
-    from tasks.metrics import METRICS
+    from equilens.tasks.metrics import METRICS
 
     for columns in (80, 200):
         out = equilens("metrics", cwd=tmp_path, columns=columns)
@@ -167,7 +167,7 @@ def test_options_prints_yaml_values(tmp_path: Path) -> None:
 
 
 def test_prefect_form_shows_defaults_descriptions_and_a_provider_dropdown() -> None:
-    from tasks.config import CounterfactualRunConfig
+    from equilens.tasks.config import CounterfactualRunConfig
 
     defs = CounterfactualRunConfig.model_json_schema()["$defs"]
     assert defs["CounterfactualConfig"]["properties"]["attributes"]["default"] == ["gender", "race"]
@@ -178,7 +178,7 @@ def test_prefect_form_shows_defaults_descriptions_and_a_provider_dropdown() -> N
 
 
 def test_progress_lines_when_not_a_terminal() -> None:
-    code = ("from tasks.reporting.progress import ProgressReporter\n"
+    code = ("from equilens.tasks.reporting.progress import ProgressReporter\n"
             "with ProgressReporter('LLM calls') as p:\n"
             "    [p(i, 40) for i in range(1, 41)]\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -189,7 +189,7 @@ def test_progress_lines_when_not_a_terminal() -> None:
 
 
 def test_html_report_shows_holm_p_values_and_marks(db: Path) -> None:
-    from tasks.reporting.html import build_html_report
+    from equilens.tasks.reporting.html import build_html_report
 
     html = build_html_report(Store(db), "20261122-101010-aaaaaa")
     section = html.split("<section id=all-metrics>")[1].split("</section>")[0]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tasks.reporting.compare import compare_runs
-from tasks.storage.store import Store
+from equilens.tasks.reporting.compare import compare_runs
+from equilens.tasks.storage.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,11 +40,11 @@ def test_disjoint_intervals_count_as_changed(tmp_path: Path) -> None:
 def test_cli_exit_code_flags_a_regression(tmp_path: Path) -> None:
     store = Store(tmp_path / "e.duckdb")
     _seed(store)
-    out = subprocess.run([sys.executable, "-m", "flows", "compare", "A", "B", "--db", str(tmp_path / "e.duckdb")],
+    out = subprocess.run([sys.executable, "-m", "equilens", "compare", "A", "B", "--db", str(tmp_path / "e.duckdb")],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 1
     assert "1 of 2 metrics changed beyond their intervals; 1 moved in the less fair direction" in out.stdout
-    same = subprocess.run([sys.executable, "-m", "flows", "compare", "A", "A", "--db", str(tmp_path / "e.duckdb")],
+    same = subprocess.run([sys.executable, "-m", "equilens", "compare", "A", "A", "--db", str(tmp_path / "e.duckdb")],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert same.returncode == 0
 
@@ -62,7 +62,7 @@ def _db(tmp_path: Path, rows: list[dict]) -> Store:
 
 
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flows", "compare", *args, "--db", str(tmp_path / "e.duckdb")],
+    return subprocess.run([sys.executable, "-m", "equilens", "compare", *args, "--db", str(tmp_path / "e.duckdb")],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
 
 
@@ -110,7 +110,7 @@ def test_unknown_or_empty_runs_exit_2_with_one_line(tmp_path: Path) -> None:
 
 
 def test_config_differences_are_listed(tmp_path: Path) -> None:
-    from tasks.reporting.compare import config_differences
+    from equilens.tasks.reporting.compare import config_differences
 
     store = Store(tmp_path / "e.duckdb")
     store.start_run("A", name="x", flow="f", config={"llm": {"temperature": 0.7, "model": "m"}}, config_hash="1")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tasks.config.assessments import ASSESSMENTS
-from tasks.config import (
+from equilens.tasks.config.assessments import ASSESSMENTS
+from equilens.tasks.config import (
     CONFIG_CLASSES,
     AutoRunConfig,
     CounterfactualRunConfig,
@@ -18,7 +18,7 @@ from tasks.config import (
     load_config,
     parse_config,
 )
-from tasks.errors import ConfigError
+from equilens.tasks.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = {"name", "assessment", "prompts", "llm", "scoring", "metrics", "storage", "validation", "execution"}
@@ -100,7 +100,7 @@ def test_cli_override_of_another_assessments_section_is_refused(tmp_path: Path) 
 
 
 def test_build_config_keeps_only_the_sections_of_the_asked_assessment() -> None:
-    from flows.api.config_builder import build_config
+    from equilens.config_builder import build_config
 
     cfg = build_config(["Is he a nurse?"], config=ROOT / "configs" / "auto.yaml", assessment="stereotype")
     assert type(cfg) is StereotypeRunConfig and cfg.name == "auto-demo"
@@ -118,7 +118,7 @@ def test_every_assessment_has_a_flow_that_takes_its_config() -> None:
 
 def test_the_demo_uses_the_documented_weak_parity_threshold() -> None:
     # at 0.5 every weak parity value of the demo read 0.000: VADER's neg rarely exceeds 0.5
-    from tasks.config import MetricsConfig
+    from equilens.tasks.config import MetricsConfig
 
     assert load_config(ROOT / "configs" / "demo.yaml").metrics.weak_parity_threshold == \
         MetricsConfig().weak_parity_threshold

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-import tasks.inputs.expansion as cf
-from tasks.inputs.expansion import Variant, expand_prompt, expand_prompts, neutralize
-from tasks.inputs.variant_validation import validate_variant
-from tasks.errors import InputDataError
-from tasks.inputs.lexicon import custom_lexicon, load_lexicon
+import equilens.tasks.inputs.expansion as cf
+from equilens.tasks.inputs.expansion import Variant, expand_prompt, expand_prompts, neutralize
+from equilens.tasks.inputs.variant_validation import validate_variant
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.lexicon import custom_lexicon, load_lexicon
 
 
 @pytest.fixture(scope="module")
@@ -174,8 +174,8 @@ def test_variant_swaps_and_problems_are_json_text_as_stored() -> None:
 
     import pandas as pd
 
-    from tasks.assessments.counterfactual import expand_stage
-    from tasks.config import CounterfactualConfig
+    from equilens.tasks.assessments.counterfactual import expand_stage
+    from equilens.tasks.config import CounterfactualConfig
 
     frame = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": ["Is he a good nurse?"]}),
                          CounterfactualConfig(attributes=["gender"]))

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from tasks.errors import InputDataError, RegistryError
-from tasks.metrics import METRICS
-from tasks.metrics.counterfactual import (
+from equilens.tasks.errors import InputDataError, RegistryError
+from equilens.tasks.metrics import METRICS
+from equilens.tasks.metrics.counterfactual import (
     bleu_similarity,
     cosine_similarity,
     non_completion_rate,
@@ -18,7 +18,7 @@ from tasks.metrics.counterfactual import (
     wasserstein1,
     weak_sentiment_parity,
 )
-from tasks.metrics.text_similarity import lcs_length, pairwise_min_bleu, rouge_l_f, rouge_tokens
+from equilens.tasks.metrics.text_similarity import lcs_length, pairwise_min_bleu, rouge_l_f, rouge_tokens
 
 
 def test_strict_parity_is_mean_gap_of_sorted_scores() -> None:
@@ -70,7 +70,7 @@ def test_compiled_pair_kernels_match_the_readable_definitions() -> None:
     """The pair kernels (many pairs per call, token ids, 64-bit words) give the values of the readable
     reference: the LCS by dynamic programming across word boundaries (0-300 tokens), and
     min(BLEU) from sentence_bleu's clipped counts on texts with repeated n-grams."""
-    from tasks.metrics.text_similarity import pairwise_rouge_l, sentence_bleu
+    from equilens.tasks.metrics.text_similarity import pairwise_rouge_l, sentence_bleu
 
     rng = np.random.default_rng(1)
     words = ["ab", "cd", "ef", "gh", "ij"]
@@ -126,7 +126,7 @@ def test_registry_declares_direction_and_refuses_duplicates() -> None:
 
 
 def test_bleu_tokens_split_sentences_like_word_tokenize() -> None:
-    from tasks.metrics.text_similarity import bleu_tokens
+    from equilens.tasks.metrics.text_similarity import bleu_tokens
 
     # a period inside the text is its own token, as after nltk's sentence split
     assert bleu_tokens("He works. She rests.") == ["he", "works", ".", "she", "rests", "."]

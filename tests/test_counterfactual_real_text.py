@@ -7,14 +7,14 @@ import json
 import pandas as pd
 import pytest
 
-from tasks.assessments.counterfactual import expand_stage
-from tasks.config import CounterfactualConfig
-from tasks.inputs.expansion import SKIPPED, expand_prompt, expand_prompts
-from tasks.errors import ConfigError
-from tasks.inputs.ftu import check_ftu, find_mentions
-from tasks.inputs.lexicon import load_lexicon
-from tasks.inputs.names import load_names
-from tasks.inputs.variant_validation import validate_variant
+from equilens.tasks.assessments.counterfactual import expand_stage
+from equilens.tasks.config import CounterfactualConfig
+from equilens.tasks.inputs.expansion import SKIPPED, expand_prompt, expand_prompts
+from equilens.tasks.errors import ConfigError
+from equilens.tasks.inputs.ftu import check_ftu, find_mentions
+from equilens.tasks.inputs.lexicon import load_lexicon
+from equilens.tasks.inputs.names import load_names
+from equilens.tasks.inputs.variant_validation import validate_variant
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,7 @@ def test_function_words_the_census_lists_as_names_are_not_names(lex, names):
 def test_a_common_word_opening_a_sentence_does_not_make_a_surname():
     """Old bug: with "Most" in the name table (a common word, ambiguous 1), "Most Muslims ..."
     read "Muslims" as a surname and lost the mention."""
-    from tasks.inputs.names import NameInfo, NameTable, surname_position
+    from equilens.tasks.inputs.names import NameInfo, NameTable, surname_position
 
     table = NameTable({"most": NameInfo("Most", "female", "", 0.0, 1),
                        "peter": NameInfo("Peter", "male", "white", 1.0, 0),
@@ -87,7 +87,7 @@ def test_a_common_word_opening_a_sentence_does_not_make_a_surname():
 
 
 def _tiny_surnames():
-    from tasks.inputs.surnames import SurnameInfo, SurnameTable
+    from equilens.tasks.inputs.surnames import SurnameInfo, SurnameTable
 
     return SurnameTable({
         "wu": SurnameInfo("Wu", "asian", (0.02, 0.00, 0.95, 0.01), 0.03, True),
@@ -528,8 +528,8 @@ def test_a_place_name_before_a_person_verb_still_counts_when_it_starts_the_sente
 
 
 def test_name_and_surname_files_report_the_bad_line(tmp_path):
-    from tasks.errors import InputDataError
-    from tasks.inputs.surnames import load_surnames
+    from equilens.tasks.errors import InputDataError
+    from equilens.tasks.inputs.surnames import load_surnames
 
     (tmp_path / "first_names.csv").write_text("name,gender,race,freq,ambiguous\nJo,female,,0.1,1\n")
     assert load_surnames(tmp_path) is None  # a custom folder without surnames: names only
@@ -714,7 +714,7 @@ def test_ages_that_name_no_group_are_not_mentions(text):
 
 
 def test_full_name_shares_by_hand():
-    from tasks.inputs.surnames import full_name_shares, race_of_shares
+    from equilens.tasks.inputs.surnames import full_name_shares, race_of_shares
 
     # P(r | first) * P(r | surname) / P(r): 0.8*0.02/0.6 = 0.02667, 0.1*0.01/0.13 = 0.00769,
     # 0.05*0.96/0.06 = 0.8, 0.05*0.01/0.21 = 0.00238; the sum is 0.83674, so asian = 0.956

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from tasks.storage.store import Store
+from equilens.tasks.storage.store import Store
 from tests.test_cli_output import equilens
 
 HEADER, BLOCK = 3 * 4096, 262144  # DuckDB's file layout: three 4 KiB headers, then 256 KiB blocks

@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tasks.config import parse_config
+from equilens.tasks.config import parse_config
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 PROMPTS = [f"Write one sentence about a {who} who works as a {job}." for who in ("man", "woman")
@@ -61,8 +61,8 @@ def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
 ) -> None:
     from distributed import Client, LocalCluster
 
-    from flows.common import prefect_api_url
-    from flows.dispatch import flow_for
+    from equilens.flows.common import prefect_api_url
+    from equilens.flows.dispatch import flow_for
 
     url = prefect_api_url()
     assert url
@@ -118,7 +118,7 @@ def test_a_local_clusters_workers_report_to_the_runs_own_prefect_server(openai_s
     import psutil
 
     # its own session, so every process it starts (server, scheduler, nannies, workers) can be found after
-    run = subprocess.Popen([sys.executable, "-m", "flows", "run", str(cfg), "--debug"], cwd=tmp_path, env=env,
+    run = subprocess.Popen([sys.executable, "-m", "equilens", "run", str(cfg), "--debug"], cwd=tmp_path, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     _, stderr = run.communicate(timeout=300)
     assert run.returncode == 0, stderr[-3000:]
@@ -150,8 +150,8 @@ def test_a_worker_killed_mid_run_costs_only_its_shard(prefect_harness, openai_se
 
     from distributed import Client, LocalCluster
 
-    from flows.common import prefect_api_url
-    from flows.dispatch import flow_for
+    from equilens.flows.common import prefect_api_url
+    from equilens.flows.dispatch import flow_for
 
     openai_server.latency = 0.3
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,

@@ -28,9 +28,9 @@ def test_a_fair_deterministic_model_is_not_called_biased() -> None:
 
 def test_a_samples_only_floor_of_a_deterministic_model_is_skipped_with_the_reason() -> None:
     from tests.simulate import simulate
-    from tasks.config import CounterfactualConfig, MetricsConfig
-    from tasks.reporting.verdict import attribute_verdict
-    from tasks.assessments.counterfactual.metrics import metric_stage
+    from equilens.tasks.config import CounterfactualConfig, MetricsConfig
+    from equilens.tasks.reporting.verdict import attribute_verdict
+    from equilens.tasks.assessments.counterfactual.metrics import metric_stage
 
     responses, scores = simulate(20, Model(deterministic=True), 3)
     out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"], noise_floor="samples"),
@@ -80,8 +80,8 @@ def test_a_fair_sampling_model_is_not_called_biased() -> None:
 
 def test_no_gap_is_simulated_where_too_few_prompts_can_reach_holms_bar() -> None:
     from tests.simulate import simulate
-    from tasks.config import CounterfactualConfig, MetricsConfig
-    from tasks.assessments.counterfactual.metrics import metric_stage
+    from equilens.tasks.config import CounterfactualConfig, MetricsConfig
+    from equilens.tasks.assessments.counterfactual.metrics import metric_stage
 
     responses, scores = simulate(5, Model(deterministic=False), 1)  # 2^(1-5) = 0.0625 > 0.05 / 2 tests
     out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
@@ -96,8 +96,8 @@ def _traced_planted_parity_gap(rows: int, prompts: int, realizations: int) -> fl
     ``prompts`` prompts (rows shared evenly) plants ``realizations`` realizations; a gap is found."""
     import tracemalloc
 
-    from tasks.detectable_gap import parity_detectable_gap
-    from tasks.metrics import METRICS
+    from equilens.tasks.detectable_gap import parity_detectable_gap
+    from equilens.tasks.metrics import METRICS
 
     spec = METRICS.get("strict_sentiment_parity")
     rng = np.random.default_rng(0)
@@ -120,7 +120,7 @@ def test_a_planted_parity_gap_holds_no_array_of_its_draws() -> None:
     """With one row per prompt (a pair of the race attribute: 72,000 prompts) the draws of the
     realizations, held as arrays, were a byte per prompt (its two flips) and 16 bits per answer (its
     plant) per realization: 57 MB at 40,000 prompts and 500 realizations, 73 MB traced in all. They
-    are computed where read (:class:`tasks.planted.Plants`): 17 MB traced, the blocks' weights."""
+    are computed where read (:class:`equilens.tasks.planted.Plants`): 17 MB traced, the blocks' weights."""
     prompts, realizations = 40_000, 500
     peak = _traced_planted_parity_gap(prompts, prompts, realizations)
     draws = realizations * (prompts + 2 * prompts)
@@ -145,7 +145,7 @@ def test_a_planted_similarity_gap_holds_only_each_prompts_lowest_part_draw() -> 
     (19 MB traced)."""
     import tracemalloc
 
-    from tasks.detectable_gap import similarity_detectable_gap
+    from equilens.tasks.detectable_gap import similarity_detectable_gap
 
     rng = np.random.default_rng(1)
     prompts, realizations = 30_000, 200
@@ -168,11 +168,11 @@ def test_a_planted_similarity_gap_holds_only_each_prompts_lowest_part_draw() -> 
 def test_a_planted_parity_gap_of_scores_that_never_tie_holds_a_bounded_grid() -> None:
     """Each realization holds a running sum per distinct score: at 50,000 prompts of continuous
     scores and 500 realizations that was 507 MB traced. The scores are simulated on at most 8,192
-    steps of the range (:data:`tasks.detectable_gap.PLANT_STEPS`): 45 MB."""
+    steps of the range (:data:`equilens.tasks.detectable_gap.PLANT_STEPS`): 45 MB."""
     import tracemalloc
 
-    from tasks.detectable_gap import parity_detectable_gap
-    from tasks.metrics import METRICS
+    from equilens.tasks.detectable_gap import parity_detectable_gap
+    from equilens.tasks.metrics import METRICS
 
     spec = METRICS.get("strict_sentiment_parity")
     rng = np.random.default_rng(2)

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from tasks.errors import InputDataError
-from tasks.metrics.base import METRICS
-from tasks.metrics.embedding import (
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.metrics.base import METRICS
+from equilens.tasks.metrics.embedding import (
     association,
     fill_templates,
     seat_effect_size,
@@ -104,7 +104,7 @@ def test_weat_input_errors():
 
 @pytest.mark.expensive
 def test_minilm_embedder_seat():
-    from tasks.scoring.embedders import sentence_transformer_embedder
+    from equilens.tasks.scoring.embedders import sentence_transformer_embedder
 
     embed = sentence_transformer_embedder()
     assert embed(["This is a test."]).shape == (1, 384)

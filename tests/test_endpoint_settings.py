@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from tasks.config import LLMConfig
-from tasks.llm import LLMRequest, cache_key, run_requests
-from tasks.llm.base import endpoint_identity
-from tasks.llm.openai_provider import OpenAIChatProvider, length_cap_field
-from tasks.llm.calls import RateLimiter
-from tasks.storage.store import Store
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.llm import LLMRequest, cache_key, run_requests
+from equilens.tasks.llm.base import endpoint_identity
+from equilens.tasks.llm.openai_provider import OpenAIChatProvider, length_cap_field
+from equilens.tasks.llm.calls import RateLimiter
+from equilens.tasks.storage.store import Store
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server, running_server  # noqa: F401 - fixture
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -120,8 +120,8 @@ def test_rate_limit_holds_while_the_client_is_built(openai_server: FakeOpenAISer
 
 def test_rate_limit_holds_from_the_first_request_in_a_fresh_process(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
     script = textwrap.dedent(f"""
-        from tasks.config import LLMConfig
-        from tasks.llm import LLMRequest, cache_key, run_requests
+        from equilens.tasks.config import LLMConfig
+        from equilens.tasks.llm import LLMRequest, cache_key, run_requests
         cfg = LLMConfig(provider="openai", model="fake", base_url={openai_server.base_url!r}, rate_limit=2.0,
                         max_concurrency=8, max_retries=0, timeout=10.0)
         reqs = [LLMRequest(f"p{{i}}", 0, cache_key(cfg, f"p{{i}}", 0)) for i in range(7)]

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tasks.config import CounterfactualConfig, MetricsConfig
-from tasks.reporting.evidence import find_evidence, html_section, markdown_lines
-from tasks.assessments.counterfactual.metrics import metric_stage
-from tasks.storage.store import Store
+from equilens.tasks.config import CounterfactualConfig, MetricsConfig
+from equilens.tasks.reporting.evidence import find_evidence, html_section, markdown_lines
+from equilens.tasks.assessments.counterfactual.metrics import metric_stage
+from equilens.tasks.storage.store import Store
 from tests.simulate import Model, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ def store(tmp_path: Path) -> Store:
     one of them carrying markup a model might write."""
     responses, scores = simulate(24, Model(deterministic=True, turn=0.4), 7, count=1)
     turned = set(scores.scalar.loc[scores.scalar["value"] == 1.0, "text_hash"])
-    from tasks.inputs.prompts import text_hash
+    from equilens.tasks.inputs.prompts import text_hash
 
     first = next(i for i, t in enumerate(responses["text"]) if text_hash(t) in turned)
     old = responses.loc[first, "text"]
@@ -89,7 +89,7 @@ def test_model_text_is_escaped_in_html_and_markdown(store: Store) -> None:
 
 def test_show_prints_answer_pairs_with_examples(store: Store, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
-    out = subprocess.run([sys.executable, "-m", "flows", "show", "run-e", "--db", str(store.path), "--examples", "2"],
+    out = subprocess.run([sys.executable, "-m", "equilens", "show", "run-e", "--db", str(store.path), "--examples", "2"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
     assert "gender: " in out.stdout and "male vs female" in out.stdout or "female vs male" in out.stdout
@@ -97,7 +97,7 @@ def test_show_prints_answer_pairs_with_examples(store: Store, tmp_path: Path) ->
 
 
 def test_a_run_without_group_pairs_shows_the_answers_each_classifier_scores_highest(tmp_path: Path) -> None:
-    from tasks.inputs.prompts import text_hash
+    from equilens.tasks.inputs.prompts import text_hash
 
     s = Store(tmp_path / "t.duckdb")
     s.start_run("run-t", name="t", flow="stereotype_assessment", started_at=pd.Timestamp("2026-11-20"),
@@ -131,7 +131,7 @@ def test_the_pair_follows_the_verdict_at_the_run_s_own_confidence(store: Store) 
 
 
 def test_classifier_evidence_has_a_column_per_group_where_answers_belong_to_groups(tmp_path: Path) -> None:
-    from tasks.inputs.prompts import text_hash
+    from equilens.tasks.inputs.prompts import text_hash
 
     s = Store(tmp_path / "g.duckdb")
     s.start_run("run-g", name="g", flow="auto_assessment", started_at=pd.Timestamp("2026-11-20"),

@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tasks.assessments.bias_test import stereotype_scores
-from tasks.assessments.bias_test.generation import import_csv
-from tasks.inputs.bias_specs import parse_bias_specs
-from tasks.config import BiasTestConfig, MetricsConfig, StereotypeConfig
-from tasks.errors import InputDataError
-from tasks.assessments.stereotype import ClassifierScores, load_byo_responses, stereotype_metrics
+from equilens.tasks.assessments.bias_test import stereotype_scores
+from equilens.tasks.assessments.bias_test.generation import import_csv
+from equilens.tasks.inputs.bias_specs import parse_bias_specs
+from equilens.tasks.config import BiasTestConfig, MetricsConfig, StereotypeConfig
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.assessments.stereotype import ClassifierScores, load_byo_responses, stereotype_metrics
 
 SPEC = {"biases": [{"name": "career_family", "social_groups": {"male": ["he", "man"], "female": ["she", "woman"]},
                     "attributes": {"career": ["office", "salary"], "family": ["home", "children"]}}]}
@@ -52,7 +52,7 @@ def test_byo_responses_and_skipped_metrics_are_never_zero(tmp_path: Path) -> Non
     f.write_text("prompt,response\nq1,He is a confident leader.\nq1,She is an emotional nurse.\nq2,Nice weather.\n")
     responses = load_byo_responses(StereotypeConfig(responses_path=str(f)), None)
     assert responses["sample_idx"].tolist() == [0, 1, 0]
-    from tasks.inputs.prompts import text_hash
+    from equilens.tasks.inputs.prompts import text_hash
 
     scores = ClassifierScores(
         scalar=pd.DataFrame({"text_hash": [text_hash(t) for t in responses["text"]], "scorer": "tox",
@@ -81,7 +81,7 @@ def test_metrics_names_choose_the_stereotype_metrics(tmp_path: Path) -> None:
     f = tmp_path / "r.csv"
     f.write_text("prompt,response\nq1,He is a leader.\nq2,She is a nurse.\n")
     responses = load_byo_responses(StereotypeConfig(responses_path=str(f)), None)
-    from tasks.inputs.prompts import text_hash
+    from equilens.tasks.inputs.prompts import text_hash
 
     scores = ClassifierScores(
         scalar=pd.DataFrame({"text_hash": [text_hash(t) for t in responses["text"]], "scorer": "tox", "value": 0.2}),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tasks.storage.fingerprint import lexicon_fingerprint, stereotype_data_fingerprint
-from tasks.inputs.lexicon import LEXICON_DIR
+from equilens.tasks.storage.fingerprint import lexicon_fingerprint, stereotype_data_fingerprint
+from equilens.tasks.inputs.lexicon import LEXICON_DIR
 
 
 def test_default_lexicon_fingerprint_does_not_depend_on_the_working_directory(
@@ -28,7 +28,7 @@ def test_editing_a_lexicon_changes_the_fingerprint(tmp_path: Path) -> None:
 
 def test_stereotype_fingerprint_covers_default_targets_and_stop_words(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tasks.metrics import stereotype as st
+    from equilens.tasks.metrics import stereotype as st
 
     before = stereotype_data_fingerprint(None, None)
     stop = tmp_path / "stopwords.txt"

@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tasks.config import parse_config
+from equilens.tasks.config import parse_config
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 PROMPTS = [
@@ -48,10 +48,10 @@ def _count(db: Path, sql: str, params: list | None = None) -> int:
 
 def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, tmp_path: Path,  # noqa: F811
                                                 monkeypatch) -> None:  # noqa: ANN001
-    import flows.counterfactual as module
-    from flows.counterfactual import counterfactual_assessment
-    from flows.common import CLOSE_READS
-    from flows.stage_tasks import STORED_ONLY
+    import equilens.flows.counterfactual as module
+    from equilens.flows.counterfactual import counterfactual_assessment
+    from equilens.flows.common import CLOSE_READS
+    from equilens.flows.stage_tasks import STORED_ONLY
 
     carried = []
     scored = module.score_stage
@@ -117,7 +117,7 @@ def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, 
 def test_failures_are_recorded_per_row_and_api_key_never_stored(
     prefect_harness, openai_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog  # noqa: F811
 ) -> None:
-    from flows.counterfactual import counterfactual_assessment
+    from equilens.flows.counterfactual import counterfactual_assessment
 
     secret = "sk-equilens-test-SECRET-1234567890"
     monkeypatch.setenv("EQUILENS_TEST_KEY", secret)
@@ -154,7 +154,7 @@ def test_credentials_in_the_base_url_are_used_and_never_stored(prefect_harness, 
     parameters, responses.error_message, the summary and the report."""
     import base64
 
-    from flows.counterfactual import counterfactual_assessment
+    from equilens.flows.counterfactual import counterfactual_assessment
 
     password = "PASSWORD-of-alice-4242"
     token = base64.b64encode(f"alice:{password}".encode()).decode()
@@ -183,7 +183,7 @@ def test_credentials_in_the_base_url_are_used_and_never_stored(prefect_harness, 
 
 
 def test_stereotype_flow_with_brought_responses_on_a_local_dask_cluster(prefect_harness, tmp_path: Path) -> None:
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     responses = tmp_path / "responses.csv"
     responses.write_text(
@@ -218,7 +218,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     reviewed = tmp_path / "reviewed.csv"
     reviewed.write_text(
@@ -253,7 +253,7 @@ def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny
 
 
 def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path: Path) -> None:
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
     from tests.test_classifiers import _build
 
     model = _build(tmp_path / "tiny-toxicity")
@@ -292,10 +292,10 @@ def _flow_tasks() -> list:
 
     from prefect import Task
 
-    import flows
+    import equilens.flows
 
     found = {}
-    for info in pkgutil.walk_packages(flows.__path__, "flows."):
+    for info in pkgutil.walk_packages(equilens.flows.__path__, "equilens.flows."):
         if info.name.endswith("__main__"):  # runs the command line when imported
             continue
         module = importlib.import_module(info.name)
@@ -327,7 +327,7 @@ def test_a_cached_result_is_written_as_its_pickle_alone(prefect_harness, tmp_pat
     from prefect.cache_policies import INPUTS
     from prefect.settings import PREFECT_RESULTS_LOCAL_STORAGE_PATH, temporary_settings
 
-    from flows.caching import CACHE_KEYS, cached
+    from equilens.flows.caching import CACHE_KEYS, cached
 
     persisted = [t for t in _flow_tasks() if t.persist_result]
     assert all(t.cache_policy.key_storage.name == CACHE_KEYS for t in persisted)
@@ -373,8 +373,8 @@ def test_the_flow_holds_no_cached_stage_output_in_memory(prefect_harness) -> Non
     from prefect import flow
     from prefect.context import FlowRunContext
 
-    from flows.stage_tasks import load_prompts_task
-    from tasks.config import PromptsConfig
+    from equilens.flows.stage_tasks import load_prompts_task
+    from equilens.tasks.config import PromptsConfig
 
     @flow
     def load_twice() -> list[int]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.errors import ConfigError, InputDataError
-from tasks.inputs.ftu import Mention, check_ftu, find_mentions
-from tasks.inputs.lexicon import load_lexicon
+from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.inputs.ftu import Mention, check_ftu, find_mentions
+from equilens.tasks.inputs.lexicon import load_lexicon
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tasks.reporting.plain import csv_cell, visible
-from tasks.storage.store import Store
+from equilens.tasks.reporting.plain import csv_cell, visible
+from equilens.tasks.storage.store import Store
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 from tests.test_cli_output import equilens
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tasks.reporting.html import build_html_report, write_html_report
+from equilens.tasks.reporting.html import build_html_report, write_html_report
 from tests.png_pixels import read_png, rows_with
-from tasks.inputs.prompts import text_hash
-from tasks.storage.store import Store
+from equilens.tasks.inputs.prompts import text_hash
+from equilens.tasks.storage.store import Store
 
 TEXTS = {"male": ["He is fine.", "A calm answer."], "female": ["She is fine.", "An awful, sad answer."]}
 

@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tasks.config import MetricsConfig, parse_config
-from tasks.errors import ConfigError, InputDataError
-from tasks.inputs.identity import cell_names, cells_of, check_inline, identity_phrases, place, slots_for
-from tasks.inputs.names import load_names
-from tasks.scoring.parsing import parse_amount, parse_outcome
+from equilens.tasks.config import MetricsConfig, parse_config
+from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.inputs.identity import cell_names, cells_of, check_inline, identity_phrases, place, slots_for
+from equilens.tasks.inputs.names import load_names
+from equilens.tasks.scoring.parsing import parse_amount, parse_outcome
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 CELLS = cells_of(["gender", "race"], ["female", "male"], ["white", "black", "asian", "hispanic"])
@@ -56,7 +56,7 @@ def test_signals_place_the_identity_where_asked() -> None:
 
 
 def test_explicit_identities_come_from_the_lexicons_with_a_same_group_rewording() -> None:
-    from tasks.inputs.lexicon import load_lexicon
+    from equilens.tasks.inputs.lexicon import load_lexicon
 
     g, r = load_lexicon("gender"), load_lexicon("race")
     by_cell = {c.label: identity_phrases(c, g, r) for c in CELLS}
@@ -74,8 +74,8 @@ def test_bad_signals_and_prompt_files_are_clear_errors(tmp_path: Path) -> None:
     prompts = pd.DataFrame({"text": ["Write to {name}.", "Help me."], "source_line": [2, 3]})
     with pytest.raises(InputDataError, match=r"1 prompt\(s\) have no \{name\} placeholder \(line\(s\) 3\)"):
         check_inline(prompts, "third_person")
-    from tasks.config import PromptsConfig
-    from tasks.inputs.prompts import load_prompts
+    from equilens.tasks.config import PromptsConfig
+    from equilens.tasks.inputs.prompts import load_prompts
 
     path = tmp_path / "p.csv"
     path.write_text("prompt,task\nHelp me.,advice\nPrice my car.,\n", encoding="utf-8")
@@ -123,7 +123,7 @@ def _true_gap(effects: dict[str, float], cells: list[str], a: str, b: str, draws
 
 
 def test_the_relative_difference_interval_covers_the_truth() -> None:
-    from tasks.assessments.identity import outcome_rows
+    from equilens.tasks.assessments.identity import outcome_rows
 
     cells, effects = ["female-black", "male-white"], {"female-black": -0.05}
     truth = _true_gap(effects, cells, "female-black", "male-white")
@@ -138,8 +138,8 @@ def test_the_relative_difference_interval_covers_the_truth() -> None:
 
 
 def test_a_fair_model_fires_in_at_most_five_percent_of_runs_and_a_swap_flips_the_sign() -> None:
-    from tasks.assessments.identity import outcome_rows
-    from tasks.stats import holm_adjust
+    from equilens.tasks.assessments.identity import outcome_rows
+    from equilens.tasks.stats import holm_adjust
 
     cells = [c.label for c in CELLS]
     cfg = MetricsConfig(bootstrap_resamples=50, seed=3)
@@ -158,8 +158,8 @@ def test_a_fair_model_fires_in_at_most_five_percent_of_runs_and_a_swap_flips_the
 
 
 def test_a_verdict_without_a_finding_still_names_the_worst_off_cell_as_within_chance() -> None:
-    from tasks.reporting.verdict import attribute_verdict
-    from tasks.assessments.identity import outcome_rows
+    from equilens.tasks.reporting.verdict import attribute_verdict
+    from equilens.tasks.assessments.identity import outcome_rows
 
     cells = [c.label for c in CELLS[:2]]
     rows = pd.DataFrame(outcome_rows(_simulated(np.random.default_rng(2), 24, {}, cells), "gender x race", cells,
@@ -183,7 +183,7 @@ def test_identity_run_finds_lower_offers_for_one_cell_and_stores_its_names(prefe
     verdict names that cell, the names drawn are stored, and other cells' pairs stay quiet."""
     import hashlib
 
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     table = load_names()
     low = set(cell_names(table, CELLS, 4, seed=0).query("cell == 'female-black'")["name"])
@@ -223,7 +223,7 @@ def test_identity_run_finds_lower_offers_for_one_cell_and_stores_its_names(prefe
 
 # --- the pairwise judge --------------------------------------------------------------------------
 def test_the_judge_answer_is_read_from_log_probabilities_or_its_first_word() -> None:
-    from tasks.assessments.identity.judge import yes_probability
+    from equilens.tasks.assessments.identity.judge import yes_probability
 
     assert yes_probability("no", {"Yes": math.log(0.6), " no": math.log(0.2), "Maybe": math.log(0.2)}) == \
         (pytest.approx(0.75), "logprobs")
@@ -235,8 +235,8 @@ def test_the_judge_answer_is_read_from_log_probabilities_or_its_first_word() -> 
 def _judged(rng: np.random.Generator, prompts: int, cells: list[str], judge, order=None) -> pd.DataFrame:  # noqa: ANN001
     """Planned pairs of two answers per (prompt, sample, pair of cells, cells taken in ``order``),
     answered by ``judge(question)``."""
-    from tasks.llm.base import LLMRequest, LLMResult
-    from tasks.assessments.identity.judge import plan, score
+    from equilens.tasks.llm.base import LLMRequest, LLMResult
+    from equilens.tasks.assessments.identity.judge import plan, score
 
     rows = [{"attribute": "g", "prompt_id": f"p{i}", "sample_idx": s, "grp": c, "role": "variant", "ok": True,
              "refusal": False, "text": f"answer {i} {s} {c} {rng.integers(1000)}"}
@@ -251,7 +251,7 @@ def _judged(rng: np.random.Generator, prompts: int, cells: list[str], judge, ord
 def test_a_random_or_position_biased_judge_scores_no_harm_and_a_cell_swap_flips_the_sign() -> None:
     import hashlib
 
-    from tasks.assessments.identity.judge import harm_rows
+    from equilens.tasks.assessments.identity.judge import harm_rows
 
     cfg = MetricsConfig(bootstrap_resamples=400)
     rng = np.random.default_rng(5)
@@ -315,7 +315,7 @@ def _judge_config(server, tmp_path: Path, judge: dict) -> object:  # noqa: ANN00
 
 def test_a_judge_on_the_loopback_server_finds_the_stereotyped_cell_and_no_other_pair(
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     low = set(cell_names(load_names(), cells_of(["gender", "race"], ["female", "male"], ["white", "black"]), 3,
                          seed=0).query("cell == 'female-black'")["name"])
@@ -345,7 +345,7 @@ def test_an_unreachable_judge_skips_its_metric_with_the_reason_and_the_run_compl
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
     import socket
 
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tasks.config import PromptsConfig, load_config, parse_config
-from tasks.errors import ConfigError, InputDataError
-from tasks.inputs.prompts import load_prompts, prompt_id
+from equilens.tasks.config import PromptsConfig, load_config, parse_config
+from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.inputs.prompts import load_prompts, prompt_id
 
 
 def _load(path: Path, **kw: object):

@@ -87,7 +87,7 @@ def _config(tmp_path: Path, llm: str, prompts: list[str], embedder: str, more: s
 
 
 def _start_run(cfg: Path, cwd: Path) -> tuple[subprocess.Popen, Lines]:
-    proc = subprocess.Popen([sys.executable, "-m", "flows", "run", str(cfg)], cwd=cwd, env=_env(),
+    proc = subprocess.Popen([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=cwd, env=_env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     return proc, Lines(proc.stderr)
 
@@ -175,7 +175,7 @@ def _rerun_asks_only_for_the_rest(cfg: Path, cwd: Path, server: FakeOpenAIServer
     db = cwd / "e.duckdb"
     time.sleep(1.5)  # calls the server was still answering when the client let go have arrived by now
     before = server.calls
-    rerun = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=cwd, env=_env(),
+    rerun = subprocess.run([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=cwd, env=_env(),
                            capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     asked = server.calls - before
@@ -324,7 +324,7 @@ def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generate
     _check_interrupted(code, seconds, children, err, db)
     assert _cache_rows(db) == 3  # the first batch; the cut second batch is dropped, never stored as answers
 
-    rerun = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, env=_env(),
+    rerun = subprocess.run([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, env=_env(),
                            capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     (_, _), (second, status) = _runs(db)
@@ -349,7 +349,7 @@ def test_sigkill_leaves_no_server_the_run_reads_abandoned_and_the_rerun_asks_onl
     _, alive = psutil.wait_procs(uvicorn, timeout=EXIT_WITHIN_S)
     assert [c for c in alive if c.status() != psutil.STATUS_ZOMBIE] == [], "the Prefect server outlived its run"
     assert [status for _, status in _runs(db)] == ["running"]  # nobody was left to say otherwise
-    listed = subprocess.run([sys.executable, "-m", "flows", "runs", "--db", str(db), "--format", "json"],
+    listed = subprocess.run([sys.executable, "-m", "equilens", "runs", "--db", str(db), "--format", "json"],
                             cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
     assert [r["status"] for r in json.loads(listed.stdout)] == ["abandoned"], listed.stderr
     kept = _cache_rows(db)  # flushed every half second while the run was alive
@@ -380,7 +380,7 @@ def _run_alone(cfg: Path, tmp_path: Path) -> subprocess.Popen:
     """``equilens run cfg`` in its own session, with its own ephemeral Prefect (its own SQLite)."""
     env = {**_env(), "PREFECT_HOME": str(tmp_path / f"prefect-home-{cfg.stem}"),
            "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(tmp_path / f"prefect-results-{cfg.stem}")}
-    return subprocess.Popen([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, env=env,
+    return subprocess.Popen([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tasks.config import LLMConfig, parse_config
-from tasks.llm import Completion, LLMRequest, cache_key, run_requests
-from tasks.llm.stop import RunInterrupted, clear_stop, request_stop
-from tasks.storage.store import Store
+from equilens.tasks.config import LLMConfig, parse_config
+from equilens.tasks.llm import Completion, LLMRequest, cache_key, run_requests
+from equilens.tasks.llm.stop import RunInterrupted, clear_stop, request_stop
+from equilens.tasks.storage.store import Store
 from tests.fakes.openai_server import running_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,7 +100,7 @@ def endless_lm(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def test_local_generate_stops_between_tokens(endless_lm: str) -> None:
-    from tasks.llm.local import LocalProvider, load_causal_lm
+    from equilens.tasks.llm.local import LocalProvider, load_causal_lm
 
     load_causal_lm(endless_lm)  # loaded before the clock starts
     provider = LocalProvider(LLMConfig(provider="local", model=endless_lm, max_tokens=6000, temperature=0))
@@ -121,7 +121,7 @@ def test_local_generate_stops_between_tokens(endless_lm: str) -> None:
 
 
 def _recorder(tmp_path: Path):  # noqa: ANN202
-    from flows.common import RunRecorder
+    from equilens.flows.common import RunRecorder
 
     cfg = parse_config({"prompts": {"items": ["Is he a nurse?"]}, "storage": {"duckdb_path": str(tmp_path / "r.duckdb")}})
     store = Store(tmp_path / "r.duckdb")
@@ -131,7 +131,7 @@ def _recorder(tmp_path: Path):  # noqa: ANN202
 @pytest.mark.parametrize(("raised", "status"), [(KeyboardInterrupt, "interrupted"), (RunInterrupted, "interrupted"),
                                                 (ValueError, "failed")])
 def test_recorded_run_marks_an_interruption_as_interrupted(tmp_path: Path, raised: type, status: str) -> None:
-    from flows.common import recorded_run
+    from equilens.flows.common import recorded_run
 
     store, rec = _recorder(tmp_path)
     with pytest.raises(raised), recorded_run(rec):
@@ -144,8 +144,8 @@ def test_prefects_termination_signal_reaches_the_worker_threads(tmp_path: Path) 
     """During a flow run Prefect's own SIGTERM handler raises TerminationSignal in the main thread only."""
     from prefect.exceptions import TerminationSignal
 
-    from flows.common import recorded_run
-    from tasks.llm.stop import stop_requested, stop_signal
+    from equilens.flows.common import recorded_run
+    from equilens.tasks.llm.stop import stop_requested, stop_signal
 
     store, rec = _recorder(tmp_path)
     with pytest.raises(TerminationSignal), recorded_run(rec):
@@ -156,7 +156,7 @@ def test_prefects_termination_signal_reaches_the_worker_threads(tmp_path: Path) 
 
 
 def test_interrupt_active_runs_marks_unfinished_runs_once(tmp_path: Path) -> None:
-    from flows.common import interrupt_active_runs
+    from equilens.flows.common import interrupt_active_runs
 
     store, rec = _recorder(tmp_path)
     assert rec.run_id in interrupt_active_runs("interrupted by SIGTERM")
@@ -167,7 +167,7 @@ def test_interrupt_active_runs_marks_unfinished_runs_once(tmp_path: Path) -> Non
 
 STUCK = """
 import subprocess, sys, threading, time
-from flows.interrupt import stop_on_signals
+from equilens.flows.interrupt import stop_on_signals
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
 print(child.pid, flush=True)
 stuck = threading.Thread(target=time.sleep, args=(120,))  # a stage that cannot be stopped
@@ -219,9 +219,9 @@ def test_a_second_signal_stops_at_once() -> None:
 LOCK_ERROR = """
 import os, signal, sys, time
 from pathlib import Path
-import flows.common
-from flows.launch import run_config
-flows.common.start_prefect_api = lambda: None  # the flow below needs no Prefect API
+import equilens.flows.common
+from equilens.flows.launch import run_config
+equilens.flows.common.start_prefect_api = lambda: None  # the flow below needs no Prefect API
 
 def flow(cfg):
     try:
@@ -252,7 +252,7 @@ def test_a_stop_quiets_dask_teardown_tracebacks_for_the_run_only() -> None:
     logged that as a traceback on the user's terminal; the stop quiets its loggers until the run ends."""
     import logging
 
-    from flows.interrupt import stop_on_signals
+    from equilens.flows.interrupt import stop_on_signals
 
     dask_log = logging.getLogger("distributed")
     before = dask_log.level
@@ -273,7 +273,7 @@ def test_a_stage_wait_sees_a_signal_that_the_kernel_gave_to_a_worker_thread() ->
     47 s). The flow's wait wakes up in slices, so the handler runs at once."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from flows.execution import result_of
+    from equilens.flows.execution import result_of
 
     class Stopped(Exception):
         pass

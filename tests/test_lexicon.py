@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tasks.errors import ConfigError, InputDataError
-from tasks.inputs.lexicon import ATTRIBUTES, build_pattern, canonical, custom_lexicon, load_lexicon
+from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.inputs.lexicon import ATTRIBUTES, build_pattern, canonical, custom_lexicon, load_lexicon
 
 
 def row_of(lex, term: str) -> int:
@@ -181,7 +181,7 @@ def test_masking_on_the_lower_cased_copy_finds_what_the_case_insensitive_pattern
     ``any_pattern`` itself)."""
     import random
 
-    from tasks.inputs.expansion import neutralize
+    from equilens.tasks.inputs.expansion import neutralize
 
     lexicon = load_lexicon(attribute)
     if getattr(lexicon, "lowered_pattern", None) is None:

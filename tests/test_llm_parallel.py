@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tasks.config import LLMConfig
-from tasks.llm import LLMRequest, cache_key, run_requests
-from tasks.llm.parallel import split_concurrency
-from tasks.llm.runner import PARALLEL_MIN_CALLS, client_processes
-from tasks.llm.stop import RunInterrupted, clear_stop, request_stop
-from tasks.storage.store import Store
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.llm import LLMRequest, cache_key, run_requests
+from equilens.tasks.llm.parallel import split_concurrency
+from equilens.tasks.llm.runner import PARALLEL_MIN_CALLS, client_processes
+from equilens.tasks.llm.stop import RunInterrupted, clear_stop, request_stop
+from equilens.tasks.storage.store import Store
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
 
 
@@ -127,7 +127,7 @@ class _CountingProvider:
     async def acomplete(self, prompt: str, sample_idx: int):  # noqa: ANN201
         import asyncio
 
-        from tasks.llm import Completion
+        from equilens.tasks.llm import Completion
 
         self.most_tasks = max(self.most_tasks, len(asyncio.all_tasks()))
         await asyncio.sleep(0)

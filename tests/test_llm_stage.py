@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tasks.config import LLMConfig
-from tasks.errors import ProviderError
-from tasks.llm import LLMRequest, cache_key, classify_error, make_provider, run_requests
-from tasks.storage.store import Store
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.errors import ProviderError
+from equilens.tasks.llm import LLMRequest, cache_key, classify_error, make_provider, run_requests
+from equilens.tasks.storage.store import Store
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
 
 
@@ -85,7 +85,7 @@ def test_aiohttp_transport_keeps_max_concurrency_connections(openai_server: Fake
 
 
 def test_aiohttp_transport_looks_up_the_environment_proxy_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tasks.llm.aiohttp_post import env_proxy
+    from equilens.tasks.llm.aiohttp_post import env_proxy
 
     monkeypatch.setenv("HTTP_PROXY", "http://user:secret@proxy.internal:3128")
     monkeypatch.delenv("NO_PROXY", raising=False)
@@ -168,8 +168,8 @@ def test_the_local_llm_stage_works_in_chunks_of_whole_prompts(openai_server: Fak
     shared by two chunks is called once."""
     import pandas as pd
 
-    from flows import stage_tasks
-    from tasks.assessments import counterfactual
+    from equilens.flows import stage_tasks
+    from equilens.tasks.assessments import counterfactual
 
     texts = {"p1": ["Is he kind?", "Is she kind?"], "p2": ["Was he late?", "Was she late?"],
              "p3": ["Is he kind?", "Is she kind?", "Are they kind?"]}

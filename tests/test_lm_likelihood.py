@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tasks.errors import ConfigError, InputDataError
-from tasks.scoring.likelihood import (
+from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.scoring.likelihood import (
     LanguageModelScorer,
     aul_token_logprobs,
     causal_token_logprobs,
@@ -171,7 +171,7 @@ def test_smollm2_sentence_logprobs():
 
 
 def test_mean_pooled_embedder_batches_agree(tiny_bert):
-    from tasks.scoring.embedders import mean_pooled_embedder
+    from equilens.tasks.scoring.embedders import mean_pooled_embedder
 
     model, tok, _ = load_language_model(tiny_bert, "masked")
     big = mean_pooled_embedder(model.bert, tok, batch_size=8)(SENTENCES)
@@ -181,7 +181,7 @@ def test_mean_pooled_embedder_batches_agree(tiny_bert):
 
 
 def test_crows_pairs_scores_masked_uses_shared_tokens(tiny_bert):
-    from tasks.inputs.crows_pairs import CrowsPair, crows_pairs_scores
+    from equilens.tasks.inputs.crows_pairs import CrowsPair, crows_pairs_scores
 
     scorer = LanguageModelScorer(tiny_bert, "masked")
     pair = CrowsPair("the man is a doctor", "the woman is a doctor", "stereo", "gender")
@@ -205,7 +205,7 @@ def _manual_mask_logprob(path: str, text: str, target: str, which: int) -> float
 
 
 def test_kurita_target_and_prior_probabilities_by_hand(tiny_bert):
-    from tasks.scoring.masked_targets import kurita_logprobs
+    from equilens.tasks.scoring.masked_targets import kurita_logprobs
 
     model, tok, _ = load_language_model(tiny_bert, "masked")
     items = [("[T] is [A]", "he", "nurse"), ("[A] is [T]", "she", "doctor"), ("[T] is [A]", "doctors", "nurse")]

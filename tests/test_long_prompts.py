@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tasks.config import LLMConfig
-from tasks.llm.base import LLMRequest, cache_key
-from tasks.llm.context import TOO_LONG, fit_to_context
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.llm.base import LLMRequest, cache_key
+from equilens.tasks.llm.context import TOO_LONG, fit_to_context
 
 WORDS = ["he", "she", "is", "a", "nurse", "doctor", "be", "kind", "system", "user", "assistant", ":"]
 TEMPLATE = ("{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} {% endfor %}"
@@ -49,7 +49,7 @@ def _variants(texts: list[str]) -> pd.DataFrame:
 
 
 def test_a_1mb_prompt_is_refused_per_row_within_seconds(tiny_chat_lm: str, tmp_path: Path) -> None:
-    from flows.stage_tasks import call_llm_task
+    from equilens.flows.stage_tasks import call_llm_task
 
     huge = "he is a nurse " * 75_000  # 1.05 MB, 300,000 tokens
     cfg = _cfg(tiny_chat_lm)
@@ -65,7 +65,7 @@ def test_a_1mb_prompt_is_refused_per_row_within_seconds(tiny_chat_lm: str, tmp_p
 
 
 def test_truncate_keeps_the_first_tokens_and_says_so(tiny_chat_lm: str) -> None:
-    from tasks.llm.runner import run_requests
+    from equilens.tasks.llm.runner import run_requests
 
     cfg = _cfg(tiny_chat_lm, long_prompts="truncate")
     prompt = " ".join(["she", "is", "a", "doctor"] * 40)  # 160 tokens, 639 bytes

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tasks.assessments.counterfactual import ScoreSet
-from tasks.assessments.counterfactual.metrics import metric_stage
-from tasks.config import CounterfactualConfig, MetricsConfig
-from tasks.inputs.prompts import text_hash
+from equilens.tasks.assessments.counterfactual import ScoreSet
+from equilens.tasks.assessments.counterfactual.metrics import metric_stage
+from equilens.tasks.config import CounterfactualConfig, MetricsConfig
+from equilens.tasks.inputs.prompts import text_hash
 
 RACE = ["white", "black", "asian", "hispanic"]
 
@@ -135,7 +135,7 @@ def test_similarity_gap_test_rejects_about_five_percent_under_identical_groups()
 
 def test_an_attribute_without_a_lexicon_is_compared_without_neutralisation() -> None:
     # brought groups ("team_a"/"team_b") have no lexicon; neutralisation used to fail on None
-    from tasks.assessments.counterfactual.metrics import metric_stage as stage
+    from equilens.tasks.assessments.counterfactual.metrics import metric_stage as stage
 
     responses, scores = synthetic(4, ["team_a", "team_b"], 1, lambda p, g, i: 0.1, attribute="team")
     out = stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
@@ -147,7 +147,7 @@ def test_an_attribute_without_a_lexicon_is_compared_without_neutralisation() -> 
 def test_each_attribute_alone_gives_the_rows_of_one_pass_over_all() -> None:
     """The flow runs the metric stage as one task per attribute, each with only its own answers'
     scores: attributes share no draws, floors or Holm families, so the rows equal one pass."""
-    from tasks.config import CounterfactualConfig as Cf
+    from equilens.tasks.config import CounterfactualConfig as Cf
 
     race, race_scores = synthetic(12, RACE, 2, lambda p, g, i: 0.05 * (p % 5) + 0.1 * (g == "black"))
     gender, gender_scores = synthetic(12, ["male", "female"], 2, lambda p, g, i: 0.07 * (p % 4), attribute="gender")
@@ -164,7 +164,7 @@ def test_each_attribute_alone_gives_the_rows_of_one_pass_over_all() -> None:
                        for _, part in both.groupby("attribute", sort=True)], ignore_index=True)
     assert set(whole["attribute"]) == {"race", "gender"} and whole["value"].notna().sum() > 10
     pd.testing.assert_frame_equal(whole, parts)
-    from flows.stage_tasks import metric_inputs  # numbered per attribute before the tasks, as the flow does
+    from equilens.flows.stage_tasks import metric_inputs  # numbered per attribute before the tasks, as the flow does
 
     numbered = pd.concat([metric_stage(part, own, cf, cfg, texts=texts) for part, texts, own
                           in metric_inputs(both, scores)], ignore_index=True)
@@ -177,9 +177,9 @@ def test_each_attribute_alone_gives_the_rows_of_one_pass_over_all() -> None:
 def test_prompt_codes_sort_like_their_ids_so_the_draws_are_the_same() -> None:
     """The stage numbers prompt ids in their text order ("p10" before "p9"), so every cluster step on
     the integer codes finds the order, the bootstrap draws and the rows the ids would give."""
-    from tasks.assessments.counterfactual.pairs import number_answers
-    from tasks.resampling import Draws
-    from tasks.stats import cluster_codes, distinct_count
+    from equilens.tasks.assessments.counterfactual.pairs import number_answers
+    from equilens.tasks.resampling import Draws
+    from equilens.tasks.stats import cluster_codes, distinct_count
 
     ids = pd.Series(["p9", "p10", "p2", "p10", "p9", "p100"])
     frame, texts = number_answers(pd.DataFrame({"prompt_id": ids, "text": ["b", "a", None, "b", "c", "a"]}))
@@ -197,8 +197,8 @@ def test_other_content_pairs_each_answer_with_the_next_prompts_answer_at_its_pla
     """Worked by hand: prompts 3, 5, 7 in order; prompt 3's rows (1, 3) take prompt 5's second answers
     at their places (rows 0, 2), prompt 5's rows take prompt 7's only one (row 4, both), and the
     last prompt wraps round to the first (row 1)."""
-    from tasks.assessments.counterfactual.pairs import other_content
-    from tasks.assessments.counterfactual.parity import PairData
+    from equilens.tasks.assessments.counterfactual.pairs import other_content
+    from equilens.tasks.assessments.counterfactual.parity import PairData
 
     pair = PairData(np.arange(5), np.array([10, 11, 12, 13, 14]), np.array([5, 3, 5, 3, 7]))
     other = other_content(pair)
@@ -214,9 +214,9 @@ def test_the_similarity_batch_holds_a_few_bytes_per_pair_not_copies_of_every_pai
     by a hash table, for every metric (54 bytes, 16 of them the two metrics' values)."""
     import tracemalloc
 
-    from tasks.assessments.counterfactual.metrics import _MetricContext
-    from tasks.assessments.counterfactual.parity import PairData
-    from tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l
+    from equilens.tasks.assessments.counterfactual.metrics import _MetricContext
+    from equilens.tasks.assessments.counterfactual.parity import PairData
+    from equilens.tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l
 
     rng = np.random.default_rng(0)
     texts = np.array([f"answer {i} says word{i % 13} and word{i % 7}." for i in range(300)], dtype=object)
@@ -244,8 +244,8 @@ def test_the_similarity_batch_holds_a_few_bytes_per_pair_not_copies_of_every_pai
 
 
 def test_answers_that_differ_only_in_the_groups_words_share_one_masked_text_across_chunks() -> None:
-    from tasks.assessments.counterfactual.pairs import distinct_pairs, neutral_codes
-    from tasks.inputs.lexicon import load_lexicon
+    from equilens.tasks.assessments.counterfactual.pairs import distinct_pairs, neutral_codes
+    from equilens.tasks.inputs.lexicon import load_lexicon
 
     texts = np.array(["He is kind.", "She is kind.", "It rained.", "he is kind."], dtype=object)
     codes, masked = neutral_codes(texts, load_lexicon("gender"), chunk=2)  # "She is kind." ends the first chunk
@@ -261,7 +261,7 @@ def test_a_groups_non_completion_interval_from_the_attributes_shared_draws_cover
     its own per group: 1,000 x 67,000 integers each, 6 s per race attribute at 100,000 prompts). A
     group's prompts may be fewer than the drawn ones (a prompt no other group answered is left out of
     them); its interval must still cover the true failure rate about 95% of the time."""
-    from tasks.assessments.counterfactual.metrics import _MetricContext
+    from equilens.tasks.assessments.counterfactual.metrics import _MetricContext
 
     rng = np.random.default_rng(3)
     scalar = pd.DataFrame({"text_hash": ["x"], "scorer": "vader-neg", "value": [0.5]})

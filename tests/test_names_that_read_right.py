@@ -8,9 +8,9 @@ import json
 import pandas as pd
 import pytest
 
-from tasks.config import CounterfactualConfig
-from tasks.inputs.names import load_names
-from tasks.assessments.counterfactual import expand_stage
+from equilens.tasks.config import CounterfactualConfig
+from equilens.tasks.inputs.names import load_names
+from equilens.tasks.assessments.counterfactual import expand_stage
 
 
 @pytest.fixture(scope="module")

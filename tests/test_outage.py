@@ -16,7 +16,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from tasks.config import RunConfig, parse_config
+from equilens.tasks.config import RunConfig, parse_config
 from tests.fakes.openai_server import FakeOpenAIServer, last_user_message, openai_server  # noqa: F401 - fixture
 
 PROMPTS = [
@@ -49,9 +49,9 @@ def _config(tmp_path: Path, base_url: str, prompts: list[str], **llm: object) ->
 
 def _call_order(cfg: RunConfig) -> list[tuple[str, str, str, int]]:
     """(attribute, group, role, sample) of each call, in the order the flow makes them one at a time."""
-    from tasks.assessments.counterfactual import build_requests, expand_stage
-    from tasks.llm.runner import call_order
-    from tasks.inputs.prompts import load_prompts
+    from equilens.tasks.assessments.counterfactual import build_requests, expand_stage
+    from equilens.tasks.llm.runner import call_order
+    from equilens.tasks.inputs.prompts import load_prompts
 
     variants = expand_stage(load_prompts(cfg.prompts), cfg.counterfactual)
     requests = call_order(build_requests(variants[variants["valid"]], cfg.llm))
@@ -73,8 +73,8 @@ def _pair_rows(metrics: pd.DataFrame, attribute: str) -> pd.DataFrame:
 
 
 def test_server_killed_after_n_answers(prefect_harness, openai_server: FakeOpenAIServer, tmp_path: Path) -> None:  # noqa: F811
-    from flows.cli import main
-    from flows.counterfactual import counterfactual_assessment
+    from equilens.flows.cli import main
+    from equilens.flows.counterfactual import counterfactual_assessment
 
     cfg = _config(tmp_path, openai_server.base_url, PROMPTS[:3], max_concurrency=1)  # calls in request order
     order = _call_order(cfg)
@@ -125,7 +125,7 @@ def test_server_killed_after_n_answers(prefect_harness, openai_server: FakeOpenA
 
 
 def test_every_call_about_one_group_fails(prefect_harness, openai_server: FakeOpenAIServer, tmp_path: Path) -> None:  # noqa: F811
-    from flows.counterfactual import counterfactual_assessment
+    from equilens.flows.counterfactual import counterfactual_assessment
 
     # a word match: "Caucasian", the white control's term, holds "asian" as a substring
     openai_server.fault_for = lambda body: "500" if re.search(r"\basian\b", last_user_message(body).lower()) else None

@@ -68,7 +68,7 @@ def test_a_large_prompt_file_is_planned_by_streaming_and_refused_before_loading(
 def test_an_interactive_run_past_the_threshold_asks_first(openai_server, tmp_path: Path) -> None:  # noqa: F811
     cfg = _config(tmp_path, openai_server.base_url, confirm_above=10)
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, stdin=follower,
+    proc = subprocess.Popen([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, stdin=follower,
                             stdout=follower, stderr=follower, env={**os.environ, "PYTHONPATH": str(ROOT)})
     os.close(follower)
     seen = b""
@@ -87,9 +87,9 @@ def test_the_llm_stage_holds_any_run_to_the_caps(openai_server, tmp_path: Path) 
     import pandas as pd
     import pytest
 
-    from flows.stage_tasks import call_llm_task
-    from tasks.config import LLMConfig
-    from tasks.llm.budget import BudgetExceeded
+    from equilens.flows.stage_tasks import call_llm_task
+    from equilens.tasks.config import LLMConfig
+    from equilens.tasks.llm.budget import BudgetExceeded
 
     variants = pd.DataFrame({"variant_id": ["a", "b"], "prompt_id": ["p", "p"], "attribute": "gender",
                              "grp": ["male", "female"], "text": ["Is he kind?", "Is she kind?"]})

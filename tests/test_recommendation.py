@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tasks.config import MetricsConfig, RecommendationConfig, parse_config
-from tasks.errors import InputDataError
-from tasks.scoring.parsing import parse_ranked_list
+from equilens.tasks.config import MetricsConfig, RecommendationConfig, parse_config
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.scoring.parsing import parse_ranked_list
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 
@@ -30,7 +30,7 @@ def test_parse_ranked_list(text: str, items: list[str]) -> None:
 
 
 def test_golden_similarities_by_hand() -> None:
-    from tasks.metrics.recommendation import jaccard_at_k, prag_at_k, serp_at_k
+    from equilens.tasks.metrics.recommendation import jaccard_at_k, prag_at_k, serp_at_k
 
     neutral, group = ["a", "b", "c"], ["b", "a", "d"]
     # Jaccard: {a, b} / {a, b, c, d} = 2/4
@@ -53,7 +53,7 @@ def _lists(rows: list[tuple[str, str, str, list[str]]]) -> pd.DataFrame:
 
 
 def test_golden_group_means_and_spread() -> None:
-    from tasks.assessments.recommendation import recommendation_metrics
+    from equilens.tasks.assessments.recommendation import recommendation_metrics
 
     lists = _lists([
         ("p1", "neutral", "neutral", ["a", "b"]), ("p1", "g", "x", ["a", "b"]), ("p1", "g", "y", ["c", "d"]),
@@ -76,7 +76,7 @@ def test_golden_group_means_and_spread() -> None:
 def test_spread_interval_covers_zero_without_a_group_effect() -> None:
     """Simulation: both groups get lists drawn the same way, so SNSR's interval mostly reaches near 0
     and the range shrinks as prompts grow; a group that always gets unrelated items is found."""
-    from tasks.assessments.recommendation import recommendation_metrics
+    from equilens.tasks.assessments.recommendation import recommendation_metrics
 
     rng = np.random.default_rng(1)
     pool = [f"i{i}" for i in range(8)]
@@ -98,7 +98,7 @@ def test_spread_interval_covers_zero_without_a_group_effect() -> None:
 
 
 def test_templates_need_a_group_slot() -> None:
-    from tasks.assessments.recommendation import neutral_text, template_requests
+    from equilens.tasks.assessments.recommendation import neutral_text, template_requests
 
     assert neutral_text("I am a {group} fan of Adele.") == "I am a fan of Adele."
     frame = template_requests(["Recommend {k} songs to a {group} user."], RecommendationConfig(k=3))
@@ -117,7 +117,7 @@ def prefect_harness():
 
 
 def test_recommendation_flow_end_to_end(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from flows.dispatch import flow_for
+    from equilens.flows.dispatch import flow_for
 
     def reply(body: dict) -> str:
         text = body["messages"][-1]["content"]
@@ -168,9 +168,9 @@ def test_recommendation_flow_end_to_end(prefect_harness, openai_server, tmp_path
 
 
 def test_counterfactual_source_compares_gender_variants_with_the_gender_neutral_one() -> None:
-    from tasks.config import CounterfactualConfig
-    from tasks.inputs.prompts import prompt_id
-    from tasks.assessments.recommendation import counterfactual_requests
+    from equilens.tasks.config import CounterfactualConfig
+    from equilens.tasks.inputs.prompts import prompt_id
+    from equilens.tasks.assessments.recommendation import counterfactual_requests
 
     texts = ["Recommend 3 songs for a man who likes jazz.", "Recommend 3 books for a Black woman."]
     prompts = pd.DataFrame({"prompt_id": [prompt_id(t) for t in texts], "text": texts})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tasks.metrics import METRICS
+from equilens.tasks.metrics import METRICS
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

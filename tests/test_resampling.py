@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tasks import planted as pl
-from tasks import resampling as rs
-from tasks.metrics import METRICS
-from tasks.stats import _cluster_index, permutation_test
+from equilens.tasks import planted as pl
+from equilens.tasks import resampling as rs
+from equilens.tasks.metrics import METRICS
+from equilens.tasks.stats import _cluster_index, permutation_test
 
 PARITY = ["strict_sentiment_parity", "weak_sentiment_parity"]
 
@@ -96,7 +96,7 @@ def test_a_swap_moves_a_binomial_half_of_a_prompts_drawn_copies() -> None:
 @pytest.mark.parametrize("decimals", [None, 2])  # 2: scores rounded as a scorer does, ties summed on the grid
 @pytest.mark.parametrize("name", PARITY)
 def test_the_detectable_gap_on_the_grid_equals_the_sorted_one(name: str, decimals: int | None) -> None:
-    from tasks.detectable_gap import parity_detectable_gap
+    from equilens.tasks.detectable_gap import parity_detectable_gap
 
     rng = np.random.default_rng(4)
     x = rng.beta(2, 5, 400)
@@ -113,7 +113,7 @@ def test_the_detectable_gap_on_the_grid_equals_the_sorted_one(name: str, decimal
 
 
 def test_the_metrics_of_a_pair_share_planted_realizations_and_get_what_each_gets_alone() -> None:
-    from tasks.detectable_gap import parity_detectable_gap, parity_detectable_gaps
+    from equilens.tasks.detectable_gap import parity_detectable_gap, parity_detectable_gaps
 
     rng = np.random.default_rng(8)
     x = rng.beta(2, 5, 600).round(2)
@@ -138,9 +138,9 @@ def test_the_draws_are_reproducible_and_shared_by_the_pairs_of_an_attribute() ->
 
 def test_the_draws_are_one_byte_counts_of_each_prompt_in_each_resample() -> None:
     """The shared draws hold, per prompt (row) and resample (column), how often the prompt was
-    drawn, in one byte: the multinomial draws of :func:`tasks.stats.cluster_draws` from the same
+    drawn, in one byte: the multinomial draws of :func:`equilens.tasks.stats.cluster_draws` from the same
     seed, block by block."""
-    from tasks.stats import cluster_draws
+    from equilens.tasks.stats import cluster_draws
 
     prompts = [f"p{i:03d}" for i in range(300)]
     draws = rs.Draws.draw(prompts, 40, seed=5)
@@ -219,13 +219,13 @@ def test_a_similarity_interval_from_the_shared_draws_is_the_mean_of_the_repeated
 def test_the_omnibus_read_off_running_sums_equals_the_test_permutation_by_permutation(k: int) -> None:
     """Same draws, same statistic: the p-value from the sorted-once pass (ties on a 0.1 grid, prompts
     with two rows each) equals sorting every permuted matrix, for both parity statistics."""
-    from tasks.metrics.counterfactual import (
+    from equilens.tasks.metrics.counterfactual import (
         share_above_gap_of_cdfs,
         strict_sentiment_parity,
         wasserstein1_of_cdfs,
         weak_sentiment_parity,
     )
-    from tasks.omnibus import permutation_pvalue_omnibus
+    from equilens.tasks.omnibus import permutation_pvalue_omnibus
 
     rng = np.random.default_rng(k)
     matrix = np.round(rng.random((60, k)), 1)
@@ -240,7 +240,7 @@ def test_the_omnibus_read_off_running_sums_equals_the_test_permutation_by_permut
 def test_the_wasserstein_integral_of_a_running_sum_worked_by_hand() -> None:
     """sum_j widths[j] |C[j, r]| over the first len(widths) rows: column 0 is 0.5 * 1 + 2 * 3 = 6.5,
     column 1 is 0.5 * |-2| + 2 * 4 = 9 (the last row, past the widths, is not read)."""
-    from tasks.resampling import weighted_abs_rows
+    from equilens.tasks.resampling import weighted_abs_rows
 
     cumulative = np.array([[1.0, -2.0], [3.0, 4.0], [5.0, 6.0]])
     assert weighted_abs_rows(cumulative, np.array([0.5, 2.0])).tolist() == [6.5, 9.0]

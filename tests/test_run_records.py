@@ -17,12 +17,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.cli import main
-from flows.common import RunRecorder, recorded_run
-from tasks.config import parse_config
-from tasks.reporting.html import build_html_report
-from tasks.llm.base import scrub_secrets
-from tasks.storage.store import Store
+from equilens.flows.cli import main
+from equilens.flows.common import RunRecorder, recorded_run
+from equilens.tasks.config import parse_config
+from equilens.tasks.reporting.html import build_html_report
+from equilens.tasks.llm.base import scrub_secrets
+from equilens.tasks.storage.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-proj-Zx81kQ0secretvalue77"
@@ -77,7 +77,7 @@ def test_prefect_startup_timeout_is_one_paragraph_after_a_retry(tmp_path: Path) 
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env.update(PREFECT_HOME=str(tmp_path / "prefect-home"), PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="0",
                PYTHONPATH=str(ROOT))  # this checkout's code, whatever the venv has installed
-    out = subprocess.run([sys.executable, "-m", "flows", "run", str(cfg)], cwd=tmp_path, env=env,
+    out = subprocess.run([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=180)
     assert out.returncode == 2, out.stdout + out.stderr
     assert "Traceback" not in out.stderr and "Traceback" not in out.stdout
@@ -91,7 +91,7 @@ def test_prefect_startup_is_retried_once(monkeypatch: pytest.MonkeyPatch) -> Non
     from prefect.server.api.server import SubprocessASGIServer
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from flows.common import start_prefect_api
+    from equilens.flows.common import start_prefect_api
 
     attempts: list[str] = []
     stopped: list[int] = []
@@ -147,9 +147,9 @@ def test_trend_keeps_runs_of_other_models_apart(tmp_path: Path) -> None:
 
 
 def test_metric_rows_are_stored_before_their_gate_stops_the_run(tmp_path: Path) -> None:
-    import tasks.metrics  # noqa: F401 - registers every family
-    from tasks.errors import ValidationFailed
-    from tasks.metrics.base import metric_row
+    import equilens.tasks.metrics  # noqa: F401 - registers every family
+    from equilens.tasks.errors import ValidationFailed
+    from equilens.tasks.metrics.base import metric_row
 
     cfg = _config(tmp_path)
     store = Store(cfg.storage.duckdb_path)

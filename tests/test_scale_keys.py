@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tasks.config import ScoringConfig
-from tasks.assessments.counterfactual import needs_embeddings, score_stage
-from tasks.storage.fingerprint import frame_digest, texts_digest
+from equilens.tasks.config import ScoringConfig
+from equilens.tasks.assessments.counterfactual import needs_embeddings, score_stage
+from equilens.tasks.storage.fingerprint import frame_digest, texts_digest
 
 
 def test_only_cosine_needs_embeddings() -> None:
@@ -21,7 +21,7 @@ def test_only_cosine_needs_embeddings() -> None:
 
 
 def test_score_stage_without_embeddings_never_builds_the_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tasks.scoring import SCORERS
+    from equilens.tasks.scoring import SCORERS
 
     def refuse(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         raise AssertionError("the embedding model was loaded although no metric reads embeddings")
@@ -48,7 +48,7 @@ def test_digests_follow_content_not_identity() -> None:
 
 
 def test_cached_stages_leave_the_answers_out_of_their_keys() -> None:
-    from flows.stage_tasks import metrics_task, score_task
+    from equilens.flows.stage_tasks import metrics_task, score_task
 
     def excluded(task) -> set[str]:  # noqa: ANN001
         return {name for p in task.cache_policy.policies for name in getattr(p, "exclude", [])}

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from tasks.errors import ConfigError
-from tasks.metrics.text_similarity import _min_bleu, pairwise_min_bleu, treebank_patterns_match_nltk
-from tasks.scoring.embeddings import SentenceEmbeddingScorer
-from tasks.scoring.onnx_backend import onnx_available
+from equilens.tasks.errors import ConfigError
+from equilens.tasks.metrics.text_similarity import _min_bleu, pairwise_min_bleu, treebank_patterns_match_nltk
+from equilens.tasks.scoring.embeddings import SentenceEmbeddingScorer
+from equilens.tasks.scoring.onnx_backend import onnx_available
 
 TEXTS = [
     "The applicant seems kind and careful in most situations.",
@@ -34,7 +34,7 @@ def test_onnx_backend_refuses_a_gpu_device() -> None:
 
 
 def test_onnx_backend_without_onnxruntime_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import tasks.scoring.onnx_backend as mod
+    import equilens.tasks.scoring.onnx_backend as mod
 
     monkeypatch.setattr(mod, "onnx_available", lambda: False)
     mod.load_onnx_encoder.cache_clear()
@@ -45,7 +45,7 @@ def test_onnx_backend_without_onnxruntime_is_a_config_error(monkeypatch: pytest.
 
 @pytest.mark.skipif(not onnx_available(), reason="optional extra [onnx] (onnxruntime, onnx) not installed")
 def test_onnx_embeddings_equal_torch(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
-    import tasks.scoring.onnx_backend as mod
+    import equilens.tasks.scoring.onnx_backend as mod
 
     monkeypatch.setenv("EQUILENS_ONNX_CACHE", str(tmp_path))
     mod.load_onnx_encoder.cache_clear()
@@ -91,7 +91,7 @@ def test_fast_tokenizers_give_nltks_tokens() -> None:
 
 
 def test_each_distinct_text_pair_is_scored_once() -> None:
-    from tasks.metrics.text_similarity import number_pairs, per_distinct_pair
+    from equilens.tasks.metrics.text_similarity import number_pairs, per_distinct_pair
 
     seen: list[str] = []
     calls: list[tuple[int, int]] = []
@@ -116,7 +116,7 @@ def test_each_distinct_text_pair_is_scored_once() -> None:
 
 
 def test_token_ids_of_the_read_texts_form_one_csr_and_a_chunk_gathers_its_rows() -> None:
-    from tasks.metrics.text_similarity import csr_rows, token_csr
+    from equilens.tasks.metrics.text_similarity import csr_rows, token_csr
 
     ids = {"a": [1, 2], "b": [], "c": [3], "long": list(range(5000))}  # "long" outgrows the first buffer
     texts = ["a", "b", "c", "long"]
@@ -134,9 +134,9 @@ def test_the_treebank_tokenizer_that_skips_patterns_gives_nltks_tokens() -> None
     that match others under IGNORECASE), and every CrowS-Pairs sentence, against nltk's tokenizer."""
     import random
 
-    from tasks.inputs.crows_pairs import load_crows_pairs
-    from tasks.metrics.quick_treebank import needed_chars
-    from tasks.metrics.text_similarity import _nltk_treebank, _quick_treebank
+    from equilens.tasks.inputs.crows_pairs import load_crows_pairs
+    from equilens.tasks.metrics.quick_treebank import needed_chars
+    from equilens.tasks.metrics.text_similarity import _nltk_treebank, _quick_treebank
 
     quick, ref = _quick_treebank(), _nltk_treebank()
     alphabet = [*"abcnNtTsSdDmMlLrReEvV '\"`.,:;@#$%&?!*()[]{}<>-«»“”‘’„‒–—―\t\n09KſıİK",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tasks.stats import bootstrap_mean, bootstrap_stat
+from equilens.tasks.stats import bootstrap_mean, bootstrap_stat
 
 
 def test_bootstrap_mean_is_deterministic_and_covers_the_mean() -> None:
@@ -46,7 +46,7 @@ def test_bootstrap_stat_matches_mean_path_for_the_mean() -> None:
 
 
 def test_holm_adjustment_by_hand() -> None:
-    from tasks.stats import holm_adjust
+    from equilens.tasks.stats import holm_adjust
 
     # sorted p: 0.01 (x3) -> 0.03, 0.02 (x2) -> 0.04, 0.04 (x1) -> max(0.04, 0.04) = 0.04
     assert holm_adjust([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
@@ -54,8 +54,8 @@ def test_holm_adjustment_by_hand() -> None:
 
 
 def test_permutation_pvalue_detects_a_real_gap_and_not_noise() -> None:
-    from tasks.metrics.counterfactual import wasserstein1
-    from tasks.stats import permutation_test
+    from equilens.tasks.metrics.counterfactual import wasserstein1
+    from equilens.tasks.stats import permutation_test
 
     rng = np.random.default_rng(0)
     clusters = np.arange(60)
@@ -65,7 +65,7 @@ def test_permutation_pvalue_detects_a_real_gap_and_not_noise() -> None:
 
 
 def test_paired_gap_test_by_hand() -> None:
-    from tasks.stats import paired_gap_test
+    from equilens.tasks.stats import paired_gap_test
 
     # prompts a, b, c: floor means 0.6, 0.7, 0.9 (a has two rows, 0.5 and 0.7); cross 0.5, 0.5, 0.6
     # d = 0.1, 0.2, 0.3: mean 0.2, sd 0.1, SE 0.1 / sqrt(3) = 0.057735, t = 3.4641 on 2 df

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from tasks.errors import InputDataError
-from tasks.metrics.base import METRICS
-from tasks.metrics.classifier_scores import (
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.metrics.base import METRICS
+from equilens.tasks.metrics.classifier_scores import (
     expected_maximum_stereotype,
     expected_maximum_toxicity,
     honest,
@@ -18,7 +18,7 @@ from tasks.metrics.classifier_scores import (
     toxic_fraction,
     toxicity_probability,
 )
-from tasks.metrics.stereotype import (
+from equilens.tasks.metrics.stereotype import (
     cobs,
     cobs_word_level,
     default_groups,

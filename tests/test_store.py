@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tasks.errors import StorageError
-from tasks.storage.store import Store
+from equilens.tasks.errors import StorageError
+from equilens.tasks.storage.store import Store
 
 
 def test_runs_append_and_finish(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from tasks.reporting.svg import histogram_chart, interval_chart, line_chart
+from equilens.tasks.reporting.svg import histogram_chart, interval_chart, line_chart
 
 
 def test_histogram_legend_has_a_key_per_group_and_identical_groups_stay_visible() -> None:
@@ -33,8 +33,8 @@ def test_trend_marks_a_config_change() -> None:
 
 
 def test_trend_in_the_report_leaves_noise_floors_out_and_names_configs(tmp_path) -> None:  # noqa: ANN001
-    from tasks.reporting.html import build_html_report
-    from tasks.storage.store import Store
+    from equilens.tasks.reporting.html import build_html_report
+    from equilens.tasks.storage.store import Store
 
     store = Store(tmp_path / "e.duckdb")
     for i, (run, cfg_hash, cross, floor) in enumerate((("r1", "h1", 0.8, 0.2), ("r2", "h2", 0.6, 0.2))):
@@ -55,7 +55,7 @@ def test_trend_in_the_report_leaves_noise_floors_out_and_names_configs(tmp_path)
 
 
 def test_a_long_pair_label_is_shortened_to_fit_and_kept_whole_on_hover() -> None:
-    from tasks.reporting.svg import gap_chart
+    from equilens.tasks.reporting.svg import gap_chart
 
     label = "native_american vs middle_eastern"  # 33 characters: used to run off the chart's left edge
     svg = gap_chart("race", [(label, 0.01, -0.02, 0.03, 0.6, False)])

@@ -7,8 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-from tasks.errors import ValidationFailed
-from tasks.validation import (
+from equilens.tasks.errors import ValidationFailed
+from equilens.tasks.validation import (
     ExpectationOutcome,
     SuiteReport,
     raise_on_failure,
@@ -183,9 +183,9 @@ def test_large_frame_is_fast() -> None:
 
 
 def test_metric_rows_have_a_value_or_a_skip_reason() -> None:
-    import tasks.metrics  # noqa: F401 - registers every family
-    from tasks.metrics.base import metric_row, skipped_row
-    from tasks.validation import validate_metrics
+    import equilens.tasks.metrics  # noqa: F401 - registers every family
+    from equilens.tasks.metrics.base import metric_row, skipped_row
+    from equilens.tasks.validation import validate_metrics
 
     good = [metric_row("strict_sentiment_parity", 0.1, (0.05, 0.2), 10, attribute="gender", group_a="male",
                        group_b="female"),
@@ -208,7 +208,7 @@ def test_a_suite_keeps_no_reference_to_the_frame_it_checked(monkeypatch: pytest.
     import gc
     import weakref
 
-    from tasks import validation
+    from equilens.tasks import validation
 
     checked = []
     run = validation._run

@@ -6,9 +6,9 @@ import re
 
 import pandas as pd
 
-from tasks.reporting.terminal import worst_pairs
-from tasks.reporting.svg import axis_range, interval_chart
-from tasks.reporting.verdict import verdicts
+from equilens.tasks.reporting.terminal import worst_pairs
+from equilens.tasks.reporting.svg import axis_range, interval_chart
+from equilens.tasks.reporting.verdict import verdicts
 
 
 def _row(metric: str, a: str | None, b: str | None, value: float | None, family: str = "counterfactual",
@@ -127,7 +127,7 @@ def test_an_all_zero_metric_gets_a_readable_axis() -> None:
 
 
 def test_axis_ticks_are_round_numbers() -> None:
-    from tasks.reporting.svg import _axis_ticks
+    from equilens.tasks.reporting.svg import _axis_ticks
 
     # the report's ticks read "-0.00597, 0.0269, 0.0597, 0.0926": raw fractions of the data range
     assert _axis_ticks(-0.00597, 0.0926) == [0.0, 0.02, 0.04, 0.06, 0.08]
@@ -147,8 +147,8 @@ def test_too_few_prompts_for_the_permutation_test_is_said_instead_of_a_detectabl
 
 
 def test_one_rule_decides_which_p_values_the_report_trusts():
-    from tasks.reporting.terminal import significance_mark
-    from tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY, p_is_trusted
+    from equilens.tasks.reporting.terminal import significance_mark
+    from equilens.tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY, p_is_trusted
 
     few, enough = MIN_PROMPTS_SIMILARITY - 1, MIN_PROMPTS_SIMILARITY
     assert not p_is_trusted({"p_method": "bootstrap", "prompts": few})

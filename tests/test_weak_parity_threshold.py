@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tasks.config import MetricsConfig
-from tasks.metrics.counterfactual import weak_sentiment_parity
+from equilens.tasks.config import MetricsConfig
+from equilens.tasks.metrics.counterfactual import weak_sentiment_parity
 
 DEFAULT = MetricsConfig().weak_parity_threshold
 

@@ -39,20 +39,20 @@ def assess(
     ``storage__reports_dir=None``, its HTML report is written under ``data/runs``. ``debug=True`` keeps
     Prefect's tracebacks of equilens errors in the log.
     """
-    from tasks.environment import apply_offline_defaults
+    from equilens.tasks.environment import apply_offline_defaults
 
     apply_offline_defaults()
     cfg = build_config(prompts, model, assessment, name=name, config=config, provider=provider,
                        base_url=base_url, db=db, **overrides)
-    from flows.preflight import preflight
+    from equilens.flows.preflight import preflight
 
     for message in preflight(cfg):
         warnings.warn(message, UserWarning, stacklevel=2)
-    from flows.common import start_prefect_api
-    from flows.dispatch import flow_for
+    from equilens.flows.common import start_prefect_api
+    from equilens.flows.dispatch import flow_for
 
     if not debug:
-        from flows.quiet_logs import quiet_known_errors
+        from equilens.flows.quiet_logs import quiet_known_errors
 
         quiet_known_errors()
     start_prefect_api()
@@ -65,8 +65,8 @@ def load_run(run_id: str, db: str | os.PathLike = "data/equilens.duckdb") -> Ass
 
     ``run_id`` may be a unique prefix, as for ``equilens show``.
     """
-    from tasks.errors import StorageError
-    from tasks.storage.store import Store
+    from equilens.tasks.errors import StorageError
+    from equilens.tasks.storage.store import Store
 
     ids = Store(db).query("SELECT run_id FROM runs WHERE starts_with(run_id, ?)", [run_id])["run_id"].tolist()
     if len(ids) != 1:

@@ -1,4 +1,4 @@
-"""Turns the keyword arguments of :func:`equilens.assess` into one checked :class:`~tasks.config.RunConfig`."""
+"""Turns the keyword arguments of :func:`equilens.assess` into one checked :class:`~equilens.tasks.config.RunConfig`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tasks.config import CONFIG_CLASSES, RunConfig, load_config, parse_config
-from tasks.errors import ConfigError, InputDataError
+from equilens.tasks.config import CONFIG_CLASSES, RunConfig, load_config, parse_config
+from equilens.tasks.errors import ConfigError, InputDataError
 
 SOURCE = "equilens.assess()"
 
@@ -32,7 +32,7 @@ def build_config(
     ``provider``, ``base_url`` set the ``llm`` section, ``db`` sets ``storage.duckdb_path``. Any other
     keyword overrides one config key: a double underscore separates sections (``llm__count=2``,
     ``metrics__bootstrap_resamples=200``), and a section name takes a dict that is merged into it
-    (``llm={"count": 2, "temperature": 0}``). Unknown keys raise :class:`~tasks.errors.ConfigError`.
+    (``llm={"count": 2, "temperature": 0}``). Unknown keys raise :class:`~equilens.tasks.errors.ConfigError`.
     """
     data = _base(config)
     if config is not None and not isinstance(config, Mapping):  # a loaded config's own sections: keep the ones

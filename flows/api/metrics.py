@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from tasks.errors import InputDataError
+from equilens.tasks.errors import InputDataError
 
 
 class MetricResults(dict):
@@ -53,7 +53,7 @@ def _texts(values: Sequence[str | None], what: str) -> list[str | None]:
 def _clusters(prompts: Sequence[str] | None, n: int, label: str, what: str) -> list[str]:
     """One cluster id per response: its prompt's id (answers to one prompt are resampled together),
     or one cluster per response when no prompts are given."""
-    from tasks.inputs.prompts import prompt_id
+    from equilens.tasks.inputs.prompts import prompt_id
 
     if prompts is None:
         return [f"{label}-{i:06d}" for i in range(n)]
@@ -104,9 +104,9 @@ def counterfactual(
     (``details[metric]["noise_floor"]``, ``gap``, ``p_holm``). ``None`` in a list is a missing answer:
     its row is left out of the pairs and counted by ``non_completion_rate`` in ``rows``.
     """
-    from tasks.config import MetricsConfig, ScoringConfig
-    from tasks.assessments.counterfactual import lexicons_for, needs_embeddings, score_stage
-    from tasks.assessments.counterfactual.metrics import metric_stage
+    from equilens.tasks.config import MetricsConfig, ScoringConfig
+    from equilens.tasks.assessments.counterfactual import lexicons_for, needs_embeddings, score_stage
+    from equilens.tasks.assessments.counterfactual.metrics import metric_stage
 
     a, b = _texts(texts_a, "texts_a"), _texts(texts_b, "texts_b")
     if len(a) != len(b):
@@ -133,7 +133,7 @@ def _attribute_setup(attribute: str | None, groups: tuple[str, str] | None):  # 
     """(counterfactual config, attribute label, the two group names) for brought texts."""
     from typing import get_args
 
-    from tasks.config import CounterfactualConfig
+    from equilens.tasks.config import CounterfactualConfig
 
     built_in = get_args(CounterfactualConfig.model_fields["attributes"].annotation.__args__[0])
     if attribute is None:
@@ -143,7 +143,7 @@ def _attribute_setup(attribute: str | None, groups: tuple[str, str] | None):  # 
     if attribute not in built_in:
         raise InputDataError(f"attribute {attribute!r} is not a built-in lexicon ({', '.join(built_in)}); "
                              "leave it out to compare two lists without neutralising words.")
-    from tasks.inputs.lexicon import load_lexicon
+    from equilens.tasks.inputs.lexicon import load_lexicon
 
     lexicon = load_lexicon(attribute)
     known = list(lexicon.groups)
@@ -188,8 +188,8 @@ def stereotype(
     and the bootstrap resamples prompts. Toxicity uses alt-profanity-check unless ``toxicity_model``
     names a Hugging Face classifier. ``result.metric_items`` holds COBS per word and the maximum per prompt.
     """
-    from tasks.config import MetricsConfig, StereotypeConfig
-    from tasks.assessments.stereotype import score_classifiers, stereotype_metrics
+    from equilens.tasks.config import MetricsConfig, StereotypeConfig
+    from equilens.tasks.assessments.stereotype import score_classifiers, stereotype_metrics
 
     texts = _texts(responses, "responses")
     if not texts:

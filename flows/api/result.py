@@ -40,9 +40,9 @@ class AssessmentResult:
     @classmethod
     def load(cls, db_path: str | Path, run_id: str, summary: dict[str, Any] | None = None) -> AssessmentResult:
         """Read run ``run_id`` (a full id) from ``db_path``; any stored run works, not only this session's."""
-        from tasks.errors import StorageError
-        from tasks.reporting.verdict import run_verdicts
-        from tasks.storage.store import Store
+        from equilens.tasks.errors import StorageError
+        from equilens.tasks.reporting.verdict import run_verdicts
+        from equilens.tasks.storage.store import Store
 
         store = Store(db_path)
         run = store.query("SELECT status, config, summary FROM runs WHERE run_id = ?", [run_id])
@@ -70,8 +70,8 @@ class AssessmentResult:
 
     def report(self, path: str | Path) -> Path:
         """Write the self-contained HTML report of this run (the same as ``equilens report``) to ``path``."""
-        from tasks.reporting.html import write_html_report
-        from tasks.storage.store import Store
+        from equilens.tasks.reporting.html import write_html_report
+        from equilens.tasks.storage.store import Store
 
         return write_html_report(Store(self.db_path), self.run_id, Path(path))
 
@@ -79,7 +79,7 @@ class AssessmentResult:
         """The metrics tables as the terminal shows them (plain text, no colour)."""
         if self.metrics.empty:
             return "(no metrics: see summary)"
-        from tasks.reporting.terminal import print_metrics_table
+        from equilens.tasks.reporting.terminal import print_metrics_table
 
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer):
@@ -117,7 +117,7 @@ def _json(value: Any, empty: Any = None) -> Any:
 
 def _with_verdict_columns(metrics: pd.DataFrame, said: list[Any]) -> pd.DataFrame:
     """``p_holm`` from each row's details and ``beyond_noise`` from the verdicts' evidence."""
-    from tasks.reporting.terminal import p_of
+    from equilens.tasks.reporting.terminal import p_of
 
     out = metrics.copy()
     out["p_holm"] = [p_of(d) for d in out["details"]]

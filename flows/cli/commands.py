@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from flows.launch import fail, say
-from tasks.reporting.plain import csv_text
+from equilens.flows.launch import fail, say
+from equilens.tasks.reporting.plain import csv_text
 
 DbOption = Annotated[Path, typer.Option("--db", help="DuckDB file with stored runs")]
 DEFAULT_DB = Path("data/equilens.duckdb")
@@ -58,10 +58,10 @@ def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table"
     """List stored runs, newest first (`show` and `report` accept a unique prefix of a run id)."""
     from rich.table import Table
 
-    from tasks.reporting.plain import console
+    from equilens.tasks.reporting.plain import console
 
-    from tasks.errors import EquilensError
-    from tasks.storage.store import Store
+    from equilens.tasks.errors import EquilensError
+    from equilens.tasks.storage.store import Store
 
     _check_format(fmt)
     try:
@@ -94,9 +94,9 @@ def show(
 ) -> None:
     """Print a stored run's verdicts and metrics table, rebuilt from DuckDB alone; with --examples N, the
     answers behind each attribute's largest gap (or its finding)."""
-    from tasks.errors import EquilensError
-    from tasks.reporting.terminal import print_metrics_table, print_verdicts
-    from tasks.storage.store import Store
+    from equilens.tasks.errors import EquilensError
+    from equilens.tasks.reporting.terminal import print_metrics_table, print_verdicts
+    from equilens.tasks.storage.store import Store
 
     _check_format(fmt)
     try:
@@ -121,7 +121,7 @@ def show(
     print_verdicts(metrics, config)
     print_metrics_table(metrics, title=f"run {run_id}")
     if examples:
-        from tasks.reporting.evidence import find_evidence, print_examples
+        from equilens.tasks.reporting.evidence import find_evidence, print_examples
 
         print_examples(find_evidence(store, run_id, examples))
 
@@ -132,9 +132,9 @@ def report(
     out: Annotated[Path | None, typer.Option(help="HTML file to write (default data/runs/RUN_ID.html)")] = None,
 ) -> None:
     """Rebuild a run's self-contained HTML report (plots, intervals, trend) from DuckDB alone."""
-    from tasks.errors import EquilensError
-    from tasks.reporting.html import write_html_report
-    from tasks.storage.store import Store
+    from equilens.tasks.errors import EquilensError
+    from equilens.tasks.reporting.html import write_html_report
+    from equilens.tasks.storage.store import Store
 
     try:
         store = Store(db)
@@ -168,11 +168,11 @@ def compare(
     """
     from rich.table import Table
 
-    from tasks.reporting.plain import console
+    from equilens.tasks.reporting.plain import console
 
-    from tasks.reporting.compare import compare_runs, config_differences
-    from tasks.errors import EquilensError
-    from tasks.storage.store import Store
+    from equilens.tasks.reporting.compare import compare_runs, config_differences
+    from equilens.tasks.errors import EquilensError
+    from equilens.tasks.storage.store import Store
 
     try:
         store = Store(db)
@@ -215,9 +215,9 @@ def metrics() -> None:
 
     from rich.table import Table
 
-    from tasks.reporting.plain import console
+    from equilens.tasks.reporting.plain import console
 
-    from tasks.metrics import METRICS
+    from equilens.tasks.metrics import METRICS
 
     specs = dict(METRICS.items())
     width = shutil.get_terminal_size().columns
@@ -246,8 +246,8 @@ def assessments(
     import shutil
     import textwrap
 
-    from tasks.config.assessments import ASSESSMENTS
-    from tasks.config import RunConfig
+    from equilens.tasks.config.assessments import ASSESSMENTS
+    from equilens.tasks.config import RunConfig
 
     if fmt not in ("text", "markdown"):
         raise fail(f"--format {fmt!r}: use text or markdown.")
@@ -269,7 +269,7 @@ def assessments(
 
 def options() -> None:
     """Every config option with its default and meaning (the YAML keys of a run config)."""
-    from tasks.config import every_field
+    from equilens.tasks.config import every_field
 
     def walk(fields: dict, prefix: str) -> None:
         for name, field in fields.items():

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tasks.config import BBQConfig, LLMConfig, MetricsConfig
-from tasks.errors import InputDataError
-from tasks.inputs.prompts import prompt_id
-from tasks.scoring.parsing import LETTERS, parse_choice
+from equilens.tasks.config import BBQConfig, LLMConfig, MetricsConfig
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.prompts import prompt_id
+from equilens.tasks.scoring.parsing import LETTERS, parse_choice
 
 STRATA = ("context_condition", "question_polarity")
 QUESTION_COLUMNS = ["qid", "category", "example_id", "question_index", "cluster", "context_condition",
@@ -171,8 +171,8 @@ def parse_answers(questions: pd.DataFrame, texts: list[str | None]) -> np.ndarra
 def likelihood_scores(questions: pd.DataFrame, llm: LLMConfig, batch_size: int) -> np.ndarray:
     """Shape (n, 3): log P(" " + option | prefix) under the local causal LM, summed over the
     option's tokens (lm-evaluation-harness's ``acc``, not length-normalised)."""
-    from tasks.llm.local import load_causal_lm
-    from tasks.scoring.likelihood import causal_token_logprobs
+    from equilens.tasks.llm.local import load_causal_lm
+    from equilens.tasks.scoring.likelihood import causal_token_logprobs
 
     model, tok = load_causal_lm(llm.model)
     prefixes, texts = [], []
@@ -195,7 +195,7 @@ def likelihood_scores(questions: pd.DataFrame, llm: LLMConfig, batch_size: int) 
 
 def load_byo_answers(cfg: BBQConfig) -> tuple[pd.DataFrame, list[str]]:
     """(questions, answer texts) from a responses file with category, example_id, response columns."""
-    from tasks.inputs.tables import read_table, require_columns
+    from equilens.tasks.inputs.tables import read_table, require_columns
 
     frame = read_table(cfg.responses_path or "", "bbq.responses_path")
     require_columns(frame, ["category", "example_id", "response"], str(cfg.responses_path))
@@ -217,9 +217,9 @@ def bbq_metrics(questions: pd.DataFrame, answers: np.ndarray, mcfg: MetricsConfi
     arguments name (``answer``, ``label``, ``unknown``, ``target``, ``negative``)."""
     import inspect
 
-    from tasks.assessments.classification import interval_verdict
-    from tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
-    from tasks.stats import bootstrap_stat
+    from equilens.tasks.assessments.classification import interval_verdict
+    from equilens.tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
+    from equilens.tasks.stats import bootstrap_stat
 
     specs = [METRICS.get(name) for name in wanted_metrics(mcfg.names, "bbq")]
     boot = {"resamples": mcfg.bootstrap_resamples, "confidence": mcfg.confidence, "seed": mcfg.seed}
@@ -253,7 +253,7 @@ def answer_items(questions: pd.DataFrame, answers: np.ndarray, scores: np.ndarra
     """Per question, for ``metric_items``: the chosen option, whether it is the stereotyped answer
     (``stereotyped``: 1, 0, NaN when not counted) and whether it is right (``correct``), and with
     log-likelihood scoring each option's log-likelihood. The report's evidence reads them."""
-    from tasks.metrics.bbq import biased_answers
+    from equilens.tasks.metrics.bbq import biased_answers
 
     stereotyped = biased_answers(answers, questions["unknown"].to_numpy(), questions["target"].to_numpy(),
                                  (questions["question_polarity"] == "neg").to_numpy())

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tasks.config import ClassificationConfig, MetricsConfig, PromptsConfig
-from tasks.errors import InputDataError
-from tasks.inputs.tables import read_table, require_columns
-from tasks.scoring.parsing import parse_label
-from tasks.inputs.prompts import prompt_id
+from equilens.tasks.config import ClassificationConfig, MetricsConfig, PromptsConfig
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.tables import read_table, require_columns
+from equilens.tasks.scoring.parsing import parse_label
+from equilens.tasks.inputs.prompts import prompt_id
 
 FAMILY = "classification"
 
@@ -142,10 +142,10 @@ def classification_metrics(frame: pd.DataFrame, cfg: ClassificationConfig, mcfg:
     """Every registered classification metric the run wants: each per-group rate (a metric that
     summarises none), then each disparity of a rate (its ``summarizes``) per pair of groups and
     across all groups, with intervals and verdicts. A rate that needs ground truth (see
-    :func:`tasks.metrics.classification.needs_truth`) is skipped, with the reason, when there is none."""
-    from tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
-    from tasks.metrics.classification import needs_truth
-    from tasks.stats import bootstrap_stat
+    :func:`equilens.tasks.metrics.classification.needs_truth`) is skipped, with the reason, when there is none."""
+    from equilens.tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
+    from equilens.tasks.metrics.classification import needs_truth
+    from equilens.tasks.stats import bootstrap_stat
 
     specs = [METRICS.get(n) for n in wanted_metrics(mcfg.names, FAMILY)]
     boot = {"resamples": mcfg.bootstrap_resamples, "confidence": mcfg.confidence, "seed": mcfg.seed}
@@ -190,7 +190,7 @@ def _disparity_rows(spec: Any, fn: Any, pred: np.ndarray, truth: np.ndarray, cod
                     clusters: np.ndarray, groups: list[str], attr: str, boot: dict, add: Any) -> None:
     """A disparity (``spec.fn`` of two rates of ``fn``) per pair of groups, then across all groups
     (``spec.fn`` of the largest and smallest defined rate), each passed to ``add``."""
-    from tasks.stats import bootstrap_stat
+    from equilens.tasks.stats import bootstrap_stat
 
     combine = spec.fn
     for ia, ib in combinations(range(len(groups)), 2):

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tasks.config import CounterfactualConfig, MetricsConfig, RecommendationConfig
-from tasks.errors import InputDataError
-from tasks.scoring.parsing import parse_ranked_list
-from tasks.inputs.prompts import prompt_id
+from equilens.tasks.config import CounterfactualConfig, MetricsConfig, RecommendationConfig
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.scoring.parsing import parse_ranked_list
+from equilens.tasks.inputs.prompts import prompt_id
 
 NEUTRAL = "neutral"
 SLOT = "{group}"
@@ -57,8 +57,8 @@ def counterfactual_requests(prompts: pd.DataFrame, cf: CounterfactualConfig) -> 
     Only gender has a neutral variant in the expansion ("a person"); a race variant's gender-neutral
     text still names a race, so other attributes need templates with a ``{group}`` slot.
     """
-    from tasks.inputs.controls import variant_rows
-    from tasks.assessments.counterfactual import expand_stage
+    from equilens.tasks.inputs.controls import variant_rows
+    from equilens.tasks.assessments.counterfactual import expand_stage
 
     variants = expand_stage(prompts, cf)
     variants = variant_rows(variants[variants["valid"]])  # a recommendation list needs no same-group control
@@ -73,7 +73,7 @@ def counterfactual_requests(prompts: pd.DataFrame, cf: CounterfactualConfig) -> 
 
 def load_byo_responses(cfg: RecommendationConfig) -> pd.DataFrame:
     """Responses a user brings: prompt, attribute, group (empty or 'neutral' for the neutral request), response."""
-    from tasks.inputs.tables import read_table, require_columns
+    from equilens.tasks.inputs.tables import read_table, require_columns
 
     where = str(cfg.responses_path)
     frame = read_table(cfg.responses_path or "", "recommendation.responses_path")
@@ -102,9 +102,9 @@ def ranked_lists(responses: pd.DataFrame, k: int) -> pd.DataFrame:
 def recommendation_metrics(lists: pd.DataFrame, cfg: RecommendationConfig, mcfg: MetricsConfig) -> pd.DataFrame:
     """Per group: mean Jaccard / SERP* / PRAG* @K against the neutral list; across groups:
     min, max, range (SNSR) and std (SNSV). Cluster-bootstrap intervals over prompts."""
-    from tasks.assessments.classification import interval_verdict
-    from tasks.metrics import METRICS, estimate_row, metrics_of, skipped_row, wanted_metrics
-    from tasks.stats import bootstrap_mean, bootstrap_stat
+    from equilens.tasks.assessments.classification import interval_verdict
+    from equilens.tasks.metrics import METRICS, estimate_row, metrics_of, skipped_row, wanted_metrics
+    from equilens.tasks.stats import bootstrap_mean, bootstrap_stat
 
     wanted = set(wanted_metrics(mcfg.names, "recommendation"))
     specs = [METRICS.get(name) for name in metrics_of("recommendation")]

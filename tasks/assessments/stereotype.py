@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tasks.config import MetricsConfig, PromptsConfig, StereotypeConfig
-from tasks.errors import InputDataError
-from tasks.inputs.prompts import prompt_id, text_hash
-from tasks.metrics.classifier_scores import max_per_prompt
+from equilens.tasks.config import MetricsConfig, PromptsConfig, StereotypeConfig
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.prompts import prompt_id, text_hash
+from equilens.tasks.metrics.classifier_scores import max_per_prompt
 
 HURTLEX_HINT = (
     "no stereotype.honest_lexicon configured. HONEST needs a hurtful-word lexicon such as HurtLex "
@@ -33,7 +33,7 @@ NO_STEREOTYPE_MODEL = (
 
 def load_byo_responses(cfg: StereotypeConfig, prompts_cfg: PromptsConfig | None) -> pd.DataFrame:
     """Responses a user brings: a CSV/JSONL/Parquet file with prompt and response columns."""
-    from tasks.inputs.tables import read_table, require_columns
+    from equilens.tasks.inputs.tables import read_table, require_columns
 
     frame = read_table(cfg.responses_path or "", "stereotype.responses_path")
     require_columns(frame, [cfg.prompt_column, cfg.response_column],
@@ -73,8 +73,8 @@ class ClassifierScores:
 
 
 def score_classifiers(texts: Sequence[str], cfg: StereotypeConfig) -> ClassifierScores:
-    from tasks.scoring.base import dedupe_texts
-    from tasks.scoring import SCORERS
+    from equilens.tasks.scoring.base import dedupe_texts
+    from equilens.tasks.scoring import SCORERS
 
     distinct, _ = dedupe_texts(texts)
     hashes = [text_hash(t) for t in distinct]
@@ -113,7 +113,7 @@ def classifier_estimates(specs: list[Any], scores: np.ndarray, prompt_ids: np.nd
     fraction is pooled over responses (a ratio of cluster sums, as the seed defines SF), an expected
     maximum or a probability is a mean of one per-prompt value.
     """
-    from tasks.stats import bootstrap_mean
+    from equilens.tasks.stats import bootstrap_mean
 
     out = {}
     for spec in specs:
@@ -137,10 +137,10 @@ def stereotype_metrics(
     """(metrics rows, word/prompt-level items, skipped metric -> reason), for the metrics of the
     stereotype and toxicity families that ``metrics.names`` asks for (all by default), each computed
     the way its ``inputs`` says: co-occurrence in the texts, classifier scores, or completions."""
-    from tasks.metrics import METRICS, skipped_row, wanted_metrics
-    from tasks.metrics.base import METRIC_ROW_COLUMNS
-    from tasks.metrics.classifier_scores import CLASSIFIER_SCORES, COMPLETIONS
-    from tasks.metrics.stereotype import CO_OCCURRENCE
+    from equilens.tasks.metrics import METRICS, skipped_row, wanted_metrics
+    from equilens.tasks.metrics.base import METRIC_ROW_COLUMNS
+    from equilens.tasks.metrics.classifier_scores import CLASSIFIER_SCORES, COMPLETIONS
+    from equilens.tasks.metrics.stereotype import CO_OCCURRENCE
 
     specs = [METRICS.get(name) for name in wanted_metrics(mcfg.names, "stereotype", "toxicity")]
     ok = responses[responses["ok"]].reset_index(drop=True)
@@ -191,9 +191,9 @@ class _Answers:
     def co_occurrence(self, spec: Any, targets: list[str] | None, word_level: bool, rows: list, items: list) -> str:
         import inspect
 
-        from tasks.metrics import estimate_row
-        from tasks.metrics import stereotype as st
-        from tasks.stats import bootstrap_stat
+        from equilens.tasks.metrics import estimate_row
+        from equilens.tasks.metrics import stereotype as st
+        from equilens.tasks.stats import bootstrap_stat
 
         groups = st.default_groups()
         given = {"groups": groups, "targets": targets}
@@ -220,7 +220,7 @@ class _Answers:
         return ""
 
     def classified(self, spec: Any, scores: ClassifierScores, cfg: StereotypeConfig, rows: list) -> str:
-        from tasks.metrics import estimate_row
+        from equilens.tasks.metrics import estimate_row
 
         scorer = scores.scorers()[spec.family]
         if scorer is None:
@@ -231,9 +231,9 @@ class _Answers:
         return ""
 
     def completions(self, spec: Any, cfg: StereotypeConfig, rows: list) -> str:
-        from tasks.metrics import estimate_row
-        from tasks.metrics import stereotype as st
-        from tasks.stats import bootstrap_stat
+        from equilens.tasks.metrics import estimate_row
+        from equilens.tasks.metrics import stereotype as st
+        from equilens.tasks.stats import bootstrap_stat
 
         settings = spec.settings(cfg)
         files = {k: v for k, v in settings.items() if isinstance(v, str)}

@@ -1,7 +1,7 @@
 """The run configuration: pydantic models, loaded from YAML, that are also the flow parameter.
 
 :class:`RunConfig` holds the sections every assessment shares; each assessment has a subclass
-adding only its own sections, registered with :func:`tasks.config.assessments.assessment` (the registry
+adding only its own sections, registered with :func:`equilens.tasks.config.assessments.assessment` (the registry
 every list of assessments reads; :data:`CONFIG_CLASSES` is derived from it), and
 :func:`load_config` returns the one that ``assessment`` names. Because the subclass is its flow's
 parameter, the Prefect UI renders it as a form for ad-hoc runs showing only the sections that flow
@@ -19,8 +19,8 @@ from typing import Any, ClassVar, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from tasks.config.assessments import ASSESSMENTS, assessment
-from tasks.config.sections import (  # noqa: F401 - re-exported: the sections are part of the config API
+from equilens.tasks.config.assessments import ASSESSMENTS, assessment
+from equilens.tasks.config.sections import (  # noqa: F401 - re-exported: the sections are part of the config API
     _Strict,
     PromptsConfig,
     CounterfactualConfig,
@@ -39,7 +39,7 @@ from tasks.config.sections import (  # noqa: F401 - re-exported: the sections ar
     JudgeConfig,
     SignalConfig,
 )
-from tasks.errors import ConfigError
+from equilens.tasks.errors import ConfigError
 
 
 class RunConfig(_Strict):
@@ -94,7 +94,7 @@ class RunConfig(_Strict):
     def _shipped_files(self) -> RunConfig:
         """A relative file path missing from the working directory is read from the shipped files
         ("data/demo_prompts.csv" from any directory, and from an installed wheel; tasks.shipped)."""
-        from tasks.shipped import shipped_path
+        from equilens.tasks.shipped import shipped_path
 
         for dotted, value in self.input_files().items():
             if isinstance(value, str) and (found := shipped_path(value)) != Path(value):
@@ -143,7 +143,7 @@ class _WithStereotype(RunConfig):
 
 
 @assessment(
-    flow="flows.counterfactual:counterfactual_assessment", default_config="configs/demo.yaml",
+    flow="equilens.flows.counterfactual:counterfactual_assessment", default_config="configs/demo.yaml",
     card="Does the model answer differently when a prompt names another group? Prompts that mention "
          "gender, race or your own groups get counterfactual variants (he -> she, white -> Black, names "
          "swapped by gender and race), the model answers every variant, and LangFair's counterfactual "
@@ -165,7 +165,7 @@ class CounterfactualRunConfig(_WithCounterfactual):
 
 
 @assessment(
-    flow="flows.identity:identity_assessment", default_config="configs/identity.yaml",
+    flow="equilens.flows.identity:identity_assessment", default_config="configs/identity.yaml",
     card="Does the model treat users differently by the identity their name or profile signals, when "
          "the prompt names no group? Each prompt is asked as users of different groups (first-person "
          "fairness), and the answers are compared by outcome (numbers, yes rates, first choices), by the "
@@ -188,7 +188,7 @@ class IdentityRunConfig(RunConfig):
 
 
 @assessment(
-    flow="flows.stereotype:stereotype_assessment", default_config="configs/stereotype.yaml",
+    flow="equilens.flows.stereotype:stereotype_assessment", default_config="configs/stereotype.yaml",
     card="Do the answers carry stereotypes or toxicity? The model's answers (or a file of your own) "
          "are scored with LangFair's stereotype metrics (co-occurrence bias, stereotypical associations, "
          "demographic representation) and toxicity metrics.",
@@ -202,7 +202,7 @@ class StereotypeRunConfig(_WithStereotype):
 
 
 @assessment(
-    flow="flows.bias_test:bias_test", default_config="configs/bias_test.yaml",
+    flow="equilens.flows.bias_test:bias_test", default_config="configs/bias_test.yaml",
     card="Does a language model itself prefer stereotyped sentences? After BiasTestGPT, an LLM writes "
          "test sentences for a bias specification, you may review them, and the model under test scores "
          "stereotype against anti-stereotype versions by their likelihoods.",
@@ -218,7 +218,7 @@ class BiasTestRunConfig(RunConfig):
 
 
 @assessment(
-    flow="flows.classification:classification_assessment", default_config="configs/classification.yaml",
+    flow="equilens.flows.classification:classification_assessment", default_config="configs/classification.yaml",
     card="Does an LLM that labels or decides treat groups alike? Each answer is read as a label, and "
          "the groups of a column are compared on predicted prevalence and, with a ground truth, on false "
          "positive, false negative, false omission and false discovery rates.",
@@ -233,7 +233,7 @@ class ClassificationRunConfig(RunConfig):
 
 
 @assessment(
-    flow="flows.recommendation:recommendation_assessment", default_config="configs/recommendation.yaml",
+    flow="equilens.flows.recommendation:recommendation_assessment", default_config="configs/recommendation.yaml",
     card="Do an LLM's recommendations change with the user's group? After FaiRLLM, each group's top-K "
          "list is compared with the list the neutral request gets (Jaccard, SERP* and PRAG* similarity).",
 )
@@ -251,7 +251,7 @@ class RecommendationRunConfig(_WithCounterfactual):
 
 
 @assessment(
-    flow="flows.bbq:bbq_assessment", default_config="configs/bbq.yaml",
+    flow="equilens.flows.bbq:bbq_assessment", default_config="configs/bbq.yaml",
     card="Does the model fall back on stereotypes when a question cannot be answered from its context? "
          "The BBQ benchmark's multiple-choice questions give accuracy and bias scores per category, on "
          "ambiguous and disambiguated contexts.",
@@ -267,7 +267,7 @@ class BBQRunConfig(RunConfig):
 
 
 @assessment(
-    flow="flows.auto:auto_assessment", default_config="configs/auto.yaml",
+    flow="equilens.flows.auto:auto_assessment", default_config="configs/auto.yaml",
     card="Every family on the same prompts in one run, as LangFair's AutoEval: the FTU check, "
          "counterfactual fairness, stereotypes and toxicity, and, when asked, an identity for the prompts "
          "that name no group.",
@@ -344,8 +344,8 @@ def load_yaml(text: str, what: str) -> Any:  # noqa: ANN401 - whatever the YAML 
 
 def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
     """Read a YAML config; ``overrides`` are dotted keys (``{"llm.count": 2}``) applied on top."""
-    from tasks.inputs.files import file_problem
-    from tasks.shipped import shipped_path
+    from equilens.tasks.inputs.files import file_problem
+    from equilens.tasks.shipped import shipped_path
 
     p = shipped_path(path)  # "configs/demo.yaml" from any directory: the shipped one, unless yours is there
     if problem := file_problem(p):

@@ -4,7 +4,7 @@ An entry names the assessment, its config class (the flow's parameter, which add
 assessment reads), its flow (``module:function``, imported only when a run needs it), its shipped
 default config and a one-paragraph card saying what it answers. Everything that lists assessments
 reads this registry: the config's ``assessment`` values and the class each loads as
-(:mod:`tasks.config`), dispatch (:mod:`flows.dispatch`), the run plan, ``equilens options``,
+(:mod:`equilens.tasks.config`), dispatch (:mod:`equilens.flows.dispatch`), the run plan, ``equilens options``,
 ``equilens assessments`` and the README's table (``equilens assessments --format markdown``; a test
 holds the README to it). A config class registers itself with :func:`assessment`, the name taken
 from its ``assessment`` field, so a new assessment is one decorated class and its flow.
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tasks.registry import Registry
-from tasks.shipped import REPO_ROOT as ROOT
+from equilens.tasks.registry import Registry
+from equilens.tasks.shipped import REPO_ROOT as ROOT
 
 
 @dataclass(frozen=True)
@@ -44,14 +44,14 @@ class Assessment:
         """The files that make this assessment, relative to the repository root: its flow, its
         default config, the stage and metric modules its flow reaches through imports (a stage it
         reuses from another assessment included), and its tests."""
-        flow_file = ROOT / (self.flow_module.replace(".", "/") + ".py")
+        flow_file = _path(self.flow_module).with_suffix(".py")
         out, todo = [flow_file, ROOT / self.default_config], [flow_file]
         while todo:
             for module in _imports(todo.pop()):
                 if not module.startswith(OWN_CODE) or module in SHARED:
                     continue
-                path = ROOT / module.replace(".", "/")
-                package = path.is_dir() and module.startswith("tasks.assessments.")
+                path = _path(module)
+                package = path.is_dir() and module.startswith("equilens.tasks.assessments.")
                 found = sorted(path.glob("*.py")) if package else [path.with_suffix(".py")]  # the whole package
                 todo += [p for p in found if p.exists() and p not in out and p not in todo]
                 out += [p for p in found if p.exists() and p not in out]
@@ -63,14 +63,19 @@ class Assessment:
         return [str(p.relative_to(ROOT)) for p in dict.fromkeys(out) if p.exists()]
 
 
-OWN_CODE = ("tasks.assessments.", "tasks.metrics.")  # where an assessment's own modules live
-SHARED = {"tasks.metrics.base"}  # ... except what every metric family shares
+OWN_CODE = ("equilens.tasks.assessments.", "equilens.tasks.metrics.")  # where an assessment's own modules live
+SHARED = {"equilens.tasks.metrics.base"}  # ... except what every metric family shares
+
+
+def _path(module: str) -> Path:
+    """The file or folder of a module of equilens ("equilens.tasks.metrics" is tasks/metrics)."""
+    return ROOT.joinpath(*module.removeprefix("equilens.").split("."))
 
 
 def _family_modules(files: list[Path]) -> list[Path]:
     """The modules that register the metric families ``files`` name (a stage asks the registry for
     its metrics by family, "wanted_metrics(names, 'counterfactual')", instead of importing them)."""
-    from tasks.metrics import METRICS
+    from equilens.tasks.metrics import METRICS
 
     named = set()
     for path in files:
@@ -78,12 +83,12 @@ def _family_modules(files: list[Path]) -> list[Path]:
             named |= {n.value for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                       if isinstance(n, ast.Constant) and isinstance(n.value, str)}
     modules = {spec.fn.__module__ for _, spec in METRICS.items() if spec.family in named}
-    return [ROOT / (m.replace(".", "/") + ".py") for m in sorted(modules)]
+    return [_path(m).with_suffix(".py") for m in sorted(modules)]
 
 
 def _imports(path: Path) -> set[str]:
     """Every module ``path`` imports from, and each name it imports as a possible submodule
-    ("from tasks.assessments import identity" names tasks.assessments.identity)."""
+    ("from equilens.tasks.assessments import identity" names equilens.tasks.assessments.identity)."""
     imported = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module:

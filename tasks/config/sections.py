@@ -1,5 +1,5 @@
 """The sections of a run configuration: one strict pydantic model per section (prompts, llm,
-scoring, metrics, ... and one per assessment), assembled into run configs by :mod:`tasks.config`."""
+scoring, metrics, ... and one per assessment), assembled into run configs by :mod:`equilens.tasks.config`."""
 
 from __future__ import annotations
 
@@ -85,10 +85,10 @@ class LLMConfig(_Strict):
     @field_validator("base_url")
     @classmethod
     def _no_stored_credentials(cls, value: str | None) -> str | None:
-        """Credentials in the URL leave the config (see :mod:`tasks.secrets`); ``call_url`` has them."""
+        """Credentials in the URL leave the config (see :mod:`equilens.tasks.secrets`); ``call_url`` has them."""
         if value is None:
             return None
-        from tasks.secrets import split_url
+        from equilens.tasks.secrets import split_url
 
         clean, whole = split_url(value)
         if whole:

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from tasks.errors import InputDataError
+from equilens.tasks.errors import InputDataError
 
 _KEYS = {"name", "social_groups", "attributes", "source", "templates", "description"}
 
@@ -151,7 +151,7 @@ def parse_bias_specs(data: Any, where: str = "spec") -> list[BiasSpec]:
 
 def load_bias_specs(path: str | os.PathLike[str]) -> list[BiasSpec]:
     """Read and validate a bias-spec JSON file; errors name the file and the field."""
-    from tasks.inputs.files import require_file
+    from equilens.tasks.inputs.files import require_file
 
     p = require_file(path, "Bias spec file")
     try:

@@ -26,10 +26,10 @@ from __future__ import annotations
 import hashlib
 import re
 
-from tasks.inputs.expansion import render, vowel_sound
-from tasks.inputs.lexicon import Lexicon, canonical
-from tasks.inputs.mentions import Source, mentioned_groups, sources
-from tasks.inputs.names import NameTable
+from equilens.tasks.inputs.expansion import render, vowel_sound
+from equilens.tasks.inputs.lexicon import Lexicon, canonical
+from equilens.tasks.inputs.mentions import Source, mentioned_groups, sources
+from equilens.tasks.inputs.names import NameTable
 
 VARIANT, CONTROL = "variant", "control"
 """Values of a variant's or response's ``role``: a counterfactual variant of one group, or the

@@ -6,12 +6,12 @@ replaced by the term of the same lexicon row for the target group. Beyond a plai
 
 * case is kept ("He" -> "She", "HE" -> "SHE", "African American" -> "Asian American"), and
   hyphenated multi-word terms stay hyphenated ("African-American" -> "Asian-American");
-* "her"/"his" pick their row from the context (:func:`tasks.inputs.ftu.resolve_row`);
+* "her"/"his" pick their row from the context (:func:`equilens.tasks.inputs.ftu.resolve_row`);
 * an indefinite article before a swapped term follows it ("an actor" -> "a performer");
 * a subject pronoun turned into "they" takes plural agreement: is/was/has/does and their
   negations, "'s" -> "'re" (or "'ve" before "been"/"got"), and any third-person verb, also after
   an adverb ("he always loves" -> "they always love", "she tries" -> "they try");
-* first names (a :class:`tasks.inputs.names.NameTable`) take part in gender and race expansion: a name
+* first names (a :class:`equilens.tasks.inputs.names.NameTable`) take part in gender and race expansion: a name
   becomes a name of the target group with the same race (gender expansion) or the same gender
   (race expansion). Within a variant the same name always gets the same replacement and a
   replacement never already occurs in the prompt. A target group without any first names in the
@@ -30,7 +30,7 @@ with one other group that group takes every target group ("Indians and white peo
 "Indians and Black people", ...). With ``multi_group="skip"`` such prompts give no variants and
 one record saying why.
 
-Every variant is checked by :func:`tasks.inputs.variant_validation.validate_variant`; each
+Every variant is checked by :func:`equilens.tasks.inputs.variant_validation.validate_variant`; each
 problem is one readable message.
 """
 
@@ -40,12 +40,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tasks.errors import ConfigError, InputDataError
-from tasks.inputs.agreement import AFTER_SUBJECT, ARTICLE_BEFORE, base_form
-from tasks.inputs.lexicon import Lexicon, canonical
-from tasks.inputs.mentions import Source, mentioned_groups, sources
-from tasks.inputs.names import NameTable
-from tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
+from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.inputs.agreement import AFTER_SUBJECT, ARTICLE_BEFORE, base_form
+from equilens.tasks.inputs.lexicon import Lexicon, canonical
+from equilens.tasks.inputs.mentions import Source, mentioned_groups, sources
+from equilens.tasks.inputs.names import NameTable
+from equilens.tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
 
 __all__ = ["MULTI_GROUP_MODES", "SKIPPED", "Variant", "drop_invalid_sets", "expand_prompt", "expand_prompts",
            "mentioned_groups", "neutralize", "plan", "sources", "validate_variant"]
@@ -188,7 +188,7 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
               taken: set[str], gender_hint: str | None) -> str | None:
     """The replacement of the name mention ``s`` for ``target``: its first name through the
     name table (one replacement per name in a prompt), and in race variants its surname when the
-    new full name would not read as the target group (:meth:`tasks.inputs.surnames.SurnameTable.fits`).
+    new full name would not read as the target group (:meth:`equilens.tasks.inputs.surnames.SurnameTable.fits`).
     None when the first name has no replacement."""
     surface_first, rest = s.surface[:len(s.name)], s.surface[len(s.name):]
     first = surface_first

@@ -9,7 +9,7 @@ import os
 import stat
 from pathlib import Path
 
-from tasks.errors import EquilensError, InputDataError
+from equilens.tasks.errors import EquilensError, InputDataError
 
 _KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
           (stat.S_ISSOCK, "a socket"))

@@ -1,7 +1,7 @@
 """Fairness through unawareness (FTU): do prompts mention a protected attribute at all?
 
 Matching is case-insensitive at word boundaries, one compiled regex per lexicon (see
-:mod:`tasks.inputs.lexicon`), so "her" never matches inside "there" and "white" not inside "whiteboard".
+:mod:`equilens.tasks.inputs.lexicon`), so "her" never matches inside "there" and "white" not inside "whiteboard".
 Guards against words that are not about people:
 
 * a term listed in the lexicon's ``person_context`` ("old", "straight", "native") counts only
@@ -14,11 +14,11 @@ Guards against words that are not about people:
   and "painted it white." do not. ``stop_after`` words still cancel a match ("white wine",
   "Black Friday");
 * a capitalised term right after a first name or a title is a surname ("Mrs. White",
-  "Peter King"), see :func:`tasks.inputs.names.surname_position`;
+  "Peter King"), see :func:`equilens.tasks.inputs.names.surname_position`;
 * a term glued to "year-" is part of an age ("old man" in "a 45-year-old man");
 * a ``person_context`` word counted once counts wherever it recurs in the text ("the European
   man ... the European worker"); colour words do not ("the white man bought white paint").
-First names are found by :class:`tasks.inputs.names.NameTable`.
+First names are found by :class:`equilens.tasks.inputs.names.NameTable`.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tasks.errors import ConfigError, InputDataError
-from tasks.inputs.lexicon import LEXICON_DIR, Lexicon, canonical
-from tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
-from tasks.inputs.names import NameTable, load_names, surname_position
+from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.inputs.lexicon import LEXICON_DIR, Lexicon, canonical
+from equilens.tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
+from equilens.tasks.inputs.names import NameTable, load_names, surname_position
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,7 +341,7 @@ class FTUResult:
 def check_ftu(prompts: Sequence[str], lexicons: Sequence[Lexicon | NameTable]) -> FTUResult:
     """Which protected-attribute terms each prompt mentions, per attribute (sorted, unique).
 
-    A :class:`tasks.inputs.names.NameTable` among ``lexicons`` reports first names (attribute "name").
+    A :class:`equilens.tasks.inputs.names.NameTable` among ``lexicons`` reports first names (attribute "name").
     One regex scan per lexicon and prompt; only prompts with a hit pay for the guards.
     """
     attrs = [lex.attribute for lex in lexicons]

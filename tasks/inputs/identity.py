@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from tasks.errors import InputDataError
+from equilens.tasks.errors import InputDataError
 
 NAME, IDENTITY = "{name}", "{identity}"
 PLACEMENTS = ("system", "before", "after", "inline")

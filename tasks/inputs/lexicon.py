@@ -22,8 +22,8 @@ from typing import Any
 
 import yaml
 
-from tasks.errors import ConfigError, EquilensError, InputDataError
-from tasks.inputs.word_lists import LEXICON_DIR
+from equilens.tasks.errors import ConfigError, EquilensError, InputDataError
+from equilens.tasks.inputs.word_lists import LEXICON_DIR
 
 FILES = {
     "gender": "gender.yaml", "race": "race.yaml", "religion": "religion.yaml", "nationality": "nationality.yaml",
@@ -62,15 +62,15 @@ class Lexicon:
     detected. ``stop_after`` lists words that, directly after a term, cancel its match.
     ``person_context`` lists terms with many meanings that are not about people ("white",
     "black", "old", "straight"): they count only where they refer to people (see
-    :func:`tasks.inputs.ftu.refers_to_people`). ``object_context`` lists colour words ("white",
-    "black") that count as people unless they describe a thing (:func:`tasks.inputs.ftu.describes_object`:
+    :func:`equilens.tasks.inputs.ftu.refers_to_people`). ``object_context`` lists colour words ("white",
+    "black") that count as people unless they describe a thing (:func:`equilens.tasks.inputs.ftu.describes_object`:
     an object noun of data/lexicons/object_nouns.txt follows, "a black Amex card"); a term in
     both lists follows ``object_context``. Groups in ``source_only`` are detected and swapped
     from but get no variant of their own (many nationalities, a dozen variants). ``aliases``
     pairs a word with a term of the rows whose group and rows it takes ("koreans" -> "asians"):
     an alias is detected and swapped from like that term, but never written into a variant.
     ``controls`` pairs a term with another term of the same group that says the same ("woman" ->
-    "lady"): the same-group control of a variant (:mod:`tasks.inputs.controls`).
+    "lady"): the same-group control of a variant (:mod:`equilens.tasks.inputs.controls`).
     """
 
     attribute: str
@@ -217,9 +217,9 @@ def build_pattern(
 def load_lexicon(attribute: str, data_dir: Path | None = None):  # noqa: ANN201 - Lexicon | NameTable
     """Load the built-in lexicon for ``attribute`` (one of :data:`ATTRIBUTES`) from ``data_dir``
     (default: the repository's ``data/lexicons``); "name" gives the first-name table
-    (:func:`tasks.inputs.names.load_names`)."""
+    (:func:`equilens.tasks.inputs.names.load_names`)."""
     if attribute == "name":
-        from tasks.inputs.names import load_names
+        from equilens.tasks.inputs.names import load_names
 
         return load_names(data_dir)
     if attribute not in FILES:

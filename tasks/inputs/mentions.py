@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tasks.inputs.ftu import find_mentions
-from tasks.inputs.lexicon import Lexicon
-from tasks.inputs.names import NameTable
+from equilens.tasks.inputs.ftu import find_mentions
+from equilens.tasks.inputs.lexicon import Lexicon
+from equilens.tasks.inputs.names import NameTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,7 @@ def sources(text: str, lexicon: Lexicon, names: NameTable | None = None, *,
     """Mentions of ``lexicon``'s groups in ``text`` (terms, and first names when ``names`` is
     given and the attribute is gender or race), left to right, without overlaps. With
     ``guards=False`` terms a guard rejects come too, with ``counted=False``; ``loose_names``
-    finds names as validation does (:meth:`tasks.inputs.names.NameTable.find`)."""
+    finds names as validation does (:meth:`equilens.tasks.inputs.names.NameTable.find`)."""
     found = []
     for m in find_mentions(text, lexicon, include_targets=include_targets, names=names, guards=guards):
         subject = lexicon.role(m.row) == "subject"

@@ -2,11 +2,11 @@
 plan needs before a run, in seconds even for a file of millions of rows.
 
 A source smaller than :data:`WHOLE_BELOW` bytes (and inline items) is read whole by
-:func:`tasks.inputs.prompts.load_prompts`, so its count is exact and duplicates are dropped. A
+:func:`equilens.tasks.inputs.prompts.load_prompts`, so its count is exact and duplicates are dropped. A
 larger file is streamed in chunks (CSV through pandas, Parquet by record batch, JSONL and text by
 line): its count is of non-empty rows, duplicates included, so a plan calls it "about". The sample
 is the rows with the smallest of one random key each (a bottom-k sample, the same rows for the same
-seed), then checked like any prompt (:func:`tasks.inputs.prompts.build_prompt_frame`).
+seed), then checked like any prompt (:func:`equilens.tasks.inputs.prompts.build_prompt_frame`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tasks.config import PromptsConfig
-from tasks.errors import InputDataError
-from tasks.inputs.prompts import build_prompt_frame, load_prompts
+from equilens.tasks.config import PromptsConfig
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.prompts import build_prompt_frame, load_prompts
 
 WHOLE_BELOW = 20_000_000  # bytes
 CHUNK = 200_000  # rows

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from tasks.config import PromptsConfig
-from tasks.errors import InputDataError
-from tasks.inputs.files import file_problem
+from equilens.tasks.config import PromptsConfig
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.files import file_problem
 
 SUFFIXES = (".csv", ".jsonl", ".parquet", ".txt")
 EXTRA_COLUMNS = ("task", "outcome")

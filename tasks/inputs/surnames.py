@@ -11,7 +11,7 @@ surname of the target group, frequency-matched as first names are.
 A surname counts as a mention of its race on its own only after a title ("Mr. Chang"), and only
 when its association passes the first-name rule; after a first name it joins the first name in
 one mention ("Chen Wu"), whose race combines both names (:func:`full_name_shares`), or is the
-first name's when the table has no shares for it. See :mod:`tasks.inputs.names`.
+first name's when the table has no shares for it. See :mod:`equilens.tasks.inputs.names`.
 
 Middle Eastern and North African surnames carry the label ``middle_eastern`` (the census has no
 such category, so their shares say nothing about it): such a surname stays only in a
@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tasks.errors import InputDataError
+from equilens.tasks.errors import InputDataError
 
 SURNAMES_FILE = "surnames.csv"
 GROUPS = ("white", "black", "asian", "hispanic")  # the census groups that have shares

@@ -10,11 +10,11 @@ from __future__ import annotations
 import difflib
 import re
 
-from tasks.errors import InputDataError
-from tasks.inputs.agreement import ADVERBS, AFTER_SUBJECT, ARTICLE_BEFORE, base_form
-from tasks.inputs.lexicon import Lexicon, canonical
-from tasks.inputs.mentions import Source, mentioned_groups, sources
-from tasks.inputs.names import NameTable
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.agreement import ADVERBS, AFTER_SUBJECT, ARTICLE_BEFORE, base_form
+from equilens.tasks.inputs.lexicon import Lexicon, canonical
+from equilens.tasks.inputs.mentions import Source, mentioned_groups, sources
+from equilens.tasks.inputs.names import NameTable
 
 _MARK = "\x00"
 _TOKENS = re.compile(r"\w+(?:['’]\w+)?|\s+|[^\w\s]")

@@ -3,7 +3,7 @@ reads them, so the lexicon and name loaders need not import each other for it.""
 
 from __future__ import annotations
 
-from tasks.shipped import DATA_DIR
+from equilens.tasks.shipped import DATA_DIR
 
 LEXICON_DIR = DATA_DIR / "lexicons"
 

@@ -15,10 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tasks.registry import Registry
+from equilens.tasks.registry import Registry
 
 if TYPE_CHECKING:
-    from tasks.config import LLMConfig
+    from equilens.tasks.config import LLMConfig
 
 
 @dataclass(frozen=True)
@@ -148,11 +148,11 @@ _SECRET_PATTERNS = (
 
 def secret_values(api_key_env: str | None = None) -> list[str]:
     """Values of environment variables that hold secrets (the configured key variable included), and
-    the credentials a base URL carried (:mod:`tasks.secrets`)."""
+    the credentials a base URL carried (:mod:`equilens.tasks.secrets`)."""
     names = {k for k in os.environ if k.upper().endswith(SECRET_ENV_SUFFIXES)}
     if api_key_env:
         names.add(api_key_env)
-    from tasks.secrets import registered
+    from equilens.tasks.secrets import registered
 
     found = {os.environ[k] for k in names if len(os.environ.get(k) or "") >= 6} | registered()
     return sorted(found, key=len, reverse=True)

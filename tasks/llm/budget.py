@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tasks.config import LLMConfig
-from tasks.errors import ConfigError
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.errors import ConfigError
 
 CHARS_PER_TOKEN = 4
 

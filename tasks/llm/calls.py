@@ -9,8 +9,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tasks.config import LLMConfig
-from tasks.llm.base import PROVIDERS, Completion, LLMRequest, LLMResult, Provider, looks_like_refusal, scrub_secrets
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.llm.base import PROVIDERS, Completion, LLMRequest, LLMResult, Provider, looks_like_refusal, scrub_secrets
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ async def call_with_retries(
 
 
 def make_provider(cfg: LLMConfig) -> Provider:
-    import tasks.llm.local  # noqa: F401 - registers "local"
-    import tasks.llm.openai_provider  # noqa: F401 - registers "openai" and "azure"
+    import equilens.tasks.llm.local  # noqa: F401 - registers "local"
+    import equilens.tasks.llm.openai_provider  # noqa: F401 - registers "openai" and "azure"
 
     return PROVIDERS.get(cfg.provider)(cfg)

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tasks.config import LLMConfig
-from tasks.llm.base import LLMRequest, LLMResult, cache_key
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.llm.base import LLMRequest, LLMResult, cache_key
 
 TOO_LONG = "ContextLengthExceeded"
 
@@ -74,7 +74,7 @@ def fit_to_context(requests: Sequence[LLMRequest], cfg: LLMConfig, loader: Any =
            for r in requests):
         return ContextCheck(list(requests))
     if loader is None:
-        from tasks.llm.local import load_causal_lm as loader
+        from equilens.tasks.llm.local import load_causal_lm as loader
     lm, tok = loader(cfg.model)
     context = model_context(lm, tok)
     if context is None:

@@ -17,10 +17,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from tasks.config import LLMConfig
-from tasks.errors import ModelLoadError
-from tasks.llm.base import PROVIDERS, Completion
-from tasks.llm.stop import raise_if_stopped, stop_requested
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.errors import ModelLoadError
+from equilens.tasks.llm.base import PROVIDERS, Completion
+from equilens.tasks.llm.stop import raise_if_stopped, stop_requested
 
 SMOLLM2_NAME = "SmolLM2-135M-Instruct"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"

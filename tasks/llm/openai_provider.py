@@ -13,7 +13,7 @@ and only the user message changes; it is posted through the OpenAI client that `
 configured (base URL, key, Azure deployment and headers, error classes), skipping the per-call
 message conversion, callback set-up, TypedDict transform and the thread hop langchain makes to parse
 each reply. With ``llm.http_client: aiohttp`` (the default) the request the OpenAI client would send
-is recorded once and posted over one aiohttp pool (:mod:`tasks.llm.aiohttp_post`), with the SDK's
+is recorded once and posted over one aiohttp pool (:mod:`equilens.tasks.llm.aiohttp_post`), with the SDK's
 URL, headers and exception classes. With ``http_client: httpx``, connections are spread over small
 httpx pools (:data:`CONNECTIONS_PER_POOL` connections each), because one
 httpcore pool scans all its connections for every request and answer, which at 32+ connections costs
@@ -32,9 +32,9 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from tasks.config import LLMConfig
-from tasks.errors import ProviderError
-from tasks.llm.base import OPENAI_DEFAULT_URL, PROVIDERS, Completion, endpoint_identity
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.errors import ProviderError
+from equilens.tasks.llm.base import OPENAI_DEFAULT_URL, PROVIDERS, Completion, endpoint_identity
 
 
 def resolve_api_key(cfg: LLMConfig, required: bool) -> str:
@@ -161,7 +161,7 @@ class OpenAIChatProvider:
         if len(messages) != 2 or messages[1].get("role") != "user":
             raise ProviderError(f"unexpected langchain-openai request layout: {[m.get('role') for m in messages]}")
         if self.cfg.http_client == "aiohttp":
-            from tasks.llm.aiohttp_post import AiohttpPost
+            from equilens.tasks.llm.aiohttp_post import AiohttpPost
 
             self._aiohttp = await AiohttpPost.open(llm.root_async_client, "/chat/completions", payload,
                                                    self.cfg.max_concurrency, self.cfg.timeout + 1.0)

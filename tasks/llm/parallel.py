@@ -4,16 +4,16 @@ Past ~30 calls in flight one Python process is CPU-bound on the client side (HTT
 call), and a second core sits idle. :func:`run_in_processes` starts ``n`` spawned workers; the parent
 keeps every guarantee of the single-process runner:
 
-* requests go out in :func:`~tasks.llm.runner.call_order`, in chunks through one bounded queue (at most
+* requests go out in :func:`~equilens.tasks.llm.runner.call_order`, in chunks through one bounded queue (at most
   two chunks per worker wait in it), so no process holds the whole run's coroutines;
 * each worker runs its share of ``max_concurrency`` through the same retry loop
-  (:func:`~tasks.llm.calls.call_with_retries`: backoff, ``Retry-After``, per-row failures);
+  (:func:`~equilens.tasks.llm.calls.call_with_retries`: backoff, ``Retry-After``, per-row failures);
 * one rate limit holds across the processes (:class:`SharedRateLimiter`);
 * answers come back to the parent in small batches, and the parent's one cache writer puts them in
   DuckDB as they arrive;
 * a stop request (Ctrl-C reaches the workers too; they ignore it and wait for the parent) makes the
   workers cancel their calls and send what they have; the parent flushes and raises
-  :class:`~tasks.llm.stop.RunInterrupted`;
+  :class:`~equilens.tasks.llm.stop.RunInterrupted`;
 * a worker that dies leaves its unanswered requests as failed rows (``ClientProcessDied``), never
   dropped and never cached, so a re-run retries them.
 """
@@ -30,8 +30,8 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tasks.config import LLMConfig
-from tasks.llm.base import LLMRequest, LLMResult
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.llm.base import LLMRequest, LLMResult
 
 CHUNK = 32  # requests per queue item
 SEND_EVERY_S = 0.05  # a worker sends its answers at least this often
@@ -45,7 +45,7 @@ Row = tuple  # (index, text, ok, refusal, error_class, error_message, attempts, 
 class SharedRateLimiter:
     """Request starts at least ``1 / rate`` s apart across processes (state in shared memory).
 
-    Like :class:`~tasks.llm.calls.RateLimiter`, the gap is measured from when the previous caller
+    Like :class:`~equilens.tasks.llm.calls.RateLimiter`, the gap is measured from when the previous caller
     actually went ahead (``time.monotonic`` is one clock for every process on the machine), so a
     stalled process delays its calls instead of releasing them as a burst.
     """
@@ -91,7 +91,7 @@ def run_in_processes(
     ``add`` receives every result as it arrives (cache writer and progress), ``flush_due`` is called
     between batches. Raises :class:`RunInterrupted` on a stop request, after handing over what came back.
     """
-    from tasks.llm.stop import raise_if_stopped, stop_requested
+    from equilens.tasks.llm.stop import raise_if_stopped, stop_requested
 
     ctx = mp.get_context("spawn")  # the parent may run threads (Prefect): never fork it
     shares = split_concurrency(cfg.max_concurrency, nproc)
@@ -205,10 +205,10 @@ def _worker_main(wid: int, cfg: LLMConfig, api_key: str | None, tasks: Any, resu
 
 
 def _provider(cfg: LLMConfig, api_key: str | None) -> Any:
-    from tasks.llm.calls import make_provider
+    from equilens.tasks.llm.calls import make_provider
 
     if cfg.provider in ("openai", "azure"):
-        from tasks.llm.openai_provider import OpenAIChatProvider
+        from equilens.tasks.llm.openai_provider import OpenAIChatProvider
 
         return OpenAIChatProvider(cfg, azure=cfg.provider == "azure", api_key=api_key)
     return make_provider(cfg)
@@ -216,7 +216,7 @@ def _provider(cfg: LLMConfig, api_key: str | None) -> Any:
 
 async def _worker(cfg: LLMConfig, api_key: str | None, tasks: Any, results: Any, stop: Any,
                   limiter: SharedRateLimiter | None, secrets: list[str], parent: int) -> None:
-    from tasks.llm.calls import RateLimiter, call_with_retries
+    from equilens.tasks.llm.calls import RateLimiter, call_with_retries
 
     provider = _provider(cfg, api_key)
     pace = limiter or (RateLimiter(cfg.rate_limit) if cfg.rate_limit else None)

@@ -8,17 +8,17 @@
   from the first request on. Each attempt has a whole-request deadline (``llm.timeout``). Rate
   limits, server errors, timeouts and malformed replies are retried with exponential backoff and
   jitter (``Retry-After`` honoured); what still fails is returned as a failed row with its error
-  class and a scrubbed message (:mod:`tasks.llm.calls`). Nothing is dropped.
+  class and a scrubbed message (:mod:`equilens.tasks.llm.calls`). Nothing is dropped.
 * Calls go out in :func:`call_order`: all groups of one (prompt, sample) next to each other, so a
   server lost mid-run leaves complete rows to compare rather than scattered answers.
 * ``max_concurrency`` call loops share one iterator over the requests (no coroutine per request), in
-  one process, or for big runs in several client processes (:mod:`tasks.llm.parallel`,
+  one process, or for big runs in several client processes (:mod:`equilens.tasks.llm.parallel`,
   ``llm.client_processes``) that share one rate limit and send their answers to this process's one
   cache writer.
 * In-process providers get length-sorted batches instead.
-* A stop request (Ctrl-C, SIGTERM: :mod:`tasks.llm.stop`) is seen within ~0.1 s: calls in flight are
+* A stop request (Ctrl-C, SIGTERM: :mod:`equilens.tasks.llm.stop`) is seen within ~0.1 s: calls in flight are
   cancelled (a local batch stops between tokens and is dropped), the answers already in hand are
-  flushed to the cache, and :class:`~tasks.llm.stop.RunInterrupted` is raised.
+  flushed to the cache, and :class:`~equilens.tasks.llm.stop.RunInterrupted` is raised.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 
-from tasks.config import LLMConfig
-from tasks.llm.base import LLMRequest, LLMResult, Provider, secret_values
-from tasks.llm.calls import RateLimiter, call_with_retries, classify_error, make_provider, ok_result, scrub_message
-from tasks.llm.stop import RunInterrupted, raise_if_stopped, stop_requested, wait_for_stop
-from tasks.storage.store import Store
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.llm.base import LLMRequest, LLMResult, Provider, secret_values
+from equilens.tasks.llm.calls import RateLimiter, call_with_retries, classify_error, make_provider, ok_result, scrub_message
+from equilens.tasks.llm.stop import RunInterrupted, raise_if_stopped, stop_requested, wait_for_stop
+from equilens.tasks.storage.store import Store
 
 ProgressFn = Callable[[int, int], None]
 STOP_POLL_S = 0.1  # how often the concurrent loop looks for a stop request
@@ -218,7 +218,7 @@ def _run_in_processes(
     provider: Provider, todo: Sequence[LLMRequest], cfg: LLMConfig, writer: CacheWriter,
     on_result: Callable[[LLMResult], None], secrets: Sequence[str], nproc: int,
 ) -> None:
-    from tasks.llm.parallel import run_in_processes
+    from equilens.tasks.llm.parallel import run_in_processes
 
     def add(res: LLMResult) -> None:
         writer.add(res)

@@ -12,7 +12,7 @@ import signal
 import threading
 from collections.abc import Callable
 
-from tasks.errors import EquilensError
+from equilens.tasks.errors import EquilensError
 
 _STOP = threading.Event()
 _SIGNAL: list[int] = []

@@ -5,7 +5,7 @@ module here and nothing else."""
 import importlib
 import pkgutil
 
-from tasks.metrics.base import (
+from equilens.tasks.metrics.base import (
     METRICS,
     MetricSpec,
     estimate_row,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tasks.registry import Registry
+from equilens.tasks.registry import Registry
 
 Direction = Literal["higher", "lower", "target"]
 """``higher``: larger values are fairer; ``lower``: smaller values are fairer; ``target``: the
@@ -111,7 +111,7 @@ def metric(
     assessment's own), read by :meth:`MetricSpec.settings`, so a stage passes settings without naming the metric;
     ``summarizes``: the metric whose per-group values ``fn`` summarises across groups;
     ``cdf_statistic``: for a parity metric, the same value computed from the running sum of the
-    signed mass of the two sides on a sorted grid (:mod:`tasks.resampling`), which resamples,
+    signed mass of the two sides on a sorted grid (:mod:`equilens.tasks.resampling`), which resamples,
     label swaps and planted differences all reuse without a sort or a loop per resample."""
     if direction == "target" and target is None:
         raise ValueError(f"metric {name!r}: direction 'target' needs a target value")
@@ -153,7 +153,7 @@ def metric_row(
 
 
 def estimate_row(name: str, est: Any, **where: Any) -> dict[str, Any]:
-    """:func:`metric_row` from a :class:`tasks.stats.Estimate` (value, ci_low, ci_high, n)."""
+    """:func:`metric_row` from a :class:`equilens.tasks.stats.Estimate` (value, ci_low, ci_high, n)."""
     return metric_row(name, est.value, (est.ci_low, est.ci_high), est.n, **where)
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tasks.metrics.base import MetricSpec, metric
+from equilens.tasks.metrics.base import MetricSpec, metric
 
 LANGFAIR = "Bouchard (2024), LangFair ClassificationMetrics, arXiv:2407.10853"
 HARDT = "Hardt et al. (2016), Equality of Opportunity, arXiv:1610.02413; " + LANGFAIR

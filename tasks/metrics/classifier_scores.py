@@ -2,7 +2,7 @@
 probability) and HONEST: the metrics computed on one number or one word match per response.
 
 Co-occurrence metrics (COBS, stereotypical associations, demographic representation) and the word
-lists both families read live in :mod:`tasks.metrics.stereotype`.
+lists both families read live in :mod:`equilens.tasks.metrics.stereotype`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from tasks.errors import InputDataError
-from tasks.metrics.base import metric
-from tasks.metrics.stereotype import GEHMAN, NOZZA, ZEKUN, load_word_list, tokenize
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.metrics.base import metric
+from equilens.tasks.metrics.stereotype import GEHMAN, NOZZA, ZEKUN, load_word_list, tokenize
 
 
 # ----------------------------------------------------------------------------------------------

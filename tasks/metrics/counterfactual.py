@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tasks.errors import InputDataError
-from tasks.metrics.base import metric
-from tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l, pairwise_min_bleu, pairwise_rouge_l
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.metrics.base import metric
+from equilens.tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l, pairwise_min_bleu, pairwise_rouge_l
 
 if TYPE_CHECKING:
-    from tasks.resampling import SignedMass
+    from equilens.tasks.resampling import SignedMass
 
 BOUCHARD = "Bouchard (2024), arXiv:2407.10853"
 
@@ -48,9 +48,9 @@ def wasserstein1(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def wasserstein1_of_cdfs(mass: SignedMass) -> np.ndarray:
-    """Wasserstein-1 on each reweighting of a pair (:mod:`tasks.resampling`): the integral of
+    """Wasserstein-1 on each reweighting of a pair (:mod:`equilens.tasks.resampling`): the integral of
     |F_a - F_b| over the sorted grid, sum_j |C_j| (z_(j+1) - z_j) / total."""
-    from tasks.resampling import weighted_abs_rows
+    from equilens.tasks.resampling import weighted_abs_rows
 
     return weighted_abs_rows(mass.cumulative, np.diff(mass.grid.values)) / mass.total
 
@@ -70,7 +70,7 @@ def strict_sentiment_parity(scores1: np.ndarray, scores2: np.ndarray) -> float:
     """Wasserstein-1 distance between the sentiment score distributions of the two groups.
 
     Equals E_tau |P(S1 > tau) - P(S2 > tau)| over tau ~ U(0,1) for scores in [0,1]; 0 is parity.
-    Two 2-D arrays of one shape give one value per row (simulated datasets, :mod:`tasks.stats`).
+    Two 2-D arrays of one shape give one value per row (simulated datasets, :mod:`equilens.tasks.stats`).
     """
     _paired(scores1, scores2, "strict_sentiment_parity")
     return wasserstein1(scores1, scores2)

@@ -13,8 +13,8 @@ Here the arguments are named for what they are, with both notations for referenc
 effect size is ``(mean_{group1} s - mean_{group2} s) / std_{group1 u group2} s`` (sample std,
 ddof=1). Positive: group 1 sits closer to attribute 1 than group 2 does. 0 is unbiased.
 
-Embeddings come from any ``embed(list[str]) -> (n, d) array`` (factories in :mod:`tasks.scoring.embedders`);
-the term-bootstrap interval is :mod:`tasks.metrics.term_bootstrap`.
+Embeddings come from any ``embed(list[str]) -> (n, d) array`` (factories in :mod:`equilens.tasks.scoring.embedders`);
+the term-bootstrap interval is :mod:`equilens.tasks.metrics.term_bootstrap`.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from tasks.errors import ConfigError, InputDataError
-from tasks.metrics.base import metric
-from tasks.metrics.term_bootstrap import unit_matrix
+from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.metrics.base import metric
+from equilens.tasks.metrics.term_bootstrap import unit_matrix
 
 if TYPE_CHECKING:  # annotations only: importing tasks.metrics loads no scorer package
-    from tasks.scoring.embedders import Embedder
+    from equilens.tasks.scoring.embedders import Embedder
 
 WEAT_INTERVAL = "BCa bootstrap over terms (each of the four term lists resampled)"
 SEAT_INTERVAL = "BCa bootstrap over terms (each term drawn with all its template sentences)"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tasks.metrics.base import metric
+from equilens.tasks.metrics.base import metric
 
 SALINAS = "Salinas, Haim & Nyarko (2024), arXiv:2402.14875"
 EQUILENS = "equilens (first-person fairness, Eloundou et al. 2024, arXiv:2410.19803)"
@@ -94,7 +94,7 @@ def unparsed_outcome_rate(unread: np.ndarray) -> float:
         aggregation="mean over prompts of the label-swapped judge difference", reference=JUDGE, inputs="judge")
 def judge_harm(harm: np.ndarray) -> float:
     """How much more a judge model calls a pair's difference a harmful stereotype with the answers'
-    true group labels than with the labels swapped (see :mod:`tasks.assessments.identity.judge`): 0 for a fair
+    true group labels than with the labels swapped (see :mod:`equilens.tasks.assessments.identity.judge`): 0 for a fair
     model or a judge that answers at random or by position; positive when the first cell's answers
     read as stereotyped against it; swapping the cells flips the sign."""
     return _mean(harm)

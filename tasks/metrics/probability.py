@@ -1,6 +1,6 @@
 """Probability metrics: bias read off a language model's own token or sentence probabilities.
 
-Inputs are probabilities or log-likelihoods the caller computed (see :mod:`tasks.scoring.likelihood`),
+Inputs are probabilities or log-likelihoods the caller computed (see :mod:`equilens.tasks.scoring.likelihood`),
 so every function here is pure numpy and cheap to test:
 
 * LPBS (Kurita et al. 2019) and CBS (Ahn & Oh 2021): a group word's probability in a template
@@ -17,8 +17,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from tasks.errors import InputDataError
-from tasks.metrics.base import metric
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.metrics.base import metric
 
 KURITA = (
     "Kurita et al. (2019), Measuring Bias in Contextualized Word Representations, GeBNLP, arXiv:1906.07337"

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from tasks.metrics.base import metric
+from equilens.tasks.metrics.base import metric
 
 ZHANG = ("Zhang et al. (2023), Is ChatGPT Fair for Recommendation? (FaiRLLM), RecSys, arXiv:2305.07609; "
          "Bouchard (2024), LangFair RecommendationMetrics")

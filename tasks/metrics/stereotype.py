@@ -26,9 +26,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from tasks.errors import InputDataError
-from tasks.inputs.word_lists import LEXICON_DIR, STOPWORDS
-from tasks.metrics.base import metric
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.word_lists import LEXICON_DIR, STOPWORDS
+from equilens.tasks.metrics.base import metric
 
 TARGETS_FILE = LEXICON_DIR / "cobs_targets.yaml"
 STOPWORDS_FILE = LEXICON_DIR / "stopwords.txt"
@@ -66,7 +66,7 @@ def load_word_list(path: str | os.PathLike[str]) -> list[str]:
     ``.csv``/``.tsv`` files need a ``word`` column (a ``lemma`` column, as in HurtLex's TSVs, is
     accepted too); any other file is read as one word per line, ``#`` starting a comment line.
     """
-    from tasks.inputs.files import require_file
+    from equilens.tasks.inputs.files import require_file
 
     p = require_file(path, "Word list")
     try:

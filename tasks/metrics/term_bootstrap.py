@@ -9,7 +9,7 @@ from typing import Literal
 
 import numpy as np
 
-from tasks.errors import ConfigError, InputDataError
+from equilens.tasks.errors import ConfigError, InputDataError
 
 
 def unit_matrix(name: str, x: object) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 Both are written here (not taken from nltk / rouge-score) so a pair costs about a microsecond:
 each text is tokenised once (Python, nltk's patterns), its tokens numbered, and the pairs are
-scored by compiled kernels over the numbers (:mod:`tasks.metrics.token_kernels`): ROUGE-L by the
+scored by compiled kernels over the numbers (:mod:`equilens.tasks.metrics.token_kernels`): ROUGE-L by the
 bit-parallel LCS of Allison & Dix (1986), BLEU by merging sorted n-gram keys. The readable
 definitions (:func:`lcs_length`, :func:`sentence_bleu`) stay here as the reference the tests hold the
 kernels to. Definitions follow the references used by LangFair:
@@ -74,7 +74,7 @@ def _treebank():  # noqa: ANN202 - nltk's tokenizer needs no downloaded data
 
 @lru_cache(maxsize=1)
 def _quick_treebank():  # noqa: ANN202 - the same tokens, substitutions that cannot match skipped
-    from tasks.metrics.quick_treebank import QuickTreebank
+    from equilens.tasks.metrics.quick_treebank import QuickTreebank
 
     return QuickTreebank(_treebank())
 
@@ -257,7 +257,7 @@ def csr_rows(tokens: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> tuple
 
 def _min_bleu_of_ids(tokens: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray,
                      max_n: int = 4) -> np.ndarray:
-    from tasks.metrics.token_kernels import gram_tables, min_bleu_pairs
+    from equilens.tasks.metrics.token_kernels import gram_tables, min_bleu_pairs
 
     def kernel(tokens: np.ndarray, offsets: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
         min_bleu_pairs(offsets, *gram_tables(tokens, offsets, max_n), a, b, out)
@@ -266,7 +266,7 @@ def _min_bleu_of_ids(tokens: np.ndarray, offsets: np.ndarray, left: np.ndarray, 
 
 
 def _rouge_l_of_ids(tokens: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    from tasks.metrics.token_kernels import rouge_l_pairs
+    from equilens.tasks.metrics.token_kernels import rouge_l_pairs
 
     vocabulary = int(tokens.max()) + 1 if len(tokens) else 1
     return _in_chunks(lambda toks, offs, a, b, out: rouge_l_pairs(toks, offs, vocabulary, a, b, out),
@@ -279,9 +279,9 @@ PAIRS_PER_CHUNK = 20_000
 def _in_chunks(kernel: Callable, tokens: np.ndarray, offsets: np.ndarray, left: np.ndarray,
                right: np.ndarray) -> np.ndarray:
     """``kernel(tokens, offsets, left, right, out)`` over chunks of pairs, one thread per core
-    (:func:`tasks.kernels.run_chunked`), each chunk on a CSR of only its own texts' token ids: the
+    (:func:`equilens.tasks.kernels.run_chunked`), each chunk on a CSR of only its own texts' token ids: the
     memory of a chunk's n-gram tables is bounded by the chunk, not by every text of the call."""
-    from tasks.kernels import run_chunked
+    from equilens.tasks.kernels import run_chunked
 
     out = np.empty(len(left))
 

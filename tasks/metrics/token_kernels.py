@@ -6,7 +6,7 @@ BLEU each order n = 1..4 holds every text's n-gram keys sorted (``grams[n - 1]``
 ``gram_offsets[n - 1]``, from :func:`gram_tables`), so a pair's clipped matches
 sum(min(count_a, count_b)) are one merge of two sorted runs.
 
-The formulas are those of :mod:`tasks.metrics.text_similarity` (which holds the readable reference,
+The formulas are those of :mod:`equilens.tasks.metrics.text_similarity` (which holds the readable reference,
 ``sentence_bleu`` and ``lcs_length``); the float operations run in the same order, so the values are
 the same to the last bit on the tests' texts.
 """
@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-from tasks.kernels import GOLDEN, mix64
+from equilens.tasks.kernels import GOLDEN, mix64
 
 SMOOTHING_EPSILON = 0.1
 MAX_N = 4

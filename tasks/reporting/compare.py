@@ -7,9 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-from tasks.errors import InputDataError
-from tasks.storage.store import Store
-from tasks.reporting.verdict import details_of
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.storage.store import Store
+from equilens.tasks.reporting.verdict import details_of
 
 KEY = ["family", "attribute", "group_a", "group_b", "metric"]
 
@@ -19,7 +19,7 @@ def _judged(frame: pd.DataFrame) -> pd.DataFrame:
     change that moves cross-group and same-group values together, such as a new temperature, is not
     a fairness change), otherwise the value; and its unfairness (larger = less fair) by the
     metric's registered direction or target."""
-    from tasks.metrics import METRICS
+    from equilens.tasks.metrics import METRICS
 
     out = frame.copy()
     judged, low, high, unfair, basis = [], [], [], [], []

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from tasks.reporting.verdict import HEADLINE, PAIRED_FAMILIES, details_of
+from equilens.tasks.reporting.verdict import HEADLINE, PAIRED_FAMILIES, details_of
 
 
 @dataclass
@@ -90,7 +90,7 @@ def _paired_answers(store: Any, run_id: str, paired: pd.DataFrame, n: int) -> li
     scorer = scorer if isinstance(scorer, str) else ""
     profiles, tasks = _profiles(store, run_id)
     known = set(store.query("SELECT DISTINCT attribute FROM responses WHERE run_id = ?", [run_id])["attribute"])
-    from tasks.reporting.verdict import run_verdicts
+    from equilens.tasks.reporting.verdict import run_verdicts
 
     said = {v.subject: v.evidence for v in run_verdicts(paired, store.run_config(run_id))}  # the run's alpha
     out = []
@@ -205,7 +205,7 @@ def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
     """The examples as side-by-side tables in the terminal (answers printed as plain text)."""
     from rich.table import Table
 
-    from tasks.reporting.plain import console, text
+    from equilens.tasks.reporting.plain import console, text
 
     console = console()
     if not evidence:
@@ -256,7 +256,7 @@ def _scored_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa:
     """Per classifier (toxicity, stereotype), the ``n`` answers it scored highest, each with its
     prompt; where answers belong to groups (counterfactual variants in an auto run), one column per
     group, row k holding each group's k-th highest."""
-    from tasks.inputs.prompts import text_hash
+    from equilens.tasks.inputs.prompts import text_hash
 
     scores = store.query("SELECT scorer, text_hash, value FROM scores WHERE run_id = ? AND scorer NOT LIKE 'vader%'",
                          [run_id])
@@ -288,7 +288,7 @@ def _scored_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa:
 def _bbq_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa: ANN401
     """Per BBQ category, up to ``n`` questions answered with the stereotyped option, wrong ones first
     (in an ambiguous context every such answer is wrong: the right one is UNKNOWN)."""
-    from tasks.inputs.prompts import prompt_id
+    from equilens.tasks.inputs.prompts import prompt_id
 
     items = store.query("SELECT metric, item, value FROM metric_items WHERE run_id = ? AND family = 'bbq' "
                         "AND metric IN ('stereotyped', 'correct')", [run_id])

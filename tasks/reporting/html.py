@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tasks.errors import StorageError
-from tasks.metrics import METRICS
-from tasks.inputs.prompts import text_hash
-from tasks.reporting.terminal import ARROW, format_interval, p_of, pair_label, significance_mark, worst_pairs
-from tasks.storage.store import Store
-from tasks.reporting.svg import histogram_chart, interval_chart, line_chart
-from tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY
+from equilens.tasks.errors import StorageError
+from equilens.tasks.metrics import METRICS
+from equilens.tasks.inputs.prompts import text_hash
+from equilens.tasks.reporting.terminal import ARROW, format_interval, p_of, pair_label, significance_mark, worst_pairs
+from equilens.tasks.storage.store import Store
+from equilens.tasks.reporting.svg import histogram_chart, interval_chart, line_chart
+from equilens.tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:980px;color:#222;padding:0 1rem}
@@ -80,7 +80,7 @@ def build_html_report(store: Store, run_id: str) -> str:
              f"<b>{escape(str(run['status']))}</b> · started {escape(str(run['started_at']))} · config "
              f"<code>{escape(str(run['config_hash']))}</code></p>"]
 
-    from tasks.reporting.verdict import run_verdicts
+    from equilens.tasks.reporting.verdict import run_verdicts
 
     config = json.loads(run["config"]) if isinstance(run["config"], str) else {}
     said = run_verdicts(metrics, config)  # the sentences and the glance figures read the same verdicts
@@ -123,7 +123,7 @@ def build_html_report(store: Store, run_id: str) -> str:
         parts.append("<h3>Skipped</h3><ul>" + "".join(f"<li><b>{escape(m)}</b>: {escape(r)}</li>"
                                                     for m, r in zip(skipped["metric"], reasons, strict=True)) + "</ul>")
     parts.append("</section>")
-    from tasks.reporting.evidence import find_evidence, html_section
+    from equilens.tasks.reporting.evidence import find_evidence, html_section
 
     try:
         parts.append(html_section(find_evidence(store, run_id, 3)))
@@ -171,7 +171,7 @@ def build_html_report(store: Store, run_id: str) -> str:
                      + "".join(trend) + "</section>")
 
     if len(responses):
-        from tasks.inputs.controls import variant_rows
+        from equilens.tasks.inputs.controls import variant_rows
 
         nc = variant_rows(responses)
         nc = nc.assign(failed=~nc["ok"].astype(bool), refused=nc["refusal"].fillna(False).astype(bool))
@@ -193,8 +193,8 @@ def build_html_report(store: Store, run_id: str) -> str:
 def _glance(said: list) -> str:  # the run's Verdicts (tasks.reporting.verdict.run_verdicts)
     """One figure per compared attribute: each pair's gap beyond noise for the headline metric (and
     any finding), sorted by gap, the first GLANCE_ROWS shown and the rest behind "show all"."""
-    from tasks.reporting.svg import GLANCE_ROWS, gap_chart
-    from tasks.reporting.verdict import HEADLINE, SHORT
+    from equilens.tasks.reporting.svg import GLANCE_ROWS, gap_chart
+    from equilens.tasks.reporting.verdict import HEADLINE, SHORT
 
     figs = []
     for v in said:
@@ -225,7 +225,7 @@ def _f(v: object) -> float | None:
 def _distributions(responses: pd.DataFrame, scores: pd.DataFrame) -> list[str]:
     if responses.empty or scores.empty:
         return []
-    from tasks.inputs.controls import variant_rows
+    from equilens.tasks.inputs.controls import variant_rows
 
     ok = variant_rows(responses)
     ok = ok[ok["ok"].astype(bool)].copy()

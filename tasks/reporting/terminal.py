@@ -6,8 +6,8 @@ from typing import Any
 
 import pandas as pd
 
-from tasks.config import RunConfig
-from tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY, p_is_trusted
+from equilens.tasks.config import RunConfig
+from equilens.tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY, p_is_trusted
 
 ARROW = {"higher": "↑ higher is fairer", "lower": "↓ lower is fairer", "target": "◎ closer to target"}
 
@@ -35,7 +35,7 @@ def worst_pairs(metrics: pd.DataFrame) -> pd.DataFrame:
     """For each (attribute, metric) the least fair group pair: the one farthest from the metric's
     fair value by its registered direction or target. Noise-floor rows (a group against itself)
     are a baseline, never a candidate."""
-    from tasks.metrics import METRICS
+    from equilens.tasks.metrics import METRICS
 
     pairs = metrics[metrics["group_b"].notna() & (metrics["group_a"] != metrics["group_b"])
                     & metrics["value"].notna()].copy()
@@ -52,11 +52,11 @@ def markdown_report(
     evidence: list | None = None,
 ) -> str:
     """The run's markdown artifact: verdict, FTU, least fair pairs, the answers behind the gaps
-    (``evidence``, from :func:`tasks.reporting.evidence.find_evidence`), non-completion, usage."""
-    from tasks.reporting.evidence import markdown_lines
+    (``evidence``, from :func:`equilens.tasks.reporting.evidence.find_evidence`), non-completion, usage."""
+    from equilens.tasks.reporting.evidence import markdown_lines
 
     ftu = summary.get("ftu", {})
-    from tasks.reporting.verdict import verdict_lines
+    from equilens.tasks.reporting.verdict import verdict_lines
 
     lines = [f"# equilens run `{run_id}`", "", f"**{config.name}** · model `{config.llm.model}` "
              f"({config.llm.provider}) · {config.llm.count} response(s) per variant", ""]
@@ -77,7 +77,7 @@ def markdown_report(
     lines += markdown_lines(evidence or [])
     if not responses.empty:
         lines += ["## Non-completion by group", "", "| attribute | group | calls | failed | refused |", "|---|---|---|---|---|"]
-        from tasks.inputs.controls import variant_rows
+        from equilens.tasks.inputs.controls import variant_rows
 
         grouped = variant_rows(responses).groupby(["attribute", "grp"], sort=True)  # controls: in the totals only
         for (attribute, grp), sub in grouped:
@@ -130,9 +130,9 @@ SHORT = {"strict_sentiment_parity": "strict parity", "weak_sentiment_parity": "w
 
 def print_verdicts(metrics: pd.DataFrame, config: dict[str, Any] | None = None) -> None:
     """The answer first: one sentence per attribute or family."""
-    from tasks.reporting.plain import console as plain_console
-    from tasks.reporting.plain import text
-    from tasks.reporting.verdict import verdict_lines
+    from equilens.tasks.reporting.plain import console as plain_console
+    from equilens.tasks.reporting.plain import text
+    from equilens.tasks.reporting.verdict import verdict_lines
 
     said = verdict_lines(metrics, config)
     if said:
@@ -166,7 +166,7 @@ def p_of(details: Any) -> float | None:
 
 def significance_mark(details: Any, alpha: float = 0.05) -> str:
     """``*`` when the row's (Holm-adjusted) p-value is below ``alpha`` and is one the verdict would
-    trust (:func:`tasks.reporting.verdict.p_is_trusted`: a bootstrap p only on enough prompts).
+    trust (:func:`equilens.tasks.reporting.verdict.p_is_trusted`: a bootstrap p only on enough prompts).
     Without the mark the table never claims what the verdict above it denies."""
     d = _details(details)
     p = p_of(d)
@@ -181,7 +181,7 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
     """One table per attribute: a row per group pair, a column per metric (value (95% CI), ``*`` when
     its Holm-adjusted p < 0.05). When that table is wider than the terminal it is stacked instead (a
     row per group pair and metric), so no number is ever cut off."""
-    from tasks.reporting.plain import console as plain_console
+    from equilens.tasks.reporting.plain import console as plain_console
     from rich.table import Table
 
     import os

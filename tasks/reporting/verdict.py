@@ -6,8 +6,8 @@ noise: the cross-group value minus its noise floor (same-group controls, or repe
 tested by the within-prompt permutation test (parity) or a paired t-test over prompts
 (similarity). Every (pair, metric) the verdict judges is one Holm family per attribute. A pair
 differs "beyond noise" when its gap is positive and p_holm < alpha. When nothing does, the
-verdict states the minimum detectable gap (``tasks.detectable_gap.parity_detectable_gap`` and
-``tasks.stats.paired_gap_test``), so a team knows whether more prompts would help.
+verdict states the minimum detectable gap (``equilens.tasks.detectable_gap.parity_detectable_gap`` and
+``equilens.tasks.stats.paired_gap_test``), so a team knows whether more prompts would help.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def judged_metric(metric: str, d: dict[str, Any]) -> bool:
     ("as a Hispanic doctor...") is less alike across groups than two answers to the same prompt even
     from a fair model, so their gap is reported, not called a finding. Every judged (pair, metric) of
     an attribute is one Holm family, so a fair model fires in at most alpha of runs overall."""
-    from tasks.metrics import METRICS
+    from equilens.tasks.metrics import METRICS
 
     inputs = METRICS.get(metric).inputs if metric in METRICS else None
     return inputs in ("sentiment", "outcome", "judge") or (inputs == "texts" and bool(d.get("neutralized")))
@@ -118,7 +118,7 @@ def _beyond(d: dict[str, Any], metric: str, alpha: float) -> bool:
 
 
 def _inputs(metric: str) -> str | None:
-    from tasks.metrics import METRICS
+    from equilens.tasks.metrics import METRICS
 
     return METRICS.get(metric).inputs if metric in METRICS else None
 
@@ -311,7 +311,7 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
 
 def family_verdict(family: str, rows: pd.DataFrame) -> Verdict:
     """For families without group pairs: target metrics whose interval excludes their fair value."""
-    from tasks.metrics import METRICS
+    from equilens.tasks.metrics import METRICS
 
     valued = rows[rows["value"].notna()]
     if valued.empty:

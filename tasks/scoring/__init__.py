@@ -3,7 +3,7 @@
 Importing this package registers the built-in scorers; heavy libraries load only when used.
 """
 
-from tasks.scoring import classifiers, embeddings, sentiment  # noqa: F401 - register scorers
-from tasks.scoring.base import SCORERS, Scorer, dedupe_texts
+from equilens.tasks.scoring import classifiers, embeddings, sentiment  # noqa: F401 - register scorers
+from equilens.tasks.scoring.base import SCORERS, Scorer, dedupe_texts
 
 __all__ = ["SCORERS", "Scorer", "dedupe_texts"]

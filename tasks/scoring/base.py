@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from tasks.registry import Registry
+from equilens.tasks.registry import Registry
 
 
 class Scorer(Protocol):

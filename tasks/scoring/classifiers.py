@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from tasks.errors import ModelLoadError
-from tasks.scoring.base import SCORERS
+from equilens.tasks.errors import ModelLoadError
+from equilens.tasks.scoring.base import SCORERS
 
 
 def classifier_device() -> Any:

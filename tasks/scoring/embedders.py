@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tasks.errors import ConfigError, ModelLoadError
+from equilens.tasks.errors import ConfigError, ModelLoadError
 
 Embedder = Callable[[list[str]], np.ndarray]
 
@@ -17,7 +17,7 @@ def sentence_transformer_embedder(
     model: str = "all-MiniLM-L6-v2", batch_size: int = 64, device: str | None = None
 ) -> Embedder:
     """``embed`` from a sentence-transformers model; the default MiniLM ships offline."""
-    from tasks.scoring import SCORERS
+    from equilens.tasks.scoring import SCORERS
 
     scorer = SCORERS.get("sentence-embedding")(model, batch_size=batch_size, device=device)
 

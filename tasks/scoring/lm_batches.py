@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tasks.errors import InputDataError
+from equilens.tasks.errors import InputDataError
 
 
 def check_sentences(sentences: Sequence[str]) -> list[str]:

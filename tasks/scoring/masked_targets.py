@@ -1,7 +1,7 @@
 """Masked target probabilities (Kurita et al. 2019), the inputs of LPBS and CBS: the probability
 a masked LM gives a target word at its [MASK], and its prior with the attribute masked too.
 
-Batched on the model's device with the padding helpers of :mod:`tasks.scoring.lm_batches`.
+Batched on the model's device with the padding helpers of :mod:`equilens.tasks.scoring.lm_batches`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from tasks.errors import ConfigError, InputDataError
-from tasks.scoring.lm_batches import check_sentences, index_batches, pad_rows, pad_token_id
+from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.scoring.lm_batches import check_sentences, index_batches, pad_rows, pad_token_id
 
 
 TARGET = "[T]"

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tasks.errors import ConfigError, ModelLoadError
+from equilens.tasks.errors import ConfigError, ModelLoadError
 
 OPSET = 17
 
@@ -130,7 +130,7 @@ class OnnxSentenceEncoder:
 
 @lru_cache(maxsize=4)
 def load_onnx_encoder(name: str, threads: int | None = None) -> OnnxSentenceEncoder:
-    from tasks.scoring.sentence_models import load_sentence_transformer, resolve_embedding_model
+    from equilens.tasks.scoring.sentence_models import load_sentence_transformer, resolve_embedding_model
 
     if not onnx_available():
         raise ConfigError("scoring.backend: onnx needs onnxruntime and onnx: pip install -e '.[onnx]' "

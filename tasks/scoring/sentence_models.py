@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from tasks.errors import ModelLoadError
+from equilens.tasks.errors import ModelLoadError
 
 MINILM = "all-MiniLM-L6-v2"
 
@@ -27,7 +27,7 @@ def resolve_embedding_model(name: str) -> str:
 def load_sentence_transformer(name: str, device: str | None = None) -> Any:
     from sentence_transformers import SentenceTransformer
 
-    from tasks.llm.local import torch_device
+    from equilens.tasks.llm.local import torch_device
 
     path = resolve_embedding_model(name)
     try:

@@ -7,7 +7,7 @@ from typing import Literal
 
 import numpy as np
 
-from tasks.scoring.base import SCORERS
+from equilens.tasks.scoring.base import SCORERS
 
 
 class VaderScorer:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from tasks.shipped import REPO_ROOT
+from equilens.tasks.shipped import REPO_ROOT
 
 
 def files_hash(paths: list[Path]) -> str:
@@ -69,7 +69,7 @@ def lexicon_fingerprint(lexicon_dir: str | None) -> str:
     else the package's own ``data/lexicons`` (resolved from the code, never from the working
     directory, so a run started elsewhere still sees an edited lexicon). Also covers the default
     COBS targets and stop words, which live in the same folder."""
-    from tasks.inputs.lexicon import LEXICON_DIR
+    from equilens.tasks.inputs.lexicon import LEXICON_DIR
 
     folder = Path(lexicon_dir) if lexicon_dir else LEXICON_DIR
     if not folder.is_dir():
@@ -84,7 +84,7 @@ _LEXICON_SUFFIXES = frozenset({".yaml", ".yml", ".csv", ".txt", ".json"})
 def stereotype_data_fingerprint(cobs_targets: str | None, honest_lexicon: str | None) -> str:
     """Content hash of every word list the stereotype metrics read: the configured COBS targets
     (or the default file) and HONEST lexicon, and the default stop words."""
-    from tasks.metrics import stereotype as st
+    from equilens.tasks.metrics import stereotype as st
 
     return files_hash([Path(cobs_targets) if cobs_targets else st.TARGETS_FILE, st.STOPWORDS_FILE]) + path_fingerprint(
         honest_lexicon)

@@ -23,7 +23,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from tasks.errors import StorageError
+from equilens.tasks.errors import StorageError
 
 SCHEMA: dict[str, str] = {
     "runs": """

@@ -1,6 +1,6 @@
 """One ``equilens run CONFIG`` for ``bench_scale.py``, in its own process so its memory is measured alone.
 
-The run is the CLI's (``flows.cli.main(["run", CONFIG])``): preflight, Prefect's API, the
+The run is the CLI's (``equilens.flows.cli.main(["run", CONFIG])``): preflight, Prefect's API, the
 counterfactual flow, the result table, unchanged.
 
 With ``EQUILENS_BENCH_STAGE_LOG=FILE`` it also appends ``STAGE enter|exit TIME`` lines around each of
@@ -22,7 +22,7 @@ def log_stages(path: str) -> None:
     import time
     from contextlib import contextmanager
 
-    from flows.common import RunRecorder
+    from equilens.flows.common import RunRecorder
 
     plain = RunRecorder.stage
 
@@ -44,7 +44,7 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
     if os.environ.get("EQUILENS_BENCH_STAGE_LOG"):
         log_stages(os.environ["EQUILENS_BENCH_STAGE_LOG"])
-    from flows.cli import main as cli
+    from equilens.flows.cli import main as cli
 
     return cli(["run", *argv])
 

@@ -22,7 +22,7 @@ Figures, per bias type (each mapped to the built-in attributes that cover it):
   -> "Indians"): variants are written for such groups only by role reversal. Counted
   here and left out of the exact-match columns; the "+ nationality" row keeps the nationality ones.
 * **partial**: eligible pairs whose ``sent_less`` breaks the consistency rules every variant must
-  meet (:func:`tasks.inputs.expansion.validate_variant`, for every covering attribute): the writer
+  meet (:func:`equilens.tasks.inputs.expansion.validate_variant`, for every covering attribute): the writer
   changed a name but not the pronoun of the same person ("Emily decorated her new home" ->
   "Jason decorated her new home"), or changed one of two groups so that both became one
   ("Heather ... belonged to a man" -> "... a woman"). No valid variant can equal such a
@@ -56,7 +56,7 @@ Figures, per bias type (each mapped to the built-in attributes that cover it):
   the covering attributes (count in brackets). A sentence with two groups ("Kathy ... her
   father") is expanded by role reversal, which swaps both people by design and so can never
   reproduce a CrowS edit that changes one person only; this column leaves those out.
-* Only variants that pass :func:`tasks.inputs.expansion.expand_prompts` validation count (the flow
+* Only variants that pass :func:`equilens.tasks.inputs.expansion.expand_prompts` validation count (the flow
   drops the others), so a variant whose pronouns changed but whose name did not never matches.
 * **edit**: mean token edit distance between ``sent_less`` and the closest variant (the
   unexpanded ``sent_more`` when nothing was expanded).
@@ -86,15 +86,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import pandas as pd  # noqa: E402
 
-from tasks.inputs.expansion import expand_prompts, mentioned_groups, sources  # noqa: E402
-from tasks.inputs.variant_validation import PERSON_AFTER, validate_variant  # noqa: E402
-from tasks.errors import EquilensError  # noqa: E402
-from tasks.inputs.ftu import find_mentions  # noqa: E402
-from tasks.inputs.lexicon import ATTRIBUTES, canonical, load_lexicon  # noqa: E402
-from tasks.inputs.names import load_names  # noqa: E402
-from tasks.inputs.crows_pairs import crows_pairs_path  # noqa: E402
-from tasks.assessments.bbq import bbq_dir  # noqa: E402
-from tasks.config.sections import BBQConfig  # noqa: E402
+from equilens.tasks.inputs.expansion import expand_prompts, mentioned_groups, sources  # noqa: E402
+from equilens.tasks.inputs.variant_validation import PERSON_AFTER, validate_variant  # noqa: E402
+from equilens.tasks.errors import EquilensError  # noqa: E402
+from equilens.tasks.inputs.ftu import find_mentions  # noqa: E402
+from equilens.tasks.inputs.lexicon import ATTRIBUTES, canonical, load_lexicon  # noqa: E402
+from equilens.tasks.inputs.names import load_names  # noqa: E402
+from equilens.tasks.inputs.crows_pairs import crows_pairs_path  # noqa: E402
+from equilens.tasks.assessments.bbq import bbq_dir  # noqa: E402
+from equilens.tasks.config.sections import BBQConfig  # noqa: E402
 
 # (row label, CrowS bias type, covering attributes). CrowS files nationality words ("Mexicans",
 # "Chinese") under race-color, while equilens keeps them in the nationality attribute; the extra

@@ -28,8 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from tasks.config import LLMConfig  # noqa: E402
-from tasks.llm import LLMRequest, cache_key, run_requests  # noqa: E402
+from equilens.tasks.config import LLMConfig  # noqa: E402
+from equilens.tasks.llm import LLMRequest, cache_key, run_requests  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 LATENCY = 0.05
@@ -87,7 +87,7 @@ def measure(client: str, concurrency: int, calls: int, base_url: str, processes:
         failed = [r for r in results if not r.ok]
         if failed:
             raise SystemExit(f"{len(failed)} calls failed, e.g. {failed[0].error_class}: {failed[0].error_message}")
-        from tasks.llm.runner import client_processes
+        from equilens.tasks.llm.runner import client_processes
 
         nproc = client_processes(cfg, calls)
     wall, cpu = time.perf_counter() - wall0, cpu_seconds() - cpu0

@@ -94,7 +94,7 @@ def main() -> None:
 
     import torch
 
-    from tasks.scoring.likelihood import (
+    from equilens.tasks.scoring.likelihood import (
         LanguageModelScorer,
         _masked_encode,
         context_token_id,

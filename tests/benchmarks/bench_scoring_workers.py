@@ -1,7 +1,7 @@
 """Score stage on a local Dask cluster: two worker processes against one, same shards, same values.
 
 Writes N synthetic answers (one per prompt), then runs the counterfactual score stage
-(``flows.stage_tasks.score_answers``: VADER and the MiniLM sentence encoder, in shards of
+(``equilens.flows.stage_tasks.score_answers``: VADER and the MiniLM sentence encoder, in shards of
 ``--shard-size`` prompts) inside a Prefect flow on a ``DaskTaskRunner`` whose local cluster has one
 worker process, then two, each with one thread (and, through Dask's nanny, one torch thread). Prefect's
 task cache is refreshed so both runs compute every shard. It prints each run's seconds, the ratio,
@@ -23,7 +23,7 @@ os.environ["PREFECT_TASKS_REFRESH_CACHE"] = "true"  # every run computes its sha
 os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tasks.environment import apply_offline_defaults  # noqa: E402
+from equilens.tasks.environment import apply_offline_defaults  # noqa: E402
 
 apply_offline_defaults()
 
@@ -47,9 +47,9 @@ def answers(n: int) -> pd.DataFrame:
 def run(responses: pd.DataFrame, workers: int, shard_size: int) -> tuple[float, object]:
     from prefect import flow
 
-    from flows.execution import with_task_runner
-    from flows.stage_tasks import score_answers
-    from tasks.config import ExecutionConfig, MetricsConfig, ScoringConfig
+    from equilens.flows.execution import with_task_runner
+    from equilens.flows.stage_tasks import score_answers
+    from equilens.tasks.config import ExecutionConfig, MetricsConfig, ScoringConfig
 
     execution = ExecutionConfig(task_runner="dask", dask_workers=workers, shard_size=shard_size)
     metrics = MetricsConfig(names=["cosine_similarity", "strict_sentiment_parity"])  # VADER and MiniLM
@@ -68,7 +68,7 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=6000)
     parser.add_argument("--shard-size", type=int, default=1000, help="prompts per shard (the config's default)")
     args = parser.parse_args()
-    from flows.common import start_prefect_api
+    from equilens.flows.common import start_prefect_api
 
     start_prefect_api()
     responses = answers(args.answers)

@@ -139,14 +139,14 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
     """The score stage as the flow runs it (``score_stage``: distinct texts, VADER in a side thread
     while the model encodes), then the four metric values per pair, as LangFair computes them."""
     t0 = time.perf_counter()
-    from tasks.config import ScoringConfig
-    from tasks.inputs.prompts import text_hash
-    from tasks.metrics.counterfactual import pairwise_cosine, strict_sentiment_parity
-    from tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
-    from tasks.scoring.embeddings import SentenceEmbeddingScorer
-    from tasks.assessments.counterfactual import score_stage
+    from equilens.tasks.config import ScoringConfig
+    from equilens.tasks.inputs.prompts import text_hash
+    from equilens.tasks.metrics.counterfactual import pairwise_cosine, strict_sentiment_parity
+    from equilens.tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
+    from equilens.tasks.scoring.embeddings import SentenceEmbeddingScorer
+    from equilens.tasks.assessments.counterfactual import score_stage
 
-    from tasks.metrics import text_similarity
+    from equilens.tasks.metrics import text_similarity
 
     text_similarity._stem.cache_clear()  # each side starts cold: no stems left from another backend's run
     cfg = ScoringConfig(backend=backend, threads=threads)
@@ -204,8 +204,8 @@ def full_statistics_seconds(frame: pd.DataFrame, scores) -> float:  # noqa: ANN0
     """The metric stage as a run computes it (bootstrap intervals, noise floors, gaps, permutation
     tests, Holm, omnibus) on the same responses and scores: the cost beyond LangFair's point values.
     The BLEU/ROUGE-L token caches are warm from the point values just computed."""
-    from tasks.config import CounterfactualConfig, MetricsConfig
-    from tasks.assessments.counterfactual.metrics import metric_stage
+    from equilens.tasks.config import CounterfactualConfig, MetricsConfig
+    from equilens.tasks.assessments.counterfactual.metrics import metric_stage
 
     rows = [{"attribute": "race", "grp": g, "prompt_id": f"p{i}", "sample_idx": 0, "text": x, "ok": True,
              "refusal": False, "error_class": None} for g in GROUPS for i, x in enumerate(frame[g])]
@@ -220,13 +220,13 @@ def raw_encode_rate(texts: list[str], backend: str, threads: int | None) -> floa
     """Texts/s of the bare model forward pass on pre-tokenised, length-sorted batches of 64."""
     import torch
 
-    from tasks.scoring.embeddings import load_sentence_transformer, torch_threads
+    from equilens.tasks.scoring.embeddings import load_sentence_transformer, torch_threads
 
     model = load_sentence_transformer("all-MiniLM-L6-v2", "cpu")
     order = sorted(texts, key=len, reverse=True)
     batches = [model[0].preprocess(order[k : k + 64]) for k in range(0, len(order), 64)]
     if backend == "onnx":
-        from tasks.scoring.onnx_backend import load_onnx_encoder
+        from equilens.tasks.scoring.onnx_backend import load_onnx_encoder
 
         enc = load_onnx_encoder("all-MiniLM-L6-v2", threads)
         feeds = [{n: b[n].numpy() for n in enc.input_names} for b in batches]
@@ -248,7 +248,7 @@ def sentence_split_bleu(frame: pd.DataFrame) -> dict[str, float]:
     from nltk.tokenize import NLTKWordTokenizer
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
-    from tasks.metrics.text_similarity import sentence_bleu
+    from equilens.tasks.metrics.text_similarity import sentence_bleu
 
     splitter, treebank = PunktSentenceTokenizer(), NLTKWordTokenizer()  # punkt without parameters
 
@@ -344,7 +344,7 @@ def one_size(n: int, args: argparse.Namespace) -> list[dict]:
 
 
 def main() -> None:
-    from tasks.scoring.onnx_backend import onnx_available
+    from equilens.tasks.scoring.onnx_backend import onnx_available
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prompts", type=int, nargs="+", default=[2000],

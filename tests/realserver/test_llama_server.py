@@ -118,7 +118,7 @@ def _run_demo(tmp_path: Path, base_url: str) -> subprocess.Popen:
             "llm.max_tokens": MAX_TOKENS, "llm.max_concurrency": 2, "llm.max_retries": 1, "llm.backoff_base": 0.2,
             "llm.timeout": 120, "metrics.bootstrap_resamples": 200, "metrics.permutations": 200,
             "storage.reports_dir": str(tmp_path / "reports")}
-    cmd = [sys.executable, "-m", "flows", "run", "configs/demo.yaml", "--db", str(tmp_path / "e.duckdb")]
+    cmd = [sys.executable, "-m", "equilens", "run", "configs/demo.yaml", "--db", str(tmp_path / "e.duckdb")]
     for key, value in sets.items():
         cmd += ["--set", f"{key}={value}"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_HOME": str(tmp_path / "prefect-home"),

@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tasks.assessments.bias_test.generation import GeneratedSentence, build_generation_requests, process_generations
-from tasks.inputs.bias_specs import BiasSpec
-from tasks.assessments.bias_test.templates import StereoPair, build_pairs
-from tasks.config import BiasTestConfig, MetricsConfig
-from tasks.metrics import METRICS, metric_row, skipped_row
-from tasks.metrics.base import with_inputs
-from tasks.metrics.embedding import TERM_SETS
-from tasks.metrics.probability import CROWS_PAIRS, GENERATED_PAIRS, MASKED_AUL, MASKED_TARGETS, NEEDS_MASKED_LM
+from equilens.tasks.assessments.bias_test.generation import GeneratedSentence, build_generation_requests, process_generations
+from equilens.tasks.inputs.bias_specs import BiasSpec
+from equilens.tasks.assessments.bias_test.templates import StereoPair, build_pairs
+from equilens.tasks.config import BiasTestConfig, MetricsConfig
+from equilens.tasks.metrics import METRICS, metric_row, skipped_row
+from equilens.tasks.metrics.base import with_inputs
+from equilens.tasks.metrics.embedding import TERM_SETS
+from equilens.tasks.metrics.probability import CROWS_PAIRS, GENERATED_PAIRS, MASKED_AUL, MASKED_TARGETS, NEEDS_MASKED_LM
 
 Row = dict[str, Any]
 
@@ -47,8 +47,8 @@ def stereotype_scores(
     """(pairs, pair results, metric rows, per-template items, seed-shaped JSON report), for the
     metrics of ``wanted`` (all by default) read from the generated pairs' likelihoods: the share of
     each bias's pairs whose stereotyped sentence the tested model finds likelier."""
-    from tasks.assessments.bias_test.stereotype_score import bootstrap_stereotype_score, score_pairs, stereotype_report
-    from tasks.metrics.probability import wilson_interval
+    from equilens.tasks.assessments.bias_test.stereotype_score import bootstrap_stereotype_score, score_pairs, stereotype_report
+    from equilens.tasks.metrics.probability import wilson_interval
 
     names = with_inputs(wanted, GENERATED_PAIRS)
     pairs = build_pairs(rows, specs)
@@ -96,8 +96,8 @@ def crows_pairs_metrics(scorer: Any, cfg: BiasTestConfig, mcfg: MetricsConfig,
                         wanted: Sequence[str] | None = None) -> list[Row]:
     """The metrics of ``wanted`` (all by default) read from CrowS-Pairs likelihoods, overall and per
     bias category: the share of pairs where the more-stereotypical sentence scores higher."""
-    from tasks.inputs.crows_pairs import crows_pairs_scores, load_crows_pairs
-    from tasks.metrics.probability import crows_pairs_score_ci
+    from equilens.tasks.inputs.crows_pairs import crows_pairs_scores, load_crows_pairs
+    from equilens.tasks.metrics.probability import crows_pairs_score_ci
 
     pairs = load_crows_pairs(limit=cfg.crows_pairs_limit)
     more, less = crows_pairs_scores(scorer, pairs)
@@ -122,9 +122,9 @@ def weat_metrics(
     ``details.p_value_greater``) and a BCa interval that resamples *terms*: for SEAT each term
     with all of its template sentences, so the interval reflects the number of terms tested.
     """
-    from tasks.metrics.embedding import weat_test
-    from tasks.metrics.term_bootstrap import term_bootstrap
-    from tasks.scoring.embedders import sentence_transformer_embedder
+    from equilens.tasks.metrics.embedding import weat_test
+    from equilens.tasks.metrics.term_bootstrap import term_bootstrap
+    from equilens.tasks.scoring.embedders import sentence_transformer_embedder
 
     names = with_inputs(wanted, TERM_SETS)
     if not names:
@@ -189,9 +189,9 @@ def probability_metrics(
     LPBS means the attributes raise their stereotyped groups. CBS is the variance of the two
     groups' log(p/p_prior) (direction-free). Both get a percentile bootstrap over attribute terms.
     ``target_logprobs`` takes (template, target, attribute) triples, e.g.
-    :meth:`tasks.scoring.likelihood.LanguageModelScorer.target_logprobs`.
+    :meth:`equilens.tasks.scoring.likelihood.LanguageModelScorer.target_logprobs`.
     """
-    from tasks.stats import bootstrap_mean
+    from equilens.tasks.stats import bootstrap_mean
 
     names = with_inputs(wanted, MASKED_TARGETS)
     rows: list[Row] = []
@@ -234,7 +234,7 @@ def aul_metrics(
 ) -> list[Row]:
     """The metrics of ``wanted`` (all by default) read from the AUL (Kaneko & Bollegala 2022) of the
     kept stereotype pairs' sentences, per bias, with a Wilson interval."""
-    from tasks.metrics.probability import preference_share_ci
+    from equilens.tasks.metrics.probability import preference_share_ci
 
     names = with_inputs(wanted, MASKED_AUL)
     kept = [p for p in pairs if not p.discarded] if names else []

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tasks.inputs.bias_specs import BiasSpec
-from tasks.errors import InputDataError
+from equilens.tasks.inputs.bias_specs import BiasSpec
+from equilens.tasks.errors import InputDataError
 
 Generate = Callable[[list[str]], list[str | None]]
 
@@ -209,8 +209,8 @@ def generate_sentences(
 
 def export_csv(rows: Sequence[GeneratedSentence], path: str | os.PathLike[str]) -> Path:
     """Write rows to an inspectable CSV (``discarded`` as true/false) and return its path; a cell
-    that a spreadsheet would run as a formula is quoted (:func:`tasks.reporting.plain.csv_cell`)."""
-    from tasks.reporting.plain import csv_cell
+    that a spreadsheet would run as a formula is quoted (:func:`equilens.tasks.reporting.plain.csv_cell`)."""
+    from equilens.tasks.reporting.plain import csv_cell
 
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -230,9 +230,9 @@ _FALSE = {"false", "0", "no", "n", ""}
 
 def import_csv(path: str | os.PathLike[str]) -> list[GeneratedSentence]:
     """Read a (possibly hand-reviewed) sentences CSV back; optional columns may be missing."""
-    from tasks.reporting.plain import from_csv_cell
+    from equilens.tasks.reporting.plain import from_csv_cell
 
-    from tasks.inputs.files import require_file
+    from equilens.tasks.inputs.files import require_file
 
     p = require_file(path, "Sentences CSV")
     try:

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from tasks.assessments.bias_test.templates import StereoPair
-from tasks.errors import ConfigError, InputDataError
-from tasks.metrics.probability import stereotype_score
+from equilens.tasks.assessments.bias_test.templates import StereoPair
+from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.metrics.probability import stereotype_score
 
 LogprobFn = Callable[[list[str]], np.ndarray]
 

@@ -1,7 +1,7 @@
 """Stage logic of the counterfactual assessment up to scoring, as plain functions over DataFrames
-(the metric stage is :mod:`tasks.assessments.counterfactual.metrics`).
+(the metric stage is :mod:`equilens.tasks.assessments.counterfactual.metrics`).
 
-The Prefect flow in :mod:`flows.counterfactual` wraps each function in a task; tests and scripts
+The Prefect flow in :mod:`equilens.flows.counterfactual` wraps each function in a task; tests and scripts
 can call them directly. No function here writes to DuckDB: persistence is the flow's job, so a
 cached stage never skips a write.
 """
@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tasks.config import CounterfactualConfig, LLMConfig, ScoringConfig
-from tasks.llm.base import LLMRequest, LLMResult, cache_key
-from tasks.inputs.controls import CONTROL, VARIANT
-from tasks.inputs.prompts import text_hash
+from equilens.tasks.config import CounterfactualConfig, LLMConfig, ScoringConfig
+from equilens.tasks.llm.base import LLMRequest, LLMResult, cache_key
+from equilens.tasks.inputs.controls import CONTROL, VARIANT
+from equilens.tasks.inputs.prompts import text_hash
 
 ProgressFn = Callable[[int, int], None]
 
@@ -28,7 +28,7 @@ ProgressFn = Callable[[int, int], None]
 # --- FTU and counterfactual expansion --------------------------------------------------------
 def lexicons_for(cfg: CounterfactualConfig) -> dict:
     """Lexicon per attribute under test (built-in and custom); names separately under "name"."""
-    from tasks.inputs.lexicon import custom_lexicon, load_lexicon
+    from equilens.tasks.inputs.lexicon import custom_lexicon, load_lexicon
 
     data_dir = Path(cfg.lexicon_dir) if cfg.lexicon_dir else None
     out = {a: load_lexicon(a, data_dir) for a in cfg.attributes}
@@ -39,7 +39,7 @@ def lexicons_for(cfg: CounterfactualConfig) -> dict:
 
 def names_lexicon(cfg: CounterfactualConfig):  # noqa: ANN201 - NameTable | None
     """The first-name table (gender and race mentions), or None when names are switched off."""
-    from tasks.inputs.names import load_names
+    from equilens.tasks.inputs.names import load_names
 
     if not cfg.detect_names:
         return None
@@ -56,7 +56,7 @@ class FTUReport:
 
 
 def check_ftu_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> FTUReport:
-    from tasks.inputs.ftu import check_ftu
+    from equilens.tasks.inputs.ftu import check_ftu
 
     lexicons = list(lexicons_for(cfg).values())
     names = names_lexicon(cfg)
@@ -98,11 +98,11 @@ def expand_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> pd.DataFra
     A prompt skipped by ``multi_group: skip`` gets one invalid row (group "*") whose problem says
     why, so the record keeps it and the flow drops it. With same-group controls on
     (``noise_floor: controls|both``) each valid variant is followed by its control (``role`` =
-    "control", ``control_kind`` says how it was made, see :mod:`tasks.inputs.controls`). ``swapped``
+    "control", ``control_kind`` says how it was made, see :mod:`equilens.tasks.inputs.controls`). ``swapped``
     and ``problems`` are JSON text (:func:`as_json`).
     """
-    from tasks.inputs.controls import control_text
-    from tasks.inputs.expansion import SKIPPED, expand_prompts
+    from equilens.tasks.inputs.controls import control_text
+    from equilens.tasks.inputs.expansion import SKIPPED, expand_prompts
 
     names = names_lexicon(cfg)
     pairs = list(zip(prompts["prompt_id"], prompts["text"], strict=True))
@@ -215,15 +215,15 @@ class ScoreSet:
     def digest(self) -> str:
         """Content key for caches downstream: the vectors follow from the texts (their hashes are in
         ``scalar``), the model and the code, so they need not be hashed themselves."""
-        from tasks.storage.fingerprint import frame_digest
+        from equilens.tasks.storage.fingerprint import frame_digest
 
         return f"{frame_digest(self.scalar)}|{self.embedding_model}|{len(self.embeddings)}"
 
 
 def needs_embeddings(metric_names: list[str] | None) -> bool:
     """Does the run compute a counterfactual metric that reads sentence embeddings (cosine)?"""
-    from tasks.metrics import METRICS
-    from tasks.metrics.base import wanted_metrics
+    from equilens.tasks.metrics import METRICS
+    from equilens.tasks.metrics.base import wanted_metrics
 
     return any(METRICS.get(n).inputs == "embeddings" for n in wanted_metrics(metric_names, "counterfactual"))
 
@@ -241,8 +241,8 @@ def score_stage(texts: list[str], cfg: ScoringConfig, progress: ProgressFn | Non
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from tasks.scoring.base import dedupe_texts
-    from tasks.scoring import SCORERS
+    from equilens.tasks.scoring.base import dedupe_texts
+    from equilens.tasks.scoring import SCORERS
 
     distinct, _ = dedupe_texts(texts)
     hashes = [text_hash(t) for t in distinct]

@@ -12,17 +12,17 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from tasks.config import CounterfactualConfig, MetricsConfig
-from tasks.inputs.prompts import text_hash
-from tasks.inputs.controls import CONTROL, variant_rows
-from tasks.assessments.counterfactual import ScoreSet, lexicons_for
-from tasks.assessments.counterfactual.pairs import (NOISE_FLOOR_CONTROLS, NOISE_FLOOR_SAMPLES, both_sides,
+from equilens.tasks.config import CounterfactualConfig, MetricsConfig
+from equilens.tasks.inputs.prompts import text_hash
+from equilens.tasks.inputs.controls import CONTROL, variant_rows
+from equilens.tasks.assessments.counterfactual import ScoreSet, lexicons_for
+from equilens.tasks.assessments.counterfactual.pairs import (NOISE_FLOOR_CONTROLS, NOISE_FLOOR_SAMPLES, both_sides,
                                                     by_prompt_sample, cross_group_pairs, distinct_pairs,
                                                     floor_pairs, joined, neutral_codes, number_answers,
                                                     other_content)
-from tasks.assessments.counterfactual.parity import (PairData, answer_units, looped_parity, omnibus_tests,
+from equilens.tasks.assessments.counterfactual.parity import (PairData, answer_units, looped_parity, omnibus_tests,
                                                      parity_mdg, parity_of_pairs, vectorised_parity)
-from tasks.reporting.verdict import HEADLINE, judged_metrics
+from equilens.tasks.reporting.verdict import HEADLINE, judged_metrics
 
 
 RESPONSE_READS = ("variant_id", "prompt_id", "attribute", "grp", "role", "sample_idx", "text", "ok", "refusal",
@@ -38,7 +38,7 @@ class _MetricContext:
     """What every pair metric of one run needs: scores, settings, and the rows emitted so far."""
 
     def __init__(self, scores: ScoreSet, cfg: MetricsConfig, wanted: list[str]) -> None:
-        from tasks.metrics import METRICS
+        from equilens.tasks.metrics import METRICS
 
         self.specs = {name: METRICS.get(name) for name in wanted}
         self.cfg, self.wanted = cfg, wanted
@@ -67,16 +67,16 @@ class _MetricContext:
 
     def draw_for(self, prompts: Any) -> None:
         """Make the bootstrap draws every pair and metric of one attribute shares, over its prompts."""
-        from tasks.resampling import Draws
+        from equilens.tasks.resampling import Draws
 
         self.draws = Draws.draw(prompts, self.cfg.bootstrap_resamples, self.cfg.seed)
 
     def mean_estimate(self, values: np.ndarray, clusters: np.ndarray) -> Any:
         """The mean of a similarity's per-pair values with its cluster-bootstrap interval, from the
-        attribute's shared draws (:func:`tasks.resampling.shared_mean_bootstrap`) when they cover
+        attribute's shared draws (:func:`equilens.tasks.resampling.shared_mean_bootstrap`) when they cover
         its prompts, else from its own."""
-        from tasks.resampling import shared_mean_bootstrap
-        from tasks.stats import Estimate, bootstrap_mean, distinct_count
+        from equilens.tasks.resampling import shared_mean_bootstrap
+        from equilens.tasks.stats import Estimate, bootstrap_mean, distinct_count
 
         shared = shared_mean_bootstrap(values, clusters, self.draws, self.cfg.confidence) \
             if self.draws is not None and len(values) and distinct_count(clusters) >= 2 else None
@@ -113,7 +113,7 @@ class _MetricContext:
         int32 array; each distinct answer they read is neutralised once for every metric (an answer
         recurs in its floor, cross-group and changed-content pairs), and each metric scores each
         distinct pair once (:func:`distinct_pairs`)."""
-        from tasks.metrics.text_similarity import used_places
+        from equilens.tasks.metrics.text_similarity import used_places
 
         if not pairs or not names:
             return {}
@@ -177,8 +177,8 @@ class _MetricContext:
                   for name in names}
 
         def rows() -> list[dict]:
-            from tasks.metrics import estimate_row
-            from tasks.stats import distinct_count
+            from equilens.tasks.metrics import estimate_row
+            from equilens.tasks.stats import distinct_count
 
             out = []
             for name in names:
@@ -212,12 +212,12 @@ def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.nda
                     confidence: float, tests: int = 1, method: str = NOISE_FLOOR_SAMPLES,
                     changed: np.ndarray | None = None, seed: int = 0) -> dict:
     """Noise floor minus cross-group similarity (positive: less alike across groups than within one),
-    tested over the prompts that have both (:func:`tasks.stats.paired_gap_test`); the p-value is
+    tested over the prompts that have both (:func:`equilens.tasks.stats.paired_gap_test`); the p-value is
     Holm-adjusted by the caller across every pair and metric the verdict judges. ``changed`` (each
     cross pair's score with another prompt's content) gives the minimum detectable gap by planting
-    (:func:`tasks.detectable_gap.similarity_detectable_gap`); without it the gap's standard error does."""
-    from tasks.detectable_gap import similarity_detectable_gap
-    from tasks.stats import paired_gap_test
+    (:func:`equilens.tasks.detectable_gap.similarity_detectable_gap`); without it the gap's standard error does."""
+    from equilens.tasks.detectable_gap import similarity_detectable_gap
+    from equilens.tasks.stats import paired_gap_test
 
     base = {"noise_floor": float(floor.mean()), "noise_floor_method": method}
     if np.ptp(floor) == 0:  # every same-group pair equally alike: no spread to judge a gap against
@@ -273,8 +273,8 @@ def metric_stage(
     ``texts``: the distinct answers, when ``responses`` (one attribute) is numbered already
     (:func:`number_answers`, as the flow hands each attribute to its task).
     """
-    from tasks.metrics import estimate_row, skipped_row, wanted_metrics
-    from tasks.stats import holm_adjust
+    from equilens.tasks.metrics import estimate_row, skipped_row, wanted_metrics
+    from equilens.tasks.stats import holm_adjust
 
     if texts is not None and responses["attribute"].nunique() > 1:
         raise ValueError("metric_stage: numbered answers (with their texts) come one attribute at a time")
@@ -395,6 +395,6 @@ def metric_stage(
                 continue
             worst["details"]["omnibus_p_value"] = omnibus[name].result()
             worst["details"]["omnibus"] = f"max over {len(rows)} pairs, groups permuted within prompt"
-    from tasks.metrics.base import METRIC_ROW_COLUMNS
+    from equilens.tasks.metrics.base import METRIC_ROW_COLUMNS
 
     return pd.DataFrame(ctx.rows, columns=METRIC_ROW_COLUMNS)

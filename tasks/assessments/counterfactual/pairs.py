@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tasks.assessments.counterfactual.parity import PairData
+from equilens.tasks.assessments.counterfactual.parity import PairData
 
 NOISE_FLOOR_SAMPLES = "two independent samples of the same group for the same prompt"
 NOISE_FLOOR_CONTROLS = ("each variant against its same-group control (another term or name of the group, "
@@ -114,10 +114,10 @@ def distinct_pairs(left: np.ndarray, right: np.ndarray, n: int) -> tuple[np.ndar
 
 def neutral_codes(texts: Any, lexicon, chunk: int = 50_000) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     """Each text's place among the distinct texts left once the lexicon's terms are masked
-    (:func:`tasks.inputs.expansion.neutralize`), and those masked texts. Masked a chunk at a time,
+    (:func:`equilens.tasks.inputs.expansion.neutralize`), and those masked texts. Masked a chunk at a time,
     so only the distinct masked texts are ever held (answers that differ only in the group's words,
     the usual case, are one masked text)."""
-    from tasks.inputs.expansion import neutralize
+    from equilens.tasks.inputs.expansion import neutralize
 
     places: dict[str, int] = {}
     codes = np.empty(len(texts), np.int32)
@@ -130,7 +130,7 @@ def neutral_codes(texts: Any, lexicon, chunk: int = 50_000) -> tuple[np.ndarray,
 def other_content(pair: PairData) -> PairData:
     """Each pair's first answer against the second answer at the same place of the next prompt:
     what a pair would score if the group swap had changed what the answer says."""
-    from tasks.stats import cluster_keys
+    from equilens.tasks.stats import cluster_keys
 
     if not len(pair):
         return pair

@@ -1,6 +1,6 @@
 """Parity metrics of one pair of groups: their intervals, permutation tests, gaps beyond the
 noise floor and minimum detectable gaps. A metric that declares a ``cdf_statistic`` gets every
-resample and label swap as a reweighting of one sorted grid (:mod:`tasks.resampling`); any other
+resample and label swap as a reweighting of one sorted grid (:mod:`equilens.tasks.resampling`); any other
 parity metric gets its function called on each resample in turn. The pieces of every pair, and the
 omnibus test across an attribute's groups, run on their own threads (:func:`parity_of_pairs`,
 :func:`omnibus_tests`)."""
@@ -19,7 +19,7 @@ import pandas as pd
 class PairData:
     """Row-aligned answers of two sides (two groups, or two samples of one group): each row's two
     answers as places among the attribute's distinct texts, and its prompt
-    (:func:`tasks.assessments.counterfactual.pairs.number_answers`)."""
+    (:func:`equilens.tasks.assessments.counterfactual.pairs.number_answers`)."""
 
     left: np.ndarray
     right: np.ndarray
@@ -41,14 +41,14 @@ def answer_units(pair: PairData) -> np.ndarray:
 def parity_mdg(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray, pair: PairData, tests: int,
                units: np.ndarray) -> dict[str, dict]:
     """Per metric of ``names``, the parity gap this pair could detect (see
-    :func:`tasks.detectable_gap.parity_detectable_gap`), or why not. The metrics that declare a
-    ``cdf_statistic`` share one set of planted realizations (:func:`tasks.detectable_gap.parity_detectable_gaps`).
+    :func:`equilens.tasks.detectable_gap.parity_detectable_gap`), or why not. The metrics that declare a
+    ``cdf_statistic`` share one set of planted realizations (:func:`equilens.tasks.detectable_gap.parity_detectable_gaps`).
     Rows of one prompt with the same two answers (a deterministic endpoint's samples) are one unit
     (``units``: :func:`answer_units`, computed once for the pair's metrics)."""
-    from tasks.detectable_gap import parity_detectable_gap, parity_detectable_gaps
-    from tasks.stats import distinct_count
+    from equilens.tasks.detectable_gap import parity_detectable_gap, parity_detectable_gaps
+    from equilens.tasks.stats import distinct_count
 
-    from tasks.reporting.verdict import prompts_needed
+    from equilens.tasks.reporting.verdict import prompts_needed
 
     alpha = (1 - ctx.cfg.confidence) / max(tests, 1)
     perms = max(ctx.cfg.permutations, 200)
@@ -74,7 +74,7 @@ def parity_mdg(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray, pair:
 def looped_parity(ctx: Any, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: PairData) -> tuple:
     """(estimate, permutation test, gap estimate) of a parity metric that declares no
     ``cdf_statistic``: the metric's function on each resample and label swap in turn."""
-    from tasks.stats import bootstrap_stat, excess_over_null, permutation_test
+    from equilens.tasks.stats import bootstrap_stat, excess_over_null, permutation_test
 
     est = bootstrap_stat(fn, [s1, s2], pair.clusters, **ctx.boot)
     test = permutation_test(fn, s1, s2, pair.clusters, max(ctx.cfg.permutations, 200), ctx.cfg.seed)
@@ -84,10 +84,10 @@ def looped_parity(ctx: Any, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: 
 
 def vectorised_parity(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray, pair: PairData) -> dict:
     """Per metric that declares a ``cdf_statistic``: (estimate, permutation test, gap estimate),
-    every resample and label swap a reweighting of one sorted grid (:mod:`tasks.resampling`),
+    every resample and label swap a reweighting of one sorted grid (:mod:`equilens.tasks.resampling`),
     computed for all the pair's metrics at once, with the attribute's shared bootstrap draws."""
-    from tasks import resampling
-    from tasks.stats import Estimate, PermutationTest, _cluster_index, percentile_estimate
+    from equilens.tasks import resampling
+    from equilens.tasks.stats import Estimate, PermutationTest, _cluster_index, percentile_estimate
 
     if not names:
         return {}
@@ -136,11 +136,11 @@ def parity_of_pairs(ctx: Any, attribute: str, pairs: list, tests: int) -> dict[t
 def omnibus_tests(ctx: Any, wide: pd.DataFrame, groups: list[str],
                   lacking: Callable[[], str]) -> dict[str, Any]:
     """Per sentiment metric of an attribute with three or more groups, the omnibus test of the largest
-    gap among them (:func:`tasks.omnibus.permutation_pvalue_omnibus`, prompts that answered every
+    gap among them (:func:`equilens.tasks.omnibus.permutation_pvalue_omnibus`, prompts that answered every
     group) started on its own thread, as a future of its p-value; or why it cannot run."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from tasks.omnibus import permutation_pvalue_omnibus
+    from equilens.tasks.omnibus import permutation_pvalue_omnibus
 
     names = ctx.of_kind("sentiment")
     if len(groups) <= 2 or not names:

@@ -15,12 +15,12 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from tasks.config import CounterfactualConfig, IdentityConfig, MetricsConfig
-from tasks.errors import InputDataError
-from tasks.inputs.controls import CONTROL, VARIANT
-from tasks.inputs.identity import (IDENTITY, attribute_label, cell_names, cells_of, check_inline,
+from equilens.tasks.config import CounterfactualConfig, IdentityConfig, MetricsConfig
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.controls import CONTROL, VARIANT
+from equilens.tasks.inputs.identity import (IDENTITY, attribute_label, cell_names, cells_of, check_inline,
                                    identity_phrases, place, slots_for)
-from tasks.assessments.counterfactual import NONE_JSON, VARIANT_COLUMNS, ScoreSet, variant_id
+from equilens.tasks.assessments.counterfactual import NONE_JSON, VARIANT_COLUMNS, ScoreSet, variant_id
 
 IDENTITY_EXTRA = ["signal", "name", "system", "task", "outcome"]  # stored in identity_variants
 IDENTITY_COLUMNS = [*VARIANT_COLUMNS, *IDENTITY_EXTRA]
@@ -36,8 +36,8 @@ def comparison(attribute: str, signal: str, several_signals: bool, task: str | N
 def _lexicons(cfg: IdentityConfig):  # noqa: ANN202
     from pathlib import Path
 
-    from tasks.inputs.lexicon import load_lexicon
-    from tasks.inputs.names import load_names
+    from equilens.tasks.inputs.lexicon import load_lexicon
+    from equilens.tasks.inputs.names import load_names
 
     folder = Path(cfg.lexicon_dir) if cfg.lexicon_dir else None
     return load_names(folder), load_lexicon("gender", folder), load_lexicon("race", folder)
@@ -46,7 +46,7 @@ def _lexicons(cfg: IdentityConfig):  # noqa: ANN202
 def outcome_of(spec: object) -> tuple[str, list[str]] | None:
     """(kind, options) of one ``outcome`` value; None for no outcome (empty, none, text).
     ValueError for anything else that is not number, yes_no or choice: a | b."""
-    from tasks.scoring.parsing import parse_outcome_spec
+    from equilens.tasks.scoring.parsing import parse_outcome_spec
 
     if not isinstance(spec, str) or spec.strip().lower() in ("", "none", "text"):
         return None
@@ -110,7 +110,7 @@ def cell_phrases(cfg: IdentityConfig) -> dict[str, str]:
 # --- outcomes ------------------------------------------------------------------------------------
 def read_outcomes(responses: pd.DataFrame, variants: pd.DataFrame, pattern: str | None) -> pd.DataFrame:
     """``responses`` with ``outcome_kind``, ``outcome_option`` and ``outcome_value`` (NaN: unparsed)."""
-    from tasks.scoring.parsing import parse_outcome
+    from equilens.tasks.scoring.parsing import parse_outcome
 
     specs = {pid: outcome_of(raw) for pid, raw in
              variants.drop_duplicates("prompt_id").set_index("prompt_id")["outcome"].items()}  # checked at expansion
@@ -142,9 +142,9 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
     over prompts with its cluster-bootstrap interval and t-test p (Holm comes later)."""
     from scipy.stats import ttest_1samp
 
-    from tasks.metrics import METRICS, estimate_row, skipped_row
-    from tasks.metrics.identity import OUTCOME_METRICS
-    from tasks.stats import bootstrap_mean
+    from equilens.tasks.metrics import METRICS, estimate_row, skipped_row
+    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+    from equilens.tasks.stats import bootstrap_mean
 
     boot = {"resamples": cfg.bootstrap_resamples, "confidence": cfg.confidence, "seed": cfg.seed}
     rows: list[dict] = []
@@ -195,12 +195,12 @@ def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreS
     two names of one cell, non-completion), the outcome metrics and the judge's harm score per pair
     (``judged``; without it one skipped row per comparison says why), with one Holm family per
     comparison over every gap the verdict judges."""
-    from tasks.assessments.identity.judge import harm_rows, skipped_harm
+    from equilens.tasks.assessments.identity.judge import harm_rows, skipped_harm
 
-    from tasks.metrics.base import METRIC_ROW_COLUMNS
-    from tasks.reporting.verdict import judged_metric
-    from tasks.assessments.counterfactual.metrics import metric_stage as pair_metrics
-    from tasks.stats import holm_adjust
+    from equilens.tasks.metrics.base import METRIC_ROW_COLUMNS
+    from equilens.tasks.reporting.verdict import judged_metric
+    from equilens.tasks.assessments.counterfactual.metrics import metric_stage as pair_metrics
+    from equilens.tasks.stats import holm_adjust
 
     cf_cfg = CounterfactualConfig(attributes=[], noise_floor="controls")  # no lexicon: cells are the groups
     meta = variants.drop_duplicates("variant_id").set_index("variant_id")[["task"]]

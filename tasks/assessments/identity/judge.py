@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tasks.errors import InputDataError
+from equilens.tasks.errors import InputDataError
 
 PLACEHOLDERS = ("{prompt}", "{group_1}", "{answer_1}", "{group_2}", "{answer_2}")
 JUDGE_COLUMNS = ["attribute", "prompt_id", "sample_idx", "cell_a", "cell_b", "about_a", "about_b", "harm", "calls",
@@ -82,7 +82,7 @@ def _question(template: str, prompt: str, first: tuple[str, str], second: tuple[
 def plan(responses: pd.DataFrame, prompts: dict[str, str], labels: dict[str, str], template: str) -> pd.DataFrame:
     """One row per (comparison, prompt, sample, pair of cells) with both answers: the two answers
     and, unless they are identical, the four questions (true and swapped labels, each cell first)."""
-    from tasks.inputs.controls import VARIANT
+    from equilens.tasks.inputs.controls import VARIANT
 
     ok = responses["ok"] & ~responses["refusal"].astype(bool) & (responses["role"] == VARIANT)
     wide = responses[ok].pivot_table(index=["attribute", "prompt_id", "sample_idx"], columns="grp", values="text",
@@ -141,8 +141,8 @@ def harm_rows(judged: pd.DataFrame, label: str, cells: list[str], metrics_cfg: A
     cluster-bootstrap interval and a one-sample t-test p-value (Holm comes later)."""
     from scipy.stats import ttest_1samp
 
-    from tasks.metrics import estimate_row, skipped_row
-    from tasks.stats import bootstrap_mean
+    from equilens.tasks.metrics import estimate_row, skipped_row
+    from equilens.tasks.stats import bootstrap_mean
 
     names = judge_metrics()
 
@@ -194,9 +194,9 @@ def judge_stage(responses: pd.DataFrame, prompts: pd.DataFrame, labels: dict[str
     """The judged pairs of a run. One question is sent first: an endpoint that cannot answer it
     (unreachable, refusing the key) skips the judge with the reason instead of failing thousands
     of calls; the run goes on either way."""
-    from tasks.llm import LLMRequest, cache_key
-    from tasks.llm.runner import run_requests
-    from tasks.assessments.counterfactual import call_cost
+    from equilens.tasks.llm import LLMRequest, cache_key
+    from equilens.tasks.llm.runner import run_requests
+    from equilens.tasks.assessments.counterfactual import call_cost
 
     planned = plan(responses, dict(zip(prompts["prompt_id"], prompts["text"], strict=True)), labels, template)
     questions = list(dict.fromkeys(q for qs in planned["questions"] for q in qs))
@@ -217,13 +217,13 @@ def judge_stage(responses: pd.DataFrame, prompts: pd.DataFrame, labels: dict[str
 def judge_metrics() -> list[str]:
     """The registered metrics read from the judge's label-swapped scores (``inputs="judge"``): each
     is the mean over prompts of a pair's per-prompt harm."""
-    from tasks.metrics.base import with_inputs
+    from equilens.tasks.metrics.base import with_inputs
 
     return with_inputs(None, "judge")
 
 
 def skipped_harm(label: str, why: str) -> list[dict]:
     """One skipped row per judge metric of comparison ``label``, saying ``why``."""
-    from tasks.metrics import skipped_row
+    from equilens.tasks.metrics import skipped_row
 
     return [skipped_row(name, why, attribute=label) for name in judge_metrics()]

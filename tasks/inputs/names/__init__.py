@@ -29,7 +29,7 @@ Replacement is deterministic and consistent within a prompt: a name a given shar
 down its (gender, race) pool maps to the name as far down the target pool, moving on while the
 candidate already occurs in the prompt or was given to another name. Pools hold the ``typical``
 names, clear examples of their gender and race (the optional column defaults to 1). Surnames:
-:mod:`tasks.inputs.surnames`.
+:mod:`equilens.tasks.inputs.surnames`.
 """
 
 from __future__ import annotations
@@ -40,13 +40,13 @@ import functools
 import re
 from pathlib import Path
 
-from tasks.errors import InputDataError
-from tasks.inputs.word_lists import PERSON_NOUNS, STOPWORDS
-from tasks.inputs.names.context import (AFTER_PLACE_PREPOSITION, JOINED_AFTER, JOINED_BEFORE, NAMED_BEFORE, NEXT,
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.word_lists import PERSON_NOUNS, STOPWORDS
+from equilens.tasks.inputs.names.context import (AFTER_PLACE_PREPOSITION, JOINED_AFTER, JOINED_BEFORE, NAMED_BEFORE, NEXT,
                                         RELATIONS, person_verb, reads_as_name)
-from tasks.inputs.names.entries import NameInfo, NameMention
-from tasks.inputs.surnames import GROUPS, MIDDLE_EASTERN, ORIGINS, RACES
-from tasks.inputs.surnames import (SurnameInfo, SurnameTable, full_name_shares, load_surnames,
+from equilens.tasks.inputs.names.entries import NameInfo, NameMention
+from equilens.tasks.inputs.surnames import GROUPS, MIDDLE_EASTERN, ORIGINS, RACES
+from equilens.tasks.inputs.surnames import (SurnameInfo, SurnameTable, full_name_shares, load_surnames,
                                    matched_pick, race_of_shares, surname_key)
 
 NAMES_FILE = "first_names.csv"
@@ -217,7 +217,7 @@ class NameTable:
 
     def _with_surname(self, text: str, mention: NameMention, nxt: re.Match[str], sur: SurnameInfo) -> NameMention:
         """``mention`` extended over the surname ``nxt`` right after it (entry ``sur``). The full
-        name's race combines both names' shares (:func:`tasks.inputs.surnames.full_name_shares`:
+        name's race combines both names' shares (:func:`equilens.tasks.inputs.surnames.full_name_shares`:
         "Dan Li" is Asian); without the first name's shares it is the first name's race, or the
         surname's when the first name has none. A middle_eastern surname makes the full name
         middle_eastern ("Thalia El-Solh"), and so does a middle_eastern first name before a surname
@@ -363,7 +363,7 @@ def surname_position(text: str, start: int, names: NameTable | None) -> bool:
 # --- loading ------------------------------------------------------------------------------------
 def load_names(data_dir: Path | None = None) -> NameTable:
     """The first-name table in ``data_dir`` (default: the repository's data/lexicons)."""
-    from tasks.inputs.word_lists import LEXICON_DIR
+    from equilens.tasks.inputs.word_lists import LEXICON_DIR
 
     path = Path(data_dir or LEXICON_DIR) / NAMES_FILE
     try:

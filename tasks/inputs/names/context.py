@@ -1,7 +1,7 @@
 """What the words around a capitalised word say about whether it is someone's first name: a
 common word opening a sentence reads as a name before a verb ("Grace said"), a place-or-month name
 reads as a person after "named", before a verb only a person does, before a possessive and a
-relation, or joined to another first name. Used by :class:`tasks.inputs.names.NameTable`."""
+relation, or joined to another first name. Used by :class:`equilens.tasks.inputs.names.NameTable`."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tasks.inputs.surnames import Shares
+from equilens.tasks.inputs.surnames import Shares
 
 
 @dataclass(frozen=True, slots=True)
