@@ -21,7 +21,7 @@ TOO_LONG: dict[str, str] = {}
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return ".".join(["equilens", *(parts[:-1] if parts[-1] == "__init__" else parts)])
 
 
 MODULES = {_module_name(p): p for top in PACKAGES for p in sorted((ROOT / top).rglob("*.py"))}
@@ -92,8 +92,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_graph_sees_lazy_and_main_block_imports() -> None:
-    assert "flows.dispatch" in GRAPH["flows.cli"]  # imported inside a function
-    assert "flows.launch" in GRAPH["flows.counterfactual"]  # imported in the __main__ block
+    assert "equilens.flows.dispatch" in GRAPH["equilens.flows.cli"]  # imported inside a function
+    assert "equilens.flows.launch" in GRAPH["equilens.flows.counterfactual"]  # imported in the __main__ block
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
@@ -106,16 +106,16 @@ def test_no_import_cycles() -> None:
 
 
 def test_tasks_never_import_flows() -> None:
-    bad = {m: sorted(t for t in GRAPH[m] if t.split(".")[0] == "flows") for m in GRAPH if m.startswith("tasks")}
+    bad = {m: sorted(t for t in GRAPH[m] if t.startswith("equilens.flows.")) for m in GRAPH if m.startswith("equilens.tasks.")}
     assert not {m: t for m, t in bad.items() if t}
 
 
 def test_only_the_command_line_imports_the_cli() -> None:
     def is_cli(module: str) -> bool:
-        return module == "flows.__main__" or module.rpartition(".")[2].startswith("cli")
+        return module == "equilens.flows.api.__main__" or module.rpartition(".")[2].startswith("cli")
 
-    importers = sorted(m for m, targets in GRAPH.items() if "flows.cli" in targets and not is_cli(m))
-    assert not importers, f"{importers} import flows.cli; use flows.launch (below the CLI) instead"
+    importers = sorted(m for m, targets in GRAPH.items() if "equilens.flows.cli" in targets and not is_cli(m))
+    assert not importers, f"{importers} import equilens.flows.cli; use equilens.flows.launch (below the CLI) instead"
 
 
 @pytest.mark.parametrize("module", [
@@ -147,9 +147,9 @@ def test_every_module_says_what_it_owns() -> None:
 
 def test_lower_layers_of_tasks_never_import_the_stages_or_the_reports() -> None:
     """The stages compose inputs, llm, scoring, metrics, stats and storage; nothing below imports them."""
-    upward = sorted((m, d) for m, deps in GRAPH.items() if m.startswith("tasks.") for d in deps
-                    if (d.startswith("tasks.assessments") and not m.startswith("tasks.assessments"))
-                    or (d.startswith("tasks.reporting") and not m.startswith(("tasks.reporting", "tasks.assessments"))))
+    upward = sorted((m, d) for m, deps in GRAPH.items() if m.startswith("equilens.tasks.") for d in deps
+                    if (d.startswith("equilens.tasks.assessments") and not m.startswith("equilens.tasks.assessments"))
+                    or (d.startswith("equilens.tasks.reporting") and not m.startswith(("equilens.tasks.reporting", "equilens.tasks.assessments"))))
     assert not upward, upward
 
 
@@ -169,9 +169,9 @@ def _assessment_flows() -> set[str]:
 def test_every_assessment_is_registered_once() -> None:
     """One registry entry per assessment (tasks.config.assessments): every run config class with its own
     ``assessment`` value and every flow that takes one is named by exactly one entry."""
-    from tasks import config
-    from tasks.config.assessments import ASSESSMENTS
-    from tasks.errors import RegistryError
+    from equilens.tasks import config
+    from equilens.tasks.config.assessments import ASSESSMENTS
+    from equilens.tasks.errors import RegistryError
 
     entries = [entry for _, entry in ASSESSMENTS.registered()]
     classes = {cls for cls in vars(config).values() if isinstance(cls, type) and issubclass(cls, config.RunConfig)
@@ -182,7 +182,7 @@ def test_every_assessment_is_registered_once() -> None:
         ASSESSMENTS.add(entries[0].name, entries[0])
 
 
-STAGES = sorted(m for m in MODULES if m.startswith("tasks.assessments."))
+STAGES = sorted(m for m in MODULES if m.startswith("equilens.tasks.assessments."))
 
 
 @pytest.mark.parametrize("module", STAGES)
@@ -190,9 +190,21 @@ def test_no_stage_module_names_a_metric(module: str) -> None:
     """A stage iterates the metric registry and calls what each metric declares (its function, its
     per-item step, the settings it reads, what it summarises); a new metric is one registered
     function and its test, never an edit of a stage."""
-    from tasks.metrics import METRICS
+    from equilens.tasks.metrics import METRICS
 
     names = set(METRICS.names())
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
     named = sorted({n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in names})
     assert not named, f"{module} names the metrics {named}"
+
+
+def test_every_import_goes_through_the_equilens_name() -> None:
+    """``flows`` and ``tasks`` are folders of this repository, not import names: a project with its own
+    ``flows/`` or ``tasks/`` package would shadow them (the installed wheel has only ``equilens``)."""
+    bare = []
+    for path in sorted([*MODULES.values(), *(ROOT / "tests").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            bare += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names if n.split(".")[0] in PACKAGES]
+    assert not bare, bare

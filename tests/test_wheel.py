@@ -1,5 +1,5 @@
-"""The wheel works outside the checkout: installed from the built wheel and run from another
-directory, equilens finds its lexicons, name tables, bias specifications and configs as package
+"""The wheel works outside the checkout: it installs one import name, ``equilens``, and, run from a
+project folder with its own ``flows/`` and ``tasks/`` packages, equilens finds its lexicons, name tables, bias specifications and configs as package
 data (tasks/shipped.py), runs the shipped demo config and ``equilens.assess``, both against the
 loopback OpenAI-compatible server."""
 
@@ -46,45 +46,63 @@ def _outside(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_the_wheel_holds_the_shipped_files(installed: tuple[Path, Path]) -> None:
+def test_the_wheel_installs_one_import_name_with_the_shipped_files(installed: tuple[Path, Path]) -> None:
     names = set(zipfile.ZipFile(installed[0]).namelist())
-    for path in ("equilens_data/lexicons/first_names.csv", "equilens_data/lexicons/surnames.csv",
-                 "equilens_data/lexicons/gender.yaml", "equilens_data/bias_specs/gender_career.json",
-                 "equilens_data/judge/stereotype_pair.txt", "equilens_data/demo_prompts.csv",
-                 "equilens_configs/demo.yaml", "tasks/shipped.py", "equilens/__init__.py"):
+    for path in ("equilens/data/lexicons/first_names.csv", "equilens/data/lexicons/surnames.csv",
+                 "equilens/data/lexicons/gender.yaml", "equilens/data/bias_specs/gender_career.json",
+                 "equilens/data/judge/stereotype_pair.txt", "equilens/data/demo_prompts.csv",
+                 "equilens/configs/demo.yaml", "equilens/tasks/shipped.py", "equilens/__init__.py",
+                 "equilens/__main__.py", "equilens/flows/cli/__init__.py"):
         assert path in names, path
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == {"equilens"}, tops  # no flows, tasks, equilens_data ... beside it
     assert not any(n.startswith("tests/") or n.endswith(".duckdb") for n in names)
-    assert "tasks/inputs/names/__init__.py" in names and "tasks/inputs/names.py" not in names  # no stale module
+    assert "equilens/tasks/inputs/names/__init__.py" in names and "equilens/tasks/inputs/names.py" not in names
+    assert not any(n.startswith("equilens/flows/api/") for n in names)  # the API is the root, once
 
 
-def test_the_installed_wheel_runs_the_demo_config_and_the_python_api(installed: tuple[Path, Path], tmp_path: Path,
-                                                                      openai_server) -> None:  # noqa: ANN001, F811
-    site = installed[1]
-    where = _outside(site, tmp_path, "-c", "import tasks, tasks.shipped as s; print(tasks.__file__, s.DATA_DIR)")
-    assert where.returncode == 0 and str(site) in where.stdout and str(REPO) not in where.stdout, where.stdout
+def _prefect_project(root: Path) -> Path:
+    """A folder laid out as a Prefect project usually is: its own flows/ and tasks/ packages, found first
+    on the path when Python runs there."""
+    for package in ("flows", "tasks"):
+        (root / package).mkdir(parents=True)
+        (root / package / "__init__.py").write_text(f"MINE = '{package}'\n")
+    (root / "tasks" / "errors.py").write_text("raise ImportError('the project\\'s own tasks.errors')\n")
+    return root
+
+
+def test_the_installed_wheel_runs_inside_a_project_with_its_own_flows_and_tasks(
+        installed: tuple[Path, Path], tmp_path: Path, openai_server) -> None:  # noqa: ANN001, F811
+    site, cwd = installed[1], _prefect_project(tmp_path / "project")
+    where = _outside(site, cwd, "-c", (
+        "import equilens, equilens.tasks.shipped as s, tasks, flows\n"
+        "print(equilens.__file__, s.DATA_DIR, tasks.MINE, flows.MINE)"))
+    assert where.returncode == 0, where.stderr[-3000:]
+    assert str(site) in where.stdout and str(REPO) not in where.stdout and "tasks flows" in where.stdout
     llm = (f"llm={{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0, "
            "count: 1}")
-    run = _outside(site, tmp_path, "-m", "flows", "run", "configs/demo.yaml", "--set", llm,
+    run = _outside(site, cwd, "-m", "equilens", "run", "configs/demo.yaml", "--set", llm,
                    "--set", "storage.duckdb_path=e.duckdb", "--set", "storage.reports_dir=null",
                    *(a for kv in FAST for a in ("--set", kv)))
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
     assert "plan: 31 prompts" in run.stdout and "Verdict" in run.stdout and "stored in e.duckdb" in run.stdout
-    assert (tmp_path / "e.duckdb").exists() and not (tmp_path / "data").exists()  # the shipped prompts were read
-    api = _outside(site, tmp_path, "-c", (
-        "import json, equilens\n"
+    assert (cwd / "e.duckdb").exists() and not (cwd / "data").exists()  # the shipped prompts were read
+    api = _outside(site, cwd, "-c", (
+        "import json, equilens, tasks\n"
         f"r = equilens.assess(['Should he get the job?', 'Is she a good nurse?'], model='fake', provider='openai', "
         f"base_url='{openai_server.base_url}', db='api.duckdb', counterfactual__attributes=['gender'], "
         "metrics={'bootstrap_resamples': 50, 'permutations': 50}, storage__reports_dir=None)\n"
-        "print(json.dumps({'status': r.status, 'metrics': len(r.metrics)}))"))
+        "print(json.dumps({'status': r.status, 'metrics': len(r.metrics), 'theirs': tasks.MINE}))"))
     assert api.returncode == 0, api.stderr[-3000:]
     result = json.loads(api.stdout.strip().splitlines()[-1])
-    assert result["status"] == "completed" and result["metrics"] > 0 and (tmp_path / "api.duckdb").exists()
+    assert result["status"] == "completed" and result["metrics"] > 0 and (cwd / "api.duckdb").exists()
+    assert result["theirs"] == "tasks"  # the project's own package is untouched
 
 
 def test_a_file_of_your_own_wins_over_the_shipped_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tasks.config import load_config
-    from tasks.errors import ConfigError
-    from tasks.shipped import DATA_DIR
+    from equilens.tasks.config import load_config
+    from equilens.tasks.errors import ConfigError
+    from equilens.tasks.shipped import DATA_DIR
 
     monkeypatch.chdir(tmp_path)
     assert Path(load_config("configs/demo.yaml").prompts.path) == DATA_DIR / "demo_prompts.csv"
