@@ -75,7 +75,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from tasks.inputs.surnames import GROUPS, race_of_shares  # noqa: E402  (one race rule, shared with run time)
+from equilens.tasks.inputs.surnames import GROUPS, race_of_shares  # noqa: E402  (one race rule, shared with run time)
 
 sys.path.insert(0, str(HERE))
 import build_mena as mena  # noqa: E402  (Middle Eastern and North African names: its docstring has the rules)

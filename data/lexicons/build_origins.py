@@ -5,7 +5,7 @@ The census has one Asian group, so its shares cannot tell "Priya" from "Mei" or 
 "Chen Patel" or "Priya Nguyen": two signals where one was asked for. The ``origin`` column names
 the origins a name belongs to, space-separated, among :data:`ORIGINS`; it is empty for a name not
 associated with Asian Americans or whose origin no source gives. Expansion pairs a first name only
-with a surname that shares an origin (:mod:`tasks.inputs.names`).
+with a surname that shares an origin (:mod:`equilens.tasks.inputs.names`).
 
 Sources (build time only; see SOURCES.md):
 
@@ -45,7 +45,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
-from tasks.inputs.surnames import ORIGINS as _KNOWN  # noqa: E402  (one list, read at run time too)
+from equilens.tasks.inputs.surnames import ORIGINS as _KNOWN  # noqa: E402  (one list, read at run time too)
 
 ORIGINS = tuple(sorted(_KNOWN))
 GENDER_GUESSER = "gender-guesser==0.4.0"
