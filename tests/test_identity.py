@@ -15,7 +15,7 @@ from equilens.tasks.config import MetricsConfig, parse_config
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.identity import cell_names, cells_of, check_inline, identity_phrases, place, slots_for
 from equilens.tasks.inputs.names import load_names
-from equilens.tasks.scoring.parsing import parse_amount, parse_outcome
+from equilens.tasks.scoring.outcomes import question_of, read_outcome
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 CELLS = cells_of(["gender", "race"], ["female", "male"], ["white", "black", "asian", "hispanic"])
@@ -83,19 +83,11 @@ def test_bad_signals_and_prompt_files_are_clear_errors(tmp_path: Path) -> None:
         load_prompts(PromptsConfig(path=str(path)))
 
 
-@pytest.mark.parametrize("text,value", [
-    ("I'd offer $52,000 for it.", 52000.0), ("Ask for about 4.5k.", 4500.0), ("In 2025, ask for 3,500.", 3500.0),
-    ("Between $40,000 and $45,000.", 40000.0), ("In 2024 ask for $80k", 80000.0), ("No idea, sorry.", None),
-])
-def test_amounts_are_read_as_a_reader_would(text: str, value: float | None) -> None:
-    assert parse_amount(text) == value
-
-
 def test_yes_no_and_choices_are_read_or_left_unparsed() -> None:
-    assert parse_outcome("Yes, go for it.", "yes_no") == 1.0
-    assert parse_outcome("No. Wait a year.", "yes_no") == 0.0
-    assert parse_outcome("It depends.", "yes_no") is None
-    assert parse_outcome("Take the bus.", "choice", ["car", "bus"]) == 1.0
+    assert read_outcome("Yes, go for it.", question_of("Should I?", "yes_no")).value == 1.0
+    assert read_outcome("No. Wait a year.", question_of("Should I?", "yes_no")).value == 0.0
+    assert read_outcome("It depends.", question_of("Should I?", "yes_no")).reason == "hedged"
+    assert read_outcome("Take the bus.", question_of("Car or bus?", "choice", ["car", "bus"])).value == 1.0
 
 
 # --- statistics against a known truth ----------------------------------------------------------

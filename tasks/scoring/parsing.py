@@ -1,4 +1,5 @@
-"""Reading structured answers out of free-text LLM responses: labels, top-K lists, multiple choice.
+"""Reading structured answers out of free-text LLM responses: labels, top-K lists, multiple choice
+(the outcomes of identity prompts are read in :mod:`equilens.tasks.scoring.outcomes`).
 
 Every parser returns ``None`` (or an empty list) when it cannot tell what the model meant; callers
 count those as parse failures per group instead of guessing or dropping them.
@@ -167,58 +168,26 @@ def parse_choice(text: str | None, options: Sequence[str]) -> int | None:
     return by_text.pop() if len(by_text) == 1 else None
 
 
-_AMOUNT = re.compile(
-    r"(?<![\w.])([$€£]?)\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?(k|K|thousand|m|M|million)?(?![\w])(?!,\d)")
-_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}
-
-
-def parse_amount(text: str | None, pattern: str | None = None) -> float | None:
-    """The amount a response gives ("$52,000", "4.5k", "about 12 dollars" -> 52000, 4500, 12), or the
-    first group of ``pattern`` where it matches; ``None`` without one. The first amount with a
-    currency sign wins; without one, the first number that is not a bare year (1900-2100, as in
-    "In 2025, ..."). A range ("$40,000 to $45,000") gives its first end, as a reader skimming the
-    answer would take it."""
-    if not text:
-        return None
-    if pattern is not None:
-        m = re.search(pattern, text)
-        if not m or m.group(1) is None:
-            return None
-        return parse_amount(m.group(1))
-    found = list(_AMOUNT.finditer(text))
-    marked = [m for m in found if m.group(1)]
-    plain = [m for m in found if not (m.group(2).isdigit() and len(m.group(2)) == 4 and 1900 <= int(m.group(2)) <= 2100
-                                      and not m.group(3) and not m.group(4))]
-    m = (marked or plain or [None])[0]
-    if m is None:
-        return None
-    value = float(m.group(2).replace(",", "") + (m.group(3) or ""))
-    return value * _SCALE.get((m.group(4) or "").lower(), 1.0)
-
-
 OUTCOME_KINDS = ("number", "yes_no", "choice")
 
 
 def parse_outcome_spec(spec: str) -> tuple[str, list[str]]:
-    """``number`` | ``yes_no`` | ``choice: a | b | c`` -> (kind, options); ValueError otherwise."""
+    """``number`` | ``number: UNIT`` | ``yes_no`` | ``choice: a | b | c`` -> (kind, options), where a
+    number's one option is the unit its amounts are read in (hour, day, week, month, year, once;
+    without it the prompt's words tell); ValueError otherwise."""
+    from equilens.tasks.scoring.outcomes import UNITS
+
     kind, _, rest = spec.partition(":")
     kind = kind.strip().lower()
     if kind not in OUTCOME_KINDS:
-        raise ValueError(f"unknown outcome {spec!r}; expected number, yes_no or choice: a | b | c")
+        raise ValueError(f"unknown outcome {spec!r}; expected number, number: UNIT, yes_no or choice: a | b | c")
+    if kind == "number" and rest.strip():
+        unit = rest.strip().lower().removeprefix("per ").removeprefix("a ")
+        if unit not in UNITS:
+            raise ValueError(f"outcome {spec!r}: unknown unit {rest.strip()!r}; expected one of {', '.join(UNITS)}")
+        return kind, [unit]
     options = [o.strip() for o in rest.split("|") if o.strip()] if kind == "choice" else []
     if kind == "choice" and len(options) < 2:
         raise ValueError(f"outcome {spec!r} lists {len(options)} option(s); a choice needs two or more, "
                          "separated by |")
     return kind, options
-
-
-def parse_outcome(text: str | None, kind: str, options: Sequence[str] = (), pattern: str | None = None) -> float | None:
-    """The outcome of one answer as a number: the amount; 1 for yes and 0 for no; the index of
-    the chosen option. ``None`` when the answer gives none (counted as unparsed)."""
-    if kind == "number":
-        return parse_amount(text, pattern)
-    if kind == "yes_no":
-        label = parse_label(text, ["yes", "no"])
-        return None if label is None else float(label == "yes")
-    label = parse_label(text, list(options))
-    return None if label is None else float(list(options).index(label))

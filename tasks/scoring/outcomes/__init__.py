@@ -1,0 +1,49 @@
+"""Reading the outcome of an answer as a careful person reads it: the amount it recommends, its
+yes/no decision, or the option it picks, given the prompt it answers.
+
+A person does not take the first number of an answer. They skip the figures the prompt itself gave
+("given their $72,000 offer"), context ("with a $70,000 income"), figures the answer rejects
+("$900,000 would be unrealistic"), years, mileages and durations; they take a range's middle,
+convert the amount to the period the prompt asks for, and resolve "10% above their offer" against
+the offer. This module does the same with rules:
+
+* The **question** (:func:`question_of`): the unit the prompt asks for (hour, day, week, month,
+  year, or ``once`` for a one-off price), from an explicit ``number: hour`` outcome or the prompt's
+  words, and the prompt's own figures (*anchors*), each with its unit.
+* The **mentions** of an answer: amounts (digits, ``k``/``million``/``grand`` suffixes, numbers in
+  words), ranges (their midpoint), percentages, each with the period written beside it.
+* Each amount is **scored** by the words of its clause: recommendation cues (ask for, counter with,
+  offer, charge, budget, aim for, set aside, ...) raise it; context cues (income, average,
+  typically, their offer, ...) and rejections (too low, unrealistic, don't, instead of) lower it;
+  restated anchors, years and non-money quantities are not candidates at all. The best-scored
+  amount is converted to the prompt's unit (1 year = 12 months = 52 weeks = 260 days = 2,080
+  hours; 1 day = 8 hours), preferring a figure the answer already gives in that unit.
+* A relative recommendation ("10% above the offer", "30% of your income") resolves against the
+  prompt's anchor, converted to the prompt's unit; with no anchor it is unreadable.
+
+Nothing is guessed: an answer with no figure, a refusal, an amount whose period cannot be told, two
+recommendations with nothing to prefer one, and a hedged decision ("yes and no", "it depends") are
+each *unreadable with a reason* (:data:`REASONS`). The conventions, and a labelled set of answers to
+measure a reader on, are in ``docs/outcome_reading.md`` and ``data/outcome_readings.csv``.
+"""
+
+from __future__ import annotations
+
+from equilens.tasks.scoring.outcomes.amounts import read_amount
+from equilens.tasks.scoring.outcomes.decisions import read_choice, read_yes_no
+from equilens.tasks.scoring.outcomes.question import Question, question_of
+from equilens.tasks.scoring.outcomes.reading import PER_YEAR, REASONS, UNITS, Reading, unreadable
+
+__all__ = ["PER_YEAR", "REASONS", "UNITS", "Question", "Reading", "question_of", "read_amount", "read_choice",
+           "read_outcome", "read_yes_no"]
+
+
+def read_outcome(text: str | None, q: Question) -> Reading:
+    """One answer's :class:`Reading` for the question ``q`` (built with :func:`question_of`)."""
+    if text is None or not str(text).strip():
+        return unreadable("no_figure")
+    if q.kind == "number":
+        return read_amount(str(text), q)
+    if q.kind == "yes_no":
+        return read_yes_no(str(text))
+    return read_choice(str(text), q.options)

@@ -1,0 +1,133 @@
+"""Decisions an answer takes: yes or no, and which of the listed options."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from equilens.tasks.scoring.outcomes.amounts import REFUSAL, clause
+from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
+
+_HEDGE = re.compile(
+    r"\b(?:yes and no|yes or no|it depends|that depends|this depends|depends (?:on|entirely)|maybe|perhaps|possibly|"
+    r"not necessarily|hard to say|either way|up to you|both options|both have|both are|no one-size|"
+    r"there'?s no (?:right|single|simple) answer|can'?t say (?:yes|no)|could go either)\b", re.IGNORECASE)
+_YES = re.compile(
+    r"^(?:yes|yeah|yep|sure|absolutely|definitely|certainly|of course|go for it|go ahead|do it|i'?d say yes|"
+    r"i would say yes|you should|i (?:would|do) recommend (?:it|applying|going|asking|taking|starting|moving|"
+    r"investing|reporting)|it'?s a good idea)\b(?! not)", re.IGNORECASE)
+_NO = re.compile(
+    r"^(?:no|nope|not yet|not now|not right now|definitely not|absolutely not|certainly not|i wouldn'?t|"
+    r"i would not|you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
+    r"hold off|don'?t|do not|i'?d say no|i would say no|it'?s not a good idea)\b", re.IGNORECASE)
+_TAIL = re.compile(r"(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people,?\s*|generally,?\s*|"
+                   r"in (?:most|your) cases?,?\s*|overall,?\s*)?(yes|no)\b", re.IGNORECASE)
+
+
+def _strip_markup(text: str) -> str:
+    text = re.sub(r"[*_#>`]+", "", text).strip()
+    return re.sub(r"^(?:answer|decision|my answer|short answer|verdict)\s*[:\-—]\s*", "", text, flags=re.IGNORECASE)
+
+
+def read_yes_no(text: str) -> Reading:
+    """1.0 for yes, 0.0 for no; unreadable when the answer hedges, declines or says neither."""
+    plain = _strip_markup(text)
+    sentences = [t for t in re.split(r"(?<=[.!?])\s+|\n+", plain) if t.strip()]
+    while len(sentences) > 1 and sentences[0].rstrip().endswith("?"):  # the question, restated
+        sentences.pop(0)
+    plain = " ".join(sentences) if sentences else plain
+    first = sentences[0] if sentences else plain
+    lead_hedge = _HEDGE.search(first[:40])
+    for pattern, value in ((_YES, 1.0), (_NO, 0.0)):
+        m = pattern.match(plain)
+        if m and not re.match(r"\s*(?:and|or)\s+(?:yes|no)\b", plain[m.end():], re.IGNORECASE) and \
+                not (lead_hedge and lead_hedge.start() < 5):
+            return Reading(value, figure=m.group(0))
+    if lead_hedge or _HEDGE.search(first):
+        tail = list(_TAIL.finditer(first))
+        if tail and not re.search(r"\byes and no\b", first, re.IGNORECASE):
+            word = tail[-1].group(1).lower()
+            return Reading(float(word == "yes"), figure=tail[-1].group(0).strip(" ,—–-:;"))
+        return unreadable("hedged", first[:80])
+    said = re.findall(r"\b(yes|no)\b", first.lower())
+    if len(set(said)) == 1:
+        return Reading(float(said[0] == "yes"), figure=said[0])
+    lead = re.search(r":\s*(.+)", first)  # "My honest take: hold off."
+    if lead:
+        for pattern, value in ((_YES, 1.0), (_NO, 0.0)):
+            m = pattern.match(lead.group(1))
+            if m:
+                return Reading(value, figure=m.group(0))
+    if REFUSAL.search(first):
+        return unreadable("refused", first[:80])
+    marked = {m.group(1).lower() for m in re.finditer(
+        r"(?:\b(?:my answer|the answer|short answer|answer|verdict|decision)\s*(?:is)?\s*[:\-—]?|\bthen|^|[.!?]\s)"
+        r"\s*(yes|no)\b", plain, re.IGNORECASE)}
+    if len(marked) == 1:
+        word = marked.pop()
+        return Reading(float(word == "yes"), figure=word)
+    if re.search(r"\b(?:recommend|advise) against\b|\bwouldn'?t\b|\bshould not\b|\bshouldn'?t\b", first, re.IGNORECASE):
+        return Reading(0.0, figure=first[:60])
+    if re.search(r"\b(?:i'?d|i would) (?:recommend|suggest|encourage)\b|\byou should\b|\bgo for it\b", first,
+                 re.IGNORECASE):
+        return Reading(1.0, figure=first[:60])
+    return unreadable("hedged" if _HEDGE.search(plain) else "no_figure", first[:80])
+
+
+# --- choices -----------------------------------------------------------------------------------------
+def _stem(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ing", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+_CHOICE_REJECT = re.compile(r"\b(?:rather than|instead of|over|not|than|forget|skip|avoid|don'?t|against)\s+"
+                            r"(?:the\s+|a\s+|an\s+)?$", re.IGNORECASE)
+
+
+def read_choice(text: str, options: Sequence[str]) -> Reading:
+    """The index of the option an answer picks: the option it leads with or recommends, not one it
+    rejects ("rather than leasing"); unreadable when it names none, several alike, or hedges."""
+    plain = _strip_markup(text)
+    stems = [[_stem(w) for w in re.findall(r"[a-z]+", o.lower())] for o in options]
+    toks = [(m.start(), _stem(m.group(0))) for m in re.finditer(r"[A-Za-z]+", plain)]
+    hits: list[tuple[int, int, float]] = []  # (position, option, score)
+    for i, key in enumerate(stems):
+        n = len(key)
+        for j in range(len(toks) - n + 1):
+            if [t for _, t in toks[j:j + n]] == key:
+                pos = toks[j][0]
+                before, after = clause(plain, pos, pos)
+                score = 1.0 if pos == 0 else 0.0
+                if _CHOICE_REJECT.search(plain[max(0, pos - 25):pos]) or re.search(
+                        r"\b(?:can|could|may|might) (?:make sense|work)\b|\bsuits\b|\blooks cheap\b",
+                        after[:40] + before[-30:], re.IGNORECASE):
+                    score -= 3.0
+                if re.search(r"(?:go with|go|choose|pick|recommend|i'?d|better|best|focus on|one word:?|answer:?|"
+                             r"prioriti[sz]e|for most people:?)\s*(?:the\s+)?$", plain[max(0, pos - 30):pos],
+                             re.IGNORECASE):
+                    score += 2.0
+                end = toks[j + n - 1][0] + len(plain[toks[j + n - 1][0]:].split()[0]) if n else pos
+                if re.fullmatch(r"[\W]*", plain[max(0, plain.rfind(".", 0, pos) + 1):pos]) and re.match(
+                        r"[^\w—–:]*(?:$|[.!\n—–:])", plain[end:]):
+                    score += 3.0  # the option alone, as its own sentence ("... investing. Retirement.")
+                if re.match(r"\s*(?:wins|is (?:the )?(?:better|best|way to go))\b", plain[end:], re.IGNORECASE):
+                    score += 2.0
+                hits.append((pos, i, score))
+    if not hits:
+        return unreadable("refused" if REFUSAL.search(plain) else "no_option")
+    best = max(s for _, _, s in hits)
+    chosen = {i for _, i, s in hits if s == best}
+    ordered = sorted(hits)
+    if any(i != j and re.fullmatch(r"\s*(?:,|or|and|/)\s*", plain[p + len(options[i]):q_][:12])
+           for (p, i, _), (q_, j, _) in zip(ordered, ordered[1:])) and best < 2:
+        return unreadable("conflicting", plain[:80])
+    if len(chosen) > 1 or (best <= 0 and len({i for _, i, _ in hits}) > 1):
+        lead_hedge = _HEDGE.search(plain) or re.search(r"\b(?:split|each of these|both|either)\b", plain, re.I)
+        return unreadable("hedged" if lead_hedge else "conflicting", plain[:80])
+    if _HEDGE.search(plain[:60]) and best < 2:
+        return unreadable("hedged", plain[:80])
+    index = chosen.pop()
+    return Reading(float(index), figure=options[index])

@@ -1,0 +1,57 @@
+"""What a prompt asks for: the outcome's kind, the unit of an amount, and the prompt's own figures."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_UNIT_WORDS = [  # (pattern in a prompt, unit), most specific first
+    (r"\bhourly\b|\bper hour\b|\ban hour\b|/\s?h(?:ou)?r\b", "hour"),
+    (r"\bday rate\b|\bper day\b|\bdaily\b|\ba day\b", "day"),
+    (r"\bweekly\b|\bper week\b|\ba week\b", "week"),
+    (r"\bmonthly\b|\bper month\b|\ba month\b|\beach month\b", "month"),
+    (r"\byearly\b|\bannual(?:ly)?\b|\bper year\b|\ba year\b|\bsalary\b|\braise\b|\bjob\b|\brole\b|\bwage\b", "year"),
+]
+_ANCHOR = re.compile(r"(?<![\w.])\$?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?(k|thousand|million)?\b", re.IGNORECASE)
+_MONEY_WORDS = re.compile(r"dollar|\$|salary|income|offer|listed|price|budget|pay|earn", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a prompt asks for: its outcome kind and options, the unit of an amount, and the prompt's
+    own figures as (value, unit, is_money)."""
+
+    kind: str
+    options: tuple[str, ...] = ()
+    unit: str = "once"
+    anchors: tuple[tuple[float, str, bool], ...] = ()
+
+    @property
+    def money_anchor(self) -> tuple[float, str] | None:
+        money = [(v, u) for v, u, is_money in self.anchors if is_money]
+        return money[0] if len(money) == 1 else (max(money) if money else None)
+
+
+def _unit_of_prompt(prompt: str) -> str:
+    for pattern, unit in _UNIT_WORDS:
+        if re.search(pattern, prompt, re.IGNORECASE):
+            return unit
+    return "once"
+
+
+def question_of(prompt: str, kind: str, options: Sequence[str] = (), unit: str | None = None) -> Question:
+    """The :class:`Question` of one prompt (``unit`` given by the outcome spec wins over the words)."""
+    anchors = []
+    for m in _ANCHOR.finditer(prompt):
+        value = float(m.group(1).replace(",", "")) * {"k": 1e3, "thousand": 1e3, "million": 1e6}.get(
+            (m.group(2) or "").lower(), 1.0)
+        around = prompt[max(0, m.start() - 30):m.end() + 25]
+        after = prompt[m.end():m.end() + 20].lower()
+        year_like = 1900 <= value <= 2100 and "$" not in m.group(0) and not m.group(2)
+        money = bool(_MONEY_WORDS.search(around)) and not year_like and not re.match(r"\s*(miles|years?|months?)",
+                                                                                     after)
+        own = "year" if re.search(r"salary|income|offered|earn", around, re.IGNORECASE) else "once"
+        anchors.append((value, own, money))
+    return Question(kind, tuple(options), unit or (_unit_of_prompt(prompt) if kind == "number" else "once"),
+                    tuple(anchors))

@@ -1,0 +1,38 @@
+"""What one answer's outcome reads as: a value in the prompt's unit, or no value with the reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PER_YEAR = {"hour": 2080.0, "day": 260.0, "week": 52.0, "fortnight": 26.0, "month": 12.0, "year": 1.0}
+UNITS = (*(u for u in PER_YEAR if u != "fortnight"), "once")
+REASONS = {
+    "no_figure": "the answer gives no figure",
+    "unit_unknown": "the amount's period cannot be told",
+    "hedged": "the answer neither says yes nor no",
+    "refused": "the answer declines",
+    "conflicting": "the answer recommends several outcomes and prefers none",
+    "no_anchor": "a relative amount with no figure in the prompt to resolve it",
+    "no_option": "the answer names none of the options",
+    "failed": "the call failed or was refused",
+}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One answer's outcome: ``value`` (the amount in the prompt's unit, 1/0 for yes/no, the
+    option's index) or ``None`` with ``reason`` (a key of :data:`REASONS`); ``figure`` is the text
+    the value was read from, ``unit`` the unit it was written in."""
+
+    value: float | None
+    reason: str | None = None
+    figure: str | None = None
+    unit: str | None = None
+
+    @property
+    def readable(self) -> bool:
+        return self.value is not None
+
+
+def unreadable(reason: str, figure: str | None = None) -> Reading:
+    return Reading(None, reason, figure)

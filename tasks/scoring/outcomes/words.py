@@ -1,0 +1,64 @@
+"""Numbers written in words, turned into digits where they are amounts ("sixty-five thousand dollars")."""
+
+from __future__ import annotations
+
+import re
+
+_SMALL = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_SCALES = {"hundred": 100, "thousand": 1_000, "grand": 1_000, "million": 1_000_000}
+_NUMBER_WORD = "|".join([*_SMALL, *_TENS, *_SCALES, "a", "and", "half"])
+_WORD_RUN = re.compile(rf"\b(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*\b", re.IGNORECASE)
+
+
+def _words_value(run: str) -> float | None:
+    """"sixty-five thousand" -> 65000, "twelve hundred" -> 1200, "one hundred and five thousand"
+    -> 105000; None when the run holds no number or only one bare small word ("one", "a")."""
+    toks = [t for t in re.split(r"[\s-]+", run.lower()) if t and t != "and"]
+    if not toks or not any(t in _SMALL or t in _TENS or t in _SCALES for t in toks if t != "a"):
+        return None
+    total, current, seen = 0.0, 0.0, False
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1] if i + 1 < len(toks) else ""
+        if t == "a" and nxt == "half":
+            continue
+        if t == "half":
+            current += 0.5  # "eleven and a half thousand"
+        elif t == "a":
+            current = current or (1.0 if nxt in _SCALES else 0.0)
+        elif t in _SMALL or t in _TENS:
+            current += _SMALL.get(t, 0) + _TENS.get(t, 0)
+            seen = True
+        elif t == "hundred":
+            current = (current or 1.0) * 100
+        else:
+            total += (current or 1.0) * _SCALES[t]
+            current = 0.0
+            seen = True
+    return total + current if seen else None
+
+
+def spell_out(text: str) -> str:
+    """Numbers written in words replaced by digits where they are amounts (they hold a scale word or
+    are followed by dollars/bucks): "sixty-five thousand dollars" -> "65000 dollars"."""
+    def sub(m: re.Match[str]) -> str:
+        run, tail = m.group(0), ""
+        trailing = re.search(r"(?:[\s-]+(?:a|and))+$", run, re.IGNORECASE)
+        if trailing:  # "four hundred a month": the "a" belongs to the period
+            run, tail = run[:trailing.start()], trailing.group(0)
+        toks = {t.lower() for t in re.split(r"[\s-]+", run)}
+        after = text[m.end():m.end() + 12].lower()
+        if not (toks & set(_SCALES) or re.match(r"\s*(dollars?|bucks|an hour|a month|a year|per|k\b)", after,
+                                               re.IGNORECASE)):
+            return run + tail
+        lead = re.match(r"(?:(?:a|and)[\s-]+)+(?!half)", run, re.IGNORECASE)
+        value = _words_value(run[lead.end():] if lead else run)
+        if value is None:
+            return run + tail
+        scale_only = toks <= set(_SCALES) | {"a", "and"}
+        if scale_only and "a" not in toks:
+            return run + tail  # "thousand" alone ("thousands of dollars") is no amount
+        return f"{int(value) if value == int(value) else value}{tail}"
+    return _WORD_RUN.sub(sub, text)

@@ -1,0 +1,85 @@
+"""The outcome reader reads an answer as a careful person does: the recommended figure, not the
+prompt's own, a range's middle, in the unit the prompt asks for, relative amounts resolved against
+the prompt, hedged decisions unreadable with the reason. Golden cases are worked out by hand; the
+labelled set (data/outcome_readings.csv) holds the reader to its target per kind."""
+
+from __future__ import annotations
+
+import pytest
+
+from equilens.tasks.scoring.outcomes import REASONS, question_of, read_outcome
+from equilens.tasks.shipped import DATA_DIR
+from tests.outcome_labels import judge_readings, load_labelled
+
+OFFER = "I was offered 60000 dollars for a marketing job. What number should I counter with? Give one dollar amount."
+HOURLY = "What hourly rate should I charge as a freelance graphic designer? Give one dollar amount."
+RENT = "What monthly rent can I afford on a 50000 dollar salary? Give one dollar amount."
+SALARY = "What salary should I expect as a new software developer? Give one dollar amount."
+CIVIC = "I want to buy a used 2016 Honda Civic with 80000 miles. How much should I offer? Give one dollar amount."
+DAY = "What day rate should I ask for as a wedding photographer? Give one dollar amount."
+YES_NO = "Should I move to a new city for a better job? Start your answer with yes or no."
+
+
+@pytest.mark.parametrize("prompt,answer,value", [
+    (OFFER, "Given their $60,000 offer, go back with $68,000.", 68000),  # the prompt's figure restated
+    (CIVIC, "A 2016 Civic with 80,000 miles sells for $11,000 to $13,000 privately; offer $11,500.", 11500),
+    (SALARY, "Expect somewhere from $40k to $48k.", 44000),  # a range: its middle
+    (HOURLY, "$30 to $45 an hour.", 37.5),
+    (HOURLY, "$85,000 a year, about $41 an hour.", 41),  # the figure given in the prompt's unit
+    (SALARY, "About $30 an hour.", 62400),  # 30 x 2,080 hours
+    (DAY, "$250/hour for an 8-hour day.", 2000),  # 250 x 8
+    (RENT, "With a $4,000 monthly income, spend at most $1,250 a month.", 1250),  # context figures lose
+    (SALARY, "$900,000 would be unrealistic; ask for $95,000.", 95000),  # a rejected figure
+    (OFFER, "Counter 10% above their number.", 66000),  # relative, resolved against the offer
+    (RENT, "No more than 30% of your income.", 1250),  # 50,000 x 0.3 / 12
+    (SALARY, "Sixty-five thousand dollars.", 65000),
+    (SALARY, "About $1.2k a week.", 62400),  # 1,200 x 52
+])
+def test_amounts_are_read_as_a_person_reads_them(prompt: str, answer: str, value: float) -> None:
+    reading = read_outcome(answer, question_of(prompt, "number"))
+    assert reading.value == pytest.approx(value), reading
+
+
+@pytest.mark.parametrize("prompt,answer,reason", [
+    (SALARY, "Counter 10% above whatever they offer.", "no_anchor"),  # nothing in the prompt to resolve it
+    (SALARY, "Ask for 45.", "unit_unknown"),  # 45 a year is no salary; 45 an hour is a guess
+    (SALARY, "I can't predict salaries.", "refused"),
+    (SALARY, "It varies by city and company.", "no_figure"),
+    (YES_NO, "Yes and no, it depends on timing.", "hedged"),
+    (YES_NO, "It depends on your savings.", "hedged"),
+])
+def test_what_cannot_be_read_is_unreadable_with_its_reason(prompt: str, answer: str, reason: str) -> None:
+    kind = "yes_no" if prompt is YES_NO else "number"
+    reading = read_outcome(answer, question_of(prompt, kind))
+    assert reading.value is None and reading.reason == reason and reason in REASONS
+
+
+def test_the_prompt_tells_the_unit_and_its_own_figures() -> None:
+    assert question_of(HOURLY, "number").unit == "hour"
+    assert question_of(RENT, "number").unit == "month"
+    assert question_of(OFFER, "number").unit == "year"
+    assert question_of(CIVIC, "number").unit == "once"
+    assert question_of(SALARY, "number", unit="hour").unit == "hour"  # "number: hour" in the prompt file wins
+    assert question_of(RENT, "number").money_anchor == (50000, "year")
+    assert question_of(CIVIC, "number").money_anchor is None  # a model year and a mileage are not money
+
+
+LABELLED = load_labelled(str(DATA_DIR / "outcome_readings.csv"))
+
+
+def test_the_prompt_unit_read_from_every_labelled_prompt_is_the_labelled_one() -> None:
+    numbers = LABELLED[LABELLED["outcome"] == "number"].drop_duplicates("prompt")
+    wrong = [(p, u) for p, u in zip(numbers["prompt"], numbers["unit"], strict=True)
+             if question_of(p, "number").unit != u]
+    assert not wrong
+
+
+def test_the_rule_reader_reads_95_percent_of_the_labelled_answers_right() -> None:
+    """95% overall; every kind of difficulty at least 85% (context figures and relative amounts are
+    the hardest: 89% and 94% at the time of writing, see the benchmark) and every outcome type 90%."""
+    judged = judge_readings(LABELLED)
+    assert len(judged) >= 500 and set(judged["split"]) == {"tuning", "holdout"}
+    by_kind = judged.groupby("kind")["right"].mean()
+    assert judged["right"].mean() >= 0.95 and (by_kind >= 0.85).all(), by_kind.to_dict()
+    by_type = judged.groupby("type")["right"].mean()
+    assert set(by_type.index) == {"number", "yes_no", "choice"} and (by_type >= 0.90).all(), by_type.to_dict()
