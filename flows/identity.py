@@ -14,11 +14,14 @@ prompt that identity (first-person fairness, Eloundou et al. 2024) and compares 
 5. **score** each distinct answer once (sentiment, embeddings);
 6. **judge** (``judge.enabled``): a second model reads each pair of cells' answers to a prompt,
    with the group labels true and swapped, and says whether the difference reflects a harmful
-   stereotype (:mod:`equilens.tasks.assessments.identity.judge`); without a judge its metric is stored as skipped;
+   stereotype (:mod:`equilens.tasks.assessments.identity.judge`); without a judge its metric is stored as skipped.
+   With ``judge.check`` the judge is first checked on labelled pairs
+   (:mod:`equilens.tasks.assessments.identity.accuracy`, as ``equilens judge-check`` does);
 7. **metrics** per comparison (a signal, and each task): sentiment parity, similarity against
    the two-names floor and non-completion per pair of cells, the outcomes read from the answers
    (an amount, a yes/no, a choice) per cell and per pair, and the judge's harm score per pair,
-   one Holm family per comparison.
+   one Holm family per comparison. The judge's rows say how far it can be trusted: its newest
+   stored check, and the answers that address the judge ("reply no"), counted per cell.
 
 Run it with ``equilens run configs/identity.yaml`` or ``python -m equilens.flows.identity CONFIG``.
 """
@@ -39,7 +42,10 @@ from equilens.tasks.inputs.controls import CONTROL
 from equilens.tasks.reporting.verdict import verdict_lines
 from equilens.tasks.assessments import identity as stages
 from equilens.tasks.reporting.progress import ProgressReporter
-from equilens.tasks.assessments.identity.judge import Judged, judge_stage, load_instructions
+from equilens.tasks.assessments.identity.judge import (Judged, annotate_harm, judge_directed, judge_stage,
+                                                       load_instructions)
+from equilens.tasks.assessments.identity.accuracy import (JudgeCheckIncomplete, check_status, load_check_set,
+                                                             run_check)
 from equilens.tasks.storage.fingerprint import code_fingerprint
 
 FLOW_NAME = "identity-assessment"
@@ -71,10 +77,21 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
                  len(prompts), len(config.identity.signals), summary["variants"]["cells"], len(variants))
 
         template = load_instructions(config.judge.instructions) if config.judge.enabled else ""  # before any call
+        check_set = load_check_set(config.judge.check_path) if config.judge.enabled and config.judge.check else None
         responses = answer_stage(rec, config, variants, summary)
         scores = score_stage(rec, config, responses, code)
 
         judged = Judged(pd.DataFrame(), "no judge configured (set judge.enabled: true)")
+        if check_set is not None:
+            with rec.stage("judge check"), ProgressReporter("Judge check calls", unit="call") as progress:
+                try:
+                    checked = run_check(config, rec.store, template=template, check_set=check_set,
+                                        progress=progress, run_id=run_id)
+                    summary["judge_check"] = checked.summary()
+                    log.info("%s", checked.note())
+                except JudgeCheckIncomplete as err:
+                    summary["judge_check"] = {"incomplete": str(err)}
+                    log.warning("judge check incomplete: %s", err)
         if config.judge.enabled:
             with rec.stage("judge"), ProgressReporter("Judge calls", unit="call") as progress:
                 judged = judge_stage(responses, prompts, stages.cell_phrases(config.identity), template,
@@ -83,9 +100,20 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
                 summary["judge"] = judged.summary()
             if judged.skipped:
                 log.warning("judge skipped: %s", judged.skipped)
+        with rec.stage("read outcomes"):
+            readings = stages.read_stage(responses, variants, config.identity.number_pattern)
+            rec.save("identity_readings", readings)
         with rec.stage("metrics"):
             metrics = stages.metric_stage(responses, variants, scores, config.identity, config.metrics,
-                                          None if judged.skipped else judged.pairs, judged.skipped)
+                                          None if judged.skipped else judged.pairs, judged.skipped, readings)
+            if config.judge.enabled:  # how far the judge's rows can be trusted
+                directed = judge_directed(responses)
+                tasks = variants.drop_duplicates("prompt_id").set_index("prompt_id")["task"].to_dict()
+                metrics = annotate_harm(metrics, *check_status(rec.store, config, template), directed, tasks)
+                summary.setdefault("judge", {})["directed"] = int(len(directed))
+                if len(directed):
+                    log.warning("%d answer(s) address the judge (e.g. %r); see judge_directed in the judge_harm rows",
+                                len(directed), directed["phrase"].iloc[0])
             rec.save_metrics(metrics, config.validation.enabled)
         summary["verdicts"] = verdict_lines(metrics, config.model_dump(mode="json"))
         close_run(store, run_id, config, summary, metrics, responses)
@@ -95,8 +123,43 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
 
 def plan_requests(config: IdentityRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
     """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: every identity
-    variant and its control (the judge's calls come on top)."""
+    variant and its control (the judge's calls come on top: :func:`plan_extra_calls`)."""
     return stages.expand_stage(prompts, config.identity, config.llm.system_prompt)[0]
+
+
+def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: ANN401 - a DataFrame
+    """The judge's calls, for a plan: up to 4 per pair of cells per prompt, signal and answer
+    (``llm.count``; identical answers skip theirs), each question holding the prompt, two group
+    phrases and two answers of at most ``llm.max_tokens`` tokens; with ``judge.check``, one call
+    per labelled pair of the check set."""
+    from itertools import combinations
+
+    from equilens.flows.plan import ExtraCalls
+    from equilens.tasks.assessments.identity.judge import _question
+    from equilens.tasks.assessments.identity.accuracy import check_questions
+    from equilens.tasks.llm.budget import CHARS_PER_TOKEN
+
+    if not config.judge.enabled:
+        return []
+    judge = config.judge_llm()
+    caps = "judge.llm" if config.judge.llm is not None else "llm"
+    template = load_instructions(config.judge.instructions)
+    labels = stages.cell_phrases(config.identity)
+    pairs = list(combinations(labels.values(), 2))
+    per_prompt = 4 * len(pairs) * len(config.identity.signals) * config.llm.count
+    longest = max(pairs, key=lambda p: len(p[0]) + len(p[1])) if pairs else ("", "")
+    chars = sum(len(_question(template, text, (longest[0], ""), (longest[1], ""))) + len(judge.system_prompt)
+                for text in prompts["text"])
+    tokens = (chars / CHARS_PER_TOKEN + len(prompts) * 2 * config.llm.max_tokens) * per_prompt
+    out = [ExtraCalls("judge", len(prompts) * per_prompt, tokens, judge, caps,
+                      why=f"4 per pair of {len(labels)} cells per prompt and answer; identical answers skip theirs")]
+    if config.judge.check:
+        check_set = load_check_set(config.judge.check_path)
+        questions = check_questions(check_set, template)
+        check_tokens = sum(len(q) + len(judge.system_prompt) for q in questions) / CHARS_PER_TOKEN
+        out.append(ExtraCalls("judge check", len(questions), check_tokens, judge, caps, per_prompt=False,
+                              up_to=False, why=f"judge.check: one per labelled pair of {check_set.name}"))
+    return out
 
 
 if __name__ == "__main__":  # python flows/identity.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]

@@ -179,7 +179,7 @@ def _planned(cfg: Any, plan_only: bool, yes: bool) -> bool:  # noqa: ANN401 - a 
         return False
     enforce(cfg, plan)
     limit = cfg.llm.confirm_above
-    if not yes and limit is not None and (plan.calls or 0) > limit and sys.stdin.isatty() and sys.stdout.isatty():
+    if not yes and limit is not None and (plan.total_calls or 0) > limit and sys.stdin.isatty() and sys.stdout.isatty():
         for line in plan.lines():
             say(line)
         if not typer.confirm(f"More than llm.confirm_above={limit:,} LLM calls. Run it?", default=False):

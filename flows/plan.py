@@ -9,6 +9,12 @@ first call and in seconds even for a file of millions of prompts.
   ("about"). Calls are requests x ``llm.count``; answers already in the response cache are counted
   too, so a resumed run costs less than its plan says. A flow module without ``plan_requests``
   gets no call count.
+* **Calls beside the model's.** A flow module may also say which other calls a run makes
+  (``plan_extra_calls(config, prompts) -> list[ExtraCalls]``): the identity judge's, up to 4 per
+  pair of cells per prompt and answer (identical answers skip theirs), and its check's. They are
+  scaled like the requests when they grow with the prompts, priced at their own LLM section's
+  prices, and held to its caps: to the ``llm`` section's together with the model's calls when they
+  share it (a judge without ``judge.llm``), else to their own section's.
 * **Cost.** An upper bound at the configured prices (:mod:`equilens.tasks.llm.budget` says how).
 * **Time.** At ``llm.rate_limit`` requests a second when it is set; otherwise at
   ``llm.max_concurrency`` calls in flight of :data:`ASSUMED_CALL_S` seconds each, said as an assumption.
@@ -21,13 +27,36 @@ first call and in seconds even for a file of millions of prompts.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
-from equilens.tasks.config import RunConfig
-from equilens.tasks.llm.budget import check_budget, cost_of, prompt_tokens_of
+from equilens.tasks.config import LLMConfig, RunConfig
+from equilens.tasks.llm.budget import BudgetExceeded, check_budget, cost_of, prompt_tokens_of
 
 SAMPLE = 2_000
 ASSUMED_CALL_S = 2.0
+
+
+@dataclass
+class ExtraCalls:
+    """Calls a run makes beside its model's (a judge's): how many, their prompt tokens, the LLM
+    section that answers and prices them, and which section's caps hold them (``"llm"``: together
+    with the model's calls). ``per_prompt``: they grow with the prompts (scaled like the requests);
+    ``up_to``: an upper bound (identical answers skip theirs)."""
+
+    what: str
+    calls: int
+    prompt_tokens: float
+    llm: LLMConfig
+    caps: str = "llm"
+    per_prompt: bool = True
+    up_to: bool = True
+    why: str = ""
+    cost: float | None = None
+
+    def phrase(self, about: str = "", named: bool = True) -> str:
+        """"up to 1,344 judge calls" (``named``), or "up to 1,344 calls"."""
+        bound = "up to " if self.up_to else about
+        return f"{bound}{self.calls:,} {self.what + ' ' if named else ''}calls"
 
 
 @dataclass
@@ -42,6 +71,12 @@ class Plan:
     cost: float | None = None
     seconds: float | None = None
     timing: str = ""
+    extra: list[ExtraCalls] = field(default_factory=list)
+
+    @property
+    def total_calls(self) -> int | None:
+        """The model's calls and every extra call (a judge's, at most)."""
+        return None if self.calls is None else self.calls + sum(e.calls for e in self.extra)
 
     def summary(self) -> str:
         """One line for the start of every run."""
@@ -50,7 +85,9 @@ class Plan:
         if self.calls is None:
             return f"plan: {head}"
         cost = f", at most {self.cost:,.2f} at the configured prices" if self.cost is not None else ""
-        return f"plan: {head}, {about}{self.calls:,} LLM calls{cost} (--plan for more)"
+        extra = "".join(f" + {e.phrase(about)}" + (f" (at most {e.cost:,.2f})" if e.cost is not None else "")
+                        for e in self.extra)
+        return f"plan: {head}, {about}{self.calls:,} LLM calls{cost}{extra} (--plan for more)"
 
     def lines(self) -> list[str]:
         about = "" if self.exact else "about "
@@ -68,6 +105,14 @@ class Plan:
             out.append(f"  cost: at most {self.cost:,.2f} at the configured prices")
         if self.timing:
             out.append(f"  time: {self.timing}")
+        for e in self.extra:
+            cost = f", at most {e.cost:,.2f} at the configured prices" if e.cost is not None else ""
+            why = f" ({e.why})" if e.why else ""
+            out.append(f"  {e.what}: {e.phrase(about, named=False)}{why}, "
+                       f"about {round(e.prompt_tokens):,} prompt tokens{cost}")
+        if self.extra:
+            out.append(f"  all calls: {'up to ' if any(e.up_to for e in self.extra) else about}"
+                       f"{self.total_calls:,}")
         return out
 
 
@@ -104,6 +149,11 @@ def make_plan(cfg: RunConfig) -> Plan:
                            f"llm.max_concurrency {cfg.llm.max_concurrency} (no llm.rate_limit set)")
     elif calls:
         plan.timing = "the embedded model answers in batches on this machine (the progress line says how fast)"
+    extra = getattr(importlib.import_module(ASSESSMENTS.get(cfg.assessment).flow_module), "plan_extra_calls", None)
+    for e in extra(cfg, sample) if extra is not None else ():
+        if e.per_prompt:
+            e = replace(e, calls=round(e.calls * scale), prompt_tokens=e.prompt_tokens * scale)
+        plan.extra.append(replace(e, cost=cost_of(e.llm, e.calls, e.prompt_tokens) if e.calls else None))
     return plan
 
 
@@ -114,6 +164,21 @@ def enforce(cfg: RunConfig, plan: Plan) -> None:
     about = "" if plan.exact else "about "
     check_budget(cfg.llm, plan.calls, plan.prompt_tokens or 0,
                  f"{about}{plan.prompts or 0:,} prompts, {about}{plan.requests:,} requests x llm.count {cfg.llm.count}")
+    for caps in dict.fromkeys(e.caps for e in plan.extra):
+        mine = [e for e in plan.extra if e.caps == caps]
+        shared = caps == "llm"
+        llm = cfg.llm if shared else mine[0].llm
+        calls = sum(e.calls for e in mine) + (plan.calls if shared else 0)
+        parts = ([f"{about}{plan.calls:,} LLM calls"] if shared else []) + [e.phrase(about) for e in mine]
+        if llm.max_calls is not None and calls > llm.max_calls:
+            raise BudgetExceeded(f"this run would make {' + '.join(parts)} ({calls:,} in all), more than "
+                                 f"{caps}.max_calls {llm.max_calls:,}. Nothing was called. Raise {caps}.max_calls, "
+                                 "or use fewer prompts (prompts.limit) or fewer cells.")
+        costs = [e.cost for e in mine] + ([plan.cost] if shared else [])
+        if llm.max_cost is not None and all(c is not None for c in costs) and sum(costs) > llm.max_cost:
+            raise BudgetExceeded(f"this run could cost up to {sum(costs):,.2f} ({' + '.join(parts)} at the "
+                                 f"configured prices), more than {caps}.max_cost {llm.max_cost:,.2f}. Nothing was "
+                                 f"called. Raise {caps}.max_cost, or use fewer prompts or fewer cells.")
 
 
 def _duration(seconds: float) -> str:

@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from equilens.flows.cli.commands import assessments, compare, metrics, options, report, runs, show
+from equilens.flows.cli.commands import assessments, compare, judge_check, metrics, options, report, runs, show
 from equilens.flows.launch import invoke, run_command
 
 HELP = """Measure bias and fairness of an LLM application, run after run.
@@ -35,6 +35,7 @@ Then look at what is stored:
     equilens assessments       what each assessment answers, and its shipped config
     equilens options           every config key, its default and meaning
     equilens metrics           every metric and which direction is fairer
+    equilens judge-check CONFIG   how often the configured judge model is right on labelled pairs
 """
 
 app = typer.Typer(help=HELP, no_args_is_help=True, rich_markup_mode=None, add_completion=False,
@@ -47,7 +48,7 @@ def _flow_for(config: object):  # noqa: ANN202 - the flow the config's assessmen
     return flow_for(config)
 
 
-for _command in (run_command(_flow_for), runs, show, report, compare, metrics, assessments, options):  # --help lists them so
+for _command in (run_command(_flow_for), runs, show, report, compare, judge_check, metrics, assessments, options):  # --help lists them so
     app.command()(_command)
 
 

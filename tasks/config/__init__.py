@@ -174,7 +174,7 @@ class CounterfactualRunConfig(_WithCounterfactual):
 class IdentityRunConfig(RunConfig):
     """Identity through names and profiles, for prompts that name no group (flows/identity.py)."""
 
-    file_keys = ("judge.instructions",)
+    file_keys = ("judge.instructions", "judge.check_path")
     assessment: Literal["identity"] = _assessment("identity")
     identity: IdentityConfig = Field(default_factory=IdentityConfig)
     judge: JudgeConfig = Field(default_factory=JudgeConfig)

@@ -45,6 +45,8 @@ from equilens.tasks.errors import InputDataError
 NAME, IDENTITY = "{name}", "{identity}"
 PLACEMENTS = ("system", "before", "after", "inline")
 
+SEP = " | "  # between a comparison's parts: "gender x race | pricing"
+
 
 @dataclass(frozen=True)
 class Cell:

@@ -38,9 +38,21 @@ SCHEMA: dict[str, str] = {
     "identity_variants": """
         run_id VARCHAR, variant_id VARCHAR, signal VARCHAR, name VARCHAR, system VARCHAR, task VARCHAR,
         outcome VARCHAR""",
+    "identity_readings": """
+        run_id VARCHAR, variant_id VARCHAR, sample_idx INTEGER, kind VARCHAR, value DOUBLE, unit VARCHAR,
+        reason VARCHAR, figure VARCHAR""",
     "identity_judgements": """
         run_id VARCHAR, attribute VARCHAR, prompt_id VARCHAR, sample_idx INTEGER, cell_a VARCHAR, cell_b VARCHAR,
         about_a DOUBLE, about_b DOUBLE, harm DOUBLE, calls INTEGER, via VARCHAR, error VARCHAR""",
+    "judge_checks": """
+        check_id VARCHAR, checked_at TIMESTAMP, run_id VARCHAR, provider VARCHAR, model VARCHAR,
+        endpoint_id VARCHAR, instructions_hash VARCHAR, check_set VARCHAR, check_set_hash VARCHAR,
+        pairs INTEGER, harmful INTEGER, neutral INTEGER, tp INTEGER, fn INTEGER, tn INTEGER, fp INTEGER,
+        unparsed INTEGER, sensitivity DOUBLE, sensitivity_low DOUBLE, sensitivity_high DOUBLE,
+        specificity DOUBLE, specificity_low DOUBLE, specificity_high DOUBLE, kappa DOUBLE, kappa_low DOUBLE,
+        kappa_high DOUBLE, kappa_interval VARCHAR, confidence DOUBLE, min_sensitivity DOUBLE,
+        min_specificity DOUBLE, min_kappa DOUBLE, passed BOOLEAN, via VARCHAR, calls INTEGER, cost DOUBLE,
+        details JSON""",
     "responses": """
         run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
         role VARCHAR, sample_idx INTEGER, text VARCHAR, ok BOOLEAN, refusal BOOLEAN, error_class VARCHAR,
@@ -227,6 +239,28 @@ class Store:
         as a mapping."""
         with self.connect(read_only=True) as con:
             return con.execute(sql, dict(params) if isinstance(params, Mapping) else list(params or [])).df()
+
+    def save_judge_check(self, row: Mapping[str, Any]) -> None:
+        """Store one check of a judge (table ``judge_checks``; the row never holds a key or a base URL:
+        the endpoint is stored as a hash of its credential-free identity)."""
+        self.append("judge_checks", pd.DataFrame([dict(row)]))
+
+    def latest_judge_check(self, provider: str, model: str, endpoint_id: str | None,
+                           instructions_hash: str) -> dict[str, Any] | None:
+        """The newest stored check of this judge (provider, model, endpoint) with these instructions,
+        as a dict; None when there is none (or no file yet)."""
+        if not self.path.exists():
+            return None
+        with self.connect() as con:  # a write connection: an older file gains the table first
+            frame = con.execute(
+                "SELECT * FROM judge_checks WHERE provider = ? AND model = ? AND endpoint_id IS NOT DISTINCT FROM ? "
+                "AND instructions_hash = ? ORDER BY checked_at DESC LIMIT 1",
+                [provider, model, endpoint_id, instructions_hash]).df()
+        if frame.empty:
+            return None
+        row = frame.iloc[0].to_dict()
+        row["details"] = json.loads(row["details"]) if isinstance(row.get("details"), str) else {}
+        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
 
     def run_config(self, run_id: str) -> dict[str, Any]:
         """The stored config of a run as a dict ({} when the run or its config is missing)."""

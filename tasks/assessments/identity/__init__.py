@@ -18,13 +18,12 @@ import pandas as pd
 from equilens.tasks.config import CounterfactualConfig, IdentityConfig, MetricsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
-from equilens.tasks.inputs.identity import (IDENTITY, attribute_label, cell_names, cells_of, check_inline,
+from equilens.tasks.inputs.identity import (IDENTITY, SEP, attribute_label, cell_names, cells_of, check_inline,
                                    identity_phrases, place, slots_for)
 from equilens.tasks.assessments.counterfactual import NONE_JSON, VARIANT_COLUMNS, ScoreSet, variant_id
 
 IDENTITY_EXTRA = ["signal", "name", "system", "task", "outcome"]  # stored in identity_variants
 IDENTITY_COLUMNS = [*VARIANT_COLUMNS, *IDENTITY_EXTRA]
-SEP = " | "
 
 
 def comparison(attribute: str, signal: str, several_signals: bool, task: str | None = None) -> str:
@@ -108,24 +107,56 @@ def cell_phrases(cfg: IdentityConfig) -> dict[str, str]:
 
 
 # --- outcomes ------------------------------------------------------------------------------------
-def read_outcomes(responses: pd.DataFrame, variants: pd.DataFrame, pattern: str | None) -> pd.DataFrame:
-    """``responses`` with ``outcome_kind``, ``outcome_option`` and ``outcome_value`` (NaN: unparsed)."""
-    from equilens.tasks.scoring.parsing import parse_outcome
+READING_COLUMNS = ["variant_id", "sample_idx", "kind", "value", "unit", "reason", "figure"]
 
-    specs = {pid: outcome_of(raw) for pid, raw in
-             variants.drop_duplicates("prompt_id").set_index("prompt_id")["outcome"].items()}  # checked at expansion
-    kinds, values = [], []
-    for pid, text, ok in zip(responses["prompt_id"], responses["text"], responses["ok"], strict=True):
-        spec = specs.get(pid)
-        if spec is None:
-            kinds.append(None)
-            values.append(np.nan)
+
+def read_stage(responses: pd.DataFrame, variants: pd.DataFrame, pattern: str | None = None) -> pd.DataFrame:
+    """One reading per answer to an outcome prompt (:data:`READING_COLUMNS`): the amount in the unit
+    its prompt asks for, 1/0 for yes/no, the chosen option's index, or no value with the reason
+    (:data:`equilens.tasks.scoring.outcomes.REASONS`; a failed or refused call is ``failed``).
+    Read by :func:`equilens.tasks.scoring.outcomes.read_outcome` against the variant's own prompt,
+    so figures the prompt gave are not taken for the answer; ``pattern`` (``identity.number_pattern``)
+    first cuts an amount answer down to its first group."""
+    import re
+
+    from equilens.tasks.scoring.outcomes import Reading, question_of, read_outcome
+
+    by_variant = variants.drop_duplicates("variant_id").set_index("variant_id")
+    questions = {}
+    for vid, text, raw in zip(by_variant.index, by_variant["text"], by_variant["outcome"], strict=True):
+        spec = outcome_of(raw)  # checked at expansion
+        if spec is not None:
+            kind, options = spec
+            unit = options[0] if kind == "number" and options else None
+            questions[vid] = question_of(str(text), kind, options if kind == "choice" else (), unit)
+    rows = []
+    for vid, sample, text, ok, refusal in zip(responses["variant_id"], responses["sample_idx"], responses["text"],
+                                              responses["ok"], responses["refusal"], strict=True):
+        q = questions.get(vid)
+        if q is None:
             continue
-        kind, options = spec
-        kinds.append(kind)
-        v = parse_outcome(text, kind, options, pattern if kind == "number" else None) if ok else None
-        values.append(np.nan if v is None else (float(v == 0) if kind == "choice" else v))
-    return responses.assign(outcome_kind=kinds, outcome_value=values)
+        if not ok or bool(refusal):
+            reading = Reading(None, "failed")
+        elif pattern is not None and q.kind == "number":
+            found = re.search(pattern, str(text or ""))
+            reading = (read_outcome(found.group(1), q) if found and found.group(1)
+                       else Reading(None, "no_figure"))
+        else:
+            reading = read_outcome(text, q)
+        rows.append({"variant_id": vid, "sample_idx": int(sample), "kind": q.kind, "value": reading.value,
+                     "unit": reading.unit, "reason": reading.reason, "figure": reading.figure})
+    return pd.DataFrame(rows, columns=READING_COLUMNS).astype({"value": float})
+
+
+def with_readings(responses: pd.DataFrame, readings: pd.DataFrame) -> pd.DataFrame:
+    """``responses`` with ``outcome_kind``, ``outcome_value`` (NaN: unreadable) and ``outcome_reason``."""
+    keyed = readings.rename(columns={"kind": "outcome_kind", "value": "outcome_value", "reason": "outcome_reason"})
+    out = responses.merge(keyed[["variant_id", "sample_idx", "outcome_kind", "outcome_value", "outcome_reason"]],
+                          on=["variant_id", "sample_idx"], how="left")
+    choice = out["outcome_kind"].eq("choice")
+    out.loc[choice, "outcome_value"] = (out.loc[choice, "outcome_value"] == 0).astype(float).where(
+        out.loc[choice, "outcome_value"].notna())
+    return out
 
 
 def _normalised(frame: pd.DataFrame) -> pd.Series:
@@ -156,7 +187,9 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
         for c in cells:
             sub = with_kind[with_kind["grp"] == c]
             est = bootstrap_mean(spec.per_item(sub["outcome_value"].to_numpy(float)), sub["prompt_id"], **boot)
-            rows.append(estimate_row(spec.name, est, attribute=label, group_a=c, details={"answers": int(len(sub))}))
+            reasons = sub["outcome_reason"].dropna().value_counts() if "outcome_reason" in sub else pd.Series()
+            rows.append(estimate_row(spec.name, est, attribute=label, group_a=c, details={
+                "answers": int(len(sub)), "reasons": {str(k): int(v) for k, v in reasons.items()}}))
     for kind, part in with_kind.groupby("outcome_kind"):
         cell_metric, pair_metric = OUTCOME_METRICS[str(kind)]
         part = part.assign(value=_normalised(part)).dropna(subset=["value"])
@@ -190,7 +223,8 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
 # --- metrics -------------------------------------------------------------------------------------
 def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreSet, cfg: IdentityConfig,
                  metrics_cfg: MetricsConfig, judged: pd.DataFrame | None = None,
-                 judge_skipped: str = "no judge configured (set judge.enabled: true)") -> pd.DataFrame:
+                 judge_skipped: str = "no judge configured (set judge.enabled: true)",
+                 readings: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every comparison's rows: the counterfactual metrics (parity, similarity against the floor of
     two names of one cell, non-completion), the outcome metrics and the judge's harm score per pair
     (``judged``; without it one skipped row per comparison says why), with one Holm family per
@@ -204,7 +238,9 @@ def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreS
 
     cf_cfg = CounterfactualConfig(attributes=[], noise_floor="controls")  # no lexicon: cells are the groups
     meta = variants.drop_duplicates("variant_id").set_index("variant_id")[["task"]]
-    responses = read_outcomes(responses, variants, cfg.number_pattern).join(meta, on="variant_id")
+    if readings is None:
+        readings = read_stage(responses, variants, cfg.number_pattern)
+    responses = with_readings(responses, readings).join(meta, on="variant_id")
     cells = [c.label for c in cells_of(cfg.attributes, cfg.genders, cfg.races)]
     tasks = variants.drop_duplicates("prompt_id").set_index("prompt_id")["task"]
     judged = judged.assign(task=judged["prompt_id"].map(tasks)) if judged is not None else None

@@ -277,7 +277,7 @@ def read_amount(text: str, q: Question) -> Reading:
         between = plain[a.end:b.start]
         if re.search(r"\bor\s*$", between) and not re.search(r"[.;!?\n]", between) and a.score > b.score:
             b.score = a.score
-    candidates = [m for m in found if _usable(plain, m, q) and not m.anchor]
+    candidates = [m for m in found if _usable(plain, m, q) and (not m.anchor or m.score >= 2)]  # a cue wins
     for m in candidates:
         added = _added(plain, m, q)
         if added is not None and m.score > -1:
