@@ -149,15 +149,38 @@ def test_a_fair_model_fires_in_at_most_five_percent_of_runs_and_a_swap_flips_the
     assert ab["value"] == pytest.approx(-ba["value"], abs=1e-12)
 
 
-def test_a_verdict_without_a_finding_still_names_the_worst_off_cell_as_within_chance() -> None:
+def test_a_verdict_without_a_finding_names_no_cell_and_states_the_detectable_gap_in_amounts() -> None:
+    from equilens.tasks.assessments.identity import detectable_outcome_gaps, outcome_rows
     from equilens.tasks.reporting.verdict import attribute_verdict
-    from equilens.tasks.assessments.identity import outcome_rows
 
     cells = [c.label for c in CELLS[:2]]
-    rows = pd.DataFrame(outcome_rows(_simulated(np.random.default_rng(2), 24, {}, cells), "gender x race", cells,
-                                     MetricsConfig(bootstrap_resamples=50)))
-    sentence = attribute_verdict("gender x race", rows).sentence
-    assert "Within chance, the worst-off cell is " in sentence and "lowest amounts" in sentence, sentence
+    records = outcome_rows(_simulated(np.random.default_rng(2), 24, {}, cells), "gender x race", cells,
+                           MetricsConfig(bootstrap_resamples=50))
+    detectable_outcome_gaps(records, 1, 0.05)
+    sentence = attribute_verdict("gender x race", pd.DataFrame(records)).sentence
+    assert "worst" not in sentence and "parity" not in sentence, sentence
+    assert "no outcome difference beyond chance; with 24 prompts the smallest gaps this run could detect are " \
+           "amounts about" in sentence and "% apart" in sentence, sentence
+
+
+def test_a_gap_of_the_stated_detectable_size_is_found_in_about_80_percent_of_runs() -> None:
+    """Power by simulation: plant the relative gap the run states it could detect, then count how often
+    the paired t-test finds it (the bar is alpha / family, so the stated size errs on the large side)."""
+    from equilens.tasks.assessments.identity import detectable_outcome_gaps, outcome_rows
+
+    cells = [c.label for c in CELLS[:2]]
+    cfg = MetricsConfig(bootstrap_resamples=20)
+    pilot = outcome_rows(_simulated(np.random.default_rng(7), 24, {}, cells), "x", cells, cfg)
+    detectable_outcome_gaps(pilot, 1, 0.05)
+    mdg = next(r for r in pilot if r["metric"] == "number_outcome_gap")["details"]["min_detectable_gap"]
+    effect = -mdg / (1 - mdg / 2)  # cell a at (1 + effect): relative to the two cells' mean, a gap of -mdg
+    rng = np.random.default_rng(8)
+    found, runs = 0, 150
+    for _ in range(runs):
+        rows = outcome_rows(_simulated(rng, 24, {cells[0]: effect}, cells), "x", cells, cfg)
+        gap = next(r for r in rows if r["metric"] == "number_outcome_gap")
+        found += gap["details"]["p_value"] < 0.05 and gap["value"] < 0
+    assert 0.68 * runs <= found <= 0.92 * runs, (found, mdg)
 
 
 # --- end to end ----------------------------------------------------------------------------------
@@ -414,6 +437,9 @@ def _counter_offer_run(server, tmp_path: Path):  # noqa: ANN001, ANN202
                            "'gender x race'", [result["run_id"]]).fetchall()
         unread = con.execute("SELECT count(*) FROM identity_readings WHERE run_id = ? AND value IS NULL",
                              [result["run_id"]]).fetchone()[0]
+        pairs = con.execute("SELECT DISTINCT group_a, group_b FROM metrics WHERE run_id = ? AND group_b IS NOT NULL "
+                            "AND group_a <> group_b", [result["run_id"]]).fetchall()
+    assert not {(a, b) for a, b in pairs} & {(b, a) for a, b in pairs}, pairs  # one orientation per pair
     verdict = next(v for v in result["verdicts"] if v.startswith("gender x race:"))
     return gaps, unread, verdict
 
@@ -444,4 +470,4 @@ def test_a_fair_model_whose_wording_alone_differs_by_cell_shows_no_outcome_gap(
     gaps, unread, verdict = _counter_offer_run(openai_server, tmp_path)
     assert unread == 0
     assert all(p is None or p >= 0.05 for *_, p in gaps) and all(abs(v) < 0.03 for _, _, v, *_ in gaps), gaps
-    assert "worst off" not in verdict, verdict
+    assert "worst" not in verdict and "no outcome difference beyond chance" in verdict, verdict

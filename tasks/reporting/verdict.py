@@ -217,12 +217,43 @@ def determinism_note(rows: pd.DataFrame, temperature: float | None = None) -> st
 
 def attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float = 0.05, polarity: str = "neg",
                       temperature: float | None = None) -> Verdict:
-    """The verdict for one attribute from its counterfactual metric rows."""
+    """The verdict for one attribute from its counterfactual metric rows, with how far a judge's
+    harm scores can be trusted when the rows hold them."""
     note = determinism_note(rows, temperature)
     verdict = _attribute_verdict(attribute, rows, alpha, polarity)
-    if note:
-        verdict.sentence = f"{verdict.sentence} {note}"
+    for extra in (note, judge_note(rows)):
+        if extra:
+            verdict.sentence = f"{verdict.sentence} {extra}"
     return verdict
+
+
+def judge_note(rows: pd.DataFrame) -> str:
+    """The judge's standing in words, as its harm rows carry it ("judge: gpt-4o-mini, 0.91
+    sensitivity / 0.95 specificity on 132 labelled pairs"; "judge unchecked: ..."); "" without a judge."""
+    notes = [details_of(x).get("judge_note") for m, v, x in zip(rows["metric"], rows["value"], rows["details"],
+                                                                 strict=True) if _inputs(m) == "judge" and _num(v) is not None]
+    notes = [n for n in notes if isinstance(n, str) and n]
+    if not notes:
+        return ""
+    note = max(set(notes), key=notes.count).rstrip(".")
+    return f"{note[0].upper()}{note[1:]}."
+
+
+OUTCOME_WORDS = {"number": "amounts about {:.0%} apart", "yes_no": "yes rates {:.2f} apart",
+                 "choice": "first-choice rates {:.2f} apart"}
+
+
+def outcome_detectable(rows: pd.DataFrame) -> str:
+    """The smallest outcome gaps a run could detect, in the outcome's own terms ("amounts about 6%
+    apart and yes rates 0.20 apart"): the largest stated over the comparison's pairs per kind."""
+    found: dict[str, float] = {}
+    for m, x in zip(rows["metric"], rows["details"], strict=True):
+        d = details_of(x)
+        mdg = _num(d.get("min_detectable_gap"))
+        if _is_outcome(m) and mdg is not None and d.get("kind") in OUTCOME_WORDS:
+            found[d["kind"]] = max(found.get(d["kind"], 0.0), mdg)
+    parts = [OUTCOME_WORDS[k].format(found[k]) for k in OUTCOME_WORDS if k in found]
+    return " and ".join(parts)
 
 
 def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarity: str) -> Verdict:
@@ -292,6 +323,12 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
         sentence = (f"{attribute}: no difference can be shown with {max(prompts)} prompts: the permutation test "
                     f"needs at least {needed} to reach p_holm < {alpha:g} across {len(tested)} pairs{metrics}. "
                     "Add prompts.")
+    elif detectable := outcome_detectable(valued):
+        outcome_prompts = [_num(details_of(x).get("prompts")) for m, x in zip(valued["metric"], valued["details"],
+                                                                              strict=True) if _is_outcome(m)]
+        size = f"with {int(max(p for p in outcome_prompts if p))} prompts " if any(outcome_prompts) else ""
+        sentence = (f"{attribute}: no outcome difference beyond chance; {size}the smallest gaps this run could "
+                    f"detect are {detectable}.")
     elif mdgs:
         size = f"with {max(prompts)} prompts " if prompts else ""
         sentence = (f"{attribute}: no difference beyond sampling noise; {size}the smallest gap this run could "
@@ -304,8 +341,6 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
         sentence = f"{attribute}: no noise floor to judge against (see the metric rows)."
     else:
         sentence = f"{attribute}: no difference beyond sampling noise (too few prompts for an interval)."
-    if worst := worst_off(rows):  # named, and said to be within chance, so no one reads it as a finding
-        sentence += f" Within chance, {worst.replace('worst off: ', 'the worst-off cell is ', 1)}."
     return Verdict(attribute, False if evidence else None, sentence + tail, evidence)
 
 

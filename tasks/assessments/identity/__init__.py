@@ -212,6 +212,7 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
             d = (both[a] - both[b]).to_numpy()
             est = bootstrap_mean(d, both.index.to_numpy(), **boot)
             details: dict = {"prompts": int(len(d)), "gap": est.value, "gap_ci": [est.ci_low, est.ci_high],
+                             "gap_sd": float(np.std(d, ddof=1)),
                              "noise_floor": 0.0, "noise_floor_method": "none: a difference of means over prompts",
                              "kind": str(kind)}
             if np.ptp(d) > 0:
@@ -221,6 +222,52 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
 
 
 # --- metrics -------------------------------------------------------------------------------------
+def detectable_outcome_gaps(records: list[dict], family: int, alpha: float, power: float = 0.8) -> None:
+    """Each outcome gap's smallest detectable size, in its own units (a share of the prompt's average
+    amount, or a difference of rates), set as ``details["min_detectable_gap"]``: the gap a paired
+    t-test over the same prompts, at the Bonferroni level alpha / family (Holm's first step, so a
+    conservative bar), finds with probability ``power``: (t_{1-a/2} + t_power) x sd / sqrt(n)."""
+    from scipy.stats import t
+
+    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+
+    gaps = {pair for _, pair in OUTCOME_METRICS.values()}
+    for r in records:
+        d = r["details"]
+        if r["metric"] in gaps and isinstance(d.get("gap_sd"), float) and d.get("prompts", 0) >= 2:
+            n = int(d["prompts"])
+            step = t.ppf(1 - alpha / (2 * max(family, 1)), n - 1) + t.ppf(power, n - 1)
+            d["min_detectable_gap"] = float(step * d["gap_sd"] / np.sqrt(n))
+
+
+def one_orientation(records: list[dict]) -> list[dict]:
+    """Every pair of cells written one way, in sorted order as the counterfactual metrics compare them
+    (``female-black`` vs ``female-white``): a signed row (an outcome gap, the judge's harm) read
+    the other way round is flipped, its value, interval and gap negated."""
+    from equilens.tasks.assessments.identity.judge import judge_metrics
+    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+
+    signed = {pair for _, pair in OUTCOME_METRICS.values()} | set(judge_metrics())
+    for r in records:
+        a, b = r["group_a"], r["group_b"]
+        if not isinstance(a, str) or not isinstance(b, str) or a <= b:
+            continue
+        r["group_a"], r["group_b"] = b, a
+        if r["metric"] not in signed:
+            continue
+        neg = (lambda v: -v if isinstance(v, float | int) and v == v else v)  # noqa: E731 - None and NaN stay
+        r["value"], (r["ci_low"], r["ci_high"]) = neg(r["value"]), (neg(r["ci_high"]), neg(r["ci_low"]))
+        d = r["details"]
+        if "gap" in d:
+            d["gap"] = neg(d["gap"])
+        if isinstance(d.get("gap_ci"), list) and len(d["gap_ci"]) == 2:
+            d["gap_ci"] = [neg(d["gap_ci"][1]), neg(d["gap_ci"][0])]
+        if "about_a" in d:
+            d["about_a"], d["about_b"] = d.get("about_b"), d["about_a"]
+    return records
+
+
+
 def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreSet, cfg: IdentityConfig,
                  metrics_cfg: MetricsConfig, judged: pd.DataFrame | None = None,
                  judge_skipped: str = "no judge configured (set judge.enabled: true)",
@@ -263,6 +310,7 @@ def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreS
                       and (judged_metric(r["metric"], r["details"]) or r["family"] == "identity")]
             for r, adj in zip(family, holm_adjust([r["details"]["p_value"] for r in family]), strict=True):
                 r["details"]["p_holm"] = adj
-            rows += records
+            detectable_outcome_gaps(records, len(family), 1 - metrics_cfg.confidence)
+            rows += one_orientation(records)
     return pd.DataFrame(rows, columns=METRIC_ROW_COLUMNS)
 
