@@ -100,3 +100,48 @@ def test_report_renders_in_headless_chromium(store: Store, tmp_path: Path) -> No
     assert len(set(rows_with(top, "#b3261e")) & set(band)) >= 3
     opened = rows_with(whole, "#eef4ea")  # an expanded example's summary, below the glance figure
     assert len(opened) > 10 and opened.min() > rows_with(whole, "#e8eef6").max()
+
+
+def test_an_identity_run_s_glance_shows_its_outcome_gaps_and_the_judge_with_its_note(tmp_path: Path) -> None:
+    import re
+
+    from tests.test_evidence import JUDGE_NOTE, seed_identity_run
+
+    s = Store(tmp_path / "i.duckdb")
+    seed_identity_run(s)
+    html = build_html_report(s, "run-i")
+    glance = html[html.index("<section id=glance>"):html.index("</section>", html.index("<section id=glance>"))]
+    figures = re.findall(r'<figure class=plot data-glance="gender x race"(?: data-glance-metric="(\w+)")?', glance)
+    # one figure per outcome gap, one for the judge, one for the sentiment finding; no parity figure
+    assert figures == ["number_outcome_gap", "yes_rate_gap", "judge_harm", ""]
+    assert "relative amount gap per pair (share of the prompt&#x27;s average)" in glance
+    assert "yes-rate gap per pair" in glance and "strict parity gap per pair" not in glance
+    amounts = glance[glance.index('data-glance-metric="number_outcome_gap"'):glance.index('data-glance-metric="yes_rate_gap"')]
+    assert amounts.index("female-black vs male-white") < amounts.index("female-white vs female-black")  # |gap| first
+    assert amounts.count('class="point found"') == 3  # the three outcome findings in red, negative ones too
+    judge = glance[glance.index('data-glance-metric="judge_harm"'):]
+    assert f"<figcaption class=meta>{JUDGE_NOTE}</figcaption>" in judge.split("</figure>")[0]
+    # the examples (three prompts) show what was read from each answer
+    assert "<div class=reading>read: $46,400 (year)</div>" in html and "→ 54,000 per year" in html
+    # one orientation per pair in every table
+    seen = set(re.findall(r"<td>((?:fe)?male-\w+) vs ((?:fe)?male-\w+)</td>", html))
+    seen |= set(re.findall(r"<td>((?:fe)?male-\w+)</td><td>((?:fe)?male-\w+)</td>", html))
+    assert seen and not {(b, a) for a, b in seen} & seen
+
+
+def test_a_signed_gap_s_detectable_band_reaches_both_sides_of_zero() -> None:
+    import re
+
+    from equilens.tasks.reporting.svg import gap_chart
+
+    svg = gap_chart("amounts", [("female-black vs male-white", -0.15, -0.2, -0.1, 0.06, True),
+                                ("female-white vs male-black", 0.01, -0.04, 0.06, 0.06, False)], signed=True)
+    zero = float(re.search(r'<line x1="([\d.]+)"[^>]*class="zero"', svg).group(1))
+    for x, width in re.findall(r'<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', svg):
+        assert float(x) + float(width) / 2 == pytest.approx(zero, abs=0.2)  # centred on 0
+    low, high = re.findall(r'<circle cx="([\d.]+)"', svg)
+    assert float(low) < zero - 2 * float(width) / 2 and "±0.060" in svg  # the finding left of the band
+    unsigned = gap_chart("parity", [("male vs female", 0.2, 0.05, 0.35, 0.15, True)])
+    x, width = re.search(r'<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', unsigned).groups()
+    assert float(x) == pytest.approx(float(re.search(r'<line x1="([\d.]+)"[^>]*class="zero"', unsigned).group(1)),
+                                     abs=0.1)  # a parity gap's band starts at 0

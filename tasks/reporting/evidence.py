@@ -10,6 +10,10 @@ group's prompt as sent (with the name or profile of an identity variant) and its
 with its score. Everything here is read from DuckDB alone, so a stored run shows its evidence
 long after it ran.
 
+An identity comparison with outcome gaps is shown by its outcomes instead: the pair and the
+prompts come from the outcomes read from the answers (:mod:`equilens.tasks.reporting.readings`),
+and each answer is shown with its reading ("read: $62,000 (year)", "unreadable: hedged").
+
 The other families: per classifier (toxicity, stereotype), the answers it scores highest, one
 column per group where the answers belong to groups; for BBQ, per category, the questions the model
 answered with the stereotyped option, wrong ones first.
@@ -32,6 +36,7 @@ class Side:
     answer: str | None
     score: float | None
     profile: str | None = None  # an identity variant's name or profile line
+    reading: str | None = None  # the outcome read from the answer ("read: yes", "unreadable: hedged")
 
 
 @dataclass
@@ -88,6 +93,8 @@ def _paired_answers(store: Any, run_id: str, paired: pd.DataFrame, n: int) -> li
     scorer = store.query("SELECT min(scorer) AS s FROM scores WHERE run_id = ? AND scorer LIKE 'vader%'",
                          [run_id])["s"].iloc[0]
     scorer = scorer if isinstance(scorer, str) else ""
+    from equilens.tasks.reporting.readings import outcome_pair, ranked_readings
+
     profiles, tasks = _profiles(store, run_id)
     known = set(store.query("SELECT DISTINCT attribute FROM responses WHERE run_id = ?", [run_id])["attribute"])
     from equilens.tasks.reporting.verdict import run_verdicts
@@ -95,7 +102,9 @@ def _paired_answers(store: Any, run_id: str, paired: pd.DataFrame, n: int) -> li
     said = {v.subject: v.evidence for v in run_verdicts(paired, store.run_config(run_id))}  # the run's alpha
     out = []
     for attribute, rows in paired.groupby(paired["attribute"].fillna("–"), sort=True):
-        chosen = _chosen_pair(rows, said.get(str(attribute), []))
+        evidence = said.get(str(attribute), [])
+        by_outcome = outcome_pair(rows, evidence)
+        chosen = by_outcome[:2] if by_outcome else _chosen_pair(rows, evidence)
         if chosen is None:
             continue
         (a, b), why = chosen
@@ -104,9 +113,14 @@ def _paired_answers(store: Any, run_id: str, paired: pd.DataFrame, n: int) -> li
         if base != attribute:  # a per-task comparison: that task's prompts only
             task = str(attribute).rsplit(" | ", 1)[1]
             variants = sorted(v for v, t in tasks.items() if t == task)
-        found = store.query(_EXAMPLES_SQL.format(only=_ONLY_VARIANTS if variants is not None else ""),
-                            {"scorer": scorer, "run_id": run_id, "attribute": base, "a": a, "b": b, "n": n,
-                             **({"variants": variants} if variants is not None else {})})
+        only = _ONLY_VARIANTS if variants is not None else ""
+        params = {"run_id": run_id, "attribute": base, "a": a, "b": b, "n": n,
+                  **({"variants": variants} if variants is not None else {})}
+        read = ranked_readings(store, {**params, "kind": by_outcome[2]}, only) if by_outcome else pd.DataFrame()
+        if len(read):  # an identity comparison's outcomes: ranked by its readings, each shown
+            out.append(Evidence(str(attribute), (a, b), why, _examples(read, a, b, profiles)))
+            continue
+        found = store.query(_EXAMPLES_SQL.format(only=only), {"scorer": scorer, **params})
         out.append(Evidence(str(attribute), (a, b), why, _examples(found, a, b, profiles), scorer))
     return out
 
@@ -164,12 +178,18 @@ def _profiles(store: Any, run_id: str) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _examples(found: pd.DataFrame, a: str, b: str, profiles: dict[str, str]) -> list[Example]:
-    """The ranked prompts' first answers (:data:`_EXAMPLES_SQL`) as examples, group ``a`` first."""
+    """The ranked prompts' first answers (:data:`_EXAMPLES_SQL`, or
+    :data:`equilens.tasks.reporting.readings.READINGS_SQL` with each answer's reading) as examples,
+    group ``a`` first."""
+    from equilens.tasks.reporting.readings import reading_text
+
     out = []
     for _, rows in found.groupby("place", sort=True):
         first = {r["grp"]: r for _, r in rows.iterrows()}
-        sides = [Side(g, first[g]["sent"], first[g]["text"], float(first[g]["score"]) if pd.notna(first[g]["score"])
-                      else None, profiles.get(first[g]["variant_id"])) for g in (a, b)]
+        sides = [Side(g, first[g]["sent"], first[g]["text"],
+                      float(first[g]["score"]) if pd.notna(first[g].get("score")) else None,
+                      profiles.get(first[g]["variant_id"]), reading_text(first[g]) if "kind" in found else None)
+                 for g in (a, b)]
         diff = rows["diff"].iloc[0]
         out.append(Example(str(rows["prompt_id"].iloc[0]), float(diff) if pd.notna(diff) else None, sides))
     return out
@@ -191,7 +211,9 @@ def markdown_lines(evidence: list[Evidence], limit: int = 240) -> list[str]:
             for s in ex.sides:
                 who = f"{s.group}" + (f", {s.profile}" if s.profile else "")
                 score = f" · {ev.scorer} {s.score:.3f}" if s.score is not None else ""
-                lines.append(f"- **{_md(who)}**{score}: {_md(_clip(s.prompt, limit))}  \n  → {_md(_clip(s.answer, limit))}")
+                reading = f"  \n  *{_md(s.reading)}*" if s.reading else ""
+                lines.append(f"- **{_md(who)}**{score}: {_md(_clip(s.prompt, limit))}  \n  → {_md(_clip(s.answer, limit))}"
+                             f"{reading}")
             lines.append("")
     return lines
 
@@ -221,7 +243,8 @@ def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
             for s in ex.sides:
                 head = f"{s.profile} · " if s.profile else ""
                 score = f"\n[{ev.scorer} {s.score:.3f}]" if s.score is not None else ""
-                cells.append(text(f"{head}{_clip(s.prompt, limit)}\n→ {_clip(s.answer, limit)}{score}"))
+                reading = f"\n[{s.reading}]" if s.reading else ""
+                cells.append(text(f"{head}{_clip(s.prompt, limit)}\n→ {_clip(s.answer, limit)}{score}{reading}"))
             table.add_row(*cells)
         console.print(table)
 
@@ -232,9 +255,14 @@ def html_section(evidence: list[Evidence], limit: int = 1200) -> str:
 
     if not evidence:
         return ""
+    read = any(s.reading for ev in evidence for ex in ev.examples for s in ex.sides)
+    outcomes = ("; per identity comparison with outcomes, the prompts whose answers' readings (the amount or "
+                "decision read from each answer) differ most between the pair with the outcome finding (or "
+                "the largest outcome gap)") if read else ""
     parts = ["<section id=examples><h2>The answers behind the gaps</h2><p class=meta>per attribute, the prompts "
-             "whose answers differ most in score between the pair the verdict found (or with the largest gap); "
-             "per classifier, the answers it scores highest; for BBQ, answers that chose the stereotype</p>"]
+             "whose answers differ most in score between the pair the verdict found (or with the largest gap)"
+             f"{outcomes}; per classifier, the answers it scores highest; for BBQ, answers that chose the "
+             "stereotype</p>"]
     for i, ev in enumerate(evidence):
         rows = []
         for ex in ev.examples:
@@ -242,8 +270,9 @@ def html_section(evidence: list[Evidence], limit: int = 1200) -> str:
             for s in ex.sides:
                 who = f"<div class=meta>{escape(s.profile)}</div>" if s.profile else ""
                 score = f"<div class=meta>{escape(ev.scorer)} {s.score:.3f}</div>" if s.score is not None else ""
+                reading = f"<div class=reading>{escape(s.reading)}</div>" if s.reading else ""
                 cells.append(f"<td>{who}<p><b>{escape(_clip(s.prompt, limit))}</b></p>"
-                             f"<p>{escape(_clip(s.answer, limit))}</p>{score}</td>")
+                             f"<p>{escape(_clip(s.answer, limit))}</p>{reading}{score}</td>")
             rows.append(f"<tr>{''.join(cells)}</tr>")
         head = "".join(f"<th>{escape(g)}</th>" for g in ev.pair)
         parts.append(f"<details class=examples{' open' if i == 0 else ''}><summary>{escape(ev.attribute)}: "

@@ -33,6 +33,7 @@ svg .grid{stroke:#eee} svg .axis{stroke:#999} svg .whisker{stroke:#3b6ea8;stroke
 .card b{display:block;font-size:1.3rem}
 details.examples{margin:.5rem 0} details.examples summary{cursor:pointer;font-weight:600;padding:2px 4px}
 details.examples[open]>summary{background:#eef4ea} details.examples td{vertical-align:top;width:50%}
+.reading{font-weight:600;color:#5a3e00;background:#fbf3dc;display:inline-block;padding:0 4px;border-radius:3px}
 """
 
 
@@ -87,7 +88,7 @@ def build_html_report(store: Store, run_id: str) -> str:
     if said:
         parts.append("<section id=verdict><h2>Verdict</h2><ul>" + "".join(f"<li>{escape(v.sentence)}</li>"
                                                                           for v in said) + "</ul></section>")
-    parts.append(_glance(said))
+    parts.append(_glance(said, metrics))
     if summary.get("error"):
         parts.append(f"<section id=failure><h2>Run failed</h2><p class=bad>{escape(str(summary['error']))}</p></section>")
 
@@ -190,32 +191,91 @@ def build_html_report(store: Store, run_id: str) -> str:
     return "".join(parts)
 
 
-def _glance(said: list) -> str:  # the run's Verdicts (tasks.reporting.verdict.run_verdicts)
-    """One figure per compared attribute: each pair's gap beyond noise for the headline metric (and
-    any finding), sorted by gap, the first GLANCE_ROWS shown and the rest behind "show all"."""
-    from equilens.tasks.reporting.svg import GLANCE_ROWS, gap_chart
+GLANCE_TITLES = {"number_outcome_gap": "relative amount gap per pair (share of the prompt's average)",
+                 "yes_rate_gap": "yes-rate gap per pair (share of answers)",
+                 "first_choice_rate_gap": "first-choice rate gap per pair (share of answers)"}
+"""The title of each outcome gap's glance figure (the order in which they are shown)."""
+
+
+def _glance(said: list, metrics: pd.DataFrame | None = None) -> str:  # the run's Verdicts (run_verdicts)
+    """The verdicts at a glance. A verdict with outcome gaps (an identity comparison): one figure per
+    outcome gap and one for the judge's harm score, each pair's signed gap with its interval and a
+    band of the smallest detectable gap on both sides of 0, the judge's note under its figure, and
+    a parity figure only for parity or similarity findings. Any other verdict: one figure of each
+    pair's gap beyond noise for the headline metric (and any finding), sorted by gap. The first
+    GLANCE_ROWS pairs are shown and the rest behind "show all"; a pair reads as its metric rows do."""
+    from equilens.tasks.reporting.readings import OUTCOME_GAPS
     from equilens.tasks.reporting.verdict import HEADLINE, SHORT
 
-    figs = []
+    figs, signed = [], False
     for v in said:
-        shown = [e for e in v.evidence if e["metric"] == HEADLINE or e["beyond_noise"]]
-        rows = [(e["pair"] + ("" if e["metric"] == HEADLINE else f" · {SHORT.get(e['metric'], e['metric'])}"),
-                 _f(e.get("gap")), *[_f(c) for c in (e.get("gap_ci") or [None, None])],
-                 _f(e.get("min_detectable_gap")), bool(e["beyond_noise"])) for e in shown]
-        rows = sorted([r for r in rows if r[1] is not None], key=lambda r: -r[1])
-        if not rows:
+        if not any(e["metric"] in OUTCOME_GAPS for e in v.evidence):
+            shown = [e for e in v.evidence if e["metric"] == HEADLINE or e["beyond_noise"]]
+            figs.append(_glance_figure(v.subject, f"{v.subject}: {SHORT.get(HEADLINE, HEADLINE)} gap per pair", shown,
+                                       lambda e: "" if e["metric"] == HEADLINE else SHORT.get(e["metric"], e["metric"])))
             continue
-        title = f"{v.subject}: {SHORT.get(HEADLINE, HEADLINE)} gap per pair"
-        fig = f'<figure class=plot data-glance="{escape(v.subject)}">' + gap_chart(title, rows[:GLANCE_ROWS])
-        if len(rows) > GLANCE_ROWS:
-            fig += (f"<details class=all-pairs><summary>show all {len(rows)} pairs</summary>"
-                    + gap_chart(title + " (all)", rows) + "</details>")
-        figs.append(fig + "</figure>")
+        signed = True
+        for metric, title in GLANCE_TITLES.items():
+            figs.append(_glance_figure(v.subject, f"{v.subject}: {title}", [e for e in v.evidence if e["metric"] == metric],
+                                       metric=metric, signed=True))
+        harm = [e for e in v.evidence if _is_judge(e["metric"])]
+        notes = list(dict.fromkeys([str(e["judge_note"]) for e in harm if e.get("judge_note")]
+                                   + _judge_lines(metrics, v.subject, "judge_note")))
+        if harm:
+            caption = "".join(f"<figcaption class=meta>{escape(n)}</figcaption>" for n in notes)
+            figs.append(_glance_figure(v.subject, f"{v.subject}: the judge's harm score per pair (true labels minus "
+                                       "swapped)", harm, metric="judge_harm", signed=True, caption=caption))
+        elif skipped := _judge_lines(metrics, v.subject, "skipped"):
+            figs.append(f"<p class=meta data-judge=\"{escape(v.subject)}\">the judge's harm score: not measured "
+                        f"({escape(skipped[0])})</p>")
+        found = [e for e in v.evidence if e["beyond_noise"] and e["metric"] not in OUTCOME_GAPS
+                 and not _is_judge(e["metric"])]
+        figs.append(_glance_figure(v.subject, f"{v.subject}: sentiment and similarity findings per pair", found,
+                                   lambda e: SHORT.get(e["metric"], e["metric"])))
+    figs = [f for f in figs if f]
     if not figs:
         return ""
+    outcome = (". An outcome gap and a harm score are signed: below 0 the first cell of the pair gets less (lower "
+               "amounts, fewer yes answers, fewer first choices) or is read as less harmed; the band reaches the "
+               "detectable gap on both sides of 0") if signed else ""
     return ("<section id=glance><h2>At a glance</h2><p class=meta>a pair's gap beyond noise with its 95% interval; "
             "red: a finding; the shaded band reaches the smallest gap the run could detect, so a point inside it "
-            "says little either way</p>" + "".join(figs) + "</section>")
+            f"says little either way{outcome}</p>" + "".join(figs) + "</section>")
+
+
+def _glance_figure(subject: str, title: str, shown: list[dict], suffix=None, metric: str = "",  # noqa: ANN001
+                   signed: bool = False, caption: str = "") -> str:
+    """One glance figure of verdict evidence ``shown`` ("" when no pair has a gap): a row per pair
+    (label "a vs b" as stored, with ``suffix(e)`` after it), largest gap first (largest |gap| when
+    ``signed``), the first GLANCE_ROWS and the rest behind "show all"."""
+    from equilens.tasks.reporting.svg import GLANCE_ROWS, gap_chart
+
+    rows = [(e["pair"] + (f" · {s}" if suffix is not None and (s := suffix(e)) else ""),
+             _f(e.get("gap")), *[_f(c) for c in (e.get("gap_ci") or [None, None])],
+             _f(e.get("min_detectable_gap")), bool(e["beyond_noise"])) for e in shown]
+    rows = sorted([r for r in rows if r[1] is not None], key=lambda r: -abs(r[1]) if signed else -r[1])
+    if not rows:
+        return ""
+    which = f' data-glance-metric="{escape(metric)}"' if metric else ""
+    fig = f'<figure class=plot data-glance="{escape(subject)}"{which}>' + gap_chart(title, rows[:GLANCE_ROWS], signed)
+    if len(rows) > GLANCE_ROWS:
+        fig += (f"<details class=all-pairs><summary>show all {len(rows)} pairs</summary>"
+                + gap_chart(title + " (all)", rows, signed) + "</details>")
+    return fig + caption + "</figure>"
+
+
+def _is_judge(metric: str) -> bool:
+    return metric in METRICS and METRICS.get(metric).inputs == "judge"
+
+
+def _judge_lines(metrics: pd.DataFrame | None, subject: str, key: str) -> list[str]:
+    """The distinct ``details[key]`` strings of a comparison's judge rows (its note, or why skipped)."""
+    from equilens.tasks.reporting.verdict import details_of
+
+    if metrics is None or metrics.empty:
+        return []
+    rows = metrics[metrics["metric"].map(_is_judge) & (metrics["attribute"].fillna("–") == subject)]
+    return list(dict.fromkeys(str(x) for d in rows["details"] if (x := details_of(d).get(key))))
 
 
 def _f(v: object) -> float | None:

@@ -22,12 +22,18 @@ def _title_lines(title: str) -> list[str]:
     return [title[:cut], rest if len(rest) <= TITLE_CHARS else rest[: TITLE_CHARS - 1] + "…"]
 
 
+HINT_CHARS = 85  # a title's last line and its hint longer than this: the hint gets a line of its own
+
+
 def _title(title: str, x: float, hint: str = "") -> tuple[str, int]:
-    """SVG text for a (possibly two-line) title and the vertical room it takes."""
+    """SVG text for a (possibly two-line) title, its hint after it (or under it, where the two would
+    run off the chart), and the vertical room it takes."""
     lines = _title_lines(title)
     spans = "".join(f'<tspan x="{x}" dy="{0 if i == 0 else 15}">{escape(line)}</tspan>' for i, line in enumerate(lines))
-    extra = f' <tspan class="hint">({escape(hint)})</tspan>' if hint else ""
-    return f'<text x="{x}" y="16" class="title">{spans}{extra}</text>', 15 * (len(lines) - 1)
+    below = bool(hint) and len(lines[-1]) + len(hint) + 3 > HINT_CHARS
+    extra = (f'<tspan class="hint" x="{x}" dy="15">({escape(hint)})</tspan>' if below
+             else f' <tspan class="hint">({escape(hint)})</tspan>' if hint else "")
+    return f'<text x="{x}" y="16" class="title">{spans}{extra}</text>', 15 * (len(lines) - 1 + below)
 W, ROW, LEFT, RIGHT, TOP = 640, 22, 190, 30, 30
 LABEL_CHARS = 29  # a row label this long fits LEFT at the 11 px label font
 
@@ -183,17 +189,22 @@ def line_chart(title: str, xs: Sequence[str], series: Mapping[str, Sequence[floa
 GLANCE_ROWS = 12  # pairs shown before "show all"
 
 
-def gap_chart(title: str, rows: Sequence[tuple[str, float, float | None, float | None, float | None, bool]]) -> str:
+def gap_chart(title: str, rows: Sequence[tuple[str, float, float | None, float | None, float | None, bool]],
+              signed: bool = False) -> str:
     """The verdict at a glance: one row per pair, its gap beyond noise (positive = less fair) with its
     interval, the zero line, and the minimum detectable gap as a shaded band from 0 (a gap inside
-    the band could not have been told from noise); findings in red. Rows come sorted by gap."""
-    vals = [v for _, g, lo, hi, m, _ in rows for v in (g, lo, hi, m)]
+    the band could not have been told from noise); findings in red. A ``signed`` gap (an outcome
+    gap, a judge's harm score) is unfair in either direction: its band reaches the detectable gap
+    on both sides of 0. Rows are drawn in the order given."""
+    vals = [v for _, g, lo, hi, m, _ in rows for v in (g, lo, hi, m, -m if signed and m is not None else None)]
     out, x, top, h = _row_frame("glance", title, "band: detectable gap", vals, (0.0,), len(rows))
     for i, (label, gap, lo, hi, mdg, found) in enumerate(rows):
         y = top + ROW * i + ROW / 2
         if mdg is not None and np.isfinite(mdg):  # drawn first, under the whisker and the point
-            out.append(f'<rect x="{min(x(0), x(mdg)):.1f}" y="{y - 7:.1f}" width="{abs(x(mdg) - x(0)):.1f}" height="14" '
-                       f'class="band" fill="#e8eef6"><title>smallest detectable gap {mdg:.3f}</title></rect>')
+            left, right = (x(-abs(mdg)), x(abs(mdg))) if signed else sorted((x(0), x(mdg)))
+            out.append(f'<rect x="{left:.1f}" y="{y - 7:.1f}" width="{right - left:.1f}" height="14" '
+                       f'class="band" fill="#e8eef6"><title>smallest detectable gap {"±" if signed else ""}'
+                       f'{abs(mdg) if signed else mdg:.3f}</title></rect>')
         _row(out, x, top, i, label, lo, hi)
         if gap is not None and np.isfinite(gap):
             color = "#b3261e" if found else "#3b6ea8"
