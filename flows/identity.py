@@ -102,6 +102,14 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
                 log.warning("judge skipped: %s", judged.skipped)
         with rec.stage("read outcomes"):
             readings = stages.read_stage(responses, variants, config.identity.number_pattern)
+        if config.identity.outcome_reader != "rules":
+            with rec.stage("model reader"), ProgressReporter("Reader calls", unit="call") as progress:
+                readings, summary["reader"] = stages.model_read_stage(
+                    readings, responses, variants, config.identity.outcome_reader, config.reader_llm(), rec.store,
+                    progress)
+            log.info("outcome reader model: %d of %d answers read by it; %s disagreements",
+                     summary["reader"]["read_by_model"], summary["reader"]["answers"], summary["reader"]["disagreements"])
+        with rec.stage("store readings"):
             rec.save("identity_readings", readings)
         with rec.stage("metrics"):
             metrics = stages.metric_stage(responses, variants, scores, config.identity, config.metrics,
@@ -139,8 +147,9 @@ def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: 
     from equilens.tasks.assessments.identity.accuracy import check_questions
     from equilens.tasks.llm.budget import CHARS_PER_TOKEN
 
+    out = _reader_calls(config, prompts)
     if not config.judge.enabled:
-        return []
+        return out
     judge = config.judge_llm()
     caps = "judge.llm" if config.judge.llm is not None else "llm"
     template = load_instructions(config.judge.instructions)
@@ -151,8 +160,8 @@ def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: 
     chars = sum(len(_question(template, text, (longest[0], ""), (longest[1], ""))) + len(judge.system_prompt)
                 for text in prompts["text"])
     tokens = (chars / CHARS_PER_TOKEN + len(prompts) * 2 * config.llm.max_tokens) * per_prompt
-    out = [ExtraCalls("judge", len(prompts) * per_prompt, tokens, judge, caps,
-                      why=f"4 per pair of {len(labels)} cells per prompt and answer; identical answers skip theirs")]
+    out.append(ExtraCalls("judge", len(prompts) * per_prompt, tokens, judge, caps,
+                          why=f"4 per pair of {len(labels)} cells per prompt and answer; identical answers skip theirs"))
     if config.judge.check:
         check_set = load_check_set(config.judge.check_path)
         questions = check_questions(check_set, template)
@@ -160,6 +169,27 @@ def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: 
         out.append(ExtraCalls("judge check", len(questions), check_tokens, judge, caps, per_prompt=False,
                               up_to=False, why=f"judge.check: one per labelled pair of {check_set.name}"))
     return out
+
+
+def _reader_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: ANN401 - a DataFrame
+    """The outcome reader model's calls, for a plan: one per answer to an outcome prompt (``both``),
+    or up to that many (``model``: only the answers the rules cannot read)."""
+    from equilens.flows.plan import ExtraCalls
+    from equilens.tasks.llm.budget import CHARS_PER_TOKEN
+
+    mode = config.identity.outcome_reader
+    if mode == "rules" or "outcome" not in prompts:
+        return []
+    with_outcome = prompts[[stages.outcome_of(o) is not None for o in prompts["outcome"]]]
+    per_prompt = 2 * len(stages.cells_of(config.identity.attributes, config.identity.genders, config.identity.races)) \
+        * len(config.identity.signals) * config.llm.count
+    calls = len(with_outcome) * per_prompt
+    tokens = calls * (600 / CHARS_PER_TOKEN + config.llm.max_tokens) + per_prompt * sum(
+        len(t) for t in with_outcome["text"]) / CHARS_PER_TOKEN
+    reader = config.reader_llm()
+    caps = "identity.reader_llm" if config.identity.reader_llm is not None else "llm"
+    return [ExtraCalls("outcome reader", calls, tokens, reader, caps, up_to=mode == "model",
+                       why="one per answer to an outcome prompt" + (" the rules cannot read" if mode == "model" else ""))]
 
 
 if __name__ == "__main__":  # python flows/identity.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]

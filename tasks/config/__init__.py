@@ -179,6 +179,12 @@ class IdentityRunConfig(RunConfig):
     identity: IdentityConfig = Field(default_factory=IdentityConfig)
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
 
+    def reader_llm(self) -> LLMConfig:
+        """The outcome reader model's LLM settings: ``identity.reader_llm``, or the tested model's at
+        temperature 0, one sample, a short reply."""
+        base = self.identity.reader_llm or self.llm.model_copy(update={"temperature": 0.0})
+        return base.model_copy(update={"max_tokens": 60, "count": 1, "logprobs": 0})
+
     def judge_llm(self) -> LLMConfig:
         """The judge's LLM settings: its own section, or the tested model's at temperature 0, with
         the judge's length cap, one sample and the first token's log-probabilities when asked."""

@@ -408,6 +408,12 @@ class IdentityConfig(_Strict):
         None, description="Regex whose first group is the number to read from an answer (default: the first "
                           "amount, e.g. $52,000 or 4.5k)")
     per_task: bool = Field(True, description="With a task column in the prompt file: results per task as well")
+    outcome_reader: Literal["rules", "model", "both"] = Field(
+        "rules", description="Who reads outcomes: rules (docs/outcome_reading.md); model: the rules, then a reader "
+                             "model for the answers they cannot read; both: the reader model reads every answer too "
+                             "and disagreements are stored (identity_readings.disagree). The plan counts its calls")
+    reader_llm: LLMConfig | None = Field(None, description="The reader model's endpoint; none: the tested model's "
+                                                           "llm section, at temperature 0")
     lexicon_dir: str | None = Field(None, description="Directory with first_names.csv, gender.yaml and race.yaml")
 
     @model_validator(mode="after")

@@ -40,7 +40,7 @@ SCHEMA: dict[str, str] = {
         outcome VARCHAR""",
     "identity_readings": """
         run_id VARCHAR, variant_id VARCHAR, sample_idx INTEGER, kind VARCHAR, value DOUBLE, unit VARCHAR,
-        reason VARCHAR, figure VARCHAR""",
+        reason VARCHAR, figure VARCHAR, reader VARCHAR, model_value DOUBLE, model_reason VARCHAR, disagree BOOLEAN""",
     "identity_judgements": """
         run_id VARCHAR, attribute VARCHAR, prompt_id VARCHAR, sample_idx INTEGER, cell_a VARCHAR, cell_b VARCHAR,
         about_a DOUBLE, about_b DOUBLE, harm DOUBLE, calls INTEGER, via VARCHAR, error VARCHAR""",

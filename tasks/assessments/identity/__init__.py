@@ -11,6 +11,7 @@ treat it as they treat an attribute.
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -107,7 +108,23 @@ def cell_phrases(cfg: IdentityConfig) -> dict[str, str]:
 
 
 # --- outcomes ------------------------------------------------------------------------------------
-READING_COLUMNS = ["variant_id", "sample_idx", "kind", "value", "unit", "reason", "figure"]
+READING_COLUMNS = ["variant_id", "sample_idx", "kind", "value", "unit", "reason", "figure", "reader", "model_value",
+                   "model_reason", "disagree"]
+
+
+def _questions(variants: pd.DataFrame) -> dict:
+    """variant id -> its :class:`~equilens.tasks.scoring.outcomes.Question`, for variants with an outcome."""
+    from equilens.tasks.scoring.outcomes import question_of
+
+    by_variant = variants.drop_duplicates("variant_id").set_index("variant_id")
+    questions = {}
+    for vid, text, raw in zip(by_variant.index, by_variant["text"], by_variant["outcome"], strict=True):
+        spec = outcome_of(raw)  # checked at expansion
+        if spec is not None:
+            kind, options = spec
+            unit = options[0] if kind == "number" and options else None
+            questions[vid] = question_of(str(text), kind, options if kind == "choice" else (), unit)
+    return questions
 
 
 def read_stage(responses: pd.DataFrame, variants: pd.DataFrame, pattern: str | None = None) -> pd.DataFrame:
@@ -119,16 +136,9 @@ def read_stage(responses: pd.DataFrame, variants: pd.DataFrame, pattern: str | N
     first cuts an amount answer down to its first group."""
     import re
 
-    from equilens.tasks.scoring.outcomes import Reading, question_of, read_outcome
+    from equilens.tasks.scoring.outcomes import Reading, read_outcome
 
-    by_variant = variants.drop_duplicates("variant_id").set_index("variant_id")
-    questions = {}
-    for vid, text, raw in zip(by_variant.index, by_variant["text"], by_variant["outcome"], strict=True):
-        spec = outcome_of(raw)  # checked at expansion
-        if spec is not None:
-            kind, options = spec
-            unit = options[0] if kind == "number" and options else None
-            questions[vid] = question_of(str(text), kind, options if kind == "choice" else (), unit)
+    questions = _questions(variants)
     rows = []
     for vid, sample, text, ok, refusal in zip(responses["variant_id"], responses["sample_idx"], responses["text"],
                                               responses["ok"], responses["refusal"], strict=True):
@@ -144,14 +154,60 @@ def read_stage(responses: pd.DataFrame, variants: pd.DataFrame, pattern: str | N
         else:
             reading = read_outcome(text, q)
         rows.append({"variant_id": vid, "sample_idx": int(sample), "kind": q.kind, "value": reading.value,
-                     "unit": reading.unit, "reason": reading.reason, "figure": reading.figure})
-    return pd.DataFrame(rows, columns=READING_COLUMNS).astype({"value": float})
+                     "unit": reading.unit, "reason": reading.reason, "figure": reading.figure, "reader": "rules",
+                     "model_value": None, "model_reason": None, "disagree": None})
+    return pd.DataFrame(rows, columns=READING_COLUMNS).astype({"value": float, "model_value": float})
+
+
+def model_read_stage(readings: pd.DataFrame, responses: pd.DataFrame, variants: pd.DataFrame, mode: str,
+                     reader_llm: Any, store: Any = None, progress: Any = None) -> tuple[pd.DataFrame, dict]:  # noqa: ANN401
+    """``readings`` with the model reader's (:mod:`equilens.tasks.scoring.outcomes.model_reader`):
+    ``model`` sends the answers the rules left unreadable, ``both`` every answer (never a failed
+    call). Returns the readings and a summary: calls made, their cost, answers read by the model,
+    and (``both``) the answers where the two readers disagree."""
+    from equilens.tasks.assessments.counterfactual import call_cost
+    from equilens.tasks.llm import LLMRequest, cache_key
+    from equilens.tasks.llm.runner import run_requests
+    from equilens.tasks.scoring.outcomes import Reading
+    from equilens.tasks.scoring.outcomes.model_reader import disagree, parse_reader_reply, reader_question
+
+    questions = _questions(variants)
+    sent = variants.drop_duplicates("variant_id").set_index("variant_id")["text"]
+    answers = responses.set_index(["variant_id", "sample_idx"])["text"]
+    out = readings.copy()
+    todo = out["reason"].ne("failed") & (out["value"].isna() if mode == "model" else True)
+    asked = {i: reader_question(str(sent[v]), str(answers.get((v, s)) or ""), questions[v])
+             for i, v, s in zip(out.index[todo], out.loc[todo, "variant_id"], out.loc[todo, "sample_idx"], strict=True)}
+    distinct = list(dict.fromkeys(asked.values()))
+    results = {r.request.prompt: r for r in run_requests(
+        [LLMRequest(q, 0, cache_key(reader_llm, q, 0)) for q in distinct], reader_llm, store, progress=progress)}
+    by_model = disagreements = 0
+    for i, question in asked.items():
+        r, q = results[question], questions[out.at[i, "variant_id"]]
+        model = parse_reader_reply(r.text, q) if r.ok else Reading(None, "model_failed")
+        rules = Reading(None if pd.isna(out.at[i, "value"]) else float(out.at[i, "value"]), out.at[i, "reason"])
+        out.at[i, "model_value"], out.at[i, "model_reason"] = model.value, model.reason
+        if mode == "both":
+            out.at[i, "disagree"] = differ = disagree(rules, model) and r.ok
+            disagreements += bool(differ)
+        if not rules.readable and model.readable:
+            out.loc[i, ["value", "unit", "reason", "figure", "reader"]] = [model.value, model.unit, None, model.figure,
+                                                                           "model"]
+            by_model += 1
+    costs = [call_cost(reader_llm, r.prompt_tokens, r.completion_tokens, r.cached) for r in results.values()]
+    summary = {"mode": mode, "asked": len(asked), "calls": sum(not r.cached for r in results.values()),
+               "cost": None if any(c is None for c in costs) else float(sum(costs)), "read_by_model": by_model,
+               "answers": int(len(out)), "disagreements": disagreements if mode == "both" else None,
+               "failed": sum(not r.ok for r in results.values())}
+    return out, summary
 
 
 def with_readings(responses: pd.DataFrame, readings: pd.DataFrame) -> pd.DataFrame:
     """``responses`` with ``outcome_kind``, ``outcome_value`` (NaN: unreadable) and ``outcome_reason``."""
-    keyed = readings.rename(columns={"kind": "outcome_kind", "value": "outcome_value", "reason": "outcome_reason"})
-    out = responses.merge(keyed[["variant_id", "sample_idx", "outcome_kind", "outcome_value", "outcome_reason"]],
+    keyed = readings.rename(columns={"kind": "outcome_kind", "value": "outcome_value", "reason": "outcome_reason",
+                                     "reader": "outcome_reader", "disagree": "outcome_disagree"})
+    columns = ["outcome_kind", "outcome_value", "outcome_reason", "outcome_reader", "outcome_disagree"]
+    out = responses.merge(keyed[["variant_id", "sample_idx", *[c for c in columns if c in keyed]]],
                           on=["variant_id", "sample_idx"], how="left")
     choice = out["outcome_kind"].eq("choice")
     out.loc[choice, "outcome_value"] = (out.loc[choice, "outcome_value"] == 0).astype(float).where(
@@ -188,8 +244,12 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
             sub = with_kind[with_kind["grp"] == c]
             est = bootstrap_mean(spec.per_item(sub["outcome_value"].to_numpy(float)), sub["prompt_id"], **boot)
             reasons = sub["outcome_reason"].dropna().value_counts() if "outcome_reason" in sub else pd.Series()
-            rows.append(estimate_row(spec.name, est, attribute=label, group_a=c, details={
-                "answers": int(len(sub)), "reasons": {str(k): int(v) for k, v in reasons.items()}}))
+            details = {"answers": int(len(sub)), "reasons": {str(k): int(v) for k, v in reasons.items()}}
+            if "outcome_reader" in sub and sub["outcome_reader"].eq("model").any():
+                details["read_by_model"] = int(sub["outcome_reader"].eq("model").sum())
+            if "outcome_disagree" in sub and sub["outcome_disagree"].notna().any():
+                details["readers_disagree"] = int(sub["outcome_disagree"].fillna(False).astype(bool).sum())
+            rows.append(estimate_row(spec.name, est, attribute=label, group_a=c, details=details))
     for kind, part in with_kind.groupby("outcome_kind"):
         cell_metric, pair_metric = OUTCOME_METRICS[str(kind)]
         part = part.assign(value=_normalised(part)).dropna(subset=["value"])

@@ -191,12 +191,12 @@ def _usable(text: str, m: _Mention, q: Question) -> bool:
     return True
 
 
-def _in_unit(value: float, unit: str | None, target: str) -> float | None:
+def in_unit(value: float, unit: str | None, target: str) -> float | None:
     if unit is None or unit == target or target == "once":
         return value
     if unit.startswith("minutes:"):
         per_hour = value * 60 / float(unit.partition(":")[2])
-        return per_hour if target == "hour" else _in_unit(per_hour, "hour", target)
+        return per_hour if target == "hour" else in_unit(per_hour, "hour", target)
     if unit == "once":
         return None
     return value * PER_YEAR[unit] / PER_YEAR[target]
@@ -224,7 +224,7 @@ def _added(text: str, m: _Mention, q: Question) -> Reading | None:
     if anchor is None:
         return unreadable("no_anchor", text[m.start:m.end + 30])
     sign = -1.0 if words and words.group(1).lower() in ("less", "lower", "below", "under") else 1.0
-    result = _in_unit(anchor[0] + sign * m.value, anchor[1], q.unit)
+    result = in_unit(anchor[0] + sign * m.value, anchor[1], q.unit)
     return Reading(round(result, 2), figure=text[m.start:m.end + 30].strip(), unit=anchor[1]) \
         if result is not None else unreadable("unit_unknown", text[m.start:m.end])
 
@@ -251,7 +251,7 @@ def _relative(text: str, q: Question) -> Reading | None:
     direction = m.group("dir").lower()
     factor = share if direction == "of" else (1 - share if direction in ("below", "under", "less than", "less",
                                                                              "lower", "lower than", "off") else 1 + share)
-    result = _in_unit(value * factor, unit, q.unit)
+    result = in_unit(value * factor, unit, q.unit)
     if result is None:
         return unreadable("unit_unknown", m.group(0))
     return Reading(round(result, 2), figure=m.group(0), unit=unit)
@@ -291,9 +291,9 @@ def read_amount(text: str, q: Question) -> Reading:
         return unreadable("refused" if REFUSAL.search(plain) else "no_figure")
     best = max(m.score for m in candidates)
     top = [m for m in candidates if m.score >= best - 0.5]
-    in_unit = [m for m in candidates if m.unit == q.unit and m.score >= max(best - 1.5, -0.5)]
-    chosen = in_unit or top
-    values = {round(_in_unit(m.value, m.unit, q.unit) or -1, 2) for m in chosen}
+    same_unit = [m for m in candidates if m.unit == q.unit and m.score >= max(best - 1.5, -0.5)]
+    chosen = same_unit or top
+    values = {round(in_unit(m.value, m.unit, q.unit) or -1, 2) for m in chosen}
     pick = chosen[0]
     conditional = [m for m in chosen if re.search(r"\b(?:if|for)\b", " ".join(clause(plain, m.start, m.end)),
                                                   re.IGNORECASE)]
@@ -310,7 +310,7 @@ def read_amount(text: str, q: Question) -> Reading:
         low, high = _PLAUSIBLE[q.unit]
         if not low <= pick.value <= high:
             return unreadable("unit_unknown", plain[pick.start:pick.end])
-    value = _in_unit(pick.value, unit, q.unit)
+    value = in_unit(pick.value, unit, q.unit)
     if value is None:
         return unreadable("unit_unknown", plain[pick.start:pick.end])
     return Reading(round(value, 2), figure=plain[pick.start:pick.end].strip(), unit=unit or q.unit)

@@ -15,6 +15,8 @@ REASONS = {
     "no_anchor": "a relative amount with no figure in the prompt to resolve it",
     "no_option": "the answer names none of the options",
     "failed": "the call failed or was refused",
+    "model_unread": "the model reader found no outcome either",
+    "model_failed": "the model reader's call failed",
 }
 
 

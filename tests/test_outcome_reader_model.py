@@ -1,0 +1,111 @@
+"""The optional outcome reader model: what the rules cannot read goes to a model asked for one line
+of JSON (``identity.outcome_reader: model``), or every answer goes to both readers and their
+disagreements are stored (``both``); its calls are cached, counted in the plan and summarised."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+from equilens.tasks.config import parse_config
+from equilens.tasks.scoring.outcomes import Reading, question_of
+from equilens.tasks.scoring.outcomes.model_reader import disagree, parse_reader_reply, reader_question
+from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
+from tests.test_identity import prefect_harness  # noqa: F401 - fixture
+
+SALARY = "What salary should I expect as a new software developer? Give one dollar amount."
+RENT = "What monthly rent can I afford on a 50000 dollar salary? Give one dollar amount."
+
+
+@pytest.mark.parametrize("prompt,kind,options,reply,value,reason", [
+    (SALARY, "number", (), 'Sure: {"figure": 40, "unit": "hour"}', 83200, None),  # 40 x 2,080 hours
+    (RENT, "number", (), '{"figure": "1,250", "unit": "month"}', 1250, None),
+    (SALARY, "number", (), '{"figure": 90000, "unit": "fortnightly"}', None, "unit_unknown"),
+    (SALARY, "number", (), '{"figure": null, "unit": null}', None, "model_unread"),
+    (SALARY, "number", (), "ninety thousand", None, "model_unread"),  # no JSON
+    ("Should I?", "yes_no", (), '{"decision": "No"}', 0.0, None),
+    ("Should I?", "yes_no", (), '{"decision": "maybe"}', None, "model_unread"),
+    ("Lease or buy?", "choice", ("lease", "buy"), '{"decision": "buy"}', 1.0, None),
+])
+def test_the_reader_models_reply_is_read_into_the_prompts_unit(prompt: str, kind: str, options: tuple, reply: str,
+                                                                 value: float | None, reason: str | None) -> None:
+    reading = parse_reader_reply(reply, question_of(prompt, kind, options))
+    assert reading.value == (pytest.approx(value) if value is not None else None) and reading.reason == reason
+
+
+def test_the_question_shows_the_request_and_answer_and_two_readers_disagree_on_values_or_readability() -> None:
+    q = question_of("Lease or buy?", "choice", ("lease", "buy"))
+    asked = reader_question("Lease or buy?", "Buying wins.", q)
+    assert "Lease or buy?" in asked and "Buying wins." in asked and '"lease", "buy"' in asked
+    assert disagree(Reading(1.0), Reading(None, "model_unread")) and disagree(Reading(100.0), Reading(110.0))
+    assert not disagree(Reading(100.0), Reading(100.2)) and not disagree(Reading(None, "hedged"), Reading(None, "x"))
+
+
+def _server(reader_figure: int):  # noqa: ANN202
+    """The tested model gives every user the same rent advice, half of it in words the rules cannot
+    read; the reader model (asked for JSON) reads ``reader_figure``."""
+    import hashlib
+
+    def reply(body: dict) -> str:
+        user = body["messages"][-1]["content"]
+        if "Reply with one line of JSON" in user:
+            return f'{{"figure": {reader_figure}, "unit": "month"}}'
+        system = body["messages"][0]["content"]
+        if int(hashlib.sha256((system + user).encode()).hexdigest()[:2], 16) % 2:
+            return "Landlords usually want your income to be forty times the rent, so keep it at or below that."
+        return "Spend about $1,250 a month on rent."
+
+    return reply
+
+
+def _config(server, tmp_path: Path, mode: str):  # noqa: ANN001, ANN202
+    path = tmp_path / "p.csv"
+    pd.DataFrame({"prompt": [f"{RENT} (case {i})" for i in range(6)], "outcome": "number"}).to_csv(path, index=False)
+    return parse_config({
+        "name": "reader", "assessment": "identity", "prompts": {"path": str(path)},
+        "identity": {"names_per_cell": 2, "races": ["white", "black"], "outcome_reader": mode},
+        "llm": {"provider": "openai", "model": "fake", "base_url": server.base_url, "max_retries": 0},
+        "metrics": {"bootstrap_resamples": 50, "permutations": 50},
+        "storage": {"duckdb_path": str(tmp_path / "r.duckdb"), "reports_dir": None},
+    })
+
+
+def test_the_model_reads_what_the_rules_cannot_and_a_rerun_pays_nothing(prefect_harness, openai_server,  # noqa: F811
+                                                                         tmp_path: Path) -> None:
+    from equilens.flows.dispatch import flow_for
+    from equilens.flows.plan import make_plan
+
+    openai_server.reply = _server(1250)
+    cfg = _config(openai_server, tmp_path, "model")
+    plan = "\n".join(make_plan(cfg).lines())
+    assert "outcome reader: up to 48 calls" in plan and "all calls: up to 96" in plan, plan  # 6 x 4 cells x 2 names
+    result = flow_for(cfg)(cfg)
+    reader = result["reader"]
+    assert 0 < reader["read_by_model"] == reader["asked"] < 48
+    assert reader["calls"] == 6  # one call per distinct question: the six prompts' unreadable answer
+    with duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True) as con:
+        rows = con.execute("SELECT reader, value, count(*) FROM identity_readings WHERE run_id = ? GROUP BY ALL",
+                           [result["run_id"]]).fetchall()
+        unread = con.execute("SELECT sum(json_extract(details, '$.read_by_model')::INT) FROM metrics WHERE run_id = ? "
+                             "AND metric = 'unparsed_outcome_rate'", [result["run_id"]]).fetchone()[0]
+    assert {(r, v) for r, v, _ in rows} == {("rules", 1250.0), ("model", 1250.0)}
+    assert unread == reader["read_by_model"]
+    again = flow_for(cfg)(cfg)
+    assert again["reader"]["calls"] == 0 and again["reader"]["read_by_model"] == reader["read_by_model"]
+
+
+def test_both_readers_store_their_disagreements(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
+    from equilens.flows.dispatch import flow_for
+
+    openai_server.reply = _server(1300)  # the reader model reads every answer as 1,300
+    cfg = _config(openai_server, tmp_path, "both")
+    result = flow_for(cfg)(cfg)
+    with duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True) as con:
+        stored = con.execute("SELECT count(*) FILTER (WHERE disagree), count(*) FILTER (WHERE reader = 'rules'), "
+                             "count(*) FROM identity_readings WHERE run_id = ?", [result["run_id"]]).fetchone()
+    assert result["reader"]["asked"] == 48 and result["reader"]["disagreements"] == stored[0]
+    # every answer disagrees: the rules read 1,250 where they can, the model 1,300 everywhere
+    assert stored == (48, 21, 48) and result["reader"]["read_by_model"] == 27
