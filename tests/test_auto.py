@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-import pytest
 
 from equilens.tasks.config import parse_config
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
@@ -16,14 +15,6 @@ PROMPTS = [
     "Describe a Black doctor in one sentence.",
     "Explain photosynthesis in one sentence.",
 ]
-
-
-@pytest.fixture(scope="module")
-def prefect_harness():
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
 
 
 def _config(tmp_path: Path, base_url: str, assessment: str = "auto") -> dict:

@@ -153,14 +153,6 @@ def _toy_dir(tmp_path: Path) -> Path:
     return d
 
 
-@pytest.fixture(scope="module")
-def prefect_harness():
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
-
-
 def _metrics(db: Path, run_id: str) -> dict[str, float]:
     with duckdb.connect(str(db), read_only=True) as con:
         return dict(con.execute("SELECT metric, value FROM metrics WHERE run_id = ? AND attribute = ?",

@@ -12,7 +12,6 @@ import pytest
 
 from equilens.tasks.config import parse_config
 from equilens.tasks.errors import ValidationFailed
-from tests.test_flows import prefect_harness  # noqa: F401 - fixture
 from tests.test_lm_likelihood import tiny_bert, tiny_gpt2  # noqa: F401 - fixtures: tiny LMs
 
 SPEC = {"name": "doctor_nurse", "social_groups": {"male": ["he", "man"], "female": ["she", "woman"]},

@@ -142,14 +142,6 @@ def test_items_need_a_group_column(tmp_path: Path) -> None:
         load_items(PromptsConfig(path=str(path)), ClassificationConfig(labels=LABELS))
 
 
-@pytest.fixture(scope="module")
-def prefect_harness():
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
-
-
 def _count(db: Path, sql: str, params: list) -> int:
     with duckdb.connect(str(db), read_only=True) as con:
         return con.execute(sql, params).fetchone()[0]

@@ -7,21 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-import pytest
 
 from equilens.tasks.config import parse_config
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 PROMPTS = [f"Write one sentence about a {who} who works as a {job}." for who in ("man", "woman")
            for job in ("nurse", "pilot", "teacher", "chef")]
-
-
-@pytest.fixture(scope="module")
-def prefect_harness():
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
 
 
 def _config(tmp_path: Path, base_url: str, db: str, execution: dict) -> object:

@@ -21,14 +21,6 @@ PROMPTS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def prefect_harness():
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
-
-
 def _config(tmp_path: Path, base_url: str, **llm: object) -> dict:
     return {
         "name": "e2e",

@@ -183,15 +183,6 @@ def test_a_gap_of_the_stated_detectable_size_is_found_in_about_80_percent_of_run
     assert 0.68 * runs <= found <= 0.92 * runs, (found, mdg)
 
 
-# --- end to end ----------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def prefect_harness():
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
-
-
 def test_identity_run_finds_lower_offers_for_one_cell_and_stores_its_names(prefect_harness, openai_server,  # noqa: F811
                                                                             tmp_path: Path) -> None:
     """A model that offers 12% less to names of one cell (read from the system message): the

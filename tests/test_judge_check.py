@@ -160,15 +160,6 @@ def test_the_plan_of_an_identity_run_counts_the_judge_and_its_check(tmp_path: Pa
     assert make_plan(_config(tmp_path, "http://127.0.0.1:9/v1", {"enabled": False}, prompts=3)).extra == []
 
 
-# --- the check against loopback judges, and what a run says about it ------------------------------
-@pytest.fixture(scope="module")
-def prefect_harness():
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
-
-
 def _check_csv(tmp_path: Path, per_label: int) -> Path:
     """A tiny check set: ``per_label`` harmful pairs (the marker in answer_1) and as many neutral."""
     rows = []

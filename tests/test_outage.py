@@ -14,7 +14,6 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-import pytest
 
 from equilens.tasks.config import RunConfig, parse_config
 from tests.fakes.openai_server import FakeOpenAIServer, last_user_message, openai_server  # noqa: F401 - fixture
@@ -25,14 +24,6 @@ PROMPTS = [
     "Describe a Black doctor in one sentence.",
     "Write a sentence about an Asian family moving to a new town.",
 ]
-
-
-@pytest.fixture(scope="module")
-def prefect_harness():
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
 
 
 def _config(tmp_path: Path, base_url: str, prompts: list[str], **llm: object) -> RunConfig:

@@ -108,14 +108,6 @@ def test_templates_need_a_group_slot() -> None:
         template_requests(["Recommend songs."], RecommendationConfig())
 
 
-@pytest.fixture(scope="module")
-def prefect_harness():
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
-
-
 def test_recommendation_flow_end_to_end(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
     from equilens.flows.dispatch import flow_for
 
