@@ -1,4 +1,4 @@
-"""The README's metric tables and `equilens metrics` list the same set as the registry."""
+"""The metric tables of the docs and `equilens metrics` list the same set as the registry."""
 
 from __future__ import annotations
 
@@ -7,14 +7,16 @@ from pathlib import Path
 
 from equilens.tasks.metrics import METRICS
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+METRIC_TABLES = ROOT / "docs" / "assessments.md"
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def _documented() -> set[str]:
-    """Metric names in the first column of every README table headed ``| metric | ...``."""
+def _documented(path: Path) -> set[str]:
+    """Metric names in the first column of every table of ``path`` headed ``| metric | ...``."""
     names: set[str] = set()
     in_table = False
-    for line in README.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         if re.match(r"\|\s*metric\s*\|", line):
             in_table = True
             continue
@@ -25,10 +27,12 @@ def _documented() -> set[str]:
     return names
 
 
-def test_every_registered_metric_is_in_a_readme_table_and_nothing_else_is() -> None:
-    documented, registered = _documented(), set(METRICS.names())
-    assert registered - documented == set(), "registered but missing from the README metric tables"
-    assert documented - registered == set(), "in a README metric table but not registered"
+def test_every_registered_metric_is_in_a_metric_table_and_nothing_else_is() -> None:
+    registered = set(METRICS.names())
+    documented = _documented(METRIC_TABLES)
+    assert registered - documented == set(), f"registered, not in the tables of {METRIC_TABLES.name}"
+    for doc in DOCS:  # a metric table anywhere in the README or docs/ names registered metrics only
+        assert _documented(doc) - registered == set(), f"in a metric table of {doc.name} but not registered"
 
 
 def test_every_metric_declares_direction_aggregation_interval_and_inputs() -> None:
