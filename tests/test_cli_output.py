@@ -26,6 +26,15 @@ def equilens(*args: str, cwd: Path, columns: int = 80) -> subprocess.CompletedPr
                           timeout=120, env=env)
 
 
+def _tested(name: str) -> dict:
+    """How a run stores the test behind a metric's p-value: parity by permutation, similarity by a paired
+    t-test over 12 prompts, BLEU and ROUGE-L on neutralised text (judged), cosine never judged."""
+    if name.endswith("sentiment_parity"):
+        return {"p_method": "permutation", "prompts": 12}
+    return {"p_method": "paired t-test over prompts", "prompts": 12,
+            **({} if name == "cosine_similarity" else {"neutralized": True})}
+
+
 def _metrics(run_id: str) -> pd.DataFrame:
     """Every pair of six race groups x five metrics, distinct values with intervals, some significant."""
     rows, k = [], 0
@@ -37,7 +46,7 @@ def _metrics(run_id: str) -> pd.DataFrame:
                 rows.append({"run_id": run_id, "family": "counterfactual", "attribute": "race", "group_a": a,
                              "group_b": b, "metric": name, "value": v, "ci_low": round(v - 0.05, 3),
                              "ci_high": round(v + 0.111, 3), "n": 12, "direction": direction, "aggregation": "mean",
-                             "details": json.dumps({"p_holm": 0.01 if k % 7 == 0 else 0.4})})
+                             "details": json.dumps({"p_holm": 0.01 if k % 7 == 0 else 0.4, **_tested(name)})})
     return pd.DataFrame(rows)
 
 
@@ -101,8 +110,8 @@ def test_significance_mark_follows_the_holm_p_value(monkeypatch: pytest.MonkeyPa
     frame = _metrics("r")
     print_metrics_table(frame)
     out = capsys.readouterr().out
-    for cell, details in zip(_cells(frame), frame["details"], strict=True):
-        marked = json.loads(details)["p_holm"] < 0.05
+    for cell, details, name in zip(_cells(frame), frame["details"], frame["metric"], strict=True):
+        marked = json.loads(details)["p_holm"] < 0.05 and name != "cosine_similarity"  # cosine: reported only
         assert (cell + "*" in out) == marked
 
 
@@ -196,5 +205,104 @@ def test_html_report_shows_holm_p_values_and_marks(db: Path) -> None:
     assert "<th>p_holm</th>" in section and "<th>sig</th>" in section
     rows = section.split("<tr>")[2:]
     marked = [r for r in rows if "<td>*</td>" in r]
-    assert len(marked) == sum(1 for k in range(1, 76) if k % 7 == 0)  # the rows given p_holm = 0.01
+    # the rows given p_holm = 0.01, but cosine (every fifth metric from the third): it is never judged
+    assert len(marked) == sum(1 for k in range(1, 76) if k % 7 == 0 and k % 5 != 3)
     assert all("<td>0.01</td>" in r for r in marked)
+
+
+def gender_run(store: Store, run_id: str) -> pd.DataFrame:
+    """A run stored as `make demo` stores its gender table: no parity or neutralised-similarity gap
+    beyond noise, and cosine's gap far below p 0.05 (embeddings are reported, never judged)."""
+    store.start_run(run_id, name="demo", flow="counterfactual_assessment", started_at=pd.Timestamp("2026-11-22 10:10"),
+                    config={"llm": {"temperature": 0.7}}, config_hash="h", provider="local", model="SmolLM2-135M-Instruct")
+    rows = []
+    for a, b in (("male", "female"), ("male", "neutral"), ("female", "neutral")):
+        for name, direction, value, p_holm in (("strict_sentiment_parity", "lower", 0.061, 0.62),
+                                               ("weak_sentiment_parity", "lower", 0.032, 0.71),
+                                               ("cosine_similarity", "higher", 0.418, 0.0004),
+                                               ("bleu_similarity", "higher", 0.212, 0.55),
+                                               ("rougel_similarity", "higher", 0.305, 0.48)):
+            details = {"noise_floor": value, "gap": 0.01, "gap_ci": [-0.02, 0.04], "p_value": p_holm / 3,
+                       "p_holm": p_holm, "min_detectable_gap": 0.05, **_tested(name), "prompts": 31}
+            rows.append({"run_id": run_id, "family": "counterfactual", "attribute": "gender", "group_a": a,
+                         "group_b": b, "metric": name, "value": value, "ci_low": round(value - 0.055, 3),
+                         "ci_high": round(value + 0.057, 3), "n": 31, "direction": direction, "aggregation": "mean",
+                         "details": json.dumps(details)})
+    frame = pd.DataFrame(rows)
+    store.append("metrics", frame)
+    store.finish_run(run_id, "completed", summary={})
+    return frame
+
+
+def test_show_stars_no_metric_the_verdict_does_not_judge(tmp_path: Path) -> None:
+    # `make demo`'s gender table showed "0.418 (0.363–0.475)*" for cosine under a verdict of no
+    # difference beyond sampling noise: embeddings are never judged, so they carry no star
+    from equilens.tasks.reporting.verdict import judged_metric
+
+    frame = gender_run(Store(tmp_path / "e.duckdb"), "20261122-101010-demo00")
+    out = equilens("show", "20261122-101010-demo00", "--db", str(tmp_path / "e.duckdb"), cwd=tmp_path, columns=200)
+    assert out.returncode == 0, out.stderr
+    assert "gender: no difference beyond sampling noise" in out.stdout
+    table = [line for line in out.stdout.splitlines() if "│" in line]
+    assert "0.418 (0.363–0.475)" in out.stdout and not any("*" in line for line in table)
+    for name, details in zip(frame["metric"], frame["details"], strict=True):  # none judged is below 0.05
+        assert not judged_metric(name, json.loads(details)) or json.loads(details)["p_holm"] >= 0.05
+    assert "cosine carries no *: answers that name their group are less alike, so an embedding gap is reported, " \
+           "not judged" in " ".join(out.stdout.split())
+
+
+def test_runs_are_newest_first_within_a_minute(tmp_path: Path) -> None:
+    store = Store(tmp_path / "e.duckdb")
+    for run_id, started in (("r-05", "2026-11-22 10:10:05"), ("r-50", "2026-11-22 10:10:50"),
+                            ("r-30", "2026-11-22 10:10:30")):
+        store.start_run(run_id, name="nightly", flow="counterfactual_assessment", started_at=pd.Timestamp(started),
+                        config={}, config_hash="h", provider="openai", model="m")
+    store.finish_run("r-05", "completed", summary={})  # its seconds beside the others' none (still running)
+    out = equilens("runs", "--db", str(tmp_path / "e.duckdb"), "--format", "json", cwd=tmp_path)
+    assert [r["run_id"] for r in json.loads(out.stdout)] == ["r-50", "r-30", "r-05"]
+    table = equilens("runs", "--db", str(tmp_path / "e.duckdb"), cwd=tmp_path, columns=120)
+    assert table.returncode == 0, table.stderr
+    assert table.stdout.index("r-50") < table.stdout.index("r-30") < table.stdout.index("r-05")
+
+
+RUN_IDS = ("20261122-101010-aaaaaa", "20261122-111111-bbbbbb")
+WHOLE = ("nightly-counterfactual", "SmolLM2-135M-Instruct", "counterfactual", *RUN_IDS, *GROUPS, *METRICS,
+         "strict parity", "weak parity", "cosine", "BLEU", "ROUGE-L")
+"""What a table shows whole, never split across lines: run ids, names, group and metric names."""
+
+
+def _split_names(out: str, columns: int) -> list[str]:
+    """The cells of a Rich table in ``out`` that are a piece of a name in WHOLE, and its lines wider
+    than ``columns``."""
+    lines = out.splitlines()
+    wide = [line for line in lines if len(line) > columns and any(c in line for c in "│┃━─")]
+    cells = {c.strip() for line in lines if "│" in line or "┃" in line for c in line.replace("┃", "│").split("│")}
+    return wide + sorted(c for c in cells if len(c) >= 3 and any(c != n and c in n for n in WHOLE))
+
+
+@pytest.mark.parametrize("columns", [80, 100, 120])
+def test_tables_never_split_a_name_across_lines(tmp_path: Path, columns: int) -> None:
+    db = tmp_path / "e.duckdb"
+    store = Store(db)
+    for run_id in RUN_IDS:
+        store.start_run(run_id, name="nightly-counterfactual", flow="counterfactual_assessment",
+                        started_at=pd.Timestamp(f"2026-11-22 {run_id[9:11]}:{run_id[11:13]}"), config={},
+                        config_hash="h", provider="local", model="SmolLM2-135M-Instruct")
+        store.append("metrics", _metrics(run_id))
+        store.finish_run(run_id, "completed", summary={})
+    runs = equilens("runs", "--db", str(db), cwd=tmp_path, columns=columns)
+    compare = equilens("compare", *RUN_IDS, "--db", str(db), cwd=tmp_path, columns=columns)
+    show = equilens("show", RUN_IDS[0], "--db", str(db), cwd=tmp_path, columns=columns)
+    for out in (runs, compare, show):
+        assert out.returncode == 0, out.stderr
+        assert _split_names(out.stdout, columns) == [], (columns, out.stdout)
+    assert all(run_id in runs.stdout for run_id in RUN_IDS) and "nightly-counterfactual" in runs.stdout
+    assert "bleu_similarity" in compare.stdout and "white vs" in compare.stdout
+    for out, hidden in ((runs, {80: "flow, model, started_at, seconds", 100: "flow, started_at, seconds",
+                                120: "flow, seconds"}), (compare, {80: "fairer, attribute, judged on",
+                                                                  100: "judged on", 120: ""})):
+        said = [line for line in out.stdout.splitlines() if line.startswith("hidden to fit")]
+        assert said == ([f"hidden to fit: {hidden[columns]} (--format csv|json has them all)"] if hidden[columns]
+                        else []), out.stdout
+    whole = equilens("runs", "--db", str(db), "--format", "csv", cwd=tmp_path, columns=columns).stdout
+    assert whole.splitlines()[0] == "run_id,name,flow,status,model,started_at,seconds"

@@ -116,3 +116,22 @@ def test_config_differences_are_listed(tmp_path: Path) -> None:
     store.start_run("A", name="x", flow="f", config={"llm": {"temperature": 0.7, "model": "m"}}, config_hash="1")
     store.start_run("B", name="x", flow="f", config={"llm": {"temperature": 1.3, "model": "m"}}, config_hash="2")
     assert config_differences(store, "A", "B") == [("llm.temperature", 0.7, 1.3)]
+
+
+def test_the_table_keeps_metric_and_group_names_whole_at_100_columns(tmp_path: Path) -> None:
+    # at 100 columns every cell was folded: "bleu_similarit" over "y", "native_amer" over "ican"
+    import os
+
+    rows = [_row(run, metric, v, v - 0.01, v + 0.01, family="counterfactual", a="native_american",
+                 b="middle_eastern", attribute="race")
+            for run, shift in (("A", 0.0), ("B", 0.3)) for metric, v in (("bleu_similarity", 0.2 + shift),
+                                                                         ("strict_sentiment_parity", 0.1 + shift))]
+    _db(tmp_path, rows)
+    out = subprocess.run([sys.executable, "-m", "equilens", "compare", "A", "B", "--db", str(tmp_path / "e.duckdb")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "100"})
+    assert out.returncode == 1, out.stderr  # parity rose beyond its interval: less fair
+    table = [line for line in out.stdout.splitlines() if "│" in line]
+    assert table and all(len(line) <= 100 for line in table)
+    words = set(" ".join(table).replace("│", " ").split())
+    assert {"bleu_similarity", "strict_sentiment_parity", "native_american", "middle_eastern", "CHANGED"} <= words
+    assert "hidden to fit: judged on (--format csv|json has them all)" in out.stdout

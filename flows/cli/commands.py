@@ -56,9 +56,10 @@ def _resolve_run(store: object, run_id: str) -> str:
 
 def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table") -> None:
     """List stored runs, newest first (`show` and `report` accept a unique prefix of a run id)."""
-    from rich.table import Table
+    import pandas as pd
 
     from equilens.tasks.reporting.plain import console
+    from equilens.tasks.reporting.terminal import Column, dropped_line, fitted_table
 
     from equilens.tasks.errors import EquilensError
     from equilens.tasks.storage.store import Store
@@ -71,18 +72,20 @@ def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table"
             "SELECT run_id, name, replace(flow, '_assessment', '') AS flow, status, model, "
             "strftime(started_at, '%Y-%m-%d %H:%M') AS started_at, "
             "date_diff('second', started_at, finished_at) AS seconds FROM runs "
-            "ORDER BY started_at DESC LIMIT ?", [limit])
+            "ORDER BY runs.started_at DESC, run_id DESC LIMIT ?", [limit])  # the stored time, not the minute
     except EquilensError as err:
         raise fail(str(err)) from None
     if fmt != "table":
         _emit(frame, fmt)
         return
-    table = Table(title=f"runs in {db}", title_justify="left")
-    for col in frame.columns:
-        table.add_column(col, no_wrap=col in ("run_id", "seconds"), overflow="fold")
-    for row in frame.itertuples(index=False):
-        table.add_row(*["" if v is None or v != v else str(v) for v in row])
-    console().print(table)
+    ranks = {"run_id": 0, "name": 1, "status": 2, "model": 3, "started_at": 4, "flow": 5, "seconds": 6}
+    columns = [Column(col, ranks.get(col, 7), shorten=24 if col == "name" else None) for col in frame.columns]
+    rows = [["" if pd.isna(v) else str(v) for v in row] for row in frame.itertuples(index=False)]  # NA: running
+    out = console()
+    table, dropped = fitted_table(f"runs in {db}", columns, rows, out.width)
+    out.print(table)
+    if dropped:
+        out.print(dropped_line(dropped))
 
 
 def show(
@@ -118,12 +121,16 @@ def show(
     if fmt != "table":
         _emit(metrics, fmt)
         return
+    from equilens.tasks.reporting.evidence import find_evidence, print_examples
+
+    try:  # read before anything is printed: the answers live in other blocks of the file than the metrics
+        evidence = find_evidence(store, run_id, examples) if examples else []
+    except EquilensError as err:
+        raise fail(str(err)) from None
     print_verdicts(metrics, config)
     print_metrics_table(metrics, title=f"run {run_id}")
     if examples:
-        from equilens.tasks.reporting.evidence import find_evidence, print_examples
-
-        print_examples(find_evidence(store, run_id, examples))
+        print_examples(evidence)
 
 
 def report(
@@ -166,11 +173,9 @@ def compare(
     Exit code 1 when some metric moved in the less fair direction beyond its interval (handy in
     CI), 2 for bad input (unknown run id, a run without metrics), 0 otherwise.
     """
-    from rich.table import Table
-
     from equilens.tasks.reporting.plain import console
 
-    from equilens.tasks.reporting.compare import compare_runs, config_differences
+    from equilens.tasks.reporting.compare import compare_runs, config_differences, diff_table
     from equilens.tasks.errors import EquilensError
     from equilens.tasks.storage.store import Store
 
@@ -193,14 +198,12 @@ def compare(
         typer.echo("config differences (A -> B):")
         for key, va, vb in changes:
             say(f"  {key}: {va!r} -> {vb!r}")
-    table = Table(title=f"{run_a} -> {run_b}")
-    for col in ("metric", "attribute", "groups", "A", "B", "judged on", "changed", "fairer"):
-        table.add_column(col, overflow="fold")
-    for _, r in diff.iterrows():
-        groups = f"{r['group_a']} vs {r['group_b']}" if r["group_b"] else str(r["group_a"])
-        table.add_row(r["metric"], r["attribute"], groups, f"{r['value_a']:.4f}", f"{r['value_b']:.4f}",
-                      r["basis_b"], "CHANGED" if r["changed"] else "", r["fairer"])
+    table, dropped = diff_table(diff, f"{run_a} -> {run_b}", out.width)
     out.print(table)
+    if dropped:
+        from equilens.tasks.reporting.terminal import dropped_line
+
+        out.print(dropped_line(dropped))
     worse = diff[diff["changed"] & (diff["fairer"] == "no")]
     typer.echo(f"{int(diff['changed'].sum())} of {len(diff)} metrics changed beyond their intervals; "
                f"{len(worse)} moved in the less fair direction.")

@@ -75,6 +75,20 @@ def compare_runs(store: Store, run_a: str, run_b: str) -> pd.DataFrame:
     return merged.sort_values(["changed", "family", "attribute", "metric"], ascending=[False, True, True, True])
 
 
+def diff_table(diff: pd.DataFrame, title: str, width: int) -> tuple[Any, list[str]]:
+    """The :func:`compare_runs` frame as a Rich table no wider than ``width``, and the columns left
+    out to fit: the basis of the judgement first, then attribute, fairer and changed (metric,
+    groups, A and B always stay; a long group pair wraps between its words)."""
+    from equilens.tasks.reporting.terminal import Column, fitted_table
+
+    columns = [Column("metric"), Column("groups", wrap=True), Column("A"), Column("B"), Column("changed", 1),
+               Column("fairer", 2), Column("attribute", 3), Column("judged on", 4, shorten=12)]
+    rows = [[str(r["metric"]), f"{r['group_a']} vs {r['group_b']}" if r["group_b"] else str(r["group_a"]),
+             f"{r['value_a']:.4f}", f"{r['value_b']:.4f}", "CHANGED" if r["changed"] else "",
+             str(r["fairer"]), str(r["attribute"]), str(r["basis_b"])] for _, r in diff.iterrows()]
+    return fitted_table(title, columns, rows, width)
+
+
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     if isinstance(value, dict):
         out: dict[str, Any] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -164,23 +165,137 @@ def p_of(details: Any) -> float | None:
     return None
 
 
-def significance_mark(details: Any, alpha: float = 0.05) -> str:
-    """``*`` when the row's (Holm-adjusted) p-value is below ``alpha`` and is one the verdict would
-    trust (:func:`equilens.tasks.reporting.verdict.p_is_trusted`: a bootstrap p only on enough prompts).
-    Without the mark the table never claims what the verdict above it denies."""
+def reported_only(metric: str, details: Any, family: Any = None) -> bool:
+    """Is this a group-pair metric the verdict reports but never judges? In a paired family
+    (counterfactual, identity; without ``family``, the metric's registered one) a metric that
+    :func:`equilens.tasks.reporting.verdict.judged_metric` rejects: an embedding similarity, or a
+    text similarity on answers whose group words were left in."""
+    from equilens.tasks.metrics import METRICS
+    from equilens.tasks.reporting.verdict import PAIRED_FAMILIES, judged_metric
+
+    if not isinstance(family, str) or not family:
+        family = METRICS.get(metric).family if metric in METRICS else None
+    return family in PAIRED_FAMILIES and not judged_metric(metric, _details(details))
+
+
+def significance_mark(details: Any, alpha: float = 0.05, metric: str | None = None,
+                      family: Any = None) -> str:
+    """``*`` when the row's (Holm-adjusted) p-value is below ``alpha``, is one the verdict would
+    trust (:func:`equilens.tasks.reporting.verdict.p_is_trusted`: a bootstrap p only on enough
+    prompts) and, given its ``metric``, belongs to a metric the verdict judges (:func:`reported_only`
+    rows get none). Without the mark the table never claims what the verdict above it denies."""
     d = _details(details)
     p = p_of(d)
-    return "*" if p is not None and p < alpha and p_is_trusted(d) else ""
+    if metric is not None and reported_only(metric, d, family):
+        return ""
+    return "*" if p is not None and p < alpha and p_is_trusted(d, metric) else ""
+
+
+def unjudged_note(metrics: pd.DataFrame) -> str:
+    """Why some rows of ``metrics`` with a p-value carry no ``*`` (their metric is
+    :func:`reported_only`); "" when none do."""
+    from equilens.tasks.metrics import METRICS
+
+    kinds: dict[str, set[str]] = {"embeddings": set(), "texts": set(), "other": set()}
+    families = metrics["family"] if "family" in metrics else [None] * len(metrics)
+    details = metrics["details"] if "details" in metrics else [None] * len(metrics)
+    for metric, d, family in zip(metrics["metric"], details, families, strict=True):
+        if p_of(d) is None or not reported_only(metric, d, family):
+            continue
+        inputs = METRICS.get(metric).inputs if metric in METRICS else None
+        kinds[inputs if inputs in kinds else "other"].add(SHORT.get(metric, metric))
+    why = {"embeddings": "answers that name their group are less alike, so an embedding gap is reported, "
+                         "not judged",
+           "texts": "scored with the group words left in (metrics.neutralize: false), so answers that name "
+                    "their group are less alike and the gap is reported, not judged",
+           "other": "reported, not judged by the verdict"}
+    said = [f"{', '.join(sorted(names))} {'carries' if len(names) == 1 else 'carry'} no *: {why[kind]}"
+            for kind, names in kinds.items() if names]
+    return "; ".join(said)
 
 
 def _fits(widths: list[int], console_width: int) -> bool:
     return sum(w + 3 for w in widths) + 1 <= console_width  # each column: padding and a border, plus the edge
 
 
+@dataclass(frozen=True)
+class Column:
+    """A column of a table fitted to the terminal by :func:`fitted_table`. ``rank`` 0 is always shown;
+    a higher rank is dropped before a lower one when the table is too wide. A ``shorten`` column is
+    free text, cut with an ellipsis down to that many characters; a ``wrap`` column breaks onto
+    more lines between words (a pair "a vs b"), never inside one. Any other cell (an id, a metric
+    or model name, a number) is shown whole on one line."""
+
+    name: str
+    rank: int = 0
+    shorten: int | None = None
+    wrap: bool = False
+
+
+def _fit(columns: list[Column], rows: list[list[str]], width: int) -> tuple[list[int], list[int]]:
+    """The indices of the columns shown and their widths: every column at its natural width when
+    they fit; else the ``shorten`` and ``wrap`` columns narrowed (never below their header or
+    longest word); else the highest-ranked column dropped, and again."""
+    from rich.cells import cell_len
+
+    natural = [max([cell_len(c.name), *(cell_len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
+    least = []
+    for i, c in enumerate(columns):
+        words = [cell_len(w) for r in rows for w in r[i].split()]
+        floor = max([cell_len(c.name), *words]) if c.wrap else natural[i]
+        least.append(min(natural[i], max(cell_len(c.name), c.shorten)) if c.shorten is not None else floor)
+    kept = list(range(len(columns)))
+    while True:
+        if _fits([natural[i] for i in kept], width):
+            return kept, [natural[i] for i in kept]
+        widths = [least[i] for i in kept]
+        if _fits(widths, width) or all(columns[i].rank == 0 for i in kept):
+            spare = width - sum(w + 3 for w in widths) - 1
+            for k, i in enumerate(kept):  # the room left goes back to the narrowed columns, in order
+                grow = max(0, min(spare, natural[i] - widths[k]))
+                widths[k] += grow
+                spare -= grow
+            return kept, widths
+        kept.remove(max((i for i in kept if columns[i].rank), key=lambda i: (columns[i].rank, i)))
+
+
+def fitted_table(title: str, columns: list[Column], rows: list[list[str]],
+                 width: int) -> tuple[Any, list[str]]:
+    """A Rich table of ``rows`` no wider than ``width`` (see :class:`Column`), and the names of the
+    columns left out to fit. Cells are measured as they are shown: made visible first."""
+    from rich.cells import cell_len, set_cell_size
+    from rich.table import Table
+
+    from equilens.tasks.reporting.plain import visible
+
+    rows = [[visible(cell) for cell in row] for row in rows]
+    kept, widths = _fit(columns, rows, width)
+    table = Table(title=title, title_justify="left")
+    for i, w in zip(kept, widths, strict=True):
+        table.add_column(columns[i].name, width=w, no_wrap=not columns[i].wrap, overflow="ellipsis")
+    for row in rows:
+        cells = []
+        for i, w in zip(kept, widths, strict=True):
+            cell = row[i]
+            if columns[i].shorten is not None and cell_len(cell) > w:
+                cell = set_cell_size(cell, w - 1) + "…"
+            cells.append(cell)
+        table.add_row(*cells)
+    return table, [c.name for i, c in enumerate(columns) if i not in kept]
+
+
+def dropped_line(dropped: list[str]) -> str:
+    """The line under a fitted table that names the columns it left out ("" when none)."""
+    if not dropped:
+        return ""
+    return f"hidden to fit: {', '.join(dropped)} (--format csv|json has them all)"
+
+
 def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group pair") -> None:
     """One table per attribute: a row per group pair, a column per metric (value (95% CI), ``*`` when
-    its Holm-adjusted p < 0.05). When that table is wider than the terminal it is stacked instead (a
-    row per group pair and metric), so no number is ever cut off."""
+    its Holm-adjusted p < 0.05 and the verdict judges the metric; a line under the tables says which
+    metrics it only reports). When that table is wider than the terminal it is stacked instead (a
+    row per group pair and metric), so no number is ever cut off and no name split."""
     from equilens.tasks.reporting.plain import console as plain_console
     from rich.table import Table
 
@@ -192,14 +307,16 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
     frame = metrics.copy()
     frame["attribute"] = frame["attribute"].fillna("–")
     frame["pair"] = frame.apply(pair_label, axis=1)
-    frame["cell"] = [c + significance_mark(d) for c, d in zip(frame.apply(_compact, axis=1),
-                                                               frame.get("details", [None] * len(frame)), strict=True)]
+    details = frame["details"] if "details" in frame else [None] * len(frame)
+    families = frame["family"] if "family" in frame else [None] * len(frame)
+    frame["cell"] = [c + significance_mark(d, metric=m, family=f) for c, d, m, f in
+                     zip(frame.apply(_compact, axis=1), details, frame["metric"], families, strict=True)]
     for attribute, sub in frame.groupby("attribute", sort=True):
         heading = f"{title} · {attribute}" if attribute != "–" else title
         if (sub["pair"] == "–").all():  # no groups: one row per metric reads better
             table = Table(title=heading, title_justify="left")
-            for col in ("metric", "value (95% CI)", "n", "fairer", "note"):
-                table.add_column(col, no_wrap=col in ("value (95% CI)", "n"), overflow="fold")
+            for col in ("metric", "value (95% CI)", "n", "fairer", "note"):  # the note wraps between words
+                table.add_column(col, no_wrap=col != "note", overflow="ellipsis")
             for _, r in sub.iterrows():
                 note = _note(r.get("details"))
                 table.add_row(str(r["metric"]), r["cell"], str(int(r["n"])) if pd.notna(r["n"]) else "–",
@@ -222,8 +339,8 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
                 table.add_row(pair, *[cells.get((pair, n), "") for n in names])
         else:  # stacked: never hides a number, whatever the width
             table = Table(title=heading, title_justify="left")
-            table.add_column("groups", overflow="fold")
-            table.add_column("metric", overflow="fold")
+            table.add_column("groups", overflow="ellipsis")  # "a vs b" wraps between words, never inside one
+            table.add_column("metric", no_wrap=True)
             table.add_column("value (95% CI)", no_wrap=True)
             for pair in order:
                 for name in names:
@@ -234,6 +351,8 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
                   "noise floor = parity: group labels swapped within prompts, similarity: a same-group control "
                   "(or two samples, see counterfactual.noise_floor); * Holm-adjusted p < 0.05 (for a similarity gap, "
                   f"on {MIN_PROMPTS_SIMILARITY} or more prompts)", overflow="fold")
+    if note := unjudged_note(frame):
+        console.print(note + ".")
 
 
 def usage_summary(responses: pd.DataFrame) -> dict[str, Any]:
