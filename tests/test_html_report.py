@@ -145,3 +145,26 @@ def test_a_signed_gap_s_detectable_band_reaches_both_sides_of_zero() -> None:
     x, width = re.search(r'<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', unsigned).groups()
     assert float(x) == pytest.approx(float(re.search(r'<line x1="([\d.]+)"[^>]*class="zero"', unsigned).group(1)),
                                      abs=0.1)  # a parity gap's band starts at 0
+
+
+def test_the_report_stars_no_metric_the_verdict_does_not_judge(tmp_path: Path) -> None:
+    # the demo's report starred cosine in "Least fair group pair per metric" and "All metrics" under a
+    # verdict of no difference beyond sampling noise: embeddings are reported, never judged
+    import sys
+
+    from tests.test_cli_output import gender_run
+
+    gender_run(Store(tmp_path / "e.duckdb"), "demo-1")
+    out = subprocess.run([sys.executable, "-m", "equilens", "report", "demo-1", "--db", str(tmp_path / "e.duckdb"),
+                          "--out", str(tmp_path / "r.html")], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert out.returncode == 0, out.stderr
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "no difference beyond sampling noise" in html.split("<section id=verdict>")[1].split("</section>")[0]
+    least = html.split("<h3>Least fair group pair per metric</h3>")[1].split("</section>")[0]
+    cosine = next(r for r in least.split("<tr>") if "<td>cosine_similarity</td>" in r)
+    assert "*" not in cosine and "0.4180 [0.3630, 0.4750]" in cosine
+    every = html.split("<section id=all-metrics>")[1].split("</section>")[0]
+    assert "<td>*</td>" not in every and "<td>0.0004</td>" in every  # its p is shown, unstarred
+    note = "cosine carries no *: answers that name their group are less alike, so an embedding gap is reported"
+    assert note in least and note in every

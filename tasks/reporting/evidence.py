@@ -219,8 +219,11 @@ def markdown_lines(evidence: list[Evidence], limit: int = 240) -> list[str]:
 
 
 def _md(text: str) -> str:
-    """Model text shown as text in markdown: no markup, links or HTML from an answer."""
-    return "".join("\\" + c if c in "\\`*_{}[]<>|#!~" else c for c in text)
+    """Model text shown as text in markdown: no markup, links or HTML from an answer, and no raw
+    control character (:func:`equilens.tasks.reporting.plain.visible`)."""
+    from equilens.tasks.reporting.plain import visible
+
+    return "".join("\\" + c if c in "\\`*_{}[]<>|#!~" else c for c in visible(text))
 
 
 def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
@@ -250,8 +253,9 @@ def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
 
 
 def html_section(evidence: list[Evidence], limit: int = 1200) -> str:
-    """The examples as collapsible side-by-side tables; every prompt and answer is HTML-escaped."""
-    from html import escape
+    """The examples as collapsible side-by-side tables; every prompt and answer is HTML-escaped, its
+    control characters made visible (:func:`equilens.tasks.reporting.plain.escape`)."""
+    from equilens.tasks.reporting.plain import escape
 
     if not evidence:
         return ""

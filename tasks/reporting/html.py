@@ -8,16 +8,18 @@ the same name and model, and the full metrics table.
 from __future__ import annotations
 
 import json
-from html import escape
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from equilens.tasks.errors import StorageError
+from equilens.tasks.llm.base import ANSWER_CUT
 from equilens.tasks.metrics import METRICS
 from equilens.tasks.inputs.prompts import text_hash
-from equilens.tasks.reporting.terminal import ARROW, format_interval, p_of, pair_label, significance_mark, worst_pairs
+from equilens.tasks.reporting.plain import escape  # html.escape of visible(): no raw control bytes
+from equilens.tasks.reporting.terminal import (ARROW, format_interval, p_of, pair_label, significance_mark,
+                                               unjudged_note, worst_pairs)
 from equilens.tasks.storage.store import Store
 from equilens.tasks.reporting.svg import histogram_chart, interval_chart, line_chart
 from equilens.tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY
@@ -41,12 +43,13 @@ def _load(store: Store, run_id: str) -> dict[str, pd.DataFrame]:
     run = store.query("SELECT * FROM runs WHERE run_id = ?", [run_id])
     if run.empty:
         raise StorageError(f"No run {run_id!r} in {store.path} (see `equilens runs`).")
-    q = lambda sql: store.query(sql, [run_id])  # noqa: E731
+    q = lambda sql, before=(): store.query(sql, [*before, run_id])  # noqa: E731
     return {
         "run": run,
         "metrics": q("SELECT * FROM metrics WHERE run_id = ?"),
         "responses": q("SELECT attribute, grp, text, ok, refusal, error_class, latency_s, prompt_tokens, "
-                       "completion_tokens FROM responses WHERE run_id = ?"),
+                       "completion_tokens, coalesce(starts_with(error_message, ?), false) AS cut "
+                       "FROM responses WHERE run_id = ?", [ANSWER_CUT]),
         "scores": q("SELECT text_hash, scorer, value FROM scores WHERE run_id = ?"),
         "validations": q("SELECT stage, expectation, success, column_name, unexpected_count, element_count "
                          "FROM validations WHERE run_id = ?"),
@@ -114,10 +117,13 @@ def build_html_report(store: Store, run_id: str) -> str:
     if len(valued) and valued["group_b"].notna().any():
         w = worst_pairs(valued)
         rows = pd.DataFrame({"attribute": w["attribute"], "metric": w["metric"], "least fair pair": w.apply(pair_label, axis=1),
-                             "value [CI]": [v + significance_mark(x) for v, x in
-                                            zip(w.apply(format_interval, axis=1), w["details"], strict=True)],
+                             "value [CI]": [v + significance_mark(x, metric=m, family=f) for v, x, m, f in
+                                            zip(w.apply(format_interval, axis=1), w["details"], w["metric"],
+                                                w["family"], strict=True)],
                              "fairer": w["direction"].map(ARROW)})
-        parts.append("<h3>Least fair group pair per metric</h3>" + _table(rows))
+        note = unjudged_note(w)
+        parts.append("<h3>Least fair group pair per metric</h3>" + _table(rows)
+                     + (f"<p class=meta data-unjudged>{escape(note)}.</p>" if note else ""))
     skipped = metrics[metrics["value"].isna()]
     if len(skipped):
         reasons = [json.loads(x).get("skipped", "") if isinstance(x, str) else "" for x in skipped["details"]]
@@ -176,14 +182,19 @@ def build_html_report(store: Store, run_id: str) -> str:
 
         nc = variant_rows(responses)
         nc = nc.assign(failed=~nc["ok"].astype(bool), refused=nc["refusal"].fillna(False).astype(bool))
-        nc = nc.groupby(["attribute", "grp"]).agg(calls=("ok", "size"), failed=("failed", "sum"), refused=("refused", "sum"))
+        nc = nc.groupby(["attribute", "grp"]).agg(calls=("ok", "size"), failed=("failed", "sum"), refused=("refused", "sum"),
+                                                  cut=("cut", "sum"))  # answers cut at llm.max_answer_chars
+        nc = nc if nc["cut"].any() else nc.drop(columns="cut")
         parts.append("<section id=completion><h2>Non-completion by group</h2>" + _table(nc.reset_index()) + "</section>")
     table = metrics[["family", "attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n", "direction"]]
     table = table.assign(p_holm=[p_of(x) for x in metrics["details"]],  # Holm-adjusted (else raw) p-value
-                         sig=[significance_mark(x) for x in metrics["details"]])
+                         sig=[significance_mark(x, metric=m, family=f) for x, m, f in
+                              zip(metrics["details"], metrics["metric"], metrics["family"], strict=True)])
+    note = unjudged_note(metrics)
     parts.append("<section id=all-metrics><h2>All metrics</h2><p class=meta>p_holm: the permutation (parity) or "
                  "bootstrap (similarity gap) p-value, Holm-adjusted across an attribute's pairs; * below 0.05, "
-                 f"for a similarity gap only on {MIN_PROMPTS_SIMILARITY} or more prompts</p>"
+                 f"for a similarity gap only on {MIN_PROMPTS_SIMILARITY} or more prompts"
+                 + (f". {escape(note)}" if note else "") + "</p>"
                  + _table(table.round(4).astype(object).where(table.notna(), "–")) + "</section>")
     if len(d["validations"]):
         parts.append("<section id=validation><h2>Validation (great-expectations)</h2>" + _table(d["validations"]) + "</section>")

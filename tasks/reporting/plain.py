@@ -9,6 +9,9 @@ configs, prompts, answers and endpoint error bodies. All of it is hostile until 
   as a window title or an OSC-8 hyperlink, and two-byte ESC sequences), turns ``\\r\\n`` into a
   newline, and writes every other C0 or C1 control character and DEL as a visible ``\\xNN``, so
   a bare ``\\r`` cannot overwrite a line and BEL cannot ring. Newline and tab are kept.
+* **HTML and markdown.** :func:`escape` is :func:`visible` and then ``html.escape``: the HTML report
+  writes every text through it, so ``cat report.html`` replays no escape sequence, BEL, NUL or C1
+  byte an answer carried; the markdown report passes model text through :func:`visible` too.
 * **CSV.** :func:`csv_cell` neutralises a text cell that a spreadsheet would run as a formula
   (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return) by prefixing a single quote,
   the convention OWASP documents for CSV injection; a cell that is a plain number is left alone.
@@ -36,6 +39,13 @@ def visible(text: object) -> str:
     s = str(text).replace("\r\n", "\n")
     s = _ESCAPES.sub("", s)
     return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", s)
+
+
+def escape(text: object, quote: bool = True) -> str:
+    """``text`` for an HTML page: :func:`visible`, then ``html.escape`` (``quote``: also quotes)."""
+    import html
+
+    return html.escape(visible(text), quote=quote)
 
 
 def csv_cell(value: Any) -> Any:  # noqa: ANN401 - any cell

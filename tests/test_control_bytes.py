@@ -1,0 +1,70 @@
+"""Answers carrying ESC, BEL, NUL and C1 bytes: the HTML report, the markdown report and the terminal
+show them as visible escapes (``\\x07``) or drop the escape sequences, and hold none of the raw bytes.
+
+Before, text was HTML-escaped only, so one report held 48 ESC bytes and ``cat report.html`` replayed
+them in a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+
+from equilens.tasks.config import parse_config
+from equilens.tasks.reporting.evidence import Evidence, Example, Side, html_section, markdown_lines
+from equilens.tasks.reporting.plain import escape
+from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
+
+RAW = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 (but tab, newline, CR), DEL, C1
+NASTY = "\x1b[31mred\x1b[0m ring\x07 nul\x00 nel\x85 csi\x9b2J osc\x1b]0;title\x07 end"
+
+
+def _raw(text: str) -> list[str]:
+    return sorted({f"\\x{ord(c):02x}" for c in RAW.findall(text)})
+
+
+def test_escape_composes_visible_with_html_escape() -> None:
+    assert escape("<b>\x07</b> \x00 \x85 & \"q\"") == "&lt;b&gt;\\x07&lt;/b&gt; \\x00 \\x85 &amp; &quot;q&quot;"
+    assert escape("\x1b[31mred\x1b[0m") == "red"
+
+
+def test_examples_in_html_and_markdown_hold_no_raw_control_bytes() -> None:
+    sides = [Side("male", f"prompt {NASTY}", f"answer {NASTY}", 0.5, f"profile {NASTY}", f"read: {NASTY}"),
+             Side("female", "plain prompt", "plain answer", 0.1, None, None)]
+    ev = [Evidence("gender", ("male", "female"), "finding", [Example("p1", 0.4, sides)], "vader-neg")]
+    for shown in (html_section(ev), "\n".join(markdown_lines(ev))):
+        assert _raw(shown) == [], shown
+        assert "\\x07" in shown and "\\x00" in shown and "\\x85" in shown
+
+
+def test_a_run_whose_answers_carry_control_bytes_writes_reports_without_them(prefect_harness, openai_server,  # noqa: F811
+                                                                            tmp_path: Path) -> None:
+    from equilens.flows.counterfactual import counterfactual_assessment
+
+    # the groups' answers differ (one sad, one glad), so the report shows them as examples
+    openai_server.reply = lambda body: (f"How awful and sad. {NASTY}" if " he " in f" {body['messages'][-1]['content']} "
+                                        else f"How lovely and glad. {NASTY}")
+    cfg = parse_config({
+        "name": "controls", "prompts": {"items": ["Is he a good nurse?", "Should he get the job?",
+                                                  "Is he kind to animals?"]},
+        "counterfactual": {"attributes": ["gender"], "detect_names": False},
+        "llm": {"provider": "openai", "model": "fake", "base_url": openai_server.base_url, "max_retries": 0,
+                "timeout": 10},
+        "metrics": {"bootstrap_resamples": 20},
+        "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": str(tmp_path / "reports")},
+    })
+    result = counterfactual_assessment(cfg)
+    report = Path(result["report"]).read_bytes()
+    assert b"\x1b" not in report and b"\x07" not in report and b"\x00" not in report
+    text = report.decode("utf-8")
+    assert _raw(text) == []
+    assert "\\x07" in text and "\\x00" in text  # the answers are there, their bytes visible (NEL: a space)
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        artifacts = client.read_artifacts()
+    markdown = " ".join(str(a.data) for a in artifacts if a.type == "markdown")
+    assert markdown and _raw(markdown) == []
+    assert _raw(json.dumps(result, default=str, ensure_ascii=False)) == []
