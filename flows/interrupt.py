@@ -1,8 +1,8 @@
 """Ctrl-C and SIGTERM during ``equilens run``: stop the stages, mark the run interrupted, end every child.
 
 The first SIGINT or SIGTERM sets the stop request (:mod:`equilens.tasks.llm.stop`), which the LLM stage sees
-within a token or 0.1 s, and raises :class:`Interrupted` (a ``KeyboardInterrupt``) in the main thread,
-so the flow unwinds: finished answers are flushed to the response cache and the run's row becomes
+within a token or 0.1 s, and raises :class:`Interrupted` (a ``KeyboardInterrupt``) in the main thread
+(once an event loop of the LLM stage running there has unwound), so the flow unwinds: finished answers are flushed to the response cache and the run's row becomes
 ``interrupted``. :func:`finish_interrupted` then stops every child process of this process (the
 ephemeral Prefect API server that Prefect started, anything else) and the CLI exits with
 :func:`exit_code` (130 for SIGINT, 143 for SIGTERM). A watchdog does the same by force if the
@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from equilens.tasks.llm.stop import clear_stop, on_stop, request_stop, signal_name, stop_requested, stop_signal
+from equilens.tasks.llm.stop import (clear_stop, on_stop, request_stop, signal_name, stop_from_signal, stop_requested,
+                                     stop_signal)
 
 GRACE_S = 5.0
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -50,9 +51,10 @@ def signal_received() -> bool:
     """True once a stop came from a real signal while :func:`stop_on_signals` was active.
 
     That includes a SIGTERM that Prefect's own handler caught during a flow run (it becomes a
-    ``TerminationSignal``, which the run's record turns into a stop request).
+    ``TerminationSignal``, which the run's record turns into a stop request), and a signal that an
+    event loop in the main thread took as a stop request (:func:`~equilens.tasks.llm.stop.signals_as_stop_requests`).
     """
-    return bool(_RECEIVED) or (_watching[0] and stop_signal() == signal.SIGTERM)
+    return bool(_RECEIVED) or (_watching[0] and (stop_signal() == signal.SIGTERM or stop_from_signal()))
 
 
 _watching = [False]
@@ -73,7 +75,7 @@ def stop_on_signals(grace: float = GRACE_S) -> Iterator[None]:
     _RECEIVED.clear()
 
     def start_watchdog(signum: int) -> None:
-        if not (_RECEIVED or signum == signal.SIGTERM):  # a KeyboardInterrupt raised in-process, no signal
+        if not (_RECEIVED or signum == signal.SIGTERM or stop_from_signal()):  # an in-process KeyboardInterrupt
             return
         threading.Thread(target=_watchdog, args=(grace,), name="equilens-stop-watchdog", daemon=True).start()
 

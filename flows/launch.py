@@ -236,12 +236,16 @@ def invoke(app: typer.Typer, argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except SystemExit as exc:
         return int(exc.code or 0)
-    except Exception as exc:  # click usage errors
+    except Exception as exc:  # click usage errors; an equilens error a command did not report itself
         import click
+
+        from equilens.tasks.errors import EquilensError
 
         if isinstance(exc, click.ClickException):
             exc.show()
             return exc.exit_code
+        if isinstance(exc, EquilensError):  # one paragraph, as every command reports its own
+            return fail(str(exc), exc.exit_code).exit_code
         raise
     return 0
 

@@ -35,6 +35,10 @@ class StorageError(EquilensError):
     """The DuckDB file cannot be opened, locked, or written."""
 
 
+class DiskFullError(StorageError):
+    """The disk holding the DuckDB file has no room for a write (DuckDB rolled the write back)."""
+
+
 class ProviderError(EquilensError):
     """An LLM provider is misconfigured (not a per-call failure: those are recorded per row)."""
 

@@ -97,14 +97,20 @@ def _interrupt(proc: subprocess.Popen, err: Lines) -> tuple[int, float, list]:
     children = psutil.Process(proc.pid).children(recursive=True)
     assert any("uvicorn" in " ".join(c.cmdline()) for c in children), \
         f"no ephemeral Prefect server among the run's children: nothing to check\n{err.text()}"
+    code, seconds = _signal_and_wait(proc, signal.SIGINT, err)
+    return code, seconds, children
+
+
+def _signal_and_wait(proc: subprocess.Popen, sig: int, err: Lines) -> tuple[int, float]:
+    """Send ``sig`` to the run's process and wait for it: (exit code, seconds to exit)."""
     sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     try:
         code = proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise AssertionError(f"the run ignored SIGINT for 60 s:\n{err.text()}") from None
-    return code, time.monotonic() - sent, children
+        raise AssertionError(f"the run ignored {signal.Signals(sig).name} for 60 s:\n{err.text()}") from None
+    return code, time.monotonic() - sent
 
 
 def _survivors(children: list) -> list:
@@ -189,18 +195,10 @@ def _rerun_asks_only_for_the_rest(cfg: Path, cwd: Path, server: FakeOpenAIServer
 @pytest.fixture(scope="module")
 def tiny_embedder(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A small random BERT that sentence-transformers loads with mean pooling (no MiniLM, no hub)."""
-    import torch
-    from transformers import BertConfig, BertModel, BertTokenizer
+    from tests.fakes.tiny_models import tiny_embedder as build
 
-    path = tmp_path_factory.mktemp("embedder")
     words = sorted({w.strip("?").lower() for p in PROMPTS for w in p.split()} | {"echo", ":", "they", "person"})
-    (path / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n")
-    tok = BertTokenizer(str(path / "vocab.txt"))
-    torch.manual_seed(0)
-    BertModel(BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                         intermediate_size=32, max_position_embeddings=128)).save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
+    return build(tmp_path_factory.mktemp("embedder"), words)
 
 
 @pytest.fixture(scope="module")
@@ -430,3 +428,48 @@ def test_two_runs_at_once_on_one_duckdb_file_both_complete(tmp_path: Path, loopb
             n = con.execute("SELECT count(*) FROM responses WHERE run_id = ?", [run_id]).fetchone()[0]
             assert n == con.execute("SELECT count(*) * 2 FROM variants WHERE run_id = ? AND valid", [run_id]).fetchone()[0]
             assert con.execute("SELECT count(*) FROM metrics WHERE run_id = ?", [run_id]).fetchone()[0] > 0
+
+
+# --- the judge stage of an identity run ----------------------------------------------------------------
+def test_sigterm_in_the_judge_stage_of_an_identity_run_stops_quietly(tmp_path: Path, tiny_embedder: str,
+                                                                      loopback: FakeOpenAIServer) -> None:
+    """The judge's calls run in an event loop in the main thread. A handler that raises there (Prefect's
+    ``TerminationSignal``) lands inside one of the loop's callbacks: asyncio printed it as "Exception in
+    callback ..." and carried on, and the judge's calls went on after the signal. Now the signal only
+    asks the loop to stop, and reaches the handlers once the loop has unwound."""
+    from tests.fakes.openai_server import echo_reply, hash_reply, last_user_message
+
+    concurrency = 16  # a busy loop: the signal arrives while callbacks run, not while it waits
+    loopback.latency = 0.01
+    loopback.reply = hash_reply  # each cell's answers differ, so every pair of cells is judged
+    try:
+        prompts = tmp_path / "p.csv"
+        prompts.write_text("prompt\n" + "".join(f"Question {i}: how should I plan my week?\n" for i in range(12)))
+        cfg = tmp_path / "identity.yaml"
+        cfg.write_text(
+            f"name: identity-judge\nassessment: identity\nprompts: {{path: '{prompts}'}}\n"
+            "identity: {names_per_cell: 2, races: [white, black]}\njudge: {enabled: true}\n"
+            f"llm: {{provider: openai, model: fake, base_url: '{loopback.base_url}', max_retries: 0, "
+            f"max_concurrency: {concurrency}}}\n"
+            f"scoring: {{embedding_model: '{tiny_embedder}'}}\n"
+            "metrics: {bootstrap_resamples: 20, permutations: 20}\nvalidation: {enabled: false}\n"
+            f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
+
+        def judged() -> int:
+            return sum("Answer to the first person" in last_user_message(b) for b in list(loopback.requests))
+
+        proc, err = _start_run(cfg, tmp_path)
+        deadline = time.monotonic() + 300
+        while judged() < 20:  # the judge's calls are under way (288 of them: about 3 s)
+            assert proc.poll() is None and time.monotonic() < deadline, err.text()
+            time.sleep(0.01)
+        at_signal = judged()
+        code, seconds = _signal_and_wait(proc, signal.SIGTERM, err)
+        time.sleep(0.5)  # calls still going would have reached the server by now
+        assert code == 143 and seconds < EXIT_WITHIN_S, (code, seconds, err.text())
+        assert "Traceback" not in err.text() and "Exception in callback" not in err.text(), err.text()
+        assert "error: interrupted" in err.text() and "did not stop within" not in err.text(), err.text()
+        assert [status for _, status in _runs(tmp_path / "e.duckdb")] == ["interrupted"]
+        assert judged() - at_signal <= 2 * concurrency, (at_signal, judged())  # the judge stopped
+    finally:
+        loopback.reply = echo_reply

@@ -2,7 +2,9 @@
 
 * a failed run stores its error message, scrubbed of secrets, and ``equilens show`` prints it;
 * Prefect's ephemeral server that does not start is retried once, then explained in one paragraph;
-* the trend across runs compares runs of the same name *and* model.
+* the trend across runs compares runs of the same name *and* model;
+* a full disk is one paragraph naming the file and its free space, exit 2, the run recorded
+  ``failed`` (even when the disk refuses its final row), and nothing stored before is lost.
 """
 
 from __future__ import annotations
@@ -190,3 +192,217 @@ def test_a_finished_stage_hands_its_freed_memory_back(tmp_path: Path) -> None:
         del answers
     assert process.memory_info().rss - before < 60 * 2**20, "the stage's 300 MB stayed resident"
     assert len(kept) == 300 and "llm" in recorder.timings
+
+
+# ---- a full disk: one paragraph, exit 2, the run recorded failed, nothing stored before lost ---------
+NO_SPACE = {  # what DuckDB raises when the disk has no room for the write-ahead log
+    "TransactionException": 'TransactionContext Error: Failed to commit: Could not write file "{wal}": '
+                            "No space left on device",
+    "IOException": 'IO Error: Could not write file "{wal}": No space left on device'}
+
+
+class _Refusing:
+    """A DuckDB connection whose writes matching ``refuse(sql)`` fail as on a full disk (the exception class
+    ``refuse`` names, with DuckDB's message)."""
+
+    def __init__(self, con, refuse, wal: str) -> None:  # noqa: ANN001
+        self._con, self._refuse, self._wal = con, refuse, wal
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        return getattr(self._con, name)
+
+    def execute(self, sql: str, *params):  # noqa: ANN001, ANN202
+        kind = self._refuse(sql)
+        if kind:
+            import duckdb
+
+            raise getattr(duckdb, kind)(NO_SPACE[kind].format(wal=self._wal))
+        return self._con.execute(sql, *params)
+
+
+def _full_disk(monkeypatch: pytest.MonkeyPatch, refuse) -> None:  # noqa: ANN001
+    from contextlib import contextmanager
+
+    real = Store.connect
+
+    @contextmanager
+    def connect(self: Store, read_only: bool = False):  # noqa: ANN202
+        with real(self, read_only) as con:
+            yield con if read_only else _Refusing(con, refuse, f"{self.path}.wal")
+
+    monkeypatch.setattr(Store, "connect", connect)
+
+
+def test_a_full_disk_is_one_paragraph_and_the_run_is_recorded_failed(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from equilens.tasks.errors import DiskFullError
+    from equilens.tasks.storage.store import RESERVE_BYTES
+
+    cfg = _config(tmp_path)
+    store = Store(cfg.storage.duckdb_path)
+    recorder = RunRecorder(store, "run-full", "counterfactual_assessment", cfg)
+    reserve = tmp_path / ".e.duckdb.run-full.reserve"  # room kept for the final status
+    assert reserve.stat().st_size == RESERVE_BYTES
+    refused: list[str] = []
+
+    def refuse(sql: str) -> str | None:
+        if sql.startswith("INSERT INTO metrics"):
+            return "TransactionException"
+        if "timings = ?" in sql:  # the run's final row, with its summary: refused too
+            refused.append(sql)
+            return "IOException"
+        return None
+
+    _full_disk(monkeypatch, refuse)
+    with pytest.raises(DiskFullError) as caught, recorded_run(recorder):
+        recorder.save("metrics", pd.DataFrame([{"metric": "m", "value": 1.0}]))
+    message = str(caught.value)
+    assert message.startswith(f"{store.path} could not be written: the disk that holds it is full (")
+    assert " free of " in message and "\n" not in message and "rolled the write back" in message
+    assert refused  # the full status write was refused; the small one after it was recorded
+    row = store.query("SELECT status, summary FROM runs WHERE run_id = 'run-full'").iloc[0]
+    assert row["status"] == "failed" and json.loads(row["summary"])["error"].startswith("DiskFullError: ")
+    assert not reserve.exists()
+
+    # a run whose completed summary is refused is recorded failed, with the disk's error, and says so
+    done = RunRecorder(store, "run-full-2", "counterfactual_assessment", cfg)
+    with pytest.raises(DiskFullError), recorded_run(done) as summary:
+        summary["metrics"] = [{"metric": "m", "value": 1.0}]
+    row = store.query("SELECT status, summary FROM runs WHERE run_id = 'run-full-2'").iloc[0]
+    assert row["status"] == "failed" and "the disk that holds it is full" in json.loads(row["summary"])["error"]
+
+    # no room even for the status: it stays running, and `equilens runs` still lists (it cannot mark)
+    _full_disk(monkeypatch, lambda sql: "IOException" if sql.startswith("UPDATE") else None)
+    last = RunRecorder(store, "run-full-3", "counterfactual_assessment", cfg)
+    with pytest.raises(DiskFullError), recorded_run(last):
+        raise RuntimeError("a stage failed")
+    assert store.query("SELECT status FROM runs WHERE run_id = 'run-full-3'").iloc[0]["status"] == "running"
+    assert store.mark_abandoned() == []
+
+
+PATCHED_CLI = """
+import sys
+from tests.test_run_records import _full_disk
+
+class Patch:
+    def setattr(self, owner, name, value):
+        setattr(owner, name, value)
+
+first = []
+
+def refuse(sql):
+    if sql.startswith("INSERT INTO responses"):
+        return "TransactionException"
+    if "timings = ?" in sql and not first:
+        first.append(sql)
+        return "IOException"
+    return None
+
+_full_disk(Patch(), refuse)
+from equilens.flows.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_full_disk_under_equilens_run_is_one_paragraph_exit_2_and_runs_reads_failed(tmp_path: Path) -> None:
+    """The disk refuses the answers' rows (as DuckDB does: ``TransactionException``) and then the run's
+    final row (``IOException``): the command says so in one paragraph naming the file and its free space,
+    exits 2, and the run reads ``failed`` (it read ``abandoned``, after two raw tracebacks)."""
+    from tests.fakes.openai_server import running_server
+
+    db = tmp_path / "e.duckdb"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with running_server() as server:
+        cfg = tmp_path / "c.yaml"
+        cfg.write_text("name: full\nprompts: {items: ['Is he a good nurse?', 'Should she get the loan?']}\n"
+                       "counterfactual: {attributes: [gender], detect_names: false}\n"
+                       f"llm: {{provider: openai, model: fake, base_url: '{server.base_url}', max_retries: 0}}\n"
+                       f"storage: {{duckdb_path: '{db}', reports_dir: null}}\n")
+        run = subprocess.run([sys.executable, "-c", PATCHED_CLI, "run", str(cfg)], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    said = [line for line in run.stderr.splitlines() if line and not line.startswith("LLM calls: ")]  # progress
+    assert len(said) == 1 and " free of " in said[0], run.stderr
+    assert said[0].startswith(f"error: {db} could not be written: the disk that holds it is full ("), run.stderr
+    listed = subprocess.run([sys.executable, "-m", "equilens", "runs", "--db", str(db), "--format", "json"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert [r["status"] for r in json.loads(listed.stdout)] == ["failed"], listed.stderr
+    assert Store(db).query("SELECT count(*) AS n FROM response_cache").iloc[0]["n"] == server.calls  # kept
+
+
+def _tmpfs(path: Path, size: str) -> str | None:
+    """Mount a tmpfs of ``size`` at ``path``; None, or why that cannot be done here."""
+    import shutil
+
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return "mounting a tmpfs needs root"
+    if shutil.which("mount") is None:
+        return "no mount command"
+    path.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True,
+                          text=True)
+    return None if done.returncode == 0 else f"mount -t tmpfs failed: {done.stderr.strip()}"
+
+
+def _noise(body: dict) -> str:
+    """A deterministic answer of ~7.7 KB that does not compress (so a few hundred fill a small disk)."""
+    import hashlib
+
+    seed = hashlib.sha256(json.dumps(body.get("messages")).encode()).digest()
+    out = []
+    for _ in range(120):
+        seed = hashlib.sha256(seed).digest()
+        out.append(seed.hex())
+    return " ".join(out)
+
+
+def test_a_run_that_fills_a_real_disk_fails_in_one_paragraph_and_loses_nothing(tmp_path: Path) -> None:
+    """A 3 MB tmpfs holds the DuckDB file: the run stops with exit 2 and one paragraph, reads ``failed``,
+    the file reads whole, and once the disk is larger the same command asks only for what was not cached."""
+    from tests.fakes.openai_server import running_server
+    from tests.fakes.tiny_models import tiny_embedder
+
+    disk = tmp_path / "disk"
+    why = _tmpfs(disk, "3m")
+    if why:
+        pytest.skip(why)
+    db, env = disk / "e.duckdb", {**os.environ, "PYTHONPATH": str(ROOT)}
+    embedder = tiny_embedder(tmp_path / "embedder", ["he", "she", "nurse"])
+    calls = 20 * 6 * 2  # prompts x (3 gender variants with a control each) x count
+
+    def equilens(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "equilens", *args], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
+
+    try:
+        with running_server(reply=_noise) as server:
+            cfg = tmp_path / "c.yaml"
+            prompts = json.dumps([f"Is he a good nurse, number {i}?" for i in range(20)])
+            cfg.write_text(f"name: full\nprompts: {{items: {prompts}}}\n"
+                           "counterfactual: {attributes: [gender], detect_names: false}\n"
+                           f"llm: {{provider: openai, model: fake, base_url: '{server.base_url}', count: 2, "
+                           "max_concurrency: 8, max_retries: 0}\n"
+                           f"scoring: {{embedding_model: '{embedder}'}}\n"
+                           "metrics: {bootstrap_resamples: 20, permutations: 20}\nvalidation: {enabled: false}\n"
+                           f"storage: {{duckdb_path: '{db}', reports_dir: null}}\n")
+            run = equilens("run", str(cfg))
+            assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+            said = [line for line in run.stderr.splitlines() if line and not line.startswith("LLM calls: ")]
+            assert len(said) == 1, run.stderr
+            assert said[0].startswith(f"error: {db} could not be written: the disk that holds it is full (")
+            assert " free of 3.0 MiB" in said[0] and "No space left on device" in said[0], said[0]
+            listed = equilens("runs", "--db", str(db), "--format", "json")
+            assert [r["status"] for r in json.loads(listed.stdout)] == ["failed"], listed.stderr
+            Store(db).verify()  # every block of every table reads back
+            cached = int(Store(db).query("SELECT count(*) AS n FROM response_cache").iloc[0]["n"])
+            assert 0 < cached <= calls
+
+            subprocess.run(["mount", "-o", "remount,size=64m", str(disk)], check=True)
+            before = server.calls
+            rerun = equilens("run", str(cfg))
+            assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+            assert server.calls - before == calls - cached  # the cached answers were not asked for again
+            listed = equilens("runs", "--db", str(db), "--format", "json")
+            assert sorted(r["status"] for r in json.loads(listed.stdout)) == ["completed", "failed"]
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)

@@ -106,6 +106,13 @@ class LLMConfig(_Strict):
         description="Request field carrying max_tokens. auto: both fields for a custom base_url (llama.cpp, "
                     "vLLM and Ollama honour max_tokens), max_completion_tokens for OpenAI and Azure",
     )
+    max_answer_chars: int | None = Field(
+        None, ge=1,
+        description="Longest answer kept, in characters, for an endpoint that ignores max_tokens: reading a reply "
+                    "stops past it, and the answer is stored cut, flagged (truncated; error_message 'warning: "
+                    "answer cut ...') and counted per group in the report. Unset: 128 x max_tokens (16 x "
+                    "max_tokens x 8 characters), at least 65,536",
+    )
     count: int = Field(1, ge=1, le=1000, description="Responses per prompt variant")
     max_concurrency: int = Field(8, ge=1, le=1024, description="Concurrent in-flight requests")
     client_processes: int = Field(

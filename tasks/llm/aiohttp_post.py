@@ -14,6 +14,9 @@ error classes, ``Retry-After`` handling and retries are unchanged:
 * a socket read or connect past its timeout is an ``APITimeoutError`` (the runner's ``llm.timeout``
   still bounds the whole request).
 
+A reply body is read up to a byte cap and no further: past it the connection is dropped, and the
+caller learns the body is not whole (an endpoint that ignores ``max_tokens`` cannot fill memory).
+
 The recorded headers hold the API key: they live in this object only and are never logged or stored.
 """
 
@@ -52,6 +55,20 @@ def env_proxy(url: str) -> dict[str, Any]:
     return {"proxy": proxy, "proxy_auth": auth}
 
 
+async def read_capped(reply: Any, limit: int | None) -> tuple[bytes, bool]:
+    """(at most ``limit`` bytes of an aiohttp reply's body, whether that is all of it), read in chunks."""
+    if limit is None or (reply.content_length is not None and reply.content_length <= limit):
+        return await reply.read(), True
+    parts, size = [], 0
+    while size <= limit:
+        chunk = await reply.content.read(min(1 << 16, limit + 1 - size))
+        if not chunk:
+            return b"".join(parts), True
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)[:limit], False
+
+
 class AiohttpPost:
     """POST a chat-completion body to one recorded URL with the recorded headers, over one aiohttp pool."""
 
@@ -88,25 +105,30 @@ class AiohttpPost:
             await probe.aclose()
         return cls(client, recorded[-1], connections, timeout)
 
-    async def post(self, body: dict) -> bytes:
-        """The reply body of one POST; the SDK's exception for an error status or a failed connection."""
+    async def post(self, body: dict, limit: int | None = None) -> tuple[bytes, bool]:
+        """(the reply body of one POST, at most ``limit`` bytes; whether that is all of it); the SDK's
+        exception for an error status or a failed connection."""
         import aiohttp
         import openai
 
         data = json.dumps(body, ensure_ascii=False).encode()
         try:
             async with self._session.post(self.url, data=data, headers=self._headers, **self._proxy) as reply:
-                raw = await reply.read()
+                raw, whole = await read_capped(reply, limit)
                 status, headers = reply.status, reply.raw_headers
+                if not whole:
+                    reply.close()  # the rest of the body is never read: drop the connection
         except (aiohttp.ServerTimeoutError, TimeoutError) as err:
             raise openai.APITimeoutError(request=self._request) from err
         except aiohttp.ClientError as err:
             raise openai.APIConnectionError(message=f"{type(err).__name__}: {err}", request=self._request) from err
         if status >= 400:
             http = _http_module()
+            if not whole:  # the cut body no longer has the length the header gives
+                headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
             response = http.Response(status, headers=list(headers), content=raw, request=self._request)
             raise self._client._make_status_error_from_response(response)
-        return raw
+        return raw, whole
 
     async def aclose(self) -> None:
         await self._session.close()

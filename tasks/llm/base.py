@@ -7,6 +7,7 @@ are raised; the runner retries, classifies and records them per row.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -29,6 +30,8 @@ class Completion:
     completion_tokens: int | None = None
     top_logprobs: dict[str, float] | None = None
     """The first answer token's most likely tokens and their log-probabilities, when asked for."""
+    truncated: bool = False
+    """The reply ran past the answer cap (:func:`answer_char_cap`): ``text`` is its first characters."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ class LLMResult:
     completion_tokens: int | None = None
     cached: bool = False
     top_logprobs: dict[str, float] | None = None
+    truncated: bool = False
+    """The answer was cut at the answer cap; ``error_message`` says so (it starts with :data:`ANSWER_CUT`)."""
 
 
 class Provider(Protocol):
@@ -82,6 +87,25 @@ PROVIDERS: Registry[ProviderFactory] = Registry("LLM provider")
 
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+
+ANSWER_CHARS_PER_TOKEN = 16 * 8  # 16 x max_tokens tokens of 8 characters: room for any tokenizer
+MIN_ANSWER_CHARS = 65_536
+ANSWER_CUT = "warning: answer cut"
+"""How the ``error_message`` of an answer cut at the cap begins (the answer row stays ok)."""
+
+
+def answer_char_cap(cfg: LLMConfig) -> int:
+    """The most characters of an answer kept: ``llm.max_answer_chars``, else 128 x ``max_tokens``
+    and at least :data:`MIN_ANSWER_CHARS`. Only an endpoint that ignores ``max_tokens`` reaches it."""
+    chosen = getattr(cfg, "max_answer_chars", None)
+    return chosen if chosen is not None else max(MIN_ANSWER_CHARS, ANSWER_CHARS_PER_TOKEN * cfg.max_tokens)
+
+
+def reply_byte_cap(cfg: LLMConfig) -> int:
+    """The most bytes of a reply body read: the answer cap at 6 bytes a character (JSON's ``\\uXXXX``),
+    the log-probabilities asked for, and 64 KiB for the rest of the body."""
+    logprobs = cfg.max_tokens * (cfg.logprobs + 1) * 256 if cfg.logprobs else 0
+    return 6 * answer_char_cap(cfg) + logprobs + 65_536
 
 
 def endpoint_identity(cfg: LLMConfig) -> str | None:
@@ -130,6 +154,8 @@ def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int, system: str | None =
     }
     if cfg.logprobs:  # keys of calls without log-probabilities stay as they were
         ident["logprobs"] = cfg.logprobs
+    if getattr(cfg, "max_answer_chars", None) is not None:  # a set cap changes what is kept; default keys stay
+        ident["max_answer_chars"] = cfg.max_answer_chars
     endpoint = None if cfg.cache_across_endpoints else endpoint_identity(cfg)
     if endpoint is not None:
         ident["endpoint"] = endpoint
@@ -161,14 +187,55 @@ def secret_values(api_key_env: str | None = None) -> list[str]:
 def scrub_secrets(text: str, secrets: Sequence[str] | None = None, limit: int = 2000) -> str:
     """``text`` with secret values and key-shaped strings replaced by ``***``, cut to ``limit`` chars.
 
-    ``secrets`` defaults to :func:`secret_values`; short values (< 6 chars) are left alone.
+    ``secrets`` defaults to :func:`secret_values`; short values (< 6 chars) are left alone. Each
+    secret is scrubbed in every spelling :func:`equilens.tasks.secrets.forms` lists (as typed,
+    percent-decoded and -encoded, JSON- and Python-escaped), and any run of 8 or more characters
+    of one of those spellings goes too (:func:`equilens.tasks.secrets.runs`), so a key that comes
+    back with its first characters cut off is still caught.
     """
-    for value in secret_values() if secrets is None else secrets:
-        if value and len(value) >= 6:
-            text = text.replace(value, "***")
+    from equilens.tasks.secrets import RUN
+
+    spelled, pieces = _spellings(tuple(secret_values() if secrets is None else secrets))
+    for value in spelled:
+        text = text.replace(value, "***")
+    text = _cut_runs(text, pieces, RUN)
     for pattern, repl in _SECRET_PATTERNS:
         text = pattern.sub(repl, text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@functools.lru_cache(maxsize=32)
+def _spellings(secrets: tuple[str, ...]) -> tuple[list[str], frozenset[str]]:
+    """(every spelling of the secrets of 6+ characters, longest first; their 8-character pieces)."""
+    from equilens.tasks.secrets import forms, runs
+
+    spelled = sorted({f for value in secrets if value and len(value) >= 6 for f in forms(value) if len(f) >= 6},
+                     key=len, reverse=True)
+    return spelled, frozenset(runs(spelled))
+
+
+def _cut_runs(text: str, pieces: frozenset[str], size: int) -> str:
+    """``text`` with every stretch covered by occurrences of ``pieces`` (each ``size`` characters)
+    replaced by one ``***``."""
+    if not pieces or len(text) < size:
+        return text
+    spans = []
+    for piece in pieces:
+        at = text.find(piece)
+        while at >= 0:
+            spans.append((at, at + size))
+            at = text.find(piece, at + 1)
+    if not spans:
+        return text
+    spans.sort()
+    out, pos, start, end = [], 0, *spans[0]
+    for s, e in spans[1:] + [(len(text) + 1, 0)]:
+        if s <= end:
+            end = max(end, e)
+            continue
+        out += [text[pos:start], "***"]
+        pos, start, end = end, s, e
+    return "".join(out) + text[pos:]
 
 
 REFUSAL_MARKERS = (

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from equilens.tasks.config import LLMConfig
-from equilens.tasks.llm.base import PROVIDERS, Completion, LLMRequest, LLMResult, Provider, looks_like_refusal, scrub_secrets
+from equilens.tasks.llm.base import (ANSWER_CUT, PROVIDERS, Completion, LLMRequest, LLMResult, Provider, looks_like_refusal,
+                                     scrub_secrets)
 
 
 @dataclass(frozen=True)
@@ -81,22 +82,28 @@ def scrub_message(message: str, secrets: Sequence[str]) -> str:
 
 
 def ok_result(req: LLMRequest, comp: Completion, attempts: int, latency: float) -> LLMResult:
+    """The row of an answer. A content filter makes it a refusal; an answer cut at the answer cap
+    stays an answer, with ``truncated`` set and an ``error_message`` starting with :data:`ANSWER_CUT`."""
     filtered = comp.finish_reason == "content_filter"
     if comp.text is None and not filtered:
         raise EmptyResponseError("the endpoint returned no message content")
     text = comp.text or ""
+    cut = comp.truncated and not filtered
+    note = (f"{ANSWER_CUT} at {len(text):,} characters (llm.max_answer_chars): the endpoint sent more than "
+            "max_tokens allows") if cut else None
     return LLMResult(
         request=req,
         text=text if not filtered or text else None,
         ok=not filtered,
         refusal=filtered or looks_like_refusal(text),
         error_class="ContentFilter" if filtered else None,
-        error_message="finish_reason=content_filter" if filtered else None,
+        error_message="finish_reason=content_filter" if filtered else note,
         attempts=attempts,
         latency_s=latency,
         prompt_tokens=comp.prompt_tokens,
         completion_tokens=comp.completion_tokens,
         top_logprobs=comp.top_logprobs,
+        truncated=cut,
     )
 
 

@@ -19,6 +19,12 @@ httpx pools (:data:`CONNECTIONS_PER_POOL` connections each), because one
 httpcore pool scans all its connections for every request and answer, which at 32+ connections costs
 more CPU than the call itself.
 
+Replies are read up to :func:`equilens.tasks.llm.base.reply_byte_cap` bytes and no further (the
+connection is dropped), so an endpoint that ignores the length cap and streams megabytes costs a
+few hundred kilobytes: the answer is the first :func:`equilens.tasks.llm.base.answer_char_cap`
+characters of the message content (read from the body as far as it came), with
+``Completion.truncated`` set.
+
 The answer length cap goes out as ``max_completion_tokens`` (what langchain-openai sends, and what
 OpenAI and Azure read) and, for a custom ``base_url``, also as ``max_tokens``, the field that
 llama.cpp's server, vLLM and Ollama honour (``llm.max_tokens_field`` chooses explicitly).
@@ -29,24 +35,31 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.errors import ProviderError
-from equilens.tasks.llm.base import OPENAI_DEFAULT_URL, PROVIDERS, Completion, endpoint_identity
+from equilens.tasks.llm.base import (OPENAI_DEFAULT_URL, PROVIDERS, Completion, answer_char_cap, endpoint_identity,
+                                     reply_byte_cap)
 
 
 def resolve_api_key(cfg: LLMConfig, required: bool) -> str:
     """API key from the Prefect Secret block named in the config, else from the environment.
 
-    The key is returned to the caller only; it is never logged or stored.
+    The key is returned to the caller only; it is never logged or stored, and it is registered as a
+    secret (:func:`equilens.tasks.secrets.register`) so that every scrubbed message replaces it.
     """
+    from equilens.tasks.secrets import register
+
     if cfg.api_key_secret:
         try:
             from prefect.blocks.system import Secret
 
-            return Secret.load(cfg.api_key_secret).get()
+            key = Secret.load(cfg.api_key_secret).get()
+            register(key)
+            return key
         except Exception as err:  # noqa: BLE001 - any failure to load the block is a config problem
             raise ProviderError(
                 f"Cannot load Prefect Secret block {cfg.api_key_secret!r} (llm.api_key_secret): "
@@ -54,6 +67,7 @@ def resolve_api_key(cfg: LLMConfig, required: bool) -> str:
             ) from None
     key = os.environ.get(cfg.api_key_env)
     if key:
+        register(key)
         return key
     if required:
         raise ProviderError(
@@ -117,6 +131,7 @@ class OpenAIChatProvider:
         self._next_pool: Any = None
         self._aiohttp: Any = None  # tasks.llm.aiohttp_post.AiohttpPost, for llm.http_client: aiohttp
         self._template: dict[str, Any] | None = None
+        self._max_chars, self._max_bytes = answer_char_cap(cfg), reply_byte_cap(cfg)
 
     def _client(self) -> Any:
         if self._llm is None:
@@ -171,12 +186,25 @@ class OpenAIChatProvider:
             self._next_pool = itertools.cycle([client for client, _ in self._pools])
         self._template = payload
 
-    async def _post(self, body: dict[str, Any]) -> bytes:
+    async def _post(self, body: dict[str, Any]) -> tuple[bytes, bool]:
+        """(the reply body, at most ``reply_byte_cap`` bytes; whether that is all of it)."""
         if self._aiohttp is not None:
-            return await self._aiohttp.post(body)
+            return await self._aiohttp.post(body, self._max_bytes)
         import httpx
 
-        return (await next(self._next_pool).post("/chat/completions", body=body, cast_to=httpx.Response)).content
+        # the raw-response header makes the SDK hand back the response before reading its body
+        reply = await next(self._next_pool).post("/chat/completions", body=body, cast_to=httpx.Response,
+                                                 options={"headers": {"X-Stainless-Raw-Response": "stream"}})
+        parts, size = [], 0
+        try:
+            async for chunk in reply.aiter_bytes():
+                parts.append(chunk)
+                size += len(chunk)
+                if size > self._max_bytes:
+                    return b"".join(parts)[: self._max_bytes], False
+        finally:
+            await reply.aclose()  # unread, the rest of the body is dropped with the connection
+        return b"".join(parts), True
 
     async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None) -> Completion:
         if self._template is None:
@@ -186,7 +214,8 @@ class OpenAIChatProvider:
         if system is not None:
             sys_msg = {**sys_msg, "content": system}
         body["messages"] = [sys_msg, {**user, "content": prompt}]
-        return parse_chat_completion(await self._post(body))
+        raw, whole = await self._post(body)
+        return parse_chat_completion(raw, self._max_chars, whole)
 
     def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int]) -> list[Completion]:
         raise NotImplementedError("remote providers are called one prompt at a time")
@@ -206,8 +235,14 @@ class MalformedReplyError(ValueError):
     """A 200 reply whose body is not a chat completion."""
 
 
-def parse_chat_completion(raw: bytes) -> Completion:
-    """The first choice of an OpenAI chat-completion body, read as langchain-openai reads it."""
+def parse_chat_completion(raw: bytes, max_chars: int | None = None, whole: bool = True) -> Completion:
+    """The first choice of an OpenAI chat-completion body, read as langchain-openai reads it.
+
+    An answer longer than ``max_chars`` is cut to that many characters (``truncated``). A body that
+    is not ``whole`` (reading stopped at the byte cap) gives the message content as far as it came.
+    """
+    if not whole:
+        return _cut_reply(raw, max_chars)
     try:
         data = json.loads(raw)
     except ValueError as err:
@@ -229,8 +264,35 @@ def parse_chat_completion(raw: bytes) -> Completion:
         content = "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
     if content is None:
         content = ""  # as langchain-openai reads it (tool calls, refusals; finish_reason tells a filter)
-    return Completion(content, choice.get("finish_reason"), usage.get("prompt_tokens"), usage.get("completion_tokens"),
-                      _first_token_logprobs(choice.get("logprobs")))
+    cut = max_chars is not None and len(content) > max_chars
+    return Completion(content[:max_chars] if cut else content, choice.get("finish_reason"), usage.get("prompt_tokens"),
+                      usage.get("completion_tokens"), _first_token_logprobs(choice.get("logprobs")), truncated=cut)
+
+
+_CONTENT = re.compile(r'"content"\s*:\s*"')
+_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*')  # a JSON string's characters, up to its closing quote
+
+
+def _cut_reply(raw: bytes, max_chars: int | None) -> Completion:
+    """The first choice's message content of a chat-completion body cut short, as far as it came
+    (at most ``max_chars`` characters), marked ``truncated``; MalformedReplyError when none came."""
+    text = raw.decode("utf-8", "ignore")  # drops a character cut in half at the end
+    choices = text.find('"choices"')
+    found = _CONTENT.search(text, choices) if choices >= 0 else None
+    if found is None:
+        raise MalformedReplyError(f"reply is longer than {len(raw):,} bytes and its first bytes hold no answer")
+    body = _STRING_BODY.match(text, found.end()).group()
+    for trim in range(6):  # an escape cut in half ("\\u00", a lone backslash) at the end
+        try:
+            content = json.loads(f'"{body[:len(body) - trim]}"')
+            break
+        except ValueError:
+            continue
+    else:
+        raise MalformedReplyError("reply is cut short inside an answer that is not a JSON string")
+    if content and "\ud800" <= content[-1] <= "\udbff":  # half of a pair of surrogates
+        content = content[:-1]
+    return Completion(content[:max_chars], "length", truncated=True)
 
 
 def _first_token_logprobs(logprobs: Any) -> dict[str, float] | None:

@@ -18,7 +18,8 @@
 * In-process providers get length-sorted batches instead.
 * A stop request (Ctrl-C, SIGTERM: :mod:`equilens.tasks.llm.stop`) is seen within ~0.1 s: calls in flight are
   cancelled (a local batch stops between tokens and is dropped), the answers already in hand are
-  flushed to the cache, and :class:`~equilens.tasks.llm.stop.RunInterrupted` is raised.
+  flushed to the cache, and :class:`~equilens.tasks.llm.stop.RunInterrupted` is raised. While the loop runs
+  in the main thread, SIGINT and SIGTERM only request that stop (:func:`~equilens.tasks.llm.stop.signals_as_stop_requests`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from datetime import datetime, timezone
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.llm.base import LLMRequest, LLMResult, Provider, secret_values
 from equilens.tasks.llm.calls import RateLimiter, call_with_retries, classify_error, make_provider, ok_result, scrub_message
-from equilens.tasks.llm.stop import RunInterrupted, raise_if_stopped, stop_requested, wait_for_stop
+from equilens.tasks.llm.stop import (RunInterrupted, raise_if_stopped, signals_as_stop_requests, stop_requested,
+                                     wait_for_stop)
 from equilens.tasks.storage.store import Store
 
 ProgressFn = Callable[[int, int], None]
@@ -50,9 +52,10 @@ class CacheWriter:
         self.seen = 0  # results offered so far, failed ones included
 
     def add(self, res: LLMResult) -> None:
-        """Buffer a successful, fresh answer; call :meth:`flush` when :attr:`due`."""
+        """Buffer a successful, fresh answer; call :meth:`flush` when :attr:`due`. An answer cut at the
+        answer cap is not cached: a rerun asks again rather than reading it back without its flag."""
         self.seen += 1
-        if self.store is None or not res.ok or res.cached:
+        if self.store is None or not res.ok or res.cached or res.truncated:
             return
         self._rows.append(
             {
@@ -89,9 +92,12 @@ async def _run_concurrent(
     limiter = RateLimiter(cfg.rate_limit) if cfg.rate_limit else None
     order = iter(call_order(todo))
     answered: list[LLMResult] = []
+    closing = False
 
     async def calls() -> None:
         for req in order:  # each loop takes the next request not yet started
+            if closing or stop_requested():  # no new call after a stop: on Python 3.11, wait_for can swallow
+                return  # the cancel of a call that had just finished, and this loop would go on from there
             answered.append(await call_with_retries(provider, req, cfg, limiter, secrets))
 
     def hand_over() -> None:
@@ -119,14 +125,17 @@ async def _run_concurrent(
                 if writer.due:  # a DuckDB write (maybe waiting for another run's lock) off the loop
                     await asyncio.to_thread(writer.flush)
         finally:
+            closing = True
             for fut in pending:
                 fut.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
             for res in answered:  # answers that came in with the stop: cached, not reported
                 writer.add(res)
     finally:
-        writer.flush()
-        await provider.aclose()
+        try:
+            writer.flush()
+        finally:  # a write that failed (a full disk) still closes the connections
+            await provider.aclose()
 
 
 def _run_batched(
@@ -268,7 +277,8 @@ def run_requests(
         elif nproc > 1:
             _run_in_processes(provider, todo, cfg, writer, on_result, secrets, nproc)
         else:
-            asyncio.run(_run_concurrent(provider, todo, cfg, writer, on_result, secrets))
+            with signals_as_stop_requests():  # in the main thread, a signal must not raise inside the loop
+                asyncio.run(_run_concurrent(provider, todo, cfg, writer, on_result, secrets))
     return in_order(requests, done)
 
 

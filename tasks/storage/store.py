@@ -3,7 +3,8 @@
 Every write opens the file, writes, and closes it again, so two runs on the same file interleave
 instead of failing: a connection that finds the file locked by another process waits with backoff
 (up to ``lock_timeout`` seconds). Earlier runs are never rewritten; every row carries its run id.
-All SQL is parametrised; DataFrames are inserted through DuckDB's replacement scans.
+All SQL is parametrised; DataFrames are inserted through DuckDB's replacement scans. A write that a
+full disk refuses is rolled back by DuckDB and raised as :class:`DiskFullError` (nothing stored before is lost).
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ import re
 import socket
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pandas as pd
 
-from equilens.tasks.errors import StorageError
+from equilens.tasks.errors import DiskFullError, StorageError
 
 SCHEMA: dict[str, str] = {
     "runs": """
@@ -57,7 +58,7 @@ SCHEMA: dict[str, str] = {
         run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
         role VARCHAR, sample_idx INTEGER, text VARCHAR, ok BOOLEAN, refusal BOOLEAN, error_class VARCHAR,
         error_message VARCHAR, attempts INTEGER, latency_s DOUBLE, prompt_tokens INTEGER,
-        completion_tokens INTEGER, cached BOOLEAN, cache_key VARCHAR, cost DOUBLE""",
+        completion_tokens INTEGER, cached BOOLEAN, cache_key VARCHAR, cost DOUBLE, truncated BOOLEAN""",
     "scores": "run_id VARCHAR, text_hash VARCHAR, scorer VARCHAR, value DOUBLE",
     "metrics": """
         run_id VARCHAR, family VARCHAR, attribute VARCHAR, group_a VARCHAR, group_b VARCHAR,
@@ -85,6 +86,8 @@ SCHEMA: dict[str, str] = {
 
 _LOCK_MARKERS = ("could not set lock", "conflicting lock", "lock on file")
 _DAMAGE_MARKERS = ("corrupt", "checksum")  # DuckDB's words for a block that fails its check
+RESERVE_BYTES = 256 * 1024  # kept free on the disk during a run, for its final status on a full disk
+_FULL_MARKERS = ("no space left on device", "disk quota exceeded", "not enough space on the disk")  # ENOSPC, EDQUOT
 
 
 class Store:
@@ -109,6 +112,8 @@ class Store:
                 break
             except duckdb.IOException as err:
                 msg = str(err).lower()
+                if any(m in msg for m in _FULL_MARKERS):
+                    raise self._full(err) from None
                 if not any(m in msg for m in _LOCK_MARKERS):
                     raise StorageError(
                         f"Cannot open {self.path} as a DuckDB database: {err}. "
@@ -133,6 +138,8 @@ class Store:
         except duckdb.Error as err:
             if any(m in str(err).lower() for m in _DAMAGE_MARKERS):
                 raise self._damaged(err) from None
+            if any(m in str(err).lower() for m in _FULL_MARKERS):
+                raise self._full(err) from None
             raise
         finally:
             con.close()
@@ -142,6 +149,20 @@ class Store:
         return StorageError(f"{self.path} is damaged and cannot be read ({first}). equilens neither reads nor "
                             "writes a damaged file: restore it from a backup, or point storage.duckdb_path "
                             "(or --db) at another file.")
+
+    def _full(self, err: Exception) -> DiskFullError:
+        import shutil
+
+        try:
+            usage = shutil.disk_usage(self.path.parent)
+            free = f"{_size(usage.free)} free of {_size(usage.total)}"
+        except OSError:
+            free = "free space unknown"
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        return DiskFullError(f"{self.path} could not be written: the disk that holds it is full ({free}; {first}). "
+                             "DuckDB rolled the write back, so everything stored before it is kept. Free some space "
+                             "or point storage.duckdb_path (or --db) at a file on a larger disk, then run the same "
+                             "command again: answers already in the response cache are not asked for again.")
 
     def init(self) -> None:
         with self.connect():
@@ -172,9 +193,21 @@ class Store:
         return len(frame)
 
     def start_run(self, run_id: str, **fields: Any) -> None:
-        """The run's row, status running, with the process and host that run it (see :meth:`mark_abandoned`)."""
+        """The run's row, status running, with the process and host that run it (see :meth:`mark_abandoned`),
+        and room kept on the disk for its final status (see :meth:`finish_run`)."""
         fields = {"pid": os.getpid(), "host": socket.gethostname(), **fields}
         self.append("runs", pd.DataFrame([{"run_id": run_id, "status": "running", **fields}]))
+        try:  # written, not sparse: the disk's blocks are really taken
+            self._reserve(run_id).write_bytes(b"\0" * RESERVE_BYTES)
+        except OSError:  # no room even for that: the run fails at its first write anyway
+            self._release(run_id)
+
+    def _reserve(self, run_id: str) -> Path:
+        return self.path.with_name(f".{self.path.name}.{run_id}.reserve")
+
+    def _release(self, run_id: str) -> None:
+        with suppress(OSError):
+            self._reserve(run_id).unlink(missing_ok=True)
 
     def mark_abandoned(self) -> list[str]:
         """Runs of this host still ``running`` whose process is gone (killed, or the machine
@@ -186,12 +219,25 @@ class Store:
                           "AND pid IS NOT NULL", [socket.gethostname()])
         gone = [r for r, pid, started in rows.itertuples(index=False) if not _still_running(int(pid), started)]
         if gone:
-            with self.connect() as con:
-                con.executemany("UPDATE runs SET status = 'abandoned', finished_at = now() "
-                                "WHERE run_id = ? AND status = 'running'", [[r] for r in gone])
+            try:
+                with self.connect() as con:
+                    con.executemany("UPDATE runs SET status = 'abandoned', finished_at = now() "
+                                    "WHERE run_id = ? AND status = 'running'", [[r] for r in gone])
+            except DiskFullError:  # marked by a later call that has room; the listing goes on
+                return []
+            for run_id in gone:
+                self._release(run_id)
         return gone
 
     def finish_run(self, run_id: str, status: str, **fields: Any) -> None:
+        """The run's final status with its timings, summary or versions.
+
+        When a full disk refuses that write (DuckDB rolls it back), the room :meth:`start_run` kept
+        is given back and smaller writes still say how the run ended: the status with ``{"error": ...}``
+        as its summary (the summary's own error, else the disk's), else the status alone; ``completed``
+        is recorded as ``failed``, since its summary is lost. :class:`DiskFullError` is raised unless
+        the status asked for was recorded (a run ending ``failed`` or ``interrupted`` keeps the error
+        it is ending with)."""
         sets = ["status = ?", "finished_at = now()"]
         params: list[Any] = [status]
         for key, value in fields.items():
@@ -199,8 +245,33 @@ class Store:
                 raise StorageError(f"finish_run cannot set {key!r}")
             sets.append(f"{key} = ?")
             params.append(json.dumps(_finite(value), default=str))
-        with self.connect() as con:
-            con.execute(f"UPDATE runs SET {', '.join(sets)} WHERE run_id = ?", [*params, run_id])
+        try:
+            with self.connect() as con:
+                con.execute(f"UPDATE runs SET {', '.join(sets)} WHERE run_id = ?", [*params, run_id])
+        except DiskFullError as err:
+            self._release(run_id)
+            ended = status if status in ("failed", "interrupted") else "failed"
+            summary = fields.get("summary")
+            error = summary.get("error") if isinstance(summary, dict) and summary.get("error") else str(err)
+            if not self._finish_small(run_id, ended, str(error)[:4000]) or ended != status:
+                raise
+        finally:
+            self._release(run_id)
+
+    def _finish_small(self, run_id: str, status: str, error: str) -> bool:
+        """The smallest writes that record how a run ended on a full disk; whether one was recorded."""
+        for sql, params in (
+            ("UPDATE runs SET status = ?, finished_at = now(), summary = ? WHERE run_id = ?",
+             [status, json.dumps({"error": error}), run_id]),
+            ("UPDATE runs SET status = ? WHERE run_id = ?", [status, run_id]),
+        ):
+            try:
+                with self.connect() as con:
+                    con.execute(sql, params)
+                return True
+            except DiskFullError:
+                continue
+        return False
 
     def cache_put(self, rows: Sequence[dict[str, Any]]) -> None:
         """Persist successful responses as they arrive; an existing key is left as it is.
@@ -294,6 +365,15 @@ def _is_column(table: str, column: str) -> bool:
     """Whether ``column`` is declared in :data:`SCHEMA` for ``table`` (names go into SQL text, so
     they must come from the schema, never from data)."""
     return re.search(rf"(^|[\s,\"]){re.escape(column)}[\s\"]", SCHEMA[table]) is not None
+
+
+def _size(n: float) -> str:
+    """Bytes for a person: 0 B, 812 KiB, 2.9 MiB, 41.0 GiB."""
+    for unit in ("B", "KiB", "MiB"):
+        if n < 1024:
+            return f"{n:.1f} {unit}" if unit == "MiB" else f"{n:.0f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GiB"
 
 
 def _finite(value: Any) -> Any:

@@ -23,6 +23,10 @@ Faults, scripted per call (``server.fail_next(kind, times=1, **opts)``, consumed
 ``server.latency`` (seconds) is added to every request. ``server.length_fields`` names the request
 fields whose token cap the server honours (default none, like a server that ignores the cap; e.g.
 ``("max_tokens",)`` like llama.cpp's): the reply is cut to that many words, ``finish_reason: "length"``.
+``server.huge_reply`` (characters, default 0: off) makes every normal answer's content that long, as
+an endpoint that ignores ``max_tokens`` would send it: the body is written in 64 KiB pieces as the
+client reads them, never built whole, so a 50 MB answer costs the server no memory; a client that
+stops reading gets its connection closed.
 ``server.die_after(n)``: after ``n`` answers the server dies like a killed process: later requests
 get the connection closed without a response, and new connections are refused.
 
@@ -51,6 +55,7 @@ import pytest
 
 FAULTS = ("429", "500", "hang", "timeout", "trickle", "malformed", "empty_choices", "content_filter", "refusal")
 HOST = "127.0.0.1"  # loopback only, never another address
+HUGE_TEXT = "All work and no play. "  # what a huge reply repeats (ASCII: one byte a character)
 
 Reply = Callable[[dict], "str | tuple[str, dict[str, float]]"]  # text, or text and first-token log-probabilities
 FaultRule = Callable[[dict], "str | tuple[str, dict[str, Any]] | None"]
@@ -151,8 +156,9 @@ class FakeOpenAIServer:
     """An OpenAI-compatible chat-completions server on 127.0.0.1 with scripted faults; see the module doc."""
 
     def __init__(self, latency: float = 0.0, reply: Reply | None = None, fault_for: FaultRule | None = None,
-                 port: int = 0, length_fields: tuple[str, ...] = ()) -> None:
+                 port: int = 0, length_fields: tuple[str, ...] = (), huge_reply: int = 0) -> None:
         self.latency = latency
+        self.huge_reply = huge_reply
         self.reply: Reply = reply or echo_reply
         self.fault_for: FaultRule | None = fault_for
         self.length_fields = length_fields
@@ -359,10 +365,39 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if fault == "trickle":
                 self._trickle(status, payload, float(opts.get("seconds", 3.0)))
                 return
+            if fault is None and status == 200 and server.huge_reply:
+                self._huge(body, server.huge_reply)
+                if last:
+                    server._stop_soon()
+                return
             self._send(status, payload, headers)
             if last:
                 self.close_connection = True
                 server._stop_soon()
+
+        def _huge(self, body: dict, chars: int) -> None:
+            """A chat completion whose content is ``chars`` characters, written piece by piece."""
+            head = json.dumps({"id": f"chatcmpl-{next(server._ids)}", "object": "chat.completion",
+                               "created": int(time.time()), "model": body.get("model", "fake")})[:-1]
+            head = (head + ', "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", '
+                    '"content": "').encode()
+            tail = (f'"}}}}], "usage": {{"prompt_tokens": 1, "completion_tokens": {chars // 4}, '
+                    f'"total_tokens": {chars // 4 + 1}}}}}').encode()
+            piece = (HUGE_TEXT * (-(-65536 // len(HUGE_TEXT))))[:65536].encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(head) + chars + len(tail)))
+            self.end_headers()
+            try:
+                self.wfile.write(head)
+                for start in range(0, chars, len(piece)):
+                    if server._stop.is_set():
+                        break
+                    self.wfile.write(piece[: min(len(piece), chars - start)])
+                self.wfile.write(tail)
+            except OSError:  # the client stopped reading and hung up
+                pass
+            self.close_connection = True
 
         def _trickle(self, status: int, payload: bytes, seconds: float) -> None:
             self.send_response(status)
@@ -471,10 +506,12 @@ if __name__ == "__main__":  # a standalone server for benchmarks: prints its bas
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--length-fields", nargs="*", default=[], help="request fields whose token cap it honours")
     parser.add_argument("--log", action="store_true", help="print a line per chat completion answered")
+    parser.add_argument("--huge-reply", type=int, default=0, help="answer this many characters, ignoring max_tokens")
     parser.add_argument("--reply", choices=["echo", "hash"], default="echo",
                         help="echo the prompt, or answer deterministically by a hash of the request (a fair model)")
     args = parser.parse_args()
-    srv = FakeOpenAIServer(args.latency, port=args.port, length_fields=tuple(args.length_fields))
+    srv = FakeOpenAIServer(args.latency, port=args.port, length_fields=tuple(args.length_fields),
+                           huge_reply=args.huge_reply)
     reply = {"echo": echo_reply, "hash": hash_reply}[args.reply]
     srv.reply = reply
     if args.log:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from equilens.tasks.config import CounterfactualConfig, LLMConfig, ScoringConfig
-from equilens.tasks.llm.base import LLMRequest, LLMResult, cache_key
+from equilens.tasks.llm.base import ANSWER_CUT, LLMRequest, LLMResult, cache_key
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
 from equilens.tasks.inputs.prompts import text_hash
 
@@ -152,7 +152,7 @@ def build_requests(variants: pd.DataFrame, cfg: LLMConfig) -> list[LLMRequest]:
 RESPONSE_COLUMNS = [
     "variant_id", "prompt_id", "attribute", "grp", "role", "sample_idx", "text", "ok", "refusal",
     "error_class", "error_message", "attempts", "latency_s", "prompt_tokens", "completion_tokens",
-    "cached", "cache_key", "cost",
+    "cached", "cache_key", "cost", "truncated",
 ]
 
 
@@ -177,6 +177,8 @@ def results_frame(results: list[LLMResult], cfg: LLMConfig | None = None) -> pd.
         prompt_tokens=[r.prompt_tokens for r in results], completion_tokens=[r.completion_tokens for r in results],
         cached=[r.cached for r in results], cache_key=[r.request.cache_key for r in results],
         cost=[call_cost(cfg, r.prompt_tokens, r.completion_tokens, r.cached) if cfg else None for r in results],
+        # cut at llm.max_answer_chars: flagged on the result, and in its message (which also crosses processes)
+        truncated=[r.truncated or (r.error_message or "").startswith(ANSWER_CUT) for r in results],
     )
     frame = pd.DataFrame(columns, columns=RESPONSE_COLUMNS)  # a list per column, not a dict per row
     return frame.astype({"prompt_tokens": "Int64", "completion_tokens": "Int64", "attempts": "Int64"})
