@@ -12,6 +12,7 @@ import re
 
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.agreement import ADVERBS, AFTER_SUBJECT, ARTICLE_BEFORE, base_form
+from equilens.tasks.inputs.ftu import find_mentions
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import Source, mentioned_groups, sources
 from equilens.tasks.inputs.names import NameTable
@@ -46,8 +47,18 @@ def _skeleton(text: str, lexicon: Lexicon, names: NameTable | None) -> str:
             noun = PERSON_AFTER.match(text, end)
             end = noun.end() if noun else end
         spans.append((start, end, marker))
-    if names is not None:
-        for m in names.find(text):
+    found = names.find(text) if names is not None else []
+    if found:
+        # a name is an attribute region where mentions.sources reads it as a mention: not where it
+        # overlaps a counted term ("The Arab manager": "The" is a first name and "Arab" a surname),
+        # and for race not at all once a race word counts (a name's race is the weaker signal), so
+        # "The Arab manager" and its variant "The Asian American manager" line up word for word
+        terms = [(t.start, t.end) for t in find_mentions(text, lexicon, include_targets=True, names=names)]
+        if lexicon.attribute == "race" and terms:
+            found = []
+        for m in found:
+            if any(s < m.end and m.start < e for s, e in terms):
+                continue
             art = ARTICLE_BEFORE.search(text, max(0, m.start - 12), m.start)
             spans.append((art.start(1) if art else m.start, m.end, _MARK))
     if not spans:
