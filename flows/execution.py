@@ -83,13 +83,20 @@ def result_of(future: Any) -> Any:
     block it. Python then runs the handler in the main thread, but only once that thread runs
     Python code again: a main thread blocked in one unbounded wait for a stage would hold the stop
     until the stage ended. Each slice returns to the interpreter, so the handler runs within one.
+    While it waits, SIGINT and SIGTERM only request a stop (a handler that raises inside
+    ``threading``'s lock code leaves the lock broken: "release unlocked lock"); the wait then ends and
+    the signal goes to the handler installed before, outside any lock.
     ``future`` is a Prefect future (the thread pool's or Dask's future inside it is watched) or a
     ``concurrent.futures`` one.
     """
+    from equilens.tasks.llm.stop import signals_as_stop_requests, stop_from_signal
+
     finished = threading.Event()
     getattr(future, "wrapped_future", future).add_done_callback(lambda _: finished.set())
-    while not finished.wait(WAIT_SLICE_S):
-        pass
+    with signals_as_stop_requests():  # a handler that raises must not run inside the Event's lock
+        while not finished.wait(WAIT_SLICE_S):
+            if stop_from_signal():
+                break  # leaving the block hands the signal to the run's handler, here
     return future.result()
 
 

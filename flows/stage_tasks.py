@@ -136,7 +136,7 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
 
     from equilens.flows.execution import gpu_annotation
     from equilens.tasks.llm.runner import STOP_POLL_S, CacheWriter, cached_results, in_order, missing
-    from equilens.tasks.llm.stop import raise_if_stopped
+    from equilens.tasks.llm.stop import raise_if_stopped, signals_as_stop_requests
     from equilens.tasks.reporting.progress import ProgressReporter
 
     fit = planned_requests(variants, cfg)
@@ -148,7 +148,8 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
     writer = CacheWriter(store, cfg, interval=0.0)
     with gpu_annotation(execution):  # a shard on a worker that dies is run again by Dask on another
         futures = [call_llm_shard_task.submit(shard, cfg) for shard in shards]
-    with ProgressReporter("LLM calls", unit="call") as progress:
+    # a signal only requests the stop while the flow waits: raised inside the wait's lock, it broke the lock
+    with ProgressReporter("LLM calls", unit="call") as progress, signals_as_stop_requests():
         answered, total, pending = 0, sum(map(len, shards)), futures
         while pending:
             raise_if_stopped("between LLM shards")  # Ctrl-C / SIGTERM: the finished shards are stored

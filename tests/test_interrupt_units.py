@@ -297,3 +297,43 @@ def test_a_stage_wait_sees_a_signal_that_the_kernel_gave_to_a_worker_thread() ->
     assert seen < 1.5, f"the handler ran {seen:.1f} s after the signal came, when the stage ended"
     with ThreadPoolExecutor(1) as pool:
         assert result_of(pool.submit(lambda: 42)) == 42
+
+
+def test_a_signal_during_a_stage_wait_reaches_the_run_outside_threadings_lock_code() -> None:
+    """A handler that raises, run while the main thread is inside ``Event.wait``, can leave the
+    Condition's lock released twice ("RuntimeError: release unlocked lock", a traceback and a 5 s
+    watchdog exit on Dask). The flow's wait takes the signal as a stop request and hands it on to the
+    run's handler once it has left the wait."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from equilens.flows.execution import result_of
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers run in the main thread only")
+    inside: list[list[str]] = []
+
+    class Stopped(Exception):
+        pass
+
+    def handler(signum: int, frame: object) -> None:
+        files, f = [], frame
+        while f is not None:
+            files.append(f.f_code.co_filename)
+            f = f.f_back
+        inside.append([name for name in files if name == threading.__file__])
+        raise Stopped
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            stage = pool.submit(time.sleep, 3.0)
+            pool.submit(lambda: (time.sleep(0.3), signal.pthread_kill(threading.get_ident(), signal.SIGINT)))
+            t0 = time.monotonic()
+            with pytest.raises(Stopped):
+                result_of(stage)
+            seen = time.monotonic() - t0
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        clear_stop()
+    assert inside == [[]], inside  # the handler ran once, with no threading frame under it
+    assert seen < 1.5, f"the handler ran {seen:.1f} s after the signal came"
