@@ -96,7 +96,7 @@ def _traced_planted_parity_gap(rows: int, prompts: int, realizations: int) -> fl
     ``prompts`` prompts (rows shared evenly) plants ``realizations`` realizations; a gap is found."""
     import tracemalloc
 
-    from equilens.tasks.detectable_gap import parity_detectable_gap
+    from equilens.tasks.stats.detectable_gap import parity_detectable_gap
     from equilens.tasks.metrics import METRICS
 
     spec = METRICS.get("strict_sentiment_parity")
@@ -120,7 +120,7 @@ def test_a_planted_parity_gap_holds_no_array_of_its_draws() -> None:
     """With one row per prompt (a pair of the race attribute: 72,000 prompts) the draws of the
     realizations, held as arrays, were a byte per prompt (its two flips) and 16 bits per answer (its
     plant) per realization: 57 MB at 40,000 prompts and 500 realizations, 73 MB traced in all. They
-    are computed where read (:class:`equilens.tasks.planted.Plants`): 17 MB traced, the blocks' weights."""
+    are computed where read (:class:`equilens.tasks.stats.planted.Plants`): 17 MB traced, the blocks' weights."""
     prompts, realizations = 40_000, 500
     peak = _traced_planted_parity_gap(prompts, prompts, realizations)
     draws = realizations * (prompts + 2 * prompts)
@@ -145,7 +145,7 @@ def test_a_planted_similarity_gap_holds_only_each_prompts_lowest_part_draw() -> 
     (19 MB traced)."""
     import tracemalloc
 
-    from equilens.tasks.detectable_gap import similarity_detectable_gap
+    from equilens.tasks.stats.detectable_gap import similarity_detectable_gap
 
     rng = np.random.default_rng(1)
     prompts, realizations = 30_000, 200
@@ -168,10 +168,10 @@ def test_a_planted_similarity_gap_holds_only_each_prompts_lowest_part_draw() -> 
 def test_a_planted_parity_gap_of_scores_that_never_tie_holds_a_bounded_grid() -> None:
     """Each realization holds a running sum per distinct score: at 50,000 prompts of continuous
     scores and 500 realizations that was 507 MB traced. The scores are simulated on at most 8,192
-    steps of the range (:data:`equilens.tasks.detectable_gap.PLANT_STEPS`): 45 MB."""
+    steps of the range (:data:`equilens.tasks.stats.detectable_gap.PLANT_STEPS`): 45 MB."""
     import tracemalloc
 
-    from equilens.tasks.detectable_gap import parity_detectable_gap
+    from equilens.tasks.stats.detectable_gap import parity_detectable_gap
     from equilens.tasks.metrics import METRICS
 
     spec = METRICS.get("strict_sentiment_parity")

@@ -178,7 +178,7 @@ def test_prompt_codes_sort_like_their_ids_so_the_draws_are_the_same() -> None:
     """The stage numbers prompt ids in their text order ("p10" before "p9"), so every cluster step on
     the integer codes finds the order, the bootstrap draws and the rows the ids would give."""
     from equilens.tasks.assessments.counterfactual.pairs import number_answers
-    from equilens.tasks.resampling import Draws
+    from equilens.tasks.stats.resampling import Draws
     from equilens.tasks.stats import cluster_codes, distinct_count
 
     ids = pd.Series(["p9", "p10", "p2", "p10", "p9", "p100"])

@@ -1,4 +1,4 @@
-"""Parity statistics as reweightings of one sorted grid (tasks.resampling): each reweighting gives the
+"""Parity statistics as reweightings of one sorted grid (tasks.stats.resampling): each reweighting gives the
 value the metric's own function gives on the data it stands for, and the draws have the law they
 claim."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from equilens.tasks import planted as pl
-from equilens.tasks import resampling as rs
+from equilens.tasks.stats import planted as pl
+from equilens.tasks.stats import resampling as rs
 from equilens.tasks.metrics import METRICS
 from equilens.tasks.stats import _cluster_index, permutation_test
 
@@ -96,7 +96,7 @@ def test_a_swap_moves_a_binomial_half_of_a_prompts_drawn_copies() -> None:
 @pytest.mark.parametrize("decimals", [None, 2])  # 2: scores rounded as a scorer does, ties summed on the grid
 @pytest.mark.parametrize("name", PARITY)
 def test_the_detectable_gap_on_the_grid_equals_the_sorted_one(name: str, decimals: int | None) -> None:
-    from equilens.tasks.detectable_gap import parity_detectable_gap
+    from equilens.tasks.stats.detectable_gap import parity_detectable_gap
 
     rng = np.random.default_rng(4)
     x = rng.beta(2, 5, 400)
@@ -113,7 +113,7 @@ def test_the_detectable_gap_on_the_grid_equals_the_sorted_one(name: str, decimal
 
 
 def test_the_metrics_of_a_pair_share_planted_realizations_and_get_what_each_gets_alone() -> None:
-    from equilens.tasks.detectable_gap import parity_detectable_gap, parity_detectable_gaps
+    from equilens.tasks.stats.detectable_gap import parity_detectable_gap, parity_detectable_gaps
 
     rng = np.random.default_rng(8)
     x = rng.beta(2, 5, 600).round(2)
@@ -225,7 +225,7 @@ def test_the_omnibus_read_off_running_sums_equals_the_test_permutation_by_permut
         wasserstein1_of_cdfs,
         weak_sentiment_parity,
     )
-    from equilens.tasks.omnibus import permutation_pvalue_omnibus
+    from equilens.tasks.stats.omnibus import permutation_pvalue_omnibus
 
     rng = np.random.default_rng(k)
     matrix = np.round(rng.random((60, k)), 1)
@@ -240,7 +240,7 @@ def test_the_omnibus_read_off_running_sums_equals_the_test_permutation_by_permut
 def test_the_wasserstein_integral_of_a_running_sum_worked_by_hand() -> None:
     """sum_j widths[j] |C[j, r]| over the first len(widths) rows: column 0 is 0.5 * 1 + 2 * 3 = 6.5,
     column 1 is 0.5 * |-2| + 2 * 4 = 9 (the last row, past the widths, is not read)."""
-    from equilens.tasks.resampling import weighted_abs_rows
+    from equilens.tasks.stats.resampling import weighted_abs_rows
 
     cumulative = np.array([[1.0, -2.0], [3.0, 4.0], [5.0, 6.0]])
     assert weighted_abs_rows(cumulative, np.array([0.5, 2.0])).tolist() == [6.5, 9.0]

@@ -111,7 +111,7 @@ def metric(
     assessment's own), read by :meth:`MetricSpec.settings`, so a stage passes settings without naming the metric;
     ``summarizes``: the metric whose per-group values ``fn`` summarises across groups;
     ``cdf_statistic``: for a parity metric, the same value computed from the running sum of the
-    signed mass of the two sides on a sorted grid (:mod:`equilens.tasks.resampling`), which resamples,
+    signed mass of the two sides on a sorted grid (:mod:`equilens.tasks.stats.resampling`), which resamples,
     label swaps and planted differences all reuse without a sort or a loop per resample."""
     if direction == "target" and target is None:
         raise ValueError(f"metric {name!r}: direction 'target' needs a target value")

@@ -21,7 +21,7 @@ from equilens.tasks.metrics.base import metric
 from equilens.tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l, pairwise_min_bleu, pairwise_rouge_l
 
 if TYPE_CHECKING:
-    from equilens.tasks.resampling import SignedMass
+    from equilens.tasks.stats.resampling import SignedMass
 
 BOUCHARD = "Bouchard (2024), arXiv:2407.10853"
 
@@ -48,9 +48,9 @@ def wasserstein1(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def wasserstein1_of_cdfs(mass: SignedMass) -> np.ndarray:
-    """Wasserstein-1 on each reweighting of a pair (:mod:`equilens.tasks.resampling`): the integral of
+    """Wasserstein-1 on each reweighting of a pair (:mod:`equilens.tasks.stats.resampling`): the integral of
     |F_a - F_b| over the sorted grid, sum_j |C_j| (z_(j+1) - z_j) / total."""
-    from equilens.tasks.resampling import weighted_abs_rows
+    from equilens.tasks.stats.resampling import weighted_abs_rows
 
     return weighted_abs_rows(mass.cumulative, np.diff(mass.grid.values)) / mass.total
 

@@ -279,9 +279,9 @@ PAIRS_PER_CHUNK = 20_000
 def _in_chunks(kernel: Callable, tokens: np.ndarray, offsets: np.ndarray, left: np.ndarray,
                right: np.ndarray) -> np.ndarray:
     """``kernel(tokens, offsets, left, right, out)`` over chunks of pairs, one thread per core
-    (:func:`equilens.tasks.kernels.run_chunked`), each chunk on a CSR of only its own texts' token ids: the
+    (:func:`equilens.tasks.stats.kernels.run_chunked`), each chunk on a CSR of only its own texts' token ids: the
     memory of a chunk's n-gram tables is bounded by the chunk, not by every text of the call."""
-    from equilens.tasks.kernels import run_chunked
+    from equilens.tasks.stats.kernels import run_chunked
 
     out = np.empty(len(left))
 

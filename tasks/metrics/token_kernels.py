@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-from equilens.tasks.kernels import GOLDEN, mix64
+from equilens.tasks.stats.kernels import GOLDEN, mix64
 
 SMOOTHING_EPSILON = 0.1
 MAX_N = 4

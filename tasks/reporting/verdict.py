@@ -6,7 +6,7 @@ noise: the cross-group value minus its noise floor (same-group controls, or repe
 tested by the within-prompt permutation test (parity) or a paired t-test over prompts
 (similarity). Every (pair, metric) the verdict judges is one Holm family per attribute. A pair
 differs "beyond noise" when its gap is positive and p_holm < alpha. When nothing does, the
-verdict states the minimum detectable gap (``equilens.tasks.detectable_gap.parity_detectable_gap`` and
+verdict states the minimum detectable gap (``equilens.tasks.stats.detectable_gap.parity_detectable_gap`` and
 ``equilens.tasks.stats.paired_gap_test``), so a team knows whether more prompts would help.
 """
 

@@ -7,7 +7,7 @@ then runs the counterfactual metric stage twice on it in this one process:
 
 * ``grid``: the shipped code; the parity metrics declare a ``cdf_statistic``, so their bootstrap,
   gap bootstrap, permutation test and minimum detectable gap are reweightings of one sorted grid
-  (``tasks/resampling.py``);
+  (``tasks/stats/resampling.py``);
 * ``per-resample``: the same metrics with the declaration removed, so the stage calls the
   metric's function on every resample and label swap (the path any metric without one takes).
 

@@ -48,7 +48,7 @@ class _MetricContext:
         self.scores = scores
         self.boot = dict(resamples=cfg.bootstrap_resamples, confidence=cfg.confidence, seed=cfg.seed)
         self.rows: list[dict] = []
-        self.draws: Any = None  # the attribute's bootstrap draws (tasks.resampling.Draws), shared by its pairs
+        self.draws: Any = None  # the attribute's bootstrap draws (tasks.stats.resampling.Draws), shared by its pairs
 
     def use_texts(self, texts: Any) -> None:
         """The attribute's distinct answers, which its pairs index (:func:`number_answers`), and the
@@ -67,15 +67,15 @@ class _MetricContext:
 
     def draw_for(self, prompts: Any) -> None:
         """Make the bootstrap draws every pair and metric of one attribute shares, over its prompts."""
-        from equilens.tasks.resampling import Draws
+        from equilens.tasks.stats.resampling import Draws
 
         self.draws = Draws.draw(prompts, self.cfg.bootstrap_resamples, self.cfg.seed)
 
     def mean_estimate(self, values: np.ndarray, clusters: np.ndarray) -> Any:
         """The mean of a similarity's per-pair values with its cluster-bootstrap interval, from the
-        attribute's shared draws (:func:`equilens.tasks.resampling.shared_mean_bootstrap`) when they cover
+        attribute's shared draws (:func:`equilens.tasks.stats.resampling.shared_mean_bootstrap`) when they cover
         its prompts, else from its own."""
-        from equilens.tasks.resampling import shared_mean_bootstrap
+        from equilens.tasks.stats.resampling import shared_mean_bootstrap
         from equilens.tasks.stats import Estimate, bootstrap_mean, distinct_count
 
         shared = shared_mean_bootstrap(values, clusters, self.draws, self.cfg.confidence) \
@@ -215,8 +215,8 @@ def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.nda
     tested over the prompts that have both (:func:`equilens.tasks.stats.paired_gap_test`); the p-value is
     Holm-adjusted by the caller across every pair and metric the verdict judges. ``changed`` (each
     cross pair's score with another prompt's content) gives the minimum detectable gap by planting
-    (:func:`equilens.tasks.detectable_gap.similarity_detectable_gap`); without it the gap's standard error does."""
-    from equilens.tasks.detectable_gap import similarity_detectable_gap
+    (:func:`equilens.tasks.stats.detectable_gap.similarity_detectable_gap`); without it the gap's standard error does."""
+    from equilens.tasks.stats.detectable_gap import similarity_detectable_gap
     from equilens.tasks.stats import paired_gap_test
 
     base = {"noise_floor": float(floor.mean()), "noise_floor_method": method}

@@ -1,6 +1,6 @@
 """Parity metrics of one pair of groups: their intervals, permutation tests, gaps beyond the
 noise floor and minimum detectable gaps. A metric that declares a ``cdf_statistic`` gets every
-resample and label swap as a reweighting of one sorted grid (:mod:`equilens.tasks.resampling`); any other
+resample and label swap as a reweighting of one sorted grid (:mod:`equilens.tasks.stats.resampling`); any other
 parity metric gets its function called on each resample in turn. The pieces of every pair, and the
 omnibus test across an attribute's groups, run on their own threads (:func:`parity_of_pairs`,
 :func:`omnibus_tests`)."""
@@ -41,11 +41,11 @@ def answer_units(pair: PairData) -> np.ndarray:
 def parity_mdg(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray, pair: PairData, tests: int,
                units: np.ndarray) -> dict[str, dict]:
     """Per metric of ``names``, the parity gap this pair could detect (see
-    :func:`equilens.tasks.detectable_gap.parity_detectable_gap`), or why not. The metrics that declare a
-    ``cdf_statistic`` share one set of planted realizations (:func:`equilens.tasks.detectable_gap.parity_detectable_gaps`).
+    :func:`equilens.tasks.stats.detectable_gap.parity_detectable_gap`), or why not. The metrics that declare a
+    ``cdf_statistic`` share one set of planted realizations (:func:`equilens.tasks.stats.detectable_gap.parity_detectable_gaps`).
     Rows of one prompt with the same two answers (a deterministic endpoint's samples) are one unit
     (``units``: :func:`answer_units`, computed once for the pair's metrics)."""
-    from equilens.tasks.detectable_gap import parity_detectable_gap, parity_detectable_gaps
+    from equilens.tasks.stats.detectable_gap import parity_detectable_gap, parity_detectable_gaps
     from equilens.tasks.stats import distinct_count
 
     from equilens.tasks.reporting.verdict import prompts_needed
@@ -84,9 +84,9 @@ def looped_parity(ctx: Any, fn: Callable, s1: np.ndarray, s2: np.ndarray, pair: 
 
 def vectorised_parity(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray, pair: PairData) -> dict:
     """Per metric that declares a ``cdf_statistic``: (estimate, permutation test, gap estimate),
-    every resample and label swap a reweighting of one sorted grid (:mod:`equilens.tasks.resampling`),
+    every resample and label swap a reweighting of one sorted grid (:mod:`equilens.tasks.stats.resampling`),
     computed for all the pair's metrics at once, with the attribute's shared bootstrap draws."""
-    from equilens.tasks import resampling
+    from equilens.tasks.stats import resampling
     from equilens.tasks.stats import Estimate, PermutationTest, _cluster_index, percentile_estimate
 
     if not names:
@@ -136,11 +136,11 @@ def parity_of_pairs(ctx: Any, attribute: str, pairs: list, tests: int) -> dict[t
 def omnibus_tests(ctx: Any, wide: pd.DataFrame, groups: list[str],
                   lacking: Callable[[], str]) -> dict[str, Any]:
     """Per sentiment metric of an attribute with three or more groups, the omnibus test of the largest
-    gap among them (:func:`equilens.tasks.omnibus.permutation_pvalue_omnibus`, prompts that answered every
+    gap among them (:func:`equilens.tasks.stats.omnibus.permutation_pvalue_omnibus`, prompts that answered every
     group) started on its own thread, as a future of its p-value; or why it cannot run."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from equilens.tasks.omnibus import permutation_pvalue_omnibus
+    from equilens.tasks.stats.omnibus import permutation_pvalue_omnibus
 
     names = ctx.of_kind("sentiment")
     if len(groups) <= 2 or not names:

@@ -1,5 +1,5 @@
 """Planted realizations of a parity gap on one sorted grid (the minimum detectable gap,
-:func:`equilens.tasks.detectable_gap.parity_detectable_gap`): their draws, computed where read, and their
+:func:`equilens.tasks.stats.detectable_gap.parity_detectable_gap`): their draws, computed where read, and their
 running sums, a base running sum plus the planted answers in one compiled pass."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from equilens.tasks.kernels import cell_word, cell_words
-from equilens.tasks.resampling import Grid, Running
+from equilens.tasks.stats.kernels import cell_word, cell_words
+from equilens.tasks.stats.resampling import Grid, Running
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class Plants:
     and 500 realizations those were 108 MB per pair): per realization and prompt two coin flips, the
     top two bits of a cell's word (bit 0: the prompt's sides exchanged; bit 1: exchanged again for
     the null), and per realization and answer unit a uniform draw on the 2^-16 grid, the top 16
-    bits of a cell's word of the second key (:func:`equilens.tasks.kernels.cell_word`)."""
+    bits of a cell's word of the second key (:func:`equilens.tasks.stats.kernels.cell_word`)."""
 
     swap_key: np.uint64
     turn_key: np.uint64

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from equilens.tasks.kernels import cell_word, run_chunked
+from equilens.tasks.stats.kernels import cell_word, run_chunked
 from equilens.tasks.stats import (_cluster_blocks, _rowwise, _swapped, cluster_codes, cluster_keys, cluster_means, coin_flips,
                          row_blocks)
 
 if TYPE_CHECKING:
-    from equilens.tasks.planted import Plants
+    from equilens.tasks.stats.planted import Plants
 
 
 @dataclass(frozen=True)
@@ -114,10 +114,10 @@ def parity_detectable_gaps(
 def _plant_draws(x: np.ndarray, y: np.ndarray, clusters: Sequence[object], confidence: float, tests: int, seed: int,
                  realizations: int | None, units: Sequence[object] | None) -> tuple | DetectableGap:
     """The realizations of a planted parity gap: (x, y, each row's prompt, the draws from ``seed``
-    (:class:`equilens.tasks.planted.Plants`: per realization and prompt its flip and second flip, per
+    (:class:`equilens.tasks.stats.planted.Plants`: per realization and prompt its flip and second flip, per
     realization and answer unit its plant), the number of realizations, each row's unit, alpha);
     or why there are none."""
-    from equilens.tasks.planted import Plants
+    from equilens.tasks.stats.planted import Plants
 
     x, y = np.asarray(x, float), np.asarray(y, float)
     n = len(x)
@@ -158,7 +158,7 @@ def _planted_on_grid(stats: dict[str, Callable[..., np.ndarray]], x: np.ndarray,
                      alpha: float) -> Callable[[float], dict[str, tuple[float, float]]]:
     """The ``fires`` of :func:`parity_detectable_gap`, per statistic, for metrics with a
     ``cdf_statistic``: every realization (its label swap, its planted share, its second swap) is a
-    signed mass on one grid of the pair's scores and the top of the range (:mod:`equilens.tasks.resampling`),
+    signed mass on one grid of the pair's scores and the top of the range (:mod:`equilens.tasks.stats.resampling`),
     so a step of the bisection sorts nothing. The draws are computed where read, per realization
     and prompt or answer unit (``plants``; row i's prompt is ``block[i]``, its unit ``unit[i]``):
     no array of them is held, nor anything of (rows x realizations) beyond a block's one-byte
@@ -166,9 +166,9 @@ def _planted_on_grid(stats: dict[str, Callable[..., np.ndarray]], x: np.ndarray,
     the second flip exchanges its sides for the null; its unit's plant moves its side-b answer when
     below the share. The running mass with nothing planted is computed once per realization; a step
     adds, for each planted answer, +1 (times the null's sign) from where side b's answer sat up to
-    the top of the range (:func:`equilens.tasks.planted.planted`)."""
-    from equilens.tasks.planted import planted
-    from equilens.tasks.resampling import ClusterMass, Grid, block_size, blocks
+    the top of the range (:func:`equilens.tasks.stats.planted.planted`)."""
+    from equilens.tasks.stats.planted import planted
+    from equilens.tasks.stats.resampling import ClusterMass, Grid, block_size, blocks
 
     x, y = _on_plant_grid(x, y, hi)
     grid = Grid(x, y, extra=[hi])
@@ -254,7 +254,7 @@ def similarity_detectable_gap(
     rng = np.random.default_rng(seed)
     signs = np.where(coin_flips(rng, realizations, k), np.int8(-1), np.int8(1))
     # each part's draw on a grid of 2^-16, finer than the bisection's 1e-4: the top 16 bits of the
-    # word of cell (realization, prompt * PARTS + part), computed where read (:func:`equilens.tasks.kernels.cell_word`);
+    # word of cell (realization, prompt * PARTS + part), computed where read (:func:`equilens.tasks.stats.kernels.cell_word`);
     # only each prompt's lowest part is held (at 72,000 prompts and 200 realizations, 29 MB of 144)
     key = np.uint64(rng.integers(0, 2**63))
     bar = float(student.ppf(1 - (1 - confidence) / max(tests, 1) / 2, k - 1))

@@ -21,7 +21,7 @@ A resample or a swap weighs whole prompts, so its block is given per prompt (:cl
 and its running sum is one compiled pass over the sorted points (:func:`_running_sum`), where a
 prompt's points at one score are one, and a prompt whose two sides score the same moves nothing and
 is left out (for a fair deterministic endpoint, most prompts); a planted
-block is a base running sum plus the planted answers (:func:`equilens.tasks.planted.planted`, also compiled).
+block is a base running sum plus the planted answers (:func:`equilens.tasks.stats.planted.planted`, also compiled).
 
 The bootstrap draws are made once per attribute (:class:`Draws`) and shared by every metric and
 every pair of groups: a pair reads the columns of its own prompts. When a pair lacks some of the
@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from equilens.tasks.kernels import GOLDEN, mix64, popcount64
+from equilens.tasks.stats.kernels import GOLDEN, mix64, popcount64
 
 BLOCK = 4_000_000
 """Matrix elements per block of reweightings (32 MB of float64); bounds the memory of every path."""
@@ -198,7 +198,7 @@ class SignedMass:
     total mass. What a parity statistic reads: :attr:`cumulative` (the running sum over the sorted
     grid, computed once and shared by the metrics of the pair) or :meth:`at_or_below`. This dense
     form, mass given point by point, is the definition: the stage builds the compact forms below
-    (:class:`ClusterMass`, :func:`equilens.tasks.planted.planted`), and the tests hold them to it."""
+    (:class:`ClusterMass`, :func:`equilens.tasks.stats.planted.planted`), and the tests hold them to it."""
 
     def __init__(self, grid: Grid, mass_x: np.ndarray, mass_y: np.ndarray, total: np.ndarray,
                  mass_extra: np.ndarray | None = None) -> None:

@@ -2,7 +2,7 @@
 
 The omnibus test asks whether the largest gap among k groups is larger than permuting each prompt's
 groups gives. A permutation moves values between the k columns and changes none, so, as for a pair
-(:mod:`equilens.tasks.resampling`), the values are sorted once into a grid and a block of permutations is one
+(:mod:`equilens.tasks.stats.resampling`), the values are sorted once into a grid and a block of permutations is one
 compiled pass: per column and grid point, how many values at or below it the permutation puts in
 that column. A pair of columns' running sum is the difference of their counts, and the metric's
 ``cdf_statistic`` reads its value off it.
@@ -15,7 +15,7 @@ from numba import njit
 
 from collections.abc import Callable, Sequence
 
-from equilens.tasks.resampling import BLOCK, CdfStatistic, Grid, Running, blocks
+from equilens.tasks.stats.resampling import BLOCK, CdfStatistic, Grid, Running, blocks
 from equilens.tasks.stats import _cluster_blocks
 
 
