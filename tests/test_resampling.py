@@ -10,7 +10,7 @@ import pytest
 from equilens.tasks.stats import planted as pl
 from equilens.tasks.stats import resampling as rs
 from equilens.tasks.metrics import METRICS
-from equilens.tasks.stats import _cluster_index, permutation_test
+from equilens.tasks.stats import cluster_index, permutation_test
 
 PARITY = ["strict_sentiment_parity", "weak_sentiment_parity"]
 
@@ -75,7 +75,7 @@ def test_the_label_swaps_are_the_permutation_tests_own(name: str) -> None:
     clusters = np.repeat(np.arange(50), 4).astype(str)
     fn = METRICS.get(name).fn
     test = permutation_test(fn, x, y, clusters, 300, seed=9)
-    null = rs.permutations({name: _stat(name)}, x, y, _cluster_index(clusters)[0], 300, seed=9)[name]
+    null = rs.permutations({name: _stat(name)}, x, y, cluster_index(clusters)[0], 300, seed=9)[name]
     assert null.mean() == pytest.approx(test.null_mean, abs=1e-12)
     assert (int((null >= test.observed - 1e-12).sum()) + 1) / 301 == pytest.approx(test.p_value)
 

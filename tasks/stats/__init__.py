@@ -9,5 +9,5 @@
 - :mod:`~equilens.tasks.stats.kernels`: counter-based random words and chunked compiled loops.
 """
 
-from equilens.tasks.stats.inference import *  # noqa: F403
-from equilens.tasks.stats.inference import _cluster_blocks, _cluster_index, _rowwise, _swapped  # noqa: F401
+from equilens.tasks.stats.inference import *  # noqa: F403 - its __all__ is the package's surface
+from equilens.tasks.stats.inference import __all__  # noqa: F401

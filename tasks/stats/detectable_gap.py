@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from equilens.tasks.stats.kernels import cell_word, run_chunked
-from equilens.tasks.stats import (_cluster_blocks, _rowwise, _swapped, cluster_codes, cluster_keys, cluster_means, coin_flips,
+from equilens.tasks.stats.inference import (cluster_blocks, cluster_codes, cluster_keys, cluster_means, coin_flips, rowwise, swap_where,
                          row_blocks)
 
 if TYPE_CHECKING:
@@ -79,9 +79,9 @@ def parity_detectable_gap(
         """(share of realizations the test finds, mean gap) with ``share`` of one side's answers
         turned to the top of the score range."""
         planted = np.where(turn < share * QUANTA, hi, ys)
-        stat = _rowwise(fn, xs, planted)
+        stat = rowwise(fn, xs, planted)
         # the test and the floor see the planted data swapped again: a real difference widens both
-        null = _rowwise(fn, *_swapped(xs, planted, again))
+        null = rowwise(fn, *swap_where(xs, planted, again))
         bar = float(np.quantile(null, 1 - alpha))
         return float((stat > bar + 1e-12).mean()), float(stat.mean() - null.mean())
 
@@ -121,7 +121,7 @@ def _plant_draws(x: np.ndarray, y: np.ndarray, clusters: Sequence[object], confi
 
     x, y = np.asarray(x, float), np.asarray(y, float)
     n = len(x)
-    block = _cluster_blocks(clusters) if n else np.zeros(0, int)
+    block = cluster_blocks(clusters) if n else np.zeros(0, int)
     k = int(block.max()) + 1 if n else 0
     alpha = (1 - confidence) / max(tests, 1)
     if k < 2:

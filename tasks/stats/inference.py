@@ -14,6 +14,31 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+__all__ = [
+    "Estimate",
+    "PairedGap",
+    "PermutationTest",
+    "bootstrap_distribution",
+    "bootstrap_mean",
+    "bootstrap_stat",
+    "cluster_blocks",
+    "cluster_codes",
+    "cluster_draws",
+    "cluster_index",
+    "cluster_keys",
+    "cluster_means",
+    "coin_flips",
+    "distinct_count",
+    "excess_over_null",
+    "holm_adjust",
+    "paired_gap_test",
+    "percentile_estimate",
+    "permutation_test",
+    "row_blocks",
+    "rowwise",
+    "swap_where",
+]
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -23,7 +48,8 @@ class Estimate:
     n: int
 
 
-def _cluster_index(clusters: Sequence[object]) -> tuple[np.ndarray, int]:
+def cluster_index(clusters: Sequence[object]) -> tuple[np.ndarray, int]:
+    """Each row's cluster as a code 0..k-1, and k."""
     (inverse,), k = cluster_codes(clusters)
     return inverse, k
 
@@ -96,7 +122,7 @@ def bootstrap_mean(
     if n == 0:
         return Estimate(float("nan"), None, None, 0)
     point = float(values.mean())
-    inverse, k = _cluster_index(clusters)
+    inverse, k = cluster_index(clusters)
     if resamples <= 0 or k < 2:
         return Estimate(point, None, None, n)
     sums = np.bincount(inverse, weights=values, minlength=k)
@@ -127,7 +153,7 @@ def bootstrap_distribution(
     n = len(arrays[0]) if arrays else 0
     if n == 0:
         return float("nan"), np.zeros(0)
-    inverse, k = _cluster_index(clusters)
+    inverse, k = cluster_index(clusters)
     point = float(fn(*arrays, inverse) if with_labels else fn(*arrays))
     if resamples <= 0 or k < 2:
         return point, np.zeros(0)
@@ -180,8 +206,9 @@ def percentile_estimate(point: float, stats: np.ndarray, confidence: float, n: i
     return Estimate(point, float(low), float(high), n)
 
 
-def _cluster_blocks(clusters: Sequence[object]) -> np.ndarray:
-    inverse, _ = _cluster_index(clusters)
+def cluster_blocks(clusters: Sequence[object]) -> np.ndarray:
+    """Each row's cluster code: the block whose rows a permutation swaps together."""
+    inverse, _ = cluster_index(clusters)
     return inverse
 
 
@@ -198,7 +225,8 @@ class PermutationTest:
     value shrinks with the number of rows."""
 
 
-def _swapped(x: np.ndarray, y: np.ndarray, flip: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def swap_where(x: np.ndarray, y: np.ndarray, flip: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` and ``y`` with their entries exchanged where ``flip`` is true (one label swap)."""
     return np.where(flip, y, x), np.where(flip, x, y)
 
 
@@ -216,10 +244,10 @@ def permutation_test(
     if len(x) == 0 or permutations <= 0:
         return PermutationTest(float("nan"), float("nan"), float("nan"))
     observed = fn(x, y)
-    block = _cluster_blocks(clusters)
+    block = cluster_blocks(clusters)
     rng = np.random.default_rng(seed)
     flips = coin_flips(rng, permutations, int(block.max()) + 1)[:, block]  # the same draws as one per permutation
-    null = _rowwise(fn, *_swapped(np.broadcast_to(x, flips.shape), np.broadcast_to(y, flips.shape), flips))
+    null = rowwise(fn, *swap_where(np.broadcast_to(x, flips.shape), np.broadcast_to(y, flips.shape), flips))
     p = (int((null >= observed - 1e-12).sum()) + 1) / (permutations + 1)
     return PermutationTest(float(observed), float(p), float(null.mean()))
 
@@ -234,7 +262,7 @@ def excess_over_null(fn: Callable[[np.ndarray, np.ndarray], float], swaps: int =
         rng = np.random.default_rng(seed)
         k = int(labels.max()) + 1
         flips = (rng.random((swaps, k)) < 0.5)[:, labels]  # the same draws as one per swap
-        null = _rowwise(fn, *_swapped(np.broadcast_to(x, flips.shape), np.broadcast_to(y, flips.shape), flips))
+        null = rowwise(fn, *swap_where(np.broadcast_to(x, flips.shape), np.broadcast_to(y, flips.shape), flips))
         return float(fn(x, y) - np.mean(null))
 
     return gap
@@ -282,7 +310,7 @@ def paired_gap_test(floor: np.ndarray, floor_clusters: Sequence[object], cross: 
                      float((student.ppf(1 - alpha / 2, n - 1) + student.ppf(power, n - 1)) * se), n)
 
 
-def _rowwise(fn: Callable[[np.ndarray, np.ndarray], float], x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def rowwise(fn: Callable[[np.ndarray, np.ndarray], float], x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``fn`` on each row pair of two 2-D arrays, in one call where ``fn`` takes 2-D input."""
     if getattr(getattr(fn, "func", fn), "rowwise", False):
         return np.asarray(fn(x, y), float)

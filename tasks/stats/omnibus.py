@@ -16,7 +16,7 @@ from numba import njit
 from collections.abc import Callable, Sequence
 
 from equilens.tasks.stats.resampling import BLOCK, CdfStatistic, Grid, Running, blocks
-from equilens.tasks.stats import _cluster_blocks
+from equilens.tasks.stats.inference import cluster_blocks
 
 
 def permutation_pvalue_omnibus(
@@ -41,7 +41,7 @@ def permutation_pvalue_omnibus(
         return max(fn(m[:, i], m[:, j]) for i, j in pairs)
 
     observed = stat(matrix)
-    block = _cluster_blocks(clusters)
+    block = cluster_blocks(clusters)
     rng = np.random.default_rng(seed)
     if cdf is not None:
         null = omnibus_permutations(cdf, matrix, block, permutations, rng)

@@ -87,12 +87,12 @@ def vectorised_parity(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray
     every resample and label swap a reweighting of one sorted grid (:mod:`equilens.tasks.stats.resampling`),
     computed for all the pair's metrics at once, with the attribute's shared bootstrap draws."""
     from equilens.tasks.stats import resampling
-    from equilens.tasks.stats import Estimate, PermutationTest, _cluster_index, percentile_estimate
+    from equilens.tasks.stats import Estimate, PermutationTest, cluster_index, percentile_estimate
 
     if not names:
         return {}
     stats = {n: ctx.parity_cdf(n) for n in names}
-    block, k = _cluster_index(pair.clusters)
+    block, k = cluster_index(pair.clusters)
     cfg, n = ctx.cfg, len(s1)
     permuted = resampling.permutations(stats, s1, s2, block, max(cfg.permutations, 200), cfg.seed)
     resampled = k >= 2 and ctx.draws is not None and ctx.draws.resamples > 0
