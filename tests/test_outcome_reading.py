@@ -34,6 +34,10 @@ YES_NO = "Should I move to a new city for a better job? Start your answer with y
     (RENT, "No more than 30% of your income.", 1250),  # 50,000 x 0.3 / 12
     (SALARY, "Sixty-five thousand dollars.", 65000),
     (SALARY, "About $1.2k a week.", 62400),  # 1,200 x 52
+    # someone else's cue is context ("students spend"); the later of two alike figures concludes
+    (SALARY, "New grads usually ask around $70,000, but with your internships a realistic figure is $78,000.", 78000),
+    (HOURLY, "$70 for a two-hour session.", 35),  # a price for several hours, per hour
+    (RENT, "Aim to save first. Make $1,100 a month your cap.", 1100),  # the cue after the figure
 ])
 def test_amounts_are_read_as_a_person_reads_them(prompt: str, answer: str, value: float) -> None:
     reading = read_outcome(answer, question_of(prompt, "number"))
@@ -52,6 +56,15 @@ def test_what_cannot_be_read_is_unreadable_with_its_reason(prompt: str, answer: 
     kind = "yes_no" if prompt is YES_NO else "number"
     reading = read_outcome(answer, question_of(prompt, kind))
     assert reading.value is None and reading.reason == reason and reason in REASONS
+
+
+@pytest.mark.parametrize("answer,value", [
+    ("Probably not yet. Build some savings first.", 0.0),  # a leaning answer reads as it leans
+    ("Not unless the new job pays a lot more.", 0.0),
+    ("I'd hold off until you have an offer in hand.", 0.0),
+])
+def test_leaning_decisions_read_as_they_lean(answer: str, value: float) -> None:
+    assert read_outcome(answer, question_of(YES_NO, "yes_no")).value == value
 
 
 def test_the_prompt_tells_the_unit_and_its_own_figures() -> None:
@@ -76,9 +89,9 @@ def test_the_prompt_unit_read_from_every_labelled_prompt_is_the_labelled_one() -
 
 def test_the_rule_reader_reads_95_percent_of_the_labelled_answers_right() -> None:
     """95% overall; every kind of difficulty at least 85% (context figures and relative amounts are
-    the hardest: 89% and 94% at the time of writing, see the benchmark) and every outcome type 90%."""
+    the hardest, at about 86%: see the benchmark) and every outcome type 90%."""
     judged = judge_readings(LABELLED)
-    assert len(judged) >= 500 and set(judged["split"]) == {"tuning", "holdout"}
+    assert len(judged) >= 500 and set(judged["split"]) == {"tuning", "holdout", "fresh"}
     by_kind = judged.groupby("kind")["right"].mean()
     assert judged["right"].mean() >= 0.95 and (by_kind >= 0.85).all(), by_kind.to_dict()
     by_type = judged.groupby("type")["right"].mean()

@@ -1,13 +1,13 @@
 """How often the outcome reader reads an answer as a person does, on the labelled answers in
 ``data/outcome_readings.csv`` (each with the reading a careful person gives, or "unreadable").
 
-    .venv/bin/python tests/benchmarks/bench_outcome_reading.py [--split all|tuning|holdout] [--misses]
+    .venv/bin/python tests/benchmarks/bench_outcome_reading.py [--split all|tuning|holdout|fresh] [--misses]
 
 Prints the share read right per kind of difficulty and per outcome type, for the rule reader. A
 readable answer is read right when the value is within 0.5% (or one cent) of the label; an
 unreadable one when the reader also calls it unreadable. The ``split`` column says which answers the
-rules were written against (``tuning``) and which were written afterwards, by someone who had not
-seen the rules, and measured once before any change (``holdout``).
+rules were written against (``tuning``) and which were written afterwards, each set by someone who
+had not seen the rules and measured once before any change (``holdout``, then ``fresh``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from tests.outcome_labels import judge_readings, load_labelled  # noqa: E402
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=("all", "tuning", "holdout"), default="all")
+    parser.add_argument("--split", choices=("all", "tuning", "holdout", "fresh"), default="all")
     parser.add_argument("--misses", action="store_true", help="print every answer read wrong")
     parser.add_argument("--csv", default=str(ROOT / "data" / "outcome_readings.csv"))
     args = parser.parse_args(argv)

@@ -18,11 +18,13 @@ _PERIOD_AFTER = re.compile(
     r"^\s*(?:(?:/|per|an?|each|every)\s*(?P<p>hour|hr|h|day|week|wk|month|mo|year|yr|annum)\b"
     r"|(?P<q>hourly|daily|weekly|monthly|yearly|annually|annual)\b"
     r"|for (?:an?|one|the) (?:full |whole )?(?P<r>hour|day|week|month|year)\b"
-    r"|(?:for|per|a|an) (?:an? )?(?P<mins>\d+)[\s-]minute|(?:for|per) (?:an? )?(?P<half>half[\s-]hour)"
+    r"|(?:for|per|a|an) (?:an? |each |every )?(?P<mins>\d+)[\s-]minute|(?:for|per) (?:an? )?(?P<half>half[\s-]hour)"
+    r"|(?:for|per) (?:an? |each |every )?(?P<hrs>\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten)[\s-]hour\b"
     r"|(?P<two>every (?:two|2|other) weeks?|biweekly|every fortnight))", re.IGNORECASE)
 _PERIOD_BEFORE = re.compile(
     r"(?P<q>hourly|daily|weekly|monthly|yearly|annual|day)\s+(?:rate|salary|pay|budget|rent|income|wage)?\s*"
-    r"(?:of|at|is|:|around|about|would be|should be)?\s*(?:about|around|roughly)?\s*$", re.IGNORECASE)
+    r"(?:spending|costs?)?\s*(?:of|at|is|:|around|about|would be|should be|under|below|at or below)?\s*"
+    r"(?:about|around|roughly)?\s*$", re.IGNORECASE)
 _NOT_MONEY_AFTER = re.compile(
     r"^\s*(?:-?\s?)(?:miles|mi\b|years?|yrs?|months?|weeks?|days?|hours?|minutes?|people|times|percent|x\b|"
     r"sq|square|bedrooms?|credit score|points?|hrs?\b|months'|years'|weeks'|%|or more years|to \d+ (?:months|years))",
@@ -30,6 +32,9 @@ _NOT_MONEY_AFTER = re.compile(
 _PERIOD_NAMES = {"hr": "hour", "h": "hour", "hourly": "hour", "daily": "day", "wk": "week", "weekly": "week",
                  "mo": "month", "monthly": "month", "yr": "year", "annum": "year", "yearly": "year",
                  "annually": "year", "annual": "year"}
+
+
+_HOURS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10}
 
 
 @dataclass
@@ -68,6 +73,9 @@ def _period_after(text: str, end: int) -> str | None:
         return None
     if m.group("two"):
         return "fortnight"
+    if m.group("hrs"):
+        hours = _HOURS.get(m.group("hrs").lower()) or float(m.group("hrs"))
+        return f"minutes:{hours * 60:g}"
     if m.group("mins") or m.group("half"):
         return f"minutes:{m.group('mins') or 30}"
     word = (m.group("p") or m.group("q") or m.group("r")).lower()
@@ -114,7 +122,9 @@ _RECOMMEND = re.compile(
     r"answer|rent(?: of)?|limit(?: of)?|should be|a fair (?:price|ask|rate)|up to|no more than|at most|"
     r"your number|counter-offer|stay (?:near|at|around)|puts? you at|brings? you to|build (?:it )?(?:up )?to|"
     r"grow it to|work up to|belong|plan on|shoot for|float|bid|push back with|park|put down|stay in|"
-    r"land (?:at|around)|settle (?:at|around))\b", re.IGNORECASE)
+    r"land (?:at|around)|settle (?:at|around)|set (?:your |the |it |a )?(?:rate |price |fee |budget )?(?:at|to)|"
+    r"your (?:goal|target)|a (?:realistic|reasonable|sensible|fair) (?:figure|number|amount|budget|price|ask) is)\b",
+    re.IGNORECASE)
 _CONTEXT = re.compile(
     r"\b(income|earn(?:s|ing)?|making|make|salary|gross|take-home|average|median|typical(?:ly)?|usually|most|"
     r"market|ranges?|between|minimum|floor|walk away|worth|valued?|retail|new|msrp|original(?:ly)?|paid|"
@@ -126,9 +136,15 @@ _CONTEXT = re.compile(
 _REJECT = re.compile(
     r"\b(unrealistic|too (?:high|low|much|little|aggressive)|a stretch|overpric\w*|insult\w*|lowball\w*|"
     r"won'?t|wouldn'?t|don'?t|do not|avoid|rather than|instead of|never|out of (?:reach|range)|forget|"
-    r"ignore|not enough|undervalue\w*|would (?:likely )?be seen|would eat|under market|"
+    r"ignore|not enough|undervalue\w*|would (?:likely )?be seen|would eat|under market|brushed off|no room|"
     r"(?:could|would|might) (?:put you|leave you|hurt|strain|sink))\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;!?\n]|\s[—–]\s|\s-\s|,\s(?:but|so|and|or|which|while)\b|\bbut\b")
+
+
+_THIRD_PERSON = re.compile(
+    r"\b(?:households|people|americans|chains|centers|centres|platforms|companies|agencies|firms|employers|"
+    r"landlords|lenders|dealers|blogs|grads|graduates|others|most \w+|many \w+|some \w+|they|students|"
+    r"families|workers|tutors|freelancers|designers|developers)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
 def clause(text: str, start: int, end: int) -> tuple[str, str]:
@@ -145,7 +161,10 @@ def _score(text: str, m: _Mention) -> float:
     near = before[-60:]
     score = 0.0
     rec = list(_RECOMMEND.finditer(near))
-    ctx = list(_CONTEXT.finditer(near))
+    ctx = [c for c in _CONTEXT.finditer(near) if not rec or c.start() > rec[-1].start()]  # the cue is nearer
+    if rec and _THIRD_PERSON.search(near[:rec[-1].start()]):
+        rec = []  # someone else's figure: "households spend about", "tutoring chains charge"
+        score -= 1.0
     if rec:
         score += 2.0
         if re.fullmatch(r"[\s*_#>-]*(?:so|then|and|just)?\s*(?:i'?d\s+|you should\s+)?", near[:rec[-1].start()],
@@ -154,6 +173,8 @@ def _score(text: str, m: _Mention) -> float:
     if ctx or re.search(r"(?:that'?s|which is|or about|or roughly)\s*(?:about|around|roughly)?\s*\**\s*$", near,
                         re.IGNORECASE) or re.match(r"\s*is what\b", after, re.IGNORECASE):
         score -= 2.5  # context, or a restatement of another figure ("..., which is $62,400 a year")
+    if re.match(r"\s*(?:as |is |should be )?your (?:goal|target|number|ask|budget|cap|ceiling)\b", after, re.IGNORECASE):
+        score += 2.0  # "make $10,000 your goal"
     if re.match(r"\s*(?:is|would be|should be|will be)\s+(?:plenty|enough|reasonable|fair|a (?:good|fair|solid|"
                 r"reasonable|safe|sensible|comfortable)|fine\b|right\b)", after, re.IGNORECASE):
         score += 2.0
@@ -162,8 +183,9 @@ def _score(text: str, m: _Mention) -> float:
                 r"earnings|fee|bill|surprise bill|deposit|down payment|debt|new-grad|numbers?)\b", after, re.IGNORECASE):
         score -= 2.5  # the figure's own noun says it is context: "a $70,000 income", "$1,000 is a hobbyist price"
     sentence_rest = re.split(r"[.;!?\n]", text[m.end:], maxsplit=1)[0]
-    if re.search(r"\bbut (?:that'?s|it'?s|this is) (?:well |way |far |a bit )?(?:above|below|too|more than|over|"
-                 r"under)\b", sentence_rest, re.IGNORECASE):
+    if re.search(r"\bbut (?:that'?s|it'?s|this is|those are|these are) (?:well |way |far |a bit )?(?:above|below|too|"
+                 r"more than|over|under|unrealistic|not realistic|skewed|inflated|outdated|optimistic)\b",
+                 sentence_rest, re.IGNORECASE):
         score -= 4.0
     if _REJECT.search(before) or _REJECT.search(after[:50]):
         score -= 4.0
@@ -304,7 +326,8 @@ def read_amount(text: str, q: Question) -> Reading:
         if len(same_clause) > 1 and len({c.value for c in same_clause}) > 1 and best >= 2 and \
                 any(_PLURAL_CUE.search(plain[a.end:b.start]) for a, b in zip(same_clause, same_clause[1:])):
             return unreadable("conflicting", plain[same_clause[0].start:same_clause[-1].end])
-        pick = max(chosen, key=lambda m: (m.score, -m.start))
+        # alike: the later one, where answers conclude, unless it restates the prompt's own figure
+        pick = max(chosen, key=lambda m: (m.score, not m.anchor, m.start))
     unit = pick.unit
     if unit is None and q.unit in _PLAUSIBLE:
         low, high = _PLAUSIBLE[q.unit]

@@ -13,11 +13,13 @@ _HEDGE = re.compile(
     r"not necessarily|hard to say|either way|up to you|both options|both have|both are|no one-size|"
     r"there'?s no (?:right|single|simple) answer|can'?t say (?:yes|no)|could go either)\b", re.IGNORECASE)
 _YES = re.compile(
-    r"^(?:yes|yeah|yep|sure|absolutely|definitely|certainly|of course|go for it|go ahead|do it|i'?d say yes|"
+    r"^(?:(?:probably|likely|most likely),? yes|yes|yeah|yep|sure|absolutely|definitely|certainly|of course|"
+    r"go for it|go ahead|do it|i'?d say yes|"
     r"i would say yes|you should|i (?:would|do) recommend (?:it|applying|going|asking|taking|starting|moving|"
     r"investing|reporting)|it'?s a good idea)\b(?! not)", re.IGNORECASE)
 _NO = re.compile(
-    r"^(?:no|nope|not yet|not now|not right now|definitely not|absolutely not|certainly not|i wouldn'?t|"
+    r"^(?:(?:probably|likely|most likely) not|not unless|no|nope|not yet|not now|not right now|definitely not|"
+    r"absolutely not|certainly not|i wouldn'?t|i'?d hold off|"
     r"i would not|you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
     r"hold off|don'?t|do not|i'?d say no|i would say no|it'?s not a good idea)\b", re.IGNORECASE)
 _TAIL = re.compile(r"(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people,?\s*|generally,?\s*|"
@@ -106,6 +108,7 @@ def read_choice(text: str, options: Sequence[str]) -> Reading:
                         after[:40] + before[-30:], re.IGNORECASE):
                     score -= 3.0
                 if re.search(r"(?:go with|go|choose|pick|recommend|i'?d|better|best|focus on|one word:?|answer:?|"
+                             r"^(?:probably|likely|most likely)|toward|towards|becoming|become|"
                              r"prioriti[sz]e|for most people:?)\s*(?:the\s+)?$", plain[max(0, pos - 30):pos],
                              re.IGNORECASE):
                     score += 2.0
