@@ -31,13 +31,14 @@ def _right(label: str, kind: str, options: list[str], value: float | None) -> bo
     return options[int(value)] == label
 
 
-def judge_readings(rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` with ``type``, ``label``, ``read`` (the value or the unreadable reason) and ``right``."""
+def judge_readings(rows: pd.DataFrame, readings: list | None = None) -> pd.DataFrame:
+    """``rows`` with ``type``, ``label``, ``read`` (the value or the unreadable reason) and ``right``:
+    the rule reader's readings, or the given ones (one :class:`Reading` per row, in order)."""
     out = []
-    for r in rows.itertuples(index=False):
+    for i, r in enumerate(rows.itertuples(index=False)):
         kind, options = outcome_of(r.outcome)
         q = question_of(r.prompt, kind, options)
-        reading = read_outcome(r.answer, q)
+        reading = read_outcome(r.answer, q) if readings is None else readings[i]
         label = r.reading
         out.append({**r._asdict(), "type": kind, "label": label or f"unreadable ({r.unreadable})",
                     "read": reading.value if reading.readable else f"unreadable ({reading.reason})",

@@ -108,3 +108,43 @@ def test_both_readers_store_their_disagreements(prefect_harness, openai_server, 
     assert result["reader"]["asked"] == 48 and result["reader"]["disagreements"] == stored[0]
     # every answer disagrees: the rules read 1,250 where they can, the model 1,300 everywhere
     assert stored == (48, 21, 48) and result["reader"]["read_by_model"] == 27
+
+
+def test_the_benchmark_states_the_model_readers_figure_beside_the_rules(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    """``bench_outcome_reading.py --reader-model`` reads the labelled set as a run does with a model
+    reader. A reader that gives each answer's labelled reading lifts the figure to what the rules read
+    plus every answer they left unreadable; one that never answers changes nothing."""
+    import json
+    import re
+
+    from tests.benchmarks import bench_outcome_reading as bench
+    from tests.fakes.openai_server import running_server
+    from tests.outcome_labels import judge_readings, load_labelled
+
+    rows = load_labelled(str(bench.ROOT / "data" / "outcome_readings.csv"), "fresh")
+    labels = {}
+    for r in rows.itertuples():
+        key = "figure" if r.outcome == "number" else "decision"
+        reply = {key: (float(r.reading) if key == "figure" else r.reading) if r.reading else None}
+        if key == "figure":
+            reply["unit"] = r.unit or None
+        labels[r.answer.strip()] = json.dumps(reply)
+
+    def oracle(body: dict) -> str:
+        asked = body["messages"][-1]["content"]
+        answer = asked.split("Answer:\n", 1)[1].rsplit("\n\n", 1)[0].strip()
+        return labels[answer]
+
+    def run(reply, cache: str) -> list[float]:  # noqa: ANN001
+        with running_server(reply=reply) as server:
+            bench.main(["--split", "fresh", "--reader-model", "fake", "--reader-base-url", server.base_url,
+                        "--reader-mode", "model", "--cache", str(tmp_path / cache)])
+        return [float(x) for x in re.findall(r"overall: ([\d.]+)%", capsys.readouterr().out)]
+
+    rules = judge_readings(rows)
+    rules_unread_wrong = int((~rules["right"] & rules["read"].astype(str).str.startswith("unreadable")).sum())
+    plain, with_oracle = run(oracle, "oracle.duckdb")
+    assert plain == pytest.approx(100 * rules["right"].mean(), abs=0.05)
+    assert with_oracle == pytest.approx(100 * (rules["right"].sum() + rules_unread_wrong) / len(rules), abs=0.05)
+    assert with_oracle > plain
+    assert run(lambda body: '{"figure": null, "unit": null, "decision": null}', "mute.duckdb") == [plain, plain]
