@@ -173,7 +173,7 @@ def plan_requests(config: AutoRunConfig, prompts: Any) -> Any:  # noqa: ANN401 -
     """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: the original
     prompts (unless their answers are brought), the counterfactual variants, and identity variants
     for prompts that name no group; a text asked twice is one call."""
-    from equilens.tasks.assessments.counterfactual import check_ftu_stage, expand_stage
+    from equilens.tasks.pipeline import check_ftu_stage, expand_stage
 
     variants = expand_stage(prompts, config.counterfactual)
     parts = [variants[variants["valid"]], prompts.iloc[:0] if config.stereotype.responses_path else prompts]

@@ -95,7 +95,7 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
 def plan_requests(config: CounterfactualRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
     """What the LLM stage would be asked for ``prompts`` (each row ``llm.count`` times), for a plan:
     the valid variants and their controls."""
-    from equilens.tasks.assessments.counterfactual import expand_stage
+    from equilens.tasks.pipeline import expand_stage
 
     variants = expand_stage(prompts, config.counterfactual)
     return variants[variants["valid"]]

@@ -124,7 +124,7 @@ def _check_provider(cfg: RunConfig) -> None:
 
 
 def _check_lexicons(cfg: RunConfig) -> None:
-    from equilens.tasks.assessments.counterfactual import lexicons_for, names_lexicon
+    from equilens.tasks.pipeline import lexicons_for, names_lexicon
 
     lexicons_for(cfg.counterfactual)
     names_lexicon(cfg.counterfactual)
@@ -156,7 +156,7 @@ def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
     """A warning per attribute mentioned by too few prompts for a permutation test to find anything."""
     from equilens.tasks.metrics import wanted_metrics
     from equilens.tasks.reporting.verdict import judged_metrics
-    from equilens.tasks.assessments.counterfactual import check_ftu_stage, lexicons_for
+    from equilens.tasks.pipeline import check_ftu_stage, lexicons_for
 
     mentions = check_ftu_stage(prompts, cfg.counterfactual).mentions
     alpha = 1 - cfg.metrics.confidence

@@ -22,8 +22,8 @@ from prefect.cache_policies import INPUTS, TASK_SOURCE
 from equilens.flows.caching import cached
 from equilens.flows.common import RunRecorder, check_llm_failures, release_freed_memory, response_counts
 from equilens.tasks import validation
-from equilens.tasks.assessments import counterfactual as assessment
-from equilens.tasks.assessments.counterfactual.metrics import metric_stage
+from equilens.tasks import pipeline as assessment
+from equilens.tasks.pipeline.metrics import metric_stage
 from equilens.flows.execution import run_heavy, run_sharded
 from equilens.tasks.config import (
     CounterfactualConfig,
@@ -199,11 +199,11 @@ def score_answers(responses: pd.DataFrame, scoring: ScoringConfig, mcfg: Metrics
 
 def metric_inputs(responses: pd.DataFrame, scores: assessment.ScoreSet) -> list[tuple]:
     """Each attribute's answers for :func:`counterfactual_metrics`: the columns the metric stage reads,
-    numbered (:func:`equilens.tasks.assessments.counterfactual.pairs.number_answers`), their distinct texts
+    numbered (:func:`equilens.tasks.pipeline.pairs.number_answers`), their distinct texts
     and their scores. Built for every attribute at once, so the caller can let the answers' text go
     before the stage runs (at 100,000 prompts the text of 1.3 million answers is 140 MB)."""
-    from equilens.tasks.assessments.counterfactual.metrics import RESPONSE_READS
-    from equilens.tasks.assessments.counterfactual.pairs import number_answers
+    from equilens.tasks.pipeline.metrics import RESPONSE_READS
+    from equilens.tasks.pipeline.pairs import number_answers
 
     attributes = sorted(responses["attribute"].dropna().unique()) or [None]
     reads = [c for c in RESPONSE_READS if c in responses]  # what the stage reads is what it is keyed on

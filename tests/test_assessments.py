@@ -26,12 +26,13 @@ def test_an_assessments_files_are_listed_from_its_entry() -> None:
     assert "tasks/assessments/bias_test/generation.py" in files and "tests/test_bias_test_flow.py" in files
     assert all((ROOT / f).is_file() for f in files)
     # a stage package comes whole, and the metric modules of the families a stage asks the registry
-    # for (by family, not by import) are found too, as is a stage reused from another assessment
+    # for (by family, not by import) are found too; the shared pipeline is no assessment's own
     identity = ASSESSMENTS.get("identity").files()
-    for own in ("tasks/assessments/counterfactual/metrics.py", "tasks/metrics/counterfactual.py",
-                "tasks/metrics/text_similarity.py", "tasks/metrics/identity.py", "tasks/assessments/identity/judge.py"):
+    for own in ("tasks/metrics/identity.py", "tasks/assessments/identity/judge.py"):
         assert own in identity
     assert "tasks/metrics/base.py" not in identity and "tasks/metrics/bbq.py" not in identity
+    assert ASSESSMENTS.get("counterfactual").files()[2:4] == ["tasks/metrics/counterfactual.py",
+                                                               "tasks/metrics/quick_treebank.py"]
     out = CliRunner().invoke(app, ["assessments", "--files"])
     assert out.exit_code == 0 and "    tasks/assessments/bias_test/generation.py" in out.output
 
@@ -39,3 +40,4 @@ def test_an_assessments_files_are_listed_from_its_entry() -> None:
 def test_an_unknown_format_is_refused_in_one_line() -> None:
     out = CliRunner().invoke(app, ["assessments", "--format", "html"])
     assert out.exit_code != 0 and "use text or markdown" in out.output
+

@@ -174,7 +174,7 @@ def test_variant_swaps_and_problems_are_json_text_as_stored() -> None:
 
     import pandas as pd
 
-    from equilens.tasks.assessments.counterfactual import expand_stage
+    from equilens.tasks.pipeline import expand_stage
     from equilens.tasks.config import CounterfactualConfig
 
     frame = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": ["Is he a good nurse?"]}),

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from equilens.tasks.assessments.counterfactual import expand_stage
+from equilens.tasks.pipeline import expand_stage
 from equilens.tasks.config import CounterfactualConfig
 from equilens.tasks.inputs.expansion import SKIPPED, expand_prompt, expand_prompts
 from equilens.tasks.errors import ConfigError

@@ -169,7 +169,7 @@ def test_the_local_llm_stage_works_in_chunks_of_whole_prompts(openai_server: Fak
     import pandas as pd
 
     from equilens.flows import stage_tasks
-    from equilens.tasks.assessments import counterfactual
+    from equilens.tasks import pipeline as counterfactual
 
     texts = {"p1": ["Is he kind?", "Is she kind?"], "p2": ["Was he late?", "Was she late?"],
              "p3": ["Is he kind?", "Is she kind?", "Are they kind?"]}

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from equilens.tasks.assessments.counterfactual import ScoreSet
-from equilens.tasks.assessments.counterfactual.metrics import metric_stage
+from equilens.tasks.pipeline import ScoreSet
+from equilens.tasks.pipeline.metrics import metric_stage
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig
 from equilens.tasks.inputs.prompts import text_hash
 
@@ -135,7 +135,7 @@ def test_similarity_gap_test_rejects_about_five_percent_under_identical_groups()
 
 def test_an_attribute_without_a_lexicon_is_compared_without_neutralisation() -> None:
     # brought groups ("team_a"/"team_b") have no lexicon; neutralisation used to fail on None
-    from equilens.tasks.assessments.counterfactual.metrics import metric_stage as stage
+    from equilens.tasks.pipeline.metrics import metric_stage as stage
 
     responses, scores = synthetic(4, ["team_a", "team_b"], 1, lambda p, g, i: 0.1, attribute="team")
     out = stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
@@ -177,7 +177,7 @@ def test_each_attribute_alone_gives_the_rows_of_one_pass_over_all() -> None:
 def test_prompt_codes_sort_like_their_ids_so_the_draws_are_the_same() -> None:
     """The stage numbers prompt ids in their text order ("p10" before "p9"), so every cluster step on
     the integer codes finds the order, the bootstrap draws and the rows the ids would give."""
-    from equilens.tasks.assessments.counterfactual.pairs import number_answers
+    from equilens.tasks.pipeline.pairs import number_answers
     from equilens.tasks.stats.resampling import Draws
     from equilens.tasks.stats import cluster_codes, distinct_count
 
@@ -197,8 +197,8 @@ def test_other_content_pairs_each_answer_with_the_next_prompts_answer_at_its_pla
     """Worked by hand: prompts 3, 5, 7 in order; prompt 3's rows (1, 3) take prompt 5's second answers
     at their places (rows 0, 2), prompt 5's rows take prompt 7's only one (row 4, both), and the
     last prompt wraps round to the first (row 1)."""
-    from equilens.tasks.assessments.counterfactual.pairs import other_content
-    from equilens.tasks.assessments.counterfactual.parity import PairData
+    from equilens.tasks.pipeline.pairs import other_content
+    from equilens.tasks.pipeline.parity import PairData
 
     pair = PairData(np.arange(5), np.array([10, 11, 12, 13, 14]), np.array([5, 3, 5, 3, 7]))
     other = other_content(pair)
@@ -214,8 +214,8 @@ def test_the_similarity_batch_holds_a_few_bytes_per_pair_not_copies_of_every_pai
     by a hash table, for every metric (54 bytes, 16 of them the two metrics' values)."""
     import tracemalloc
 
-    from equilens.tasks.assessments.counterfactual.metrics import _MetricContext
-    from equilens.tasks.assessments.counterfactual.parity import PairData
+    from equilens.tasks.pipeline.metrics import _MetricContext
+    from equilens.tasks.pipeline.parity import PairData
     from equilens.tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l
 
     rng = np.random.default_rng(0)
@@ -244,7 +244,7 @@ def test_the_similarity_batch_holds_a_few_bytes_per_pair_not_copies_of_every_pai
 
 
 def test_answers_that_differ_only_in_the_groups_words_share_one_masked_text_across_chunks() -> None:
-    from equilens.tasks.assessments.counterfactual.pairs import distinct_pairs, neutral_codes
+    from equilens.tasks.pipeline.pairs import distinct_pairs, neutral_codes
     from equilens.tasks.inputs.lexicon import load_lexicon
 
     texts = np.array(["He is kind.", "She is kind.", "It rained.", "he is kind."], dtype=object)
@@ -261,7 +261,7 @@ def test_a_groups_non_completion_interval_from_the_attributes_shared_draws_cover
     its own per group: 1,000 x 67,000 integers each, 6 s per race attribute at 100,000 prompts). A
     group's prompts may be fewer than the drawn ones (a prompt no other group answered is left out of
     them); its interval must still cover the true failure rate about 95% of the time."""
-    from equilens.tasks.assessments.counterfactual.metrics import _MetricContext
+    from equilens.tasks.pipeline.metrics import _MetricContext
 
     rng = np.random.default_rng(3)
     scalar = pd.DataFrame({"text_hash": ["x"], "scorer": "vader-neg", "value": [0.5]})

@@ -10,7 +10,7 @@ import pytest
 
 from equilens.tasks.config import CounterfactualConfig
 from equilens.tasks.inputs.names import load_names
-from equilens.tasks.assessments.counterfactual import expand_stage
+from equilens.tasks.pipeline import expand_stage
 
 
 @pytest.fixture(scope="module")

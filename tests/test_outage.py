@@ -40,7 +40,7 @@ def _config(tmp_path: Path, base_url: str, prompts: list[str], **llm: object) ->
 
 def _call_order(cfg: RunConfig) -> list[tuple[str, str, str, int]]:
     """(attribute, group, role, sample) of each call, in the order the flow makes them one at a time."""
-    from equilens.tasks.assessments.counterfactual import build_requests, expand_stage
+    from equilens.tasks.pipeline import build_requests, expand_stage
     from equilens.tasks.llm.runner import call_order
     from equilens.tasks.inputs.prompts import load_prompts
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from equilens.tasks.config import ScoringConfig
-from equilens.tasks.assessments.counterfactual import needs_embeddings, score_stage
+from equilens.tasks.pipeline import needs_embeddings, score_stage
 from equilens.tasks.storage.fingerprint import frame_digest, texts_digest
 
 

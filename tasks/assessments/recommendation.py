@@ -58,7 +58,7 @@ def counterfactual_requests(prompts: pd.DataFrame, cf: CounterfactualConfig) -> 
     text still names a race, so other attributes need templates with a ``{group}`` slot.
     """
     from equilens.tasks.inputs.controls import variant_rows
-    from equilens.tasks.assessments.counterfactual import expand_stage
+    from equilens.tasks.pipeline import expand_stage
 
     variants = expand_stage(prompts, cf)
     variants = variant_rows(variants[variants["valid"]])  # a recommendation list needs no same-group control

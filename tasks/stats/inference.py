@@ -56,7 +56,7 @@ def cluster_index(clusters: Sequence[object]) -> tuple[np.ndarray, int]:
 
 def cluster_keys(*clusters: Sequence[object]) -> list[np.ndarray]:
     """The cluster ids of each list as sortable keys: integer arrays as they are (sorting them is
-    many times faster than sorting strings; :func:`equilens.tasks.assessments.counterfactual.pairs.number_answers`
+    many times faster than sorting strings; :func:`equilens.tasks.pipeline.pairs.number_answers`
     numbers prompt ids in their text order, so both sort alike), anything else compared as text."""
     arrays = [np.asarray(c) for c in clusters]
     if all(a.dtype.kind in "iu" for a in arrays):

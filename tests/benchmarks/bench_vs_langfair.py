@@ -144,7 +144,7 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
     from equilens.tasks.metrics.counterfactual import pairwise_cosine, strict_sentiment_parity
     from equilens.tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
     from equilens.tasks.scoring.embeddings import SentenceEmbeddingScorer
-    from equilens.tasks.assessments.counterfactual import score_stage
+    from equilens.tasks.pipeline import score_stage
 
     from equilens.tasks.metrics import text_similarity
 
@@ -205,7 +205,7 @@ def full_statistics_seconds(frame: pd.DataFrame, scores) -> float:  # noqa: ANN0
     tests, Holm, omnibus) on the same responses and scores: the cost beyond LangFair's point values.
     The BLEU/ROUGE-L token caches are warm from the point values just computed."""
     from equilens.tasks.config import CounterfactualConfig, MetricsConfig
-    from equilens.tasks.assessments.counterfactual.metrics import metric_stage
+    from equilens.tasks.pipeline.metrics import metric_stage
 
     rows = [{"attribute": "race", "grp": g, "prompt_id": f"p{i}", "sample_idx": 0, "text": x, "ok": True,
              "refusal": False, "error_class": None} for g in GROUPS for i, x in enumerate(frame[g])]

@@ -21,7 +21,7 @@ from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
 from equilens.tasks.inputs.identity import (IDENTITY, SEP, attribute_label, cell_names, cells_of, check_inline,
                                    identity_phrases, place, slots_for)
-from equilens.tasks.assessments.counterfactual import NONE_JSON, VARIANT_COLUMNS, ScoreSet, variant_id
+from equilens.tasks.pipeline import NONE_JSON, VARIANT_COLUMNS, ScoreSet, variant_id
 
 IDENTITY_EXTRA = ["signal", "name", "system", "task", "outcome"]  # stored in identity_variants
 IDENTITY_COLUMNS = [*VARIANT_COLUMNS, *IDENTITY_EXTRA]
@@ -165,7 +165,7 @@ def model_read_stage(readings: pd.DataFrame, responses: pd.DataFrame, variants: 
     ``model`` sends the answers the rules left unreadable, ``both`` every answer (never a failed
     call). Returns the readings and a summary: calls made, their cost, answers read by the model,
     and (``both``) the answers where the two readers disagree."""
-    from equilens.tasks.assessments.counterfactual import call_cost
+    from equilens.tasks.pipeline import call_cost
     from equilens.tasks.llm import LLMRequest, cache_key
     from equilens.tasks.llm.runner import run_requests
     from equilens.tasks.scoring.outcomes import Reading
@@ -340,7 +340,7 @@ def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreS
 
     from equilens.tasks.metrics.base import METRIC_ROW_COLUMNS
     from equilens.tasks.reporting.verdict import judged_metric
-    from equilens.tasks.assessments.counterfactual.metrics import metric_stage as pair_metrics
+    from equilens.tasks.pipeline.metrics import metric_stage as pair_metrics
     from equilens.tasks.stats import holm_adjust
 
     cf_cfg = CounterfactualConfig(attributes=[], noise_floor="controls")  # no lexicon: cells are the groups

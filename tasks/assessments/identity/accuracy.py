@@ -331,7 +331,7 @@ def run_check(config: Any, store: Any = None, limit: int | None = None, template
     """Check the judge of ``config`` (an identity run config: ``judge`` and ``judge_llm()``) on its
     labelled set and store the result in ``store``. JudgeCheckIncomplete when calls failed (nothing
     stored; the answers it got are cached)."""
-    from equilens.tasks.assessments.counterfactual import call_cost
+    from equilens.tasks.pipeline import call_cost
     from equilens.tasks.assessments.identity.judge import load_instructions, yes_probability
     from equilens.tasks.llm import LLMRequest, cache_key
     from equilens.tasks.llm.runner import run_requests

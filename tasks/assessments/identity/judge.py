@@ -203,7 +203,7 @@ def judge_stage(responses: pd.DataFrame, prompts: pd.DataFrame, labels: dict[str
     of calls; the run goes on either way."""
     from equilens.tasks.llm import LLMRequest, cache_key
     from equilens.tasks.llm.runner import run_requests
-    from equilens.tasks.assessments.counterfactual import call_cost
+    from equilens.tasks.pipeline import call_cost
 
     planned = plan(responses, dict(zip(prompts["prompt_id"], prompts["text"], strict=True)), labels, template)
     questions = list(dict.fromkeys(q for qs in planned["questions"] for q in qs))

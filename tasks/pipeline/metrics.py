@@ -15,12 +15,12 @@ import pandas as pd
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig
 from equilens.tasks.inputs.prompts import text_hash
 from equilens.tasks.inputs.controls import CONTROL, variant_rows
-from equilens.tasks.assessments.counterfactual import ScoreSet, lexicons_for
-from equilens.tasks.assessments.counterfactual.pairs import (NOISE_FLOOR_CONTROLS, NOISE_FLOOR_SAMPLES, both_sides,
+from equilens.tasks.pipeline import ScoreSet, lexicons_for
+from equilens.tasks.pipeline.pairs import (NOISE_FLOOR_CONTROLS, NOISE_FLOOR_SAMPLES, both_sides,
                                                     by_prompt_sample, cross_group_pairs, distinct_pairs,
                                                     floor_pairs, joined, neutral_codes, number_answers,
                                                     other_content)
-from equilens.tasks.assessments.counterfactual.parity import (PairData, answer_units, looped_parity, omnibus_tests,
+from equilens.tasks.pipeline.parity import (PairData, answer_units, looped_parity, omnibus_tests,
                                                      parity_mdg, parity_of_pairs, vectorised_parity)
 from equilens.tasks.reporting.verdict import HEADLINE, judged_metrics
 

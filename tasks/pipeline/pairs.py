@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from equilens.tasks.assessments.counterfactual.parity import PairData
+from equilens.tasks.pipeline.parity import PairData
 
 NOISE_FLOOR_SAMPLES = "two independent samples of the same group for the same prompt"
 NOISE_FLOOR_CONTROLS = ("each variant against its same-group control (another term or name of the group, "

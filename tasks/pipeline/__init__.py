@@ -1,5 +1,5 @@
 """Stage logic of the counterfactual assessment up to scoring, as plain functions over DataFrames
-(the metric stage is :mod:`equilens.tasks.assessments.counterfactual.metrics`).
+(the metric stage is :mod:`equilens.tasks.pipeline.metrics`).
 
 The Prefect flow in :mod:`equilens.flows.counterfactual` wraps each function in a task; tests and scripts
 can call them directly. No function here writes to DuckDB: persistence is the flow's job, so a

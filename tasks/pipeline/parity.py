@@ -19,7 +19,7 @@ import pandas as pd
 class PairData:
     """Row-aligned answers of two sides (two groups, or two samples of one group): each row's two
     answers as places among the attribute's distinct texts, and its prompt
-    (:func:`equilens.tasks.assessments.counterfactual.pairs.number_answers`)."""
+    (:func:`equilens.tasks.pipeline.pairs.number_answers`)."""
 
     left: np.ndarray
     right: np.ndarray
