@@ -143,7 +143,7 @@ def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: 
     from itertools import combinations
 
     from equilens.flows.plan import ExtraCalls
-    from equilens.tasks.assessments.identity.judge import _question
+    from equilens.tasks.assessments.identity.judge import judge_question
     from equilens.tasks.assessments.identity.accuracy import check_questions
     from equilens.tasks.llm.budget import CHARS_PER_TOKEN
 
@@ -157,7 +157,7 @@ def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: 
     pairs = list(combinations(labels.values(), 2))
     per_prompt = 4 * len(pairs) * len(config.identity.signals) * config.llm.count
     longest = max(pairs, key=lambda p: len(p[0]) + len(p[1])) if pairs else ("", "")
-    chars = sum(len(_question(template, text, (longest[0], ""), (longest[1], ""))) + len(judge.system_prompt)
+    chars = sum(len(judge_question(template, text, (longest[0], ""), (longest[1], ""))) + len(judge.system_prompt)
                 for text in prompts["text"])
     tokens = (chars / CHARS_PER_TOKEN + len(prompts) * 2 * config.llm.max_tokens) * per_prompt
     out.append(ExtraCalls("judge", len(prompts) * per_prompt, tokens, judge, caps,

@@ -35,7 +35,8 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _parse_sets(pairs: list[str]) -> dict[str, object]:
+def parse_sets(pairs: list[str]) -> dict[str, object]:
+    """``--set key.path=value`` pairs as {dotted key: value}, each value read as YAML."""
     import yaml
 
     out: dict[str, object] = {}
@@ -100,7 +101,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
     from equilens.tasks.config import load_config
     from equilens.tasks.errors import EquilensError
 
-    overrides = _parse_sets(set_)
+    overrides = parse_sets(set_)
     if db is not None:
         overrides["storage.duckdb_path"] = str(db)
     with stop_on_signals():  # SIGINT/SIGTERM: stages stop, answers flushed, run marked interrupted

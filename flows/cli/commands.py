@@ -328,7 +328,7 @@ def judge_check(
     """
     import json
 
-    from equilens.flows.launch import _parse_sets
+    from equilens.flows.launch import parse_sets
     from equilens.tasks.assessments.identity.accuracy import run_check
     from equilens.tasks.config import load_config
     from equilens.tasks.environment import apply_offline_defaults
@@ -339,7 +339,7 @@ def judge_check(
     if fmt not in ("table", "json"):
         raise fail(f"--format {fmt!r}: use table or json.")
     apply_offline_defaults()
-    overrides = _parse_sets(set_)
+    overrides = parse_sets(set_)
     if db is not None:
         overrides["storage.duckdb_path"] = str(db)
     try:

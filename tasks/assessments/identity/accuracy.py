@@ -315,9 +315,9 @@ def _fmt(value: float | None) -> str:
 
 def check_questions(check_set: CheckSet, template: str) -> list[str]:
     """The judge's question about each pair: the run's instructions, person 1 first, true labels."""
-    from equilens.tasks.assessments.identity.judge import _question
+    from equilens.tasks.assessments.identity.judge import judge_question
 
-    return [_question(template, r.prompt, (r.group_1, r.answer_1), (r.group_2, r.answer_2))
+    return [judge_question(template, r.prompt, (r.group_1, r.answer_1), (r.group_2, r.answer_2))
             for r in check_set.pairs.itertuples(index=False)]
 
 

@@ -80,7 +80,8 @@ def yes_probability(text: str | None, top_logprobs: dict[str, float] | None) -> 
     return None, "unparsed"
 
 
-def _question(template: str, prompt: str, first: tuple[str, str], second: tuple[str, str]) -> str:
+def judge_question(template: str, prompt: str, first: tuple[str, str], second: tuple[str, str]) -> str:
+    """The judge's question: ``template`` with the prompt and the two (group, answer) pairs filled in."""
     fill = {"{prompt}": prompt, "{group_1}": first[0], "{answer_1}": first[1], "{group_2}": second[0],
             "{answer_2}": second[1]}
     return re.sub("|".join(re.escape(k) for k in fill), lambda m: fill[m.group()], template)  # one pass: answers stay as written
@@ -103,8 +104,8 @@ def plan(responses: pd.DataFrame, prompts: dict[str, str], labels: dict[str, str
                 continue
             la, lb, prompt = labels[a], labels[b], prompts[prompt_id]
             questions = [] if ta == tb else [
-                _question(template, prompt, (la, ta), (lb, tb)), _question(template, prompt, (lb, ta), (la, tb)),
-                _question(template, prompt, (lb, tb), (la, ta)), _question(template, prompt, (la, tb), (lb, ta))]
+                judge_question(template, prompt, (la, ta), (lb, tb)), judge_question(template, prompt, (lb, ta), (la, tb)),
+                judge_question(template, prompt, (lb, tb), (la, ta)), judge_question(template, prompt, (la, tb), (lb, ta))]
             rows.append({"attribute": attribute, "prompt_id": prompt_id, "sample_idx": int(sample_idx),
                          "cell_a": a, "cell_b": b, "questions": questions})
     return pd.DataFrame(rows, columns=["attribute", "prompt_id", "sample_idx", "cell_a", "cell_b", "questions"])
