@@ -147,7 +147,7 @@ def prompts_needed(pairs: int, alpha: float = 0.05) -> int:
     """Fewest prompts whose within-prompt permutation test can reach Holm's first threshold over
     ``pairs`` tests (group pairs times judged metrics)
     (:func:`equilens.tasks.reporting.verdict.prompts_needed`, which the verdict uses too)."""
-    from equilens.tasks.reporting.verdict import prompts_needed as needed
+    from equilens.tasks.metrics.judged import prompts_needed as needed
 
     return needed(max(1, pairs), alpha)
 
@@ -155,7 +155,7 @@ def prompts_needed(pairs: int, alpha: float = 0.05) -> int:
 def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
     """A warning per attribute mentioned by too few prompts for a permutation test to find anything."""
     from equilens.tasks.metrics import wanted_metrics
-    from equilens.tasks.reporting.verdict import judged_metrics
+    from equilens.tasks.metrics.judged import judged_metrics
     from equilens.tasks.pipeline import check_ftu_stage, lexicons_for
 
     mentions = check_ftu_stage(prompts, cfg.counterfactual).mentions

@@ -22,7 +22,7 @@ from equilens.tasks.pipeline.pairs import (NOISE_FLOOR_CONTROLS, NOISE_FLOOR_SAM
                                                     other_content)
 from equilens.tasks.pipeline.parity import (PairData, answer_units, looped_parity, omnibus_tests,
                                                      parity_mdg, parity_of_pairs, vectorised_parity)
-from equilens.tasks.reporting.verdict import HEADLINE, judged_metrics
+from equilens.tasks.metrics.judged import HEADLINE, judged_metrics
 
 
 RESPONSE_READS = ("variant_id", "prompt_id", "attribute", "grp", "role", "sample_idx", "text", "ok", "refusal",

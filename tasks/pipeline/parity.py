@@ -48,7 +48,7 @@ def parity_mdg(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray, pair:
     from equilens.tasks.stats.detectable_gap import parity_detectable_gap, parity_detectable_gaps
     from equilens.tasks.stats import distinct_count
 
-    from equilens.tasks.reporting.verdict import prompts_needed
+    from equilens.tasks.metrics.judged import prompts_needed
 
     alpha = (1 - ctx.cfg.confidence) / max(tests, 1)
     perms = max(ctx.cfg.permutations, 200)

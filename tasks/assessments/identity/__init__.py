@@ -339,7 +339,7 @@ def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreS
     from equilens.tasks.assessments.identity.judge import harm_rows, skipped_harm
 
     from equilens.tasks.metrics.base import METRIC_ROW_COLUMNS
-    from equilens.tasks.reporting.verdict import judged_metric
+    from equilens.tasks.metrics.judged import judged_metric
     from equilens.tasks.pipeline.metrics import metric_stage as pair_metrics
     from equilens.tasks.stats import holm_adjust
 
