@@ -41,3 +41,14 @@ def test_an_unknown_format_is_refused_in_one_line() -> None:
     out = CliRunner().invoke(app, ["assessments", "--format", "html"])
     assert out.exit_code != 0 and "use text or markdown" in out.output
 
+
+def test_no_assessment_lists_another_assessments_module_for_shared_machinery() -> None:
+    """Shared machinery (the pipeline, the statistics, the metric registry) lives outside
+    tasks/assessments/, so an assessment's files hold only its own stage modules; only ``auto``,
+    which runs the others, lists theirs."""
+    for name, entry in ASSESSMENTS.registered():
+        if name == "auto":
+            continue
+        stages = {f for f in entry.files() if f.startswith("tasks/assessments/")}
+        foreign = {f for f in stages if not f.removeprefix("tasks/assessments/").startswith(name)}
+        assert not foreign, (name, sorted(foreign))

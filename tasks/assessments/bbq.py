@@ -217,7 +217,7 @@ def bbq_metrics(questions: pd.DataFrame, answers: np.ndarray, mcfg: MetricsConfi
     arguments name (``answer``, ``label``, ``unknown``, ``target``, ``negative``)."""
     import inspect
 
-    from equilens.tasks.assessments.classification import interval_verdict
+    from equilens.tasks.metrics.base import interval_verdict
     from equilens.tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
     from equilens.tasks.stats import bootstrap_stat
 

@@ -124,16 +124,6 @@ def predictions(responses: pd.DataFrame, items: pd.DataFrame, cfg: Classificatio
     })
 
 
-def interval_verdict(spec: Any, value: float | None, ci_low: float | None, ci_high: float | None) -> str:
-    """One word on the interval: ``fair`` (it holds the fair value), ``unfair`` (it excludes it),
-    or ``undetermined`` (no interval). Lower/higher-is-fairer metrics have no fair value: ``n/a``."""
-    if spec.direction != "target":
-        return "n/a"
-    if value is None or ci_low is None or ci_high is None or np.isnan(ci_low):
-        return "undetermined"
-    return "fair" if ci_low <= spec.target <= ci_high else "unfair"
-
-
 def _rates_by_group(fn: Any, pred: np.ndarray, truth: np.ndarray, codes: np.ndarray, k: int) -> np.ndarray:
     return np.array([fn(pred[codes == g], truth[codes == g]) for g in range(k)])
 
@@ -145,6 +135,7 @@ def classification_metrics(frame: pd.DataFrame, cfg: ClassificationConfig, mcfg:
     :func:`equilens.tasks.metrics.classification.needs_truth`) is skipped, with the reason, when there is none."""
     from equilens.tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
     from equilens.tasks.metrics.classification import needs_truth
+    from equilens.tasks.metrics.base import interval_verdict
     from equilens.tasks.stats import bootstrap_stat
 
     specs = [METRICS.get(n) for n in wanted_metrics(mcfg.names, FAMILY)]

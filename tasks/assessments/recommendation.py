@@ -102,7 +102,7 @@ def ranked_lists(responses: pd.DataFrame, k: int) -> pd.DataFrame:
 def recommendation_metrics(lists: pd.DataFrame, cfg: RecommendationConfig, mcfg: MetricsConfig) -> pd.DataFrame:
     """Per group: mean Jaccard / SERP* / PRAG* @K against the neutral list; across groups:
     min, max, range (SNSR) and std (SNSV). Cluster-bootstrap intervals over prompts."""
-    from equilens.tasks.assessments.classification import interval_verdict
+    from equilens.tasks.metrics.base import interval_verdict
     from equilens.tasks.metrics import METRICS, estimate_row, metrics_of, skipped_row, wanted_metrics
     from equilens.tasks.stats import bootstrap_mean, bootstrap_stat
 

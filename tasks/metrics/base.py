@@ -160,3 +160,13 @@ def estimate_row(name: str, est: Any, **where: Any) -> dict[str, Any]:
 def skipped_row(name: str, reason: str, *, details: dict[str, Any] | None = None, **where: Any) -> dict[str, Any]:
     """A metric that could not be computed: no value, ``details.skipped`` says why."""
     return metric_row(name, None, (None, None), 0, details={**(details or {}), "skipped": reason}, **where)
+
+
+def interval_verdict(spec: Any, value: float | None, ci_low: float | None, ci_high: float | None) -> str:
+    """One word on the interval: ``fair`` (it holds the fair value), ``unfair`` (it excludes it),
+    or ``undetermined`` (no interval). Lower/higher-is-fairer metrics have no fair value: ``n/a``."""
+    if spec.direction != "target":
+        return "n/a"
+    if value is None or ci_low is None or ci_high is None or ci_low != ci_low:
+        return "undetermined"
+    return "fair" if ci_low <= spec.target <= ci_high else "unfair"
