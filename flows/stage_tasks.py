@@ -23,7 +23,7 @@ from equilens.flows.caching import cached
 from equilens.flows.common import RunRecorder, check_llm_failures, release_freed_memory, response_counts
 from equilens.tasks import validation
 from equilens.tasks import pipeline as assessment
-from equilens.tasks.pipeline.metrics import metric_stage
+from equilens.tasks.pipeline.metric_stage import metric_stage
 from equilens.flows.execution import run_heavy, run_sharded
 from equilens.tasks.config import (
     CounterfactualConfig,
@@ -202,7 +202,7 @@ def metric_inputs(responses: pd.DataFrame, scores: assessment.ScoreSet) -> list[
     numbered (:func:`equilens.tasks.pipeline.pairs.number_answers`), their distinct texts
     and their scores. Built for every attribute at once, so the caller can let the answers' text go
     before the stage runs (at 100,000 prompts the text of 1.3 million answers is 140 MB)."""
-    from equilens.tasks.pipeline.metrics import RESPONSE_READS
+    from equilens.tasks.pipeline.metric_stage import RESPONSE_READS
     from equilens.tasks.pipeline.pairs import number_answers
 
     attributes = sorted(responses["attribute"].dropna().unique()) or [None]

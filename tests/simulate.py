@@ -27,7 +27,7 @@ from equilens.tasks.inputs.prompts import text_hash
 from equilens.tasks.reporting.verdict import HEADLINE, attribute_verdict, details_of
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
 from equilens.tasks.pipeline import ScoreSet
-from equilens.tasks.pipeline.metrics import metric_stage
+from equilens.tasks.pipeline.metric_stage import metric_stage
 
 GROUPS = ("male", "female")
 WORDS = 12

@@ -30,7 +30,7 @@ def test_a_samples_only_floor_of_a_deterministic_model_is_skipped_with_the_reaso
     from tests.simulate import simulate
     from equilens.tasks.config import CounterfactualConfig, MetricsConfig
     from equilens.tasks.reporting.verdict import attribute_verdict
-    from equilens.tasks.pipeline.metrics import metric_stage
+    from equilens.tasks.pipeline.metric_stage import metric_stage
 
     responses, scores = simulate(20, Model(deterministic=True), 3)
     out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"], noise_floor="samples"),
@@ -81,7 +81,7 @@ def test_a_fair_sampling_model_is_not_called_biased() -> None:
 def test_no_gap_is_simulated_where_too_few_prompts_can_reach_holms_bar() -> None:
     from tests.simulate import simulate
     from equilens.tasks.config import CounterfactualConfig, MetricsConfig
-    from equilens.tasks.pipeline.metrics import metric_stage
+    from equilens.tasks.pipeline.metric_stage import metric_stage
 
     responses, scores = simulate(5, Model(deterministic=False), 1)  # 2^(1-5) = 0.0625 > 0.05 / 2 tests
     out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"]),

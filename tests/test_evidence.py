@@ -12,7 +12,7 @@ import pytest
 
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig
 from equilens.tasks.reporting.evidence import find_evidence, html_section, markdown_lines
-from equilens.tasks.pipeline.metrics import metric_stage
+from equilens.tasks.pipeline.metric_stage import metric_stage
 from equilens.tasks.storage.store import Store
 from tests.simulate import Model, simulate
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from equilens.tasks.pipeline import ScoreSet
-from equilens.tasks.pipeline.metrics import metric_stage
+from equilens.tasks.pipeline.metric_stage import metric_stage
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig
 from equilens.tasks.inputs.prompts import text_hash
 
@@ -135,7 +135,7 @@ def test_similarity_gap_test_rejects_about_five_percent_under_identical_groups()
 
 def test_an_attribute_without_a_lexicon_is_compared_without_neutralisation() -> None:
     # brought groups ("team_a"/"team_b") have no lexicon; neutralisation used to fail on None
-    from equilens.tasks.pipeline.metrics import metric_stage as stage
+    from equilens.tasks.pipeline.metric_stage import metric_stage as stage
 
     responses, scores = synthetic(4, ["team_a", "team_b"], 1, lambda p, g, i: 0.1, attribute="team")
     out = stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
@@ -214,7 +214,7 @@ def test_the_similarity_batch_holds_a_few_bytes_per_pair_not_copies_of_every_pai
     by a hash table, for every metric (54 bytes, 16 of them the two metrics' values)."""
     import tracemalloc
 
-    from equilens.tasks.pipeline.metrics import _MetricContext
+    from equilens.tasks.pipeline.metric_stage import _MetricContext
     from equilens.tasks.pipeline.parity import PairData
     from equilens.tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l
 
@@ -261,7 +261,7 @@ def test_a_groups_non_completion_interval_from_the_attributes_shared_draws_cover
     its own per group: 1,000 x 67,000 integers each, 6 s per race attribute at 100,000 prompts). A
     group's prompts may be fewer than the drawn ones (a prompt no other group answered is left out of
     them); its interval must still cover the true failure rate about 95% of the time."""
-    from equilens.tasks.pipeline.metrics import _MetricContext
+    from equilens.tasks.pipeline.metric_stage import _MetricContext
 
     rng = np.random.default_rng(3)
     scalar = pd.DataFrame({"text_hash": ["x"], "scorer": "vader-neg", "value": [0.5]})

@@ -2,7 +2,7 @@
 
 Like LangFair's ``CounterfactualMetrics.evaluate(texts1, texts2)`` and ``StereotypeMetrics.evaluate(responses)``
 these take Python lists and return a dict (metric name -> value). They call the same stage functions as
-the flows (``tasks/pipeline/metrics.py``, ``tasks/assessments/stereotype.py``), so every value has the
+the flows (``tasks/pipeline/metric_stage.py``, ``tasks/assessments/stereotype.py``), so every value has the
 flows' cluster-bootstrap interval (``result.intervals``), a statistic without the data it needs is
 ``None`` with its reason in ``result.skipped``, and ``result.rows`` holds the full metric rows (details:
 noise floors, p-values, per-group non-completion). Nothing is written to DuckDB.
@@ -106,7 +106,7 @@ def counterfactual(
     """
     from equilens.tasks.config import MetricsConfig, ScoringConfig
     from equilens.tasks.pipeline import lexicons_for, needs_embeddings, score_stage
-    from equilens.tasks.pipeline.metrics import metric_stage
+    from equilens.tasks.pipeline.metric_stage import metric_stage
 
     a, b = _texts(texts_a, "texts_a"), _texts(texts_b, "texts_b")
     if len(a) != len(b):

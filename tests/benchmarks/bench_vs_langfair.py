@@ -205,7 +205,7 @@ def full_statistics_seconds(frame: pd.DataFrame, scores) -> float:  # noqa: ANN0
     tests, Holm, omnibus) on the same responses and scores: the cost beyond LangFair's point values.
     The BLEU/ROUGE-L token caches are warm from the point values just computed."""
     from equilens.tasks.config import CounterfactualConfig, MetricsConfig
-    from equilens.tasks.pipeline.metrics import metric_stage
+    from equilens.tasks.pipeline.metric_stage import metric_stage
 
     rows = [{"attribute": "race", "grp": g, "prompt_id": f"p{i}", "sample_idx": 0, "text": x, "ok": True,
              "refusal": False, "error_class": None} for g in GROUPS for i, x in enumerate(frame[g])]

@@ -340,7 +340,7 @@ def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreS
 
     from equilens.tasks.metrics.base import METRIC_ROW_COLUMNS
     from equilens.tasks.metrics.judged import judged_metric
-    from equilens.tasks.pipeline.metrics import metric_stage as pair_metrics
+    from equilens.tasks.pipeline.metric_stage import metric_stage as pair_metrics
     from equilens.tasks.stats import holm_adjust
 
     cf_cfg = CounterfactualConfig(attributes=[], noise_floor="controls")  # no lexicon: cells are the groups
