@@ -28,7 +28,8 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger
 
-from equilens.flows.common import begin_run, close_run, recorded_run, response_counts, run_result
+from equilens.flows.artifacts import close_run, run_result
+from equilens.flows.run_record import begin_run, recorded_run, response_counts
 from equilens.flows.execution import run_heavy
 from equilens.flows.stereotype import score_classifiers_task, stereotype_metrics_task
 from equilens.tasks import validation

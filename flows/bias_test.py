@@ -30,7 +30,8 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger, task
 
-from equilens.flows.common import begin_run, close_run, recorded_run, run_result
+from equilens.flows.artifacts import close_run, run_result
+from equilens.flows.run_record import begin_run, recorded_run
 from equilens.tasks.assessments import bias_test as stage
 from equilens.tasks import validation
 from equilens.tasks.assessments.bias_test.generation import export_csv, import_csv

@@ -21,7 +21,8 @@ from typing import Any
 import pandas as pd
 from prefect import flow, task
 
-from equilens.flows.common import begin_run, close_run, recorded_run, response_counts, run_result, skipped_summary
+from equilens.flows.artifacts import close_run, run_result
+from equilens.flows.run_record import begin_run, recorded_run, response_counts, skipped_summary
 from equilens.tasks import validation
 from equilens.tasks.assessments import classification as stage
 from equilens.tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig

@@ -24,7 +24,8 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from equilens.flows.common import begin_run, close_run, closing_columns, recorded_run, run_result
+from equilens.flows.artifacts import close_run, closing_columns, run_result
+from equilens.flows.run_record import begin_run, recorded_run
 from equilens.tasks import validation
 from equilens.tasks.config import CounterfactualRunConfig
 from equilens.tasks.inputs.controls import CONTROL

@@ -34,7 +34,8 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger
 
-from equilens.flows.common import begin_run, close_run, recorded_run, run_result
+from equilens.flows.artifacts import close_run, run_result
+from equilens.flows.run_record import begin_run, recorded_run
 from equilens.flows.stage_tasks import answer_stage, load_prompts_stage, score_stage
 from equilens.tasks import validation
 from equilens.tasks.config import IdentityRunConfig

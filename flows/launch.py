@@ -118,7 +118,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
             check_storage(cfg)  # a damaged DuckDB file is refused here
             for warning in prompt_warnings(cfg):  # on stdout: stderr holds only an error paragraph
                 say(f"warning: {warning}", fg=typer.colors.YELLOW)
-            from equilens.flows.common import start_prefect_api
+            from equilens.flows.prefect_api import start_prefect_api
 
             _quiet_logs(debug)
             start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point

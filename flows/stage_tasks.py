@@ -20,7 +20,9 @@ from prefect import task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from equilens.flows.caching import cached
-from equilens.flows.common import RunRecorder, check_llm_failures, release_freed_memory, response_counts
+from equilens.flows.memory import release_freed_memory
+from equilens.flows.outage import check_llm_failures
+from equilens.flows.run_record import RunRecorder, response_counts
 from equilens.tasks import validation
 from equilens.tasks import pipeline as assessment
 from equilens.tasks.pipeline.metric_stage import metric_stage

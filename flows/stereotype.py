@@ -21,7 +21,9 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger, task
 
-from equilens.flows.common import begin_run, check_llm_failures, close_run, recorded_run, response_counts, run_result
+from equilens.flows.artifacts import close_run, run_result
+from equilens.flows.outage import check_llm_failures
+from equilens.flows.run_record import begin_run, recorded_run, response_counts
 from equilens.flows.execution import run_heavy
 from equilens.tasks import validation
 from equilens.tasks.assessments import stereotype as stereotype_stage

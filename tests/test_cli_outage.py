@@ -12,7 +12,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from equilens.flows.common import LLMOutageError, check_llm_failures
+from equilens.flows.outage import LLMOutageError, check_llm_failures
 from equilens.tasks.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[1]

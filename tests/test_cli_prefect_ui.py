@@ -11,7 +11,7 @@ def test_flow_run_is_named_and_tagged_with_the_run_id() -> None:
     from prefect.context import FlowRunContext
     from prefect.testing.utilities import prefect_test_harness
 
-    from equilens.flows.common import label_flow_run
+    from equilens.flows.run_record import label_flow_run
 
     @flow
     def labelled() -> str:
@@ -27,7 +27,7 @@ def test_flow_run_is_named_and_tagged_with_the_run_id() -> None:
 
 
 def test_label_outside_a_flow_is_a_no_op() -> None:
-    from equilens.flows.common import label_flow_run
+    from equilens.flows.run_record import label_flow_run
 
     label_flow_run("r", "n")  # no flow run context: nothing to label, nothing raised
 
@@ -35,7 +35,7 @@ def test_label_outside_a_flow_is_a_no_op() -> None:
 def test_metrics_artifact_columns(monkeypatch) -> None:  # noqa: ANN001
     import prefect.artifacts
 
-    from equilens.flows.common import publish_artifacts
+    from equilens.flows.artifacts import publish_artifacts
 
     seen: dict = {}
     monkeypatch.setattr(prefect.artifacts, "create_table_artifact", lambda **kw: seen.update(kw))

@@ -52,7 +52,7 @@ def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
 ) -> None:
     from distributed import Client, LocalCluster
 
-    from equilens.flows.common import prefect_api_url
+    from equilens.flows.prefect_api import prefect_api_url
     from equilens.flows.dispatch import flow_for
 
     url = prefect_api_url()
@@ -142,7 +142,7 @@ def test_a_worker_killed_mid_run_costs_only_its_shard(prefect_harness, openai_se
 
     from distributed import Client, LocalCluster
 
-    from equilens.flows.common import prefect_api_url
+    from equilens.flows.prefect_api import prefect_api_url
     from equilens.flows.dispatch import flow_for
 
     openai_server.latency = 0.3

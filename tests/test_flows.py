@@ -42,7 +42,7 @@ def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, 
                                                 monkeypatch) -> None:  # noqa: ANN001
     import equilens.flows.counterfactual as module
     from equilens.flows.counterfactual import counterfactual_assessment
-    from equilens.flows.common import CLOSE_READS
+    from equilens.flows.artifacts import CLOSE_READS
     from equilens.flows.stage_tasks import STORED_ONLY
 
     carried = []

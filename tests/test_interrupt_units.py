@@ -121,7 +121,7 @@ def test_local_generate_stops_between_tokens(endless_lm: str) -> None:
 
 
 def _recorder(tmp_path: Path):  # noqa: ANN202
-    from equilens.flows.common import RunRecorder
+    from equilens.flows.run_record import RunRecorder
 
     cfg = parse_config({"prompts": {"items": ["Is he a nurse?"]}, "storage": {"duckdb_path": str(tmp_path / "r.duckdb")}})
     store = Store(tmp_path / "r.duckdb")
@@ -131,7 +131,7 @@ def _recorder(tmp_path: Path):  # noqa: ANN202
 @pytest.mark.parametrize(("raised", "status"), [(KeyboardInterrupt, "interrupted"), (RunInterrupted, "interrupted"),
                                                 (ValueError, "failed")])
 def test_recorded_run_marks_an_interruption_as_interrupted(tmp_path: Path, raised: type, status: str) -> None:
-    from equilens.flows.common import recorded_run
+    from equilens.flows.run_record import recorded_run
 
     store, rec = _recorder(tmp_path)
     with pytest.raises(raised), recorded_run(rec):
@@ -144,7 +144,7 @@ def test_prefects_termination_signal_reaches_the_worker_threads(tmp_path: Path) 
     """During a flow run Prefect's own SIGTERM handler raises TerminationSignal in the main thread only."""
     from prefect.exceptions import TerminationSignal
 
-    from equilens.flows.common import recorded_run
+    from equilens.flows.run_record import recorded_run
     from equilens.tasks.llm.stop import stop_requested, stop_signal
 
     store, rec = _recorder(tmp_path)
@@ -156,7 +156,7 @@ def test_prefects_termination_signal_reaches_the_worker_threads(tmp_path: Path) 
 
 
 def test_interrupt_active_runs_marks_unfinished_runs_once(tmp_path: Path) -> None:
-    from equilens.flows.common import interrupt_active_runs
+    from equilens.flows.run_record import interrupt_active_runs
 
     store, rec = _recorder(tmp_path)
     assert rec.run_id in interrupt_active_runs("interrupted by SIGTERM")
@@ -219,9 +219,9 @@ def test_a_second_signal_stops_at_once() -> None:
 LOCK_ERROR = """
 import os, signal, sys, time
 from pathlib import Path
-import equilens.flows.common
+import equilens.flows.prefect_api
 from equilens.flows.launch import run_config
-equilens.flows.common.start_prefect_api = lambda: None  # the flow below needs no Prefect API
+equilens.flows.prefect_api.start_prefect_api = lambda: None  # the flow below needs no Prefect API
 
 def flow(cfg):
     try:

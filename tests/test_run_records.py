@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from equilens.flows.cli import main
-from equilens.flows.common import RunRecorder, recorded_run
+from equilens.flows.run_record import RunRecorder, recorded_run
 from equilens.tasks.config import parse_config
 from equilens.tasks.reporting.html import build_html_report
 from equilens.tasks.llm.base import scrub_secrets
@@ -93,7 +93,7 @@ def test_prefect_startup_is_retried_once(monkeypatch: pytest.MonkeyPatch) -> Non
     from prefect.server.api.server import SubprocessASGIServer
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from equilens.flows.common import start_prefect_api
+    from equilens.flows.prefect_api import start_prefect_api
 
     attempts: list[str] = []
     stopped: list[int] = []

@@ -48,7 +48,7 @@ def assess(
 
     for message in preflight(cfg):
         warnings.warn(message, UserWarning, stacklevel=2)
-    from equilens.flows.common import start_prefect_api
+    from equilens.flows.prefect_api import start_prefect_api
     from equilens.flows.dispatch import flow_for
 
     if not debug:

@@ -142,3 +142,24 @@ def signal_name(signum: int | None) -> str:
         return signal.Signals(signum).name if signum is not None else "a stop request"
     except ValueError:
         return f"signal {signum}"
+
+
+def is_interruption(err: BaseException) -> bool:
+    """Ctrl-C, SIGTERM (ours or Prefect's TerminationSignal), or a stage that stopped on request."""
+    if isinstance(err, (KeyboardInterrupt, RunInterrupted)) or stop_requested():
+        return True
+    return type(err).__name__ == "TerminationSignal"
+
+
+def stop_workers(err: BaseException) -> None:
+    """Make sure stages still running in worker threads see the stop (Prefect's own SIGTERM handler turns
+    the signal into a ``TerminationSignal`` in the main thread and nothing else)."""
+    request_stop(getattr(err, "signal", None) or getattr(err, "signum", None) or signal.SIGINT)
+
+
+def interruption_text(err: BaseException) -> str:
+    """What stopped an interrupted run, for ``summary.error``."""
+    signum = stop_signal()
+    if signum is not None:
+        return f"interrupted by {signal_name(signum)}; finished LLM answers are cached"
+    return f"interrupted ({type(err).__name__}); finished LLM answers are cached"

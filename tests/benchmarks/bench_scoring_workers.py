@@ -68,7 +68,7 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=6000)
     parser.add_argument("--shard-size", type=int, default=1000, help="prompts per shard (the config's default)")
     args = parser.parse_args()
-    from equilens.flows.common import start_prefect_api
+    from equilens.flows.prefect_api import start_prefect_api
 
     start_prefect_api()
     responses = answers(args.answers)

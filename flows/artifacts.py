@@ -1,0 +1,111 @@
+"""The end of a recorded run: the summary's metrics and usage, the Prefect artifacts (tables, the
+markdown report, a link to the HTML report), and the HTML report file."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pandas as pd
+
+from equilens.tasks.config import RunConfig
+from equilens.tasks.storage.store import Store
+from equilens.flows.outage import check_llm_failures
+from equilens.flows.run_record import error_text
+
+
+def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None:
+    """Table and markdown artifacts in the Prefect UI (no-ops outside a flow run)."""
+    try:
+        from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+        from equilens.tasks.reporting.terminal import p_of
+
+        keep = [c for c in ("attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n")
+                if c in metrics.columns]  # narrow enough for the screen; details are in the markdown report
+        table = metrics[keep].assign(p_holm=[p_of(d) for d in metrics.get("details", [None] * len(metrics))]).round(4)
+        create_table_artifact(
+            key="metrics", table=table.astype(object).where(table.notna(), None).to_dict("records"),
+            description=f"equilens metrics, run {run_id}",
+        )
+        create_markdown_artifact(key="report", markdown=markdown, description=f"equilens report, run {run_id}")
+    except Exception:  # noqa: BLE001 - artifacts are a view; they must never fail a run
+        return
+
+
+def write_run_report(store: Store, run_id: str, config: RunConfig) -> str | None:
+    """The self-contained HTML report, written after the run is finished (never fails the run)."""
+    if not config.storage.reports_dir:
+        return None
+    from pathlib import Path
+
+    from equilens.tasks.reporting.html import write_html_report
+
+    path = Path(config.storage.reports_dir) / f"{run_id}.html"
+    try:
+        return str(write_html_report(store, run_id, path))
+    except Exception as err:  # noqa: BLE001 - a report is a view; the data is already stored
+        _warn(f"the HTML report was not written to {path} ({error_text(err)}); the run is stored: "
+              f"`equilens report {run_id} --out FILE` writes it elsewhere.")
+        return None
+
+
+def _warn(message: str) -> None:
+    """A warning in the run's log (console and Prefect UI), or the plain log outside a flow."""
+    import logging
+
+    try:
+        from prefect import get_run_logger
+
+        get_run_logger().warning(message)
+    except Exception:  # noqa: BLE001 - no run context
+        logging.getLogger("equilens").warning(message)
+
+
+CLOSE_READS = ("attribute", "grp", "role", "ok", "refusal", "error_class", "error_message", "latency_s", "cost",
+               "prompt_tokens", "completion_tokens")
+"""The answers' columns :func:`close_run` reads (failures, usage, non-completion by group)."""
+
+
+def closing_columns(responses: pd.DataFrame) -> pd.DataFrame:
+    """Only the answers' columns :func:`close_run` reads, for a flow that holds its answers through a
+    long stage (at 100,000 prompts the ids, cache keys and sample numbers of 1.3 million answers,
+    ~170 MB, would stay resident under the whole metric stage)."""
+    return responses[[c for c in CLOSE_READS if c in responses.columns]]
+
+
+def close_run(
+    store: Store, run_id: str, config: RunConfig, summary: dict[str, Any], metrics: pd.DataFrame,
+    responses: pd.DataFrame,
+) -> None:
+    """The last step inside a recorded run: metrics and usage into the summary, Prefect artifacts."""
+    from equilens.tasks.reporting.terminal import markdown_report, usage_summary
+
+    check_llm_failures(config, responses)  # flows that do not check right after their LLM stage
+    summary["metrics"] = metrics.drop(columns=["details"], errors="ignore").to_dict("records") if len(metrics) else []
+    if len(responses):
+        summary["usage"] = usage_summary(responses)
+    from equilens.tasks.reporting.evidence import find_evidence
+
+    try:
+        evidence = find_evidence(store, run_id, 2) if len(metrics) else []
+    except Exception as err:  # noqa: BLE001 - examples are a view: the run's results stand without them
+        logging.getLogger(__name__).warning("no examples for the markdown artifact: %s", err)
+        evidence = []
+    publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses, evidence))
+
+
+def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, Any]) -> dict[str, Any]:
+    """After the run is recorded as finished: write the HTML report, link it, and return the flow's result."""
+    report = write_run_report(store, run_id, config)
+    if report:
+        try:
+            from pathlib import Path
+
+            from prefect.artifacts import create_link_artifact
+
+            create_link_artifact(key="report-file", link=Path(report).resolve().as_uri(), link_text=report,
+                                 description=f"equilens HTML report, run {run_id}")
+        except Exception:  # noqa: BLE001 - a link is a view
+            pass
+    return {"run_id": run_id, "report": report, **summary}
