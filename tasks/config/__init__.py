@@ -29,9 +29,11 @@ from equilens.tasks.config.sections import (  # noqa: F401 - re-exported: the se
     MetricsConfig,
     StorageConfig,
     ValidationConfig,
+    ExecutionConfig,
+)
+from equilens.tasks.config.assessment_sections import (  # noqa: F401 - re-exported, as above
     StereotypeConfig,
     BiasTestConfig,
-    ExecutionConfig,
     ClassificationConfig,
     RecommendationConfig,
     BBQConfig,

@@ -94,7 +94,7 @@ from equilens.tasks.inputs.lexicon import ATTRIBUTES, canonical, load_lexicon  #
 from equilens.tasks.inputs.names import load_names  # noqa: E402
 from equilens.tasks.inputs.crows_pairs import crows_pairs_path  # noqa: E402
 from equilens.tasks.assessments.bbq import bbq_dir  # noqa: E402
-from equilens.tasks.config.sections import BBQConfig  # noqa: E402
+from equilens.tasks.config.assessment_sections import BBQConfig  # noqa: E402
 
 # (row label, CrowS bias type, covering attributes). CrowS files nationality words ("Mexicans",
 # "Chinese") under race-color, while equilens keeps them in the nationality attribute; the extra
