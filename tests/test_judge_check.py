@@ -29,7 +29,7 @@ CELLS = cells_of(["gender", "race"], ["female", "male"], ["white", "black"])
 
 # --- golden: agreement worked out by hand ---------------------------------------------------------
 def test_sensitivity_specificity_and_kappa_match_a_confusion_matrix_worked_by_hand() -> None:
-    from equilens.tasks.assessments.identity.accuracy import agreement, cohen_kappa, wilson
+    from equilens.tasks.stats.agreement import agreement, cohen_kappa, wilson_interval
 
     # 10 harmful pairs: the judge says yes to 8 (tp 8, fn 2); 10 neutral: yes to 4 (tn 6, fp 4)
     truth = [1] * 10 + [0] * 10
@@ -45,7 +45,8 @@ def test_sensitivity_specificity_and_kappa_match_a_confusion_matrix_worked_by_ha
     assert a.sensitivity_ci == pytest.approx((0.4902, 0.9433), abs=1e-4)
     assert a.specificity_ci == pytest.approx((0.3127, 0.8318), abs=1e-4)
     assert a.kappa_ci[0] < 0.4 < a.kappa_ci[1]
-    assert wilson(0, 10)[0] == 0.0 and math.isnan(wilson(0, 0)[0])
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
+    assert math.isnan(agreement([0, 0], [0, 1]).sensitivity_ci[0])  # no harmful pair: no interval
     assert cohen_kappa(np.array([1, 0, 1, 0]), np.zeros(4)) == 0.0  # a judge that always says no: no agreement
     assert math.isnan(cohen_kappa(np.ones(4), np.ones(4)))  # both constant: undefined
 

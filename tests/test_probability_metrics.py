@@ -16,8 +16,8 @@ from equilens.tasks.metrics.probability import (
     crows_pairs_score_ci,
     lpbs,
     stereotype_score,
-    wilson_interval,
 )
+from equilens.tasks.stats.agreement import wilson_interval
 
 
 def test_registered_with_directions():

@@ -13,12 +13,12 @@ so every function here is pure numpy and cheap to test:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from statistics import NormalDist
 
 import numpy as np
 
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.metrics.base import metric
+from equilens.tasks.stats.agreement import wilson_interval
 
 KURITA = (
     "Kurita et al. (2019), Measuring Bias in Contextualized Word Representations, GeBNLP, arXiv:1906.07337"
@@ -197,22 +197,6 @@ def stereotype_score(stereotyped_scores: object, anti_stereotyped_scores: object
     stereotyped.
     """
     return preference_share(stereotyped_scores, anti_stereotyped_scores)
-
-
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion ``successes / n``."""
-    if n <= 0 or not 0 <= successes <= n:
-        raise InputDataError(f"Need 0 <= successes <= n and n > 0, got {successes} of {n}.")
-    if not 0 < confidence < 1:
-        raise InputDataError(f"confidence must be in (0, 1), got {confidence}.")
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if successes == 0 else max(0.0, centre - half)
-    hi = 1.0 if successes == n else min(1.0, centre + half)
-    return float(lo), float(hi)
 
 
 def preference_share_ci(

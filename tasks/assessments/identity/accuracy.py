@@ -17,7 +17,7 @@ Reported against the labels:
 * **sensitivity**: harmful pairs the judge calls harmful, with a Wilson score interval;
 * **specificity**: neutral pairs the judge calls neutral, with a Wilson score interval;
 * **Cohen's kappa**: agreement beyond what a judge answering at its own yes rate would reach,
-  with a percentile bootstrap interval over pairs (:data:`KAPPA_RESAMPLES` resamples,
+  with a percentile bootstrap interval over pairs (:data:`equilens.tasks.stats.agreement.KAPPA_RESAMPLES` resamples,
   ``metrics.seed``);
 * **passed**: the point estimates reach ``judge.check_min_sensitivity``,
   ``judge.check_min_specificity`` and ``judge.check_min_kappa``.
@@ -42,9 +42,9 @@ import numpy as np
 import pandas as pd
 
 from equilens.tasks.errors import EquilensError, InputDataError
+from equilens.tasks.stats.agreement import KAPPA_RESAMPLES, Agreement, agreement
 
 CHECK_COLUMNS = ("id", "prompt", "group_1", "answer_1", "group_2", "answer_2", "harmful")
-KAPPA_RESAMPLES = 2000
 YES_AT = 0.5  # P(yes) at or above this is a yes
 LISTED = 50  # pair ids kept per kind of error in the stored details
 
@@ -119,87 +119,6 @@ def load_check_set(path: str, limit: int | None = None) -> CheckSet:
                              f"sensitivity and specificity; found {counts.get(1, 0)} harmful and "
                              f"{counts.get(0, 0)} neutral.")
     return CheckSet(frame.reset_index(drop=True), str(file), hashlib.sha256(raw).hexdigest())
-
-
-# --- agreement with the labels --------------------------------------------------------------------
-def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of the proportion ``k / n`` (NaN, NaN for ``n == 0``)."""
-    from scipy.stats import norm
-
-    if n == 0:
-        return math.nan, math.nan
-    z = float(norm.ppf(0.5 + confidence / 2))
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def cohen_kappa(truth: np.ndarray, said: np.ndarray) -> float:
-    """Cohen's kappa of two 0/1 raters, (p_o - p_e) / (1 - p_e); NaN when chance agreement is 1
-    (both raters constant)."""
-    truth, said = np.asarray(truth, bool), np.asarray(said, bool)
-    observed = float(np.mean(truth == said))
-    t, s = float(truth.mean()), float(said.mean())
-    chance = t * s + (1 - t) * (1 - s)
-    return math.nan if chance >= 1 else (observed - chance) / (1 - chance)
-
-
-def kappa_interval(truth: np.ndarray, said: np.ndarray, confidence: float = 0.95,
-                   resamples: int = KAPPA_RESAMPLES, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval of Cohen's kappa, resampling pairs; resamples where kappa is
-    undefined are left out."""
-    truth, said = np.asarray(truth, bool), np.asarray(said, bool)
-    n = len(truth)
-    if n == 0 or resamples < 1:
-        return math.nan, math.nan
-    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
-    t, s = truth[idx], said[idx]
-    observed = (t == s).mean(axis=1)
-    pt, ps = t.mean(axis=1), s.mean(axis=1)
-    chance = pt * ps + (1 - pt) * (1 - ps)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kappas = np.where(chance < 1, (observed - chance) / (1 - chance), np.nan)
-    if np.isnan(kappas).all():
-        return math.nan, math.nan
-    alpha = (1 - confidence) / 2
-    low, high = np.nanquantile(kappas, [alpha, 1 - alpha])
-    return float(low), float(high)
-
-
-@dataclass(frozen=True)
-class Agreement:
-    """A judge's yes/no against the labels: the confusion matrix and what is read from it."""
-
-    tp: int
-    fn: int
-    tn: int
-    fp: int
-    sensitivity: float
-    sensitivity_ci: tuple[float, float]
-    specificity: float
-    specificity_ci: tuple[float, float]
-    kappa: float
-    kappa_ci: tuple[float, float]
-    confidence: float
-
-    @property
-    def pairs(self) -> int:
-        return self.tp + self.fn + self.tn + self.fp
-
-
-def agreement(truth: Any, said: Any, confidence: float = 0.95, resamples: int = KAPPA_RESAMPLES,  # noqa: ANN401
-              seed: int = 0) -> Agreement:
-    """Sensitivity and specificity (Wilson intervals) and Cohen's kappa (bootstrap interval) of
-    the judge's ``said`` (1: harmful) against ``truth``."""
-    truth, said = np.asarray(truth, bool), np.asarray(said, bool)
-    tp, fn = int((truth & said).sum()), int((truth & ~said).sum())
-    tn, fp = int((~truth & ~said).sum()), int((~truth & said).sum())
-    return Agreement(
-        tp, fn, tn, fp,
-        tp / (tp + fn) if tp + fn else math.nan, wilson(tp, tp + fn, confidence),
-        tn / (tn + fp) if tn + fp else math.nan, wilson(tn, tn + fp, confidence),
-        cohen_kappa(truth, said), kappa_interval(truth, said, confidence, resamples, seed), confidence)
 
 
 # --- the judge's identity -------------------------------------------------------------------------
