@@ -26,10 +26,10 @@ import sys
 from typing import Any
 
 import pandas as pd
-from prefect import flow, get_run_logger
+from prefect import flow
 
-from equilens.flows.artifacts import close_run, run_result
-from equilens.flows.run_record import begin_run, recorded_run, response_counts
+from equilens.flows.assessment_run import assessment_run
+from equilens.flows.run_record import response_counts
 from equilens.flows.execution import run_heavy
 from equilens.flows.stereotype import score_classifiers_task, stereotype_metrics_task
 from equilens.tasks import validation
@@ -38,12 +38,7 @@ from equilens.tasks.assessments import stereotype as stereotype_stage
 from equilens.tasks.config import AutoRunConfig
 from equilens.tasks.inputs.controls import VARIANT
 from equilens.tasks.inputs.expansion import drop_invalid_sets
-from equilens.tasks.storage.fingerprint import (
-    code_fingerprint,
-    lexicon_fingerprint,
-    path_fingerprint,
-    stereotype_data_fingerprint,
-)
+from equilens.tasks.storage.fingerprint import lexicon_fingerprint, path_fingerprint, stereotype_data_fingerprint
 from equilens.flows.stage_tasks import (
     answer_variants,
     check_ftu_task,
@@ -81,13 +76,10 @@ def family_verdicts(metrics: pd.DataFrame, ftu: Any, config: AutoRunConfig) -> l
 @flow(name="auto-assessment", validate_parameters=True)
 def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
     """FTU, counterfactual, stereotype and toxicity on the same prompts (see the module docstring)."""
-    log = get_run_logger()
-    run_id, store, rec = begin_run(config, "auto_assessment")
-    code = code_fingerprint()
-    lex_fp = code + lexicon_fingerprint(config.counterfactual.lexicon_dir)
-    scfg = config.stereotype  # with stereotype.responses_path, the stereotype families read brought answers
-
-    with recorded_run(rec) as summary:
+    with assessment_run(config, "auto_assessment") as run:
+        log, rec, summary, code = run.log, run.rec, run.summary, run.code
+        lex_fp = code + lexicon_fingerprint(config.counterfactual.lexicon_dir)
+        scfg = config.stereotype  # with stereotype.responses_path, the stereotype families read brought answers
         prompts = load_prompts_stage(rec, config, code)
         with rec.stage("ftu"):
             ftu = check_ftu_task(prompts, config.counterfactual, lex_fp)
@@ -165,8 +157,8 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
         summary["caveats"] = cscores.caveats
         summary["families"] = sorted(set(metrics["family"])) if len(metrics) else []
         summary["verdicts"] = family_verdicts(metrics, ftu, config)
-        close_run(store, run_id, config, summary, metrics, responses)
-    return run_result(store, run_id, config, summary)
+        run.close(metrics, responses)
+    return run.result()
 
 
 

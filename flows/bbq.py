@@ -27,12 +27,12 @@ import numpy as np
 import pandas as pd
 from prefect import flow, task
 
-from equilens.flows.artifacts import close_run, run_result
-from equilens.flows.run_record import begin_run, recorded_run, response_counts, skipped_summary
+from equilens.flows.assessment_run import assessment_run
+from equilens.flows.run_record import response_counts, skipped_summary
 from equilens.tasks import validation
 from equilens.tasks.assessments import bbq as stage
 from equilens.tasks.config import BBQConfig, BBQRunConfig, LLMConfig
-from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint
+from equilens.tasks.storage.fingerprint import path_fingerprint
 from equilens.tasks.scoring.parsing import LETTERS
 from equilens.flows.stage_tasks import CACHED, answer_variants
 
@@ -69,12 +69,11 @@ def _scored_responses(questions: pd.DataFrame, answers: np.ndarray, texts: list[
 @flow(name="bbq-assessment", validate_parameters=True)
 def bbq_assessment(config: BBQRunConfig) -> dict[str, Any]:
     """BBQ accuracy and bias scores of the model under test (see the module docstring)."""
-    run_id, store, rec = begin_run(config, "bbq_assessment")
-    bcfg = config.bbq
-    method = resolve_method(config)
-    code = code_fingerprint()
-    scores = None
-    with recorded_run(rec) as summary:
+    with assessment_run(config, "bbq_assessment") as run:
+        rec, summary, code = run.rec, run.summary, run.code
+        bcfg = config.bbq
+        method = resolve_method(config)
+        scores = None
         with rec.stage("answers"):
             if method == "brought":
                 questions, texts = stage.load_byo_answers(bcfg)
@@ -106,8 +105,8 @@ def bbq_assessment(config: BBQRunConfig) -> dict[str, Any]:
             metrics = stage.bbq_metrics(questions, answers, config.metrics, method)
             rec.save_metrics(metrics, config.validation.enabled)
         summary["skipped"] = skipped_summary(metrics)
-        close_run(store, run_id, config, summary, metrics, responses)
-    return run_result(store, run_id, config, summary)
+        run.close(metrics, responses)
+    return run.result()
 
 
 

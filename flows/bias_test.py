@@ -28,10 +28,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from prefect import flow, get_run_logger, task
+from prefect import flow, task
 
-from equilens.flows.artifacts import close_run, run_result
-from equilens.flows.run_record import begin_run, recorded_run
+from equilens.flows.assessment_run import assessment_run
 from equilens.tasks.assessments import bias_test as stage
 from equilens.tasks import validation
 from equilens.tasks.assessments.bias_test.generation import export_csv, import_csv
@@ -71,15 +70,13 @@ def scorer_task(config: BiasTestRunConfig) -> Any:
 @flow(name="bias-test", validate_parameters=True)
 def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
     """Stereotype Score, CrowS-Pairs, WEAT/SEAT, LPBS/CBS/AUL of a language model (module docstring)."""
-    log = get_run_logger()
-    run_id, store, rec = begin_run(config, "bias_test")
-    bt = config.bias_test
-    out_dir = Path(config.storage.reports_dir or "data/runs")
-    metrics: list[dict[str, Any]] = []
-    items: list[dict[str, Any]] = []
-    wanted = wanted_metrics(config.metrics.names, "probability", "embedding")
-
-    with recorded_run(rec) as summary:
+    with assessment_run(config, "bias_test") as run:
+        log, rec, summary = run.log, run.rec, run.summary
+        bt = config.bias_test
+        out_dir = Path(config.storage.reports_dir or "data/runs")
+        metrics: list[dict[str, Any]] = []
+        items: list[dict[str, Any]] = []
+        wanted = wanted_metrics(config.metrics.names, "probability", "embedding")
         specs = load_bias_specs(bt.spec_path)
         with rec.stage("sentences"):
             if bt.reviewed_csv:
@@ -92,7 +89,7 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
             if config.validation.enabled:
                 rec.gate(validation.validate_bias_sentences(sentences))
             rec.save("bias_sentences", sentences)
-            csv_path = export_csv(rows, out_dir / f"{run_id}_sentences.csv")
+            csv_path = export_csv(rows, out_dir / f"{run.run_id}_sentences.csv")
         kept = int((~sentences["discarded"]).sum()) if len(sentences) else 0
         summary["sentences"] = {"total": len(sentences), "kept": kept, "csv": str(csv_path)}
         log.info("%d of %d generated sentences kept; review them in %s", kept, len(sentences), csv_path)
@@ -109,7 +106,7 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
                 if config.validation.enabled:
                     rec.gate(validation.validate_bias_pairs(scored))
                 rec.save("bias_pairs", scored)
-                summary["stereotype_score_json"] = str(export_json(report, out_dir / f"{run_id}_stereotype_score.json"))
+                summary["stereotype_score_json"] = str(export_json(report, out_dir / f"{run.run_id}_stereotype_score.json"))
             if not results:
                 summary.setdefault("skipped", {}).update(dict.fromkeys(
                     with_inputs(wanted, GENERATED_PAIRS),
@@ -139,8 +136,8 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
         frame = pd.DataFrame(metrics)
         rec.save("metric_items", pd.DataFrame(items))
         rec.save_metrics(frame, config.validation.enabled)
-        close_run(store, run_id, config, summary, frame, pd.DataFrame())
-    return run_result(store, run_id, config, summary)
+        run.close(frame)
+    return run.result()
 
 
 if __name__ == "__main__":  # python flows/bias_test.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]

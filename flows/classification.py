@@ -21,8 +21,8 @@ from typing import Any
 import pandas as pd
 from prefect import flow, task
 
-from equilens.flows.artifacts import close_run, run_result
-from equilens.flows.run_record import begin_run, recorded_run, response_counts, skipped_summary
+from equilens.flows.assessment_run import assessment_run
+from equilens.flows.run_record import response_counts, skipped_summary
 from equilens.tasks import validation
 from equilens.tasks.assessments import classification as stage
 from equilens.tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig
@@ -60,9 +60,9 @@ def classification_responses(config: ClassificationRunConfig, rec: Any, summary:
 @flow(name="classification-assessment", validate_parameters=True)
 def classification_assessment(config: ClassificationRunConfig) -> dict[str, Any]:
     """Fairness of an LLM used as a classifier (see the module docstring)."""
-    run_id, store, rec = begin_run(config, "classification_assessment")
-    ccfg = config.classification
-    with recorded_run(rec) as summary:
+    with assessment_run(config, "classification_assessment") as run:
+        rec, summary = run.rec, run.summary
+        ccfg = config.classification
         with rec.stage("responses"):
             items, responses = classification_responses(config, rec, summary)
         summary["responses"] = response_counts(responses)
@@ -76,8 +76,8 @@ def classification_assessment(config: ClassificationRunConfig) -> dict[str, Any]
                                                   code_fingerprint() + path_fingerprint(ccfg.predictions_path))
             rec.save_metrics(metrics, config.validation.enabled)
         summary["skipped"] = skipped_summary(metrics)
-        close_run(store, run_id, config, summary, metrics, responses)
-    return run_result(store, run_id, config, summary)
+        run.close(metrics, responses)
+    return run.result()
 
 
 if __name__ == "__main__":  # python flows/classification.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]

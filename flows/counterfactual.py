@@ -22,15 +22,15 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from prefect import flow, get_run_logger
+from prefect import flow
 
-from equilens.flows.artifacts import close_run, closing_columns, run_result
-from equilens.flows.run_record import begin_run, recorded_run
+from equilens.flows.artifacts import closing_columns
+from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.config import CounterfactualRunConfig
 from equilens.tasks.inputs.controls import CONTROL
 from equilens.tasks.inputs.expansion import drop_invalid_sets
-from equilens.tasks.storage.fingerprint import code_fingerprint, lexicon_fingerprint
+from equilens.tasks.storage.fingerprint import lexicon_fingerprint
 from equilens.flows.stage_tasks import (
     answer_stage,
     check_ftu_task,
@@ -47,12 +47,8 @@ FLOW_NAME = "counterfactual-assessment"
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
 def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]:
     """Counterfactual fairness of an LLM across protected groups (see the module docstring)."""
-    log = get_run_logger()
-    run_id, store, rec = begin_run(config, "counterfactual_assessment")
-    code = code_fingerprint()
-    log.info("run %s: writing to %s", run_id, config.storage.duckdb_path)
-
-    with recorded_run(rec) as summary:
+    with assessment_run(config, "counterfactual_assessment") as run:
+        log, rec, summary, code = run.log, run.rec, run.summary, run.code
         prompts = load_prompts_stage(rec, config, code)
 
         lex_fp = code + lexicon_fingerprint(config.counterfactual.lexicon_dir)
@@ -76,7 +72,7 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
         if variants.empty:
             log.warning("No prompt mentions a protected attribute: nothing to compare. %s", ftu.summary)
             summary["metrics"] = []
-            return {"run_id": run_id, **summary}
+            return run.result()
 
         responses = answer_stage(rec, config, variants, summary)
         del variants  # stored; the answers carry what the later stages read (at 100,000 prompts, ~0.7 GB)
@@ -88,8 +84,8 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
             metrics = counterfactual_metrics(inputs, config.counterfactual, config.metrics, lex_fp,
                                              config.execution)  # neutralisation reads the lexicons
             rec.save_metrics(metrics, config.validation.enabled)
-        close_run(store, run_id, config, summary, metrics, responses)
-    return run_result(store, run_id, config, summary)
+        run.close(metrics, responses)
+    return run.result()
 
 
 

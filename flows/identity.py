@@ -32,10 +32,9 @@ import sys
 from typing import Any
 
 import pandas as pd
-from prefect import flow, get_run_logger
+from prefect import flow
 
-from equilens.flows.artifacts import close_run, run_result
-from equilens.flows.run_record import begin_run, recorded_run
+from equilens.flows.assessment_run import assessment_run
 from equilens.flows.stage_tasks import answer_stage, load_prompts_stage, score_stage
 from equilens.tasks import validation
 from equilens.tasks.config import IdentityRunConfig
@@ -47,7 +46,6 @@ from equilens.tasks.assessments.identity.judge import (Judged, annotate_harm, ju
                                                        load_instructions)
 from equilens.tasks.assessments.identity.accuracy import (JudgeCheckIncomplete, check_status, load_check_set,
                                                              run_check)
-from equilens.tasks.storage.fingerprint import code_fingerprint
 
 FLOW_NAME = "identity-assessment"
 
@@ -55,12 +53,8 @@ FLOW_NAME = "identity-assessment"
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
 def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
     """Identity through names and profiles (see the module docstring)."""
-    log = get_run_logger()
-    run_id, store, rec = begin_run(config, "identity_assessment")
-    code = code_fingerprint()
-    log.info("run %s: writing to %s", run_id, config.storage.duckdb_path)
-
-    with recorded_run(rec) as summary:
+    with assessment_run(config, "identity_assessment") as run:
+        log, rec, summary, code = run.log, run.rec, run.summary, run.code
         prompts = load_prompts_stage(rec, config, code)
         rec.save("prompts", prompts[["prompt_id", "text"]])
 
@@ -87,7 +81,7 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
             with rec.stage("judge check"), ProgressReporter("Judge check calls", unit="call") as progress:
                 try:
                     checked = run_check(config, rec.store, template=template, check_set=check_set,
-                                        progress=progress, run_id=run_id)
+                                        progress=progress, run_id=run.run_id)
                     summary["judge_check"] = checked.summary()
                     log.info("%s", checked.note())
                 except JudgeCheckIncomplete as err:
@@ -125,8 +119,8 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
                                 len(directed), directed["phrase"].iloc[0])
             rec.save_metrics(metrics, config.validation.enabled)
         summary["verdicts"] = verdict_lines(metrics, config.model_dump(mode="json"))
-        close_run(store, run_id, config, summary, metrics, responses)
-    return run_result(store, run_id, config, summary)
+        run.close(metrics, responses)
+    return run.result()
 
 
 

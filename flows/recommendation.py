@@ -23,8 +23,8 @@ from typing import Any
 import pandas as pd
 from prefect import flow, task
 
-from equilens.flows.artifacts import close_run, run_result
-from equilens.flows.run_record import begin_run, recorded_run, response_counts, skipped_summary
+from equilens.flows.assessment_run import assessment_run
+from equilens.flows.run_record import response_counts, skipped_summary
 from equilens.tasks import validation
 from equilens.tasks.assessments import recommendation as stage
 from equilens.tasks.config import MetricsConfig, RecommendationConfig, RecommendationRunConfig
@@ -54,9 +54,9 @@ def build_requests(config: RecommendationRunConfig) -> pd.DataFrame:
 @flow(name="recommendation-assessment", validate_parameters=True)
 def recommendation_assessment(config: RecommendationRunConfig) -> dict[str, Any]:
     """Fairness of an LLM used as a recommender (see the module docstring)."""
-    run_id, store, rec = begin_run(config, "recommendation_assessment")
-    rcfg = config.recommendation
-    with recorded_run(rec) as summary:
+    with assessment_run(config, "recommendation_assessment") as run:
+        rec, summary = run.rec, run.summary
+        rcfg = config.recommendation
         with rec.stage("responses"):
             if rcfg.responses_path:
                 responses = stage.load_byo_responses(rcfg)
@@ -80,8 +80,8 @@ def recommendation_assessment(config: RecommendationRunConfig) -> dict[str, Any]
                                                   code_fingerprint() + path_fingerprint(rcfg.responses_path))
             rec.save_metrics(metrics, config.validation.enabled)
         summary["skipped"] = skipped_summary(metrics)
-        close_run(store, run_id, config, summary, metrics, responses)
-    return run_result(store, run_id, config, summary)
+        run.close(metrics, responses)
+    return run.result()
 
 
 if __name__ == "__main__":  # python flows/recommendation.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]

@@ -19,16 +19,16 @@ import sys
 from typing import Any
 
 import pandas as pd
-from prefect import flow, get_run_logger, task
+from prefect import flow, task
 
-from equilens.flows.artifacts import close_run, run_result
+from equilens.flows.assessment_run import assessment_run
 from equilens.flows.outage import check_llm_failures
-from equilens.flows.run_record import begin_run, recorded_run, response_counts
+from equilens.flows.run_record import response_counts
 from equilens.flows.execution import run_heavy
 from equilens.tasks import validation
 from equilens.tasks.assessments import stereotype as stereotype_stage
 from equilens.tasks.config import MetricsConfig, StereotypeConfig, StereotypeRunConfig
-from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint, stereotype_data_fingerprint
+from equilens.tasks.storage.fingerprint import path_fingerprint, stereotype_data_fingerprint
 from equilens.flows.stage_tasks import CACHED, answer_variants, load_prompts_task
 
 
@@ -49,12 +49,9 @@ def stereotype_metrics_task(
 @flow(name="stereotype-assessment", validate_parameters=True)
 def stereotype_assessment(config: StereotypeRunConfig) -> dict[str, Any]:
     """Stereotype and toxicity of an LLM's responses (see the module docstring)."""
-    log = get_run_logger()
-    run_id, store, rec = begin_run(config, "stereotype_assessment")
-    code = code_fingerprint()
-    scfg = config.stereotype
-
-    with recorded_run(rec) as summary:
+    with assessment_run(config, "stereotype_assessment") as run:
+        log, rec, summary, code = run.log, run.rec, run.summary, run.code
+        scfg = config.stereotype
         with rec.stage("responses"):
             if scfg.responses_path:
                 responses = stereotype_stage.load_byo_responses(scfg, config.prompts)
@@ -97,8 +94,8 @@ def stereotype_assessment(config: StereotypeRunConfig) -> dict[str, Any]:
             log.info("%s skipped: %s", name, reason)
         summary["skipped"] = skipped
         summary["caveats"] = scores.caveats
-        close_run(store, run_id, config, summary, metrics, responses)
-    return run_result(store, run_id, config, summary)
+        run.close(metrics, responses)
+    return run.result()
 
 
 

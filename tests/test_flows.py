@@ -49,8 +49,10 @@ def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, 
     scored = module.score_stage
     monkeypatch.setattr(module, "score_stage", lambda rec, config, responses, code: (
         carried.append(list(responses.columns)), scored(rec, config, responses, code))[1])
-    held, closed = [], module.close_run  # the answers held through the metric stage, up to the run's close
-    monkeypatch.setattr(module, "close_run", lambda store, run_id, config, summary, metrics, responses: (
+    import equilens.flows.assessment_run as skeleton
+
+    held, closed = [], skeleton.close_run  # the answers held through the metric stage, up to the run's close
+    monkeypatch.setattr(skeleton, "close_run", lambda store, run_id, config, summary, metrics, responses: (
         held.append(list(responses.columns)), closed(store, run_id, config, summary, metrics, responses))[1])
     openai_server.reply = lambda body: f"Sure. {body['messages'][-1]['content']} Great question."
     cfg = parse_config(_config(tmp_path, openai_server.base_url, price_input_per_1k=1.0, price_output_per_1k=2.0))

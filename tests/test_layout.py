@@ -225,3 +225,15 @@ def test_no_module_imports_another_modules_private_names() -> None:
                 found += [f"{name}: from {node.module} import {a.name}" for a in node.names
                           if a.name.startswith("_") and not a.name.startswith("__")]
     assert not found, found
+
+
+def test_every_assessment_flow_runs_inside_the_one_skeleton() -> None:
+    """The run's record, its close and its result come from :func:`equilens.flows.assessment_run.assessment_run`;
+    no flow starts, closes or returns a run by hand."""
+    by_hand = {}
+    for flow in sorted(_assessment_flows()):
+        source = MODULES[flow.partition(":")[0]].read_text(encoding="utf-8")
+        calls = [c for c in ("begin_run(", "recorded_run(", "close_run(", "run_result(") if c in source]
+        if calls or "assessment_run(" not in source:
+            by_hand[flow] = calls
+    assert len(_assessment_flows()) >= 8 and not by_hand, by_hand
