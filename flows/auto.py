@@ -37,17 +37,9 @@ from equilens.tasks.assessments import identity as identity_stages
 from equilens.tasks.assessments import stereotype as stereotype_stage
 from equilens.tasks.config import AutoRunConfig
 from equilens.tasks.inputs.controls import VARIANT
-from equilens.tasks.inputs.expansion import drop_invalid_sets
 from equilens.tasks.storage.fingerprint import lexicon_fingerprint, path_fingerprint, stereotype_data_fingerprint
-from equilens.flows.stage_tasks import (
-    answer_variants,
-    check_ftu_task,
-    counterfactual_metrics,
-    metric_inputs,
-    expand_task,
-    load_prompts_stage,
-    score_answers,
-)
+from equilens.flows.stage_tasks import (answer_stage, counterfactual_metrics, load_prompts_stage, metric_inputs,
+                                       score_answers, variants_stage)
 
 
 def identity_variants(rec: Any, unnamed: pd.DataFrame, variants: pd.DataFrame, config: AutoRunConfig,  # noqa: ANN401
@@ -81,38 +73,20 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
         lex_fp = code + lexicon_fingerprint(config.counterfactual.lexicon_dir)
         scfg = config.stereotype  # with stereotype.responses_path, the stereotype families read brought answers
         prompts = load_prompts_stage(rec, config, code)
-        with rec.stage("ftu"):
-            ftu = check_ftu_task(prompts, config.counterfactual, lex_fp)
-            rec.save("prompts", prompts[["prompt_id", "text"]].assign(mentions=ftu.mentions))
-        summary["ftu"] = {"holds": ftu.holds, "counts": ftu.counts, "prompts": ftu.prompts_total}
-        with rec.stage("expand"):
-            variants = expand_task(prompts, config.counterfactual, lex_fp)
-            rec.save("variants", variants)
-            variants, dropped = drop_invalid_sets(variants)
-            summary["variants"] = {"total": len(variants), "dropped_sets": dropped}
-            named = variants
-            if config.identity is not None:
-                unnamed = prompts[[not any(m.values()) for m in ftu.mentions]]
-                if len(unnamed):
-                    named = identity_variants(rec, unnamed, variants, config, summary)
-
-        with rec.stage("llm"):
-            originals = stereotype_stage.prompt_frame_for_generation(prompts)
-            if scfg.responses_path:  # brought answers to the original prompts: only variants are called
-                originals = originals.iloc[:0]
-            asked = [c for c in (*originals.columns, "role", "system") if c in named]
-            wanted = pd.concat([originals.assign(role=VARIANT), named[asked]],
-                               ignore_index=True)  # role: a same-group control stays one
-            responses = answer_variants(config.execution, wanted, config.llm,
-                                  config.storage.duckdb_path, config.storage.lock_timeout)
-            if scfg.responses_path:
-                brought = stereotype_stage.load_byo_responses(scfg, config.prompts)
-                responses = pd.concat([responses, brought[[c for c in responses.columns if c in brought]]],
-                                      ignore_index=True)
-                summary["source"] = scfg.responses_path
-            rec.save("responses", responses)
-            if config.validation.enabled:
-                rec.gate(validation.validate_responses(responses))
+        ftu, variants = variants_stage(rec, config, prompts, lex_fp, summary)
+        named = variants  # with identities for the prompts that name no group, when the config has them
+        if config.identity is not None:
+            unnamed = prompts[[not any(m.values()) for m in ftu.mentions]]
+            if len(unnamed):
+                named = identity_variants(rec, unnamed, variants, config, summary)
+        originals = stereotype_stage.prompt_frame_for_generation(prompts)
+        if scfg.responses_path:  # brought answers to the original prompts: only variants are called
+            originals = originals.iloc[:0]
+            summary["source"] = scfg.responses_path
+        asked = [c for c in (*originals.columns, "role", "system") if c in named]
+        wanted = pd.concat([originals.assign(role=VARIANT), named[asked]], ignore_index=True)  # a control stays one
+        brought = stereotype_stage.load_byo_responses(scfg, config.prompts) if scfg.responses_path else None
+        responses = answer_stage(rec, config, wanted, summary, brought=brought, keep_keys=True)
         is_original = responses["attribute"] == "none"
         is_identity = responses["variant_id"].isin(named["variant_id"]) & ~responses["variant_id"].isin(
             variants["variant_id"])

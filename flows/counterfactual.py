@@ -28,17 +28,14 @@ from equilens.flows.artifacts import closing_columns
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.config import CounterfactualRunConfig
-from equilens.tasks.inputs.controls import CONTROL
-from equilens.tasks.inputs.expansion import drop_invalid_sets
 from equilens.tasks.storage.fingerprint import lexicon_fingerprint
 from equilens.flows.stage_tasks import (
     answer_stage,
-    check_ftu_task,
     counterfactual_metrics,
-    expand_task,
     load_prompts_stage,
     metric_inputs,
     score_stage,
+    variants_stage,
 )
 
 FLOW_NAME = "counterfactual-assessment"
@@ -52,23 +49,7 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
         prompts = load_prompts_stage(rec, config, code)
 
         lex_fp = code + lexicon_fingerprint(config.counterfactual.lexicon_dir)
-        with rec.stage("ftu"):
-            ftu = check_ftu_task(prompts, config.counterfactual, lex_fp)
-            rec.save("prompts", prompts[["prompt_id", "text"]].assign(mentions=ftu.mentions))
-        summary["ftu"] = {"holds": ftu.holds, "counts": ftu.counts, "prompts": ftu.prompts_total}
-        log.info(ftu.summary)
-
-        with rec.stage("expand"):
-            variants = expand_task(prompts, config.counterfactual, lex_fp)
-            rec.save("variants", variants)
-            variants, dropped = drop_invalid_sets(variants)
-            if dropped:
-                log.warning("%d variant sets dropped: swaps changed more than attribute words", dropped)
-            controls = variants["role"].eq(CONTROL)
-            summary["variants"] = {"total": int((~controls).sum()), "dropped_sets": dropped,
-                                   "controls": variants.loc[controls, "control_kind"].value_counts().to_dict()}
-            if config.validation.enabled:
-                rec.gate(validation.validate_variants(variants))
+        ftu, variants = variants_stage(rec, config, prompts, lex_fp, summary)
         if variants.empty:
             log.warning("No prompt mentions a protected attribute: nothing to compare. %s", ftu.summary)
             summary["metrics"] = []

@@ -254,19 +254,54 @@ STORED_ONLY = ("cache_key",)
 reads: the frame the run carries on drops them (the cache keys of 100,000 prompts' answers: 89 MB)."""
 
 
-def answer_stage(rec: RunRecorder, config: RunConfig, variants: pd.DataFrame, summary: dict) -> pd.DataFrame:
-    """The ``llm`` stage: every variant answered and stored, the responses suite, the counts in the
-    summary; an outage fails the run (exit 4) before any scoring. The answers come back without the
-    columns only the store needs (:data:`STORED_ONLY`)."""
+def variants_stage(rec: RunRecorder, config: RunConfig, prompts: pd.DataFrame, lex_fp: str,
+                   summary: dict) -> tuple[Any, pd.DataFrame]:
+    """The ``ftu`` and ``expand`` stages: which prompts mention a group (stored with the prompts), and
+    the valid counterfactual variants of those that do, with their controls (all variants stored,
+    the variants suite); the FTU report and the variants kept."""
+    from prefect import get_run_logger
+
+    from equilens.tasks.inputs.controls import CONTROL
+    from equilens.tasks.inputs.expansion import drop_invalid_sets
+
+    log = get_run_logger()
+    with rec.stage("ftu"):
+        ftu = check_ftu_task(prompts, config.counterfactual, lex_fp)
+        rec.save("prompts", prompts[["prompt_id", "text"]].assign(mentions=ftu.mentions))
+    summary["ftu"] = {"holds": ftu.holds, "counts": ftu.counts, "prompts": ftu.prompts_total}
+    log.info(ftu.summary)
+    with rec.stage("expand"):
+        variants = expand_task(prompts, config.counterfactual, lex_fp)
+        rec.save("variants", variants)
+        variants, dropped = drop_invalid_sets(variants)
+        if dropped:
+            log.warning("%d variant sets dropped: swaps changed more than attribute words", dropped)
+        controls = variants["role"].eq(CONTROL)
+        summary["variants"] = {"total": int((~controls).sum()), "dropped_sets": dropped,
+                               "controls": variants.loc[controls, "control_kind"].value_counts().to_dict()}
+        if config.validation.enabled:
+            rec.gate(validation.validate_variants(variants))
+    return ftu, variants
+
+
+def answer_stage(rec: RunRecorder, config: RunConfig, variants: pd.DataFrame, summary: dict,
+                 brought: pd.DataFrame | None = None, keep_keys: bool = False) -> pd.DataFrame:
+    """The ``llm`` stage: every variant answered and stored (with ``brought`` answers, read from a
+    file, added), the responses suite, the counts in the summary; an outage fails the run (exit 4)
+    before any scoring. The answers come back without the columns only the store needs
+    (:data:`STORED_ONLY`) unless ``keep_keys``."""
     with rec.stage("llm"):
         responses = answer_variants(config.execution, variants, config.llm, config.storage.duckdb_path,
                                     config.storage.lock_timeout)
+        if brought is not None:
+            responses = pd.concat([responses, brought[[c for c in responses.columns if c in brought]]],
+                                  ignore_index=True)
         rec.save("responses", responses)
         if config.validation.enabled:
             rec.gate(validation.validate_responses(responses))
     summary["responses"] = response_counts(responses)
     check_llm_failures(config, responses)
-    return responses.drop(columns=[c for c in STORED_ONLY if c in responses])
+    return responses if keep_keys else responses.drop(columns=[c for c in STORED_ONLY if c in responses])
 
 
 def score_stage(rec: RunRecorder, config: RunConfig, responses: pd.DataFrame, code: str) -> assessment.ScoreSet:
