@@ -214,7 +214,7 @@ def test_the_similarity_batch_holds_a_few_bytes_per_pair_not_copies_of_every_pai
     by a hash table, for every metric (54 bytes, 16 of them the two metrics' values)."""
     import tracemalloc
 
-    from equilens.tasks.pipeline.metric_stage import _MetricContext
+    from equilens.tasks.pipeline.stage_context import MetricContext
     from equilens.tasks.pipeline.parity import PairData
     from equilens.tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l
 
@@ -222,7 +222,7 @@ def test_the_similarity_batch_holds_a_few_bytes_per_pair_not_copies_of_every_pai
     texts = np.array([f"answer {i} says word{i % 13} and word{i % 7}." for i in range(300)], dtype=object)
     scalar = pd.DataFrame({"text_hash": [text_hash(t) for t in texts], "scorer": "vader-neg", "value": 0.5})
     names = ["bleu_similarity", "rougel_similarity"]
-    ctx = _MetricContext(ScoreSet(scalar, {"vader-neg": (0.0, 1.0)}, {}, ""), _cfg(), names)
+    ctx = MetricContext(ScoreSet(scalar, {"vader-neg": (0.0, 1.0)}, {}, ""), _cfg(), names)
     ctx.use_texts(texts)
 
     def lists(n: int) -> dict[str, PairData]:
@@ -261,11 +261,11 @@ def test_a_groups_non_completion_interval_from_the_attributes_shared_draws_cover
     its own per group: 1,000 x 67,000 integers each, 6 s per race attribute at 100,000 prompts). A
     group's prompts may be fewer than the drawn ones (a prompt no other group answered is left out of
     them); its interval must still cover the true failure rate about 95% of the time."""
-    from equilens.tasks.pipeline.metric_stage import _MetricContext
+    from equilens.tasks.pipeline.stage_context import MetricContext
 
     rng = np.random.default_rng(3)
     scalar = pd.DataFrame({"text_hash": ["x"], "scorer": "vader-neg", "value": [0.5]})
-    ctx = _MetricContext(ScoreSet(scalar, {"vader-neg": (0.0, 1.0)}, {}, ""), _cfg(bootstrap_resamples=400),
+    ctx = MetricContext(ScoreSet(scalar, {"vader-neg": (0.0, 1.0)}, {}, ""), _cfg(bootstrap_resamples=400),
                          ["non_completion_rate"])
     covered, runs, rate = 0, 200, 0.2
     for run in range(runs):

@@ -3,200 +3,29 @@ pair of groups, from the answered responses and their scores (intervals, noise f
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any
-from functools import partial
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
 
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig
-from equilens.tasks.inputs.prompts import text_hash
 from equilens.tasks.inputs.controls import CONTROL, variant_rows
 from equilens.tasks.pipeline import ScoreSet, lexicons_for
-from equilens.tasks.pipeline.pairs import (NOISE_FLOOR_CONTROLS, NOISE_FLOOR_SAMPLES, both_sides,
-                                                    by_prompt_sample, cross_group_pairs, distinct_pairs,
-                                                    floor_pairs, joined, neutral_codes, number_answers,
-                                                    other_content)
-from equilens.tasks.pipeline.parity import (PairData, answer_units, looped_parity, omnibus_tests,
-                                                     parity_mdg, parity_of_pairs, vectorised_parity)
+from equilens.tasks.pipeline.pairs import (NOISE_FLOOR_SAMPLES, by_prompt_sample, cross_group_pairs, floor_pairs, joined,
+                                           number_answers, other_content)
+from equilens.tasks.pipeline.parity import PairData, omnibus_tests, parity_of_pairs
 from equilens.tasks.metrics.judged import HEADLINE, judged_metrics
+from equilens.tasks.pipeline.stage_context import MetricContext
 
 
 RESPONSE_READS = ("variant_id", "prompt_id", "attribute", "grp", "role", "sample_idx", "text", "ok", "refusal",
                   "error_class")
 """The response columns :func:`metric_stage` reads: all a metric task is handed and keyed on."""
-NOISE_FLOOR_PERMUTATION = "mean over within-prompt group-label swaps (same rows as the pair)"
 PAIRED_T = "paired t-test over prompts"
 DETERMINISTIC = ("the endpoint answered deterministically: every repeated sample of a variant was identical, so "
                  "two samples of one group show no noise")
-
-
-class _MetricContext:
-    """What every pair metric of one run needs: scores, settings, and the rows emitted so far."""
-
-    def __init__(self, scores: ScoreSet, cfg: MetricsConfig, wanted: list[str]) -> None:
-        from equilens.tasks.metrics import METRICS
-
-        self.specs = {name: METRICS.get(name) for name in wanted}
-        self.cfg, self.wanted = cfg, wanted
-        self.sentiment = scores.scalar[["text_hash", "value"]]  # one sentiment score per distinct text
-        self.texts: Any = np.zeros(0, object)  # the attribute's distinct answers (see use_texts)
-        self.text_sentiment = np.zeros(0)
-        self.scores = scores
-        self.boot = dict(resamples=cfg.bootstrap_resamples, confidence=cfg.confidence, seed=cfg.seed)
-        self.rows: list[dict] = []
-        self.draws: Any = None  # the attribute's bootstrap draws (tasks.stats.resampling.Draws), shared by its pairs
-
-    def use_texts(self, texts: Any) -> None:
-        """The attribute's distinct answers, which its pairs index (:func:`number_answers`), and the
-        sentiment of each, looked up once: their hashes and the scored ones meet in an Arrow hash
-        table (a pandas index of 800,000 hashes held them all as Python strings, ~100 MB)."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        self.texts = texts
-        scored = pa.array(self.sentiment["text_hash"], type=pa.large_string())
-        hashes = pa.array((text_hash(t) for t in texts), type=pa.large_string(), size=len(texts))
-        at = pc.index_in(hashes, value_set=scored).to_numpy(zero_copy_only=False)  # NaN: not scored
-        found = ~np.isnan(at)
-        self.text_sentiment = np.full(len(texts), np.nan)
-        self.text_sentiment[found] = self.sentiment["value"].to_numpy(float)[at[found].astype(np.int64)]
-
-    def draw_for(self, prompts: Any) -> None:
-        """Make the bootstrap draws every pair and metric of one attribute shares, over its prompts."""
-        from equilens.tasks.stats.resampling import Draws
-
-        self.draws = Draws.draw(prompts, self.cfg.bootstrap_resamples, self.cfg.seed)
-
-    def mean_estimate(self, values: np.ndarray, clusters: np.ndarray) -> Any:
-        """The mean of a similarity's per-pair values with its cluster-bootstrap interval, from the
-        attribute's shared draws (:func:`equilens.tasks.stats.resampling.shared_mean_bootstrap`) when they cover
-        its prompts, else from its own."""
-        from equilens.tasks.stats.resampling import shared_mean_bootstrap
-        from equilens.tasks.stats import Estimate, bootstrap_mean, distinct_count
-
-        shared = shared_mean_bootstrap(values, clusters, self.draws, self.cfg.confidence) \
-            if self.draws is not None and len(values) and distinct_count(clusters) >= 2 else None
-        if shared is None:
-            return bootstrap_mean(values, clusters, **self.boot)
-        return Estimate(float(np.mean(values)), *shared, len(values))
-
-    def of_kind(self, inputs: str) -> list[str]:
-        return [name for name, spec in self.specs.items() if spec.inputs == inputs]
-
-    def emit(self, row: dict) -> dict:
-        self.rows.append(row)
-        return row
-
-    def parity_fn(self, name: str) -> Callable[[np.ndarray, np.ndarray], float]:
-        """The metric's function with the run settings it reads (a partial keeps its rowwise flag)."""
-        spec = self.specs[name]
-        settings = spec.settings(self.cfg)
-        return partial(spec.fn, **settings) if settings else spec.fn
-
-    def parity_cdf(self, name: str) -> Callable | None:
-        """The metric's ``cdf_statistic`` with the run settings it reads, or None when it declares none."""
-        spec = self.specs[name]
-        return partial(spec.cdf_statistic, **spec.settings(self.cfg)) if spec.cdf_statistic else None
-
-    def sentiment_of(self, answers: np.ndarray) -> np.ndarray:
-        """The sentiment of answers given by their places among the attribute's texts."""
-        return self.text_sentiment[np.asarray(answers, np.int64)]
-
-    def similarity_batch(self, names: list[str], pairs: dict[Any, PairData], lexicon) -> dict[str, dict]:  # noqa: ANN001
-        """Per similarity metric, its registered per-pair step on each of several pair lists (keyed):
-        on the rows' embeddings, or on their texts with the lexicon's terms masked (:func:`neutralize`,
-        when the run neutralises and the attribute has a lexicon). The lists' two sides are read as one
-        int32 array; each distinct answer they read is neutralised once for every metric (an answer
-        recurs in its floor, cross-group and changed-content pairs), and each metric scores each
-        distinct pair once (:func:`distinct_pairs`)."""
-        from equilens.tasks.metrics.text_similarity import used_places
-
-        if not pairs or not names:
-            return {}
-        read, sides = used_places(both_sides(list(pairs.values())), len(self.texts))
-        half = len(sides) // 2  # the left sides, then the right
-        out: dict[str, np.ndarray] = {}
-        texts = [n for n in names if self.specs[n].inputs == "texts"]
-        if texts:
-            if self.cfg.neutralize and lexicon is not None:  # no lexicon (brought groups): nothing to mask
-                # answers that differ only in the lexicon's words are one text once neutralised
-                same, distinct = neutral_codes(self.texts[read], lexicon)
-                codes = same[sides]
-            else:
-                distinct, codes = np.asarray(self.texts[read], dtype=object), sides
-            first, second, each = distinct_pairs(codes[:half], codes[half:], len(distinct))
-            del codes
-            out |= {name: np.asarray(self.specs[name].per_item(distinct, first, second), float)[each]
-                    for name in texts}
-        embedded = [n for n in names if self.specs[n].inputs == "embeddings"]
-        if embedded:
-            emb = self.scores.embeddings
-            vectors = np.stack([emb[text_hash(t)] for t in self.texts[read]])
-            first, second, each = distinct_pairs(sides[:half], sides[half:], len(read))
-            out |= {name: np.asarray(self.specs[name].per_item(vectors[first], vectors[second]))[each]
-                    for name in embedded}
-        bounds = np.cumsum([len(p) for p in pairs.values()])[:-1]
-        return {name: dict(zip(pairs, np.split(out[name], bounds), strict=True)) for name in names}
-
-    def similarity_details(self, name: str, lexicon=None) -> dict:  # noqa: ANN001
-        if self.specs[name].inputs == "embeddings":
-            return {"embedding_model": self.scores.embedding_model}
-        return {"neutralized": bool(self.cfg.neutralize and lexicon is not None)}
-
-    def score_bounds(self) -> tuple[float, float]:
-        lo, hi = next(iter(self.scores.ranges.values()), (0.0, 1.0))
-        return float(lo), float(hi)
-
-    def parity_rows(self, attribute: str, a: str, b: str, pair: PairData, tests: int,
-                    scores: tuple[np.ndarray, np.ndarray] | None,
-                    run: Callable[..., Future]) -> Callable[[], list[dict]]:
-        """Strict/weak parity of a cross-group pair, with its noise floor, gap and permutation p-value.
-
-        The floor is the statistic's mean over within-prompt label swaps of the very same rows, so
-        under identical groups it has the cross-group value's expectation at the run's size (a
-        floor from two samples of one group would use half the rows, and Wasserstein-1 shrinks
-        with n). The gap (value minus floor) is bootstrapped with the floor recomputed on every
-        resample. ``scores``: the two sides' sentiment, when the caller looked it up already.
-
-        The pair's pieces (the resampled metrics, the detectable gaps) are handed to ``run``
-        (a thread pool's ``submit``, so pairs and pieces run side by side: :func:`parity_of_pairs`),
-        and the returned function waits for them and gives the rows."""
-        s1, s2 = scores or (self.sentiment_of(pair.left), self.sentiment_of(pair.right))
-        names = self.of_kind("sentiment")
-        on_grid = [n for n in names if self.specs[n].cdf_statistic]  # one resampled piece, one detectable-gap piece
-        vectorised = run(vectorised_parity, self, on_grid, s1, s2, pair)
-        units = answer_units(pair)  # shared by the metrics' detectable gaps
-        grid_mdg = run(parity_mdg, self, on_grid, s1, s2, pair, tests, units) if on_grid else None
-        pieces = {name: (None, grid_mdg) if name in on_grid else
-                  (run(looped_parity, self, self.parity_fn(name), s1, s2, pair),
-                   run(parity_mdg, self, [name], s1, s2, pair, tests, units))
-                  for name in names}
-
-        def rows() -> list[dict]:
-            from equilens.tasks.metrics import estimate_row
-            from equilens.tasks.stats import distinct_count
-
-            out = []
-            for name in names:
-                looped, mdg = pieces[name]
-                est, test, gap = looped.result() if looped is not None else vectorised.result()[name]
-                details = {
-                    "noise_floor": test.null_mean, "noise_floor_method": NOISE_FLOOR_PERMUTATION,
-                    "p_method": "permutation", "gap": est.value - test.null_mean, "gap_ci": [gap.ci_low, gap.ci_high],
-                    **mdg.result()[name], "mean_score_a": float(np.mean(s1)), "mean_score_b": float(np.mean(s2)),
-                    "prompts": distinct_count(pair.clusters),
-                }
-                details.update(self.specs[name].settings(self.cfg))  # the settings it ran with ("threshold")
-                if self.cfg.permutations:
-                    details["p_value"] = test.p_value
-                out.append(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b, details=details))
-            return out
-
-        return rows
 
 
 def identical_samples(answered: pd.DataFrame) -> tuple[int, int]:
@@ -273,41 +102,65 @@ def metric_stage(
     ``texts``: the distinct answers, when ``responses`` (one attribute) is numbered already
     (:func:`number_answers`, as the flow hands each attribute to its task).
     """
-    from equilens.tasks.metrics import estimate_row, skipped_row, wanted_metrics
-    from equilens.tasks.stats import holm_adjust
+    from equilens.tasks.metrics import wanted_metrics
+    from equilens.tasks.metrics.base import METRIC_ROW_COLUMNS
 
     if texts is not None and responses["attribute"].nunique() > 1:
         raise ValueError("metric_stage: numbered answers (with their texts) come one attribute at a time")
     wanted = wanted_metrics(cfg.names, "counterfactual")
     lexicons = lexicons_for(cf_cfg)
-    ctx = _MetricContext(scores, cfg, wanted)
-    pair_names = [n for n in wanted if ctx.specs[n].inputs in ("sentiment", "embeddings", "texts")]
-    similarity = ctx.of_kind("embeddings") + ctx.of_kind("texts")
+    ctx = MetricContext(scores, cfg, wanted)
     for attribute, everything in responses.groupby("attribute", sort=True):
         if texts is None:
             everything, distinct = number_answers(everything)  # answers and prompts as integers from here on
         else:
             distinct = texts
         ctx.use_texts(distinct)
-        lexicon = lexicons.get(attribute)
+        att = _Attribute.of(attribute, everything, lexicons.get(attribute), cf_cfg, cfg, wanted)
+        ctx.draw_for(att.answered["prompt_id"].unique())
+        _non_completion(ctx, att)
+        # the parity threads start first: the similarity metrics' tokenising below is Python on this
+        # thread, and the parity work (compiled, GIL released) runs beside it on the other cores
+        parity = parity_of_pairs(ctx, attribute, att.pairs, att.tests_of(HEADLINE))
+        omnibus = omnibus_tests(ctx, att.wide, att.groups, lambda: _lacking(att.answered, att.frame, att.groups))
+        values = ctx.similarity_batch(att.similarity(ctx), att.compared, att.lexicon)
+        floors = _floor_rows(ctx, att, values)
+        _pair_rows(ctx, att, parity, values, floors, cf_cfg)
+        _holm(ctx, att)
+        _omnibus_details(ctx, attribute, omnibus)
+    return pd.DataFrame(ctx.rows, columns=METRIC_ROW_COLUMNS)
+
+
+@dataclass
+class _Attribute:
+    """One attribute's answers as the metric steps read them: its groups, the answered rows, the
+    same-group floors and cross-group pairs, and which metrics its verdict judges."""
+
+    name: str
+    lexicon: Any
+    frame: pd.DataFrame  # one row per answer of a variant (controls excluded)
+    answered: pd.DataFrame  # answered, not refused, with a text
+    groups: list[str]
+    deterministic: bool
+    determinism: dict[str, int]
+    wide: pd.DataFrame  # the answered rows, one column per group
+    floor_sets: dict[str, tuple[PairData, str]]
+    pairs: list[tuple[str, str, PairData]]
+    cross_sets: dict[tuple[str, str], PairData]
+    compared: dict[tuple, PairData]
+    n_pairs: int
+    judged: list[str]
+
+    @classmethod
+    def of(cls, name: str, everything: pd.DataFrame, lexicon: Any, cf_cfg: CounterfactualConfig,  # noqa: ANN401
+           cfg: MetricsConfig, wanted: list[str]) -> _Attribute:
         frame = variant_rows(everything)
         ok = everything["ok"] & ~everything["refusal"].astype(bool) & (everything["text"] >= 0)  # -1: no text
         controls = everything[ok & (everything["role"] == CONTROL)] if "role" in everything else everything.iloc[:0]
         present = set(frame["grp"])
         groups = [g for g in lexicon.groups if g in present] if lexicon else sorted(present)
         answered = frame[frame["ok"] & ~frame["refusal"].astype(bool) & (frame["text"] >= 0)]
-        ctx.draw_for(answered["prompt_id"].unique())
-        for name in ctx.of_kind("outcomes"):
-            for g in groups:
-                sub = frame[frame["grp"] == g]
-                completed = (sub["ok"] & ~sub["refusal"]).to_numpy(bool)
-                est = ctx.mean_estimate((~completed).astype(float), sub["prompt_id"].to_numpy())
-                errors = sub.loc[~sub["ok"], "error_class"].value_counts().to_dict()
-                ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g,
-                                      details={"errors": errors, "refusals": int(sub["refusal"].sum())}))
         identical, repeated = identical_samples(answered)
-        deterministic = bool(repeated) and identical == repeated
-        determinism = {"identical_samples": identical, "repeated_variants": repeated} if repeated else {}
         wide = by_prompt_sample(answered) if len(answered) else pd.DataFrame()
         # against a control floor the cross-group side is both matchings of the four answers, so a
         # prompt's difference is symmetric about 0 when the group changes nothing
@@ -322,79 +175,125 @@ def metric_stage(
         compared = {**{("floor", g): pair for g, (pair, _) in floor_sets.items()},
                     **{("cross", *ab): t for ab, t in cross_sets.items()},
                     **{("changed", *ab): other_content(t) for ab, t in cross_sets.items() if set(ab) & set(floor_sets)}}
-        n_pairs = max(1, sum(1 for _, _, p in pairs if len(p)))  # the pairs that get a p-value
-        judged = judged_metrics(wanted, bool(cfg.neutralize and lexicon is not None))  # neutralising needs a lexicon
+        return cls(name, lexicon, frame, answered, groups, bool(repeated) and identical == repeated,
+                   {"identical_samples": identical, "repeated_variants": repeated} if repeated else {},
+                   wide, floor_sets, pairs, cross_sets, compared,
+                   max(1, sum(1 for _, _, p in pairs if len(p))),  # the pairs that get a p-value
+                   judged_metrics(wanted, bool(cfg.neutralize and lexicon is not None)))  # neutralising needs a lexicon
 
-        def tests_of(name: str) -> int:
-            """Holm's m for a metric: every (pair, metric) the verdict judges form one family, so a fair
-            model is called biased in at most alpha of runs whichever metric would fire; a metric the
-            verdict only reports is adjusted across its pairs alone."""
-            return n_pairs * len(judged) if name in judged else n_pairs
+    def tests_of(self, name: str) -> int:
+        """Holm's m for a metric: every (pair, metric) the verdict judges form one family, so a fair
+        model is called biased in at most alpha of runs whichever metric would fire; a metric the
+        verdict only reports is adjusted across its pairs alone."""
+        return self.n_pairs * len(self.judged) if name in self.judged else self.n_pairs
 
-        # the parity threads start first: the similarity metrics' tokenising below is Python on this
-        # thread, and the parity work (compiled, GIL released) runs beside it on the other cores
-        parity = parity_of_pairs(ctx, attribute, pairs, tests_of(HEADLINE))
-        omnibus = omnibus_tests(ctx, wide, groups, lambda: _lacking(answered, frame, groups))
-        values = ctx.similarity_batch(similarity, compared, lexicon)
-        floors: dict[str, dict[str, tuple[np.ndarray, np.ndarray, str]]] = {}
-        for g, (pair, method) in floor_sets.items():
-            floors[g] = {}
-            for name in similarity:
-                vals = values[name][("floor", g)]
-                floors[g][name] = (vals, pair.clusters, method)
-                details = {**ctx.similarity_details(name, lexicon), "baseline": method, **determinism}
-                if np.ptp(vals) == 0:
-                    why = DETERMINISTIC if deterministic and method == NOISE_FLOOR_SAMPLES else \
-                        f"every same-group pair scores {float(vals[0]):.3f}"
-                    ctx.emit(skipped_row(name, f"no noise floor: {why}", attribute=attribute, group_a=g, group_b=g,
-                                         details=details))
-                    continue
-                est = ctx.mean_estimate(vals, pair.clusters)
-                ctx.emit(estimate_row(name, est, attribute=attribute, group_a=g, group_b=g, details=details))
-        for a, b, pair in pairs:
-            if not len(pair):
-                for name in pair_names:
-                    ctx.emit(skipped_row(name, _lacking(answered, frame, [a, b]), attribute=attribute,
-                                         group_a=a, group_b=b))
-                continue
-            for row in parity[(a, b)]() if (a, b) in parity else []:
-                ctx.emit(row)
-            for name in similarity:
-                cross = values[name][("cross", a, b)]
-                vals = cross[:len(pair)]
-                details = {**ctx.similarity_details(name, lexicon), **determinism}
-                sides = [floors[g][name] for g in (a, b) if g in floors]
-                if sides:
-                    changed = values[name][("changed", a, b)]
-                    details |= _similarity_gap(cross, cross_sets[(a, b)].clusters,
-                                               np.concatenate([v for v, _, _ in sides]),
-                                               np.concatenate([c for _, c, _ in sides]), cfg.confidence,
-                                               tests_of(name), sides[0][2], changed, cfg.seed)
-                elif deterministic and cf_cfg.noise_floor == "samples":
-                    details["noise_floor_skipped"] = f"{DETERMINISTIC}; use counterfactual.noise_floor: controls"
-                elif cf_cfg.noise_floor == "samples":
-                    details["noise_floor_skipped"] = "needs llm.count >= 2 (two samples of one group per prompt)"
-                else:
-                    details["noise_floor_skipped"] = "no same-group control was answered for these groups"
-                est = ctx.mean_estimate(vals, pair.clusters)
-                ctx.emit(estimate_row(name, est, attribute=attribute, group_a=a, group_b=b, details=details))
-        families = [judged] + [[name] for name in ctx.of_kind("sentiment") + similarity if name not in judged]
-        for family in families:
-            tested = [r for r in ctx.rows if r["attribute"] == attribute and r["metric"] in family
-                      and r["group_b"] not in (None, r["group_a"]) and _finite_p(r["details"].get("p_value"))]
-            for r, adj in zip(tested, holm_adjust([r["details"]["p_value"] for r in tested]), strict=True):
-                r["details"]["p_holm"] = adj
-        for name in ctx.of_kind("sentiment"):
-            rows = [r for r in ctx.rows if r["attribute"] == attribute and r["metric"] == name
-                    and r["group_b"] not in (None, r["group_a"]) and _finite_p(r["details"].get("p_value"))]
-            if not rows or name not in omnibus:
-                continue
-            worst = max(rows, key=lambda r: r["value"])
-            if isinstance(omnibus[name], str):
-                worst["details"]["omnibus_skipped"] = omnibus[name]
-                continue
-            worst["details"]["omnibus_p_value"] = omnibus[name].result()
-            worst["details"]["omnibus"] = f"max over {len(rows)} pairs, groups permuted within prompt"
-    from equilens.tasks.metrics.base import METRIC_ROW_COLUMNS
+    @staticmethod
+    def similarity(ctx: MetricContext) -> list[str]:
+        return ctx.of_kind("embeddings") + ctx.of_kind("texts")
 
-    return pd.DataFrame(ctx.rows, columns=METRIC_ROW_COLUMNS)
+
+def _non_completion(ctx: MetricContext, att: _Attribute) -> None:
+    """Per group, the share of its answers that failed or were refused (errors and refusals counted)."""
+    from equilens.tasks.metrics import estimate_row
+
+    for name in ctx.of_kind("outcomes"):
+        for g in att.groups:
+            sub = att.frame[att.frame["grp"] == g]
+            completed = (sub["ok"] & ~sub["refusal"]).to_numpy(bool)
+            est = ctx.mean_estimate((~completed).astype(float), sub["prompt_id"].to_numpy())
+            errors = sub.loc[~sub["ok"], "error_class"].value_counts().to_dict()
+            ctx.emit(estimate_row(name, est, attribute=att.name, group_a=g,
+                                  details={"errors": errors, "refusals": int(sub["refusal"].sum())}))
+
+
+Floors = dict[str, dict[str, tuple[np.ndarray, np.ndarray, str]]]
+
+
+def _floor_rows(ctx: MetricContext, att: _Attribute, values: dict) -> Floors:
+    """The same-group rows of the similarity metrics (the noise floor of each group), or skipped rows
+    where a floor has no spread; the floors' values for the gaps."""
+    from equilens.tasks.metrics import estimate_row, skipped_row
+
+    floors: Floors = {}
+    for g, (pair, method) in att.floor_sets.items():
+        floors[g] = {}
+        for name in att.similarity(ctx):
+            vals = values[name][("floor", g)]
+            floors[g][name] = (vals, pair.clusters, method)
+            details = {**ctx.similarity_details(name, att.lexicon), "baseline": method, **att.determinism}
+            if np.ptp(vals) == 0:
+                why = DETERMINISTIC if att.deterministic and method == NOISE_FLOOR_SAMPLES else \
+                    f"every same-group pair scores {float(vals[0]):.3f}"
+                ctx.emit(skipped_row(name, f"no noise floor: {why}", attribute=att.name, group_a=g, group_b=g,
+                                     details=details))
+                continue
+            est = ctx.mean_estimate(vals, pair.clusters)
+            ctx.emit(estimate_row(name, est, attribute=att.name, group_a=g, group_b=g, details=details))
+    return floors
+
+
+def _pair_rows(ctx: MetricContext, att: _Attribute, parity: dict, values: dict, floors: Floors,
+               cf_cfg: CounterfactualConfig) -> None:
+    """The cross-group rows: parity (from its threads) and each similarity metric with its gap beyond
+    the floor of the two groups, or the reason it has none; skipped rows for a pair never answered."""
+    from equilens.tasks.metrics import estimate_row, skipped_row
+
+    pair_names = [n for n in ctx.wanted if ctx.specs[n].inputs in ("sentiment", "embeddings", "texts")]
+    for a, b, pair in att.pairs:
+        if not len(pair):
+            for name in pair_names:
+                ctx.emit(skipped_row(name, _lacking(att.answered, att.frame, [a, b]), attribute=att.name,
+                                     group_a=a, group_b=b))
+            continue
+        for row in parity[(a, b)]() if (a, b) in parity else []:
+            ctx.emit(row)
+        for name in att.similarity(ctx):
+            cross = values[name][("cross", a, b)]
+            vals = cross[:len(pair)]
+            details = {**ctx.similarity_details(name, att.lexicon), **att.determinism}
+            sides = [floors[g][name] for g in (a, b) if g in floors]
+            if sides:
+                changed = values[name][("changed", a, b)]
+                details |= _similarity_gap(cross, att.cross_sets[(a, b)].clusters,
+                                           np.concatenate([v for v, _, _ in sides]),
+                                           np.concatenate([c for _, c, _ in sides]), ctx.cfg.confidence,
+                                           att.tests_of(name), sides[0][2], changed, ctx.cfg.seed)
+            elif att.deterministic and cf_cfg.noise_floor == "samples":
+                details["noise_floor_skipped"] = f"{DETERMINISTIC}; use counterfactual.noise_floor: controls"
+            elif cf_cfg.noise_floor == "samples":
+                details["noise_floor_skipped"] = "needs llm.count >= 2 (two samples of one group per prompt)"
+            else:
+                details["noise_floor_skipped"] = "no same-group control was answered for these groups"
+            est = ctx.mean_estimate(vals, pair.clusters)
+            ctx.emit(estimate_row(name, est, attribute=att.name, group_a=a, group_b=b, details=details))
+
+
+def _tested_rows(ctx: MetricContext, attribute: str, names: list[str]) -> list[dict]:
+    """The attribute's cross-group rows of ``names`` that carry a finite p-value."""
+    return [r for r in ctx.rows if r["attribute"] == attribute and r["metric"] in names
+            and r["group_b"] not in (None, r["group_a"]) and _finite_p(r["details"].get("p_value"))]
+
+
+def _holm(ctx: MetricContext, att: _Attribute) -> None:
+    """Holm-adjusted p-values: the judged metrics as one family, every other metric on its own."""
+    from equilens.tasks.stats import holm_adjust
+
+    families = [att.judged] + [[n] for n in ctx.of_kind("sentiment") + att.similarity(ctx) if n not in att.judged]
+    for family in families:
+        tested = _tested_rows(ctx, att.name, family)
+        for r, adj in zip(tested, holm_adjust([r["details"]["p_value"] for r in tested]), strict=True):
+            r["details"]["p_holm"] = adj
+
+
+def _omnibus_details(ctx: MetricContext, attribute: str, omnibus: dict) -> None:
+    """The omnibus p-value (or why there is none) on the largest gap of each parity metric."""
+    for name in ctx.of_kind("sentiment"):
+        rows = _tested_rows(ctx, attribute, [name])
+        if not rows or name not in omnibus:
+            continue
+        worst = max(rows, key=lambda r: r["value"])
+        if isinstance(omnibus[name], str):
+            worst["details"]["omnibus_skipped"] = omnibus[name]
+            continue
+        worst["details"]["omnibus_p_value"] = omnibus[name].result()
+        worst["details"]["omnibus"] = f"max over {len(rows)} pairs, groups permuted within prompt"
