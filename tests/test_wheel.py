@@ -52,7 +52,7 @@ def test_the_wheel_installs_one_import_name_with_the_shipped_files(installed: tu
                  "equilens/data/lexicons/gender.yaml", "equilens/data/bias_specs/gender_career.json",
                  "equilens/data/judge/stereotype_pair.txt", "equilens/data/demo_prompts.csv",
                  "equilens/configs/demo.yaml", "equilens/tasks/shipped.py", "equilens/__init__.py",
-                 "equilens/__main__.py", "equilens/flows/cli/__init__.py"):
+                 "equilens/__main__.py", "equilens/flows/cli/__init__.py", "equilens/tasks/reporting/templates/report.html.j2"):
         assert path in names, path
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"equilens"}, tops  # no flows, tasks, equilens_data ... beside it

@@ -1,17 +1,23 @@
 """A self-contained HTML report of one run, rebuilt from DuckDB alone (no network, inline SVG).
 
-Sections: headline (FTU, responses, least fair pairs), metric per group pair with intervals,
-score distributions per group, non-completion by group, the trend of each metric across runs of
-the same name and model, and the full metrics table.
+Sections: the verdict and the glance figure, headline (FTU, responses, least fair pairs), the
+answers behind the findings, metric per group pair with intervals, score distributions per group,
+the trend of each metric across runs of the same name and model, non-completion by group, and the
+full metrics table. :func:`report_context` reads what the report shows from DuckDB; the shipped
+Jinja2 template ``templates/report.html.j2`` lays it out, escaping every value (control bytes shown
+as visible escapes); the SVG charts are drawn in :mod:`equilens.tasks.reporting.svg`.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from jinja2 import Environment, PackageLoader
+from markupsafe import Markup
 
 from equilens.tasks.errors import StorageError
 from equilens.tasks.llm.base import ANSWER_CUT
@@ -64,142 +70,159 @@ def _load(store: Store, run_id: str) -> dict[str, pd.DataFrame]:
     }
 
 
-def _table(frame: pd.DataFrame) -> str:
-    head = "".join(f"<th>{escape(str(c))}</th>" for c in frame.columns)
-    body = "".join("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in row) + "</tr>"
-                   for row in frame.itertuples(index=False))
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+def _table(frame: pd.DataFrame) -> dict[str, list]:
+    """A frame as the template's table: its columns and rows (escaped when rendered)."""
+    return {"columns": [str(c) for c in frame.columns], "rows": [list(row) for row in frame.itertuples(index=False)]}
+
+
+def _html(text: str) -> Markup:
+    """HTML built and escaped here (the inline SVG charts, the glance, the examples)."""
+    return Markup(text)
+
+
+def _environment() -> Environment:
+    """Jinja2 over the shipped templates. Every value is escaped with :func:`escape`, which also shows
+    control bytes as visible escapes; :class:`Markup` (HTML built here) passes as it is."""
+    return Environment(loader=PackageLoader("equilens.tasks.reporting", "templates"), autoescape=True,
+                       finalize=lambda v: v if isinstance(v, Markup) else Markup(escape("" if v is None else str(v))),
+                       trim_blocks=False, keep_trailing_newline=True)
 
 
 def build_html_report(store: Store, run_id: str) -> str:
+    """The run's report: :func:`report_context` rendered by ``templates/report.html.j2``."""
+    return _environment().get_template("report.html.j2").render(report_context(store, run_id))
+
+
+def report_context(store: Store, run_id: str) -> dict[str, Any]:
+    """What the report shows, read from DuckDB: the run, its verdicts and glance, the headline cards,
+    the least fair pairs, skipped metrics, examples, charts, trend, non-completion and every metric."""
+    from equilens.tasks.reporting.evidence import find_evidence, html_section
+    from equilens.tasks.reporting.verdict import run_verdicts
+
     d = _load(store, run_id)
     run = d["run"].iloc[0]
     summary = json.loads(run["summary"]) if isinstance(run["summary"], str) else {}
     metrics, responses = d["metrics"], d["responses"]
-    parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>equilens {escape(run_id)}</title>"
-             f"<style>{CSS}</style></head><body>",
-             f"<h1>equilens report · {escape(str(run['name']))}</h1>",
-             f"<p class=meta>run <code>{escape(run_id)}</code> · {escape(str(run['flow']))} · model "
-             f"<code>{escape(str(run['model']))}</code> ({escape(str(run['provider']))}) · status "
-             f"<b>{escape(str(run['status']))}</b> · started {escape(str(run['started_at']))} · config "
-             f"<code>{escape(str(run['config_hash']))}</code></p>"]
-
-    from equilens.tasks.reporting.verdict import run_verdicts
-
     config = json.loads(run["config"]) if isinstance(run["config"], str) else {}
     said = run_verdicts(metrics, config)  # the sentences and the glance figures read the same verdicts
-    if said:
-        parts.append("<section id=verdict><h2>Verdict</h2><ul>" + "".join(f"<li>{escape(v.sentence)}</li>"
-                                                                          for v in said) + "</ul></section>")
-    parts.append(_glance(said, metrics))
-    if summary.get("error"):
-        parts.append(f"<section id=failure><h2>Run failed</h2><p class=bad>{escape(str(summary['error']))}</p></section>")
+    valued = metrics[metrics["value"].notna()]
+    skipped = metrics[metrics["value"].isna()]
+    try:
+        examples = _html(html_section(find_evidence(store, run_id, 3)))
+    except Exception as err:  # noqa: BLE001 - the examples are one section; the rest of the report stands
+        examples = _html(f"<section id=examples><p class=meta>examples unavailable: {escape(str(err)[:300])}</p>"
+                         "</section>")
+    worst, worst_note = _worst(valued)
+    table = metrics[["family", "attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n", "direction"]]
+    table = table.assign(p_holm=[p_of(x) for x in metrics["details"]],  # Holm-adjusted (else raw) p-value
+                         sig=[significance_mark(x, metric=m, family=f) for x, m, f in
+                              zip(metrics["details"], metrics["metric"], metrics["family"], strict=True)])
+    return {
+        "css": _html(CSS),
+        "run": {k: str(run[k]) for k in ("run_id", "name", "flow", "model", "provider", "status", "started_at",
+                                         "config_hash")},
+        "verdicts": [v.sentence for v in said],
+        "glance": _html(_glance(said, metrics)),
+        "failure": str(summary["error"]) if summary.get("error") else None,
+        "cards": _cards(summary, responses),
+        "worst": worst, "worst_note": worst_note,
+        "skipped": [(m, json.loads(x).get("skipped", "") if isinstance(x, str) else "")
+                    for m, x in zip(skipped["metric"], skipped["details"], strict=True)],
+        "examples": examples,
+        "figures": _interval_figures(valued),
+        "distributions": [_html(x) for x in _distributions(responses, d["scores"])],
+        "trend": _trend(d["history"], run),
+        "completion": _completion(responses),
+        "all_metrics": _table(table.round(4).astype(object).where(table.notna(), "–")),
+        "all_note": unjudged_note(metrics),
+        "min_prompts_similarity": MIN_PROMPTS_SIMILARITY,
+        "validations": _table(d["validations"]) if len(d["validations"]) else None,
+    }
 
+
+def _cards(summary: dict[str, Any], responses: pd.DataFrame) -> list[dict[str, Any]]:
+    """The headline cards: FTU, responses, latency, tokens."""
     cards = []
     ftu = summary.get("ftu")
     if ftu:
-        cls = "ok" if ftu.get("holds") else "bad"
-        cards.append(f"<div class=card>FTU<b class={cls}>{'holds' if ftu.get('holds') else 'does not hold'}</b>"
-                     + escape(", ".join(f"{k}: {v}" for k, v in ftu.get("counts", {}).items())) + "</div>")
+        cards.append({"label": "FTU", "cls": "ok" if ftu.get("holds") else "bad",
+                      "value": "holds" if ftu.get("holds") else "does not hold",
+                      "text": ", ".join(f"{k}: {v}" for k, v in ftu.get("counts", {}).items())})
     if len(responses):
         failed = int((~responses["ok"].astype(bool)).sum())
-        cards.append(f"<div class=card>responses<b>{len(responses)}</b>{failed} failed, "
-                     f"{int(responses['refusal'].fillna(False).sum())} refused</div>")
+        cards.append({"label": "responses", "value": len(responses),
+                      "text": f"{failed} failed, {int(responses['refusal'].fillna(False).sum())} refused"})
         lat = responses["latency_s"].dropna()
         if len(lat):
-            cards.append(f"<div class=card>latency p50 / p95<b>{lat.median():.2f} s</b>p95 {lat.quantile(.95):.2f} s</div>")
+            cards.append({"label": "latency p50 / p95", "value": f"{lat.median():.2f} s",
+                          "text": f"p95 {lat.quantile(.95):.2f} s"})
         tok = responses["completion_tokens"].dropna()
         if len(tok):
-            cards.append(f"<div class=card>completion tokens<b>{int(tok.sum()):,}</b>"
-                         f"prompt {int(responses['prompt_tokens'].dropna().sum()):,}</div>")
-    parts.append(f"<section id=headline><h2>Headline</h2><div class=cards>{''.join(cards)}</div>")
-    valued = metrics[metrics["value"].notna()]
-    if len(valued) and valued["group_b"].notna().any():
-        w = worst_pairs(valued)
-        rows = pd.DataFrame({"attribute": w["attribute"], "metric": w["metric"], "least fair pair": w.apply(pair_label, axis=1),
-                             "value [CI]": [v + significance_mark(x, metric=m, family=f) for v, x, m, f in
-                                            zip(w.apply(format_interval, axis=1), w["details"], w["metric"],
-                                                w["family"], strict=True)],
-                             "fairer": w["direction"].map(ARROW)})
-        note = unjudged_note(w)
-        parts.append("<h3>Least fair group pair per metric</h3>" + _table(rows)
-                     + (f"<p class=meta data-unjudged>{escape(note)}.</p>" if note else ""))
-    skipped = metrics[metrics["value"].isna()]
-    if len(skipped):
-        reasons = [json.loads(x).get("skipped", "") if isinstance(x, str) else "" for x in skipped["details"]]
-        parts.append("<h3>Skipped</h3><ul>" + "".join(f"<li><b>{escape(m)}</b>: {escape(r)}</li>"
-                                                    for m, r in zip(skipped["metric"], reasons, strict=True)) + "</ul>")
-    parts.append("</section>")
-    from equilens.tasks.reporting.evidence import find_evidence, html_section
+            cards.append({"label": "completion tokens", "value": f"{int(tok.sum()):,}",
+                          "text": f"prompt {int(responses['prompt_tokens'].dropna().sum()):,}"})
+    return cards
 
-    try:
-        parts.append(html_section(find_evidence(store, run_id, 3)))
-    except Exception as err:  # noqa: BLE001 - the examples are one section; the rest of the report stands
-        parts.append(f"<section id=examples><p class=meta>examples unavailable: {escape(str(err)[:300])}</p></section>")
 
+def _worst(valued: pd.DataFrame) -> tuple[dict | None, str]:
+    """The least fair pair per metric, and the note on metrics the verdict does not judge."""
+    if not (len(valued) and valued["group_b"].notna().any()):
+        return None, ""
+    w = worst_pairs(valued)
+    rows = pd.DataFrame({"attribute": w["attribute"], "metric": w["metric"], "least fair pair": w.apply(pair_label, axis=1),
+                         "value [CI]": [v + significance_mark(x, metric=m, family=f) for v, x, m, f in
+                                        zip(w.apply(format_interval, axis=1), w["details"], w["metric"],
+                                            w["family"], strict=True)],
+                         "fairer": w["direction"].map(ARROW)})
+    return _table(rows), unjudged_note(w)
+
+
+def _interval_figures(valued: pd.DataFrame) -> list[dict[str, Any]]:
+    """One interval chart per (attribute, metric): each pair's value with its interval."""
     figs = []
     for (attribute, name), sub in valued.groupby(["attribute", "metric"], dropna=False, sort=True):
         rows = [(pair_label(r), r["value"], _f(r["ci_low"]), _f(r["ci_high"])) for _, r in sub.iterrows()]
         label = f"{name} · {attribute}" if isinstance(attribute, str) else name
         spec = METRICS.get(name) if name in METRICS else None
-        figs.append(f'<figure class=plot data-metric="{escape(name)}">'
-                    + interval_chart(label, rows, ARROW.get(sub["direction"].iloc[0], ""),
-                                     spec.target if spec is not None and spec.direction == "target" else None)
-                    + "</figure>")
-    parts.append("<section id=metrics><h2>Metrics per group pair (95% intervals)</h2>" + "".join(figs) + "</section>")
+        figs.append({"metric": name, "svg": _html(interval_chart(
+            label, rows, ARROW.get(sub["direction"].iloc[0], ""),
+            spec.target if spec is not None and spec.direction == "target" else None))})
+    return figs
 
-    dist = _distributions(responses, d["scores"])
-    if dist:
-        parts.append("<section id=distributions><h2>Score distributions per group</h2>" + "".join(dist) + "</section>")
 
-    hist = d["history"]
-    if hist["run_id"].nunique() > 1:
-        trend = []
-        runs_order = list(dict.fromkeys(hist["run_id"]))
-        hashes = dict(zip(hist["run_id"], hist["config_hash"], strict=True))
-        letters: dict[str, str] = {}
-        for r in runs_order:  # A, B, C...: runs with the same letter share a config
-            letters.setdefault(str(hashes[r]), chr(ord("A") + len(letters) % 26))
-        marks = [letters[str(hashes[r])] for r in runs_order]
-        for name, sub in hist.groupby("metric", sort=True):
-            series = {}
-            for attribute, s2 in sub.groupby(sub["attribute"].fillna("all")):
-                by_run = dict(zip(s2["run_id"], s2["value"], strict=True))
-                series[str(attribute)] = [by_run.get(r) for r in runs_order]
-            trend.append(f'<figure class=plot data-trend="{escape(name)}">'
-                         + line_chart(f"{name}: mean over group pairs, runs named {run['name']}, model "
-                                      f"{run['model']} ({run['provider']})", runs_order, series, marks)
-                         + "</figure>")
-        parts.append(f"<section id=trend><h2>Trend across runs</h2><p class=meta>runs named "
-                     f"<code>{escape(str(run['name']))}</code> with model <code>{escape(str(run['model']))}</code> "
-                     f"({escape(str(run['provider']))}); runs of other models are left out. The letter after each "
-                     f"run names its config ({escape(', '.join(f'{v}: {k}' for k, v in letters.items()))}); a dashed "
-                     f"line marks a config change, where a move may come from the config rather than the model</p>"
-                     + "".join(trend) + "</section>")
+def _trend(hist: pd.DataFrame, run: pd.Series) -> dict[str, Any] | None:
+    """Each metric's mean over pairs across the runs of this name and model; a letter per config."""
+    if hist["run_id"].nunique() <= 1:
+        return None
+    runs_order = list(dict.fromkeys(hist["run_id"]))
+    hashes = dict(zip(hist["run_id"], hist["config_hash"], strict=True))
+    letters: dict[str, str] = {}
+    for r in runs_order:  # A, B, C...: runs with the same letter share a config
+        letters.setdefault(str(hashes[r]), chr(ord("A") + len(letters) % 26))
+    marks = [letters[str(hashes[r])] for r in runs_order]
+    figures = []
+    for name, sub in hist.groupby("metric", sort=True):
+        series = {}
+        for attribute, s2 in sub.groupby(sub["attribute"].fillna("all")):
+            by_run = dict(zip(s2["run_id"], s2["value"], strict=True))
+            series[str(attribute)] = [by_run.get(r) for r in runs_order]
+        figures.append({"metric": name, "svg": _html(line_chart(
+            f"{name}: mean over group pairs, runs named {run['name']}, model {run['model']} ({run['provider']})",
+            runs_order, series, marks))})
+    return {"letters": ", ".join(f"{v}: {k}" for k, v in letters.items()), "figures": figures}
 
-    if len(responses):
-        from equilens.tasks.inputs.controls import variant_rows
 
-        nc = variant_rows(responses)
-        nc = nc.assign(failed=~nc["ok"].astype(bool), refused=nc["refusal"].fillna(False).astype(bool))
-        nc = nc.groupby(["attribute", "grp"]).agg(calls=("ok", "size"), failed=("failed", "sum"), refused=("refused", "sum"),
-                                                  cut=("cut", "sum"))  # answers cut at llm.max_answer_chars
-        nc = nc if nc["cut"].any() else nc.drop(columns="cut")
-        parts.append("<section id=completion><h2>Non-completion by group</h2>" + _table(nc.reset_index()) + "</section>")
-    table = metrics[["family", "attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n", "direction"]]
-    table = table.assign(p_holm=[p_of(x) for x in metrics["details"]],  # Holm-adjusted (else raw) p-value
-                         sig=[significance_mark(x, metric=m, family=f) for x, m, f in
-                              zip(metrics["details"], metrics["metric"], metrics["family"], strict=True)])
-    note = unjudged_note(metrics)
-    parts.append("<section id=all-metrics><h2>All metrics</h2><p class=meta>p_holm: the permutation (parity) or "
-                 "bootstrap (similarity gap) p-value, Holm-adjusted across an attribute's pairs; * below 0.05, "
-                 f"for a similarity gap only on {MIN_PROMPTS_SIMILARITY} or more prompts"
-                 + (f". {escape(note)}" if note else "") + "</p>"
-                 + _table(table.round(4).astype(object).where(table.notna(), "–")) + "</section>")
-    if len(d["validations"]):
-        parts.append("<section id=validation><h2>Validation (great-expectations)</h2>" + _table(d["validations"]) + "</section>")
-    parts.append("</body></html>")
-    return "".join(parts)
+def _completion(responses: pd.DataFrame) -> dict | None:
+    """Calls, failures, refusals (and answers cut at ``llm.max_answer_chars``) per group."""
+    if not len(responses):
+        return None
+    from equilens.tasks.inputs.controls import variant_rows
+
+    nc = variant_rows(responses)
+    nc = nc.assign(failed=~nc["ok"].astype(bool), refused=nc["refusal"].fillna(False).astype(bool))
+    nc = nc.groupby(["attribute", "grp"]).agg(calls=("ok", "size"), failed=("failed", "sum"), refused=("refused", "sum"),
+                                              cut=("cut", "sum"))
+    nc = nc if nc["cut"].any() else nc.drop(columns="cut")
+    return _table(nc.reset_index())
 
 
 GLANCE_TITLES = {"number_outcome_gap": "relative amount gap per pair (share of the prompt's average)",
