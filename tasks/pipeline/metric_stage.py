@@ -1,5 +1,6 @@
-"""Metric stage of the counterfactual assessment: every counterfactual metric of the registry for every
-pair of groups, from the answered responses and their scores (intervals, noise floors, gaps, tests)."""
+"""The paired metric stage (counterfactual groups, identity cells): every counterfactual metric of the
+registry for every pair of groups, from the answered responses and their scores (intervals, noise
+floors, gaps, tests)."""
 
 from __future__ import annotations
 
