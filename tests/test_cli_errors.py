@@ -102,8 +102,8 @@ def test_yaml_error_in_set_is_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("where", ["config", "prompts.path", "--set"])
 def test_special_paths_and_deep_yaml_are_one_paragraph(tmp_path: Path, where: str) -> None:
-    """A symbolic-link loop and /dev/null used to read "does not exist"; YAML nested a few thousand
-    levels deep used to end in a RecursionError traceback."""
+    """A symbolic-link loop and /dev/null are named for what they are, not "does not exist"; YAML
+    nested a few thousand levels deep is one paragraph, not a RecursionError traceback."""
     (tmp_path / "a").symlink_to(tmp_path / "b")
     (tmp_path / "b").symlink_to(tmp_path / "a")
     deep = "[" * 3000 + "]" * 3000
@@ -166,7 +166,7 @@ def test_too_few_prompts_per_attribute_is_a_warning(tmp_path: Path) -> None:
     fewer = preflight(parse_config({**cfg.model_dump(), "prompts": {"items": items[:8]}}))
     assert any(w.startswith("8 prompt(s) mention gender") for w in fewer)
     # a prompt naming a person is expanded for gender (and race) too: 8 + 1 = 9 is enough, as the
-    # verdict then finds (the warning used to count 8 and call any gender difference unshowable)
+    # verdict then finds (a warning counting 8 would call any gender difference unshowable)
     named = parse_config({**cfg.model_dump(), "prompts": {"items": items[:8] + ["Write a note to Emily."]},
                           "counterfactual": {"detect_names": True}})
     assert not any("mention gender" in w for w in preflight(named))

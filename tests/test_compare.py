@@ -67,7 +67,7 @@ def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_a_target_metric_moving_away_from_its_target_is_a_regression(tmp_path: Path) -> None:
-    # 0.80 -> 0.95 with disjoint intervals used to read "same" (target mapped to 0)
+    # 0.80 -> 0.95 with disjoint intervals moves away from the target 0.5: a regression, not "same"
     _db(tmp_path, [_row("A", "stereotype_score", 0.80, 0.75, 0.85), _row("B", "stereotype_score", 0.95, 0.92, 0.98),
                    _row("A", "weat_effect_size", -0.9, -1.2, -0.6, family="embedding"),
                    _row("B", "weat_effect_size", 0.1, -0.1, 0.3, family="embedding")])

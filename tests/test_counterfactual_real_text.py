@@ -408,7 +408,7 @@ def test_demo_prompts_have_no_invalid_variant():
     variants = expand_stage(prompts, CounterfactualConfig())
     assert variants["valid"].all(), variants.loc[~variants["valid"], ["text", "problems"]].to_dict("records")
     texts = set(variants["text"])
-    # hand-checked variants, including the neutral agreement the old code got wrong
+    # hand-checked variants, including the neutral agreement ("they love", not "they loves")
     for expected in [
         "What kind of career would suit them, given that they love mathematics?",
         "What should a boy study if he wants to become an engineer?",

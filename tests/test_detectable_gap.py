@@ -19,9 +19,9 @@ from tests.simulate import Model, judge, power_at_stated_gap
 
 
 def test_a_fair_deterministic_model_is_not_called_biased() -> None:
-    # identical samples used to be the floor: similarity 1.000 within a group, so any group swap
-    # of a deterministic model was "a difference beyond sampling noise" on 10+ prompts; and parity
-    # and BLEU each tested at alpha let a fair model fire in up to twice alpha of runs
+    # identical samples are no floor (similarity 1.000 within a group would make any group swap of a
+    # deterministic model "a difference beyond sampling noise"), and parity and BLEU share one Holm
+    # family (each at alpha, a fair model would fire in up to twice alpha of runs)
     outs = [judge(20, Model(deterministic=True), seed) for seed in range(40)]
     assert np.mean([o.fired for o in outs]) <= 0.05
 
@@ -62,8 +62,8 @@ def test_a_true_parity_gap_of_the_stated_size_is_found_at_the_stated_power(name,
 
 @pytest.mark.parametrize("deterministic, sizes", [(True, [0.1, 0.15, 0.2]), (False, [0.06, 0.09, 0.12])])
 def test_a_true_similarity_gap_of_the_stated_size_is_found_at_the_stated_power(deterministic, sizes) -> None:  # noqa: ANN001
-    # answers to one group worded their own way (content); the stated gap used to be the standard
-    # error of a fair run, which promised 80% where the test found 59-74%
+    # answers to one group worded their own way (content); the stated gap is found at the stated
+    # power (a fair run's standard error as the gap would promise 80% where the test finds 59-74%)
     planted = lambda d: Model(deterministic=deterministic, content=d)  # noqa: E731
     got = power_at_stated_gap(30, planted, sizes, "bleu_similarity", 40, planted(0.0))
     assert got["gaps"][0] < got["stated"] < got["gaps"][-1], got
@@ -71,9 +71,9 @@ def test_a_true_similarity_gap_of_the_stated_size_is_found_at_the_stated_power(d
 
 
 def test_a_fair_sampling_model_is_not_called_biased() -> None:
-    # the cross-group side against a control floor used to be one of the two matchings of a
-    # prompt's four answers; its difference from the floor was not symmetric about 0 and a fair
-    # sampling model fired in 8% of runs
+    # against a control floor the cross-group side is both matchings of a prompt's four answers, so
+    # its difference from the floor is symmetric about 0 (one matching alone let a fair sampling
+    # model fire in 8% of runs)
     outs = [judge(20, Model(deterministic=False), seed) for seed in range(60)]
     assert np.mean([o.fired for o in outs]) <= 0.05 + 0.03
 

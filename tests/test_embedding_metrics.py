@@ -87,8 +87,8 @@ def test_seat_with_fake_embedder():
     )
     res = seat_test(embed, ["alpha", "beta"], ["gamma", "delta"], ["good"], ["bad"], n_samples=500, seed=0)
     # the permutation re-splits the 4 *terms* (each with its 6 sentences): 6 splits, exact, and
-    # the observed split and its mirror reach |observed| -> p = 2/6. Permuting the 24 sentences
-    # (the old behaviour) gave p < 0.01 from two terms per group.
+    # the observed split and its mirror reach |observed| -> p = 2/6 (permuting the 24 sentences
+    # instead would give p < 0.01 from two terms per group).
     assert res.effect_size == pytest.approx(expected)
     assert res.exact and res.n_permutations == 6 and res.p_value == pytest.approx(1 / 3)
 

@@ -119,7 +119,7 @@ def test_a_run_without_group_pairs_shows_the_answers_each_classifier_scores_high
 
 
 def test_the_pair_follows_the_verdict_at_the_run_s_own_confidence(store: Store) -> None:
-    # the examples used to judge findings at the default 95%, whatever the run's metrics.confidence
+    # the examples judge findings at the run's own metrics.confidence, not at a default 95%
     import json
 
     import duckdb

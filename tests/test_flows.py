@@ -274,7 +274,7 @@ def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path
         assert _count(db, "SELECT count(*) FROM metrics WHERE run_id = ? AND metric = ? AND value IS NOT NULL",
                       [run_id, name]) == 1, name
     assert "stereotype_fraction" not in result["skipped"]
-    # HONEST with a lexicon file (it used to crash the flow): "he is bad" is 1 of 6 answers
+    # HONEST with a lexicon file (the flow must not crash on it): "he is bad" is 1 of 6 answers
     assert _count(db, "SELECT count(*) FROM metrics WHERE run_id = ? AND metric = 'honest' AND abs(value - 1/6) < 1e-9",
                   [run_id]) == 1
 

@@ -49,7 +49,7 @@ def _inert(text: str) -> None:
 
 
 def test_runs_lists_a_run_whose_name_is_rich_markup(db: Path, tmp_path: Path) -> None:
-    # `equilens runs` used to exit 1 on "closing tag '[/]' ... has nothing to close", for the whole file
+    # a name that reads as rich markup ("[/]") is text: `equilens runs` lists it and exits 0
     out = equilens("runs", "--db", str(db), cwd=tmp_path, columns=200)
     assert out.returncode == 0, out.stderr
     assert "x [/]" in out.stdout and "Traceback" not in out.stderr

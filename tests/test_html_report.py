@@ -96,7 +96,7 @@ def test_report_renders_in_headless_chromium(store: Store, tmp_path: Path) -> No
     top, whole = read_png(shots / "report-first-screen.png"), read_png(shots / "report-whole.png")
     band = rows_with(top, "#e8eef6")  # the detectable band, drawn on the first screen
     assert len(band) > 10
-    # the finding's point in red on the band's rows (a stylesheet rule used to paint it blue)
+    # the finding's point in red on the band's rows (no stylesheet rule may paint it blue)
     assert len(set(rows_with(top, "#b3261e")) & set(band)) >= 3
     opened = rows_with(whole, "#eef4ea")  # an expanded example's summary, below the glance figure
     assert len(opened) > 10 and opened.min() > rows_with(whole, "#e8eef6").max()

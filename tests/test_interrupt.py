@@ -333,8 +333,8 @@ def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generate
 def test_sigkill_leaves_no_server_the_run_reads_abandoned_and_the_rerun_asks_only_for_the_rest(
     tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer
 ) -> None:
-    """After ``kill -9`` Prefect's temporary server used to live on (re-parented to init, 18-30% CPU
-    minutes later) and the run stayed ``running`` in every later ``equilens runs``."""
+    """After ``kill -9`` no Prefect temporary server lives on (re-parented to init, it would burn
+    18-30% CPU), and the next ``equilens runs`` reads the run as ``abandoned``, not ``running``."""
     loopback.latency = 0.5
     cfg = _config(tmp_path, _loopback_llm(loopback.base_url), PROMPTS, tiny_embedder)
     calls, db = CALLS_PER_PROMPT * len(PROMPTS), tmp_path / "e.duckdb"

@@ -154,8 +154,8 @@ def test_requests_stream_through_a_bounded_number_of_call_loops() -> None:
 def test_client_processes_send_each_call_its_system_message_and_keep_log_probabilities(
     openai_server: FakeOpenAIServer, tmp_path: Path,  # noqa: F811
 ) -> None:
-    # the worker processes used to rebuild each request from its prompt alone: a user profile in
-    # the call's system message was dropped, so every identity variant asked the same question
+    # a worker process rebuilds each request whole: a user profile in the call's system message
+    # must reach the endpoint, or every identity variant would ask the same question
     cfg = _cfg(openai_server, logprobs=5)
     openai_server.reply = lambda body: (f"yes {body['messages'][0]['content']}", {"yes": -0.2, "no": -1.8})
     reqs = [LLMRequest(f"p{i}", 0, cache_key(cfg, f"p{i}", 0, f"The user's name is N{i}."),

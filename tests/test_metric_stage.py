@@ -43,7 +43,7 @@ def _cfg(**kw: object) -> MetricsConfig:
 
 def test_no_row_with_every_group_answered_completes_with_skipped_omnibus() -> None:
     # the server died; each (prompt, sample) lost at least one race group, so the omnibus
-    # matrix is empty. The stage used to raise "zero-size array to reduction operation maximum".
+    # matrix is empty: the omnibus is skipped with its reason, the stage does not raise.
     rng = np.random.default_rng(1)
     lost = {p: RACE[p % 4] for p in range(8)}
     responses, scores = synthetic(8, RACE, 2, lambda p, g, i: float(rng.random()), ok=lambda p, g, i: g != lost[p])
@@ -55,7 +55,7 @@ def test_no_row_with_every_group_answered_completes_with_skipped_omnibus() -> No
 
 
 def test_a_group_that_never_answered_is_skipped_with_the_reason() -> None:
-    # every call about "asian" failed; the stage used to raise KeyError "['asian'] not in index"
+    # every call about "asian" failed: its pairs are skipped with the reason, no KeyError
     responses, scores = synthetic(6, RACE, 2, lambda p, g, i: 0.1 * (p % 3), ok=lambda p, g, i: g != "asian")
     out = metric_stage(responses, scores, CounterfactualConfig(attributes=["race"]), _cfg())
     nc = out[out["metric"] == "non_completion_rate"].set_index("group_a")["value"]
@@ -83,9 +83,9 @@ def test_refusals_are_non_completions_and_never_enter_pair_metrics() -> None:
 
 
 def test_parity_noise_floor_and_cross_group_value_agree_under_identical_groups() -> None:
-    # with identical groups (count=2) the old floor (sample 2k vs 2k+1, half the
-    # rows) read 0.0376 against 0.0280 for the cross-group value. The floor now has the cross-group
-    # value's expectation; averaged over 200 simulated runs the two agree within Monte Carlo error.
+    # with identical groups (count=2) the floor has the cross-group value's expectation (a floor of
+    # sample 2k vs 2k+1, half the rows, would read 0.0376 against 0.0280); averaged over 200
+    # simulated runs the two agree within Monte Carlo error.
     values, floors = [], []
     for sim in range(200):
         rng = np.random.default_rng(100 + sim)
@@ -134,7 +134,7 @@ def test_similarity_gap_test_rejects_about_five_percent_under_identical_groups()
 
 
 def test_an_attribute_without_a_lexicon_is_compared_without_neutralisation() -> None:
-    # brought groups ("team_a"/"team_b") have no lexicon; neutralisation used to fail on None
+    # brought groups ("team_a"/"team_b") have no lexicon: the texts are compared as they are
     from equilens.tasks.pipeline.metric_stage import metric_stage as stage
 
     responses, scores = synthetic(4, ["team_a", "team_b"], 1, lambda p, g, i: 0.1, attribute="team")

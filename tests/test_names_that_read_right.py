@@ -37,7 +37,7 @@ def test_a_place_that_is_also_a_first_name_is_a_name_only_where_used_as_a_person
 
 
 def test_a_couple_named_by_a_place_like_first_name_stays_a_man_and_a_woman() -> None:
-    """The female variant used to be "Sharon and Amanda": Edward changed, Sharon was not read."""
+    """The female variant must not be "Sharon and Amanda" (Edward changed, Sharon not read)."""
     text = "A married couple, Sharon and Edward, were having an argument about money."
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
     texts = set(variants.loc[(variants["role"] == "variant") & variants["valid"], "text"])
@@ -53,7 +53,7 @@ def test_a_couple_named_by_a_place_like_first_name_stays_a_man_and_a_woman() -> 
     ("The men's restroom on the second floor is closed, he said.", "men's restroom"),
 ])
 def test_a_gendered_institution_has_no_neutral_variant(text: str, institution: str) -> None:
-    """The neutral variant used to read "their college's people's softball team"."""
+    """The neutral variant must not read "their college's people's softball team"."""
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
     neutral = variants[(variants["grp"] == "neutral") & (variants["role"] == "variant")].iloc[0]
     assert not neutral["valid"]
@@ -75,7 +75,7 @@ def test_middle_eastern_names_are_read_as_middle_eastern(names, text: str, surfa
 
 
 def test_a_prefixed_surname_is_kept_whole_and_replaced_whole() -> None:
-    """"Zahra El-Solh" used to become "Katelynn Haltom-Solh": "El" was read as the surname."""
+    """"Zahra El-Solh" must not become "Katelynn Haltom-Solh": "El" is not a surname."""
     text = "Zahra El-Solh is a nurse."
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["race"]))
     got = dict(zip(variants.loc[variants["role"] == "variant", "grp"], variants.loc[variants["role"] == "variant", "text"],
@@ -99,14 +99,14 @@ def test_gender_variants_of_full_names_keep_their_surnames_valid() -> None:
 
 
 def test_a_place_like_name_used_as_a_person_once_is_a_person_at_every_mention(names) -> None:  # noqa: ANN001
-    """"named Jesus Jimenez ... Jesus Jimenez passed by him": the second mention used to stay."""
+    """"named Jesus Jimenez ... Jesus Jimenez passed by him": the second mention changes too."""
     text = ("Two people, named Jesus Jimenez and Jenny Choi, came in. Jesus Jimenez passed by him, "
             "and we drove past Yale.")
     assert [m.surface for m in names.find(text)] == ["Jesus Jimenez", "Jenny Choi", "Jesus Jimenez"]
 
 
 def test_a_gender_swap_of_a_middle_eastern_full_name_keeps_it_middle_eastern() -> None:
-    """"Tala al-Masri" used to become "Konnor al-Masri" in the male variant."""
+    """"Tala al-Masri" must not become "Konnor al-Masri" in the male variant."""
     text = "At the bar, a woman named Tala al-Masri ordered a drink."
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
     male = variants.loc[(variants["grp"] == "male") & (variants["role"] == "variant"), "text"].iloc[0]
@@ -165,7 +165,7 @@ def test_an_asian_variant_pairs_first_name_and_surname_of_one_origin(names, text
     ("Nga Tran was cooking.", "vietnamese"),
 ])
 def test_a_new_first_name_fits_the_asian_surname_it_keeps(names, text: str, origin: str) -> None:  # noqa: ANN001
-    """Gender variants and same-group controls keep the surname; "Mei Chen" used to become "Amit
+    """Gender variants and same-group controls keep the surname; "Mei Chen" must not become "Amit
     Chen" or "Trang Chen"."""
     for attribute, role in (("gender", "variant"), ("gender", "control"), ("race", "control")):
         for variant in _first_names(text, attribute, role).values():
@@ -188,7 +188,7 @@ def test_origins_come_from_the_shipped_tables(names) -> None:  # noqa: ANN001
 
 
 def test_an_unlisted_surname_after_a_middle_eastern_first_name_changes_with_it(names) -> None:  # noqa: ANN001
-    """"Maryam Mughrabi" used to become "Anitra Mughrabi" in the Black variant: no table lists
+    """"Maryam Mughrabi" must not become "Anitra Mughrabi" in the Black variant: no table lists
     Mughrabi, so the first name changed alone."""
     text = "On my lunch break, I overheard Maryam Mughrabi and Omar Mahmoudi talking about their spouses."
     assert [m.surface for m in names.find(text)] == ["Maryam Mughrabi", "Omar Mahmoudi"]
@@ -218,7 +218,7 @@ def test_sri_of_sri_lankan_is_not_a_first_name(names) -> None:  # noqa: ANN001
 
 
 def test_a_gender_swap_follows_the_full_name_not_the_first_name_alone() -> None:
-    """"Queenie Zhang" (Queenie alone reads Black, the full name Asian) used to become "Khalif
+    """"Queenie Zhang" (Queenie alone reads Black, the full name Asian) must not become "Khalif
     Zhang" in the male variant: a Chinese first name fits it."""
     text = "They were named Albert Le and Queenie Zhang. Queenie Zhang told the man the rate."
     names = load_names()

@@ -50,7 +50,7 @@ def test_caps_refuse_the_run_before_any_call(openai_server, tmp_path: Path) -> N
 
 def test_a_large_prompt_file_is_planned_by_streaming_and_refused_before_loading(openai_server,  # noqa: F811
                                                                                  tmp_path: Path) -> None:
-    """A 25 MB file (300,000 prompts) used to be accepted without a word and expanded in full."""
+    """A 25 MB file (300,000 prompts) is refused by the plan before it is loaded or expanded."""
     big = tmp_path / "big.csv"
     with big.open("w") as fh:
         fh.write("prompt\n")

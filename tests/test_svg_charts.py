@@ -57,6 +57,6 @@ def test_trend_in_the_report_leaves_noise_floors_out_and_names_configs(tmp_path)
 def test_a_long_pair_label_is_shortened_to_fit_and_kept_whole_on_hover() -> None:
     from equilens.tasks.reporting.svg import gap_chart
 
-    label = "native_american vs middle_eastern"  # 33 characters: used to run off the chart's left edge
+    label = "native_american vs middle_eastern"  # 33 characters: must not run off the chart's left edge
     svg = gap_chart("race", [(label, 0.01, -0.02, 0.03, 0.6, False)])
     assert f"<title>{label}</title>native_american vs middle_ea…</text>" in svg

@@ -119,7 +119,7 @@ def test_least_fair_pair_ignores_noise_floor_rows_and_reads_targets() -> None:
 
 
 def test_an_all_zero_metric_gets_a_readable_axis() -> None:
-    # the axis used to read -5e-11 ... 1.05e-09
+    # round ticks around zero, not an axis of -5e-11 ... 1.05e-09
     assert axis_range([0.0, 0.0, 0.0]) == (-0.05, 0.05)
     svg = interval_chart("weak parity", [("male vs female", 0.0, 0.0, 0.0)], "lower")
     ticks = [float(t) for t in re.findall(r'class="tick" text-anchor="middle">([^<]+)<', svg)]
