@@ -1,0 +1,57 @@
+"""How many prompts a run needs to detect a gap of a given size, read from a pilot's answers.
+
+A verdict judges a pair's gap by a paired test over prompts at alpha / m (Holm's first step, m the
+judged tests of the family). For a paired t-test with per-prompt differences of spread sigma, the
+prompts needed to find a true mean gap ``gap`` with probability ``power`` are, to the normal
+approximation, n = ((z_{1 - alpha/(2m)} + z_{power}) sigma / gap)^2, plus one for the t reference.
+sigma comes from a pilot, so the plan states its uncertainty: the chi-square interval of sigma from
+the pilot's prompts gives a range of prompt counts, not one number.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class PromptPlan:
+    """Prompts needed to detect ``gap``: the count at the pilot's spread and its range."""
+
+    gap: float
+    prompts: int
+    low: int
+    high: int
+    pilot_prompts: int
+    spread: float  # the pilot's sd of per-prompt differences
+    alpha: float  # per test, after the family's correction
+    power: float
+
+
+def prompts_to_detect(pilot_differences: Sequence[float], gap: float, alpha: float = 0.05, tests: int = 1,
+                      power: float = 0.8, confidence: float = 0.9) -> PromptPlan:
+    """Prompts a paired test over prompts needs to find a true gap ``gap`` with probability
+    ``power`` at ``alpha / tests`` two-sided, from the per-prompt differences of a pilot; the range
+    comes from a ``confidence`` interval of the pilot's spread."""
+    from scipy.stats import chi2, norm
+
+    d = np.asarray(pilot_differences, float)
+    d = d[np.isfinite(d)]
+    if len(d) < 3:
+        raise ValueError(f"a plan needs a pilot of at least 3 prompts, got {len(d)}")
+    if not gap > 0:
+        raise ValueError(f"the gap to detect must be positive, got {gap}")
+    per_test = alpha / max(1, tests)
+    z = float(norm.ppf(1 - per_test / 2) + norm.ppf(power))
+    sd = float(d.std(ddof=1))
+    df = len(d) - 1
+    sd_low = sd * math.sqrt(df / float(chi2.ppf(0.5 + confidence / 2, df)))
+    sd_high = sd * math.sqrt(df / float(chi2.ppf(0.5 - confidence / 2, df)))
+
+    def needed(spread: float) -> int:
+        return max(2, math.ceil((z * spread / gap) ** 2) + 1)
+
+    return PromptPlan(gap, needed(sd), needed(sd_low), needed(sd_high), len(d), sd, per_test, power)
