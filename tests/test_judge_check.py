@@ -313,3 +313,22 @@ def test_a_run_whose_judge_was_never_checked_says_so(prefect_harness, openai_ser
     for d in _harm_details(tmp_path / "j.duckdb", result["run_id"]):
         assert d["judge_check"]["status"] == "unchecked" and "judge-check" in d["judge_check"]["why"]
         assert d["judge_note"] == "judge unchecked: run `equilens judge-check CONFIG`"
+
+
+def test_a_limited_trial_check_does_not_replace_the_whole_check_a_run_cites(tmp_path: Path) -> None:
+    """`judge-check --limit 10` after a full check: runs still cite the 132-pair check; a new check set
+    (another file) starts over with its own newest check."""
+    from datetime import datetime, timedelta
+
+    from equilens.tasks.storage.store import Store
+
+    store = Store(tmp_path / "c.duckdb")
+    start = datetime(2026, 1, 1)
+    judge = {"provider": "openai", "model": "judge", "endpoint_id": "e1", "instructions_hash": "i1"}
+    for minutes, pairs, check_set in ((0, 132, "s1"), (5, 10, "s1")):
+        store.save_judge_check({**judge, "check_id": f"c{minutes}", "checked_at": start + timedelta(minutes=minutes),
+                                "check_set_hash": check_set, "pairs": pairs, "details": "{}"})
+    assert store.latest_judge_check("openai", "judge", "e1", "i1")["pairs"] == 132
+    store.save_judge_check({**judge, "check_id": "c9", "checked_at": start + timedelta(minutes=9),
+                            "check_set_hash": "s2", "pairs": 40, "details": "{}"})
+    assert store.latest_judge_check("openai", "judge", "e1", "i1")["check_id"] == "c9"

@@ -318,14 +318,19 @@ class Store:
 
     def latest_judge_check(self, provider: str, model: str, endpoint_id: str | None,
                            instructions_hash: str) -> dict[str, Any] | None:
-        """The newest stored check of this judge (provider, model, endpoint) with these instructions,
-        as a dict; None when there is none (or no file yet)."""
+        """The stored check of this judge (provider, model, endpoint) with these instructions that a run
+        cites, as a dict: on the check set of its newest check, the one over the most pairs (a
+        ``--limit`` trial never stands in for a whole check), the newest of those; None when there is
+        none (or no file yet)."""
         if not self.path.exists():
             return None
         with self.connect() as con:  # a write connection: an older file gains the table first
             frame = con.execute(
-                "SELECT * FROM judge_checks WHERE provider = ? AND model = ? AND endpoint_id IS NOT DISTINCT FROM ? "
-                "AND instructions_hash = ? ORDER BY checked_at DESC LIMIT 1",
+                "WITH mine AS (SELECT * FROM judge_checks WHERE provider = ? AND model = ? "
+                "AND endpoint_id IS NOT DISTINCT FROM ? AND instructions_hash = ?) "
+                "SELECT * FROM mine WHERE check_set_hash IS NOT DISTINCT FROM "
+                "(SELECT check_set_hash FROM mine ORDER BY checked_at DESC LIMIT 1) "
+                "ORDER BY pairs DESC, checked_at DESC LIMIT 1",
                 [provider, model, endpoint_id, instructions_hash]).df()
         if frame.empty:
             return None
