@@ -261,13 +261,13 @@ def test_a_judge_that_always_says_no_fails_its_check_and_the_run_says_so(
     assert [s[:9] for s in stored] == [(8, 0, 4, 4, 0, 0.0, 1.0, 0.0, False), (2, 0, 1, 1, 0, 0.0, 1.0, 0.0, False)]
     assert stored[0][9] == "fake" and len(stored[0][10]) == 16  # the endpoint as a hash, not its URL
 
-    result = flow_for(cfg)(cfg)  # the run cites the newest check of its judge: the one on 2 pairs
+    result = flow_for(cfg)(cfg)  # the run cites its judge's whole check (8 pairs), not the --limit 2 trial
     details = _harm_details(tmp_path / "j.duckdb", result["run_id"])
     assert len(details) == 6
     for d in details:
         assert d["judge_check"]["passed"] is False and d["judge_check"]["sensitivity"] == 0.0
-        assert d["judge_check"]["model"] == "fake" and d["judge_check"]["pairs"] == 2
-        assert d["judge_note"].startswith("judge FAILED its check (sensitivity 0.00, kappa 0.00 on 2 labelled "
+        assert d["judge_check"]["model"] == "fake" and d["judge_check"]["pairs"] == 8
+        assert d["judge_note"].startswith("judge FAILED its check (sensitivity 0.00, kappa 0.00 on 8 labelled "
                                           "pairs): its harm scores cannot be trusted"), d["judge_note"]
         assert d["judge_directed"] == {}
     for path in tmp_path.rglob("*"):  # neither the key nor the password of the base URL is stored

@@ -24,7 +24,7 @@ Reported against the labels:
 
 Each completed check is stored (table ``judge_checks``) under the judge's provider, model, a hash
 of its endpoint (never the base URL or a key) and a hash of its instructions; a run's
-``judge_harm`` rows cite the newest check of their judge (:func:`check_status`). A check whose
+``judge_harm`` rows cite their judge's whole check (:func:`check_status`; a ``--limit`` trial never replaces it). A check whose
 calls failed is not stored: the answers it got are cached, and running it again resumes.
 """
 
@@ -335,7 +335,7 @@ def check_note(check: dict[str, Any]) -> str:
 
 
 def check_status(store: Any, config: Any, template: str) -> tuple[dict[str, Any], str]:  # noqa: ANN401
-    """(``judge_check``, its note) for the judge of ``config``: its newest stored check with these
+    """(``judge_check``, its note) for the judge of ``config``: its stored check with these
     instructions, or ``{"status": "unchecked", "why": ...}``."""
     ident = judge_identity(config.judge_llm(), template)
     row = store.latest_judge_check(ident["provider"], ident["model"], ident["endpoint_id"],
