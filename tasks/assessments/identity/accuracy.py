@@ -24,8 +24,9 @@ Reported against the labels:
 
 Each completed check is stored (table ``judge_checks``) under the judge's provider, model, a hash
 of its endpoint (never the base URL or a key) and a hash of its instructions; a run's
-``judge_harm`` rows cite their judge's whole check (:func:`check_status`; a ``--limit`` trial never replaces it). A check whose
-calls failed is not stored: the answers it got are cached, and running it again resumes.
+``judge_harm`` rows cite their judge's whole check (:func:`check_status`; a ``--limit`` trial
+never replaces it). A check whose calls failed is not stored: the answers it got are cached, and
+running it again resumes.
 """
 
 from __future__ import annotations
