@@ -124,7 +124,7 @@ def metric_stage(
         # thread, and the parity work (compiled, GIL released) runs beside it on the other cores
         parity = parity_of_pairs(ctx, attribute, att.pairs, att.tests_of(HEADLINE))
         omnibus = omnibus_tests(ctx, att.wide, att.groups, lambda: _lacking(att.answered, att.frame, att.groups))
-        values = ctx.similarity_batch(att.similarity(ctx), att.compared, att.lexicon)
+        values = ctx.similarity_batch(ctx.similarity, att.compared, att.lexicon)
         floors = _floor_rows(ctx, att, values)
         _pair_rows(ctx, att, parity, values, floors, cf_cfg)
         _holm(ctx, att)
@@ -188,10 +188,6 @@ class _Attribute:
         verdict only reports is adjusted across its pairs alone."""
         return self.n_pairs * len(self.judged) if name in self.judged else self.n_pairs
 
-    @staticmethod
-    def similarity(ctx: MetricContext) -> list[str]:
-        return ctx.of_kind("embeddings") + ctx.of_kind("texts")
-
 
 def _non_completion(ctx: MetricContext, att: _Attribute) -> None:
     """Per group, the share of its answers that failed or were refused (errors and refusals counted)."""
@@ -218,7 +214,7 @@ def _floor_rows(ctx: MetricContext, att: _Attribute, values: dict) -> Floors:
     floors: Floors = {}
     for g, (pair, method) in att.floor_sets.items():
         floors[g] = {}
-        for name in att.similarity(ctx):
+        for name in ctx.similarity:
             vals = values[name][("floor", g)]
             floors[g][name] = (vals, pair.clusters, method)
             details = {**ctx.similarity_details(name, att.lexicon), "baseline": method, **att.determinism}
@@ -248,7 +244,7 @@ def _pair_rows(ctx: MetricContext, att: _Attribute, parity: dict, values: dict, 
             continue
         for row in parity[(a, b)]() if (a, b) in parity else []:
             ctx.emit(row)
-        for name in att.similarity(ctx):
+        for name in ctx.similarity:
             cross = values[name][("cross", a, b)]
             vals = cross[:len(pair)]
             details = {**ctx.similarity_details(name, att.lexicon), **att.determinism}
@@ -279,7 +275,7 @@ def _holm(ctx: MetricContext, att: _Attribute) -> None:
     """Holm-adjusted p-values: the judged metrics as one family, every other metric on its own."""
     from equilens.tasks.stats import holm_adjust
 
-    families = [att.judged] + [[n] for n in ctx.of_kind("sentiment") + att.similarity(ctx) if n not in att.judged]
+    families = [att.judged] + [[n] for n in ctx.of_kind("sentiment") + ctx.similarity if n not in att.judged]
     for family in families:
         tested = _tested_rows(ctx, att.name, family)
         for r, adj in zip(tested, holm_adjust([r["details"]["p_value"] for r in tested]), strict=True):

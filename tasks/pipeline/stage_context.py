@@ -37,6 +37,7 @@ class MetricContext:
         self.boot = dict(resamples=cfg.bootstrap_resamples, confidence=cfg.confidence, seed=cfg.seed)
         self.rows: list[dict] = []
         self.draws: Any = None  # the attribute's bootstrap draws (tasks.stats.resampling.Draws), shared by its pairs
+        self.similarity = self.of_kind("embeddings") + self.of_kind("texts")  # the similarity metrics wanted
 
     def use_texts(self, texts: Any) -> None:
         """The attribute's distinct answers, which its pairs index (:func:`number_answers`), and the
