@@ -31,12 +31,16 @@ class AssessmentRun:
 
     config: RunConfig
     run_id: str
-    store: Store
     rec: RunRecorder
     summary: dict[str, Any]
     code: str
     log: Any
     closed: bool = False
+
+    @property
+    def store(self) -> Store:
+        """The run's DuckDB store (its record's)."""
+        return self.rec.store
 
     def close(self, metrics: pd.DataFrame, responses: pd.DataFrame | None = None) -> None:
         """The last step of the body: metrics and usage into the summary, the Prefect artifacts."""
@@ -60,8 +64,8 @@ def assessment_run(config: RunConfig, flow: str) -> Iterator[AssessmentRun]:
     from equilens.tasks.storage.fingerprint import code_fingerprint
 
     log = get_run_logger()
-    run_id, store, rec = begin_run(config, flow)
+    run_id, _, rec = begin_run(config, flow)
     code = code_fingerprint()
     log.info("run %s: writing to %s", run_id, config.storage.duckdb_path)
     with recorded_run(rec) as summary:
-        yield AssessmentRun(config, run_id, store, rec, summary, code, log)
+        yield AssessmentRun(config, run_id, rec, summary, code, log)

@@ -26,7 +26,7 @@ from equilens.flows.run_record import response_counts, skipped_summary
 from equilens.tasks import validation
 from equilens.tasks.assessments import classification as stage
 from equilens.tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig
-from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint
+from equilens.tasks.storage.fingerprint import path_fingerprint
 from equilens.flows.stage_tasks import CACHED, answer_variants
 
 
@@ -73,7 +73,7 @@ def classification_assessment(config: ClassificationRunConfig) -> dict[str, Any]
         summary["positive_label"] = stage.positive_label(ccfg)
         with rec.stage("metrics"):
             metrics = classification_metrics_task(frame, ccfg, config.metrics,
-                                                  code_fingerprint() + path_fingerprint(ccfg.predictions_path))
+                                                  run.code + path_fingerprint(ccfg.predictions_path))
             rec.save_metrics(metrics, config.validation.enabled)
         summary["skipped"] = skipped_summary(metrics)
         run.close(metrics, responses)

@@ -77,7 +77,7 @@ def recommendation_assessment(config: RecommendationRunConfig) -> dict[str, Any]
         summary["empty_lists"] = int((lists["items"].map(len) == 0).sum())
         with rec.stage("metrics"):
             metrics = recommendation_metrics_task(lists, rcfg, config.metrics,
-                                                  code_fingerprint() + path_fingerprint(rcfg.responses_path))
+                                                  run.code + path_fingerprint(rcfg.responses_path))
             rec.save_metrics(metrics, config.validation.enabled)
         summary["skipped"] = skipped_summary(metrics)
         run.close(metrics, responses)
