@@ -39,7 +39,7 @@ class GroupEffect:
     ci_low: float | None
     ci_high: float | None
     p_value: float | None
-    answers: int  # the group's answers in the fit
+    answers: int  # the group's answers with a P(yes) (all of them enter the fit when it has one)
     scenarios: int  # scenarios with an answer of this group and of the baseline
     skipped: str | None = None  # why there is no coefficient
 
@@ -72,9 +72,10 @@ def discrimination_scores(p_yes: Sequence[float], groups: Sequence[str], scenari
     p, g, s = p[keep], g[keep], s[keep]
     others = sorted(set(g) - {baseline})
     shared = {x: len(set(s[g == x]) & set(s[g == baseline])) for x in others}
+    answers = {x: int((g == x).sum()) for x in others}  # the rows with a P(yes)
 
     def skip(why: str) -> list[GroupEffect]:
-        return [GroupEffect(x, baseline, None, None, None, None, int((g == x).sum()), shared[x], why)
+        return [GroupEffect(x, baseline, None, None, None, None, answers[x], shared[x], why)
                 for x in others]
 
     if not (g == baseline).any():
@@ -92,14 +93,13 @@ def discrimination_scores(p_yes: Sequence[float], groups: Sequence[str], scenari
     out = []
     for x in others:
         if x not in fitted:
-            out.append(GroupEffect(x, baseline, None, None, None, None, int((np.asarray(groups) == x).sum()), 0,
+            out.append(GroupEffect(x, baseline, None, None, None, None, answers[x], 0,
                                    f"no scenario has answers of both {x!r} and the baseline {baseline!r}"))
             continue
         j = 1 + fitted.index(x)
         coef, se = float(fit.fe_params[j]), float(fit.bse_fe[j])
         p_value = float(2 * norm.sf(abs(coef) / se)) if se > 0 else None
-        out.append(GroupEffect(x, baseline, coef, coef - z * se, coef + z * se, p_value, int((g == x).sum()),
-                               shared[x]))
+        out.append(GroupEffect(x, baseline, coef, coef - z * se, coef + z * se, p_value, answers[x], shared[x]))
     return out
 
 
