@@ -71,13 +71,14 @@ def obrien_fleming_plan(fractions: Sequence[float], alpha: float = 0.05) -> Sequ
     x = np.linspace(-HALF_WIDTH, HALF_WIDTH, GRID)  # the path S(t) = Z(t) sqrt(t)
     dx = x[1] - x[0]
     centre = GRID // 2  # x[centre] == 0
+    steps = x[:, None] - x[None, :]  # every move between two grid points
     density = None  # of S at the last look, over the paths not yet stopped
     prev_t, prev_spent, bounds = 0.0, 0.0, []
     for t, cum in zip(ts, spent, strict=True):
         if density is None:
             moved = norm.pdf(x, scale=math.sqrt(t))
         else:  # carry the surviving paths forward by an independent N(0, t - prev_t) increment
-            moved = norm.pdf(x[:, None] - x[None, :], scale=math.sqrt(t - prev_t)) @ density * dx
+            moved = norm.pdf(steps, scale=math.sqrt(t - prev_t)) @ density * dx
         # the mass at |S| >= u for each grid point u >= 0 (both tails), and the u leaving ``target``
         mass = moved[centre:] + moved[centre::-1]
         tail = (np.cumsum(mass[::-1])[::-1] - mass / 2) * dx  # trapezoid: half of the point at u
