@@ -84,7 +84,7 @@ def _environment() -> Environment:
     """Jinja2 over the shipped templates. Every value is escaped with :func:`escape`, which also shows
     control bytes as visible escapes; :class:`Markup` (HTML built here) passes as it is."""
     return Environment(loader=PackageLoader("equilens.tasks.reporting", "templates"), autoescape=True,
-                       finalize=lambda v: v if isinstance(v, Markup) else Markup(escape("" if v is None else str(v))),
+                       finalize=lambda v: v if isinstance(v, Markup) else Markup(escape(str(v))),
                        trim_blocks=False, keep_trailing_newline=True)
 
 
