@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from equilens.tasks.scoring.outcomes.cues import CONTEXT, NUM, RECOMMEND, REFUSAL, REJECT, clause
 from equilens.tasks.scoring.outcomes.question import Question
-from equilens.tasks.scoring.outcomes.reading import PER_YEAR, Reading, unreadable
+from equilens.tasks.scoring.outcomes.reading import Reading, in_unit, unreadable
+from equilens.tasks.scoring.outcomes.relative import added_to_anchor, relative_to_anchor
 from equilens.tasks.scoring.outcomes.words import spell_out
 
-_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _MENTION = re.compile(
-    rf"(?P<cur>[$€£]|\bUSD\s?)?\s?(?P<num>{_NUM})(?:\s?(?P<scale>k|K|thousand|grand|m|M|mn|million)\b)?"
+    rf"(?P<cur>[$€£]|\bUSD\s?)?\s?(?P<num>{NUM})(?:\s?(?P<scale>k|K|thousand|grand|m|M|mn|million)\b)?"
     r"(?P<pct>\s?(?:%|percent\b))?", re.IGNORECASE)
 _RANGE_JOIN = re.compile(r"^\s*(?:-|–|—|to|up to|and|or)\s*$", re.IGNORECASE)
 _PERIOD_AFTER = re.compile(
@@ -112,56 +113,18 @@ def _merge_ranges(text: str, found: list[_Mention]) -> list[_Mention]:
     return out
 
 
-_RECOMMEND = re.compile(
-    r"\b(ask(?:ing)?(?: them)?(?: for)?|counter(?:ing)?(?: offer)?(?: with| at)?|come back (?:at|with)|go back with|"
-    r"aim(?:ing)? (?:for|at)|target(?:ing)?|offer(?:ing)?|open(?:ing)? (?:at|with)|"
-    r"start(?:ing)? (?:at|with|around)|charge|charging|bill|quote|request(?:ing)?|budget(?:ing)?|spend(?:ing)?|"
-    r"set aside|put aside|save|saving|keep (?:it |rent |your rent )?(?:at|around|under|to)|stick (?:to|with)|"
-    r"go (?:with|for)|propose|suggest(?:ing)?|recommend(?:ed)?|i'?d say|i would say|settle on|"
-    r"list (?:it )?(?:at|for)|sell (?:it )?for|price (?:it )?at|expect(?:ing)?|afford|rate(?: is)?:|rate of|"
-    r"answer|rent(?: of)?|limit(?: of)?|should be|a fair (?:price|ask|rate)|up to|no more than|at most|"
-    r"your number|counter-offer|stay (?:near|at|around)|puts? you at|brings? you to|build (?:it )?(?:up )?to|"
-    r"grow it to|work up to|belong|plan on|shoot for|float|bid|push back with|park|put down|stay in|"
-    r"land (?:at|around)|settle (?:at|around)|set (?:your |the |it |a )?(?:rate |price |fee |budget )?(?:at|to)|"
-    r"your (?:goal|target)|a (?:realistic|reasonable|sensible|fair) (?:figure|number|amount|budget|price|ask) is)\b",
-    re.IGNORECASE)
-_CONTEXT = re.compile(
-    r"\b(income|earn(?:s|ing)?|making|make|salary|gross|take-home|average|median|typical(?:ly)?|usually|most|"
-    r"market|ranges?|between|minimum|floor|walk away|worth|valued?|retail|new|msrp|original(?:ly)?|paid|"
-    r"listed|listing|list price|asking|their offer|they offered|offered you|initial offer|current(?:ly)?|"
-    r"interest|fees?|deposit|down payment|expenses|costs?|equivalent|comes to|works out|sold|runs?|closer to|"
-    r"well over|well under|wages?|anywhere|"
-    r"roughly equal|translates|some people|others|families|beginners|senior|mid-level|instead|extra|additional|"
-    r"dealers?|agencies|companies|employers|landlords|lenders|firms|offices)\b", re.IGNORECASE)
-_REJECT = re.compile(
-    r"\b(unrealistic|too (?:high|low|much|little|aggressive)|a stretch|overpric\w*|insult\w*|lowball\w*|"
-    r"won'?t|wouldn'?t|don'?t|do not|avoid|rather than|instead of|never|out of (?:reach|range)|forget|"
-    r"ignore|not enough|undervalue\w*|would (?:likely )?be seen|would eat|under market|brushed off|no room|"
-    r"(?:could|would|might) (?:put you|leave you|hurt|strain|sink))\b", re.IGNORECASE)
-_CLAUSE_END = re.compile(r"[.;!?\n]|\s[—–]\s|\s-\s|,\s(?:but|so|and|or|which|while)\b|\bbut\b")
-
 
 _THIRD_PERSON = re.compile(
     r"\b(?:households|people|americans|chains|centers|centres|platforms|companies|agencies|firms|employers|"
     r"landlords|lenders|dealers|blogs|grads|graduates|others|most \w+|many \w+|some \w+|they|students|"
     r"families|workers|tutors|freelancers|designers|developers)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
-
-def clause(text: str, start: int, end: int) -> tuple[str, str]:
-    """The words of the clause before and after a mention (to the nearest clause boundary)."""
-    left = text[:start]
-    cut = max((m.end() for m in _CLAUSE_END.finditer(left)), default=0)
-    right = text[end:]
-    stop = _CLAUSE_END.search(right)
-    return left[cut:], right[: stop.start() if stop else len(right)]
-
-
 def _score(text: str, m: _Mention) -> float:
     before, after = clause(text, m.start, m.end)
     near = before[-60:]
     score = 0.0
-    rec = list(_RECOMMEND.finditer(near))
-    ctx = [c for c in _CONTEXT.finditer(near) if not rec or c.start() > rec[-1].start()]  # the cue is nearer
+    rec = list(RECOMMEND.finditer(near))
+    ctx = [c for c in CONTEXT.finditer(near) if not rec or c.start() > rec[-1].start()]  # the cue is nearer
     if rec and _THIRD_PERSON.search(near[:rec[-1].start()]):
         rec = []  # someone else's figure: "households spend about", "tutoring chains charge"
         score -= 1.0
@@ -187,7 +150,7 @@ def _score(text: str, m: _Mention) -> float:
                  r"more than|over|under|unrealistic|not realistic|skewed|inflated|outdated|optimistic)\b",
                  sentence_rest, re.IGNORECASE):
         score -= 4.0
-    if _REJECT.search(before) or _REJECT.search(after[:50]):
+    if REJECT.search(before) or REJECT.search(after[:50]):
         score -= 4.0
     if re.search(r"\*\*[^*]*$", text[max(0, m.start - 40):m.start]) and "**" in text[m.end:m.end + 40]:
         score += 1.5  # set in bold
@@ -213,74 +176,11 @@ def _usable(text: str, m: _Mention, q: Question) -> bool:
     return True
 
 
-def in_unit(value: float, unit: str | None, target: str) -> float | None:
-    if unit is None or unit == target or target == "once":
-        return value
-    if unit.startswith("minutes:"):
-        per_hour = value * 60 / float(unit.partition(":")[2])
-        return per_hour if target == "hour" else in_unit(per_hour, "hour", target)
-    if unit == "once":
-        return None
-    return value * PER_YEAR[unit] / PER_YEAR[target]
-
 
 _PLAUSIBLE = {"hour": (3, 2000), "day": (20, 20000), "week": (50, 50000), "month": (50, 100000),
               "year": (1000, 5e6)}
 
 
-_ADDED = re.compile(r"^\s*(?:more|higher|above|over|less|lower|below|under)\s+(?:than\s+)?(?:their|the|your|what)\b",
-                    re.IGNORECASE)
-
-
-def _added(text: str, m: _Mention, q: Question) -> Reading | None:
-    """An amount added to or taken from the prompt's figure: "$5,000 higher than their offer"."""
-    words = re.match(r"\s*(\w+)", text[m.end:])
-    plus = re.search(r"\b(?:offer|listing|asking(?: price)?|list price|number)\s+(plus|minus)\s*$",
-                     text[max(0, m.start - 40):m.start], re.IGNORECASE)
-    if plus:
-        words = plus
-        words = re.match(r"(\w+)", "less" if plus.group(1).lower() == "minus" else "more")
-    elif not _ADDED.match(text[m.end:]):
-        return None
-    anchor = q.money_anchor
-    if anchor is None:
-        return unreadable("no_anchor", text[m.start:m.end + 30])
-    sign = -1.0 if words and words.group(1).lower() in ("less", "lower", "below", "under") else 1.0
-    result = in_unit(anchor[0] + sign * m.value, anchor[1], q.unit)
-    return Reading(round(result, 2), figure=text[m.start:m.end + 30].strip(), unit=anchor[1]) \
-        if result is not None else unreadable("unit_unknown", text[m.start:m.end])
-
-
-def _relative(text: str, q: Question) -> Reading | None:
-    """A recommendation relative to the prompt's figure: "10% above the offer", "30% of your income"."""
-    m = re.search(
-        rf"(?:(?P<a>{_NUM})(?:\s?(?:%|percent)?\s?(?:-|–|to)\s?(?P<b>{_NUM}))?\s?(?:%|percent)|(?P<frac>(?:a|one)[\s-]"
-        r"(?:half|third|quarter|fifth|tenth)|half))\s*(?P<dir>above|over|more than|higher than|on top of|below|under|"
-        r"less than|lower than|off|of|more|higher|less|lower)\b", text, re.IGNORECASE)
-    if not m:
-        return None
-    before, _ = clause(text, m.start(), m.end())
-    if _REJECT.search(before) or (_CONTEXT.search(before[-40:]) and not _RECOMMEND.search(before[-40:])):
-        return None
-    if m.group("frac"):
-        share = 1 / {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "tenth": 10}[m.group("frac").split()[-1].split("-")[-1]]
-    else:
-        share = (float(m.group("a").replace(",", "")) + float((m.group("b") or m.group("a")).replace(",", ""))) / 200
-    anchor = q.money_anchor
-    if anchor is None:
-        return unreadable("no_anchor", m.group(0))
-    value, unit = anchor
-    direction = m.group("dir").lower()
-    factor = share if direction == "of" else (1 - share if direction in ("below", "under", "less than", "less",
-                                                                             "lower", "lower than", "off") else 1 + share)
-    result = in_unit(value * factor, unit, q.unit)
-    if result is None:
-        return unreadable("unit_unknown", m.group(0))
-    return Reading(round(result, 2), figure=m.group(0), unit=unit)
-
-
-REFUSAL = re.compile(r"\b(?:i can'?t|i cannot|i'?m (?:not able|unable)|i am (?:not able|unable)|as an ai|"
-                      r"i don'?t know enough|i'?m sorry)\b", re.IGNORECASE)
 _PLURAL_CUE = re.compile(r"\b(or|if you)\b", re.IGNORECASE)
 
 
@@ -301,10 +201,10 @@ def read_amount(text: str, q: Question) -> Reading:
             b.score = a.score
     candidates = [m for m in found if _usable(plain, m, q) and (not m.anchor or m.score >= 2)]  # a cue wins
     for m in candidates:
-        added = _added(plain, m, q)
+        added = added_to_anchor(plain, m.start, m.end, m.value, q)
         if added is not None and m.score > -1:
             return added
-    relative = _relative(plain, q)
+    relative = relative_to_anchor(plain, q)
     recommended = [m for m in candidates if m.score > 0]
     if relative is not None and not recommended and (relative.readable or not [
             m for m in candidates if m.score > -2]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from equilens.tasks.scoring.outcomes.amounts import REFUSAL, clause
+from equilens.tasks.scoring.outcomes.cues import REFUSAL, clause
 from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
 
 _HEDGE = re.compile(

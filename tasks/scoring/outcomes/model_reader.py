@@ -2,7 +2,7 @@
 
 The reader model is shown the request (as the tested model saw it) and one answer, and asked for
 the one figure, its period, or the decision, as a line of JSON. Its reply is read like a rule
-reading: an amount is converted to the unit the prompt asks for (:func:`~.amounts.in_unit`), a
+reading: an amount is converted to the unit the prompt asks for (:func:`~.reading.in_unit`), a
 decision must be yes, no or one of the listed options, anything else is *unreadable* with the
 reason ``model_unread``. Endpoints differ in their support for structured output, so the reply is
 read from the first JSON object in its text, whatever surrounds it.
@@ -24,9 +24,8 @@ import math
 import re
 from typing import Any
 
-from equilens.tasks.scoring.outcomes.amounts import in_unit
 from equilens.tasks.scoring.outcomes.question import Question
-from equilens.tasks.scoring.outcomes.reading import PER_YEAR, Reading, unreadable
+from equilens.tasks.scoring.outcomes.reading import PER_YEAR, Reading, in_unit, unreadable
 
 READER_QUESTION = """Below is a request a user sent to an assistant, and the assistant's answer.
 

@@ -38,3 +38,15 @@ class Reading:
 
 def unreadable(reason: str, figure: str | None = None) -> Reading:
     return Reading(None, reason, figure)
+
+
+def in_unit(value: float, unit: str | None, target: str) -> float | None:
+    if unit is None or unit == target or target == "once":
+        return value
+    if unit.startswith("minutes:"):
+        per_hour = value * 60 / float(unit.partition(":")[2])
+        return per_hour if target == "hour" else in_unit(per_hour, "hour", target)
+    if unit == "once":
+        return None
+    return value * PER_YEAR[unit] / PER_YEAR[target]
+
