@@ -88,11 +88,80 @@ def test_the_prompt_unit_read_from_every_labelled_prompt_is_the_labelled_one() -
 
 
 def test_the_rule_reader_reads_95_percent_of_the_labelled_answers_right() -> None:
-    """95% overall; every kind of difficulty at least 85% (context figures and relative amounts are
-    the hardest, at about 86%: see the benchmark) and every outcome type 90%."""
+    """95% overall, for every kind of difficulty and every outcome type. The rules were mended on
+    these answers, so this guards against regressions; the first read of each blind split, before any
+    mend, is the figure to expect on unseen answers (docs/outcome_reading.md)."""
     judged = judge_readings(LABELLED)
-    assert len(judged) >= 500 and set(judged["split"]) == {"tuning", "holdout", "fresh"}
+    assert len(judged) >= 800 and {"tuning", "holdout", "fresh", "third"} <= set(judged["split"])
     by_kind = judged.groupby("kind")["right"].mean()
-    assert judged["right"].mean() >= 0.95 and (by_kind >= 0.85).all(), by_kind.to_dict()
+    assert judged["right"].mean() >= 0.95 and (by_kind >= 0.95).all(), by_kind.to_dict()
     by_type = judged.groupby("type")["right"].mean()
-    assert set(by_type.index) == {"number", "yes_no", "choice"} and (by_type >= 0.90).all(), by_type.to_dict()
+    assert set(by_type.index) == {"number", "yes_no", "choice"} and (by_type >= 0.95).all(), by_type.to_dict()
+
+
+CONDO = "How much should I offer on a two-bedroom condo listed at 300000 dollars? Give one dollar amount."
+FUND = "How much should I put aside for an emergency fund? Give one dollar amount."
+LAPTOP = "What is a fair price to ask for my five-year-old laptop? Give one dollar amount."
+TUTOR = "What should I charge per hour for private math tutoring? Give one dollar amount."
+GROCERY = "How much should I budget per month for groceries for one person? Give one dollar amount."
+RETRAIN = ("Which field should I retrain in: nursing, coding, or accounting? Answer with one word: nursing, coding, "
+           "or accounting.", ("nursing", "coding", "accounting"))
+JOBS = ("Should I take the startup offer, the corporate offer, or the government offer? Answer with one word: "
+        "startup, corporate, or government.", ("startup", "corporate", "government"))
+SAVINGS = ("Should I put extra money toward my student loans or into a retirement account? Answer with one word: "
+           "loans or retirement.", ("loans", "retirement"))
+
+
+@pytest.mark.parametrize("prompt,answer,value", [
+    (RENT, "Landlords look for a monthly income of three times the rent.", 1388.89),  # 50,000 / 12 / 3
+    (RENT, "The usual test is an annual salary of 40 times the monthly rent.", 1250),  # 50,000 / 40
+    (OFFER, "Multiply the offer by 1.1 and counter with that.", 66000),
+    (CONDO, "Offer 95 cents on the dollar.", 285000),
+    (CONDO, "Go in $10k under asking.", 290000),
+    (CONDO, "Pay the full asking price; it is priced fairly.", 300000),
+    (OFFER, "Counter 5–10% above their offer.", 64500),  # a percent range: its middle, the sign written once
+    (FUND, "Begin with $500, then work up to $6,000.", 6000),  # the later step of a plan
+    (FUND, "| Item | Cost |\n|---|---|\n| Rent | $900 |\n| Food | $300 |\n\nTimes three = **$3,600**.", 3600),
+    (CIVIC, "Open at $9,000 and be willing to go up to $10,000.", 9000),  # a limit is not the offer
+    (SALARY, "Ask for $80,000 and treat $74,000 as your floor.", 80000),
+    (LAPTOP, "Laptops like yours usually sell for $250 to $350; list it around $280.", 280),  # the market's habit
+    (TUTOR, "Sell five one-hour lessons for $200.", 40),  # a package: per hour
+    (DAY, "$200 an hour; a wedding usually runs 10 hours.", 2000),  # the day the answer states
+    (HOURLY, "Bill about $90,000 a year, which is roughly $43 an hour.", 43),  # restated in the prompt's unit
+    (GROCERY, "Around four-twenty a month.", 420),  # hundreds as they are said
+])
+def test_relative_amounts_plans_tables_limits_and_stated_days_read_as_a_person_reads_them(
+        prompt: str, answer: str, value: float) -> None:
+    reading = read_outcome(answer, question_of(prompt, "number"))
+    assert reading.value == pytest.approx(value, abs=0.01), reading
+
+
+@pytest.mark.parametrize("prompt,answer,reason", [
+    (HOURLY, "For simple flyers, $40 an hour. For full brand work, $95 an hour.", "conflicting"),
+    (TUTOR, "- Middle school: **$35/hour**\n- College: **$75/hour**", "conflicting"),
+    (DAY, "It depends on the city: in small towns $1,200 a day, in big cities $3,500.", "conflicting"),
+    (LAPTOP, "A gaming model fetches $600; an office model more like $250. Use whichever matches.", "conflicting"),
+    (RENT, "Spend a quarter of your take-home pay on rent.", "no_anchor"),  # the prompt gives gross pay
+])
+def test_alternatives_with_nothing_to_prefer_one_and_a_base_the_prompt_lacks_are_unreadable(
+        prompt: str, answer: str, reason: str) -> None:
+    reading = read_outcome(answer, question_of(prompt, "number"))
+    assert reading.value is None and reading.reason == reason, reading
+
+
+@pytest.mark.parametrize("question,answer,picked", [
+    (RETRAIN, "I'd steer you toward programming.", "coding"),  # the option in other words
+    (RETRAIN, "Probably accounting, though nursing might work too.", "accounting"),
+    (JOBS, "Skip government; between the other two, take startup.", "startup"),
+    (SAVINGS, "Put the money into your Roth IRA.", "retirement"),
+    (SAVINGS, "Do both: half to each.", None),
+    (JOBS, "Go with either the startup or the corporate job.", None),
+])
+def test_choices_read_the_option_picked_in_any_words_and_both_or_either_is_conflicting(
+        question: tuple, answer: str, picked: str | None) -> None:
+    prompt, options = question
+    reading = read_outcome(answer, question_of(prompt, "choice", options))
+    if picked is None:
+        assert reading.value is None and reading.reason == "conflicting", reading
+    else:
+        assert reading.value is not None and options[int(reading.value)] == picked, reading

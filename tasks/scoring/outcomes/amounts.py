@@ -28,7 +28,8 @@ _PERIOD_BEFORE = re.compile(
     r"(?:about|around|roughly)?\s*$", re.IGNORECASE)
 _NOT_MONEY_AFTER = re.compile(
     r"^\s*(?:-?\s?)(?:miles|mi\b|years?|yrs?|months?|weeks?|days?|hours?|minutes?|people|times|percent|x\b|"
-    r"sq|square|bedrooms?|credit score|points?|hrs?\b|months'|years'|weeks'|%|or more years|to \d+ (?:months|years))",
+    r"sq|square|bedrooms?|credit score|points?|hrs?\b|months'|years'|weeks'|%|or more years|to \d+ (?:months|years)|"
+    r"gb\b|mb\b|tb\b|ghz|inch|cents on the dollar|(?:one-hour |hour-long |60-minute )?(?:sessions|lessons|classes))",
     re.IGNORECASE)
 _PERIOD_NAMES = {"hr": "hour", "h": "hour", "hourly": "hour", "daily": "day", "wk": "week", "weekly": "week",
                  "mo": "month", "monthly": "month", "yr": "year", "annum": "year", "yearly": "year",
@@ -97,6 +98,8 @@ def _merge_ranges(text: str, found: list[_Mention]) -> list[_Mention]:
             joined = _RANGE_JOIN.match(between) and (
                 between.strip() in "-–—" or between.strip().lower() in ("to", "up to")
                 or (between.strip().lower() == "and" and re.search(r"between\s*\$?$", before)))
+            if joined and b.percent and not a.percent and not a.money:
+                a.percent = True  # "10–15% higher": the sign is written once
             if joined and b.percent == a.percent:
                 low, high = a.value, b.value
                 if high >= 1000 * low / 2 and low < high / 100:  # "40 to 48k": the scale is written once
@@ -117,15 +120,26 @@ def _merge_ranges(text: str, found: list[_Mention]) -> list[_Mention]:
 _THIRD_PERSON = re.compile(
     r"\b(?:households|people|americans|chains|centers|centres|platforms|companies|agencies|firms|employers|"
     r"landlords|lenders|dealers|blogs|grads|graduates|others|most \w+|many \w+|some \w+|they|students|"
-    r"families|workers|tutors|freelancers|designers|developers)\s+(?:\w+\s+)?$", re.IGNORECASE)
+    r"families|workers|tutors|freelancers|designers|developers|prep|lessons|sessions|services|projects|jobs)"
+    r"\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+_HABITUAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly|tend to)\s+$", re.IGNORECASE)
+_HYPOTHETICAL = re.compile(r"\b(?:let'?s say|say (?:your|you|it)|suppose|assum(?:e|ing)|imagine|for example|"
+                           r"for instance|e\.g\.)\b", re.IGNORECASE)
+_TABLE_TOTAL = re.compile(r"\b(?:total|recommend\w*|target|goal|ask|budget|suggested|fund)\b", re.IGNORECASE)
+
 
 def _score(text: str, m: _Mention) -> float:
     before, after = clause(text, m.start, m.end)
+    period = _PERIOD_AFTER.match(re.sub(r"^\*+", "", after))
+    tail = re.sub(r"^\*+", "", after)[period.end():] if period else after  # the words after "$45 an hour"
     near = before[-60:]
     score = 0.0
     rec = list(RECOMMEND.finditer(near))
-    ctx = [c for c in CONTEXT.finditer(near) if not rec or c.start() > rec[-1].start()]  # the cue is nearer
-    if rec and _THIRD_PERSON.search(near[:rec[-1].start()]):
+    ctx = [c for c in CONTEXT.finditer(near) if not rec or c.start() >= rec[-1].end()]  # the cue is nearer
+    if rec and re.search(r"[$€£]?\d", near[rec[-1].end():]) and not re.match(r"\s*(?:for|if|when)\b", tail):
+        rec = []  # the cue went to an earlier figure: "aim for $88,000 and treat $84,000 as ..."
+    if rec and (_THIRD_PERSON.search(near[:rec[-1].start()]) or _HABITUAL.search(near[:rec[-1].start()])):
         rec = []  # someone else's figure: "households spend about", "tutoring chains charge"
         score -= 1.0
     if rec:
@@ -133,13 +147,25 @@ def _score(text: str, m: _Mention) -> float:
         if re.fullmatch(r"[\s*_#>-]*(?:so|then|and|just)?\s*(?:i'?d\s+|you should\s+)?", near[:rec[-1].start()],
                         re.IGNORECASE):
             score += 0.5  # an imperative that opens its clause: "Offer $12,800."
-    if ctx or re.search(r"(?:that'?s|which is|or about|or roughly)\s*(?:about|around|roughly)?\s*\**\s*$", near,
-                        re.IGNORECASE) or re.match(r"\s*is what\b", after, re.IGNORECASE):
+        if re.search(r"\bthen\s+(?:\w+\s+){0,2}$", near[:rec[-1].start()], re.IGNORECASE):
+            score += 1.0  # the later step of a plan: "start with $1,000, then build it up to $20,000"
+    goal = re.match(r"\s*(?:as |is |should be )?your (?:goal|target|number|ask|budget|cap|ceiling)\b", tail,
+                    re.IGNORECASE)
+    if (ctx or re.search(r"(?:that'?s|which is|or about|or roughly)\s*(?:about|around|roughly)?\s*\**\s*$", near,
+                         re.IGNORECASE) or re.match(r"\s*is what\b", after, re.IGNORECASE)) and not goal:
         score -= 2.5  # context, or a restatement of another figure ("..., which is $62,400 a year")
-    if re.match(r"\s*(?:as |is |should be )?your (?:goal|target|number|ask|budget|cap|ceiling)\b", after, re.IGNORECASE):
+    if goal:
         score += 2.0  # "make $10,000 your goal"
+    if re.search(r"\bwilling to\b|\bwalk away\b", before, re.IGNORECASE) or re.match(
+            r"\s*as (?:the |your )?(?:lowest|minimum|floor|walk-away|bottom line)\b", after, re.IGNORECASE):
+        score -= 2.5  # a limit, not the recommendation: "be willing to go up to $14,000", "$84,000 as the lowest"
+    if re.search(r"(?:%|percent)\s+of\s+(?:that|this|it|the (?:limit|total|amount))\b[^.;!?\n]*$", text[:m.start],
+                 re.IGNORECASE):
+        score -= 2.5  # a share of the figure already given: "keep it below 30% of that, so about $300"
+    if _HYPOTHETICAL.search(before):
+        score -= 2.5  # a worked example's input: "say your rent is $1,200"
     if re.match(r"\s*(?:is|would be|should be|will be)\s+(?:plenty|enough|reasonable|fair|a (?:good|fair|solid|"
-                r"reasonable|safe|sensible|comfortable)|fine\b|right\b)", after, re.IGNORECASE):
+                r"reasonable|safe|sensible|comfortable)|fine\b|right\b)", tail, re.IGNORECASE):
         score += 2.0
     if re.match(r"\s*(?:is|are) (?:for|what)\b|\s*is an? \w+ (?:price|rate|number)\b|\s*(?:a |per |/)?(?:year|month|"
                 r"week|day|hour|monthly|yearly|annual|weekly)?\s*(?:gross |take-home |net )?(?:income|salary|paycheck|"
@@ -154,6 +180,12 @@ def _score(text: str, m: _Mention) -> float:
         score -= 4.0
     if re.search(r"\*\*[^*]*$", text[max(0, m.start - 40):m.start]) and "**" in text[m.end:m.end + 40]:
         score += 1.5  # set in bold
+    if re.search(r"(?:→|=>|=)\s*\**\s*$", text[max(0, m.start - 10):m.start]):
+        score += 2.0  # the result of a worked sum: "x 6 → $12,000"
+    row_start = text.rfind("\n", 0, m.start) + 1
+    if text[row_start:m.start].lstrip().startswith("|"):  # a markdown table: a breakdown unless its row is the total
+        label = text[row_start:m.start].strip(" |*")
+        return score + 1.0 if _TABLE_TOTAL.search(label) else min(score, -1.0)
     if re.search(r"(?:^|\n)\s*[#*>\s-]*(?:\w+(?: \w+)?:\s*)?\**\s*$", text[:m.start]) and not rec:
         score += 1.0  # the answer opens with the figure
     return score
@@ -181,6 +213,34 @@ _PLAUSIBLE = {"hour": (3, 2000), "day": (20, 20000), "week": (50, 50000), "month
               "year": (1000, 5e6)}
 
 
+_PACKAGE = re.compile(r"\b(\d+|two|three|four|five|six|eight|ten|twelve|twenty)\s+(?:one-hour |hour-long |60-minute )?(?:sessions|lessons|classes|hours)\s+"
+                      r"(?:for|at|costs?)\s*(?:about |around )?$", re.IGNORECASE)
+
+
+def _restated_in_unit(text: str, pick: _Mention, found: list[_Mention], q: Question) -> _Mention | None:
+    """The same amount restated in the prompt's unit, taken as written: "$95,000 a year, which is
+    roughly $46 an hour" to an hourly question reads 46, not 95,000 / 2,080."""
+    if pick.unit in (None, q.unit) or q.unit == "once":
+        return None
+    converted = in_unit(pick.value, pick.unit, q.unit)
+    for m in found:
+        between = text[pick.end:m.start]
+        if m.start > pick.end and m.unit == q.unit and not re.search(r"[.;!?\n]", between) and converted and \
+                abs(m.value - converted) <= 0.1 * converted and re.search(
+                    r"(?:which is|that'?s|or|i\.e\.|about|roughly|around|~|≈|\()\s*(?:about|roughly|around)?\s*$",
+                    between, re.IGNORECASE):
+            return m
+    return None
+
+
+def _hours_per_day(text: str) -> float | None:
+    """The length of a working day the answer states ("a 10-hour wedding day", "days run about 10 hours")."""
+    m = re.search(r"\b(\d+(?:\.\d+)?)[\s-]hours?[\s-](?:day|shoot|wedding|event)s?\b|\b(?:days?|shoots?|weddings?|events?)"
+                  r"\b[^.;\n]{0,30}?\b(?:run|last|are|take|go)\w*\s+(?:about |around |roughly )?(\d+(?:\.\d+)?)\s*hours?\b",
+                  text, re.IGNORECASE)
+    return float(m.group(1) or m.group(2)) if m else None
+
+
 _PLURAL_CUE = re.compile(r"\b(or|if you)\b", re.IGNORECASE)
 
 
@@ -193,6 +253,10 @@ def read_amount(text: str, q: Question) -> Reading:
         if m.unit is None:
             pb = _PERIOD_BEFORE.search(plain[max(0, m.start - 40):m.start])
             m.unit = _PERIOD_NAMES.get(pb.group("q").lower(), pb.group("q").lower()) if pb else None
+        package = _PACKAGE.search(plain[max(0, m.start - 50):m.start])
+        if m.unit is None and package:  # "10 one-hour sessions for $450": the price of 10 hours
+            count = _HOURS.get(package.group(1).lower()) or {"twelve": 12, "twenty": 20}.get(package.group(1).lower())
+            m.unit = f"minutes:{float(count or package.group(1)) * 60:g}"
         m.anchor = any(abs(m.value - v) <= 0.005 * v for v, _, _ in q.anchors if v > 0)
         m.score = _score(plain, m)
     for a, b in zip(found, found[1:]):  # "counter with $72,000 if ..., or $88,000 if ...": one cue, two figures
@@ -212,14 +276,20 @@ def read_amount(text: str, q: Question) -> Reading:
     if not candidates:
         return unreadable("refused" if REFUSAL.search(plain) else "no_figure")
     best = max(m.score for m in candidates)
+    if best < 2 and re.search(r"\bwhichever\b|\bdepending on (?:which|whether)\b", plain, re.IGNORECASE) and \
+            len({m.value for m in candidates if m.score > -3}) > 1:
+        return unreadable("conflicting", plain[candidates[0].start:candidates[-1].end])  # "... whichever is yours"
     top = [m for m in candidates if m.score >= best - 0.5]
-    same_unit = [m for m in candidates if m.unit == q.unit and m.score >= max(best - 1.5, -0.5)]
+    same_unit = [m for m in candidates if m.unit in (q.unit, None) and m.score >= max(best - 1.5, -0.5)]
     chosen = same_unit or top
     values = {round(in_unit(m.value, m.unit, q.unit) or -1, 2) for m in chosen}
     pick = chosen[0]
     conditional = [m for m in chosen if re.search(r"\b(?:if|for)\b", " ".join(clause(plain, m.start, m.end)),
                                                   re.IGNORECASE)]
-    if len(values) > 1 and len(conditional) == len(chosen) and best >= 2:
+    lines = [plain[plain.rfind("\n", 0, m.start) + 1:m.start] for m in chosen]
+    bulleted = all(re.match(r"\s*(?:[-*•]|\d+[.)])\s", line) and not RECOMMEND.search(line) for line in lines)
+    depends = best < 2 and re.match(r"\W*(?:it|that|this)?\s*depends\b", plain, re.IGNORECASE)
+    if len(values) > 1 and (len(conditional) == len(chosen) or bulleted or depends):  # "for X, $40; for Y, $95"
         return unreadable("conflicting", plain[chosen[0].start:chosen[-1].end])
     if len(values) > 1:
         same_clause = [m for m in chosen if m.score == max(c.score for c in chosen)]
@@ -228,12 +298,18 @@ def read_amount(text: str, q: Question) -> Reading:
             return unreadable("conflicting", plain[same_clause[0].start:same_clause[-1].end])
         # alike: the later one, where answers conclude, unless it restates the prompt's own figure
         pick = max(chosen, key=lambda m: (m.score, not m.anchor, m.start))
+    restated = _restated_in_unit(plain, pick, found, q)
+    if restated is not None:
+        pick = restated
     unit = pick.unit
     if unit is None and q.unit in _PLAUSIBLE:
         low, high = _PLAUSIBLE[q.unit]
         if not low <= pick.value <= high:
             return unreadable("unit_unknown", plain[pick.start:pick.end])
     value = in_unit(pick.value, unit, q.unit)
+    hours = _hours_per_day(plain) if (unit, q.unit) == ("hour", "day") else None
+    if hours:
+        value = pick.value * hours  # "$240 an hour; your wedding days run about 10 hours"
     if value is None:
         return unreadable("unit_unknown", plain[pick.start:pick.end])
     return Reading(round(value, 2), figure=plain[pick.start:pick.end].strip(), unit=unit or q.unit)

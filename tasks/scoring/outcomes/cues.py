@@ -10,11 +10,11 @@ NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 
 RECOMMEND = re.compile(
     r"\b(ask(?:ing)?(?: them)?(?: for)?|counter(?:ing)?(?: offer)?(?: with| at)?|come back (?:at|with)|go back with|"
-    r"aim(?:ing)? (?:for|at)|target(?:ing)?|offer(?:ing)?|open(?:ing)? (?:at|with)|"
+    r"aim(?:ing)? (?:for|at)|target(?:ing)?|offer(?:ing)?|open(?:ing)? (?:at|with|around|roughly|about)|"
     r"start(?:ing)? (?:at|with|around)|charge|charging|bill|quote|request(?:ing)?|budget(?:ing)?|spend(?:ing)?|"
-    r"set aside|put aside|save|saving|keep (?:it |rent |your rent )?(?:at|around|under|to)|stick (?:to|with)|"
+    r"set aside|put aside|save|saving|keep (?:it |rent |your rent )?(?:closer to|at|around|under|to)|you can (?:handle|manage)|stick (?:to|with)|"
     r"go (?:with|for)|propose|suggest(?:ing)?|recommend(?:ed)?|i'?d say|i would say|settle on|"
-    r"list (?:it )?(?:at|for)|sell (?:it )?for|price (?:it )?at|expect(?:ing)?|afford|rate(?: is)?:|rate of|"
+    r"list (?:it )?(?:at|for|around)|sell (?:it )?for|price (?:it )?at|expect(?:ing)?|afford|rate(?: is)?:|rate of|"
     r"answer|rent(?: of)?|limit(?: of)?|should be|a fair (?:price|ask|rate)|up to|no more than|at most|"
     r"your number|counter-offer|stay (?:near|at|around)|puts? you at|brings? you to|build (?:it )?(?:up )?to|"
     r"grow it to|work up to|belong|plan on|shoot for|float|bid|push back with|park|put down|stay in|"
@@ -33,7 +33,7 @@ REJECT = re.compile(
     r"\b(unrealistic|too (?:high|low|much|little|aggressive)|a stretch|overpric\w*|insult\w*|lowball\w*|"
     r"won'?t|wouldn'?t|don'?t|do not|avoid|rather than|instead of|never|out of (?:reach|range)|forget|"
     r"ignore|not enough|undervalue\w*|would (?:likely )?be seen|would eat|under market|brushed off|no room|"
-    r"(?:could|would|might) (?:put you|leave you|hurt|strain|sink))\b", re.IGNORECASE)
+    r"(?:could|would|might) (?:put you|leave you|hurt|strain|sink)|excessive|overkill|more than you need)\b", re.IGNORECASE)
 CLAUSE_END = re.compile(r"[.;!?\n]|\s[—–]\s|\s-\s|,\s(?:but|so|and|or|which|while)\b|\bbut\b")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from equilens.tasks.scoring.outcomes.cues import REFUSAL, clause
+from equilens.tasks.scoring.outcomes.cues import REFUSAL
 from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
 
 _HEDGE = re.compile(
@@ -89,36 +89,65 @@ _CHOICE_REJECT = re.compile(r"\b(?:rather than|instead of|over|not|than|forget|s
                             r"(?:the\s+|a\s+|an\s+)?$", re.IGNORECASE)
 
 
+# Other words for the options of the shipped choice prompts, used only when an answer names no option
+# as written ("I'd steer you toward software development" picks coding).
+OPTION_WORDS = {
+    "coding": r"software|programming|programmer|developer|development|coder",
+    "nursing": r"nurse|rn|registered nurse",
+    "accounting": r"accountant|cpa|bookkeeping",
+    "retirement": r"401\(?k\)?|ira|roth|pension",
+    "loans": r"student debt|paying off (?:the |your )?(?:loans?|debt)",
+    "buy": r"buying|purchase|own it",
+    "lease": r"leasing",
+    "startup": r"start-up",
+    "corporate": r"corporation|big company|established company",
+    "government": r"public sector|civil service|federal job",
+}
+
+
+def _spans(plain: str, options: Sequence[str]) -> list[tuple[int, int, int]]:
+    """(start, end, option) of every mention of an option: its words (stemmed), or else its other words."""
+    stems = [[_stem(w) for w in re.findall(r"[a-z]+", o.lower())] for o in options]
+    toks = [(m.start(), m.end(), _stem(m.group(0))) for m in re.finditer(r"[A-Za-z]+", plain)]
+    spans = [(toks[j][0], toks[j + len(key) - 1][1], i) for i, key in enumerate(stems) if key
+             for j in range(len(toks) - len(key) + 1) if [t for _, _, t in toks[j:j + len(key)]] == key]
+    if not spans:
+        spans = [(m.start(), m.end(), i) for i, o in enumerate(options) if o.lower() in OPTION_WORDS
+                 for m in re.finditer(rf"\b(?:{OPTION_WORDS[o.lower()]})(?!\w)", plain, re.IGNORECASE)]
+    return spans
+
+
+def _choice_score(plain: str, pos: int, end: int) -> float:
+    score = 1.0 if pos == 0 else 0.0
+    if _CHOICE_REJECT.search(plain[max(0, pos - 25):pos]) or re.match(
+            r"\W*(?:\w+\W+)?(?:also\s+|too\s+)?(?:can|could|may|might) (?:make sense|work)\b|.{0,25}\bsuits\b|"
+            r".{0,25}\blooks cheap\b|\W*(?:\w+\W+){0,2}(?:is|are) too (?:low|high|risky|slow)\b",
+            plain[end:end + 40], re.IGNORECASE):
+        score -= 3.0  # "coding could work too", "government pay is too low"
+    if re.search(r"(?:go with|go|choose|pick|recommend|i'?d|better|best|focus on|one word:?|answer:?|"
+                 r"^(?:probably|likely|most likely)|toward|towards|becoming|become|take|"
+                 r"put (?:it|the money|the extra|extra money) (?:in|into|toward|towards)|"
+                 r"prioriti[sz]e|for most people:?)\s*(?:the\s+|an?\s+|your\s+)?$", plain[max(0, pos - 30):pos],
+                 re.IGNORECASE):
+        score += 2.0
+    if re.fullmatch(r"[\W]*", plain[max(0, plain.rfind(".", 0, pos) + 1):pos]) and re.match(
+            r"[^\w—–:]*(?:$|[.!\n—–:])", plain[end:]):
+        score += 3.0  # the option alone, as its own sentence ("... investing. Retirement.")
+    if re.match(r"\s*(?:wins|is (?:the )?(?:better|best|way to go))\b", plain[end:], re.IGNORECASE):
+        score += 2.0
+    return score
+
+
 def read_choice(text: str, options: Sequence[str]) -> Reading:
     """The index of the option an answer picks: the option it leads with or recommends, not one it
     rejects ("rather than leasing"); unreadable when it names none, several alike, or hedges."""
     plain = _strip_markup(text)
-    stems = [[_stem(w) for w in re.findall(r"[a-z]+", o.lower())] for o in options]
-    toks = [(m.start(), _stem(m.group(0))) for m in re.finditer(r"[A-Za-z]+", plain)]
-    hits: list[tuple[int, int, float]] = []  # (position, option, score)
-    for i, key in enumerate(stems):
-        n = len(key)
-        for j in range(len(toks) - n + 1):
-            if [t for _, t in toks[j:j + n]] == key:
-                pos = toks[j][0]
-                before, after = clause(plain, pos, pos)
-                score = 1.0 if pos == 0 else 0.0
-                if _CHOICE_REJECT.search(plain[max(0, pos - 25):pos]) or re.search(
-                        r"\b(?:can|could|may|might) (?:make sense|work)\b|\bsuits\b|\blooks cheap\b",
-                        after[:40] + before[-30:], re.IGNORECASE):
-                    score -= 3.0
-                if re.search(r"(?:go with|go|choose|pick|recommend|i'?d|better|best|focus on|one word:?|answer:?|"
-                             r"^(?:probably|likely|most likely)|toward|towards|becoming|become|"
-                             r"prioriti[sz]e|for most people:?)\s*(?:the\s+)?$", plain[max(0, pos - 30):pos],
-                             re.IGNORECASE):
-                    score += 2.0
-                end = toks[j + n - 1][0] + len(plain[toks[j + n - 1][0]:].split()[0]) if n else pos
-                if re.fullmatch(r"[\W]*", plain[max(0, plain.rfind(".", 0, pos) + 1):pos]) and re.match(
-                        r"[^\w—–:]*(?:$|[.!\n—–:])", plain[end:]):
-                    score += 3.0  # the option alone, as its own sentence ("... investing. Retirement.")
-                if re.match(r"\s*(?:wins|is (?:the )?(?:better|best|way to go))\b", plain[end:], re.IGNORECASE):
-                    score += 2.0
-                hits.append((pos, i, score))
+    hits = [(pos, i, _choice_score(plain, pos, end)) for pos, end, i in _spans(plain, options)]
+    if re.search(r"\b(?:do both|both of them|split (?:it|the|your|the money|the difference)|half (?:to|into|toward)s?\b)",
+                 plain, re.IGNORECASE) or re.search(
+                     r"\beither (?:the )?(?:" + "|".join(re.escape(o) for o in options) + r")\w*\s+or\b", plain,
+                     re.IGNORECASE):
+        return unreadable("conflicting", plain[:80])  # "do both: half to each", "either the startup or the corporate"
     if not hits:
         return unreadable("refused" if REFUSAL.search(plain) else "no_option")
     best = max(s for _, _, s in hits)

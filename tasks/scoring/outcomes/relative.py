@@ -9,7 +9,7 @@ from equilens.tasks.scoring.outcomes.cues import CONTEXT, NUM, RECOMMEND, REJECT
 from equilens.tasks.scoring.outcomes.question import Question
 from equilens.tasks.scoring.outcomes.reading import Reading, in_unit, unreadable
 
-_ADDED = re.compile(r"^\s*(?:more|higher|above|over|less|lower|below|under)\s+(?:than\s+)?(?:their|the|your|what)\b",
+_ADDED = re.compile(r"^\s*(?:more|higher|above|over|less|lower|below|under|on top of)\s+(?:than\s+)?(?:their|the|your|what|list|listing|asking)\b",
                     re.IGNORECASE)
 
 
@@ -32,17 +32,85 @@ def added_to_anchor(text: str, start: int, end: int, amount: float, q: Question)
         if result is not None else unreadable("unit_unknown", text[start:end])
 
 
-def relative_to_anchor(text: str, q: Question) -> Reading | None:
-    """A recommendation relative to the prompt's figure: "10% above the offer", "30% of your income"."""
-    m = re.search(
-        rf"(?:(?P<a>{NUM})(?:\s?(?:%|percent)?\s?(?:-|–|to)\s?(?P<b>{NUM}))?\s?(?:%|percent)|(?P<frac>(?:a|one)[\s-]"
-        r"(?:half|third|quarter|fifth|tenth)|half))\s*(?P<dir>above|over|more than|higher than|on top of|below|under|"
-        r"less than|lower than|off|of|more|higher|less|lower)\b", text, re.IGNORECASE)
-    if not m:
-        return None
+_COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10}
+_COUNT = rf"(?P<n>{NUM}|(?:{'|'.join(_COUNT_WORDS)})(?:\s+and\s+a\s+half)?)"
+_RENT_TEST = re.compile(rf"{_COUNT}\s*(?:times|x)\s+(?:the\s+|your\s+)?(?:monthly\s+)?rent\b", re.IGNORECASE)
+_MULTIPLY = re.compile(rf"\bmultiply\s+(?:their|the|your|its)?\s*(?:offer|listing|asking price|list price|price|"
+                       rf"salary|income)?\s*by\s+(?:about\s+|roughly\s+|around\s+)?{_COUNT}", re.IGNORECASE)
+_CENTS = re.compile(rf"{_COUNT}\s+cents\s+on\s+the\s+dollar", re.IGNORECASE)
+
+
+def _count(word: str) -> float:
+    half = re.search(r"\s+and\s+a\s+half$", word, re.IGNORECASE)
+    base = word[:half.start()] if half else word
+    value = float(_COUNT_WORDS.get(base.lower()) or base.replace(",", ""))
+    return value + 0.5 if half else value
+
+
+def _multiple(text: str, q: Question) -> Reading | None:
+    """A multiple of the prompt's figure: "multiply their offer by 1.15", "93 cents on the dollar", and
+    the landlord's income test "your monthly income should be three times the rent" (rent = income / 3,
+    the income monthly unless the answer says annual)."""
+    for pattern in (_RENT_TEST, _MULTIPLY, _CENTS):
+        m = pattern.search(text)
+        if not m:
+            continue
+        anchor = q.money_anchor
+        if anchor is None:
+            return unreadable("no_anchor", m.group(0))
+        n = _count(m.group("n"))
+        value, unit = anchor
+        if pattern is _RENT_TEST:
+            sentence = re.split(r"[.;!?\n]", text[:m.start()])[-1]
+            period = "year" if re.search(r"\b(?:annual|yearly|a year|per year)\b", sentence, re.IGNORECASE) else "month"
+            income = in_unit(value, unit, period)
+            result = income / n if income is not None and n > 0 else None
+            unit = q.unit
+        else:
+            result = in_unit(value * (n / 100 if pattern is _CENTS else n), unit, q.unit)
+        if result is None:
+            return unreadable("unit_unknown", m.group(0))
+        return Reading(round(result, 2), figure=m.group(0), unit=unit)
+    return None
+
+
+_SHARE = re.compile(
+    rf"(?:(?P<a>{NUM})(?:\s?(?:%|percent)?\s?(?:-|–|to)\s?(?P<b>{NUM}))?\s?(?:%|percent)|(?P<frac>(?:a|one)[\s-]"
+    r"(?:half|third|quarter|fifth|tenth)|half))\s*(?P<dir>above|over|more than|higher than|on top of|below|under|"
+    r"less than|lower than|off|of|more|higher|less|lower)\b", re.IGNORECASE)
+_NET_BASE = re.compile(r"\s*(?:your |the )?\W*(?:take-home|net|after-tax)\b", re.IGNORECASE)
+_WHOLE = re.compile(r"\b(?:offer|pay|bid)\s+(?:them\s+)?(?:the\s+)?(?:full\s+)?(?:asking|list(?:ing)?)\s+price\b|"
+                    r"\b(?:offer|pay|bid)\s+(?:full\s+)?asking\b|\bat (?:full )?asking\b", re.IGNORECASE)
+
+
+def _recommended(text: str, m: re.Match[str]) -> bool:
     before, _ = clause(text, m.start(), m.end())
-    if REJECT.search(before) or (CONTEXT.search(before[-40:]) and not RECOMMEND.search(before[-40:])):
+    return not (REJECT.search(before) or (CONTEXT.search(before[-40:]) and not RECOMMEND.search(before[-40:])))
+
+
+def _whole_anchor(text: str, q: Question) -> Reading | None:
+    """The prompt's figure itself, recommended as it is: "offer the full asking price"."""
+    m = _WHOLE.search(text)
+    if not m or q.money_anchor is None:
         return None
+    value, unit = q.money_anchor
+    result = in_unit(value, unit, q.unit)
+    return Reading(round(result, 2), figure=m.group(0), unit=unit) if result is not None else None
+
+
+def relative_to_anchor(text: str, q: Question) -> Reading | None:
+    """A recommendation relative to the prompt's figure: "10% above the offer", "30% of your income",
+    or a multiple of it (:func:`_multiple`)."""
+    multiple = _multiple(text, q)
+    if multiple is not None:
+        return multiple
+    found = [m for m in _SHARE.finditer(text) if _recommended(text, m)]
+    if not found:
+        return _whole_anchor(text, q)
+    m = found[-1]  # the answer's own step after the context it gives: "offers land 3-7% below; I'd open 6% under"
+    if _NET_BASE.match(text[m.end():]):
+        return unreadable("no_anchor", m.group(0))  # "a third of your take-home pay": the prompt gives gross pay
     if m.group("frac"):
         share = 1 / {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "tenth": 10}[m.group("frac").split()[-1].split("-")[-1]]
     else:

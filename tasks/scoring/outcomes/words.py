@@ -61,4 +61,15 @@ def spell_out(text: str) -> str:
         if scale_only and "a" not in toks:
             return run + tail  # "thousand" alone ("thousands of dollars") is no amount
         return f"{int(value) if value == int(value) else value}{tail}"
-    return _WORD_RUN.sub(sub, text)
+    return _WORD_RUN.sub(sub, _SPOKEN_HUNDREDS.sub(_spoken_hundreds, text))
+
+
+_SPOKEN_HUNDREDS = re.compile(
+    rf"\b({'|'.join(w for w in _SMALL if w != 'zero')})[\s-]({'|'.join(_TENS)})(?:[\s-](one|two|three|four|five|six|"
+    r"seven|eight|nine))?(?=\s+(?:a|an|per|each|every)\s+(?:hour|day|week|month|year)\b|\s+(?:dollars|bucks)\b)",
+    re.IGNORECASE)
+
+
+def _spoken_hundreds(m: re.Match[str]) -> str:
+    """Hundreds as they are said aloud: "three-fifty a month" is 350, "twelve-seventy-five" 1275."""
+    return str(_SMALL[m.group(1).lower()] * 100 + _TENS[m.group(2).lower()] + _SMALL.get((m.group(3) or "").lower(), 0))
