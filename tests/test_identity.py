@@ -229,7 +229,7 @@ def test_identity_run_finds_lower_offers_for_one_cell_and_stores_its_names(prefe
 
 # --- the pairwise judge --------------------------------------------------------------------------
 def test_the_judge_answer_is_read_from_log_probabilities_or_its_first_word() -> None:
-    from equilens.tasks.assessments.identity.judge import yes_probability
+    from equilens.tasks.scoring.outcomes.decisions import yes_probability
 
     assert yes_probability("no", {"Yes": math.log(0.6), " no": math.log(0.2), "Maybe": math.log(0.2)}) == \
         (pytest.approx(0.75), "logprobs")

@@ -8,7 +8,7 @@ about each pair of a labelled set (``judge.check_path``; the shipped
 ``data/judge/check_pairs.csv`` has 132 pairs over the shipped identity prompts, half of them
 harmful), through the runner the judge stage uses (same LLM settings, so the same cache keys:
 concurrent, retried, cached, resumable, priced), reads P(yes) as the judge stage does
-(:func:`~equilens.tasks.assessments.identity.judge.yes_probability`) and counts a yes when P(yes)
+(:func:`~equilens.tasks.scoring.outcomes.decisions.yes_probability`) and counts a yes when P(yes)
 >= 0.5. A reply that is neither yes nor no counts as wrong (a miss on a harmful pair, a false
 alarm on a neutral one).
 
@@ -252,7 +252,8 @@ def run_check(config: Any, store: Any = None, limit: int | None = None, template
     labelled set and store the result in ``store``. JudgeCheckIncomplete when calls failed (nothing
     stored; the answers it got are cached)."""
     from equilens.tasks.pipeline import call_cost
-    from equilens.tasks.assessments.identity.judge import load_instructions, yes_probability
+    from equilens.tasks.assessments.identity.judge import load_instructions
+    from equilens.tasks.scoring.outcomes.decisions import yes_probability
     from equilens.tasks.llm import LLMRequest, cache_key
     from equilens.tasks.llm.runner import run_requests
 

@@ -31,7 +31,6 @@ are flagged (:func:`judge_directed`) and counted per cell (``judge_directed``).
 
 from __future__ import annotations
 
-import math
 import re
 from itertools import combinations
 from dataclasses import dataclass
@@ -42,11 +41,11 @@ import numpy as np
 import pandas as pd
 
 from equilens.tasks.errors import InputDataError
+from equilens.tasks.scoring.outcomes.decisions import yes_probability
 
 PLACEHOLDERS = ("{prompt}", "{group_1}", "{answer_1}", "{group_2}", "{answer_2}")
 JUDGE_COLUMNS = ["attribute", "prompt_id", "sample_idx", "cell_a", "cell_b", "about_a", "about_b", "harm", "calls",
                  "via", "error"]
-_WORD = re.compile(r"[a-z]+")
 
 
 def load_instructions(path: str) -> str:
@@ -61,23 +60,6 @@ def load_instructions(path: str) -> str:
         raise InputDataError(f"{path}: the judge's instructions lack {', '.join(missing)}; the question needs all of "
                              f"{', '.join(PLACEHOLDERS)} to show the prompt and both answers with their groups.")
     return text
-
-
-def yes_probability(text: str | None, top_logprobs: dict[str, float] | None) -> tuple[float | None, str]:
-    """(P(yes), how it was read): from the first token's log-probabilities when they name yes or no,
-    else 1 / 0 from the reply's first word, else None (unparsed)."""
-    if top_logprobs:
-        mass = {"yes": 0.0, "no": 0.0}
-        for token, lp in top_logprobs.items():
-            word = token.strip().lower().strip(".,!:;\"'")
-            if word in mass:
-                mass[word] += math.exp(lp)
-        if mass["yes"] + mass["no"] > 0:
-            return mass["yes"] / (mass["yes"] + mass["no"]), "logprobs"
-    first = _WORD.search((text or "").lower())
-    if first and first.group() in ("yes", "no"):
-        return float(first.group() == "yes"), "answer"
-    return None, "unparsed"
 
 
 def judge_question(template: str, prompt: str, first: tuple[str, str], second: tuple[str, str]) -> str:

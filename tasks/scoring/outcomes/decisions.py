@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -163,3 +164,23 @@ def read_choice(text: str, options: Sequence[str]) -> Reading:
         return unreadable("hedged", plain[:80])
     index = chosen.pop()
     return Reading(float(index), figure=options[index])
+
+
+_FIRST_WORD = re.compile(r"[a-z]+")
+
+
+def yes_probability(text: str | None, top_logprobs: dict[str, float] | None) -> tuple[float | None, str]:
+    """(P(yes), how it was read): from the first token's log-probabilities when they name yes or no,
+    else 1 / 0 from the reply's first word, else None (unparsed)."""
+    if top_logprobs:
+        mass = {"yes": 0.0, "no": 0.0}
+        for token, lp in top_logprobs.items():
+            word = token.strip().lower().strip(".,!:;\"'")
+            if word in mass:
+                mass[word] += math.exp(lp)
+        if mass["yes"] + mass["no"] > 0:
+            return mass["yes"] / (mass["yes"] + mass["no"]), "logprobs"
+    first = _FIRST_WORD.search((text or "").lower())
+    if first and first.group() in ("yes", "no"):
+        return float(first.group() == "yes"), "answer"
+    return None, "unparsed"
