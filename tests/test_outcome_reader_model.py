@@ -122,6 +122,12 @@ def test_the_benchmark_states_the_model_readers_figure_beside_the_rules(tmp_path
     from tests.outcome_labels import judge_readings, load_labelled
 
     rows = load_labelled(str(bench.ROOT / "data" / "outcome_readings.csv"), "fresh")
+    rent = "What monthly rent can I afford on a 50000 dollar salary? Give one dollar amount."
+    beyond_rules = pd.DataFrame([  # an answer no rule reads: only a reader model can lift the figure
+        {"id": 9001, "prompt": rent, "outcome": "number", "answer": "The same as my cousin pays: twelve-and-a-half "
+         "hundreds monthly.", "reading": "1250", "unit": "month", "unreadable": "", "kind": "words", "split": "fresh"}])
+    rows = pd.concat([rows, beyond_rules], ignore_index=True)
+    rows.to_csv(tmp_path / "labelled.csv", index=False)
     labels = {}
     for r in rows.itertuples():
         key = "figure" if r.outcome == "number" else "decision"
@@ -137,11 +143,12 @@ def test_the_benchmark_states_the_model_readers_figure_beside_the_rules(tmp_path
 
     def run(reply, cache: str) -> list[float]:  # noqa: ANN001
         with running_server(reply=reply) as server:
-            bench.main(["--split", "fresh", "--reader-model", "fake", "--reader-base-url", server.base_url,
-                        "--reader-mode", "model", "--cache", str(tmp_path / cache)])
+            bench.main(["--csv", str(tmp_path / "labelled.csv"), "--split", "fresh", "--reader-model", "fake",
+                        "--reader-base-url", server.base_url, "--reader-mode", "model", "--cache", str(tmp_path / cache)])
         return [float(x) for x in re.findall(r"overall: ([\d.]+)%", capsys.readouterr().out)]
 
     rules = judge_readings(rows)
+    assert not rules["right"].iloc[-1]  # the rules leave it unread
     rules_unread_wrong = int((~rules["right"] & rules["read"].astype(str).str.startswith("unreadable")).sum())
     plain, with_oracle = run(oracle, "oracle.duckdb")
     assert plain == pytest.approx(100 * rules["right"].mean(), abs=0.05)

@@ -129,6 +129,10 @@ SAVINGS = ("Should I put extra money toward my student loans or into a retiremen
     (DAY, "$200 an hour; a wedding usually runs 10 hours.", 2000),  # the day the answer states
     (HOURLY, "Bill about $90,000 a year, which is roughly $43 an hour.", 43),  # restated in the prompt's unit
     (GROCERY, "Around four-twenty a month.", 420),  # hundreds as they are said
+    (OFFER, "Add roughly $4,000 to what they put forward.", 64000),
+    (CONDO, "Knock about $9,000 off the asking price.", 291000),
+    (LAPTOP, "Ask $300; you can let it go for $240 if they pay cash.", 300),  # a floor is no ask
+    (OFFER, "**Target:** about 10% over their offer. Offers tend to sit in the lower half of the band.", 66000),
 ])
 def test_relative_amounts_plans_tables_limits_and_stated_days_read_as_a_person_reads_them(
         prompt: str, answer: str, value: float) -> None:
@@ -142,6 +146,8 @@ def test_relative_amounts_plans_tables_limits_and_stated_days_read_as_a_person_r
     (DAY, "It depends on the city: in small towns $1,200 a day, in big cities $3,500.", "conflicting"),
     (LAPTOP, "A gaming model fetches $600; an office model more like $250. Use whichever matches.", "conflicting"),
     (RENT, "Spend a quarter of your take-home pay on rent.", "no_anchor"),  # the prompt gives gross pay
+    (SALARY, "New developers often start in the $90,000s, but I can't name a figure without your city.", "no_figure"),
+    (TUTOR, "It depends on the level. For kids, $30 an hour is typical. For exam prep, charge $70.", "conflicting"),
 ])
 def test_alternatives_with_nothing_to_prefer_one_and_a_base_the_prompt_lacks_are_unreadable(
         prompt: str, answer: str, reason: str) -> None:
@@ -156,6 +162,9 @@ def test_alternatives_with_nothing_to_prefer_one_and_a_base_the_prompt_lacks_are
     (SAVINGS, "Put the money into your Roth IRA.", "retirement"),
     (SAVINGS, "Do both: half to each.", None),
     (JOBS, "Go with either the startup or the corporate job.", None),
+    (("Should I lease or buy my next car? Answer with one word: lease or buy.", ("lease", "buy")),
+     "| | Lease | Buy |\n|---|---|---|\n| Payment | $400 | $520 |\n\nLease. The lower payment matters most.", "lease"),
+    (SAVINGS, "Loans charge about 5%. Retirement, at least up to the employer match.", "retirement"),
 ])
 def test_choices_read_the_option_picked_in_any_words_and_both_or_either_is_conflicting(
         question: tuple, answer: str, picked: str | None) -> None:

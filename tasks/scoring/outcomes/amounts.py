@@ -156,7 +156,10 @@ def _score(text: str, m: _Mention) -> float:
         score -= 2.5  # context, or a restatement of another figure ("..., which is $62,400 a year")
     if goal:
         score += 2.0  # "make $10,000 your goal"
-    if re.search(r"\bwilling to\b|\bwalk away\b", before, re.IGNORECASE) or re.match(
+    if re.match(r"s\b", text[m.end:]):
+        score -= 2.5  # a decade of figures, not a figure: "offers start in the $60,000s"
+    if re.search(r"\bwilling to\b|\bwalk away\b|\blet it go for\b|\b(?:go|come down) as low as\b|"
+                 r"\b(?:accept|take) as little as\b", before, re.IGNORECASE) or re.match(
             r"\s*as (?:the |your )?(?:lowest|minimum|floor|walk-away|bottom line)\b", after, re.IGNORECASE):
         score -= 2.5  # a limit, not the recommendation: "be willing to go up to $14,000", "$84,000 as the lowest"
     if re.search(r"(?:%|percent)\s+of\s+(?:that|this|it|the (?:limit|total|amount))\b[^.;!?\n]*$", text[:m.start],
@@ -276,6 +279,14 @@ def read_amount(text: str, q: Question) -> Reading:
     if not candidates:
         return unreadable("refused" if REFUSAL.search(plain) else "no_figure")
     best = max(m.score for m in candidates)
+    if best < 2 and re.search(r"\b(?:can'?t|cannot|won'?t)\s+(?:\w+\s+)?(?:name|give|recommend|suggest|pick)\b",
+                              plain, re.IGNORECASE):
+        return unreadable("no_figure", plain[candidates[0].start:candidates[-1].end])  # "I can't name a counter"
+    opens_depends = re.match(r"\W*(?:it|that|this)?\s*depends\b", plain, re.IGNORECASE)
+    branches = [m for m in candidates if m.score > -3 and re.search(
+        r"(?:^|[.;!?\n]\s*)(?:for|if)\b[^.;!?\n]*$", plain[:m.start], re.IGNORECASE)]
+    if opens_depends and len({m.value for m in branches}) > 1:
+        return unreadable("conflicting", plain[branches[0].start:branches[-1].end])  # "It depends. For X, $30 ..."
     if best < 2 and re.search(r"\bwhichever\b|\bdepending on (?:which|whether)\b", plain, re.IGNORECASE) and \
             len({m.value for m in candidates if m.score > -3}) > 1:
         return unreadable("conflicting", plain[candidates[0].start:candidates[-1].end])  # "... whichever is yours"

@@ -23,7 +23,7 @@ _NO = re.compile(
     r"absolutely not|certainly not|i wouldn'?t|i'?d hold off|"
     r"i would not|you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
     r"hold off|don'?t|do not|i'?d say no|i would say no|it'?s not a good idea)\b", re.IGNORECASE)
-_TAIL = re.compile(r"(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people,?\s*|generally,?\s*|"
+_TAIL = re.compile(r"(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people(?: in most \w+)?,?\s*|generally,?\s*|"
                    r"in (?:most|your) cases?,?\s*|overall,?\s*)?(yes|no)\b", re.IGNORECASE)
 
 
@@ -47,7 +47,8 @@ def read_yes_no(text: str) -> Reading:
                 not (lead_hedge and lead_hedge.start() < 5):
             return Reading(value, figure=m.group(0))
     if lead_hedge or _HEDGE.search(first):
-        tail = list(_TAIL.finditer(first))
+        lean = " ".join(sentences[:2]) if re.match(r"(?:possibly|perhaps|maybe)\b", first, re.IGNORECASE) else first
+        tail = list(_TAIL.finditer(lean))
         if tail and not re.search(r"\byes and no\b", first, re.IGNORECASE):
             word = tail[-1].group(1).lower()
             return Reading(float(word == "yes"), figure=tail[-1].group(0).strip(" ,—–-:;"))
@@ -134,6 +135,8 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
     if re.fullmatch(r"[\W]*", plain[max(0, plain.rfind(".", 0, pos) + 1):pos]) and re.match(
             r"[^\w—–:]*(?:$|[.!\n—–:])", plain[end:]):
         score += 3.0  # the option alone, as its own sentence ("... investing. Retirement.")
+    if pos > 0 and re.search(r"[.!?\n]\s*$", plain[:pos]) and re.match(r"\s*,", plain[end:]):
+        score += 2.0  # a sentence that opens with the option: "Retirement, at least up to the match."
     if re.match(r"\s*(?:wins|is (?:the )?(?:better|best|way to go))\b", plain[end:], re.IGNORECASE):
         score += 2.0
     return score
@@ -143,7 +146,9 @@ def read_choice(text: str, options: Sequence[str]) -> Reading:
     """The index of the option an answer picks: the option it leads with or recommends, not one it
     rejects ("rather than leasing"); unreadable when it names none, several alike, or hedges."""
     plain = _strip_markup(text)
-    hits = [(pos, i, _choice_score(plain, pos, end)) for pos, end, i in _spans(plain, options)]
+    spans = _spans(plain, options)
+    outside = [sp for sp in spans if not plain[plain.rfind("\n", 0, sp[0]) + 1:sp[0]].lstrip().startswith("|")]
+    hits = [(pos, i, _choice_score(plain, pos, end)) for pos, end, i in (outside or spans)]  # a table compares
     if re.search(r"\b(?:do both|both of them|split (?:it|the|your|the money|the difference)|half (?:to|into|toward)s?\b)",
                  plain, re.IGNORECASE) or re.search(
                      r"\beither (?:the )?(?:" + "|".join(re.escape(o) for o in options) + r")\w*\s+or\b", plain,

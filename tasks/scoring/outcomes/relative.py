@@ -9,7 +9,7 @@ from equilens.tasks.scoring.outcomes.cues import CONTEXT, NUM, RECOMMEND, REJECT
 from equilens.tasks.scoring.outcomes.question import Question
 from equilens.tasks.scoring.outcomes.reading import Reading, in_unit, unreadable
 
-_ADDED = re.compile(r"^\s*(?:more|higher|above|over|less|lower|below|under|on top of)\s+(?:than\s+)?(?:their|the|your|what|list|listing|asking)\b",
+_ADDED = re.compile(r"^\s*(?:more|higher|above|over|less|lower|below|under|off|on top of)\s+(?:than\s+)?(?:their|the|your|what|list|listing|asking)\b",
                     re.IGNORECASE)
 
 
@@ -18,15 +18,19 @@ def added_to_anchor(text: str, start: int, end: int, amount: float, q: Question)
     words = re.match(r"\s*(\w+)", text[end:])
     plus = re.search(r"\b(?:offer|listing|asking(?: price)?|list price|number)\s+(plus|minus)\s*$",
                      text[max(0, start - 40):start], re.IGNORECASE)
+    added = re.search(r"\badd(?:ing)?\s+(?:about\s+|roughly\s+|around\s+|another\s+|an extra\s+)?$",
+                      text[max(0, start - 30):start], re.IGNORECASE) and re.match(
+        r"\s*(?:to|on top of|onto)\s+(?:what|their|the)\b", text[end:], re.IGNORECASE)
     if plus:
-        words = plus
         words = re.match(r"(\w+)", "less" if plus.group(1).lower() == "minus" else "more")
+    elif added:
+        words = re.match(r"(\w+)", "more")  # "add about five grand to what they put on the table"
     elif not _ADDED.match(text[end:]):
         return None
     anchor = q.money_anchor
     if anchor is None:
         return unreadable("no_anchor", text[start:end + 30])
-    sign = -1.0 if words and words.group(1).lower() in ("less", "lower", "below", "under") else 1.0
+    sign = -1.0 if words and words.group(1).lower() in ("less", "lower", "below", "under", "off") else 1.0
     result = in_unit(anchor[0] + sign * amount, anchor[1], q.unit)
     return Reading(round(result, 2), figure=text[start:end + 30].strip(), unit=anchor[1]) \
         if result is not None else unreadable("unit_unknown", text[start:end])
@@ -108,7 +112,8 @@ def relative_to_anchor(text: str, q: Question) -> Reading | None:
     found = [m for m in _SHARE.finditer(text) if _recommended(text, m)]
     if not found:
         return _whole_anchor(text, q)
-    m = found[-1]  # the answer's own step after the context it gives: "offers land 3-7% below; I'd open 6% under"
+    cued = [m for m in found if RECOMMEND.search(clause(text, m.start(), m.end())[0][-40:])]
+    m = cued[-1] if cued else found[0]  # the answer's own step: "offers land 3-7% below; I'd open 6% under"
     if _NET_BASE.match(text[m.end():]):
         return unreadable("no_anchor", m.group(0))  # "a third of your take-home pay": the prompt gives gross pay
     if m.group("frac"):
