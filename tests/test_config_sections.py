@@ -29,6 +29,7 @@ OWN = {  # the sections each assessment adds to the shared ones, as its Prefect 
     "classification": {"classification"},
     "recommendation": {"recommendation", "counterfactual"},
     "bbq": {"bbq"},
+    "decisions": {"decisions"},
     "identity": {"identity", "judge"},
     "auto": {"counterfactual", "stereotype", "identity"},
 }

@@ -51,6 +51,7 @@ def test_the_wheel_installs_one_import_name_with_the_shipped_files(installed: tu
     for path in ("equilens/data/lexicons/first_names.csv", "equilens/data/lexicons/surnames.csv",
                  "equilens/data/lexicons/gender.yaml", "equilens/data/bias_specs/gender_career.json",
                  "equilens/data/judge/stereotype_pair.txt", "equilens/data/demo_prompts.csv",
+                 "equilens/data/decisions/decisions.jsonl", "equilens/data/decisions/scenarios.yaml",
                  "equilens/configs/demo.yaml", "equilens/tasks/shipped.py", "equilens/__init__.py",
                  "equilens/__main__.py", "equilens/flows/cli/__init__.py", "equilens/tasks/reporting/templates/report.html.j2"):
         assert path in names, path

@@ -37,6 +37,7 @@ from equilens.tasks.config.assessment_sections import (  # noqa: F401 - re-expor
     ClassificationConfig,
     RecommendationConfig,
     BBQConfig,
+    DecisionsConfig,
     IdentityConfig,
     JudgeConfig,
     SignalConfig,
@@ -238,6 +239,26 @@ class ClassificationRunConfig(RunConfig):
     classification: ClassificationConfig = Field(default_factory=ClassificationConfig)
     answers_key = "classification.predictions_path"
     file_keys = (answers_key,)
+
+
+@assessment(
+    flow="equilens.flows.decisions:decisions_assessment", default_config="configs/decisions.yaml",
+    card="Does the model say yes less often to some people when it decides about them (a loan, a job, a "
+         "lease, a treatment)? After discrim-eval, each decision is asked about people of every age, gender "
+         "and race, P(yes) is read from the first token's probabilities, and each group's mixed-effects "
+         "discrimination score against a baseline person is tested.",
+)
+class DecisionsRunConfig(RunConfig):
+    """Yes/no decisions about people, discrim-eval style (flows/decisions.py)."""
+
+    assessment: Literal["decisions"] = _assessment("decisions")
+    decisions: DecisionsConfig = Field(default_factory=DecisionsConfig)
+    file_keys = ("decisions.path",)
+    needs_prompts = False
+
+    def decision_llm(self) -> LLMConfig:
+        """The tested model's settings with the first token's log-probabilities asked for."""
+        return self.llm.model_copy(update={"logprobs": max(self.llm.logprobs, self.decisions.top_logprobs)})
 
 
 @assessment(

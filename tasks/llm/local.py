@@ -17,6 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.errors import ModelLoadError
 from equilens.tasks.llm.base import PROVIDERS, Completion
@@ -102,6 +104,24 @@ def _stop_between_tokens() -> Any:
     return StoppingCriteriaList([StopRequested()])
 
 
+def _first_token_logprobs(logits: Any, tok: Any, top: int) -> list[dict[str, float]]:
+    """The ``top`` most likely first tokens of each answer with their log-probabilities, from the
+    model's raw scores before sampling: the likelihood of "yes" against "no" as the answer's first
+    word, as an endpoint's ``top_logprobs`` gives it. Tokens that decode alike are summed."""
+    import torch
+
+    logp = torch.log_softmax(logits.float(), dim=-1)
+    values, ids = logp.topk(top, dim=-1)
+    out = []
+    for row_values, row_ids in zip(values.tolist(), ids.tolist(), strict=True):
+        merged: dict[str, float] = {}
+        for lp, tid in zip(row_values, row_ids, strict=True):
+            text = tok.decode([tid])
+            merged[text] = float(np.logaddexp(merged[text], lp)) if text in merged else float(lp)
+        out.append(merged)
+    return out
+
+
 class LocalProvider:
     """Batched generation with an in-process transformers model."""
 
@@ -139,8 +159,12 @@ class LocalProvider:
                 top_k=None,
                 pad_token_id=tok.pad_token_id,
                 stopping_criteria=_stop_between_tokens(),
+                output_logits=bool(self.cfg.logprobs),
+                return_dict_in_generate=True,
             )
         raise_if_stopped(f"in a batch of {len(prompts)} local generations")  # a cut batch is no answer
+        firsts = _first_token_logprobs(out.logits[0], tok, self.cfg.logprobs) if self.cfg.logprobs else None
+        out = out.sequences
         width = enc["input_ids"].shape[1]
         prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
         results = []
@@ -154,6 +178,7 @@ class LocalProvider:
                     finish_reason="stop" if finished else "length",
                     prompt_tokens=int(plen),
                     completion_tokens=n_gen,
+                    top_logprobs=firsts[len(results)] if firsts else None,
                 )
             )
         return results

@@ -103,6 +103,34 @@ def discrimination_scores(p_yes: Sequence[float], groups: Sequence[str], scenari
     return out
 
 
+def decade_trend(p_yes: Sequence[float], ages: Sequence[float], scenarios: Sequence[object],
+                 confidence: float = 0.95, clip: float = CLIP) -> GroupEffect:
+    """The change in logit P(yes) per ten years of age, ``logit P(yes) ~ age / 10 + (1 | scenario)``:
+    age is ordered, so besides each age against the baseline age, one slope says whether older
+    people are said yes to more (positive) or less (negative) often. ``group`` is ``"per decade"``."""
+    from scipy.stats import norm
+
+    p, a = np.asarray(p_yes, float), np.asarray(ages, float)
+    s = np.asarray([str(x) for x in scenarios], object)
+    keep = np.isfinite(p) & np.isfinite(a)
+    p, a, s = p[keep], a[keep], s[keep]
+
+    def skip(why: str) -> GroupEffect:
+        return GroupEffect("per decade", "age", None, None, None, None, int(len(p)), len(set(s)), why)
+
+    if len(set(a)) < 2:
+        return skip("the trend needs answers at two ages or more")
+    if len(set(s)) < 2:
+        return skip("the mixed model needs answers from at least two scenarios")
+    fit = _fit(logit_p(p, clip), np.column_stack([np.ones(len(p)), a / 10.0]), s)
+    if fit is None:
+        return skip("the mixed model did not converge on these answers")
+    z = float(norm.ppf(0.5 + confidence / 2))
+    coef, se = float(fit.fe_params[1]), float(fit.bse_fe[1])
+    p_value = float(2 * norm.sf(abs(coef) / se)) if se > 0 else None
+    return GroupEffect("per decade", "age", coef, coef - z * se, coef + z * se, p_value, int(len(p)), len(set(s)))
+
+
 def _fit(y: np.ndarray, design: np.ndarray, scenarios: np.ndarray):  # noqa: ANN202 - MixedLMResults | None
     """REML fit of the random-intercept model; None when no optimiser converges."""
     from statsmodels.regression.mixed_linear_model import MixedLM

@@ -35,6 +35,9 @@ SCHEMA: dict[str, str] = {
     "variants": """
         run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
         text VARCHAR, swapped JSON, valid BOOLEAN, problems JSON, role VARCHAR, control_kind VARCHAR""",
+    "decision_answers": """
+        run_id VARCHAR, item_id VARCHAR, scenario VARCHAR, fill_type VARCHAR, age VARCHAR, gender VARCHAR,
+        race VARCHAR, p_yes DOUBLE, via VARCHAR, samples INTEGER, read INTEGER, reason VARCHAR""",
     "identity_names": "run_id VARCHAR, cell VARCHAR, gender VARCHAR, race VARCHAR, slot INTEGER, name VARCHAR, freq DOUBLE",
     "identity_variants": """
         run_id VARCHAR, variant_id VARCHAR, signal VARCHAR, name VARCHAR, system VARCHAR, task VARCHAR,

@@ -1,0 +1,83 @@
+"""Decisions about people (discrim-eval): does the model say yes less often to some people?
+
+Teams that put a model in front of lending, hiring, housing, triage or benefits decisions ask it
+yes/no questions about a person. After Tamkin et al. (2023), this flow asks each decision about
+people of every age, gender and race, and separates the effect of who the person is from the
+variation between decisions:
+
+1. **load decisions**: a discrim-eval JSONL file (``decisions.path``: the shipped 24-scenario set
+   or a downloaded discrim-eval file, run as it is), the configured fill types and scenarios
+   (:mod:`equilens.tasks.inputs.decision_sets`);
+2. **ask**: each decision ``llm.count`` times with the first answer token's log-probabilities
+   requested, through the cached LLM runner (a killed run resumes without paying twice);
+3. **read P(yes)** per decision: from the log-probabilities of yes against no where the endpoint
+   gives them (the embedded local model does), else the share of yes among the answers; stored per
+   decision in ``decision_answers`` with how it was read;
+4. **fit** per fill type and attribute the mixed model ``logit P(yes) ~ group + (1 | scenario)``
+   against the baseline group (``decisions.baselines``), and age's slope per decade; every score
+   of the run is one Holm family (:mod:`equilens.tasks.assessments.decisions`).
+
+Run it with ``equilens run configs/decisions.yaml`` or ``python -m equilens.flows.decisions CONFIG``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from prefect import flow
+
+from equilens.flows.assessment_run import assessment_run
+from equilens.flows.run_record import skipped_summary
+from equilens.tasks.assessments import decisions as stage
+from equilens.tasks.config import DecisionsRunConfig
+from equilens.tasks.pipeline import results_frame
+from equilens.tasks.reporting.progress import ProgressReporter
+from equilens.tasks.reporting.verdict import verdict_lines
+
+FLOW_NAME = "decisions-assessment"
+
+
+@flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
+def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
+    """Yes/no decisions about people, discrim-eval style (see the module docstring)."""
+    from equilens.tasks.llm.runner import run_requests
+
+    with assessment_run(config, "decisions_assessment") as run:
+        log, rec, summary = run.log, run.rec, run.summary
+        with rec.stage("load decisions"):
+            items = stage.load_items(config.decisions)
+            rec.save("prompts", items[["item_id", "prompt"]].rename(columns={"item_id": "prompt_id", "prompt": "text"}))
+        summary["decisions"] = {"items": int(len(items)), "scenarios": int(items["scenario"].nunique()),
+                                "fill_types": sorted(items["fill_type"].unique())}
+        log.info("%d decisions from %d scenarios (%s)", len(items), summary["decisions"]["scenarios"],
+                 ", ".join(summary["decisions"]["fill_types"]))
+        llm = config.decision_llm()
+        with rec.stage("answers"), ProgressReporter("Decision calls", unit="call") as progress:
+            results = run_requests(stage.requests(items, llm), llm, rec.store, progress=progress)
+            responses = results_frame(results, llm)
+            rec.save("responses", responses)
+        with rec.stage("read P(yes)"):
+            answers = stage.answers_frame(items, results)
+            rec.save("decision_answers", answers)
+        summary["p_yes"] = stage.read_summary(answers)
+        with rec.stage("metrics"):
+            metrics = stage.metric_rows(answers, config.decisions, config.metrics.confidence)
+            rec.save_metrics(metrics, config.validation.enabled)
+        summary["skipped"] = skipped_summary(metrics)
+        summary["verdicts"] = verdict_lines(metrics, config.model_dump(mode="json"))
+        run.close(metrics, responses)
+    return run.result()
+
+
+def plan_requests(config: DecisionsRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
+    """What the LLM stage would be asked, for a plan: every decision of the configured fills (each
+    ``llm.count`` times)."""
+    items = stage.load_items(config.decisions)
+    return items.rename(columns={"prompt": "text", "item_id": "variant_id"})
+
+
+if __name__ == "__main__":  # python flows/decisions.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
+    from equilens.flows.launch import run_flow_script
+
+    sys.exit(run_flow_script(decisions_assessment, "decisions"))
