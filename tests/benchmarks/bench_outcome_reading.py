@@ -86,6 +86,14 @@ def _print(judged: pd.DataFrame, title: str, args: argparse.Namespace) -> None:
         for name, r in table.iterrows():
             print(f"  {name:<12} {r['mean']:6.1%}  ({int(r['sum'])}/{int(r['count'])})")
     print(f"\noverall: {judged['right'].mean():.1%} ({int(judged['right'].sum())}/{len(judged)})")
+    first = judged[judged.get("first_read", pd.Series("", index=judged.index)).astype(str).isin(["0", "1"])]
+    if len(first) and title.startswith("rule reader"):
+        print("\nfirst reading of the blind splits, recorded when each was measured, before any mend (first_read):")
+        for split, part in first.groupby("split", sort=False):
+            hits = part["first_read"].astype(str).eq("1")
+            by_kind = part.assign(hit=hits).groupby("kind")["hit"].mean().sort_values()
+            hardest = ", ".join(f"{k} {v:.0%}" for k, v in by_kind.head(2).items())
+            print(f"  {split}: {hits.mean():.1%} ({int(hits.sum())}/{len(part)}); hardest kinds: {hardest}")
     if args.misses:
         for r in judged[~judged["right"]].itertuples():
             print(f"\n#{r.id} [{r.kind}] {r.answer!r}\n   label {r.label!r}  read {r.read!r}")
