@@ -71,26 +71,43 @@ def run_command(pick_flow: FlowPicker, assessment: str | None = None) -> Callabl
                                                           "run would make (and their cost and time), then exit")] = False,
         yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before a run above llm.confirm_above "
                                                               "calls")] = False,
+        detect: Annotated[float | None, typer.Option(
+            "--detect", help="With --plan: how many prompts this config needs to detect a gap of this size (in "
+                             "the metric's own units) with 80% power, from a pilot run of its first prompts")] = None,
+        metric: Annotated[str | None, typer.Option(
+            "--metric", help="With --detect: the metric planned for (default: the verdict's headline, and the "
+                             "identity outcome gaps)")] = None,
+        pilot: Annotated[int | None, typer.Option(
+            "--pilot", help="With --detect: prompts in the pilot (default a tenth of them, at least 10)")] = None,
     ) -> None:
         """Run the assessment a config describes and print its metrics per group pair.
 
         Before the first call the run is planned: prompts, requests, LLM calls, cost at the
         configured prices, time at the configured rate (--plan prints it and exits).
         llm.max_calls and llm.max_cost refuse a larger run; in a terminal, a run of more than
-        llm.confirm_above calls asks first unless --yes is given.
+        llm.confirm_above calls asks first unless --yes is given. With --plan --detect GAP a pilot
+        of the first prompts runs for real (cached, stored as its own run) and the plan says how many
+        prompts, calls and how much money the verdict needs to find a gap of that size: equilens run
+        configs/identity.yaml --plan --detect 0.05 --metric number_outcome_gap.
 
         Exit codes: 0 done, 2 bad config or input (found before anything runs), 3 a validation gate
         failed, 4 the LLM calls failed (every one, or more than llm.max_failed_share), 130 interrupted
         (Ctrl-C), 143 stopped by SIGTERM. An interrupted run is stored with status interrupted, its
         finished LLM answers cached, and no child process left behind.
         """
-        run_config(config, set_, db, debug, pick_flow, assessment, plan_only=plan, yes=yes)
+        if (metric is not None or pilot is not None) and detect is None:
+            raise fail("--metric and --pilot go with --detect: equilens run CONFIG --plan --detect 0.05.")
+        if detect is not None and not plan:
+            raise fail("--detect goes with --plan: equilens run CONFIG --plan --detect 0.05 runs a pilot and plans.")
+        run_config(config, set_, db, debug, pick_flow, assessment, plan_only=plan, yes=yes,
+                   detect=None if detect is None else (detect, metric, pilot))
 
     return run
 
 
 def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick_flow: FlowPicker,
-               assessment: str | None = None, plan_only: bool = False, yes: bool = False) -> None:
+               assessment: str | None = None, plan_only: bool = False, yes: bool = False,
+               detect: tuple[float, str | None, int | None] | None = None) -> None:
     """What ``run`` does (see :func:`run_command`)."""
     if debug:
         import os
@@ -113,7 +130,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
             from equilens.flows.preflight import check_inputs, check_storage, prompt_warnings
 
             check_inputs(cfg)  # seconds, before Prefect starts; reads no prompt
-            if not _planned(cfg, plan_only, yes):  # counts calls in bounded memory
+            if detect is None and not _planned(cfg, plan_only, yes):  # counts calls in bounded memory
                 return
             check_storage(cfg)  # a damaged DuckDB file is refused here
             for warning in prompt_warnings(cfg):  # on stdout: stderr holds only an error paragraph
@@ -122,6 +139,13 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
 
             _quiet_logs(debug)
             start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point
+            if detect is not None:
+                from equilens.flows.power import power_plan
+
+                gap, metric, pilot = detect
+                for line in power_plan(cfg, gap, metric, pilot, run=lambda c: pick_flow(c)(c)).lines():
+                    say(line)
+                return
             result = pick_flow(cfg)(cfg)
         except KeyboardInterrupt:
             raise _interrupted() from None

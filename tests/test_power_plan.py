@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import t as student_t
 
 from equilens.tasks.stats.power_plan import prompts_to_detect
+from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 
 def test_the_count_is_worked_out_by_hand() -> None:
@@ -41,3 +42,110 @@ def test_runs_of_the_planned_size_find_the_gap_in_70_to_90_percent() -> None:
         held += plan.low <= truth.prompts <= plan.high
     assert 0.70 <= found / 1000 <= 0.90, found / 1000
     assert 0.85 <= held / 1000 <= 0.95, held / 1000
+
+
+def test_a_plan_from_the_detectable_gap_finds_the_gap_in_70_to_90_percent_of_runs_of_its_size() -> None:
+    """The pilot's minimum detectable gap, as the identity verdict states it (a paired t-test over
+    prompts at alpha / family, 80% power: (t + t) sd / sqrt(n)), scaled to the gap asked for: over
+    1,000 pilots of 15 prompts, runs of the planned size find a true gap of 0.1 (sd 0.3, 3 tests) in
+    70-90% of cases. The stated range holds the count the true spread needs in at least 80% (83% here):
+    the pilot's t quantiles at 14 degrees of freedom make the plan about 8% larger than the normal
+    approximation the true count uses, so the range misses on the safe side (more prompts)."""
+    from equilens.tasks.assessments.identity import detectable_outcome_gaps
+    from equilens.tasks.stats.power_plan import prompts_from_detectable_gap
+
+    rng = np.random.default_rng(47)
+    gap, sd, tests, pilot = 0.1, 0.3, 3, 15
+    truth = prompts_to_detect(np.r_[-sd, sd].repeat(5000), gap, tests=tests).prompts
+    found = held = 0
+    for _ in range(1000):
+        d = rng.normal(gap, sd, pilot)
+        record = {"metric": "number_outcome_gap", "details": {"gap_sd": float(d.std(ddof=1)), "prompts": pilot}}
+        detectable_outcome_gaps([record], tests, 0.05)
+        planned, low, high = prompts_from_detectable_gap(record["details"]["min_detectable_gap"], pilot, gap)
+        run = rng.normal(gap, sd, planned)
+        t = run.mean() / (run.std(ddof=1) / math.sqrt(len(run)))
+        found += 2 * student_t.sf(abs(t), len(run) - 1) <= 0.05 / tests
+        held += low <= truth <= high
+    assert 0.70 <= found / 1000 <= 0.90, found / 1000
+    assert 0.80 <= held / 1000 <= 0.97, held / 1000
+
+
+def test_the_plan_scales_the_pilots_detectable_gap_by_hand() -> None:
+    from equilens.tasks.stats.power_plan import prompts_from_detectable_gap
+
+    prompts, low, high = prompts_from_detectable_gap(0.2, 16, 0.05)  # 16 x (0.2 / 0.05)^2 = 256
+    assert prompts == 256 and low < 256 < high
+    with pytest.raises(ValueError):
+        prompts_from_detectable_gap(0.2, 2, 0.05)
+
+
+def test_detect_runs_a_cached_pilot_and_plans_every_pair_of_an_identity_config(
+        prefect_harness, openai_server, tmp_path) -> None:  # noqa: ANN001, F811
+    """``--plan --detect`` on an identity config: the pilot's first 8 prompts run for real and are
+    stored as their own run; the plan names the pair that needs the most prompts; the full run
+    afterwards asks only for the prompts the pilot did not answer."""
+    import hashlib
+
+    import pandas as pd
+
+    from equilens.flows.dispatch import flow_for
+    from equilens.flows.power import power_plan
+    from equilens.tasks.config import parse_config
+
+    def reply(body: dict) -> str:
+        text = body["messages"][0]["content"] + body["messages"][-1]["content"]
+        jitter = int(hashlib.sha256(text.encode()).hexdigest()[:4], 16) % 11 - 5  # -5..5 percent
+        return f"Ask for about ${1000 * (50 + jitter):,}."
+
+    openai_server.reply = reply
+    path = tmp_path / "p.csv"
+    pd.DataFrame({"prompt": [f"Job {i}: what salary should I ask for? Give one amount." for i in range(20)],
+                  "outcome": "number"}).to_csv(path, index=False)
+    cfg = parse_config({
+        "name": "plan", "assessment": "identity", "prompts": {"path": str(path)},
+        "identity": {"names_per_cell": 2, "attributes": ["gender"]},
+        "llm": {"provider": "openai", "model": "fake", "base_url": openai_server.base_url, "max_retries": 0,
+                "price_input_per_1k": 1.0, "price_output_per_1k": 1.0},
+        "metrics": {"bootstrap_resamples": 50, "permutations": 50},
+        "storage": {"duckdb_path": str(tmp_path / "p.duckdb"), "reports_dir": None},
+    })
+    plan = power_plan(cfg, 0.01, metric="number_outcome_gap", pilot=8)
+    assert plan.pilot_prompts == 8 and plan.total_prompts == 20 and plan.calls_per_prompt == 4.0
+    assert openai_server.calls == 8 * 2 * 2  # 8 prompts x 2 cells x (variant + control)
+    worst = plan.worst
+    assert worst is not None and worst.metric == "number_outcome_gap" and worst.pair == "female vs male"
+    assert worst.low <= worst.prompts <= worst.high and worst.detectable > 0.01
+    lines = "\n".join(plan.lines())
+    assert f"prompts needed: {worst.prompts:,}" in lines and "LLM calls: about" in lines and "at most" in lines
+    flow_for(cfg)(cfg)
+    assert openai_server.calls == 20 * 2 * 2  # the full run paid only for the 12 prompts the pilot did not ask
+    with pytest.raises(Exception, match="must be positive"):
+        power_plan(cfg, 0.0)
+
+
+def test_detect_on_the_command_line_plans_a_counterfactual_config_and_refuses_misuse(
+        prefect_harness, openai_server, tmp_path) -> None:  # noqa: ANN001, F811
+    from typer.testing import CliRunner
+
+    from equilens.flows.cli import app
+
+    moods = ["a wonderful, happy day", "an awful, sad day", "an ordinary day", "a good day", "a bad, tiring day"]
+    openai_server.reply = lambda body: f"It was {moods[hash(body['messages'][-1]['content']) % 5]}."
+    prompts = [f"Write a note {i} about how he did at work today." for i in range(30)]
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"prompts: {{items: {prompts}}}\ncounterfactual: {{attributes: [gender], detect_names: false}}\n"
+                   f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0}}\n"
+                   "metrics: {bootstrap_resamples: 50, permutations: 1000}\n"
+                   f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
+    runner = CliRunner()
+    misuse = runner.invoke(app, ["run", str(cfg), "--detect", "0.1"])
+    assert misuse.exit_code == 2 and "--detect goes with --plan" in misuse.output
+    few = runner.invoke(app, ["run", str(cfg), "--plan", "--detect", "0.02", "--pilot", "12",
+                              "--set", "metrics.permutations=200"])
+    assert few.exit_code == 0 and "no plan: the pilot's pairs state no detectable gap: the permutation test's 200 " \
+        "resamples cannot reach" in few.output, few.output
+    out = runner.invoke(app, ["run", str(cfg), "--plan", "--detect", "0.02", "--pilot", "12"])
+    assert out.exit_code == 0, out.output
+    assert "pilot: the first 12 prompts" in out.output and "prompts needed:" in out.output, out.output
+    assert "strict_sentiment_parity" in out.output and "the config has 30 prompts" in out.output

@@ -13,8 +13,8 @@ Importing it is light: Prefect, torch and the scorers load only when a function 
 from __future__ import annotations
 
 from . import errors, metrics
-from .assess import assess, load_run
+from .assess import assess, load_run, power_plan
 from .config_builder import build_config
 from .result import AssessmentResult
 
-__all__ = ["AssessmentResult", "assess", "build_config", "errors", "load_run", "metrics"]
+__all__ = ["AssessmentResult", "assess", "build_config", "errors", "load_run", "metrics", "power_plan"]

@@ -28,7 +28,7 @@ def assess(
 
     ``prompts``: a list of prompt strings or a prompt file; ``model`` / ``provider`` / ``base_url``: the
     model under test (default: the embedded SmolLM2); ``assessment``: counterfactual (default),
-    stereotype, bias_test, classification, recommendation, bbq, identity or auto; ``db``: the DuckDB file
+    stereotype, bias_test, classification, recommendation, bbq, identity, decisions or auto; ``db``: the DuckDB file
     (default ``data/equilens.duckdb`` under the working directory). Every other keyword overrides one
     config key, sections separated by a double underscore (``llm__count=2``) or as a dict per section
     (``metrics={"bootstrap_resamples": 200}``); see :func:`equilens.build_config` and ``equilens options``.
@@ -58,6 +58,37 @@ def assess(
     start_prefect_api()
     summary = flow_for(cfg)(cfg)
     return AssessmentResult.load(cfg.storage.duckdb_path, summary["run_id"], summary=summary)
+
+
+def power_plan(
+    detect: float,
+    prompts: str | os.PathLike | Iterable[str] | None = None,
+    model: str | None = None,
+    assessment: str = "counterfactual",
+    *,
+    metric: str | None = None,
+    pilot: int | None = None,
+    config: str | os.PathLike | Mapping | Any | None = None,
+    db: str | os.PathLike | None = None,
+    **overrides: Any,
+) -> Any:  # noqa: ANN401 - equilens.flows.power.PowerPlan
+    """How many prompts (and calls, and cost) a config needs to detect a gap of ``detect`` with 80%
+    power at the verdict's own rule, as ``equilens run CONFIG --plan --detect`` answers it: a pilot of
+    the first ``pilot`` prompts (default a tenth, at least 10) runs for real and is stored as its own
+    run, its calls cached for the full run. Returns a :class:`equilens.flows.power.PowerPlan`
+    (``.worst.prompts``, ``.worst.low`` / ``.high``, ``.needs`` per pair, ``.lines()``); the other
+    arguments are :func:`assess`'s."""
+    from equilens.tasks.environment import apply_offline_defaults
+
+    apply_offline_defaults()
+    cfg = build_config(prompts, model, assessment, config=config, db=db, **overrides)
+    from equilens.flows.power import power_plan as plan
+    from equilens.flows.prefect_api import start_prefect_api
+    from equilens.flows.quiet_logs import quiet_known_errors
+
+    quiet_known_errors()
+    start_prefect_api()
+    return plan(cfg, detect, metric, pilot)
 
 
 def load_run(run_id: str, db: str | os.PathLike = "data/equilens.duckdb") -> AssessmentResult:

@@ -55,3 +55,26 @@ def prompts_to_detect(pilot_differences: Sequence[float], gap: float, alpha: flo
         return max(2, math.ceil((z * spread / gap) ** 2) + 1)
 
     return PromptPlan(gap, needed(sd), needed(sd_low), needed(sd_high), len(d), sd, per_test, power)
+
+
+def prompts_from_detectable_gap(detectable: float, pilot_prompts: int, gap: float,
+                                confidence: float = 0.9) -> tuple[int, int, int]:
+    """(prompts, low, high) needed to detect ``gap`` from a pilot's minimum detectable gap at its own size: the
+    detectable gap shrinks as 1 / sqrt(prompts) at the verdict's rule and power, so
+    n = pilot x (detectable / gap)^2. The range comes from a ``confidence`` chi-square interval of the
+    spread behind the pilot's figure (``pilot_prompts - 1`` degrees of freedom). The Holm family and
+    the power are the pilot's own: a full run of the same config judges the same pairs and metrics."""
+    from scipy.stats import chi2
+
+    if pilot_prompts < 3:
+        raise ValueError(f"a plan needs a pilot of at least 3 prompts, got {pilot_prompts}")
+    if not gap > 0 or not detectable > 0:
+        raise ValueError(f"the gap to detect and the pilot's detectable gap must be positive, got {gap}, {detectable}")
+    df = pilot_prompts - 1
+    scale = pilot_prompts * (detectable / gap) ** 2
+
+    def needed(factor: float) -> int:
+        return max(2, math.ceil(scale * factor))
+
+    return (needed(1.0), needed(df / float(chi2.ppf(0.5 + confidence / 2, df))),
+            needed(df / float(chi2.ppf(0.5 - confidence / 2, df))))
