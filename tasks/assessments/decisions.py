@@ -132,7 +132,7 @@ def metric_rows(answers: pd.DataFrame, cfg: DecisionsConfig, confidence: float =
                 details = {"p_value": e.p_value, "odds_ratio": e.odds_ratio, "scenarios": e.scenarios, "clip": CLIP,
                            "p_yes_group": float(np.nanmean(mine)) if np.isfinite(mine).any() else None,
                            "p_yes_baseline": base_mean, "p_yes_from": via}
-                where = {"attribute": label, "group_a": e.group, "group_b": e.baseline}
+                where = {"attribute": label, "group_a": e.group, "group_b": e.baseline or None}
                 rows.append(skipped_row(name, e.skipped, details=details, **where) if e.skipped
                             else metric_row(name, e.coefficient, (e.ci_low, e.ci_high), e.answers, details=details,
                                             **where))

@@ -339,7 +339,7 @@ def decision_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> list[Verdict]:
         def worded(r: pd.Series, d: dict[str, Any]) -> str:
             unit = " per decade" if r["metric"] == "age_trend_per_decade" else ""
             name = "age" if unit else r["group_a"]
-            return (f"{name} {r['value']:+.2f}{unit} [{r['ci_low']:+.2f}, {r['ci_high']:+.2f}], "
+            return (f"{name} {r['value']:+.3f}{unit} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}], "
                     f"Holm p {d.get('p_holm', float('nan')):.3g}")
 
         beyond = [(r, d) for r, d in valued if (d.get("p_holm") if d.get("p_holm") is not None else 1.0) < alpha]

@@ -107,7 +107,8 @@ def decade_trend(p_yes: Sequence[float], ages: Sequence[float], scenarios: Seque
                  confidence: float = 0.95, clip: float = CLIP) -> GroupEffect:
     """The change in logit P(yes) per ten years of age, ``logit P(yes) ~ age / 10 + (1 | scenario)``:
     age is ordered, so besides each age against the baseline age, one slope says whether older
-    people are said yes to more (positive) or less (negative) often. ``group`` is ``"per decade"``."""
+    people are said yes to more (positive) or less (negative) often. ``group`` is ``"per decade"``,
+    ``baseline`` empty (a slope has none)."""
     from scipy.stats import norm
 
     p, a = np.asarray(p_yes, float), np.asarray(ages, float)
@@ -116,7 +117,7 @@ def decade_trend(p_yes: Sequence[float], ages: Sequence[float], scenarios: Seque
     p, a, s = p[keep], a[keep], s[keep]
 
     def skip(why: str) -> GroupEffect:
-        return GroupEffect("per decade", "age", None, None, None, None, int(len(p)), len(set(s)), why)
+        return GroupEffect("per decade", "", None, None, None, None, int(len(p)), len(set(s)), why)
 
     if len(set(a)) < 2:
         return skip("the trend needs answers at two ages or more")
@@ -128,7 +129,7 @@ def decade_trend(p_yes: Sequence[float], ages: Sequence[float], scenarios: Seque
     z = float(norm.ppf(0.5 + confidence / 2))
     coef, se = float(fit.fe_params[1]), float(fit.bse_fe[1])
     p_value = float(2 * norm.sf(abs(coef) / se)) if se > 0 else None
-    return GroupEffect("per decade", "age", coef, coef - z * se, coef + z * se, p_value, int(len(p)), len(set(s)))
+    return GroupEffect("per decade", "", coef, coef - z * se, coef + z * se, p_value, int(len(p)), len(set(s)))
 
 
 def _fit(y: np.ndarray, design: np.ndarray, scenarios: np.ndarray):  # noqa: ANN202 - MixedLMResults | None
