@@ -120,6 +120,8 @@ def test_a_planted_lower_p_yes_is_found_with_its_sign_and_size_and_read_from_log
     assert json.loads(black["details"])["p_holm"] < 0.05
     female = by_group.loc["female"]
     assert female["ci_low"] <= 0.0 <= female["ci_high"]
+    report = (tmp_path / "reports" / f"{result['run_id']}.html").read_text(encoding="utf-8")
+    assert "race: discrimination score per group against the baseline (logit P(yes); positive = more often yes" in report
     verdicts = " ".join(result["verdicts"])
     assert "race: said yes at a different rate than to the baseline (race white) beyond chance: Black -0." in verdicts
     assert "gender: no group differs" in verdicts

@@ -241,8 +241,17 @@ def _glance(said: list, metrics: pd.DataFrame | None = None) -> str:  # the run'
     from equilens.tasks.reporting.readings import OUTCOME_GAPS
     from equilens.tasks.reporting.verdict import HEADLINE, SHORT
 
+    from equilens.tasks.metrics import metrics_of
+
+    decided = set(metrics_of("decisions"))
     figs, signed = [], False
     for v in said:
+        if v.evidence and all(e["metric"] in decided for e in v.evidence):  # a decisions comparison
+            signed = True
+            figs.append(_glance_figure(v.subject, f"{v.subject}: discrimination score per group against the baseline "
+                                       "(logit P(yes); positive = more often yes than the baseline)", v.evidence,
+                                       metric="discrimination_score", signed=True))
+            continue
         if not any(e["metric"] in OUTCOME_GAPS for e in v.evidence):
             shown = [e for e in v.evidence if e["metric"] == HEADLINE or e["beyond_noise"]]
             figs.append(_glance_figure(v.subject, f"{v.subject}: {SHORT.get(HEADLINE, HEADLINE)} gap per pair", shown,

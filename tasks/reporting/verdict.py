@@ -343,7 +343,11 @@ def decision_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> list[Verdict]:
                     f"Holm p {d.get('p_holm', float('nan')):.3g}")
 
         beyond = [(r, d) for r, d in valued if (d.get("p_holm") if d.get("p_holm") is not None else 1.0) < alpha]
-        evidence = [{"metric": r["metric"], "group": r["group_a"], "value": r["value"]} for r, _ in beyond]
+        evidence = [{"metric": r["metric"], "pair": r["group_a"] if r["group_b"] is None or r["group_b"] != r["group_b"]
+                     else f"{r['group_a']} vs {r['group_b']}", "gap": float(r["value"]),
+                     "gap_ci": [number_or_none(r["ci_low"]), number_or_none(r["ci_high"])],
+                     "min_detectable_gap": None, "p_holm": d.get("p_holm"),
+                     "beyond_noise": any(r is b for b, _ in beyond)} for r, d in valued]
         if beyond:
             listed = "; ".join(worded(r, d) for r, d in beyond)
             out.append(Verdict(subject, True, f"{subject}: said yes at a different rate than to {baseline} beyond "
@@ -352,7 +356,8 @@ def decision_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> list[Verdict]:
             continue
         top, d = max(valued, key=lambda rd: abs(rd[0]["value"]))
         out.append(Verdict(subject, False, f"{subject}: no group differs from {baseline} beyond chance "
-                                           f"(largest: {worded(top, d)}; logit P(yes), positive = more often yes)."))
+                                           f"(largest: {worded(top, d)}; logit P(yes), positive = more often yes).",
+                           evidence))
     return out
 
 
