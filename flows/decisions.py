@@ -28,7 +28,9 @@ from typing import Any
 from prefect import flow
 
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.run_record import skipped_summary
+from equilens.flows.outage import check_llm_failures
+from equilens.flows.run_record import response_counts, skipped_summary
+from equilens.tasks import validation
 from equilens.tasks.assessments import decisions as stage
 from equilens.tasks.config import DecisionsRunConfig
 from equilens.tasks.pipeline import results_frame
@@ -57,6 +59,10 @@ def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
             results = run_requests(stage.requests(items, llm), llm, rec.store, progress=progress)
             responses = results_frame(results, llm)
             rec.save("responses", responses)
+            if config.validation.enabled:
+                rec.gate(validation.validate_responses(responses))
+        summary["responses"] = response_counts(responses)
+        check_llm_failures(config, responses)  # an outage fails the run (exit 4), every answer kept
         with rec.stage("read P(yes)"):
             answers = stage.answers_frame(items, results)
             rec.save("decision_answers", answers)

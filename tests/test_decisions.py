@@ -169,3 +169,22 @@ def test_the_local_model_gives_p_yes_from_its_first_token(prefect_harness, tmp_p
     result = flow_for(cfg)(cfg)
     assert result["p_yes"]["decisions"] == 64 and result["p_yes"]["via"] == {"logprobs": 64}
     assert len(result["verdicts"]) == 3  # age, gender, race
+
+
+def test_an_endpoint_that_fails_every_call_fails_the_run_with_the_outage_error(
+        prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
+    from equilens.flows.dispatch import flow_for
+    from equilens.flows.outage import LLMOutageError
+
+    openai_server.fault_for = lambda body: ("500", {"message": "model is down"})
+    cfg = parse_config({
+        "name": "dec-down", "assessment": "decisions",
+        "decisions": {"path": str(_decision_file(tmp_path / "set.jsonl", 2))},
+        "llm": {"provider": "openai", "model": "fake", "base_url": openai_server.base_url, "max_retries": 0},
+        "storage": {"duckdb_path": str(tmp_path / "d.duckdb"), "reports_dir": None},
+    })
+    with pytest.raises(LLMOutageError, match="all 16 LLM calls failed"):
+        flow_for(cfg)(cfg)
+    with duckdb.connect(str(tmp_path / "d.duckdb"), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM responses WHERE NOT ok").fetchone() == (16,)  # every row kept
+        assert con.execute("SELECT status FROM runs").fetchone() == ("failed",)
