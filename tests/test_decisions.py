@@ -188,3 +188,26 @@ def test_an_endpoint_that_fails_every_call_fails_the_run_with_the_outage_error(
     with duckdb.connect(str(tmp_path / "d.duckdb"), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM responses WHERE NOT ok").fetchone() == (16,)  # every row kept
         assert con.execute("SELECT status FROM runs").fetchone() == ("failed",)
+
+
+def test_p_yes_falls_back_to_the_answers_and_a_missing_baseline_is_a_reason() -> None:
+    from equilens.tasks.llm.base import LLMRequest, LLMResult
+
+    items = pd.DataFrame({"item_id": ["a", "b", "c"], "scenario": ["1", "1", "2"], "fill_type": "explicit",
+                          "age": "60", "gender": "male", "race": ["white", "Black", "white"]})
+
+    def res(item: str, text: str | None, ok: bool = True, top: dict | None = None) -> LLMResult:
+        return LLMResult(LLMRequest("q", 0, item, meta={"variant_id": item}), text, ok, top_logprobs=top)
+
+    answers = stage.answers_frame(items, [
+        res("a", "Yes.", top={"Yes": math.log(0.3), "No": math.log(0.6)}),  # 0.3 / 0.9
+        res("b", "Yes, approve."), res("b", "No."), res("b", "Maybe."),  # no log-probabilities: 1 of 2 readable
+        res("c", None, ok=False)])
+    assert answers["p_yes"].iloc[0] == pytest.approx(1 / 3) and answers["via"].iloc[0] == "logprobs"
+    assert answers["p_yes"].iloc[1] == 0.5 and answers["via"].iloc[1] == "answers" and answers["read"].iloc[1] == 2
+    assert math.isnan(answers["p_yes"].iloc[2]) and answers["reason"].iloc[2] == "every call failed"
+
+    rows = stage.metric_rows(_fair_answers(np.random.default_rng(1), 4),
+                             DecisionsConfig(attributes=["race"], baselines={"race": "purple"}))
+    assert rows["value"].isna().all()
+    assert {d["skipped"] for d in rows["details"]} == {"the baseline race 'purple' is not among Asian, Black, white"}
