@@ -130,7 +130,11 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
             from equilens.flows.preflight import check_inputs, check_storage, prompt_warnings
 
             check_inputs(cfg)  # seconds, before Prefect starts; reads no prompt
-            if detect is None and not _planned(cfg, plan_only, yes):  # counts calls in bounded memory
+            if detect is not None:
+                from equilens.flows.power import check_request
+
+                check_request(cfg, detect[0], detect[1])
+            elif not _planned(cfg, plan_only, yes):  # counts calls in bounded memory
                 return
             check_storage(cfg)  # a damaged DuckDB file is refused here
             for warning in prompt_warnings(cfg):  # on stdout: stderr holds only an error paragraph

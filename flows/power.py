@@ -110,13 +110,9 @@ def needs_from(metrics: pd.DataFrame, gap: float, pilot_prompts: int, metric: st
     return out
 
 
-def power_plan(cfg: Any, gap: float, metric: str | None = None, pilot: int | None = None,  # noqa: ANN401
-               run: Any = None) -> PowerPlan:  # noqa: ANN401 - a RunConfig; the flow runner
-    """The plan of ``cfg`` for detecting ``gap`` (see the module docstring). ``run(config) -> summary``
-    runs the pilot (default: the config's own flow)."""
-    from equilens.flows.plan import make_plan
+def check_request(cfg: Any, gap: float, metric: str | None) -> None:  # noqa: ANN401 - a RunConfig
+    """A plan request that cannot be answered is refused before anything starts."""
     from equilens.tasks.metrics import METRICS
-    from equilens.tasks.storage.store import Store
 
     if not gap > 0:
         raise ConfigError(f"--detect {gap}: the gap to detect must be positive, in the metric's own units.")
@@ -125,6 +121,16 @@ def power_plan(cfg: Any, gap: float, metric: str | None = None, pilot: int | Non
     if cfg.prompts is None:
         raise ConfigError(f"a {cfg.assessment} run reads no prompts section: --detect plans prompts, for the "
                           "counterfactual and identity assessments.")
+
+
+def power_plan(cfg: Any, gap: float, metric: str | None = None, pilot: int | None = None,  # noqa: ANN401
+               run: Any = None) -> PowerPlan:  # noqa: ANN401 - a RunConfig; the flow runner
+    """The plan of ``cfg`` for detecting ``gap`` (see the module docstring). ``run(config) -> summary``
+    runs the pilot (default: the config's own flow)."""
+    from equilens.flows.plan import make_plan
+    from equilens.tasks.storage.store import Store
+
+    check_request(cfg, gap, metric)
     full = make_plan(cfg)
     n = pilot_size(full.prompts, pilot)
     pilot_cfg = cfg.model_copy(update={"name": f"{cfg.name}-pilot",

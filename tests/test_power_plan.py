@@ -141,6 +141,8 @@ def test_detect_on_the_command_line_plans_a_counterfactual_config_and_refuses_mi
     runner = CliRunner()
     misuse = runner.invoke(app, ["run", str(cfg), "--detect", "0.1"])
     assert misuse.exit_code == 2 and "--detect goes with --plan" in misuse.output
+    unknown = runner.invoke(app, ["run", str(cfg), "--plan", "--detect", "0.1", "--metric", "nope"])
+    assert unknown.exit_code == 2 and "Unknown metric 'nope'" in unknown.output and openai_server.calls == 0
     few = runner.invoke(app, ["run", str(cfg), "--plan", "--detect", "0.02", "--pilot", "12",
                               "--set", "metrics.permutations=200"])
     assert few.exit_code == 0 and "no plan: the pilot's pairs state no detectable gap: the permutation test's 200 " \
