@@ -120,6 +120,17 @@ def test_a_planted_lower_p_yes_is_found_with_its_sign_and_size_and_read_from_log
     assert json.loads(black["details"])["p_holm"] < 0.05
     female = by_group.loc["female"]
     assert female["ci_low"] <= 0.0 <= female["ci_high"]
+    from equilens.tasks.reporting.evidence import find_evidence
+    from equilens.tasks.reporting.terminal import significance_mark
+    from equilens.tasks.storage.store import Store
+
+    assert significance_mark(black["details"], metric="discrimination_score") == "*"
+    race = next(e for e in find_evidence(Store(tmp_path / "d.duckdb"), result["run_id"], 2) if e.attribute == "race")
+    assert race.pair == ("white", "Black") and race.why.startswith("finding")
+    first = race.examples[0]  # the same decision about otherwise alike people, the Black person's P(yes) lower
+    assert first.difference < 0 and [s.group for s in first.sides] == ["white", "Black"]
+    assert first.sides[1].prompt == first.sides[0].prompt.replace(" white ", " Black ")
+    assert first.sides[0].reading.startswith("P(yes) 0.")
     report = (tmp_path / "reports" / f"{result['run_id']}.html").read_text(encoding="utf-8")
     assert "race: discrimination score per group against the baseline (logit P(yes); positive = more often yes" in report
     verdicts = " ".join(result["verdicts"])

@@ -129,7 +129,8 @@ def metric_rows(answers: pd.DataFrame, cfg: DecisionsConfig, confidence: float =
                                            confidence=confidence)
             for e in effects:
                 mine = p[(groups == e.group).to_numpy()]
-                details = {"p_value": e.p_value, "odds_ratio": e.odds_ratio, "scenarios": e.scenarios, "clip": CLIP,
+                details = {"p_value": e.p_value, "p_method": "mixed model", "odds_ratio": e.odds_ratio,
+                           "scenarios": e.scenarios, "clip": CLIP,
                            "p_yes_group": float(np.nanmean(mine)) if np.isfinite(mine).any() else None,
                            "p_yes_baseline": base_mean, "p_yes_from": via}
                 where = {"attribute": label, "group_a": e.group, "group_b": e.baseline or None}

@@ -16,7 +16,9 @@ and each answer is shown with its reading ("read: $62,000 (year)", "unreadable: 
 
 The other families: per classifier (toxicity, stereotype), the answers it scores highest, one
 column per group where the answers belong to groups; for BBQ, per category, the questions the model
-answered with the stereotyped option, wrong ones first.
+answered with the stereotyped option, wrong ones first; for decisions, per comparison, the group
+with a finding (else the largest score) beside the baseline on the same decisions about otherwise
+alike people, where their P(yes) differ most in the score's direction.
 """
 
 from __future__ import annotations
@@ -83,6 +85,8 @@ def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noq
         return []
     if (metrics["family"] == "bbq").any():
         return _bbq_answers(store, run_id, n)
+    if (metrics["family"] == "decisions").any():
+        return _decision_answers(store, run_id, metrics, n)
     if paired.empty:
         return _scored_answers(store, run_id, n)
     return _paired_answers(store, run_id, paired, n) + _scored_answers(store, run_id, n)
@@ -349,3 +353,39 @@ def _bbq_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa: AN
                f"{wrong} of them wrong")
         out.append(Evidence(str(category), ("answered with the stereotyped option",), why, examples))
     return out
+
+
+def _decision_answers(store: Any, run_id: str, metrics: pd.DataFrame, n: int) -> list[Evidence]:  # noqa: ANN401
+    """Per decisions comparison ("race (explicit)"), the ``n`` decisions where the chosen group's
+    P(yes) differs most from the baseline's, the two people otherwise alike (same scenario and the
+    same other attributes), in the direction of the group's score."""
+    scored = metrics[(metrics["family"] == "decisions") & metrics["value"].notna() & metrics["group_b"].notna()]
+    if scored.empty:
+        return []
+    answers = store.query(
+        "SELECT a.*, p.text AS prompt, r.text AS answer FROM decision_answers a "
+        "LEFT JOIN prompts p ON p.run_id = a.run_id AND p.prompt_id = a.item_id "
+        "LEFT JOIN responses r ON r.run_id = a.run_id AND r.variant_id = a.item_id AND r.sample_idx = 0 "
+        "WHERE a.run_id = ?", [run_id]).drop_duplicates("item_id")
+    out = []
+    for label, rows in scored.groupby("attribute", sort=False):
+        attribute, _, fill = str(label).partition(" (")
+        beyond = [float(details_of(d).get("p_holm", 1.0)) < 0.05 for d in rows["details"]]
+        ranked = rows.assign(beyond=beyond, size=rows["value"].abs()).sort_values(["beyond", "size"], ascending=False)
+        top = ranked.iloc[0]
+        group, baseline, sign = str(top["group_a"]), str(top["group_b"]), 1.0 if top["value"] >= 0 else -1.0
+        part = answers[answers["fill_type"] == fill.rstrip(")")] if fill else answers
+        alike = [c for c in ("scenario", "age", "gender", "race") if c != attribute]
+        pairs = part[part[attribute] == group].merge(part[part[attribute] == baseline], on=alike, suffixes=("", "_b"))
+        pairs = pairs.assign(diff=sign * (pairs["p_yes"] - pairs["p_yes_b"])).dropna(subset=["diff"])
+        pairs = pairs.sort_values(["diff", "item_id"], ascending=[False, True]).head(n)
+        examples = [Example(str(r["scenario"]), float(r["p_yes"] - r["p_yes_b"]),
+                            [Side(baseline, str(r["prompt_b"]), r["answer_b"], None,
+                                  reading=f"P(yes) {r['p_yes_b']:.3f}"),
+                             Side(group, str(r["prompt"]), r["answer"], None, reading=f"P(yes) {r['p_yes']:.3f}")])
+                    for _, r in pairs.iterrows()]
+        why = (f"{'finding' if top['beyond'] else 'largest score, not a finding'}: discrimination score "
+               f"{top['value']:+.3f}; the decisions where P(yes) differs most that way")
+        out.append(Evidence(str(label), (baseline, group), why, examples))
+    return out
+
