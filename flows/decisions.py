@@ -43,6 +43,7 @@ FLOW_NAME = "decisions-assessment"
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
 def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
     """Yes/no decisions about people, discrim-eval style (see the module docstring)."""
+    from equilens.tasks.llm.budget import check_budget, prompt_tokens_of
     from equilens.tasks.llm.runner import run_requests
 
     with assessment_run(config, "decisions_assessment") as run:
@@ -55,8 +56,10 @@ def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
         log.info("%d decisions from %d scenarios (%s)", len(items), summary["decisions"]["scenarios"],
                  ", ".join(summary["decisions"]["fill_types"]))
         llm = config.decision_llm()
+        asked = stage.requests(items, llm)
+        check_budget(llm, len(asked), prompt_tokens_of(items["prompt"], [None] * len(items), llm) * llm.count)
         with rec.stage("answers"), ProgressReporter("Decision calls", unit="call") as progress:
-            results = run_requests(stage.requests(items, llm), llm, rec.store, progress=progress)
+            results = run_requests(asked, llm, rec.store, progress=progress)
             responses = results_frame(results, llm)
             rec.save("responses", responses)
             if config.validation.enabled:

@@ -182,7 +182,7 @@ def test_the_local_model_gives_p_yes_from_its_first_token(prefect_harness, tmp_p
     assert len(result["verdicts"]) == 3  # age, gender, race
 
 
-def test_an_endpoint_that_fails_every_call_fails_the_run_with_the_outage_error(
+def test_an_endpoint_that_fails_every_call_fails_the_run_and_the_call_cap_holds(
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
     from equilens.flows.dispatch import flow_for
     from equilens.flows.outage import LLMOutageError
@@ -196,6 +196,10 @@ def test_an_endpoint_that_fails_every_call_fails_the_run_with_the_outage_error(
     })
     with pytest.raises(LLMOutageError, match="all 16 LLM calls failed"):
         flow_for(cfg)(cfg)
+    capped = cfg.model_copy(update={"llm": cfg.llm.model_copy(update={"max_calls": 10})})
+    with pytest.raises(Exception, match="would make 16 LLM calls, more than llm.max_calls 10"):
+        flow_for(capped)(capped)  # from any entry point, before any call
+    assert openai_server.calls == 16
     with duckdb.connect(str(tmp_path / "d.duckdb"), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM responses WHERE NOT ok").fetchone() == (16,)  # every row kept
         assert con.execute("SELECT status FROM runs").fetchone() == ("failed",)
