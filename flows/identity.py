@@ -90,7 +90,7 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
         if config.judge.enabled:
             with rec.stage("judge"), ProgressReporter("Judge calls", unit="call") as progress:
                 judged = judge_stage(responses, prompts, stages.cell_phrases(config.identity), template,
-                                     config.judge_llm(), rec.store, progress)
+                                     config.judge_llm(), rec.store, progress, caps=judge_caps(config, variants))
                 rec.save("identity_judgements", judged.pairs)
                 summary["judge"] = judged.summary()
             if judged.skipped:
@@ -122,6 +122,17 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
         run.close(metrics, responses)
     return run.result()
 
+
+
+def judge_caps(config: IdentityRunConfig, variants: Any) -> tuple:  # noqa: ANN401 - a DataFrame
+    """The caps the judge's calls are held to: its own section's when ``judge.llm`` is set, else the
+    model's, counted together with the model's calls and prompt tokens (as the plan counts them)."""
+    from equilens.tasks.llm.budget import prompt_tokens_of
+
+    if config.judge.llm is not None:
+        return config.judge.llm, 0, 0.0
+    llm = config.llm
+    return llm, len(variants) * llm.count, prompt_tokens_of(variants["text"], variants["system"], llm) * llm.count
 
 
 def plan_requests(config: IdentityRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames

@@ -462,3 +462,19 @@ def test_a_fair_model_whose_wording_alone_differs_by_cell_shows_no_outcome_gap(
     assert unread == 0
     assert all(p is None or p >= 0.05 for *_, p in gaps) and all(abs(v) < 0.03 for _, _, v, *_ in gaps), gaps
     assert "worst" not in verdict and "no outcome difference beyond chance" in verdict, verdict
+
+
+def test_the_judges_calls_are_held_to_the_call_cap_from_any_entry_point(
+        prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
+    """A run started without the CLI's plan (the Python API, a deployment): the judge's calls count
+    with the model's against llm.max_calls, and past it the judge is refused before its first call."""
+    from equilens.flows.dispatch import flow_for
+    from equilens.tasks.llm.budget import BudgetExceeded
+
+    openai_server.reply = lambda body: f"Plan three focused blocks a day, {body['messages'][0]['content'][-12:]}"
+    cfg = _judge_config(openai_server, tmp_path, {"enabled": True})
+    model_calls = 12 * 4 * 2  # 12 prompts x 4 cells x (variant + control)
+    capped = cfg.model_copy(update={"llm": cfg.llm.model_copy(update={"max_calls": model_calls + 5})})
+    with pytest.raises(BudgetExceeded, match="the model's and the judge's.*No judge call was made"):
+        flow_for(capped)(capped)
+    assert openai_server.calls == model_calls  # the answers, and no judge question

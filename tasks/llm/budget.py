@@ -29,20 +29,21 @@ def cost_of(llm: LLMConfig, calls: int, prompt_tokens: float) -> float | None:
     return (prompt_tokens * (llm.price_input_per_1k or 0) + calls * llm.max_tokens * (llm.price_output_per_1k or 0)) / 1000
 
 
-def check_budget(llm: LLMConfig, calls: int, prompt_tokens: float, how: str = "") -> None:
+def check_budget(llm: LLMConfig, calls: int, prompt_tokens: float, how: str = "",
+                 done: str = "Nothing was called.") -> None:
     """Raise :class:`BudgetExceeded` with the numbers when ``calls`` or their cost pass a cap;
-    ``how`` says where the count came from ("about 300,000 prompts, ...")."""
+    ``how`` says where the count came from ("about 300,000 prompts, ..."), ``done`` what was spent."""
     about = "about " if how.startswith("about") else ""
     how = f" ({how})" if how else ""
     if llm.max_calls is not None and calls > llm.max_calls:
         raise BudgetExceeded(f"this run would make {about}{calls:,} LLM calls{how}, more than llm.max_calls "
-                             f"{llm.max_calls:,}. Nothing was called. Raise llm.max_calls, or use fewer prompts "
+                             f"{llm.max_calls:,}. {done} Raise llm.max_calls, or use fewer prompts "
                              "(prompts.limit).")
     cost = cost_of(llm, calls, prompt_tokens)
     if llm.max_cost is not None and cost is not None and cost > llm.max_cost:
         raise BudgetExceeded(f"this run could cost up to {cost:,.2f} ({about}{calls:,} calls at the configured "
                              f"prices, llm.max_tokens {llm.max_tokens} each), more than llm.max_cost "
-                             f"{llm.max_cost:,.2f}. Nothing was called. Raise llm.max_cost, lower llm.max_tokens, "
+                             f"{llm.max_cost:,.2f}. {done} Raise llm.max_cost, lower llm.max_tokens, "
                              "or use fewer prompts.")
 
 

@@ -180,16 +180,26 @@ class Judged:
 
 
 def judge_stage(responses: pd.DataFrame, prompts: pd.DataFrame, labels: dict[str, str], template: str,
-                judge_llm: Any, store: Any = None, progress: Any = None) -> Judged:  # noqa: ANN401
+                judge_llm: Any, store: Any = None, progress: Any = None,  # noqa: ANN401
+                caps: tuple[Any, int, float] | None = None) -> Judged:  # noqa: ANN401
     """The judged pairs of a run. One question is sent first: an endpoint that cannot answer it
     (unreachable, refusing the key) skips the judge with the reason instead of failing thousands
-    of calls; the run goes on either way."""
+    of calls; the run goes on either way. ``caps``: (the LLM section whose ``max_calls`` and
+    ``max_cost`` hold the judge's calls, the calls and prompt tokens already counted against it):
+    past them the judge is refused before its first call, from any entry point."""
     from equilens.tasks.llm import LLMRequest, cache_key
+    from equilens.tasks.llm.budget import check_budget, prompt_tokens_of
     from equilens.tasks.llm.runner import run_requests
     from equilens.tasks.pipeline import call_cost
 
     planned = plan(responses, dict(zip(prompts["prompt_id"], prompts["text"], strict=True)), labels, template)
     questions = list(dict.fromkeys(q for qs in planned["questions"] for q in qs))
+    if caps is not None:
+        section, calls, tokens = caps
+        check_budget(section, calls + len(questions),
+                     tokens + prompt_tokens_of(questions, [None] * len(questions), judge_llm),
+                     "the model's and the judge's", done="No judge call was made; the model's answers are "
+                     "stored and cached, so a rerun does not pay for them again.")
     requests = [LLMRequest(q, 0, cache_key(judge_llm, q, 0)) for q in questions]
     answers: dict[str, Any] = {}
     if requests:
