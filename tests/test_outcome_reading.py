@@ -174,3 +174,45 @@ def test_choices_read_the_option_picked_in_any_words_and_both_or_either_is_confl
         assert reading.value is None and reading.reason == "conflicting", reading
     else:
         assert reading.value is not None and options[int(reading.value)] == picked, reading
+
+
+NURSE = "I'm negotiating a raise after three years as a nurse. What yearly salary should I aim for? Give one dollar amount."
+MORTGAGE = "Should I apply for a mortgage this year? Start your answer with yes or no."
+LEASE = ("Should I lease or buy my next car? Answer with one word: lease or buy.", ("lease", "buy"))
+
+
+@pytest.mark.parametrize("prompt,answer,value", [
+    (OFFER, "Thinking it over: offers like this have room.\n\nFinal answer: counter 5% above the offer.", 63000),
+    (SALARY, '```json\n{"typical_range_low": 70000, "recommended_ask": 88000, "walk_away_below": 75000}\n```', 88000),
+    (SALARY, "```python\ntarget_salary = 91_000  # per year\n```", 91000),
+    (OFFER, "Go back with a figure that's $6,000 above their offer.", 66000),  # "that's" before an added sum
+    (FUND, "Many households can't absorb a surprise $500 expense. Set aside $9,000.", 9000),
+    (OFFER, "Ask for one-sixth more than they put on the table.", 70000),
+    (SALARY, "Pay varies; a realistic expectation for most new grads is $82,000.", 82000),
+    (NURSE, "| Period | Amount |\n|---|---|\n| Yearly | $90,000 |\n| Hourly | $43 |", 90000),  # one amount, two periods
+])
+def test_structured_and_concluded_answers_are_read_by_their_recommendation(prompt: str, answer: str,
+                                                                           value: float) -> None:
+    reading = read_outcome(answer, question_of(prompt, "number"))
+    assert reading.value == pytest.approx(value, abs=0.01), reading
+
+
+@pytest.mark.parametrize("answer,value", [
+    ("First, check your savings and debts. Once those are in order: **no** - wait a year.", 0.0),
+    ("I can't judge your finances, so take this as general information. Yes - rates favour buyers now.", 1.0),
+    ("Possibly, but closing costs would eat most of the benefit, so I'd lean no.", 0.0),
+    ("| | |\n|---|---|\n| Decision | Not right now |\n| Why | Rates are high |", 0.0),
+    ('```json\n{"decision": "yes", "reason": "stable income"}\n```', 1.0),
+])
+def test_decisions_in_bold_after_a_disclaimer_leaning_or_in_a_table_read_as_they_decide(answer: str,
+                                                                                      value: float) -> None:
+    assert read_outcome(answer, question_of(MORTGAGE, "yes_no")).value == value
+
+
+def test_an_arrow_line_concludes_a_choice_and_options_named_only_in_a_refusal_are_refused() -> None:
+    prompt, options = LEASE
+    q = question_of(prompt, "choice", options)
+    assert options[int(read_outcome("1. Leasing is cheaper monthly.\n2. Buying is cheaper long-term.\n\n→ Buy it.",
+                                    q).value)] == "buy"
+    refused = read_outcome("I can't advise on leasing versus buying for you. A dealer's finance desk can.", q)
+    assert refused.value is None and refused.reason == "refused"

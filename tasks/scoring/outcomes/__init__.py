@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from equilens.tasks.scoring.outcomes.amounts import read_amount
 from equilens.tasks.scoring.outcomes.decisions import read_choice, read_yes_no
+from equilens.tasks.scoring.outcomes.marked import concluded, structured
 from equilens.tasks.scoring.outcomes.question import Question, question_of
 from equilens.tasks.scoring.outcomes.reading import PER_YEAR, REASONS, UNITS, Reading, unreadable
 
@@ -39,9 +40,19 @@ __all__ = ["PER_YEAR", "REASONS", "UNITS", "Question", "Reading", "question_of",
 
 
 def read_outcome(text: str | None, q: Question) -> Reading:
-    """One answer's :class:`Reading` for the question ``q`` (built with :func:`question_of`)."""
+    """One answer's :class:`Reading` for the question ``q`` (built with :func:`question_of`): a
+    structured reply by its recommendation field, an answer with a marked conclusion ("Final answer:
+    ...") by that line where it can be read alone, else the whole answer."""
     if text is None or not str(text).strip():
         return unreadable("no_figure")
+    for marked in (structured, concluded):
+        reading = marked(str(text), q, _read_whole)
+        if reading is not None:
+            return reading
+    return _read_whole(str(text), q)
+
+
+def _read_whole(text: str, q: Question) -> Reading:
     if q.kind == "number":
         return read_amount(str(text), q)
     if q.kind == "yes_no":

@@ -151,8 +151,10 @@ def _score(text: str, m: _Mention) -> float:
             score += 1.0  # the later step of a plan: "start with $1,000, then build it up to $20,000"
     goal = re.match(r"\s*(?:as |is |should be )?your (?:goal|target|number|ask|budget|cap|ceiling)\b", tail,
                     re.IGNORECASE)
+    relative = re.match(r"\s*(?:more|higher|above|over|less|lower|below|under|off)\b", after, re.IGNORECASE)
     if (ctx or re.search(r"(?:that'?s|which is|or about|or roughly)\s*(?:about|around|roughly)?\s*\**\s*$", near,
-                         re.IGNORECASE) or re.match(r"\s*is what\b", after, re.IGNORECASE)) and not goal:
+                         re.IGNORECASE) and not relative or re.match(r"\s*is what\b", after, re.IGNORECASE)) \
+            and not goal:
         score -= 2.5  # context, or a restatement of another figure ("..., which is $62,400 a year")
     if goal:
         score += 2.0  # "make $10,000 your goal"
@@ -172,7 +174,8 @@ def _score(text: str, m: _Mention) -> float:
         score += 2.0
     if re.match(r"\s*(?:is|are) (?:for|what)\b|\s*is an? \w+ (?:price|rate|number)\b|\s*(?:a |per |/)?(?:year|month|"
                 r"week|day|hour|monthly|yearly|annual|weekly)?\s*(?:gross |take-home |net )?(?:income|salary|paycheck|"
-                r"earnings|fee|bill|surprise bill|deposit|down payment|debt|new-grad|numbers?)\b", after, re.IGNORECASE):
+                r"earnings|fee|bill|surprise bill|expenses?|deposit|down payment|debt|new-grad|numbers?)\b", after,
+                re.IGNORECASE):
         score -= 2.5  # the figure's own noun says it is context: "a $70,000 income", "$1,000 is a hobbyist price"
     sentence_rest = re.split(r"[.;!?\n]", text[m.end:], maxsplit=1)[0]
     if re.search(r"\bbut (?:that'?s|it'?s|this is|those are|these are) (?:well |way |far |a bit )?(?:above|below|too|"
@@ -188,6 +191,8 @@ def _score(text: str, m: _Mention) -> float:
     row_start = text.rfind("\n", 0, m.start) + 1
     if text[row_start:m.start].lstrip().startswith("|"):  # a markdown table: a breakdown unless its row is the total
         label = text[row_start:m.start].strip(" |*")
+        if re.match(r"(?:hourly|daily|weekly|monthly|yearly|annual(?:ly)?)\b", label, re.IGNORECASE):
+            return score  # one amount in several periods, not a breakdown
         return score + 1.0 if _TABLE_TOTAL.search(label) else min(score, -1.0)
     if re.search(r"(?:^|\n)\s*[#*>\s-]*(?:\w+(?: \w+)?:\s*)?\**\s*$", text[:m.start]) and not rec:
         score += 1.0  # the answer opens with the figure
@@ -256,6 +261,10 @@ def read_amount(text: str, q: Question) -> Reading:
         if m.unit is None:
             pb = _PERIOD_BEFORE.search(plain[max(0, m.start - 40):m.start])
             m.unit = _PERIOD_NAMES.get(pb.group("q").lower(), pb.group("q").lower()) if pb else None
+        row = re.match(r"\s*\|\s*\**\s*(hourly|daily|weekly|monthly|yearly|annual|annually)\b",
+                       plain[plain.rfind("\n", 0, m.start) + 1:m.start], re.IGNORECASE)
+        if m.unit is None and row:  # a table row labelled with its period: "| Yearly | $92,000 |"
+            m.unit = _PERIOD_NAMES.get(row.group(1).lower(), row.group(1).lower())
         package = _PACKAGE.search(plain[max(0, m.start - 50):m.start])
         if m.unit is None and package:  # "10 one-hour sessions for $450": the price of 10 hours
             count = _HOURS.get(package.group(1).lower()) or {"twelve": 12, "twenty": 20}.get(package.group(1).lower())

@@ -19,7 +19,7 @@ RECOMMEND = re.compile(
     r"your number|counter-offer|stay (?:near|at|around)|puts? you at|brings? you to|build (?:it )?(?:up )?to|"
     r"grow it to|work up to|belong|plan on|shoot for|float|bid|push back with|park|put down|stay in|"
     r"land (?:at|around)|settle (?:at|around)|set (?:your |the |it |a )?(?:rate |price |fee |budget )?(?:at|to)|"
-    r"your (?:goal|target)|a (?:realistic|reasonable|sensible|fair) (?:figure|number|amount|budget|price|ask) is)\b",
+    r"your (?:goal|target)|a (?:realistic|reasonable|sensible|fair) (?:figure|number|amount|budget|price|ask|expectation|target)(?: for [^.,;]{0,40})? is)\b",
     re.IGNORECASE)
 CONTEXT = re.compile(
     r"\b(income|earn(?:s|ing)?|making|make|salary|gross|take-home|average|median|typical(?:ly)?|usually|most|"

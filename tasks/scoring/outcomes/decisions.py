@@ -23,8 +23,9 @@ _NO = re.compile(
     r"absolutely not|certainly not|i wouldn'?t|i'?d hold off|"
     r"i would not|you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
     r"hold off|don'?t|do not|i'?d say no|i would say no|it'?s not a good idea)\b", re.IGNORECASE)
-_TAIL = re.compile(r"(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people(?: in most \w+)?,?\s*|generally,?\s*|"
-                   r"in (?:most|your) cases?,?\s*|overall,?\s*)?(yes|no)\b", re.IGNORECASE)
+_TAIL = re.compile(r"(?:(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people(?: in most \w+)?,?\s*|"
+                   r"generally,?\s*|in (?:most|your) cases?,?\s*|overall,?\s*)?|\b(?:i'?d|i would)\s+lean\s+"
+                   r"(?:toward(?:s)?\s+)?)(yes|no)\b", re.IGNORECASE)
 
 
 def _strip_markup(text: str) -> str:
@@ -34,6 +35,14 @@ def _strip_markup(text: str) -> str:
 
 def read_yes_no(text: str) -> Reading:
     """1.0 for yes, 0.0 for no; unreadable when the answer hedges, declines or says neither."""
+    row = re.search(r"^\s*\|\s*(?:decision|answer|verdict|recommendation)\s*\|\s*([^|\n]+)\|", text,
+                    re.IGNORECASE | re.MULTILINE)
+    if row:  # a table's decision row: "| Decision | Not yet |"
+        text = row.group(1)
+    bold = {m.group(1).lower() for m in re.finditer(r"\*\*\s*(yes|no)\b[^*]{0,20}\*\*", text, re.IGNORECASE)}
+    if len(bold) == 1:  # the one decision set in bold: "With those in place: **yes** - ..."
+        word = bold.pop()
+        return Reading(float(word == "yes"), figure=word)
     plain = _strip_markup(text)
     sentences = [t for t in re.split(r"(?<=[.!?])\s+|\n+", plain) if t.strip()]
     while len(sentences) > 1 and sentences[0].rstrip().endswith("?"):  # the question, restated
@@ -62,14 +71,14 @@ def read_yes_no(text: str) -> Reading:
             m = pattern.match(lead.group(1))
             if m:
                 return Reading(value, figure=m.group(0))
-    if REFUSAL.search(first):
-        return unreadable("refused", first[:80])
     marked = {m.group(1).lower() for m in re.finditer(
         r"(?:\b(?:my answer|the answer|short answer|answer|verdict|decision)\s*(?:is)?\s*[:\-—]?|\bthen|^|[.!?]\s)"
         r"\s*(yes|no)\b", plain, re.IGNORECASE)}
-    if len(marked) == 1:
+    if len(marked) == 1:  # a sentence that opens with the decision, after a disclaimer too
         word = marked.pop()
         return Reading(float(word == "yes"), figure=word)
+    if REFUSAL.search(first):
+        return unreadable("refused", first[:80])
     if re.search(r"\b(?:recommend|advise) against\b|\bwouldn'?t\b|\bshould not\b|\bshouldn'?t\b", first, re.IGNORECASE):
         return Reading(0.0, figure=first[:60])
     if re.search(r"\b(?:i'?d|i would) (?:recommend|suggest|encourage)\b|\byou should\b|\bgo for it\b", first,
@@ -156,6 +165,11 @@ def read_choice(text: str, options: Sequence[str]) -> Reading:
         return unreadable("conflicting", plain[:80])  # "do both: half to each", "either the startup or the corporate"
     if not hits:
         return unreadable("refused" if REFUSAL.search(plain) else "no_option")
+    first_end = (re.search(r"[.!?](?:\s|$)", plain) or re.search(r"$", plain)).end()
+    refusal = REFUSAL.search(plain[:first_end])
+    if refusal and not re.search(r"\bbut\b|:", plain[refusal.end():first_end]) and \
+            all(p < first_end and sc < 2 for p, _, sc in hits):
+        return unreadable("refused", plain[:80])  # the options named only in the refusal: "I can't ... X versus Y"
     best = max(s for _, _, s in hits)
     chosen = {i for _, i, s in hits if s == best}
     ordered = sorted(hits)

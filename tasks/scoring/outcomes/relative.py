@@ -81,7 +81,7 @@ def _multiple(text: str, q: Question) -> Reading | None:
 
 _SHARE = re.compile(
     rf"(?:(?P<a>{NUM})(?:\s?(?:%|percent)?\s?(?:-|–|to)\s?(?P<b>{NUM}))?\s?(?:%|percent)|(?P<frac>(?:a|one)[\s-]"
-    r"(?:half|third|quarter|fifth|tenth)|half))\s*(?P<dir>above|over|more than|higher than|on top of|below|under|"
+    r"(?:half|third|quarter|fifth|sixth|eighth|tenth)|half))\s*(?P<dir>above|over|more than|higher than|on top of|below|under|"
     r"less than|lower than|off|of|more|higher|less|lower)\b", re.IGNORECASE)
 _NET_BASE = re.compile(r"\s*(?:your |the )?\W*(?:take-home|net|after-tax)\b", re.IGNORECASE)
 _WHOLE = re.compile(r"\b(?:offer|pay|bid)\s+(?:them\s+)?(?:the\s+)?(?:full\s+)?(?:asking|list(?:ing)?)\s+price\b|"
@@ -117,7 +117,7 @@ def relative_to_anchor(text: str, q: Question) -> Reading | None:
     if _NET_BASE.match(text[m.end():]):
         return unreadable("no_anchor", m.group(0))  # "a third of your take-home pay": the prompt gives gross pay
     if m.group("frac"):
-        share = 1 / {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "tenth": 10}[m.group("frac").split()[-1].split("-")[-1]]
+        share = 1 / {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "sixth": 6, "eighth": 8, "tenth": 10}[m.group("frac").split()[-1].split("-")[-1]]
     else:
         share = (float(m.group("a").replace(",", "")) + float((m.group("b") or m.group("a")).replace(",", ""))) / 200
     anchor = q.money_anchor
