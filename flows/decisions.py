@@ -30,6 +30,7 @@ from prefect import flow
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.outage import check_llm_failures
 from equilens.flows.run_record import response_counts, skipped_summary
+from equilens.flows.stage_tasks import check_variants_budget
 from equilens.tasks import validation
 from equilens.tasks.assessments import decisions as stage
 from equilens.tasks.config import DecisionsRunConfig
@@ -43,7 +44,6 @@ FLOW_NAME = "decisions-assessment"
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
 def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
     """Yes/no decisions about people, discrim-eval style (see the module docstring)."""
-    from equilens.tasks.llm.budget import check_budget, prompt_tokens_of
     from equilens.tasks.llm.runner import run_requests
 
     with assessment_run(config, "decisions_assessment") as run:
@@ -56,10 +56,9 @@ def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
         log.info("%d decisions from %d scenarios (%s)", len(items), summary["decisions"]["scenarios"],
                  ", ".join(summary["decisions"]["fill_types"]))
         llm = config.decision_llm()
-        asked = stage.requests(items, llm)
-        check_budget(llm, len(asked), prompt_tokens_of(items["prompt"], [None] * len(items), llm) * llm.count)
+        check_variants_budget(items.rename(columns={"prompt": "text"}), llm)  # before any call
         with rec.stage("answers"), ProgressReporter("Decision calls", unit="call") as progress:
-            results = run_requests(asked, llm, rec.store, progress=progress)
+            results = run_requests(stage.requests(items, llm), llm, rec.store, progress=progress)
             responses = results_frame(results, llm)
             rec.save("responses", responses)
             if config.validation.enabled:

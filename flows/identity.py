@@ -35,7 +35,7 @@ import pandas as pd
 from prefect import flow
 
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.stage_tasks import answer_stage, load_prompts_stage, score_stage
+from equilens.flows.stage_tasks import answer_stage, load_prompts_stage, score_stage, variants_calls
 from equilens.tasks import validation
 from equilens.tasks.config import IdentityRunConfig
 from equilens.tasks.inputs.controls import CONTROL
@@ -127,12 +127,9 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
 def judge_caps(config: IdentityRunConfig, variants: Any) -> tuple:  # noqa: ANN401 - a DataFrame
     """The caps the judge's calls are held to: its own section's when ``judge.llm`` is set, else the
     model's, counted together with the model's calls and prompt tokens (as the plan counts them)."""
-    from equilens.tasks.llm.budget import prompt_tokens_of
-
     if config.judge.llm is not None:
         return config.judge.llm, 0, 0.0
-    llm = config.llm
-    return llm, len(variants) * llm.count, prompt_tokens_of(variants["text"], variants["system"], llm) * llm.count
+    return config.llm, *variants_calls(variants, config.llm)
 
 
 def plan_requests(config: IdentityRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames

@@ -86,14 +86,22 @@ so the request and result objects of a 100,000-prompt run are never all in memor
 is long enough that the connection pool's drain at its end costs well under 1% of the stage."""
 
 
-def check_variants_budget(variants: pd.DataFrame, cfg: LLMConfig) -> None:
-    """The run's budget check over every call the variants ask for (``cfg.count`` per variant, each
-    with its own system message or the configured one), before any request is built."""
-    from equilens.tasks.llm.budget import check_budget, prompt_tokens_of
+def variants_calls(variants: pd.DataFrame, cfg: LLMConfig) -> tuple[int, float]:
+    """(calls, prompt tokens) of every call the variants ask for: ``cfg.count`` per variant, each
+    with its own system message (a ``system`` column) or the configured one."""
+    from equilens.tasks.llm.budget import prompt_tokens_of
 
     systems = [s if isinstance(s, str) else None for s in variants["system"]] if "system" in variants \
         else [None] * len(variants)
-    check_budget(cfg, len(variants) * cfg.count, prompt_tokens_of(variants["text"], systems, cfg) * cfg.count)
+    return len(variants) * cfg.count, prompt_tokens_of(variants["text"], systems, cfg) * cfg.count
+
+
+def check_variants_budget(variants: pd.DataFrame, cfg: LLMConfig) -> None:
+    """The run's budget check over every call the variants ask for (:func:`variants_calls`), before
+    any request is built."""
+    from equilens.tasks.llm.budget import check_budget
+
+    check_budget(cfg, *variants_calls(variants, cfg))
 
 
 @task(name="call-llm", cache_policy=None, persist_result=False)
