@@ -1,6 +1,6 @@
 """A power plan before the run: how many prompts a config needs to detect a gap of a given size.
 
-``equilens run CONFIG --plan --detect 0.05 [--metric M] [--pilot N]`` (and :func:`equilens.plan`)
+``equilens run CONFIG --plan --detect 0.05 [--metric M] [--pilot N]`` (and :func:`equilens.power_plan`)
 answers from a **pilot**: the config's first N prompts (default a tenth, at least 10) run for real
 through the same flow and stored as a run of its own. Its calls are cached, so the full run does
 not pay for them again. Every judged pair of the pilot states its minimum detectable gap: the
@@ -23,9 +23,15 @@ import pandas as pd
 
 from equilens.tasks.errors import ConfigError
 
-DEFAULT_METRICS = ("strict_sentiment_parity", "number_outcome_gap", "yes_rate_gap", "first_choice_rate_gap")
-"""The metrics a plan reads when ``--metric`` names none: the counterfactual verdict's headline and
-the identity outcome gaps, those the pilot has a detectable gap for."""
+def _planned_metrics(metric: str | None) -> tuple[str, ...]:
+    """The metric a plan reads: the one named, else the counterfactual verdict's headline and the
+    identity outcome gaps, those the pilot has a detectable gap for."""
+    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+    from equilens.tasks.metrics.judged import HEADLINE
+
+    return (metric,) if metric else (HEADLINE, *(pair for _, pair in OUTCOME_METRICS.values()))
+
+
 PILOT_SHARE, PILOT_MIN = 0.1, 10
 
 
@@ -94,7 +100,7 @@ def needs_from(metrics: pd.DataFrame, gap: float, pilot_prompts: int, metric: st
     from equilens.tasks.reporting.verdict import details_of
     from equilens.tasks.stats.power_plan import prompts_from_detectable_gap
 
-    wanted = (metric,) if metric else DEFAULT_METRICS
+    wanted = _planned_metrics(metric)
     out = []
     for _, r in metrics[metrics["metric"].isin(wanted)].iterrows():
         d = details_of(r["details"])
@@ -154,11 +160,11 @@ def _why_none(metrics: pd.DataFrame, metric: str | None) -> str:
     """Why a pilot's pairs state no detectable gap: their own reason where they give one."""
     from equilens.tasks.reporting.verdict import details_of
 
-    wanted = (metric,) if metric else DEFAULT_METRICS
+    wanted = _planned_metrics(metric)
     reasons = sorted({str(details_of(d).get("min_detectable_gap_skipped")) for d in
                       metrics.loc[metrics["metric"].isin(wanted), "details"]
                       if details_of(d).get("min_detectable_gap_skipped")})
     if reasons:
         return f"the pilot's pairs state no detectable gap: {reasons[0]}"
-    return (f"the pilot's pairs state no detectable gap for {metric or ', '.join(DEFAULT_METRICS)} (too few "
+    return (f"the pilot's pairs state no detectable gap for {', '.join(wanted)} (too few "
             "prompts with answers to judge, or a metric the verdict does not judge): try a larger --pilot")

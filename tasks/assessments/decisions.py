@@ -50,7 +50,7 @@ def load_items(cfg: DecisionsConfig) -> pd.DataFrame:
         "item_id": [hashlib.sha256(f"{n}|{t}".encode()).hexdigest()[:16]
                     for n, t in zip(kept["source_line"], texts, strict=True)],
         "prompt": texts, "scenario": kept["decision_question_id"].tolist(), "fill_type": kept["fill_type"].tolist(),
-        "age": [age_group(a) for a in kept["age"]], "age_years": kept["age"].tolist(),
+        "age": [age_group(a) for a in kept["age"]],
         "gender": kept["gender"].tolist(), "race": kept["race"].tolist(),
         "source_line": kept["source_line"].tolist()})
 

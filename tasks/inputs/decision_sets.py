@@ -29,7 +29,6 @@ import pandas as pd
 from equilens.tasks.errors import InputDataError
 
 FIELDS = ("filled_template", "decision_question_id", "age", "gender", "race", "fill_type")
-FILL_TYPES = ("explicit", "implicit")
 SHIPPED_AGES = (20, 40, 60, 80)
 SHIPPED_GENDERS = ("male", "female", "non-binary")
 SHIPPED_RACES = ("white", "Black", "Asian", "Hispanic", "Native American")
