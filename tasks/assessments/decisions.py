@@ -98,8 +98,10 @@ def answers_frame(items: pd.DataFrame, results: list) -> pd.DataFrame:
 
 def comparisons(answers: pd.DataFrame, cfg: DecisionsConfig) -> list[tuple[str, str, pd.DataFrame]]:
     """(stored attribute, attribute, rows) per fill type and attribute: "race (explicit)"."""
+    from equilens.tasks.metrics.decisions import comparison
+
     fills = list(dict.fromkeys(answers["fill_type"]))
-    return [(f"{attr} ({fill})" if len(fills) > 1 else attr, attr, answers[answers["fill_type"] == fill])
+    return [(comparison(attr, fill if len(fills) > 1 else None), attr, answers[answers["fill_type"] == fill])
             for fill in fills for attr in cfg.attributes]
 
 

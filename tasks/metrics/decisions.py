@@ -25,6 +25,18 @@ MODEL_SE = "Wald interval from the mixed model's standard error"
 INPUTS = "per answer: P(yes), the scenario it fills, the person's group"
 
 
+def comparison(attribute: str, fill_type: str | None) -> str:
+    """The stored ``attribute`` of a decisions comparison: "race (explicit)" per fill type, or
+    "race" when a run has one fill type."""
+    return f"{attribute} ({fill_type})" if fill_type else attribute
+
+
+def comparison_parts(label: str) -> tuple[str, str | None]:
+    """(attribute, fill type or None) of a stored :func:`comparison`."""
+    attribute, _, fill = label.partition(" (")
+    return attribute, fill[:-1] if fill else None
+
+
 @metric("discrimination_score", family="decisions", direction="target", target=0.0,
         aggregation="coefficient of a linear mixed model over answers, random intercept per scenario",
         reference=TAMKIN, interval=MODEL_SE, inputs=INPUTS)

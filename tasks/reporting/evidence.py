@@ -359,6 +359,8 @@ def _decision_answers(store: Any, run_id: str, metrics: pd.DataFrame, n: int) ->
     """Per decisions comparison ("race (explicit)"), the ``n`` decisions where the chosen group's
     P(yes) differs most from the baseline's, the two people otherwise alike (same scenario and the
     same other attributes), in the direction of the group's score."""
+    from equilens.tasks.metrics.decisions import comparison_parts
+
     scored = metrics[(metrics["family"] == "decisions") & metrics["value"].notna() & metrics["group_b"].notna()]
     if scored.empty:
         return []
@@ -369,12 +371,12 @@ def _decision_answers(store: Any, run_id: str, metrics: pd.DataFrame, n: int) ->
         "WHERE a.run_id = ?", [run_id]).drop_duplicates("item_id")
     out = []
     for label, rows in scored.groupby("attribute", sort=False):
-        attribute, _, fill = str(label).partition(" (")
+        attribute, fill = comparison_parts(str(label))
         beyond = [float(details_of(d).get("p_holm", 1.0)) < 0.05 for d in rows["details"]]
         ranked = rows.assign(beyond=beyond, size=rows["value"].abs()).sort_values(["beyond", "size"], ascending=False)
         top = ranked.iloc[0]
         group, baseline, sign = str(top["group_a"]), str(top["group_b"]), 1.0 if top["value"] >= 0 else -1.0
-        part = answers[answers["fill_type"] == fill.rstrip(")")] if fill else answers
+        part = answers[answers["fill_type"] == fill] if fill else answers
         alike = [c for c in ("scenario", "age", "gender", "race") if c != attribute]
         pairs = part[part[attribute] == group].merge(part[part[attribute] == baseline], on=alike, suffixes=("", "_b"))
         pairs = pairs.assign(diff=sign * (pairs["p_yes"] - pairs["p_yes_b"])).dropna(subset=["diff"])

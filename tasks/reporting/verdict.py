@@ -326,6 +326,8 @@ def decision_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> list[Verdict]:
     """One verdict per decisions comparison ("race (explicit)"): the groups whose discrimination
     score differs from the baseline after Holm over every score of the run, with score and interval
     in logit units of P(yes) (positive: more often yes than the baseline)."""
+    from equilens.tasks.metrics.decisions import comparison_parts
+
     out = []
     for attribute, part in rows.groupby(rows["attribute"].fillna("-"), sort=False):
         subject = f"decisions: {attribute}"
@@ -334,7 +336,7 @@ def decision_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> list[Verdict]:
             out.append(Verdict(subject, None, f"{subject}: nothing could be fitted (see the skipped rows)."))
             continue
         base = next((r["group_b"] for r, _ in valued if isinstance(r["group_b"], str)), None)
-        baseline = f"the baseline ({str(attribute).split(' (')[0]} {base})" if base else "the baseline"
+        baseline = f"the baseline ({comparison_parts(str(attribute))[0]} {base})" if base else "the baseline"
 
         def worded(r: pd.Series, d: dict[str, Any]) -> str:
             unit = " per decade" if r["metric"] == "age_trend_per_decade" else ""
