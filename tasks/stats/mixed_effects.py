@@ -63,8 +63,6 @@ def discrimination_scores(p_yes: Sequence[float], groups: Sequence[str], scenari
     (the baseline never answered, one scenario only, a group in no scenario the baseline shares) gets
     a :class:`GroupEffect` with ``skipped`` saying why, never a number.
     """
-    from scipy.stats import norm
-
     p = np.asarray(p_yes, float)
     g = np.asarray([str(x) for x in groups], object)
     s = np.asarray([str(x) for x in scenarios], object)
@@ -89,17 +87,13 @@ def discrimination_scores(p_yes: Sequence[float], groups: Sequence[str], scenari
     fit = _fit(y, design, s)
     if fit is None:
         return skip("the mixed model did not converge on these answers")
-    z = float(norm.ppf(0.5 + confidence / 2))
     out = []
     for x in others:
         if x not in fitted:
             out.append(GroupEffect(x, baseline, None, None, None, None, answers[x], 0,
                                    f"no scenario has answers of both {x!r} and the baseline {baseline!r}"))
             continue
-        j = 1 + fitted.index(x)
-        coef, se = float(fit.fe_params[j]), float(fit.bse_fe[j])
-        p_value = float(2 * norm.sf(abs(coef) / se)) if se > 0 else None
-        out.append(GroupEffect(x, baseline, coef, coef - z * se, coef + z * se, p_value, answers[x], shared[x]))
+        out.append(GroupEffect(x, baseline, *_wald(fit, 1 + fitted.index(x), confidence), answers[x], shared[x]))
     return out
 
 
@@ -109,8 +103,6 @@ def decade_trend(p_yes: Sequence[float], ages: Sequence[float], scenarios: Seque
     age is ordered, so besides each age against the baseline age, one slope says whether older
     people are said yes to more (positive) or less (negative) often. ``group`` is ``"per decade"``,
     ``baseline`` empty (a slope has none)."""
-    from scipy.stats import norm
-
     p, a = np.asarray(p_yes, float), np.asarray(ages, float)
     s = np.asarray([str(x) for x in scenarios], object)
     keep = np.isfinite(p) & np.isfinite(a)
@@ -126,10 +118,17 @@ def decade_trend(p_yes: Sequence[float], ages: Sequence[float], scenarios: Seque
     fit = _fit(logit_p(p, clip), np.column_stack([np.ones(len(p)), a / 10.0]), s)
     if fit is None:
         return skip("the mixed model did not converge on these answers")
+    return GroupEffect("per decade", "", *_wald(fit, 1, confidence), int(len(p)), len(set(s)))
+
+
+def _wald(fit, j: int, confidence: float) -> tuple[float, float, float, float | None]:  # noqa: ANN001
+    """(coefficient, interval low, high, two-sided p) of fixed effect ``j``, from the model's own
+    standard error against the normal reference."""
+    from scipy.stats import norm
+
     z = float(norm.ppf(0.5 + confidence / 2))
-    coef, se = float(fit.fe_params[1]), float(fit.bse_fe[1])
-    p_value = float(2 * norm.sf(abs(coef) / se)) if se > 0 else None
-    return GroupEffect("per decade", "", coef, coef - z * se, coef + z * se, p_value, int(len(p)), len(set(s)))
+    coef, se = float(fit.fe_params[j]), float(fit.bse_fe[j])
+    return coef, coef - z * se, coef + z * se, float(2 * norm.sf(abs(coef) / se)) if se > 0 else None
 
 
 def _fit(y: np.ndarray, design: np.ndarray, scenarios: np.ndarray):  # noqa: ANN202 - MixedLMResults | None

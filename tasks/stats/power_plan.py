@@ -36,7 +36,7 @@ def prompts_to_detect(pilot_differences: Sequence[float], gap: float, alpha: flo
     """Prompts a paired test over prompts needs to find a true gap ``gap`` with probability
     ``power`` at ``alpha / tests`` two-sided, from the per-prompt differences of a pilot; the range
     comes from a ``confidence`` interval of the pilot's spread."""
-    from scipy.stats import chi2, norm
+    from scipy.stats import norm
 
     d = np.asarray(pilot_differences, float)
     d = d[np.isfinite(d)]
@@ -47,14 +47,20 @@ def prompts_to_detect(pilot_differences: Sequence[float], gap: float, alpha: flo
     per_test = alpha / max(1, tests)
     z = float(norm.ppf(1 - per_test / 2) + norm.ppf(power))
     sd = float(d.std(ddof=1))
-    df = len(d) - 1
-    sd_low = sd * math.sqrt(df / float(chi2.ppf(0.5 + confidence / 2, df)))
-    sd_high = sd * math.sqrt(df / float(chi2.ppf(0.5 - confidence / 2, df)))
+    low, high = _variance_range(len(d) - 1, confidence)
 
-    def needed(spread: float) -> int:
-        return max(2, math.ceil((z * spread / gap) ** 2) + 1)
+    def needed(variance_factor: float) -> int:
+        return max(2, math.ceil((z * sd / gap) ** 2 * variance_factor) + 1)
 
-    return PromptPlan(gap, needed(sd), needed(sd_low), needed(sd_high), len(d), sd, per_test, power)
+    return PromptPlan(gap, needed(1.0), needed(low), needed(high), len(d), sd, per_test, power)
+
+
+def _variance_range(df: int, confidence: float) -> tuple[float, float]:
+    """The ``confidence`` chi-square interval of a variance estimated on ``df`` degrees of freedom,
+    as factors of the estimate: the true variance lies between ``low`` and ``high`` times it."""
+    from scipy.stats import chi2
+
+    return df / float(chi2.ppf(0.5 + confidence / 2, df)), df / float(chi2.ppf(0.5 - confidence / 2, df))
 
 
 def prompts_from_detectable_gap(detectable: float, pilot_prompts: int, gap: float,
@@ -64,17 +70,11 @@ def prompts_from_detectable_gap(detectable: float, pilot_prompts: int, gap: floa
     n = pilot x (detectable / gap)^2. The range comes from a ``confidence`` chi-square interval of the
     spread behind the pilot's figure (``pilot_prompts - 1`` degrees of freedom). The Holm family and
     the power are the pilot's own: a full run of the same config judges the same pairs and metrics."""
-    from scipy.stats import chi2
-
     if pilot_prompts < 3:
         raise ValueError(f"a plan needs a pilot of at least 3 prompts, got {pilot_prompts}")
     if not gap > 0 or not detectable > 0:
         raise ValueError(f"the gap to detect and the pilot's detectable gap must be positive, got {gap}, {detectable}")
-    df = pilot_prompts - 1
     scale = pilot_prompts * (detectable / gap) ** 2
-
-    def needed(factor: float) -> int:
-        return max(2, math.ceil(scale * factor))
-
-    return (needed(1.0), needed(df / float(chi2.ppf(0.5 + confidence / 2, df))),
-            needed(df / float(chi2.ppf(0.5 - confidence / 2, df))))
+    low, high = _variance_range(pilot_prompts - 1, confidence)
+    prompts, fewest, most = (max(2, math.ceil(scale * factor)) for factor in (1.0, low, high))
+    return prompts, fewest, most
