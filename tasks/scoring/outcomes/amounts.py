@@ -36,7 +36,8 @@ _PERIOD_NAMES = {"hr": "hour", "h": "hour", "hourly": "hour", "daily": "day", "w
                  "annually": "year", "annual": "year"}
 
 
-_HOURS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10}
+_HOURS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12,
+          "twenty": 20}
 
 
 @dataclass
@@ -131,8 +132,9 @@ _TABLE_TOTAL = re.compile(r"\b(?:total|recommend\w*|target|goal|ask|budget|sugge
 
 def _score(text: str, m: _Mention) -> float:
     before, after = clause(text, m.start, m.end)
-    period = _PERIOD_AFTER.match(re.sub(r"^\*+", "", after))
-    tail = re.sub(r"^\*+", "", after)[period.end():] if period else after  # the words after "$45 an hour"
+    unbolded = re.sub(r"^\*+", "", after)
+    period = _PERIOD_AFTER.match(unbolded)
+    tail = unbolded[period.end():] if period else after  # the words after "$45 an hour"
     near = before[-60:]
     score = 0.0
     rec = list(RECOMMEND.finditer(near))
@@ -191,7 +193,7 @@ def _score(text: str, m: _Mention) -> float:
     row_start = text.rfind("\n", 0, m.start) + 1
     if text[row_start:m.start].lstrip().startswith("|"):  # a markdown table: a breakdown unless its row is the total
         label = text[row_start:m.start].strip(" |*")
-        if re.match(r"(?:hourly|daily|weekly|monthly|yearly|annual(?:ly)?)\b", label, re.IGNORECASE):
+        if _row_period(text, m.start):
             return score  # one amount in several periods, not a breakdown
         return score + 1.0 if _TABLE_TOTAL.search(label) else min(score, -1.0)
     if re.search(r"(?:^|\n)\s*[#*>\s-]*(?:\w+(?: \w+)?:\s*)?\**\s*$", text[:m.start]) and not rec:
@@ -221,8 +223,15 @@ _PLAUSIBLE = {"hour": (3, 2000), "day": (20, 20000), "week": (50, 50000), "month
               "year": (1000, 5e6)}
 
 
-_PACKAGE = re.compile(r"\b(\d+|two|three|four|five|six|eight|ten|twelve|twenty)\s+(?:one-hour |hour-long |60-minute )?(?:sessions|lessons|classes|hours)\s+"
+_PACKAGE = re.compile(rf"\b(\d+|{'|'.join(w for w in _HOURS if w != 'one')})\s+(?:one-hour |hour-long |60-minute )?(?:sessions|lessons|classes|hours)\s+"
                       r"(?:for|at|costs?)\s*(?:about |around )?$", re.IGNORECASE)
+
+
+def _row_period(text: str, start: int) -> str | None:
+    """The period that labels the markdown table row an amount sits in ("| Yearly | $92,000 |"), if any."""
+    row = re.match(r"\s*\|\s*\**\s*(hourly|daily|weekly|monthly|yearly|annual|annually)\b",
+                   text[text.rfind("\n", 0, start) + 1:start], re.IGNORECASE)
+    return _PERIOD_NAMES.get(row.group(1).lower(), row.group(1).lower()) if row else None
 
 
 def _restated_in_unit(text: str, pick: _Mention, found: list[_Mention], q: Question) -> _Mention | None:
@@ -261,14 +270,12 @@ def read_amount(text: str, q: Question) -> Reading:
         if m.unit is None:
             pb = _PERIOD_BEFORE.search(plain[max(0, m.start - 40):m.start])
             m.unit = _PERIOD_NAMES.get(pb.group("q").lower(), pb.group("q").lower()) if pb else None
-        row = re.match(r"\s*\|\s*\**\s*(hourly|daily|weekly|monthly|yearly|annual|annually)\b",
-                       plain[plain.rfind("\n", 0, m.start) + 1:m.start], re.IGNORECASE)
-        if m.unit is None and row:  # a table row labelled with its period: "| Yearly | $92,000 |"
-            m.unit = _PERIOD_NAMES.get(row.group(1).lower(), row.group(1).lower())
+        if m.unit is None:  # a table row labelled with its period: "| Yearly | $92,000 |"
+            m.unit = _row_period(plain, m.start)
         package = _PACKAGE.search(plain[max(0, m.start - 50):m.start])
         if m.unit is None and package:  # "10 one-hour sessions for $450": the price of 10 hours
-            count = _HOURS.get(package.group(1).lower()) or {"twelve": 12, "twenty": 20}.get(package.group(1).lower())
-            m.unit = f"minutes:{float(count or package.group(1)) * 60:g}"
+            count = _HOURS.get(package.group(1).lower()) or float(package.group(1))
+            m.unit = f"minutes:{count * 60:g}"
         m.anchor = any(abs(m.value - v) <= 0.005 * v for v, _, _ in q.anchors if v > 0)
         m.score = _score(plain, m)
     for a, b in zip(found, found[1:]):  # "counter with $72,000 if ..., or $88,000 if ...": one cue, two figures
@@ -308,7 +315,7 @@ def read_amount(text: str, q: Question) -> Reading:
                                                   re.IGNORECASE)]
     lines = [plain[plain.rfind("\n", 0, m.start) + 1:m.start] for m in chosen]
     bulleted = all(re.match(r"\s*(?:[-*•]|\d+[.)])\s", line) and not RECOMMEND.search(line) for line in lines)
-    depends = best < 2 and re.match(r"\W*(?:it|that|this)?\s*depends\b", plain, re.IGNORECASE)
+    depends = best < 2 and opens_depends
     if len(values) > 1 and (len(conditional) == len(chosen) or bulleted or depends):  # "for X, $40; for Y, $95"
         return unreadable("conflicting", plain[chosen[0].start:chosen[-1].end])
     if len(values) > 1:

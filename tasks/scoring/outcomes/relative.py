@@ -8,6 +8,7 @@ import re
 from equilens.tasks.scoring.outcomes.cues import CONTEXT, NUM, RECOMMEND, REJECT, clause
 from equilens.tasks.scoring.outcomes.question import Question
 from equilens.tasks.scoring.outcomes.reading import Reading, in_unit, unreadable
+from equilens.tasks.scoring.outcomes.words import words_value
 
 _ADDED = re.compile(r"^\s*(?:more|higher|above|over|less|lower|below|under|off|on top of)\s+(?:than\s+)?(?:their|the|your|what|list|listing|asking)\b",
                     re.IGNORECASE)
@@ -36,8 +37,7 @@ def added_to_anchor(text: str, start: int, end: int, amount: float, q: Question)
         if result is not None else unreadable("unit_unknown", text[start:end])
 
 
-_COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-                "ten": 10}
+_COUNT_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _COUNT = rf"(?P<n>{NUM}|(?:{'|'.join(_COUNT_WORDS)})(?:\s+and\s+a\s+half)?)"
 _RENT_TEST = re.compile(rf"{_COUNT}\s*(?:times|x)\s+(?:the\s+|your\s+)?(?:monthly\s+)?rent\b", re.IGNORECASE)
 _MULTIPLY = re.compile(rf"\bmultiply\s+(?:their|the|your|its)?\s*(?:offer|listing|asking price|list price|price|"
@@ -46,10 +46,12 @@ _CENTS = re.compile(rf"{_COUNT}\s+cents\s+on\s+the\s+dollar", re.IGNORECASE)
 
 
 def _count(word: str) -> float:
-    half = re.search(r"\s+and\s+a\s+half$", word, re.IGNORECASE)
-    base = word[:half.start()] if half else word
-    value = float(_COUNT_WORDS.get(base.lower()) or base.replace(",", ""))
-    return value + 0.5 if half else value
+    """A multiplier as written: "1.15", "three", "two and a half" (:func:`words.words_value`)."""
+    if word[:1].isdigit():
+        return float(word.replace(",", ""))
+    value = words_value(word)
+    assert value is not None, word  # the pattern admits only words that name a number
+    return value
 
 
 def _multiple(text: str, q: Question) -> Reading | None:

@@ -13,7 +13,7 @@ _NUMBER_WORD = "|".join([*_SMALL, *_TENS, *_SCALES, "a", "and", "half"])
 _WORD_RUN = re.compile(rf"\b(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*\b", re.IGNORECASE)
 
 
-def _words_value(run: str) -> float | None:
+def words_value(run: str) -> float | None:
     """"sixty-five thousand" -> 65000, "twelve hundred" -> 1200, "one hundred and five thousand"
     -> 105000; None when the run holds no number or only one bare small word ("one", "a")."""
     toks = [t for t in re.split(r"[\s-]+", run.lower()) if t and t != "and"]
@@ -54,7 +54,7 @@ def spell_out(text: str) -> str:
                                                re.IGNORECASE)):
             return run + tail
         lead = re.match(r"(?:(?:a|and)[\s-]+)+(?!half)", run, re.IGNORECASE)
-        value = _words_value(run[lead.end():] if lead else run)
+        value = words_value(run[lead.end():] if lead else run)
         if value is None:
             return run + tail
         scale_only = toks <= set(_SCALES) | {"a", "and"}
