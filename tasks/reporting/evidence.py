@@ -78,8 +78,8 @@ def _chosen_pair(rows: pd.DataFrame, evidence: list[dict]) -> tuple[tuple[str, s
 def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noqa: ANN401 - a Store
     """Up to ``n`` examples per compared attribute of a stored run (see the module docstring), then
     per classifier its highest-scored answers; for BBQ, the questions answered with the stereotype."""
-    metrics = store.query("SELECT attribute, metric, family, group_a, group_b, value, details FROM metrics "
-                          "WHERE run_id = ?", [run_id])
+    metrics = store.query("SELECT attribute, metric, family, group_a, group_b, value, ci_low, ci_high, details "
+                          "FROM metrics WHERE run_id = ?", [run_id])
     paired = metrics[metrics["family"].isin(PAIRED_FAMILIES)]
     if n <= 0 or metrics.empty:
         return []
@@ -360,9 +360,11 @@ def _decision_answers(store: Any, run_id: str, metrics: pd.DataFrame, n: int) ->
     P(yes) differs most from the baseline's, the two people otherwise alike (same scenario and the
     same other attributes), in the direction of the group's score."""
     from equilens.tasks.metrics.decisions import comparison_parts
+    from equilens.tasks.reporting.verdict import decision_subject, run_verdicts
 
-    scored = metrics[(metrics["family"] == "decisions") & metrics["value"].notna() & metrics["group_b"].notna()]
-    if scored.empty:
+    scored = metrics[metrics["family"] == "decisions"]
+    said = {v.subject: v for v in run_verdicts(scored, store.run_config(run_id))}  # the run's own alpha
+    if not any(" vs " in e["pair"] for v in said.values() for e in v.evidence):
         return []
     answers = store.query(
         "SELECT a.*, p.text AS prompt, r.text AS answer FROM decision_answers a "
@@ -370,12 +372,15 @@ def _decision_answers(store: Any, run_id: str, metrics: pd.DataFrame, n: int) ->
         "LEFT JOIN responses r ON r.run_id = a.run_id AND r.variant_id = a.item_id AND r.sample_idx = 0 "
         "WHERE a.run_id = ?", [run_id]).drop_duplicates("item_id")
     out = []
-    for label, rows in scored.groupby("attribute", sort=False):
-        attribute, fill = comparison_parts(str(label))
-        beyond = [float(details_of(d).get("p_holm", 1.0)) < 0.05 for d in rows["details"]]
-        ranked = rows.assign(beyond=beyond, size=rows["value"].abs()).sort_values(["beyond", "size"], ascending=False)
-        top = ranked.iloc[0]
-        group, baseline, sign = str(top["group_a"]), str(top["group_b"]), 1.0 if top["value"] >= 0 else -1.0
+    for label in dict.fromkeys(scored["attribute"].astype(str)):
+        verdict = said.get(decision_subject(label))
+        scores = [e for e in verdict.evidence if " vs " in e["pair"]] if verdict else []  # group against baseline
+        if not scores:
+            continue
+        top = max(scores, key=lambda e: (e["beyond_noise"], abs(e["gap"])))
+        attribute, fill = comparison_parts(label)
+        group, baseline = top["pair"].split(" vs ", 1)
+        sign = 1.0 if top["gap"] >= 0 else -1.0
         part = answers[answers["fill_type"] == fill] if fill else answers
         alike = [c for c in ("scenario", "age", "gender", "race") if c != attribute]
         pairs = part[part[attribute] == group].merge(part[part[attribute] == baseline], on=alike, suffixes=("", "_b"))
@@ -386,8 +391,8 @@ def _decision_answers(store: Any, run_id: str, metrics: pd.DataFrame, n: int) ->
                                   reading=f"P(yes) {r['p_yes_b']:.3f}"),
                              Side(group, str(r["prompt"]), r["answer"], None, reading=f"P(yes) {r['p_yes']:.3f}")])
                     for _, r in pairs.iterrows()]
-        why = (f"{'finding' if top['beyond'] else 'largest score, not a finding'}: discrimination score "
-               f"{top['value']:+.3f}; the decisions where P(yes) differs most that way")
-        out.append(Evidence(str(label), (baseline, group), why, examples))
+        why = (f"{'finding' if top['beyond_noise'] else 'largest score, not a finding'}: discrimination score "
+               f"{top['gap']:+.3f}; the decisions where P(yes) differs most that way")
+        out.append(Evidence(label, (baseline, group), why, examples))
     return out
 

@@ -322,6 +322,11 @@ def family_verdict(family: str, rows: pd.DataFrame) -> Verdict:
     return Verdict(family, None, f"{family}: {listed} (no fair target to test against; lower is fairer).")
 
 
+def decision_subject(comparison: str) -> str:
+    """The subject of a decisions comparison's verdict: "decisions: race (explicit)"."""
+    return f"decisions: {comparison}"
+
+
 def decision_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> list[Verdict]:
     """One verdict per decisions comparison ("race (explicit)"): the groups whose discrimination
     score differs from the baseline after Holm over every score of the run, with score and interval
@@ -330,7 +335,7 @@ def decision_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> list[Verdict]:
 
     out = []
     for attribute, part in rows.groupby(rows["attribute"].fillna("-"), sort=False):
-        subject = f"decisions: {attribute}"
+        subject = decision_subject(str(attribute))
         valued = [(r, details_of(r["details"])) for _, r in part.iterrows() if number_or_none(r["value"]) is not None]
         if not valued:
             out.append(Verdict(subject, None, f"{subject}: nothing could be fitted (see the skipped rows)."))
