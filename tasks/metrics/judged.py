@@ -29,8 +29,8 @@ def p_is_trusted(d: dict[str, Any], metric: str | None = None) -> bool:
     """May the report act on this row's p-value? A permutation p, or a mixed model's (decisions),
     always; a similarity gap's p (a paired t-test over prompts, or a bootstrap p in runs stored before
     it) only on at least :data:`MIN_PROMPTS_SIMILARITY` prompts, where the t reference is not thrown
-    off by a few skewed prompts. Rows stored before ``p_method`` existed are read by their ``metric`` (parity gaps are
-    permutation tests); without either the p is trusted."""
+    off by a few skewed prompts. Rows stored before ``p_method`` existed are read by their
+    ``metric`` (parity gaps are permutation tests); without either the p is trusted."""
     method = d.get("p_method")
     if method is None and metric is not None:
         method = "permutation" if metric.endswith("sentiment_parity") else "bootstrap"
