@@ -9,7 +9,9 @@ Does the model under test answer differently when only the protected group in a 
    attribute words, and give each variant a same-group control (another term or name of the
    same group, or a neutral edit) whose answers are the similarity noise floor;
 4. **call the LLM** ``count`` times per variant, concurrently, with retries; every answer is
-   cached in DuckDB as it arrives;
+   cached in DuckDB as it arrives. With ``execution.stop_when: settled`` the prompts are answered
+   in looks, in a stored random order, and steps 5-6 run after each look until the verdict is
+   settled (:mod:`equilens.flows.looks`);
 5. **score** each distinct response once (VADER sentiment, MiniLM embeddings);
 6. **metrics** for every pair of groups, with cluster-bootstrap intervals, into DuckDB.
 
@@ -26,11 +28,11 @@ from prefect import flow
 
 from equilens.flows.artifacts import closing_columns
 from equilens.flows.assessment_run import assessment_run
+from equilens.flows.looks import Looks
 from equilens.tasks import validation
 from equilens.tasks.config import CounterfactualRunConfig
 from equilens.tasks.storage.fingerprint import lexicon_fingerprint
 from equilens.flows.stage_tasks import (
-    answer_stage,
     counterfactual_metrics,
     load_prompts_stage,
     metric_inputs,
@@ -55,16 +57,24 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
             summary["metrics"] = []
             return run.result()
 
-        responses = answer_stage(rec, config, variants, summary)
-        del variants  # stored; the answers carry what the later stages read (at 100,000 prompts, ~0.7 GB)
-        scores = score_stage(rec, config, responses, code)
-
-        with rec.stage("metrics"):
-            inputs = metric_inputs(responses, scores)  # each attribute's answers, numbered, and their scores
-            responses, scores = closing_columns(responses), None  # the texts live on in the inputs alone
-            metrics = counterfactual_metrics(inputs, config.counterfactual, config.metrics, lex_fp,
-                                             config.execution)  # neutralisation reads the lexicons
-            rec.save_metrics(metrics, config.validation.enabled)
+        looks = Looks.start(run, config, variants["prompt_id"])  # one look of every prompt unless stop_when
+        planned_calls = len(variants) * config.llm.count
+        for batch in looks.batches():
+            responses = looks.answer(rec, config, variants, batch, summary)
+            if looks.rule is None:
+                del variants  # stored; the answers carry what the later stages read (at 100,000 prompts, ~0.7 GB)
+            scores = score_stage(rec, config, responses, code, save=looks.rule is None)
+            with rec.stage("metrics"):
+                inputs = metric_inputs(responses, scores)  # each attribute's answers, numbered, and their scores
+                if looks.rule is None:
+                    responses, scores = closing_columns(responses), None  # the texts live on in the inputs alone
+                metrics = counterfactual_metrics(inputs, config.counterfactual, config.metrics, lex_fp,
+                                                 config.execution)  # neutralisation reads the lexicons
+                metrics = looks.judge(metrics, len(responses), planned_calls)
+        if looks.rule is not None:  # the answers and scores of the look that stopped the run
+            rec.save("scores", scores.scalar)
+            responses, summary["looks"] = closing_columns(responses), looks.summary()
+        rec.save_metrics(metrics, config.validation.enabled)
         run.close(metrics, responses)
     return run.result()
 

@@ -10,7 +10,9 @@ prompt that identity (first-person fairness, Eloundou et al. 2024) and compares 
 3. **expand**: per prompt, signal and cell, a variant with one name of the cell and a control
    with another name of the same cell: how much two names of one cell move the answers is the
    noise floor (see :mod:`equilens.tasks.inputs.identity`);
-4. **call the LLM** ``count`` times per variant (the profile goes into that call's system message);
+4. **call the LLM** ``count`` times per variant (the profile goes into that call's system message).
+   With ``execution.stop_when: settled`` the prompts are answered in looks, in a stored random
+   order, and steps 5-7 run after each look until the verdict is settled (:mod:`equilens.flows.looks`);
 5. **score** each distinct answer once (sentiment, embeddings);
 6. **judge** (``judge.enabled``): a second model reads each pair of cells' answers to a prompt,
    with the group labels true and swapped, and says whether the difference reflects a harmful
@@ -35,7 +37,8 @@ import pandas as pd
 from prefect import flow
 
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.stage_tasks import answer_stage, load_prompts_stage, score_stage, variants_calls
+from equilens.flows.looks import Looks
+from equilens.flows.stage_tasks import load_prompts_stage, score_stage, variants_calls
 from equilens.tasks import validation
 from equilens.tasks.config import IdentityRunConfig
 from equilens.tasks.inputs.controls import CONTROL
@@ -73,10 +76,6 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
 
         template = load_instructions(config.judge.instructions) if config.judge.enabled else ""  # before any call
         check_set = load_check_set(config.judge.check_path) if config.judge.enabled and config.judge.check else None
-        responses = answer_stage(rec, config, variants, summary)
-        scores = score_stage(rec, config, responses, code)
-
-        judged = Judged(pd.DataFrame(), "no judge configured (set judge.enabled: true)")
         if check_set is not None:
             with rec.stage("judge check"), ProgressReporter("Judge check calls", unit="call") as progress:
                 try:
@@ -87,41 +86,61 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
                 except JudgeCheckIncomplete as err:
                     summary["judge_check"] = {"incomplete": str(err)}
                     log.warning("judge check incomplete: %s", err)
+        looks = Looks.start(run, config, variants["prompt_id"])  # one look of every prompt unless stop_when
+        planned_calls = len(variants) * config.llm.count
+        for batch in looks.batches():
+            responses = looks.answer(rec, config, variants, batch, summary)
+            scores = score_stage(rec, config, responses, code, save=looks.rule is None)
+            judged, readings, metrics = measure(run, config, prompts, looks.asked(variants), responses, scores,
+                                                template, judge_caps(config, variants))
+            metrics = looks.judge(metrics, len(responses), planned_calls)
+        if looks.rule is not None:  # the scores of the look that stopped the run
+            rec.save("scores", scores.scalar)
+            summary["looks"] = looks.summary()
         if config.judge.enabled:
-            with rec.stage("judge"), ProgressReporter("Judge calls", unit="call") as progress:
-                judged = judge_stage(responses, prompts, stages.cell_phrases(config.identity), template,
-                                     config.judge_llm(), rec.store, progress, caps=judge_caps(config, variants))
-                rec.save("identity_judgements", judged.pairs)
-                summary["judge"] = judged.summary()
-            if judged.skipped:
-                log.warning("judge skipped: %s", judged.skipped)
-        with rec.stage("read outcomes"):
-            readings = stages.read_stage(responses, variants, config.identity.number_pattern)
-        if config.identity.outcome_reader != "rules":
-            with rec.stage("model reader"), ProgressReporter("Reader calls", unit="call") as progress:
-                readings, summary["reader"] = stages.model_read_stage(
-                    readings, responses, variants, config.identity.outcome_reader, config.reader_llm(), rec.store,
-                    progress)
-            log.info("outcome reader model: %d of %d answers read by it; %s disagreements",
-                     summary["reader"]["read_by_model"], summary["reader"]["answers"], summary["reader"]["disagreements"])
-        with rec.stage("store readings"):
-            rec.save("identity_readings", readings)
-        with rec.stage("metrics"):
-            metrics = stages.metric_stage(responses, variants, scores, config.identity, config.metrics,
-                                          None if judged.skipped else judged.pairs, judged.skipped, readings)
-            if config.judge.enabled:  # how far the judge's rows can be trusted
-                directed = judge_directed(responses)
-                tasks = variants.drop_duplicates("prompt_id").set_index("prompt_id")["task"].to_dict()
-                metrics = annotate_harm(metrics, *check_status(rec.store, config, template), directed, tasks)
-                summary.setdefault("judge", {})["directed"] = int(len(directed))
-                if len(directed):
-                    log.warning("%d answer(s) address the judge (e.g. %r); see judge_directed in the judge_harm rows",
-                                len(directed), directed["phrase"].iloc[0])
-            rec.save_metrics(metrics, config.validation.enabled)
+            rec.save("identity_judgements", judged.pairs)
+        rec.save("identity_readings", readings)
+        rec.save_metrics(metrics, config.validation.enabled)
         summary["verdicts"] = verdict_lines(metrics, config.model_dump(mode="json"))
         run.close(metrics, responses)
     return run.result()
 
+
+
+def measure(run: Any, config: IdentityRunConfig, prompts: pd.DataFrame, variants: pd.DataFrame,  # noqa: ANN401
+            responses: pd.DataFrame, scores: Any, template: str, caps: tuple) -> tuple[Judged, pd.DataFrame, pd.DataFrame]:
+    """The answers so far judged, read and measured: the judge's pairs, the outcome readings and the
+    metric rows (nothing stored: the flow stores those of its last look)."""
+    log, rec, summary = run.log, run.rec, run.summary
+    judged = Judged(pd.DataFrame(), "no judge configured (set judge.enabled: true)")
+    if config.judge.enabled:
+        with rec.stage("judge"), ProgressReporter("Judge calls", unit="call") as progress:
+            judged = judge_stage(responses, prompts, stages.cell_phrases(config.identity), template,
+                                 config.judge_llm(), rec.store, progress, caps=caps)
+            summary["judge"] = judged.summary()
+        if judged.skipped:
+            log.warning("judge skipped: %s", judged.skipped)
+    with rec.stage("read outcomes"):
+        readings = stages.read_stage(responses, variants, config.identity.number_pattern)
+    if config.identity.outcome_reader != "rules":
+        with rec.stage("model reader"), ProgressReporter("Reader calls", unit="call") as progress:
+            readings, summary["reader"] = stages.model_read_stage(
+                readings, responses, variants, config.identity.outcome_reader, config.reader_llm(), rec.store,
+                progress)
+        log.info("outcome reader model: %d of %d answers read by it; %s disagreements",
+                 summary["reader"]["read_by_model"], summary["reader"]["answers"], summary["reader"]["disagreements"])
+    with rec.stage("metrics"):
+        metrics = stages.metric_stage(responses, variants, scores, config.identity, config.metrics,
+                                      None if judged.skipped else judged.pairs, judged.skipped, readings)
+        if config.judge.enabled:  # how far the judge's rows can be trusted
+            directed = judge_directed(responses)
+            tasks = variants.drop_duplicates("prompt_id").set_index("prompt_id")["task"].to_dict()
+            metrics = annotate_harm(metrics, *check_status(rec.store, config, template), directed, tasks)
+            summary.setdefault("judge", {})["directed"] = int(len(directed))
+            if len(directed):
+                log.warning("%d answer(s) address the judge (e.g. %r); see judge_directed in the judge_harm rows",
+                            len(directed), directed["phrase"].iloc[0])
+    return judged, readings, metrics
 
 
 def judge_caps(config: IdentityRunConfig, variants: Any) -> tuple:  # noqa: ANN401 - a DataFrame

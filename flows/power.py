@@ -22,15 +22,7 @@ from typing import Any
 import pandas as pd
 
 from equilens.tasks.errors import ConfigError
-
-def _planned_metrics(metric: str | None) -> tuple[str, ...]:
-    """The metric a plan reads: the one named, else the counterfactual verdict's headline and the
-    identity outcome gaps, those the pilot has a detectable gap for."""
-    from equilens.tasks.metrics.identity import OUTCOME_METRICS
-    from equilens.tasks.metrics.judged import HEADLINE
-
-    return (metric,) if metric else (HEADLINE, *(pair for _, pair in OUTCOME_METRICS.values()))
-
+from equilens.tasks.metrics.judged import planned_metrics
 
 PILOT_SHARE, PILOT_MIN = 0.1, 10
 
@@ -100,7 +92,7 @@ def needs_from(metrics: pd.DataFrame, gap: float, pilot_prompts: int, metric: st
     from equilens.tasks.reporting.verdict import details_of
     from equilens.tasks.stats.power_plan import prompts_from_detectable_gap
 
-    wanted = _planned_metrics(metric)
+    wanted = planned_metrics(metric)
     out = []
     for _, r in metrics[metrics["metric"].isin(wanted)].iterrows():
         d = details_of(r["details"])
@@ -160,7 +152,7 @@ def _why_none(metrics: pd.DataFrame, metric: str | None) -> str:
     """Why a pilot's pairs state no detectable gap: their own reason where they give one."""
     from equilens.tasks.reporting.verdict import details_of
 
-    wanted = _planned_metrics(metric)
+    wanted = planned_metrics(metric)
     reasons = sorted({str(details_of(d).get("min_detectable_gap_skipped")) for d in
                       metrics.loc[metrics["metric"].isin(wanted), "details"]
                       if details_of(d).get("min_detectable_gap_skipped")})

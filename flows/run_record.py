@@ -75,7 +75,7 @@ class RunRecorder:
         try:
             yield
         finally:
-            self.timings[name] = round(time.perf_counter() - t0, 3)
+            self.timings[name] = round(self.timings.get(name, 0.0) + time.perf_counter() - t0, 3)  # looks add up
             release_freed_memory()
 
     def gate(self, report: Any) -> None:

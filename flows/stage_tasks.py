@@ -312,11 +312,14 @@ def answer_stage(rec: RunRecorder, config: RunConfig, variants: pd.DataFrame, su
     return responses if keep_keys else responses.drop(columns=[c for c in STORED_ONLY if c in responses])
 
 
-def score_stage(rec: RunRecorder, config: RunConfig, responses: pd.DataFrame, code: str) -> assessment.ScoreSet:
-    """The ``score`` stage: each distinct answer scored once, stored, and the scores suite."""
+def score_stage(rec: RunRecorder, config: RunConfig, responses: pd.DataFrame, code: str,
+                save: bool = True) -> assessment.ScoreSet:
+    """The ``score`` stage: each distinct answer scored once, stored (unless ``save`` is off: a look
+    of a run that stops when settled stores the scores of its last look), and the scores suite."""
     with rec.stage("score"):
         scores = score_answers(responses, config.scoring, config.metrics, config.execution, code)
-        rec.save("scores", scores.scalar)
+        if save:
+            rec.save("scores", scores.scalar)
         if config.validation.enabled:
             rec.gate(validation.validate_scores(scores.scalar, scores.ranges))
     return scores

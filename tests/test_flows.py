@@ -47,8 +47,8 @@ def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, 
 
     carried = []
     scored = module.score_stage
-    monkeypatch.setattr(module, "score_stage", lambda rec, config, responses, code: (
-        carried.append(list(responses.columns)), scored(rec, config, responses, code))[1])
+    monkeypatch.setattr(module, "score_stage", lambda rec, config, responses, code, **kw: (
+        carried.append(list(responses.columns)), scored(rec, config, responses, code, **kw))[1])
     import equilens.flows.assessment_run as skeleton
 
     held, closed = [], skeleton.close_run  # the answers held through the metric stage, up to the run's close

@@ -75,6 +75,7 @@ class RunConfig(StrictModel):
     answers_key: ClassVar[str | None] = None  # the key of a file of answers brought instead of LLM calls
     file_keys: ClassVar[tuple[str, ...]] = ()  # keys of the assessment's own sections naming files it reads
     needs_prompts: ClassVar[bool] = True  # unless it brings its answers
+    stops_early: ClassVar[bool] = False  # does its flow answer in looks (execution.stop_when: settled)?
 
     def value(self, dotted: str) -> Any:
         """The value of a ``section.key`` (None when the section is absent)."""
@@ -103,6 +104,20 @@ class RunConfig(StrictModel):
             if isinstance(value, str) and (found := shipped_path(value)) != Path(value):
                 section, key = dotted.split(".")
                 setattr(getattr(self, section), key, str(found))
+        return self
+
+    @model_validator(mode="after")
+    def _stopping_known(self) -> RunConfig:
+        from equilens.tasks.metrics import METRICS
+
+        exe = self.execution
+        if exe.stop_when == "settled" and not self.stops_early:
+            raise ValueError(f"execution.stop_when: settled answers in looks on the counterfactual and identity "
+                             f"assessments; the {self.assessment} assessment always answers every prompt "
+                             "(set execution.stop_when: never)")
+        if exe.detect_metric is not None and exe.detect_metric not in METRICS:
+            raise ValueError(f"execution.detect_metric: {exe.detect_metric!r} is not a metric; the metrics are "
+                             f"{', '.join(METRICS.names())}")
         return self
 
     @model_validator(mode="after")
@@ -157,6 +172,7 @@ class CounterfactualRunConfig(_WithCounterfactual):
     """A counterfactual fairness run (flows/counterfactual.py)."""
 
     assessment: Literal["counterfactual"] = _assessment("counterfactual")
+    stops_early = True
 
     @model_validator(mode="after")
     def _something_to_compare(self) -> CounterfactualRunConfig:
@@ -178,6 +194,7 @@ class IdentityRunConfig(RunConfig):
     """Identity through names and profiles, for prompts that name no group (flows/identity.py)."""
 
     file_keys = ("judge.instructions", "judge.check_path")
+    stops_early = True
     assessment: Literal["identity"] = _assessment("identity")
     identity: IdentityConfig = Field(default_factory=IdentityConfig)
     judge: JudgeConfig = Field(default_factory=JudgeConfig)

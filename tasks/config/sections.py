@@ -223,5 +223,16 @@ class ExecutionConfig(StrictModel):
     gpus_per_task: float = Field(0, ge=0, description="Dask resource GPU=N requested by LLM and scoring tasks")
     shard_size: int = Field(1000, ge=1, description="Prompts per shard of the score stage, and of the LLM "
                             "stage on Dask: each shard is one task; a prompt's variants stay in one shard")
+    stop_when: Literal["never", "settled"] = Field(
+        "never", description="settled: answer the prompts in batches, in a random order stored with the run, "
+        "re-judge the verdict after each batch at the alpha spent so far (O'Brien-Fleming), and stop once every "
+        "judged pair is beyond noise or cannot reach `detect` (counterfactual and identity)")
+    looks: int = Field(5, ge=2, le=20, description="Looks at the verdict with stop_when: settled, at equal shares "
+                       "of the prompts")
+    detect: float | None = Field(None, gt=0, description="With stop_when: settled, the gap the run is meant to "
+                                 "detect, in the metric's own units: a pair whose gap so far is too far below it to "
+                                 "reach it is settled as well; none = stop only on findings")
+    detect_metric: str | None = Field(None, description="The metric `detect` is measured in; none = the "
+                                      "counterfactual headline and the identity outcome gaps")
 
 

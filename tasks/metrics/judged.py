@@ -50,6 +50,14 @@ def judged_metric(metric: str, d: dict[str, Any]) -> bool:
     return inputs in ("sentiment", "outcome", "judge") or (inputs == "texts" and bool(d.get("neutralized")))
 
 
+def planned_metrics(metric: str | None = None) -> tuple[str, ...]:
+    """The metrics a gap to detect is measured in (a power plan, a run's futility target): the one
+    named, else the counterfactual verdict's headline and the identity outcome gaps."""
+    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+
+    return (metric,) if metric else (HEADLINE, *(pair for _, pair in OUTCOME_METRICS.values()))
+
+
 def judged_metrics(names: list[str], neutralized: bool) -> list[str]:
     """The metrics of ``names`` the verdict acts on in a run whose text metrics are (or are not)
     neutralised: the one list both the metric stage's Holm family and preflight count."""

@@ -60,14 +60,15 @@ def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.nda
     out = base | {"gap": test.gap, "gap_ci": [test.ci_low, test.ci_high], "p_value": test.p_value,
                   "p_method": PAIRED_T, "prompts": test.prompts}
     if changed is None:
-        return out | {"min_detectable_gap": test.min_detectable_gap, "min_detectable_gap_method":
+        return out | {"min_detectable_gap": test.min_detectable_gap, "min_detectable_gap_tests": tests,
+                      "min_detectable_gap_method":
                       f"(t_(1-alpha/{2 * tests}) + t_0.8) x the gap's standard error over {test.prompts} prompts "
                       f"(Holm over {tests} tests)"}
     found = similarity_detectable_gap(floor, floor_clusters, cross, cross_clusters, changed, confidence=confidence,
                                       tests=tests, seed=seed)
     if found.gap is None:
         return out | {"min_detectable_gap_skipped": found.why}
-    return out | {"min_detectable_gap": found.gap, "min_detectable_gap_method":
+    return out | {"min_detectable_gap": found.gap, "min_detectable_gap_tests": tests, "min_detectable_gap_method":
                   f"planted change of content (parts of a prompt's answers given another prompt's) found "
                   f"by the verdict's rule in {found.power:.0%} of simulated runs (alpha/{tests} for Holm over "
                   f"{tests} tests)"}

@@ -66,7 +66,7 @@ def parity_mdg(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray, pair:
     found |= {name: parity_detectable_gap(ctx.parity_fn(name), s1, s2, pair.clusters, **settings)
               for name in names if name not in on_grid}
     return {name: {"min_detectable_gap_skipped": found[name].why} if found[name].gap is None else
-            {"min_detectable_gap": found[name].gap, "min_detectable_gap_method":
+            {"min_detectable_gap": found[name].gap, "min_detectable_gap_tests": tests, "min_detectable_gap_method":
              f"planted score shift found by the verdict's rule in {found[name].power:.0%} of simulated runs "
              f"(alpha/{tests} for Holm over {tests} pair(s))"} for name in names}
 

@@ -48,8 +48,12 @@ def details_of(value: Any) -> dict[str, Any]:
     return {}
 
 
-def _beyond(d: dict[str, Any], metric: str, alpha: float) -> bool:
+def beyond_noise(d: dict[str, Any], metric: str, alpha: float) -> bool:
     """Is this pair's gap beyond noise? Gaps are signed so that positive = less fair.
+
+    In a run that stops when settled, a row judged at a look carries ``details.look``: its p-value
+    is compared with the level its step of the sequentially rejective Holm procedure faced at that
+    look (:func:`equilens.tasks.stats.sequential.holm_levels`) instead of p_holm with alpha.
 
     * Parity: the gap is positive and the within-prompt permutation test, Holm-adjusted over the
       attribute's pairs, has p < alpha. The permutation test is exact whether or not the model
@@ -62,8 +66,10 @@ def _beyond(d: dict[str, Any], metric: str, alpha: float) -> bool:
       deterministic endpoint's two samples)."""
     if d.get("noise_floor_skipped") or not judged_metric(metric, d):
         return False
-    p = number_or_none(d.get("p_holm", d.get("p_value")))
-    if not p_is_trusted(d, metric) or p is None or p >= alpha:
+    p, bar = number_or_none(d.get("p_holm", d.get("p_value"))), alpha
+    if isinstance(look := d.get("look"), dict):  # judged at a look of a run that stops when settled
+        p, bar = number_or_none(d.get("p_value")), number_or_none(look.get("level")) or 0.0
+    if not p_is_trusted(d, metric) or p is None or p >= bar:
         return False
     gap = number_or_none(d.get("gap"))
     if _is_outcome(metric) or _inputs(metric) == "judge":
@@ -172,10 +178,23 @@ def attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float = 0.05, p
     harm scores can be trusted when the rows hold them."""
     note = determinism_note(rows, temperature)
     verdict = _attribute_verdict(attribute, rows, alpha, polarity)
-    for extra in (note, judge_note(rows)):
+    for extra in (note, judge_note(rows), look_note(rows)):
         if extra:
             verdict.sentence = f"{verdict.sentence} {extra}"
     return verdict
+
+
+def look_note(rows: pd.DataFrame) -> str:
+    """How a run that stops when settled judged these rows, in words ("Judged at look 2 of 5, on 240
+    of 600 prompts, at the alpha spent by then: settled ..."); "" for a run that answered every prompt
+    in one go."""
+    looks = [d["look"] for d in (details_of(x) for x in rows["details"]) if isinstance(d.get("look"), dict)]
+    if not looks:
+        return ""
+    look = looks[0]
+    why = next((x["stop"] for x in looks if x.get("stop")), "")
+    return (f"Judged at look {look['look']} of {look['looks']}, on {look['prompts']:,} of {look['planned']:,} "
+            f"prompts, at the alpha spent by then{': ' + why if why else ''}.")
 
 
 def judge_note(rows: pd.DataFrame) -> str:
@@ -219,7 +238,7 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
         d = details_of(r["details"])
         if "gap" not in d:
             continue
-        beyond = _beyond(d, r["metric"], alpha)
+        beyond = beyond_noise(d, r["metric"], alpha)
         evidence.append({"metric": r["metric"], "pair": f"{r['group_a']} vs {r['group_b']}", "value": r["value"],
                          "noise_floor": d.get("noise_floor"), "gap": d.get("gap"), "gap_ci": d.get("gap_ci"),
                          "p_holm": d.get("p_holm"), "min_detectable_gap": d.get("min_detectable_gap"),

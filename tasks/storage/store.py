@@ -63,6 +63,10 @@ SCHEMA: dict[str, str] = {
         error_message VARCHAR, attempts INTEGER, latency_s DOUBLE, prompt_tokens INTEGER,
         completion_tokens INTEGER, cached BOOLEAN, cache_key VARCHAR, cost DOUBLE, truncated BOOLEAN""",
     "scores": "run_id VARCHAR, text_hash VARCHAR, scorer VARCHAR, value DOUBLE",
+    "prompt_order": "run_id VARCHAR, prompt_id VARCHAR, position INTEGER, look INTEGER",
+    "looks": """
+        run_id VARCHAR, look INTEGER, looks INTEGER, prompts INTEGER, planned INTEGER, calls INTEGER,
+        planned_calls INTEGER, found INTEGER, futile INTEGER, still_open INTEGER, stopped BOOLEAN, reason VARCHAR""",
     "metrics": """
         run_id VARCHAR, family VARCHAR, attribute VARCHAR, group_a VARCHAR, group_b VARCHAR,
         metric VARCHAR, value DOUBLE, ci_low DOUBLE, ci_high DOUBLE, n INTEGER,

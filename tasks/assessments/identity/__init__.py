@@ -298,6 +298,7 @@ def detectable_outcome_gaps(records: list[dict], family: int, alpha: float, powe
             n = int(d["prompts"])
             step = t.ppf(1 - alpha / (2 * max(family, 1)), n - 1) + t.ppf(power, n - 1)
             d["min_detectable_gap"] = float(step * d["gap_sd"] / np.sqrt(n))
+            d["min_detectable_gap_tests"] = max(family, 1)
 
 
 def one_orientation(records: list[dict]) -> list[dict]:

@@ -1,0 +1,181 @@
+"""Answering a run's prompts in looks, and stopping once its verdict is settled.
+
+With ``execution.stop_when: settled`` the counterfactual and identity flows answer their prompts in
+``execution.looks`` batches. The order is drawn at random (``metrics.seed``) and stored in the
+``prompt_order`` table; a later run of the same name keeps the order of the prompts it shares with
+the newest earlier sequence and appends new prompts after them, so resuming a stopped run with more
+prompts continues the same sequence (and its answered prompts come from the response cache).
+
+After each batch the flow computes its metric rows on every prompt answered so far and hands them
+to :meth:`Looks.judge`, which judges them at the alpha spent by that look
+(:mod:`equilens.tasks.pipeline.looks`), stores the look in the ``looks`` table, and says whether to
+stop. The decision is taken in the flow, between batches, whatever the task runner (threads or
+Dask: a batch's shards are all awaited before its look). With ``stop_when: never`` (the default)
+there is one batch of every prompt and the rows are returned unjudged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from equilens.tasks.config import RunConfig
+from equilens.tasks.errors import ConfigError
+from equilens.tasks.pipeline.looks import LookRule, Settlement, judge_look
+
+
+def look_rule(config: RunConfig) -> LookRule | None:
+    """The rule a run judges its looks by, or None when it answers every prompt at once."""
+    from equilens.tasks.metrics.judged import planned_metrics
+
+    exe = config.execution
+    if exe.stop_when != "settled":
+        return None
+    return LookRule(exe.looks, 1 - config.metrics.confidence, exe.detect, planned_metrics(exe.detect_metric))
+
+
+def sequence_order(store: Any, config: RunConfig, run_id: str, prompt_ids: list[str]) -> list[str]:  # noqa: ANN401
+    """The order the run answers ``prompt_ids`` in: the newest earlier sequence of a run of this name
+    and flow first (the prompts it shares, in its order), then the others in an order drawn with
+    ``metrics.seed``."""
+    earlier = store.query(
+        "SELECT o.prompt_id FROM prompt_order o WHERE o.run_id = (SELECT r.run_id FROM runs r WHERE r.name = ? "
+        "AND r.flow = (SELECT flow FROM runs WHERE run_id = ?) AND r.run_id <> ? AND r.run_id IN "
+        "(SELECT run_id FROM prompt_order) ORDER BY r.started_at DESC LIMIT 1) ORDER BY o.position",
+        [config.name, run_id, run_id])
+    wanted = set(prompt_ids)
+    kept = [p for p in earlier["prompt_id"] if p in wanted] if len(earlier) else []
+    seen = set(kept)
+    rest = sorted(p for p in wanted if p not in seen)
+    drawn = [rest[i] for i in np.random.default_rng(config.metrics.seed).permutation(len(rest))]
+    return kept + drawn
+
+
+@dataclass
+class Looks:
+    """The looks of one run: the batches to answer, each look's judgement, and the stop."""
+
+    rule: LookRule | None
+    order: list[str]
+    run_id: str
+    store: Any
+    log: Any
+    settlements: list[Settlement] = field(default_factory=list)
+    answered: list[pd.DataFrame] = field(default_factory=list)  # each look's answers
+    stopped: bool = False
+
+    @classmethod
+    def start(cls, run: Any, config: RunConfig, prompt_ids: pd.Series) -> Looks:  # noqa: ANN401 - an AssessmentRun
+        """The looks of ``run`` over the distinct ``prompt_ids`` (in order of first appearance)."""
+        rule = look_rule(config)
+        ids = list(dict.fromkeys(str(p) for p in prompt_ids))
+        if rule is None:
+            return cls(None, ids, run.run_id, run.store, run.log)
+        if len(ids) < rule.looks:
+            raise ConfigError(f"execution.looks: {rule.looks} looks need at least as many prompts; the run has "
+                              f"{len(ids)} (lower execution.looks, or set execution.stop_when: never)")
+        order = sequence_order(run.store, config, run.run_id, ids)
+        ends = [_upto(len(order), k, rule.looks) for k in range(1, rule.looks + 1)]
+        run.store.append("prompt_order", pd.DataFrame({
+            "run_id": run.run_id, "prompt_id": order, "position": range(len(order)),
+            "look": np.searchsorted(ends, np.arange(len(order)), side="right") + 1}))
+        _warn_unreachable(run.log, config, rule)
+        return cls(rule, order, run.run_id, run.store, run.log)
+
+    @property
+    def planned(self) -> int:
+        return len(self.order)
+
+    def batches(self) -> Iterator[list[str]]:
+        """The prompt ids each look adds, until a look stops the run."""
+        if self.rule is None:
+            yield self.order
+            return
+        done = 0
+        for look in range(1, self.rule.looks + 1):
+            if self.stopped:
+                return
+            upto = _upto(self.planned, look, self.rule.looks)
+            batch, done = self.order[done:upto], upto
+            yield batch
+
+    def answer(self, rec: Any, config: RunConfig, variants: pd.DataFrame, batch: list[str], summary: dict,
+               **kwargs: Any) -> pd.DataFrame:  # noqa: ANN401 - a RunRecorder
+        """Every answer so far: the ``llm`` stage on the variants of ``batch``'s prompts, added to the
+        answers of the looks before (all of ``variants`` in a run without looks). The first look
+        checks the whole run's budget before any call."""
+        from equilens.flows.run_record import response_counts
+        from equilens.flows.stage_tasks import answer_stage, check_variants_budget
+
+        if self.rule is None:
+            return answer_stage(rec, config, variants, summary, **kwargs)
+        if not self.answered:
+            check_variants_budget(variants, config.llm)
+        wanted = set(batch)
+        self.answered.append(answer_stage(rec, config, variants[variants["prompt_id"].astype(str).isin(wanted)],
+                                          summary, **kwargs))
+        responses = pd.concat(self.answered, ignore_index=True)
+        summary["responses"] = response_counts(responses)
+        return responses
+
+    def asked(self, variants: pd.DataFrame) -> pd.DataFrame:
+        """The variants of the prompts answered so far."""
+        if self.rule is None:
+            return variants
+        done = _upto(self.planned, len(self.answered), self.rule.looks)
+        return variants[variants["prompt_id"].astype(str).isin(set(self.order[:done]))]
+
+    def judge(self, metrics: pd.DataFrame, calls: int, planned_calls: int) -> pd.DataFrame:
+        """The rows of the look just answered, judged at the alpha it spends (``calls`` of
+        ``planned_calls`` made so far); sets :attr:`stopped` when the run may stop."""
+        if self.rule is None:
+            self.stopped = True
+            return metrics
+        look = len(self.settlements) + 1
+        prompts = _upto(self.planned, look, self.rule.looks)
+        rows, settlement = judge_look(metrics, self.rule, look, prompts, self.planned)
+        self.settlements.append(settlement)
+        self.stopped = settlement.stops
+        self.store.append("looks", pd.DataFrame([{
+            "run_id": self.run_id, "look": look, "looks": self.rule.looks, "prompts": prompts, "planned": self.planned,
+            "calls": calls, "planned_calls": planned_calls, "found": len(settlement.found),
+            "futile": len(settlement.futile), "still_open": len(settlement.open), "stopped": self.stopped,
+            "reason": settlement.reason()}]))
+        self.log.info("look %d of %d (%d of %d prompts, %d of %d calls): %s", look, self.rule.looks, prompts,
+                      self.planned, calls, planned_calls, settlement.reason())
+        return rows
+
+    def summary(self) -> dict[str, Any] | None:
+        """The run summary's ``looks`` entry: where it stopped and why; None for a run in one go."""
+        if self.rule is None or not self.settlements:
+            return None
+        last = self.settlements[-1]
+        return {"look": last.look, "looks": last.looks, "prompts": last.prompts, "planned": last.planned,
+                "settled": last.settled, "reason": last.reason(), "found": last.found, "futile": last.futile,
+                "open": last.open, "detect": self.rule.detect}
+
+
+def _upto(planned: int, look: int, looks: int) -> int:
+    """Prompts answered by look ``look`` of ``looks``: an equal share, rounded up (the last takes all)."""
+    return -(-planned * look // looks)
+
+
+def _warn_unreachable(log: Any, config: RunConfig, rule: LookRule) -> None:  # noqa: ANN401
+    """A warning when the permutation tests' resolution cannot reach the first looks' levels: a
+    parity gap cannot be found there, however large."""
+    from equilens.tasks.stats.sequential import obrien_fleming_plan
+
+    perms = config.metrics.permutations
+    if not perms:
+        return
+    plan = obrien_fleming_plan(rule.fractions, rule.alpha)
+    blind = [k + 1 for k in range(rule.looks) if plan.nominal_alpha(k) <= 1 / (perms + 1)]
+    if blind:
+        need = int(np.ceil(1 / plan.nominal_alpha(blind[-1])))
+        log.warning("with metrics.permutations = %d the permutation tests cannot reach the level of look(s) %s: "
+                    "parity gaps can be found from look %d on (metrics.permutations >= %d reaches look %d)",
+                    perms, ", ".join(map(str, blind)), blind[-1] + 1, need, blind[-1])

@@ -1,0 +1,198 @@
+"""Runs that stop once the verdict is settled (``execution.stop_when: settled``): the rule's levels
+worked out by hand, simulated runs against a known truth (false positives, power, calls saved),
+and the counterfactual and identity flows end to end against the loopback server, from the
+command line and from Python."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+from equilens.tasks.config import parse_config
+from equilens.tasks.errors import ConfigError
+from equilens.tasks.pipeline.looks import LookRule, judge_look
+from equilens.tasks.reporting.verdict import attribute_verdict
+from equilens.tasks.stats.sequential import holm_levels, obrien_fleming_plan
+from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
+from tests.simulate_looks import Model, outcome_rows, simulate, stated_gap
+
+FIVE = (0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+# --- the rule -------------------------------------------------------------------------------------
+def test_the_holm_step_down_over_looks_is_worked_out_by_hand() -> None:
+    """At look 3 of 5 the smallest of three p-values faces the look's level of a plan at 0.05/3, the
+    next one of a plan at 0.05/2, the last the plan at 0.05; the step-down stops at the first p
+    at or above its level, and the ones after that face nothing (0)."""
+    third, half, whole = (obrien_fleming_plan(FIVE, a).nominal_alpha(2) for a in (0.05 / 3, 0.025, 0.05))
+    assert whole == pytest.approx(0.01065, abs=2e-5) and third < half < whole
+    assert holm_levels([0.0001, 0.2, 0.001], FIVE, 2) == [third, whole, half]
+    assert holm_levels([0.0001, 0.2, 0.3], FIVE, 2) == [third, half, 0.0]
+    assert holm_levels([0.5, 0.6], FIVE, 0)[1] == 0.0
+
+
+def test_a_look_judges_its_rows_at_the_spent_level_not_at_alpha() -> None:
+    """A pair with p = 0.0446 is beyond noise in a run judged once (0.0446 < 0.05) but not at look 1
+    of 5, whose level is about 1e-5, nor at the last (0.0389: alpha 0.05 spent over five looks, the
+    plan at 0.05 for a family of one pair); the rows say so, and the last look states its reason."""
+    a = [1.0, -0.4, 0.9, 0.2, -0.3, 0.8, 0.4, -0.1, 0.7, 0.1, 0.6, -0.1]
+    rows = outcome_rows(pd.DataFrame({"a": a, "b": [0.0] * 12}).to_numpy())
+    p = rows["details"][0]["p_value"]
+    assert p == pytest.approx(0.044579, abs=1e-5) and attribute_verdict("gender x race", rows).beyond_noise
+    rule = LookRule(5, 0.05)
+    early, settled = judge_look(rows, rule, 1, 12, 60)
+    assert not settled.stops and settled.open == ["gender x race: cell0 vs cell1"]
+    assert early["details"][0]["look"]["level"] == pytest.approx(obrien_fleming_plan(FIVE).nominal_alpha(0))
+    assert attribute_verdict("gender x race", early).beyond_noise is False
+    last, settled = judge_look(rows, rule, 5, 60, 60)
+    assert last["details"][0]["look"]["level"] == pytest.approx(0.0389, abs=2e-4)
+    assert settled.stops and settled.found == [] and settled.open == ["gender x race: cell0 vs cell1"]
+    sentence = attribute_verdict("gender x race", last).sentence
+    assert "Judged at look 5 of 5, on 60 of 60 prompts, at the alpha spent by then: every planned prompt" in sentence
+
+
+# --- simulated runs against a known truth ---------------------------------------------------------
+PROMPTS = 200
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_a_fair_model_fires_in_at_most_five_percent_of_runs_with_stopping_on(deterministic: bool) -> None:
+    """Three cells (a Holm family of three pairs), a sampling model without a futility target and a
+    deterministic one (amounts rounded, many ties) with one: the looks do not inflate the error."""
+    model = Model((0.0, 0.0, 0.0), deterministic=deterministic)
+    detect = stated_gap(PROMPTS, 3, model.sd) if deterministic else None
+    found = simulate(model, PROMPTS, 400, detect=detect, seed=11 + deterministic)
+    assert found.fired <= 0.05, found
+
+
+def test_a_gap_of_the_stated_detectable_size_is_found_in_75_to_85_percent_of_runs() -> None:
+    """One pair of cells whose true gap is the one a fixed run of the planned size states it detects
+    with 80% power: with five looks the power stays near it."""
+    model = Model((0.0, 0.0))
+    model = Model((stated_gap(PROMPTS, 2, model.sd), 0.0))
+    found = simulate(model, PROMPTS, 600, seed=5)
+    assert 0.75 <= found.fired <= 0.85, found
+
+
+def test_a_large_gap_is_found_on_at_most_40_percent_of_the_calls() -> None:
+    """A true gap 3x the stated detectable gap, with that gap as the futility target: found in every
+    run, stopping on average by 40% of the planned prompts."""
+    gap = stated_gap(PROMPTS, 2, Model((0.0, 0.0)).sd)
+    found = simulate(Model((3 * gap, 0.0)), PROMPTS, 300, detect=gap, seed=7)
+    assert found.fired >= 0.99 and found.used <= 0.40, found
+
+
+def test_a_fair_model_with_a_futility_target_stops_early() -> None:
+    """A fair model whose futility target is 1.5x the gap the planned run states stops by 60% of the
+    calls on average; one whose target is the stated gap itself (a run planned with exactly 80% power
+    for it) needs more, by 70%."""
+    gap = stated_gap(PROMPTS, 2, Model((0.0, 0.0)).sd)
+    margin = simulate(Model((0.0, 0.0)), PROMPTS, 300, detect=1.5 * gap, seed=8)
+    exact = simulate(Model((0.0, 0.0)), PROMPTS, 300, detect=gap, seed=9)
+    assert margin.used <= 0.60 and exact.used <= 0.70, (margin, exact)
+
+
+# --- end to end -----------------------------------------------------------------------------------
+def _identity_config(server, tmp_path: Path, prompts: int, **execution: object) -> object:  # noqa: ANN001
+    path = tmp_path / "p.csv"
+    pd.DataFrame({"prompt": [f"Question {i}: how much should I ask for this job? {'x' * i}" for i in range(prompts)],
+                  "outcome": "number"}).to_csv(path, index=False)
+    return parse_config({
+        "name": "stopping", "assessment": "identity", "prompts": {"path": str(path)},
+        "identity": {"names_per_cell": 2, "races": ["white", "black"]},
+        "llm": {"provider": "openai", "model": "fake", "base_url": server.base_url, "max_retries": 0},
+        "metrics": {"bootstrap_resamples": 50, "permutations": 100},
+        "execution": {"stop_when": "settled", "looks": 4, **execution},
+        "storage": {"duckdb_path": str(tmp_path / "s.duckdb"), "reports_dir": None},
+    })
+
+
+def _offers(low: set[str]):  # noqa: ANN202
+    import hashlib
+
+    def reply(body: dict) -> str:
+        system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+        name = system.rsplit(" ", 1)[-1].rstrip(".")
+        jitter = int(hashlib.sha256((system + user).encode()).hexdigest()[:4], 16) % 5 - 2
+        amount = 1000 * (10 + len(user) % 7) * (1 + jitter / 100) * (0.6 if name in low else 1.0)
+        return f"I would suggest about ${amount:,.0f}."
+
+    return reply
+
+
+def test_an_identity_run_stops_once_settled_and_a_resumed_run_continues_its_sequence(
+        prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: ANN001, F811
+    """Offers 40% lower for one cell's names: every pair is found or out of reach of a 10% gap
+    before the last look, so the run stops early, says where and why, and keeps its order. Run again
+    with more prompts, it answers the same prompts first (from the cache) and the new ones after."""
+    from equilens.flows.dispatch import flow_for
+    from equilens.tasks.inputs.identity import cell_names, cells_of
+    from equilens.tasks.inputs.names import load_names
+
+    cells = cells_of(["gender", "race"], ["female", "male"], ["white", "black"])
+    low = set(cell_names(load_names(), cells, 2, seed=0).query("cell == 'female-black'")["name"])
+    openai_server.reply = _offers(low)
+    cfg = _identity_config(openai_server, tmp_path, 40, detect=0.1)
+    result = flow_for(cfg)(cfg)
+    planned = 40 * 4 * 2
+    assert result["looks"]["look"] < 4 and result["looks"]["settled"], result["looks"]
+    assert len(openai_server.requests) == result["looks"]["prompts"] * 4 * 2 < planned
+    verdict = next(v for v in result["verdicts"] if v.startswith("gender x race:"))
+    assert "female-black" in verdict and f"Judged at look {result['looks']['look']} of 4" in verdict, verdict
+    assert "were not asked" in verdict
+    db = tmp_path / "s.duckdb"
+    with duckdb.connect(str(db), read_only=True) as con:
+        order = [r[0] for r in con.execute("SELECT prompt_id FROM prompt_order WHERE run_id = ? ORDER BY position",
+                                           [result["run_id"]]).fetchall()]
+        looks = con.execute("SELECT look, stopped, calls, planned_calls FROM looks WHERE run_id = ? ORDER BY look",
+                            [result["run_id"]]).fetchall()
+        answered = con.execute("SELECT count(DISTINCT prompt_id) FROM responses WHERE run_id = ?",
+                               [result["run_id"]]).fetchone()[0]
+    assert len(order) == 40 and looks[-1][1] and not any(s for _, s, _, _ in looks[:-1])
+    assert looks[-1][2:] == (len(openai_server.requests), planned) and answered == result["looks"]["prompts"]
+
+    before = len(openai_server.requests)
+    more = _identity_config(openai_server, tmp_path, 60, detect=0.1)
+    again = flow_for(more)(more)
+    with duckdb.connect(str(db), read_only=True) as con:
+        resumed = [r[0] for r in con.execute("SELECT prompt_id FROM prompt_order WHERE run_id = ? ORDER BY position",
+                                             [again["run_id"]]).fetchall()]
+    assert resumed[:40] == order and len(resumed) == 60
+    new_calls = len(openai_server.requests) - before
+    assert new_calls == max(0, again["looks"]["prompts"] - result["looks"]["prompts"]) * 4 * 2, new_calls
+
+
+def test_stopping_from_the_command_line_and_from_python_on_a_fair_counterfactual_model(
+        prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: ANN001, F811
+    """A fair model (its answer does not depend on the group words) without a futility target runs
+    every look to the end; with --set on the command line the stop reason is printed; the Python API
+    takes the same keys; an assessment that cannot stop early refuses the setting."""
+    from typer.testing import CliRunner
+
+    import equilens
+    from equilens.flows.cli import app
+
+    moods = ["a wonderful, happy day", "an awful, sad day", "an ordinary day", "a good day", "a bad, tiring day"]
+    openai_server.reply = lambda body: f"It was {moods[len(body['messages'][-1]['content']) % 5]}."
+    prompts = [f"Write a note {i} about how he did at work today{'.' * (i % 3)}" for i in range(20)]
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"prompts: {{items: {prompts}}}\ncounterfactual: {{attributes: [gender], detect_names: false}}\n"
+                   f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0}}\n"
+                   "metrics: {bootstrap_resamples: 50, permutations: 200}\n"
+                   f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
+    out = CliRunner().invoke(app, ["run", str(cfg), "--set", "execution.stop_when=settled",
+                                   "--set", "execution.looks=2"])
+    assert out.exit_code == 0, out.output
+    assert "Judged at look 2 of 2, on 20 of 20 prompts" in out.output, out.output
+    with pytest.raises(ConfigError, match="answers in looks on the counterfactual and identity assessments"):
+        parse_config({"assessment": "bbq", "execution": {"stop_when": "settled"}})
+
+    result = equilens.assess(prompts[:12], model="fake", provider="openai", base_url=openai_server.base_url,
+                             db=tmp_path / "a.duckdb", counterfactual={"attributes": ["gender"], "detect_names": False},
+                             metrics={"bootstrap_resamples": 50, "permutations": 200},
+                             execution={"stop_when": "settled", "looks": 3}, storage__reports_dir=None)
+    assert result.status == "completed"
+    assert any("Judged at look 3 of 3, on 12 of 12 prompts" in v for v in result.verdicts), result.verdicts
