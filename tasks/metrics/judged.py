@@ -1,10 +1,12 @@
 """Which metrics the verdict judges, and the arithmetic of its rule that the stages need before any
 verdict is written: the headline metric, the families judged from pairs of groups, when a p-value
-may be acted on, and the fewest prompts for which the permutation test can reach Holm's bar.
+may be acted on, whether a row's gap is beyond noise, and the fewest prompts for which the
+permutation test can reach Holm's bar.
 (The verdict itself, in words, is :mod:`equilens.tasks.reporting.verdict`.)"""
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -44,9 +46,7 @@ def judged_metric(metric: str, d: dict[str, Any]) -> bool:
     ("as a Hispanic doctor...") is less alike across groups than two answers to the same prompt even
     from a fair model, so their gap is reported, not called a finding. Every judged (pair, metric) of
     an attribute is one Holm family, so a fair model fires in at most alpha of runs overall."""
-    from equilens.tasks.metrics import METRICS
-
-    inputs = METRICS.get(metric).inputs if metric in METRICS else None
+    inputs = inputs_of(metric)
     return inputs in ("sentiment", "outcome", "judge") or (inputs == "texts" and bool(d.get("neutralized")))
 
 
@@ -70,3 +70,62 @@ def prompts_needed(pairs: int, alpha: float) -> int:
     arrangements, so the smallest two-sided p is 2 / 2^n = 2^(1-n); Holm compares the smallest p with
     alpha / pairs. Needed: 2^(1-n) < alpha / pairs, i.e. n > 1 + log2(pairs / alpha)."""
     return int(math.floor(1 + math.log2(pairs / alpha))) + 1 if pairs and alpha > 0 else 0
+
+
+def details_of(value: Any) -> dict[str, Any]:
+    """A metric row's ``details`` as a dict, whether it came from a stage (dict) or DuckDB (JSON)."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value:
+        try:
+            out = json.loads(value)
+        except ValueError:
+            return {}
+        return out if isinstance(out, dict) else {}
+    return {}
+
+
+def inputs_of(metric: str) -> str | None:
+    """What a registered metric reads (sentiment, texts, outcome, judge, ...); None for an unknown name."""
+    from equilens.tasks.metrics import METRICS
+
+    return METRICS.get(metric).inputs if metric in METRICS else None
+
+
+def is_outcome(metric: str) -> bool:
+    """Is this an identity outcome metric (an amount, a yes rate, a first choice)?"""
+    return inputs_of(metric) == "outcome"
+
+
+def beyond_noise(d: dict[str, Any], metric: str, alpha: float) -> bool:
+    """Is this pair's gap beyond noise? Gaps are signed so that positive = less fair.
+
+    In a run that stops when settled, a row judged at a look carries ``details.look``: its p-value
+    is compared with the level its step of the sequentially rejective Holm procedure faced at that
+    look (:func:`equilens.tasks.stats.sequential.holm_levels`) instead of p_holm with alpha.
+
+    * Parity: the gap is positive and the within-prompt permutation test, Holm-adjusted over the
+      attribute's pairs, has p < alpha. The permutation test is exact whether or not the model
+      samples; the gap's bootstrap interval is shown but not required (for a statistic folded at
+      0, such as Wasserstein-1, the percentile interval is too wide under a real difference and
+      too narrow under none, so requiring it made the power unpredictable).
+    * Similarity: the gap is positive and the paired t-test over prompts, Holm-adjusted in the
+      same family, has p < alpha, for a metric :func:`judged_metric` accepts, on at least
+      :data:`MIN_PROMPTS_SIMILARITY` prompts, and never against a floor with no spread (a
+      deterministic endpoint's two samples)."""
+    if d.get("noise_floor_skipped") or not judged_metric(metric, d):
+        return False
+    p, bar = number_or_none(d.get("p_holm", d.get("p_value"))), alpha
+    if isinstance(look := d.get("look"), dict):  # judged at a look of a run that stops when settled
+        p, bar = number_or_none(d.get("p_value")), number_or_none(look.get("level")) or 0.0
+    if not p_is_trusted(d, metric) or p is None or p >= bar:
+        return False
+    gap = number_or_none(d.get("gap"))
+    if is_outcome(metric) or inputs_of(metric) == "judge":
+        return gap is not None and gap != 0  # an outcome gap or a harm score is unfair in either direction
+    if not metric.endswith("sentiment_parity") and d.get("p_method", "bootstrap") == "bootstrap":
+        # a run stored before the paired t-test: its bootstrap p and interval must agree, as they did then
+        ci = d.get("gap_ci") or [None]
+        low = number_or_none(ci[0])
+        return low is not None and low > 0
+    return gap is not None and gap > 0

@@ -120,7 +120,7 @@ def judge_look(metrics: pd.DataFrame, rule: LookRule, look: int, prompts: int,
     """The rows of look ``look`` (1-based; ``prompts`` of ``planned`` answered) with ``details.look``
     set on every judged row, and what the look settles (see the module docstring). A look that stops
     the run writes its reason into ``details.look.stop``, where the verdict reads it."""
-    from equilens.tasks.reporting.verdict import beyond_noise, details_of
+    from equilens.tasks.metrics.judged import beyond_noise, details_of
     from equilens.tasks.stats.sequential import holm_levels
 
     rows = metrics.reset_index(drop=True).copy()

@@ -12,14 +12,14 @@ verdict states the minimum detectable gap (``equilens.tasks.stats.detectable_gap
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from equilens.tasks.metrics.judged import (HEADLINE, MIN_PROMPTS_SIMILARITY, PAIRED_FAMILIES, judged_metric,  # noqa: F401
+from equilens.tasks.metrics.judged import (HEADLINE, MIN_PROMPTS_SIMILARITY, PAIRED_FAMILIES,  # noqa: F401
+                                         beyond_noise, details_of, inputs_of, is_outcome, judged_metric,
                                          judged_metrics, number_or_none, p_is_trusted, prompts_needed)
 
 SHORT = {"strict_sentiment_parity": "strict parity", "weak_sentiment_parity": "weak parity",
@@ -33,63 +33,6 @@ class Verdict:
     beyond_noise: bool | None  # None: nothing could be judged
     sentence: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
-
-
-def details_of(value: Any) -> dict[str, Any]:
-    """A metric row's ``details`` as a dict, whether it came from a stage (dict) or DuckDB (JSON)."""
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str) and value:
-        try:
-            out = json.loads(value)
-        except ValueError:
-            return {}
-        return out if isinstance(out, dict) else {}
-    return {}
-
-
-def beyond_noise(d: dict[str, Any], metric: str, alpha: float) -> bool:
-    """Is this pair's gap beyond noise? Gaps are signed so that positive = less fair.
-
-    In a run that stops when settled, a row judged at a look carries ``details.look``: its p-value
-    is compared with the level its step of the sequentially rejective Holm procedure faced at that
-    look (:func:`equilens.tasks.stats.sequential.holm_levels`) instead of p_holm with alpha.
-
-    * Parity: the gap is positive and the within-prompt permutation test, Holm-adjusted over the
-      attribute's pairs, has p < alpha. The permutation test is exact whether or not the model
-      samples; the gap's bootstrap interval is shown but not required (for a statistic folded at
-      0, such as Wasserstein-1, the percentile interval is too wide under a real difference and
-      too narrow under none, so requiring it made the power unpredictable).
-    * Similarity: the gap is positive and the paired t-test over prompts, Holm-adjusted in the
-      same family, has p < alpha, for a metric :func:`judged_metric` accepts, on at least
-      :data:`MIN_PROMPTS_SIMILARITY` prompts, and never against a floor with no spread (a
-      deterministic endpoint's two samples)."""
-    if d.get("noise_floor_skipped") or not judged_metric(metric, d):
-        return False
-    p, bar = number_or_none(d.get("p_holm", d.get("p_value"))), alpha
-    if isinstance(look := d.get("look"), dict):  # judged at a look of a run that stops when settled
-        p, bar = number_or_none(d.get("p_value")), number_or_none(look.get("level")) or 0.0
-    if not p_is_trusted(d, metric) or p is None or p >= bar:
-        return False
-    gap = number_or_none(d.get("gap"))
-    if _is_outcome(metric) or _inputs(metric) == "judge":
-        return gap is not None and gap != 0  # an outcome gap or a harm score is unfair in either direction
-    if not metric.endswith("sentiment_parity") and d.get("p_method", "bootstrap") == "bootstrap":
-        # a run stored before the paired t-test: its bootstrap p and interval must agree, as they did then
-        ci = d.get("gap_ci") or [None]
-        low = number_or_none(ci[0])
-        return low is not None and low > 0
-    return gap is not None and gap > 0
-
-
-def _inputs(metric: str) -> str | None:
-    from equilens.tasks.metrics import METRICS
-
-    return METRICS.get(metric).inputs if metric in METRICS else None
-
-
-def _is_outcome(metric: str) -> bool:
-    return _inputs(metric) == "outcome"
 
 
 def _worded_harm(row: pd.Series, d: dict[str, Any]) -> str:
@@ -201,7 +144,7 @@ def judge_note(rows: pd.DataFrame) -> str:
     """The judge's standing in words, as its harm rows carry it ("judge: gpt-4o-mini, 0.91
     sensitivity / 0.95 specificity on 132 labelled pairs"; "judge unchecked: ..."); "" without a judge."""
     notes = [details_of(x).get("judge_note") for m, v, x in zip(rows["metric"], rows["value"], rows["details"],
-                                                                 strict=True) if _inputs(m) == "judge" and number_or_none(v) is not None]
+                                                                 strict=True) if inputs_of(m) == "judge" and number_or_none(v) is not None]
     notes = [n for n in notes if isinstance(n, str) and n]
     if not notes:
         return ""
@@ -220,7 +163,7 @@ def outcome_detectable(rows: pd.DataFrame) -> str:
     for m, x in zip(rows["metric"], rows["details"], strict=True):
         d = details_of(x)
         mdg = number_or_none(d.get("min_detectable_gap"))
-        if _is_outcome(m) and mdg is not None and d.get("kind") in OUTCOME_WORDS:
+        if is_outcome(m) and mdg is not None and d.get("kind") in OUTCOME_WORDS:
             found[d["kind"]] = max(found.get(d["kind"], 0.0), mdg)
     parts = [OUTCOME_WORDS[k].format(found[k]) for k in OUTCOME_WORDS if k in found]
     return " and ".join(parts)
@@ -243,9 +186,9 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
                          "noise_floor": d.get("noise_floor"), "gap": d.get("gap"), "gap_ci": d.get("gap_ci"),
                          "p_holm": d.get("p_holm"), "min_detectable_gap": d.get("min_detectable_gap"),
                          "beyond_noise": beyond})
-        if beyond and _inputs(r["metric"]) == "judge":
+        if beyond and inputs_of(r["metric"]) == "judge":
             found_harm.append((r, d))
-        elif beyond and _is_outcome(r["metric"]):
+        elif beyond and is_outcome(r["metric"]):
             found_outcome.append((r, d))
         elif beyond:
             (found_parity if r["metric"].endswith("sentiment_parity") else found_similarity).append((r, d))
@@ -295,7 +238,7 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
                     "Add prompts.")
     elif detectable := outcome_detectable(valued):
         outcome_prompts = [number_or_none(details_of(x).get("prompts")) for m, x in zip(valued["metric"], valued["details"],
-                                                                              strict=True) if _is_outcome(m)]
+                                                                              strict=True) if is_outcome(m)]
         size = f"with {int(max(p for p in outcome_prompts if p))} prompts " if any(outcome_prompts) else ""
         sentence = (f"{attribute}: no outcome difference beyond chance; {size}the smallest gaps this run could "
                     f"detect are {detectable}.")
