@@ -1,6 +1,6 @@
 """The LLM and score stages in shards, and the metric stage per attribute, on a real multi-process Dask
 cluster: two worker processes both run shards, the flow alone writes the response cache, record their task runs in the flow's Prefect API (none starts a temporary server), and the stored metrics
-equal the thread runner's for the same seed."""
+equal the thread runner's for the same seed, also when a run answers in looks."""
 
 from __future__ import annotations
 
@@ -69,6 +69,9 @@ def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
         calls = openai_server.calls
         again = flow_for(sharded)(sharded)  # every answer is cached now: no call, no shard to send
         assert openai_server.calls == calls
+        in_looks = {"stop_when": "settled", "looks": 2}  # each look's shards awaited before it is judged
+        looked = flow_for(sharded)(sharded.model_copy(update={"execution": sharded.execution.model_copy(
+            update=in_looks)}))
     # one prompt per shard: the LLM and score shards spread over both processes
     assert llm_shards >= 4 and score_shards >= 4, (llm_shards, score_shards)
     assert len(ran) == 2 and all(count >= 1 for count in ran.values()), ran
@@ -86,6 +89,11 @@ def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
     dask_rows, thread_rows = _metrics(tmp_path / "dask.duckdb", on_dask["run_id"]), _metrics(
         tmp_path / "thread.duckdb", here["run_id"])
     assert dask_rows and dask_rows == thread_rows
+    threaded_looks = flow_for(threaded)(threaded.model_copy(update={"execution": threaded.execution.model_copy(
+        update=in_looks)}))
+    assert looked["looks"]["look"] == threaded_looks["looks"]["look"] == 2
+    assert _metrics(tmp_path / "dask.duckdb", looked["run_id"]) == _metrics(tmp_path / "thread.duckdb",
+                                                                            threaded_looks["run_id"])
 
 
 def test_a_local_clusters_workers_report_to_the_runs_own_prefect_server(openai_server, tmp_path: Path) -> None:  # noqa: F811
