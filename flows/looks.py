@@ -17,14 +17,13 @@ there is one batch of every prompt and the rows are returned unjudged.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from equilens.tasks.config import RunConfig
-from equilens.tasks.errors import ConfigError
 from equilens.tasks.pipeline.looks import LookRule, Settlement, judge_look
 
 
@@ -75,9 +74,10 @@ class Looks:
         ids = list(dict.fromkeys(str(p) for p in prompt_ids))
         if rule is None:
             return cls(None, ids, run.run_id, run.store, run.log)
-        if len(ids) < rule.looks:
-            raise ConfigError(f"execution.looks: {rule.looks} looks need at least as many prompts; the run has "
-                              f"{len(ids)} (lower execution.looks, or set execution.stop_when: never)")
+        if len(ids) < rule.looks:  # a look of no prompt would judge nothing new
+            run.log.warning("execution.looks: %d looks but only %d prompt(s) to answer: %d look(s) of one prompt each",
+                            rule.looks, len(ids), len(ids))
+            rule = replace(rule, looks=max(1, len(ids)))
         order = sequence_order(run.store, config, run.run_id, ids)
         ends = [_upto(len(order), k, rule.looks) for k in range(1, rule.looks + 1)]
         run.store.append("prompt_order", pd.DataFrame({
@@ -177,5 +177,6 @@ def _warn_unreachable(log: Any, config: RunConfig, rule: LookRule) -> None:  # n
     if blind:
         need = int(np.ceil(1 / plan.nominal_alpha(blind[-1])))
         log.warning("with metrics.permutations = %d the permutation tests cannot reach the level of look(s) %s: "
-                    "parity gaps can be found from look %d on (metrics.permutations >= %d reaches look %d)",
+                    "parity gaps can be found from look %d on (metrics.permutations >= %d reaches look %d for "
+                    "one pair; a Holm family of several needs more)",
                     perms, ", ".join(map(str, blind)), blind[-1] + 1, need, blind[-1])

@@ -127,7 +127,9 @@ def test_an_identity_run_stops_once_settled_and_a_resumed_run_continues_its_sequ
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: ANN001, F811
     """Offers 40% lower for one cell's names: every pair is found or out of reach of a 10% gap
     before the last look, so the run stops early, says where and why, and keeps its order. Run again
-    with more prompts, it answers the same prompts first (from the cache) and the new ones after."""
+    with more prompts (from Python), it answers the same prompts first (from the cache) and the new
+    ones after."""
+    import equilens
     from equilens.flows.dispatch import flow_for
     from equilens.tasks.inputs.identity import cell_names, cells_of
     from equilens.tasks.inputs.names import load_names
@@ -155,14 +157,14 @@ def test_an_identity_run_stops_once_settled_and_a_resumed_run_continues_its_sequ
     assert looks[-1][2:] == (len(openai_server.requests), planned) and answered == result["looks"]["prompts"]
 
     before = len(openai_server.requests)
-    more = _identity_config(openai_server, tmp_path, 60, detect=0.1)
-    again = flow_for(more)(more)
+    again = equilens.assess(config=_identity_config(openai_server, tmp_path, 60, detect=0.1))  # the Python API
     with duckdb.connect(str(db), read_only=True) as con:
         resumed = [r[0] for r in con.execute("SELECT prompt_id FROM prompt_order WHERE run_id = ? ORDER BY position",
-                                             [again["run_id"]]).fetchall()]
+                                             [again.run_id]).fetchall()]
     assert resumed[:40] == order and len(resumed) == 60
     new_calls = len(openai_server.requests) - before
-    assert new_calls == max(0, again["looks"]["prompts"] - result["looks"]["prompts"]) * 4 * 2, new_calls
+    assert new_calls == max(0, again.summary["looks"]["prompts"] - result["looks"]["prompts"]) * 4 * 2, new_calls
+    assert any("Judged at look" in v for v in again.verdicts), again.verdicts
 
 
 def test_stopping_from_the_command_line_and_from_python_on_a_fair_counterfactual_model(
