@@ -60,6 +60,16 @@ def test_build_config_on_top_of_a_yaml_file(tmp_path: Path) -> None:
     assert cfg.name == equilens.build_config(config=REPO / "configs" / "demo.yaml").name  # the YAML's name kept
 
 
+def test_a_config_keeps_its_own_assessment_unless_one_is_named() -> None:
+    """``config=configs/identity.yaml`` (a path or a loaded config) runs identity, not the
+    counterfactual default; a named assessment still wins, and without a config it is counterfactual."""
+    identity = REPO / "configs" / "identity.yaml"
+    assert equilens.build_config(config=identity).assessment == "identity"
+    assert equilens.build_config(config=equilens.build_config(config=identity)).assessment == "identity"
+    assert equilens.build_config(config=identity, assessment="counterfactual").assessment == "counterfactual"
+    assert equilens.build_config(["Describe a male nurse."]).assessment == "counterfactual"
+
+
 @pytest.mark.parametrize(("kwargs", "error", "words"), [
     ({"llm__cuont": 2}, ConfigError, "unknown key"),
     ({"llm__count": 0}, ConfigError, "llm.count"),

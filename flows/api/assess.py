@@ -14,7 +14,7 @@ from .result import AssessmentResult
 def assess(
     prompts: str | os.PathLike | Iterable[str] | None = None,
     model: str | None = None,
-    assessment: str = "counterfactual",
+    assessment: str | None = None,
     *,
     name: str | None = None,
     config: str | os.PathLike | Mapping | Any | None = None,
@@ -27,8 +27,8 @@ def assess(
     """Run an assessment as ``equilens run`` does and return an :class:`AssessmentResult`.
 
     ``prompts``: a list of prompt strings or a prompt file; ``model`` / ``provider`` / ``base_url``: the
-    model under test (default: the embedded SmolLM2); ``assessment``: counterfactual (default),
-    stereotype, bias_test, classification, recommendation, bbq, identity, decisions or auto; ``db``: the DuckDB file
+    model under test (default: the embedded SmolLM2); ``assessment``: the config's own, else counterfactual;
+    or stereotype, bias_test, classification, recommendation, bbq, identity, decisions or auto; ``db``: the DuckDB file
     (default ``data/equilens.duckdb`` under the working directory). Every other keyword overrides one
     config key, sections separated by a double underscore (``llm__count=2``) or as a dict per section
     (``metrics={"bootstrap_resamples": 200}``); see :func:`equilens.build_config` and ``equilens options``.
@@ -64,7 +64,7 @@ def power_plan(
     detect: float,
     prompts: str | os.PathLike | Iterable[str] | None = None,
     model: str | None = None,
-    assessment: str = "counterfactual",
+    assessment: str | None = None,
     *,
     metric: str | None = None,
     pilot: int | None = None,

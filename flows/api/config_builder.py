@@ -16,7 +16,7 @@ SOURCE = "equilens.assess()"
 def build_config(
     prompts: str | os.PathLike | Iterable[str] | None = None,
     model: str | None = None,
-    assessment: str = "counterfactual",
+    assessment: str | None = None,
     *,
     name: str | None = None,
     config: str | os.PathLike | RunConfig | Mapping | None = None,
@@ -28,6 +28,7 @@ def build_config(
     """The run config :func:`equilens.assess` runs, without running it.
 
     ``config`` (a YAML path, a dict or a RunConfig) is the starting point, default: every key's default.
+    ``assessment`` is the config's own unless given (counterfactual without a config).
     ``prompts`` is a file path (.csv/.jsonl/.parquet/.txt) or a list of prompt strings; ``model``,
     ``provider``, ``base_url`` set the ``llm`` section, ``db`` sets ``storage.duckdb_path``. Any other
     keyword overrides one config key: a double underscore separates sections (``llm__count=2``,
@@ -35,6 +36,7 @@ def build_config(
     (``llm={"count": 2, "temperature": 0}``). Unknown keys raise :class:`~equilens.tasks.errors.ConfigError`.
     """
     data = _base(config)
+    assessment = assessment or str(data.get("assessment") or "counterfactual")
     if config is not None and not isinstance(config, Mapping):  # a loaded config's own sections: keep the ones
         keep = CONFIG_CLASSES.get(assessment, RunConfig).model_fields  # this assessment reads
         data = {k: v for k, v in data.items() if k in keep}
