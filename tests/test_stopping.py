@@ -157,7 +157,7 @@ def test_an_identity_run_stops_once_settled_and_a_resumed_run_continues_its_sequ
     assert looks[-1][2:] == (len(openai_server.requests), planned) and answered == result["looks"]["prompts"]
 
     before = len(openai_server.requests)
-    again = equilens.assess(config=_identity_config(openai_server, tmp_path, 60, detect=0.1))  # the Python API
+    again = equilens.assess(config=_identity_config(openai_server, tmp_path, 60, detect=0.1), db=db)  # from Python
     with duckdb.connect(str(db), read_only=True) as con:
         resumed = [r[0] for r in con.execute("SELECT prompt_id FROM prompt_order WHERE run_id = ? ORDER BY position",
                                              [again.run_id]).fetchall()]
