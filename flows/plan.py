@@ -72,6 +72,7 @@ class Plan:
     seconds: float | None = None
     timing: str = ""
     extra: list[ExtraCalls] = field(default_factory=list)
+    looks: int | None = None  # execution.stop_when: settled: the calls are the most the run makes
 
     @property
     def total_calls(self) -> int | None:
@@ -87,7 +88,8 @@ class Plan:
         cost = f", at most {self.cost:,.2f} at the configured prices" if self.cost is not None else ""
         extra = "".join(f" + {e.phrase(about)}" + (f" (at most {e.cost:,.2f})" if e.cost is not None else "")
                         for e in self.extra)
-        return f"plan: {head}, {about}{self.calls:,} LLM calls{cost}{extra} (--plan for more)"
+        looks = f" in up to {self.looks} looks, stopping once settled" if self.looks else ""
+        return f"plan: {head}, {about}{self.calls:,} LLM calls{cost}{extra}{looks} (--plan for more)"
 
     def lines(self) -> list[str]:
         about = "" if self.exact else "about "
@@ -105,6 +107,9 @@ class Plan:
             out.append(f"  cost: at most {self.cost:,.2f} at the configured prices")
         if self.timing:
             out.append(f"  time: {self.timing}")
+        if self.looks:
+            out.append(f"  stopping: {self.looks} looks at equal shares of the prompts (execution.stop_when: "
+                       "settled); the run stops once its verdict is settled, so these are the most it spends")
         for e in self.extra:
             cost = f", at most {e.cost:,.2f} at the configured prices" if e.cost is not None else ""
             why = f" ({e.why})" if e.why else ""
@@ -138,7 +143,8 @@ def make_plan(cfg: RunConfig) -> Plan:
     systems = asked["system"].tolist() if "system" in asked else [None] * len(asked)
     tokens = prompt_tokens_of(asked["text"].tolist(), systems, cfg.llm) * scale * cfg.llm.count if calls else 0.0
     plan = Plan(cfg.assessment, prompts, requests, calls, exact, prompt_tokens=round(tokens),
-                completion_tokens=calls * cfg.llm.max_tokens, cost=cost_of(cfg.llm, calls, tokens) if calls else None)
+                completion_tokens=calls * cfg.llm.max_tokens, cost=cost_of(cfg.llm, calls, tokens) if calls else None,
+                looks=cfg.execution.looks if cfg.execution.stop_when == "settled" else None)
     if calls and cfg.llm.provider != "local":
         if cfg.llm.rate_limit:
             plan.seconds = calls / cfg.llm.rate_limit

@@ -185,9 +185,12 @@ def test_stopping_from_the_command_line_and_from_python_on_a_fair_counterfactual
                    f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0}}\n"
                    "metrics: {bootstrap_resamples: 50, permutations: 200}\n"
                    f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
-    out = CliRunner().invoke(app, ["run", str(cfg), "--set", "execution.stop_when=settled",
-                                   "--set", "execution.looks=2"])
+    settled = ["--set", "execution.stop_when=settled", "--set", "execution.looks=2"]
+    plan = CliRunner().invoke(app, ["run", str(cfg), "--plan", *settled])
+    assert plan.exit_code == 0 and "stopping: 2 looks at equal shares of the prompts" in plan.output, plan.output
+    out = CliRunner().invoke(app, ["run", str(cfg), *settled])
     assert out.exit_code == 0, out.output
+    assert "in up to 2 looks, stopping once settled" in out.output, out.output
     assert "Judged at look 2 of 2, on 20 of 20 prompts" in out.output, out.output
     with pytest.raises(ConfigError, match="answers in looks on the counterfactual and identity assessments"):
         parse_config({"assessment": "bbq", "execution": {"stop_when": "settled"}})
