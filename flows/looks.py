@@ -167,16 +167,20 @@ def _upto(planned: int, look: int, looks: int) -> int:
 def _warn_unreachable(log: Any, config: RunConfig, rule: LookRule) -> None:  # noqa: ANN401
     """A warning when the permutation tests' resolution cannot reach the first looks' levels: a
     parity gap cannot be found there, however large."""
+    from equilens.tasks.config import MetricsConfig
     from equilens.tasks.stats.sequential import obrien_fleming_plan
 
+    most = next(m.le for m in MetricsConfig.model_fields["permutations"].metadata if getattr(m, "le", None))
     perms = config.metrics.permutations
     if not perms:
         return
     plan = obrien_fleming_plan(rule.fractions, rule.alpha)
     blind = [k + 1 for k in range(rule.looks) if plan.nominal_alpha(k) <= 1 / (perms + 1)]
     if blind:
-        need = int(np.ceil(1 / plan.nominal_alpha(blind[-1])))
+        need = int(np.ceil(1 / plan.nominal_alpha(blind[-1] - 1)))
+        more = (f"metrics.permutations >= {need:,} reaches look {blind[-1]} for one pair; a Holm family of "
+                "several needs more" if need <= most else f"look {blind[-1]}'s level is below "
+                f"what {most:,} permutations, the most allowed, can reach")
         log.warning("with metrics.permutations = %d the permutation tests cannot reach the level of look(s) %s: "
-                    "parity gaps can be found from look %d on (metrics.permutations >= %d reaches look %d for "
-                    "one pair; a Holm family of several needs more)",
-                    perms, ", ".join(map(str, blind)), blind[-1] + 1, need, blind[-1])
+                    "parity gaps can be found from look %d on (%s)", perms, ", ".join(map(str, blind)),
+                    blind[-1] + 1, more)

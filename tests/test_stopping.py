@@ -201,3 +201,24 @@ def test_stopping_from_the_command_line_and_from_python_on_a_fair_counterfactual
                              execution={"stop_when": "settled", "looks": 3}, storage__reports_dir=None)
     assert result.status == "completed"
     assert any("Judged at look 3 of 3, on 12 of 12 prompts" in v for v in result.verdicts), result.verdicts
+
+
+def test_a_run_is_warned_which_looks_its_permutation_tests_cannot_reach() -> None:
+    """Five looks at 0.05: look 1's level is 2 (1 - Phi(4.383)) = 1.17e-5, beyond 2,000 permutations
+    (their smallest p is 1/2,001) and within reach of 85,324; three looks' first level (0.00069) is
+    reached by 1,457."""
+    from equilens.flows.looks import _warn_unreachable, look_rule
+
+    said: list[str] = []
+
+    class Log:
+        def warning(self, message: str, *args: object) -> None:
+            said.append(message % args)
+
+    for looks, perms in ((5, 2000), (3, 200), (3, 2000)):
+        cfg = parse_config({"prompts": {"items": ["he works"]}, "metrics": {"permutations": perms},
+                            "execution": {"stop_when": "settled", "looks": looks}})
+        _warn_unreachable(Log(), cfg, look_rule(cfg))
+    assert len(said) == 2, said
+    assert "look(s) 1: parity gaps can be found from look 2 on (metrics.permutations >= 85,324" in said[0]
+    assert "metrics.permutations >= 1,457 reaches look 1" in said[1]
