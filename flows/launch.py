@@ -270,13 +270,24 @@ def invoke(app: typer.Typer, argv: Sequence[str] | None = None) -> int:
 
         from equilens.tasks.errors import EquilensError
 
-        if isinstance(exc, click.ClickException):
+        usage = (click.ClickException, *_vendored_click_errors())
+        if isinstance(exc, usage):
             exc.show()
             return exc.exit_code
         if isinstance(exc, EquilensError):  # one paragraph, as every command reports its own
             return fail(str(exc), exc.exit_code).exit_code
         raise
     return 0
+
+
+def _vendored_click_errors() -> tuple[type[Exception], ...]:
+    """Typer's own copy of click's usage errors (typer 0.29 vendors click as ``typer._click``), which
+    the click package's ``ClickException`` does not catch."""
+    try:
+        from typer._click.exceptions import ClickException
+    except ImportError:
+        return ()
+    return (ClickException,)
 
 
 def run_flow_script(flow: Callable[[Any], dict[str, Any]], assessment: str,

@@ -185,3 +185,19 @@ def test_report_out_unwritable(tmp_path: Path) -> None:
     assert out.returncode == 2
     _no_traceback(out)
     assert "cannot write the report to" in out.stderr
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["show"], "Missing argument 'run_id'"),
+    (["shw"], "No such command 'shw'. Did you mean 'show'?"),
+    (["run", "--nope"], "No such option: --nope"),
+])
+def test_a_usage_error_is_the_usage_and_exit_2_never_a_traceback(argv: list[str], words: str,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """What the command line's entry point (not a test runner's) does with a missing argument, an
+    unknown command or option: typer's own copy of click raises errors the click package does not catch."""
+    from equilens.flows.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Usage: " in err and "Traceback" not in err, err
