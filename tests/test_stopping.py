@@ -194,6 +194,8 @@ def test_stopping_from_the_command_line_and_from_python_on_a_fair_counterfactual
     assert "Judged at look 2 of 2, on 20 of 20 prompts" in out.output, out.output
     with pytest.raises(ConfigError, match="answers in looks on the counterfactual and identity assessments"):
         parse_config({"assessment": "bbq", "execution": {"stop_when": "settled"}})
+    with pytest.raises(ConfigError, match="execution.detect_metric: 'judge_harm' states no detectable gap"):
+        parse_config({"prompts": {"items": prompts}, "execution": {"detect_metric": "judge_harm"}})
 
     result = equilens.assess(prompts[:12], model="fake", provider="openai", base_url=openai_server.base_url,
                              db=tmp_path / "a.duckdb", counterfactual={"attributes": ["gender"], "detect_names": False},

@@ -108,16 +108,10 @@ class RunConfig(StrictModel):
 
     @model_validator(mode="after")
     def _stopping_known(self) -> RunConfig:
-        from equilens.tasks.metrics import METRICS
-
-        exe = self.execution
-        if exe.stop_when == "settled" and not self.stops_early:
+        if self.execution.stop_when == "settled" and not self.stops_early:
             raise ValueError(f"execution.stop_when: settled answers in looks on the counterfactual and identity "
                              f"assessments; the {self.assessment} assessment always answers every prompt "
                              "(set execution.stop_when: never)")
-        if exe.detect_metric is not None and exe.detect_metric not in METRICS:
-            raise ValueError(f"execution.detect_metric: {exe.detect_metric!r} is not a metric; the metrics are "
-                             f"{', '.join(METRICS.names())}")
         return self
 
     @model_validator(mode="after")

@@ -235,4 +235,14 @@ class ExecutionConfig(StrictModel):
     detect_metric: str | None = Field(None, description="The metric `detect` is measured in; none = the "
                                       "counterfactual headline and the identity outcome gaps")
 
+    @field_validator("detect_metric")
+    @classmethod
+    def _detectable(cls, v: str | None) -> str | None:
+        from equilens.tasks.metrics.judged import detectable_metrics
+
+        if v is not None and v not in detectable_metrics():
+            raise ValueError(f"{v!r} states no detectable gap; a gap to detect is measured in one of "
+                             f"{', '.join(detectable_metrics())}")
+        return v
+
 

@@ -58,6 +58,17 @@ def planned_metrics(metric: str | None = None) -> tuple[str, ...]:
     return (metric,) if metric else (HEADLINE, *(pair for _, pair in OUTCOME_METRICS.values()))
 
 
+def detectable_metrics() -> tuple[str, ...]:
+    """The metrics whose pair rows state a minimum detectable gap: the judged parity and similarity
+    metrics, and the identity outcome gaps (what a gap to detect can be measured in)."""
+    from equilens.tasks.metrics import METRICS
+    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+
+    judged = [m for m in METRICS.names() if METRICS.get(m).family in PAIRED_FAMILIES
+              and inputs_of(m) in ("sentiment", "texts") and judged_metric(m, {"neutralized": True})]
+    return (*judged, *(pair for _, pair in OUTCOME_METRICS.values()))
+
+
 def judged_metrics(names: list[str], neutralized: bool) -> list[str]:
     """The metrics of ``names`` the verdict acts on in a run whose text metrics are (or are not)
     neutralised: the one list both the metric stage's Holm family and preflight count."""
