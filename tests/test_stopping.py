@@ -165,6 +165,11 @@ def test_an_identity_run_stops_once_settled_and_a_resumed_run_continues_its_sequ
     new_calls = len(openai_server.requests) - before
     assert new_calls == max(0, again.summary["looks"]["prompts"] - result["looks"]["prompts"]) * 4 * 2, new_calls
     assert any("Judged at look" in v for v in again.verdicts), again.verdicts
+    from equilens.tasks.reporting.html import report_context
+    from equilens.tasks.storage.store import Store
+
+    card = next(c for c in report_context(Store(db), result["run_id"])["cards"] if c["label"] == "stopped at look")
+    assert card["value"] == f"{result['looks']['look']} of 4" and "of 40 prompts asked, settled" in card["text"]
 
 
 def test_stopping_from_the_command_line_and_from_python_on_a_fair_counterfactual_model(

@@ -141,13 +141,18 @@ def report_context(store: Store, run_id: str) -> dict[str, Any]:
 
 
 def _cards(summary: dict[str, Any], responses: pd.DataFrame) -> list[dict[str, Any]]:
-    """The headline cards: FTU, responses, latency, tokens."""
+    """The headline cards: FTU, where a run that stops when settled stopped, responses, latency, tokens."""
     cards = []
     ftu = summary.get("ftu")
     if ftu:
         cards.append({"label": "FTU", "cls": "ok" if ftu.get("holds") else "bad",
                       "value": "holds" if ftu.get("holds") else "does not hold",
                       "text": ", ".join(f"{k}: {v}" for k, v in ftu.get("counts", {}).items())})
+    if looks := summary.get("looks"):
+        cards.append({"label": "stopped at look", "cls": "ok" if looks.get("settled") else "",
+                      "value": f"{looks['look']} of {looks['looks']}",
+                      "text": f"{looks['prompts']:,} of {looks['planned']:,} prompts asked, "
+                              + ("settled" if looks.get("settled") else "not settled")})
     if len(responses):
         failed = int((~responses["ok"].astype(bool)).sum())
         cards.append({"label": "responses", "value": len(responses),
