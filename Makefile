@@ -37,7 +37,7 @@ browser:
 	  echo "chromium not installed: the browser rendering test will be skipped"
 
 test: setup browser
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=15
+	$(BIN)/python -m pytest -q -n 2 --durations=15
 
 test-all: setup browser
 	$(BIN)/python -m pytest -q -m ""
