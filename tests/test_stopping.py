@@ -229,3 +229,18 @@ def test_a_run_is_warned_which_looks_its_permutation_tests_cannot_reach() -> Non
     assert len(said) == 2, said
     assert "look(s) 1: parity gaps can be found from look 2 on (metrics.permutations >= 85,324" in said[0]
     assert "metrics.permutations >= 1,457 reaches look 1" in said[1]
+
+
+def test_too_few_prompts_for_a_look_names_that_looks_bar() -> None:
+    """Six prompts of one parity pair: the permutation test's smallest p is 2^(1-6) = 0.031, below
+    0.05 but not below look 1 of 5's level (about 1.2e-5, which needs 2^(1-n) < 1.2e-5: n >= 18)."""
+    rows = pd.DataFrame([{"family": "counterfactual", "attribute": "gender", "group_a": "female", "group_b": "male",
+                          "metric": "strict_sentiment_parity", "value": 0.2,
+                          "details": {"gap": 0.1, "p_value": 0.5, "p_method": "permutation", "prompts": 6,
+                                      "noise_floor": 0.1}}])
+    once = attribute_verdict("gender", rows).sentence
+    assert "no difference can be shown" not in once, once  # one pair at 0.05 needs 6 prompts: 2^-5 < 0.05
+    judged, _ = judge_look(rows, LookRule(5, 0.05), 1, 6, 30)
+    sentence = attribute_verdict("gender", judged).sentence
+    level = obrien_fleming_plan(FIVE).nominal_alpha(0)
+    assert f"needs at least 18 to reach p < {level:.2g} (Holm's first step at look 1 of 5)" in sentence, sentence

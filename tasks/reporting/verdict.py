@@ -231,10 +231,15 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
     family = sum(1 for m, x in zip(cross["metric"], cross["details"], strict=True)
                  if judged_metric(m, d := details_of(x)) and number_or_none(d.get("p_value")) is not None)
     needed = prompts_needed(family, alpha) if tested else 0
+    bar = f"p_holm < {alpha:g}"
+    levels = [lv for d in tested if isinstance(d.get("look"), dict) and (lv := number_or_none(d["look"].get("level")))]
+    if levels:  # judged at a look: the first Holm step's level there is the bar
+        needed, look = prompts_needed(1, min(levels)), tested[0]["look"]
+        bar = f"p < {min(levels):.2g} (Holm's first step at look {look['look']} of {look['looks']})"
     if prompts and tested and max(prompts) < needed:
         metrics = f" x {family // len(tested)} judged metrics" if family > len(tested) else ""
         sentence = (f"{attribute}: no difference can be shown with {max(prompts)} prompts: the permutation test "
-                    f"needs at least {needed} to reach p_holm < {alpha:g} across {len(tested)} pairs{metrics}. "
+                    f"needs at least {needed} to reach {bar} across {len(tested)} pairs{metrics}. "
                     "Add prompts.")
     elif detectable := outcome_detectable(valued):
         outcome_prompts = [number_or_none(details_of(x).get("prompts")) for m, x in zip(valued["metric"], valued["details"],
