@@ -57,8 +57,7 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
             summary["metrics"] = []
             return run.result()
 
-        looks = Looks.start(run, config, variants["prompt_id"])  # one look of every prompt unless stop_when
-        planned_calls = len(variants) * config.llm.count
+        looks = Looks.start(run, config, variants)  # one look of every prompt unless stop_when
         for batch in looks.batches():
             responses = looks.answer(rec, config, variants, batch, summary)
             if looks.rule is None:
@@ -70,10 +69,10 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
                     responses, scores = closing_columns(responses), None  # the texts live on in the inputs alone
                 metrics = counterfactual_metrics(inputs, config.counterfactual, config.metrics, lex_fp,
                                                  config.execution)  # neutralisation reads the lexicons
-                metrics = looks.judge(metrics, len(responses), planned_calls)
-        if looks.rule is not None:  # the answers and scores of the look that stopped the run
-            rec.save("scores", scores.scalar)
-            responses, summary["looks"] = closing_columns(responses), looks.summary()
+                metrics = looks.judge(metrics, len(responses))
+        looks.finish(rec, scores, summary)
+        if looks.rule is not None:  # the answers of the look that stopped the run, as the close reads them
+            responses = closing_columns(responses)
         rec.save_metrics(metrics, config.validation.enabled)
         run.close(metrics, responses)
     return run.result()

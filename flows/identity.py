@@ -86,17 +86,15 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
                 except JudgeCheckIncomplete as err:
                     summary["judge_check"] = {"incomplete": str(err)}
                     log.warning("judge check incomplete: %s", err)
-        looks = Looks.start(run, config, variants["prompt_id"])  # one look of every prompt unless stop_when
-        planned_calls = len(variants) * config.llm.count
+        looks = Looks.start(run, config, variants)  # one look of every prompt unless stop_when
+        caps = judge_caps(config, variants) if config.judge.enabled else ()  # the whole run's, at every look
         for batch in looks.batches():
             responses = looks.answer(rec, config, variants, batch, summary)
             scores = score_stage(rec, config, responses, code, save=looks.rule is None)
             judged, readings, metrics = measure(run, config, prompts, looks.asked(variants), responses, scores,
-                                                template, judge_caps(config, variants))
-            metrics = looks.judge(metrics, len(responses), planned_calls)
-        if looks.rule is not None:  # the scores of the look that stopped the run
-            rec.save("scores", scores.scalar)
-            summary["looks"] = looks.summary()
+                                                template, caps)
+            metrics = looks.judge(metrics, len(responses))
+        looks.finish(rec, scores, summary)
         if config.judge.enabled:
             rec.save("identity_judgements", judged.pairs)
         rec.save("identity_readings", readings)

@@ -63,17 +63,20 @@ class Looks:
     run_id: str
     store: Any
     log: Any
+    planned_calls: int = 0
     settlements: list[Settlement] = field(default_factory=list)
     answered: list[pd.DataFrame] = field(default_factory=list)  # each look's answers
     stopped: bool = False
 
     @classmethod
-    def start(cls, run: Any, config: RunConfig, prompt_ids: pd.Series) -> Looks:  # noqa: ANN401 - an AssessmentRun
-        """The looks of ``run`` over the distinct ``prompt_ids`` (in order of first appearance)."""
+    def start(cls, run: Any, config: RunConfig, variants: pd.DataFrame) -> Looks:  # noqa: ANN401 - an AssessmentRun
+        """The looks of ``run`` over the distinct prompts of ``variants`` (in order of first appearance),
+        each variant asked ``llm.count`` times."""
         rule = look_rule(config)
-        ids = list(dict.fromkeys(str(p) for p in prompt_ids))
+        ids = list(dict.fromkeys(str(p) for p in variants["prompt_id"]))
+        calls = len(variants) * config.llm.count
         if rule is None:
-            return cls(None, ids, run.run_id, run.store, run.log)
+            return cls(None, ids, run.run_id, run.store, run.log, calls)
         if len(ids) < rule.looks:  # a look of no prompt would judge nothing new
             run.log.warning("execution.looks: %d looks but only %d prompt(s) to answer: %d look(s) of one prompt each",
                             rule.looks, len(ids), len(ids))
@@ -84,7 +87,7 @@ class Looks:
             "run_id": run.run_id, "prompt_id": order, "position": range(len(order)),
             "look": np.searchsorted(ends, np.arange(len(order)), side="right") + 1}))
         _warn_unreachable(run.log, config, rule)
-        return cls(rule, order, run.run_id, run.store, run.log)
+        return cls(rule, order, run.run_id, run.store, run.log, calls)
 
     @property
     def planned(self) -> int:
@@ -129,9 +132,9 @@ class Looks:
         done = _upto(self.planned, len(self.answered), self.rule.looks)
         return variants[variants["prompt_id"].astype(str).isin(set(self.order[:done]))]
 
-    def judge(self, metrics: pd.DataFrame, calls: int, planned_calls: int) -> pd.DataFrame:
-        """The rows of the look just answered, judged at the alpha it spends (``calls`` of
-        ``planned_calls`` made so far); sets :attr:`stopped` when the run may stop."""
+    def judge(self, metrics: pd.DataFrame, calls: int) -> pd.DataFrame:
+        """The rows of the look just answered, judged at the alpha it spends (``calls`` of the planned
+        calls made so far); sets :attr:`stopped` when the run may stop."""
         if self.rule is None:
             self.stopped = True
             return metrics
@@ -142,12 +145,20 @@ class Looks:
         self.stopped = settlement.stops
         self.store.append("looks", pd.DataFrame([{
             "run_id": self.run_id, "look": look, "looks": self.rule.looks, "prompts": prompts, "planned": self.planned,
-            "calls": calls, "planned_calls": planned_calls, "found": len(settlement.found),
+            "calls": calls, "planned_calls": self.planned_calls, "found": len(settlement.found),
             "futile": len(settlement.futile), "still_open": len(settlement.open), "stopped": self.stopped,
             "reason": settlement.reason()}]))
         self.log.info("look %d of %d (%d of %d prompts, %d of %d calls): %s", look, self.rule.looks, prompts,
-                      self.planned, calls, planned_calls, settlement.reason())
+                      self.planned, calls, self.planned_calls, settlement.reason())
         return rows
+
+    def finish(self, rec: Any, scores: Any, summary: dict) -> None:  # noqa: ANN401 - a RunRecorder, a ScoreSet
+        """After the last look of a run in looks: its scores stored (each look's were not) and the
+        summary's ``looks`` entry; nothing for a run in one go (its score stage stored them)."""
+        if self.rule is None:
+            return
+        rec.save("scores", scores.scalar)
+        summary["looks"] = self.summary()
 
     def summary(self) -> dict[str, Any] | None:
         """The run summary's ``looks`` entry: where it stopped and why; None for a run in one go."""
