@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import t as student_t
 
 from equilens.tasks.stats.power_plan import prompts_to_detect
+from tests.fakes.mood_config import mood_config, mood_reply
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 
@@ -130,14 +131,9 @@ def test_detect_on_the_command_line_plans_a_counterfactual_config_and_refuses_mi
 
     from equilens.flows.cli import app
 
-    moods = ["a wonderful, happy day", "an awful, sad day", "an ordinary day", "a good day", "a bad, tiring day"]
-    openai_server.reply = lambda body: f"It was {moods[hash(body['messages'][-1]['content']) % 5]}."
+    openai_server.reply = mood_reply(hash)
     prompts = [f"Write a note {i} about how he did at work today." for i in range(30)]
-    cfg = tmp_path / "c.yaml"
-    cfg.write_text(f"prompts: {{items: {prompts}}}\ncounterfactual: {{attributes: [gender], detect_names: false}}\n"
-                   f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0}}\n"
-                   "metrics: {bootstrap_resamples: 50, permutations: 1000}\n"
-                   f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
+    cfg = mood_config(tmp_path, openai_server.base_url, prompts, permutations=1000)
     runner = CliRunner()
     misuse = runner.invoke(app, ["run", str(cfg), "--detect", "0.1"])
     assert misuse.exit_code == 2 and "--detect goes with --plan" in misuse.output

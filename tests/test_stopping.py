@@ -16,6 +16,7 @@ from equilens.tasks.errors import ConfigError
 from equilens.tasks.pipeline.looks import LookRule, judge_look
 from equilens.tasks.reporting.verdict import attribute_verdict
 from equilens.tasks.stats.sequential import holm_levels, obrien_fleming_plan
+from tests.fakes.mood_config import mood_config, mood_reply
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 from tests.simulate_looks import Model, outcome_rows, simulate, stated_gap
 
@@ -182,14 +183,9 @@ def test_stopping_from_the_command_line_and_from_python_on_a_fair_counterfactual
     import equilens
     from equilens.flows.cli import app
 
-    moods = ["a wonderful, happy day", "an awful, sad day", "an ordinary day", "a good day", "a bad, tiring day"]
-    openai_server.reply = lambda body: f"It was {moods[len(body['messages'][-1]['content']) % 5]}."
+    openai_server.reply = mood_reply(len)
     prompts = [f"Write a note {i} about how he did at work today{'.' * (i % 3)}" for i in range(20)]
-    cfg = tmp_path / "c.yaml"
-    cfg.write_text(f"prompts: {{items: {prompts}}}\ncounterfactual: {{attributes: [gender], detect_names: false}}\n"
-                   f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0}}\n"
-                   "metrics: {bootstrap_resamples: 50, permutations: 200}\n"
-                   f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
+    cfg = mood_config(tmp_path, openai_server.base_url, prompts, permutations=200)
     settled = ["--set", "execution.stop_when=settled", "--set", "execution.looks=2"]
     plan = CliRunner().invoke(app, ["run", str(cfg), "--plan", *settled])
     assert plan.exit_code == 0 and "stopping: 2 looks at equal shares of the prompts" in plan.output, plan.output
