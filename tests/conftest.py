@@ -24,3 +24,13 @@ def prefect_harness():
     with prefect_test_harness(server_startup_timeout=120):
         yield
 
+
+
+@pytest.fixture(scope="session")
+def prefect_api_env(prefect_harness) -> dict[str, str]:  # noqa: ANN001
+    """The environment for a CLI process that reports to this test process's Prefect server rather than
+    starting an ephemeral one of its own (its import and start cost 7-15 s per process). The tests of
+    the ephemeral server itself (it starts, it dies with its run) do without."""
+    from prefect.settings import PREFECT_API_URL
+
+    return {"PREFECT_API_URL": str(PREFECT_API_URL.value())}

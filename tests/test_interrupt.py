@@ -68,8 +68,11 @@ class Lines:
             return "\n".join(self.lines)
 
 
-def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+def _env(api: dict[str, str] | None = None) -> dict[str, str]:
+    """The CLI's environment; ``api`` (the ``prefect_api_env`` fixture) points it at the test process's
+    Prefect server. A run that is stopped keeps its own ephemeral server, which must die with it; the
+    runs after it report to the shared one."""
+    return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", **(api or {})}
 
 
 def _config(tmp_path: Path, llm: str, prompts: list[str], embedder: str, more: str = "") -> Path:
@@ -86,8 +89,8 @@ def _config(tmp_path: Path, llm: str, prompts: list[str], embedder: str, more: s
     return cfg
 
 
-def _start_run(cfg: Path, cwd: Path) -> tuple[subprocess.Popen, Lines]:
-    proc = subprocess.Popen([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=cwd, env=_env(),
+def _start_run(cfg: Path, cwd: Path, api: dict[str, str] | None = None) -> tuple[subprocess.Popen, Lines]:
+    proc = subprocess.Popen([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=cwd, env=_env(api),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     return proc, Lines(proc.stderr)
 
@@ -175,13 +178,14 @@ def _loopback_llm(base_url: str) -> str:
             "timeout: 30}")
 
 
-def _rerun_asks_only_for_the_rest(cfg: Path, cwd: Path, server: FakeOpenAIServer, calls: int, kept: int) -> str:
+def _rerun_asks_only_for_the_rest(cfg: Path, cwd: Path, server: FakeOpenAIServer, calls: int, kept: int,
+                                  api: dict[str, str]) -> str:
     """Re-run ``cfg``: it completes, takes the ``kept`` cached answers and asks the server for exactly
     the rest; returns the first run's status."""
     db = cwd / "e.duckdb"
     time.sleep(1.5)  # calls the server was still answering when the client let go have arrived by now
-    before = server.calls
-    rerun = subprocess.run([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=cwd, env=_env(),
+    before, server.latency = server.calls, 0.0
+    rerun = subprocess.run([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=cwd, env=_env(api),
                            capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     asked = server.calls - before
@@ -212,7 +216,7 @@ def slow_causal_lm(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest(
-    tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer
+    tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer, prefect_api_env: dict[str, str]
 ) -> None:
     loopback.latency = 0.5
     cfg = _config(tmp_path, _loopback_llm(loopback.base_url), PROMPTS, tiny_embedder)
@@ -226,11 +230,11 @@ def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest
     kept = _cache_rows(db)
     # answers the client had read are flushed; at most max_concurrency were still on the wire
     assert at_signal - 2 <= kept < calls, (at_signal, kept)
-    _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept)
+    _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept, prefect_api_env)
 
 
 def test_sigint_between_llm_shards_on_dask_keeps_the_finished_shards_and_the_rerun_asks_only_for_the_rest(
-    tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer
+    tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer, prefect_api_env: dict[str, str]
 ) -> None:
     """On a local Dask cluster the flow waits for shards and looks for the stop between them: Ctrl-C
     ends the run within seconds with every finished shard stored. (The workers are still answering
@@ -250,7 +254,7 @@ def test_sigint_between_llm_shards_on_dask_keeps_the_finished_shards_and_the_rer
     assert [status for _, status in _runs(db)] == ["interrupted"]
     kept = _cache_rows(db)
     assert 0 < kept < calls and kept % CALLS_PER_PROMPT == 0, kept  # whole shards, as each returned
-    _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept)
+    _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept, prefect_api_env)
 
 
 TGKILL = {"x86_64": 234, "aarch64": 131}  # the tgkill syscall's number (signal one thread of a process)
@@ -309,7 +313,7 @@ def test_sigterm_stops_the_calls_and_exits_143(tmp_path: Path, tiny_embedder: st
 
 
 def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generates_only_the_rest(
-    tmp_path: Path, tiny_embedder: str, slow_causal_lm: str
+    tmp_path: Path, tiny_embedder: str, slow_causal_lm: str, prefect_api_env: dict[str, str]
 ) -> None:
     # a batch of 3 x 400 tokens takes 5-6 s on 2 idle cores (12 s on a busy one): longer than the 5 s the
     # watchdog waits, so a graceful exit ("did not stop within" absent) means generate stopped between tokens
@@ -322,7 +326,7 @@ def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generate
     _check_interrupted(code, seconds, children, err, db)
     assert _cache_rows(db) == 3  # the first batch; the cut second batch is dropped, never stored as answers
 
-    rerun = subprocess.run([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, env=_env(),
+    rerun = subprocess.run([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, env=_env(prefect_api_env),
                            capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     (_, _), (second, status) = _runs(db)
@@ -331,7 +335,7 @@ def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generate
 
 
 def test_sigkill_leaves_no_server_the_run_reads_abandoned_and_the_rerun_asks_only_for_the_rest(
-    tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer
+    tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer, prefect_api_env: dict[str, str]
 ) -> None:
     """After ``kill -9`` no Prefect temporary server lives on (re-parented to init, it would burn
     18-30% CPU), and the next ``equilens runs`` reads the run as ``abandoned``, not ``running``."""
@@ -352,7 +356,7 @@ def test_sigkill_leaves_no_server_the_run_reads_abandoned_and_the_rerun_asks_onl
     assert [r["status"] for r in json.loads(listed.stdout)] == ["abandoned"], listed.stderr
     kept = _cache_rows(db)  # flushed every half second while the run was alive
     assert 0 < kept < calls
-    assert _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept) == "abandoned"
+    assert _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept, prefect_api_env) == "abandoned"
 
 
 # --- a killed run resumes; two runs share one DuckDB file ------------------------------------------
@@ -374,15 +378,17 @@ def _jobs_config(tmp_path: Path, base_url: str, name: str = "c.yaml") -> Path:
     return cfg
 
 
-def _run_alone(cfg: Path, tmp_path: Path) -> subprocess.Popen:
-    """``equilens run cfg`` in its own session, with its own ephemeral Prefect (its own SQLite)."""
-    env = {**_env(), "PREFECT_HOME": str(tmp_path / f"prefect-home-{cfg.stem}"),
+def _run_alone(cfg: Path, tmp_path: Path, api: dict[str, str] | None = None) -> subprocess.Popen:
+    """``equilens run cfg`` in its own session, with its own ephemeral Prefect (its own SQLite) or the
+    shared server ``api`` names."""
+    env = {**_env(api), "PREFECT_HOME": str(tmp_path / f"prefect-home-{cfg.stem}"),
            "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(tmp_path / f"prefect-results-{cfg.stem}")}
     return subprocess.Popen([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
-def test_sigkilled_process_group_resumes_without_paying_twice(tmp_path: Path, loopback: FakeOpenAIServer) -> None:
+def test_sigkilled_process_group_resumes_without_paying_twice(tmp_path: Path, loopback: FakeOpenAIServer,
+                                                             prefect_api_env: dict[str, str]) -> None:
     loopback.latency = 0.3
     cfg = _jobs_config(tmp_path, loopback.base_url)
     proc = _run_alone(cfg, tmp_path)
@@ -399,7 +405,7 @@ def test_sigkilled_process_group_resumes_without_paying_twice(tmp_path: Path, lo
     assert 0 < cached_before <= first_calls
 
     loopback.latency = 0.0
-    second = _run_alone(cfg, tmp_path)
+    second = _run_alone(cfg, tmp_path, prefect_api_env)
     out, _ = second.communicate(timeout=300)
     assert second.returncode == 0, out
     with duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True) as con:
@@ -413,10 +419,11 @@ def test_sigkilled_process_group_resumes_without_paying_twice(tmp_path: Path, lo
     assert dupes == 0 and rows[0] == rows[1]
 
 
-def test_two_runs_at_once_on_one_duckdb_file_both_complete(tmp_path: Path, loopback: FakeOpenAIServer) -> None:
+def test_two_runs_at_once_on_one_duckdb_file_both_complete(tmp_path: Path, loopback: FakeOpenAIServer,
+                                                           prefect_api_env: dict[str, str]) -> None:
     loopback.latency = 0.02
-    a = _run_alone(_jobs_config(tmp_path, loopback.base_url, "a.yaml"), tmp_path)
-    b = _run_alone(_jobs_config(tmp_path, loopback.base_url, "b.yaml"), tmp_path)
+    a = _run_alone(_jobs_config(tmp_path, loopback.base_url, "a.yaml"), tmp_path, prefect_api_env)
+    b = _run_alone(_jobs_config(tmp_path, loopback.base_url, "b.yaml"), tmp_path, prefect_api_env)
     out_a, _ = a.communicate(timeout=400)
     out_b, _ = b.communicate(timeout=400)
     assert a.returncode == 0, out_a
@@ -432,7 +439,8 @@ def test_two_runs_at_once_on_one_duckdb_file_both_complete(tmp_path: Path, loopb
 
 # --- the judge stage of an identity run ----------------------------------------------------------------
 def test_sigterm_in_the_judge_stage_of_an_identity_run_stops_quietly(tmp_path: Path, tiny_embedder: str,
-                                                                      loopback: FakeOpenAIServer) -> None:
+                                                                      loopback: FakeOpenAIServer,
+                                                                      prefect_api_env: dict[str, str]) -> None:
     """The judge's calls run in an event loop in the main thread. A handler that raises there (Prefect's
     ``TerminationSignal``) lands inside one of the loop's callbacks: asyncio printed it as "Exception in
     callback ..." and carried on, and the judge's calls went on after the signal. Now the signal only
@@ -458,7 +466,7 @@ def test_sigterm_in_the_judge_stage_of_an_identity_run_stops_quietly(tmp_path: P
         def judged() -> int:
             return sum("Answer to the first person" in last_user_message(b) for b in list(loopback.requests))
 
-        proc, err = _start_run(cfg, tmp_path)
+        proc, err = _start_run(cfg, tmp_path, prefect_api_env)
         deadline = time.monotonic() + 300
         while judged() < 20:  # the judge's calls are under way (288 of them: about 3 s)
             assert proc.poll() is None and time.monotonic() < deadline, err.text()
