@@ -188,3 +188,26 @@ def test_a_planted_parity_gap_of_scores_that_never_tie_holds_a_bounded_grid() ->
         tracemalloc.stop()
     assert found.gap is not None
     assert peak < 100 * 2**20, f"{peak / 2**20:.0f} MB traced"
+
+
+def test_a_small_kernel_runs_on_the_calling_thread_and_a_large_one_on_a_pool() -> None:
+    """A pool per call cost more than the kernel itself at a few thousand cells (a simulated run at
+    30 prompts was a third slower); the ranges and so the results are the same either way."""
+    import os
+    import threading
+
+    from equilens.tasks.stats.kernels import THREADED_FROM_CELLS, run_chunked
+
+    def ranges(n: int, cells: int) -> tuple[list[tuple[int, int]], set[str]]:
+        seen, names = [], set()
+        run_chunked(lambda lo, hi: (seen.append((lo, hi)), names.add(threading.current_thread().name)), n,
+                    max(1, n // 2), cells_per_item=cells)
+        return sorted(seen), names
+
+    covered, names = ranges(2000, 30 * 4)
+    assert covered == [(0, 2000)] and names == {threading.current_thread().name}
+    n = 4 * THREADED_FROM_CELLS
+    covered, names = ranges(n, 1)
+    assert covered == [(0, n // 2), (n // 2, n)]
+    if (os.cpu_count() or 1) > 1:
+        assert all(name.startswith("kernel") for name in names)
