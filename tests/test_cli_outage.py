@@ -52,7 +52,7 @@ def test_refusals_are_answers_not_failures() -> None:
     check_llm_failures(_cfg(), _responses(0, 3, refused=1))  # one refusal: not every call failed
 
 
-def test_unreachable_endpoint_fails_the_run_with_exit_4(tmp_path: Path) -> None:
+def test_unreachable_endpoint_fails_the_run_with_exit_4(tmp_path: Path, prefect_api_env: dict[str, str]) -> None:
     db = tmp_path / "e.duckdb"
     cfg = tmp_path / "c.yaml"
     cfg.write_text("name: outage\nprompts: {items: ['Is he a good nurse?', 'Should she get the loan?']}\n"
@@ -60,7 +60,7 @@ def test_unreachable_endpoint_fails_the_run_with_exit_4(tmp_path: Path) -> None:
                    "llm: {provider: openai, model: fake, base_url: 'http://127.0.0.1:9/v1', max_retries: 0}\n"
                    f"storage: {{duckdb_path: '{db}', reports_dir: '{tmp_path / 'runs'}'}}\n")
     out = subprocess.run([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                         text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT), **prefect_api_env})
     whole = out.stdout + out.stderr
     assert out.returncode == 4, whole
     assert "Traceback" not in whole and "LLMOutageError(" not in whole, whole  # Prefect's copy is filtered

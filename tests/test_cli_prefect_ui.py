@@ -5,11 +5,10 @@ from __future__ import annotations
 import pandas as pd
 
 
-def test_flow_run_is_named_and_tagged_with_the_run_id() -> None:
+def test_flow_run_is_named_and_tagged_with_the_run_id(prefect_harness) -> None:  # noqa: ANN001
     from prefect import flow
     from prefect.client.orchestration import get_client
     from prefect.context import FlowRunContext
-    from prefect.testing.utilities import prefect_test_harness
 
     from equilens.flows.run_record import label_flow_run
 
@@ -18,10 +17,9 @@ def test_flow_run_is_named_and_tagged_with_the_run_id() -> None:
         label_flow_run("20261122-101010-abcdef", "nightly")
         return str(FlowRunContext.get().flow_run.id)
 
-    with prefect_test_harness(server_startup_timeout=120):
-        flow_run_id = labelled()
-        with get_client(sync_client=True) as client:
-            run = client.read_flow_run(flow_run_id)
+    flow_run_id = labelled()
+    with get_client(sync_client=True) as client:
+        run = client.read_flow_run(flow_run_id)
     assert run.name == "nightly · 20261122-101010-abcdef"
     assert {"equilens-run:20261122-101010-abcdef", "equilens-name:nightly"} <= set(run.tags)
 

@@ -78,14 +78,15 @@ def test_csv_exports_neutralise_formula_cells(db: Path, tmp_path: Path) -> None:
     assert list(metrics["group_b"]) == ["'+cat owner"] and list(metrics["value"]) == [0.03]
 
 
-def test_a_failing_endpoint_s_error_body_reaches_stderr_inert(openai_server, tmp_path: Path) -> None:  # noqa: F811
+def test_a_failing_endpoint_s_error_body_reaches_stderr_inert(openai_server, tmp_path: Path,  # noqa: F811
+                                                              prefect_api_env: dict[str, str]) -> None:
     openai_server.fault_for = lambda body: ("500", {"status": 400, "message": NASTY})
     cfg = tmp_path / "c.yaml"
     cfg.write_text("name: hostile\nprompts: {items: ['Is he a good nurse?']}\n"
                    "counterfactual: {attributes: [gender], detect_names: false}\n"
                    f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0}}\n"
                    f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
-    out = equilens("run", str(cfg), cwd=tmp_path, columns=200)
+    out = equilens("run", str(cfg), cwd=tmp_path, columns=200, api=prefect_api_env)
     assert out.returncode == 4, out.stdout + out.stderr
     _inert(out.stdout + out.stderr)
     shown = equilens("show", "--db", str(tmp_path / "e.duckdb"),

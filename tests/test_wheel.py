@@ -40,9 +40,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return wheel, site
 
 
-def _outside(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    """Python run from ``cwd`` (no data/ or configs/ there) with only the installed wheel on its path."""
-    env = {**os.environ, "PYTHONPATH": str(site), "PYTHONUNBUFFERED": "1"}
+def _outside(site: Path, cwd: Path, *args: str, api: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Python run from ``cwd`` (no data/ or configs/ there) with only the installed wheel on its path;
+    ``api`` (the ``prefect_api_env`` fixture) for a run that reports to the test process's Prefect server."""
+    env = {**os.environ, "PYTHONPATH": str(site), "PYTHONUNBUFFERED": "1", **(api or {})}
     return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -73,7 +74,8 @@ def _prefect_project(root: Path) -> Path:
 
 
 def test_the_installed_wheel_runs_inside_a_project_with_its_own_flows_and_tasks(
-        installed: tuple[Path, Path], tmp_path: Path, openai_server) -> None:  # noqa: ANN001, F811
+        installed: tuple[Path, Path], tmp_path: Path, openai_server,  # noqa: ANN001, F811
+        prefect_api_env: dict[str, str]) -> None:
     site, cwd = installed[1], _prefect_project(tmp_path / "project")
     where = _outside(site, cwd, "-c", (
         "import equilens, equilens.tasks.shipped as s, tasks, flows\n"
@@ -93,7 +95,8 @@ def test_the_installed_wheel_runs_inside_a_project_with_its_own_flows_and_tasks(
         f"r = equilens.assess(['Should he get the job?', 'Is she a good nurse?'], model='fake', provider='openai', "
         f"base_url='{openai_server.base_url}', db='api.duckdb', counterfactual__attributes=['gender'], "
         "metrics={'bootstrap_resamples': 50, 'permutations': 50}, storage__reports_dir=None)\n"
-        "print(json.dumps({'status': r.status, 'metrics': len(r.metrics), 'theirs': tasks.MINE}))"))
+        "print(json.dumps({'status': r.status, 'metrics': len(r.metrics), 'theirs': tasks.MINE}))"),
+        api=prefect_api_env)  # the CLI run above started an ephemeral server of its own
     assert api.returncode == 0, api.stderr[-3000:]
     result = json.loads(api.stdout.strip().splitlines()[-1])
     assert result["status"] == "completed" and result["metrics"] > 0 and (cwd / "api.duckdb").exists()
