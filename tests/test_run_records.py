@@ -324,14 +324,15 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def test_a_full_disk_under_equilens_run_is_one_paragraph_exit_2_and_runs_reads_failed(tmp_path: Path) -> None:
+def test_a_full_disk_under_equilens_run_is_one_paragraph_exit_2_and_runs_reads_failed(
+        tmp_path: Path, prefect_api_env: dict[str, str]) -> None:
     """The disk refuses the answers' rows (as DuckDB does: ``TransactionException``) and then the run's
     final row (``IOException``): the command says so in one paragraph naming the file and its free space,
     exits 2, and the run reads ``failed`` (it read ``abandoned``, after two raw tracebacks)."""
     from tests.fakes.openai_server import running_server
 
     db = tmp_path / "e.duckdb"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **prefect_api_env}
     with running_server() as server:
         cfg = tmp_path / "c.yaml"
         cfg.write_text("name: full\nprompts: {items: ['Is he a good nurse?', 'Should she get the loan?']}\n"
@@ -376,7 +377,8 @@ def _noise(body: dict) -> str:
     return " ".join(out)
 
 
-def test_a_run_that_fills_a_real_disk_fails_in_one_paragraph_and_loses_nothing(tmp_path: Path) -> None:
+def test_a_run_that_fills_a_real_disk_fails_in_one_paragraph_and_loses_nothing(
+        tmp_path: Path, prefect_api_env: dict[str, str]) -> None:
     """A 3 MB tmpfs holds the DuckDB file: the run stops with exit 2 and one paragraph, reads ``failed``,
     the file reads whole, and once the disk is larger the same command asks only for what was not cached."""
     from tests.fakes.openai_server import running_server
@@ -386,7 +388,7 @@ def test_a_run_that_fills_a_real_disk_fails_in_one_paragraph_and_loses_nothing(t
     why = _tmpfs(disk, "3m")
     if why:
         pytest.skip(why)
-    db, env = disk / "e.duckdb", {**os.environ, "PYTHONPATH": str(ROOT)}
+    db, env = disk / "e.duckdb", {**os.environ, "PYTHONPATH": str(ROOT), **prefect_api_env}
     embedder = tiny_embedder(tmp_path / "embedder", ["he", "she", "nurse"])
     calls = 20 * 6 * 2  # prompts x (3 gender variants with a control each) x count
 
