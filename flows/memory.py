@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 RELEASE_FROM_BYTES = 64 * 2**20
 """Resident growth over a stage from which its end hands freed memory back. A full garbage collection
@@ -38,3 +40,14 @@ def release_freed_memory(since: int | None = None) -> None:
         ctypes.CDLL(None).malloc_trim(0)
     except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to hand back this way
         pass
+
+
+@contextmanager
+def memory_handed_back() -> Iterator[None]:
+    """Around a stage (or one attribute of one): when it ends, what it freed goes back to the operating
+    system (:func:`release_freed_memory`, from the resident size as it began)."""
+    since = resident_bytes()
+    try:
+        yield
+    finally:
+        release_freed_memory(since)

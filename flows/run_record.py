@@ -16,7 +16,7 @@ import pandas as pd
 from equilens.tasks.config import RunConfig
 from equilens.tasks.storage.fingerprint import versions
 from equilens.tasks.storage.store import Store
-from equilens.flows.memory import release_freed_memory, resident_bytes
+from equilens.flows.memory import memory_handed_back
 from equilens.tasks.llm.stop import interruption_text, is_interruption, stop_workers
 
 
@@ -71,12 +71,12 @@ class RunRecorder:
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
-        t0, resident = time.perf_counter(), resident_bytes()
-        try:
-            yield
-        finally:
-            self.timings[name] = round(self.timings.get(name, 0.0) + time.perf_counter() - t0, 3)  # looks add up
-            release_freed_memory(since=resident)
+        with memory_handed_back():
+            t0 = time.perf_counter()
+            try:
+                yield
+            finally:
+                self.timings[name] = round(self.timings.get(name, 0.0) + time.perf_counter() - t0, 3)  # looks add up
 
     def gate(self, report: Any) -> None:
         """Store a great-expectations suite report; stop the flow when it failed."""

@@ -11,6 +11,7 @@ task writes to DuckDB.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from collections.abc import Iterator
 from typing import Any
 from pathlib import Path
@@ -20,7 +21,7 @@ from prefect import task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from equilens.flows.caching import cached
-from equilens.flows.memory import release_freed_memory, resident_bytes
+from equilens.flows.memory import memory_handed_back
 from equilens.flows.outage import check_llm_failures
 from equilens.flows.run_record import RunRecorder, response_counts
 from equilens.tasks import validation
@@ -235,15 +236,12 @@ def counterfactual_metrics(inputs: list[tuple], cf_cfg: CounterfactualConfig, mc
     their pickles); the rows come back in attribute order."""
 
     def shards() -> Iterator[tuple]:
-        resident = resident_bytes()
-        while inputs:
-            part, texts, own = inputs.pop(0)
-            digest = f"{frame_digest(part)}|{texts_digest(texts)}|{own.digest()}"
-            yield part, texts, own, cf_cfg, mcfg, fingerprint, digest
-            del part, texts, own
-            if execution.task_runner != "dask":  # that attribute has finished: its memory goes back
-                release_freed_memory(since=resident)
-                resident = resident_bytes()
+        while inputs:  # with threads, each attribute's memory goes back once it has finished
+            with memory_handed_back() if execution.task_runner != "dask" else nullcontext():
+                part, texts, own = inputs.pop(0)
+                digest = f"{frame_digest(part)}|{texts_digest(texts)}|{own.digest()}"
+                yield part, texts, own, cf_cfg, mcfg, fingerprint, digest
+                del part, texts, own
 
     parts = run_sharded(metrics_task, execution, shards(), at_once=execution.task_runner == "dask")
     return pd.concat(parts, ignore_index=True)

@@ -25,7 +25,6 @@ def prefect_harness():
         yield
 
 
-
 @pytest.fixture(scope="session")
 def prefect_api_env(prefect_harness) -> dict[str, str]:  # noqa: ANN001
     """The environment for a CLI process that reports to this test process's Prefect server rather than

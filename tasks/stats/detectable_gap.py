@@ -264,14 +264,15 @@ def similarity_detectable_gap(
     unplanted = np.concatenate([signs[b].astype(float) @ d0 for b in row_blocks(realizations, k)])
     squares, crossed, dropped = float(d0 @ d0), d0 * drop, drop * drop
     lowest = np.empty((realizations, k), np.uint16)  # a prompt none of whose parts is below the share is skipped
-    run_chunked(lambda lo, hi: _lowest_parts(key, lo, hi, lowest), realizations,
-                max(1, realizations // (os.cpu_count() or 1)), cells_per_item=k * PARTS)
+    per_thread = max(1, realizations // (os.cpu_count() or 1))
+    run_chunked(lambda lo, hi: _lowest_parts(key, lo, hi, lowest), realizations, per_thread,
+                cells_per_item=k * PARTS)
 
     def fires(share: float) -> tuple[float, float]:
         sums = np.empty((3, realizations))
         run_chunked(lambda lo, hi: _planted_sums(key, lowest, signs, drop, crossed, dropped, share * QUANTA, lo, hi,
                                                   sums),
-                    realizations, max(1, realizations // (os.cpu_count() or 1)), cells_per_item=k * PARTS)
+                    realizations, per_thread, cells_per_item=k * PARTS)
         planted, mixed, planted_sq = sums
         mean = (unplanted + planted) / k
         total_sq = squares + 2 * mixed + planted_sq
