@@ -14,12 +14,15 @@ P(yes) of exactly 0 or 1 has no logit: it is clipped to ``[clip, 1 - clip]`` fir
 stated with every result. Intervals and p-values come from the model's own standard errors (Wald,
 normal reference); ``tests/test_mixed_effects.py`` checks by simulation that they cover the true
 effect at their stated rate and that a group with no effect is called different at most at alpha.
+
+The model is fitted by REML profiled down to one number, the ratio of the scenario variance to the
+answer variance (:func:`_fit`): with one random intercept, every matrix the likelihood needs is a
+sum over scenarios, so a fit is a one-dimensional search over closed forms.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -86,7 +89,7 @@ def discrimination_scores(p_yes: Sequence[float], groups: Sequence[str], scenari
     design = np.column_stack([np.ones(len(y))] + [(g == x).astype(float) for x in fitted])
     fit = _fit(y, design, s)
     if fit is None:
-        return skip("the mixed model did not converge on these answers")
+        return skip("the mixed model cannot be fitted to these answers (their design is singular or they do not vary)")
     out = []
     for x in others:
         if x not in fitted:
@@ -117,32 +120,77 @@ def decade_trend(p_yes: Sequence[float], ages: Sequence[float], scenarios: Seque
         return skip("the mixed model needs answers from at least two scenarios")
     fit = _fit(logit_p(p, clip), np.column_stack([np.ones(len(p)), a / 10.0]), s)
     if fit is None:
-        return skip("the mixed model did not converge on these answers")
+        return skip("the mixed model cannot be fitted to these answers (their design is singular or they do not vary)")
     return GroupEffect("per decade", "", *_wald(fit, 1, confidence), int(len(p)), len(set(s)))
 
 
-def _wald(fit, j: int, confidence: float) -> tuple[float, float, float, float | None]:  # noqa: ANN001
+def _wald(fit: "RandomInterceptFit", j: int, confidence: float) -> tuple[float, float, float, float | None]:
     """(coefficient, interval low, high, two-sided p) of fixed effect ``j``, from the model's own
     standard error against the normal reference."""
     from scipy.stats import norm
 
     z = float(norm.ppf(0.5 + confidence / 2))
-    coef, se = float(fit.fe_params[j]), float(fit.bse_fe[j])
+    coef, se = float(fit.coefficients[j]), float(fit.standard_errors[j])
     return coef, coef - z * se, coef + z * se, float(2 * norm.sf(abs(coef) / se)) if se > 0 else None
 
 
-def _fit(y: np.ndarray, design: np.ndarray, scenarios: np.ndarray):  # noqa: ANN202 - MixedLMResults | None
-    """REML fit of the random-intercept model; None when no optimiser converges."""
-    from statsmodels.regression.mixed_linear_model import MixedLM
+@dataclass(frozen=True)
+class RandomInterceptFit:
+    """The REML fit of ``y ~ design + (1 | scenario)``."""
 
-    model = MixedLM(y, design, groups=scenarios)
-    for method in ("lbfgs", "powell", "nm"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # convergence chatter: a failed fit is tried again, then skipped
-            try:
-                fit = model.fit(reml=True, method=method)
-            except (np.linalg.LinAlgError, ValueError):
-                continue
-        if fit.converged and np.all(np.isfinite(fit.bse_fe)):
-            return fit
-    return None
+    coefficients: np.ndarray  # the fixed effects, one per column of the design
+    standard_errors: np.ndarray  # sqrt of the diagonal of sigma^2 (X' H^-1 X)^-1
+    variance_ratio: float  # scenario variance / answer variance (0: the scenarios do not differ)
+    answer_variance: float  # sigma^2
+
+
+def _fit(y: np.ndarray, design: np.ndarray, scenarios: np.ndarray) -> RandomInterceptFit | None:
+    """REML fit of the random-intercept model; None when the design is singular.
+
+    With ``lam`` the ratio of the scenario variance to the answer variance, a scenario of ``n``
+    answers has covariance sigma^2 (I + lam 11'), whose inverse is (I - c 11') / sigma^2 with
+    c = lam / (1 + n lam). So X'H^-1 X = X'X - sum_s c_s x_s x_s' (x_s: the scenario's column sums of
+    X), X'H^-1 y and y'H^-1 y likewise, and for a given ``lam`` the fixed effects are the GLS
+    solution and sigma^2 = r'H^-1 r / (N - p). The restricted likelihood, profiled over both
+    (Harville 1977; the same criterion lme4 and statsmodels maximise),
+
+        -2 l_R(lam) = (N - p) log sigma^2(lam) + sum_s log(1 + n_s lam) + log det X'H^-1 X + const,
+
+    is then minimised over ``lam`` (bounded Brent search on log lam) and compared with ``lam = 0``,
+    where the scenarios do not differ and the fit is ordinary least squares. Standard errors are
+    sqrt(diag(sigma^2 (X'H^-1 X)^-1)).
+    """
+    from scipy.optimize import minimize_scalar
+
+    codes, at = np.unique(scenarios, return_inverse=True)
+    count, (rows, p) = np.bincount(at, minlength=len(codes)).astype(float), design.shape
+    if rows <= p or np.linalg.matrix_rank(design) < p:
+        return None
+    sums = np.zeros((len(codes), p))
+    np.add.at(sums, at, design)  # each scenario's column sums of the design
+    totals = np.bincount(at, weights=y, minlength=len(codes))  # and of y
+    xx, xy, yy = design.T @ design, design.T @ y, float(y @ y)
+
+    def solved(lam: float) -> tuple[np.ndarray, np.ndarray, float]:
+        c = lam / (1 + count * lam)
+        a = xx - (sums * c[:, None]).T @ sums
+        b = xy - sums.T @ (c * totals)
+        beta = np.linalg.solve(a, b)
+        return a, beta, max(yy - float(c @ (totals * totals)) - float(b @ beta), 0.0)
+
+    def deviance(lam: float) -> float:
+        a, _, residual = solved(lam)
+        if residual <= 0:
+            return np.inf
+        return (rows - p) * math.log(residual / (rows - p)) + float(np.log1p(count * lam).sum()) \
+            + float(np.linalg.slogdet(a)[1])
+
+    searched = minimize_scalar(lambda t: deviance(math.exp(t)), bounds=(-25.0, 12.0), method="bounded",
+                               options={"xatol": 1e-8})
+    lam = math.exp(searched.x) if searched.fun < deviance(0.0) else 0.0
+    a, beta, residual = solved(lam)
+    variance = residual / (rows - p)
+    if not np.isfinite(variance) or variance <= 0:
+        return None
+    errors = np.sqrt(np.maximum(np.diag(np.linalg.inv(a)), 0.0) * variance)
+    return RandomInterceptFit(beta, errors, lam, variance)
