@@ -4,7 +4,9 @@ runner that spreads a GIL-free kernel over chunks of a range, one thread per cor
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
@@ -48,24 +50,52 @@ def popcount64(x: np.uint64) -> int:
 
 THREADED_FROM_CELLS = 1 << 18
 """The least work (items times cells per item) a range of a kernel gets its own thread for: below it,
-starting a pool and waiting on it costs more than the kernel (with the detectable gap's kernels on
-threads at 30 prompts and 2,000 realizations, 240,000 cells, a simulated run through the metric
-stage took 0.175 s; without, 0.112 s)."""
+handing ranges to the pool and waiting on them costs more than the kernel (with the detectable gap's
+kernels on threads at 30 prompts and 2,000 realizations, 240,000 cells, a simulated run through the
+metric stage took 0.175 s; without, 0.112 s)."""
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+_on_pool = threading.local()
+
+
+def _mark_pool_thread() -> None:
+    _on_pool.inside = True
+
+
+def _forget_pool() -> None:
+    """In a forked child the parent's pool threads do not exist: the child starts its own."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
+def kernel_pool() -> ThreadPoolExecutor:
+    """The process's one pool for kernel ranges, one thread per core, started at first use and kept:
+    a pool per call started and joined a thread per range (a simulated 40-prompt run through the
+    metric stage spent 18% of its time there)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="kernel",
+                                       initializer=_mark_pool_thread)
+        return _pool
 
 
 def run_chunked(kernel: Callable[[int, int], None], n: int, chunk: int, cells_per_item: int | None = None) -> None:
-    """``kernel(lo, hi)`` for consecutive ranges of at most ``chunk`` covering 0..n; on a thread pool
-    of one thread per core when there is more than one range (the kernels are compiled with
-    ``nogil``, so the threads run at once), else on this thread. Given ``cells_per_item``, a range
-    holds at least :data:`THREADED_FROM_CELLS` cells, so small work runs here."""
+    """``kernel(lo, hi)`` for consecutive ranges of at most ``chunk`` covering 0..n; on the kernel pool
+    (:func:`kernel_pool`; the kernels are compiled with ``nogil``, so its threads run at once) when
+    there is more than one range, else on this thread, as on a pool thread itself (a range that waited
+    on ranges queued behind it could wait forever). Given ``cells_per_item``, a range holds at least
+    :data:`THREADED_FROM_CELLS` cells, so small work runs here."""
     chunk = max(1, chunk, -(-THREADED_FROM_CELLS // cells_per_item) if cells_per_item else 1)
     bounds = [(lo, min(lo + chunk, n)) for lo in range(0, n, chunk)]
-    if len(bounds) <= 1:
+    if len(bounds) <= 1 or getattr(_on_pool, "inside", False):
         for lo, hi in bounds:
             kernel(lo, hi)
         return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=min(len(bounds), os.cpu_count() or 1), thread_name_prefix="kernel") as pool:
-        for done in [pool.submit(kernel, lo, hi) for lo, hi in bounds]:
-            done.result()
+    pool = kernel_pool()
+    for done in [pool.submit(kernel, lo, hi) for lo, hi in bounds]:
+        done.result()
