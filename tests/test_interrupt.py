@@ -233,6 +233,7 @@ def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest
     _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept, prefect_api_env)
 
 
+@pytest.mark.expensive  # the stop between shards: test_interrupt_units; shards on two workers: test_dask_cluster
 def test_sigint_between_llm_shards_on_dask_keeps_the_finished_shards_and_the_rerun_asks_only_for_the_rest(
     tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer, prefect_api_env: dict[str, str]
 ) -> None:
@@ -312,6 +313,7 @@ def test_sigterm_stops_the_calls_and_exits_143(tmp_path: Path, tiny_embedder: st
     assert loopback.calls <= 8, loopback.calls  # not all 48: the stage stopped
 
 
+@pytest.mark.expensive  # stopping between tokens and dropping the cut batch: test_interrupt_units
 def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generates_only_the_rest(
     tmp_path: Path, tiny_embedder: str, slow_causal_lm: str, prefect_api_env: dict[str, str]
 ) -> None:
@@ -387,6 +389,7 @@ def _run_alone(cfg: Path, tmp_path: Path, api: dict[str, str] | None = None) -> 
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
+@pytest.mark.expensive  # SIGKILL then a rerun that pays nothing twice: the single-process SIGKILL test here
 def test_sigkilled_process_group_resumes_without_paying_twice(tmp_path: Path, loopback: FakeOpenAIServer,
                                                              prefect_api_env: dict[str, str]) -> None:
     loopback.latency = 0.3
@@ -419,6 +422,7 @@ def test_sigkilled_process_group_resumes_without_paying_twice(tmp_path: Path, lo
     assert dupes == 0 and rows[0] == rows[1]
 
 
+@pytest.mark.expensive  # a second writer waits for the file's lock: test_store
 def test_two_runs_at_once_on_one_duckdb_file_both_complete(tmp_path: Path, loopback: FakeOpenAIServer,
                                                            prefect_api_env: dict[str, str]) -> None:
     loopback.latency = 0.02

@@ -377,6 +377,7 @@ def _noise(body: dict) -> str:
     return " ".join(out)
 
 
+@pytest.mark.expensive  # a full disk under `equilens run`: the test above
 def test_a_run_that_fills_a_real_disk_fails_in_one_paragraph_and_loses_nothing(
         tmp_path: Path, prefect_api_env: dict[str, str]) -> None:
     """A 3 MB tmpfs holds the DuckDB file: the run stops with exit 2 and one paragraph, reads ``failed``,

@@ -86,9 +86,9 @@ def test_the_installed_wheel_runs_inside_a_project_with_its_own_flows_and_tasks(
            "count: 1}")
     run = _outside(site, cwd, "-m", "equilens", "run", "configs/demo.yaml", "--set", llm,
                    "--set", "storage.duckdb_path=e.duckdb", "--set", "storage.reports_dir=null",
-                   *(a for kv in FAST for a in ("--set", kv)))
+                   "--set", "prompts.limit=8", *(a for kv in FAST for a in ("--set", kv)), api=prefect_api_env)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
-    assert "plan: 31 prompts" in run.stdout and "Verdict" in run.stdout and "stored in e.duckdb" in run.stdout
+    assert "plan: 8 prompts" in run.stdout and "Verdict" in run.stdout and "stored in e.duckdb" in run.stdout
     assert (cwd / "e.duckdb").exists() and not (cwd / "data").exists()  # the shipped prompts were read
     api = _outside(site, cwd, "-c", (
         "import json, equilens, tasks\n"
@@ -96,7 +96,7 @@ def test_the_installed_wheel_runs_inside_a_project_with_its_own_flows_and_tasks(
         f"base_url='{openai_server.base_url}', db='api.duckdb', counterfactual__attributes=['gender'], "
         "metrics={'bootstrap_resamples': 50, 'permutations': 50}, storage__reports_dir=None)\n"
         "print(json.dumps({'status': r.status, 'metrics': len(r.metrics), 'theirs': tasks.MINE}))"),
-        api=prefect_api_env)  # the CLI run above started an ephemeral server of its own
+        api=prefect_api_env)
     assert api.returncode == 0, api.stderr[-3000:]
     result = json.loads(api.stdout.strip().splitlines()[-1])
     assert result["status"] == "completed" and result["metrics"] > 0 and (cwd / "api.duckdb").exists()
