@@ -9,11 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def equilens(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "equilens", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+from tests.fakes.cli import ROOT, equilens
 
 
 def test_help_teaches_the_commands() -> None:

@@ -13,19 +13,12 @@ import pandas as pd
 import pytest
 
 from equilens.tasks.storage.store import Store
+from tests.fakes.cli import equilens
 
 ROOT = Path(__file__).resolve().parents[1]
 GROUPS = ["white", "black", "asian", "hispanic", "native_american", "middle_eastern"]
 METRICS = {"strict_sentiment_parity": "lower", "weak_sentiment_parity": "lower", "cosine_similarity": "higher",
            "bleu_similarity": "higher", "rougel_similarity": "higher"}
-
-
-def equilens(*args: str, cwd: Path, columns: int = 80, api: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``python -m equilens *args``; ``api`` (the ``prefect_api_env`` fixture) for a run that reports to
-    the test process's Prefect server."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": str(columns), **(api or {})}
-    return subprocess.run([sys.executable, "-m", "equilens", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env)
 
 
 def _tested(name: str) -> dict:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 
 from equilens.tasks.reporting.compare import compare_runs
 from equilens.tasks.storage.store import Store
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.fakes.cli import Ran, equilens
 
 
 def _seed(store: Store) -> None:
@@ -40,13 +37,10 @@ def test_disjoint_intervals_count_as_changed(tmp_path: Path) -> None:
 def test_cli_exit_code_flags_a_regression(tmp_path: Path) -> None:
     store = Store(tmp_path / "e.duckdb")
     _seed(store)
-    out = subprocess.run([sys.executable, "-m", "equilens", "compare", "A", "B", "--db", str(tmp_path / "e.duckdb")],
-                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    out = _cli(tmp_path, "A", "B")
     assert out.returncode == 1
     assert "1 of 2 metrics changed beyond their intervals; 1 moved in the less fair direction" in out.stdout
-    same = subprocess.run([sys.executable, "-m", "equilens", "compare", "A", "A", "--db", str(tmp_path / "e.duckdb")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert same.returncode == 0
+    assert _cli(tmp_path, "A", "A").returncode == 0
 
 
 def _row(run: str, metric: str, value: float, lo: float, hi: float, family: str = "probability",
@@ -61,9 +55,8 @@ def _db(tmp_path: Path, rows: list[dict]) -> Store:
     return store
 
 
-def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "equilens", "compare", *args, "--db", str(tmp_path / "e.duckdb")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+def _cli(tmp_path: Path, *args: str) -> Ran:
+    return equilens("compare", *args, "--db", str(tmp_path / "e.duckdb"), columns=None)
 
 
 def test_a_target_metric_moving_away_from_its_target_is_a_regression(tmp_path: Path) -> None:
@@ -127,8 +120,7 @@ def test_the_table_keeps_metric_and_group_names_whole_at_100_columns(tmp_path: P
             for run, shift in (("A", 0.0), ("B", 0.3)) for metric, v in (("bleu_similarity", 0.2 + shift),
                                                                          ("strict_sentiment_parity", 0.1 + shift))]
     _db(tmp_path, rows)
-    out = subprocess.run([sys.executable, "-m", "equilens", "compare", "A", "B", "--db", str(tmp_path / "e.duckdb")],
-                         cwd=ROOT, capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "100"})
+    out = equilens("compare", "A", "B", "--db", str(tmp_path / "e.duckdb"), columns=100)
     assert out.returncode == 1, out.stderr  # parity rose beyond its interval: less fair
     table = [line for line in out.stdout.splitlines() if "│" in line]
     assert table and all(len(line) <= 100 for line in table)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -14,9 +11,9 @@ from equilens.tasks.config import CounterfactualConfig, MetricsConfig
 from equilens.tasks.reporting.evidence import find_evidence, html_section, markdown_lines
 from equilens.tasks.pipeline.metric_stage import metric_stage
 from equilens.tasks.storage.store import Store
+from tests.fakes.cli import equilens
 from tests.simulate import Model, simulate
 
-ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = "<script>alert(1)</script> **bold** [link](http://x)"
 
 
@@ -88,9 +85,7 @@ def test_model_text_is_escaped_in_html_and_markdown(store: Store) -> None:
 
 
 def test_show_prints_answer_pairs_with_examples(store: Store, tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
-    out = subprocess.run([sys.executable, "-m", "equilens", "show", "run-e", "--db", str(store.path), "--examples", "2"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    out = equilens("show", "run-e", "--db", str(store.path), "--examples", "2", cwd=tmp_path, columns=120)
     assert out.returncode == 0, out.stderr
     assert "gender: " in out.stdout and "male vs female" in out.stdout or "female vs male" in out.stdout
     assert out.stdout.count("→ ") == 4 and "vader-neg 1.000" in out.stdout  # two prompts, two answers each

@@ -14,7 +14,7 @@ import pytest
 from equilens.tasks.reporting.plain import csv_cell, visible
 from equilens.tasks.storage.store import Store
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
-from tests.test_cli_output import equilens
+from tests.fakes.cli import equilens
 
 LINK = "[link=http://127.0.0.1:9/evil]dog owner[/link]"
 # an endpoint's error body: set the window title, an OSC-8 hyperlink, a bare carriage return, BEL
@@ -86,7 +86,7 @@ def test_a_failing_endpoint_s_error_body_reaches_stderr_inert(openai_server, tmp
                    "counterfactual: {attributes: [gender], detect_names: false}\n"
                    f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0}}\n"
                    f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
-    out = equilens("run", str(cfg), cwd=tmp_path, columns=200, api=prefect_api_env)
+    out = equilens("run", str(cfg), cwd=tmp_path, columns=200, api=prefect_api_env, process=True)
     assert out.returncode == 4, out.stdout + out.stderr
     _inert(out.stdout + out.stderr)
     shown = equilens("show", "--db", str(tmp_path / "e.duckdb"),

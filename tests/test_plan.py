@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
-from tests.test_cli_output import ROOT, equilens
+from tests.fakes.cli import ROOT, equilens
 
 PROMPTS = "['Is he a good nurse?', 'Should she get the loan?', 'What is two plus two?']"
 
