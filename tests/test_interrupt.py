@@ -287,6 +287,7 @@ def _signal_a_worker_thread(pid: int, signum: int) -> int:
     return workers[-1]
 
 
+@pytest.mark.expensive  # SIGTERM at a worker thread: test_interrupt_units; exit 143 of a real process: the judge test
 def test_sigterm_stops_the_calls_and_exits_143(tmp_path: Path, tiny_embedder: str,
                                                loopback: FakeOpenAIServer) -> None:
     """Prefect catches SIGTERM itself during a flow run; the calls in the worker thread must stop anyway.

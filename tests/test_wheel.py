@@ -18,7 +18,9 @@ import pytest
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 REPO = Path(__file__).resolve().parents[1]
-FAST = "metrics.bootstrap_resamples=50", "metrics.permutations=50"
+# one metric: the kernels of every metric compile on a first run from a fresh install (25 s), and what
+# is checked here is that the installed package finds its files and runs, not each metric again
+FAST = "metrics.bootstrap_resamples=50", "metrics.permutations=50", "metrics.names=[strict_sentiment_parity]"
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +96,8 @@ def test_the_installed_wheel_runs_inside_a_project_with_its_own_flows_and_tasks(
         "import json, equilens, tasks\n"
         f"r = equilens.assess(['Should he get the job?', 'Is she a good nurse?'], model='fake', provider='openai', "
         f"base_url='{openai_server.base_url}', db='api.duckdb', counterfactual__attributes=['gender'], "
-        "metrics={'bootstrap_resamples': 50, 'permutations': 50}, storage__reports_dir=None)\n"
+        "metrics={'bootstrap_resamples': 50, 'permutations': 50, 'names': ['strict_sentiment_parity']}, "
+        "storage__reports_dir=None)\n"
         "print(json.dumps({'status': r.status, 'metrics': len(r.metrics), 'theirs': tasks.MINE}))"),
         api=prefect_api_env)
     assert api.returncode == 0, api.stderr[-3000:]
