@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -14,8 +11,7 @@ import pytest
 
 from equilens.flows.outage import LLMOutageError, check_llm_failures
 from equilens.tasks.config import parse_config
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.fakes.cli import equilens
 
 
 def _cfg(**llm: object):  # noqa: ANN202
@@ -59,8 +55,7 @@ def test_unreachable_endpoint_fails_the_run_with_exit_4(tmp_path: Path, prefect_
                    "counterfactual: {attributes: [gender], detect_names: false}\n"
                    "llm: {provider: openai, model: fake, base_url: 'http://127.0.0.1:9/v1', max_retries: 0}\n"
                    f"storage: {{duckdb_path: '{db}', reports_dir: '{tmp_path / 'runs'}'}}\n")
-    out = subprocess.run([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT), **prefect_api_env})
+    out = equilens("run", str(cfg), cwd=tmp_path, api=prefect_api_env, process=True, columns=None)
     whole = out.stdout + out.stderr
     assert out.returncode == 4, whole
     assert "Traceback" not in whole and "LLMOutageError(" not in whole, whole  # Prefect's copy is filtered

@@ -150,14 +150,12 @@ def test_a_signed_gap_s_detectable_band_reaches_both_sides_of_zero() -> None:
 def test_the_report_stars_no_metric_the_verdict_does_not_judge(tmp_path: Path) -> None:
     # the demo's report starred cosine in "Least fair group pair per metric" and "All metrics" under a
     # verdict of no difference beyond sampling noise: embeddings are reported, never judged
-    import sys
-
+    from tests.fakes.cli import equilens
     from tests.test_cli_output import gender_run
 
     gender_run(Store(tmp_path / "e.duckdb"), "demo-1")
-    out = subprocess.run([sys.executable, "-m", "equilens", "report", "demo-1", "--db", str(tmp_path / "e.duckdb"),
-                          "--out", str(tmp_path / "r.html")], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    out = equilens("report", "demo-1", "--db", str(tmp_path / "e.duckdb"), "--out", str(tmp_path / "r.html"),
+                   cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "no difference beyond sampling noise" in html.split("<section id=verdict>")[1].split("</section>")[0]

@@ -25,6 +25,7 @@ from equilens.tasks.config import parse_config
 from equilens.tasks.reporting.html import build_html_report
 from equilens.tasks.llm.base import scrub_secrets
 from equilens.tasks.storage.store import Store
+from tests.fakes.cli import equilens
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-proj-Zx81kQ0secretvalue77"
@@ -345,8 +346,7 @@ def test_a_full_disk_under_equilens_run_is_one_paragraph_exit_2_and_runs_reads_f
     said = [line for line in run.stderr.splitlines() if line and not line.startswith("LLM calls: ")]  # progress
     assert len(said) == 1 and " free of " in said[0], run.stderr
     assert said[0].startswith(f"error: {db} could not be written: the disk that holds it is full ("), run.stderr
-    listed = subprocess.run([sys.executable, "-m", "equilens", "runs", "--db", str(db), "--format", "json"],
-                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    listed = equilens("runs", "--db", str(db), "--format", "json", cwd=tmp_path)
     assert [r["status"] for r in json.loads(listed.stdout)] == ["failed"], listed.stderr
     assert Store(db).query("SELECT count(*) AS n FROM response_cache").iloc[0]["n"] == server.calls  # kept
 
@@ -389,13 +389,9 @@ def test_a_run_that_fills_a_real_disk_fails_in_one_paragraph_and_loses_nothing(
     why = _tmpfs(disk, "3m")
     if why:
         pytest.skip(why)
-    db, env = disk / "e.duckdb", {**os.environ, "PYTHONPATH": str(ROOT), **prefect_api_env}
+    db = disk / "e.duckdb"
     embedder = tiny_embedder(tmp_path / "embedder", ["he", "she", "nurse"])
     calls = 20 * 6 * 2  # prompts x (3 gender variants with a control each) x count
-
-    def equilens(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "equilens", *args], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=300)
 
     try:
         with running_server(reply=_noise) as server:
@@ -408,13 +404,13 @@ def test_a_run_that_fills_a_real_disk_fails_in_one_paragraph_and_loses_nothing(
                            f"scoring: {{embedding_model: '{embedder}'}}\n"
                            "metrics: {bootstrap_resamples: 20, permutations: 20}\nvalidation: {enabled: false}\n"
                            f"storage: {{duckdb_path: '{db}', reports_dir: null}}\n")
-            run = equilens("run", str(cfg))
+            run = equilens("run", str(cfg), cwd=tmp_path, api=prefect_api_env, process=True)
             assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
             said = [line for line in run.stderr.splitlines() if line and not line.startswith("LLM calls: ")]
             assert len(said) == 1, run.stderr
             assert said[0].startswith(f"error: {db} could not be written: the disk that holds it is full (")
             assert " free of 3.0 MiB" in said[0] and "No space left on device" in said[0], said[0]
-            listed = equilens("runs", "--db", str(db), "--format", "json")
+            listed = equilens("runs", "--db", str(db), "--format", "json", cwd=tmp_path)
             assert [r["status"] for r in json.loads(listed.stdout)] == ["failed"], listed.stderr
             Store(db).verify()  # every block of every table reads back
             cached = int(Store(db).query("SELECT count(*) AS n FROM response_cache").iloc[0]["n"])
@@ -422,10 +418,10 @@ def test_a_run_that_fills_a_real_disk_fails_in_one_paragraph_and_loses_nothing(
 
             subprocess.run(["mount", "-o", "remount,size=64m", str(disk)], check=True)
             before = server.calls
-            rerun = equilens("run", str(cfg))
+            rerun = equilens("run", str(cfg), cwd=tmp_path, api=prefect_api_env, process=True)
             assert rerun.returncode == 0, rerun.stdout + rerun.stderr
             assert server.calls - before == calls - cached  # the cached answers were not asked for again
-            listed = equilens("runs", "--db", str(db), "--format", "json")
+            listed = equilens("runs", "--db", str(db), "--format", "json", cwd=tmp_path)
             assert sorted(r["status"] for r in json.loads(listed.stdout)) == ["completed", "failed"]
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
