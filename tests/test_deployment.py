@@ -1,12 +1,12 @@
-"""A real local Prefect server: deploy from deployments/prefect.yaml, trigger through the API, and
-check the run completes through a process worker and writes to DuckDB."""
+"""A real Prefect server (the test worker's own, shared with the other tests): deploy from
+deployments/prefect.yaml, trigger through the API, and check the run completes through a process
+worker and writes to DuckDB."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,12 +21,6 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _kill(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -39,26 +33,11 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 @pytest.fixture()
-def prefect_server(tmp_path: Path):
-    port = _free_port()
-    env = dict(os.environ, PREFECT_HOME=str(tmp_path / "home"), PREFECT_API_URL=f"http://127.0.0.1:{port}/api",
-               PREFECT_SERVER_ANALYTICS_ENABLED="false", EQUILENS_HOME=str(ROOT), PREFECT_LOGGING_LEVEL="WARNING")
-    server = subprocess.Popen([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline or server.poll() is not None:
-                pytest.fail("the Prefect server did not start")
-            time.sleep(0.5)
-        yield env
-    finally:
-        _kill(server)
+def prefect_server(tmp_path: Path, prefect_api_env: dict[str, str]) -> dict[str, str]:
+    """The environment of the Prefect CLI, its worker and the flow runs it starts: the test worker's
+    Prefect server, a Prefect home of the test's own."""
+    return dict(os.environ, PREFECT_HOME=str(tmp_path / "home"), PREFECT_SERVER_ANALYTICS_ENABLED="false",
+                EQUILENS_HOME=str(ROOT), PREFECT_LOGGING_LEVEL="WARNING", **prefect_api_env)
 
 
 def _cli(env: dict, *args: str, timeout: int = 120) -> str:
@@ -89,7 +68,7 @@ def test_deploy_schedule_trigger_and_complete(prefect_server: dict, tmp_path: Pa
     _cli(env, "--no-prompt", "deploy", "--prefect-file", str(prefect_file), "--all")
 
     with httpx.Client(base_url=api, timeout=30) as client:
-        (dep,) = client.post("/deployments/filter", json={}).json()
+        (dep,) = client.post("/deployments/filter", json={"deployments": {"name": {"any_": [nightly["name"]]}}}).json()
         # the UI renders the RunConfig parameter as a form from this schema
         assert "config" in dep["parameter_openapi_schema"]["properties"]
         assert dep["schedules"] and dep["schedules"][0]["schedule"]["cron"] == "0 2 * * *"
@@ -117,7 +96,7 @@ def test_deploy_schedule_trigger_and_complete(prefect_server: dict, tmp_path: Pa
         finally:
             _kill(worker)
         assert state == "COMPLETED"
-        artifacts = client.post("/artifacts/filter", json={}).json()
+        artifacts = client.post("/artifacts/filter", json={"artifacts": {"flow_run_id": {"any_": [run["id"]]}}}).json()
         assert {a["key"] for a in artifacts} >= {"metrics", "report"}
 
     with duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True) as con:
