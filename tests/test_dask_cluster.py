@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from equilens.tasks.config import parse_config
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
@@ -41,6 +42,27 @@ def _task_runs_recorded(name: str) -> int:
     return anyio.run(count)
 
 
+@pytest.fixture(scope="module")
+def cluster(prefect_harness):  # noqa: ANN001, ANN201 - (LocalCluster, Client)
+    """Two worker processes of one thread each, reporting to the test worker's Prefect server; shared
+    by the tests of this module, since each worker process imports equilens, Prefect and torch when
+    its first task arrives."""
+    from distributed import Client, LocalCluster
+
+    from equilens.flows.prefect_api import prefect_api_url
+
+    url = prefect_api_url()
+    assert url
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      env={"PREFECT_API_URL": url}) as local, Client(local) as client:
+        yield local, client
+
+
+def _executed(client) -> dict[str, int]:  # noqa: ANN001
+    """Tasks each worker (by address) has executed since it started."""
+    return client.run(lambda dask_worker: dask_worker.state.executed_count)
+
+
 def _metrics(db: Path, run_id: str) -> list[tuple]:
     with duckdb.connect(str(db), read_only=True) as con:
         return con.execute("SELECT attribute, group_a, group_b, metric, value, ci_low, ci_high, n FROM metrics "
@@ -48,30 +70,25 @@ def _metrics(db: Path, run_id: str) -> list[tuple]:
 
 
 def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
-    prefect_harness, openai_server, tmp_path: Path  # noqa: F811
+    cluster, openai_server, tmp_path: Path  # noqa: ANN001, F811
 ) -> None:
-    from distributed import Client, LocalCluster
-
-    from equilens.flows.prefect_api import prefect_api_url
     from equilens.flows.dispatch import flow_for
 
-    url = prefect_api_url()
-    assert url
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      env={"PREFECT_API_URL": url}) as cluster, Client(cluster) as client:
-        sharded = _config(tmp_path, openai_server.base_url, "dask.duckdb",
-                          {"task_runner": "dask", "dask_address": cluster.scheduler_address, "shard_size": 1})
-        names = ("call-llm-shard", "score-responses", "compute-metrics")
-        before = [_task_runs_recorded(n) for n in names]  # the test server is shared with other modules
-        on_dask = flow_for(sharded)(sharded)  # first, so no shard is a cache hit of the thread run
-        ran = client.run(lambda dask_worker: dask_worker.state.executed_count)
-        llm_shards, score_shards, metric_tasks = (_task_runs_recorded(n) - b for n, b in zip(names, before))
-        calls = openai_server.calls
-        again = flow_for(sharded)(sharded)  # every answer is cached now: no call, no shard to send
-        assert openai_server.calls == calls
-        in_looks = {"stop_when": "settled", "looks": 2}  # each look's shards awaited before it is judged
-        looked = flow_for(sharded)(sharded.model_copy(update={"execution": sharded.execution.model_copy(
-            update=in_looks)}))
+    local, client = cluster
+    sharded = _config(tmp_path, openai_server.base_url, "dask.duckdb",
+                      {"task_runner": "dask", "dask_address": local.scheduler_address, "shard_size": 1})
+    names = ("call-llm-shard", "score-responses", "compute-metrics")
+    before = [_task_runs_recorded(n) for n in names]  # the test server is shared with other modules
+    executed = _executed(client)  # the cluster is shared with this module's other tests
+    on_dask = flow_for(sharded)(sharded)  # first, so no shard is a cache hit of the thread run
+    ran = {w: n - executed.get(w, 0) for w, n in _executed(client).items()}
+    llm_shards, score_shards, metric_tasks = (_task_runs_recorded(n) - b for n, b in zip(names, before))
+    calls = openai_server.calls
+    again = flow_for(sharded)(sharded)  # every answer is cached now: no call, no shard to send
+    assert openai_server.calls == calls
+    in_looks = {"stop_when": "settled", "looks": 2}  # each look's shards awaited before it is judged
+    looked = flow_for(sharded)(sharded.model_copy(update={"execution": sharded.execution.model_copy(
+        update=in_looks)}))
     # one prompt per shard: the LLM and score shards spread over both processes
     assert llm_shards >= 4 and score_shards >= 4, (llm_shards, score_shards)
     assert len(ran) == 2 and all(count >= 1 for count in ran.values()), ran
@@ -140,7 +157,7 @@ def test_a_local_clusters_workers_report_to_the_runs_own_prefect_server(openai_s
     assert not left(), left()  # nothing the run started outlives it
 
 
-def test_a_worker_killed_mid_run_costs_only_its_shard(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
+def test_a_worker_killed_mid_run_costs_only_its_shard(cluster, openai_server, tmp_path: Path) -> None:  # noqa: ANN001, F811
     """The worker answering an LLM shard is killed: Dask runs that shard again on the other worker, the
     run completes, every answer is stored once, and only the lost shard's calls are made twice."""
     import os
@@ -148,34 +165,30 @@ def test_a_worker_killed_mid_run_costs_only_its_shard(prefect_harness, openai_se
     import threading
     import time
 
-    from distributed import Client, LocalCluster
-
-    from equilens.flows.prefect_api import prefect_api_url
     from equilens.flows.dispatch import flow_for
 
+    local, client = cluster
     openai_server.latency = 0.3
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      env={"PREFECT_API_URL": prefect_api_url()}) as cluster, Client(cluster) as client:
-        cfg = _config(tmp_path, openai_server.base_url, "kill.duckdb",
-                      {"task_runner": "dask", "dask_address": cluster.scheduler_address, "shard_size": 2})
-        out: dict = {}
-        before = _task_runs_recorded("call-llm-shard")
-        run = threading.Thread(target=lambda: out.update(result=flow_for(cfg)(cfg)), daemon=True)
-        run.start()
-        deadline, busy = time.monotonic() + 120, []
-        while not busy:  # wait until a worker is answering a shard
-            assert time.monotonic() < deadline and run.is_alive(), "no shard started"
-            busy = [w for w, keys in client.processing().items() if any("call_llm_shard" in str(k) for k in keys)]
-            time.sleep(0.05)
-        openai_server.wait_for_calls(openai_server.calls + 2, timeout=30)  # its calls are under way
-        os.kill(client.run(os.getpid, workers=busy[:1])[busy[0]], signal.SIGKILL)
-        run.join(timeout=240)
-        assert "result" in out, "the run did not complete after a worker died"
-        shard_runs = _task_runs_recorded("call-llm-shard") - before
-        # no worker started a process of its own (a temporary Prefect server, as each did when it was
-        # given no API address), so none is left behind when a worker stops
-        assert client.run(lambda: len(__import__("psutil").Process().children(recursive=True))) == {
-            w: 0 for w in client.scheduler_info()["workers"]}
+    cfg = _config(tmp_path, openai_server.base_url, "kill.duckdb",
+                  {"task_runner": "dask", "dask_address": local.scheduler_address, "shard_size": 2})
+    out: dict = {}
+    before = _task_runs_recorded("call-llm-shard")
+    run = threading.Thread(target=lambda: out.update(result=flow_for(cfg)(cfg)), daemon=True)
+    run.start()
+    deadline, busy = time.monotonic() + 120, []
+    while not busy:  # wait until a worker is answering a shard
+        assert time.monotonic() < deadline and run.is_alive(), "no shard started"
+        busy = [w for w, keys in client.processing().items() if any("call_llm_shard" in str(k) for k in keys)]
+        time.sleep(0.05)
+    openai_server.wait_for_calls(openai_server.calls + 2, timeout=30)  # its calls are under way
+    os.kill(client.run(os.getpid, workers=busy[:1])[busy[0]], signal.SIGKILL)
+    run.join(timeout=240)
+    assert "result" in out, "the run did not complete after a worker died"
+    shard_runs = _task_runs_recorded("call-llm-shard") - before
+    # no worker started a process of its own (a temporary Prefect server, as each did when it was
+    # given no API address), so none is left behind when a worker stops
+    assert client.run(lambda: len(__import__("psutil").Process().children(recursive=True))) == {
+        w: 0 for w in client.scheduler_info()["workers"]}
     with duckdb.connect(str(tmp_path / "kill.duckdb"), read_only=True) as con:
         stored, keys = con.execute("SELECT count(*), count(DISTINCT cache_key) FROM response_cache").fetchone()
         answered = con.execute("SELECT count(*) FROM responses WHERE run_id = ? AND ok",
