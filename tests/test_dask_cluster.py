@@ -114,8 +114,9 @@ def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
 
 
 def test_a_local_clusters_workers_report_to_the_runs_own_prefect_server(openai_server, tmp_path: Path) -> None:  # noqa: F811
-    """``equilens run`` starts one temporary Prefect server; its two worker processes are given its
-    address, so neither starts one of its own (each did: three servers per run)."""
+    """``equilens run`` starts one temporary Prefect server; the worker process of the local cluster it
+    starts is given its address, so it starts none of its own (each worker did: a server per worker
+    besides the run's). One worker: a second would only pay the same imports again."""
     import os
     import subprocess
     import sys
@@ -126,7 +127,7 @@ def test_a_local_clusters_workers_report_to_the_runs_own_prefect_server(openai_s
         "counterfactual: {attributes: [gender], detect_names: false}\n"
         f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', count: 1}}\n"
         "metrics: {bootstrap_resamples: 20, permutations: 20, names: [strict_sentiment_parity]}\n"
-        "execution: {task_runner: dask, dask_workers: 2, shard_size: 1}\n"
+        "execution: {task_runner: dask, dask_workers: 1, shard_size: 1}\n"
         "validation: {enabled: false}\nstorage: {duckdb_path: e.duckdb, reports_dir: null}\n")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")},
            "PREFECT_LOGGING_LEVEL": "INFO"}  # each process that starts a server says so
