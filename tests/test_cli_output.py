@@ -4,7 +4,6 @@ significance marks, YAML in `options`, progress lines in logs, a Prefect UI form
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
