@@ -30,6 +30,9 @@ import numpy as np
 
 CLIP = 1e-4
 """P(yes) is clipped to [CLIP, 1 - CLIP] before its logit (logit(1e-4) is about -9.2)."""
+UNFITTABLE = ("the mixed model cannot be fitted to these answers (their design is singular or they do not "
+              "vary)")
+"""Why a fit gave no coefficient when :func:`_fit` found none."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ def discrimination_scores(p_yes: Sequence[float], groups: Sequence[str], scenari
     design = np.column_stack([np.ones(len(y))] + [(g == x).astype(float) for x in fitted])
     fit = _fit(y, design, s)
     if fit is None:
-        return skip("the mixed model cannot be fitted to these answers (their design is singular or they do not vary)")
+        return skip(UNFITTABLE)
     out = []
     for x in others:
         if x not in fitted:
@@ -120,7 +123,7 @@ def decade_trend(p_yes: Sequence[float], ages: Sequence[float], scenarios: Seque
         return skip("the mixed model needs answers from at least two scenarios")
     fit = _fit(logit_p(p, clip), np.column_stack([np.ones(len(p)), a / 10.0]), s)
     if fit is None:
-        return skip("the mixed model cannot be fitted to these answers (their design is singular or they do not vary)")
+        return skip(UNFITTABLE)
     return GroupEffect("per decade", "", *_wald(fit, 1, confidence), int(len(p)), len(set(s)))
 
 
