@@ -11,7 +11,6 @@ import pytest
 from tests.fakes.cli import Ran, equilens
 
 
-
 def _no_traceback(out: Ran) -> None:
     whole = out.stdout + out.stderr
     assert "Traceback" not in whole, whole

@@ -33,7 +33,7 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 @pytest.fixture()
-def prefect_server(tmp_path: Path, prefect_api_env: dict[str, str]) -> dict[str, str]:
+def prefect_cli_env(tmp_path: Path, prefect_api_env: dict[str, str]) -> dict[str, str]:
     """The environment of the Prefect CLI, its worker and the flow runs it starts: the test worker's
     Prefect server, a Prefect home of the test's own."""
     return dict(os.environ, PREFECT_HOME=str(tmp_path / "home"), PREFECT_SERVER_ANALYTICS_ENABLED="false",
@@ -47,8 +47,8 @@ def _cli(env: dict, *args: str, timeout: int = 120) -> str:
     return out.stdout
 
 
-def test_deploy_schedule_trigger_and_complete(prefect_server: dict, tmp_path: Path) -> None:
-    env = prefect_server
+def test_deploy_schedule_trigger_and_complete(prefect_cli_env: dict, tmp_path: Path) -> None:
+    env = prefect_cli_env
     api = env["PREFECT_API_URL"]
     responses = tmp_path / "responses.csv"
     responses.write_text("prompt,response\nq1,He is a confident leader.\nq1,She is an emotional nurse.\n"
@@ -68,7 +68,8 @@ def test_deploy_schedule_trigger_and_complete(prefect_server: dict, tmp_path: Pa
     _cli(env, "--no-prompt", "deploy", "--prefect-file", str(prefect_file), "--all")
 
     with httpx.Client(base_url=api, timeout=30) as client:
-        (dep,) = client.post("/deployments/filter", json={"deployments": {"name": {"any_": [nightly["name"]]}}}).json()
+        named = {"deployments": {"name": {"any_": [nightly["name"]]}}}  # the server holds other tests' runs
+        (dep,) = client.post("/deployments/filter", json=named).json()
         # the UI renders the RunConfig parameter as a form from this schema
         assert "config" in dep["parameter_openapi_schema"]["properties"]
         assert dep["schedules"] and dep["schedules"][0]["schedule"]["cron"] == "0 2 * * *"
@@ -96,7 +97,8 @@ def test_deploy_schedule_trigger_and_complete(prefect_server: dict, tmp_path: Pa
         finally:
             _kill(worker)
         assert state == "COMPLETED"
-        artifacts = client.post("/artifacts/filter", json={"artifacts": {"flow_run_id": {"any_": [run["id"]]}}}).json()
+        of_run = {"artifacts": {"flow_run_id": {"any_": [run["id"]]}}}
+        artifacts = client.post("/artifacts/filter", json=of_run).json()
         assert {a["key"] for a in artifacts} >= {"metrics", "report"}
 
     with duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True) as con:

@@ -34,11 +34,11 @@ def equilens(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, co
              api: dict[str, str] | None = None, process: bool = False, timeout: float = 240) -> Ran:
     """``equilens *args`` run from ``cwd``, with ``env`` added to the environment and a terminal of
     ``columns`` (None: the environment's). ``api`` (the ``prefect_api_env`` fixture) makes a
-    process report to the test process's Prefect server."""
+    process report to the test process's Prefect server; ``timeout`` bounds a process."""
     extra = {**(env or {}), **({"COLUMNS": str(columns)} if columns else {}), **(api or {})}
     if process:
-        out = subprocess.run([sys.executable, "-m", "equilens", *args], cwd=cwd, capture_output=True, text=True,
-                             timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT), **extra})
+        out = subprocess.run([sys.executable, "-m", "equilens", *args], cwd=cwd, capture_output=True,
+                             text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT), **extra})
         return Ran(out.returncode, out.stdout, out.stderr)
     from equilens.flows.cli import main
 
