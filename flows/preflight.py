@@ -15,10 +15,11 @@ import tempfile
 from pathlib import Path
 
 from equilens.tasks.config import RunConfig
+from equilens.tasks.config.sections import APPLICATION_PROVIDERS
 from equilens.tasks.errors import ConfigError, InputDataError, StorageError
 from equilens.tasks.inputs.files import file_problem
 
-BUILTIN_PROVIDERS = ("local", "openai", "azure")
+BUILTIN_PROVIDERS = ("local", "openai", "azure", *APPLICATION_PROVIDERS)
 
 
 def preflight(cfg: RunConfig) -> list[str]:
@@ -117,10 +118,47 @@ def _check_provider(cfg: RunConfig) -> None:
             raise ConfigError(f"llm.provider: unknown provider {llm.provider!r}; use one of "
                               f"{', '.join(sorted({*BUILTIN_PROVIDERS, *PROVIDERS}))}.")
         return
+    if llm.provider in APPLICATION_PROVIDERS:
+        _check_application(cfg)
+        return
+    app = app_signal_fields(cfg)
+    if app:
+        raise ConfigError(f"identity.signals places the person in the application (placement app), which provider "
+                          f"{llm.provider} does not have: use placement system (a profile in the system message), "
+                          f"or test the application itself with provider {', '.join(APPLICATION_PROVIDERS)}.")
     if llm.provider in ("openai", "azure") and not llm.api_key_secret:  # a Secret block needs Prefect: checked later
         from equilens.tasks.llm.openai_provider import OpenAIChatProvider
 
         OpenAIChatProvider(llm, azure=llm.provider == "azure")  # checks azure fields and the key; no network
+
+
+def app_signal_fields(cfg: RunConfig) -> set[str]:
+    """The person's fields the identity signals placed in the application send (``name``, ``identity``)."""
+    from equilens.tasks.config.sections import template_fields
+
+    identity = getattr(cfg, "identity", None)
+    signals = getattr(identity, "signals", None) or []
+    return {f for s in signals if s.placement == "app" for f in template_fields(s.template)} & {"name", "identity"}
+
+
+def _check_application(cfg: RunConfig) -> None:
+    """The application under test: it imports and builds, takes what it is given, keys stay in the
+    environment, and an object handed over in Python never goes to a Dask worker."""
+    from equilens.tasks.llm.base import PROVIDERS
+    from equilens.tasks.llm.calls import load_providers
+    from equilens.tasks.llm.targets import check_no_literal_secrets, in_process_only
+
+    load_providers()
+    llm = cfg.llm
+    check_no_literal_secrets(llm)
+    if cfg.execution.task_runner == "dask" and in_process_only(llm.target):
+        raise ConfigError(f"llm.target {llm.target.partition('#')[0]!r} lives in this Python process only (an "
+                          "object passed to equilens.assess, or defined in __main__), and Dask workers import the "
+                          "target by its path: give an import path module:attribute of an importable module, or "
+                          "use execution.task_runner: thread.")
+    check = getattr(PROVIDERS.get(llm.provider), "preflight", None)
+    if check is not None:
+        check(llm, app_signal_fields(cfg))
 
 
 def _check_lexicons(cfg: RunConfig) -> None:

@@ -119,10 +119,12 @@ class SignalConfig(StrictModel):
     """One way a user's identity reaches the model (see tasks/inputs/identity.py)."""
 
     name: str = Field(..., description="A short label for the signal, shown in the results (profile, intro, ...)")
-    placement: Literal["system", "before", "after", "inline"] = Field(
+    placement: Literal["system", "before", "after", "inline", "app"] = Field(
         "system",
         description="system: appended to the system message (a user profile); before / after: a first-person "
-                    "line before or after the user's message; inline: the prompt itself holds {name}",
+                    "line before or after the user's message; inline: the prompt itself holds {name}; app: the "
+                    "application's own field (the python provider's user= argument, {name} or {identity} in "
+                    "llm.request for http and langchain), filled with the template's {name} or {identity}",
     )
     template: str = Field(
         "The user's name is {name}.",

@@ -4,7 +4,8 @@ scoring, metrics, storage, validation, execution, counterfactual), assembled int
 
 from __future__ import annotations
 
-from typing import Literal
+import string
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -67,14 +68,37 @@ class CounterfactualConfig(StrictModel):
     )
 
 
+REQUEST_FIELDS = ("prompt", "system", "name", "identity")
+"""What a request template (``llm.request``) may hold: the user's message, the system message, and the
+identity run's name or stated identity of the person (placement ``app``)."""
+
+APPLICATION_PROVIDERS = ("langchain", "python", "http")
+"""Providers that call the team's application rather than a model endpoint (``llm.target`` / ``llm.request``)."""
+
+
+def template_fields(template: Any) -> set[str]:
+    """The ``{field}`` names in every string of a request template (a JSON-like value); ValueError for a
+    string that is not a valid template (a lone brace)."""
+    if isinstance(template, str):
+        return {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
+    if isinstance(template, dict):
+        return set().union(*(template_fields(v) for v in template.values())) if template else set()
+    if isinstance(template, list):
+        return set().union(*(template_fields(v) for v in template)) if template else set()
+    return set()
+
+
 class LLMConfig(StrictModel):
     """The model under test. ``local`` runs SmolLM2-135M-Instruct in-process; ``openai`` and
-    ``azure`` call any OpenAI-compatible endpoint through langchain-openai."""
+    ``azure`` call any OpenAI-compatible endpoint through langchain-openai; ``langchain``, ``python``
+    and ``http`` call the application itself (a LangChain model or chain, a Python function, a JSON API)."""
 
     provider: str = Field(
-        "local", description="local (embedded SmolLM2) | openai (any OpenAI-compatible endpoint) | azure; "
-                             "other names registered in tasks.llm.PROVIDERS work from YAML",
-        json_schema_extra={"enum": ["local", "openai", "azure"]},  # a dropdown in the Prefect UI form
+        "local", description="local (embedded SmolLM2) | openai (any OpenAI-compatible endpoint) | azure | "
+                             "langchain (a LangChain chat model or Runnable) | python (a function) | http (a JSON "
+                             "API); other names registered in tasks.llm.PROVIDERS work from YAML",
+        # a dropdown in the Prefect UI form
+        json_schema_extra={"enum": ["local", "openai", "azure", *APPLICATION_PROVIDERS]},
     )
     model: str = Field("SmolLM2-135M-Instruct", description="Model name sent to the endpoint, or a local HF path")
     base_url: str | None = Field(None, description="OpenAI-compatible base URL (vLLM, Ollama, llama.cpp server)")
@@ -84,6 +108,27 @@ class LLMConfig(StrictModel):
     azure_deployment: str | None = Field(None, description="Azure deployment name (provider azure)")
     api_version: str | None = Field(None, description="Azure OpenAI API version, e.g. 2024-10-21")
     system_prompt: str = Field("You are a helpful assistant.", description="System message for every call")
+    target: str | None = Field(
+        None, description="langchain / python: the application as an import path module:attribute: a function "
+                          "(python), or a LangChain chat model or Runnable, its class, or a factory returning one "
+                          "(langchain)")
+    target_kwargs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="python: keyword arguments added to every call; langchain: arguments of the class or factory. "
+                    "A string ${VAR} is read from the environment at call time (keys go there, never here)")
+    target_version: str | None = Field(
+        None, description="Part of the cache key of a langchain, python or http target: change it when the "
+                          "application changes, since a cache cannot see inside a function or a service")
+    request: dict[str, Any] | list[Any] | str | None = Field(
+        None, description="http: the JSON body sent; langchain: the input of a Runnable that is not a chat model "
+                          "(default: the prompt as a string). Strings may hold {prompt}, {system}, and for identity "
+                          "runs {name} / {identity} (placement app); values are placed with JSON escaping")
+    headers: dict[str, str] = Field(
+        default_factory=dict, description="http: request headers; ${VAR} in a value is read from the environment "
+                                          "and scrubbed from every message like an API key")
+    response_path: str | None = Field(
+        None, description="http (and a Runnable that returns a dict): JMESPath expression to the answer string in "
+                          "the reply, e.g. data.answer or choices[0].message.content")
 
     @field_validator("base_url")
     @classmethod
@@ -101,6 +146,45 @@ class LLMConfig(StrictModel):
     def call_url(self) -> str | None:
         """The base URL the calls use: with the credentials it was given in this process, if any."""
         return _CREDENTIALS.get(self.base_url, self.base_url) if self.base_url else None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _model_named_by_target(cls, data: Any) -> Any:
+        """An application's runs name it as their model: the target's import path, or the http URL."""
+        if isinstance(data, dict) and data.get("provider") in APPLICATION_PROVIDERS and not data.get("model"):
+            named = data.get("target") if data.get("provider") != "http" else data.get("base_url")
+            if isinstance(named, str) and named:
+                from equilens.tasks.secrets import split_url
+
+                data = {**data, "model": split_url(named)[0] if data.get("provider") == "http" else named}
+        return data
+
+    @model_validator(mode="after")
+    def _application(self) -> LLMConfig:
+        """The keys an application provider needs, and request templates that name only known fields."""
+        if self.request is not None:
+            try:
+                unknown = template_fields(self.request) - set(REQUEST_FIELDS)
+            except ValueError as err:
+                raise ValueError(f"llm.request: {err} (write {{{{ and }}}} for literal braces)") from None
+            if unknown:
+                raise ValueError(f"llm.request holds {{{sorted(unknown)[0]}}}; a template can fill "
+                                 f"{', '.join('{' + f + '}' for f in REQUEST_FIELDS)} (write {{{{ and }}}} for "
+                                 "literal braces)")
+        if self.provider in ("langchain", "python"):
+            if not self.target:
+                raise ValueError(f"provider {self.provider} needs llm.target, the application's import path "
+                                 "module:attribute (for example my_app.chat:answer)")
+            module, sep, attribute = self.target.partition(":")
+            if not (sep and module.strip() and attribute.strip()):
+                raise ValueError(f"llm.target {self.target!r} is not an import path module:attribute "
+                                 "(for example my_app.chat:answer)")
+        if self.provider == "http":
+            missing = [k for k in ("base_url", "request", "response_path") if getattr(self, k) in (None, "")]
+            if missing:
+                raise ValueError(f"provider http needs {', '.join('llm.' + k for k in missing)}: the URL, the JSON "
+                                 "body with {prompt} where the message goes, and the JMESPath to the answer")
+        return self
     temperature: float = Field(1.0, ge=0.0, le=2.0, description="Sampling temperature; 0 = greedy (local) or "
                                                                  "the endpoint's most deterministic setting")
     max_tokens: int = Field(64, ge=1, le=8192, description="Length cap of each answer, in tokens")

@@ -8,7 +8,9 @@ prompt gets one variant per **cell** (gender x race by default: ``female-black``
 
 * ``system``: a user profile in the system message ("The user's name is {name}.");
 * ``before`` / ``after``: a first-person line before or after the user's message;
-* ``inline``: the prompt itself holds ``{name}`` (third person, as in *What's in a Name?*).
+* ``inline``: the prompt itself holds ``{name}`` (third person, as in *What's in a Name?*);
+* ``app``: the application's own field, as real users' data reaches it: the message is left as it
+  is and the person's ``name`` (or stated ``identity``) goes to the application (:func:`app_fields`).
 
 A template with ``{identity}`` instead of ``{name}`` is an *explicit* signal ("I am a Black
 woman."), its phrase built from the gender and race lexicons, so a run can separate the effect of
@@ -43,7 +45,7 @@ import pandas as pd
 from equilens.tasks.errors import InputDataError
 
 NAME, IDENTITY = "{name}", "{identity}"
-PLACEMENTS = ("system", "before", "after", "inline")
+PLACEMENTS = ("system", "before", "after", "inline", "app")
 
 SEP = " | "  # between a comparison's parts: "gender x race | pricing"
 
@@ -162,7 +164,21 @@ def place(prompt: str, placement: str, template: str, fill: dict[str, str],
         return f"{line} {prompt}", None
     if placement == "after":
         return f"{prompt} {line}", None
+    if placement == "app":
+        return prompt, None  # the person travels in the application's own fields (app_fields)
     return prompt.replace(NAME, fill.get("name", NAME)), None  # inline
+
+
+def app_fields(placement: str, template: str, fill: dict[str, str]) -> str | None:
+    """The person's fields an application receives (placement ``app``), as JSON: the fields the
+    signal's template names (``{name}`` -> ``{"name": ...}``, ``{identity}`` -> ``{"identity": ...}``)."""
+    if placement != "app":
+        return None
+    import json
+    import string
+
+    named = sorted({f for _, f, _, _ in string.Formatter().parse(template) if f in fill})
+    return json.dumps({f: fill[f] for f in named}, ensure_ascii=False)
 
 
 def check_inline(prompts: pd.DataFrame, signal: str) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from equilens.tasks.config.sections import APPLICATION_PROVIDERS
 from equilens.tasks.registry import Registry
 
 if TYPE_CHECKING:
@@ -42,6 +43,9 @@ class LLMRequest:
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     system: str | None = None
     """This call's system message; None: ``llm.system_prompt`` (a user profile varies it per call)."""
+    user: tuple[tuple[str, str], ...] | None = None
+    """The person this call is made for, as the application's own fields receive them (identity placement
+    ``app``): ``(("name", "Latoya Washington"),)``; None for calls made for nobody in particular."""
 
 
 @dataclass
@@ -73,7 +77,8 @@ class Provider(Protocol):
 
     async def acomplete(self, prompt: str, sample_idx: int) -> Completion:
         """One answer. Called with ``system=`` (the call's own system message) only for requests that
-        carry one, so a provider that never sees a user profile need not take it."""
+        carry one, and ``user=`` (a dict of the person's fields) only for requests made for a person,
+        so a provider that never sees a user profile need not take them."""
 
     def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int]) -> list[Completion]:
         """Answers in order; called with ``systems=`` (one system message or None per prompt) only
@@ -114,7 +119,7 @@ def endpoint_identity(cfg: LLMConfig) -> str | None:
     None for in-process models and for OpenAI's own API (no ``base_url``, or its default URL).
     Credentials a URL may carry (``user:pass@``, query strings such as ``?api-key=``) are dropped.
     """
-    if cfg.provider == "local":
+    if cfg.provider in ("local", "python", "langchain"):
         return None
     if cfg.provider == "azure":
         return f"{_normalise_url(cfg.azure_endpoint or '')}#{cfg.azure_deployment or ''}"
@@ -131,10 +136,13 @@ def _normalise_url(url: str) -> str:
     return f"{parts.scheme.lower()}://{netloc}{parts.path.rstrip('/')}" if netloc else url.strip().rstrip("/")
 
 
-def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int, system: str | None = None) -> str:
+def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int, system: str | None = None,
+              user: tuple[tuple[str, str], ...] | None = None) -> str:
     """Key of one call: provider, model, endpoint, generation parameters, system prompt, prompt, sample.
 
-    ``system`` is the call's own system message when it differs from ``llm.system_prompt``.
+    ``system`` is the call's own system message when it differs from ``llm.system_prompt``; ``user`` the
+    person's fields the application receives. An application provider's key also names the application
+    (:func:`equilens.tasks.llm.targets.target_identity`).
 
     The endpoint (:func:`endpoint_identity`) is part of the key, because two servers can serve
     different weights under one model name; ``llm.cache_across_endpoints`` leaves it out on purpose.
@@ -154,12 +162,40 @@ def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int, system: str | None =
     }
     if cfg.logprobs:  # keys of calls without log-probabilities stay as they were
         ident["logprobs"] = cfg.logprobs
+    if user is not None:
+        ident["user"] = [list(pair) for pair in user]
+    if cfg.provider in APPLICATION_PROVIDERS:
+        from equilens.tasks.llm.targets import target_identity
+
+        ident["application"] = target_identity(cfg)
     if getattr(cfg, "max_answer_chars", None) is not None:  # a set cap changes what is kept; default keys stay
         ident["max_answer_chars"] = cfg.max_answer_chars
     endpoint = None if cfg.cache_across_endpoints else endpoint_identity(cfg)
     if endpoint is not None:
         ident["endpoint"] = endpoint
     return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
+
+
+class EndpointStatusError(RuntimeError):
+    """An HTTP reply with an error status (the http provider); ``response`` carries its headers."""
+
+    def __init__(self, status_code: int, message: str, response: object = None) -> None:
+        super().__init__(message)
+        self.status_code, self.response = status_code, response
+
+
+class TargetReplyError(TypeError):
+    """An application returned something that is not an answer (a wrong type, no string at the reply
+    path); not retried."""
+
+    retryable = False
+
+
+def capped(text: str, cap: int, **usage: Any) -> Completion:
+    """An application's answer as a :class:`Completion`, cut to ``cap`` characters (``truncated``)."""
+    cut = len(text) > cap
+    return Completion(text[:cap] if cut else text, "length" if cut else "stop", truncated=cut, **usage)
+
 
 
 SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_ACCESS_KEY")

@@ -41,7 +41,27 @@ def classify_error(err: BaseException) -> ErrorInfo:
         if err.status_code >= 500:
             return ErrorInfo("ServerError", True, retry_after=_retry_after(err))
         return ErrorInfo(name, err.status_code in (408, 409))
-    return ErrorInfo(name, True)  # malformed replies, dropped connections: usually transient
+    return _classify_other(err, name)
+
+
+def _classify_other(err: BaseException, name: str) -> ErrorInfo:
+    """Errors of the other providers: an HTTP status on the exception (:class:`EndpointStatusError`,
+    the Anthropic SDK, ...), httpx's and other clients' timeouts and dropped connections, a reply of the
+    wrong kind from an application (not retried: it would be the same again)."""
+    if getattr(err, "retryable", None) is False:
+        return ErrorInfo(name, False)
+    status = getattr(err, "status_code", None)
+    if isinstance(status, int) and status >= 400:
+        if status == 429:
+            return ErrorInfo("RateLimitError", True, retry_after=_retry_after(err))
+        if status >= 500:
+            return ErrorInfo("ServerError", True, retry_after=_retry_after(err))
+        return ErrorInfo(name, status in (408, 409))
+    if "Timeout" in name:
+        return ErrorInfo("Timeout", True)
+    if "Connect" in name or name in ("RemoteProtocolError", "ReadError", "WriteError"):
+        return ErrorInfo("ConnectionError", True)
+    return ErrorInfo(name, True)  # malformed replies, an application's own exceptions: usually transient
 
 
 def _retry_after(err: BaseException) -> float | None:
@@ -122,7 +142,9 @@ async def call_with_retries(
         t0 = time.perf_counter()
         try:
             # the whole request, connection to last byte, within llm.timeout
-            own = {} if req.system is None else {"system": req.system}  # providers take it only when set
+            own = {} if req.system is None else {"system": req.system}  # providers take them only when set
+            if req.user is not None:
+                own["user"] = dict(req.user)
             comp = await asyncio.wait_for(provider.acomplete(req.prompt, req.sample_idx, **own), cfg.timeout)
             return ok_result(req, comp, attempt, time.perf_counter() - t0)
         except asyncio.CancelledError:
@@ -144,8 +166,15 @@ async def call_with_retries(
             await asyncio.sleep(min(60.0, max(info.retry_after or 0.0, backoff)))
 
 
-def make_provider(cfg: LLMConfig) -> Provider:
+def load_providers() -> None:
+    """Register every built-in provider (each module adds its own to :data:`PROVIDERS`)."""
+    import equilens.tasks.llm.function_provider  # noqa: F401 - registers "python"
+    import equilens.tasks.llm.http_provider  # noqa: F401 - registers "http"
+    import equilens.tasks.llm.langchain_provider  # noqa: F401 - registers "langchain"
     import equilens.tasks.llm.local  # noqa: F401 - registers "local"
     import equilens.tasks.llm.openai_provider  # noqa: F401 - registers "openai" and "azure"
 
+
+def make_provider(cfg: LLMConfig) -> Provider:
+    load_providers()
     return PROVIDERS.get(cfg.provider)(cfg)

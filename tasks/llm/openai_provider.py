@@ -266,7 +266,7 @@ def parse_chat_completion(raw: bytes, max_chars: int | None = None, whole: bool 
         content = ""  # as langchain-openai reads it (tool calls, refusals; finish_reason tells a filter)
     cut = max_chars is not None and len(content) > max_chars
     return Completion(content[:max_chars] if cut else content, choice.get("finish_reason"), usage.get("prompt_tokens"),
-                      usage.get("completion_tokens"), _first_token_logprobs(choice.get("logprobs")), truncated=cut)
+                      usage.get("completion_tokens"), first_token_logprobs(choice.get("logprobs")), truncated=cut)
 
 
 _CONTENT = re.compile(r'"content"\s*:\s*"')
@@ -295,7 +295,7 @@ def _cut_reply(raw: bytes, max_chars: int | None) -> Completion:
     return Completion(content[:max_chars], "length", truncated=True)
 
 
-def _first_token_logprobs(logprobs: Any) -> dict[str, float] | None:
+def first_token_logprobs(logprobs: Any) -> dict[str, float] | None:
     """{token: log-probability} of the first answer token's alternatives, or None when the reply has none."""
     content = logprobs.get("content") if isinstance(logprobs, dict) else None
     if not isinstance(content, list) or not content or not isinstance(content[0], dict):

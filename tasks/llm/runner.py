@@ -212,7 +212,7 @@ def client_processes(cfg: LLMConfig, calls: int) -> int:
     CPU core (at most 4) for remote providers with 5,000+ calls to make at ``max_concurrency`` 16+,
     else 1. Never more processes than in-flight slots.
     """
-    if cfg.provider == "local":
+    if cfg.provider not in ("openai", "azure"):  # in-process models and applications: this process only
         return 1
     n = cfg.client_processes
     if n == 0 and cfg.http_client == "aiohttp":

@@ -12,23 +12,34 @@ from equilens.tasks.inputs.controls import VARIANT
 
 def build_requests(variants: pd.DataFrame, cfg: LLMConfig) -> list[LLMRequest]:
     """``cfg.count`` calls per variant; a variant with a ``system`` text (an identity profile) sends it
-    as that call's system message."""
+    as that call's system message, one with ``user_fields`` (JSON) gives the application those fields."""
     reqs = []
     for row in variants.itertuples(index=False):
         system = getattr(row, "system", None)
         system = system if isinstance(system, str) else None
+        user = user_of(getattr(row, "user_fields", None))
         for i in range(cfg.count):
             reqs.append(
                 LLMRequest(
                     prompt=row.text,
                     sample_idx=i,
-                    cache_key=cache_key(cfg, row.text, i, system),
+                    cache_key=cache_key(cfg, row.text, i, system, user),
                     meta={"variant_id": row.variant_id, "prompt_id": row.prompt_id,
                           "attribute": row.attribute, "grp": row.grp, "role": getattr(row, "role", VARIANT)},
                     system=system,
+                    user=user,
                 )
             )
     return reqs
+
+
+def user_of(fields: object) -> tuple[tuple[str, str], ...] | None:
+    """A variant's ``user_fields`` JSON as the request's ``user`` pairs, in key order."""
+    if not isinstance(fields, str) or not fields:
+        return None
+    import json
+
+    return tuple(sorted((str(k), str(v)) for k, v in json.loads(fields).items()))
 
 
 RESPONSE_COLUMNS = [

@@ -19,7 +19,7 @@ SCHEMA: dict[str, str] = {
     "identity_names": "run_id VARCHAR, cell VARCHAR, gender VARCHAR, race VARCHAR, slot INTEGER, name VARCHAR, freq DOUBLE",
     "identity_variants": """
         run_id VARCHAR, variant_id VARCHAR, signal VARCHAR, name VARCHAR, system VARCHAR, task VARCHAR,
-        outcome VARCHAR""",
+        outcome VARCHAR, user_fields VARCHAR""",
     "identity_readings": """
         run_id VARCHAR, variant_id VARCHAR, sample_idx INTEGER, kind VARCHAR, value DOUBLE, unit VARCHAR,
         reason VARCHAR, figure VARCHAR, reader VARCHAR, model_value DOUBLE, model_reason VARCHAR, disagree BOOLEAN""",

@@ -20,10 +20,10 @@ from equilens.tasks.config import CounterfactualConfig, IdentityConfig, MetricsC
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
 from equilens.tasks.inputs.identity import (IDENTITY, SEP, attribute_label, cell_names, cells_of, check_inline,
-                                   identity_phrases, place, slots_for)
+                                   app_fields, identity_phrases, place, slots_for)
 from equilens.tasks.pipeline import NONE_JSON, VARIANT_COLUMNS, ScoreSet, variant_id
 
-IDENTITY_EXTRA = ["signal", "name", "system", "task", "outcome"]  # stored in identity_variants
+IDENTITY_EXTRA = ["signal", "name", "system", "user_fields", "task", "outcome"]  # stored in identity_variants
 IDENTITY_COLUMNS = [*VARIANT_COLUMNS, *IDENTITY_EXTRA]
 
 
@@ -95,7 +95,8 @@ def expand_stage(prompts: pd.DataFrame, cfg: IdentityConfig, system_prompt: str)
                     rows.append({"variant_id": variant_id(p.prompt_id, label, key), "prompt_id": p.prompt_id,
                                  "attribute": label, "grp": c.label, "text": text, "swapped": NONE_JSON,
                                  "valid": True, "problems": NONE_JSON, "role": role, "control_kind": kind,
-                                 "system": system, "signal": s.name, "name": None if explicit else fill["name"],
+                                 "system": system, "user_fields": app_fields(s.placement, s.template, fill),
+                                 "signal": s.name, "name": None if explicit else fill["name"],
                                  "task": task, "outcome": outcome})
     return pd.DataFrame(rows, columns=IDENTITY_COLUMNS), names
 

@@ -1,0 +1,112 @@
+"""``llm.provider: python``: the application is a Python function.
+
+``llm.target: my_app.chat:answer`` names a function (sync or async) that is called as
+``answer(prompt, system=..., user=..., **llm.target_kwargs)`` and returns the answer: a string, or a
+dict with ``text`` and, optionally, ``prompt_tokens`` and ``completion_tokens``. ``system`` is passed
+when the function takes it (a parameter of that name, or ``**kwargs``); ``user`` (the person's fields,
+``{"name": ...}``) only for identity runs with the ``app`` placement, which need the function to take it.
+
+Async functions run on the stage's event loop, ``max_concurrency`` at a time; sync ones in a thread
+pool of ``max_concurrency`` threads (``max_concurrency: 1`` for a function that is not thread-safe).
+What the function raises is retried with backoff like an endpoint's error, then recorded on its row;
+a return value of another kind is a failed row naming the type. The per-attempt deadline
+(``llm.timeout``) stops waiting for a function that hangs, though its thread cannot be killed: it
+holds one pool thread until it returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.errors import ProviderError
+from equilens.tasks.llm.base import PROVIDERS, Completion, TargetReplyError, answer_char_cap, capped
+from equilens.tasks.llm.targets import accepts, expand_env, resolve
+
+
+class FunctionProvider:
+    """Calls the function ``llm.target`` names, one prompt at a time."""
+
+    batched = False
+    name = "python"
+
+    def __init__(self, cfg: LLMConfig) -> None:
+        self.cfg, self.model = cfg, cfg.model
+        self.fn = resolve(cfg.target or "")
+        if not callable(self.fn):
+            raise ProviderError(f"llm.target {cfg.target!r} is a {type(self.fn).__name__}, not a function: expected a "
+                                "callable answer(prompt, system=..., **kwargs) returning a string.")
+        self.is_async = inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(
+            getattr(self.fn, "__call__", None))
+        self.takes_system, self.takes_user = accepts(self.fn, "system"), accepts(self.fn, "user")
+        self._kwargs: dict[str, Any] | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._cap = answer_char_cap(cfg)
+
+    async def aopen(self) -> None:
+        if self._kwargs is None:
+            self._kwargs = expand_env(self.cfg.target_kwargs, "llm.target_kwargs")
+        if not self.is_async and self._pool is None:
+            self._pool = ThreadPoolExecutor(self.cfg.max_concurrency, thread_name_prefix="equilens-target")
+
+    async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None,
+                        user: dict[str, str] | None = None) -> Completion:
+        if self._kwargs is None or (not self.is_async and self._pool is None):
+            await self.aopen()
+        kwargs = dict(self._kwargs or {})
+        if self.takes_system:
+            kwargs["system"] = self.cfg.system_prompt if system is None else system
+        if user is not None:
+            kwargs["user"] = user
+        if self.is_async:
+            out = await self.fn(prompt, **kwargs)
+        else:
+            out = await asyncio.get_running_loop().run_in_executor(self._pool, functools.partial(self.fn, prompt, **kwargs))
+        return answer_of(out, self._cap)
+
+    @staticmethod
+    def preflight(cfg: LLMConfig, user_fields: set[str]) -> None:
+        """The function imports, is callable, takes ``target_kwargs`` and, when an identity signal is
+        placed in the application (``user_fields``), a ``user`` argument."""
+        import inspect
+
+        provider = FunctionProvider(cfg)
+        try:
+            inspect.signature(provider.fn).bind_partial("prompt", **cfg.target_kwargs)
+        except TypeError as err:
+            raise ProviderError(f"llm.target_kwargs: {cfg.target} does not take them ({err}).") from None
+        except ValueError:
+            pass  # no signature to read
+        if user_fields and not provider.takes_user:
+            raise ProviderError(f"identity.signals places the person in the application (placement app), but "
+                                f"{cfg.target} takes no user argument: add user=None to its parameters (it receives "
+                                f"{{{', '.join(repr(f) + ': ...' for f in sorted(user_fields))}}}).")
+
+    def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int]) -> list[Completion]:
+        raise NotImplementedError("a python target is called one prompt at a time")
+
+    async def aclose(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)  # a hung call keeps its thread, not the run
+            self._pool = None
+
+
+def answer_of(out: Any, cap: int) -> Completion:
+    """A function's return value as an answer: a string, or a dict with ``text`` and optional token counts."""
+    if isinstance(out, str):
+        return capped(out, cap)
+    if isinstance(out, dict) and isinstance(out.get("text"), str):
+        usage = {k: out[k] if isinstance(out.get(k), int) and not isinstance(out.get(k), bool) else None
+                 for k in ("prompt_tokens", "completion_tokens")}
+        return capped(out["text"], cap, **usage)
+    what = f"a dict whose 'text' is {type(out.get('text')).__name__}" if isinstance(out, dict) else type(out).__name__
+    raise TargetReplyError(f"the target returned {what}; expected a string, or a dict with a string 'text' "
+                           "(and optional prompt_tokens, completion_tokens)")
+
+
+PROVIDERS.add("python", FunctionProvider)

@@ -1,0 +1,200 @@
+"""The application under test, found and described: import paths, objects handed over in Python,
+environment references, request templates, and what of the application goes into the cache key.
+
+``llm.target`` is an import path ``module:attribute`` (``my_app.chat:answer``,
+``langchain_anthropic:ChatAnthropic``). :func:`equilens.assess` also takes the object itself (a
+function, a LangChain model or chain); it is held here, in this process only, under a target string
+that names it (:func:`hand_over`), so the config stays plain data that Prefect can show and store.
+
+A cache cannot see inside a function or a service: the cache key names the target, its keyword
+arguments (secrets left out), the request template, the reply path and ``llm.target_version``, which
+the user changes when the application changes (:func:`target_identity`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+from typing import Any
+
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.errors import ProviderError
+
+OBJECT_MARK = "#object-"
+"""How a target string handed over in Python ends: ``module:qualname#object-ID`` (this process only)."""
+
+_OBJECTS: dict[str, Any] = {}
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+SECRET_NAMES = re.compile(r"(?i)(api[_-]?key|token|secret|password|credential|auth)")
+
+
+def describe(obj: Any) -> str:
+    """``module:qualname`` of a function or class, else of the object's class."""
+    named = obj if hasattr(obj, "__qualname__") and hasattr(obj, "__module__") else type(obj)
+    return f"{getattr(named, '__module__', '?')}:{getattr(named, '__qualname__', type(obj).__name__)}"
+
+
+def hand_over(obj: Any) -> str:
+    """The target string for an object given in Python: its import path when importing that path gives
+    this very object (a module-level function or class), else a name valid in this process only."""
+    path = describe(obj)
+    module = path.partition(":")[0]
+    if module != "__main__":
+        try:
+            if _import_path(path) is obj:
+                return path
+        except ProviderError:
+            pass
+    key = f"{path}{OBJECT_MARK}{id(obj):x}"
+    _OBJECTS[key] = obj
+    return key
+
+
+def in_process_only(target: str | None) -> bool:
+    """True for a target that another process cannot import: an object handed over in Python, or one
+    defined in ``__main__`` (a notebook or script)."""
+    return bool(target) and (OBJECT_MARK in target or target.startswith("__main__:"))
+
+
+def resolve(target: str) -> Any:
+    """The object a target names: the handed-over object, or the attribute at the import path."""
+    if OBJECT_MARK in target:
+        if target not in _OBJECTS:
+            raise ProviderError(f"llm.target {target!r} was handed over in another Python process; pass the object "
+                                "again, or give an import path module:attribute")
+        return _OBJECTS[target]
+    return _import_path(target)
+
+
+def _import_path(target: str) -> Any:
+    module_name, _, attribute = target.partition(":")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())  # the user's own package beside the config, as `python -m` finds it
+    try:
+        found: Any = importlib.import_module(module_name.strip())
+    except Exception as err:  # noqa: BLE001 - any import failure is a config problem, named as such
+        raise ProviderError(f"llm.target {target!r}: module {module_name!r} does not import "
+                            f"({type(err).__name__}: {err}). Expected an import path module:attribute of "
+                            "an installed module or one under the working directory.") from None
+    for part in attribute.strip().split("."):
+        if not hasattr(found, part):
+            raise ProviderError(f"llm.target {target!r}: module {module_name!r} has no attribute "
+                                f"{attribute.strip()!r}.")
+        found = getattr(found, part)
+    return found
+
+
+def expand_env(value: Any, where: str) -> Any:
+    """``value`` with every ``${VAR}`` in its strings replaced by that environment variable, whose value
+    is registered as a secret (scrubbed from every message); ProviderError names an unset one."""
+    if isinstance(value, dict):
+        return {k: expand_env(v, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_env(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if not isinstance(value, str) or "${" not in value:
+        return value
+    from equilens.tasks.secrets import register
+
+    def one(found: re.Match) -> str:
+        name = found.group(1)
+        if name not in os.environ:
+            raise ProviderError(f"{where}: the environment variable {name} (written ${{{name}}}) is not set.")
+        register(os.environ[name])
+        return os.environ[name]
+
+    return _ENV_REF.sub(one, value)
+
+
+def literal_secrets(value: Any, where: str) -> list[str]:
+    """Keys under ``value`` named like a secret (api_key, token, ...) whose value is written in the config
+    rather than read from the environment with ``${VAR}``."""
+    found = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if SECRET_NAMES.search(str(k)) and isinstance(v, str) and v and not _ENV_REF.fullmatch(v.strip()):
+                found.append(f"{where}.{k}")
+            found += literal_secrets(v, f"{where}.{k}")
+    return found
+
+
+def fill(template: Any, values: dict[str, str]) -> Any:
+    """A request template with its ``{field}`` strings filled: the value is placed as a Python string,
+    so the JSON written from it is escaped correctly whatever the prompt holds."""
+    if isinstance(template, dict):
+        return {k: fill(v, values) for k, v in template.items()}
+    if isinstance(template, list):
+        return [fill(v, values) for v in template]
+    if isinstance(template, str):
+        return template.format_map(_Blank(values))
+    return template
+
+
+class _Blank(dict):
+    """Fields a call has no value for (``{name}`` outside an identity run) are left empty."""
+
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def call_values(cfg: LLMConfig, prompt: str, system: str | None, user: dict[str, str] | None) -> dict[str, str]:
+    """The values a request template is filled with for one call."""
+    return {"prompt": prompt, "system": cfg.system_prompt if system is None else system, **(user or {})}
+
+
+def check_request_fields(cfg: LLMConfig, user_fields: set[str]) -> None:
+    """An identity signal placed in the application (``user_fields``: ``name``, ``identity``) needs
+    ``llm.request`` to say where each field goes."""
+    from equilens.tasks.config.sections import template_fields
+
+    missing = sorted(user_fields - template_fields(cfg.request))
+    if missing:
+        raise ProviderError(f"identity.signals places the person in the application (placement app), but "
+                            f"llm.request has no {{{missing[0]}}}: put it where the application takes the user's "
+                            f"{missing[0]}, e.g. {{\"user\": {{\"{missing[0]}\": \"{{{missing[0]}}}\"}}}}.")
+
+
+def check_no_literal_secrets(cfg: LLMConfig) -> None:
+    """Keys of ``target_kwargs`` and ``headers`` named like secrets must read them with ``${VAR}``."""
+    literal = literal_secrets(cfg.target_kwargs, "llm.target_kwargs") + literal_secrets(cfg.headers, "llm.headers")
+    if literal:
+        raise ProviderError(f"{literal[0]}: write ${{VARIABLE}} and keep the value in the environment; the config "
+                            "is stored with every run, so a key written in it would be stored too.")
+
+
+def target_identity(cfg: LLMConfig) -> dict[str, Any]:
+    """What of an application provider's settings names the application in the cache key: the target
+    (a handed-over object by its name, and by this process's object while no version is given),
+    ``target_kwargs`` without secrets, the request template, the reply path, the header names and
+    ``target_version``."""
+    target = cfg.target
+    if target and OBJECT_MARK in target and cfg.target_version is not None:
+        target = target.partition(OBJECT_MARK)[0]  # the user vouches for it across processes
+    return {
+        "target": target,
+        "target_kwargs": _without_secrets(cfg.target_kwargs),
+        "target_version": cfg.target_version,
+        "request": cfg.request,
+        "response_path": cfg.response_path,
+        "headers": sorted(cfg.headers),
+    }
+
+
+def _without_secrets(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: "***" if SECRET_NAMES.search(str(k)) else _without_secrets(v) for k, v in sorted(value.items())}
+    if isinstance(value, list):
+        return [_without_secrets(v) for v in value]
+    return value
+
+
+def accepts(fn: Any, name: str) -> bool:
+    """Whether calling ``fn`` with the keyword ``name`` is allowed (a parameter of that name, or ``**kwargs``)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True  # a builtin or C callable: no signature to read, try it
+    return any(p.name == name and p.kind is not p.POSITIONAL_ONLY or p.kind is p.VAR_KEYWORD for p in params)
