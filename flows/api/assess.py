@@ -13,7 +13,7 @@ from .result import AssessmentResult
 
 def assess(
     prompts: str | os.PathLike | Iterable[str] | None = None,
-    model: str | None = None,
+    model: Any = None,
     assessment: str | None = None,
     *,
     name: str | None = None,
@@ -27,7 +27,9 @@ def assess(
     """Run an assessment as ``equilens run`` does and return an :class:`AssessmentResult`.
 
     ``prompts``: a list of prompt strings or a prompt file; ``model`` / ``provider`` / ``base_url``: the
-    model under test (default: the embedded SmolLM2); ``assessment``: the config's own, else counterfactual;
+    model under test (default: the embedded SmolLM2), or ``model`` the application itself: a function
+    ``answer(prompt, system=..., user=...)`` returning a string, or a LangChain chat model or Runnable
+    (a chain), with no import path needed; ``assessment``: the config's own, else counterfactual;
     or stereotype, bias_test, classification, recommendation, bbq, identity, decisions or auto; ``db``: the DuckDB file
     (default ``data/equilens.duckdb`` under the working directory). Every other keyword overrides one
     config key, sections separated by a double underscore (``llm__count=2``) or as a dict per section

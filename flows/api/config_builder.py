@@ -15,7 +15,7 @@ SOURCE = "equilens.assess()"
 
 def build_config(
     prompts: str | os.PathLike | Iterable[str] | None = None,
-    model: str | None = None,
+    model: Any = None,
     assessment: str | None = None,
     *,
     name: str | None = None,
@@ -30,7 +30,8 @@ def build_config(
     ``config`` (a YAML path, a dict or a RunConfig) is the starting point, default: every key's default.
     ``assessment`` is the config's own unless given (counterfactual without a config).
     ``prompts`` is a file path (.csv/.jsonl/.parquet/.txt) or a list of prompt strings; ``model``,
-    ``provider``, ``base_url`` set the ``llm`` section, ``db`` sets ``storage.duckdb_path``. Any other
+    ``provider``, ``base_url`` set the ``llm`` section (``model`` may also be the application itself: a
+    function, or a LangChain chat model or Runnable; see :func:`application_section`), ``db`` sets ``storage.duckdb_path``. Any other
     keyword overrides one config key: a double underscore separates sections (``llm__count=2``,
     ``metrics__bootstrap_resamples=200``), and a section name takes a dict that is merged into it
     (``llm={"count": 2, "temperature": 0}``). Unknown keys raise :class:`~equilens.tasks.errors.ConfigError`.
@@ -50,6 +51,8 @@ def build_config(
         data["prompts"] = {**_section(data, "prompts"), **source}
         data["prompts"].pop("items" if "path" in source else "path", None)
     llm = {k: v for k, v in (("model", model), ("provider", provider), ("base_url", base_url)) if v is not None}
+    if model is not None and not isinstance(model, str):
+        llm = {**llm, **application_section(model, provider)}
     if llm:
         data["llm"] = {**_section(data, "llm"), **llm}
     if db is not None:
@@ -57,6 +60,32 @@ def build_config(
     for key, value in overrides.items():
         _apply(data, key.replace("__", "."), value)
     return parse_config(data, SOURCE)
+
+
+def application_section(obj: Any, provider: str | None = None) -> dict[str, Any]:
+    """The ``llm`` keys for an application handed over as an object: provider ``langchain`` for a
+    LangChain Runnable, ``python`` for any other callable; the target names the object (its import
+    path when it has one, else a name valid in this process: :func:`equilens.tasks.llm.targets.hand_over`)
+    and the run records its qualified name as the model."""
+    from equilens.tasks.llm.targets import describe, hand_over
+
+    runnable = _is_runnable(obj)
+    if not runnable and not callable(obj):
+        raise ConfigError(f"{SOURCE}: model must be a model name, a function, or a LangChain chat model or "
+                          f"Runnable, not a {type(obj).__name__}.")
+    chosen = provider or ("langchain" if runnable else "python")
+    if chosen not in ("langchain", "python"):
+        raise ConfigError(f"{SOURCE}: model is an object, which provider {chosen!r} cannot call; leave provider out "
+                          "(langchain for a Runnable, python for a function).")
+    return {"provider": chosen, "target": hand_over(obj), "model": describe(obj)}
+
+
+def _is_runnable(obj: Any) -> bool:
+    try:
+        from langchain_core.runnables import Runnable
+    except ImportError:  # pragma: no cover - langchain-core is a dependency
+        return False
+    return isinstance(obj, Runnable)
 
 
 def _base(config: str | os.PathLike | RunConfig | Mapping | None) -> dict[str, Any]:
