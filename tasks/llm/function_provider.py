@@ -6,21 +6,23 @@ dict with ``text`` and, optionally, ``prompt_tokens`` and ``completion_tokens``.
 when the function takes it (a parameter of that name, or ``**kwargs``); ``user`` (the person's fields,
 ``{"name": ...}``) only for identity runs with the ``app`` placement, which need the function to take it.
 
-Async functions run on the stage's event loop, ``max_concurrency`` at a time; sync ones in a thread
-pool of ``max_concurrency`` threads (``max_concurrency: 1`` for a function that is not thread-safe).
+Async functions run on the stage's event loop, ``max_concurrency`` at a time; sync ones on
+``max_concurrency`` worker threads (``max_concurrency: 1`` for a function that is not thread-safe).
 What the function raises is retried with backoff like an endpoint's error, then recorded on its row;
 a return value of another kind is a failed row naming the type. The per-attempt deadline
 (``llm.timeout``) stops waiting for a function that hangs, though its thread cannot be killed: it
-holds one pool thread until it returns.
+holds one worker until it returns. Workers are daemon threads, so a hung call never keeps the
+process from exiting after Ctrl-C or at the end of a run.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 from equilens.tasks.config import LLMConfig
@@ -45,14 +47,14 @@ class FunctionProvider:
             getattr(self.fn, "__call__", None))
         self.takes_system, self.takes_user = accepts(self.fn, "system"), accepts(self.fn, "user")
         self._kwargs: dict[str, Any] | None = None
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: WorkerThreads | None = None
         self._cap = answer_char_cap(cfg)
 
     async def aopen(self) -> None:
         if self._kwargs is None:
             self._kwargs = expand_env(self.cfg.target_kwargs, "llm.target_kwargs")
         if not self.is_async and self._pool is None:
-            self._pool = ThreadPoolExecutor(self.cfg.max_concurrency, thread_name_prefix="equilens-target")
+            self._pool = WorkerThreads(self.cfg.max_concurrency)
 
     async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None,
                         user: dict[str, str] | None = None) -> Completion:
@@ -66,7 +68,7 @@ class FunctionProvider:
         if self.is_async:
             out = await self.fn(prompt, **kwargs)
         else:
-            out = await asyncio.get_running_loop().run_in_executor(self._pool, functools.partial(self.fn, prompt, **kwargs))
+            out = await asyncio.wrap_future(self._pool.submit(self.fn, prompt, **kwargs))
         return answer_of(out, self._cap)
 
     @staticmethod
@@ -92,8 +94,47 @@ class FunctionProvider:
 
     async def aclose(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)  # a hung call keeps its thread, not the run
+            self._pool.close()  # a hung call keeps its thread, not the run
             self._pool = None
+
+
+class WorkerThreads:
+    """``size`` daemon threads that run submitted calls in turn. Unlike the standard thread pool, whose
+    threads the interpreter joins at exit, a call that never returns does not hold the process; a
+    call cancelled before it starts (its deadline passed while it waited) is skipped."""
+
+    def __init__(self, size: int) -> None:
+        self._todo: queue.SimpleQueue = queue.SimpleQueue()
+        self._threads = [threading.Thread(target=self._work, name=f"equilens-target-{i}", daemon=True)
+                         for i in range(size)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Future:
+        future: Future = Future()
+        self._todo.put((future, fn, args, kwargs))
+        return future
+
+    def _work(self) -> None:
+        while (item := self._todo.get()) is not None:
+            future, fn, args, kwargs = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as err:  # noqa: BLE001 - handed to the caller, which records it
+                future.set_exception(err)
+
+    def close(self) -> None:
+        """Each thread ends after its current call; calls still waiting are cancelled."""
+        while True:
+            try:
+                future, *_ = self._todo.get_nowait()
+            except queue.Empty:
+                break
+            future.cancel()
+        for _ in self._threads:
+            self._todo.put(None)
 
 
 def answer_of(out: Any, cap: int) -> Completion:
