@@ -45,6 +45,24 @@ def test_a_bad_line_of_a_decision_set_is_named_by_its_number(tmp_path: Path, bad
     assert str(path) in str(err.value)
 
 
+@pytest.mark.parametrize("plan", [False, True])
+def test_a_decision_set_that_is_not_utf8_is_refused_by_line_through_the_cli(tmp_path: Path, plan: bool) -> None:
+    """The prompt loader's words for the same bytes, exit 2, no traceback, with and without --plan."""
+    from tests.fakes.cli import equilens
+
+    bad = _line(filled_template="A caf\u00e9 owner asks for a loan. Should it be approved?").encode()
+    data = _line().encode() + b"\n\n" + bad.replace(b"caf\\u00e9", b"caf\xff") + b"\n"
+    (tmp_path / "set.jsonl").write_bytes(data)
+    (tmp_path / "c.yaml").write_text("name: d\nassessment: decisions\ndecisions: {path: set.jsonl}\n"
+                                     "storage: {duckdb_path: e.duckdb, reports_dir: null}\n")
+    out = equilens("run", "c.yaml", *(["--plan"] if plan else []), cwd=tmp_path)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "Traceback" not in out.stdout + out.stderr
+    offset = data.index(b"\xff")
+    assert out.stderr.startswith(f"error: set.jsonl, line 3: bytes that are not UTF-8 at offset {offset} "
+                                 "(b'\\xff ow'). Save the file as UTF-8"), out.stderr
+
+
 def test_a_discrim_eval_file_runs_as_it_is_and_the_shipped_set_fills_every_person(tmp_path: Path) -> None:
     path = tmp_path / "explicit.jsonl"
     path.write_text(_line() + "\n\n" + _line(decision_question_id=4, age=50.0, race="Black") + "\n")

@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.files import read_utf8
 
 FIELDS = ("filled_template", "decision_question_id", "age", "gender", "race", "fill_type")
 SHIPPED_AGES = (20, 40, 60, 80)
@@ -40,18 +41,18 @@ _PERSON = {"male": "man", "female": "woman", "non-binary": "non-binary person"}
 
 def load_decision_set(path: str | Path) -> pd.DataFrame:
     """The decisions of a discrim-eval JSONL file, one row per line, with :data:`FIELDS` and
-    ``source_line``. A line that is not a JSON object with every field of the right type raises
-    :class:`InputDataError` naming the file, the line and what was expected; nothing is skipped."""
+    ``source_line``. Bytes that are not UTF-8, or a line that is not a JSON object with every field of
+    the right type, raise :class:`InputDataError` naming the file, the line and what was expected;
+    nothing is skipped."""
     path = Path(path)
     if not path.is_file():
         raise InputDataError(f"{path}: no such decision set (decisions.path); expected a JSONL file with the "
                              f"fields {', '.join(FIELDS)}.")
     rows = []
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            rows.append({**_checked(line, f"{path}, line {line_no}"), "source_line": line_no})
+    for line_no, line in enumerate(read_utf8(path).split("\n"), 1):
+        if not line.strip():
+            continue
+        rows.append({**_checked(line, f"{path}, line {line_no}"), "source_line": line_no})
     if not rows:
         raise InputDataError(f"{path}: the decision set is empty; expected one JSON object per line.")
     return pd.DataFrame(rows, columns=[*FIELDS, "source_line"])

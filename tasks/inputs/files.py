@@ -1,6 +1,7 @@
 """Why a path a user named cannot be read as a file, in words: missing, a symbolic-link loop, a
-link to nothing, a directory, a device or pipe (``/dev/null``, a FIFO), or unreadable. Every input
-check (config, prompts, brought tables) asks here, so each says the same thing the same way."""
+link to nothing, a directory, a device or pipe (``/dev/null``, a FIFO), or unreadable; and the text
+of a file that must be UTF-8. Every input check (config, prompts, decisions, brought tables) asks
+here, so each says the same thing the same way."""
 
 from __future__ import annotations
 
@@ -36,6 +37,20 @@ def file_problem(path: str | Path) -> str | None:
     if not os.access(p, os.R_OK):
         return "cannot be read (permission denied)"
     return None
+
+
+def read_utf8(path: str | Path, error: type[EquilensError] = InputDataError) -> str:
+    """The text of the file at ``path`` (a leading byte-order mark dropped); bytes that are not UTF-8
+    raise ``error`` naming the line and the offset where they are."""
+    raw = Path(path).read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise error(
+            f"{path}, line {line}: bytes that are not UTF-8 at offset {err.start} "
+            f"({raw[err.start:err.start + 4]!r}). Save the file as UTF-8 and run again."
+        ) from None
 
 
 def require_file(path: str | Path, what: str, error: type[EquilensError] = InputDataError) -> Path:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from equilens.tasks.config import PromptsConfig
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.files import file_problem
+from equilens.tasks.inputs.files import file_problem, read_utf8
 
 SUFFIXES = (".csv", ".jsonl", ".parquet", ".txt")
 EXTRA_COLUMNS = ("task", "outcome")
@@ -32,24 +32,13 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
 
-def _check_utf8(path: Path, raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise InputDataError(
-            f"{path}, line {line}: bytes that are not UTF-8 at offset {err.start} "
-            f"({raw[err.start:err.start + 4]!r}). Save the file as UTF-8 and run again."
-        ) from None
-
-
 def _read_text_file(path: Path) -> list[tuple[int, str]]:
-    text = _check_utf8(path, path.read_bytes())
+    text = read_utf8(path)
     return [(i, line.strip()) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
 
 
 def _read_jsonl(path: Path, column: str) -> list[tuple[int, object, dict]]:
-    text = _check_utf8(path, path.read_bytes())
+    text = read_utf8(path)
     rows = []
     for i, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -69,7 +58,7 @@ def _read_jsonl(path: Path, column: str) -> list[tuple[int, object, dict]]:
 
 def _read_table(path: Path, column: str) -> list[tuple[int, object, dict]]:
     if path.suffix == ".csv":
-        text = _check_utf8(path, path.read_bytes())
+        text = read_utf8(path)
         try:
             from io import StringIO
 
