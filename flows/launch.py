@@ -211,11 +211,24 @@ def _planned(cfg: Any, plan_only: bool, yes: bool) -> bool:  # noqa: ANN401 - a 
     if not yes and limit is not None and (plan.total_calls or 0) > limit and sys.stdin.isatty() and sys.stdout.isatty():
         for line in plan.lines():
             say(line)
-        if not typer.confirm(f"More than llm.confirm_above={limit:,} LLM calls. Run it?", default=False):
+        if not _confirmed(f"More than llm.confirm_above={limit:,} LLM calls. Run it?"):
             raise fail("not run: nothing was called (--yes skips this question).", 1)
     else:
         say(plan.summary())
     return True
+
+
+def _confirmed(question: str) -> bool:
+    """The answer to a [y/N] question; end of input (Ctrl-D) is no. Ctrl-C stays the interruption."""
+    try:
+        return typer.confirm(question, default=False)
+    except typer.Abort:  # typer's answer to both end of input and an interrupt
+        from equilens.flows.interrupt import signal_received
+
+        if signal_received():
+            raise KeyboardInterrupt from None
+        say("")  # the line the question left open
+        return False
 
 
 def _print_result(result: dict, db: str) -> None:

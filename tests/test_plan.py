@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 from tests.fakes.cli import ROOT, equilens
 
@@ -65,7 +67,10 @@ def test_a_large_prompt_file_is_planned_by_streaming_and_refused_before_loading(
     assert openai_server.calls == 0
 
 
-def test_an_interactive_run_past_the_threshold_asks_first(openai_server, tmp_path: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize("answer", [b"n\n", b"\x04"], ids=["no", "end of input"])
+def test_an_interactive_run_past_the_threshold_asks_first(openai_server, tmp_path: Path,  # noqa: F811
+                                                          answer: bytes) -> None:
+    """No, or end of input (Ctrl-D), at the question: nothing is called, exit 1, no traceback."""
     cfg = _config(tmp_path, openai_server.base_url, confirm_above=10)
     leader, follower = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, stdin=follower,
@@ -76,10 +81,19 @@ def test_an_interactive_run_past_the_threshold_asks_first(openai_server, tmp_pat
         chunk = os.read(leader, 4096)
         assert chunk, seen
         seen += chunk
-    os.write(leader, b"n\n")
+    os.write(leader, answer)
     assert proc.wait(timeout=120) == 1
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
     os.close(leader)
     assert b"LLM calls: 24" in seen and openai_server.calls == 0
+    assert b"not run: nothing was called" in seen and b"Traceback" not in seen and b"Abort" not in seen, seen
 
 
 def test_the_llm_stage_holds_any_run_to_the_caps(openai_server, tmp_path: Path) -> None:  # noqa: F811
