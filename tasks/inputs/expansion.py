@@ -185,20 +185,25 @@ class _Chosen:
 
 
 def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen: _Chosen,
-              taken: set[str], gender_hint: str | None) -> str | None:
+              taken: set[str], gender_hint: str | None, region: dict[str, frozenset[str]]) -> str | None:
     """The replacement of the name mention ``s`` for ``target``: its first name through the
     name table (one replacement per name in a prompt), and in race variants its surname when the
     new full name would not read as the target group (:meth:`equilens.tasks.inputs.surnames.SurnameTable.fits`).
-    None when the first name has no replacement."""
+    ``region``: the origins of the people of each group the context names (:func:`_regions`), so a
+    person who takes another's group takes that person's region of it. None when the first name has
+    no replacement."""
     surface_first, rest = s.surface[:len(s.name)], s.surface[len(s.name):]
     first = surface_first
     if s.name:
         if s.name not in chosen.first:
             if lexicon.attribute == "race" and not names.has_race(target):
                 raise _Unavailable(target)
+            if lexicon.attribute == "race":
+                origins = names.origins_to_share(s.name, s.surname, target, region.get(target))
+            else:
+                origins = names.origins_to_share(s.name, s.surname)
             chosen.first[s.name] = names.replacement(s.name, lexicon.attribute, target, taken, gender_hint, s.race,
-                                                     names.origins_to_share(s.name, s.surname, target if
-                                                                            lexicon.attribute == "race" else None))
+                                                     origins)
         first = chosen.first[s.name]
         if first is None:
             return None
@@ -219,6 +224,21 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
     return first + rest
 
 
+def _regions(found: Sequence[Source], names: NameTable) -> dict[str, frozenset[str]]:
+    """{race: the origins of the named people of that race in the context} ("Joanna Li": asian ->
+    chinese), from each person's first name and surname."""
+    out: dict[str, frozenset[str]] = {}
+    for s in found:
+        if not s.is_name:
+            continue
+        first = names.info.get(s.name) if s.name else None
+        entry = names.surnames.lookup(s.surname) if names.surnames is not None and s.surname else None
+        origins = (first.origins if first is not None else frozenset()) | (entry.origins if entry else frozenset())
+        if origins:
+            out[s.group] = out.get(s.group, frozenset()) | origins
+    return out
+
+
 def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexicon: Lexicon,
              names: NameTable | None) -> tuple[str, tuple[Swap, ...], list[str]]:
     """Variant text, swaps and problems found while building it (names without a replacement)."""
@@ -227,6 +247,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     problems: list[str] = []
     chosen = _Chosen()
     taken: set[str] | None = None
+    region: dict[str, frozenset[str]] | None = None
     pos = 0
     for s in found:
         if s.start < pos:
@@ -238,7 +259,9 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             if taken is None:  # every word of the prompt that is a name or a surname
                 taken = {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in names.info
                          or (names.surnames is not None and w.lower() in names.surnames.info)}
-            new = _new_name(s, lexicon, target, names, chosen, taken, _gender_hint(text))
+            if region is None:
+                region = _regions(found, names) if lexicon.attribute == "race" else {}
+            new = _new_name(s, lexicon, target, names, chosen, taken, _gender_hint(text), region)
             if new is None:
                 problems.append(f"no replacement for the name {s.surface!r} ({s.group}) in the variant "
                                 f"for {target!r}: its gender is unknown and the prompt does not tell")

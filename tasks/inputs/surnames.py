@@ -40,6 +40,7 @@ GROUPS = ("white", "black", "asian", "hispanic")  # the census groups that have 
 MIDDLE_EASTERN = "middle_eastern"  # a label without census shares (data/lexicons/build_mena.py)
 RACES = (*GROUPS, MIDDLE_EASTERN)
 ORIGINS = frozenset({"chinese", "japanese", "korean", "vietnamese", "south_asian", "south_asian_muslim"})
+EAST_ASIAN = frozenset({"chinese", "japanese", "korean", "vietnamese"})
 FITS = 0.1  # a surname stays in a variant for a group that bears it at least this often
 Shares = tuple[float, float, float, float]  # share of each of GROUPS
 
@@ -123,7 +124,8 @@ class SurnameTable:
         return info
 
     def fits(self, surname: str, race: str, first: Shares | None = None) -> bool:
-        """May ``surname`` (lowercase) stay in a variant for ``race``? Unknown surnames stay. The
+        """May ``surname`` (lowercase) stay in a variant for ``race``? Unknown surnames stay. A surname
+        associated with another group never does ("Mosley", 51% Black, leaves a white variant). The
         group must bear it at least :data:`FITS` ("Aditya Walsh": 1% of Walshes are Asian), and
         with the race shares of the ``first`` name it would follow, the full name must also read
         as ``race`` (:func:`full_name_shares`: "Brian Jackson" reads Black, so Jackson does not
@@ -133,6 +135,8 @@ class SurnameTable:
             return True
         if MIDDLE_EASTERN in (race, info.race):
             return info.race == race
+        if info.race and info.race != race:  # "Tanisha Mosley" -> "Kathleen Mosley" would keep the old group
+            return False
         if info.share(race) < FITS:
             return False
         return first is None or race_of_shares(full_name_shares(first, info.shares, self.prior)) == race

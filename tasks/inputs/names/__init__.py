@@ -45,7 +45,7 @@ from equilens.tasks.inputs.word_lists import PERSON_NOUNS, STOPWORDS
 from equilens.tasks.inputs.names.context import (AFTER_PLACE_PREPOSITION, JOINED_AFTER, JOINED_BEFORE, NAMED_BEFORE, NEXT,
                                         RELATIONS, person_verb, reads_as_name)
 from equilens.tasks.inputs.names.entries import NameInfo, NameMention
-from equilens.tasks.inputs.surnames import GROUPS, MIDDLE_EASTERN, ORIGINS, RACES
+from equilens.tasks.inputs.surnames import EAST_ASIAN, GROUPS, MIDDLE_EASTERN, RACES
 from equilens.tasks.inputs.surnames import (SurnameInfo, SurnameTable, full_name_shares, load_surnames,
                                    matched_pick, race_of_shares, surname_key)
 
@@ -317,20 +317,26 @@ class NameTable:
         return self.info[cand].display if cand else None
 
 
-    def origins_to_share(self, name: str, surname: str, race: str | None = None) -> frozenset[str]:
+    def origins_to_share(self, name: str, surname: str, race: str | None = None,
+                         region: frozenset[str] | None = None) -> frozenset[str]:
         """The Asian origins a new first name for ``name`` (before ``surname``) must share, so the
         full name reads as one person. Where the surname stays (``race`` None: gender variants and
-        same-group controls), its origins ("Mei Chen" -> "Wei Chen") or else the old first name's;
-        in a race variant for ``race``, the surname's when it may stay, and any known origin when
-        it will be replaced, so the new surname can follow the new first name's."""
+        same-group controls), its origins ("Mei Chen" -> "Wei Chen") or else the old first name's.
+        In a race variant for ``race``: the surname's when it may stay; else ``region``, the origins
+        of the context's own people of ``race`` (a person who takes another's group takes that
+        person's region of it: "Mark Schwartz and Joanna Li" -> a Chinese name, not "Syed Khan");
+        else, for ``asian``, the East Asian origins (:data:`EAST_ASIAN`), the group most readers
+        take "Asian" to name, so a South Asian name never stands for it unasked."""
         sur = self.surnames
         entry = sur.lookup(surname) if sur is not None and surname else None
         if race is None:
             old = self.info.get(name)
             return (entry.origins if entry is not None else frozenset()) or (old.origins if old else frozenset())
-        if entry is None:
-            return frozenset()
-        return entry.origins if sur.fits(surname, race) else ORIGINS  # type: ignore[union-attr]
+        if entry is not None and entry.origins and sur.fits(surname, race):  # type: ignore[union-attr]
+            return entry.origins
+        if region:
+            return region
+        return EAST_ASIAN if race == "asian" else frozenset()
 
     def of_origins(self, gender: str, race: str, origins: frozenset[str]) -> list[str]:
         """Typical names of ``gender`` and ``race`` with one of ``origins``, most frequent first."""

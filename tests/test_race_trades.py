@@ -1,0 +1,62 @@
+"""Race variants of contexts with two people keep what the context contrasts: each person ends as
+one person of one clear group, the two stay two different people, and a trade puts each person in
+the other's group, never a third. The cases are the classes a blind reading of BBQ contexts found."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from equilens.tasks.config import CounterfactualConfig
+from equilens.tasks.inputs.names import load_names
+from equilens.tasks.pipeline import expand_stage
+
+
+@pytest.fixture(scope="module")
+def names():  # noqa: ANN201
+    return load_names()
+
+
+def race_variants(text: str) -> dict[str, str]:
+    """{group: the valid variant's text} of one context."""
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["race"]))
+    rows = variants[(variants["role"] == "variant") & variants["valid"]]
+    return dict(zip(rows["grp"], rows["text"], strict=True))
+
+
+def people(names, text: str) -> list[tuple[str, str]]:  # noqa: ANN001
+    """(surface, race) of each distinct full name, in order of first mention."""
+    seen: dict[str, str] = {}
+    for m in names.find(text):
+        seen.setdefault(m.surface, m.info.race)
+    return list(seen.items())
+
+
+@pytest.mark.parametrize("text", [
+    "Tanisha Mosley and Kathleen Carlson went to the store. Tanisha Mosley paid.",
+    "Donald Hanson and Tanisha Ware were sitting together in a bar.",
+])
+def test_a_surname_of_the_old_group_leaves_with_its_first_name(names, text: str) -> None:  # noqa: ANN001
+    """"Tanisha Mosley" must not become "Kathleen Mosley": Mosley (51% Black) keeps the old group."""
+    for group, variant in race_variants(text).items():
+        if variant == text:
+            continue
+        for surface, race in people(names, variant):
+            surname = surface.split()[-1].lower()
+            entry = names.surnames.lookup(surname)
+            assert entry is None or not entry.race or entry.race == race, (group, variant)
+
+
+@pytest.mark.parametrize(("text", "origins"), [
+    ("In the community meeting, two people, Mark Schwartz and Joanna Li, were standing near the podium.",
+     {"chinese"}),  # was "Syed Khan": the person who takes Joanna Li's group takes her region of it
+    ("Juan Aguilar and Andrew Kim go to school together.", {"korean"}),  # was "Syed Rahman"
+    ("Mark and Mary were walking in the park.", {"chinese", "japanese", "korean", "vietnamese"}),  # no one to follow
+])
+def test_a_new_asian_name_takes_the_region_of_the_person_it_trades_with(names, text: str,  # noqa: ANN001
+                                                                         origins: set[str]) -> None:
+    asian = race_variants(text)["asian"]
+    new = [m for m in names.find(asian) if m.surface not in text and m.info.race == "asian"]
+    assert new, asian
+    for m in new:
+        assert names.info[m.name].origins & origins, (asian, m.surface, names.info[m.name].origins)
