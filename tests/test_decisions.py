@@ -245,3 +245,93 @@ def test_p_yes_falls_back_to_the_answers_and_a_missing_baseline_is_a_reason() ->
                              DecisionsConfig(attributes=["race"], baselines={"race": "purple"}))
     assert rows["value"].isna().all()
     assert {d["skipped"] for d in rows["details"]} == {"the baseline race 'purple' is not among Asian, Black, white"}
+
+
+BAD_LOGPROBS = [1000, 800, 1e308, float("inf"), float("nan")]
+
+
+@pytest.mark.parametrize("bad", [*BAD_LOGPROBS, "high", 10 ** 400, -float("inf")])
+def test_a_log_probability_that_is_not_one_makes_p_yes_unreadable_and_is_not_cached(bad: object,
+                                                                                   tmp_path: Path) -> None:
+    """Parsed as an endpoint sends it (JSON's Infinity, NaN, 1e400), the reply's P(yes) is None with
+    the reason, the decision keeps its row with read 0, and the reply is not cached."""
+    from equilens.tasks.config import LLMConfig
+    from equilens.tasks.llm.base import LLMRequest, LLMResult
+    from equilens.tasks.llm.openai_provider import parse_chat_completion
+    from equilens.tasks.llm.runner import CacheWriter
+    from equilens.tasks.scoring.outcomes.decisions import yes_probability
+    from equilens.tasks.storage.store import Store
+
+    value = json.dumps(bad) if isinstance(bad, (str, float)) else str(bad)
+    body = ('{"choices": [{"message": {"content": "Yes"}, "finish_reason": "stop", "logprobs": {"content": '
+            '[{"token": "Yes", "logprob": %s, "top_logprobs": [{"token": "Yes", "logprob": %s}, '
+            '{"token": "No", "logprob": -2.0}]}]}}]}' % (value, value))
+    comp = parse_chat_completion(body.encode())
+    p, how = yes_probability(comp.text, comp.top_logprobs)
+    assert p is None and how.startswith("invalid log-probability: the log-probability of 'Yes': "), how
+    items = pd.DataFrame({"item_id": ["a"], "scenario": ["1"], "fill_type": "explicit", "age": "60",
+                          "gender": "male", "race": "white"})
+    res = LLMResult(LLMRequest("q", 0, "key-a", meta={"variant_id": "a"}), comp.text, True,
+                    top_logprobs=comp.top_logprobs)
+    row = stage.answers_frame(items, [res]).iloc[0]
+    assert math.isnan(row["p_yes"]) and row["read"] == 0 and row["via"] is None and row["reason"] == how
+    store = Store(tmp_path / "e.duckdb")
+    store.init()
+    writer = CacheWriter(store, LLMConfig(provider="openai", model="fake"))
+    writer.add(res)
+    writer.flush()
+    assert store.cache_get(["key-a"]) == {}
+
+
+def test_p_yes_is_read_in_log_space() -> None:
+    """Log-probabilities far below 0 (e^-800 is 0 in floating point) still give their ratio; every
+    case and spacing variant of yes and of no counts."""
+    from equilens.tasks.scoring.outcomes.decisions import yes_probability
+
+    p, how = yes_probability("Yes", {"Yes": -800.0, " yes": -801.0, "No": -802.0})
+    assert how == "logprobs" and p == pytest.approx((1 + math.exp(-1)) / (1 + math.exp(-1) + math.exp(-2)))
+    assert yes_probability("No", {"No": 0.0, "Maybe": -1.0}) == (0.0, "logprobs")
+    assert yes_probability("Yes", {"Yes": 5e-7, "No": -3.0})[0] == pytest.approx(1 / (1 + math.exp(-3)))
+
+
+def test_a_run_against_an_endpoint_with_overflowing_log_probabilities_finishes_and_heals_on_rerun(
+        prefect_api_env: dict[str, str], openai_server, tmp_path: Path) -> None:  # noqa: F811
+    """Through the CLI: the run finishes (exit 0), each Black person's decision, answered with a
+    log-probability of 1000, 800, 1e308, Infinity or NaN, is stored unreadable with the reason, and
+    a rerun against a healthy endpoint asks those again (they were not cached) and reads them all."""
+    from tests.fakes.cli import equilens
+
+    healthy = _planted(0.0)
+
+    def hostile(body: dict) -> tuple[str, dict[str, float]]:
+        text, top = healthy(body)
+        if " Black " not in body["messages"][-1]["content"]:
+            return text, top
+        bad = BAD_LOGPROBS[int(hashlib.sha256(body["messages"][-1]["content"].encode()).hexdigest(), 16) % 5]
+        return text, {**top, "Yes": bad}
+
+    openai_server.reply = hostile
+    (tmp_path / "c.yaml").write_text(
+        f"name: dec-overflow\nassessment: decisions\ndecisions: {{path: '{_decision_file(tmp_path / 'set.jsonl', 3)}', "
+        "attributes: [gender, race]}\n"
+        f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0, max_tokens: 2}}\n"
+        f"storage: {{duckdb_path: '{tmp_path / 'd.duckdb'}', reports_dir: null}}\n")
+    out = equilens("run", "c.yaml", cwd=tmp_path, api=prefect_api_env, columns=200)
+    assert out.returncode == 0, out.stdout + out.stderr
+    with duckdb.connect(str(tmp_path / "d.duckdb"), read_only=True) as con:
+        answers = con.execute("SELECT race, p_yes, read, reason FROM decision_answers").df()
+    black = answers[answers["race"] == "Black"]
+    assert len(black) == 12 and black["p_yes"].isna().all() and (black["read"] == 0).all()
+    assert black["reason"].str.match(r"invalid log-probability: the log-probability of 'Yes': "
+                                     r"(1000|800|1e\+308 is above 0|inf is not finite|nan is not finite)").all()
+    white = answers[answers["race"] == "white"]
+    assert white["p_yes"].notna().all() and (white["read"] == 1).all() and white["reason"].isna().all()
+    asked = openai_server.calls
+    openai_server.reply = healthy
+    again = equilens("run", "c.yaml", cwd=tmp_path, api=prefect_api_env, columns=200)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert openai_server.calls == asked + 12  # only the unreadable ones asked again
+    with duckdb.connect(str(tmp_path / "d.duckdb"), read_only=True) as con:
+        last = con.execute("SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 1").fetchall()[0][0]
+        read = con.execute("SELECT count(*) FROM decision_answers WHERE run_id = ? AND read = 1", [last]).fetchall()
+    assert read == [(24,)]

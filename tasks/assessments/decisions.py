@@ -69,9 +69,10 @@ def requests(items: pd.DataFrame, llm: Any) -> list:  # noqa: ANN401 - an LLMCon
 
 def answers_frame(items: pd.DataFrame, results: list) -> pd.DataFrame:
     """P(yes) per decision (:data:`ANSWER_COLUMNS`): the mean of its answers' log-probability
-    P(yes) when every answer has one, else the share of yes among its answers that say yes or no;
-    a decision none of whose answers can be read keeps its row, with no P(yes) and the reason."""
-    from equilens.tasks.scoring.outcomes.decisions import yes_probability
+    P(yes) when every readable answer has one, else the share of yes among its answers that say yes
+    or no. An answer whose log-probabilities are not log-probabilities is unreadable. A decision
+    left without a finite P(yes) keeps its row, with no P(yes), ``read`` 0 and the reason."""
+    from equilens.tasks.scoring.outcomes.decisions import INVALID_LOGPROBS, yes_probability
 
     by_item: dict[str, list] = {}
     for res in results:
@@ -81,15 +82,20 @@ def answers_frame(items: pd.DataFrame, results: list) -> pd.DataFrame:
         got = by_item.get(item.item_id, [])
         ok = [r for r in got if r.ok]
         read = [yes_probability(r.text, r.top_logprobs) for r in ok]
+        invalid = [how for p, how in read if how.startswith(INVALID_LOGPROBS)]
+        read = [(p, how) for p, how in read if not how.startswith(INVALID_LOGPROBS)]
         logprob = [p for p, how in read if how == "logprobs"]
         said = [p for p, how in read if how == "answer"]
-        if ok and len(logprob) == len(ok):
+        if read and len(logprob) == len(read):
             p_yes, via, n = float(np.mean(logprob)), "logprobs", len(logprob)
         elif said:
             p_yes, via, n = float(np.mean(said)), "answers", len(said)
         else:
             p_yes, via, n = float("nan"), None, 0
-        reason = None if n else ("every call failed" if not ok else "no answer says yes or no")
+        reason = None if n else ("every call failed" if not ok else invalid[0] if invalid else
+                                 "no answer says yes or no")
+        if n and not np.isfinite(p_yes):
+            p_yes, via, n, reason = float("nan"), None, 0, f"P(yes) read from the {via} is not a finite number"
         rows.append({"item_id": item.item_id, "scenario": item.scenario, "fill_type": item.fill_type,
                      "age": item.age, "gender": item.gender, "race": item.race, "p_yes": p_yes, "via": via,
                      "samples": len(got), "read": n, "reason": reason})

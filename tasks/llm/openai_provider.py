@@ -43,6 +43,7 @@ from equilens.tasks.config import LLMConfig
 from equilens.tasks.errors import ProviderError
 from equilens.tasks.llm.base import (OPENAI_DEFAULT_URL, PROVIDERS, Completion, answer_char_cap, endpoint_identity,
                                      reply_byte_cap)
+from equilens.tasks.llm.logprobs import checked_logprob
 
 
 def resolve_api_key(cfg: LLMConfig, required: bool) -> str:
@@ -296,15 +297,17 @@ def _cut_reply(raw: bytes, max_chars: int | None) -> Completion:
 
 
 def first_token_logprobs(logprobs: Any) -> dict[str, float] | None:
-    """{token: log-probability} of the first answer token's alternatives, or None when the reply has none."""
+    """{token: log-probability} of the first answer token's alternatives, or None when the reply has
+    none. Each value passes :func:`~equilens.tasks.llm.logprobs.checked_logprob`: one that is not a
+    log-probability (1000, ``Infinity``, a string) stays one its readers refuse, with the reason."""
     content = logprobs.get("content") if isinstance(logprobs, dict) else None
     if not isinstance(content, list) or not content or not isinstance(content[0], dict):
         return None
     first = content[0]
     out: dict[str, float] = {}
     for alt in [first, *(first.get("top_logprobs") or [])]:
-        if isinstance(alt, dict) and isinstance(alt.get("token"), str) and isinstance(alt.get("logprob"), (int, float)):
-            out.setdefault(alt["token"], float(alt["logprob"]))
+        if isinstance(alt, dict) and isinstance(alt.get("token"), str) and alt.get("logprob") is not None:
+            out.setdefault(alt["token"], checked_logprob(alt["logprob"]))
     return out or None
 
 

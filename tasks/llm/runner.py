@@ -34,6 +34,7 @@ from datetime import datetime, timezone
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.llm.base import LLMRequest, LLMResult, Provider, secret_values
 from equilens.tasks.llm.calls import RateLimiter, call_with_retries, classify_error, make_provider, ok_result, scrub_message
+from equilens.tasks.llm.logprobs import logprobs_problem
 from equilens.tasks.llm.stop import (RunInterrupted, raise_if_stopped, signals_as_stop_requests, stop_requested,
                                      wait_for_stop)
 from equilens.tasks.storage.store import Store
@@ -53,9 +54,10 @@ class CacheWriter:
 
     def add(self, res: LLMResult) -> None:
         """Buffer a successful, fresh answer; call :meth:`flush` when :attr:`due`. An answer cut at the
-        answer cap is not cached: a rerun asks again rather than reading it back without its flag."""
+        answer cap, or one with a log-probability that is not one, is not cached: a rerun asks again
+        rather than reading it back without its flag."""
         self.seen += 1
-        if self.store is None or not res.ok or res.cached or res.truncated:
+        if self.store is None or not res.ok or res.cached or res.truncated or logprobs_problem(res.top_logprobs):
             return
         self._rows.append(
             {

@@ -112,7 +112,7 @@ def score(planned: pd.DataFrame, answers: dict[str, Any]) -> pd.DataFrame:
                 break
             p, how = yes_probability(res.text, res.top_logprobs)
             if p is None:
-                error = "unparsed judge answer"
+                error = "unparsed judge answer" if how == "unparsed" else how
                 break
             probs.append(p)
             via.add(how)

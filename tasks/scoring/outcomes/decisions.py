@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from equilens.tasks.llm.logprobs import logprobs_problem, logsumexp
 from equilens.tasks.scoring.outcomes.cues import REFUSAL
 from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
 
@@ -186,19 +187,28 @@ def read_choice(text: str, options: Sequence[str]) -> Reading:
 
 
 _FIRST_WORD = re.compile(r"[a-z]+")
+INVALID_LOGPROBS = "invalid log-probability"
+"""How :func:`yes_probability`'s reason starts when a reply's log-probabilities cannot be read."""
 
 
 def yes_probability(text: str | None, top_logprobs: dict[str, float] | None) -> tuple[float | None, str]:
-    """(P(yes), how it was read): from the first token's log-probabilities when they name yes or no,
-    else 1 / 0 from the reply's first word, else None (unparsed)."""
+    """(P(yes), how it was read): from the first token's log-probabilities when they name yes or no
+    (in log space: yes's against no's, each summed over its case and spacing variants), else 1 / 0
+    from the reply's first word, else None (``unparsed``). A reply carrying a log-probability that
+    is not one (:func:`~equilens.tasks.llm.logprobs.logprobs_problem`) gives None and the reason,
+    starting with :data:`INVALID_LOGPROBS`."""
     if top_logprobs:
-        mass = {"yes": 0.0, "no": 0.0}
+        problem = logprobs_problem(top_logprobs)
+        if problem:
+            return None, f"{INVALID_LOGPROBS}: {problem}"
+        mass: dict[str, list[float]] = {"yes": [], "no": []}
         for token, lp in top_logprobs.items():
             word = token.strip().lower().strip(".,!:;\"'")
             if word in mass:
-                mass[word] += math.exp(lp)
-        if mass["yes"] + mass["no"] > 0:
-            return mass["yes"] / (mass["yes"] + mass["no"]), "logprobs"
+                mass[word].append(lp)
+        if mass["yes"] or mass["no"]:
+            yes, no = logsumexp(mass["yes"]), logsumexp(mass["no"])
+            return math.exp(yes - logsumexp([yes, no])), "logprobs"
     first = _FIRST_WORD.search((text or "").lower())
     if first and first.group() in ("yes", "no"):
         return float(first.group() == "yes"), "answer"

@@ -1,0 +1,62 @@
+"""Log-probabilities as an endpoint sends them, checked before anything reads them.
+
+A log-probability is a finite number at most 0 (a probability between 0 and 1). A reply's value
+that is not one (1000, 1e308, ``Infinity``, ``NaN``, a string) is kept as a value no check passes,
+so the reader of that reply can say why it cannot use it: P(yes) is then unreadable with that
+reason, and the reply is not cached as a good answer. A value up to :data:`ROUNDING` above 0 is a
+rounding error of the endpoint's arithmetic and reads as 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+ROUNDING = 1e-6
+"""How far above 0 a log-probability may be and still read as 0 (float32 rounding of a log-softmax)."""
+
+
+def logprob_problem(value: object) -> str | None:
+    """None when ``value`` is a log-probability (a finite number at most 0); else what it is instead."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"{str(value)[:40]!r} is not a number"
+    try:
+        number = float(value)
+    except OverflowError:  # an integer past any float
+        return "a number past any float is not finite"
+    if not math.isfinite(number):
+        return f"{number} is not finite"
+    if number > ROUNDING:
+        return f"{number:g} is above 0 (a probability above 1)"
+    return None
+
+
+def checked_logprob(value: object) -> float:
+    """``value`` as a log-probability; a value :func:`logprob_problem` refuses stays one it refuses:
+    the number itself where it is a number (``inf`` past any float), NaN where it is not."""
+    if logprob_problem(value) is None:
+        return min(float(value), 0.0)  # type: ignore[arg-type] - a number, checked
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return math.nan
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def logprobs_problem(top: Mapping[str, object] | None) -> str | None:
+    """Why a reply's first-token log-probabilities cannot be read (the first bad one, with its
+    token), or None when every one is a log-probability (or the reply has none)."""
+    for token, value in (top or {}).items():
+        problem = logprob_problem(value)
+        if problem:
+            return f"the log-probability of {token!r}: {problem}"
+    return None
+
+
+def logsumexp(values: list[float]) -> float:
+    """log(sum(exp(v))) without overflow or underflow; -inf for no values."""
+    if not values:
+        return -math.inf
+    top = max(values)
+    return top + math.log(sum(math.exp(v - top) for v in values))
