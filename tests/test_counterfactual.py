@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import equilens.tasks.inputs.expansion as cf
-from equilens.tasks.inputs.expansion import Variant, expand_prompt, expand_prompts, neutralize
+from equilens.tasks.inputs.expansion import Variant, expand_prompt, expand_prompts
+from equilens.tasks.inputs.neutralization import neutralize
 from equilens.tasks.inputs.variant_validation import validate_variant
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.lexicon import custom_lexicon, load_lexicon

@@ -181,7 +181,7 @@ def test_masking_on_the_lower_cased_copy_finds_what_the_case_insensitive_pattern
     ``any_pattern`` itself)."""
     import random
 
-    from equilens.tasks.inputs.expansion import neutralize
+    from equilens.tasks.inputs.neutralization import neutralize
 
     lexicon = load_lexicon(attribute)
     if getattr(lexicon, "lowered_pattern", None) is None:

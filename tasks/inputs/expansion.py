@@ -1,4 +1,4 @@
-"""Counterfactual prompt expansion and attribute neutralisation.
+"""Counterfactual prompt expansion (neutralisation of attribute words: :mod:`equilens.tasks.inputs.neutralization`).
 
 A prompt that mentions one group of an attribute (e.g. "He is a nurse") becomes one variant per
 group of the lexicon ("He is a nurse", "She is a nurse", "They are a nurse"): every mention is
@@ -48,7 +48,7 @@ from equilens.tasks.inputs.names import NameTable
 from equilens.tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
 
 __all__ = ["MULTI_GROUP_MODES", "SKIPPED", "Variant", "drop_invalid_sets", "expand_prompt", "expand_prompts",
-           "mentioned_groups", "neutralize", "plan", "sources", "validate_variant"]
+           "mentioned_groups", "plan", "sources", "validate_variant"]
 
 Swap = tuple[str, str]
 MULTI_GROUP_MODES = ("swap", "skip")
@@ -388,45 +388,6 @@ def expand_prompts(
             problems = problems + variant_problems(original, vtext, lexicon, names, mapping, label)
             out.append(Variant(pid, lexicon.attribute, label, vtext, swapped, tuple(dict.fromkeys(problems))))
     return out
-
-
-# --- neutralisation -----------------------------------------------------------------------------
-def neutralize(texts: Sequence[str], lexicon: Lexicon) -> list[str]:
-    """Replace every term of ``lexicon`` (all groups) by a group-independent placeholder.
-
-    Counterparts share a placeholder ("he"/"she"/"they" -> "gender1"), so a BLEU or ROUGE-L score
-    of two responses no longer counts the swapped words as differences. One regex pass per text:
-    on its lower-cased copy when the text and the lexicon are ASCII (:attr:`Lexicon.lowered_pattern`,
-    the same matches found faster), the text's own letters kept outside the terms. Agreement words
-    ("is" vs "are") are left as they are.
-    """
-    if isinstance(texts, str):
-        raise InputDataError("neutralize: pass a list of texts, not one string.")
-    holders = lexicon.placeholders
-    sub = lexicon.any_pattern.sub
-    lowered = lexicon.lowered_pattern
-    seen: dict[str, str] = {}
-
-    def holder(surface: str) -> str:
-        found = seen.get(surface)
-        if found is None:
-            found = seen[surface] = holders[canonical(surface)]
-        return found
-
-    def repl(m: re.Match[str]) -> str:
-        return holder(m.group())
-
-    def one(text: str) -> str:
-        if lowered is None or not text.isascii():
-            return sub(repl, text)
-        parts, last = [], 0
-        for m in lowered.finditer(text.lower()):  # ASCII: the lower-cased copy keeps every position
-            start, end = m.span()
-            parts += (text[last:start], holder(m.group()))
-            last = end
-        return "".join(parts) + text[last:] if parts else text
-
-    return [one(t) for t in texts]
 
 
 def drop_invalid_sets(variants):  # noqa: ANN001, ANN201 - pd.DataFrame -> (pd.DataFrame, int)

@@ -114,10 +114,10 @@ def distinct_pairs(left: np.ndarray, right: np.ndarray, n: int) -> tuple[np.ndar
 
 def neutral_codes(texts: Any, lexicon, chunk: int = 50_000) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     """Each text's place among the distinct texts left once the lexicon's terms are masked
-    (:func:`equilens.tasks.inputs.expansion.neutralize`), and those masked texts. Masked a chunk at a time,
+    (:func:`equilens.tasks.inputs.neutralization.neutralize`), and those masked texts. Masked a chunk at a time,
     so only the distinct masked texts are ever held (answers that differ only in the group's words,
     the usual case, are one masked text)."""
-    from equilens.tasks.inputs.expansion import neutralize
+    from equilens.tasks.inputs.neutralization import neutralize
 
     places: dict[str, int] = {}
     codes = np.empty(len(texts), np.int32)
