@@ -109,11 +109,16 @@ def needs_from(metrics: pd.DataFrame, gap: float, pilot_prompts: int, metric: st
 
 
 def check_request(cfg: Any, gap: float, metric: str | None) -> None:  # noqa: ANN401 - a RunConfig
-    """A plan request that cannot be answered is refused before anything starts."""
+    """A plan request that cannot be answered is refused before anything starts: a gap that is not
+    finite, not positive or below what a metric resolves
+    (:func:`~equilens.tasks.stats.power_plan.gap_problem`), an unknown metric, a config without prompts."""
     from equilens.tasks.metrics import METRICS
 
-    if not gap > 0:
-        raise ConfigError(f"--detect {gap}: the gap to detect must be positive, in the metric's own units.")
+    from equilens.tasks.stats.power_plan import gap_problem
+
+    problem = gap_problem(gap)
+    if problem:
+        raise ConfigError(f"--detect {gap:g}: {problem}")
     if metric is not None:
         METRICS.get(metric)  # an unknown name lists the known ones
     if cfg.prompts is None:

@@ -147,3 +147,23 @@ def test_detect_on_the_command_line_plans_a_counterfactual_config_and_refuses_mi
     assert out.exit_code == 0, out.output
     assert "pilot: the first 12 prompts" in out.output and "prompts needed:" in out.output, out.output
     assert "strict_sentiment_parity" in out.output and "the config has 30 prompts" in out.output
+
+
+@pytest.mark.parametrize(("detect", "words"), [
+    ("1e-300", "--detect 1e-300: the gap to detect is below 0.001, the precision every metric is reported at"),
+    ("1e-12", "--detect 1e-12: the gap to detect is below 0.001"),
+    ("0.0004", "--detect 0.0004: the gap to detect is below 0.001"),
+    ("inf", "--detect inf: the gap to detect must be a finite number"),
+    ("nan", "--detect nan: the gap to detect must be a finite number"),
+    ("-0.1", "--detect -0.1: the gap to detect must be positive"),
+])
+def test_a_gap_no_metric_resolves_is_refused_in_one_sentence_before_the_pilot(
+        openai_server, tmp_path, detect: str, words: str) -> None:  # noqa: ANN001, F811
+    from tests.fakes.cli import equilens
+
+    cfg = mood_config(tmp_path, openai_server.base_url, [f"Write a note {i} about his day." for i in range(12)], 100)
+    out = equilens("run", str(cfg), "--plan", f"--detect={detect}", cwd=tmp_path)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stderr.startswith(f"error: {words}") and out.stderr.count(". ") == 0, out.stderr
+    assert "Traceback" not in out.stdout + out.stderr and openai_server.calls == 0
+    assert not (tmp_path / "e.duckdb").exists()  # no pilot run was stored

@@ -17,6 +17,25 @@ from dataclasses import dataclass
 import numpy as np
 
 
+RESOLUTION = 0.001
+"""The smallest gap a plan is made for, in the metric's own units: every metric value, gap and noise
+floor is reported to three decimals (the tables, the verdict), so a smaller gap is one no run could
+show; at a pilot's usual spread it would also ask for more prompts than any run has."""
+
+
+def gap_problem(gap: float) -> str | None:
+    """Why ``gap`` cannot be planned for (not finite, not positive, below :data:`RESOLUTION`), in
+    words that follow the gap itself; None when it can."""
+    if not math.isfinite(gap):
+        return "the gap to detect must be a finite number, in the metric's own units."
+    if not gap > 0:
+        return "the gap to detect must be positive, in the metric's own units."
+    if gap < RESOLUTION:
+        return (f"the gap to detect is below {RESOLUTION:g}, the precision every metric is reported at, so no "
+                "run could show it.")
+    return None
+
+
 @dataclass(frozen=True)
 class PromptPlan:
     """Prompts needed to detect ``gap``: the count at the pilot's spread and its range."""
@@ -42,8 +61,8 @@ def prompts_to_detect(pilot_differences: Sequence[float], gap: float, alpha: flo
     d = d[np.isfinite(d)]
     if len(d) < 3:
         raise ValueError(f"a plan needs a pilot of at least 3 prompts, got {len(d)}")
-    if not gap > 0:
-        raise ValueError(f"the gap to detect must be positive, got {gap}")
+    if not (gap > 0 and math.isfinite(gap)):
+        raise ValueError(f"the gap to detect must be a positive number, got {gap}")
     per_test = alpha / max(1, tests)
     z = float(norm.ppf(1 - per_test / 2) + norm.ppf(power))
     sd = float(d.std(ddof=1))
@@ -72,8 +91,9 @@ def prompts_from_detectable_gap(detectable: float, pilot_prompts: int, gap: floa
     the power are the pilot's own: a full run of the same config judges the same pairs and metrics."""
     if pilot_prompts < 3:
         raise ValueError(f"a plan needs a pilot of at least 3 prompts, got {pilot_prompts}")
-    if not gap > 0 or not detectable > 0:
-        raise ValueError(f"the gap to detect and the pilot's detectable gap must be positive, got {gap}, {detectable}")
+    if not (gap > 0 and detectable > 0 and math.isfinite(gap) and math.isfinite(detectable)):
+        raise ValueError(f"the gap to detect and the pilot's detectable gap must be positive numbers, got {gap}, "
+                         f"{detectable}")
     scale = pilot_prompts * (detectable / gap) ** 2
     low, high = _variance_range(pilot_prompts - 1, confidence)
     prompts, fewest, most = (max(2, math.ceil(scale * factor)) for factor in (1.0, low, high))
