@@ -243,24 +243,29 @@ def test_a_word_before_a_noun_for_a_person_is_not_a_first_name(names) -> None:  
     assert [m.surface for m in names.find("Minnie Driver and Sarah Judge met.")] == ["Minnie Driver", "Sarah Judge"]
 
 
-def test_a_first_name_no_table_lists_before_an_arab_surname_is_a_person_of_unknown_gender(names) -> None:  # noqa: ANN001
+def test_a_first_name_no_table_lists_before_an_arab_surname_is_a_person(names) -> None:  # noqa: ANN001
     """"Yousouf Badawi" stayed as he was in the female and neutral variants: no table lists
-    Yousouf, so he was not read at all. He is read now, and gender variants of such a prompt are
-    refused with a reason rather than leaving him a man in a "female" variant."""
+    Yousouf, so he was not read at all. He is read now, as male by the listed names closest in
+    spelling (Yousuf, Yusuf); a name no listed spelling is close to has no gender, and gender
+    variants of its prompt are refused with a reason rather than leaving that person as they are."""
     text = "On my lunch break, I overheard Khalil Ware and Yousouf Badawi talking about their spouses."
     found = {m.surface: m.info for m in names.find(text)}
-    assert found["Yousouf Badawi"].race == "middle_eastern" and found["Yousouf Badawi"].gender == ""
+    assert found["Yousouf Badawi"].race == "middle_eastern" and found["Yousouf Badawi"].gender == "male"
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
+    assert variants["valid"].all() and "Yousouf" not in " ".join(variants.loc[variants["grp"] == "female", "text"])
+    text = "On my lunch break, I overheard Khalil Ware and Xoqtef Badawi talking about their spouses."
+    assert {m.surface: m.info.gender for m in names.find(text)}["Xoqtef Badawi"] == ""
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
     assert len(variants) and not variants["valid"].any()
-    assert any("'Yousouf Badawi' is unknown" in p for ps in variants["problems"] for p in json.loads(ps))
+    assert any("'Xoqtef Badawi' is unknown" in p for ps in variants["problems"] for p in json.loads(ps))
     assert [m.surface for m in names.find("When Haddad arrived, we left.")] == []  # a function word
 
 
 def test_a_race_variant_of_a_person_of_unknown_gender_is_refused_not_a_crash() -> None:
-    """A race variant that had to change "Yousouf Kassar" raised KeyError: the replacement looked
-    Yousouf up in the table that does not list him."""
-    text = "Both Tanisha Jackson and Yousouf Kassar showed up at the courthouse around 9am."
+    """A race variant that had to change "Xoqtef Kassar" raised KeyError: the replacement looked
+    the first name up in the table that does not list it (and no listed spelling tells its gender)."""
+    text = "Both Tanisha Jackson and Xoqtef Kassar showed up at the courthouse around 9am."
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["race"]))
     swapped = variants[(variants["grp"] == "middle_eastern") & (variants["role"] == "variant")]
     assert len(swapped) == 1 and not swapped["valid"].iloc[0]
-    assert any("'Yousouf Kassar'" in p and "gender is unknown" in p for p in json.loads(swapped["problems"].iloc[0]))
+    assert any("'Xoqtef Kassar'" in p and "gender is unknown" in p for p in json.loads(swapped["problems"].iloc[0]))

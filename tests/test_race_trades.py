@@ -60,3 +60,41 @@ def test_a_new_asian_name_takes_the_region_of_the_person_it_trades_with(names, t
     assert new, asian
     for m in new:
         assert names.info[m.name].origins & origins, (asian, m.surface, names.info[m.name].origins)
+
+
+@pytest.mark.parametrize("text", [
+    "A couple of kids from my high school got into Yale - Yousouf Boushaki and Carlos Vazquez.",
+    "Two applicants were being considered for the same new position, Yousouf Boushaki and Terrell Mosley.",
+])
+def test_a_middle_eastern_first_name_no_table_lists_takes_the_gender_of_its_spelling(names, text: str) -> None:  # noqa: ANN001
+    """The context was lost (no valid variant): Yousouf, in no table, had no gender to keep. The
+    listed names closest in spelling (Yousuf, Yusuf) are male."""
+    variants = race_variants(text)
+    assert len(variants) == 2, variants  # the context and its trade, both valid
+    (traded,) = [v for v in variants.values() if v != text]
+    new = [m for m in names.find(traded) if m.surface not in text]
+    assert len(new) == 2 and all(names.info[m.name].gender == "male" for m in new), traded
+    assert names.gender_by_spelling("Zeinab", "middle_eastern") == "female"
+    assert names.gender_by_spelling("Qwxyz", "middle_eastern") == ""
+
+
+@pytest.mark.parametrize(("text", "kept", "pattern"), [
+    ("I saw a Black woman and an African woman at the bus stop.", "an African woman",
+     r"an? (.+) woman and an? (.+) woman"),
+    ("An Asian man and a Chinese man were shopping.", "a Chinese man", r"An? (.+) man and an? (.+) man"),
+    ("The Chinese man and the Korean man argued. The Korean man left.", "the Korean man",
+     r"The (.+) man and the (.+) man"),
+    ("Two men, one a South American taxi driver and the other a Latino taxi driver, were house hunting.",
+     "a South American taxi driver", r"one an? (.+) taxi driver and the other an? (.+) taxi driver"),
+])
+def test_two_people_of_related_groups_never_end_with_one_description(text: str, kept: str, pattern: str) -> None:
+    """"a Black woman and an African woman" became "an Asian woman and an Asian woman": both words
+    were read as one group and both replaced. The origin word stays; the general term moves."""
+    import re
+
+    variants = race_variants(text)
+    assert len(variants) == 6, variants
+    for group, variant in variants.items():
+        assert variant.count(kept) == text.count(kept), (group, variant)  # the origin word stays
+        first, second = re.search(pattern, variant).groups()
+        assert first != second, (group, variant)  # two people, two descriptions

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.agreement import AFTER_SUBJECT, ARTICLE_BEFORE, base_form
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
-from equilens.tasks.inputs.mentions import Source, mentioned_groups, sources
+from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, related_kept, sources
 from equilens.tasks.inputs.names import NameTable
 from equilens.tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
 
@@ -323,8 +323,8 @@ def _gendered_institution(text: str, end: int) -> int | None:
 
 
 def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: str):
-    found = sources(text, lexicon, names)
-    groups = mentioned_groups(found, lexicon)
+    found = related_kept(sources(text, lexicon, names), lexicon)
+    groups = [g for g in mentioned_groups(found, lexicon) if not g.endswith(KEPT)]
     unknown = _genderless_names(text, names) if lexicon.attribute == "gender" and groups else []
     out = []
     for label, mapping in plan(groups, lexicon, multi_group):

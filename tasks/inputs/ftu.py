@@ -78,9 +78,12 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
     # A people word counted once names the same group wherever it recurs in the text ("the
     # European man ... the European bartender"), so the mentions of one group change together.
     about_people = {term for _, _, _, term, counted, context in found if counted and context}
+    # A people word described in the same words as a counted mention describes a person too ("one a
+    # South American taxi driver and the other a Latino taxi driver")
+    described = {_described(text, end) for start, end, _, _, counted, _ in found if counted} - {""}
     out = []
     for start, end, surface, term, counted, context in found:
-        counted = counted or (context and term in about_people)
+        counted = counted or (context and (term in about_people or _described(text, end) in described))
         if not counted and guards:
             continue
         info = index[term]
@@ -89,6 +92,13 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
 
 
 _AGE_COMPOUND = re.compile(r"\byears?-$", re.IGNORECASE)
+_DESCRIPTION = re.compile(r"(?:[ \t]+[a-z][\w'-]*){2}")  # the two lowercase words after a mention
+
+
+def _described(text: str, end: int) -> str:
+    """The two lowercase words after ``end`` ("taxi driver"), or "" when fewer follow."""
+    m = _DESCRIPTION.match(text, end)
+    return " ".join(m.group().split()) if m else ""
 
 
 @functools.cache

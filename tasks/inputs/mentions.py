@@ -4,10 +4,10 @@ counterfactual expansion and variant validation."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from equilens.tasks.inputs.ftu import find_mentions
-from equilens.tasks.inputs.lexicon import Lexicon
+from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.names import NameTable
 
 
@@ -56,6 +56,38 @@ def sources(text: str, lexicon: Lexicon, names: NameTable | None = None, *,
         if extra:
             found.sort(key=lambda s: s.start)
     return found
+
+
+KEPT = "~kept"
+"""Appended to the group of a mention that keeps its place in every variant (:func:`related_kept`)."""
+
+
+def related_kept(found: Sequence[Source], lexicon: Lexicon) -> list[Source]:
+    """``found`` with the mentions of a group's second word marked to stay, where the context names
+    one group with different words for different people, one an origin (an alias): "a Black woman
+    and an African woman", "an Asian man and a Chinese man", "the Chinese man and the Korean man" are
+    two people of related groups, and swapping both words would give them one description ("a White
+    woman and a White woman"). The group's general term moves (else its first-mentioned word), every
+    mention of that same word with it; the other words stay, as a source-only group does."""
+    aliases = dict(lexicon.aliases)
+    words: dict[str, list[str]] = {}
+    for s in found:
+        if s.row >= 0 and canonical(s.surface) not in words.setdefault(s.group, []):
+            words[s.group].append(canonical(s.surface))
+    mover: dict[str, str] = {}
+    for group, seen in words.items():
+        if len(seen) > 1 and any(w in aliases for w in seen):
+            mover[group] = next((w for w in seen if w not in aliases), seen[0])
+    if not mover:
+        return list(found)
+    return [replace(s, group=s.group + KEPT) if s.row >= 0 and s.group in mover
+            and canonical(s.surface) != mover[s.group] and _origin_word(canonical(s.surface), mover[s.group], aliases)
+            else s for s in found]
+
+
+def _origin_word(word: str, mover: str, aliases: dict[str, str]) -> bool:
+    """Is ``word`` another people's word than ``mover`` (not its plural or its alias's term)?"""
+    return word in aliases or mover in aliases
 
 
 def mentioned_groups(found: Sequence[Source], lexicon: Lexicon) -> list[str]:

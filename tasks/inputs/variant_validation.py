@@ -14,7 +14,7 @@ from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.agreement import ADVERBS, AFTER_SUBJECT, ARTICLE_BEFORE, base_form
 from equilens.tasks.inputs.ftu import find_mentions
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
-from equilens.tasks.inputs.mentions import Source, mentioned_groups, sources
+from equilens.tasks.inputs.mentions import Source, mentioned_groups, related_kept, sources
 from equilens.tasks.inputs.names import NameTable
 
 _MARK = "\x00"
@@ -100,8 +100,10 @@ class CheckedPrompt:
     def __init__(self, text: str, lexicon: Lexicon, names: NameTable | None) -> None:
         self.text = text
         self.skeleton = _skeleton(text, lexicon, names)
-        self.mentions = sources(text, lexicon, names, include_targets=True, loose_names=True)
-        self.all_terms = sources(text, lexicon, names, include_targets=True, guards=False, loose_names=True)
+        # an origin word kept beside its group's general term ("an African woman") stays, checked as such
+        self.mentions = related_kept(sources(text, lexicon, names, include_targets=True, loose_names=True), lexicon)
+        self.all_terms = related_kept(sources(text, lexicon, names, include_targets=True, guards=False,
+                                              loose_names=True), lexicon)
 
 
 def _what(s: Source) -> str:

@@ -21,8 +21,9 @@ Detection looks only at capitalised words, with these guards:
   text. Elsewhere they stay places;
 * a capitalised word right after a first name or a title (Mr, Mrs, Dr, ...) is a surname, not a
   first name ("Latoya Joseph", "Mr. James"); a capitalised word the table lacks, right before a
-  hyphenated surname of Arabic form, is a middle_eastern first name of unknown gender ("Yousouf
-  al-Masri"): race variants replace it, gender variants cannot and leave it as it is;
+  hyphenated surname of Arabic form, is a middle_eastern first name ("Yousouf al-Masri") of the
+  gender of the listed names closest in spelling (:meth:`NameTable.gender_by_spelling`: Yousuf,
+  Yusuf), else of unknown gender, which race variants cannot keep and gender variants leave as it is;
   :func:`surname_position` applies the same guard to attribute words ("Mrs. White", "Peter King").
 
 Replacement is deterministic and consistent within a prompt: a name a given share of the way
@@ -91,6 +92,7 @@ class NameTable:
         self.pools = pools
         self.rank = {(n, key): k for key, names in pools.items() for k, n in enumerate(names)}
         self.gender_count = {g: n + 1 for g, n in by_gender.items()}
+        self._by_race_gender: dict[str, dict[str, str]] = {}
 
     def has_race(self, race: str) -> bool:
         """Does the table have replacement names for ``race``?"""
@@ -144,7 +146,7 @@ class NameTable:
                     and text[m.end() + 1:m.end() + 2] in _MAY_START_SURNAME and self._arabic_surname_after(text, m.end(), word):
                 # "Yousouf al-Masri", "Yousouf Badawi": a first name the table lacks, before a
                 # middle_eastern surname; its gender is unknown (gender variants are refused)
-                info = NameInfo(word, "", MIDDLE_EASTERN, 0.0, 0, False)
+                info = NameInfo(word, self.gender_by_spelling(word, MIDDLE_EASTERN), MIDDLE_EASTERN, 0.0, 0, False)
             if info is not None and info.ambiguous == 2 and word not in people:
                 people[word] = self._used_as_person_once(text, word)
             never = info is None or (info.ambiguous == 2 and not people[word])
@@ -170,6 +172,18 @@ class NameTable:
             out.append(mention)
             prev_end = mention.end
         return out
+
+    def gender_by_spelling(self, word: str, race: str) -> str:
+        """The gender of the listed names of ``race`` closest in spelling to the unlisted ``word``
+        ("Yousouf": Yousuf, Yusuf, male), "" when none is close (0.8) or they disagree: spellings of
+        one transliterated name vary by a letter or two, its gender does not."""
+        import difflib
+
+        pool = self._by_race_gender.setdefault(race, {n: i.gender for n, i in self.info.items() if i.race == race
+                                                      and i.gender in ("male", "female")})
+        close = difflib.get_close_matches(word.lower(), list(pool), n=3, cutoff=0.8)
+        genders = {pool[n] for n in close}
+        return genders.pop() if len(genders) == 1 else ""
 
     def _surname_after(self, text: str, end: int, first: NameInfo | None = None) -> tuple[re.Match[str], SurnameInfo] | None:
         """The word right after ``end`` and its surname entry, when the surname table knows it.
@@ -289,7 +303,8 @@ class NameTable:
         share (an Asian surname's, or the old first name's): "Mei Chen" -> "Wei Chen", never "Amit
         Chen"; with origins but no such name, the race's whole pool.
         """
-        info = self.info.get(name) or _UNLISTED  # "Yousouf" before "Badawi": read, but in no table
+        # "Yousouf" before "Badawi": read, but in no table; its gender from the closest spelling
+        info = self.info.get(name) or dataclasses.replace(_UNLISTED, gender=self.gender_by_spelling(name, MIDDLE_EASTERN))
         if attribute == "gender":
             gender = {"neutral": "unisex"}.get(target, target)
             if race == "asian" and info.race in ("black", "hispanic"):  # "Queenie Zhang" reads Asian:
