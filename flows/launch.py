@@ -234,6 +234,7 @@ def _confirmed(question: str) -> bool:
 def _print_result(result: dict, db: str) -> None:
     import pandas as pd
 
+    from equilens.tasks.inputs.expansion import lost_lines
     from equilens.tasks.reporting.terminal import print_metrics_table, print_verdicts
 
     metrics = pd.DataFrame(result.get("metrics", []))
@@ -252,6 +253,8 @@ def _print_result(result: dict, db: str) -> None:
         counts = ", ".join(f"{k} in {v}" for k, v in ftu.get("counts", {}).items())
         say(f"fairness through unawareness {'holds' if ftu.get('holds') else 'does not hold'}: "
                    f"attribute words found ({counts or 'none'}) of {ftu.get('prompts', 0)} prompts")
+    for line in lost_lines((result.get("variants") or {}).get("lost") or {}):
+        say(line)
     if "sentences" in result:
         s = result["sentences"]
         say(f"test sentences: {s['kept']} kept of {s['total']} (review: {s['csv']})")
@@ -261,6 +264,10 @@ def _print_result(result: dict, db: str) -> None:
         r = result["responses"]
         say(f"responses: {r['ok']} ok, {r['failed']} failed, {r['refusals']} refusals, "
                    f"{r['cached']} from cache")
+    from equilens.tasks.reporting.readings import unread_decisions_line
+
+    if unread := unread_decisions_line(result.get("p_yes")):
+        say(unread)
     if not metrics.empty:
         print_metrics_table(metrics)
     say(f"stored in {db} (equilens show {result['run_id']} --db {db})")

@@ -270,7 +270,7 @@ def variants_stage(rec: RunRecorder, config: RunConfig, prompts: pd.DataFrame, l
     from prefect import get_run_logger
 
     from equilens.tasks.inputs.controls import CONTROL
-    from equilens.tasks.inputs.expansion import drop_invalid_sets
+    from equilens.tasks.inputs.expansion import drop_invalid_sets, lost_contexts, lost_lines
 
     log = get_run_logger()
     with rec.stage("ftu"):
@@ -281,11 +281,12 @@ def variants_stage(rec: RunRecorder, config: RunConfig, prompts: pd.DataFrame, l
     with rec.stage("expand"):
         variants = expand_task(prompts, config.counterfactual, lex_fp)
         rec.save("variants", variants)
+        lost = lost_contexts(variants)
         variants, dropped = drop_invalid_sets(variants)
-        if dropped:
-            log.warning("%d variant sets dropped: swaps changed more than attribute words", dropped)
+        for line in lost_lines(lost):
+            log.warning(line)
         controls = variants["role"].eq(CONTROL)
-        summary["variants"] = {"total": int((~controls).sum()), "dropped_sets": dropped,
+        summary["variants"] = {"total": int((~controls).sum()), "dropped_sets": dropped, "lost": lost,
                                "controls": variants.loc[controls, "control_kind"].value_counts().to_dict()}
         if config.validation.enabled:
             rec.gate(validation.validate_variants(variants))

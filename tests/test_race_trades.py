@@ -98,3 +98,24 @@ def test_two_people_of_related_groups_never_end_with_one_description(text: str, 
         assert variant.count(kept) == text.count(kept), (group, variant)  # the origin word stays
         first, second = re.search(pattern, variant).groups()
         assert first != second, (group, variant)  # two people, two descriptions
+
+
+def test_a_context_with_no_valid_variant_is_counted_per_attribute_never_dropped_silently() -> None:
+    """The run says how many contexts of each attribute left it, and the first reason."""
+    from equilens.tasks.inputs.expansion import lost_contexts, lost_lines
+    from equilens.tasks.reporting.terminal import markdown_report
+
+    texts = ["Both Tanisha Jackson and Xoqtef Kassar showed up at the courthouse.",  # no gender for Xoqtef
+             "Donald Hanson and Tanisha Ware were sitting together in a bar.", "He is a nurse."]
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["a", "b", "c"], "text": texts}),
+                            CounterfactualConfig(attributes=["gender", "race"]))
+    lost = lost_contexts(variants)
+    assert lost["race"]["lost"] == 1 and lost["race"]["of"] == 2 and "Xoqtef Kassar" in lost["race"]["reason"]
+    assert lost["gender"] == {"lost": 1, "of": 3, "reason": lost["gender"]["reason"]}
+    (race_line,) = [line for line in lost_lines(lost) if " race " in line]
+    assert race_line.startswith("1 of 2 contexts had no valid race variant set and were left out (first reason: ")
+    from equilens.tasks.config import RunConfig
+
+    md = markdown_report("r", RunConfig(prompts={"items": texts}), {"variants": {"lost": lost}}, pd.DataFrame(),
+                         pd.DataFrame())
+    assert "1 of 2 contexts had no valid race variant set" in md

@@ -28,6 +28,7 @@ from equilens.tasks.reporting.terminal import (ARROW, format_interval, p_of, pai
                                                unjudged_note, worst_pairs)
 from equilens.tasks.storage.store import Store
 from equilens.tasks.reporting.svg import histogram_chart, interval_chart, line_chart
+from equilens.tasks.reporting.readings import unread_decisions_line
 from equilens.tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY
 
 CSS = """
@@ -148,6 +149,9 @@ def _cards(summary: dict[str, Any], responses: pd.DataFrame) -> list[dict[str, A
         cards.append({"label": "FTU", "cls": "ok" if ftu.get("holds") else "bad",
                       "value": "holds" if ftu.get("holds") else "does not hold",
                       "text": ", ".join(f"{k}: {v}" for k, v in ftu.get("counts", {}).items())})
+    for attribute, lost in ((summary.get("variants") or {}).get("lost") or {}).items():
+        cards.append({"label": f"{attribute} contexts left out", "cls": "bad", "value": f"{lost['lost']} of {lost['of']}",
+                      "text": f"no valid variant set; first reason: {lost.get('reason') or 'see the variants table'}"})
     if looks := summary.get("looks"):
         cards.append({"label": "stopped at look", "cls": "ok" if looks.get("settled") else "",
                       "value": f"{looks['look']} of {looks['looks']}",
@@ -161,6 +165,10 @@ def _cards(summary: dict[str, Any], responses: pd.DataFrame) -> list[dict[str, A
         if len(lat):
             cards.append({"label": "latency p50 / p95", "value": f"{lat.median():.2f} s",
                           "text": f"p95 {lat.quantile(.95):.2f} s"})
+        if unread := unread_decisions_line(summary.get("p_yes")):
+            p_yes = summary["p_yes"]
+            cards.append({"label": "P(yes) unreadable", "cls": "bad", "value": f"{p_yes['unread']} of "
+                          f"{p_yes['decisions']}", "text": unread})
         tok = responses["completion_tokens"].dropna()
         if len(tok):
             cards.append({"label": "completion tokens", "value": f"{int(tok.sum()):,}",

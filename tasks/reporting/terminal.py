@@ -68,6 +68,9 @@ def markdown_report(
     lines += ["## Fairness through unawareness",
               f"{'Holds' if ftu.get('holds') else 'Does not hold'}: prompts mentioning each attribute "
               f"({ftu.get('prompts', 0)} prompts): {counts}.", ""]
+    from equilens.tasks.inputs.expansion import lost_lines
+
+    lines += [f"- {line}." for line in lost_lines((summary.get("variants") or {}).get("lost") or {})]
     if not metrics.empty:
         lines += ["## Least fair group pair per metric", "", "| attribute | metric | pair | value [95% CI] | direction |",
                   "|---|---|---|---|---|"]
