@@ -68,7 +68,7 @@ def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
         with rec.stage("read P(yes)"):
             answers = stage.answers_frame(items, results)
             rec.save("decision_answers", answers)
-        summary["p_yes"] = stage.read_summary(answers)
+        summary["p_yes"] = stage.read_summary(answers, config.decisions.attributes)
         with rec.stage("metrics"):
             metrics = stage.metric_rows(answers, config.decisions, config.metrics.confidence)
             rec.save_metrics(metrics, config.validation.enabled)

@@ -297,8 +297,9 @@ def test_p_yes_is_read_in_log_space() -> None:
 def test_a_run_against_an_endpoint_with_overflowing_log_probabilities_finishes_and_heals_on_rerun(
         prefect_api_env: dict[str, str], openai_server, tmp_path: Path) -> None:  # noqa: F811
     """Through the CLI: the run finishes (exit 0), each Black person's decision, answered with a
-    log-probability of 1000, 800, 1e308, Infinity or NaN, is stored unreadable with the reason, and
-    a rerun against a healthy endpoint asks those again (they were not cached) and reads them all."""
+    log-probability of 1000, 800, 1e308, Infinity or NaN, is stored unreadable with the reason and
+    counted per group in the terminal, the report and `equilens show`; a rerun against a healthy
+    endpoint asks those again (they were not cached) and reads them all."""
     from tests.fakes.cli import equilens
 
     healthy = _planted(0.0)
@@ -315,9 +316,16 @@ def test_a_run_against_an_endpoint_with_overflowing_log_probabilities_finishes_a
         f"name: dec-overflow\nassessment: decisions\ndecisions: {{path: '{_decision_file(tmp_path / 'set.jsonl', 3)}', "
         "attributes: [gender, race]}\n"
         f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0, max_tokens: 2}}\n"
-        f"storage: {{duckdb_path: '{tmp_path / 'd.duckdb'}', reports_dir: null}}\n")
+        f"storage: {{duckdb_path: '{tmp_path / 'd.duckdb'}', reports_dir: '{tmp_path / 'reports'}'}}\n")
     out = equilens("run", "c.yaml", cwd=tmp_path, api=prefect_api_env, columns=200)
     assert out.returncode == 0, out.stdout + out.stderr
+    unread = ("P(yes) unreadable for 12 of 24 decisions (gender female: 6, male: 6; race Black: 12): "
+              "invalid log-probability 12")
+    assert unread in out.stdout
+    run_id = out.stdout.split("\nrun ", 1)[1].split()[0]
+    assert unread in (tmp_path / "reports" / f"{run_id}.html").read_text(encoding="utf-8")
+    shown = equilens("show", run_id, "--db", str(tmp_path / "d.duckdb"), cwd=tmp_path, columns=200)
+    assert shown.returncode == 0 and unread in shown.stdout, shown.stdout + shown.stderr
     with duckdb.connect(str(tmp_path / "d.duckdb"), read_only=True) as con:
         answers = con.execute("SELECT race, p_yes, read, reason FROM decision_answers").df()
     black = answers[answers["race"] == "Black"]
@@ -335,3 +343,21 @@ def test_a_run_against_an_endpoint_with_overflowing_log_probabilities_finishes_a
         last = con.execute("SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 1").fetchall()[0][0]
         read = con.execute("SELECT count(*) FROM decision_answers WHERE run_id = ? AND read = 1", [last]).fetchall()
     assert read == [(24,)]
+    assert "P(yes) unreadable" not in again.stdout
+
+
+def test_a_p_yes_that_is_not_a_number_is_stored_unread_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    from equilens.tasks.llm.base import LLMRequest, LLMResult
+
+    monkeypatch.setattr("equilens.tasks.scoring.outcomes.decisions.yes_probability",
+                        lambda text, top: (float("nan"), "logprobs"))
+    items = pd.DataFrame({"item_id": ["a"], "scenario": ["1"], "fill_type": "explicit", "age": "60",
+                          "gender": "male", "race": "white"})
+    res = LLMResult(LLMRequest("q", 0, "a", meta={"variant_id": "a"}), "Yes", True, top_logprobs={"Yes": -0.1})
+    answers = stage.answers_frame(items, [res])
+    row = answers.iloc[0]
+    assert math.isnan(row["p_yes"]) and row["read"] == 0 and row["via"] is None
+    assert row["reason"] == "P(yes) read from the logprobs is not a finite number"
+    summary = stage.read_summary(answers, ["gender", "race"])
+    assert summary["unread"] == 1 and summary["via"] == {"unread": 1}
+    assert summary["unread_by_group"] == {"gender": {"male": 1}, "race": {"white": 1}}

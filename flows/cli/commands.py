@@ -110,11 +110,11 @@ def show(
         run = store.query("SELECT status, summary FROM runs WHERE run_id = ?", [run_id])
     except EquilensError as err:
         raise fail(str(err)) from None
+    import json
+
+    summary = json.loads(run["summary"].iloc[0]) if len(run) and isinstance(run["summary"].iloc[0], str) else {}
     failed = len(run) and run["status"].iloc[0] == "failed"
     if failed and fmt == "table":  # the stored, scrubbed error explains it
-        import json
-
-        summary = json.loads(run["summary"].iloc[0]) if isinstance(run["summary"].iloc[0], str) else {}
         say(f"run {run_id} failed: {summary.get('error') or 'no error recorded'}", fg=typer.colors.RED)
     if metrics.empty:
         raise fail(f"no metrics stored for run {run_id!r} in {db} (see `equilens runs`).")
@@ -129,6 +129,10 @@ def show(
         raise fail(str(err)) from None
     print_verdicts(metrics, config)
     print_metrics_table(metrics, title=f"run {run_id}")
+    from equilens.tasks.reporting.readings import unread_decisions_line
+
+    if unread := unread_decisions_line(summary.get("p_yes")):
+        say(unread)
     if examples:
         print_examples(evidence)
 

@@ -152,7 +152,12 @@ def metric_rows(answers: pd.DataFrame, cfg: DecisionsConfig, confidence: float =
     return pd.DataFrame(rows)
 
 
-def read_summary(answers: pd.DataFrame) -> dict[str, Any]:
-    """How P(yes) was read: decisions per source, and those left without one."""
+def read_summary(answers: pd.DataFrame, attributes: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+    """How P(yes) was read: decisions per source, those left without one (``unread``), and of
+    those, how many per group of each of ``attributes`` and per reason (its words before a colon)."""
+    unread = answers[answers["p_yes"].isna()]
     return {"decisions": int(len(answers)), "via": answers["via"].fillna("unread").value_counts().to_dict(),
-            "unread": int(answers["p_yes"].isna().sum())}
+            "unread": int(len(unread)),
+            "unread_by_group": {a: {str(g): int(n) for g, n in unread[a].value_counts().sort_index().items()}
+                                for a in attributes if a in unread.columns and len(unread)},
+            "unread_reasons": unread["reason"].fillna("no reason").str.split(":").str[0].value_counts().to_dict()}

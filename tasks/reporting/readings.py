@@ -7,6 +7,9 @@ finding with the largest gap, else the pair with the largest outcome gap), ranks
 far the two cells' readings differ, and words a reading for a reader ("read: $62,000 (year)",
 "read: yes", "read: option 'rent'", "unreadable: hedged").
 
+A decisions run reads P(yes) per decision; :func:`unread_decisions_line` words how many decisions
+were left without one, per group, for the terminal, ``equilens show`` and the HTML report.
+
 How far two cells' readings differ on a prompt: for amounts, the difference of the cells' mean
 amounts divided by the prompt's mean amount over both cells; for yes/no and choices, the
 difference of the means (share of yes, mean option index). Prompts where the readable answers
@@ -146,3 +149,16 @@ def reading_text(row: Any) -> str | None:  # noqa: ANN401 - a row with kind, val
         asked = _options(row.get("outcome"))
         out += f" → {amount}" + (f" per {asked[0]}" if asked and asked[0] != "once" else "")
     return out
+
+
+def unread_decisions_line(p_yes: Any) -> str | None:  # noqa: ANN401 - a run summary's "p_yes"
+    """How many decisions were left without a P(yes), per group and per reason ("P(yes) unreadable
+    for 12 of 96 decisions (race Black: 12): invalid log-probability 12"), from a decisions run's summary (:func:`equilens.tasks.assessments.decisions.read_summary`);
+    None when every decision was read or the run is not a decisions run."""
+    if not isinstance(p_yes, dict) or not p_yes.get("unread"):
+        return None
+    groups = "; ".join(f"{attr} " + ", ".join(f"{g}: {n}" for g, n in counts.items())
+                       for attr, counts in (p_yes.get("unread_by_group") or {}).items() if counts)
+    reasons = ", ".join(f"{why} {n}" for why, n in (p_yes.get("unread_reasons") or {}).items())
+    return (f"P(yes) unreadable for {p_yes['unread']} of {p_yes.get('decisions', '?')} decisions"
+            + (f" ({groups})" if groups else "") + (f": {reasons}" if reasons else ""))
