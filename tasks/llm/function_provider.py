@@ -46,7 +46,8 @@ class FunctionProvider:
         self.is_async = inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(
             getattr(self.fn, "__call__", None))
         self.takes_system, self.takes_user = accepts(self.fn, "system"), accepts(self.fn, "user")
-        self._kwargs: dict[str, Any] | None = None
+        # read now, so the values are registered as secrets before the run's scrubber lists them
+        self._kwargs: dict[str, Any] | None = expand_env(cfg.target_kwargs, "llm.target_kwargs")
         self._pool: WorkerThreads | None = None
         self._cap = answer_char_cap(cfg)
 

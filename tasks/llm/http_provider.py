@@ -43,7 +43,9 @@ class HttpProvider:
 
         self.cfg, self.model = cfg, cfg.model
         self.path = jmespath.compile(cfg.response_path or "")
-        self._headers: dict[str, str] | None = None
+        # read now, so the values are registered as secrets before the run's scrubber lists them
+        self._headers = {"content-type": "application/json",
+                         **{k: str(v) for k, v in expand_env(cfg.headers, "llm.headers").items()}}
         self._client: Any = None
         self._cap, self._max_bytes = answer_char_cap(cfg), reply_byte_cap(cfg)
 
@@ -52,8 +54,6 @@ class HttpProvider:
             return
         import httpx
 
-        self._headers = {"content-type": "application/json",
-                         **{k: str(v) for k, v in expand_env(self.cfg.headers, "llm.headers").items()}}
         limits = httpx.Limits(max_connections=self.cfg.max_concurrency,
                               max_keepalive_connections=self.cfg.max_concurrency)
         # the runner's deadline (llm.timeout) bounds the whole request; this one each socket operation

@@ -57,6 +57,11 @@ def build(cfg: LLMConfig) -> Any:
         built = found(**kwargs)
     except Exception as err:  # noqa: BLE001 - a class that refuses its arguments is a config problem
         message = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        try:  # a pydantic model's first line names no field: "1 validation error for ChatOpenAI"
+            first = err.errors()[0]  # type: ignore[attr-defined]
+            message = f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
+        except Exception:  # noqa: BLE001, S110 - not a validation error: its first line says it
+            pass
         raise ProviderError(f"llm.target {cfg.target!r} refused llm.target_kwargs ({type(err).__name__}: "
                             f"{message[:300]}).") from None
     if not isinstance(built, Runnable):
@@ -90,6 +95,8 @@ class LangChainProvider:
         self.runnable: Any = None
         self.chat = False
         self._cap = answer_char_cap(cfg)
+        expand_env(cfg.target_kwargs, "llm.target_kwargs")  # registers the ${VAR} values as secrets before
+        # the run's scrubber lists them; the object itself is built in aopen, inside the run's loop
 
     async def aopen(self) -> None:
         """Build the Runnable (a class or factory) inside this event loop, whose clients it may hold."""
@@ -158,7 +165,39 @@ class LangChainProvider:
         raise NotImplementedError("a langchain target is called one prompt at a time")
 
     async def aclose(self) -> None:
+        if self.runnable is not None:
+            await _drop_connections(self.runnable)
         self.runnable = None  # the next run's loop builds its own
+
+
+async def _drop_connections(obj: Any, depth: int = 0) -> None:
+    """Close the pooled connections of the async HTTP clients a Runnable's SDK clients hold, while this
+    run's loop still runs: langchain-openai and langchain-anthropic share one async HTTP client per base
+    URL across instances (lru-cached), so a socket left in its pool would reach the next run's loop and
+    fail there ("Event loop is closed"). The client stays usable; the next run opens new connections.
+    Duck-typed: the SDKs' HTTP client (httpx or its successor) keeps ``_transport`` and ``_mounts``."""
+    if depth > 4:
+        return
+    for value in list(getattr(obj, "__dict__", {}).values()):
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            client = getattr(item, "_client", None)
+            mounts = getattr(client, "_mounts", None)
+            if mounts is not None and hasattr(client, "_transport"):
+                for transport in [client._transport, *mounts.values()]:
+                    closing = getattr(transport, "aclose", None)
+                    if inspect.iscoroutinefunction(closing):  # an async pool, of this loop
+                        try:
+                            await closing()
+                        except Exception:  # noqa: BLE001, S110 - a connection already gone needs no closing
+                            pass
+            elif _is_runnable(item):
+                await _drop_connections(item, depth + 1)
+
+
+def _is_runnable(obj: Any) -> bool:
+    from langchain_core.runnables import Runnable
+
+    return isinstance(obj, Runnable)
 
 
 def _text_of(content: Any) -> str:
