@@ -1,0 +1,120 @@
+"""Applications under test for the application providers' tests, importable by path
+(``llm.target: tests.fakes.apps:answer``). Each records what it received in :data:`CALLS`;
+:func:`reset` clears the record between tests."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from typing import Any
+
+CALLS: list[dict[str, Any]] = []
+PEAK = {"active": 0, "peak": 0}  # calls in flight at once (slow, aslow)
+RELEASE = threading.Event()  # a hanging call returns when this is set
+NOT_CALLABLE = "an answer, not a function"
+_lock = threading.Lock()
+
+
+def reset() -> None:
+    with _lock:
+        CALLS.clear()
+        PEAK.update(active=0, peak=0)
+    RELEASE.clear()
+
+
+def _record(**what: Any) -> None:
+    with _lock:
+        CALLS.append(what)
+
+
+def answer(prompt: str, system: str | None = None, user: dict | None = None, tone: str = "plain") -> dict:
+    """A sync application: the answer with its own token counts."""
+    _record(prompt=prompt, system=system, user=user, tone=tone)
+    return {"text": f"[{tone}] {prompt}", "prompt_tokens": len(prompt.split()), "completion_tokens": 7}
+
+
+async def aanswer(prompt: str, system: str | None = None, user: dict | None = None) -> str:
+    """An async application answering a plain string."""
+    await asyncio.sleep(0)
+    _record(prompt=prompt, system=system, user=user)
+    return f"async: {prompt}"
+
+
+def no_user(prompt: str, system: str | None = None) -> str:
+    """An application with no parameter for the person's fields."""
+    _record(prompt=prompt, system=system)
+    return f"no user: {prompt}"
+
+
+def flaky(prompt: str) -> str:
+    """Raises on prompts holding "bad", quoting a key in its message as careless code does."""
+    _record(prompt=prompt)
+    if "bad" in prompt:
+        raise RuntimeError(f"upstream refused {prompt!r} with key sk-liveKEYq7Z3xW9pL2mN8vB4 and token "
+                           f"{os.environ.get('EQUILENS_TEST_APP_API_KEY')}")
+    return f"fine: {prompt}"
+
+
+def leaky(prompt: str, credential: str = "") -> str:
+    """Fails quoting the credential it was given (``target_kwargs: {credential: ${VAR}}``)."""
+    _record(prompt=prompt, credential=credential)
+    raise PermissionError(f"backend refused credential {credential}")
+
+
+def wrong_type(prompt: str) -> Any:
+    """Returns an int, a list or a dict without text, by the prompt."""
+    _record(prompt=prompt)
+    return {"number": 42, "list": ["an", "answer"], "dict": {"answer": "no text key"}}[prompt]
+
+
+def hangs(prompt: str) -> str:
+    """Never answers in time (until :data:`RELEASE` is set)."""
+    _record(prompt=prompt)
+    RELEASE.wait(30)
+    return "late"
+
+
+def _enter() -> None:
+    with _lock:
+        PEAK["active"] += 1
+        PEAK["peak"] = max(PEAK["peak"], PEAK["active"])
+
+
+def _leave() -> None:
+    with _lock:
+        PEAK["active"] -= 1
+
+
+def slow(prompt: str) -> str:
+    _enter()
+    try:
+        time.sleep(0.05)
+        return f"slow: {prompt}"
+    finally:
+        _leave()
+
+
+async def aslow(prompt: str) -> str:
+    _enter()
+    try:
+        await asyncio.sleep(0.05)
+        return f"aslow: {prompt}"
+    finally:
+        _leave()
+
+
+def not_a_runnable(**kwargs: Any) -> dict:
+    """A factory that builds something LangChain cannot invoke."""
+    return {"built": kwargs}
+
+
+def support_chain(base_url: str, api_key: str, model: str = "fake") -> Any:
+    """A customer-support chain: a prompt template taking the customer's name, piped into ChatOpenAI."""
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_openai import ChatOpenAI
+
+    template = ChatPromptTemplate.from_messages([("system", "You help {customer}, our customer."),
+                                                 ("human", "{question}")])
+    return template | ChatOpenAI(base_url=base_url, api_key=api_key, model=model, max_retries=0)
