@@ -86,3 +86,12 @@ def test_no_spelling_of_a_secret_reaches_duckdb_the_summary_or_prefect(prefect_h
     shown = (json.dumps([(r.parameters, r.state.message if r.state else None) for r in runs], default=str)
              + " ".join(log.message for log in logs) + " ".join(str(a.data) + str(a.description) for a in artifacts))
     assert _leaks(shown) == []
+
+
+def test_a_key_sharing_characters_with_another_secret_is_still_scrubbed_whole() -> None:
+    """A run cut inside an unregistered key left "key sk-liveKEY***abcdef": too little of the key's
+    shape for the key pattern to find."""
+    from equilens.tasks.llm.base import scrub_secrets
+
+    out = scrub_secrets("key sk-liveKEY0123456789abcdef here", ["sk-otherTEST0123456789"])
+    assert "liveKEY" not in out and "abcdef" not in out and out.startswith("key ***")

@@ -234,9 +234,11 @@ def scrub_secrets(text: str, secrets: Sequence[str] | None = None, limit: int = 
     spelled, pieces = _spellings(tuple(secret_values() if secrets is None else secrets))
     for value in spelled:
         text = text.replace(value, "***")
-    text = _cut_runs(text, pieces, RUN)
+    # key-shaped strings before the runs are cut: a cut inside another key ("sk-liveKEY***abcdef")
+    # would leave too little of its shape for the patterns to find
     for pattern, repl in _SECRET_PATTERNS:
         text = pattern.sub(repl, text)
+    text = _cut_runs(text, pieces, RUN)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
