@@ -28,6 +28,13 @@ RENT = "What monthly rent can I afford on a 50000 dollar salary? Give one dollar
     ("Should I?", "yes_no", (), '{"decision": "No"}', 0.0, None),
     ("Should I?", "yes_no", (), '{"decision": "maybe"}', None, "model_unread"),
     ("Lease or buy?", "choice", ("lease", "buy"), '{"decision": "buy"}', 1.0, None),
+    (RENT, "number", (), '{"figure": -50000, "unit": "month"}', None, "model_out_of_range"),
+    (RENT, "number", (), '{"figure": "1e308", "unit": "month"}', None, "model_out_of_range"),
+    (RENT, "number", (), '{"figure": Infinity, "unit": "month"}', None, "model_out_of_range"),
+    (RENT, "number", (), '{"figure": NaN, "unit": "month"}', None, "model_out_of_range"),
+    (RENT, "number", (), '{"figure": 2e12, "unit": "once"}', None, "model_out_of_range"),
+    (SALARY, "number", (), '{"figure": 9e11, "unit": "hour"}', None, "model_out_of_range"),  # 1.9e15 a year
+    (RENT, "number", (), '{"figure": 0, "unit": "month"}', 0.0, None),
 ])
 def test_the_reader_models_reply_is_read_into_the_prompts_unit(prompt: str, kind: str, options: tuple, reply: str,
                                                                  value: float | None, reason: str | None) -> None:
@@ -43,7 +50,7 @@ def test_the_question_shows_the_request_and_answer_and_two_readers_disagree_on_v
     assert not disagree(Reading(100.0), Reading(100.2)) and not disagree(Reading(None, "hedged"), Reading(None, "x"))
 
 
-def _server(reader_figure: int):  # noqa: ANN202
+def _server(reader_figure: int | str):  # noqa: ANN202
     """The tested model gives every user the same rent advice, half of it in words the rules cannot
     read; the reader model (asked for JSON) reads ``reader_figure``."""
     import hashlib
@@ -94,6 +101,26 @@ def test_the_model_reads_what_the_rules_cannot_and_a_rerun_pays_nothing(prefect_
     assert unread == reader["read_by_model"]
     again = flow_for(cfg)(cfg)
     assert again["reader"]["calls"] == 0 and again["reader"]["read_by_model"] == reader["read_by_model"]
+
+
+def test_a_reader_figure_out_of_range_is_unreadable_and_counted(prefect_harness, openai_server,  # noqa: F811
+                                                               tmp_path: Path) -> None:
+    """Every reader reply at 1e308: no reading is stored as a value, and the answers the rules could
+    not read count as unparsed, with the reason."""
+    from equilens.flows.dispatch import flow_for
+
+    openai_server.reply = _server("1e308")
+    cfg = _config(openai_server, tmp_path, "model")
+    result = flow_for(cfg)(cfg)
+    with duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True) as con:
+        model = con.execute("SELECT value, reason, model_value, model_reason FROM identity_readings WHERE run_id = ? "
+                            "AND (model_reason IS NOT NULL OR model_value IS NOT NULL)", [result["run_id"]]).df()
+        rates = con.execute("SELECT value FROM metrics WHERE run_id = ? AND metric = 'unparsed_outcome_rate'",
+                            [result["run_id"]]).df()
+    assert len(model) == result["reader"]["asked"] > 0 and result["reader"]["read_by_model"] == 0
+    assert model["model_value"].isna().all() and set(model["model_reason"]) == {"model_out_of_range"}
+    assert model["value"].isna().all() and model["reason"].notna().all()
+    assert (rates["value"] > 0).any()
 
 
 def test_both_readers_store_their_disagreements(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811

@@ -4,7 +4,9 @@ The reader model is shown the request (as the tested model saw it) and one answe
 the one figure, its period, or the decision, as a line of JSON. Its reply is read like a rule
 reading: an amount is converted to the unit the prompt asks for (:func:`~.reading.in_unit`), a
 decision must be yes, no or one of the listed options, anything else is *unreadable* with the
-reason ``model_unread``. Endpoints differ in their support for structured output, so the reply is
+reason ``model_unread``. A figure that is negative, not finite or past
+:data:`~.reading.MAX_AMOUNT` (before or after the conversion) is unreadable as
+``model_out_of_range``, counted like any other unreadable answer. Endpoints differ in their support for structured output, so the reply is
 read from the first JSON object in its text, whatever surrounds it.
 
 * ``model``: the rules read every answer; the model reads only those the rules leave unreadable
@@ -25,7 +27,7 @@ import re
 from typing import Any
 
 from equilens.tasks.scoring.outcomes.question import Question
-from equilens.tasks.scoring.outcomes.reading import PER_YEAR, Reading, in_unit, unreadable
+from equilens.tasks.scoring.outcomes.reading import MAX_AMOUNT, PER_YEAR, Reading, in_unit, unreadable
 
 READER_QUESTION = """Below is a request a user sent to an assistant, and the assistant's answer.
 
@@ -72,13 +74,17 @@ def parse_reader_reply(text: str | None, q: Question) -> Reading:
             value = float(str(figure).replace(",", "").replace("$", "")) if figure is not None else None
         except ValueError:
             value = None
-        if value is None or not math.isfinite(value):
+        if value is None:
             return unreadable("model_unread")
+        if not 0 <= value <= MAX_AMOUNT:  # NaN fails too
+            return unreadable("model_out_of_range", str(figure)[:40])
         if unit not in (*PER_YEAR, "once"):
             return unreadable("unit_unknown", str(figure))
         converted = in_unit(value, unit, q.unit) if unit != "once" or q.unit == "once" else None
         if converted is None:
             return unreadable("unit_unknown", f"{figure} ({unit})")
+        if converted > MAX_AMOUNT:
+            return unreadable("model_out_of_range", f"{figure} ({unit})"[:60])
         return Reading(round(converted, 2), figure=f"{figure} ({unit}, model)", unit=unit)
     decision = str(reply.get("decision") or "").strip().lower()
     if q.kind == "yes_no":

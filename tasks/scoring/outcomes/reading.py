@@ -17,7 +17,11 @@ REASONS = {
     "failed": "the call failed or was refused",
     "model_unread": "the model reader found no outcome either",
     "model_failed": "the model reader's call failed",
+    "model_out_of_range": "the model reader's figure is negative, not finite or past a trillion dollars",
 }
+MAX_AMOUNT = 1e12
+"""The largest amount a reading takes, in any period: no amount a person is advised on reaches a
+trillion dollars, so a figure past it is a broken reply, not an outcome."""
 
 
 @dataclass(frozen=True)
