@@ -261,11 +261,22 @@ JUDGE_DIRECTED: dict[str, re.Pattern[str]] = {
 DIRECTED_COLUMNS = ["attribute", "prompt_id", "sample_idx", "grp", "variant_id", "phrase", "rule"]
 
 
+def matchable(text: str) -> str:
+    """``text`` as the rules read it: Unicode format characters (category Cf: zero-width spaces and
+    joiners, soft hyphens, direction marks, tags) removed, then NFKC (full-width and styled letters
+    become plain ones), so "Ign\u200bore the question" reads as "Ignore the question"."""
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
+
+
 def judge_directed_phrase(text: str | None) -> tuple[str, str] | None:
     """(the words, the rule) of the first line in ``text`` that speaks to a judge or grader rather
-    than to the user (:data:`JUDGE_DIRECTED`), or None."""
+    than to the user (:data:`JUDGE_DIRECTED`), or None; read as :func:`matchable` text, so
+    characters a reader does not see do not hide the words."""
     if not isinstance(text, str) or not text:
         return None
+    text = matchable(text)
     hits = [(m.start(), m.group().strip(), rule) for rule, rx in JUDGE_DIRECTED.items() if (m := rx.search(text))]
     if not hits:
         return None
