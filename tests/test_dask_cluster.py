@@ -199,3 +199,23 @@ def test_a_worker_killed_mid_run_costs_only_its_shard(cluster, openai_server, tm
     # only calls the lost shard had made can be asked again (none when it died before its first
     # answer): at most one shard's worth, never an answer that was stored
     assert 0 <= openai_server.calls - keys <= 2 * 3 * 2 * 2, (openai_server.calls, keys)
+
+
+def test_a_python_target_runs_on_the_workers_imported_by_its_path(cluster, tmp_path: Path) -> None:  # noqa: ANN001
+    """Workers import ``llm.target`` by its path: the answers come from the worker processes."""
+    import os
+
+    from equilens.flows.dispatch import flow_for
+
+    local, client = cluster
+    cfg = _config(tmp_path, "", "python.duckdb", {"task_runner": "dask", "dask_address": local.scheduler_address,
+                                                  "shard_size": 1})
+    cfg = cfg.model_copy(update={"llm": parse_config({
+        "prompts": {"items": PROMPTS}, "llm": {"provider": "python", "target": "tests.fakes.apps:where"}}).llm})
+    flow_for(cfg)(cfg)
+    with duckdb.connect(str(tmp_path / "python.duckdb"), read_only=True) as con:
+        texts = [t for (t,) in con.execute("SELECT text FROM responses WHERE ok").fetchall()]
+    pids = {t.split("process ")[1].split(":")[0] for t in texts}
+    assert len(texts) >= 2 * len(PROMPTS) and str(os.getpid()) not in pids
+    workers = set(client.run(os.getpid).values())
+    assert {int(p) for p in pids} <= workers, (pids, workers)
