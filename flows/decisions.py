@@ -49,7 +49,7 @@ def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
     with assessment_run(config, "decisions_assessment") as run:
         log, rec, summary = run.log, run.rec, run.summary
         with rec.stage("load decisions"):
-            items = stage.load_items(config.decisions)
+            items = stage.load_items(config.decisions, config.prompts and config.prompts.max_chars)
             rec.save("prompts", items[["item_id", "prompt"]].rename(columns={"item_id": "prompt_id", "prompt": "text"}))
         summary["decisions"] = {"items": int(len(items)), "scenarios": int(items["scenario"].nunique()),
                                 "fill_types": sorted(items["fill_type"].unique())}
@@ -81,7 +81,7 @@ def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
 def plan_requests(config: DecisionsRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
     """What the LLM stage would be asked, for a plan: every decision of the configured fills (each
     ``llm.count`` times)."""
-    items = stage.load_items(config.decisions)
+    items = stage.load_items(config.decisions, config.prompts and config.prompts.max_chars)
     return items.rename(columns={"prompt": "text", "item_id": "variant_id"})
 
 

@@ -63,6 +63,22 @@ def test_a_decision_set_that_is_not_utf8_is_refused_by_line_through_the_cli(tmp_
                                  "(b'\\xff ow'). Save the file as UTF-8"), out.stderr
 
 
+@pytest.mark.parametrize("plan", [False, True])
+def test_a_decision_longer_than_prompts_max_chars_is_refused_as_a_prompt_is(tmp_path: Path, plan: bool) -> None:
+    """prompts.max_chars caps a decision's text with the prompts' words, before any call."""
+    from tests.fakes.cli import equilens
+
+    long = "A person asks for a loan. " * 1000 + "Should it be approved?"
+    (tmp_path / "set.jsonl").write_text(_line() + "\n" + _line(filled_template=long) + "\n")
+    (tmp_path / "c.yaml").write_text("name: d\nassessment: decisions\ndecisions: {path: set.jsonl}\n"
+                                     "storage: {duckdb_path: e.duckdb, reports_dir: null}\n")
+    out = equilens("run", "c.yaml", *(["--plan"] if plan else []), cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stdout + out.stderr, out.stdout + out.stderr
+    assert out.stderr == ("error: set.jsonl, line 2: the decision has 26,022 characters; decisions longer than "
+                          "20,000 are refused (prompts.max_chars).\n")
+    assert not (tmp_path / "e.duckdb").exists()
+
+
 def test_a_discrim_eval_file_runs_as_it_is_and_the_shipped_set_fills_every_person(tmp_path: Path) -> None:
     path = tmp_path / "explicit.jsonl"
     path.write_text(_line() + "\n\n" + _line(decision_question_id=4, age=50.0, race="Black") + "\n")

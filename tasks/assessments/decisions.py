@@ -19,7 +19,7 @@ import pandas as pd
 
 from equilens.tasks.config import DecisionsConfig
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.decision_sets import load_decision_set
+from equilens.tasks.inputs.decision_sets import MAX_CHARS, load_decision_set
 
 FAMILY = "decisions"
 ANSWER_COLUMNS = ["item_id", "scenario", "fill_type", "age", "gender", "race", "p_yes", "via", "samples",
@@ -33,10 +33,11 @@ def age_group(age: float) -> str:
     return f"{age:g}"
 
 
-def load_items(cfg: DecisionsConfig) -> pd.DataFrame:
+def load_items(cfg: DecisionsConfig, max_chars: int | None = None) -> pd.DataFrame:
     """The decisions to ask: the file's rows of the configured fill types (and first scenarios),
-    each with the instruction appended unless it already asks for yes or no."""
-    frame = load_decision_set(cfg.path)
+    each with the instruction appended unless it already asks for yes or no. A decision longer than
+    ``max_chars`` (``prompts.max_chars``; None: its default) is refused."""
+    frame = load_decision_set(cfg.path, max_chars or MAX_CHARS)
     kept = frame[frame["fill_type"].isin(cfg.fill_types)]
     if kept.empty:
         raise InputDataError(f"{cfg.path}: no decision has a fill_type in {cfg.fill_types} (decisions.fill_types); "

@@ -27,7 +27,9 @@ from typing import Any
 import pandas as pd
 
 from equilens.tasks.errors import InputDataError
+from equilens.tasks.config import PromptsConfig
 from equilens.tasks.inputs.files import read_utf8
+from equilens.tasks.inputs.prompts import check_length
 
 FIELDS = ("filled_template", "decision_question_id", "age", "gender", "race", "fill_type")
 SHIPPED_AGES = (20, 40, 60, 80)
@@ -36,14 +38,16 @@ SHIPPED_RACES = ("white", "Black", "Asian", "Hispanic", "Native American")
 NAMED_CELLS = (("male", "white"), ("male", "Black"), ("male", "Hispanic"), ("male", "Asian"),
                ("female", "white"), ("female", "Black"), ("female", "Hispanic"), ("female", "Asian"))
 """The gender x race cells the shipped name table has typical first names for (implicit fills)."""
+MAX_CHARS: int = PromptsConfig.model_fields["max_chars"].default
+"""The longest decision taken when the config has no prompts section: ``prompts.max_chars``'s default."""
 _PERSON = {"male": "man", "female": "woman", "non-binary": "non-binary person"}
 
 
-def load_decision_set(path: str | Path) -> pd.DataFrame:
+def load_decision_set(path: str | Path, max_chars: int = MAX_CHARS) -> pd.DataFrame:
     """The decisions of a discrim-eval JSONL file, one row per line, with :data:`FIELDS` and
-    ``source_line``. Bytes that are not UTF-8, or a line that is not a JSON object with every field of
-    the right type, raise :class:`InputDataError` naming the file, the line and what was expected;
-    nothing is skipped."""
+    ``source_line``. Bytes that are not UTF-8, a line that is not a JSON object with every field of
+    the right type, or a decision longer than ``max_chars`` (``prompts.max_chars``, as for prompts)
+    raise :class:`InputDataError` naming the file, the line and what was expected; nothing is skipped."""
     path = Path(path)
     if not path.is_file():
         raise InputDataError(f"{path}: no such decision set (decisions.path); expected a JSONL file with the "
@@ -52,7 +56,9 @@ def load_decision_set(path: str | Path) -> pd.DataFrame:
     for line_no, line in enumerate(read_utf8(path).split("\n"), 1):
         if not line.strip():
             continue
-        rows.append({**_checked(line, f"{path}, line {line_no}"), "source_line": line_no})
+        row = _checked(line, f"{path}, line {line_no}")
+        check_length(row["filled_template"], max_chars, f"{path}, line {line_no}", "decision")
+        rows.append({**row, "source_line": line_no})
     if not rows:
         raise InputDataError(f"{path}: the decision set is empty; expected one JSON object per line.")
     return pd.DataFrame(rows, columns=[*FIELDS, "source_line"])

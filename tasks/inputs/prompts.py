@@ -106,6 +106,14 @@ def load_prompts(cfg: PromptsConfig, base_dir: Path | None = None) -> pd.DataFra
     return build_prompt_frame(rows, where, cfg.max_chars, cfg.limit)
 
 
+def check_length(text: str, max_chars: int, where: str, what: str = "prompt") -> None:
+    """Refuse a ``what`` (a prompt, a decision) longer than ``max_chars`` (``prompts.max_chars``),
+    naming ``where`` it is ("file, line 3")."""
+    if len(text) > max_chars:
+        raise InputDataError(f"{where}: the {what} has {len(text):,} characters; {what}s longer than {max_chars:,} "
+                             "are refused (prompts.max_chars).")
+
+
 def build_prompt_frame(
     rows: Sequence[tuple[int, object] | tuple[int, object, dict]], where: str, max_chars: int,
     limit: int | None = None,
@@ -123,11 +131,7 @@ def build_prompt_frame(
         text = value.strip()
         if not text:
             raise InputDataError(f"{where}, line {line}: the prompt is empty (expected text).")
-        if len(text) > max_chars:
-            raise InputDataError(
-                f"{where}, line {line}: the prompt has {len(text):,} characters; prompts longer than "
-                f"{max_chars:,} are refused (prompts.max_chars)."
-            )
+        check_length(text, max_chars, f"{where}, line {line}")
         for key, raw in (more[0] if more else {}).items():
             cell = "" if raw is None or (isinstance(raw, float) and raw != raw) else str(raw).strip()
             if not cell:
