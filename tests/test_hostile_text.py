@@ -8,6 +8,7 @@ import io
 import json
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 
@@ -93,6 +94,29 @@ def test_a_failing_endpoint_s_error_body_reaches_stderr_inert(openai_server, tmp
                      json.loads(equilens("runs", "--db", str(tmp_path / "e.duckdb"), "--format", "json",
                                          cwd=tmp_path).stdout)[0]["run_id"], cwd=tmp_path, columns=200)
     _inert(shown.stdout + shown.stderr)
+
+
+def test_csv_exports_show_control_bytes_as_the_terminal_does(tmp_path: Path) -> None:
+    """`runs`, `show` and `compare` in CSV: a run named with a window-title sequence and groups
+    carrying colours, BEL and C1 bytes print no raw control byte; the other controls are visible."""
+    db = tmp_path / "e.duckdb"
+    _seed(db)
+    titled = "\x1b]0;TITLE\x07nightly\x07"
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE runs SET name = ?", [titled])
+        con.execute("UPDATE metrics SET group_a = ?, attribute = ?", ["\x1b[31mred\x1b[0m\x85", "=pet\x00"])
+    outs = [equilens("runs", "--db", str(db), "--format", "csv", cwd=tmp_path),
+            equilens("show", "20261124-010101", "--db", str(db), "--format", "csv", cwd=tmp_path),
+            equilens("compare", "20261124-010101-aaaaaa", "20261124-020202-bbbbbb", "--db", str(db), "--format", "csv",
+                     cwd=tmp_path)]
+    for out in outs:
+        assert out.returncode == 0, out.stderr
+        _inert(out.stdout)
+        assert not set(out.stdout) & {chr(c) for c in (*range(0, 9), *range(11, 32), *range(127, 160))}, out.stdout
+    assert set(pd.read_csv(io.StringIO(outs[0].stdout))["name"]) == {"nightly\\x07"}
+    shown = pd.read_csv(io.StringIO(outs[1].stdout))
+    assert list(shown["group_a"]) == ["red\\x85"] and list(shown["attribute"]) == ["'=pet\\x00"]
+    assert "red\\x85" in outs[2].stdout
 
 
 @pytest.mark.parametrize(("raw", "shown"), [

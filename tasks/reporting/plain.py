@@ -12,9 +12,11 @@ configs, prompts, answers and endpoint error bodies. All of it is hostile until 
 * **HTML and markdown.** :func:`escape` is :func:`visible` and then ``html.escape``: the HTML report
   writes every text through it, so ``cat report.html`` replays no escape sequence, BEL, NUL or C1
   byte an answer carried; the markdown report passes model text through :func:`visible` too.
-* **CSV.** :func:`csv_cell` neutralises a text cell that a spreadsheet would run as a formula
-  (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return) by prefixing a single quote,
-  the convention OWASP documents for CSV injection; a cell that is a plain number is left alone.
+* **CSV.** :func:`csv_cell` gives a text cell the terminal's treatment (:func:`visible`: a CSV on
+  stdout or ``cat`` to a terminal replays no escape sequence), then neutralises a cell that a
+  spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage
+  return) by prefixing a single quote, the convention OWASP documents for CSV injection; a cell
+  that is a plain number is left alone.
 """
 
 from __future__ import annotations
@@ -49,8 +51,12 @@ def escape(text: object, quote: bool = True) -> str:
 
 
 def csv_cell(value: Any) -> Any:  # noqa: ANN401 - any cell
-    """A cell a spreadsheet will not evaluate: text starting a formula gets a leading quote."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _NUMBER.fullmatch(value):
+    """A cell a terminal shows inert and a spreadsheet will not evaluate: text is :func:`visible`,
+    and text starting a formula gets a leading quote."""
+    if not isinstance(value, str):
+        return value
+    value = visible(value)
+    if value.startswith(_FORMULA_START) and not _NUMBER.fullmatch(value):
         return "'" + value
     return value
 
