@@ -15,19 +15,22 @@ from equilens.flows.run_record import error_text
 
 
 def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None:
-    """Table and markdown artifacts in the Prefect UI (no-ops outside a flow run)."""
+    """Table and markdown artifacts in the Prefect UI (no-ops outside a flow run). ``markdown`` is
+    escaped where it is written (:func:`equilens.tasks.reporting.terminal.markdown_report`); the
+    table, whose cells the UI shows as text, has its names made
+    :func:`~equilens.tasks.reporting.plain.visible`."""
     try:
         from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
+        from equilens.tasks.reporting.plain import visible
         from equilens.tasks.reporting.terminal import p_of
 
         keep = [c for c in ("attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n")
                 if c in metrics.columns]  # narrow enough for the screen; details are in the markdown report
         table = metrics[keep].assign(p_holm=[p_of(d) for d in metrics.get("details", [None] * len(metrics))]).round(4)
-        create_table_artifact(
-            key="metrics", table=table.astype(object).where(table.notna(), None).to_dict("records"),
-            description=f"equilens metrics, run {run_id}",
-        )
+        records = [{k: visible(v) if isinstance(v, str) else v for k, v in row.items()}
+                   for row in table.astype(object).where(table.notna(), None).to_dict("records")]
+        create_table_artifact(key="metrics", table=records, description=f"equilens metrics, run {run_id}")
         create_markdown_artifact(key="report", markdown=markdown, description=f"equilens report, run {run_id}")
     except Exception:  # noqa: BLE001 - artifacts are a view; they must never fail a run
         return
@@ -104,7 +107,9 @@ def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, 
 
             from prefect.artifacts import create_link_artifact
 
-            create_link_artifact(key="report-file", link=Path(report).resolve().as_uri(), link_text=report,
+            from equilens.tasks.reporting.plain import markdown
+
+            create_link_artifact(key="report-file", link=Path(report).resolve().as_uri(), link_text=markdown(report),
                                  description=f"equilens HTML report, run {run_id}")
         except Exception:  # noqa: BLE001 - a link is a view
             pass

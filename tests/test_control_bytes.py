@@ -68,3 +68,55 @@ def test_a_run_whose_answers_carry_control_bytes_writes_reports_without_them(pre
     markdown = " ".join(str(a.data) for a in artifacts if a.type == "markdown")
     assert markdown and _raw(markdown) == []
     assert _raw(json.dumps(result, default=str, ensure_ascii=False)) == []
+
+
+HOSTILE_NAME = "<img src=x onerror=alert(1)> <script>alert(2)</script> [click](http://127.0.0.1:9/x) " \
+               "![i](http://127.0.0.1:9/i.png) **bold** \x1b]0;TITLE\x07 | cell"
+HOSTILE_MODEL = "m`` </code><script>alert(3)</script> `x"
+
+
+def test_markdown_escapes_markup_and_a_code_span_holds_any_backticks() -> None:
+    from markdown_it import MarkdownIt
+
+    from equilens.tasks.reporting.plain import markdown, markdown_code
+
+    render = MarkdownIt("commonmark", {"html": True}).enable("table").render
+    shown = render(f"**{markdown(HOSTILE_NAME)}** · model {markdown_code(HOSTILE_MODEL)}\n\n"
+                   f"| a | b |\n|---|---|\n| {markdown(HOSTILE_NAME)} | x |\n")
+    assert "<img" not in shown and "<script" not in shown and "<a " not in shown and "<em" not in shown
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert shown.count("<td>") == 2  # the name's "|" does not split the table's cell
+    assert "<code>m`` &lt;/code&gt;&lt;script&gt;alert(3)&lt;/script&gt; `x</code>" in shown  # the whole model
+
+
+def test_the_markdown_artifact_escapes_the_run_s_name_model_and_texts(prefect_harness, openai_server,  # noqa: F811
+                                                                     tmp_path: Path) -> None:
+    """Read back from Prefect's database and rendered as CommonMark (HTML allowed): no tag, link,
+    image or raw control byte comes from the run's name, model, group words or answers."""
+    from markdown_it import MarkdownIt
+    from prefect.client.orchestration import get_client
+
+    from equilens.flows.counterfactual import counterfactual_assessment
+
+    openai_server.reply = lambda body: (f"How awful. {HOSTILE_NAME}" if " he " in f" {body['messages'][-1]['content']} "
+                                        else f"How lovely. {HOSTILE_NAME}")
+    cfg = parse_config({
+        "name": HOSTILE_NAME, "prompts": {"items": ["Is he a good nurse?", "Should he get the job?",
+                                                    "Is he kind to animals?"]},
+        "counterfactual": {"attributes": ["gender"], "detect_names": False},
+        "llm": {"provider": "openai", "model": HOSTILE_MODEL, "base_url": openai_server.base_url, "max_retries": 0,
+                "timeout": 10},
+        "metrics": {"bootstrap_resamples": 20},
+        "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": str(tmp_path / "reports")},
+    })
+    result = counterfactual_assessment(cfg)
+    with get_client(sync_client=True) as client:
+        mine = [a for a in client.read_artifacts() if f"run {result['run_id']}" in (a.description or "")]
+    markdown = next(str(a.data) for a in mine if a.key == "report")
+    assert "The answers behind the gaps" in markdown  # the answers are in it
+    shown = MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
+    assert "<img" not in shown and "<script" not in shown and "<a " not in shown, shown
+    assert _raw(shown) == [] and "TITLE" not in shown
+    assert "<code>m`` &lt;/code&gt;&lt;script&gt;alert(3)&lt;/script&gt; `x</code>" in shown
+    table = next(a.data for a in mine if a.key == "metrics")
+    assert _raw(json.dumps(table, ensure_ascii=False)) == []

@@ -81,7 +81,7 @@ def test_model_text_is_escaped_in_html_and_markdown(store: Store) -> None:
     html = html_section(evidence)
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     md = "\n".join(markdown_lines(evidence))
-    assert "\\<script\\>" in md and "\\*\\*bold\\*\\*" in md and "\\[link\\]" in md
+    assert "&lt;script&gt;" in md and "\\*\\*bold\\*\\*" in md and "\\[link\\]" in md
 
 
 def test_show_prints_answer_pairs_with_examples(store: Store, tmp_path: Path) -> None:
@@ -265,7 +265,7 @@ def test_identity_readings_are_shown_beside_the_answers_everywhere(identity: Sto
     assert "&lt;b&gt;Negotiate&lt;/b&gt;" in html and "<b>Negotiate</b>" not in html
     assert "answers' readings" in html  # the section says how the prompts were chosen
     md = "\n".join(markdown_lines(evidence))
-    assert "→ I would ask for $46,400. \\<b\\>Negotiate\\</b\\> \\*firmly\\*.  \n  *read: $46,400 (year)*" in md
+    assert "→ I would ask for $46,400. &lt;b&gt;Negotiate&lt;/b&gt; \\*firmly\\*.  \n  *read: $46,400 (year)*" in md
     assert "*unreadable: no\\_figure*" in md
     monkeypatch.setenv("COLUMNS", "200")
     print_examples(evidence)

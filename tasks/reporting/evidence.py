@@ -205,29 +205,24 @@ def _clip(text: str | None, limit: int) -> str:
 
 
 def markdown_lines(evidence: list[Evidence], limit: int = 240) -> list[str]:
-    """A markdown section with the examples (answers quoted as text, cut at ``limit`` characters)."""
+    """A markdown section with the examples (answers quoted as text, cut at ``limit`` characters);
+    every name and text passes :func:`equilens.tasks.reporting.plain.markdown`."""
+    from equilens.tasks.reporting.plain import markdown as _md
+
     if not evidence:
         return []
     lines = ["## The answers behind the gaps", ""]
     for ev in evidence:
-        lines += [f"### {ev.attribute}: {' vs '.join(ev.pair)} ({ev.why})", ""]
+        lines += [f"### {_md(ev.attribute)}: {_md(' vs '.join(ev.pair))} ({_md(ev.why)})", ""]
         for ex in ev.examples:
             for s in ex.sides:
                 who = f"{s.group}" + (f", {s.profile}" if s.profile else "")
-                score = f" · {ev.scorer} {s.score:.3f}" if s.score is not None else ""
+                score = f" · {_md(ev.scorer)} {s.score:.3f}" if s.score is not None else ""
                 reading = f"  \n  *{_md(s.reading)}*" if s.reading else ""
                 lines.append(f"- **{_md(who)}**{score}: {_md(_clip(s.prompt, limit))}  \n  → {_md(_clip(s.answer, limit))}"
                              f"{reading}")
             lines.append("")
     return lines
-
-
-def _md(text: str) -> str:
-    """Model text shown as text in markdown: no markup, links or HTML from an answer, and no raw
-    control character (:func:`equilens.tasks.reporting.plain.visible`)."""
-    from equilens.tasks.reporting.plain import visible
-
-    return "".join("\\" + c if c in "\\`*_{}[]<>|#!~" else c for c in visible(text))
 
 
 def print_examples(evidence: list[Evidence], limit: int = 400) -> None:

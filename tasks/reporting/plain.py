@@ -9,9 +9,13 @@ configs, prompts, answers and endpoint error bodies. All of it is hostile until 
   as a window title or an OSC-8 hyperlink, and two-byte ESC sequences), turns ``\\r\\n`` into a
   newline, and writes every other C0 or C1 control character and DEL as a visible ``\\xNN``, so
   a bare ``\\r`` cannot overwrite a line and BEL cannot ring. Newline and tab are kept.
-* **HTML and markdown.** :func:`escape` is :func:`visible` and then ``html.escape``: the HTML report
-  writes every text through it, so ``cat report.html`` replays no escape sequence, BEL, NUL or C1
-  byte an answer carried; the markdown report passes model text through :func:`visible` too.
+* **HTML.** :func:`escape` is :func:`visible` and then ``html.escape``: the HTML report writes every
+  text through it, so ``cat report.html`` replays no escape sequence, BEL, NUL or C1 byte an
+  answer carried.
+* **Markdown** (the Prefect artifacts). :func:`markdown` is :func:`visible` on one line, every
+  character markdown reads as markup backslash-escaped and ``<``, ``>``, ``&`` written as HTML
+  entities: no emphasis, link, image, code span, table cell, heading or HTML tag comes from a
+  name, a model or an answer. :func:`markdown_code` is a code span a backtick cannot close.
 * **CSV.** :func:`csv_cell` gives a text cell the terminal's treatment (:func:`visible`: a CSV on
   stdout or ``cat`` to a terminal replays no escape sequence), then neutralises a cell that a
   spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage
@@ -48,6 +52,26 @@ def escape(text: object, quote: bool = True) -> str:
     import html
 
     return html.escape(visible(text), quote=quote)
+
+
+_MARKUP = {**{c: "\\" + c for c in "\\`*_{}[]#!~|"}, "<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def _one_line(text: object) -> str:
+    return visible(text).replace("\n", " ").replace("\t", " ")
+
+
+def markdown(text: object) -> str:
+    """``text`` as inert markdown text on one line (see the module docstring)."""
+    return "".join(_MARKUP.get(c, c) for c in _one_line(text))
+
+
+def markdown_code(text: object) -> str:
+    """``text`` as a markdown code span on one line: fenced by one backtick more than its longest
+    run of backticks, and padded with a space, so no backtick in it closes the span."""
+    s = _one_line(text)
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", s)), default=0) + 1)
+    return f"{fence} {s} {fence}"
 
 
 def csv_cell(value: Any) -> Any:  # noqa: ANN401 - any cell

@@ -53,30 +53,33 @@ def markdown_report(
     evidence: list | None = None,
 ) -> str:
     """The run's markdown artifact: verdict, FTU, least fair pairs, the answers behind the gaps
-    (``evidence``, from :func:`equilens.tasks.reporting.evidence.find_evidence`), non-completion, usage."""
+    (``evidence``, from :func:`equilens.tasks.reporting.evidence.find_evidence`), non-completion, usage.
+    Every name, model and text in it passes :func:`~equilens.tasks.reporting.plain.markdown` (or
+    :func:`~equilens.tasks.reporting.plain.markdown_code` in a code span)."""
     from equilens.tasks.reporting.evidence import markdown_lines
+    from equilens.tasks.reporting.plain import markdown as md, markdown_code as code
 
     ftu = summary.get("ftu", {})
     from equilens.tasks.reporting.verdict import verdict_lines
 
-    lines = [f"# equilens run `{run_id}`", "", f"**{config.name}** · model `{config.llm.model}` "
-             f"({config.llm.provider}) · {config.llm.count} response(s) per variant", ""]
+    lines = [f"# equilens run {code(run_id)}", "", f"**{md(config.name)}** · model {code(config.llm.model)} "
+             f"({md(config.llm.provider)}) · {config.llm.count} response(s) per variant", ""]
     said = verdict_lines(metrics, config.model_dump(mode="json")) if not metrics.empty else []
     if said:
-        lines += ["## Verdict", "", *[f"- {s}" for s in said], ""]
-    counts = ", ".join(f"{k}: {v}" for k, v in ftu.get("counts", {}).items()) or "none"
+        lines += ["## Verdict", "", *[f"- {md(s)}" for s in said], ""]
+    counts = ", ".join(f"{md(k)}: {md(v)}" for k, v in ftu.get("counts", {}).items()) or "none"
     lines += ["## Fairness through unawareness",
               f"{'Holds' if ftu.get('holds') else 'Does not hold'}: prompts mentioning each attribute "
               f"({ftu.get('prompts', 0)} prompts): {counts}.", ""]
     from equilens.tasks.inputs.expansion import lost_lines
 
-    lines += [f"- {line}." for line in lost_lines((summary.get("variants") or {}).get("lost") or {})]
+    lines += [f"- {md(line)}." for line in lost_lines((summary.get("variants") or {}).get("lost") or {})]
     if not metrics.empty:
         lines += ["## Least fair group pair per metric", "", "| attribute | metric | pair | value [95% CI] | direction |",
                   "|---|---|---|---|---|"]
         for _, r in worst_pairs(metrics).iterrows():
-            lines.append(f"| {r['attribute']} | {r['metric']} | {pair_label(r)} | {format_interval(r)} | "
-                         f"{ARROW.get(r['direction'], r['direction'])} |")
+            lines.append(f"| {md(r['attribute'])} | {md(r['metric'])} | {md(pair_label(r))} | {format_interval(r)} | "
+                         f"{md(ARROW.get(r['direction'], r['direction']))} |")
         lines.append("")
     lines += markdown_lines(evidence or [])
     if not responses.empty:
@@ -85,10 +88,10 @@ def markdown_report(
 
         grouped = variant_rows(responses).groupby(["attribute", "grp"], sort=True)  # controls: in the totals only
         for (attribute, grp), sub in grouped:
-            lines.append(f"| {attribute} | {grp} | {len(sub)} | {int((~sub['ok']).sum())} | {int(sub['refusal'].sum())} |")
+            lines.append(f"| {md(attribute)} | {md(grp)} | {len(sub)} | {int((~sub['ok']).sum())} | {int(sub['refusal'].sum())} |")
         errors = responses.loc[~responses["ok"], "error_class"].value_counts()
         if len(errors):
-            lines += ["", "Failures by class: " + ", ".join(f"{k} ({v})" for k, v in errors.items())]
+            lines += ["", "Failures by class: " + ", ".join(f"{md(k)} ({v})" for k, v in errors.items())]
         lines.append("")
     usage = summary.get("usage") or {}
     if usage:
@@ -99,7 +102,7 @@ def markdown_report(
                   + (f", latency p50 {p50:.2f} s" if p50 is not None else "") + cost + ".", ""]
     skipped = summary.get("skipped") or {}
     if skipped:
-        lines += ["## Skipped", *[f"- **{k}**: {v}" for k, v in skipped.items()], ""]
+        lines += ["## Skipped", *[f"- **{md(k)}**: {md(v)}" for k, v in skipped.items()], ""]
     return "\n".join(lines)
 
 
