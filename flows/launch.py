@@ -234,7 +234,7 @@ def _confirmed(question: str) -> bool:
 def _print_result(result: dict, db: str) -> None:
     import pandas as pd
 
-    from equilens.tasks.inputs.expansion import lost_lines
+    from equilens.tasks.inputs.variant_validation import lost_lines
     from equilens.tasks.reporting.terminal import print_metrics_table, print_verdicts
 
     metrics = pd.DataFrame(result.get("metrics", []))

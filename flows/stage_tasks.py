@@ -270,7 +270,7 @@ def variants_stage(rec: RunRecorder, config: RunConfig, prompts: pd.DataFrame, l
     from prefect import get_run_logger
 
     from equilens.tasks.inputs.controls import CONTROL
-    from equilens.tasks.inputs.expansion import drop_invalid_sets, lost_contexts, lost_lines
+    from equilens.tasks.inputs.variant_validation import drop_invalid_sets, lost_contexts, lost_lines
 
     log = get_run_logger()
     with rec.stage("ftu"):

@@ -175,7 +175,7 @@ def test_prefect_form_shows_defaults_descriptions_and_a_provider_dropdown() -> N
     defs = CounterfactualRunConfig.model_json_schema()["$defs"]
     assert defs["CounterfactualConfig"]["properties"]["attributes"]["default"] == ["gender", "race"]
     llm = defs["LLMConfig"]["properties"]
-    assert llm["provider"]["enum"] == ["local", "openai", "azure"]
+    assert llm["provider"]["enum"] == ["local", "openai", "azure", "langchain", "python", "http"]
     for key in ("temperature", "azure_endpoint", "azure_deployment", "api_version"):
         assert llm[key].get("description"), key
 

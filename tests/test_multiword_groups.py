@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from equilens.tasks.inputs.expansion import drop_invalid_sets, expand_prompts, validate_variant
+from equilens.tasks.inputs.expansion import expand_prompts, validate_variant
+from equilens.tasks.inputs.variant_validation import drop_invalid_sets
 from equilens.tasks.inputs.lexicon import load_lexicon
 from equilens.tasks.inputs.names import load_names
 

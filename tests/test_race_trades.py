@@ -102,7 +102,7 @@ def test_two_people_of_related_groups_never_end_with_one_description(text: str, 
 
 def test_a_context_with_no_valid_variant_is_counted_per_attribute_never_dropped_silently() -> None:
     """The run says how many contexts of each attribute left it, and the first reason."""
-    from equilens.tasks.inputs.expansion import lost_contexts, lost_lines
+    from equilens.tasks.inputs.variant_validation import lost_contexts, lost_lines
     from equilens.tasks.reporting.terminal import markdown_report
 
     texts = ["Both Tanisha Jackson and Xoqtef Kassar showed up at the courthouse.",  # no gender for Xoqtef

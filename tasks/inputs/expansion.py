@@ -47,7 +47,7 @@ from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, relat
 from equilens.tasks.inputs.names import NameTable
 from equilens.tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
 
-__all__ = ["MULTI_GROUP_MODES", "SKIPPED", "Variant", "drop_invalid_sets", "expand_prompt", "expand_prompts",
+__all__ = ["MULTI_GROUP_MODES", "SKIPPED", "Variant", "expand_prompt", "expand_prompts",
            "mentioned_groups", "plan", "sources", "validate_variant"]
 
 Swap = tuple[str, str]
@@ -388,39 +388,3 @@ def expand_prompts(
             problems = problems + variant_problems(original, vtext, lexicon, names, mapping, label)
             out.append(Variant(pid, lexicon.attribute, label, vtext, swapped, tuple(dict.fromkeys(problems))))
     return out
-
-
-def drop_invalid_sets(variants):  # noqa: ANN001, ANN201 - pd.DataFrame -> (pd.DataFrame, int)
-    """Drop every (prompt, attribute) variant set that holds an invalid variant; return the rest and
-    how many sets went. A broken swap would measure the swap, not the model, so the whole set goes
-    (its record stays in the ``variants`` table with its problems)."""
-    invalid = variants[~variants["valid"]]
-    if invalid.empty:
-        return variants, 0
-    bad = set(zip(invalid["prompt_id"], invalid["attribute"], strict=True))
-    keep = [(p, a) not in bad for p, a in zip(variants["prompt_id"], variants["attribute"], strict=True)]
-    return variants[keep].reset_index(drop=True), len(bad)
-
-
-def lost_contexts(variants) -> dict[str, dict]:  # noqa: ANN001 - pd.DataFrame
-    """Per attribute, the contexts that mention it but keep no valid variant set (so they leave the
-    run): ``{"race": {"lost": 3, "of": 40, "reason": "the first problem of the first one"}}``, only
-    for attributes that lost any. Nothing is dropped silently: the run reports these counts."""
-    import json
-
-    out: dict[str, dict] = {}
-    for attribute, sub in variants.groupby("attribute", sort=True):
-        bad = sub.loc[~sub["valid"]]
-        if bad.empty:
-            continue
-        problems = json.loads(bad["problems"].iloc[0]) if isinstance(bad["problems"].iloc[0], str) else []
-        out[str(attribute)] = {"lost": int(bad["prompt_id"].nunique()), "of": int(sub["prompt_id"].nunique()),
-                               "reason": str(problems[0]) if problems else ""}
-    return out
-
-
-def lost_lines(lost: dict[str, dict]) -> list[str]:
-    """One sentence per attribute for :func:`lost_contexts` ("3 of 40 contexts had no valid race
-    variant set and were left out (first reason: ...)")."""
-    return [f"{v['lost']} of {v['of']} contexts had no valid {attribute} variant set and were left out"
-            + (f" (first reason: {v['reason']})" if v.get("reason") else "") for attribute, v in lost.items()]

@@ -3,6 +3,8 @@
 The texts may differ only inside attribute terms (plus the article and agreement words linked to
 them), every mention must land in the group the variant asks for, mentions of one group must not
 split (a pronoun changed but the name of the same person did not) and two groups must not merge.
+A prompt whose set holds an invalid variant leaves the run, counted per attribute with its first
+reason (:func:`drop_invalid_sets`, :func:`lost_contexts`).
 """
 
 from __future__ import annotations
@@ -207,3 +209,40 @@ def validate_variant(
         if len(groups) == 1:
             mapping = {groups[0]: group}
     return list(dict.fromkeys(variant_problems(checked, variant, lexicon, names, mapping, group)))
+
+
+# --- variant sets kept and lost ---------------------------------------------------------------
+def drop_invalid_sets(variants):  # noqa: ANN001, ANN201 - pd.DataFrame -> (pd.DataFrame, int)
+    """Drop every (prompt, attribute) variant set that holds an invalid variant; return the rest and
+    how many sets went. A broken swap would measure the swap, not the model, so the whole set goes
+    (its record stays in the ``variants`` table with its problems)."""
+    invalid = variants[~variants["valid"]]
+    if invalid.empty:
+        return variants, 0
+    bad = set(zip(invalid["prompt_id"], invalid["attribute"], strict=True))
+    keep = [(p, a) not in bad for p, a in zip(variants["prompt_id"], variants["attribute"], strict=True)]
+    return variants[keep].reset_index(drop=True), len(bad)
+
+
+def lost_contexts(variants) -> dict[str, dict]:  # noqa: ANN001 - pd.DataFrame
+    """Per attribute, the contexts that mention it but keep no valid variant set (so they leave the
+    run): ``{"race": {"lost": 3, "of": 40, "reason": "the first problem of the first one"}}``, only
+    for attributes that lost any. Nothing is dropped silently: the run reports these counts."""
+    import json
+
+    out: dict[str, dict] = {}
+    for attribute, sub in variants.groupby("attribute", sort=True):
+        bad = sub.loc[~sub["valid"]]
+        if bad.empty:
+            continue
+        problems = json.loads(bad["problems"].iloc[0]) if isinstance(bad["problems"].iloc[0], str) else []
+        out[str(attribute)] = {"lost": int(bad["prompt_id"].nunique()), "of": int(sub["prompt_id"].nunique()),
+                               "reason": str(problems[0]) if problems else ""}
+    return out
+
+
+def lost_lines(lost: dict[str, dict]) -> list[str]:
+    """One sentence per attribute for :func:`lost_contexts` ("3 of 40 contexts had no valid race
+    variant set and were left out (first reason: ...)")."""
+    return [f"{v['lost']} of {v['of']} contexts had no valid {attribute} variant set and were left out"
+            + (f" (first reason: {v['reason']})" if v.get("reason") else "") for attribute, v in lost.items()]

@@ -71,7 +71,7 @@ def markdown_report(
     lines += ["## Fairness through unawareness",
               f"{'Holds' if ftu.get('holds') else 'Does not hold'}: prompts mentioning each attribute "
               f"({ftu.get('prompts', 0)} prompts): {counts}.", ""]
-    from equilens.tasks.inputs.expansion import lost_lines
+    from equilens.tasks.inputs.variant_validation import lost_lines
 
     lines += [f"- {md(line)}." for line in lost_lines((summary.get("variants") or {}).get("lost") or {})]
     if not metrics.empty:
