@@ -176,3 +176,25 @@ def test_a_runnable_returning_a_string_takes_the_prompt_by_default() -> None:
     cfg = _cfg(hand_over(chain))
     (res,) = run_requests(_reqs(cfg, ["hello"]), cfg)
     assert res.ok and res.text == "you said: hello"
+
+
+def test_a_runnable_without_async_support_is_invoked_in_a_thread() -> None:
+    """``ChatHuggingFace`` over a local pipeline raises NotImplementedError from ``ainvoke``: every row
+    failed. The provider runs ``invoke`` in a thread instead."""
+    from langchain_core.runnables import Runnable
+
+    from equilens.tasks.config.sections import LLMConfig
+    from equilens.tasks.llm.base import LLMRequest
+    from equilens.tasks.llm.runner import run_requests
+    from equilens.tasks.llm.targets import hand_over
+
+    class SyncOnly(Runnable):
+        def invoke(self, value, config=None, **kwargs):  # noqa: ANN001, ANN201
+            return f"sync: {value}"
+
+        async def ainvoke(self, value, config=None, **kwargs):  # noqa: ANN001, ANN201
+            raise NotImplementedError("async generation is not supported")
+
+    cfg = LLMConfig(provider="langchain", target=hand_over(SyncOnly()), max_retries=0)
+    results = run_requests([LLMRequest(p, 0, p) for p in ("a", "b")], cfg)
+    assert [r.text for r in results] == ["sync: a", "sync: b"] and all(r.attempts == 1 for r in results)

@@ -118,5 +118,6 @@ def test_the_shipped_config_runs_the_chain_on_the_embedded_model(tmp_path: Path,
     assert len(names) >= 8  # each cell: one name for its variant, another for its control
     prompts = list(example_app.recent_prompts)
     docs = [d.page_content for d in example_app.documents()]
-    assert len(prompts) == len(texts) and all(any(d in p for d in docs) for p in prompts)  # retrieved policy in each
+    # (a call that found no async path in the chat model ran the chain again in a thread: the same prompt twice)
+    assert len(set(prompts)) == len(texts) and all(any(d in p for d in docs) for p in prompts)  # retrieved policy
     assert {n for n in names if any(f"talking to {n}." in p for p in prompts)} == names  # every person's own name

@@ -90,7 +90,7 @@ def document_store(embeddings: Any) -> Any:
 def local_chat_model(max_new_tokens: int = 32) -> Any:
     """SmolLM2-135M-Instruct as a LangChain chat model: the model equilens' local provider loads (its
     de-quantised copy in the equilens cache), in a greedy text-generation pipeline."""
-    from langchain_huggingface import HuggingFacePipeline
+    from langchain_huggingface import ChatHuggingFace, HuggingFacePipeline
     from transformers import pipeline
 
     from equilens.tasks.llm.local import load_causal_lm
@@ -98,24 +98,7 @@ def local_chat_model(max_new_tokens: int = 32) -> Any:
     lm, tok = load_causal_lm()
     generate = pipeline("text-generation", model=lm, tokenizer=tok, max_new_tokens=max_new_tokens,
                         do_sample=False, return_full_text=False)
-    return _threaded_chat_class()(llm=HuggingFacePipeline(pipeline=generate), tokenizer=tok)
-
-
-@functools.cache
-def _threaded_chat_class() -> type:
-    """``ChatHuggingFace`` whose async calls run the pipeline in a worker thread.
-
-    langchain-huggingface raises ``NotImplementedError`` ("async generation is not supported with
-    HuggingFacePipeline") from ``ainvoke`` over a local pipeline; LangChain's default for a chat model
-    without async support is to run the sync path in a thread, which is what this restores.
-    """
-    from langchain_core.language_models import BaseChatModel
-    from langchain_huggingface import ChatHuggingFace
-
-    class ThreadedChatHuggingFace(ChatHuggingFace):
-        _agenerate = BaseChatModel._agenerate
-
-    return ThreadedChatHuggingFace
+    return ChatHuggingFace(llm=HuggingFacePipeline(pipeline=generate), tokenizer=tok)
 
 
 def build_chain(max_new_tokens: int = 32, k: int = 2, model: Any = None, embeddings: Any = None) -> Any:

@@ -16,7 +16,8 @@ object itself.
   fields. Its output is read as a message's content, a string, or the string at ``llm.response_path``
   in a dict.
 
-Calls go through ``ainvoke``, ``max_concurrency`` at a time. An object built from an import path is
+Calls go through ``ainvoke``, ``max_concurrency`` at a time (``invoke`` in a thread for a Runnable
+without async support). An object built from an import path is
 built inside each run's event loop (:meth:`aopen`): LangChain clients hold connections bound to the
 loop that opened them; a factory that loads a model should keep it between calls (``functools.cache``).
 """
@@ -94,6 +95,7 @@ class LangChainProvider:
         self.cfg, self.model = cfg, cfg.model
         self.runnable: Any = None
         self.chat = False
+        self._sync_only = False
         self._cap = answer_char_cap(cfg)
         expand_env(cfg.target_kwargs, "llm.target_kwargs")  # registers the ${VAR} values as secrets before
         # the run's scrubber lists them; the object itself is built in aopen, inside the run's loop
@@ -113,10 +115,23 @@ class LangChainProvider:
 
             sys_text = self.cfg.system_prompt if system is None else system
             messages = ([SystemMessage(sys_text)] if sys_text else []) + [HumanMessage(prompt)]
-            return self.message_answer(await self.runnable.ainvoke(messages))
+            return self.message_answer(await self._invoke(messages))
         template = self.cfg.request if self.cfg.request is not None else "{prompt}"
-        out = await self.runnable.ainvoke(fill(template, call_values(self.cfg, prompt, system, user)))
+        out = await self._invoke(fill(template, call_values(self.cfg, prompt, system, user)))
         return self.output_answer(out)
+
+    async def _invoke(self, value: Any) -> Any:
+        """``ainvoke``; a Runnable without async support (``NotImplementedError``, as
+        ``ChatHuggingFace`` over a local ``HuggingFacePipeline`` raises) runs ``invoke`` in a thread,
+        from then on for this run."""
+        if not self._sync_only:
+            try:
+                return await self.runnable.ainvoke(value)
+            except NotImplementedError:
+                self._sync_only = True
+        import asyncio
+
+        return await asyncio.to_thread(self.runnable.invoke, value)
 
     def message_answer(self, message: Any) -> Completion:
         """A chat model's message: its text, token usage and first-token log-probabilities."""
