@@ -119,3 +119,13 @@ def test_a_context_with_no_valid_variant_is_counted_per_attribute_never_dropped_
     md = markdown_report("r", RunConfig(prompts={"items": texts}), {"variants": {"lost": lost}}, pd.DataFrame(),
                          pd.DataFrame())
     assert "1 of 2 contexts had no valid race variant set" in md
+
+
+def test_a_trade_puts_each_person_in_the_others_group_never_a_third(names) -> None:  # noqa: ANN001
+    """"Fatima Shakir and Kathleen Carlson": the white variant gave Kathleen's place a Black name
+    (Latonya Washington), as Shakir (41% Black: an Arabic surname many Black Muslims bear) made the
+    full name read Black; an Arabic first name before it reads Middle Eastern, as a reader reads it."""
+    text = "Fatima Shakir and Kathleen Carlson were sitting together."
+    assert dict(people(names, text)) == {"Fatima Shakir": "middle_eastern", "Kathleen Carlson": "white"}
+    white = race_variants(text)["white"]
+    assert [race for _, race in people(names, white)] == ["white", "middle_eastern"], white
