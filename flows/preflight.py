@@ -184,7 +184,7 @@ def _check_prompts(cfg: RunConfig) -> list[str]:
 def prompts_needed(pairs: int, alpha: float = 0.05) -> int:
     """Fewest prompts whose within-prompt permutation test can reach Holm's first threshold over
     ``pairs`` tests (group pairs times judged metrics)
-    (:func:`equilens.tasks.reporting.verdict.prompts_needed`, which the verdict uses too)."""
+    (:func:`equilens.tasks.metrics.judged.prompts_needed`, which the verdict uses too)."""
     from equilens.tasks.metrics.judged import prompts_needed as needed
 
     return needed(max(1, pairs), alpha)
