@@ -7,11 +7,10 @@ import logging
 from typing import Any
 
 import pandas as pd
-
-from equilens.tasks.config import RunConfig
-from equilens.tasks.storage.store import Store
 from equilens.flows.outage import check_llm_failures
 from equilens.flows.run_record import error_text
+from equilens.tasks.config import RunConfig
+from equilens.tasks.storage.store import Store
 
 
 def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None:
@@ -20,10 +19,9 @@ def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None
     table, whose cells the UI shows as text, has its names made
     :func:`~equilens.tasks.reporting.plain.visible`."""
     try:
-        from prefect.artifacts import create_markdown_artifact, create_table_artifact
-
         from equilens.tasks.reporting.plain import visible
         from equilens.tasks.reporting.terminal import p_of
+        from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
         keep = [c for c in ("attribute", "group_a", "group_b", "metric", "value", "ci_low", "ci_high", "n")
                 if c in metrics.columns]  # narrow enough for the screen; details are in the markdown report
@@ -105,9 +103,8 @@ def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, 
         try:
             from pathlib import Path
 
-            from prefect.artifacts import create_link_artifact
-
             from equilens.tasks.reporting.plain import markdown
+            from prefect.artifacts import create_link_artifact
 
             create_link_artifact(key="report-file", link=Path(report).resolve().as_uri(), link_text=markdown(report),
                                  description=f"equilens HTML report, run {run_id}")

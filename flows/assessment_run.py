@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-
 from equilens.flows.artifacts import close_run, run_result
 from equilens.flows.run_record import RunRecorder, begin_run, recorded_run
 from equilens.tasks.config import RunConfig
@@ -59,9 +58,8 @@ class AssessmentRun:
 @contextmanager
 def assessment_run(config: RunConfig, flow: str) -> Iterator[AssessmentRun]:
     """The recorded run around a flow's stages (see the module docstring)."""
-    from prefect import get_run_logger
-
     from equilens.tasks.storage.fingerprint import code_fingerprint
+    from prefect import get_run_logger
 
     log = get_run_logger()
     run_id, _, rec = begin_run(config, flow)

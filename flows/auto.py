@@ -26,20 +26,24 @@ import sys
 from typing import Any
 
 import pandas as pd
-from prefect import flow
-
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.run_record import response_counts
 from equilens.flows.execution import run_heavy
+from equilens.flows.run_record import response_counts
+from equilens.flows.stage_tasks import (
+    answer_stage,
+    counterfactual_metrics,
+    load_prompts_stage,
+    metric_inputs,
+    score_answers,
+    variants_stage,
+)
 from equilens.flows.stereotype import score_classifiers_task, stereotype_metrics_task
-from equilens.tasks import validation
 from equilens.tasks.assessments import identity as identity_stages
 from equilens.tasks.assessments import stereotype as stereotype_stage
 from equilens.tasks.config import AutoRunConfig
 from equilens.tasks.inputs.controls import VARIANT
 from equilens.tasks.storage.fingerprint import lexicon_fingerprint, path_fingerprint, stereotype_data_fingerprint
-from equilens.flows.stage_tasks import (answer_stage, counterfactual_metrics, load_prompts_stage, metric_inputs,
-                                       score_answers, variants_stage)
+from prefect import flow
 
 
 def identity_variants(rec: Any, unnamed: pd.DataFrame, variants: pd.DataFrame, config: AutoRunConfig,  # noqa: ANN401

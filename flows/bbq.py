@@ -25,17 +25,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from prefect import flow, task
-
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.run_record import response_counts, skipped_summary
+from equilens.flows.stage_tasks import CACHED, answer_variants
 from equilens.tasks import validation
 from equilens.tasks.assessments import bbq as stage
 from equilens.tasks.config import BBQConfig, BBQRunConfig, LLMConfig
-from equilens.tasks.storage.fingerprint import path_fingerprint
 from equilens.tasks.scoring.parsing import LETTERS
-from equilens.flows.stage_tasks import CACHED, answer_variants
-
+from equilens.tasks.storage.fingerprint import path_fingerprint
+from prefect import flow, task
 
 
 @task(name="bbq-questions", **CACHED)

@@ -28,24 +28,28 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from prefect import flow, task
-
 from equilens.flows.assessment_run import assessment_run
-from equilens.tasks.assessments import bias_test as stage
 from equilens.tasks import validation
+from equilens.tasks.assessments import bias_test as stage
 from equilens.tasks.assessments.bias_test.generation import export_csv, import_csv
-from equilens.tasks.inputs.bias_specs import load_bias_specs
 from equilens.tasks.assessments.bias_test.stereotype_score import export_json
 from equilens.tasks.assessments.bias_test.templates import build_pairs
 from equilens.tasks.config import BiasTestRunConfig
+from equilens.tasks.inputs.bias_specs import load_bias_specs
 from equilens.tasks.llm.base import LLMRequest, cache_key
 from equilens.tasks.llm.runner import run_requests
 from equilens.tasks.metrics import wanted_metrics
 from equilens.tasks.metrics.base import with_inputs
 from equilens.tasks.metrics.embedding import TERM_SETS
-from equilens.tasks.metrics.probability import (CROWS_PAIRS, GENERATED_PAIRS, MASKED_AUL, NEEDS_MASKED_LM,
-                                       NEEDS_TESTED_MODEL)
+from equilens.tasks.metrics.probability import (
+    CROWS_PAIRS,
+    GENERATED_PAIRS,
+    MASKED_AUL,
+    NEEDS_MASKED_LM,
+    NEEDS_TESTED_MODEL,
+)
 from equilens.tasks.storage.store import Store
+from prefect import flow, task
 
 
 @task(name="generate-test-sentences")

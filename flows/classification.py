@@ -19,16 +19,14 @@ import sys
 from typing import Any
 
 import pandas as pd
-from prefect import flow, task
-
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.run_record import response_counts, skipped_summary
+from equilens.flows.stage_tasks import CACHED, answer_variants
 from equilens.tasks import validation
 from equilens.tasks.assessments import classification as stage
 from equilens.tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig
 from equilens.tasks.storage.fingerprint import path_fingerprint
-from equilens.flows.stage_tasks import CACHED, answer_variants
-
+from prefect import flow, task
 
 
 @task(name="classification-metrics", **CACHED)

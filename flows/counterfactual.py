@@ -24,14 +24,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from prefect import flow
-
 from equilens.flows.artifacts import closing_columns
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.looks import Looks
-from equilens.tasks import validation
-from equilens.tasks.config import CounterfactualRunConfig
-from equilens.tasks.storage.fingerprint import lexicon_fingerprint
 from equilens.flows.stage_tasks import (
     counterfactual_metrics,
     load_prompts_stage,
@@ -39,6 +34,9 @@ from equilens.flows.stage_tasks import (
     score_stage,
     variants_stage,
 )
+from equilens.tasks.config import CounterfactualRunConfig
+from equilens.tasks.storage.fingerprint import lexicon_fingerprint
+from prefect import flow
 
 FLOW_NAME = "counterfactual-assessment"
 

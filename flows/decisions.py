@@ -25,8 +25,6 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from prefect import flow
-
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.outage import check_llm_failures
 from equilens.flows.run_record import response_counts, skipped_summary
@@ -37,6 +35,7 @@ from equilens.tasks.config import DecisionsRunConfig
 from equilens.tasks.pipeline import results_frame
 from equilens.tasks.reporting.progress import ProgressReporter
 from equilens.tasks.reporting.verdict import verdict_lines
+from prefect import flow
 
 FLOW_NAME = "decisions-assessment"
 

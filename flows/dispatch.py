@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from equilens.tasks.config.assessments import ASSESSMENTS
 from equilens.tasks.config import RunConfig
+from equilens.tasks.config.assessments import ASSESSMENTS
 
 
 def flow_for(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:

@@ -34,21 +34,24 @@ import sys
 from typing import Any
 
 import pandas as pd
-from prefect import flow
-
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.looks import Looks
 from equilens.flows.stage_tasks import load_prompts_stage, score_stage, variants_calls
 from equilens.tasks import validation
+from equilens.tasks.assessments import identity as stages
+from equilens.tasks.assessments.identity.accuracy import JudgeCheckIncomplete, check_status, load_check_set, run_check
+from equilens.tasks.assessments.identity.judge import (
+    Judged,
+    annotate_harm,
+    judge_directed,
+    judge_stage,
+    load_instructions,
+)
 from equilens.tasks.config import IdentityRunConfig
 from equilens.tasks.inputs.controls import CONTROL
-from equilens.tasks.reporting.verdict import verdict_lines
-from equilens.tasks.assessments import identity as stages
 from equilens.tasks.reporting.progress import ProgressReporter
-from equilens.tasks.assessments.identity.judge import (Judged, annotate_harm, judge_directed, judge_stage,
-                                                       load_instructions)
-from equilens.tasks.assessments.identity.accuracy import (JudgeCheckIncomplete, check_status, load_check_set,
-                                                             run_check)
+from equilens.tasks.reporting.verdict import verdict_lines
+from prefect import flow
 
 FLOW_NAME = "identity-assessment"
 
@@ -163,8 +166,8 @@ def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: 
     from itertools import combinations
 
     from equilens.flows.plan import ExtraCalls
-    from equilens.tasks.assessments.identity.judge import judge_question
     from equilens.tasks.assessments.identity.accuracy import check_questions
+    from equilens.tasks.assessments.identity.judge import judge_question
     from equilens.tasks.llm.budget import CHARS_PER_TOKEN
 
     out = _reader_calls(config, prompts)

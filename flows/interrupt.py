@@ -22,8 +22,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from equilens.tasks.llm.stop import (clear_stop, on_stop, request_stop, signal_name, stop_from_signal, stop_requested,
-                                     stop_signal)
+from equilens.tasks.llm.stop import (
+    clear_stop,
+    on_stop,
+    request_stop,
+    signal_name,
+    stop_from_signal,
+    stop_signal,
+)
 
 GRACE_S = 5.0
 SIGNALS = (signal.SIGINT, signal.SIGTERM)

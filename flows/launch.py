@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-
 from equilens.tasks.reporting.plain import visible
 
 FlowPicker = Callable[[Any], Callable[[Any], dict[str, Any]]]  # config -> the flow that runs it
@@ -233,7 +232,6 @@ def _confirmed(question: str) -> bool:
 
 def _print_result(result: dict, db: str) -> None:
     import pandas as pd
-
     from equilens.tasks.inputs.variant_validation import lost_lines
     from equilens.tasks.reporting.terminal import print_metrics_table, print_verdicts
 
@@ -287,7 +285,6 @@ def invoke(app: typer.Typer, argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     except Exception as exc:  # click usage errors; an equilens error a command did not report itself
         import click
-
         from equilens.tasks.errors import EquilensError
 
         usage = (click.ClickException, *_vendored_click_errors())

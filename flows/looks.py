@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.config import RunConfig
 from equilens.tasks.pipeline.looks import LookRule, Settlement, judge_look
 

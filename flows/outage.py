@@ -3,9 +3,7 @@ measured an outage, not the model, and fails with the endpoint and the errors na
 
 from __future__ import annotations
 
-
 import pandas as pd
-
 from equilens.tasks.config import LLMConfig, RunConfig
 from equilens.tasks.errors import EquilensError
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
-
 from equilens.tasks.errors import ConfigError
 from equilens.tasks.metrics.judged import planned_metrics
 
@@ -113,7 +112,6 @@ def check_request(cfg: Any, gap: float, metric: str | None) -> None:  # noqa: AN
     finite, not positive or below what a metric resolves
     (:func:`~equilens.tasks.stats.power_plan.gap_problem`), an unknown metric, a config without prompts."""
     from equilens.tasks.metrics import METRICS
-
     from equilens.tasks.stats.power_plan import gap_problem
 
     problem = gap_problem(gap)

@@ -3,11 +3,7 @@ or the one ``PREFECT_API_URL`` names."""
 
 from __future__ import annotations
 
-import time
-
-
 from equilens.tasks.errors import EquilensError
-
 
 PREFECT_STARTUP_HELP = (
     "Prefect's temporary API server did not start in time ({detail}). On a busy machine its first start "

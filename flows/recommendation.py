@@ -21,16 +21,14 @@ import sys
 from typing import Any
 
 import pandas as pd
-from prefect import flow, task
-
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.run_record import response_counts, skipped_summary
+from equilens.flows.stage_tasks import CACHED, answer_variants, load_prompts_task
 from equilens.tasks import validation
 from equilens.tasks.assessments import recommendation as stage
 from equilens.tasks.config import MetricsConfig, RecommendationConfig, RecommendationRunConfig
 from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint
-from equilens.flows.stage_tasks import CACHED, answer_variants, load_prompts_task
-
+from prefect import flow, task
 
 
 @task(name="recommendation-metrics", **CACHED)

@@ -12,12 +12,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pandas as pd
-
+from equilens.flows.memory import memory_handed_back
 from equilens.tasks.config import RunConfig
+from equilens.tasks.llm.stop import interruption_text, is_interruption, stop_workers
 from equilens.tasks.storage.fingerprint import versions
 from equilens.tasks.storage.store import Store
-from equilens.flows.memory import memory_handed_back
-from equilens.tasks.llm.stop import interruption_text, is_interruption, stop_workers
 
 
 def response_counts(responses: pd.DataFrame, **extra: Any) -> dict[str, Any]:

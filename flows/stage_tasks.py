@@ -11,23 +11,19 @@ task writes to DuckDB.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from collections.abc import Iterator
-from typing import Any
+from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
-from prefect import task
-from prefect.cache_policies import INPUTS, TASK_SOURCE
-
 from equilens.flows.caching import cached
+from equilens.flows.execution import run_heavy, run_sharded
 from equilens.flows.memory import memory_handed_back
 from equilens.flows.outage import check_llm_failures
 from equilens.flows.run_record import RunRecorder, response_counts
-from equilens.tasks import validation
 from equilens.tasks import pipeline as assessment
-from equilens.tasks.pipeline.metric_stage import metric_stage
-from equilens.flows.execution import run_heavy, run_sharded
+from equilens.tasks import validation
 from equilens.tasks.config import (
     CounterfactualConfig,
     ExecutionConfig,
@@ -37,12 +33,14 @@ from equilens.tasks.config import (
     RunConfig,
     ScoringConfig,
 )
+from equilens.tasks.inputs.prompts import load_prompts
 from equilens.tasks.llm.base import LLMRequest, LLMResult
 from equilens.tasks.llm.runner import run_requests
-from equilens.tasks.inputs.prompts import load_prompts
+from equilens.tasks.pipeline.metric_stage import metric_stage
 from equilens.tasks.storage.fingerprint import frame_digest, path_fingerprint, texts_digest
 from equilens.tasks.storage.store import Store
-
+from prefect import task
+from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 CACHED = cached(INPUTS + TASK_SOURCE)
 
@@ -143,12 +141,11 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
     so a killed run loses at most the shards in flight and a re-run calls only what is missing."""
     if execution.task_runner != "dask":
         return run_heavy(call_llm_task, execution, variants, cfg, duckdb_path, lock_timeout)
-    from prefect.futures import wait
-
     from equilens.flows.execution import gpu_annotation
     from equilens.tasks.llm.runner import STOP_POLL_S, CacheWriter, cached_results, in_order, missing
     from equilens.tasks.llm.stop import raise_if_stopped, signals_as_stop_requests
     from equilens.tasks.reporting.progress import ProgressReporter
+    from prefect.futures import wait
 
     fit = planned_requests(variants, cfg)
     store = Store(Path(duckdb_path), lock_timeout)
@@ -267,10 +264,9 @@ def variants_stage(rec: RunRecorder, config: RunConfig, prompts: pd.DataFrame, l
     """The ``ftu`` and ``expand`` stages: which prompts mention a group (stored with the prompts), and
     the valid counterfactual variants of those that do, with their controls (all variants stored,
     the variants suite); the FTU report and the variants kept."""
-    from prefect import get_run_logger
-
     from equilens.tasks.inputs.controls import CONTROL
     from equilens.tasks.inputs.variant_validation import drop_invalid_sets, lost_contexts, lost_lines
+    from prefect import get_run_logger
 
     log = get_run_logger()
     with rec.stage("ftu"):

@@ -19,18 +19,16 @@ import sys
 from typing import Any
 
 import pandas as pd
-from prefect import flow, task
-
 from equilens.flows.assessment_run import assessment_run
+from equilens.flows.execution import run_heavy
 from equilens.flows.outage import check_llm_failures
 from equilens.flows.run_record import response_counts
-from equilens.flows.execution import run_heavy
+from equilens.flows.stage_tasks import CACHED, answer_variants, load_prompts_task
 from equilens.tasks import validation
 from equilens.tasks.assessments import stereotype as stereotype_stage
 from equilens.tasks.config import MetricsConfig, StereotypeConfig, StereotypeRunConfig
 from equilens.tasks.storage.fingerprint import path_fingerprint, stereotype_data_fingerprint
-from equilens.flows.stage_tasks import CACHED, answer_variants, load_prompts_task
-
+from prefect import flow, task
 
 
 @task(name="score-classifiers", **CACHED)

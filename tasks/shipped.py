@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.resources
 from pathlib import Path
 
-
 REPO_ROOT = Path(__file__).resolve().parent.parent  # the checkout, or site-packages/equilens when installed
 
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
-
 from equilens.tasks.errors import ValidationFailed
 
 MAX_EXAMPLES = 5

@@ -6,7 +6,6 @@ import os
 import tempfile
 
 import pytest
-
 from equilens.tasks.environment import apply_offline_defaults
 
 apply_offline_defaults()

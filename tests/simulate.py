@@ -21,13 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig
-from equilens.tasks.inputs.prompts import text_hash
-from equilens.tasks.reporting.verdict import HEADLINE, attribute_verdict, details_of
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
+from equilens.tasks.inputs.prompts import text_hash
 from equilens.tasks.pipeline import ScoreSet
 from equilens.tasks.pipeline.metric_stage import metric_stage
+from equilens.tasks.reporting.verdict import HEADLINE, attribute_verdict, details_of
 
 GROUPS = ("male", "female")
 WORDS = 12

@@ -17,12 +17,11 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t as student_t
-
 from equilens.tasks.assessments.identity import detectable_outcome_gaps
 from equilens.tasks.pipeline.looks import LookRule, judge_look
 from equilens.tasks.reporting.verdict import attribute_verdict
 from equilens.tasks.stats import holm_adjust
+from scipy.stats import t as student_t
 
 ALPHA, LABEL = 0.05, "gender x race"
 

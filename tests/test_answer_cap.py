@@ -12,11 +12,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from equilens.tasks.config import LLMConfig, parse_config
 from equilens.tasks.llm import LLMRequest, cache_key, run_requests
 from equilens.tasks.llm.base import ANSWER_CUT, answer_char_cap, reply_byte_cap
 from equilens.tasks.llm.openai_provider import parse_chat_completion
+
 from tests.fakes.openai_server import HUGE_TEXT, FakeOpenAIServer, openai_server  # noqa: F401 - fixture
 
 HUGE = 50 * 2**20  # characters (and bytes: the huge reply is ASCII)

@@ -181,12 +181,11 @@ def test_a_runnable_returning_a_string_takes_the_prompt_by_default() -> None:
 def test_a_runnable_without_async_support_is_invoked_in_a_thread() -> None:
     """``ChatHuggingFace`` over a local pipeline raises NotImplementedError from ``ainvoke``: every row
     failed. The provider runs ``invoke`` in a thread instead."""
-    from langchain_core.runnables import Runnable
-
     from equilens.tasks.config.sections import LLMConfig
     from equilens.tasks.llm.base import LLMRequest
     from equilens.tasks.llm.runner import run_requests
     from equilens.tasks.llm.targets import hand_over
+    from langchain_core.runnables import Runnable
 
     class SyncOnly(Runnable):
         def invoke(self, value, config=None, **kwargs):  # noqa: ANN001, ANN201

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from typer.testing import CliRunner
-
 from equilens.flows.cli import app
 from equilens.tasks.config.assessments import ASSESSMENTS
+from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
 

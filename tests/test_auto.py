@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-
 from equilens.tasks.config import parse_config
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 PROMPTS = [

@@ -9,9 +9,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import BBQConfig, MetricsConfig, parse_config
 from equilens.tasks.errors import InputDataError
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 from tests.test_lm_likelihood import tiny_gpt2  # noqa: F401 - fixture: a tiny causal LM built on the spot
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import parse_config
 from equilens.tasks.errors import ValidationFailed
+
 from tests.test_lm_likelihood import tiny_bert, tiny_gpt2  # noqa: F401 - fixtures: tiny LMs
 
 SPEC = {"name": "doctor_nurse", "social_groups": {"male": ["he", "man"], "female": ["she", "woman"]},

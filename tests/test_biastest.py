@@ -7,8 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from equilens.tasks.inputs.crows_pairs import crows_pairs_scores, load_crows_pairs, shared_token_mask
 from equilens.tasks.assessments.bias_test.generation import (
     build_generation_requests,
     clean_generation,
@@ -16,7 +14,6 @@ from equilens.tasks.assessments.bias_test.generation import (
     generate_sentences,
     import_csv,
 )
-from equilens.tasks.inputs.bias_specs import load_bias_specs, parse_bias_specs
 from equilens.tasks.assessments.bias_test.stereotype_score import (
     bootstrap_stereotype_score,
     export_json,
@@ -26,6 +23,8 @@ from equilens.tasks.assessments.bias_test.stereotype_score import (
 )
 from equilens.tasks.assessments.bias_test.templates import build_pairs, fill_template, make_template
 from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.bias_specs import load_bias_specs, parse_bias_specs
+from equilens.tasks.inputs.crows_pairs import crows_pairs_scores, load_crows_pairs, shared_token_mask
 from equilens.tasks.scoring.likelihood import TokenLogprobs
 
 SPEC_DIR = Path(__file__).resolve().parents[1] / "data" / "bias_specs"

@@ -18,11 +18,10 @@ import math
 
 import numpy as np
 import pytest
-
 from equilens.tasks.assessments.bias_test import stereotype_scores, weat_metrics
 from equilens.tasks.assessments.bias_test.generation import GeneratedSentence
-from equilens.tasks.inputs.bias_specs import parse_bias_specs
 from equilens.tasks.config import BiasTestConfig, MetricsConfig
+from equilens.tasks.inputs.bias_specs import parse_bias_specs
 from equilens.tasks.metrics.embedding import SEAT_TEMPLATES
 from equilens.tasks.metrics.term_bootstrap import term_bootstrap
 

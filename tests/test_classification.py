@@ -8,10 +8,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import ClassificationConfig, MetricsConfig, parse_config
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.scoring.parsing import parse_label
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 LABELS = ["approve", "deny"]

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from equilens.tasks.errors import ModelLoadError
 from equilens.tasks.scoring.base import SCORERS
 from equilens.tasks.scoring.classifiers import HFClassifierScorer, ProfanityScorer, resolve_label

@@ -8,9 +8,9 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-
 from equilens.flows.outage import LLMOutageError, check_llm_failures
 from equilens.tasks.config import parse_config
+
 from tests.fakes.cli import equilens
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from equilens.tasks.storage.store import Store
+
 from tests.fakes.cli import equilens
 
 ROOT = Path(__file__).resolve().parents[1]

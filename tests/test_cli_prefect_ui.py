@@ -6,11 +6,10 @@ import pandas as pd
 
 
 def test_flow_run_is_named_and_tagged_with_the_run_id(prefect_harness) -> None:  # noqa: ANN001
+    from equilens.flows.run_record import label_flow_run
     from prefect import flow
     from prefect.client.orchestration import get_client
     from prefect.context import FlowRunContext
-
-    from equilens.flows.run_record import label_flow_run
 
     @flow
     def labelled() -> str:
@@ -32,7 +31,6 @@ def test_label_outside_a_flow_is_a_no_op() -> None:
 
 def test_metrics_artifact_columns(monkeypatch) -> None:  # noqa: ANN001
     import prefect.artifacts
-
     from equilens.flows.artifacts import publish_artifacts
 
     seen: dict = {}

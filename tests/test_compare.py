@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-
 from equilens.tasks.reporting.compare import compare_runs
 from equilens.tasks.storage.store import Store
+
 from tests.fakes.cli import Ran, equilens
 
 
@@ -113,7 +113,6 @@ def test_config_differences_are_listed(tmp_path: Path) -> None:
 
 def test_the_table_keeps_metric_and_group_names_whole_at_100_columns(tmp_path: Path) -> None:
     # at 100 columns every cell was folded: "bleu_similarit" over "y", "native_amer" over "ican"
-    import os
 
     rows = [_row(run, metric, v, v - 0.01, v + 0.01, family="counterfactual", a="native_american",
                  b="middle_eastern", attribute="race")

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from equilens.tasks.config.assessments import ASSESSMENTS
 from equilens.tasks.config import (
     CONFIG_CLASSES,
     AutoRunConfig,
@@ -18,6 +16,7 @@ from equilens.tasks.config import (
     load_config,
     parse_config,
 )
+from equilens.tasks.config.assessments import ASSESSMENTS
 from equilens.tasks.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,10 +11,10 @@ import json
 import re
 from pathlib import Path
 
-
 from equilens.tasks.config import parse_config
 from equilens.tasks.reporting.evidence import Evidence, Example, Side, html_section, markdown_lines
 from equilens.tasks.reporting.plain import escape
+
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
 
 RAW = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 (but tab, newline, CR), DEL, C1
@@ -76,9 +76,8 @@ HOSTILE_MODEL = "m`` </code><script>alert(3)</script> `x"
 
 
 def test_markdown_escapes_markup_and_a_code_span_holds_any_backticks() -> None:
-    from markdown_it import MarkdownIt
-
     from equilens.tasks.reporting.plain import markdown, markdown_code
+    from markdown_it import MarkdownIt
 
     render = MarkdownIt("commonmark", {"html": True}).enable("table").render
     shown = render(f"**{markdown(HOSTILE_NAME)}** · model {markdown_code(HOSTILE_MODEL)}\n\n"
@@ -93,10 +92,9 @@ def test_the_markdown_artifact_escapes_the_run_s_name_model_and_texts(prefect_ha
                                                                      tmp_path: Path) -> None:
     """Read back from Prefect's database and rendered as CommonMark (HTML allowed): no tag, link,
     image or raw control byte comes from the run's name, model, group words or answers."""
+    from equilens.flows.counterfactual import counterfactual_assessment
     from markdown_it import MarkdownIt
     from prefect.client.orchestration import get_client
-
-    from equilens.flows.counterfactual import counterfactual_assessment
 
     openai_server.reply = lambda body: (f"How awful. {HOSTILE_NAME}" if " he " in f" {body['messages'][-1]['content']} "
                                         else f"How lovely. {HOSTILE_NAME}")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
-
 import equilens.tasks.inputs.expansion as cf
+import pytest
+from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.expansion import Variant, expand_prompt, expand_prompts
+from equilens.tasks.inputs.lexicon import custom_lexicon, load_lexicon
 from equilens.tasks.inputs.neutralization import neutralize
 from equilens.tasks.inputs.variant_validation import validate_variant
-from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.lexicon import custom_lexicon, load_lexicon
 
 
 @pytest.fixture(scope="module")
@@ -174,9 +173,8 @@ def test_variant_swaps_and_problems_are_json_text_as_stored() -> None:
     import json
 
     import pandas as pd
-
-    from equilens.tasks.pipeline import expand_stage
     from equilens.tasks.config import CounterfactualConfig
+    from equilens.tasks.pipeline import expand_stage
 
     frame = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": ["Is he a good nurse?"]}),
                          CounterfactualConfig(attributes=["gender"]))

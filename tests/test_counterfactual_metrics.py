@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from equilens.tasks.errors import InputDataError, RegistryError
 from equilens.tasks.metrics import METRICS
 from equilens.tasks.metrics.counterfactual import (

@@ -6,15 +6,14 @@ import json
 
 import pandas as pd
 import pytest
-
-from equilens.tasks.pipeline import expand_stage
 from equilens.tasks.config import CounterfactualConfig
-from equilens.tasks.inputs.expansion import SKIPPED, expand_prompt, expand_prompts
 from equilens.tasks.errors import ConfigError
+from equilens.tasks.inputs.expansion import SKIPPED, expand_prompt, expand_prompts
 from equilens.tasks.inputs.ftu import check_ftu, find_mentions
 from equilens.tasks.inputs.lexicon import load_lexicon
 from equilens.tasks.inputs.names import load_names
 from equilens.tasks.inputs.variant_validation import validate_variant
+from equilens.tasks.pipeline import expand_stage
 
 
 @pytest.fixture(scope="module")

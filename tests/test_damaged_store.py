@@ -7,8 +7,8 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-
 from equilens.tasks.storage.store import Store
+
 from tests.fakes.cli import equilens
 
 HEADER, BLOCK = 3 * 4096, 262144  # DuckDB's file layout: three 4 KiB headers, then 256 KiB blocks

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from equilens.tasks.config import parse_config
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 PROMPTS = [f"Write one sentence about a {who} who works as a {job}." for who in ("man", "woman")
@@ -48,7 +48,6 @@ def cluster(prefect_harness):  # noqa: ANN001, ANN201 - (LocalCluster, Client)
     by the tests of this module, since each worker process imports equilens, Prefect and torch when
     its first task arrives."""
     from distributed import Client, LocalCluster
-
     from equilens.flows.prefect_api import prefect_api_url
 
     url = prefect_api_url()

@@ -27,10 +27,11 @@ def test_a_fair_deterministic_model_is_not_called_biased() -> None:
 
 
 def test_a_samples_only_floor_of_a_deterministic_model_is_skipped_with_the_reason() -> None:
-    from tests.simulate import simulate
     from equilens.tasks.config import CounterfactualConfig, MetricsConfig
-    from equilens.tasks.reporting.verdict import attribute_verdict
     from equilens.tasks.pipeline.metric_stage import metric_stage
+    from equilens.tasks.reporting.verdict import attribute_verdict
+
+    from tests.simulate import simulate
 
     responses, scores = simulate(20, Model(deterministic=True), 3)
     out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"], noise_floor="samples"),
@@ -79,9 +80,10 @@ def test_a_fair_sampling_model_is_not_called_biased() -> None:
 
 
 def test_no_gap_is_simulated_where_too_few_prompts_can_reach_holms_bar() -> None:
-    from tests.simulate import simulate
     from equilens.tasks.config import CounterfactualConfig, MetricsConfig
     from equilens.tasks.pipeline.metric_stage import metric_stage
+
+    from tests.simulate import simulate
 
     responses, scores = simulate(5, Model(deterministic=False), 1)  # 2^(1-5) = 0.0625 > 0.05 / 2 tests
     out = metric_stage(responses, scores, CounterfactualConfig(attributes=["gender"]),
@@ -96,8 +98,8 @@ def _traced_planted_parity_gap(rows: int, prompts: int, realizations: int) -> fl
     ``prompts`` prompts (rows shared evenly) plants ``realizations`` realizations; a gap is found."""
     import tracemalloc
 
-    from equilens.tasks.stats.detectable_gap import parity_detectable_gap
     from equilens.tasks.metrics import METRICS
+    from equilens.tasks.stats.detectable_gap import parity_detectable_gap
 
     spec = METRICS.get("strict_sentiment_parity")
     rng = np.random.default_rng(0)
@@ -171,8 +173,8 @@ def test_a_planted_parity_gap_of_scores_that_never_tie_holds_a_bounded_grid() ->
     steps of the range (:data:`equilens.tasks.stats.detectable_gap.PLANT_STEPS`): 45 MB."""
     import tracemalloc
 
-    from equilens.tasks.stats.detectable_gap import parity_detectable_gap
     from equilens.tasks.metrics import METRICS
+    from equilens.tasks.stats.detectable_gap import parity_detectable_gap
 
     spec = METRICS.get("strict_sentiment_parity")
     rng = np.random.default_rng(2)

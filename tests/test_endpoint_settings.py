@@ -16,13 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
-
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.llm import LLMRequest, cache_key, run_requests
 from equilens.tasks.llm.base import endpoint_identity
-from equilens.tasks.llm.openai_provider import OpenAIChatProvider, length_cap_field
 from equilens.tasks.llm.calls import RateLimiter
+from equilens.tasks.llm.openai_provider import OpenAIChatProvider, length_cap_field
 from equilens.tasks.storage.store import Store
+
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server, running_server  # noqa: F401 - fixture
 
 ROOT = Path(__file__).resolve().parents[1]

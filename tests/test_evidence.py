@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig
-from equilens.tasks.reporting.evidence import find_evidence, html_section, markdown_lines
 from equilens.tasks.pipeline.metric_stage import metric_stage
+from equilens.tasks.reporting.evidence import find_evidence, html_section, markdown_lines
 from equilens.tasks.storage.store import Store
+
 from tests.fakes.cli import equilens
 from tests.simulate import Model, simulate
 

@@ -15,15 +15,15 @@ from typing import Any
 
 import duckdb
 import pytest
+from equilens.tasks.config import load_config
+from equilens.tasks.llm import LLMRequest, cache_key, run_requests
+from equilens.tasks.llm.targets import hand_over
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
-from equilens.tasks.config import load_config
-from equilens.tasks.llm import LLMRequest, cache_key, run_requests
-from equilens.tasks.llm.targets import hand_over
 from tests.fakes.cli import equilens
 
 ROOT = Path(__file__).resolve().parents[1]

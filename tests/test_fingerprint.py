@@ -6,9 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from equilens.tasks.storage.fingerprint import lexicon_fingerprint, stereotype_data_fingerprint
 from equilens.tasks.inputs.lexicon import LEXICON_DIR
+from equilens.tasks.storage.fingerprint import lexicon_fingerprint, stereotype_data_fingerprint
 
 
 def test_default_lexicon_fingerprint_does_not_depend_on_the_working_directory(

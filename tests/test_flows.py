@@ -8,8 +8,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from equilens.tasks.config import parse_config
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 PROMPTS = [
@@ -41,8 +41,8 @@ def _count(db: Path, sql: str, params: list | None = None) -> int:
 def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, tmp_path: Path,  # noqa: F811
                                                 monkeypatch) -> None:  # noqa: ANN001
     import equilens.flows.counterfactual as module
-    from equilens.flows.counterfactual import counterfactual_assessment
     from equilens.flows.artifacts import CLOSE_READS
+    from equilens.flows.counterfactual import counterfactual_assessment
     from equilens.flows.stage_tasks import STORED_ONLY
 
     carried = []
@@ -248,6 +248,7 @@ def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny
 
 def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path: Path) -> None:
     from equilens.flows.dispatch import flow_for
+
     from tests.test_classifiers import _build
 
     model = _build(tmp_path / "tiny-toxicity")
@@ -284,9 +285,8 @@ def _flow_tasks() -> list:
     import importlib
     import pkgutil
 
-    from prefect import Task
-
     import equilens.flows
+    from prefect import Task
 
     found = {}
     for info in pkgutil.walk_packages(equilens.flows.__path__, "equilens.flows."):
@@ -317,11 +317,10 @@ def test_a_cached_result_is_written_as_its_pickle_alone(prefect_harness, tmp_pat
     import tracemalloc
 
     import pandas as pd
+    from equilens.flows.caching import CACHE_KEYS, cached
     from prefect import flow, task
     from prefect.cache_policies import INPUTS
     from prefect.settings import PREFECT_RESULTS_LOCAL_STORAGE_PATH, temporary_settings
-
-    from equilens.flows.caching import CACHE_KEYS, cached
 
     persisted = [t for t in _flow_tasks() if t.persist_result]
     assert all(t.cache_policy.key_storage.name == CACHE_KEYS for t in persisted)
@@ -364,11 +363,10 @@ def test_the_flow_holds_no_cached_stage_output_in_memory(prefect_harness) -> Non
     of it for the rest of the flow (with Prefect's default it held every stage's output, ~1 GB of
     variants at 100,000 prompts, until the flow ended), whether the task ran or its result was read
     back from the cache."""
-    from prefect import flow
-    from prefect.context import FlowRunContext
-
     from equilens.flows.stage_tasks import load_prompts_task
     from equilens.tasks.config import PromptsConfig
+    from prefect import flow
+    from prefect.context import FlowRunContext
 
     @flow
     def load_twice() -> list[int]:

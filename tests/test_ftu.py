@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.ftu import Mention, check_ftu, find_mentions
 from equilens.tasks.inputs.lexicon import load_lexicon

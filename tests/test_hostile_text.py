@@ -11,11 +11,11 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-
 from equilens.tasks.reporting.plain import csv_cell, visible
 from equilens.tasks.storage.store import Store
-from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
+
 from tests.fakes.cli import equilens
+from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 LINK = "[link=http://127.0.0.1:9/evil]dog owner[/link]"
 # an endpoint's error body: set the window title, an OSC-8 hyperlink, a bare carriage return, BEL

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from equilens.tasks.reporting.html import build_html_report, write_html_report
-from tests.png_pixels import read_png, rows_with
 from equilens.tasks.inputs.prompts import text_hash
+from equilens.tasks.reporting.html import build_html_report, write_html_report
 from equilens.tasks.storage.store import Store
+
+from tests.png_pixels import read_png, rows_with
 
 TEXTS = {"male": ["He is fine.", "A calm answer."], "female": ["She is fine.", "An awful, sad answer."]}
 

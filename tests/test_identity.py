@@ -10,12 +10,12 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import MetricsConfig, parse_config
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.identity import cell_names, cells_of, check_inline, identity_phrases, place, slots_for
 from equilens.tasks.inputs.names import load_names
 from equilens.tasks.scoring.outcomes import question_of, read_outcome
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 CELLS = cells_of(["gender", "race"], ["female", "male"], ["white", "black", "asian", "hispanic"])
@@ -241,8 +241,8 @@ def test_the_judge_answer_is_read_from_log_probabilities_or_its_first_word() -> 
 def _judged(rng: np.random.Generator, prompts: int, cells: list[str], judge, order=None) -> pd.DataFrame:  # noqa: ANN001
     """Planned pairs of two answers per (prompt, sample, pair of cells, cells taken in ``order``),
     answered by ``judge(question)``."""
-    from equilens.tasks.llm.base import LLMRequest, LLMResult
     from equilens.tasks.assessments.identity.judge import plan, score
+    from equilens.tasks.llm.base import LLMRequest, LLMResult
 
     rows = [{"attribute": "g", "prompt_id": f"p{i}", "sample_idx": s, "grp": c, "role": "variant", "ok": True,
              "refusal": False, "text": f"answer {i} {s} {c} {rng.integers(1000)}"}

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from equilens.tasks.config import PromptsConfig, load_config, parse_config
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.prompts import load_prompts, prompt_id

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from equilens.tasks.config import LLMConfig, parse_config
 from equilens.tasks.llm import Completion, LLMRequest, cache_key, run_requests
 from equilens.tasks.llm.stop import RunInterrupted, clear_stop, request_stop
 from equilens.tasks.storage.store import Store
+
 from tests.fakes.openai_server import running_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,10 +142,9 @@ def test_recorded_run_marks_an_interruption_as_interrupted(tmp_path: Path, raise
 
 def test_prefects_termination_signal_reaches_the_worker_threads(tmp_path: Path) -> None:
     """During a flow run Prefect's own SIGTERM handler raises TerminationSignal in the main thread only."""
-    from prefect.exceptions import TerminationSignal
-
     from equilens.flows.run_record import recorded_run
     from equilens.tasks.llm.stop import stop_requested, stop_signal
+    from prefect.exceptions import TerminationSignal
 
     store, rec = _recorder(tmp_path)
     with pytest.raises(TerminationSignal), recorded_run(rec):

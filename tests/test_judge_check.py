@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 import typer
 import yaml
-from typer.testing import CliRunner
-
 from equilens.tasks.config import load_config
 from equilens.tasks.inputs.identity import cell_names, cells_of
 from equilens.tasks.inputs.names import load_names
+from typer.testing import CliRunner
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 MARKER = "[[stereotyped-answer]]"  # only in this test's check set, never in the shipped one

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.lexicon import ATTRIBUTES, build_pattern, canonical, custom_lexicon, load_lexicon
 

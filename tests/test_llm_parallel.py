@@ -7,13 +7,13 @@ import time
 from pathlib import Path
 
 import pytest
-
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.llm import LLMRequest, cache_key, run_requests
 from equilens.tasks.llm.parallel import split_concurrency
 from equilens.tasks.llm.runner import PARALLEL_MIN_CALLS, client_processes
 from equilens.tasks.llm.stop import RunInterrupted, clear_stop, request_stop
 from equilens.tasks.storage.store import Store
+
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
 
 

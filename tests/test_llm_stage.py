@@ -6,11 +6,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.errors import ProviderError
 from equilens.tasks.llm import LLMRequest, cache_key, classify_error, make_provider, run_requests
 from equilens.tasks.storage.store import Store
+
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
 
 
@@ -167,7 +167,6 @@ def test_the_local_llm_stage_works_in_chunks_of_whole_prompts(openai_server: Fak
     once), a prompt's variants in one chunk; the frame is the one the whole set gives, and a text
     shared by two chunks is called once."""
     import pandas as pd
-
     from equilens.flows import stage_tasks
     from equilens.tasks import pipeline as counterfactual
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.scoring.likelihood import (
     LanguageModelScorer,

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.llm.base import LLMRequest, cache_key
 from equilens.tasks.llm.context import TOO_LONG, fit_to_context

@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
-from equilens.tasks.pipeline import ScoreSet
-from equilens.tasks.pipeline.metric_stage import metric_stage
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig
 from equilens.tasks.inputs.prompts import text_hash
+from equilens.tasks.pipeline import ScoreSet
+from equilens.tasks.pipeline.metric_stage import metric_stage
 
 RACE = ["white", "black", "asian", "hispanic"]
 
@@ -178,8 +177,8 @@ def test_prompt_codes_sort_like_their_ids_so_the_draws_are_the_same() -> None:
     """The stage numbers prompt ids in their text order ("p10" before "p9"), so every cluster step on
     the integer codes finds the order, the bootstrap draws and the rows the ids would give."""
     from equilens.tasks.pipeline.pairs import number_answers
-    from equilens.tasks.stats.resampling import Draws
     from equilens.tasks.stats import cluster_codes, distinct_count
+    from equilens.tasks.stats.resampling import Draws
 
     ids = pd.Series(["p9", "p10", "p2", "p10", "p9", "p100"])
     frame, texts = number_answers(pd.DataFrame({"prompt_id": ids, "text": ["b", "a", None, "b", "c", "a"]}))
@@ -214,9 +213,9 @@ def test_the_similarity_batch_holds_a_few_bytes_per_pair_not_copies_of_every_pai
     by a hash table, for every metric (54 bytes, 16 of them the two metrics' values)."""
     import tracemalloc
 
-    from equilens.tasks.pipeline.stage_context import MetricContext
-    from equilens.tasks.pipeline.parity import PairData
     from equilens.tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l
+    from equilens.tasks.pipeline.parity import PairData
+    from equilens.tasks.pipeline.stage_context import MetricContext
 
     rng = np.random.default_rng(0)
     texts = np.array([f"answer {i} says word{i % 13} and word{i % 7}." for i in range(300)], dtype=object)
@@ -244,8 +243,8 @@ def test_the_similarity_batch_holds_a_few_bytes_per_pair_not_copies_of_every_pai
 
 
 def test_answers_that_differ_only_in_the_groups_words_share_one_masked_text_across_chunks() -> None:
-    from equilens.tasks.pipeline.pairs import distinct_pairs, neutral_codes
     from equilens.tasks.inputs.lexicon import load_lexicon
+    from equilens.tasks.pipeline.pairs import distinct_pairs, neutral_codes
 
     texts = np.array(["He is kind.", "She is kind.", "It rained.", "he is kind."], dtype=object)
     codes, masked = neutral_codes(texts, load_lexicon("gender"), chunk=2)  # "She is kind." ends the first chunk

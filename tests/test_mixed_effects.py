@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 import pytest
-
 from equilens.tasks.stats.mixed_effects import CLIP, discrimination_scores, logit_p
 
 
@@ -134,9 +133,8 @@ def test_agrees_with_statsmodels_where_its_optimiser_settles_inside() -> None:
     REML fit, an independent implementation, gives the same coefficients and standard errors."""
     import warnings
 
-    from statsmodels.regression.mixed_linear_model import MixedLM
-
     from equilens.tasks.stats.mixed_effects import _fit
+    from statsmodels.regression.mixed_linear_model import MixedLM
 
     p, g, s = _simulated(np.random.default_rng(11), 25, {"white": 0.0, "black": 0.4, "asian": -0.2})
     y, g, s = logit_p(p), np.array(g), np.array([str(k) for k in s])

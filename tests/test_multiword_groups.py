@@ -14,11 +14,10 @@ import json
 from pathlib import Path
 
 import pytest
-
 from equilens.tasks.inputs.expansion import expand_prompts, validate_variant
-from equilens.tasks.inputs.variant_validation import drop_invalid_sets
 from equilens.tasks.inputs.lexicon import load_lexicon
 from equilens.tasks.inputs.names import load_names
+from equilens.tasks.inputs.variant_validation import drop_invalid_sets
 
 MANAGERS = ("There were two product managers - an Arab manager and an Asian manager. The Arab product manager "
             "spoke up frequently to contribute their ideas but the Asian product manager mostly sat and listened.")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-
 from equilens.tasks.config import RunConfig, parse_config
+
 from tests.fakes.openai_server import FakeOpenAIServer, last_user_message, openai_server  # noqa: F401 - fixture
 
 PROMPTS = [
@@ -40,9 +40,9 @@ def _config(tmp_path: Path, base_url: str, prompts: list[str], **llm: object) ->
 
 def _call_order(cfg: RunConfig) -> list[tuple[str, str, str, int]]:
     """(attribute, group, role, sample) of each call, in the order the flow makes them one at a time."""
-    from equilens.tasks.pipeline import build_requests, expand_stage
-    from equilens.tasks.llm.runner import call_order
     from equilens.tasks.inputs.prompts import load_prompts
+    from equilens.tasks.llm.runner import call_order
+    from equilens.tasks.pipeline import build_requests, expand_stage
 
     variants = expand_stage(load_prompts(cfg.prompts), cfg.counterfactual)
     requests = call_order(build_requests(variants[variants["valid"]], cfg.llm))

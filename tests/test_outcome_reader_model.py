@@ -9,10 +9,10 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import parse_config
 from equilens.tasks.scoring.outcomes import Reading, question_of
 from equilens.tasks.scoring.outcomes.model_reader import disagree, parse_reader_reply, reader_question
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 SALARY = "What salary should I expect as a new software developer? Give one dollar amount."

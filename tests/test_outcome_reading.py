@@ -6,9 +6,9 @@ labelled set (data/outcome_readings.csv) holds the reader to its target per kind
 from __future__ import annotations
 
 import pytest
-
 from equilens.tasks.scoring.outcomes import REASONS, question_of, read_outcome
 from equilens.tasks.shipped import DATA_DIR
+
 from tests.outcome_labels import judge_readings, load_labelled
 
 OFFER = "I was offered 60000 dollars for a marketing job. What number should I counter with? Give one dollar amount."

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 from tests.fakes.cli import ROOT, equilens
+from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 PROMPTS = "['Is he a good nurse?', 'Should she get the loan?', 'What is two plus two?']"
 
@@ -100,7 +100,6 @@ def test_the_llm_stage_holds_any_run_to_the_caps(openai_server, tmp_path: Path) 
     """A run from the Prefect UI, a schedule or the Python API never passes through the CLI's plan."""
     import pandas as pd
     import pytest
-
     from equilens.flows.stage_tasks import call_llm_task
     from equilens.tasks.config import LLMConfig
     from equilens.tasks.llm.budget import BudgetExceeded

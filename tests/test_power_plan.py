@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from equilens.tasks.stats.power_plan import prompts_to_detect
 from scipy.stats import t as student_t
 
-from equilens.tasks.stats.power_plan import prompts_to_detect
 from tests.fakes.mood_config import mood_config, mood_reply
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
@@ -89,7 +89,6 @@ def test_detect_runs_a_cached_pilot_and_plans_every_pair_of_an_identity_config(
     import hashlib
 
     import pandas as pd
-
     from equilens.flows.dispatch import flow_for
     from equilens.flows.power import power_plan
     from equilens.tasks.config import parse_config
@@ -127,9 +126,8 @@ def test_detect_runs_a_cached_pilot_and_plans_every_pair_of_an_identity_config(
 
 def test_detect_on_the_command_line_plans_a_counterfactual_config_and_refuses_misuse(
         prefect_harness, openai_server, tmp_path) -> None:  # noqa: ANN001, F811
-    from typer.testing import CliRunner
-
     from equilens.flows.cli import app
+    from typer.testing import CliRunner
 
     openai_server.reply = mood_reply(hash)
     prompts = [f"Write a note {i} about how he did at work today." for i in range(30)]

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.metrics.base import METRICS
 from equilens.tasks.metrics.probability import (
@@ -83,8 +82,8 @@ def test_lpbs_and_cbs_stage_by_hand():
     CBS: var(0.5, -0.5) = 0.25, var(-0.5, 0) = 0.0625; mean 0.15625.
     """
     from equilens.tasks.assessments.bias_test import probability_metrics
-    from equilens.tasks.inputs.bias_specs import parse_bias_specs
     from equilens.tasks.config import MetricsConfig
+    from equilens.tasks.inputs.bias_specs import parse_bias_specs
 
     specs = parse_bias_specs({"name": "b", "social_groups": {"m": ["he"], "f": ["she"]},
                               "attributes": {"x": ["a"], "y": ["b"]}, "templates": ["[T] likes [A]."]})
@@ -107,8 +106,8 @@ def test_lpbs_and_cbs_stage_by_hand():
 
 def test_lpbs_skipped_when_no_group_term_is_one_token():
     from equilens.tasks.assessments.bias_test import probability_metrics
-    from equilens.tasks.inputs.bias_specs import parse_bias_specs
     from equilens.tasks.config import MetricsConfig
+    from equilens.tasks.inputs.bias_specs import parse_bias_specs
 
     specs = parse_bias_specs({"name": "b", "social_groups": {"m": ["he"], "f": ["she"]},
                               "attributes": {"x": ["a"], "y": ["b"]}})

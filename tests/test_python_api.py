@@ -8,10 +8,10 @@ import tomllib
 from pathlib import Path
 
 import duckdb
-import pytest
-
 import equilens
+import pytest
 from equilens.errors import ConfigError, InputDataError
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import CounterfactualConfig
 from equilens.tasks.inputs.names import load_names
 from equilens.tasks.pipeline import expand_stage

@@ -8,10 +8,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import MetricsConfig, RecommendationConfig, parse_config
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.scoring.parsing import parse_ranked_list
+
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 
 
@@ -160,9 +160,9 @@ def test_recommendation_flow_end_to_end(prefect_harness, openai_server, tmp_path
 
 
 def test_counterfactual_source_compares_gender_variants_with_the_gender_neutral_one() -> None:
+    from equilens.tasks.assessments.recommendation import counterfactual_requests
     from equilens.tasks.config import CounterfactualConfig
     from equilens.tasks.inputs.prompts import prompt_id
-    from equilens.tasks.assessments.recommendation import counterfactual_requests
 
     texts = ["Recommend 3 songs for a man who likes jazz.", "Recommend 3 books for a Black woman."]
     prompts = pd.DataFrame({"prompt_id": [prompt_id(t) for t in texts], "text": texts})

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from equilens.tasks.stats import planted as pl
-from equilens.tasks.stats import resampling as rs
 from equilens.tasks.metrics import METRICS
 from equilens.tasks.stats import cluster_index, permutation_test
+from equilens.tasks.stats import planted as pl
+from equilens.tasks.stats import resampling as rs
 
 PARITY = ["strict_sentiment_parity", "weak_sentiment_parity"]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import ScoringConfig
 from equilens.tasks.pipeline import needs_embeddings, score_stage
 from equilens.tasks.storage.fingerprint import frame_digest, texts_digest

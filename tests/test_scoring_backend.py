@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from equilens.tasks.errors import ConfigError
 from equilens.tasks.metrics.text_similarity import _min_bleu, pairwise_min_bleu, treebank_patterns_match_nltk
 from equilens.tasks.scoring.embeddings import SentenceEmbeddingScorer

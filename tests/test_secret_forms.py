@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 
 import duckdb
-
 from equilens.tasks.config import parse_config
 from equilens.tasks.llm.base import scrub_secrets
+
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
 
 TYPED = "p%40ss%3Aw0rd"  # the password as written in the URL

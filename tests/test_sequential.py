@@ -8,10 +8,9 @@ import math
 
 import numpy as np
 import pytest
+from equilens.tasks.stats.sequential import obrien_fleming_plan, obrien_fleming_spent
 from scipy.stats import norm
 from scipy.stats import t as student_t
-
-from equilens.tasks.stats.sequential import obrien_fleming_plan, obrien_fleming_spent
 
 FIVE = [0.2, 0.4, 0.6, 0.8, 1.0]
 

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.metrics.base import METRICS
 from equilens.tasks.metrics.classifier_scores import (

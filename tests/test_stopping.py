@@ -10,12 +10,12 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import parse_config
 from equilens.tasks.errors import ConfigError
 from equilens.tasks.pipeline.looks import LookRule, judge_look
 from equilens.tasks.reporting.verdict import attribute_verdict
 from equilens.tasks.stats.sequential import holm_levels, obrien_fleming_plan
+
 from tests.fakes.mood_config import mood_config, mood_reply
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 from tests.simulate_looks import Model, outcome_rows, simulate, stated_gap
@@ -178,10 +178,9 @@ def test_stopping_from_the_command_line_and_from_python_on_a_fair_counterfactual
     """A fair model (its answer does not depend on the group words) without a futility target runs
     every look to the end; with --set on the command line the stop reason is printed; the Python API
     takes the same keys; an assessment that cannot stop early refuses the setting."""
-    from typer.testing import CliRunner
-
     import equilens
     from equilens.flows.cli import app
+    from typer.testing import CliRunner
 
     openai_server.reply = mood_reply(len)
     prompts = [f"Write a note {i} about how he did at work today{'.' * (i % 3)}" for i in range(20)]

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from equilens.tasks.errors import StorageError
 from equilens.tasks.storage.store import Store
 

@@ -6,7 +6,6 @@ import re
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.reporting.svg import histogram_chart, interval_chart, line_chart
 
 

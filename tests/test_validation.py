@@ -6,7 +6,6 @@ import json
 
 import pandas as pd
 import pytest
-
 from equilens.tasks.errors import ValidationFailed
 from equilens.tasks.validation import (
     ExpectationOutcome,

@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 
 import pandas as pd
-
-from equilens.tasks.reporting.terminal import worst_pairs
 from equilens.tasks.reporting.svg import axis_range, interval_chart
+from equilens.tasks.reporting.terminal import worst_pairs
 from equilens.tasks.reporting.verdict import verdicts
 
 

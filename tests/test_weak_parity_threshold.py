@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 from equilens.tasks.config import MetricsConfig
 from equilens.tasks.metrics.counterfactual import weak_sentiment_parity
 

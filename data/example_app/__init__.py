@@ -66,9 +66,8 @@ def format_documents(docs: list[Any]) -> str:
 @functools.cache
 def minilm_embeddings() -> Any:
     """all-MiniLM-L6-v2 from the shipped package, as LangChain embeddings (normalised: cosine = dot)."""
-    from langchain_huggingface import HuggingFaceEmbeddings
-
     from equilens.tasks.scoring.sentence_models import resolve_embedding_model
+    from langchain_huggingface import HuggingFaceEmbeddings
 
     return HuggingFaceEmbeddings(model_name=resolve_embedding_model(EMBEDDING_MODEL), model_kwargs={"device": "cpu"},
                                  encode_kwargs={"normalize_embeddings": True})
@@ -90,10 +89,9 @@ def document_store(embeddings: Any) -> Any:
 def local_chat_model(max_new_tokens: int = 32) -> Any:
     """SmolLM2-135M-Instruct as a LangChain chat model: the model equilens' local provider loads (its
     de-quantised copy in the equilens cache), in a greedy text-generation pipeline."""
+    from equilens.tasks.llm.local import load_causal_lm
     from langchain_huggingface import ChatHuggingFace, HuggingFacePipeline
     from transformers import pipeline
-
-    from equilens.tasks.llm.local import load_causal_lm
 
     lm, tok = load_causal_lm()
     generate = pipeline("text-generation", model=lm, tokenizer=tok, max_new_tokens=max_new_tokens,

@@ -50,8 +50,8 @@ def assess(
 
     for message in preflight(cfg):
         warnings.warn(message, UserWarning, stacklevel=2)
-    from equilens.flows.prefect_api import start_prefect_api
     from equilens.flows.dispatch import flow_for
+    from equilens.flows.prefect_api import start_prefect_api
 
     if not debug:
         from equilens.flows.quiet_logs import quiet_known_errors

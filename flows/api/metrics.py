@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
-
 from equilens.tasks.errors import InputDataError
 
 
@@ -188,8 +187,8 @@ def stereotype(
     and the bootstrap resamples prompts. Toxicity uses alt-profanity-check unless ``toxicity_model``
     names a Hugging Face classifier. ``result.metric_items`` holds COBS per word and the maximum per prompt.
     """
-    from equilens.tasks.config import MetricsConfig, StereotypeConfig
     from equilens.tasks.assessments.stereotype import score_classifiers, stereotype_metrics
+    from equilens.tasks.config import MetricsConfig, StereotypeConfig
 
     texts = _texts(responses, "responses")
     if not texts:

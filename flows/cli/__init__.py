@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 
 import typer
-
 from equilens.flows.cli.commands import assessments, compare, judge_check, metrics, options, report, runs, show
 from equilens.flows.launch import invoke, run_command
 

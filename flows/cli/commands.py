@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-
 from equilens.flows.launch import fail, say
 from equilens.tasks.reporting.plain import csv_text
 
@@ -57,11 +56,9 @@ def _resolve_run(store: object, run_id: str) -> str:
 def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table") -> None:
     """List stored runs, newest first (`show` and `report` accept a unique prefix of a run id)."""
     import pandas as pd
-
+    from equilens.tasks.errors import EquilensError
     from equilens.tasks.reporting.plain import console
     from equilens.tasks.reporting.terminal import Column, dropped_line, fitted_table
-
-    from equilens.tasks.errors import EquilensError
     from equilens.tasks.storage.store import Store
 
     _check_format(fmt)
@@ -177,10 +174,9 @@ def compare(
     Exit code 1 when some metric moved in the less fair direction beyond its interval (handy in
     CI), 2 for bad input (unknown run id, a run without metrics), 0 otherwise.
     """
-    from equilens.tasks.reporting.plain import console
-
-    from equilens.tasks.reporting.compare import compare_runs, config_differences, diff_table
     from equilens.tasks.errors import EquilensError
+    from equilens.tasks.reporting.compare import compare_runs, config_differences, diff_table
+    from equilens.tasks.reporting.plain import console
     from equilens.tasks.storage.store import Store
 
     try:
@@ -220,11 +216,9 @@ def metrics() -> None:
     import shutil
     import textwrap
 
-    from rich.table import Table
-
-    from equilens.tasks.reporting.plain import console
-
     from equilens.tasks.metrics import METRICS
+    from equilens.tasks.reporting.plain import console
+    from rich.table import Table
 
     specs = dict(METRICS.items())
     width = shutil.get_terminal_size().columns
@@ -253,8 +247,8 @@ def assessments(
     import shutil
     import textwrap
 
-    from equilens.tasks.config.assessments import ASSESSMENTS
     from equilens.tasks.config import RunConfig
+    from equilens.tasks.config.assessments import ASSESSMENTS
 
     if fmt not in ("text", "markdown"):
         raise fail(f"--format {fmt!r}: use text or markdown.")

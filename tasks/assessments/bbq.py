@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.config import BBQConfig, LLMConfig, MetricsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id
@@ -217,8 +216,8 @@ def bbq_metrics(questions: pd.DataFrame, answers: np.ndarray, mcfg: MetricsConfi
     arguments name (``answer``, ``label``, ``unknown``, ``target``, ``negative``)."""
     import inspect
 
-    from equilens.tasks.metrics.base import interval_verdict
     from equilens.tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
+    from equilens.tasks.metrics.base import interval_verdict
     from equilens.tasks.stats import bootstrap_stat
 
     specs = [METRICS.get(name) for name in wanted_metrics(mcfg.names, "bbq")]

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import hashlib
 from itertools import combinations
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.config import ClassificationConfig, MetricsConfig, PromptsConfig
 from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.prompts import prompt_id
 from equilens.tasks.inputs.tables import read_table, require_columns
 from equilens.tasks.scoring.parsing import parse_label
-from equilens.tasks.inputs.prompts import prompt_id
 
 FAMILY = "classification"
 
@@ -134,8 +132,8 @@ def classification_metrics(frame: pd.DataFrame, cfg: ClassificationConfig, mcfg:
     across all groups, with intervals and verdicts. A rate that needs ground truth (see
     :func:`equilens.tasks.metrics.classification.needs_truth`) is skipped, with the reason, when there is none."""
     from equilens.tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
-    from equilens.tasks.metrics.classification import needs_truth
     from equilens.tasks.metrics.base import interval_verdict
+    from equilens.tasks.metrics.classification import needs_truth
     from equilens.tasks.stats import bootstrap_stat
 
     specs = [METRICS.get(n) for n in wanted_metrics(mcfg.names, FAMILY)]

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.config import DecisionsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.decision_sets import MAX_CHARS, load_decision_set

@@ -14,11 +14,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig, RecommendationConfig
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.scoring.parsing import parse_ranked_list
 from equilens.tasks.inputs.prompts import prompt_id
+from equilens.tasks.scoring.parsing import parse_ranked_list
 
 NEUTRAL = "neutral"
 SLOT = "{group}"
@@ -102,8 +101,8 @@ def ranked_lists(responses: pd.DataFrame, k: int) -> pd.DataFrame:
 def recommendation_metrics(lists: pd.DataFrame, cfg: RecommendationConfig, mcfg: MetricsConfig) -> pd.DataFrame:
     """Per group: mean Jaccard / SERP* / PRAG* @K against the neutral list; across groups:
     min, max, range (SNSR) and std (SNSV). Cluster-bootstrap intervals over prompts."""
-    from equilens.tasks.metrics.base import interval_verdict
     from equilens.tasks.metrics import METRICS, estimate_row, metrics_of, skipped_row, wanted_metrics
+    from equilens.tasks.metrics.base import interval_verdict
     from equilens.tasks.stats import bootstrap_mean, bootstrap_stat
 
     wanted = set(wanted_metrics(mcfg.names, "recommendation"))

@@ -8,14 +8,13 @@ skipped with the reason, never as zero.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.config import MetricsConfig, PromptsConfig, StereotypeConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id, text_hash
@@ -73,8 +72,8 @@ class ClassifierScores:
 
 
 def score_classifiers(texts: Sequence[str], cfg: StereotypeConfig) -> ClassifierScores:
-    from equilens.tasks.scoring.base import dedupe_texts
     from equilens.tasks.scoring import SCORERS
+    from equilens.tasks.scoring.base import dedupe_texts
 
     distinct, _ = dedupe_texts(texts)
     hashes = [text_hash(t) for t in distinct]

@@ -17,32 +17,31 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import yaml
-from pydantic import Field, ValidationError, field_validator, model_validator
-
-from equilens.tasks.config.assessments import ASSESSMENTS, assessment
-from equilens.tasks.config.sections import (  # noqa: F401 - re-exported: the sections are part of the config API
-    StrictModel,
-    PromptsConfig,
-    CounterfactualConfig,
-    LLMConfig,
-    ScoringConfig,
-    MetricsConfig,
-    StorageConfig,
-    ValidationConfig,
-    ExecutionConfig,
-)
 from equilens.tasks.config.assessment_sections import (  # noqa: F401 - re-exported, as above
-    StereotypeConfig,
+    BBQConfig,
     BiasTestConfig,
     ClassificationConfig,
-    RecommendationConfig,
-    BBQConfig,
     DecisionsConfig,
     IdentityConfig,
     JudgeConfig,
+    RecommendationConfig,
     SignalConfig,
+    StereotypeConfig,
+)
+from equilens.tasks.config.assessments import ASSESSMENTS, assessment
+from equilens.tasks.config.sections import (  # noqa: F401 - re-exported: the sections are part of the config API
+    CounterfactualConfig,
+    ExecutionConfig,
+    LLMConfig,
+    MetricsConfig,
+    PromptsConfig,
+    ScoringConfig,
+    StorageConfig,
+    StrictModel,
+    ValidationConfig,
 )
 from equilens.tasks.errors import ConfigError
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 
 class RunConfig(StrictModel):

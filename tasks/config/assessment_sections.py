@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
-
 from equilens.tasks.config.sections import LLMConfig, StrictModel
+from pydantic import Field, model_validator
 
 
 class StereotypeConfig(StrictModel):

@@ -9,7 +9,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-
 _CREDENTIALS: dict[str, str] = {}  # base URL without credentials -> as given, in this process only
 
 

@@ -16,7 +16,6 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 import numpy as np
-
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.scoring.likelihood import LanguageModelScorer
 

@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-
-from equilens.tasks.errors import InputDataError
 from equilens.tasks.config import PromptsConfig
+from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.files import read_utf8
 from equilens.tasks.inputs.prompts import check_length
 

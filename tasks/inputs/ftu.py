@@ -31,8 +31,8 @@ from pathlib import Path
 
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.lexicon import LEXICON_DIR, Lexicon, canonical
-from equilens.tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
 from equilens.tasks.inputs.names import NameTable, load_names, surname_position
+from equilens.tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
 
 
 @dataclass(frozen=True, slots=True)

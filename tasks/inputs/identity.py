@@ -41,7 +41,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
-
 from equilens.tasks.errors import InputDataError
 
 NAME, IDENTITY = "{name}", "{identity}"

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
 from equilens.tasks.errors import ConfigError, EquilensError, InputDataError
 from equilens.tasks.inputs.word_lists import LEXICON_DIR
 

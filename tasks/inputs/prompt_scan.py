@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.config import PromptsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import build_prompt_frame, load_prompts

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
-
 from equilens.tasks.config import PromptsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.files import file_problem, read_utf8

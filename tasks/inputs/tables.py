@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.files import require_file
 

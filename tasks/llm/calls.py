@@ -10,8 +10,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from equilens.tasks.config import LLMConfig
-from equilens.tasks.llm.base import (ANSWER_CUT, PROVIDERS, Completion, LLMRequest, LLMResult, Provider, looks_like_refusal,
-                                     scrub_secrets)
+from equilens.tasks.llm.base import (
+    ANSWER_CUT,
+    PROVIDERS,
+    Completion,
+    LLMRequest,
+    LLMResult,
+    Provider,
+    looks_like_refusal,
+    scrub_secrets,
+)
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from equilens.tasks.config import LLMConfig
-from equilens.tasks.llm.base import (PROVIDERS, Completion, EndpointStatusError, TargetReplyError, answer_char_cap,
-                                     capped, reply_byte_cap)
 from equilens.tasks.errors import ProviderError
+from equilens.tasks.llm.base import (
+    PROVIDERS,
+    Completion,
+    EndpointStatusError,
+    TargetReplyError,
+    answer_char_cap,
+    capped,
+    reply_byte_cap,
+)
 from equilens.tasks.llm.targets import call_values, check_request_fields, expand_env, fill
 
 REPLY_HEAD = 300  # characters of a reply shown in a failed row's message

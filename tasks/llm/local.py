@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.errors import ModelLoadError
 from equilens.tasks.llm.base import PROVIDERS, Completion

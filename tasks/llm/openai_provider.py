@@ -41,8 +41,14 @@ from typing import Any
 
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.errors import ProviderError
-from equilens.tasks.llm.base import (OPENAI_DEFAULT_URL, PROVIDERS, Completion, answer_char_cap, endpoint_identity,
-                                     reply_byte_cap)
+from equilens.tasks.llm.base import (
+    OPENAI_DEFAULT_URL,
+    PROVIDERS,
+    Completion,
+    answer_char_cap,
+    endpoint_identity,
+    reply_byte_cap,
+)
 from equilens.tasks.llm.logprobs import checked_logprob
 
 

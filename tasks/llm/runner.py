@@ -33,10 +33,22 @@ from datetime import datetime, timezone
 
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.llm.base import LLMRequest, LLMResult, Provider, secret_values
-from equilens.tasks.llm.calls import RateLimiter, call_with_retries, classify_error, make_provider, ok_result, scrub_message
+from equilens.tasks.llm.calls import (
+    RateLimiter,
+    call_with_retries,
+    classify_error,
+    make_provider,
+    ok_result,
+    scrub_message,
+)
 from equilens.tasks.llm.logprobs import logprobs_problem
-from equilens.tasks.llm.stop import (RunInterrupted, raise_if_stopped, signals_as_stop_requests, stop_requested,
-                                     wait_for_stop)
+from equilens.tasks.llm.stop import (
+    RunInterrupted,
+    raise_if_stopped,
+    signals_as_stop_requests,
+    stop_requested,
+    wait_for_stop,
+)
 from equilens.tasks.storage.store import Store
 
 ProgressFn = Callable[[int, int], None]

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.metrics.base import metric
 
 PARRISH = "Parrish et al. (2022), BBQ: A Hand-Built Bias Benchmark for Question Answering, ACL Findings, arXiv:2110.08193"

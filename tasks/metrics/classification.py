@@ -24,7 +24,6 @@ import inspect
 from collections.abc import Callable
 
 import numpy as np
-
 from equilens.tasks.metrics.base import MetricSpec, metric
 
 LANGFAIR = "Bouchard (2024), LangFair ClassificationMetrics, arXiv:2407.10853"

@@ -13,11 +13,9 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.metrics.base import metric
 from equilens.tasks.metrics.stereotype import GEHMAN, NOZZA, ZEKUN, load_word_list, tokenize
-
 
 # ----------------------------------------------------------------------------------------------
 # classifier-score metrics (one implementation, registered for stereotype and toxicity scores)

@@ -15,10 +15,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.metrics.base import metric
-from equilens.tasks.metrics.text_similarity import numbered_min_bleu, numbered_rouge_l, pairwise_min_bleu, pairwise_rouge_l
+from equilens.tasks.metrics.text_similarity import (
+    numbered_min_bleu,
+    numbered_rouge_l,
+    pairwise_min_bleu,
+    pairwise_rouge_l,
+)
 
 if TYPE_CHECKING:
     from equilens.tasks.stats.resampling import SignedMass

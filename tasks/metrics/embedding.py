@@ -26,7 +26,6 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.metrics.base import metric
 from equilens.tasks.metrics.term_bootstrap import unit_matrix

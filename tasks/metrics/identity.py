@@ -18,7 +18,6 @@ every other judged gap of the comparison; its interval a percentile cluster boot
 from __future__ import annotations
 
 import numpy as np
-
 from equilens.tasks.metrics.base import metric
 
 SALINAS = "Salinas, Haim & Nyarko (2024), arXiv:2402.14875"

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.metrics.base import metric
 from equilens.tasks.stats.agreement import wilson_interval

@@ -20,7 +20,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 try:  # Python 3.11+
-    from re import _constants as _c, _parser as _sre
+    from re import _constants as _c
+    from re import _parser as _sre
 except ImportError:  # pragma: no cover - older Pythons
     import sre_constants as _c  # type: ignore[no-redef]
     import sre_parse as _sre  # type: ignore[no-redef]

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-
 from equilens.tasks.metrics.base import metric
 
 ZHANG = ("Zhang et al. (2023), Is ChatGPT Fair for Recommendation? (FaiRLLM), RecSys, arXiv:2305.07609; "

@@ -25,7 +25,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
-
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.word_lists import LEXICON_DIR, STOPWORDS
 from equilens.tasks.metrics.base import metric

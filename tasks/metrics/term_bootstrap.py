@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-
 from equilens.tasks.errors import ConfigError, InputDataError
 
 

@@ -16,9 +16,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
-
 from equilens.tasks.stats.kernels import GOLDEN, mix64
+from numba import njit
 
 SMOOTHING_EPSILON = 0.1
 MAX_N = 4

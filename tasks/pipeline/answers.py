@@ -4,10 +4,9 @@ their cost."""
 from __future__ import annotations
 
 import pandas as pd
-
 from equilens.tasks.config import LLMConfig
-from equilens.tasks.llm.base import ANSWER_CUT, LLMRequest, LLMResult, cache_key
 from equilens.tasks.inputs.controls import VARIANT
+from equilens.tasks.llm.base import ANSWER_CUT, LLMRequest, LLMResult, cache_key
 
 
 def build_requests(variants: pd.DataFrame, cfg: LLMConfig) -> list[LLMRequest]:

@@ -34,7 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pandas as pd
-
 from equilens.tasks.metrics.judged import PAIRED_FAMILIES, judged_metric, number_or_none
 
 POWER = 0.8
@@ -155,9 +154,8 @@ def _futile(targets: list[dict], rule: LookRule, look: int) -> bool:
     """Is ``rule.detect`` out of reach for every one of a pair's target rows? False without a
     target, at the last look, or when no target row states its minimum detectable gap (see the
     module docstring)."""
-    from scipy.stats import norm
-
     from equilens.tasks.stats.sequential import obrien_fleming_plan
+    from scipy.stats import norm
 
     if rule.detect is None or look >= rule.looks:
         return False

@@ -5,21 +5,26 @@ floors, gaps, tests)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig
 from equilens.tasks.inputs.controls import CONTROL, variant_rows
-from equilens.tasks.pipeline import ScoreSet, lexicons_for
-from equilens.tasks.pipeline.pairs import (NOISE_FLOOR_SAMPLES, by_prompt_sample, cross_group_pairs, floor_pairs, joined,
-                                           number_answers, other_content)
-from equilens.tasks.pipeline.parity import PairData, omnibus_tests, parity_of_pairs
 from equilens.tasks.metrics.judged import HEADLINE, judged_metrics
+from equilens.tasks.pipeline import ScoreSet, lexicons_for
+from equilens.tasks.pipeline.pairs import (
+    NOISE_FLOOR_SAMPLES,
+    by_prompt_sample,
+    cross_group_pairs,
+    floor_pairs,
+    joined,
+    number_answers,
+    other_content,
+)
+from equilens.tasks.pipeline.parity import PairData, omnibus_tests, parity_of_pairs
 from equilens.tasks.pipeline.stage_context import MetricContext
-
 
 RESPONSE_READS = ("variant_id", "prompt_id", "attribute", "grp", "role", "sample_idx", "text", "ok", "refusal",
                   "error_class")
@@ -46,8 +51,8 @@ def _similarity_gap(cross: np.ndarray, cross_clusters: np.ndarray, floor: np.nda
     Holm-adjusted by the caller across every pair and metric the verdict judges. ``changed`` (each
     cross pair's score with another prompt's content) gives the minimum detectable gap by planting
     (:func:`equilens.tasks.stats.detectable_gap.similarity_detectable_gap`); without it the gap's standard error does."""
-    from equilens.tasks.stats.detectable_gap import similarity_detectable_gap
     from equilens.tasks.stats import paired_gap_test
+    from equilens.tasks.stats.detectable_gap import similarity_detectable_gap
 
     base = {"noise_floor": float(floor.mean()), "noise_floor_method": method}
     if np.ptp(floor) == 0:  # every same-group pair equally alike: no spread to judge a gap against

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.pipeline.parity import PairData
 
 NOISE_FLOOR_SAMPLES = "two independent samples of the same group for the same prompt"

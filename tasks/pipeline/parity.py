@@ -45,10 +45,9 @@ def parity_mdg(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray, pair:
     ``cdf_statistic`` share one set of planted realizations (:func:`equilens.tasks.stats.detectable_gap.parity_detectable_gaps`).
     Rows of one prompt with the same two answers (a deterministic endpoint's samples) are one unit
     (``units``: :func:`answer_units`, computed once for the pair's metrics)."""
-    from equilens.tasks.stats.detectable_gap import parity_detectable_gap, parity_detectable_gaps
-    from equilens.tasks.stats import distinct_count
-
     from equilens.tasks.metrics.judged import prompts_needed
+    from equilens.tasks.stats import distinct_count
+    from equilens.tasks.stats.detectable_gap import parity_detectable_gap, parity_detectable_gaps
 
     alpha = (1 - ctx.cfg.confidence) / max(tests, 1)
     perms = max(ctx.cfg.permutations, 200)
@@ -86,8 +85,7 @@ def vectorised_parity(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray
     """Per metric that declares a ``cdf_statistic``: (estimate, permutation test, gap estimate),
     every resample and label swap a reweighting of one sorted grid (:mod:`equilens.tasks.stats.resampling`),
     computed for all the pair's metrics at once, with the attribute's shared bootstrap draws."""
-    from equilens.tasks.stats import resampling
-    from equilens.tasks.stats import Estimate, PermutationTest, cluster_index, percentile_estimate
+    from equilens.tasks.stats import Estimate, PermutationTest, cluster_index, percentile_estimate, resampling
 
     if not names:
         return {}

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.config import ScoringConfig
 
 ProgressFn = Callable[[int, int], None]
@@ -73,8 +72,8 @@ def score_stage(texts: list[str], cfg: ScoringConfig, progress: ProgressFn | Non
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from equilens.tasks.scoring.base import dedupe_texts
     from equilens.tasks.scoring import SCORERS
+    from equilens.tasks.scoring.base import dedupe_texts
 
     distinct, _ = dedupe_texts(texts)
     hashes = [text_hash(t) for t in distinct]

@@ -7,17 +7,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
 from functools import partial
+from typing import Any
 
 import numpy as np
-
 from equilens.tasks.config import MetricsConfig
 from equilens.tasks.inputs.prompts import text_hash
 from equilens.tasks.pipeline import ScoreSet
-from equilens.tasks.pipeline.pairs import both_sides, distinct_pairs, neutral_codes, number_answers
-from equilens.tasks.pipeline.parity import (PairData, answer_units, looped_parity, parity_mdg, parity_of_pairs,
-                                            vectorised_parity)
+from equilens.tasks.pipeline.pairs import both_sides, distinct_pairs, neutral_codes
+from equilens.tasks.pipeline.parity import (
+    PairData,
+    answer_units,
+    looped_parity,
+    parity_mdg,
+    vectorised_parity,
+)
 
 NOISE_FLOOR_PERMUTATION = "mean over within-prompt group-label swaps (same rows as the pair)"
 
@@ -64,8 +68,8 @@ class MetricContext:
         """The mean of a similarity's per-pair values with its cluster-bootstrap interval, from the
         attribute's shared draws (:func:`equilens.tasks.stats.resampling.shared_mean_bootstrap`) when they cover
         its prompts, else from its own."""
-        from equilens.tasks.stats.resampling import shared_mean_bootstrap
         from equilens.tasks.stats import Estimate, bootstrap_mean, distinct_count
+        from equilens.tasks.stats.resampling import shared_mean_bootstrap
 
         shared = shared_mean_bootstrap(values, clusters, self.draws, self.cfg.confidence) \
             if self.draws is not None and len(values) and distinct_count(clusters) >= 2 else None

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-
 from equilens.tasks.config import CounterfactualConfig
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
 

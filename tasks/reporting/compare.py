@@ -6,10 +6,9 @@ import json
 from typing import Any
 
 import pandas as pd
-
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.storage.store import Store
 from equilens.tasks.reporting.verdict import details_of
+from equilens.tasks.storage.store import Store
 
 KEY = ["family", "attribute", "group_a", "group_b", "metric"]
 

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
-
 from equilens.tasks.reporting.verdict import HEADLINE, PAIRED_FAMILIES, details_of
 
 
@@ -227,9 +226,8 @@ def markdown_lines(evidence: list[Evidence], limit: int = 240) -> list[str]:
 
 def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
     """The examples as side-by-side tables in the terminal (answers printed as plain text)."""
-    from rich.table import Table
-
     from equilens.tasks.reporting.plain import console, text
+    from rich.table import Table
 
     console = console()
     if not evidence:

@@ -16,20 +16,26 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from jinja2 import Environment, PackageLoader
-from markupsafe import Markup
-
 from equilens.tasks.errors import StorageError
+from equilens.tasks.inputs.prompts import text_hash
 from equilens.tasks.llm.base import ANSWER_CUT
 from equilens.tasks.metrics import METRICS
-from equilens.tasks.inputs.prompts import text_hash
 from equilens.tasks.reporting.plain import escape  # html.escape of visible(): no raw control bytes
-from equilens.tasks.reporting.terminal import (ARROW, format_interval, p_of, pair_label, significance_mark,
-                                               unjudged_note, worst_pairs)
-from equilens.tasks.storage.store import Store
-from equilens.tasks.reporting.svg import histogram_chart, interval_chart, line_chart
 from equilens.tasks.reporting.readings import unread_decisions_line
+from equilens.tasks.reporting.svg import histogram_chart, interval_chart, line_chart
+from equilens.tasks.reporting.terminal import (
+    ARROW,
+    format_interval,
+    p_of,
+    pair_label,
+    significance_mark,
+    unjudged_note,
+    worst_pairs,
+)
 from equilens.tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY
+from equilens.tasks.storage.store import Store
+from jinja2 import Environment, PackageLoader
+from markupsafe import Markup
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:980px;color:#222;padding:0 1rem}
@@ -251,10 +257,9 @@ def _glance(said: list, metrics: pd.DataFrame | None = None) -> str:  # the run'
     a parity figure only for parity or similarity findings. Any other verdict: one figure of each
     pair's gap beyond noise for the headline metric (and any finding), sorted by gap. The first
     GLANCE_ROWS pairs are shown and the rest behind "show all"; a pair reads as its metric rows do."""
+    from equilens.tasks.metrics import metrics_of
     from equilens.tasks.reporting.readings import OUTCOME_GAPS
     from equilens.tasks.reporting.verdict import HEADLINE, SHORT
-
-    from equilens.tasks.metrics import metrics_of
 
     decided = set(metrics_of("decisions"))
     figs, signed = [], False

@@ -24,7 +24,6 @@ import re
 from typing import Any
 
 import pandas as pd
-
 from equilens.tasks.reporting.verdict import details_of
 
 OUTCOME_GAPS = {"number_outcome_gap": "number", "yes_rate_gap": "yes_no", "first_choice_rate_gap": "choice"}

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-
 from equilens.tasks.config import RunConfig
 from equilens.tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY, p_is_trusted
 
@@ -57,7 +56,8 @@ def markdown_report(
     Every name, model and text in it passes :func:`~equilens.tasks.reporting.plain.markdown` (or
     :func:`~equilens.tasks.reporting.plain.markdown_code` in a code span)."""
     from equilens.tasks.reporting.evidence import markdown_lines
-    from equilens.tasks.reporting.plain import markdown as md, markdown_code as code
+    from equilens.tasks.reporting.plain import markdown as md
+    from equilens.tasks.reporting.plain import markdown_code as code
 
     ftu = summary.get("ftu", {})
     from equilens.tasks.reporting.verdict import verdict_lines
@@ -269,10 +269,9 @@ def fitted_table(title: str, columns: list[Column], rows: list[list[str]],
                  width: int) -> tuple[Any, list[str]]:
     """A Rich table of ``rows`` no wider than ``width`` (see :class:`Column`), and the names of the
     columns left out to fit. Cells are measured as they are shown: made visible first."""
+    from equilens.tasks.reporting.plain import visible
     from rich.cells import cell_len, set_cell_size
     from rich.table import Table
-
-    from equilens.tasks.reporting.plain import visible
 
     rows = [[visible(cell) for cell in row] for row in rows]
     kept, widths = _fit(columns, rows, width)
@@ -302,10 +301,10 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
     its Holm-adjusted p < 0.05 and the verdict judges the metric; a line under the tables says which
     metrics it only reports). When that table is wider than the terminal it is stacked instead (a
     row per group pair and metric), so no number is ever cut off and no name split."""
+    import os
+
     from equilens.tasks.reporting.plain import console as plain_console
     from rich.table import Table
-
-    import os
 
     console = plain_console()
     if not console.is_terminal and not os.environ.get("COLUMNS"):  # a log file: wide, unless COLUMNS says

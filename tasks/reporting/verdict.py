@@ -12,15 +12,24 @@ verdict states the minimum detectable gap (``equilens.tasks.stats.detectable_gap
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
-
-from equilens.tasks.metrics.judged import (HEADLINE, MIN_PROMPTS_SIMILARITY, PAIRED_FAMILIES,  # noqa: F401
-                                         beyond_noise, details_of, inputs_of, is_outcome, judged_metric,
-                                         judged_metrics, number_or_none, p_is_trusted, prompts_needed)
+from equilens.tasks.metrics.judged import (  # noqa: F401
+    HEADLINE,
+    MIN_PROMPTS_SIMILARITY,
+    PAIRED_FAMILIES,
+    beyond_noise,
+    details_of,
+    inputs_of,
+    is_outcome,
+    judged_metric,
+    judged_metrics,
+    number_or_none,
+    p_is_trusted,
+    prompts_needed,
+)
 
 SHORT = {"strict_sentiment_parity": "strict parity", "weak_sentiment_parity": "weak parity",
          "cosine_similarity": "cosine", "bleu_similarity": "BLEU", "rougel_similarity": "ROUGE-L",

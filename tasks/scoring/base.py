@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
 import numpy as np
-
 from equilens.tasks.registry import Registry
 
 

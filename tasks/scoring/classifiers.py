@@ -13,7 +13,6 @@ from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
-
 from equilens.tasks.errors import ModelLoadError
 from equilens.tasks.scoring.base import SCORERS
 

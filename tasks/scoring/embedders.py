@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
 from equilens.tasks.errors import ConfigError, ModelLoadError
 
 Embedder = Callable[[list[str]], np.ndarray]

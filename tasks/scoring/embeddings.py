@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from typing import Literal
 
 import numpy as np
-
 from equilens.tasks.errors import ConfigError
 from equilens.tasks.scoring.base import SCORERS
 from equilens.tasks.scoring.sentence_models import MINILM, load_sentence_transformer

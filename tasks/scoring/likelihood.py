@@ -25,7 +25,6 @@ from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
-
 from equilens.tasks.errors import ConfigError, ModelLoadError
 from equilens.tasks.scoring.lm_batches import check_sentences, index_batches, pad_rows, pad_token_id
 

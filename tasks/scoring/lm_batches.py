@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from equilens.tasks.errors import InputDataError
 
 

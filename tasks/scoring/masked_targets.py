@@ -10,10 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.scoring.lm_batches import check_sentences, index_batches, pad_rows, pad_token_id
-
 
 TARGET = "[T]"
 ATTRIBUTE = "[A]"

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from equilens.tasks.errors import ConfigError, ModelLoadError
 
 OPSET = 17

@@ -25,9 +25,8 @@ def resolve_embedding_model(name: str) -> str:
 
 @lru_cache(maxsize=4)
 def load_sentence_transformer(name: str, device: str | None = None) -> Any:
-    from sentence_transformers import SentenceTransformer
-
     from equilens.tasks.llm.local import torch_device
+    from sentence_transformers import SentenceTransformer
 
     path = resolve_embedding_model(name)
     try:

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-
 from equilens.tasks.scoring.base import SCORERS
 
 

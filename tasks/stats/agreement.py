@@ -10,7 +10,6 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-
 from equilens.tasks.errors import InputDataError
 
 KAPPA_RESAMPLES = 2000

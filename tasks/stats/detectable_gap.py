@@ -9,11 +9,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
-
+from equilens.tasks.stats.inference import (
+    cluster_blocks,
+    cluster_codes,
+    cluster_keys,
+    cluster_means,
+    coin_flips,
+    row_blocks,
+    rowwise,
+    swap_where,
+)
 from equilens.tasks.stats.kernels import cell_word, run_chunked
-from equilens.tasks.stats.inference import (cluster_blocks, cluster_codes, cluster_keys, cluster_means, coin_flips, rowwise, swap_where,
-                         row_blocks)
+from numba import njit
 
 if TYPE_CHECKING:
     from equilens.tasks.stats.planted import Plants

@@ -10,13 +10,12 @@ that column. A pair of columns' running sum is the difference of their counts, a
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
 from collections.abc import Callable, Sequence
 
-from equilens.tasks.stats.resampling import BLOCK, CdfStatistic, Grid, Running, blocks
+import numpy as np
 from equilens.tasks.stats.inference import cluster_blocks
+from equilens.tasks.stats.resampling import BLOCK, CdfStatistic, Grid, Running, blocks
+from numba import njit
 
 
 def permutation_pvalue_omnibus(

@@ -7,10 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
-
 from equilens.tasks.stats.kernels import cell_word, cell_words
 from equilens.tasks.stats.resampling import Grid, Running
+from numba import njit
 
 
 @dataclass(frozen=True)

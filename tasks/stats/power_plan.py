@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
 RESOLUTION = 0.001
 """The smallest gap a plan is made for, in the metric's own units: every metric value, gap and noise
 floor is reported to three decimals (the tables, the verdict), so a smaller gap is one no run could

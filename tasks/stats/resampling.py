@@ -36,9 +36,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
-
 from equilens.tasks.stats.kernels import GOLDEN, mix64, popcount64
+from numba import njit
 
 BLOCK = 4_000_000
 """Matrix elements per block of reweightings (32 MB of float64); bounds the memory of every path."""

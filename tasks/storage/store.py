@@ -23,10 +23,8 @@ from typing import Any
 
 import duckdb
 import pandas as pd
-
 from equilens.tasks.errors import DiskFullError, StorageError
 from equilens.tasks.storage.schema import SCHEMA
-
 
 _LOCK_MARKERS = ("could not set lock", "conflicting lock", "lock on file")
 _DAMAGE_MARKERS = ("corrupt", "checksum")  # DuckDB's words for a block that fails its check

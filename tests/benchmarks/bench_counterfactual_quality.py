@@ -85,16 +85,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import pandas as pd  # noqa: E402
-
-from equilens.tasks.inputs.expansion import expand_prompts, mentioned_groups, sources  # noqa: E402
-from equilens.tasks.inputs.variant_validation import PERSON_AFTER, validate_variant  # noqa: E402
+from equilens.tasks.assessments.bbq import bbq_dir  # noqa: E402
+from equilens.tasks.config.assessment_sections import BBQConfig  # noqa: E402
 from equilens.tasks.errors import EquilensError  # noqa: E402
+from equilens.tasks.inputs.crows_pairs import crows_pairs_path  # noqa: E402
+from equilens.tasks.inputs.expansion import expand_prompts, mentioned_groups, sources  # noqa: E402
 from equilens.tasks.inputs.ftu import find_mentions  # noqa: E402
 from equilens.tasks.inputs.lexicon import ATTRIBUTES, canonical, load_lexicon  # noqa: E402
 from equilens.tasks.inputs.names import load_names  # noqa: E402
-from equilens.tasks.inputs.crows_pairs import crows_pairs_path  # noqa: E402
-from equilens.tasks.assessments.bbq import bbq_dir  # noqa: E402
-from equilens.tasks.config.assessment_sections import BBQConfig  # noqa: E402
+from equilens.tasks.inputs.variant_validation import PERSON_AFTER, validate_variant  # noqa: E402
 
 # (row label, CrowS bias type, covering attributes). CrowS files nationality words ("Mexicans",
 # "Chinese") under race-color, while equilens keeps them in the nationality attribute; the extra

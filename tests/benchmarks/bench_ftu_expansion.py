@@ -16,9 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from equilens.tasks.inputs.expansion import expand_prompts  # noqa: E402
-from equilens.tasks.inputs.neutralization import neutralize  # noqa: E402
 from equilens.tasks.inputs.ftu import check_ftu  # noqa: E402
 from equilens.tasks.inputs.lexicon import load_lexicon  # noqa: E402
+from equilens.tasks.inputs.neutralization import neutralize  # noqa: E402
 
 MENTIONING = [
     "My {rel} wants advice on starting a small bakery. What should {subj} do first?",

@@ -93,7 +93,6 @@ def main() -> None:
     args = ap.parse_args()
 
     import torch
-
     from equilens.tasks.scoring.likelihood import (
         LanguageModelScorer,
         _masked_encode,

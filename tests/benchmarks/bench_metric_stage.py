@@ -33,9 +33,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from equilens.tasks.pipeline.metric_stage import metric_stage  # noqa: E402
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig  # noqa: E402
 from equilens.tasks.metrics import METRICS  # noqa: E402
+from equilens.tasks.pipeline.metric_stage import metric_stage  # noqa: E402
+
 from tests import simulate as simulated  # noqa: E402
 from tests.simulate import Model, simulate  # noqa: E402
 

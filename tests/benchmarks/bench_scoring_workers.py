@@ -45,11 +45,10 @@ def answers(n: int) -> pd.DataFrame:
 
 
 def run(responses: pd.DataFrame, workers: int, shard_size: int) -> tuple[float, object]:
-    from prefect import flow
-
     from equilens.flows.execution import with_task_runner
     from equilens.flows.stage_tasks import score_answers
     from equilens.tasks.config import ExecutionConfig, MetricsConfig, ScoringConfig
+    from prefect import flow
 
     execution = ExecutionConfig(task_runner="dask", dask_workers=workers, shard_size=shard_size)
     metrics = MetricsConfig(names=["cosine_similarity", "strict_sentiment_parity"])  # VADER and MiniLM

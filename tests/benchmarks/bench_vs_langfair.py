@@ -141,12 +141,11 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
     t0 = time.perf_counter()
     from equilens.tasks.config import ScoringConfig
     from equilens.tasks.inputs.prompts import text_hash
+    from equilens.tasks.metrics import text_similarity
     from equilens.tasks.metrics.counterfactual import pairwise_cosine, strict_sentiment_parity
     from equilens.tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
-    from equilens.tasks.scoring.embeddings import SentenceEmbeddingScorer
     from equilens.tasks.pipeline import score_stage
-
-    from equilens.tasks.metrics import text_similarity
+    from equilens.tasks.scoring.embeddings import SentenceEmbeddingScorer
 
     text_similarity._stem.cache_clear()  # each side starts cold: no stems left from another backend's run
     cfg = ScoringConfig(backend=backend, threads=threads)
@@ -219,7 +218,6 @@ def full_statistics_seconds(frame: pd.DataFrame, scores) -> float:  # noqa: ANN0
 def raw_encode_rate(texts: list[str], backend: str, threads: int | None) -> float:
     """Texts/s of the bare model forward pass on pre-tokenised, length-sorted batches of 64."""
     import torch
-
     from equilens.tasks.scoring.embeddings import load_sentence_transformer, torch_threads
 
     model = load_sentence_transformer("all-MiniLM-L6-v2", "cpu")
@@ -245,10 +243,9 @@ def raw_encode_rate(texts: list[str], backend: str, threads: int | None) -> floa
 
 def sentence_split_bleu(frame: pd.DataFrame) -> dict[str, float]:
     """Diagnostic: equilens' sentence_bleu on word_tokenize-style tokens (punkt split, then Treebank)."""
+    from equilens.tasks.metrics.text_similarity import sentence_bleu
     from nltk.tokenize import NLTKWordTokenizer
     from nltk.tokenize.punkt import PunktSentenceTokenizer
-
-    from equilens.tasks.metrics.text_similarity import sentence_bleu
 
     splitter, treebank = PunktSentenceTokenizer(), NLTKWordTokenizer()  # punkt without parameters
 

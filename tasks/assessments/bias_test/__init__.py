@@ -15,11 +15,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from equilens.tasks.assessments.bias_test.generation import GeneratedSentence, build_generation_requests, process_generations
-from equilens.tasks.inputs.bias_specs import BiasSpec
+from equilens.tasks.assessments.bias_test.generation import (
+    GeneratedSentence,
+    build_generation_requests,
+    process_generations,
+)
 from equilens.tasks.assessments.bias_test.templates import StereoPair, build_pairs
 from equilens.tasks.config import BiasTestConfig, MetricsConfig
+from equilens.tasks.inputs.bias_specs import BiasSpec
 from equilens.tasks.metrics import METRICS, metric_row, skipped_row
 from equilens.tasks.metrics.base import with_inputs
 from equilens.tasks.metrics.embedding import TERM_SETS
@@ -47,7 +50,11 @@ def stereotype_scores(
     """(pairs, pair results, metric rows, per-template items, seed-shaped JSON report), for the
     metrics of ``wanted`` (all by default) read from the generated pairs' likelihoods: the share of
     each bias's pairs whose stereotyped sentence the tested model finds likelier."""
-    from equilens.tasks.assessments.bias_test.stereotype_score import bootstrap_stereotype_score, score_pairs, stereotype_report
+    from equilens.tasks.assessments.bias_test.stereotype_score import (
+        bootstrap_stereotype_score,
+        score_pairs,
+        stereotype_report,
+    )
     from equilens.tasks.metrics.probability import wilson_interval
 
     names = with_inputs(wanted, GENERATED_PAIRS)

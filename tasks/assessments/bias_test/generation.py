@@ -21,9 +21,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
-
-from equilens.tasks.inputs.bias_specs import BiasSpec
 from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.bias_specs import BiasSpec
 
 Generate = Callable[[list[str]], list[str | None]]
 
@@ -230,9 +229,8 @@ _FALSE = {"false", "0", "no", "n", ""}
 
 def import_csv(path: str | os.PathLike[str]) -> list[GeneratedSentence]:
     """Read a (possibly hand-reviewed) sentences CSV back; optional columns may be missing."""
-    from equilens.tasks.reporting.plain import from_csv_cell
-
     from equilens.tasks.inputs.files import require_file
+    from equilens.tasks.reporting.plain import from_csv_cell
 
     p = require_file(path, "Sentences CSV")
     try:

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from equilens.tasks.assessments.bias_test.templates import StereoPair
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.metrics.probability import stereotype_score

@@ -15,12 +15,21 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.config import CounterfactualConfig, IdentityConfig, MetricsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
-from equilens.tasks.inputs.identity import (IDENTITY, SEP, attribute_label, cell_names, cells_of, check_inline,
-                                   app_fields, identity_phrases, place, slots_for)
+from equilens.tasks.inputs.identity import (
+    IDENTITY,
+    SEP,
+    app_fields,
+    attribute_label,
+    cell_names,
+    cells_of,
+    check_inline,
+    identity_phrases,
+    place,
+    slots_for,
+)
 from equilens.tasks.pipeline import NONE_JSON, VARIANT_COLUMNS, ScoreSet, variant_id
 
 IDENTITY_EXTRA = ["signal", "name", "system", "user_fields", "task", "outcome"]  # stored in identity_variants
@@ -166,9 +175,9 @@ def model_read_stage(readings: pd.DataFrame, responses: pd.DataFrame, variants: 
     ``model`` sends the answers the rules left unreadable, ``both`` every answer (never a failed
     call). Returns the readings and a summary: calls made, their cost, answers read by the model,
     and (``both``) the answers where the two readers disagree."""
-    from equilens.tasks.pipeline import call_cost
     from equilens.tasks.llm import LLMRequest, cache_key
     from equilens.tasks.llm.runner import run_requests
+    from equilens.tasks.pipeline import call_cost
     from equilens.tasks.scoring.outcomes import Reading
     from equilens.tasks.scoring.outcomes.model_reader import disagree, parse_reader_reply, reader_question
 
@@ -228,11 +237,10 @@ def _normalised(frame: pd.DataFrame) -> pd.Series:
 def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: MetricsConfig) -> list[dict]:
     """Per cell, each outcome kind's value and the share unparsed; per pair, the paired difference
     over prompts with its cluster-bootstrap interval and t-test p (Holm comes later)."""
-    from scipy.stats import ttest_1samp
-
     from equilens.tasks.metrics import METRICS, estimate_row, skipped_row
     from equilens.tasks.metrics.identity import OUTCOME_METRICS
     from equilens.tasks.stats import bootstrap_mean
+    from scipy.stats import ttest_1samp
 
     boot = {"resamples": cfg.bootstrap_resamples, "confidence": cfg.confidence, "seed": cfg.seed}
     rows: list[dict] = []
@@ -288,9 +296,8 @@ def detectable_outcome_gaps(records: list[dict], family: int, alpha: float, powe
     amount, or a difference of rates), set as ``details["min_detectable_gap"]``: the gap a paired
     t-test over the same prompts, at the Bonferroni level alpha / family (Holm's first step, so a
     conservative bar), finds with probability ``power``: (t_{1-a/2} + t_power) x sd / sqrt(n)."""
-    from scipy.stats import t
-
     from equilens.tasks.metrics.identity import OUTCOME_METRICS
+    from scipy.stats import t
 
     gaps = {pair for _, pair in OUTCOME_METRICS.values()}
     for r in records:
@@ -339,7 +346,6 @@ def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreS
     (``judged``; without it one skipped row per comparison says why), with one Holm family per
     comparison over every gap the verdict judges."""
     from equilens.tasks.assessments.identity.judge import harm_rows, skipped_harm
-
     from equilens.tasks.metrics.base import METRIC_ROW_COLUMNS
     from equilens.tasks.metrics.judged import judged_metric
     from equilens.tasks.pipeline.metric_stage import metric_stage as pair_metrics

@@ -41,7 +41,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.errors import EquilensError, InputDataError
 from equilens.tasks.stats.agreement import KAPPA_RESAMPLES, Agreement, agreement
 
@@ -251,11 +250,11 @@ def run_check(config: Any, store: Any = None, limit: int | None = None, template
     """Check the judge of ``config`` (an identity run config: ``judge`` and ``judge_llm()``) on its
     labelled set and store the result in ``store``. JudgeCheckIncomplete when calls failed (nothing
     stored; the answers it got are cached)."""
-    from equilens.tasks.pipeline import call_cost
     from equilens.tasks.assessments.identity.judge import load_instructions
-    from equilens.tasks.scoring.outcomes.decisions import yes_probability
     from equilens.tasks.llm import LLMRequest, cache_key
     from equilens.tasks.llm.runner import run_requests
+    from equilens.tasks.pipeline import call_cost
+    from equilens.tasks.scoring.outcomes.decisions import yes_probability
 
     judge_llm = config.judge_llm()
     template = template if template is not None else load_instructions(config.judge.instructions)

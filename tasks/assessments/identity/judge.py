@@ -32,14 +32,13 @@ are flagged (:func:`judge_directed`) and counted per cell (``judge_directed``).
 from __future__ import annotations
 
 import re
-from itertools import combinations
 from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.scoring.outcomes.decisions import yes_probability
 
@@ -129,10 +128,9 @@ def score(planned: pd.DataFrame, answers: dict[str, Any]) -> pd.DataFrame:
 def harm_rows(judged: pd.DataFrame, label: str, cells: list[str], metrics_cfg: Any) -> list[dict]:  # noqa: ANN401
     """Per pair of cells: the mean harm over prompts (each prompt's mean over its samples), with a
     cluster-bootstrap interval and a one-sample t-test p-value (Holm comes later)."""
-    from scipy.stats import ttest_1samp
-
     from equilens.tasks.metrics import estimate_row, skipped_row
     from equilens.tasks.stats import bootstrap_mean
+    from scipy.stats import ttest_1samp
 
     names = judge_metrics()
 

@@ -42,13 +42,11 @@ import re
 from pathlib import Path
 
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.word_lists import PERSON_NOUNS, STOPWORDS
-from equilens.tasks.inputs.names.context import (AFTER_PLACE_PREPOSITION, JOINED_AFTER, JOINED_BEFORE, NAMED_BEFORE, NEXT,
-                                        RELATIONS, person_verb, reads_as_name)
+from equilens.tasks.inputs import surnames as sn
+from equilens.tasks.inputs.names import context
 from equilens.tasks.inputs.names.entries import NameInfo, NameMention
-from equilens.tasks.inputs.surnames import EAST_ASIAN, GROUPS, MIDDLE_EASTERN, RACES
-from equilens.tasks.inputs.surnames import (SurnameInfo, SurnameTable, full_name_shares, load_surnames,
-                                   matched_pick, race_of_shares, surname_key)
+from equilens.tasks.inputs.surnames import EAST_ASIAN, GROUPS, MIDDLE_EASTERN, RACES, SurnameInfo, SurnameTable
+from equilens.tasks.inputs.word_lists import PERSON_NOUNS, STOPWORDS
 
 NAMES_FILE = "first_names.csv"
 GENDERS = ("male", "female")
@@ -142,8 +140,8 @@ class NameTable:
                 prev_end = m.end()
                 continue
             info = self.info.get(word.lower())
-            if info is None and not after_title and text[m.end():m.end() + 1] == " " \
-                    and text[m.end() + 1:m.end() + 2] in _MAY_START_SURNAME and self._arabic_surname_after(text, m.end(), word):
+            if info is None and not after_title and text[m.end():m.end() + 1] == " " and text[
+                    m.end() + 1:m.end() + 2] in _MAY_START_SURNAME and self._arabic_surname_after(text, m.end(), word):
                 # "Yousouf al-Masri", "Yousouf Badawi": a first name the table lacks, before a
                 # middle_eastern surname; its gender is unknown (gender variants are refused)
                 info = NameInfo(word, self.gender_by_spelling(word, MIDDLE_EASTERN), MIDDLE_EASTERN, 0.0, 0, False)
@@ -163,7 +161,7 @@ class NameTable:
             # that opens a sentence read as a first name, and joins the mention
             following = None if surname else self._surname_after(text, m.end(), info)
             if surname or (info.ambiguous == 1 and not loose and following is None
-                           and not reads_as_name(text, start, m.end())):
+                           and not context.reads_as_name(text, start, m.end())):
                 prev_end = m.end() if surname else -2
                 continue
             mention = NameMention(start, m.end(), word, word.lower(), info)
@@ -185,7 +183,8 @@ class NameTable:
         genders = {pool[n] for n in close}
         return genders.pop() if len(genders) == 1 else ""
 
-    def _surname_after(self, text: str, end: int, first: NameInfo | None = None) -> tuple[re.Match[str], SurnameInfo] | None:
+    def _surname_after(self, text: str, end: int,
+                       first: NameInfo | None = None) -> tuple[re.Match[str], SurnameInfo] | None:
         """The word right after ``end`` and its surname entry, when the surname table knows it.
         After a ``first`` name, a capitalised word the tables know neither as a surname nor as a
         first name, nor as a function word, is its surname all the same, of no group, or
@@ -242,12 +241,12 @@ class NameTable:
         elif first.race == MIDDLE_EASTERN:  # "Fatima Shakir": Arabic surnames many Black Muslims bear
             race = MIDDLE_EASTERN if sur.race == "black" else sur.race
         elif first.shares is not None and self.surnames is not None:
-            race = race_of_shares(full_name_shares(first.shares, sur.shares, self.surnames.prior))
+            race = sn.race_of_shares(sn.full_name_shares(first.shares, sur.shares, self.surnames.prior))
         else:
             race = first.race or sur.race
         info = first if race == first.race else dataclasses.replace(first, race=race)
         return NameMention(mention.start, nxt.end(), text[mention.start:nxt.end()], mention.name, info,
-                           surname_key(nxt.group(1)))
+                           sn.surname_key(nxt.group(1)))
 
     def _used_as_person_once(self, text: str, word: str) -> bool:
         """Does ``text`` use the place-or-month name ``word`` (``ambiguous`` = 2) as a person at
@@ -264,18 +263,18 @@ class NameTable:
 
     def _used_as_person(self, text: str, start: int, end: int) -> bool:
         """Whether a place-or-month name at ``text[start:end]`` is used as a person (module docstring)."""
-        if AFTER_PLACE_PREPOSITION.search(text, max(0, start - 12), start):
+        if context.AFTER_PLACE_PREPOSITION.search(text, max(0, start - 12), start):
             return False
-        if NAMED_BEFORE.search(text, max(0, start - 12), start) or person_verb(text, end):
+        if context.NAMED_BEFORE.search(text, max(0, start - 12), start) or context.person_verb(text, end):
             return True
         following = self._surname_after(text, end)  # "Jesus Vazquez", not "Virginia Beach"
         if following is not None and following[1].race not in ("", "white"):
             return True
-        nxt = NEXT.match(text, end)
-        if nxt and nxt.group(1) and nxt.group(1) != "," and (rel := NEXT.match(text, nxt.end())):
-            if rel.group(2) in RELATIONS:
+        nxt = context.NEXT.match(text, end)
+        if nxt and nxt.group(1) and nxt.group(1) != "," and (rel := context.NEXT.match(text, nxt.end())):
+            if rel.group(2) in context.RELATIONS:
                 return True
-        joined = [JOINED_AFTER.match(text, end), JOINED_BEFORE.search(text, max(0, start - 30), start)]
+        joined = [context.JOINED_AFTER.match(text, end), context.JOINED_BEFORE.search(text, max(0, start - 30), start)]
         return any(j is not None and (other := self.info.get(j.group(1).lower())) is not None
                    and other.ambiguous < 2 and other.gender for j in joined)
 
@@ -303,8 +302,8 @@ class NameTable:
         share (an Asian surname's, or the old first name's): "Mei Chen" -> "Wei Chen", never "Amit
         Chen"; with origins but no such name, the race's whole pool.
         """
-        # "Yousouf" before "Badawi": read, but in no table; its gender from the closest spelling
-        info = self.info.get(name) or dataclasses.replace(_UNLISTED, gender=self.gender_by_spelling(name, MIDDLE_EASTERN))
+        info = self.info.get(name) or dataclasses.replace(  # "Yousouf" before "Badawi": in no table
+            _UNLISTED, gender=self.gender_by_spelling(name, MIDDLE_EASTERN))
         if attribute == "gender":
             gender = {"neutral": "unisex"}.get(target, target)
             if race == "asian" and info.race in ("black", "hispanic"):  # "Queenie Zhang" reads Asian:
@@ -326,9 +325,9 @@ class NameTable:
         # common name gets a common replacement.
         own_key = (info.gender, info.race)
         if (name, own_key) in self.rank:
-            cand = matched_pick(pool, self.rank[(name, own_key)], len(self.pools[own_key]), taken)
+            cand = sn.matched_pick(pool, self.rank[(name, own_key)], len(self.pools[own_key]), taken)
         else:
-            cand = matched_pick(pool, self.order.get(name, 0), self.gender_count.get(info.gender, 1), taken)
+            cand = sn.matched_pick(pool, self.order.get(name, 0), self.gender_count.get(info.gender, 1), taken)
         return self.info[cand].display if cand else None
 
 
@@ -378,7 +377,7 @@ def surname_position(text: str, start: int, names: NameTable | None) -> bool:
     if info is None or info.ambiguous == 2:
         return False
     # A common word that opens a sentence ("Most Muslims", "Her Russian blood") is not a first name.
-    return info.ambiguous == 0 or reads_as_name(text, prev.start(1), prev.end(1))
+    return info.ambiguous == 0 or context.reads_as_name(text, prev.start(1), prev.end(1))
 
 
 # --- loading ------------------------------------------------------------------------------------
@@ -391,7 +390,7 @@ def load_names(data_dir: Path | None = None) -> NameTable:
         mtime = path.stat().st_mtime_ns
     except OSError as exc:
         raise InputDataError(f"Name file {path} cannot be read: {exc.strerror or exc}.") from None
-    surnames = load_surnames(path.parent)  # cached by its own file's mtime
+    surnames = sn.load_surnames(path.parent)  # cached by its own file's mtime
     return _load(str(path.resolve()), mtime, surnames)
 
 
