@@ -260,8 +260,9 @@ def _print_result(result: dict, db: str) -> None:
         say(f"skipped {name}: {reason}")
     if "responses" in result:
         r = result["responses"]
+        cut = f", {r['cut']} cut at the answer cap (llm.max_answer_chars)" if r.get("cut") else ""
         say(f"responses: {r['ok']} ok, {r['failed']} failed, {r['refusals']} refusals, "
-                   f"{r['cached']} from cache")
+                   f"{r['cached']} from cache{cut}")
     from equilens.tasks.reporting.readings import unread_decisions_line
 
     if unread := unread_decisions_line(result.get("p_yes")):

@@ -20,9 +20,12 @@ from equilens.tasks.storage.store import Store
 
 
 def response_counts(responses: pd.DataFrame, **extra: Any) -> dict[str, Any]:
-    """The run summary's ``responses`` entry: calls in all, answered, failed, refused, from cache."""
+    """The run summary's ``responses`` entry: calls in all, answered, failed, refused, from cache, and
+    answers cut at the answer cap (``truncated``; answered, so among the ``ok`` ones)."""
+    cut = int(responses["truncated"].eq(True).sum()) if "truncated" in responses else 0
     return {"total": int(len(responses)), "ok": int(responses["ok"].sum()), "failed": int((~responses["ok"]).sum()),
-            "refusals": int(responses["refusal"].sum()), "cached": int(responses["cached"].sum()), **extra}
+            "refusals": int(responses["refusal"].sum()), "cached": int(responses["cached"].sum()), "cut": cut,
+            **extra}
 
 
 def skipped_summary(metrics: pd.DataFrame) -> dict[str, str]:

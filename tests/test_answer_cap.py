@@ -100,3 +100,37 @@ def test_a_run_stores_the_cut_answers_flagged_and_counts_them_per_group(prefect_
     section = report[report.index("<section id=completion>"):]
     section = section[:section.index("</section>")]
     assert "<th>cut</th>" in section and "<td>male</td>" in section
+
+
+def test_the_terminal_counts_the_answers_cut_at_the_cap(prefect_api_env: dict[str, str], openai_server,  # noqa: F811
+                                                        tmp_path: Path) -> None:
+    """Through the CLI: the responses line says how many answers were cut at llm.max_answer_chars,
+    as the report counts them; a run with none cut does not mention the cap."""
+    import math
+
+    from tests.fakes.cli import equilens
+
+    def reply(body: dict) -> tuple[str, dict[str, float]]:  # Black applicants get a long answer
+        text = body["messages"][-1]["content"]
+        p = 0.3 + 0.4 * (sum(map(ord, text)) % 97) / 97
+        return ("Yes. " + "It depends on the income. " * 10 if " Black " in text else "Yes."), \
+            {"Yes": math.log(p), "No": math.log(1 - p)}
+
+    openai_server.reply = reply
+    rows = [{"filled_template": f"Case {k}: a {age}-year-old {race} {who} asks for a loan. Should it be approved?",
+             "decision_question_id": k, "age": age, "gender": gender, "race": race, "fill_type": "explicit"}
+            for k in range(2) for age in (30, 60) for gender, who in (("male", "man"), ("female", "woman"))
+            for race in ("white", "Black")]
+    (tmp_path / "set.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    llm = (f"{{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0, "
+           "max_tokens: 2, max_answer_chars: 20}")
+    (tmp_path / "c.yaml").write_text(f"name: cut\nassessment: decisions\ndecisions: {{path: set.jsonl}}\nllm: {llm}\n"
+                                     "storage: {duckdb_path: d.duckdb, reports_dir: null}\n")
+    out = equilens("run", "c.yaml", cwd=tmp_path, api=prefect_api_env, columns=200)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "responses: 16 ok, 0 failed, 0 refusals, 0 from cache, 8 cut at the answer cap " \
+           "(llm.max_answer_chars)\n" in out.stdout, out.stdout
+    again = equilens("run", "c.yaml", "--set", "llm.max_answer_chars=2000", cwd=tmp_path, api=prefect_api_env,
+                     columns=200)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "responses: 16 ok, 0 failed, 0 refusals, 0 from cache\n" in again.stdout, again.stdout
