@@ -2,15 +2,20 @@
 
 A flow or task that raises an :class:`~equilens.tasks.errors.EquilensError` makes Prefect log the exception
 with its full traceback (task run, then flow run) and two "Finished in state Failed" lines before
-the CLI prints the one-paragraph ``error:`` line. The filter below drops exactly those console
-records; every other log line, and the records sent to the Prefect API (the UI keeps its
-tracebacks), are untouched. ``equilens run --debug`` does not install it.
+the CLI prints the one-paragraph ``error:`` line; a run stopped by Ctrl-C or SIGTERM makes it log
+"Crash detected! Execution was aborted by ..." before the CLI's "error: interrupted". The filter
+below drops exactly those console records; every other log line, and the records sent to the
+Prefect API (the UI keeps its tracebacks and crashed states), are untouched. ``equilens run
+--debug`` does not install it.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+
+SIGNAL_CRASHES = ("Execution was aborted by an interrupt signal.", "Execution was aborted by a termination signal.")
+"""Prefect's words for a flow or task run that SIGINT or SIGTERM stopped (the CLI says "error: interrupted")."""
 
 
 def _error_names() -> set[str]:
@@ -26,7 +31,8 @@ def _error_names() -> set[str]:
 
 
 class KnownErrorFilter(logging.Filter):
-    """Drop console records about an exception the CLI reports itself, and great-expectations' INFO lines."""
+    """Drop console records about an exception or a stop by signal the CLI reports itself, and
+    great-expectations' INFO lines."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         from equilens.tasks.errors import EquilensError
@@ -42,6 +48,8 @@ class KnownErrorFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # noqa: BLE001 - a malformed record is not ours to judge
             return True
+        if any(words in message for words in SIGNAL_CRASHES):
+            return False
         pattern = r"\b(?:%s)\b[(:]" % "|".join(map(re.escape, sorted(_error_names())))
         return re.search(pattern, message) is None
 

@@ -143,6 +143,7 @@ def _check_interrupted(code: int, seconds: float, children: list, err: Lines, db
     assert seconds < EXIT_WITHIN_S, f"exit took {seconds:.1f} s\n{err.text()}"
     assert "did not stop within" not in err.text(), err.text()  # the stage stopped; nothing was forced
     assert "interrupted" in err.text() and "Traceback" not in err.text(), err.text()
+    assert "Crash detected" not in err.text(), err.text()  # "error: interrupted" alone says it
     assert _survivors(children) == [], [c.cmdline() for c in _survivors(children)]
     assert [status for _, status in _runs(db)] == ["interrupted"]
 
@@ -482,6 +483,7 @@ def test_sigterm_in_the_judge_stage_of_an_identity_run_stops_quietly(tmp_path: P
         assert code == 143 and seconds < EXIT_WITHIN_S, (code, seconds, err.text())
         assert "Traceback" not in err.text() and "Exception in callback" not in err.text(), err.text()
         assert "error: interrupted" in err.text() and "did not stop within" not in err.text(), err.text()
+        assert "Crash detected" not in err.text() and "termination signal" not in err.text(), err.text()
         assert [status for _, status in _runs(tmp_path / "e.duckdb")] == ["interrupted"]
         assert judged() - at_signal <= 2 * concurrency, (at_signal, judged())  # the judge stopped
     finally:
