@@ -4,7 +4,8 @@
 * Prefect's ephemeral server that does not start is retried once, then explained in one paragraph;
 * the trend across runs compares runs of the same name *and* model;
 * a full disk is one paragraph naming the file and its free space, exit 2, the run recorded
-  ``failed`` (even when the disk refuses its final row), and nothing stored before is lost.
+  ``failed`` (even when the disk refuses its final row; when it refuses the run's first row too,
+  the paragraph says that nothing was recorded), and nothing stored before is lost.
 """
 
 from __future__ import annotations
@@ -348,6 +349,49 @@ def test_a_full_disk_under_equilens_run_is_one_paragraph_exit_2_and_runs_reads_f
     listed = equilens("runs", "--db", str(db), "--format", "json", cwd=tmp_path)
     assert [r["status"] for r in json.loads(listed.stdout)] == ["failed"], listed.stderr
     assert Store(db).query("SELECT count(*) AS n FROM response_cache").iloc[0]["n"] == server.calls  # kept
+
+
+@pytest.mark.parametrize("room", ["none", "a small row"])
+def test_a_run_started_on_a_full_disk_is_recorded_failed_or_says_that_nothing_was(
+        tmp_path: Path, prefect_api_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, room: str) -> None:
+    """The disk refuses the run's first row (its config and versions with it): one paragraph, exit 2,
+    no call made. Where a smaller row still fits, the run reads ``failed`` with the disk's error;
+    where nothing fits, the paragraph says that nothing of the run was recorded."""
+    from tests.fakes.openai_server import running_server
+
+    db = tmp_path / "e.duckdb"
+    Store(db).init()  # the file and its tables are there; the disk filled up since
+
+    def refuse(sql: str) -> str | None:
+        if not sql.startswith(("INSERT", "UPDATE")) or (room != "none" and '"config"' not in sql):
+            return None
+        return "TransactionException"
+
+    _full_disk(monkeypatch, refuse)
+    with running_server() as server:
+        cfg = tmp_path / "c.yaml"
+        cfg.write_text("name: full\nprompts: {items: ['Is he a good nurse?', 'Should she get the loan?']}\n"
+                       "counterfactual: {attributes: [gender], detect_names: false}\n"
+                       f"llm: {{provider: openai, model: fake, base_url: '{server.base_url}', max_retries: 0}}\n"
+                       f"storage: {{duckdb_path: '{db}', reports_dir: null}}\n")
+        run = equilens("run", str(cfg), cwd=tmp_path, api=prefect_api_env)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert server.calls == 0
+    said = [line for line in run.stderr.splitlines() if line]
+    assert len(said) == 1, run.stderr
+    assert said[0].startswith(f"error: {db} could not be written: the disk that holds it is full ("), said[0]
+    monkeypatch.undo()
+    rows = Store(db).query("SELECT name, status, summary FROM runs")
+    if room == "none":
+        assert said[0].endswith(" Nothing of this run was recorded (equilens runs does not list it): it stopped "
+                                "before its first LLM call."), said[0]
+        assert rows.empty
+    else:
+        assert said[0].endswith(" The run stopped before its first LLM call and is recorded failed."), said[0]
+        assert rows[["name", "status"]].values.tolist() == [["full", "failed"]]
+        assert json.loads(rows["summary"].iloc[0])["error"].startswith(f"DiskFullError: {db} could not be written")
+        listed = equilens("runs", "--db", str(db), "--format", "json", cwd=tmp_path)
+        assert [r["status"] for r in json.loads(listed.stdout)] == ["failed"], listed.stderr
 
 
 def _tmpfs(path: Path, size: str) -> str | None:

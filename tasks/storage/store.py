@@ -136,13 +136,31 @@ class Store:
 
     def start_run(self, run_id: str, **fields: Any) -> None:
         """The run's row, status running, with the process and host that run it (see :meth:`mark_abandoned`),
-        and room kept on the disk for its final status (see :meth:`finish_run`)."""
+        and room kept on the disk for its final status (see :meth:`finish_run`). When a full disk
+        refuses that row, :class:`DiskFullError` says whether a smaller one recorded the run failed."""
         fields = {"pid": os.getpid(), "host": socket.gethostname(), **fields}
-        self.append("runs", pd.DataFrame([{"run_id": run_id, "status": "running", **fields}]))
+        try:
+            self.append("runs", pd.DataFrame([{"run_id": run_id, "status": "running", **fields}]))
+        except DiskFullError as err:
+            raise DiskFullError(f"{err} {self._failed_at_start(run_id, fields, err)}") from None
         try:  # written, not sparse: the disk's blocks are really taken
             self._reserve(run_id).write_bytes(b"\0" * RESERVE_BYTES)
         except OSError:  # no room even for that: the run fails at its first write anyway
             self._release(run_id)
+
+    def _failed_at_start(self, run_id: str, fields: dict[str, Any], err: DiskFullError) -> str:
+        """Record a run whose first row the disk refused as ``failed``, in a row without its config
+        and versions, with the disk's error as its summary; the sentence that says what was recorded."""
+        kept = {k: fields[k] for k in ("name", "flow", "started_at", "config_hash", "provider", "model", "pid", "host")
+                if k in fields}
+        row = {"run_id": run_id, "status": "failed", **kept, "finished_at": fields.get("started_at"),
+               "summary": {"error": f"DiskFullError: {err}"[:4000]}}
+        try:
+            self.append("runs", pd.DataFrame([row]))
+        except DiskFullError:
+            return ("Nothing of this run was recorded (equilens runs does not list it): it stopped before its "
+                    "first LLM call.")
+        return "The run stopped before its first LLM call and is recorded failed."
 
     def _reserve(self, run_id: str) -> Path:
         return self.path.with_name(f".{self.path.name}.{run_id}.reserve")
