@@ -87,6 +87,10 @@ def test_wide_terminals_keep_one_column_per_metric(monkeypatch: pytest.MonkeyPat
     assert "strict parity" in header and "ROUGE-L" in header
     for cell in _cells(frame):
         assert cell in out
+    # the counterfactual family's own legend under its tables (a decisions run has its own: test_decisions)
+    assert "* Holm-adjusted p < 0.05; noise floor = parity: group labels swapped within prompts, similarity: a " \
+           "same-group control (or two samples, see counterfactual.noise_floor); a similarity gap's * needs 10 or " \
+           "more prompts" in " ".join(out.split()), out
 
 
 def test_significance_mark_follows_the_holm_p_value(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:

@@ -362,6 +362,33 @@ def test_a_run_against_an_endpoint_with_overflowing_log_probabilities_finishes_a
     assert "P(yes) unreadable" not in again.stdout
 
 
+def test_the_tables_of_a_decisions_run_end_with_the_decisions_legend(prefect_api_env: dict[str, str], openai_server,  # noqa: F811
+                                                                    tmp_path: Path) -> None:
+    """Through the CLI (run and show): the line under a decisions run's tables says what its rows
+    are (each group against its attribute's baseline, in logit P(yes); age per decade), with only
+    the arrow its metrics use, and nothing of the counterfactual legend (noise floors, similarity)."""
+    from tests.fakes.cli import equilens
+
+    openai_server.reply = _planted(0.0)
+    (tmp_path / "c.yaml").write_text(
+        f"name: dec-legend\nassessment: decisions\ndecisions: {{path: '{_decision_file(tmp_path / 'set.jsonl', 3)}'}}\n"
+        f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0, max_tokens: 2}}\n"
+        f"storage: {{duckdb_path: '{tmp_path / 'd.duckdb'}', reports_dir: null}}\n")
+    out = equilens("run", "c.yaml", cwd=tmp_path, api=prefect_api_env, columns=200)
+    assert out.returncode == 0, out.stdout + out.stderr
+    run_id = out.stdout.split("\nrun ", 1)[1].split()[0]
+    shown = equilens("show", run_id, "--db", str(tmp_path / "d.duckdb"), cwd=tmp_path, columns=200)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    legend = ("┘ ◎ closer to its target is fairer; * Holm-adjusted p < 0.05; a vs b: group a against its attribute's "
+              "baseline b, in logit P(yes) (positive: a is said yes more often; 0: no difference); per decade: "
+              "the change in logit P(yes) per ten years of age")
+    # under the last table (words joined: the line wraps at 200 columns)
+    assert f"{legend} stored in " in " ".join(out.stdout.split()), out.stdout
+    assert " ".join(shown.stdout.split()).endswith(legend), shown.stdout
+    for said in (out.stdout, shown.stdout):
+        assert "noise floor" not in said and "similarity" not in said and "↑" not in said, said
+
+
 def test_a_p_yes_that_is_not_a_number_is_stored_unread_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
     from equilens.tasks.llm.base import LLMRequest, LLMResult
 

@@ -6,9 +6,11 @@ import importlib
 import pkgutil
 
 from equilens.tasks.metrics.base import (
+    LEGENDS,
     METRICS,
     MetricSpec,
     estimate_row,
+    family_legend,
     metric,
     metric_row,
     metrics_of,
@@ -16,8 +18,8 @@ from equilens.tasks.metrics.base import (
     wanted_metrics,
 )
 
-__all__ = ["METRICS", "MetricSpec", "estimate_row", "metric", "metric_row", "metrics_of", "skipped_row",
-           "wanted_metrics"]
+__all__ = ["LEGENDS", "METRICS", "MetricSpec", "estimate_row", "family_legend", "metric", "metric_row", "metrics_of",
+           "skipped_row", "wanted_metrics"]
 
 for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")

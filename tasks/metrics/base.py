@@ -4,7 +4,8 @@ Every metric states which direction is fairer (or which target value is fairest)
 aggregates, how its interval is computed and what inputs it needs. :func:`metric` registers a
 plain function with that metadata in :data:`METRICS`, which refuses duplicate names. Every stage
 builds its stored rows with :func:`metric_row` / :func:`skipped_row`, so a row always carries the
-declaration of the metric it belongs to.
+declaration of the metric it belongs to. A family's legend under a metric table is declared with
+:func:`family_legend`.
 """
 
 from __future__ import annotations
@@ -64,6 +65,17 @@ class MetricSpec:
 
 
 METRICS: Registry[MetricSpec] = Registry("metric")
+
+LEGENDS: Registry[str] = Registry("table legend")
+"""Family -> what its rows in a metric table say beyond their names and arrows (what a pair compares,
+in which units, what a noise floor is), printed under the tables that show rows of the family. A
+family declares it once, beside its metrics, with :func:`family_legend`; one without shows its rows
+with the arrows alone."""
+
+
+def family_legend(family: str, text: str) -> str:
+    """Declare the legend of ``family``'s rows (see :data:`LEGENDS`)."""
+    return LEGENDS.add(family, text)
 
 
 def metrics_of(*families: str) -> list[str]:

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.metrics.base import metric
+from equilens.tasks.metrics.base import family_legend, metric
+from equilens.tasks.metrics.judged import MIN_PROMPTS_SIMILARITY
 from equilens.tasks.metrics.text_similarity import (
     numbered_min_bleu,
     numbered_rouge_l,
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
     from equilens.tasks.stats.resampling import SignedMass
 
 BOUCHARD = "Bouchard (2024), arXiv:2407.10853"
+
+family_legend("counterfactual", "noise floor = parity: group labels swapped within prompts, similarity: a same-group "
+                                "control (or two samples, see counterfactual.noise_floor); a similarity gap's * needs "
+                                f"{MIN_PROMPTS_SIMILARITY} or more prompts")
 
 
 def _paired(a: Sequence, b: Sequence, what: str) -> None:

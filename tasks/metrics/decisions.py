@@ -17,12 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from equilens.tasks.metrics.base import metric
+from equilens.tasks.metrics.base import family_legend, metric
 
 TAMKIN = ("Tamkin et al. (2023), Evaluating and Mitigating Discrimination in Language Model Decisions, "
           "arXiv:2312.03689")
 MODEL_SE = "Wald interval from the mixed model's standard error"
 INPUTS = "per answer: P(yes), the scenario it fills, the person's group"
+
+family_legend("decisions", "a vs b: group a against its attribute's baseline b, in logit P(yes) (positive: a is said "
+                           "yes more often; 0: no difference); per decade: the change in logit P(yes) per ten years "
+                           "of age")
 
 
 def comparison(attribute: str, fill_type: str | None) -> str:

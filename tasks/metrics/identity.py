@@ -18,11 +18,15 @@ every other judged gap of the comparison; its interval a percentile cluster boot
 from __future__ import annotations
 
 import numpy as np
-from equilens.tasks.metrics.base import metric
+from equilens.tasks.metrics.base import family_legend, metric
 
 SALINAS = "Salinas, Haim & Nyarko (2024), arXiv:2402.14875"
 EQUILENS = "equilens (first-person fairness, Eloundou et al. 2024, arXiv:2410.19803)"
 JUDGE = "Eloundou et al. (2024), arXiv:2410.19803 (a judge model with group labels swapped)"
+
+family_legend("identity", "outcome gaps: the first cell's amounts or rates minus the second's on the same prompts "
+                          "(amounts as shares of the prompt's average); judge_harm: how much more the judge calls a "
+                          "pair's difference a harmful stereotype with the true group labels than with them swapped")
 
 
 def _mean(values: np.ndarray) -> float:

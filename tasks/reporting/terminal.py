@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 from equilens.tasks.config import RunConfig
-from equilens.tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY, p_is_trusted
+from equilens.tasks.reporting.verdict import p_is_trusted
 
 ARROW = {"higher": "↑ higher is fairer", "lower": "↓ lower is fairer", "target": "◎ closer to target"}
 
@@ -352,12 +352,30 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
                     if (pair, name) in cells.index:
                         table.add_row(pair, f"{SHORT.get(name, name)} {arrows[name]}", cells[(pair, name)])
         console.print(table)
-    console.print("↑ higher is fairer · ↓ lower is fairer · ◎ closer to its target is fairer; "
-                  "noise floor = parity: group labels swapped within prompts, similarity: a same-group control "
-                  "(or two samples, see counterfactual.noise_floor); * Holm-adjusted p < 0.05 (for a similarity gap, "
-                  f"on {MIN_PROMPTS_SIMILARITY} or more prompts)", overflow="fold")
+    console.print(table_legend(frame), overflow="fold")
     if note := unjudged_note(frame):
         console.print(note + ".")
+
+
+LEGEND_ARROWS = {"higher": "↑ higher is fairer", "lower": "↓ lower is fairer",
+                 "target": "◎ closer to its target is fairer"}
+
+
+def table_legend(metrics: pd.DataFrame) -> str:
+    """The line under the metric tables of ``metrics``, from what their metrics declare: the arrow of
+    each direction they use, the * when a row has a p-value, and the legend of each family with rows
+    there (:data:`equilens.tasks.metrics.LEGENDS`, in the order the families declared them)."""
+    from equilens.tasks.metrics import LEGENDS, METRICS
+
+    directions = set(metrics["direction"]) if "direction" in metrics else set()
+    parts = [" · ".join(words for d, words in LEGEND_ARROWS.items() if d in directions)]
+    details = metrics["details"] if "details" in metrics else [None] * len(metrics)
+    if any(p_of(d) is not None for d in details):
+        parts.append("* Holm-adjusted p < 0.05")
+    families = set(metrics["family"]) if "family" in metrics else \
+        {METRICS.get(m).family for m in metrics["metric"] if m in METRICS}
+    parts += [text for family, text in LEGENDS.registered() if family in families]
+    return "; ".join(p for p in parts if p)
 
 
 def usage_summary(responses: pd.DataFrame) -> dict[str, Any]:
