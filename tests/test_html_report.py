@@ -166,3 +166,30 @@ def test_the_report_stars_no_metric_the_verdict_does_not_judge(tmp_path: Path) -
     assert "<td>*</td>" not in every and "<td>0.0004</td>" in every  # its p is shown, unstarred
     note = "cosine carries no *: answers that name their group are less alike, so an embedding gap is reported"
     assert note in least and note in every
+
+
+def test_skipped_rows_with_one_reason_are_one_line_naming_their_groups(tmp_path: Path) -> None:
+    """A reason shared by many rows (every group's noise floor, as a deterministic model gives) is one
+    line with the groups and pairs it holds for, per attribute; a row without groups keeps its own."""
+    store = Store(tmp_path / "e.duckdb")
+    store.start_run("run-s", name="skips", flow="counterfactual_assessment", started_at=pd.Timestamp("2026-11-20"),
+                    config={}, config_hash="abc", provider="openai", model="m")
+    same = "no noise floor: every same-group pair scores 0.921"
+    rows = [{"metric": "cosine_similarity", "attribute": attribute, "group_a": g, "group_b": g, "skipped": same}
+            for attribute, groups in (("gender", ["male", "female"]), ("race", ["white", "Black", "Asian"]))
+            for g in groups]
+    rows += [{"metric": "bleu_similarity", "attribute": "race", "group_a": a, "group_b": b, "skipped": "no answers"}
+             for a, b in (("Asian", "Black"), ("Asian", "white"))]
+    rows += [{"metric": "honest", "attribute": None, "group_a": None, "group_b": None, "skipped": "no lexicon"}]
+    store.append("metrics", pd.DataFrame([
+        {"run_id": "run-s", "family": "counterfactual", "metric": r["metric"], "attribute": r["attribute"],
+         "group_a": r["group_a"], "group_b": r["group_b"], "value": None, "n": 0, "direction": "higher",
+         "aggregation": "mean", "details": {"skipped": r["skipped"]}} for r in rows]))
+    store.finish_run("run-s", "completed", summary={})
+    html = build_html_report(store, "run-s")
+    listed = html.split("<h3>Skipped</h3><ul>")[1].split("</ul>")[0]
+    assert listed.split("</li>")[:-1] == [
+        f"<li><b>cosine_similarity</b>: {same} (gender: male, female; race: white, Black, Asian)",
+        "<li><b>bleu_similarity</b>: no answers (race: Asian vs Black, Asian vs white)",
+        "<li><b>honest</b>: no lexicon",
+    ], listed

@@ -133,8 +133,7 @@ def report_context(store: Store, run_id: str) -> dict[str, Any]:
         "failure": str(summary["error"]) if summary.get("error") else None,
         "cards": _cards(summary, responses),
         "worst": worst, "worst_note": worst_note,
-        "skipped": [(m, json.loads(x).get("skipped", "") if isinstance(x, str) else "")
-                    for m, x in zip(skipped["metric"], skipped["details"], strict=True)],
+        "skipped": _skipped(skipped),
         "examples": examples,
         "figures": _interval_figures(valued),
         "distributions": [_html(x) for x in _distributions(responses, d["scores"])],
@@ -145,6 +144,29 @@ def report_context(store: Store, run_id: str) -> dict[str, Any]:
         "min_prompts_similarity": MIN_PROMPTS_SIMILARITY,
         "validations": _table(d["validations"]) if len(d["validations"]) else None,
     }
+
+
+def _skipped(skipped: pd.DataFrame) -> list[tuple[str, str]]:
+    """(metric, reason) per line of the Skipped list: the rows of one metric with one reason fold into
+    one line that names, per attribute, the groups ("female") and pairs ("female vs male") it holds
+    for, in the order stored."""
+    folded: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for r in skipped.to_dict("records"):
+        details = json.loads(r["details"]) if isinstance(r["details"], str) else {}
+        where = folded.setdefault((r["metric"], str(details.get("skipped", ""))), {})
+        a, b = (r.get(k) if isinstance(r.get(k), str) and r.get(k) else None for k in ("group_a", "group_b"))
+        attribute = r.get("attribute") if isinstance(r.get("attribute"), str) else ""
+        names = where.setdefault(attribute, [])
+        label = f"{a} vs {b}" if a and b and a != b else a or b
+        if label and label not in names:
+            names.append(label)
+    lines = []
+    for (metric, reason), where in folded.items():
+        held = [f"{attribute}: {', '.join(names)}" if attribute and names else attribute or ", ".join(names)
+                for attribute, names in where.items()]
+        held = [h for h in held if h]
+        lines.append((metric, f"{reason} ({'; '.join(held)})" if held else reason))
+    return lines
 
 
 def _cards(summary: dict[str, Any], responses: pd.DataFrame) -> list[dict[str, Any]]:
