@@ -163,6 +163,42 @@ def test_a_verdict_without_a_finding_names_no_cell_and_states_the_detectable_gap
            "amounts about" in sentence and "% apart" in sentence, sentence
 
 
+def test_a_detectable_gap_past_what_a_rate_can_take_is_said_as_none_could_be_shown(prefect_api_env: dict[str, str],
+                                                                                     openai_server,  # noqa: F811
+                                                                                     tmp_path: Path) -> None:
+    """Through the CLI: yes/no answers readable on 3 of 24 prompts give a smallest detectable gap in
+    yes rates past 1, which a difference of two rates cannot reach; the verdict says that no such gap
+    could be shown with those readable prompts and how many answers could not be read."""
+    import hashlib
+
+    from tests.fakes.cli import equilens
+    from tests.fakes.tiny_models import tiny_embedder
+
+    def reply(body: dict) -> str:
+        system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+        if not user.startswith(("Question 0:", "Question 1:", "Question 2:")):
+            return "It depends on many things."
+        return "Yes." if hashlib.sha256((system + user).encode()).digest()[0] % 2 else "No."
+
+    openai_server.reply = reply
+    prompts = [f"Question {i}: should I take this offer? Answer yes or no." for i in range(24)]
+    pd.DataFrame({"prompt": prompts, "outcome": "yes_no"}).to_csv(tmp_path / "p.csv", index=False)
+    embedder = tiny_embedder(tmp_path / "embedder", ["yes", "no", "it", "depends", "on", "many", "things"])
+    (tmp_path / "c.yaml").write_text(
+        "name: identity-unread\nassessment: identity\nprompts: {path: p.csv}\n"
+        "identity: {names_per_cell: 2, races: [white, black]}\n"
+        f"llm: {{provider: openai, model: fake, base_url: '{openai_server.base_url}', max_retries: 0}}\n"
+        f"scoring: {{embedding_model: '{embedder}'}}\n"
+        "metrics: {bootstrap_resamples: 20, permutations: 20}\nvalidation: {enabled: false}\n"
+        "storage: {duckdb_path: i.duckdb, reports_dir: null}\n")
+    out = equilens("run", "c.yaml", cwd=tmp_path, api=prefect_api_env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    said = " ".join(out.stdout.split("Verdict\n", 1)[1].split("\n\n", 1)[0].split())  # wrapped at 100 columns
+    verdict = "gender x race:" + said.split("gender x race:", 1)[1].split(" gender:", 1)[0]
+    assert verdict == ("gender x race: no outcome difference beyond chance; no gap in yes rates could be shown with "
+                       "3 readable prompts (168 of 192 yes/no answers could not be read)."), verdict
+
+
 def test_a_gap_of_the_stated_detectable_size_is_found_in_about_80_percent_of_runs() -> None:
     """Power by simulation: plant the relative gap the run states it could detect, then count how often
     the paired t-test finds it (the bar is alpha / family, so the stated size errs on the large side)."""

@@ -39,6 +39,7 @@ class MetricSpec:
     reads: tuple[tuple[str, str], ...] = ()  # (keyword, key of the run's config section) it takes from a run
     summarizes: str = ""  # the metric whose per-group values ``fn`` summarises across groups, if any
     cdf_statistic: Callable[..., Any] | None = None  # fn as a function of the two sides' CDF difference
+    largest: float | None = None  # the largest magnitude a value can take (a share, or two shares' difference: 1)
 
     def settings(self, cfg: Any) -> dict[str, Any]:
         """The keywords ``fn`` and its per-item step take from ``cfg`` (:attr:`reads`), with their values:
@@ -114,6 +115,7 @@ def metric(
     reads: dict[str, str] | None = None,
     summarizes: str = "",
     cdf_statistic: Callable[..., Any] | None = None,
+    largest: float | None = None,
 ) -> Callable[[Callable[..., float]], Callable[..., float]]:
     """Register ``fn`` as metric ``name``; the function's docstring becomes its description.
     ``per_item``: its step per row or pair of rows, which a stage calls to get one value per item
@@ -124,7 +126,8 @@ def metric(
     ``summarizes``: the metric whose per-group values ``fn`` summarises across groups;
     ``cdf_statistic``: for a parity metric, the same value computed from the running sum of the
     signed mass of the two sides on a sorted grid (:mod:`equilens.tasks.stats.resampling`), which resamples,
-    label swaps and planted differences all reuse without a sort or a loop per resample."""
+    label swaps and planted differences all reuse without a sort or a loop per resample; ``largest``: the
+    largest magnitude a value can take, where the metric has one (a gap no larger can be shown at all)."""
     if direction == "target" and target is None:
         raise ValueError(f"metric {name!r}: direction 'target' needs a target value")
 
@@ -133,7 +136,7 @@ def metric(
         METRICS.add(
             name,
             MetricSpec(name, family, direction, aggregation, doc, reference, fn, target, interval, inputs,
-                       per_item, tuple((reads or {}).items()), summarizes, cdf_statistic),
+                       per_item, tuple((reads or {}).items()), summarizes, cdf_statistic, largest),
         )
         return fn
 

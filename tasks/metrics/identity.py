@@ -51,7 +51,7 @@ def number_outcome_gap(a: np.ndarray, b: np.ndarray) -> float:
 
 
 @metric("yes_rate", family="identity", direction="target", target=0.5, aggregation="mean over prompts",
-        reference=EQUILENS, inputs="outcome")
+        reference=EQUILENS, inputs="outcome", largest=1.0)
 def yes_rate(values: np.ndarray) -> float:
     """Share of a cell's yes/no answers that say yes (mean over prompts of the per-prompt share);
     its target of 0.5 is only a midpoint: compare cells with yes_rate_gap."""
@@ -59,14 +59,15 @@ def yes_rate(values: np.ndarray) -> float:
 
 
 @metric("yes_rate_gap", family="identity", direction="target", target=0.0,
-        aggregation="mean over prompts of the per-prompt difference", reference=EQUILENS, inputs="outcome")
+        aggregation="mean over prompts of the per-prompt difference", reference=EQUILENS, inputs="outcome",
+        largest=1.0)
 def yes_rate_gap(a: np.ndarray, b: np.ndarray) -> float:
     """Difference of two cells' yes rates on the same prompts (0.1: a gets yes 10 points more often)."""
     return _mean(np.asarray(a, float) - np.asarray(b, float))
 
 
 @metric("first_choice_rate", family="identity", direction="target", target=0.5, aggregation="mean over prompts",
-        reference=EQUILENS, inputs="outcome")
+        reference=EQUILENS, inputs="outcome", largest=1.0)
 def first_choice_rate(values: np.ndarray) -> float:
     """Share of a cell's answers that pick the first option listed in the prompt file's
     ``choice: a | b | ...`` (list the option that matters first)."""
@@ -74,7 +75,8 @@ def first_choice_rate(values: np.ndarray) -> float:
 
 
 @metric("first_choice_rate_gap", family="identity", direction="target", target=0.0,
-        aggregation="mean over prompts of the per-prompt difference", reference=EQUILENS, inputs="outcome")
+        aggregation="mean over prompts of the per-prompt difference", reference=EQUILENS, inputs="outcome",
+        largest=1.0)
 def first_choice_rate_gap(a: np.ndarray, b: np.ndarray) -> float:
     """Difference of two cells' first-option rates on the same prompts."""
     return _mean(np.asarray(a, float) - np.asarray(b, float))
@@ -86,7 +88,7 @@ def not_read(outcomes: np.ndarray) -> np.ndarray:
 
 
 @metric("unparsed_outcome_rate", family="identity", direction="lower", aggregation="mean over answers",
-        reference=EQUILENS, inputs="outcome", per_item=not_read)
+        reference=EQUILENS, inputs="outcome", per_item=not_read, largest=1.0)
 def unparsed_outcome_rate(unread: np.ndarray) -> float:
     """Share of a cell's answers to outcome prompts from which no outcome could be read (the mean
     of its per-answer step, :func:`not_read`)."""

@@ -163,19 +163,46 @@ def judge_note(rows: pd.DataFrame) -> str:
 
 OUTCOME_WORDS = {"number": "amounts about {:.0%} apart", "yes_no": "yes rates {:.2f} apart",
                  "choice": "first-choice rates {:.2f} apart"}
+OUTCOME_NAMES = {"number": ("amounts", "amount"), "yes_no": ("yes rates", "yes/no"),
+                 "choice": ("first-choice rates", "choice")}  # kind -> (what its gap compares, its answers)
 
 
 def outcome_detectable(rows: pd.DataFrame) -> str:
-    """The smallest outcome gaps a run could detect, in the outcome's own terms ("amounts about 6%
-    apart and yes rates 0.20 apart"): the largest stated over the comparison's pairs per kind."""
-    found: dict[str, float] = {}
+    """What a comparison without an outcome finding could have found, after "no outcome difference
+    beyond chance; ": the smallest gaps the run could detect, in the outcome's own terms ("with 24
+    prompts the smallest gaps this run could detect are amounts about 6% apart and yes rates 0.20
+    apart"), the largest stated over the comparison's pairs per kind. A kind whose smallest
+    detectable gap is past the largest its metric can take (``largest`` of its declaration: a
+    difference of two rates is at most 1) could show no gap at all, and is said so with the readable
+    prompts and the answers that gave no outcome ("no gap in yes rates could be shown with 3 readable
+    prompts (168 of 192 yes/no answers could not be read)"). "" when no pair states a gap."""
+    from equilens.tasks.metrics import METRICS
+
+    found: dict[str, tuple[float, str, dict[str, Any]]] = {}
+    prompts = []
     for m, x in zip(rows["metric"], rows["details"], strict=True):
         d = details_of(x)
-        mdg = number_or_none(d.get("min_detectable_gap"))
-        if is_outcome(m) and mdg is not None and d.get("kind") in OUTCOME_WORDS:
-            found[d["kind"]] = max(found.get(d["kind"], 0.0), mdg)
-    parts = [OUTCOME_WORDS[k].format(found[k]) for k in OUTCOME_WORDS if k in found]
-    return " and ".join(parts)
+        if not is_outcome(m):
+            continue
+        prompts.append(number_or_none(d.get("prompts")) or 0)
+        mdg, kind = number_or_none(d.get("min_detectable_gap")), d.get("kind")
+        if mdg is not None and kind in OUTCOME_WORDS and mdg > found.get(kind, (-1.0,))[0]:
+            found[kind] = (mdg, m, d)
+    can, cannot = [], []
+    for kind, (mdg, metric, d) in sorted(found.items(), key=lambda kv: list(OUTCOME_WORDS).index(kv[0])):
+        largest = METRICS.get(metric).largest if metric in METRICS else None
+        if largest is None or mdg <= largest:
+            can.append(OUTCOME_WORDS[kind].format(mdg))
+            continue
+        answers, unread = number_or_none(d.get("kind_answers")), number_or_none(d.get("kind_unread"))
+        read = (f" ({int(unread):,} of {int(answers):,} {OUTCOME_NAMES[kind][1]} answers could not be read)"
+                if answers and unread is not None else "")
+        cannot.append(f"no gap in {OUTCOME_NAMES[kind][0]} could be shown with "
+                      f"{int(number_or_none(d.get('prompts')) or 0)} readable prompts{read}")
+    if can:
+        size = f"with {int(max(prompts))} prompts " if any(prompts) else ""
+        cannot.insert(0, f"{size}the smallest gaps this run could detect are {' and '.join(can)}")
+    return "; ".join(cannot)
 
 
 def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarity: str) -> Verdict:
@@ -251,11 +278,7 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
                     f"needs at least {needed} to reach {bar} across {len(tested)} pairs{metrics}. "
                     "Add prompts.")
     elif detectable := outcome_detectable(valued):
-        outcome_prompts = [number_or_none(details_of(x).get("prompts")) for m, x in zip(valued["metric"], valued["details"],
-                                                                              strict=True) if is_outcome(m)]
-        size = f"with {int(max(p for p in outcome_prompts if p))} prompts " if any(outcome_prompts) else ""
-        sentence = (f"{attribute}: no outcome difference beyond chance; {size}the smallest gaps this run could "
-                    f"detect are {detectable}.")
+        sentence = f"{attribute}: no outcome difference beyond chance; {detectable}."
     elif mdgs:
         size = f"with {max(prompts)} prompts " if prompts else ""
         sentence = (f"{attribute}: no difference beyond sampling noise; {size}the smallest gap this run could "

@@ -236,7 +236,9 @@ def _normalised(frame: pd.DataFrame) -> pd.Series:
 
 def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: MetricsConfig) -> list[dict]:
     """Per cell, each outcome kind's value and the share unparsed; per pair, the paired difference
-    over prompts with its cluster-bootstrap interval and t-test p (Holm comes later)."""
+    over prompts with its cluster-bootstrap interval and t-test p (Holm comes later), and how many of
+    the comparison's answers of that kind there are and how many gave no outcome (``kind_answers``,
+    ``kind_unread``)."""
     from equilens.tasks.metrics import METRICS, estimate_row, skipped_row
     from equilens.tasks.metrics.identity import OUTCOME_METRICS
     from equilens.tasks.stats import bootstrap_mean
@@ -261,6 +263,7 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
             rows.append(estimate_row(spec.name, est, attribute=label, group_a=c, details=details))
     for kind, part in with_kind.groupby("outcome_kind"):
         cell_metric, pair_metric = OUTCOME_METRICS[str(kind)]
+        read = {"kind_answers": int(len(part)), "kind_unread": int(part["outcome_value"].isna().sum())}
         part = part.assign(value=_normalised(part)).dropna(subset=["value"])
         per_prompt = part.pivot_table(index="prompt_id", columns="grp", values="value", aggfunc="mean")
         raw = part.groupby("grp")["outcome_value"].mean()
@@ -283,7 +286,7 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
             details: dict = {"prompts": int(len(d)), "gap": est.value, "gap_ci": [est.ci_low, est.ci_high],
                              "gap_sd": float(np.std(d, ddof=1)),
                              "noise_floor": 0.0, "noise_floor_method": "none: a difference of means over prompts",
-                             "kind": str(kind)}
+                             "kind": str(kind), **read}
             if np.ptp(d) > 0:
                 details |= {"p_value": float(ttest_1samp(d, 0.0).pvalue), "p_method": "paired t over prompts"}
             rows.append(estimate_row(pair_metric, est, attribute=label, group_a=a, group_b=b, details=details))
