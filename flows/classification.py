@@ -35,7 +35,8 @@ def classification_metrics_task(frame: pd.DataFrame, cfg: ClassificationConfig, 
     return stage.classification_metrics(frame, cfg, mcfg)
 
 
-def classification_responses(config: ClassificationRunConfig, rec: Any, summary: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def classification_responses(config: ClassificationRunConfig, rec: Any,
+                             summary: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(items, responses): brought predictions, or the model's answers to the items."""
     ccfg = config.classification
     if ccfg.predictions_path:

@@ -2,7 +2,8 @@
 
 The first SIGINT or SIGTERM sets the stop request (:mod:`equilens.tasks.llm.stop`), which the LLM stage sees
 within a token or 0.1 s, and raises :class:`Interrupted` (a ``KeyboardInterrupt``) in the main thread
-(once an event loop of the LLM stage running there has unwound), so the flow unwinds: finished answers are flushed to the response cache and the run's row becomes
+(once an event loop of the LLM stage running there has unwound), so the flow unwinds: finished answers are flushed to the
+response cache and the run's row becomes
 ``interrupted``. :func:`finish_interrupted` then stops every child process of this process (the
 ephemeral Prefect API server that Prefect started, anything else) and the CLI exits with
 :func:`exit_code` (130 for SIGINT, 143 for SIGTERM). A watchdog does the same by force if the

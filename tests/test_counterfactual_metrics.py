@@ -77,9 +77,9 @@ def test_compiled_pair_kernels_match_the_readable_definitions() -> None:
     def dp(a: list[str], b: list[str]) -> int:
         row = [0] * (len(b) + 1)
         for x in a:
-            prev, diag = row[:], 0
+            prev = row[:]
             for j, y in enumerate(b):
-                diag, row[j + 1] = prev[j + 1], prev[j] + 1 if x == y else max(prev[j + 1], row[j])
+                row[j + 1] = prev[j] + 1 if x == y else max(prev[j + 1], row[j])
         return row[-1]
 
     texts1, texts2 = [], []

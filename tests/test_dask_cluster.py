@@ -1,5 +1,6 @@
 """The LLM and score stages in shards, and the metric stage per attribute, on a real multi-process Dask
-cluster: two worker processes both run shards, the flow alone writes the response cache, record their task runs in the flow's Prefect API (none starts a temporary server), and the stored metrics
+cluster: two worker processes both run shards, the flow alone writes the response cache, record their task runs in the flow's
+Prefect API (none starts a temporary server), and the stored metrics
 equal the thread runner's for the same seed, also when a run answers in looks."""
 
 from __future__ import annotations

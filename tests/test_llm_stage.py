@@ -161,8 +161,8 @@ def test_calls_complete_one_prompt_sample_across_groups_first(openai_server: Fak
     assert sent == ["p1 he", "p1 she", "p1 he", "p1 she", "p2 he", "p2 she", "p2 he", "p2 she"]
 
 
-def test_the_local_llm_stage_works_in_chunks_of_whole_prompts(openai_server: FakeOpenAIServer, tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+def test_the_local_llm_stage_works_in_chunks_of_whole_prompts(openai_server: FakeOpenAIServer,  # noqa: F811
+                                                               tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Requests are built, called and tabulated a chunk at a time (never all of a big run's objects at
     once), a prompt's variants in one chunk; the frame is the one the whole set gives, and a text
     shared by two chunks is called once."""

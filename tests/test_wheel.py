@@ -1,5 +1,6 @@
 """The wheel works outside the checkout: it installs one import name, ``equilens``, and, run from a
-project folder with its own ``flows/`` and ``tasks/`` packages, equilens finds its lexicons, name tables, bias specifications and configs as package
+project folder with its own ``flows/`` and ``tasks/`` packages, equilens finds its lexicons, name tables, bias specifications
+and configs as package
 data (tasks/shipped.py), runs the shipped demo config and ``equilens.assess``, both against the
 loopback OpenAI-compatible server."""
 

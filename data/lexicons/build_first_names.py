@@ -88,7 +88,8 @@ STOPWORDS = HERE / "stopwords.txt"
 NOT_ONLY_NAMES = set("""
 april may june august january march christmas easter
 monday tuesday wednesday thursday friday saturday sunday
-yale harvard stanford princeton cornell jordan georgia carolina virginia florida dakota iran iraq syria egypt lebanon morocco yemen oman austin dallas houston phoenix denver paris london
+yale harvard stanford princeton cornell jordan georgia carolina virginia florida dakota iran iraq syria egypt lebanon morocco
+yemen oman austin dallas houston phoenix denver paris london
 sydney florence victoria china india israel asia africa america kenya chelsea brooklyn berlin sri
 vienna adelaide madison lincoln washington jackson cleveland orlando savannah camden salem sharon
 mercedes bentley tesla porsche lexus toyota kia cadillac harley

@@ -31,7 +31,8 @@ def build_config(
     ``assessment`` is the config's own unless given (counterfactual without a config).
     ``prompts`` is a file path (.csv/.jsonl/.parquet/.txt) or a list of prompt strings; ``model``,
     ``provider``, ``base_url`` set the ``llm`` section (``model`` may also be the application itself: a
-    function, or a LangChain chat model or Runnable; see :func:`application_section`), ``db`` sets ``storage.duckdb_path``. Any other
+    function, or a LangChain chat model or Runnable; see :func:`application_section`), ``db`` sets ``storage.duckdb_path``.
+    Any other
     keyword overrides one config key: a double underscore separates sections (``llm__count=2``,
     ``metrics__bootstrap_resamples=200``), and a section name takes a dict that is merged into it
     (``llm={"count": 2, "temperature": 0}``). Unknown keys raise :class:`~equilens.tasks.errors.ConfigError`.

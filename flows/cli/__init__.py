@@ -47,7 +47,8 @@ def _flow_for(config: object):  # noqa: ANN202 - the flow the config's assessmen
     return flow_for(config)
 
 
-for _command in (run_command(_flow_for), runs, show, report, compare, judge_check, metrics, assessments, options):  # --help lists them so
+# --help lists them so
+for _command in (run_command(_flow_for), runs, show, report, compare, judge_check, metrics, assessments, options):
     app.command()(_command)
 
 

@@ -334,9 +334,9 @@ def every_field() -> dict[str, Any]:
 def _section_owners() -> dict[str, list[str]]:
     """Section -> the assessments that read it, for sections not every assessment has."""
     owners: dict[str, list[str]] = {}
-    for assessment, cls in CONFIG_CLASSES.items():
+    for name, cls in CONFIG_CLASSES.items():
         for key in cls.model_fields.keys() - RunConfig.model_fields.keys():
-            owners.setdefault(key, []).append(assessment)
+            owners.setdefault(key, []).append(name)
     return owners
 
 

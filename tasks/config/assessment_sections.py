@@ -36,7 +36,8 @@ class BiasTestConfig(StrictModel):
 
     spec_path: str = Field("data/bias_specs/gender_career.json", description="Bias specification JSON")
     sentences_per_pair: int = Field(1, ge=1, le=20, description="Generated sentences per group/attribute term pair")
-    reviewed_csv: str | None = Field(None, description="A reviewed sentences CSV (discarded/reason filled) to use instead of generating")
+    reviewed_csv: str | None = Field(
+        None, description="A reviewed sentences CSV (discarded/reason filled) to use instead of generating")
     tested_model: str = Field("SmolLM2-135M-Instruct", description="Model whose likelihoods are tested (HF path/id)")
     tested_model_kind: Literal["auto", "causal", "masked"] = "auto"
     batch_size: int = Field(16, ge=1)
@@ -75,7 +76,8 @@ class ClassificationConfig(StrictModel):
     cluster_column: str | None = Field(None, description="Rows sharing a value are resampled together (e.g. a case id)")
     instruction: str = Field("Answer with exactly one word: {labels}.",
                              description="Appended to every prompt ({labels} is filled in); empty = prompt as is")
-    predictions_path: str | None = Field(None, description="Bring your own: .csv/.jsonl/.parquet with group and prediction columns")
+    predictions_path: str | None = Field(
+        None, description="Bring your own: .csv/.jsonl/.parquet with group and prediction columns")
     prediction_column: str = Field("prediction", description="Column of predictions_path holding the answer or label")
 
     @model_validator(mode="after")

@@ -1,1 +1,2 @@
-"""Inputs of every assessment: prompts, lexicons and names, FTU detection, counterfactual expansion, bias specifications and benchmark datasets."""
+"""Inputs of every assessment: prompts, lexicons and names, FTU detection, counterfactual expansion, bias
+specifications and benchmark datasets."""

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from equilens.tasks.config import ScoringConfig
+from equilens.tasks.inputs.prompts import text_hash
 
 ProgressFn = Callable[[int, int], None]
-from equilens.tasks.inputs.prompts import text_hash
 
 
 @dataclass

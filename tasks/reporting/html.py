@@ -40,10 +40,13 @@ from markupsafe import Markup
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:980px;color:#222;padding:0 1rem}
 h1{font-size:1.5rem;margin-bottom:.2rem} h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
-.meta{color:#666} table{border-collapse:collapse;margin:.5rem 0;font-size:13px} td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}
+.meta{color:#666} table{border-collapse:collapse;margin:.5rem 0;font-size:13px} td,th{padding:3px 10px;border-bottom:1px
+solid #eee;text-align:left}
 th{background:#f6f6f6} .ok{color:#2a7a3b} .bad{color:#b3261e} figure{margin:1rem 0}
-svg .title{font-weight:600;font-size:13px} svg .hint{font-weight:400;fill:#777} svg .tick,svg .label,svg .legend{font-size:11px;fill:#444}
-svg .grid{stroke:#eee} svg .axis{stroke:#999} svg .whisker{stroke:#3b6ea8;stroke-width:2} svg .point{fill:#3b6ea8} svg .point.found{fill:#b3261e}
+svg .title{font-weight:600;font-size:13px} svg .hint{font-weight:400;fill:#777} svg .tick,svg .label,svg
+.legend{font-size:11px;fill:#444}
+svg .grid{stroke:#eee} svg .axis{stroke:#999} svg .whisker{stroke:#3b6ea8;stroke-width:2} svg .point{fill:#3b6ea8} svg
+.point.found{fill:#b3261e}
 .cards{display:flex;gap:1rem;flex-wrap:wrap} .card{border:1px solid #ddd;border-radius:6px;padding:.6rem 1rem;min-width:160px}
 .card b{display:block;font-size:1.3rem}
 details.examples{margin:.5rem 0} details.examples summary{cursor:pointer;font-weight:600;padding:2px 4px}

@@ -88,7 +88,8 @@ def markdown_report(
 
         grouped = variant_rows(responses).groupby(["attribute", "grp"], sort=True)  # controls: in the totals only
         for (attribute, grp), sub in grouped:
-            lines.append(f"| {md(attribute)} | {md(grp)} | {len(sub)} | {int((~sub['ok']).sum())} | {int(sub['refusal'].sum())} |")
+            lines.append(f"| {md(attribute)} | {md(grp)} | {len(sub)} | {int((~sub['ok']).sum())} | "
+                         f"{int(sub['refusal'].sum())} |")
         errors = responses.loc[~responses["ok"], "error_class"].value_counts()
         if len(errors):
             lines += ["", "Failures by class: " + ", ".join(f"{md(k)} ({v})" for k, v in errors.items())]

@@ -152,8 +152,9 @@ def look_note(rows: pd.DataFrame) -> str:
 def judge_note(rows: pd.DataFrame) -> str:
     """The judge's standing in words, as its harm rows carry it ("judge: gpt-4o-mini, 0.91
     sensitivity / 0.95 specificity on 132 labelled pairs"; "judge unchecked: ..."); "" without a judge."""
-    notes = [details_of(x).get("judge_note") for m, v, x in zip(rows["metric"], rows["value"], rows["details"],
-                                                                 strict=True) if inputs_of(m) == "judge" and number_or_none(v) is not None]
+    notes = [details_of(x).get("judge_note")
+             for m, v, x in zip(rows["metric"], rows["value"], rows["details"], strict=True)
+             if inputs_of(m) == "judge" and number_or_none(v) is not None]
     notes = [n for n in notes if isinstance(n, str) and n]
     if not notes:
         return ""
@@ -231,7 +232,8 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
     clauses = []
     headline = [(r, d) for r, d in found_parity if r["metric"] == HEADLINE] or found_parity
     if headline:
-        r, d = min(headline, key=lambda rd: (number_or_none(rd[1].get("p_holm")) or 1.0, -(number_or_none(rd[1].get("gap")) or 0)))
+        r, d = min(headline, key=lambda rd: (number_or_none(rd[1].get("p_holm")) or 1.0,
+                                             -(number_or_none(rd[1].get("gap")) or 0)))
         clauses.append(_worded_parity(r, d, polarity))
         others = {f"{x['group_a']} vs {x['group_b']}" for x, _ in headline} - {f"{r['group_a']} vs {r['group_b']}"}
         if others:

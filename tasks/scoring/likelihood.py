@@ -10,7 +10,8 @@ Two model kinds:
   token is masked in turn and scored given all the others; every masked copy of every sentence goes
   through the model in shared batches. :meth:`LanguageModelScorer.aul` gives AUL (Kaneko &
   Bollegala 2021): the mean log-probability of each token given the whole, unmasked sentence.
-  :func:`equilens.tasks.scoring.masked_targets.kurita_logprobs` gives the probability of a target word at a [MASK] and its prior with
+  :func:`equilens.tasks.scoring.masked_targets.kurita_logprobs` gives the probability of a target word at a [MASK] and its
+  prior with
   the attribute masked too (Kurita et al. 2019), the inputs of LPBS and CBS.
 
 Special tokens ([CLS], [SEP], the context token) are never scored. Sequences are right-padded by

@@ -294,7 +294,8 @@ class Bench:
 
 def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.Random) -> None:
     print(f"\n== {label}: {len(df)} pairs ==")
-    print(f"{'bias type':<20}{'pairs':>6}{'eligible':>9}{'other':>6}{'partial':>8}{'unread':>7}{'exact strict':>14}{'exact names':>13}"
+    print(f"{'bias type':<20}{'pairs':>6}{'eligible':>9}{'other':>6}{'partial':>8}{'unread':>7}{'exact strict':>14}"
+          f"{'exact names':>13}"
           f"{'same group':>12}{'of all':>8}{'one-group':>15}{'edit':>6}{'FTU recall':>12}{'flagged elsewhere':>19}")
     misses: list[str] = []
     for row_label, bias, attrs in COVER:
@@ -345,8 +346,10 @@ def evaluate(bench: Bench, df: pd.DataFrame, label: str, show: int, rng: random.
         other = list(others.sent_more)
         flagged = [(s, bench.mentions(s, attrs)) for s in other]
         flagged = [f for f in flagged if f[1]]
-        print(f"{row_label:<20}{len(sub):>6}{elig + foreign + partial + unread:>9}{foreign:>6}{partial:>8}{unread:>7}{strict / max(elig, 1):>14.1%}{lenient / max(elig, 1):>13.1%}{group / max(elig, 1):>12.1%}"
-              f"{group / max(elig + foreign + partial + unread, 1):>8.1%}{one_hit / max(one, 1):>9.1%} ({one:>3}){dist / max(elig, 1):>6.2f}{found / max(len(sents), 1):>12.1%}"
+        print(f"{row_label:<20}{len(sub):>6}{elig + foreign + partial + unread:>9}{foreign:>6}{partial:>8}{unread:>7}"
+              f"{strict / max(elig, 1):>14.1%}{lenient / max(elig, 1):>13.1%}{group / max(elig, 1):>12.1%}"
+              f"{group / max(elig + foreign + partial + unread, 1):>8.1%}{one_hit / max(one, 1):>9.1%} ({one:>3})"
+              f"{dist / max(elig, 1):>6.2f}{found / max(len(sents), 1):>12.1%}"
               f"{len(flagged) / max(len(other), 1):>19.1%}")
         if show:
             for s, words in rng.sample(flagged, min(show, len(flagged))):

@@ -32,7 +32,8 @@ from tests.outcome_labels import judge_readings, load_labelled  # noqa: E402
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", default="all", help="all, or one value of the csv's split column (tuning, holdout, fresh, third)")
+    parser.add_argument("--split", default="all",
+                        help="all, or one value of the csv's split column (tuning, holdout, fresh, third)")
     parser.add_argument("--misses", action="store_true", help="print every answer read wrong")
     parser.add_argument("--csv", default=str(ROOT / "data" / "outcome_readings.csv"))
     parser.add_argument("--reader-model", help="also measure a model reader: the model name at the endpoint")

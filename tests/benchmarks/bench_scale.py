@@ -150,7 +150,8 @@ def write_config(path: Path, prompts: Path, db: Path, base_url: str, args: argpa
         "llm": {"provider": "openai", "model": "bench", "base_url": base_url, "count": 1,
                 "max_concurrency": args.concurrency, "client_processes": args.processes, "max_tokens": 64,
                 "max_retries": 2, "timeout": 60},
-        "metrics": {"names": METRICS + (["cosine_similarity"] if args.cosine else []), "bootstrap_resamples": args.bootstrap, "permutations": args.permutations},
+        "metrics": {"names": METRICS + (["cosine_similarity"] if args.cosine else []),
+                    "bootstrap_resamples": args.bootstrap, "permutations": args.permutations},
         "storage": {"duckdb_path": str(db), "reports_dir": None},
         "validation": {"enabled": not args.no_validation},
     }

@@ -39,7 +39,8 @@ def sentences_frame(rows: Sequence[GeneratedSentence]) -> pd.DataFrame:
     return pd.DataFrame([asdict(r) for r in rows])
 
 
-def clean_generations(requests: Sequence[Any], outputs: Sequence[str | None], specs: Sequence[BiasSpec]) -> list[GeneratedSentence]:
+def clean_generations(requests: Sequence[Any], outputs: Sequence[str | None],
+                      specs: Sequence[BiasSpec]) -> list[GeneratedSentence]:
     return process_generations(requests, list(outputs), specs)
 
 

@@ -223,7 +223,8 @@ _PLAUSIBLE = {"hour": (3, 2000), "day": (20, 20000), "week": (50, 50000), "month
               "year": (1000, 5e6)}
 
 
-_PACKAGE = re.compile(rf"\b(\d+|{'|'.join(w for w in _HOURS if w != 'one')})\s+(?:one-hour |hour-long |60-minute )?(?:sessions|lessons|classes|hours)\s+"
+_PACKAGE = re.compile(rf"\b(\d+|{'|'.join(w for w in _HOURS if w != 'one')})\s+"
+                      r"(?:one-hour |hour-long |60-minute )?(?:sessions|lessons|classes|hours)\s+"
                       r"(?:for|at|costs?)\s*(?:about |around )?$", re.IGNORECASE)
 
 

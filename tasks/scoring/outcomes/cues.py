@@ -12,14 +12,16 @@ RECOMMEND = re.compile(
     r"\b(ask(?:ing)?(?: them)?(?: for)?|counter(?:ing)?(?: offer)?(?: with| at)?|come back (?:at|with)|go back with|"
     r"aim(?:ing)? (?:for|at)|target(?:ing)?|offer(?:ing)?|open(?:ing)? (?:at|with|around|roughly|about)|"
     r"start(?:ing)? (?:at|with|around)|charge|charging|bill|quote|request(?:ing)?|budget(?:ing)?|spend(?:ing)?|"
-    r"set aside|put aside|save|saving|keep (?:it |rent |your rent )?(?:closer to|at|around|under|to)|you can (?:handle|manage)|stick (?:to|with)|"
+    r"set aside|put aside|save|saving|keep (?:it |rent |your rent )?(?:closer to|at|around|under|to)|"
+    r"you can (?:handle|manage)|stick (?:to|with)|"
     r"go (?:with|for)|propose|suggest(?:ing)?|recommend(?:ed)?|i'?d say|i would say|settle on|"
     r"list (?:it )?(?:at|for|around)|sell (?:it )?for|price (?:it )?at|expect(?:ing)?|afford|rate(?: is)?:|rate of|"
     r"answer|rent(?: of)?|limit(?: of)?|should be|a fair (?:price|ask|rate)|up to|no more than|at most|"
     r"your number|counter-offer|stay (?:near|at|around)|puts? you at|brings? you to|build (?:it )?(?:up )?to|"
     r"grow it to|work up to|belong|plan on|shoot for|float|bid|push back with|park|put down|stay in|"
     r"land (?:at|around)|settle (?:at|around)|set (?:your |the |it |a )?(?:rate |price |fee |budget )?(?:at|to)|"
-    r"your (?:goal|target)|a (?:realistic|reasonable|sensible|fair) (?:figure|number|amount|budget|price|ask|expectation|target)(?: for [^.,;]{0,40})? is)\b",
+    r"your (?:goal|target)|a (?:realistic|reasonable|sensible|fair) "
+    r"(?:figure|number|amount|budget|price|ask|expectation|target)(?: for [^.,;]{0,40})? is)\b",
     re.IGNORECASE)
 CONTEXT = re.compile(
     r"\b(income|earn(?:s|ing)?|making|make|salary|gross|take-home|average|median|typical(?:ly)?|usually|most|"

@@ -6,7 +6,8 @@ reading: an amount is converted to the unit the prompt asks for (:func:`~.readin
 decision must be yes, no or one of the listed options, anything else is *unreadable* with the
 reason ``model_unread``. A figure that is negative, not finite or past
 :data:`~.reading.MAX_AMOUNT` (before or after the conversion) is unreadable as
-``model_out_of_range``, counted like any other unreadable answer. Endpoints differ in their support for structured output, so the reply is
+``model_out_of_range``, counted like any other unreadable answer. Endpoints differ in their support for structured output, so
+the reply is
 read from the first JSON object in its text, whatever surrounds it.
 
 * ``model``: the rules read every answer; the model reads only those the rules leave unreadable

@@ -10,7 +10,8 @@ from equilens.tasks.scoring.outcomes.question import Question
 from equilens.tasks.scoring.outcomes.reading import Reading, in_unit, unreadable
 from equilens.tasks.scoring.outcomes.words import words_value
 
-_ADDED = re.compile(r"^\s*(?:more|higher|above|over|less|lower|below|under|off|on top of)\s+(?:than\s+)?(?:their|the|your|what|list|listing|asking)\b",
+_ADDED = re.compile(r"^\s*(?:more|higher|above|over|less|lower|below|under|off|on top of)\s+"
+                    r"(?:than\s+)?(?:their|the|your|what|list|listing|asking)\b",
                     re.IGNORECASE)
 
 
@@ -119,7 +120,8 @@ def relative_to_anchor(text: str, q: Question) -> Reading | None:
     if _NET_BASE.match(text[m.end():]):
         return unreadable("no_anchor", m.group(0))  # "a third of your take-home pay": the prompt gives gross pay
     if m.group("frac"):
-        share = 1 / {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "sixth": 6, "eighth": 8, "tenth": 10}[m.group("frac").split()[-1].split("-")[-1]]
+        parts = {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "sixth": 6, "eighth": 8, "tenth": 10}
+        share = 1 / parts[m.group("frac").split()[-1].split("-")[-1]]
     else:
         share = (float(m.group("a").replace(",", "")) + float((m.group("b") or m.group("a")).replace(",", ""))) / 200
     anchor = q.money_anchor
