@@ -43,14 +43,19 @@ browser:
 	  echo "chromium not installed: the browser rendering test will be skipped"
 
 test: setup browser
+	$(BIN)/ruff check flows tasks tests data
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=15
 
 test-all: setup browser
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m ""
 
-# every import of the project's own code resolves for a static tool (pyright, as Pylance runs it)
+# every import of the project's own code resolves for a static tool (pyright, as Pylance runs it);
+# ruff and the import layers, as make test runs them
 lint: setup
 	$(BIN)/pyright
+	$(BIN)/ruff check flows tasks tests data
+	$(BIN)/lint-imports
 
 bench: setup
 	$(BIN)/python tests/benchmarks/bench_llm_stage.py
