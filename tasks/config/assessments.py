@@ -64,7 +64,7 @@ class Assessment:
 
 
 OWN_CODE = ("equilens.tasks.assessments.", "equilens.tasks.metrics.")  # where an assessment's own modules live
-SHARED = {"equilens.tasks.metrics.base"}  # ... except what every metric family shares
+SHARED = {"equilens.tasks.metrics.base", "equilens.tasks.metrics.judged"}  # ... except what every family shares
 
 
 def _path(module: str) -> Path:
