@@ -335,11 +335,7 @@ def test_a_full_disk_under_equilens_run_is_one_paragraph_exit_2_and_runs_reads_f
     db = tmp_path / "e.duckdb"
     env = {**os.environ, "PYTHONPATH": str(ROOT), **prefect_api_env}
     with running_server() as server:
-        cfg = tmp_path / "c.yaml"
-        cfg.write_text("name: full\nprompts: {items: ['Is he a good nurse?', 'Should she get the loan?']}\n"
-                       "counterfactual: {attributes: [gender], detect_names: false}\n"
-                       f"llm: {{provider: openai, model: fake, base_url: '{server.base_url}', max_retries: 0}}\n"
-                       f"storage: {{duckdb_path: '{db}', reports_dir: null}}\n")
+        cfg = _two_prompt_config(tmp_path, server.base_url, db)
         run = subprocess.run([sys.executable, "-c", PATCHED_CLI, "run", str(cfg)], cwd=tmp_path, env=env,
                              capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
@@ -349,6 +345,16 @@ def test_a_full_disk_under_equilens_run_is_one_paragraph_exit_2_and_runs_reads_f
     listed = equilens("runs", "--db", str(db), "--format", "json", cwd=tmp_path)
     assert [r["status"] for r in json.loads(listed.stdout)] == ["failed"], listed.stderr
     assert Store(db).query("SELECT count(*) AS n FROM response_cache").iloc[0]["n"] == server.calls  # kept
+
+
+def _two_prompt_config(tmp_path: Path, base_url: str, db: Path) -> Path:
+    """A counterfactual config of two gender prompts against ``base_url``, stored in ``db``."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("name: full\nprompts: {items: ['Is he a good nurse?', 'Should she get the loan?']}\n"
+                   "counterfactual: {attributes: [gender], detect_names: false}\n"
+                   f"llm: {{provider: openai, model: fake, base_url: '{base_url}', max_retries: 0}}\n"
+                   f"storage: {{duckdb_path: '{db}', reports_dir: null}}\n")
+    return cfg
 
 
 @pytest.mark.parametrize("room", ["none", "a small row"])
@@ -369,11 +375,7 @@ def test_a_run_started_on_a_full_disk_is_recorded_failed_or_says_that_nothing_wa
 
     _full_disk(monkeypatch, refuse)
     with running_server() as server:
-        cfg = tmp_path / "c.yaml"
-        cfg.write_text("name: full\nprompts: {items: ['Is he a good nurse?', 'Should she get the loan?']}\n"
-                       "counterfactual: {attributes: [gender], detect_names: false}\n"
-                       f"llm: {{provider: openai, model: fake, base_url: '{server.base_url}', max_retries: 0}}\n"
-                       f"storage: {{duckdb_path: '{db}', reports_dir: null}}\n")
+        cfg = _two_prompt_config(tmp_path, server.base_url, db)
         run = equilens("run", str(cfg), cwd=tmp_path, api=prefect_api_env)
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
     assert server.calls == 0
