@@ -138,7 +138,8 @@ def _normalise_url(url: str) -> str:
 
 def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int, system: str | None = None,
               user: tuple[tuple[str, str], ...] | None = None) -> str:
-    """Key of one call: provider, model, endpoint, generation parameters, system prompt, prompt, sample.
+    """Key of one call: provider, model, endpoint, generation parameters, system prompt, prompt, sample,
+    and for a local call answered by CTranslate2 its engine (:func:`equilens.tasks.llm.engines.engine_key`).
 
     ``system`` is the call's own system message when it differs from ``llm.system_prompt``; ``user`` the
     person's fields the application receives. An application provider's key also names the application
@@ -162,6 +163,12 @@ def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int, system: str | None =
     }
     if cfg.logprobs:  # keys of calls without log-probabilities stay as they were
         ident["logprobs"] = cfg.logprobs
+    if cfg.provider == "local":  # CTranslate2's int8 answers are not fp32's; transformers keys stay as they were
+        from equilens.tasks.llm.engines import engine_key
+
+        engine = engine_key(cfg)
+        if engine is not None:
+            ident["engine"] = engine
     if user is not None:
         ident["user"] = [list(pair) for pair in user]
     if cfg.provider in APPLICATION_PROVIDERS:

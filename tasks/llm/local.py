@@ -5,7 +5,8 @@ de-quantised copy under the equilens cache dir so later loads take a few seconds
 Face causal-LM path or id can be named in ``llm.model`` instead. Generation is batched with left
 padding on the device accelerate picks (GPU when present). A stop request (Ctrl-C, SIGTERM) ends a
 batch between two generated tokens; the cut batch is reported as :class:`RunInterrupted`, never as
-answers.
+answers. ``llm.engine`` (:mod:`equilens.tasks.llm.engines`) can hand the provider's calls to the
+CTranslate2 engine (:mod:`equilens.tasks.llm.ct2_engine`), which converts that de-quantised copy.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ import numpy as np
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.errors import ModelLoadError
 from equilens.tasks.llm.base import PROVIDERS, Completion
+from equilens.tasks.llm.engines import SMOLLM2_NAME, resolved_engine
 from equilens.tasks.llm.stop import raise_if_stopped, stop_requested
 
-SMOLLM2_NAME = "SmolLM2-135M-Instruct"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
@@ -68,8 +69,38 @@ def load_causal_lm(model: str = SMOLLM2_NAME) -> tuple[Any, Any]:
     return lm.to(torch_device()).eval(), tok
 
 
+def _smollm2_copy() -> Path:
+    return cache_dir() / "smollm2-135m-instruct-fp32"
+
+
+_TEMPORARY_COPIES: dict[Path, str] = {}  # copies made for this process where the cache dir is read-only
+
+
+def model_folder(model: str = SMOLLM2_NAME) -> str:
+    """The Hugging Face folder (or hub id) of ``model``: for SmolLM2 its de-quantised copy, made on first
+    use (in a temporary folder, once a process, where the cache dir is read-only)."""
+    if model != SMOLLM2_NAME:
+        return model
+    saved = _smollm2_copy()
+    if (saved / "config.json").is_file():
+        return str(saved)
+    if saved not in _TEMPORARY_COPIES:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        lm, tok = _load_smollm2(AutoModelForCausalLM, AutoTokenizer)
+        if (saved / "config.json").is_file():
+            return str(saved)
+        import tempfile
+
+        copy = Path(tempfile.mkdtemp(prefix="equilens-smollm2-"))
+        lm.save_pretrained(copy)
+        tok.save_pretrained(copy)
+        _TEMPORARY_COPIES[saved] = str(copy)
+    return _TEMPORARY_COPIES[saved]
+
+
 def _load_smollm2(model_cls: Any, tok_cls: Any) -> tuple[Any, Any]:
-    saved = cache_dir() / "smollm2-135m-instruct-fp32"
+    saved = _smollm2_copy()
     if (saved / "config.json").is_file():
         return model_cls.from_pretrained(saved), tok_cls.from_pretrained(saved)
     pkg = _smollm2_package_dir()
@@ -131,16 +162,30 @@ class LocalProvider:
         self.cfg = cfg
         self.model = cfg.model
 
+    def chats(self, prompts: Sequence[str], systems: Sequence[str | None] | None = None) -> list[list[dict[str, str]]]:
+        """Each prompt as a chat: its own system message (``llm.system_prompt`` when None), then the prompt."""
+        return [
+            [{"role": "system", "content": self.cfg.system_prompt if s is None else s}, {"role": "user", "content": p}]
+            for p, s in zip(prompts, systems or [None] * len(prompts), strict=True)
+        ]
+
     def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int],
                        systems: Sequence[str | None] | None = None) -> list[Completion]:
+        if resolved_engine(self.cfg) == "ctranslate2":
+            from equilens.tasks.llm.ct2_engine import complete_batch
+
+            return complete_batch(self.cfg, self.chats(prompts, systems), sample_idxs,
+                                  model_folder(self.cfg.model), cache_dir())
+        return self._generate(prompts, sample_idxs, systems)
+
+    def _generate(self, prompts: Sequence[str], sample_idxs: Sequence[int],
+                  systems: Sequence[str | None] | None = None) -> list[Completion]:
+        """The transformers engine: fp32 ``generate()`` on the device accelerate picks."""
         import torch
 
         lm, tok = load_causal_lm(self.cfg.model)
         tok.padding_side = "left"
-        chats = [
-            [{"role": "system", "content": self.cfg.system_prompt if s is None else s}, {"role": "user", "content": p}]
-            for p, s in zip(prompts, systems or [None] * len(prompts), strict=True)
-        ]
+        chats = self.chats(prompts, systems)
         enc = tok.apply_chat_template(
             chats, add_generation_prompt=True, return_tensors="pt", padding=True, return_dict=True
         ).to(lm.device)

@@ -20,3 +20,35 @@ def tiny_embedder(path: Path, words: Iterable[str]) -> str:
                          intermediate_size=32, max_position_embeddings=128)).save_pretrained(path)
     tok.save_pretrained(path)
     return str(path)
+
+
+def tiny_llama(path: Path, words: Iterable[str], *, endless: bool = False, hidden: int = 64, layers: int = 2) -> str:
+    """A small random Llama (SmolLM2's architecture, which CTranslate2 converts) with a word-level
+    tokenizer over ``words`` and SmolLM2's chat markers (``<|im_start|>``, ``<|im_end|>`` as the end
+    token), saved under ``path``. ``endless``: no end token in the generation config, so every answer
+    runs to ``max_tokens``. The weights are drawn wide enough that greedy choices are clear-cut."""
+    import torch
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from tokenizers.pre_tokenizers import Whitespace
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    specials = ["<unk>", "<|im_start|>", "<|im_end|>"]
+    vocab_words = sorted(set(words) | {"system", "user", "assistant"})
+    vocab = {w: i for i, w in enumerate([*specials, *vocab_words])}
+    raw = Tokenizer(WordLevel(vocab, unk_token="<unk>"))
+    raw.pre_tokenizer = Whitespace()
+    tok = PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="<unk>", bos_token="<|im_start|>",
+                                  eos_token="<|im_end|>", pad_token="<|im_end|>")
+    tok.chat_template = ("{% for m in messages %}<|im_start|> {{ m['role'] }} {{ m['content'] }} <|im_end|> "
+                         "{% endfor %}{% if add_generation_prompt %}<|im_start|> assistant {% endif %}")
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(vocab), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=16384,
+                      initializer_range=0.2, bos_token_id=1, eos_token_id=None if endless else 2, pad_token_id=2,
+                      tie_word_embeddings=True)
+    lm = LlamaForCausalLM(cfg)
+    lm.generation_config.eos_token_id = None if endless else 2
+    lm.save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)
