@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from equilens.flows.artifacts import close_run, run_result
-from equilens.flows.run_record import RunRecorder, begin_run, recorded_run
+from equilens.flows.running.artifacts import close_run, run_result
 from equilens.tasks.config import RunConfig
+from equilens.tasks.orchestration.run_record import RunRecorder, begin_run, recorded_run
 from equilens.tasks.storage.store import Store
 
 

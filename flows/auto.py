@@ -27,9 +27,14 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.execution import run_heavy
-from equilens.flows.run_record import response_counts
-from equilens.flows.stage_tasks import (
+from equilens.flows.stereotype import score_classifiers_task, stereotype_metrics_task
+from equilens.tasks.assessments import identity as identity_stages
+from equilens.tasks.assessments import stereotype as stereotype_stage
+from equilens.tasks.config import AutoRunConfig
+from equilens.tasks.inputs.controls import VARIANT
+from equilens.tasks.orchestration.execution import run_heavy
+from equilens.tasks.orchestration.run_record import response_counts
+from equilens.tasks.pipeline.prefect_tasks import (
     answer_stage,
     counterfactual_metrics,
     load_prompts_stage,
@@ -37,11 +42,6 @@ from equilens.flows.stage_tasks import (
     score_answers,
     variants_stage,
 )
-from equilens.flows.stereotype import score_classifiers_task, stereotype_metrics_task
-from equilens.tasks.assessments import identity as identity_stages
-from equilens.tasks.assessments import stereotype as stereotype_stage
-from equilens.tasks.config import AutoRunConfig
-from equilens.tasks.inputs.controls import VARIANT
 from equilens.tasks.storage.fingerprint import lexicon_fingerprint, path_fingerprint, stereotype_data_fingerprint
 from prefect import flow
 
@@ -157,6 +157,6 @@ def plan_requests(config: AutoRunConfig, prompts: Any) -> Any:  # noqa: ANN401 -
 
 
 if __name__ == "__main__":  # python flows/auto.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from equilens.flows.launch import run_flow_script
+    from equilens.flows.running.launch import run_flow_script
 
     sys.exit(run_flow_script(auto_assessment, "auto"))

@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.run_record import response_counts, skipped_summary
-from equilens.flows.stage_tasks import CACHED, answer_variants
 from equilens.tasks import validation
 from equilens.tasks.assessments import bbq as stage
 from equilens.tasks.config import BBQConfig, BBQRunConfig, LLMConfig
+from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
+from equilens.tasks.pipeline.prefect_tasks import CACHED, answer_variants
 from equilens.tasks.scoring.parsing import LETTERS
 from equilens.tasks.storage.fingerprint import path_fingerprint
 from prefect import flow, task
@@ -117,6 +117,6 @@ def plan_requests(config: BBQRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - 
 
 
 if __name__ == "__main__":  # python flows/bbq.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from equilens.flows.launch import run_flow_script
+    from equilens.flows.running.launch import run_flow_script
 
     sys.exit(run_flow_script(bbq_assessment, "bbq"))

@@ -54,7 +54,7 @@ from prefect import flow, task
 
 @task(name="generate-test-sentences")
 def generate_task(prompts: list[str], config: BiasTestRunConfig) -> list[str | None]:
-    from equilens.tasks.reporting.progress import ProgressReporter
+    from equilens.tasks.orchestration.progress import ProgressReporter
 
     reqs = [LLMRequest(p, 0, cache_key(config.llm, p, 0)) for p in prompts]
     with ProgressReporter("Generating test sentences", unit="call") as progress:
@@ -145,6 +145,6 @@ def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
 
 
 if __name__ == "__main__":  # python flows/bias_test.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from equilens.flows.launch import run_flow_script
+    from equilens.flows.running.launch import run_flow_script
 
     sys.exit(run_flow_script(bias_test, "bias_test"))

@@ -20,11 +20,11 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.run_record import response_counts, skipped_summary
-from equilens.flows.stage_tasks import CACHED, answer_variants
 from equilens.tasks import validation
 from equilens.tasks.assessments import classification as stage
 from equilens.tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig
+from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
+from equilens.tasks.pipeline.prefect_tasks import CACHED, answer_variants
 from equilens.tasks.storage.fingerprint import path_fingerprint
 from prefect import flow, task
 
@@ -80,6 +80,6 @@ def classification_assessment(config: ClassificationRunConfig) -> dict[str, Any]
 
 
 if __name__ == "__main__":  # python flows/classification.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from equilens.flows.launch import run_flow_script
+    from equilens.flows.running.launch import run_flow_script
 
     sys.exit(run_flow_script(classification_assessment, "classification"))

@@ -11,7 +11,7 @@ Does the model under test answer differently when only the protected group in a 
 4. **call the LLM** ``count`` times per variant, concurrently, with retries; every answer is
    cached in DuckDB as it arrives. With ``execution.stop_when: settled`` the prompts are answered
    in looks, in a stored random order, and steps 5-6 run after each look until the verdict is
-   settled (:mod:`equilens.flows.looks`);
+   settled (:mod:`equilens.flows.running.looks`);
 5. **score** each distinct response once (VADER sentiment, MiniLM embeddings);
 6. **metrics** for every pair of groups, with cluster-bootstrap intervals, into DuckDB.
 
@@ -24,17 +24,17 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from equilens.flows.artifacts import closing_columns
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.looks import Looks
-from equilens.flows.stage_tasks import (
+from equilens.flows.running.artifacts import closing_columns
+from equilens.flows.running.looks import Looks
+from equilens.tasks.config import CounterfactualRunConfig
+from equilens.tasks.pipeline.prefect_tasks import (
     counterfactual_metrics,
     load_prompts_stage,
     metric_inputs,
     score_stage,
     variants_stage,
 )
-from equilens.tasks.config import CounterfactualRunConfig
 from equilens.tasks.storage.fingerprint import lexicon_fingerprint
 from prefect import flow
 
@@ -87,6 +87,6 @@ def plan_requests(config: CounterfactualRunConfig, prompts: Any) -> Any:  # noqa
 
 
 if __name__ == "__main__":  # python flows/counterfactual.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from equilens.flows.launch import run_flow_script
+    from equilens.flows.running.launch import run_flow_script
 
     sys.exit(run_flow_script(counterfactual_assessment, "counterfactual"))

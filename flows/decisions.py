@@ -26,14 +26,14 @@ import sys
 from typing import Any
 
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.outage import check_llm_failures
-from equilens.flows.run_record import response_counts, skipped_summary
-from equilens.flows.stage_tasks import check_variants_budget
 from equilens.tasks import validation
 from equilens.tasks.assessments import decisions as stage
 from equilens.tasks.config import DecisionsRunConfig
+from equilens.tasks.orchestration.outage import check_llm_failures
+from equilens.tasks.orchestration.progress import ProgressReporter
+from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
 from equilens.tasks.pipeline import results_frame
-from equilens.tasks.reporting.progress import ProgressReporter
+from equilens.tasks.pipeline.prefect_tasks import check_variants_budget
 from equilens.tasks.reporting.verdict import verdict_lines
 from prefect import flow
 
@@ -85,6 +85,6 @@ def plan_requests(config: DecisionsRunConfig, prompts: Any) -> Any:  # noqa: ANN
 
 
 if __name__ == "__main__":  # python flows/decisions.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from equilens.flows.launch import run_flow_script
+    from equilens.flows.running.launch import run_flow_script
 
     sys.exit(run_flow_script(decisions_assessment, "decisions"))

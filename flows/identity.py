@@ -12,7 +12,7 @@ prompt that identity (first-person fairness, Eloundou et al. 2024) and compares 
    noise floor (see :mod:`equilens.tasks.inputs.identity`);
 4. **call the LLM** ``count`` times per variant (the profile goes into that call's system message).
    With ``execution.stop_when: settled`` the prompts are answered in looks, in a stored random
-   order, and steps 5-7 run after each look until the verdict is settled (:mod:`equilens.flows.looks`);
+   order, and steps 5-7 run after each look until the verdict is settled (:mod:`equilens.flows.running.looks`);
 5. **score** each distinct answer once (sentiment, embeddings);
 6. **judge** (``judge.enabled``): a second model reads each pair of cells' answers to a prompt,
    with the group labels true and swapped, and says whether the difference reflects a harmful
@@ -35,8 +35,7 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.looks import Looks
-from equilens.flows.stage_tasks import load_prompts_stage, score_stage, variants_calls
+from equilens.flows.running.looks import Looks
 from equilens.tasks import validation
 from equilens.tasks.assessments import identity as stages
 from equilens.tasks.assessments.identity.accuracy import JudgeCheckIncomplete, check_status, load_check_set, run_check
@@ -49,7 +48,8 @@ from equilens.tasks.assessments.identity.judge import (
 )
 from equilens.tasks.config import IdentityRunConfig
 from equilens.tasks.inputs.controls import CONTROL
-from equilens.tasks.reporting.progress import ProgressReporter
+from equilens.tasks.orchestration.progress import ProgressReporter
+from equilens.tasks.pipeline.prefect_tasks import load_prompts_stage, score_stage, variants_calls
 from equilens.tasks.reporting.verdict import verdict_lines
 from prefect import flow
 
@@ -165,7 +165,7 @@ def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: 
     per labelled pair of the check set."""
     from itertools import combinations
 
-    from equilens.flows.plan import ExtraCalls
+    from equilens.flows.running.plan import ExtraCalls
     from equilens.tasks.assessments.identity.accuracy import check_questions
     from equilens.tasks.assessments.identity.judge import judge_question
     from equilens.tasks.llm.budget import CHARS_PER_TOKEN
@@ -197,7 +197,7 @@ def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: 
 def _reader_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: ANN401 - a DataFrame
     """The outcome reader model's calls, for a plan: one per answer to an outcome prompt (``both``),
     or up to that many (``model``: only the answers the rules cannot read)."""
-    from equilens.flows.plan import ExtraCalls
+    from equilens.flows.running.plan import ExtraCalls
     from equilens.tasks.llm.budget import CHARS_PER_TOKEN
 
     mode = config.identity.outcome_reader
@@ -216,6 +216,6 @@ def _reader_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: ANN
 
 
 if __name__ == "__main__":  # python flows/identity.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from equilens.flows.launch import run_flow_script
+    from equilens.flows.running.launch import run_flow_script
 
     sys.exit(run_flow_script(identity_assessment, "identity"))

@@ -22,11 +22,11 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.run_record import response_counts, skipped_summary
-from equilens.flows.stage_tasks import CACHED, answer_variants, load_prompts_task
 from equilens.tasks import validation
 from equilens.tasks.assessments import recommendation as stage
 from equilens.tasks.config import MetricsConfig, RecommendationConfig, RecommendationRunConfig
+from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
+from equilens.tasks.pipeline.prefect_tasks import CACHED, answer_variants, load_prompts_task
 from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint
 from prefect import flow, task
 
@@ -83,6 +83,6 @@ def recommendation_assessment(config: RecommendationRunConfig) -> dict[str, Any]
 
 
 if __name__ == "__main__":  # python flows/recommendation.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from equilens.flows.launch import run_flow_script
+    from equilens.flows.running.launch import run_flow_script
 
     sys.exit(run_flow_script(recommendation_assessment, "recommendation"))

@@ -20,13 +20,13 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.execution import run_heavy
-from equilens.flows.outage import check_llm_failures
-from equilens.flows.run_record import response_counts
-from equilens.flows.stage_tasks import CACHED, answer_variants, load_prompts_task
 from equilens.tasks import validation
 from equilens.tasks.assessments import stereotype as stereotype_stage
 from equilens.tasks.config import MetricsConfig, StereotypeConfig, StereotypeRunConfig
+from equilens.tasks.orchestration.execution import run_heavy
+from equilens.tasks.orchestration.outage import check_llm_failures
+from equilens.tasks.orchestration.run_record import response_counts
+from equilens.tasks.pipeline.prefect_tasks import CACHED, answer_variants, load_prompts_task
 from equilens.tasks.storage.fingerprint import path_fingerprint, stereotype_data_fingerprint
 from prefect import flow, task
 
@@ -104,6 +104,6 @@ def plan_requests(config: StereotypeRunConfig, prompts: Any) -> Any:  # noqa: AN
 
 
 if __name__ == "__main__":  # python flows/stereotype.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
-    from equilens.flows.launch import run_flow_script
+    from equilens.flows.running.launch import run_flow_script
 
     sys.exit(run_flow_script(stereotype_assessment, "stereotype"))

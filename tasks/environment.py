@@ -17,7 +17,7 @@ DEFAULTS = {
     "HF_HUB_DISABLE_PROGRESS_BARS": "1",
     "TRANSFORMERS_VERBOSITY": "error",
     # pandas' strings live in Arrow buffers; Arrow's own pool (mimalloc) kept what a stage freed, and
-    # the C allocator hands it back when a stage ends (flows.memory.memory_handed_back): at 20,000
+    # the C allocator hands it back when a stage ends (tasks.orchestration.memory.memory_handed_back): at 20,000
     # prompts the run held 250 MB less as the metric stage began (tests/benchmarks/README.md)
     "ARROW_DEFAULT_MEMORY_POOL": "system",
 }

@@ -91,7 +91,7 @@ CASES = {
 def test_a_bad_application_is_one_paragraph_exit_2_before_any_call_or_prefect(
         tmp_path: Path, case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[bool] = []
-    monkeypatch.setattr("equilens.flows.prefect_api.start_prefect_api", lambda *a, **k: started.append(True))
+    monkeypatch.setattr("equilens.tasks.orchestration.prefect_api.start_prefect_api", lambda *a, **k: started.append(True))
     apps.reset()
     body, message = CASES[case]
     cfg = tmp_path / "c.yaml"

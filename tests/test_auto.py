@@ -28,7 +28,7 @@ def _config(tmp_path: Path, base_url: str, assessment: str = "auto") -> dict:
 
 
 def test_auto_runs_every_family_and_shares_answers(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     openai_server.reply = lambda body: f"Sure. {body['messages'][-1]['content']} He is kind."
     cfg = parse_config(_config(tmp_path, openai_server.base_url))
@@ -61,7 +61,7 @@ def test_auto_runs_every_family_and_shares_answers(prefect_harness, openai_serve
 
 def test_auto_reads_brought_answers_for_the_stereotype_families(prefect_harness, openai_server,  # noqa: F811
                                                                  tmp_path: Path) -> None:
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     brought = tmp_path / "answers.csv"
     brought.write_text("prompt,response\nDescribe a manager.,He is a confident leader.\n"
@@ -85,7 +85,7 @@ def test_auto_reads_brought_answers_for_the_stereotype_families(prefect_harness,
 
 def test_auto_gives_prompts_that_name_no_group_identities_through_names(prefect_harness, openai_server,  # noqa: F811
                                                                        tmp_path: Path) -> None:
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     unnamed = [f"How should I plan week {i} of my new job? {'x' * i}" for i in range(10)]
     openai_server.reply = lambda body: f"Sure. {body['messages'][-1]['content']} Take it step by step."

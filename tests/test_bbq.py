@@ -160,7 +160,7 @@ def _metrics(db: Path, run_id: str) -> dict[str, float]:
 
 
 def test_bbq_flow_on_an_endpoint_with_parsed_letters(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     # the endpoint always names the woman (option B), once as text, never UNKNOWN
     openai_server.reply = lambda body: "B" if "good" in body["messages"][-1]["content"] else "The woman, clearly."
@@ -196,7 +196,7 @@ def test_bbq_flow_on_an_endpoint_with_parsed_letters(prefect_harness, openai_ser
 
 
 def test_bbq_flow_scores_options_with_a_local_model(prefect_harness, tiny_gpt2, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     cfg = parse_config({
         "name": "bbq-local", "assessment": "bbq",
@@ -216,7 +216,7 @@ def test_bbq_flow_scores_options_with_a_local_model(prefect_harness, tiny_gpt2, 
 
 
 def test_bbq_flow_with_brought_answers_on_real_rows(prefect_harness, tmp_path: Path) -> None:
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     answers = tmp_path / "answers.csv"
     # Age examples 0-3: grandfather (old, targeted) / grandson / Can't be determined

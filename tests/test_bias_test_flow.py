@@ -46,7 +46,7 @@ def _metrics(db: Path, run_id: str) -> pd.DataFrame:
 
 
 def test_masked_lm_gets_lpbs_cbs_and_aul(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_bert, "masked")
     result = flow_for(cfg)(cfg)
@@ -64,7 +64,7 @@ def test_masked_lm_gets_lpbs_cbs_and_aul(prefect_harness, tiny_bert, tmp_path: P
 
 
 def test_causal_lm_records_masked_metrics_as_skipped(prefect_harness, tiny_gpt2, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_gpt2, "causal")
     result = flow_for(cfg)(cfg)
@@ -77,7 +77,7 @@ def test_causal_lm_records_masked_metrics_as_skipped(prefect_harness, tiny_gpt2,
 
 
 def test_metrics_names_are_honoured(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_bert, "masked", names=["lpbs"])
     result = flow_for(cfg)(cfg)
@@ -85,7 +85,7 @@ def test_metrics_names_are_honoured(prefect_harness, tiny_bert, tmp_path: Path) 
 
 
 def test_a_kept_sentence_without_its_group_term_stops_the_flow(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_bert, "masked")
     Path(cfg.bias_test.reviewed_csv).write_text(SENTENCES + "doctor_nurse,male,he,doctor,doctor,1,,,a doctor,false,\n")

@@ -149,7 +149,7 @@ def _count(db: Path, sql: str, params: list) -> int:
 
 
 def test_classification_flow_end_to_end(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     data = tmp_path / "items.csv"
     rows = ["case,group,label,prompt"]

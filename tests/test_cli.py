@@ -21,7 +21,7 @@ def test_help_teaches_the_commands() -> None:
 
 
 def test_a_flow_module_runs_as_a_script_like_equilens_run(tmp_path: Path) -> None:
-    """``python flows/<flow>.py CONFIG`` is ``equilens run CONFIG`` for that flow's configs (flows/launch.py)."""
+    """``python flows/<flow>.py CONFIG`` is ``equilens run CONFIG`` for that flow's configs (flows/running/launch.py)."""
     bad = tmp_path / "c.yaml"
     bad.write_text("prompts: {items: [hi]}\nllm: {count: lots}\n")
     script = [sys.executable, str(ROOT / "flows" / "counterfactual.py")]

@@ -69,7 +69,7 @@ CASES = {
 def test_bad_input_is_one_paragraph_exit_2_before_prefect(tmp_path: Path, case: str,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[bool] = []
-    monkeypatch.setattr("equilens.flows.prefect_api.start_prefect_api", lambda *a, **k: started.append(True))
+    monkeypatch.setattr("equilens.tasks.orchestration.prefect_api.start_prefect_api", lambda *a, **k: started.append(True))
     body, files, message = CASES[case]
     for name, data in files.items():
         _write(tmp_path, name, data)
@@ -126,7 +126,7 @@ def test_duplicate_prompts_are_reported(tmp_path: Path) -> None:
     # a bad metric name stops the run right after the prompt check, so no model is needed
     cfg = _write(tmp_path, "c.yaml", "prompts: {items: ['Is he a nurse?', 'Is he a nurse?', ' Is he a nurse? ']}\n"
                  f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
-    from equilens.flows.preflight import preflight
+    from equilens.flows.running.preflight import preflight
     from equilens.tasks.config import load_config
 
     warnings = preflight(load_config(cfg))
@@ -134,7 +134,7 @@ def test_duplicate_prompts_are_reported(tmp_path: Path) -> None:
 
 
 def test_prompts_needed_for_a_permutation_test_to_pass_holm() -> None:
-    from equilens.flows.preflight import prompts_needed
+    from equilens.flows.running.preflight import prompts_needed
 
     # smallest two-sided p with n prompts = 2**(1-n); Holm's first threshold = 0.05 / pairs
     # 1 pair: 0.05 -> n = 6 (2**-5 = 0.031; n = 5 gives 0.0625); 3 pairs (gender): 0.0167 -> n = 7 (0.0156)
@@ -143,7 +143,7 @@ def test_prompts_needed_for_a_permutation_test_to_pass_holm() -> None:
 
 
 def test_too_few_prompts_per_attribute_is_a_warning(tmp_path: Path) -> None:
-    from equilens.flows.preflight import preflight
+    from equilens.flows.running.preflight import preflight
     from equilens.tasks.config import parse_config
 
     jobs = ("nurse", "pilot", "cook", "judge", "coach", "baker", "tailor", "clerk", "guard")

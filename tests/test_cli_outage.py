@@ -8,8 +8,8 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-from equilens.flows.outage import LLMOutageError, check_llm_failures
 from equilens.tasks.config import parse_config
+from equilens.tasks.orchestration.outage import LLMOutageError, check_llm_failures
 
 from tests.fakes.cli import equilens
 

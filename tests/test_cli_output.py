@@ -185,7 +185,7 @@ def test_prefect_form_shows_defaults_descriptions_and_a_provider_dropdown() -> N
 
 
 def test_progress_lines_when_not_a_terminal() -> None:
-    code = ("from equilens.tasks.reporting.progress import ProgressReporter\n"
+    code = ("from equilens.tasks.orchestration.progress import ProgressReporter\n"
             "with ProgressReporter('LLM calls') as p:\n"
             "    [p(i, 40) for i in range(1, 41)]\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)

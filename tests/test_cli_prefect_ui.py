@@ -6,7 +6,7 @@ import pandas as pd
 
 
 def test_flow_run_is_named_and_tagged_with_the_run_id(prefect_harness) -> None:  # noqa: ANN001
-    from equilens.flows.run_record import label_flow_run
+    from equilens.tasks.orchestration.run_record import label_flow_run
     from prefect import flow
     from prefect.client.orchestration import get_client
     from prefect.context import FlowRunContext
@@ -24,14 +24,14 @@ def test_flow_run_is_named_and_tagged_with_the_run_id(prefect_harness) -> None: 
 
 
 def test_label_outside_a_flow_is_a_no_op() -> None:
-    from equilens.flows.run_record import label_flow_run
+    from equilens.tasks.orchestration.run_record import label_flow_run
 
     label_flow_run("r", "n")  # no flow run context: nothing to label, nothing raised
 
 
 def test_metrics_artifact_columns(monkeypatch) -> None:  # noqa: ANN001
     import prefect.artifacts
-    from equilens.flows.artifacts import publish_artifacts
+    from equilens.flows.running.artifacts import publish_artifacts
 
     seen: dict = {}
     monkeypatch.setattr(prefect.artifacts, "create_table_artifact", lambda **kw: seen.update(kw))

@@ -49,7 +49,7 @@ def cluster(prefect_harness):  # noqa: ANN001, ANN201 - (LocalCluster, Client)
     by the tests of this module, since each worker process imports equilens, Prefect and torch when
     its first task arrives."""
     from distributed import Client, LocalCluster
-    from equilens.flows.prefect_api import prefect_api_url
+    from equilens.tasks.orchestration.prefect_api import prefect_api_url
 
     url = prefect_api_url()
     assert url
@@ -72,7 +72,7 @@ def _metrics(db: Path, run_id: str) -> list[tuple]:
 def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
     cluster, openai_server, tmp_path: Path  # noqa: ANN001, F811
 ) -> None:
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     local, client = cluster
     sharded = _config(tmp_path, openai_server.base_url, "dask.duckdb",
@@ -166,7 +166,7 @@ def test_a_worker_killed_mid_run_costs_only_its_shard(cluster, openai_server, tm
     import threading
     import time
 
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     local, client = cluster
     openai_server.latency = 0.3
@@ -205,7 +205,7 @@ def test_a_python_target_runs_on_the_workers_imported_by_its_path(cluster, tmp_p
     """Workers import ``llm.target`` by its path: the answers come from the worker processes."""
     import os
 
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     local, client = cluster
     cfg = _config(tmp_path, "", "python.duckdb", {"task_runner": "dask", "dask_address": local.scheduler_address,

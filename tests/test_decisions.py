@@ -127,7 +127,7 @@ def _decision_file(path: Path, scenarios: int) -> Path:
 
 def test_a_planted_lower_p_yes_is_found_with_its_sign_and_size_and_read_from_logprobs(
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     openai_server.reply = _planted(-0.5)  # about 0.1 lower P(yes) near one half
     cfg = parse_config({
@@ -204,7 +204,7 @@ def test_a_fair_model_is_called_unfair_in_at_most_five_percent_of_runs() -> None
 def test_the_local_model_gives_p_yes_from_its_first_token(prefect_harness, tmp_path: Path) -> None:
     """The embedded model answers two shipped scenarios offline, and every P(yes) is read from its
     first-token log-probabilities."""
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     cfg = parse_config({
         "name": "dec-local", "assessment": "decisions",
@@ -219,8 +219,8 @@ def test_the_local_model_gives_p_yes_from_its_first_token(prefect_harness, tmp_p
 
 def test_an_endpoint_that_fails_every_call_fails_the_run_and_the_call_cap_holds(
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
-    from equilens.flows.outage import LLMOutageError
+    from equilens.flows.running.dispatch import flow_for
+    from equilens.tasks.orchestration.outage import LLMOutageError
 
     openai_server.fault_for = lambda body: ("500", {"message": "model is down"})
     cfg = parse_config({

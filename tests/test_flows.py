@@ -41,9 +41,9 @@ def _count(db: Path, sql: str, params: list | None = None) -> int:
 def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, tmp_path: Path,  # noqa: F811
                                                 monkeypatch) -> None:  # noqa: ANN001
     import equilens.flows.counterfactual as module
-    from equilens.flows.artifacts import CLOSE_READS
     from equilens.flows.counterfactual import counterfactual_assessment
-    from equilens.flows.stage_tasks import STORED_ONLY
+    from equilens.flows.running.artifacts import CLOSE_READS
+    from equilens.tasks.pipeline.prefect_tasks import STORED_ONLY
 
     carried = []
     scored = module.score_stage
@@ -177,7 +177,7 @@ def test_credentials_in_the_base_url_are_used_and_never_stored(prefect_harness, 
 
 
 def test_stereotype_flow_with_brought_responses_on_a_local_dask_cluster(prefect_harness, tmp_path: Path) -> None:
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     responses = tmp_path / "responses.csv"
     responses.write_text(
@@ -212,7 +212,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     reviewed = tmp_path / "reviewed.csv"
     reviewed.write_text(
@@ -247,7 +247,7 @@ def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny
 
 
 def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path: Path) -> None:
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     from tests.test_classifiers import _build
 
@@ -281,19 +281,21 @@ def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path
 
 
 def _flow_tasks() -> list:
-    """Every Prefect task defined in the ``flows`` package."""
+    """Every Prefect task the flows compose (defined in ``tasks`` or ``flows``)."""
     import importlib
     import pkgutil
 
     import equilens.flows
+    import equilens.tasks
     from prefect import Task
 
     found = {}
-    for info in pkgutil.walk_packages(equilens.flows.__path__, "equilens.flows."):
-        if info.name.endswith("__main__"):  # runs the command line when imported
-            continue
-        module = importlib.import_module(info.name)
-        found.update({id(v): v for v in vars(module).values() if isinstance(v, Task)})
+    for package in (equilens.flows, equilens.tasks):
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            if info.name.endswith("__main__"):  # runs the command line when imported
+                continue
+            module = importlib.import_module(info.name)
+            found.update({id(v): v for v in vars(module).values() if isinstance(v, Task)})
     return list(found.values())
 
 
@@ -317,7 +319,7 @@ def test_a_cached_result_is_written_as_its_pickle_alone(prefect_harness, tmp_pat
     import tracemalloc
 
     import pandas as pd
-    from equilens.flows.caching import CACHE_KEYS, cached
+    from equilens.tasks.orchestration.caching import CACHE_KEYS, cached
     from prefect import flow, task
     from prefect.cache_policies import INPUTS
     from prefect.settings import PREFECT_RESULTS_LOCAL_STORAGE_PATH, temporary_settings
@@ -363,8 +365,8 @@ def test_the_flow_holds_no_cached_stage_output_in_memory(prefect_harness) -> Non
     of it for the rest of the flow (with Prefect's default it held every stage's output, ~1 GB of
     variants at 100,000 prompts, until the flow ended), whether the task ran or its result was read
     back from the cache."""
-    from equilens.flows.stage_tasks import load_prompts_task
     from equilens.tasks.config import PromptsConfig
+    from equilens.tasks.pipeline.prefect_tasks import load_prompts_task
     from prefect import flow
     from prefect.context import FlowRunContext
 

@@ -225,7 +225,7 @@ def test_identity_run_finds_lower_offers_for_one_cell_and_stores_its_names(prefe
     verdict names that cell, the names drawn are stored, and other cells' pairs stay quiet."""
     import hashlib
 
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     table = load_names()
     low = set(cell_names(table, CELLS, 4, seed=0).query("cell == 'female-black'")["name"])
@@ -357,7 +357,7 @@ def _judge_config(server, tmp_path: Path, judge: dict) -> object:  # noqa: ANN00
 
 def test_a_judge_on_the_loopback_server_finds_the_stereotyped_cell_and_no_other_pair(
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     low = set(cell_names(load_names(), cells_of(["gender", "race"], ["female", "male"], ["white", "black"]), 3,
                          seed=0).query("cell == 'female-black'")["name"])
@@ -387,7 +387,7 @@ def test_an_unreachable_judge_skips_its_metric_with_the_reason_and_the_run_compl
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
     import socket
 
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
@@ -444,7 +444,7 @@ def _worded_reply(low: set[str], by_cell_wording: set[str] | None = None):  # no
 
 
 def _counter_offer_run(server, tmp_path: Path):  # noqa: ANN001, ANN202
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     prompts = [f"I was offered {50000 + 1500 * i} dollars for a job as analyst number {i}. What number should I "
                "counter with? Give one dollar amount." for i in range(16)]
@@ -504,7 +504,7 @@ def test_the_judges_calls_are_held_to_the_call_cap_from_any_entry_point(
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
     """A run started without the CLI's plan (the Python API, a deployment): the judge's calls count
     with the model's against llm.max_calls, and past it the judge is refused before its first call."""
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
     from equilens.tasks.llm.budget import BudgetExceeded
 
     openai_server.reply = lambda body: f"Plan three focused blocks a day, {body['messages'][0]['content'][-12:]}"

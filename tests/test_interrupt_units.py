@@ -121,7 +121,7 @@ def test_local_generate_stops_between_tokens(endless_lm: str) -> None:
 
 
 def _recorder(tmp_path: Path):  # noqa: ANN202
-    from equilens.flows.run_record import RunRecorder
+    from equilens.tasks.orchestration.run_record import RunRecorder
 
     cfg = parse_config({"prompts": {"items": ["Is he a nurse?"]}, "storage": {"duckdb_path": str(tmp_path / "r.duckdb")}})
     store = Store(tmp_path / "r.duckdb")
@@ -131,7 +131,7 @@ def _recorder(tmp_path: Path):  # noqa: ANN202
 @pytest.mark.parametrize(("raised", "status"), [(KeyboardInterrupt, "interrupted"), (RunInterrupted, "interrupted"),
                                                 (ValueError, "failed")])
 def test_recorded_run_marks_an_interruption_as_interrupted(tmp_path: Path, raised: type, status: str) -> None:
-    from equilens.flows.run_record import recorded_run
+    from equilens.tasks.orchestration.run_record import recorded_run
 
     store, rec = _recorder(tmp_path)
     with pytest.raises(raised), recorded_run(rec):
@@ -142,8 +142,8 @@ def test_recorded_run_marks_an_interruption_as_interrupted(tmp_path: Path, raise
 
 def test_prefects_termination_signal_reaches_the_worker_threads(tmp_path: Path) -> None:
     """During a flow run Prefect's own SIGTERM handler raises TerminationSignal in the main thread only."""
-    from equilens.flows.run_record import recorded_run
     from equilens.tasks.llm.stop import stop_requested, stop_signal
+    from equilens.tasks.orchestration.run_record import recorded_run
     from prefect.exceptions import TerminationSignal
 
     store, rec = _recorder(tmp_path)
@@ -155,7 +155,7 @@ def test_prefects_termination_signal_reaches_the_worker_threads(tmp_path: Path) 
 
 
 def test_interrupt_active_runs_marks_unfinished_runs_once(tmp_path: Path) -> None:
-    from equilens.flows.run_record import interrupt_active_runs
+    from equilens.tasks.orchestration.run_record import interrupt_active_runs
 
     store, rec = _recorder(tmp_path)
     assert rec.run_id in interrupt_active_runs("interrupted by SIGTERM")
@@ -166,7 +166,7 @@ def test_interrupt_active_runs_marks_unfinished_runs_once(tmp_path: Path) -> Non
 
 STUCK = """
 import subprocess, sys, threading, time
-from equilens.flows.interrupt import stop_on_signals
+from equilens.flows.running.interrupt import stop_on_signals
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
 print(child.pid, flush=True)
 stuck = threading.Thread(target=time.sleep, args=(120,))  # a stage that cannot be stopped
@@ -218,9 +218,9 @@ def test_a_second_signal_stops_at_once() -> None:
 LOCK_ERROR = """
 import os, signal, sys, time
 from pathlib import Path
-import equilens.flows.prefect_api
-from equilens.flows.launch import run_config
-equilens.flows.prefect_api.start_prefect_api = lambda: None  # the flow below needs no Prefect API
+import equilens.tasks.orchestration.prefect_api
+from equilens.flows.running.launch import run_config
+equilens.tasks.orchestration.prefect_api.start_prefect_api = lambda: None  # the flow below needs no Prefect API
 
 def flow(cfg):
     try:
@@ -251,7 +251,7 @@ def test_a_stop_quiets_dask_teardown_tracebacks_for_the_run_only() -> None:
     logged that as a traceback on the user's terminal; the stop quiets its loggers until the run ends."""
     import logging
 
-    from equilens.flows.interrupt import stop_on_signals
+    from equilens.flows.running.interrupt import stop_on_signals
 
     dask_log = logging.getLogger("distributed")
     before = dask_log.level
@@ -272,7 +272,7 @@ def test_a_stage_wait_sees_a_signal_that_the_kernel_gave_to_a_worker_thread() ->
     47 s). The flow's wait wakes up in slices, so the handler runs at once."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from equilens.flows.execution import result_of
+    from equilens.tasks.orchestration.execution import result_of
 
     class Stopped(Exception):
         pass
@@ -305,7 +305,7 @@ def test_a_signal_during_a_stage_wait_reaches_the_run_outside_threadings_lock_co
     run's handler once it has left the wait."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from equilens.flows.execution import result_of
+    from equilens.tasks.orchestration.execution import result_of
 
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signal handlers run in the main thread only")

@@ -137,7 +137,7 @@ def test_injected_judge_lines_are_counted_per_cell_and_named_in_the_note() -> No
 
 # --- the plan ------------------------------------------------------------------------------------
 def test_the_plan_of_an_identity_run_counts_the_judge_and_its_check(tmp_path: Path) -> None:
-    from equilens.flows.plan import enforce, make_plan
+    from equilens.flows.running.plan import enforce, make_plan
     from equilens.tasks.llm.budget import BudgetExceeded
 
     check = _check_csv(tmp_path, 3)
@@ -239,7 +239,7 @@ def test_judge_check_help_teaches() -> None:
 
 def test_a_judge_that_always_says_no_fails_its_check_and_the_run_says_so(
         prefect_harness, openai_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     key, password = "sk-judge-check-SECRET-0123456789", "PASSWORD-of-judge-4242"
     monkeypatch.setenv("EQUILENS_JUDGE_TEST_KEY", key)
@@ -282,8 +282,8 @@ def test_a_judge_that_always_says_no_fails_its_check_and_the_run_says_so(
 
 def test_an_honest_judge_passes_its_check_in_the_run_and_judge_lines_are_counted(
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
-    from equilens.flows.plan import make_plan
+    from equilens.flows.running.dispatch import flow_for
+    from equilens.flows.running.plan import make_plan
 
     openai_server.reply = _server_reply("honest", steer_cell="female-black")
     check = _check_csv(tmp_path, 4)
@@ -309,7 +309,7 @@ def test_an_honest_judge_passes_its_check_in_the_run_and_judge_lines_are_counted
 
 def test_a_run_whose_judge_was_never_checked_says_so(prefect_harness, openai_server,  # noqa: F811
                                                      tmp_path: Path) -> None:
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     openai_server.reply = _server_reply("no")
     cfg = _config(tmp_path, openai_server.base_url, {"enabled": True})

@@ -167,8 +167,8 @@ def test_the_local_llm_stage_works_in_chunks_of_whole_prompts(openai_server: Fak
     once), a prompt's variants in one chunk; the frame is the one the whole set gives, and a text
     shared by two chunks is called once."""
     import pandas as pd
-    from equilens.flows import stage_tasks
     from equilens.tasks import pipeline as counterfactual
+    from equilens.tasks.pipeline import prefect_tasks
 
     texts = {"p1": ["Is he kind?", "Is she kind?"], "p2": ["Was he late?", "Was she late?"],
              "p3": ["Is he kind?", "Is she kind?", "Are they kind?"]}
@@ -177,9 +177,9 @@ def test_the_local_llm_stage_works_in_chunks_of_whole_prompts(openai_server: Fak
     built = []
     build = counterfactual.build_requests
     monkeypatch.setattr(counterfactual, "build_requests", lambda v, c: built.append(list(v["prompt_id"])) or build(v, c))
-    monkeypatch.setattr(stage_tasks, "LLM_CHUNK_CALLS", 4)  # two calls per variant: one prompt a chunk
+    monkeypatch.setattr(prefect_tasks, "LLM_CHUNK_CALLS", 4)  # two calls per variant: one prompt a chunk
     cfg = _cfg(openai_server, count=2)
-    frame = stage_tasks.call_llm_task.fn(variants, cfg, str(tmp_path / "e.duckdb"), 10.0)
+    frame = prefect_tasks.call_llm_task.fn(variants, cfg, str(tmp_path / "e.duckdb"), 10.0)
     assert built == [["p1", "p1"], ["p2", "p2"], ["p3", "p3", "p3"]]
     assert list(zip(frame["variant_id"], frame["sample_idx"])) == [(v, i) for v in variants["variant_id"] for i in (0, 1)]
     assert frame["text"].tolist() == [f"echo: {t}" for t in variants["text"] for _ in (0, 1)]

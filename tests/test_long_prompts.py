@@ -48,7 +48,7 @@ def _variants(texts: list[str]) -> pd.DataFrame:
 
 
 def test_a_1mb_prompt_is_refused_per_row_within_seconds(tiny_chat_lm: str, tmp_path: Path) -> None:
-    from equilens.flows.stage_tasks import call_llm_task
+    from equilens.tasks.pipeline.prefect_tasks import call_llm_task
 
     huge = "he is a nurse " * 75_000  # 1.05 MB, 300,000 tokens
     cfg = _cfg(tiny_chat_lm)

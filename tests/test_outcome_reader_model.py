@@ -81,8 +81,8 @@ def _config(server, tmp_path: Path, mode: str):  # noqa: ANN001, ANN202
 
 def test_the_model_reads_what_the_rules_cannot_and_a_rerun_pays_nothing(prefect_harness, openai_server,  # noqa: F811
                                                                          tmp_path: Path) -> None:
-    from equilens.flows.dispatch import flow_for
-    from equilens.flows.plan import make_plan
+    from equilens.flows.running.dispatch import flow_for
+    from equilens.flows.running.plan import make_plan
 
     openai_server.reply = _server(1250)
     cfg = _config(openai_server, tmp_path, "model")
@@ -107,7 +107,7 @@ def test_a_reader_figure_out_of_range_is_unreadable_and_counted(prefect_harness,
                                                                tmp_path: Path) -> None:
     """Every reader reply at 1e308: no reading is stored as a value, and the answers the rules could
     not read count as unparsed, with the reason."""
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     openai_server.reply = _server("1e308")
     cfg = _config(openai_server, tmp_path, "model")
@@ -124,7 +124,7 @@ def test_a_reader_figure_out_of_range_is_unreadable_and_counted(prefect_harness,
 
 
 def test_both_readers_store_their_disagreements(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     openai_server.reply = _server(1300)  # the reader model reads every answer as 1,300
     cfg = _config(openai_server, tmp_path, "both")

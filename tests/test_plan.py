@@ -100,9 +100,9 @@ def test_the_llm_stage_holds_any_run_to_the_caps(openai_server, tmp_path: Path) 
     """A run from the Prefect UI, a schedule or the Python API never passes through the CLI's plan."""
     import pandas as pd
     import pytest
-    from equilens.flows.stage_tasks import call_llm_task
     from equilens.tasks.config import LLMConfig
     from equilens.tasks.llm.budget import BudgetExceeded
+    from equilens.tasks.pipeline.prefect_tasks import call_llm_task
 
     variants = pd.DataFrame({"variant_id": ["a", "b"], "prompt_id": ["p", "p"], "attribute": "gender",
                              "grp": ["male", "female"], "text": ["Is he kind?", "Is she kind?"]})

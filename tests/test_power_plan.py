@@ -89,8 +89,8 @@ def test_detect_runs_a_cached_pilot_and_plans_every_pair_of_an_identity_config(
     import hashlib
 
     import pandas as pd
-    from equilens.flows.dispatch import flow_for
-    from equilens.flows.power import power_plan
+    from equilens.flows.running.dispatch import flow_for
+    from equilens.flows.running.power import power_plan
     from equilens.tasks.config import parse_config
 
     def reply(body: dict) -> str:

@@ -109,7 +109,7 @@ def test_templates_need_a_group_slot() -> None:
 
 
 def test_recommendation_flow_end_to_end(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     def reply(body: dict) -> str:
         text = body["messages"][-1]["content"]

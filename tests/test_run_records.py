@@ -20,9 +20,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from equilens.flows.cli import main
-from equilens.flows.run_record import RunRecorder, recorded_run
 from equilens.tasks.config import parse_config
 from equilens.tasks.llm.base import scrub_secrets
+from equilens.tasks.orchestration.run_record import RunRecorder, recorded_run
 from equilens.tasks.reporting.html import build_html_report
 from equilens.tasks.storage.store import Store
 
@@ -92,7 +92,7 @@ def test_prefect_startup_timeout_is_one_paragraph_after_a_retry(tmp_path: Path) 
 
 
 def test_prefect_startup_is_retried_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from equilens.flows.prefect_api import start_prefect_api
+    from equilens.tasks.orchestration.prefect_api import start_prefect_api
     from prefect.server.api.server import SubprocessASGIServer
     from prefect.settings import PREFECT_API_URL, temporary_settings
 

@@ -131,7 +131,7 @@ def test_an_identity_run_stops_once_settled_and_a_resumed_run_continues_its_sequ
     with more prompts (from Python), it answers the same prompts first (from the cache) and the new
     ones after."""
     import equilens
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
     from equilens.tasks.inputs.identity import cell_names, cells_of
     from equilens.tasks.inputs.names import load_names
 
@@ -209,7 +209,7 @@ def test_a_run_is_warned_which_looks_its_permutation_tests_cannot_reach() -> Non
     """Five looks at 0.05: look 1's level is 2 (1 - Phi(4.383)) = 1.17e-5, beyond 2,000 permutations
     (their smallest p is 1/2,001) and within reach of 85,324; three looks' first level (0.00069) is
     reached by 1,457."""
-    from equilens.flows.looks import _warn_unreachable, look_rule
+    from equilens.flows.running.looks import _warn_unreachable, look_rule
 
     said: list[str] = []
 

@@ -46,15 +46,15 @@ def assess(
     apply_offline_defaults()
     cfg = build_config(prompts, model, assessment, name=name, config=config, provider=provider,
                        base_url=base_url, db=db, **overrides)
-    from equilens.flows.preflight import preflight
+    from equilens.flows.running.preflight import preflight
 
     for message in preflight(cfg):
         warnings.warn(message, UserWarning, stacklevel=2)
-    from equilens.flows.dispatch import flow_for
-    from equilens.flows.prefect_api import start_prefect_api
+    from equilens.flows.running.dispatch import flow_for
+    from equilens.tasks.orchestration.prefect_api import start_prefect_api
 
     if not debug:
-        from equilens.flows.quiet_logs import quiet_known_errors
+        from equilens.flows.running.quiet_logs import quiet_known_errors
 
         quiet_known_errors()
     start_prefect_api()
@@ -73,20 +73,20 @@ def power_plan(
     config: str | os.PathLike | Mapping | Any | None = None,
     db: str | os.PathLike | None = None,
     **overrides: Any,
-) -> Any:  # noqa: ANN401 - equilens.flows.power.PowerPlan
+) -> Any:  # noqa: ANN401 - equilens.flows.running.power.PowerPlan
     """How many prompts (and calls, and cost) a config needs to detect a gap of ``detect`` with 80%
     power at the verdict's own rule, as ``equilens run CONFIG --plan --detect`` answers it: a pilot of
     the first ``pilot`` prompts (default a tenth, at least 10) runs for real and is stored as its own
-    run, its calls cached for the full run. Returns a :class:`equilens.flows.power.PowerPlan`
+    run, its calls cached for the full run. Returns a :class:`equilens.flows.running.power.PowerPlan`
     (``.worst.prompts``, ``.worst.low`` / ``.high``, ``.needs`` per pair, ``.lines()``); the other
     arguments are :func:`assess`'s."""
     from equilens.tasks.environment import apply_offline_defaults
 
     apply_offline_defaults()
     cfg = build_config(prompts, model, assessment, config=config, db=db, **overrides)
-    from equilens.flows.power import power_plan as plan
-    from equilens.flows.prefect_api import start_prefect_api
-    from equilens.flows.quiet_logs import quiet_known_errors
+    from equilens.flows.running.power import power_plan as plan
+    from equilens.flows.running.quiet_logs import quiet_known_errors
+    from equilens.tasks.orchestration.prefect_api import start_prefect_api
 
     quiet_known_errors()
     start_prefect_api()

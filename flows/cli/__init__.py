@@ -10,7 +10,7 @@ import sys
 
 import typer
 from equilens.flows.cli.commands import assessments, compare, judge_check, metrics, options, report, runs, show
-from equilens.flows.launch import invoke, run_command
+from equilens.flows.running.launch import invoke, run_command
 
 HELP = """Measure bias and fairness of an LLM application, run after run.
 
@@ -42,7 +42,7 @@ app = typer.Typer(help=HELP, no_args_is_help=True, rich_markup_mode=None, add_co
 
 
 def _flow_for(config: object):  # noqa: ANN202 - the flow the config's assessment names
-    from equilens.flows.dispatch import flow_for
+    from equilens.flows.running.dispatch import flow_for
 
     return flow_for(config)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from equilens.flows.launch import fail, say
+from equilens.flows.running.launch import fail, say
 from equilens.tasks.reporting.plain import csv_text
 
 DbOption = Annotated[Path, typer.Option("--db", help="DuckDB file with stored runs")]
@@ -326,12 +326,12 @@ def judge_check(
     """
     import json
 
-    from equilens.flows.launch import parse_sets
+    from equilens.flows.running.launch import parse_sets
     from equilens.tasks.assessments.identity.accuracy import run_check
     from equilens.tasks.config import load_config
     from equilens.tasks.environment import apply_offline_defaults
     from equilens.tasks.errors import EquilensError
-    from equilens.tasks.reporting.progress import ProgressReporter
+    from equilens.tasks.orchestration.progress import ProgressReporter
     from equilens.tasks.storage.store import Store
 
     if fmt not in ("table", "json"):

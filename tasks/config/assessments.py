@@ -4,7 +4,7 @@ An entry names the assessment, its config class (the flow's parameter, which add
 assessment reads), its flow (``module:function``, imported only when a run needs it), its shipped
 default config and a one-paragraph card saying what it answers. Everything that lists assessments
 reads this registry: the config's ``assessment`` values and the class each loads as
-(:mod:`equilens.tasks.config`), dispatch (:mod:`equilens.flows.dispatch`), the run plan, ``equilens options``,
+(:mod:`equilens.tasks.config`), dispatch (:mod:`equilens.flows.running.dispatch`), the run plan, ``equilens options``,
 ``equilens assessments`` and the README's table (``equilens assessments --format markdown``; a test
 holds the README to it). A config class registers itself with :func:`assessment`, the name taken
 from its ``assessment`` field, so a new assessment is one decorated class and its flow.

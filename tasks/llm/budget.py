@@ -1,5 +1,5 @@
 """The caps a run's LLM calls must stay under: ``llm.max_calls`` and ``llm.max_cost``. The CLI
-checks its plan against them before Prefect starts (``flows/plan.py``); the LLM stage checks every
+checks its plan against them before Prefect starts (``flows/running/plan.py``); the LLM stage checks every
 call its variants ask for again before the first call, so a run started from the Prefect UI, a schedule
 or the Python API is held to the same caps.
 

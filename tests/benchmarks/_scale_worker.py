@@ -22,7 +22,7 @@ def log_stages(path: str) -> None:
     import time
     from contextlib import contextmanager
 
-    from equilens.flows.run_record import RunRecorder
+    from equilens.tasks.orchestration.run_record import RunRecorder
 
     plain = RunRecorder.stage
 

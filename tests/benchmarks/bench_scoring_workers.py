@@ -1,7 +1,7 @@
 """Score stage on a local Dask cluster: two worker processes against one, same shards, same values.
 
 Writes N synthetic answers (one per prompt), then runs the counterfactual score stage
-(``equilens.flows.stage_tasks.score_answers``: VADER and the MiniLM sentence encoder, in shards of
+(``equilens.tasks.pipeline.prefect_tasks.score_answers``: VADER and the MiniLM sentence encoder, in shards of
 ``--shard-size`` prompts) inside a Prefect flow on a ``DaskTaskRunner`` whose local cluster has one
 worker process, then two, each with one thread (and, through Dask's nanny, one torch thread). Prefect's
 task cache is refreshed so both runs compute every shard. It prints each run's seconds, the ratio,
@@ -45,9 +45,9 @@ def answers(n: int) -> pd.DataFrame:
 
 
 def run(responses: pd.DataFrame, workers: int, shard_size: int) -> tuple[float, object]:
-    from equilens.flows.execution import with_task_runner
-    from equilens.flows.stage_tasks import score_answers
     from equilens.tasks.config import ExecutionConfig, MetricsConfig, ScoringConfig
+    from equilens.tasks.orchestration.execution import with_task_runner
+    from equilens.tasks.pipeline.prefect_tasks import score_answers
     from prefect import flow
 
     execution = ExecutionConfig(task_runner="dask", dask_workers=workers, shard_size=shard_size)
@@ -67,7 +67,7 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=6000)
     parser.add_argument("--shard-size", type=int, default=1000, help="prompts per shard (the config's default)")
     args = parser.parse_args()
-    from equilens.flows.prefect_api import start_prefect_api
+    from equilens.tasks.orchestration.prefect_api import start_prefect_api
 
     start_prefect_api()
     responses = answers(args.answers)

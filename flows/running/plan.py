@@ -123,7 +123,7 @@ class Plan:
 
 def make_plan(cfg: RunConfig) -> Plan:
     """The plan of ``cfg`` (see the module docstring); reads the prompts but calls nothing."""
-    from equilens.flows.preflight import uses_llm
+    from equilens.flows.running.preflight import uses_llm
     from equilens.tasks.config.assessments import ASSESSMENTS
 
     prompts = sample = None

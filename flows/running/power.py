@@ -128,7 +128,7 @@ def power_plan(cfg: Any, gap: float, metric: str | None = None, pilot: int | Non
                run: Any = None) -> PowerPlan:  # noqa: ANN401 - a RunConfig; the flow runner
     """The plan of ``cfg`` for detecting ``gap`` (see the module docstring). ``run(config) -> summary``
     runs the pilot (default: the config's own flow)."""
-    from equilens.flows.plan import make_plan
+    from equilens.flows.running.plan import make_plan
     from equilens.tasks.storage.store import Store
 
     check_request(cfg, gap, metric)
@@ -137,7 +137,7 @@ def power_plan(cfg: Any, gap: float, metric: str | None = None, pilot: int | Non
     pilot_cfg = cfg.model_copy(update={"name": f"{cfg.name}-pilot",
                                        "prompts": cfg.prompts.model_copy(update={"limit": n})})
     if run is None:
-        from equilens.flows.dispatch import flow_for
+        from equilens.flows.running.dispatch import flow_for
 
         def run(c: Any) -> dict:  # noqa: ANN401
             return flow_for(c)(c)

@@ -110,8 +110,8 @@ class Looks:
         """Every answer so far: the ``llm`` stage on the variants of ``batch``'s prompts, added to the
         answers of the looks before (all of ``variants`` in a run without looks). The first look
         checks the whole run's budget before any call."""
-        from equilens.flows.run_record import response_counts
-        from equilens.flows.stage_tasks import answer_stage, check_variants_budget
+        from equilens.tasks.orchestration.run_record import response_counts
+        from equilens.tasks.pipeline.prefect_tasks import answer_stage, check_variants_budget
 
         if self.rule is None:
             return answer_stage(rec, config, variants, summary, **kwargs)

@@ -12,9 +12,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pandas as pd
-from equilens.flows.memory import memory_handed_back
 from equilens.tasks.config import RunConfig
 from equilens.tasks.llm.stop import interruption_text, is_interruption, stop_workers
+from equilens.tasks.orchestration.memory import memory_handed_back
 from equilens.tasks.storage.fingerprint import versions
 from equilens.tasks.storage.store import Store
 

@@ -6,7 +6,7 @@ one BLAS/OpenMP thread, so torch runs one thread per worker), or the scheduler a
 ``dask_address``. The LLM task and every shard of the score stage are submitted to it, annotated
 with ``resources={"GPU": gpus_per_task}`` when GPUs are requested (start workers with
 ``--resources GPU=1``). Results travel back through Prefect. Local workers are given the flow's
-Prefect API address (:func:`equilens.flows.prefect_api.prefect_api_url`), so their task runs report to the run's
+Prefect API address (:func:`equilens.tasks.orchestration.prefect_api.prefect_api_url`), so their task runs report to the run's
 own server and none starts a temporary one; workers of an existing cluster need
 ``PREFECT_API_URL`` set to a server the flow uses too (README, "Scaling past one machine").
 """
@@ -31,7 +31,7 @@ def with_task_runner(flow_obj: Any, cfg: ExecutionConfig) -> Any:
     else:
         import os
 
-        from equilens.flows.prefect_api import prefect_api_url
+        from equilens.tasks.orchestration.prefect_api import prefect_api_url
 
         url = prefect_api_url()
         runner = DaskTaskRunner(cluster_kwargs={"n_workers": cfg.dask_workers or os.cpu_count() or 1,

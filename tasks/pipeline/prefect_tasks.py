@@ -17,11 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from equilens.flows.caching import cached
-from equilens.flows.execution import run_heavy, run_sharded
-from equilens.flows.memory import memory_handed_back
-from equilens.flows.outage import check_llm_failures
-from equilens.flows.run_record import RunRecorder, response_counts
 from equilens.tasks import pipeline as assessment
 from equilens.tasks import validation
 from equilens.tasks.config import (
@@ -36,6 +31,11 @@ from equilens.tasks.config import (
 from equilens.tasks.inputs.prompts import load_prompts
 from equilens.tasks.llm.base import LLMRequest, LLMResult
 from equilens.tasks.llm.runner import run_requests
+from equilens.tasks.orchestration.caching import cached
+from equilens.tasks.orchestration.execution import run_heavy, run_sharded
+from equilens.tasks.orchestration.memory import memory_handed_back
+from equilens.tasks.orchestration.outage import check_llm_failures
+from equilens.tasks.orchestration.run_record import RunRecorder, response_counts
 from equilens.tasks.pipeline.metric_stage import metric_stage
 from equilens.tasks.storage.fingerprint import frame_digest, path_fingerprint, texts_digest
 from equilens.tasks.storage.store import Store
@@ -109,7 +109,7 @@ def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock
     arrives; in chunks of whole prompts (:data:`LLM_CHUNK_CALLS` calls) built, called and tabulated
     one after the other."""
     from equilens.tasks.llm.context import fit_to_context
-    from equilens.tasks.reporting.progress import ProgressReporter
+    from equilens.tasks.orchestration.progress import ProgressReporter
 
     check_variants_budget(variants, cfg)
     per_prompt = max(1, len(variants) * cfg.count // max(1, variants["prompt_id"].nunique()))
@@ -141,10 +141,10 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
     so a killed run loses at most the shards in flight and a re-run calls only what is missing."""
     if execution.task_runner != "dask":
         return run_heavy(call_llm_task, execution, variants, cfg, duckdb_path, lock_timeout)
-    from equilens.flows.execution import gpu_annotation
     from equilens.tasks.llm.runner import STOP_POLL_S, CacheWriter, cached_results, in_order, missing
     from equilens.tasks.llm.stop import raise_if_stopped, signals_as_stop_requests
-    from equilens.tasks.reporting.progress import ProgressReporter
+    from equilens.tasks.orchestration.execution import gpu_annotation
+    from equilens.tasks.orchestration.progress import ProgressReporter
     from prefect.futures import wait
 
     fit = planned_requests(variants, cfg)
@@ -177,7 +177,7 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
 @task(name="score-responses", **cached((INPUTS - "texts") + TASK_SOURCE))
 def score_task(texts: list[str], cfg: ScoringConfig, fingerprint: str, digest: str,
                embeddings: bool) -> assessment.ScoreSet:
-    from equilens.tasks.reporting.progress import ProgressReporter
+    from equilens.tasks.orchestration.progress import ProgressReporter
 
     with ProgressReporter("Scoring", unit="scorer") as progress:
         return assessment.score_stage(texts, cfg, progress, embeddings=embeddings)

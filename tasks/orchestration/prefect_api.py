@@ -35,7 +35,7 @@ def start_prefect_api(attempts: int = 2) -> None:
         server = SubprocessASGIServer()
         try:
             server.start()
-            from equilens.flows.watchdog import stop_with_parent
+            from equilens.tasks.orchestration.watchdog import stop_with_parent
 
             if server.server_process is not None:  # even when this process is killed (SIGKILL)
                 stop_with_parent(server.server_process.pid)

@@ -12,6 +12,6 @@ from equilens.tasks.config.assessments import ASSESSMENTS
 def flow_for(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
     """The flow for ``config.assessment``, on the task runner ``config.execution`` asks for; only
     that flow's module is imported."""
-    from equilens.flows.execution import with_task_runner
+    from equilens.tasks.orchestration.execution import with_task_runner
 
     return with_task_runner(ASSESSMENTS.get(config.assessment).flow_function(), config.execution)

@@ -7,9 +7,9 @@ import logging
 from typing import Any
 
 import pandas as pd
-from equilens.flows.outage import check_llm_failures
-from equilens.flows.run_record import error_text
 from equilens.tasks.config import RunConfig
+from equilens.tasks.orchestration.outage import check_llm_failures
+from equilens.tasks.orchestration.run_record import error_text
 from equilens.tasks.storage.store import Store
 
 

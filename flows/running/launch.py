@@ -2,7 +2,7 @@
 Prefect, the flow, the printed result, exit codes, Ctrl-C and SIGTERM) and ``python flows/<flow>.py CONFIG``.
 
 Below the CLI: the flow modules import it for their ``__main__`` block, so it imports no flow module
-(the CLI passes the flow lookup of :mod:`equilens.flows.dispatch` in).
+(the CLI passes the flow lookup of :mod:`equilens.flows.running.dispatch` in).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
 
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
     _quiet_environment()
-    from equilens.flows.interrupt import stop_on_signals
+    from equilens.flows.running.interrupt import stop_on_signals
     from equilens.tasks.config import load_config
     from equilens.tasks.errors import EquilensError
 
@@ -126,11 +126,11 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
             if assessment is not None and cfg.assessment != assessment:
                 raise fail(f"{config} is a {cfg.assessment} config; this script runs {assessment} configs "
                            f"(`equilens run {config}` runs any).")
-            from equilens.flows.preflight import check_inputs, check_storage, prompt_warnings
+            from equilens.flows.running.preflight import check_inputs, check_storage, prompt_warnings
 
             check_inputs(cfg)  # seconds, before Prefect starts; reads no prompt
             if detect is not None:
-                from equilens.flows.power import check_request
+                from equilens.flows.running.power import check_request
 
                 check_request(cfg, detect[0], detect[1])
             elif not _planned(cfg, plan_only, yes):  # counts calls in bounded memory
@@ -138,12 +138,12 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
             check_storage(cfg)  # a damaged DuckDB file is refused here
             for warning in prompt_warnings(cfg):  # on stdout: stderr holds only an error paragraph
                 say(f"warning: {warning}", fg=typer.colors.YELLOW)
-            from equilens.flows.prefect_api import start_prefect_api
+            from equilens.tasks.orchestration.prefect_api import start_prefect_api
 
             _quiet_logs(debug)
             start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point
             if detect is not None:
-                from equilens.flows.power import power_plan
+                from equilens.flows.running.power import power_plan
 
                 gap, metric, pilot = detect
                 for line in power_plan(cfg, gap, metric, pilot, run=lambda c: pick_flow(c)(c)).lines():
@@ -153,7 +153,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
         except KeyboardInterrupt:
             raise _interrupted() from None
         except Exception as err:
-            from equilens.flows.interrupt import signal_received
+            from equilens.flows.running.interrupt import signal_received
 
             # After Ctrl-C or SIGTERM any error is the interruption: a stage that stopped on the signal
             # says so, and an interrupt raised while a wait re-takes its lock surfaces as another error
@@ -172,7 +172,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
 
 def _interrupted() -> typer.Exit:
     """After Ctrl-C or SIGTERM: the run marked interrupted, every child process stopped, exit 130 or 143."""
-    from equilens.flows.interrupt import exit_code, finish_interrupted, leave, signal_received
+    from equilens.flows.running.interrupt import exit_code, finish_interrupted, leave, signal_received
 
     finish_interrupted(stop_processes=signal_received())  # a bare KeyboardInterrupt (in-process) kills nothing
     code = exit_code()
@@ -187,17 +187,17 @@ def _quiet_logs(debug: bool) -> None:
     """Without --debug: no Prefect traceback for an error the CLI reports itself, no library INFO lines."""
     if debug:
         return
-    from equilens.flows.quiet_logs import quiet_known_errors
+    from equilens.flows.running.quiet_logs import quiet_known_errors
 
     quiet_known_errors()
 
 
 def _planned(cfg: Any, plan_only: bool, yes: bool) -> bool:  # noqa: ANN401 - a RunConfig
-    """Plan the run (flows/plan.py): print it with --plan and stop; refuse it past llm.max_calls or
+    """Plan the run (flows/running/plan.py): print it with --plan and stop; refuse it past llm.max_calls or
     llm.max_cost; in a terminal, ask before more than llm.confirm_above calls. True: go on."""
     import sys
 
-    from equilens.flows.plan import enforce, make_plan
+    from equilens.flows.running.plan import enforce, make_plan
 
     plan = make_plan(cfg)
     if plan_only:
@@ -222,7 +222,7 @@ def _confirmed(question: str) -> bool:
     try:
         return typer.confirm(question, default=False)
     except typer.Abort:  # typer's answer to both end of input and an interrupt
-        from equilens.flows.interrupt import signal_received
+        from equilens.flows.running.interrupt import signal_received
 
         if signal_received():
             raise KeyboardInterrupt from None
@@ -312,7 +312,7 @@ def run_flow_script(flow: Callable[[Any], dict[str, Any]], assessment: str,
                     argv: Sequence[str] | None = None) -> int:
     """``python flows/<flow>.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]``: ``equilens run`` for the
     configs of ``assessment``, on ``flow`` (the module's own) and the task runner the config asks for."""
-    from equilens.flows.execution import with_task_runner
+    from equilens.tasks.orchestration.execution import with_task_runner
 
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
     app.command()(run_command(lambda cfg: with_task_runner(flow, cfg.execution), assessment))

@@ -73,7 +73,8 @@ def stop_on_signals(grace: float = GRACE_S) -> Iterator[None]:
 
     During a flow run Prefect swaps in its own SIGTERM handler (raising ``TerminationSignal``) and
     sends the signal on to this one when the flow has unwound; the run's record
-    (:func:`equilens.flows.run_record.recorded_run`) turns that into the same stop request, which starts the watchdog.
+    (:func:`equilens.tasks.orchestration.run_record.recorded_run`) turns that into the same stop
+    request, which starts the watchdog.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -125,7 +126,7 @@ def _watchdog(grace: float) -> None:
 
 def finish_interrupted(child_timeout: float = 2.0, stop_processes: bool = True) -> list[str]:
     """Mark this process's unfinished runs interrupted and stop every child process; the run ids marked."""
-    from equilens.flows.run_record import interrupt_active_runs
+    from equilens.tasks.orchestration.run_record import interrupt_active_runs
 
     marked = _bounded(lambda: interrupt_active_runs(_reason()), 2.0) or []
     if stop_processes:
