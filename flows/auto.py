@@ -27,9 +27,9 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.stereotype import score_classifiers_task, stereotype_metrics_task
 from equilens.tasks.assessments import identity as identity_stages
 from equilens.tasks.assessments import stereotype as stereotype_stage
+from equilens.tasks.assessments.stereotype import score_classifiers_task, stereotype_metrics_task
 from equilens.tasks.config import AutoRunConfig
 from equilens.tasks.inputs.controls import VARIANT
 from equilens.tasks.orchestration.execution import run_heavy

@@ -28,22 +28,13 @@ import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.assessments import bbq as stage
-from equilens.tasks.config import BBQConfig, BBQRunConfig, LLMConfig
+from equilens.tasks.assessments.bbq import likelihood_task, load_questions_task
+from equilens.tasks.config import BBQRunConfig
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
-from equilens.tasks.pipeline.prefect_tasks import CACHED, answer_variants
+from equilens.tasks.pipeline.prefect_tasks import answer_variants
 from equilens.tasks.scoring.parsing import LETTERS
 from equilens.tasks.storage.fingerprint import path_fingerprint
-from prefect import flow, task
-
-
-@task(name="bbq-questions", **CACHED)
-def load_questions_task(cfg: BBQConfig, fingerprint: str) -> pd.DataFrame:
-    return stage.load_questions(cfg)
-
-
-@task(name="bbq-option-likelihoods", **CACHED)
-def likelihood_task(questions: pd.DataFrame, llm: LLMConfig, batch_size: int, fingerprint: str) -> np.ndarray:
-    return stage.likelihood_scores(questions, llm, batch_size)
+from prefect import flow
 
 
 def resolve_method(config: BBQRunConfig) -> str:

@@ -31,13 +31,12 @@ import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.assessments import bias_test as stage
+from equilens.tasks.assessments.bias_test import generate_task, scorer_task
 from equilens.tasks.assessments.bias_test.generation import export_csv, import_csv
 from equilens.tasks.assessments.bias_test.stereotype_score import export_json
 from equilens.tasks.assessments.bias_test.templates import build_pairs
 from equilens.tasks.config import BiasTestRunConfig
 from equilens.tasks.inputs.bias_specs import load_bias_specs
-from equilens.tasks.llm.base import LLMRequest, cache_key
-from equilens.tasks.llm.runner import run_requests
 from equilens.tasks.metrics import wanted_metrics
 from equilens.tasks.metrics.base import with_inputs
 from equilens.tasks.metrics.embedding import TERM_SETS
@@ -48,27 +47,7 @@ from equilens.tasks.metrics.probability import (
     NEEDS_MASKED_LM,
     NEEDS_TESTED_MODEL,
 )
-from equilens.tasks.storage.store import Store
-from prefect import flow, task
-
-
-@task(name="generate-test-sentences")
-def generate_task(prompts: list[str], config: BiasTestRunConfig) -> list[str | None]:
-    from equilens.tasks.orchestration.progress import ProgressReporter
-
-    reqs = [LLMRequest(p, 0, cache_key(config.llm, p, 0)) for p in prompts]
-    with ProgressReporter("Generating test sentences", unit="call") as progress:
-        results = run_requests(reqs, config.llm, Store(config.storage.duckdb_path, config.storage.lock_timeout),
-                               progress=progress)
-    return [r.text if r.ok else None for r in results]
-
-
-@task(name="load-tested-model")
-def scorer_task(config: BiasTestRunConfig) -> Any:
-    from equilens.tasks.scoring.likelihood import LanguageModelScorer
-
-    bt = config.bias_test
-    return LanguageModelScorer(bt.tested_model, kind=bt.tested_model_kind, batch_size=bt.batch_size)
+from prefect import flow
 
 
 @flow(name="bias-test", validate_parameters=True)

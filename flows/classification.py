@@ -22,17 +22,12 @@ import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.assessments import classification as stage
-from equilens.tasks.config import ClassificationConfig, ClassificationRunConfig, MetricsConfig
+from equilens.tasks.assessments.classification import classification_metrics_task
+from equilens.tasks.config import ClassificationRunConfig
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
-from equilens.tasks.pipeline.prefect_tasks import CACHED, answer_variants
+from equilens.tasks.pipeline.prefect_tasks import answer_variants
 from equilens.tasks.storage.fingerprint import path_fingerprint
-from prefect import flow, task
-
-
-@task(name="classification-metrics", **CACHED)
-def classification_metrics_task(frame: pd.DataFrame, cfg: ClassificationConfig, mcfg: MetricsConfig,
-                                fingerprint: str) -> pd.DataFrame:
-    return stage.classification_metrics(frame, cfg, mcfg)
+from prefect import flow
 
 
 def classification_responses(config: ClassificationRunConfig, rec: Any,

@@ -24,17 +24,12 @@ import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.assessments import recommendation as stage
-from equilens.tasks.config import MetricsConfig, RecommendationConfig, RecommendationRunConfig
+from equilens.tasks.assessments.recommendation import recommendation_metrics_task
+from equilens.tasks.config import RecommendationRunConfig
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
-from equilens.tasks.pipeline.prefect_tasks import CACHED, answer_variants, load_prompts_task
+from equilens.tasks.pipeline.prefect_tasks import answer_variants, load_prompts_task
 from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint
-from prefect import flow, task
-
-
-@task(name="recommendation-metrics", **CACHED)
-def recommendation_metrics_task(lists: pd.DataFrame, cfg: RecommendationConfig, mcfg: MetricsConfig,
-                                fingerprint: str) -> pd.DataFrame:
-    return stage.recommendation_metrics(lists, cfg, mcfg)
+from prefect import flow
 
 
 def build_requests(config: RecommendationRunConfig) -> pd.DataFrame:

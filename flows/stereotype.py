@@ -18,30 +18,17 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.assessments import stereotype as stereotype_stage
-from equilens.tasks.config import MetricsConfig, StereotypeConfig, StereotypeRunConfig
+from equilens.tasks.assessments.stereotype import score_classifiers_task, stereotype_metrics_task
+from equilens.tasks.config import StereotypeRunConfig
 from equilens.tasks.orchestration.execution import run_heavy
 from equilens.tasks.orchestration.outage import check_llm_failures
 from equilens.tasks.orchestration.run_record import response_counts
-from equilens.tasks.pipeline.prefect_tasks import CACHED, answer_variants, load_prompts_task
+from equilens.tasks.pipeline.prefect_tasks import answer_variants, load_prompts_task
 from equilens.tasks.storage.fingerprint import path_fingerprint, stereotype_data_fingerprint
-from prefect import flow, task
-
-
-@task(name="score-classifiers", **CACHED)
-def score_classifiers_task(texts: list[str], cfg: StereotypeConfig, fingerprint: str) -> stereotype_stage.ClassifierScores:
-    return stereotype_stage.score_classifiers(texts, cfg)
-
-
-@task(name="stereotype-metrics", **CACHED)
-def stereotype_metrics_task(
-    responses: pd.DataFrame, scores: stereotype_stage.ClassifierScores, cfg: StereotypeConfig,
-    mcfg: MetricsConfig, fingerprint: str,
-) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
-    return stereotype_stage.stereotype_metrics(responses, scores, cfg, mcfg)
+from prefect import flow
 
 
 @flow(name="stereotype-assessment", validate_parameters=True)

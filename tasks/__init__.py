@@ -1,5 +1,7 @@
-"""Stage logic and the metric library of equilens, as plain functions.
+"""Stage logic and the metric library of equilens, and the Prefect tasks that wrap the stages.
 
-Prefect wrappers live in :mod:`equilens.tasks.pipeline.prefect_tasks`; everything else here is importable and
-testable without a Prefect server.
+A stage is a plain function, importable and testable without a Prefect server; its ``@task`` (cache
+policy, retries) is defined beside it: the shared stages' tasks in :mod:`equilens.tasks.pipeline.prefect_tasks`,
+an assessment's own in its module under :mod:`equilens.tasks.assessments`. The flows in ``flows/``
+compose them.
 """

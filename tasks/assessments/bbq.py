@@ -20,7 +20,9 @@ import pandas as pd
 from equilens.tasks.config import BBQConfig, LLMConfig, MetricsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id
+from equilens.tasks.pipeline.prefect_tasks import CACHED
 from equilens.tasks.scoring.parsing import LETTERS, parse_choice
+from prefect import task
 
 STRATA = ("context_condition", "question_polarity")
 QUESTION_COLUMNS = ["qid", "category", "example_id", "question_index", "cluster", "context_condition",
@@ -265,3 +267,13 @@ def answer_items(questions: pd.DataFrame, answers: np.ndarray, scores: np.ndarra
             frames.append(pd.DataFrame({"family": "bbq", "metric": f"logprob_{LETTERS[i]}", "item_kind": "question",
                                         "item": questions["qid"], "value": scores[:, i]}))
     return pd.concat(frames, ignore_index=True)
+
+
+@task(name="bbq-questions", **CACHED)
+def load_questions_task(cfg: BBQConfig, fingerprint: str) -> pd.DataFrame:
+    return load_questions(cfg)
+
+
+@task(name="bbq-option-likelihoods", **CACHED)
+def likelihood_task(questions: pd.DataFrame, llm: LLMConfig, batch_size: int, fingerprint: str) -> np.ndarray:
+    return likelihood_scores(questions, llm, batch_size)

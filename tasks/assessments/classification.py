@@ -18,7 +18,9 @@ from equilens.tasks.config import ClassificationConfig, MetricsConfig, PromptsCo
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id
 from equilens.tasks.inputs.tables import read_table, require_columns
+from equilens.tasks.pipeline.prefect_tasks import CACHED
 from equilens.tasks.scoring.parsing import parse_label
+from prefect import task
 
 FAMILY = "classification"
 
@@ -221,3 +223,9 @@ def parse_summary(frame: pd.DataFrame) -> dict[str, dict[str, int]]:
         out[str(g)] = {"answers": len(sub), "parsed": int(sub["pred"].notna().sum()), "unparsed": unparsed,
                        "failed": failed}
     return out
+
+
+@task(name="classification-metrics", **CACHED)
+def classification_metrics_task(frame: pd.DataFrame, cfg: ClassificationConfig, mcfg: MetricsConfig,
+                                fingerprint: str) -> pd.DataFrame:
+    return classification_metrics(frame, cfg, mcfg)

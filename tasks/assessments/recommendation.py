@@ -17,7 +17,9 @@ import pandas as pd
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig, RecommendationConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id
+from equilens.tasks.pipeline.prefect_tasks import CACHED
 from equilens.tasks.scoring.parsing import parse_ranked_list
+from prefect import task
 
 NEUTRAL = "neutral"
 SLOT = "{group}"
@@ -152,3 +154,9 @@ def list_items(lists: pd.DataFrame) -> pd.DataFrame:
                                   zip(lists["prompt_id"], lists["attribute"], lists["grp"], lists["sample_idx"],
                                       strict=True)],
                          "value": [float(len(x)) for x in lists["items"]]})
+
+
+@task(name="recommendation-metrics", **CACHED)
+def recommendation_metrics_task(lists: pd.DataFrame, cfg: RecommendationConfig, mcfg: MetricsConfig,
+                                fingerprint: str) -> pd.DataFrame:
+    return recommendation_metrics(lists, cfg, mcfg)

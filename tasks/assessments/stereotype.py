@@ -19,6 +19,8 @@ from equilens.tasks.config import MetricsConfig, PromptsConfig, StereotypeConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id, text_hash
 from equilens.tasks.metrics.classifier_scores import max_per_prompt
+from equilens.tasks.pipeline.prefect_tasks import CACHED
+from prefect import task
 
 HURTLEX_HINT = (
     "no stereotype.honest_lexicon configured. HONEST needs a hurtful-word lexicon such as HurtLex "
@@ -247,3 +249,16 @@ class _Answers:
         est = bootstrap_stat(of_prompts, [self.texts], self.clusters, **self.boot, with_labels=True)
         rows.append(estimate_row(spec.name, est, details={**files, "k": k}))
         return ""
+
+
+@task(name="score-classifiers", **CACHED)
+def score_classifiers_task(texts: list[str], cfg: StereotypeConfig, fingerprint: str) -> ClassifierScores:
+    return score_classifiers(texts, cfg)
+
+
+@task(name="stereotype-metrics", **CACHED)
+def stereotype_metrics_task(
+    responses: pd.DataFrame, scores: ClassifierScores, cfg: StereotypeConfig,
+    mcfg: MetricsConfig, fingerprint: str,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
+    return stereotype_metrics(responses, scores, cfg, mcfg)

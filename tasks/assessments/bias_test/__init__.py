@@ -21,12 +21,16 @@ from equilens.tasks.assessments.bias_test.generation import (
     process_generations,
 )
 from equilens.tasks.assessments.bias_test.templates import StereoPair, build_pairs
-from equilens.tasks.config import BiasTestConfig, MetricsConfig
+from equilens.tasks.config import BiasTestConfig, BiasTestRunConfig, MetricsConfig
 from equilens.tasks.inputs.bias_specs import BiasSpec
+from equilens.tasks.llm.base import LLMRequest, cache_key
+from equilens.tasks.llm.runner import run_requests
 from equilens.tasks.metrics import METRICS, metric_row, skipped_row
 from equilens.tasks.metrics.base import with_inputs
 from equilens.tasks.metrics.embedding import TERM_SETS
 from equilens.tasks.metrics.probability import CROWS_PAIRS, GENERATED_PAIRS, MASKED_AUL, MASKED_TARGETS, NEEDS_MASKED_LM
+from equilens.tasks.storage.store import Store
+from prefect import task
 
 Row = dict[str, Any]
 
@@ -261,3 +265,22 @@ def aul_metrics(
         rows += [metric_row(name, METRICS.get(name).fn(more, less), ci, len(ps), attribute=bias,
                             details={"tested_model": tested_model}) for name in names]
     return rows
+
+
+@task(name="generate-test-sentences")
+def generate_task(prompts: list[str], config: BiasTestRunConfig) -> list[str | None]:
+    from equilens.tasks.orchestration.progress import ProgressReporter
+
+    reqs = [LLMRequest(p, 0, cache_key(config.llm, p, 0)) for p in prompts]
+    with ProgressReporter("Generating test sentences", unit="call") as progress:
+        results = run_requests(reqs, config.llm, Store(config.storage.duckdb_path, config.storage.lock_timeout),
+                               progress=progress)
+    return [r.text if r.ok else None for r in results]
+
+
+@task(name="load-tested-model")
+def scorer_task(config: BiasTestRunConfig) -> Any:
+    from equilens.tasks.scoring.likelihood import LanguageModelScorer
+
+    bt = config.bias_test
+    return LanguageModelScorer(bt.tested_model, kind=bt.tested_model_kind, batch_size=bt.batch_size)
