@@ -36,6 +36,16 @@ def test_an_assessments_files_are_listed_from_its_entry() -> None:
     assert out.exit_code == 0 and "    tasks/assessments/bias_test/generation.py" in out.output
 
 
+def test_one_assessment_is_listed_by_its_name() -> None:
+    out = CliRunner().invoke(app, ["assessments", "decisions", "--files"])
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith("decisions  (equilens run configs/decisions.yaml)")
+    listed = [line.strip() for line in out.output.splitlines() if line.startswith("    ")]
+    assert listed == ASSESSMENTS.get("decisions").files() and "identity" not in out.output
+    out = CliRunner().invoke(app, ["assessments", "decision"])
+    assert out.exit_code == 2 and "no assessment 'decision'; the assessments are: counterfactual, " in out.output
+
+
 def test_an_unknown_format_is_refused_in_one_line() -> None:
     out = CliRunner().invoke(app, ["assessments", "--format", "html"])
     assert out.exit_code != 0 and "use text or markdown" in out.output

@@ -239,11 +239,13 @@ def metrics() -> None:
 
 
 def assessments(
+    name: Annotated[str | None, typer.Argument(help="one assessment (default: every one)")] = None,
     fmt: Annotated[str, typer.Option("--format", help="text (default), or markdown: the README's table")] = "text",
     files: Annotated[bool, typer.Option("--files", help="also list the files that make each assessment")] = False,
 ) -> None:
-    """Every assessment: the question it answers, its shipped config and its flow. A config's
-    `assessment:` key picks one; `equilens run CONFIG` runs it."""
+    """Every assessment (or the one NAME): the question it answers, its shipped config and its flow.
+    A config's `assessment:` key picks one; `equilens run CONFIG` runs it. `equilens assessments
+    identity --files` lists the files to read (or copy) for one assessment."""
     import shutil
     import textwrap
 
@@ -252,10 +254,12 @@ def assessments(
 
     if fmt not in ("text", "markdown"):
         raise fail(f"--format {fmt!r}: use text or markdown.")
+    if name is not None and name not in ASSESSMENTS:
+        raise fail(f"no assessment {name!r}; the assessments are: {', '.join(n for n, _ in ASSESSMENTS.registered())}.")
     width = max(40, min(100, shutil.get_terminal_size().columns) - 1)
     if fmt == "markdown":
         typer.echo("| assessment | what it answers | shipped config | its own sections |\n|---|---|---|---|")
-    for name, entry in ASSESSMENTS.registered():
+    for name, entry in [(name, ASSESSMENTS.get(name))] if name is not None else ASSESSMENTS.registered():
         own = [key for key in entry.config.model_fields if key not in RunConfig.model_fields]
         if fmt == "markdown":
             typer.echo(f"| `{name}` | {entry.card} | `{entry.default_config}` | "
