@@ -50,7 +50,7 @@ def identity_variants(rec: Any, unnamed: pd.DataFrame, variants: pd.DataFrame, c
                       summary: dict) -> pd.DataFrame:
     """The counterfactual variants and, for the prompts that name no group, identity variants
     (stored as the identity flow stores them)."""
-    id_variants, names = identity_stages.expand_stage(unnamed, config.identity, config.llm.system_prompt)
+    id_variants, names = identity_stages.expand_identities(unnamed, config.identity, config.llm.system_prompt)
     rec.save("identity_names", names)
     rec.save("variants", id_variants[identity_stages.VARIANT_COLUMNS])
     rec.save("identity_variants", id_variants[["variant_id", *identity_stages.IDENTITY_EXTRA]])
@@ -113,7 +113,7 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
                 answered = responses[is_identity]
                 scores = score_answers(answered, config.scoring, config.metrics, config.execution, code)
                 rec.save("scores", scores.scalar)
-                frames.append(identity_stages.metric_stage(
+                frames.append(identity_stages.identity_metrics(
                     answered, named[named["variant_id"].isin(answered["variant_id"])], scores, config.identity,
                     config.metrics, judge_skipped="no judge in an auto run (assessment: identity has one)"))
         with rec.stage("stereotype"):
@@ -152,7 +152,7 @@ def plan_requests(config: AutoRunConfig, prompts: Any) -> Any:  # noqa: ANN401 -
         mentions = check_ftu_stage(prompts, config.counterfactual).mentions
         unnamed = prompts[[not any(m.values()) for m in mentions]]
         if len(unnamed):
-            parts.append(identity_stages.expand_stage(unnamed, config.identity, config.llm.system_prompt)[0])
+            parts.append(identity_stages.expand_identities(unnamed, config.identity, config.llm.system_prompt)[0])
     return pd.concat([p[[c for c in ("text", "system") if c in p]] for p in parts], ignore_index=True).drop_duplicates()
 
 

@@ -65,7 +65,7 @@ def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
         rec.save("prompts", prompts[["prompt_id", "text"]])
 
         with rec.stage("expand"):
-            variants, names = stages.expand_stage(prompts, config.identity, config.llm.system_prompt)
+            variants, names = stages.expand_identities(prompts, config.identity, config.llm.system_prompt)
             rec.save("identity_names", names)
             rec.save("variants", variants[stages.VARIANT_COLUMNS])
             rec.save("identity_variants", variants[["variant_id", *stages.IDENTITY_EXTRA]])
@@ -131,7 +131,7 @@ def measure(run: Any, config: IdentityRunConfig, prompts: pd.DataFrame, variants
         log.info("outcome reader model: %d of %d answers read by it; %s disagreements",
                  summary["reader"]["read_by_model"], summary["reader"]["answers"], summary["reader"]["disagreements"])
     with rec.stage("metrics"):
-        metrics = stages.metric_stage(responses, variants, scores, config.identity, config.metrics,
+        metrics = stages.identity_metrics(responses, variants, scores, config.identity, config.metrics,
                                       None if judged.skipped else judged.pairs, judged.skipped, readings)
         if config.judge.enabled:  # how far the judge's rows can be trusted
             directed = judge_directed(responses)
@@ -155,7 +155,7 @@ def judge_caps(config: IdentityRunConfig, variants: Any) -> tuple:  # noqa: ANN4
 def plan_requests(config: IdentityRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
     """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: every identity
     variant and its control (the judge's calls come on top: :func:`plan_extra_calls`)."""
-    return stages.expand_stage(prompts, config.identity, config.llm.system_prompt)[0]
+    return stages.expand_identities(prompts, config.identity, config.llm.system_prompt)[0]
 
 
 def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: ANN401 - a DataFrame

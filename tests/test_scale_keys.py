@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from equilens.tasks.config import ScoringConfig
-from equilens.tasks.pipeline import needs_embeddings, score_stage
+from equilens.tasks.pipeline import needs_embeddings, score_texts
 from equilens.tasks.storage.fingerprint import frame_digest, texts_digest
 
 
@@ -26,7 +26,7 @@ def test_score_stage_without_embeddings_never_builds_the_embedder(monkeypatch: p
         raise AssertionError("the embedding model was loaded although no metric reads embeddings")
 
     monkeypatch.setitem(SCORERS._items, "sentence-embedding", refuse)
-    scores = score_stage(["A fine answer.", "A terrible answer!", "A fine answer."], ScoringConfig(), embeddings=False)
+    scores = score_texts(["A fine answer.", "A terrible answer!", "A fine answer."], ScoringConfig(), embeddings=False)
     assert scores.embeddings == {} and scores.embedding_model == ""
     assert len(scores.scalar) == 2  # each distinct text once
     assert scores.scalar["value"].between(-1, 1).all()

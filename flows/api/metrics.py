@@ -104,7 +104,7 @@ def counterfactual(
     its row is left out of the pairs and counted by ``non_completion_rate`` in ``rows``.
     """
     from equilens.tasks.config import MetricsConfig, ScoringConfig
-    from equilens.tasks.pipeline import lexicons_for, needs_embeddings, score_stage
+    from equilens.tasks.pipeline import lexicons_for, needs_embeddings, score_texts
     from equilens.tasks.pipeline.metric_stage import metric_stage
 
     a, b = _texts(texts_a, "texts_a"), _texts(texts_b, "texts_b")
@@ -121,7 +121,7 @@ def counterfactual(
                          permutations=permutations, confidence=confidence, seed=seed)
     scoring = ScoringConfig(sentiment_polarity=sentiment_polarity, embedding_model=embedding_model)
     answered = responses.loc[responses["ok"], "text"]
-    scores = score_stage(sorted(set(answered)), scoring, embeddings=needs_embeddings(metrics))
+    scores = score_texts(sorted(set(answered)), scoring, embeddings=needs_embeddings(metrics))
     lexicons_for(cf_cfg)  # an unknown lexicon fails here, before any metric
     rows = metric_stage(responses, scores, cf_cfg, mcfg)
     cross = rows["group_b"].notna() & (rows["group_a"] != rows["group_b"])

@@ -8,7 +8,7 @@ function here writes to DuckDB: persistence is the flow's job, so a cached stage
 """
 
 from equilens.tasks.pipeline.answers import RESPONSE_COLUMNS, build_requests, call_cost, results_frame
-from equilens.tasks.pipeline.scores import ProgressFn, ScoreSet, needs_embeddings, score_stage
+from equilens.tasks.pipeline.scores import ProgressFn, ScoreSet, needs_embeddings, score_texts
 from equilens.tasks.pipeline.variants import (
                                               NONE_JSON,
                                               VARIANT_COLUMNS,
@@ -24,4 +24,4 @@ from equilens.tasks.pipeline.variants import (
 
 __all__ = ["NONE_JSON", "RESPONSE_COLUMNS", "VARIANT_COLUMNS", "FTUReport", "ProgressFn", "ScoreSet", "as_json",
            "build_requests", "call_cost", "check_ftu_stage", "expand_stage", "lexicons_for", "names_lexicon",
-           "needs_embeddings", "results_frame", "score_stage", "uses_controls", "variant_id"]
+           "needs_embeddings", "results_frame", "score_texts", "uses_controls", "variant_id"]

@@ -180,7 +180,7 @@ def score_task(texts: list[str], cfg: ScoringConfig, fingerprint: str, digest: s
     from equilens.tasks.orchestration.progress import ProgressReporter
 
     with ProgressReporter("Scoring", unit="scorer") as progress:
-        return assessment.score_stage(texts, cfg, progress, embeddings=embeddings)
+        return assessment.score_texts(texts, cfg, progress, embeddings=embeddings)
 
 
 @task(name="compute-metrics", **cached((INPUTS - "responses" - "texts" - "scores") + TASK_SOURCE))

@@ -59,7 +59,7 @@ def needs_embeddings(metric_names: list[str] | None) -> bool:
     return any(METRICS.get(n).inputs == "embeddings" for n in wanted_metrics(metric_names, "counterfactual"))
 
 
-def score_stage(texts: list[str], cfg: ScoringConfig, progress: ProgressFn | None = None, *,
+def score_texts(texts: list[str], cfg: ScoringConfig, progress: ProgressFn | None = None, *,
                 embeddings: bool = True) -> ScoreSet:
     """Score each distinct response text once with the sentiment scorer and, when ``embeddings``
     (see :func:`needs_embeddings`), the embedding model.

@@ -12,7 +12,7 @@ compute cosine similarity (the same shipped MiniLM weights), BLEU, ROUGE-L and s
 parity (Wasserstein-1 of VADER ``neg``), with no neutralisation on either side.
 
 * equilens, in this process, once per backend (torch, and onnx when the extra is installed):
-  ``score_stage`` as the flow runs it (each distinct text scored once, VADER in a side thread while
+  ``score_texts`` as the flow runs it (each distinct text scored once, VADER in a side thread while
   the model encodes), then the metric functions per pair. Token caches start cold for each backend.
 * LangFair, in .venv-langfair (it pins numpy<2) through ``_langfair_worker.py``: one
   ``CounterfactualMetrics(neutralize_tokens=False)`` evaluated per pair, as its users call it, so
@@ -136,7 +136,7 @@ def make_responses(n: int, seed: int = 20240611) -> pd.DataFrame:
 
 
 def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tuple[dict, dict, dict, object]:
-    """The score stage as the flow runs it (``score_stage``: distinct texts, VADER in a side thread
+    """The score stage as the flow runs it (``score_texts``: distinct texts, VADER in a side thread
     while the model encodes), then the four metric values per pair, as LangFair computes them."""
     t0 = time.perf_counter()
     from equilens.tasks.config import ScoringConfig
@@ -144,7 +144,7 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
     from equilens.tasks.metrics import text_similarity
     from equilens.tasks.metrics.counterfactual import pairwise_cosine, strict_sentiment_parity
     from equilens.tasks.metrics.text_similarity import pairwise_min_bleu, pairwise_rouge_l
-    from equilens.tasks.pipeline import score_stage
+    from equilens.tasks.pipeline import score_texts
     from equilens.tasks.scoring.embeddings import SentenceEmbeddingScorer
 
     text_similarity._stem.cache_clear()  # each side starts cold: no stems left from another backend's run
@@ -163,7 +163,7 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
     SentenceEmbeddingScorer.score = timed_encode
     try:
         t1 = time.perf_counter()
-        scores = score_stage([x for g in GROUPS for x in frame[g]], cfg)
+        scores = score_texts([x for g in GROUPS for x in frame[g]], cfg)
         t["scoring"] = time.perf_counter() - t1
     finally:
         SentenceEmbeddingScorer.score = encode

@@ -73,7 +73,7 @@ def check_outcomes(prompts: pd.DataFrame) -> None:
             raise InputDataError(f"prompt line {line}: {err} (outcome column).") from None
 
 
-def expand_stage(prompts: pd.DataFrame, cfg: IdentityConfig, system_prompt: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def expand_identities(prompts: pd.DataFrame, cfg: IdentityConfig, system_prompt: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(variants, names): per prompt, signal and cell a variant with one name of the cell and its
     control with another name of the same cell (an explicit signal: the identity in other words)."""
     for s in cfg.signals:
@@ -340,7 +340,7 @@ def one_orientation(records: list[dict]) -> list[dict]:
 
 
 
-def metric_stage(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreSet, cfg: IdentityConfig,
+def identity_metrics(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreSet, cfg: IdentityConfig,
                  metrics_cfg: MetricsConfig, judged: pd.DataFrame | None = None,
                  judge_skipped: str = "no judge configured (set judge.enabled: true)",
                  readings: pd.DataFrame | None = None) -> pd.DataFrame:
