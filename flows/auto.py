@@ -28,8 +28,12 @@ from typing import Any
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks.assessments import identity as identity_stages
-from equilens.tasks.assessments import stereotype as stereotype_stage
-from equilens.tasks.assessments.stereotype import score_classifiers_task, stereotype_metrics_task
+from equilens.tasks.assessments.stereotype import stages as stereotype_stage
+from equilens.tasks.assessments.stereotype.stages import (
+    score_classifiers_task,
+    stereotype_data_fingerprint,
+    stereotype_metrics_task,
+)
 from equilens.tasks.config import AutoRunConfig
 from equilens.tasks.inputs.controls import VARIANT
 from equilens.tasks.orchestration.execution import run_heavy
@@ -42,7 +46,7 @@ from equilens.tasks.pipeline.prefect_tasks import (
     score_answers,
     variants_stage,
 )
-from equilens.tasks.storage.fingerprint import lexicon_fingerprint, path_fingerprint, stereotype_data_fingerprint
+from equilens.tasks.storage.fingerprint import lexicon_fingerprint, path_fingerprint
 from prefect import flow
 
 

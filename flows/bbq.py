@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
-from equilens.tasks.assessments import bbq as stage
-from equilens.tasks.assessments.bbq import likelihood_task, load_questions_task
+from equilens.tasks.assessments.bbq import stages as stage
+from equilens.tasks.assessments.bbq.stages import likelihood_task, load_questions_task
 from equilens.tasks.config import BBQRunConfig
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
 from equilens.tasks.pipeline.prefect_tasks import answer_variants

@@ -7,7 +7,7 @@ variation between decisions:
 
 1. **load decisions**: a discrim-eval JSONL file (``decisions.path``: the shipped 24-scenario set
    or a downloaded discrim-eval file, run as it is), the configured fill types and scenarios
-   (:mod:`equilens.tasks.inputs.decision_sets`);
+   (:mod:`equilens.tasks.assessments.decisions.decision_sets`);
 2. **ask**: each decision ``llm.count`` times with the first answer token's log-probabilities
    requested, through the cached LLM runner (a killed run resumes without paying twice);
 3. **read P(yes)** per decision: from the log-probabilities of yes against no where the endpoint
@@ -15,7 +15,7 @@ variation between decisions:
    decision in ``decision_answers`` with how it was read;
 4. **fit** per fill type and attribute the mixed model ``logit P(yes) ~ group + (1 | scenario)``
    against the baseline group (``decisions.baselines``), and age's slope per decade; every score
-   of the run is one Holm family (:mod:`equilens.tasks.assessments.decisions`).
+   of the run is one Holm family (:mod:`equilens.tasks.assessments.decisions.stages`).
 
 Run it with ``equilens run configs/decisions.yaml`` or ``python -m equilens.flows.decisions CONFIG``.
 """
@@ -27,7 +27,7 @@ from typing import Any
 
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
-from equilens.tasks.assessments import decisions as stage
+from equilens.tasks.assessments.decisions import stages as stage
 from equilens.tasks.config import DecisionsRunConfig
 from equilens.tasks.orchestration.outage import check_llm_failures
 from equilens.tasks.orchestration.progress import ProgressReporter

@@ -23,8 +23,8 @@ from typing import Any
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
-from equilens.tasks.assessments import recommendation as stage
-from equilens.tasks.assessments.recommendation import recommendation_metrics_task
+from equilens.tasks.assessments.recommendation import stages as stage
+from equilens.tasks.assessments.recommendation.stages import recommendation_metrics_task
 from equilens.tasks.config import RecommendationRunConfig
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
 from equilens.tasks.pipeline.prefect_tasks import answer_variants, load_prompts_task

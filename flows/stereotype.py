@@ -20,14 +20,18 @@ from typing import Any
 
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
-from equilens.tasks.assessments import stereotype as stereotype_stage
-from equilens.tasks.assessments.stereotype import score_classifiers_task, stereotype_metrics_task
+from equilens.tasks.assessments.stereotype import stages as stereotype_stage
+from equilens.tasks.assessments.stereotype.stages import (
+    score_classifiers_task,
+    stereotype_data_fingerprint,
+    stereotype_metrics_task,
+)
 from equilens.tasks.config import StereotypeRunConfig
 from equilens.tasks.orchestration.execution import run_heavy
 from equilens.tasks.orchestration.outage import check_llm_failures
 from equilens.tasks.orchestration.run_record import response_counts
 from equilens.tasks.pipeline.prefect_tasks import answer_variants, load_prompts_task
-from equilens.tasks.storage.fingerprint import path_fingerprint, stereotype_data_fingerprint
+from equilens.tasks.storage.fingerprint import path_fingerprint
 from prefect import flow
 
 

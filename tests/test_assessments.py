@@ -29,7 +29,7 @@ def test_an_assessments_files_are_listed_from_its_entry() -> None:
     identity = ASSESSMENTS.get("identity").files()
     for own in ("tasks/metrics/identity.py", "tasks/assessments/identity/judge.py"):
         assert own in identity
-    assert "tasks/metrics/base.py" not in identity and "tasks/metrics/bbq.py" not in identity
+    assert "tasks/metrics/base.py" not in identity and "tasks/assessments/bbq/metrics.py" not in identity
     assert ASSESSMENTS.get("counterfactual").files()[2:4] == ["tasks/metrics/counterfactual.py",
                                                                "tasks/metrics/quick_treebank.py"]
     out = CliRunner().invoke(app, ["assessments", "--files"])

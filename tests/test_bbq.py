@@ -45,7 +45,7 @@ def _row(metrics: pd.DataFrame, name: str, scope: str = "T") -> pd.Series:
 
 
 def test_golden_bias_scores_by_hand() -> None:
-    from equilens.tasks.assessments.bbq import bbq_metrics
+    from equilens.tasks.assessments.bbq.stages import bbq_metrics
 
     questions, answers = _questions()
     m = bbq_metrics(questions, answers, MetricsConfig(bootstrap_resamples=100), "generate")
@@ -63,7 +63,7 @@ def test_golden_bias_scores_by_hand() -> None:
 
 
 def test_a_model_that_always_answers_unknown_scores_zero_in_ambiguous_contexts() -> None:
-    from equilens.tasks.metrics.bbq import bias_score_ambiguous
+    from equilens.tasks.assessments.bbq.metrics import bias_score_ambiguous
 
     n = 4
     assert bias_score_ambiguous(np.full(n, 2), np.full(n, 2), np.full(n, 2), np.zeros(n, int),
@@ -90,7 +90,7 @@ AGE_ROW = {"ans0": ["grandfather", "old"], "ans1": ["grandson", "nonOld"], "ans2
      ["transgender women", "trans"], 0),
 ])
 def test_target_option_on_real_bbq_rows(info: dict, groups: list[str], target: int) -> None:
-    from equilens.tasks.assessments.bbq import target_option
+    from equilens.tasks.assessments.bbq.stages import target_option
 
     assert target_option(info, groups) == target
 
@@ -109,7 +109,7 @@ def test_parse_choice(text: str, choice: int | None) -> None:
 
 
 def test_stratified_sample_is_balanced_and_reproducible() -> None:
-    from equilens.tasks.assessments.bbq import load_questions
+    from equilens.tasks.assessments.bbq.stages import load_questions
 
     cfg = BBQConfig(categories=["Age", "Religion"], per_category=8, seed=3)
     a, b = load_questions(cfg), load_questions(cfg)
@@ -121,7 +121,7 @@ def test_stratified_sample_is_balanced_and_reproducible() -> None:
 
 
 def test_option_likelihoods_follow_the_chain_rule(tiny_gpt2: str) -> None:  # noqa: F811
-    from equilens.tasks.assessments.bbq import likelihood_scores, scoring_prefix
+    from equilens.tasks.assessments.bbq.stages import likelihood_scores, scoring_prefix
     from equilens.tasks.config import LLMConfig
     from equilens.tasks.scoring.likelihood import LanguageModelScorer
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from equilens.tasks.assessments.bias_test.bias_specs import load_bias_specs, parse_bias_specs
+from equilens.tasks.assessments.bias_test.crows_pairs import crows_pairs_scores, load_crows_pairs, shared_token_mask
 from equilens.tasks.assessments.bias_test.generation import (
     build_generation_requests,
     clean_generation,
@@ -23,8 +25,6 @@ from equilens.tasks.assessments.bias_test.stereotype_score import (
 )
 from equilens.tasks.assessments.bias_test.templates import build_pairs, fill_template, make_template
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.bias_specs import load_bias_specs, parse_bias_specs
-from equilens.tasks.inputs.crows_pairs import crows_pairs_scores, load_crows_pairs, shared_token_mask
 from equilens.tasks.scoring.likelihood import TokenLogprobs
 
 SPEC_DIR = Path(__file__).resolve().parents[1] / "data" / "bias_specs"
@@ -249,7 +249,7 @@ def test_shared_token_mask_and_crows_scores():
                 out.append(TokenLogprobs(ids, s.split(), -ids.astype(float)))
             return out
 
-    from equilens.tasks.inputs.crows_pairs import CrowsPair
+    from equilens.tasks.assessments.bias_test.crows_pairs import CrowsPair
 
     pairs = [CrowsPair("the black kid is poor", "the white kid is poor", "stereo", "race-color")]
     more, less = crows_pairs_scores(FakeMasked(), pairs)  # the shared tokens: the kid is poor
@@ -272,7 +272,7 @@ def test_lead_in_and_meta_sentences(spec):
 
 
 def test_spec_templates_parsed_and_checked():
-    from equilens.tasks.inputs.bias_specs import DEFAULT_TEMPLATES
+    from equilens.tasks.assessments.bias_test.bias_specs import DEFAULT_TEMPLATES
 
     base = {"name": "b", "social_groups": {"m": ["he"], "f": ["she"]}, "attributes": {"x": ["a"], "y": ["b"]}}
     assert parse_bias_specs(base)[0].probability_templates == DEFAULT_TEMPLATES

@@ -33,7 +33,7 @@ def test_cluster_bootstrap_covers_a_counterfactual_pair_metric() -> None:
 
 
 def test_expected_maximum_toxicity_interval_covers_the_truth() -> None:
-    from equilens.tasks.assessments.stereotype import classifier_estimates
+    from equilens.tasks.assessments.stereotype.stages import classifier_estimates
     from equilens.tasks.config import StereotypeConfig
     from equilens.tasks.metrics import METRICS
 
@@ -57,7 +57,7 @@ def test_expected_maximum_toxicity_interval_covers_the_truth() -> None:
 def test_toxicity_interval_has_the_width_of_a_correct_cluster_bootstrap() -> None:
     # 200 prompts x 5 answers; merging duplicated draws made the expected-maximum
     # interval 0.041 wide against 0.054 for the normal approximation 2 * 1.96 * sd / sqrt(n).
-    from equilens.tasks.assessments.stereotype import ClassifierScores, stereotype_metrics
+    from equilens.tasks.assessments.stereotype.stages import ClassifierScores, stereotype_metrics
     from equilens.tasks.config import MetricsConfig, StereotypeConfig
     from equilens.tasks.inputs.prompts import text_hash
 
@@ -93,7 +93,7 @@ def test_permutation_test_rejects_five_percent_of_null_datasets() -> None:
 def test_honest_runs_in_the_stereotype_stage_with_a_lexicon(tmp_path) -> None:  # noqa: ANN001
     # a prompt drawn twice by the bootstrap arrived as one prompt with 2k
     # completions and honest() raised "prompts have different numbers of completions".
-    from equilens.tasks.assessments.stereotype import ClassifierScores, stereotype_metrics
+    from equilens.tasks.assessments.stereotype.stages import ClassifierScores, stereotype_metrics
     from equilens.tasks.config import MetricsConfig, StereotypeConfig
     from equilens.tasks.inputs.prompts import text_hash
 

@@ -18,12 +18,12 @@ import math
 
 import numpy as np
 import pytest
-from equilens.tasks.assessments.bias_test import stereotype_scores, weat_metrics
+from equilens.tasks.assessments.bias_test.bias_specs import parse_bias_specs
+from equilens.tasks.assessments.bias_test.embedding_metrics import SEAT_TEMPLATES
 from equilens.tasks.assessments.bias_test.generation import GeneratedSentence
+from equilens.tasks.assessments.bias_test.stages import stereotype_scores, weat_metrics
+from equilens.tasks.assessments.bias_test.term_bootstrap import term_bootstrap
 from equilens.tasks.config import BiasTestConfig, MetricsConfig
-from equilens.tasks.inputs.bias_specs import parse_bias_specs
-from equilens.tasks.metrics.embedding import SEAT_TEMPLATES
-from equilens.tasks.metrics.term_bootstrap import term_bootstrap
 
 ATTR_1, ATTR_2 = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
 
@@ -144,7 +144,7 @@ def _fake_spec(rng: np.random.Generator, n: int, delta: float, st: float, se: fl
               **dict(zip(g2, rng.normal(-delta / 2, st, n), strict=True))}
     # attribute terms sit exactly on the attribute axes: s((1,0)) = 1, s((0,1)) = -1
     values |= {a: 1.0 for a in a1} | {a: -1.0 for a in a2}
-    from equilens.tasks.metrics.embedding import fill_templates
+    from equilens.tasks.assessments.bias_test.embedding_metrics import fill_templates
 
     noise = {t: float(rng.normal(0, se)) for t in fill_templates(g1 + g2)}
     spec = parse_bias_specs({"name": "sim", "social_groups": {"one": g1, "two": g2},

@@ -61,7 +61,7 @@ def _value(metrics: pd.DataFrame, name: str, a: str | None = None, b: str | None
 
 
 def test_golden_rates_and_disparities() -> None:
-    from equilens.tasks.assessments.classification import classification_metrics
+    from equilens.tasks.assessments.classification.stages import classification_metrics
 
     m = classification_metrics(_frame(), ClassificationConfig(attribute="gender"), MetricsConfig(bootstrap_resamples=200))
     def v(*k):  # noqa: ANN002, ANN202
@@ -98,7 +98,7 @@ def test_golden_rates_and_disparities() -> None:
 
 
 def test_rates_needing_truth_are_skipped_without_it() -> None:
-    from equilens.tasks.assessments.classification import classification_metrics
+    from equilens.tasks.assessments.classification.stages import classification_metrics
 
     frame = _frame().assign(truth=np.nan)
     m = classification_metrics(frame, ClassificationConfig(), MetricsConfig(bootstrap_resamples=0))
@@ -109,7 +109,7 @@ def test_rates_needing_truth_are_skipped_without_it() -> None:
 
 def test_verdict_by_simulation_is_mostly_fair_without_a_difference_and_unfair_with_one() -> None:
     """Simulated truth: equal approval probability (no disparity) vs 0.8 against 0.3 (a large one)."""
-    from equilens.tasks.assessments.classification import classification_metrics
+    from equilens.tasks.assessments.classification.stages import classification_metrics
 
     rng = np.random.default_rng(7)
     cfg, mcfg = ClassificationConfig(), MetricsConfig(bootstrap_resamples=300)
@@ -131,7 +131,7 @@ def test_verdict_by_simulation_is_mostly_fair_without_a_difference_and_unfair_wi
 
 
 def test_items_need_a_group_column(tmp_path: Path) -> None:
-    from equilens.tasks.assessments.classification import load_items
+    from equilens.tasks.assessments.classification.stages import load_items
     from equilens.tasks.config import PromptsConfig
 
     path = tmp_path / "p.csv"

@@ -13,10 +13,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from equilens.tasks.assessments import decisions as stage
+from equilens.tasks.assessments.decisions import stages as stage
+from equilens.tasks.assessments.decisions.decision_sets import FIELDS, load_decision_set
 from equilens.tasks.config import DecisionsConfig, parse_config
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.decision_sets import FIELDS, load_decision_set
 from equilens.tasks.reporting.verdict import decision_verdicts
 from equilens.tasks.shipped import DATA_DIR
 

@@ -6,9 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from equilens.tasks.errors import InputDataError
-from equilens.tasks.metrics.base import METRICS
-from equilens.tasks.metrics.embedding import (
+from equilens.tasks.assessments.bias_test.embedding_metrics import (
     association,
     fill_templates,
     seat_effect_size,
@@ -16,6 +14,8 @@ from equilens.tasks.metrics.embedding import (
     weat_effect_size,
     weat_test,
 )
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.metrics.base import METRICS
 
 # s(w) = cos(w, (1,0)) - cos(w, (0,1)):  (1,0) -> 1, (1,1) -> 0, (0,1) -> -1, (-1,1) -> -sqrt 2
 G1 = np.array([[1.0, 0.0], [1.0, 1.0]])

@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from equilens.tasks.assessments.bias_test import stereotype_scores
+from equilens.tasks.assessments.bias_test.bias_specs import parse_bias_specs
 from equilens.tasks.assessments.bias_test.generation import import_csv
-from equilens.tasks.assessments.stereotype import ClassifierScores, load_byo_responses, stereotype_metrics
+from equilens.tasks.assessments.bias_test.stages import stereotype_scores
+from equilens.tasks.assessments.stereotype.stages import ClassifierScores, load_byo_responses, stereotype_metrics
 from equilens.tasks.config import BiasTestConfig, MetricsConfig, StereotypeConfig
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.bias_specs import parse_bias_specs
 
 SPEC = {"biases": [{"name": "career_family", "social_groups": {"male": ["he", "man"], "female": ["she", "woman"]},
                     "attributes": {"career": ["office", "salary"], "family": ["home", "children"]}}]}

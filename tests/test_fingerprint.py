@@ -6,8 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from equilens.tasks.assessments.stereotype.stages import stereotype_data_fingerprint
 from equilens.tasks.inputs.lexicon import LEXICON_DIR
-from equilens.tasks.storage.fingerprint import lexicon_fingerprint, stereotype_data_fingerprint
+from equilens.tasks.storage.fingerprint import lexicon_fingerprint
 
 
 def test_default_lexicon_fingerprint_does_not_depend_on_the_working_directory(
@@ -27,7 +28,7 @@ def test_editing_a_lexicon_changes_the_fingerprint(tmp_path: Path) -> None:
 
 def test_stereotype_fingerprint_covers_default_targets_and_stop_words(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from equilens.tasks.metrics import stereotype as st
+    from equilens.tasks.assessments.stereotype import metrics as st
 
     before = stereotype_data_fingerprint(None, None)
     stop = tmp_path / "stopwords.txt"

@@ -180,7 +180,7 @@ def test_mean_pooled_embedder_batches_agree(tiny_bert):
 
 
 def test_crows_pairs_scores_masked_uses_shared_tokens(tiny_bert):
-    from equilens.tasks.inputs.crows_pairs import CrowsPair, crows_pairs_scores
+    from equilens.tasks.assessments.bias_test.crows_pairs import CrowsPair, crows_pairs_scores
 
     scorer = LanguageModelScorer(tiny_bert, "masked")
     pair = CrowsPair("the man is a doctor", "the woman is a doctor", "stereo", "gender")

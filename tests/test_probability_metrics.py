@@ -6,9 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from equilens.tasks.errors import InputDataError
-from equilens.tasks.metrics.base import METRICS
-from equilens.tasks.metrics.probability import (
+from equilens.tasks.assessments.bias_test.probability_metrics import (
     aul_pair_score,
     cbs,
     crows_pairs_score,
@@ -16,6 +14,8 @@ from equilens.tasks.metrics.probability import (
     lpbs,
     stereotype_score,
 )
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.metrics.base import METRICS
 from equilens.tasks.stats.agreement import wilson_interval
 
 
@@ -81,9 +81,9 @@ def test_lpbs_and_cbs_stage_by_hand():
     LPBS (stereotype-aligned): a: 0.5 - (-0.5) = 1.0; b: 0 - (-0.5) = 0.5; mean 0.75.
     CBS: var(0.5, -0.5) = 0.25, var(-0.5, 0) = 0.0625; mean 0.15625.
     """
-    from equilens.tasks.assessments.bias_test import probability_metrics
+    from equilens.tasks.assessments.bias_test.stages import probability_metrics
+    from equilens.tasks.assessments.bias_test.bias_specs import parse_bias_specs
     from equilens.tasks.config import MetricsConfig
-    from equilens.tasks.inputs.bias_specs import parse_bias_specs
 
     specs = parse_bias_specs({"name": "b", "social_groups": {"m": ["he"], "f": ["she"]},
                               "attributes": {"x": ["a"], "y": ["b"]}, "templates": ["[T] likes [A]."]})
@@ -105,9 +105,9 @@ def test_lpbs_and_cbs_stage_by_hand():
 
 
 def test_lpbs_skipped_when_no_group_term_is_one_token():
-    from equilens.tasks.assessments.bias_test import probability_metrics
+    from equilens.tasks.assessments.bias_test.stages import probability_metrics
+    from equilens.tasks.assessments.bias_test.bias_specs import parse_bias_specs
     from equilens.tasks.config import MetricsConfig
-    from equilens.tasks.inputs.bias_specs import parse_bias_specs
 
     specs = parse_bias_specs({"name": "b", "social_groups": {"m": ["he"], "f": ["she"]},
                               "attributes": {"x": ["a"], "y": ["b"]}})

@@ -30,7 +30,7 @@ def test_parse_ranked_list(text: str, items: list[str]) -> None:
 
 
 def test_golden_similarities_by_hand() -> None:
-    from equilens.tasks.metrics.recommendation import jaccard_at_k, prag_at_k, serp_at_k
+    from equilens.tasks.assessments.recommendation.metrics import jaccard_at_k, prag_at_k, serp_at_k
 
     neutral, group = ["a", "b", "c"], ["b", "a", "d"]
     # Jaccard: {a, b} / {a, b, c, d} = 2/4
@@ -53,7 +53,7 @@ def _lists(rows: list[tuple[str, str, str, list[str]]]) -> pd.DataFrame:
 
 
 def test_golden_group_means_and_spread() -> None:
-    from equilens.tasks.assessments.recommendation import recommendation_metrics
+    from equilens.tasks.assessments.recommendation.stages import recommendation_metrics
 
     lists = _lists([
         ("p1", "neutral", "neutral", ["a", "b"]), ("p1", "g", "x", ["a", "b"]), ("p1", "g", "y", ["c", "d"]),
@@ -76,7 +76,7 @@ def test_golden_group_means_and_spread() -> None:
 def test_spread_interval_covers_zero_without_a_group_effect() -> None:
     """Simulation: both groups get lists drawn the same way, so SNSR's interval mostly reaches near 0
     and the range shrinks as prompts grow; a group that always gets unrelated items is found."""
-    from equilens.tasks.assessments.recommendation import recommendation_metrics
+    from equilens.tasks.assessments.recommendation.stages import recommendation_metrics
 
     rng = np.random.default_rng(1)
     pool = [f"i{i}" for i in range(8)]
@@ -98,7 +98,7 @@ def test_spread_interval_covers_zero_without_a_group_effect() -> None:
 
 
 def test_templates_need_a_group_slot() -> None:
-    from equilens.tasks.assessments.recommendation import neutral_text, template_requests
+    from equilens.tasks.assessments.recommendation.stages import neutral_text, template_requests
 
     assert neutral_text("I am a {group} fan of Adele.") == "I am a fan of Adele."
     frame = template_requests(["Recommend {k} songs to a {group} user."], RecommendationConfig(k=3))
@@ -160,7 +160,7 @@ def test_recommendation_flow_end_to_end(prefect_harness, openai_server, tmp_path
 
 
 def test_counterfactual_source_compares_gender_variants_with_the_gender_neutral_one() -> None:
-    from equilens.tasks.assessments.recommendation import counterfactual_requests
+    from equilens.tasks.assessments.recommendation.stages import counterfactual_requests
     from equilens.tasks.config import CounterfactualConfig
     from equilens.tasks.inputs.prompts import prompt_id
 

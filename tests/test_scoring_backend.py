@@ -133,7 +133,7 @@ def test_the_treebank_tokenizer_that_skips_patterns_gives_nltks_tokens() -> None
     that match others under IGNORECASE), and every CrowS-Pairs sentence, against nltk's tokenizer."""
     import random
 
-    from equilens.tasks.inputs.crows_pairs import load_crows_pairs
+    from equilens.tasks.assessments.bias_test.crows_pairs import load_crows_pairs
     from equilens.tasks.metrics.quick_treebank import needed_chars
     from equilens.tasks.metrics.text_similarity import _nltk_treebank, _quick_treebank
 

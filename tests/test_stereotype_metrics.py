@@ -6,9 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from equilens.tasks.errors import InputDataError
-from equilens.tasks.metrics.base import METRICS
-from equilens.tasks.metrics.classifier_scores import (
+from equilens.tasks.assessments.stereotype.classifier_metrics import (
     expected_maximum_stereotype,
     expected_maximum_toxicity,
     honest,
@@ -17,7 +15,7 @@ from equilens.tasks.metrics.classifier_scores import (
     toxic_fraction,
     toxicity_probability,
 )
-from equilens.tasks.metrics.stereotype import (
+from equilens.tasks.assessments.stereotype.metrics import (
     cobs,
     cobs_word_level,
     default_groups,
@@ -29,6 +27,8 @@ from equilens.tasks.metrics.stereotype import (
     stereotypical_associations_word_level,
     tvd_from_uniform,
 )
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.metrics.base import METRICS
 
 # LangFair's worked example (stereotype metrics notebook, section 4).
 SEED = [

@@ -2,7 +2,7 @@
 
 Like LangFair's ``CounterfactualMetrics.evaluate(texts1, texts2)`` and ``StereotypeMetrics.evaluate(responses)``
 these take Python lists and return a dict (metric name -> value). They call the same stage functions as
-the flows (``tasks/pipeline/metric_stage.py``, ``tasks/assessments/stereotype.py``), so every value has the
+the flows (``tasks/pipeline/metric_stage.py``, ``tasks/assessments/stereotype/stages.py``), so every value has the
 flows' cluster-bootstrap interval (``result.intervals``), a statistic without the data it needs is
 ``None`` with its reason in ``result.skipped``, and ``result.rows`` holds the full metric rows (details:
 noise floors, p-values, per-group non-completion). Nothing is written to DuckDB.
@@ -187,7 +187,7 @@ def stereotype(
     and the bootstrap resamples prompts. Toxicity uses alt-profanity-check unless ``toxicity_model``
     names a Hugging Face classifier. ``result.metric_items`` holds COBS per word and the maximum per prompt.
     """
-    from equilens.tasks.assessments.stereotype import score_classifiers, stereotype_metrics
+    from equilens.tasks.assessments.stereotype.stages import score_classifiers, stereotype_metrics
     from equilens.tasks.config import MetricsConfig, StereotypeConfig
 
     texts = _texts(responses, "responses")

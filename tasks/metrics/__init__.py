@@ -1,9 +1,13 @@
 """The metric library. Importing this package registers every built-in metric: every module of the
-package is imported (a family module registers its metrics as it loads), so a new family is a new
-module here and nothing else."""
+package is imported (a family module registers its metrics as it loads), and so is every metric
+module of an assessment's folder (``tasks/assessments/NAME/*metrics.py``: the families only that
+assessment computes). A shared family is a new module here; an assessment's own family is a
+``metrics.py`` in its folder. The assessment modules are found by path, so the metric layer never
+imports an assessment's code, only the declarations it registers."""
 
 import importlib
 import pkgutil
+from pathlib import Path
 
 from equilens.tasks.metrics.base import (
     LEGENDS,
@@ -23,3 +27,5 @@ __all__ = ["LEGENDS", "METRICS", "MetricSpec", "estimate_row", "family_legend", 
 
 for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")
+for _found in sorted((Path(__file__).resolve().parents[1] / "assessments").glob("*/*metrics.py")):
+    importlib.import_module(f"equilens.tasks.assessments.{_found.parent.name}.{_found.stem}")

@@ -352,7 +352,7 @@ def _decision_answers(store: Any, run_id: str, metrics: pd.DataFrame, n: int) ->
     """Per decisions comparison ("race (explicit)"), the ``n`` decisions where the chosen group's
     P(yes) differs most from the baseline's, the two people otherwise alike (same scenario and the
     same other attributes), in the direction of the group's score."""
-    from equilens.tasks.metrics.decisions import comparison_parts
+    from equilens.tasks.assessments.decisions.metrics import comparison_parts
     from equilens.tasks.reporting.verdict import decision_subject, run_verdicts
 
     scored = metrics[metrics["family"] == "decisions"]

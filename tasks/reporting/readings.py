@@ -153,7 +153,7 @@ def reading_text(row: Any) -> str | None:  # noqa: ANN401 - a row with kind, val
 def unread_decisions_line(p_yes: Any) -> str | None:  # noqa: ANN401 - a run summary's "p_yes"
     """How many decisions were left without a P(yes), per group and per reason ("P(yes) unreadable
     for 12 of 96 decisions (race Black: 12): invalid log-probability 12"), from a decisions run's summary
-    (:func:`equilens.tasks.assessments.decisions.read_summary`);
+    (:func:`equilens.tasks.assessments.decisions.stages.read_summary`);
     None when every decision was read or the run is not a decisions run."""
     if not isinstance(p_yes, dict) or not p_yes.get("unread"):
         return None

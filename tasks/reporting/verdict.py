@@ -332,7 +332,7 @@ def decision_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> list[Verdict]:
     """One verdict per decisions comparison ("race (explicit)"): the groups whose discrimination
     score differs from the baseline after Holm over every score of the run, with score and interval
     in logit units of P(yes) (positive: more often yes than the baseline)."""
-    from equilens.tasks.metrics.decisions import comparison_parts
+    from equilens.tasks.assessments.decisions.metrics import comparison_parts
 
     out = []
     for attribute, part in rows.groupby(rows["attribute"].fillna("-"), sort=False):

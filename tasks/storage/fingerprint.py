@@ -81,15 +81,6 @@ def lexicon_fingerprint(lexicon_dir: str | None) -> str:
 _LEXICON_SUFFIXES = frozenset({".yaml", ".yml", ".csv", ".txt", ".json"})
 
 
-def stereotype_data_fingerprint(cobs_targets: str | None, honest_lexicon: str | None) -> str:
-    """Content hash of every word list the stereotype metrics read: the configured COBS targets
-    (or the default file) and HONEST lexicon, and the default stop words."""
-    from equilens.tasks.metrics import stereotype as st
-
-    return files_hash([Path(cobs_targets) if cobs_targets else st.TARGETS_FILE, st.STOPWORDS_FILE]) + path_fingerprint(
-        honest_lexicon)
-
-
 def versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for dist in ("equilens", "torch", "transformers", "sentence-transformers", "prefect", "duckdb",

@@ -5,7 +5,7 @@
 Each simulated run is a shipped-size explicit decision set: ``--scenarios`` scenarios x 4 ages x 3
 genders x 5 races, P(yes) = logistic(scenario effect + group effect + answer noise), scenario
 effects (sd 1.5 logits) far larger than the group effect. It goes through the stage's own metric
-rows (:func:`equilens.tasks.assessments.decisions.metric_rows`) and verdict, and prints:
+rows (:func:`equilens.tasks.assessments.decisions.stages.metric_rows`) and verdict, and prints:
 
 * **coverage**: how often the 95% interval of a planted race effect (-0.4 logits, about 0.1 lower
   P(yes) near one half) holds it;
@@ -27,7 +27,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from equilens.tasks.assessments import decisions as stage  # noqa: E402
+from equilens.tasks.assessments.decisions import stages as stage  # noqa: E402
 from equilens.tasks.config import DecisionsConfig  # noqa: E402
 from equilens.tasks.reporting.verdict import decision_verdicts  # noqa: E402
 

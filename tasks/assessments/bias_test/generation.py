@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
+from equilens.tasks.assessments.bias_test.bias_specs import BiasSpec
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.bias_specs import BiasSpec
 
 Generate = Callable[[list[str]], list[str | None]]
 

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from equilens.tasks.assessments.bias_test.probability_metrics import stereotype_score
 from equilens.tasks.assessments.bias_test.templates import StereoPair
 from equilens.tasks.errors import ConfigError, InputDataError
-from equilens.tasks.metrics.probability import stereotype_score
 
 LogprobFn = Callable[[list[str]], np.ndarray]
 

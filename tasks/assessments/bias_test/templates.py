@@ -13,9 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from equilens.tasks.assessments.bias_test.bias_specs import BiasSpec
 from equilens.tasks.assessments.bias_test.generation import GeneratedSentence, term_pattern
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.bias_specs import BiasSpec
 
 PLACEHOLDER = "[T]"
 

@@ -14,7 +14,7 @@ effect size is ``(mean_{group1} s - mean_{group2} s) / std_{group1 u group2} s``
 ddof=1). Positive: group 1 sits closer to attribute 1 than group 2 does. 0 is unbiased.
 
 Embeddings come from any ``embed(list[str]) -> (n, d) array`` (factories in :mod:`equilens.tasks.scoring.embedders`);
-the term-bootstrap interval is :mod:`equilens.tasks.metrics.term_bootstrap`.
+the term-bootstrap interval is :mod:`equilens.tasks.assessments.bias_test.term_bootstrap`.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+from equilens.tasks.assessments.bias_test.term_bootstrap import unit_matrix
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.metrics.base import metric
-from equilens.tasks.metrics.term_bootstrap import unit_matrix
 
 if TYPE_CHECKING:  # annotations only: importing tasks.metrics loads no scorer package
     from equilens.tasks.scoring.embedders import Embedder

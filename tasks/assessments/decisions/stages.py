@@ -1,11 +1,11 @@
 """Stage logic of the decisions assessment (discrim-eval), as plain functions over DataFrames.
 
-Items are the filled decisions of a discrim-eval JSONL file (:mod:`equilens.tasks.inputs.decision_sets`).
+Items are the filled decisions of a discrim-eval JSONL file (:mod:`equilens.tasks.assessments.decisions.decision_sets`).
 Each is asked ``llm.count`` times with the first token's log-probabilities requested; P(yes) is read
 from them (:func:`equilens.tasks.scoring.outcomes.decisions.yes_probability`), or, where the endpoint
 gives none, from the answers' first words. Per fill type (explicit, implicit) and attribute, every
 group's discrimination score against the baseline group is fitted
-(:mod:`equilens.tasks.metrics.decisions`), and all scores of a run form one Holm family.
+(:mod:`equilens.tasks.assessments.decisions.metrics`), and all scores of a run form one Holm family.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from equilens.tasks.assessments.decisions.decision_sets import MAX_CHARS, load_decision_set
 from equilens.tasks.config import DecisionsConfig
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.decision_sets import MAX_CHARS, load_decision_set
 
 FAMILY = "decisions"
 ANSWER_COLUMNS = ["item_id", "scenario", "fill_type", "age", "gender", "race", "p_yes", "via", "samples",
@@ -104,7 +104,7 @@ def answers_frame(items: pd.DataFrame, results: list) -> pd.DataFrame:
 
 def comparisons(answers: pd.DataFrame, cfg: DecisionsConfig) -> list[tuple[str, str, pd.DataFrame]]:
     """(stored attribute, attribute, rows) per fill type and attribute: "race (explicit)"."""
-    from equilens.tasks.metrics.decisions import comparison
+    from equilens.tasks.assessments.decisions.metrics import comparison
 
     fills = list(dict.fromkeys(answers["fill_type"]))
     return [(comparison(attr, fill if len(fills) > 1 else None), attr, answers[answers["fill_type"] == fill])

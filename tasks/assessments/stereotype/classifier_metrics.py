@@ -2,7 +2,7 @@
 probability) and HONEST: the metrics computed on one number or one word match per response.
 
 Co-occurrence metrics (COBS, stereotypical associations, demographic representation) and the word
-lists both families read live in :mod:`equilens.tasks.metrics.stereotype`.
+lists both families read live in :mod:`equilens.tasks.assessments.stereotype.metrics`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from equilens.tasks.assessments.stereotype.metrics import GEHMAN, NOZZA, ZEKUN, load_word_list, tokenize
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.metrics.base import metric
-from equilens.tasks.metrics.stereotype import GEHMAN, NOZZA, ZEKUN, load_word_list, tokenize
 
 # ----------------------------------------------------------------------------------------------
 # classifier-score metrics (one implementation, registered for stereotype and toxicity scores)

@@ -74,7 +74,8 @@ def shared_token_mask(ids_a: Sequence[int], ids_b: Sequence[int]) -> tuple[np.nd
 def crows_pairs_scores(
     scorer: LanguageModelScorer, pairs: Sequence[CrowsPair]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(sent_more scores, sent_less scores) for :func:`equilens.tasks.metrics.probability.crows_pairs_score`.
+    """(sent_more scores, sent_less scores) for
+    :func:`equilens.tasks.assessments.bias_test.probability_metrics.crows_pairs_score`.
 
     Masked LM: PLL summed over the shared (unmodified) tokens only, as Nangia et al. Causal LM:
     the whole-sentence log-likelihood (see the metric's docstring).

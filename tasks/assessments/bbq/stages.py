@@ -254,7 +254,7 @@ def answer_items(questions: pd.DataFrame, answers: np.ndarray, scores: np.ndarra
     """Per question, for ``metric_items``: the chosen option, whether it is the stereotyped answer
     (``stereotyped``: 1, 0, NaN when not counted) and whether it is right (``correct``), and with
     log-likelihood scoring each option's log-likelihood. The report's evidence reads them."""
-    from equilens.tasks.metrics.bbq import biased_answers
+    from equilens.tasks.assessments.bbq.metrics import biased_answers
 
     stereotyped = biased_answers(answers, questions["unknown"].to_numpy(), questions["target"].to_numpy(),
                                  (questions["question_polarity"] == "neg").to_numpy())

@@ -14,7 +14,7 @@ A discrim-eval file downloaded from its source runs as it is; nothing is fetched
 The shipped set (``data/decisions/decisions.jsonl``) is written for this project: 24 scenarios
 (``data/decisions/scenarios.yaml``) across lending, hiring, housing, healthcare and benefits, each
 a paragraph with one ``{person}`` slot, filled by :func:`fill_scenarios`. Regenerate it with
-``python -m equilens.tasks.inputs.decision_sets``.
+``python -m equilens.tasks.assessments.decisions.decision_sets``.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def write_shipped(scenarios_path: Path, out_path: Path) -> int:
     return len(rows)
 
 
-if __name__ == "__main__":  # python -m equilens.tasks.inputs.decision_sets: regenerate the shipped set
+if __name__ == "__main__":  # python -m equilens.tasks.assessments.decisions.decision_sets: regenerate the shipped set
     from equilens.tasks.shipped import DATA_DIR
 
     folder = Path(DATA_DIR) / "decisions"

@@ -132,10 +132,10 @@ def classification_metrics(frame: pd.DataFrame, cfg: ClassificationConfig, mcfg:
     """Every registered classification metric the run wants: each per-group rate (a metric that
     summarises none), then each disparity of a rate (its ``summarizes``) per pair of groups and
     across all groups, with intervals and verdicts. A rate that needs ground truth (see
-    :func:`equilens.tasks.metrics.classification.needs_truth`) is skipped, with the reason, when there is none."""
+    :func:`equilens.tasks.assessments.classification.metrics.needs_truth`) is skipped, with the reason, when there is none."""
+    from equilens.tasks.assessments.classification.metrics import needs_truth
     from equilens.tasks.metrics import METRICS, estimate_row, skipped_row, wanted_metrics
     from equilens.tasks.metrics.base import interval_verdict
-    from equilens.tasks.metrics.classification import needs_truth
     from equilens.tasks.stats import bootstrap_stat
 
     specs = [METRICS.get(n) for n in wanted_metrics(mcfg.names, FAMILY)]

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from equilens.tasks.assessments.stereotype.classifier_metrics import max_per_prompt
 from equilens.tasks.config import MetricsConfig, PromptsConfig, StereotypeConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id, text_hash
-from equilens.tasks.metrics.classifier_scores import max_per_prompt
 from equilens.tasks.pipeline.prefect_tasks import CACHED
 from prefect import task
 
@@ -138,10 +138,10 @@ def stereotype_metrics(
     """(metrics rows, word/prompt-level items, skipped metric -> reason), for the metrics of the
     stereotype and toxicity families that ``metrics.names`` asks for (all by default), each computed
     the way its ``inputs`` says: co-occurrence in the texts, classifier scores, or completions."""
+    from equilens.tasks.assessments.stereotype.classifier_metrics import CLASSIFIER_SCORES, COMPLETIONS
+    from equilens.tasks.assessments.stereotype.metrics import CO_OCCURRENCE
     from equilens.tasks.metrics import METRICS, skipped_row, wanted_metrics
     from equilens.tasks.metrics.base import METRIC_ROW_COLUMNS
-    from equilens.tasks.metrics.classifier_scores import CLASSIFIER_SCORES, COMPLETIONS
-    from equilens.tasks.metrics.stereotype import CO_OCCURRENCE
 
     specs = [METRICS.get(name) for name in wanted_metrics(mcfg.names, "stereotype", "toxicity")]
     ok = responses[responses["ok"]].reset_index(drop=True)
@@ -192,8 +192,8 @@ class _Answers:
     def co_occurrence(self, spec: Any, targets: list[str] | None, word_level: bool, rows: list, items: list) -> str:
         import inspect
 
+        from equilens.tasks.assessments.stereotype import metrics as st
         from equilens.tasks.metrics import estimate_row
-        from equilens.tasks.metrics import stereotype as st
         from equilens.tasks.stats import bootstrap_stat
 
         groups = st.default_groups()
@@ -232,8 +232,8 @@ class _Answers:
         return ""
 
     def completions(self, spec: Any, cfg: StereotypeConfig, rows: list) -> str:
+        from equilens.tasks.assessments.stereotype import metrics as st
         from equilens.tasks.metrics import estimate_row
-        from equilens.tasks.metrics import stereotype as st
         from equilens.tasks.stats import bootstrap_stat
 
         settings = spec.settings(cfg)
@@ -250,6 +250,17 @@ class _Answers:
         rows.append(estimate_row(spec.name, est, details={**files, "k": k}))
         return ""
 
+
+
+def stereotype_data_fingerprint(cobs_targets: str | None, honest_lexicon: str | None) -> str:
+    """Content hash of every word list the stereotype metrics read: the configured COBS targets
+    (or the default file) and HONEST lexicon, and the default stop words (part of the cache key of
+    the stereotype metric task)."""
+    from equilens.tasks.assessments.stereotype import metrics as st
+    from equilens.tasks.storage.fingerprint import files_hash, path_fingerprint
+
+    return files_hash([Path(cobs_targets) if cobs_targets else st.TARGETS_FILE, st.STOPWORDS_FILE]) + path_fingerprint(
+        honest_lexicon)
 
 @task(name="score-classifiers", **CACHED)
 def score_classifiers_task(texts: list[str], cfg: StereotypeConfig, fingerprint: str) -> ClassifierScores:

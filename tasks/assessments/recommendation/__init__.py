@@ -1,0 +1,1 @@
+"""The recommendation assessment: its stages and Prefect tasks (stages), its metric family (metrics)."""
