@@ -239,3 +239,21 @@ def test_every_assessment_flow_runs_inside_the_one_skeleton() -> None:
         if calls or "assessment_run(" not in source:
             by_hand[flow] = calls
     assert len(_assessment_flows()) >= 8 and not by_hand, by_hand
+
+
+def test_flows_top_level_shows_the_flows_and_defines_no_task() -> None:
+    """``flows/`` shows the flows: its top level holds the flow modules, the skeleton and at most a
+    couple more (12 in all), the run machinery sits in ``flows/running/``, and every Prefect
+    ``@task`` is defined in ``tasks/`` beside the stage it wraps, never in ``flows/``."""
+    top = sorted(p.name for p in (ROOT / "flows").glob("*.py"))
+    assert len(top) <= 12, top
+    defined = [f"{name}:{node.name}" for name, path in MODULES.items() if name.startswith("equilens.flows")
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+               and any(ast.unparse(d).split("(")[0] == "task" for d in node.decorator_list)]
+    assert not defined, defined
+    tasks = [name for name, path in MODULES.items() if name.startswith("equilens.tasks")
+             and "@task" in path.read_text(encoding="utf-8")]
+    assert "equilens.tasks.pipeline.prefect_tasks" in tasks
+    assert {t.split(".")[3] for t in tasks if t.startswith("equilens.tasks.assessments.")} >= {
+        "bbq", "bias_test", "classification", "recommendation", "stereotype"}
