@@ -92,7 +92,7 @@ def simulate(model: Model, prompts: int, runs: int, looks: int = 5, detect: floa
     """``runs`` runs of ``prompts`` planned prompts with ``execution.stop_when: settled`` (or the
     fixed design, ``fixed``)."""
     rng = np.random.default_rng(seed)
-    rule = LookRule(looks, ALPHA, detect, ("number_outcome_gap",))
+    rule = LookRule(looks, ALPHA, detect, ("number_outcome_gap",), planned=((LABEL, "number_outcome_gap", prompts),))
     fired = used = stopped_at = 0.0
     for _ in range(runs):
         values = model.answers(rng, prompts)
