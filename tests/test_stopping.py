@@ -5,20 +5,22 @@ command line and from Python."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pandas as pd
 import pytest
 from equilens.tasks.config import parse_config
 from equilens.tasks.errors import ConfigError
-from equilens.tasks.pipeline.looks import LookRule, judge_look
+from equilens.tasks.pipeline.looks import LookRule, judge_look, reachable_gap
 from equilens.tasks.reporting.verdict import attribute_verdict
 from equilens.tasks.stats.sequential import holm_levels, obrien_fleming_plan
 
 from tests.fakes.mood_config import mood_config, mood_reply
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
-from tests.simulate_looks import Model, outcome_rows, simulate, stated_gap
+from tests.simulate_looks import LABEL, Model, outcome_rows, simulate, stated_gap
 
 FIVE = (0.2, 0.4, 0.6, 0.8, 1.0)
 
@@ -53,6 +55,126 @@ def test_a_look_judges_its_rows_at_the_spent_level_not_at_alpha() -> None:
     assert settled.stops and settled.found == [] and settled.open == ["gender x race: cell0 vs cell1"]
     sentence = attribute_verdict("gender x race", last).sentence
     assert "Judged at look 5 of 5, on 60 of 60 prompts, at the alpha spent by then: every planned prompt" in sentence
+
+
+# --- what settles a run: the headline, breakdowns, targets out of reach ---------------------------
+ADVICE = f"{LABEL} | advice"
+YES_NO = ("number_outcome_gap", "yes_rate_gap")
+
+
+def _rows(values: object, label: str = LABEL, metric: str = "number_outcome_gap") -> pd.DataFrame:
+    """One comparison's pair rows (cell0 vs cell1) over per-prompt values (prompts x 2 cells)."""
+    return outcome_rows(np.asarray(values, float)).assign(attribute=label, metric=metric)
+
+
+def test_a_breakdown_is_reported_at_the_stopping_look_but_never_holds_the_run_open() -> None:
+    """The headline pair differs (found at look 3 of 5); the advice breakdown, six prompts of a fair
+    model, is still open. Counted as a comparison of its own it holds the run open; as a breakdown
+    it is judged at the same look, at its level, and reported where the run stops."""
+    rng = np.random.default_rng(1)
+    level = rng.normal(0, 2, (30, 1))
+    rows = pd.concat([_rows(level + [1.0, 0.0] + rng.normal(0, 0.5, (30, 2))),
+                      _rows(level[:6] + rng.normal(0, 0.5, (6, 2)), ADVICE)], ignore_index=True)
+    rule = LookRule(5, 0.05, None, ("number_outcome_gap",))
+    _, waited = judge_look(rows, rule, 3, 30, 50)
+    assert not waited.stops and waited.open == [f"{ADVICE}: cell0 vs cell1"], waited
+    judged, settled = judge_look(rows, replace(rule, breakdowns=frozenset({ADVICE})), 3, 30, 50)
+    assert settled.stops and settled.settled and settled.found == [f"{LABEL}: cell0 vs cell1"] and not settled.open
+    assert settled.breakdowns == [f"{ADVICE}: cell0 vs cell1"] and settled.breakdowns_found == []
+    assert "breakdowns, reported at this look and not waited for: 0 of 1 pair(s) beyond noise" in settled.reason()
+    advice = judged[judged["attribute"] == ADVICE]
+    assert advice["details"].iloc[0]["look"]["level"] > 0
+    assert "Judged at look 3 of 5, on 30 of 50 prompts" in attribute_verdict(ADVICE, advice).sentence
+
+
+def test_a_pair_with_no_value_in_the_targets_units_is_out_of_reach_at_once() -> None:
+    """A writing task's pair has parity rows but no amount or yes rate: with a plan that gives its
+    comparison no prompt of either, it is out of reach of a gap of 0.1 at look 1. Without a plan, or
+    with amounts still to come, it stays open."""
+    rows = pd.DataFrame([{"family": "identity", "attribute": f"{LABEL} | writing", "group_a": "cell0",
+                          "group_b": "cell1", "metric": "strict_sentiment_parity", "value": 0.1,
+                          "details": {"gap": 0.0, "p_value": 0.5, "p_method": "permutation", "prompts": 4,
+                                      "noise_floor": 0.1}}])
+    rule = LookRule(5, 0.05, 0.1, YES_NO)
+    writing = f"{LABEL} | writing"
+    _, none = judge_look(rows, replace(rule, planned=((writing, YES_NO[0], 0), (writing, YES_NO[1], 0))), 1, 8, 40)
+    assert none.futile == [f"{writing}: cell0 vs cell1"] and none.settled, none
+    _, unknown = judge_look(rows, rule, 1, 8, 40)
+    _, waiting = judge_look(rows, replace(rule, planned=((writing, YES_NO[0], 16), (writing, YES_NO[1], 0))), 1, 8, 40)
+    assert unknown.open == waiting.open == [f"{writing}: cell0 vs cell1"]
+
+
+def test_a_pair_that_cannot_reach_the_target_with_every_planned_prompt_is_out_of_reach_at_once() -> None:
+    """Yes rates over three answered prompts, per-prompt differences 0.5, -0.5 and 0 (sd 0.5). Were
+    all 10 planned prompts answered, the smallest gap the paired t-test could detect with 80% power,
+    from the lower 99.9% bound of that spread (0.5 x sqrt(2 / 13.8155) = 0.1902), is (t_9(0.975) +
+    t_9(0.8)) x 0.1902 / sqrt(10) = 0.189: above 0.1, so the pair is given up at look 1. With 400
+    planned prompts it could get there (0.027) and stays open."""
+    rows = _rows([[1.0, 0.5], [0.5, 1.0], [1.0, 1.0]], metric="yes_rate_gap")
+    assert reachable_gap(rows["details"][0], 10, 0.05) == pytest.approx(0.18923, abs=1e-4)
+    assert reachable_gap(rows["details"][0], 400, 0.05) == pytest.approx(0.02671, abs=1e-4)
+    rule = LookRule(5, 0.05, 0.1, YES_NO)
+    _, few = judge_look(rows, replace(rule, planned=((LABEL, YES_NO[0], 16), (LABEL, YES_NO[1], 10))), 1, 8, 40)
+    _, many = judge_look(rows, replace(rule, planned=((LABEL, YES_NO[0], 16), (LABEL, YES_NO[1], 400))), 1, 8, 40)
+    assert few.futile == [f"{LABEL}: cell0 vs cell1"] and many.open == [f"{LABEL}: cell0 vs cell1"], (few, many)
+
+
+def test_giving_up_at_once_spares_pairs_that_can_reach_the_target_and_not_those_that_cannot() -> None:
+    """A pair planned with exactly 80% power for its true gap (the stated gap of 200 prompts) is
+    never given up as unreachable at looks 1-4 in 400 simulated runs; a yes rate over 10 yes/no
+    prompts whose answers flip for one name in six is given up by look 2 (4 prompts answered) in
+    every run where its spread shows (most runs: with no flip at all it has no test to judge)."""
+    rng = np.random.default_rng(3)
+    gap = stated_gap(PROMPTS, 2, Model((0.0, 0.0)).sd)
+    model = Model((gap, 0.0))
+    reachable = [reachable_gap(outcome_rows(values[:n])["details"][0], PROMPTS, 0.05) for values in
+                 (model.answers(rng, PROMPTS) for _ in range(400)) for n in (40, 80, 120, 160)]
+    assert max(reachable) <= gap, max(reachable)
+    flips = [(rng.random((10, 2, 2)) >= 1 / 6).astype(float).mean(axis=2) for _ in range(1000)]
+    reach = [reachable_gap(outcome_rows(yes[:4])["details"][0], 10, 0.05) for yes in flips]
+    shown = [r for r in reach if r is not None]
+    assert len(shown) >= 800 and min(shown) > 0.1, (len(shown), min(shown))
+
+
+def test_the_plan_of_the_shipped_identity_prompts() -> None:
+    """configs/identity.yaml's 40 prompts: the headline comparison plans 16 amounts and 10 yes/no
+    decisions; its five task breakdowns are breakdowns, writing and advice with no value in the
+    outcome units; the order puts 10 amounts, 6 decisions and 8 other prompts in the first 24
+    (look 3 of 5) whatever the seed. A gap to detect is measured in the outcome gaps by default
+    (the counterfactual headline in a counterfactual run); an identity run with no outcome prompt
+    is warned that its pairs settle only when found."""
+    import equilens.tasks.assessments.identity as identity
+    from equilens.flows.running.looks import interleave, look_rule, prompt_strata, with_plan
+    from equilens.tasks.config import load_config
+
+    cfg = load_config("configs/identity.yaml", {"identity.races": ["white", "black"],
+                                                "execution.stop_when": "settled", "execution.detect": 0.1})
+    prompts = pd.read_csv("data/identity_prompts.csv").rename(columns={"prompt": "text"})
+    prompts = prompts.assign(prompt_id=[f"p{i}" for i in range(40)], source_line=range(2, 42))
+    variants, _ = identity.expand_identities(prompts, cfg.identity, cfg.llm.system_prompt)
+    said: list[str] = []
+
+    class Log:
+        def warning(self, message: str, *args: object) -> None:
+            said.append(message % args)
+
+    rule = with_plan(look_rule(cfg), cfg, variants, Log())
+    assert rule.metrics == ("number_outcome_gap", "yes_rate_gap", "first_choice_rate_gap") and not said
+    assert rule.planned_for(LABEL) == {"number_outcome_gap": 16, "yes_rate_gap": 10, "first_choice_rate_gap": 0}
+    assert rule.breakdowns == {f"{LABEL} | {t}" for t in ("salary", "pricing", "decision", "writing", "advice")}
+    assert set(rule.planned_for(f"{LABEL} | writing").values()) == {0}
+    strata = prompt_strata(cfg, variants)
+    for seed in range(5):
+        drawn = [f"p{i}" for i in np.random.default_rng(seed).permutation(40)]
+        first = pd.Series([strata[p][0] for p in interleave(drawn, strata)[:24]]).value_counts().to_dict()
+        assert first == {"number": 10, "yes_no": 6, "none": 8}, first
+    counterfactual = parse_config({"prompts": {"items": ["he works"]}, "execution": {"stop_when": "settled"}})
+    assert look_rule(counterfactual).metrics == ("strict_sentiment_parity",)
+    writing = variants[variants["task"].isin(["writing", "advice"])]
+    assert with_plan(look_rule(cfg), cfg, writing, Log()).planned_for(LABEL) is None
+    assert said == [f"execution.detect: no two prompts of {LABEL} can give number_outcome_gap or yes_rate_gap or "
+                    "first_choice_rate_gap a value, so no gap of 0.1 can be measured there: its pairs settle only "
+                    "when found"], said
 
 
 # --- simulated runs against a known truth ---------------------------------------------------------

@@ -1,17 +1,23 @@
 """Answering a run's prompts in looks, and stopping once its verdict is settled.
 
 With ``execution.stop_when: settled`` the counterfactual and identity flows answer their prompts in
-``execution.looks`` batches. The order is drawn at random (``metrics.seed``) and stored in the
-``prompt_order`` table; a later run of the same name keeps the order of the prompts it shares with
-the newest earlier sequence and appends new prompts after them, so resuming a stopped run with more
-prompts continues the same sequence (and its answered prompts come from the response cache).
+``execution.looks`` batches. The order is drawn at random (``metrics.seed``), spread so that every
+look holds an equal share of each kind of prompt (:func:`interleave`: an identity prompt's outcome
+kind and task, a counterfactual prompt's attributes; a comparison's information then grows with the
+looks as the plan assumes), and stored in the ``prompt_order`` table; a later run of the same name
+keeps the order of the prompts it shares with the newest earlier sequence and appends new prompts
+after them, so resuming a stopped run with more prompts continues the same sequence (and its
+answered prompts come from the response cache).
 
 After each batch the flow computes its metric rows on every prompt answered so far and hands them
 to :meth:`Looks.judge`, which judges them at the alpha spent by that look
 (:mod:`equilens.tasks.pipeline.looks`), stores the look in the ``looks`` table, and says whether to
-stop. The decision is taken in the flow, between batches, whatever the task runner (threads or
-Dask: a batch's shards are all awaited before its look). With ``stop_when: never`` (the default)
-there is one batch of every prompt and the rows are returned unjudged.
+stop. The rule knows the plan (:func:`with_plan`): how many prompts can give each comparison's
+target metric a value, and which comparisons are breakdowns (an identity run's per-task ones),
+reported at the look where the run stops but never waited for. The decision is taken in the flow,
+between batches, whatever the task runner (threads or Dask: a batch's shards are all awaited before
+its look). With ``stop_when: never`` (the default) there is one batch of every prompt and the rows
+are returned unjudged.
 """
 
 from __future__ import annotations
@@ -27,19 +33,66 @@ from equilens.tasks.pipeline.looks import LookRule, Settlement, judge_look
 
 
 def look_rule(config: RunConfig) -> LookRule | None:
-    """The rule a run judges its looks by, or None when it answers every prompt at once."""
-    from equilens.tasks.metrics.judged import planned_metrics
+    """The rule a run judges its looks by, or None when it answers every prompt at once. A gap to
+    detect is measured in ``execution.detect_metric``, else in the headline's units: the counterfactual
+    verdict's headline metric, or an identity run's outcome gaps (amounts, yes rates, first choices)."""
+    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+    from equilens.tasks.metrics.judged import HEADLINE
 
     exe = config.execution
     if exe.stop_when != "settled":
         return None
-    return LookRule(exe.looks, 1 - config.metrics.confidence, exe.detect, planned_metrics(exe.detect_metric))
+    if exe.detect_metric:
+        targets: tuple[str, ...] = (exe.detect_metric,)
+    elif config.assessment == "identity":
+        targets = tuple(pair for _, pair in OUTCOME_METRICS.values())
+    else:
+        targets = (HEADLINE,)
+    return LookRule(exe.looks, 1 - config.metrics.confidence, exe.detect, targets)
 
 
-def sequence_order(store: Any, config: RunConfig, run_id: str, prompt_ids: list[str]) -> list[str]:  # noqa: ANN401
+def with_plan(rule: LookRule, config: RunConfig, variants: pd.DataFrame, log: Any) -> LookRule:  # noqa: ANN401
+    """``rule`` with what the run plans to ask: per comparison (an attribute, an identity signal and,
+    per task, its breakdown), how many prompts can give each target metric a value (an outcome gap
+    only the prompts asking for that outcome, any other metric every prompt), and which comparisons
+    are breakdowns (reported, never waited for). A headline comparison none of whose planned prompts
+    can give a target a value keeps no plan (its pairs settle only when found), with a warning."""
+    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+
+    outcome_metric = {pair: kind for kind, (_, pair) in OUTCOME_METRICS.items()}
+    prompts = variants.drop_duplicates(["attribute", "prompt_id"])
+    kinds = pd.Series([None] * len(prompts), index=prompts.index, dtype=object)
+    groups: list[tuple[str, pd.Index, bool]] = [(str(a), part.index, False)
+                                                for a, part in prompts.groupby("attribute", sort=True)]
+    if config.assessment == "identity":
+        from equilens.tasks.assessments.identity import SEP, outcome_of
+
+        kinds = prompts["outcome"].map(lambda spec: (outcome_of(spec) or (None,))[0])
+        task = prompts["task"]
+        if config.identity.per_task and task.notna().any() and task.nunique() > 1:
+            groups += [(f"{a}{SEP}{t}", part.index, True)
+                       for (a, t), part in prompts[task.notna()].groupby(["attribute", "task"], sort=True)]
+    planned, breakdowns = [], set()
+    for label, index, breakdown in groups:
+        counts = {m: int(kinds[index].eq(outcome_metric[m]).sum()) if m in outcome_metric else len(index)
+                  for m in rule.metrics}
+        if breakdown:
+            breakdowns.add(label)
+        elif rule.detect is not None and all(n < 2 for n in counts.values()):
+            log.warning("execution.detect: no two prompts of %s can give %s a value, so no gap of %g can be "
+                        "measured there: its pairs settle only when found", label, " or ".join(rule.metrics),
+                        rule.detect)
+            continue
+        planned += [(label, m, n) for m, n in counts.items()]
+    return replace(rule, planned=tuple(planned), breakdowns=frozenset(breakdowns))
+
+
+def sequence_order(store: Any, config: RunConfig, run_id: str, prompt_ids: list[str],  # noqa: ANN401
+                   strata: dict[str, tuple] | None = None) -> list[str]:
     """The order the run answers ``prompt_ids`` in: the newest earlier sequence of a run of this name
     and flow first (the prompts it shares, in its order), then the others in an order drawn with
-    ``metrics.seed``."""
+    ``metrics.seed`` and spread over ``strata`` (prompt id -> its stratum, outermost level first; see
+    :func:`interleave`)."""
     earlier = store.query(
         "SELECT o.prompt_id FROM prompt_order o WHERE o.run_id = (SELECT r.run_id FROM runs r WHERE r.name = ? "
         "AND r.flow = (SELECT flow FROM runs WHERE run_id = ?) AND r.run_id <> ? AND r.run_id IN "
@@ -50,7 +103,40 @@ def sequence_order(store: Any, config: RunConfig, run_id: str, prompt_ids: list[
     seen = set(kept)
     rest = sorted(p for p in wanted if p not in seen)
     drawn = [rest[i] for i in np.random.default_rng(config.metrics.seed).permutation(len(rest))]
-    return kept + drawn
+    return kept + interleave(drawn, strata or {})
+
+
+def interleave(order: list[str], strata: dict[str, tuple]) -> list[str]:
+    """``order`` rearranged so that every prefix of it (every look) holds each stratum's share of the
+    prompts as nearly as whole prompts can, level by level: the outermost level of ``strata`` first
+    (an identity prompt's outcome kind), then within it the next (its task). Each stratum of n keeps
+    its prompts in their order in ``order`` and places its j-th at (j + 1/2) / n of the sequence
+    (Webster's rounding); strata at the same place go in the order they first appear in ``order``, so
+    a single stratum keeps ``order`` as it is. Prompts without a stratum form one of their own."""
+    if not order or not any(strata.get(p) for p in order):
+        return list(order)
+    groups: dict[object, list[str]] = {}
+    for p in order:
+        groups.setdefault((strata.get(p) or (None,))[0], []).append(p)
+    placed = []
+    for rank, members in enumerate(groups.values()):
+        inner = interleave(members, {p: strata[p][1:] for p in members if strata.get(p)})
+        placed += [((j + 0.5) / len(inner), rank, p) for j, p in enumerate(inner)]
+    return [p for *_, p in sorted(placed)]
+
+
+def prompt_strata(config: RunConfig, variants: pd.DataFrame) -> dict[str, tuple]:
+    """Each prompt's stratum for :func:`interleave`: an identity prompt's (outcome kind, task), so
+    every look holds an equal share of the amounts, the decisions and each task's breakdown; a
+    counterfactual prompt's attributes, so every look holds an equal share of each attribute's."""
+    ids = variants["prompt_id"].astype(str)
+    if config.assessment == "identity":
+        from equilens.tasks.assessments.identity import outcome_of
+
+        first = variants.assign(prompt_id=ids).drop_duplicates("prompt_id")
+        return {p: ((outcome_of(o) or ("none",))[0], str(t)) for p, o, t in
+                zip(first["prompt_id"], first["outcome"], first["task"], strict=True)}
+    return {p: (tuple(sorted(set(map(str, part)))),) for p, part in variants["attribute"].groupby(ids)}
 
 
 @dataclass
@@ -80,7 +166,8 @@ class Looks:
             run.log.warning("execution.looks: %d looks but only %d prompt(s) to answer: %d look(s) of one prompt each",
                             rule.looks, len(ids), len(ids))
             rule = replace(rule, looks=max(1, len(ids)))
-        order = sequence_order(run.store, config, run.run_id, ids)
+        rule = with_plan(rule, config, variants, run.log)
+        order = sequence_order(run.store, config, run.run_id, ids, prompt_strata(config, variants))
         ends = [_upto(len(order), k, rule.looks) for k in range(1, rule.looks + 1)]
         run.store.append("prompt_order", pd.DataFrame({
             "run_id": run.run_id, "prompt_id": order, "position": range(len(order)),
@@ -166,7 +253,7 @@ class Looks:
         last = self.settlements[-1]
         return {"look": last.look, "looks": last.looks, "prompts": last.prompts, "planned": last.planned,
                 "settled": last.settled, "reason": last.reason(), "found": last.found, "futile": last.futile,
-                "open": last.open, "detect": self.rule.detect}
+                "open": last.open, "breakdowns_found": last.breakdowns_found, "detect": self.rule.detect}
 
 
 def _upto(planned: int, look: int, looks: int) -> int:
