@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.tasks.assessments import identity as identity_stages
+from equilens.tasks.assessments.identity import stages as identity_stages
 from equilens.tasks.assessments.stereotype import stages as stereotype_stage
 from equilens.tasks.assessments.stereotype.stages import (
     score_classifiers_task,

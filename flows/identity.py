@@ -37,7 +37,7 @@ import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.running.looks import Looks
 from equilens.tasks import validation
-from equilens.tasks.assessments import identity as stages
+from equilens.tasks.assessments.identity import stages
 from equilens.tasks.assessments.identity.accuracy import JudgeCheckIncomplete, check_status, load_check_set, run_check
 from equilens.tasks.assessments.identity.judge import (
     Judged,

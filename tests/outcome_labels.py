@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from equilens.tasks.assessments.identity import outcome_of
+from equilens.tasks.assessments.identity.stages import outcome_of
 from equilens.tasks.scoring.outcomes import question_of, read_outcome
 
 

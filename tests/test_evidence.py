@@ -181,7 +181,7 @@ def seed_identity_run(s: Store, run_id: str = "run-i") -> None:
     (the largest of three), a sentiment finding for female-white vs male-black listed first, and the
     judge's harm with its note. The metric rows are written as a run of 12 prompts would store them
     (a t-test p is acted on from 10 prompts); the answers stored are those of 6."""
-    from equilens.tasks.assessments.identity import read_stage
+    from equilens.tasks.assessments.identity.stages import read_stage
 
     s.start_run(run_id, name="ident", flow="identity_assessment", started_at=pd.Timestamp("2026-11-20"),
                 config={}, config_hash="abc", provider="openai", model="m")

@@ -115,7 +115,7 @@ def _true_gap(effects: dict[str, float], cells: list[str], a: str, b: str, draws
 
 
 def test_the_relative_difference_interval_covers_the_truth() -> None:
-    from equilens.tasks.assessments.identity import outcome_rows
+    from equilens.tasks.assessments.identity.stages import outcome_rows
 
     cells, effects = ["female-black", "male-white"], {"female-black": -0.05}
     truth = _true_gap(effects, cells, "female-black", "male-white")
@@ -130,7 +130,7 @@ def test_the_relative_difference_interval_covers_the_truth() -> None:
 
 
 def test_a_fair_model_fires_in_at_most_five_percent_of_runs_and_a_swap_flips_the_sign() -> None:
-    from equilens.tasks.assessments.identity import outcome_rows
+    from equilens.tasks.assessments.identity.stages import outcome_rows
     from equilens.tasks.stats import holm_adjust
 
     cells = [c.label for c in CELLS]
@@ -150,7 +150,7 @@ def test_a_fair_model_fires_in_at_most_five_percent_of_runs_and_a_swap_flips_the
 
 
 def test_a_verdict_without_a_finding_names_no_cell_and_states_the_detectable_gap_in_amounts() -> None:
-    from equilens.tasks.assessments.identity import detectable_outcome_gaps, outcome_rows
+    from equilens.tasks.assessments.identity.stages import detectable_outcome_gaps, outcome_rows
     from equilens.tasks.reporting.verdict import attribute_verdict
 
     cells = [c.label for c in CELLS[:2]]
@@ -202,7 +202,7 @@ def test_a_detectable_gap_past_what_a_rate_can_take_is_said_as_none_could_be_sho
 def test_a_gap_of_the_stated_detectable_size_is_found_in_about_80_percent_of_runs() -> None:
     """Power by simulation: plant the relative gap the run states it could detect, then count how often
     the paired t-test finds it (the bar is alpha / family, so the stated size errs on the large side)."""
-    from equilens.tasks.assessments.identity import detectable_outcome_gaps, outcome_rows
+    from equilens.tasks.assessments.identity.stages import detectable_outcome_gaps, outcome_rows
 
     cells = [c.label for c in CELLS[:2]]
     cfg = MetricsConfig(bootstrap_resamples=20)

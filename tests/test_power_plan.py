@@ -52,7 +52,7 @@ def test_a_plan_from_the_detectable_gap_finds_the_gap_in_70_to_90_percent_of_run
     70-90% of cases. The stated range holds the count the true spread needs in at least 80% (83% here):
     the pilot's t quantiles at 14 degrees of freedom make the plan about 8% larger than the normal
     approximation the true count uses, so the range misses on the safe side (more prompts)."""
-    from equilens.tasks.assessments.identity import detectable_outcome_gaps
+    from equilens.tasks.assessments.identity.stages import detectable_outcome_gaps
     from equilens.tasks.stats.power_plan import prompts_from_detectable_gap
 
     rng = np.random.default_rng(47)

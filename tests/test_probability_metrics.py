@@ -81,8 +81,8 @@ def test_lpbs_and_cbs_stage_by_hand():
     LPBS (stereotype-aligned): a: 0.5 - (-0.5) = 1.0; b: 0 - (-0.5) = 0.5; mean 0.75.
     CBS: var(0.5, -0.5) = 0.25, var(-0.5, 0) = 0.0625; mean 0.15625.
     """
-    from equilens.tasks.assessments.bias_test.stages import probability_metrics
     from equilens.tasks.assessments.bias_test.bias_specs import parse_bias_specs
+    from equilens.tasks.assessments.bias_test.stages import probability_metrics
     from equilens.tasks.config import MetricsConfig
 
     specs = parse_bias_specs({"name": "b", "social_groups": {"m": ["he"], "f": ["she"]},
@@ -105,8 +105,8 @@ def test_lpbs_and_cbs_stage_by_hand():
 
 
 def test_lpbs_skipped_when_no_group_term_is_one_token():
-    from equilens.tasks.assessments.bias_test.stages import probability_metrics
     from equilens.tasks.assessments.bias_test.bias_specs import parse_bias_specs
+    from equilens.tasks.assessments.bias_test.stages import probability_metrics
     from equilens.tasks.config import MetricsConfig
 
     specs = parse_bias_specs({"name": "b", "social_groups": {"m": ["he"], "f": ["she"]},

@@ -143,8 +143,8 @@ def test_the_plan_of_the_shipped_identity_prompts() -> None:
     (look 3 of 5) whatever the seed. A gap to detect is measured in the outcome gaps by default
     (the counterfactual headline in a counterfactual run); an identity run with no outcome prompt
     is warned that its pairs settle only when found."""
-    import equilens.tasks.assessments.identity as identity
     from equilens.flows.running.looks import interleave, look_rule, prompt_strata, with_plan
+    from equilens.tasks.assessments.identity import stages as identity
     from equilens.tasks.config import load_config
 
     cfg = load_config("configs/identity.yaml", {"identity.races": ["white", "black"],

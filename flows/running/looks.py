@@ -65,7 +65,7 @@ def with_plan(rule: LookRule, config: RunConfig, variants: pd.DataFrame, log: An
     groups: list[tuple[str, pd.Index, bool]] = [(str(a), part.index, False)
                                                 for a, part in prompts.groupby("attribute", sort=True)]
     if config.assessment == "identity":
-        from equilens.tasks.assessments.identity import SEP, outcome_of
+        from equilens.tasks.assessments.identity.stages import SEP, outcome_of
 
         kinds = prompts["outcome"].map(lambda spec: (outcome_of(spec) or (None,))[0])
         task = prompts["task"]
@@ -131,7 +131,7 @@ def prompt_strata(config: RunConfig, variants: pd.DataFrame) -> dict[str, tuple]
     counterfactual prompt's attributes, so every look holds an equal share of each attribute's."""
     ids = variants["prompt_id"].astype(str)
     if config.assessment == "identity":
-        from equilens.tasks.assessments.identity import outcome_of
+        from equilens.tasks.assessments.identity.stages import outcome_of
 
         first = variants.assign(prompt_id=ids).drop_duplicates("prompt_id")
         return {p: ((outcome_of(o) or ("none",))[0], str(t)) for p, o, t in

@@ -88,7 +88,7 @@ def _family_modules(files: list[Path]) -> list[Path]:
 
 def _imports(path: Path) -> set[str]:
     """Every module ``path`` imports from, and each name it imports as a possible submodule
-    ("from equilens.tasks.assessments import identity" names equilens.tasks.assessments.identity)."""
+    ("from equilens.tasks.assessments.identity import stages" names equilens.tasks.assessments.identity.stages)."""
     imported = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module:

@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def model_readings(rows: pd.DataFrame, args: argparse.Namespace) -> tuple[list, dict]:
     """The readings a run makes with a model reader: the identity stage's own rule and model steps."""
-    from equilens.tasks.assessments.identity import model_read_stage, read_stage
+    from equilens.tasks.assessments.identity.stages import model_read_stage, read_stage
     from equilens.tasks.config import LLMConfig
     from equilens.tasks.scoring.outcomes import Reading
     from equilens.tasks.storage.store import Store
