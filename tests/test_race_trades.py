@@ -128,3 +128,20 @@ def test_a_trade_puts_each_person_in_the_others_group_never_a_third(names) -> No
     assert dict(people(names, text)) == {"Fatima Shakir": "middle_eastern", "Kathleen Carlson": "white"}
     white = race_variants(text)["white"]
     assert [race for _, race in people(names, white)] == ["white", "middle_eastern"], white
+
+
+def test_a_variant_never_writes_a_misspelt_surname() -> None:
+    """The census lists spellings that read as typos ("Henandez", "Willimas"); a context may name such
+    a person, but a replacement is never drawn from them: one letter from a surname of the same
+    group that is at least 200 times as frequent."""
+    from pathlib import Path
+
+    from equilens.tasks.inputs.surnames import load_surnames
+
+    table = load_surnames(Path(__file__).resolve().parents[1] / "data" / "lexicons")
+    assert table is not None
+    drawn = {n for pool in (*table.pools.values(), *table.origin_pools.values()) for n in pool}
+    assert {"henandez", "hermandez", "willimas", "martines", "garica"}.isdisjoint(drawn)
+    assert {"hernandez", "martinez", "garcia", "nguyen"} <= drawn
+    text = "Both Jose Henandez and Brian Walsh went to the game."
+    assert "Henandez" in text and all("Henandez" not in v for g, v in race_variants(text).items() if g != "hispanic")

@@ -42,6 +42,7 @@ RACES = (*GROUPS, MIDDLE_EASTERN)
 ORIGINS = frozenset({"chinese", "japanese", "korean", "vietnamese", "south_asian", "south_asian_muslim"})
 EAST_ASIAN = frozenset({"chinese", "japanese", "korean", "vietnamese"})
 FITS = 0.1  # a surname stays in a variant for a group that bears it at least this often
+MISSPELT = 200  # a listed surname one letter from one of its group this many times as frequent reads as a typo
 Shares = tuple[float, float, float, float]  # share of each of GROUPS
 
 
@@ -107,7 +108,9 @@ class SurnameTable:
                 pools.setdefault(i.race, []).append(name)
             for origin in i.origins if i.race else ():
                 self.origin_pools.setdefault(origin, []).append(name)
-        self.pools = pools
+        misspelt = misspellings(infos)  # "Henandez": listed (census spellings), never drawn as a replacement
+        self.pools = {race: [n for n in names if n not in misspelt] for race, names in pools.items()}
+        self.origin_pools = {o: [n for n in names if n not in misspelt] for o, names in self.origin_pools.items()}
         self.rank = {n: k for names in pools.values() for k, n in enumerate(names)}
         weight = sum(i.freq for i in infos.values()) or 1.0
         # P(group) among the bearers of the listed surnames: the prior of full_name_shares
@@ -161,6 +164,27 @@ class SurnameTable:
     def order_of(self, *pools: list[str]) -> list[str]:
         """The surnames of ``pools`` together, most frequent first."""
         return sorted({n for pool in pools for n in pool}, key=self.order.__getitem__)
+
+
+def misspellings(infos: dict[str, SurnameInfo]) -> frozenset[str]:
+    """Listed surnames that read as a typo of a much more common one of the same group: one letter
+    left out, added or changed ("Henandez" next to "Hernandez", 1,000 times as frequent). The census
+    lists such spellings, so they stay readable in a prompt; a variant never writes one."""
+    census = {n: i for n, i in infos.items() if i.race in GROUPS and i.freq > 0}
+    lowest = min((i.freq for i in census.values()), default=0.0)
+    common = {n: i for n, i in census.items() if i.freq >= MISSPELT * lowest}
+    by_deletion: dict[str, list[str]] = {}
+    for name in common:
+        for k in range(len(name)):
+            by_deletion.setdefault(name[:k] + name[k + 1:], []).append(name)
+    found = set()
+    for name, info in census.items():
+        near = {m for k in range(len(name)) for m in by_deletion.get(name[:k] + name[k + 1:], ())}  # changed, left out
+        near |= set(by_deletion.get(name, ()))  # a letter added to the common one
+        near |= {name[:k] + name[k + 1:] for k in range(len(name))} & common.keys()
+        if any(m != name and common[m].race == info.race and common[m].freq >= MISSPELT * info.freq for m in near):
+            found.add(name)
+    return frozenset(found)
 
 
 _ARABIC_PREFIX = re.compile(r"(?:al|el|abu|abou|bin|ibn|abd)-[a-z]")  # on a key
