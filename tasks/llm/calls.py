@@ -149,11 +149,13 @@ async def call_with_retries(
             await limiter.acquire()
         t0 = time.perf_counter()
         try:
-            # the whole request, connection to last byte, within llm.timeout
             own = {} if req.system is None else {"system": req.system}  # providers take them only when set
             if req.user is not None:
                 own["user"] = dict(req.user)
-            comp = await asyncio.wait_for(provider.acomplete(req.prompt, req.sample_idx, **own), cfg.timeout)
+            # the whole request, connection to last byte, within llm.timeout; asyncio.timeout runs the
+            # call in this task (wait_for would start a task and a timer handle per call)
+            async with asyncio.timeout(cfg.timeout):
+                comp = await provider.acomplete(req.prompt, req.sample_idx, **own)
             return ok_result(req, comp, attempt, time.perf_counter() - t0)
         except asyncio.CancelledError:
             raise

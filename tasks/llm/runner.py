@@ -110,8 +110,8 @@ async def _run_concurrent(
 
     async def calls() -> None:
         for req in order:  # each loop takes the next request not yet started
-            if closing or stop_requested():  # no new call after a stop: on Python 3.11, wait_for can swallow
-                return  # the cancel of a call that had just finished, and this loop would go on from there
+            if closing or stop_requested():  # no new call once the stage closes or a stop was requested
+                return
             answered.append(await call_with_retries(provider, req, cfg, limiter, secrets))
 
     def hand_over() -> None:
