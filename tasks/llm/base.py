@@ -127,7 +127,10 @@ def endpoint_identity(cfg: LLMConfig) -> str | None:
     return None if url in ("", OPENAI_DEFAULT_URL) else url
 
 
+@functools.lru_cache(maxsize=64)
 def _normalise_url(url: str) -> str:
+    """``url`` without credentials, query or trailing slash, scheme and host in lower case (cached: a run
+    keys every call with the same URL)."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(url.strip())
