@@ -96,6 +96,41 @@ def test_aiohttp_transport_looks_up_the_environment_proxy_once(monkeypatch: pyte
     assert env_proxy("http://llm.internal/v1/chat/completions") == {}
 
 
+ODD_TEXTS = ["", "plain", 'quotes " and \\ backslash', "new\nline\ttab\x00nul\x1f", "é ✓ 😀 \u2028 </script>",
+             "x" * 5000]
+
+
+def test_a_request_body_is_written_as_the_json_of_its_dict() -> None:
+    import json
+
+    from equilens.tasks.llm.openai_provider import BodyBytes
+
+    template = {"model": 'm "x" é', "temperature": 1.0, "max_completion_tokens": 64, "logprobs": True,
+                "messages": [{"content": "sys ✓ \"q\"", "role": "system"}, {"content": "", "role": "user"}],
+                "max_tokens": 64}
+    body = BodyBytes(template)
+    for prompt in ODD_TEXTS:
+        for system in [None, *ODD_TEXTS]:
+            sys_msg = template["messages"][0] if system is None else {"content": system, "role": "system"}
+            whole = dict(template, messages=[sys_msg, {"content": prompt, "role": "user"}])
+            assert body(prompt, system) == json.dumps(whole, ensure_ascii=False).encode()
+
+
+def test_both_transports_send_the_same_bodies_with_the_sdk_headers(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    sent = {}
+    for client in ("aiohttp", "httpx"):
+        openai_server.reset()
+        cfg = _cfg(openai_server, http_client=client, max_concurrency=1, logprobs=3)
+        reqs = [LLMRequest(p, 0, cache_key(cfg, p, 0, s), system=s) for p in ODD_TEXTS for s in (None, "own ✓ \"sys\"")]
+        assert all(r.ok for r in run_requests(reqs, cfg))
+        sent[client] = (list(openai_server.requests), list(openai_server.headers))
+    assert sent["aiohttp"][0] == sent["httpx"][0] and len(sent["aiohttp"][0]) == 2 * len(ODD_TEXTS)
+    assert sent["aiohttp"][0][1]["messages"][0]["content"] == "own ✓ \"sys\""
+    for headers in sent["aiohttp"][1]:  # the headers the SDK would send, on every call
+        assert headers["authorization"] == "Bearer not-needed" and headers["x-stainless-lang"] == "python"
+        assert headers["content-type"] == "application/json"
+
+
 def test_cache_makes_a_rerun_free(openai_server: FakeOpenAIServer, tmp_path: Path) -> None:  # noqa: F811
     cfg = _cfg(openai_server)
     store = Store(tmp_path / "e.duckdb")

@@ -25,6 +25,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import aiohttp
+import openai
+from yarl import URL
+
 DROPPED_HEADERS = frozenset({"content-length", "host", "idempotency-key"})  # per request: aiohttp's or unique
 
 
@@ -46,7 +50,6 @@ def env_proxy(url: str) -> dict[str, Any]:
     aiohttp's ``trust_env`` would look it up again in a worker thread for every request.
     """
     from aiohttp.helpers import get_env_proxy_for_url
-    from yarl import URL
 
     try:
         proxy, auth = get_env_proxy_for_url(URL(url))
@@ -73,9 +76,6 @@ class AiohttpPost:
     """POST a chat-completion body to one recorded URL with the recorded headers, over one aiohttp pool."""
 
     def __init__(self, client: Any, request: Any, connections: int, timeout: float) -> None:
-        import aiohttp
-        from yarl import URL
-
         self._client = client  # the OpenAI client: it turns an error reply into its exception
         self._request = request  # the recorded request, attached to exceptions as the SDK does
         # credentials in the base URL reach the server as the Basic header httpx built from them (in
@@ -83,7 +83,10 @@ class AiohttpPost:
         self.url = str(URL(str(request.url)).with_user(None))
         self._headers = {k: v for k, v in request.headers.items() if k.lower() not in DROPPED_HEADERS}
         self._proxy = env_proxy(self.url)
+        # the session's default headers: aiohttp copies them into each request as one multidict, where
+        # headers passed per call would be merged into it one by one
         self._session = aiohttp.ClientSession(
+            headers=self._headers,
             connector=aiohttp.TCPConnector(limit=connections),
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout, sock_read=timeout),
         )
@@ -105,15 +108,12 @@ class AiohttpPost:
             await probe.aclose()
         return cls(client, recorded[-1], connections, timeout)
 
-    async def post(self, body: dict, limit: int | None = None) -> tuple[bytes, bool]:
-        """(the reply body of one POST, at most ``limit`` bytes; whether that is all of it); the SDK's
-        exception for an error status or a failed connection."""
-        import aiohttp
-        import openai
-
-        data = json.dumps(body, ensure_ascii=False).encode()
+    async def post(self, body: dict | bytes, limit: int | None = None) -> tuple[bytes, bool]:
+        """(the reply body of one POST of ``body``, a dict or its JSON bytes, at most ``limit`` bytes;
+        whether that is all of it); the SDK's exception for an error status or a failed connection."""
+        data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
         try:
-            async with self._session.post(self.url, data=data, headers=self._headers, **self._proxy) as reply:
+            async with self._session.post(self.url, data=data, **self._proxy) as reply:
                 raw, whole = await read_capped(reply, limit)
                 status, headers = reply.status, reply.raw_headers
                 if not whole:

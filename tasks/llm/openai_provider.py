@@ -14,7 +14,8 @@ configured (base URL, key, Azure deployment and headers, error classes), skippin
 message conversion, callback set-up, TypedDict transform and the thread hop langchain makes to parse
 each reply. With ``llm.http_client: aiohttp`` (the default) the request the OpenAI client would send
 is recorded once and posted over one aiohttp pool (:mod:`equilens.tasks.llm.aiohttp_post`), with the SDK's
-URL, headers and exception classes. With ``http_client: httpx``, connections are spread over small
+URL, headers and exception classes, and the body's JSON is the template's bytes with only the prompt (and a
+call's own system message) encoded per call (:class:`BodyBytes`). With ``http_client: httpx``, connections are spread over small
 httpx pools (:data:`CONNECTIONS_PER_POOL` connections each), because one
 httpcore pool scans all its connections for every request and answer, which at 32+ connections costs
 more CPU than the call itself.
@@ -138,6 +139,7 @@ class OpenAIChatProvider:
         self._next_pool: Any = None
         self._aiohttp: Any = None  # tasks.llm.aiohttp_post.AiohttpPost, for llm.http_client: aiohttp
         self._template: dict[str, Any] | None = None
+        self._body: BodyBytes | None = None  # the template's JSON, for the aiohttp transport
         self._max_chars, self._max_bytes = answer_char_cap(cfg), reply_byte_cap(cfg)
 
     def _client(self) -> Any:
@@ -146,8 +148,12 @@ class OpenAIChatProvider:
             from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
             # the runner's deadline (llm.timeout) bounds the whole request; this one bounds each
-            # socket operation and is a little longer, so the whole-request deadline decides
-            self._http = httpx.AsyncClient(timeout=self.cfg.timeout + 1.0)
+            # socket operation and is a little longer, so the whole-request deadline decides. The
+            # chat model's own client sends nothing: calls go over the aiohttp pool or the httpx pools
+            # (aopen), so it gets no connections, no proxies from the environment and no TLS context
+            # (loading the CA certificates costs ~30 ms of CPU a run)
+            self._http = httpx.AsyncClient(timeout=self.cfg.timeout + 1.0, trust_env=False,
+                                           transport=httpx.MockTransport(_no_direct_requests))
             common: dict[str, Any] = dict(
                 temperature=self.cfg.temperature,
                 timeout=self.cfg.timeout + 1.0,
@@ -187,6 +193,7 @@ class OpenAIChatProvider:
 
             self._aiohttp = await AiohttpPost.open(llm.root_async_client, "/chat/completions", payload,
                                                    self.cfg.max_concurrency, self.cfg.timeout + 1.0)
+            self._body = BodyBytes(payload)
         else:
             for http in httpx_pools(self.cfg):
                 self._pools.append((llm.root_async_client.with_options(http_client=http), http))
@@ -194,9 +201,7 @@ class OpenAIChatProvider:
         self._template = payload
 
     async def _post(self, body: dict[str, Any]) -> tuple[bytes, bool]:
-        """(the reply body, at most ``reply_byte_cap`` bytes; whether that is all of it)."""
-        if self._aiohttp is not None:
-            return await self._aiohttp.post(body, self._max_bytes)
+        """(the reply body, at most ``reply_byte_cap`` bytes; whether that is all of it) over the httpx pools."""
         import httpx
 
         # the raw-response header makes the SDK hand back the response before reading its body
@@ -216,6 +221,9 @@ class OpenAIChatProvider:
     async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None) -> Completion:
         if self._template is None:
             await self.aopen()
+        if self._aiohttp is not None:  # the body's bytes from the template's, the reply over the one pool
+            raw, whole = await self._aiohttp.post(self._body(prompt, system), self._max_bytes)  # type: ignore[misc]
+            return parse_chat_completion(raw, self._max_chars, whole)
         body = dict(self._template)  # type: ignore[arg-type]
         sys_msg, user = body["messages"]
         if system is not None:
@@ -234,8 +242,41 @@ class OpenAIChatProvider:
             await self._aiohttp.aclose()
         if self._http is not None:
             await self._http.aclose()
-        self._llm = self._http = self._next_pool = self._template = self._aiohttp = None
+        self._llm = self._http = self._next_pool = self._template = self._aiohttp = self._body = None
         self._pools = []
+
+
+def _no_direct_requests(request: Any) -> Any:
+    raise ProviderError(f"the chat model's own client sends no requests ({request.method} {request.url.path})")
+
+
+class BodyBytes:
+    """A request body's JSON bytes with the call's prompt (and system message) in the template's two
+    messages: the bytes ``json.dumps(body, ensure_ascii=False).encode()`` gives for the body
+    :meth:`OpenAIChatProvider.acomplete` builds from the template, written from the template's JSON
+    around the two message contents (encoded once) and the two strings encoded per call."""
+
+    SLOTS = ("\x00equilens system\x00", "\x00equilens user\x00")  # where the two contents go (JSON: \u0000...)
+
+    def __init__(self, template: dict[str, Any]) -> None:
+        sys_msg, user = template["messages"]
+        marked = dict(template, messages=[{**sys_msg, "content": self.SLOTS[0]}, {**user, "content": self.SLOTS[1]}])
+        text = json.dumps(marked, ensure_ascii=False)
+        slots = [json.dumps(slot) for slot in self.SLOTS]
+        if any(text.count(slot) != 1 for slot in slots):
+            raise ProviderError("the request template holds the text that marks its message contents")
+        head, rest = text.split(slots[0])
+        mid, tail = rest.split(slots[1])
+        self._head, self._mid, self._tail = head.encode(), mid.encode(), tail.encode()
+        self._system = _json_string(sys_msg["content"])
+
+    def __call__(self, prompt: str, system: str | None = None) -> bytes:
+        own = self._system if system is None else _json_string(system)
+        return b"".join((self._head, own, self._mid, _json_string(prompt), self._tail))
+
+
+def _json_string(text: Any) -> bytes:
+    return json.dumps(text, ensure_ascii=False).encode()
 
 
 class MalformedReplyError(ValueError):
