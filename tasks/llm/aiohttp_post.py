@@ -11,8 +11,9 @@ error classes, ``Retry-After`` handling and retries are unchanged:
 * a reply of status 400 or more becomes the exception the SDK raises for it (``RateLimitError``,
   ``InternalServerError``, a content filter's ``BadRequestError``, ...);
 * a refused, reset or closed connection is an ``APIConnectionError``;
-* a socket read or connect past its timeout is an ``APITimeoutError`` (the runner's ``llm.timeout``
-  still bounds the whole request).
+* a connection not made within its timeout is an ``APITimeoutError``. Reads have no timeout here: the
+  caller's deadline bounds the whole request (the runner's ``llm.timeout``, shorter than the pool's
+  timeout, so a read timeout could never fire first, and it would set two timers on every call).
 
 A reply body is read up to a byte cap and no further: past it the connection is dropped, and the
 caller learns the body is not whole (an endpoint that ignores ``max_tokens`` cannot fill memory).
@@ -88,7 +89,7 @@ class AiohttpPost:
         self._session = aiohttp.ClientSession(
             headers=self._headers,
             connector=aiohttp.TCPConnector(limit=connections),
-            timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout, sock_read=timeout),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout, sock_read=None),
         )
 
     @classmethod
