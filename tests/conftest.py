@@ -32,3 +32,24 @@ def prefect_api_env(prefect_harness) -> dict[str, str]:  # noqa: ANN001
     from prefect.settings import PREFECT_API_URL
 
     return {"PREFECT_API_URL": str(PREFECT_API_URL.value())}
+
+
+# ---- tiny models built on the spot, shared by the modules that test with them ------------------------
+# Module-scoped: each module that asks builds its own copy once (a few hundred ms each).
+
+
+@pytest.fixture(scope="module")
+def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A tiny random causal LM (GPT-2) over ``LM_WORDS``: the path of its directory."""
+    from tests.fakes.tiny_models import LM_WORDS, tiny_causal_lm
+
+    return tiny_causal_lm(tmp_path_factory.mktemp("gpt2"), LM_WORDS)
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A tiny random masked LM (BERT) over ``LM_WORDS``: the path of its directory. (The classifier
+    BERT is ``tiny_bert_classifier``.)"""
+    from tests.fakes.tiny_models import LM_WORDS, tiny_masked_lm
+
+    return tiny_masked_lm(tmp_path_factory.mktemp("bert"), LM_WORDS)

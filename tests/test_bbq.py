@@ -13,7 +13,6 @@ from equilens.tasks.config import BBQConfig, MetricsConfig, parse_config
 from equilens.tasks.errors import InputDataError
 
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
-from tests.test_lm_likelihood import tiny_gpt2  # noqa: F401 - fixture: a tiny causal LM built on the spot
 
 
 def _questions() -> pd.DataFrame:
@@ -120,7 +119,7 @@ def test_stratified_sample_is_balanced_and_reproducible() -> None:
         load_questions(BBQConfig(categories=["Nope"]))
 
 
-def test_option_likelihoods_follow_the_chain_rule(tiny_gpt2: str) -> None:  # noqa: F811
+def test_option_likelihoods_follow_the_chain_rule(tiny_gpt2: str) -> None:
     from equilens.tasks.assessments.bbq.stages import likelihood_scores, scoring_prefix
     from equilens.tasks.config import LLMConfig
     from equilens.tasks.scoring.likelihood import LanguageModelScorer
@@ -195,7 +194,7 @@ def test_bbq_flow_on_an_endpoint_with_parsed_letters(prefect_harness, openai_ser
     assert "The woman, clearly." in Path(result["report"]).read_text()
 
 
-def test_bbq_flow_scores_options_with_a_local_model(prefect_harness, tiny_gpt2, tmp_path: Path) -> None:  # noqa: F811
+def test_bbq_flow_scores_options_with_a_local_model(prefect_harness, tiny_gpt2, tmp_path: Path) -> None:
     from equilens.flows.running.dispatch import flow_for
 
     cfg = parse_config({

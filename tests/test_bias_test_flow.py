@@ -12,8 +12,6 @@ import pytest
 from equilens.tasks.config import parse_config
 from equilens.tasks.errors import ValidationFailed
 
-from tests.test_lm_likelihood import tiny_bert, tiny_gpt2  # noqa: F401 - fixtures: tiny LMs
-
 SPEC = {"name": "doctor_nurse", "social_groups": {"male": ["he", "man"], "female": ["she", "woman"]},
         "attributes": {"doctor": ["doctor", "smart"], "nurse": ["nurse", "kind"]},
         "templates": ["[T] is [A]", "[T] was [A]"]}
@@ -45,7 +43,7 @@ def _metrics(db: Path, run_id: str) -> pd.DataFrame:
                            "WHERE run_id = ?", [run_id]).df()
 
 
-def test_masked_lm_gets_lpbs_cbs_and_aul(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
+def test_masked_lm_gets_lpbs_cbs_and_aul(prefect_harness, tiny_bert, tmp_path: Path) -> None:
     from equilens.flows.running.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_bert, "masked")
@@ -63,7 +61,7 @@ def test_masked_lm_gets_lpbs_cbs_and_aul(prefect_harness, tiny_bert, tmp_path: P
     assert stages == {"bias_sentences", "bias_pairs", "metrics"}
 
 
-def test_causal_lm_records_masked_metrics_as_skipped(prefect_harness, tiny_gpt2, tmp_path: Path) -> None:  # noqa: F811
+def test_causal_lm_records_masked_metrics_as_skipped(prefect_harness, tiny_gpt2, tmp_path: Path) -> None:
     from equilens.flows.running.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_gpt2, "causal")
@@ -76,7 +74,7 @@ def test_causal_lm_records_masked_metrics_as_skipped(prefect_harness, tiny_gpt2,
     assert any(k.startswith("lpbs") for k in result["skipped"])
 
 
-def test_metrics_names_are_honoured(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
+def test_metrics_names_are_honoured(prefect_harness, tiny_bert, tmp_path: Path) -> None:
     from equilens.flows.running.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_bert, "masked", names=["lpbs"])
@@ -84,7 +82,7 @@ def test_metrics_names_are_honoured(prefect_harness, tiny_bert, tmp_path: Path) 
     assert _metrics(tmp_path / "e.duckdb", result["run_id"])["metric"].tolist() == ["lpbs"]
 
 
-def test_a_kept_sentence_without_its_group_term_stops_the_flow(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
+def test_a_kept_sentence_without_its_group_term_stops_the_flow(prefect_harness, tiny_bert, tmp_path: Path) -> None:
     from equilens.flows.running.dispatch import flow_for
 
     cfg = _config(tmp_path, tiny_bert, "masked")

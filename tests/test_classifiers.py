@@ -12,10 +12,8 @@ from equilens.tasks.errors import ModelLoadError
 from equilens.tasks.scoring.base import SCORERS
 from equilens.tasks.scoring.classifiers import HFClassifierScorer, ProfanityScorer, resolve_label
 
-WORDS = (
-    "you are a the is and not very good bad nice kind awful idiot stupid hate love people day "
-    "this that it was he she they we great terrible movie food weather today"
-).split()
+from tests.fakes.tiny_models import tiny_classifier
+
 TEXTS = [
     "you are a stupid idiot",
     "nice day",
@@ -27,61 +25,41 @@ TEXTS = [
 ]
 
 
-def _build(path: Path, problem_type: str | None = None) -> Path:
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
-
-    path.mkdir(parents=True, exist_ok=True)
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
-    (path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    BertTokenizerFast(vocab_file=str(path / "vocab.txt")).save_pretrained(path)
-    config = BertConfig(
-        vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-        intermediate_size=32, max_position_embeddings=64,
-        id2label={0: "non_toxic", 1: "toxic"}, label2id={"non_toxic": 0, "toxic": 1},
-        problem_type=problem_type,
-    )
-    import torch
-
-    torch.manual_seed(0)
-    BertForSequenceClassification(config).save_pretrained(path)
-    return path
-
-
 @pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _build(tmp_path_factory.mktemp("tiny-bert"))
+def tiny_bert_classifier(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tiny_classifier(tmp_path_factory.mktemp("tiny-bert"))
 
 
-def test_scores_in_range_and_shape(tiny_bert: Path) -> None:
-    scorer = HFClassifierScorer(str(tiny_bert), positive_label="toxic", batch_size=3)
+def test_scores_in_range_and_shape(tiny_bert_classifier: Path) -> None:
+    scorer = HFClassifierScorer(str(tiny_bert_classifier), positive_label="toxic", batch_size=3)
     scores = scorer.score(TEXTS)
     assert scores.shape == (len(TEXTS),)
     assert np.all((scores >= 0.0) & (scores <= 1.0))
     assert scorer.kind == "scalar" and scorer.value_range == (0.0, 1.0)
-    other = HFClassifierScorer(str(tiny_bert), positive_label="non_toxic").score(TEXTS)
+    other = HFClassifierScorer(str(tiny_bert_classifier), positive_label="non_toxic").score(TEXTS)
     np.testing.assert_allclose(scores + other, 1.0, atol=1e-6)  # softmax over two labels
     assert scorer.score([]).shape == (0,)
 
 
-def test_batch_size_and_order_do_not_change_scores(tiny_bert: Path) -> None:
-    base = HFClassifierScorer(str(tiny_bert), positive_label="toxic", batch_size=1).score(TEXTS)
-    big = HFClassifierScorer(str(tiny_bert), positive_label="toxic", batch_size=64).score(TEXTS)
+def test_batch_size_and_order_do_not_change_scores(tiny_bert_classifier: Path) -> None:
+    base = HFClassifierScorer(str(tiny_bert_classifier), positive_label="toxic", batch_size=1).score(TEXTS)
+    big = HFClassifierScorer(str(tiny_bert_classifier), positive_label="toxic", batch_size=64).score(TEXTS)
     np.testing.assert_allclose(big, base, atol=1e-5)
-    reordered = HFClassifierScorer(str(tiny_bert), positive_label="toxic", batch_size=2).score(TEXTS[::-1])
+    reordered = HFClassifierScorer(str(tiny_bert_classifier), positive_label="toxic", batch_size=2).score(TEXTS[::-1])
     np.testing.assert_allclose(reordered[::-1], base, atol=1e-5)
-    twice = HFClassifierScorer(str(tiny_bert), positive_label="toxic").score([TEXTS[0]] * 3 + TEXTS)
+    twice = HFClassifierScorer(str(tiny_bert_classifier), positive_label="toxic").score([TEXTS[0]] * 3 + TEXTS)
     np.testing.assert_allclose(twice[:3], base[0], atol=1e-5)
 
 
-def test_matches_a_direct_forward_pass(tiny_bert: Path) -> None:
+def test_matches_a_direct_forward_pass(tiny_bert_classifier: Path) -> None:
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(tiny_bert)
-    model = AutoModelForSequenceClassification.from_pretrained(tiny_bert).eval()
+    tok = AutoTokenizer.from_pretrained(tiny_bert_classifier)
+    model = AutoModelForSequenceClassification.from_pretrained(tiny_bert_classifier).eval()
     with torch.inference_mode():
         expected = torch.softmax(model(**tok(TEXTS[1], return_tensors="pt")).logits, -1)[0, 1].item()
-    got = HFClassifierScorer(str(tiny_bert), positive_label="TOXIC").score([TEXTS[1]])  # case-insensitive
+    got = HFClassifierScorer(str(tiny_bert_classifier), positive_label="TOXIC").score([TEXTS[1]])  # case-insensitive
     assert got[0] == pytest.approx(expected, abs=1e-5)
 
 
@@ -89,7 +67,7 @@ def test_multi_label_uses_sigmoid(tmp_path: Path) -> None:
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    path = _build(tmp_path / "multi", problem_type="multi_label_classification")
+    path = tiny_classifier(tmp_path / "multi", problem_type="multi_label_classification")
     tok = AutoTokenizer.from_pretrained(path)
     model = AutoModelForSequenceClassification.from_pretrained(path).eval()
     with torch.inference_mode():
@@ -98,8 +76,8 @@ def test_multi_label_uses_sigmoid(tmp_path: Path) -> None:
     np.testing.assert_allclose(got, expected.numpy(), atol=1e-5)
 
 
-def test_wrong_label_lists_available_labels(tiny_bert: Path) -> None:
-    scorer = HFClassifierScorer(str(tiny_bert), positive_label="hateful")
+def test_wrong_label_lists_available_labels(tiny_bert_classifier: Path) -> None:
+    scorer = HFClassifierScorer(str(tiny_bert_classifier), positive_label="hateful")
     with pytest.raises(ModelLoadError, match="'non_toxic', 'toxic'"):
         scorer.score(["hello"])
     with pytest.raises(ModelLoadError, match="available labels"):
@@ -111,8 +89,8 @@ def test_missing_model_is_a_model_load_error(tmp_path: Path) -> None:
         HFClassifierScorer(str(tmp_path / "nowhere"), positive_label="toxic").score(["x"])
 
 
-def test_out_of_memory_halves_the_batch_size(tiny_bert: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    scorer = HFClassifierScorer(str(tiny_bert), positive_label="toxic", batch_size=8)
+def test_out_of_memory_halves_the_batch_size(tiny_bert_classifier: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scorer = HFClassifierScorer(str(tiny_bert_classifier), positive_label="toxic", batch_size=8)
     expected = scorer.score(TEXTS)
     real, tried = scorer._score_sorted, []
 

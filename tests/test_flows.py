@@ -206,12 +206,10 @@ def test_stereotype_flow_with_brought_responses_on_a_local_dask_cluster(prefect_
                   [result["run_id"]]) == 2
 
 
-from tests.test_lm_likelihood import tiny_bert  # noqa: E402,F401 - fixture: a tiny masked LM built on the spot
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny_bert, tmp_path: Path) -> None:  # noqa: F811
+def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny_bert, tmp_path: Path) -> None:
     from equilens.flows.running.dispatch import flow_for
 
     reviewed = tmp_path / "reviewed.csv"
@@ -249,9 +247,9 @@ def test_bias_test_flow_on_a_reviewed_csv_with_a_masked_lm(prefect_harness, tiny
 def test_stereotype_flow_with_hugging_face_classifiers(prefect_harness, tmp_path: Path) -> None:
     from equilens.flows.running.dispatch import flow_for
 
-    from tests.test_classifiers import _build
+    from tests.fakes.tiny_models import tiny_classifier
 
-    model = _build(tmp_path / "tiny-toxicity")
+    model = tiny_classifier(tmp_path / "tiny-toxicity")
     lexicon = tmp_path / "hurtful.txt"
     lexicon.write_text("bad\n")
     responses = tmp_path / "responses.jsonl"

@@ -1,4 +1,5 @@
-"""Sentence/token log-likelihoods on tiny random models built offline in tmp_path."""
+"""Sentence/token log-likelihoods on tiny random models built offline in tmp_path (``tiny_gpt2`` and
+``tiny_bert``, fixtures of conftest.py, over the words of ``tests.fakes.tiny_models.LM_WORDS``)."""
 
 from __future__ import annotations
 
@@ -14,57 +15,12 @@ from equilens.tasks.scoring.likelihood import (
     pll_token_logprobs,
 )
 
-WORDS = "the a man woman doctor nurse is was here good bad kind smart and he she works at home".split()
 SENTENCES = [
     "the man is here",
     "a woman was a good doctor and she works at home",
     "he is kind",
     "the nurse was smart and kind and good",
 ]
-
-
-@pytest.fixture(scope="module")
-def tiny_gpt2(tmp_path_factory):
-    import torch
-    from tokenizers import Tokenizer
-    from tokenizers.models import WordLevel
-    from tokenizers.pre_tokenizers import Whitespace
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    path = tmp_path_factory.mktemp("gpt2")
-    vocab = {w: i for i, w in enumerate(["<|endoftext|>", "[UNK]", *WORDS])}
-    raw = Tokenizer(WordLevel(vocab, unk_token="[UNK]"))
-    raw.pre_tokenizer = Whitespace()
-    tok = PreTrainedTokenizerFast(
-        tokenizer_object=raw, unk_token="[UNK]", eos_token="<|endoftext|>", bos_token="<|endoftext|>"
-    )
-    torch.manual_seed(0)
-    cfg = GPT2Config(vocab_size=len(vocab), n_layer=1, n_embd=16, n_head=2, n_positions=32)
-    GPT2LMHeadModel(cfg).save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
-
-
-@pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory):
-    import torch
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-
-    path = tmp_path_factory.mktemp("bert")
-    (path / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
-    tok = BertTokenizer.from_pretrained(str(path))  # a WordPiece vocab file, read offline
-    torch.manual_seed(0)
-    cfg = BertConfig(
-        vocab_size=len(WORDS) + 5,
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=32,
-    )
-    BertForMaskedLM(cfg).save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
 
 
 def test_kind_detection(tiny_gpt2, tiny_bert):
