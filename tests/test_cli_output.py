@@ -13,20 +13,12 @@ import pytest
 from equilens.tasks.storage.store import Store
 
 from tests.fakes.cli import equilens
+from tests.fakes.runs import gender_run, how_tested
 
 ROOT = Path(__file__).resolve().parents[1]
 GROUPS = ["white", "black", "asian", "hispanic", "native_american", "middle_eastern"]
 METRICS = {"strict_sentiment_parity": "lower", "weak_sentiment_parity": "lower", "cosine_similarity": "higher",
            "bleu_similarity": "higher", "rougel_similarity": "higher"}
-
-
-def _tested(name: str) -> dict:
-    """How a run stores the test behind a metric's p-value: parity by permutation, similarity by a paired
-    t-test over 12 prompts, BLEU and ROUGE-L on neutralised text (judged), cosine never judged."""
-    if name.endswith("sentiment_parity"):
-        return {"p_method": "permutation", "prompts": 12}
-    return {"p_method": "paired t-test over prompts", "prompts": 12,
-            **({} if name == "cosine_similarity" else {"neutralized": True})}
 
 
 def _metrics(run_id: str) -> pd.DataFrame:
@@ -40,7 +32,7 @@ def _metrics(run_id: str) -> pd.DataFrame:
                 rows.append({"run_id": run_id, "family": "counterfactual", "attribute": "race", "group_a": a,
                              "group_b": b, "metric": name, "value": v, "ci_low": round(v - 0.05, 3),
                              "ci_high": round(v + 0.111, 3), "n": 12, "direction": direction, "aggregation": "mean",
-                             "details": json.dumps({"p_holm": 0.01 if k % 7 == 0 else 0.4, **_tested(name)})})
+                             "details": json.dumps({"p_holm": 0.01 if k % 7 == 0 else 0.4, **how_tested(name)})})
     return pd.DataFrame(rows)
 
 
@@ -206,30 +198,6 @@ def test_html_report_shows_holm_p_values_and_marks(db: Path) -> None:
     # the rows given p_holm = 0.01, but cosine (every fifth metric from the third): it is never judged
     assert len(marked) == sum(1 for k in range(1, 76) if k % 7 == 0 and k % 5 != 3)
     assert all("<td>0.01</td>" in r for r in marked)
-
-
-def gender_run(store: Store, run_id: str) -> pd.DataFrame:
-    """A run stored as `make demo` stores its gender table: no parity or neutralised-similarity gap
-    beyond noise, and cosine's gap far below p 0.05 (embeddings are reported, never judged)."""
-    store.start_run(run_id, name="demo", flow="counterfactual_assessment", started_at=pd.Timestamp("2026-11-22 10:10"),
-                    config={"llm": {"temperature": 0.7}}, config_hash="h", provider="local", model="SmolLM2-135M-Instruct")
-    rows = []
-    for a, b in (("male", "female"), ("male", "neutral"), ("female", "neutral")):
-        for name, direction, value, p_holm in (("strict_sentiment_parity", "lower", 0.061, 0.62),
-                                               ("weak_sentiment_parity", "lower", 0.032, 0.71),
-                                               ("cosine_similarity", "higher", 0.418, 0.0004),
-                                               ("bleu_similarity", "higher", 0.212, 0.55),
-                                               ("rougel_similarity", "higher", 0.305, 0.48)):
-            details = {"noise_floor": value, "gap": 0.01, "gap_ci": [-0.02, 0.04], "p_value": p_holm / 3,
-                       "p_holm": p_holm, "min_detectable_gap": 0.05, **_tested(name), "prompts": 31}
-            rows.append({"run_id": run_id, "family": "counterfactual", "attribute": "gender", "group_a": a,
-                         "group_b": b, "metric": name, "value": value, "ci_low": round(value - 0.055, 3),
-                         "ci_high": round(value + 0.057, 3), "n": 31, "direction": direction, "aggregation": "mean",
-                         "details": json.dumps(details)})
-    frame = pd.DataFrame(rows)
-    store.append("metrics", frame)
-    store.finish_run(run_id, "completed", summary={})
-    return frame
 
 
 def test_show_stars_no_metric_the_verdict_does_not_judge(tmp_path: Path) -> None:

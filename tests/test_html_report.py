@@ -105,7 +105,7 @@ def test_report_renders_in_headless_chromium(store: Store, tmp_path: Path) -> No
 def test_an_identity_run_s_glance_shows_its_outcome_gaps_and_the_judge_with_its_note(tmp_path: Path) -> None:
     import re
 
-    from tests.test_evidence import JUDGE_NOTE, seed_identity_run
+    from tests.fakes.runs import JUDGE_NOTE, seed_identity_run
 
     s = Store(tmp_path / "i.duckdb")
     seed_identity_run(s)
@@ -151,7 +151,7 @@ def test_the_report_stars_no_metric_the_verdict_does_not_judge(tmp_path: Path) -
     # the demo's report starred cosine in "Least fair group pair per metric" and "All metrics" under a
     # verdict of no difference beyond sampling noise: embeddings are reported, never judged
     from tests.fakes.cli import equilens
-    from tests.test_cli_output import gender_run
+    from tests.fakes.runs import gender_run
 
     gender_run(Store(tmp_path / "e.duckdb"), "demo-1")
     out = equilens("report", "demo-1", "--db", str(tmp_path / "e.duckdb"), "--out", str(tmp_path / "r.html"),
