@@ -27,6 +27,7 @@ from equilens.tasks.reporting.html import build_html_report
 from equilens.tasks.storage.store import Store
 
 from tests.fakes.cli import equilens
+from tests.fakes.full_disk import full_disk
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-proj-Zx81kQ0secretvalue77"
@@ -216,44 +217,6 @@ def test_a_stage_that_freed_little_skips_the_full_collection(tmp_path: Path, mon
 
 
 # ---- a full disk: one paragraph, exit 2, the run recorded failed, nothing stored before lost ---------
-NO_SPACE = {  # what DuckDB raises when the disk has no room for the write-ahead log
-    "TransactionException": 'TransactionContext Error: Failed to commit: Could not write file "{wal}": '
-                            "No space left on device",
-    "IOException": 'IO Error: Could not write file "{wal}": No space left on device'}
-
-
-class _Refusing:
-    """A DuckDB connection whose writes matching ``refuse(sql)`` fail as on a full disk (the exception class
-    ``refuse`` names, with DuckDB's message)."""
-
-    def __init__(self, con, refuse, wal: str) -> None:  # noqa: ANN001
-        self._con, self._refuse, self._wal = con, refuse, wal
-
-    def __getattr__(self, name: str):  # noqa: ANN204
-        return getattr(self._con, name)
-
-    def execute(self, sql: str, *params):  # noqa: ANN001, ANN202
-        kind = self._refuse(sql)
-        if kind:
-            import duckdb
-
-            raise getattr(duckdb, kind)(NO_SPACE[kind].format(wal=self._wal))
-        return self._con.execute(sql, *params)
-
-
-def _full_disk(monkeypatch: pytest.MonkeyPatch, refuse) -> None:  # noqa: ANN001
-    from contextlib import contextmanager
-
-    real = Store.connect
-
-    @contextmanager
-    def connect(self: Store, read_only: bool = False):  # noqa: ANN202
-        with real(self, read_only) as con:
-            yield con if read_only else _Refusing(con, refuse, f"{self.path}.wal")
-
-    monkeypatch.setattr(Store, "connect", connect)
-
-
 def test_a_full_disk_is_one_paragraph_and_the_run_is_recorded_failed(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     from equilens.tasks.errors import DiskFullError
@@ -274,7 +237,7 @@ def test_a_full_disk_is_one_paragraph_and_the_run_is_recorded_failed(tmp_path: P
             return "IOException"
         return None
 
-    _full_disk(monkeypatch, refuse)
+    full_disk(monkeypatch, refuse)
     with pytest.raises(DiskFullError) as caught, recorded_run(recorder):
         recorder.save("metrics", pd.DataFrame([{"metric": "m", "value": 1.0}]))
     message = str(caught.value)
@@ -293,7 +256,7 @@ def test_a_full_disk_is_one_paragraph_and_the_run_is_recorded_failed(tmp_path: P
     assert row["status"] == "failed" and "the disk that holds it is full" in json.loads(row["summary"])["error"]
 
     # no room even for the status: it stays running, and `equilens runs` still lists (it cannot mark)
-    _full_disk(monkeypatch, lambda sql: "IOException" if sql.startswith("UPDATE") else None)
+    full_disk(monkeypatch, lambda sql: "IOException" if sql.startswith("UPDATE") else None)
     last = RunRecorder(store, "run-full-3", "counterfactual_assessment", cfg)
     with pytest.raises(DiskFullError), recorded_run(last):
         raise RuntimeError("a stage failed")
@@ -303,7 +266,7 @@ def test_a_full_disk_is_one_paragraph_and_the_run_is_recorded_failed(tmp_path: P
 
 PATCHED_CLI = """
 import sys
-from tests.test_run_records import _full_disk
+from tests.fakes.full_disk import full_disk
 
 class Patch:
     def setattr(self, owner, name, value):
@@ -319,7 +282,7 @@ def refuse(sql):
         return "IOException"
     return None
 
-_full_disk(Patch(), refuse)
+full_disk(Patch(), refuse)
 from equilens.flows.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -373,7 +336,7 @@ def test_a_run_started_on_a_full_disk_is_recorded_failed_or_says_that_nothing_wa
             return None
         return "TransactionException"
 
-    _full_disk(monkeypatch, refuse)
+    full_disk(monkeypatch, refuse)
     with running_server() as server:
         cfg = _two_prompt_config(tmp_path, server.base_url, db)
         run = equilens("run", str(cfg), cwd=tmp_path, api=prefect_api_env)
