@@ -124,13 +124,17 @@ def main() -> None:
                     ideal = concurrency / LATENCY
                     print(f"{client:>8} {concurrency:>5} {nproc:>5} {wall:>8.2f} {rate:>8.1f} {ideal:>6.0f} "
                           f"{rate / ideal:>8.2f} {rate / ceiling:>10.2f} {cpu:>11.2f} {srv:>10.2f}", flush=True)
-        print("\nequilens as a share of the bare aiohttp client (median over rounds); CPU per call")
+        print("\nequilens as a share of the bare aiohttp client (median over rounds); client CPU per call, and "
+              "its excess over the ceiling's")
         for concurrency in args.levels:
             top = med([x[0] for x in rows[("ceiling", concurrency)]])
-            parts = [f"{client} {med([x[0] for x in rows[(client, concurrency)]]) / top:4.2f} "
-                     f"({med([x[1] for x in rows[(client, concurrency)]]):.2f} ms)" for client in CLIENTS[1:]]
-            print(f"  concurrency {concurrency:>4}: ceiling {top:6.0f} calls/s "
-                  f"({med([x[1] for x in rows[('ceiling', concurrency)]]):.2f} ms); " + "; ".join(parts))
+            base_cpu = med([x[1] for x in rows[("ceiling", concurrency)]])
+            parts = []
+            for client in CLIENTS[1:]:
+                cpu = med([x[1] for x in rows[(client, concurrency)]])
+                parts.append(f"{client} {med([x[0] for x in rows[(client, concurrency)]]) / top:4.2f} "
+                             f"({cpu:.2f} ms, {cpu - base_cpu:+.2f})")
+            print(f"  concurrency {concurrency:>4}: ceiling {top:6.0f} calls/s ({base_cpu:.2f} ms); " + "; ".join(parts))
     finally:
         server.kill()
 
