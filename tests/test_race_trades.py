@@ -145,3 +145,19 @@ def test_a_variant_never_writes_a_misspelt_surname() -> None:
     assert {"hernandez", "martinez", "garcia", "nguyen"} <= drawn
     text = "Both Jose Henandez and Brian Walsh went to the game."
     assert "Henandez" in text and all("Henandez" not in v for g, v in race_variants(text).items() if g != "hispanic")
+
+
+def test_the_rarest_surname_of_a_group_gets_a_rare_replacement() -> None:
+    """A replacement is drawn as far down the target pool as the old surname is down its own, whole
+    pool (the misspellings left out of the draw still count in that rank): the rarest listed Hispanic
+    surname gets a surname from the rare end of the white pool, never one from its common head."""
+    from pathlib import Path
+
+    from equilens.tasks.inputs.surnames import load_surnames
+
+    table = load_surnames(Path(__file__).resolve().parents[1] / "data" / "lexicons")
+    assert table is not None
+    rarest = max((n for n in table.rank if table.info[n].race == "hispanic"), key=table.rank.__getitem__)
+    new = table.replacement(rarest, "white", set())
+    assert new is not None
+    assert table.pools["white"].index(new.lower()) > len(table.pools["white"]) * 0.9

@@ -111,7 +111,10 @@ class SurnameTable:
         misspelt = misspellings(infos)  # "Henandez": listed (census spellings), never drawn as a replacement
         self.pools = {race: [n for n in names if n not in misspelt] for race, names in pools.items()}
         self.origin_pools = {o: [n for n in names if n not in misspelt] for o, names in self.origin_pools.items()}
+        # a surname's rank down its race's whole pool, misspellings included, and that pool's length:
+        # how far down the target pool its replacement is drawn
         self.rank = {n: k for names in pools.values() for k, n in enumerate(names)}
+        self.pool_sizes = {race: len(names) for race, names in pools.items()}
         weight = sum(i.freq for i in infos.values()) or 1.0
         # P(group) among the bearers of the listed surnames: the prior of full_name_shares
         self.prior: Shares = tuple(sum(i.freq * i.shares[g] for i in infos.values()) / weight  # type: ignore[assignment]
@@ -155,7 +158,7 @@ class SurnameTable:
                     if self.info[n].race == race] or pool
         surname = surname_key(surname)
         if surname in self.rank:  # in the pool of its own race
-            cand = matched_pick(pool, self.rank[surname], len(self.pools[self.info[surname].race]), taken)
+            cand = matched_pick(pool, self.rank[surname], self.pool_sizes[self.info[surname].race], taken)
         else:
             cand = matched_pick(pool, self.order.get(surname, 0), len(self.order), taken)
         return self.info[cand].display if cand else None
