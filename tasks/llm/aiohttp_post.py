@@ -23,7 +23,6 @@ The recorded headers hold the API key: they live in this object only and are nev
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import aiohttp
@@ -109,10 +108,9 @@ class AiohttpPost:
             await probe.aclose()
         return cls(client, recorded[-1], connections, timeout)
 
-    async def post(self, body: dict | bytes, limit: int | None = None) -> tuple[bytes, bool]:
-        """(the reply body of one POST of ``body``, a dict or its JSON bytes, at most ``limit`` bytes;
-        whether that is all of it); the SDK's exception for an error status or a failed connection."""
-        data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
+    async def post(self, data: bytes, limit: int | None = None) -> tuple[bytes, bool]:
+        """(the reply body of one POST of the JSON bytes ``data``, at most ``limit`` bytes; whether that
+        is all of it); the SDK's exception for an error status or a failed connection."""
         try:
             async with self._session.post(self.url, data=data, **self._proxy) as reply:
                 raw, whole = await read_capped(reply, limit)
