@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
+from equilens.tasks.assessments.auto.config import AutoRunConfig
 from equilens.tasks.assessments.identity import stages as identity_stages
 from equilens.tasks.assessments.stereotype import stages as stereotype_stage
 from equilens.tasks.assessments.stereotype.stages import (
@@ -34,7 +35,6 @@ from equilens.tasks.assessments.stereotype.stages import (
     stereotype_data_fingerprint,
     stereotype_metrics_task,
 )
-from equilens.tasks.config import AutoRunConfig
 from equilens.tasks.inputs.controls import VARIANT
 from equilens.tasks.orchestration.execution import run_heavy
 from equilens.tasks.orchestration.run_record import response_counts

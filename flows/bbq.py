@@ -28,8 +28,8 @@ import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.assessments.bbq import stages as stage
+from equilens.tasks.assessments.bbq.config import BBQRunConfig
 from equilens.tasks.assessments.bbq.stages import likelihood_task, load_questions_task
-from equilens.tasks.config import BBQRunConfig
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
 from equilens.tasks.pipeline.prefect_tasks import answer_variants
 from equilens.tasks.scoring.parsing import LETTERS

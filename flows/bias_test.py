@@ -32,6 +32,7 @@ from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.assessments.bias_test import stages as stage
 from equilens.tasks.assessments.bias_test.bias_specs import load_bias_specs
+from equilens.tasks.assessments.bias_test.config import BiasTestRunConfig
 from equilens.tasks.assessments.bias_test.embedding_metrics import TERM_SETS
 from equilens.tasks.assessments.bias_test.generation import export_csv, import_csv
 from equilens.tasks.assessments.bias_test.probability_metrics import (
@@ -44,7 +45,6 @@ from equilens.tasks.assessments.bias_test.probability_metrics import (
 from equilens.tasks.assessments.bias_test.stages import generate_task, scorer_task
 from equilens.tasks.assessments.bias_test.stereotype_score import export_json
 from equilens.tasks.assessments.bias_test.templates import build_pairs
-from equilens.tasks.config import BiasTestRunConfig
 from equilens.tasks.metrics import wanted_metrics
 from equilens.tasks.metrics.base import with_inputs
 from prefect import flow

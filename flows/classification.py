@@ -22,8 +22,8 @@ import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.assessments.classification import stages as stage
+from equilens.tasks.assessments.classification.config import ClassificationRunConfig
 from equilens.tasks.assessments.classification.stages import classification_metrics_task
-from equilens.tasks.config import ClassificationRunConfig
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
 from equilens.tasks.pipeline.prefect_tasks import answer_variants
 from equilens.tasks.storage.fingerprint import path_fingerprint

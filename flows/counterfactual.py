@@ -27,7 +27,7 @@ from typing import Any
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.running.artifacts import closing_columns
 from equilens.flows.running.looks import Looks
-from equilens.tasks.config import CounterfactualRunConfig
+from equilens.tasks.assessments.counterfactual.config import CounterfactualRunConfig
 from equilens.tasks.pipeline.prefect_tasks import (
     counterfactual_metrics,
     load_prompts_stage,

@@ -28,7 +28,7 @@ from typing import Any
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.assessments.decisions import stages as stage
-from equilens.tasks.config import DecisionsRunConfig
+from equilens.tasks.assessments.decisions.config import DecisionsRunConfig
 from equilens.tasks.orchestration.outage import check_llm_failures
 from equilens.tasks.orchestration.progress import ProgressReporter
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary

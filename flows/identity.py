@@ -39,6 +39,7 @@ from equilens.flows.running.looks import Looks
 from equilens.tasks import validation
 from equilens.tasks.assessments.identity import stages
 from equilens.tasks.assessments.identity.accuracy import JudgeCheckIncomplete, check_status, load_check_set, run_check
+from equilens.tasks.assessments.identity.config import IdentityRunConfig
 from equilens.tasks.assessments.identity.judge import (
     Judged,
     annotate_harm,
@@ -46,7 +47,6 @@ from equilens.tasks.assessments.identity.judge import (
     judge_stage,
     load_instructions,
 )
-from equilens.tasks.config import IdentityRunConfig
 from equilens.tasks.inputs.controls import CONTROL
 from equilens.tasks.orchestration.progress import ProgressReporter
 from equilens.tasks.pipeline.prefect_tasks import load_prompts_stage, score_stage, variants_calls

@@ -24,8 +24,8 @@ import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.assessments.recommendation import stages as stage
+from equilens.tasks.assessments.recommendation.config import RecommendationRunConfig
 from equilens.tasks.assessments.recommendation.stages import recommendation_metrics_task
-from equilens.tasks.config import RecommendationRunConfig
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
 from equilens.tasks.pipeline.prefect_tasks import answer_variants, load_prompts_task
 from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint

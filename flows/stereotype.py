@@ -21,12 +21,12 @@ from typing import Any
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks import validation
 from equilens.tasks.assessments.stereotype import stages as stereotype_stage
+from equilens.tasks.assessments.stereotype.config import StereotypeRunConfig
 from equilens.tasks.assessments.stereotype.stages import (
     score_classifiers_task,
     stereotype_data_fingerprint,
     stereotype_metrics_task,
 )
-from equilens.tasks.config import StereotypeRunConfig
 from equilens.tasks.orchestration.execution import run_heavy
 from equilens.tasks.orchestration.outage import check_llm_failures
 from equilens.tasks.orchestration.run_record import response_counts

@@ -30,8 +30,8 @@ def test_an_assessments_files_are_listed_from_its_entry() -> None:
     for own in ("tasks/metrics/identity.py", "tasks/assessments/identity/judge.py"):
         assert own in identity
     assert "tasks/metrics/base.py" not in identity and "tasks/assessments/bbq/metrics.py" not in identity
-    assert ASSESSMENTS.get("counterfactual").files()[2:4] == ["tasks/metrics/counterfactual.py",
-                                                               "tasks/metrics/quick_treebank.py"]
+    assert ASSESSMENTS.get("counterfactual").files()[2:4] == ["tasks/assessments/counterfactual/config.py",
+                                                               "tasks/metrics/counterfactual.py"]
     out = CliRunner().invoke(app, ["assessments", "--files"])
     assert out.exit_code == 0 and "    tasks/assessments/bias_test/generation.py" in out.output
 

@@ -9,7 +9,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from equilens.tasks.config import BBQConfig, MetricsConfig, parse_config
+from equilens.tasks.assessments.bbq.config import BBQConfig
+from equilens.tasks.config import MetricsConfig, parse_config
 from equilens.tasks.errors import InputDataError
 
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture

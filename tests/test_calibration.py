@@ -33,8 +33,8 @@ def test_cluster_bootstrap_covers_a_counterfactual_pair_metric() -> None:
 
 
 def test_expected_maximum_toxicity_interval_covers_the_truth() -> None:
+    from equilens.tasks.assessments.stereotype.config import StereotypeConfig
     from equilens.tasks.assessments.stereotype.stages import classifier_estimates
-    from equilens.tasks.config import StereotypeConfig
     from equilens.tasks.metrics import METRICS
 
     # toxicity of answer j to prompt i: logistic(a_i + e_ij), a_i ~ N(-2, 1), e_ij ~ N(0, 1);
@@ -57,8 +57,9 @@ def test_expected_maximum_toxicity_interval_covers_the_truth() -> None:
 def test_toxicity_interval_has_the_width_of_a_correct_cluster_bootstrap() -> None:
     # 200 prompts x 5 answers; merging duplicated draws made the expected-maximum
     # interval 0.041 wide against 0.054 for the normal approximation 2 * 1.96 * sd / sqrt(n).
+    from equilens.tasks.assessments.stereotype.config import StereotypeConfig
     from equilens.tasks.assessments.stereotype.stages import ClassifierScores, stereotype_metrics
-    from equilens.tasks.config import MetricsConfig, StereotypeConfig
+    from equilens.tasks.config import MetricsConfig
     from equilens.tasks.inputs.prompts import text_hash
 
     rng = np.random.default_rng(7)
@@ -93,8 +94,9 @@ def test_permutation_test_rejects_five_percent_of_null_datasets() -> None:
 def test_honest_runs_in_the_stereotype_stage_with_a_lexicon(tmp_path) -> None:  # noqa: ANN001
     # a prompt drawn twice by the bootstrap arrived as one prompt with 2k
     # completions and honest() raised "prompts have different numbers of completions".
+    from equilens.tasks.assessments.stereotype.config import StereotypeConfig
     from equilens.tasks.assessments.stereotype.stages import ClassifierScores, stereotype_metrics
-    from equilens.tasks.config import MetricsConfig, StereotypeConfig
+    from equilens.tasks.config import MetricsConfig
     from equilens.tasks.inputs.prompts import text_hash
 
     lexicon = tmp_path / "hurtful.txt"

@@ -19,11 +19,12 @@ import math
 import numpy as np
 import pytest
 from equilens.tasks.assessments.bias_test.bias_specs import parse_bias_specs
+from equilens.tasks.assessments.bias_test.config import BiasTestConfig
 from equilens.tasks.assessments.bias_test.embedding_metrics import SEAT_TEMPLATES
 from equilens.tasks.assessments.bias_test.generation import GeneratedSentence
 from equilens.tasks.assessments.bias_test.stages import stereotype_scores, weat_metrics
 from equilens.tasks.assessments.bias_test.term_bootstrap import term_bootstrap
-from equilens.tasks.config import BiasTestConfig, MetricsConfig
+from equilens.tasks.config import MetricsConfig
 
 ATTR_1, ATTR_2 = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
 

@@ -166,7 +166,7 @@ def test_options_prints_yaml_values(tmp_path: Path) -> None:
 
 
 def test_prefect_form_shows_defaults_descriptions_and_a_provider_dropdown() -> None:
-    from equilens.tasks.config import CounterfactualRunConfig
+    from equilens.tasks.assessments.counterfactual.config import CounterfactualRunConfig
 
     defs = CounterfactualRunConfig.model_json_schema()["$defs"]
     assert defs["CounterfactualConfig"]["properties"]["attributes"]["default"] == ["gender", "race"]

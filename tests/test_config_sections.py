@@ -7,15 +7,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from equilens.tasks.config import (
-    CONFIG_CLASSES,
-    AutoRunConfig,
-    CounterfactualRunConfig,
-    RunConfig,
-    StereotypeRunConfig,
-    load_config,
-    parse_config,
-)
+from equilens.tasks.assessments.auto.config import AutoRunConfig
+from equilens.tasks.assessments.counterfactual.config import CounterfactualRunConfig
+from equilens.tasks.assessments.stereotype.config import StereotypeRunConfig
+from equilens.tasks.config import RunConfig, config_classes, load_config, parse_config
 from equilens.tasks.config.assessments import ASSESSMENTS
 from equilens.tasks.errors import ConfigError
 
@@ -61,7 +56,7 @@ def test_counterfactual_form_has_no_other_assessment_section() -> None:
 def test_every_shipped_config_loads_as_its_assessment_class(path: Path) -> None:
     assessment = (yaml.safe_load(path.read_text()) or {}).get("assessment", "counterfactual")
     cfg = load_config(path)
-    assert type(cfg) is CONFIG_CLASSES[assessment] and isinstance(cfg, RunConfig)
+    assert type(cfg) is config_classes()[assessment] and isinstance(cfg, RunConfig)
 
 
 def test_deployment_parameters_validate_against_their_flow() -> None:
@@ -109,10 +104,10 @@ def test_build_config_keeps_only_the_sections_of_the_asked_assessment() -> None:
 def test_every_assessment_has_a_flow_that_takes_its_config() -> None:
     import typing
 
-    assert set(ASSESSMENTS) == set(OWN) == set(CONFIG_CLASSES)
+    assert set(ASSESSMENTS) == set(OWN) == set(config_classes())
     for name, entry in ASSESSMENTS.items():
         hints = typing.get_type_hints(entry.flow_function().fn)
-        assert hints["config"] is entry.config is CONFIG_CLASSES[name], name
+        assert hints["config"] is entry.config is config_classes()[name], name
         assert load_config(ROOT / entry.default_config).assessment == name  # its shipped config runs it
 
 

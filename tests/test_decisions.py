@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from equilens.tasks.assessments.decisions import stages as stage
+from equilens.tasks.assessments.decisions.config import DecisionsConfig
 from equilens.tasks.assessments.decisions.decision_sets import FIELDS, load_decision_set
-from equilens.tasks.config import DecisionsConfig, parse_config
+from equilens.tasks.config import parse_config
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.reporting.verdict import decision_verdicts
 from equilens.tasks.shipped import DATA_DIR

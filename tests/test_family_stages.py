@@ -8,10 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from equilens.tasks.assessments.bias_test.bias_specs import parse_bias_specs
+from equilens.tasks.assessments.bias_test.config import BiasTestConfig
 from equilens.tasks.assessments.bias_test.generation import import_csv
 from equilens.tasks.assessments.bias_test.stages import stereotype_scores
+from equilens.tasks.assessments.stereotype.config import StereotypeConfig
 from equilens.tasks.assessments.stereotype.stages import ClassifierScores, load_byo_responses, stereotype_metrics
-from equilens.tasks.config import BiasTestConfig, MetricsConfig, StereotypeConfig
+from equilens.tasks.config import MetricsConfig
 from equilens.tasks.errors import InputDataError
 
 SPEC = {"biases": [{"name": "career_family", "social_groups": {"male": ["he", "man"], "female": ["she", "woman"]},

@@ -175,13 +175,19 @@ def _assessment_flows() -> set[str]:
 
 def test_every_assessment_is_registered_once() -> None:
     """One registry entry per assessment (tasks.config.assessments): every run config class with its own
-    ``assessment`` value and every flow that takes one is named by exactly one entry."""
-    from equilens.tasks import config
+    ``assessment`` value (each in its folder's config module) and every flow that takes one is named by
+    exactly one entry."""
+    import importlib
+
+    from equilens.tasks.config import RunConfig
     from equilens.tasks.config.assessments import ASSESSMENTS
     from equilens.tasks.errors import RegistryError
 
     entries = [entry for _, entry in ASSESSMENTS.registered()]
-    classes = {cls for cls in vars(config).values() if isinstance(cls, type) and issubclass(cls, config.RunConfig)
+    modules = [importlib.import_module(m) for m in MODULES if m.startswith("equilens.tasks.assessments.")
+               and m.endswith(".config")]
+    classes = {cls for module in modules for cls in vars(module).values() if isinstance(cls, type)
+               and issubclass(cls, RunConfig) and cls.__module__ == module.__name__
                and cls.model_fields["assessment"].annotation is not str}
     assert sorted(e.config.__name__ for e in entries) == sorted(c.__name__ for c in classes)
     assert sorted(e.flow for e in entries) == sorted(_assessment_flows())

@@ -8,7 +8,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from equilens.tasks.config import MetricsConfig, RecommendationConfig, parse_config
+from equilens.tasks.assessments.recommendation.config import RecommendationConfig
+from equilens.tasks.config import MetricsConfig, parse_config
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.scoring.parsing import parse_ranked_list
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from equilens.tasks.config import CONFIG_CLASSES, RunConfig, load_config, parse_config
+from equilens.tasks.config import RunConfig, config_classes, load_config, parse_config
 from equilens.tasks.errors import ConfigError, InputDataError
 
 SOURCE = "equilens.assess()"
@@ -40,7 +40,7 @@ def build_config(
     data = _base(config)
     assessment = assessment or str(data.get("assessment") or "counterfactual")
     if config is not None and not isinstance(config, Mapping):  # a loaded config's own sections: keep the ones
-        keep = CONFIG_CLASSES.get(assessment, RunConfig).model_fields  # this assessment reads
+        keep = config_classes().get(assessment, RunConfig).model_fields  # this assessment reads
         data = {k: v for k, v in data.items() if k in keep}
     data["assessment"] = assessment
     if name is not None:

@@ -187,8 +187,9 @@ def stereotype(
     and the bootstrap resamples prompts. Toxicity uses alt-profanity-check unless ``toxicity_model``
     names a Hugging Face classifier. ``result.metric_items`` holds COBS per word and the maximum per prompt.
     """
+    from equilens.tasks.assessments.stereotype.config import StereotypeConfig
     from equilens.tasks.assessments.stereotype.stages import score_classifiers, stereotype_metrics
-    from equilens.tasks.config import MetricsConfig, StereotypeConfig
+    from equilens.tasks.config import MetricsConfig
 
     texts = _texts(responses, "responses")
     if not texts:

@@ -1,9 +1,10 @@
 """The run configuration: pydantic models, loaded from YAML, that are also the flow parameter.
 
-:class:`RunConfig` holds the sections every assessment shares; each assessment has a subclass
-adding only its own sections, registered with :func:`equilens.tasks.config.assessments.assessment` (the registry
-every list of assessments reads; :data:`CONFIG_CLASSES` is derived from it), and
-:func:`load_config` returns the one that ``assessment`` names. Because the subclass is its flow's
+:class:`RunConfig` holds the sections every assessment shares. Each assessment has a subclass
+adding only its own sections, in its folder (``tasks/assessments/NAME/config.py``), registered with
+:func:`equilens.tasks.config.assessments.assessment` (the registry every list of assessments reads;
+:func:`config_classes` is derived from it), and :func:`load_config` returns the one that
+``assessment`` names. Because the subclass is its flow's
 parameter, the Prefect UI renders it as a form for ad-hoc runs showing only the sections that flow
 reads, and a deployment's YAML carries it as plain data. Unknown keys are refused everywhere so a
 typo never silently falls back to a default.
@@ -14,21 +15,10 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import yaml
-from equilens.tasks.config.assessment_sections import (  # noqa: F401 - re-exported, as above
-    BBQConfig,
-    BiasTestConfig,
-    ClassificationConfig,
-    DecisionsConfig,
-    IdentityConfig,
-    JudgeConfig,
-    RecommendationConfig,
-    SignalConfig,
-    StereotypeConfig,
-)
-from equilens.tasks.config.assessments import ASSESSMENTS, assessment
+from equilens.tasks.config.assessments import ASSESSMENTS
 from equilens.tasks.config.sections import (  # noqa: F401 - re-exported: the sections are part of the config API
     CounterfactualConfig,
     ExecutionConfig,
@@ -68,7 +58,7 @@ class RunConfig(StrictModel):
         """On ``RunConfig`` itself: validate as the subclass that ``obj``'s assessment names."""
         assessment = obj.get("assessment", "counterfactual") if isinstance(obj, dict) else None
         if cls is RunConfig and isinstance(assessment, str):
-            cls = CONFIG_CLASSES.get(assessment, RunConfig)  # an unknown assessment: the base refuses it
+            cls = config_classes().get(assessment, RunConfig)  # an unknown assessment: the base refuses it
         return super(RunConfig, cls).model_validate(obj, **kwargs)
 
     answers_key: ClassVar[str | None] = None  # the key of a file of answers brought instead of LLM calls
@@ -140,193 +130,27 @@ class RunConfig(StrictModel):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _assessment(name: str) -> Any:
+def assessment_field(name: str) -> Any:
+    """The ``assessment`` field of an assessment's run config: the one value ``name``."""
     return Field(name, description=f"Which flow runs: {name} (the flow this config belongs to)",
                  json_schema_extra={"enum": [name]})  # a one-item dropdown in the Prefect UI form, not a bare const
 
 
-class _WithCounterfactual(RunConfig):
+class WithCounterfactual(RunConfig):
+    """A run config that reads the shared counterfactual expansion section."""
+
     counterfactual: CounterfactualConfig = Field(default_factory=CounterfactualConfig)
 
 
-class _WithStereotype(RunConfig):
-    stereotype: StereotypeConfig = Field(default_factory=StereotypeConfig)
-
-
-@assessment(
-    flow="equilens.flows.counterfactual:counterfactual_assessment", default_config="configs/demo.yaml",
-    card="Does the model answer differently when a prompt names another group? Prompts that mention "
-         "gender, race or your own groups get counterfactual variants (he -> she, white -> Black, names "
-         "swapped by gender and race), the model answers every variant, and LangFair's counterfactual "
-         "metrics (sentiment parity, cosine, ROUGE-L and BLEU similarity) compare each pair of groups "
-         "against a same-group noise floor, with a verdict in words.",
-)
-class CounterfactualRunConfig(_WithCounterfactual):
-    """A counterfactual fairness run (flows/counterfactual.py)."""
-
-    assessment: Literal["counterfactual"] = _assessment("counterfactual")
-    stops_early = True
-
-    @model_validator(mode="after")
-    def _something_to_compare(self) -> CounterfactualRunConfig:
-        cf = self.counterfactual
-        if not cf.attributes and not cf.custom:
-            raise ValueError("counterfactual.attributes is empty and counterfactual.custom names no attribute: "
-                             "nothing to compare. List attributes (e.g. [gender, race]) or define custom groups")
-        return self
-
-
-@assessment(
-    flow="equilens.flows.identity:identity_assessment", default_config="configs/identity.yaml",
-    card="Does the model treat users differently by the identity their name or profile signals, when "
-         "the prompt names no group? Each prompt is asked as users of different groups (first-person "
-         "fairness), and the answers are compared by outcome (numbers, yes rates, first choices), by the "
-         "counterfactual metrics and by a judge model.",
-)
-class IdentityRunConfig(RunConfig):
-    """Identity through names and profiles, for prompts that name no group (flows/identity.py)."""
-
-    file_keys = ("judge.instructions", "judge.check_path")
-    stops_early = True
-    assessment: Literal["identity"] = _assessment("identity")
-    identity: IdentityConfig = Field(default_factory=IdentityConfig)
-    judge: JudgeConfig = Field(default_factory=JudgeConfig)
-
-    def reader_llm(self) -> LLMConfig:
-        """The outcome reader model's LLM settings: ``identity.reader_llm``, or the tested model's at
-        temperature 0, one sample, a short reply."""
-        base = self.identity.reader_llm or self.llm.model_copy(update={"temperature": 0.0})
-        return base.model_copy(update={"max_tokens": 60, "count": 1, "logprobs": 0})
-
-    def judge_llm(self) -> LLMConfig:
-        """The judge's LLM settings: its own section, or the tested model's at temperature 0, with
-        the judge's length cap, one sample and the first token's log-probabilities when asked."""
-        base = self.judge.llm or self.llm.model_copy(update={"temperature": 0.0})
-        return base.model_copy(update={"max_tokens": self.judge.max_tokens, "count": 1,
-                                       "logprobs": 5 if self.judge.logprobs else 0})
-
-
-@assessment(
-    flow="equilens.flows.stereotype:stereotype_assessment", default_config="configs/stereotype.yaml",
-    card="Do the answers carry stereotypes or toxicity? The model's answers (or a file of your own) "
-         "are scored with LangFair's stereotype metrics (co-occurrence bias, stereotypical associations, "
-         "demographic representation) and toxicity metrics.",
-)
-class StereotypeRunConfig(_WithStereotype):
-    """A stereotype and toxicity run (flows/stereotype.py)."""
-
-    answers_key = "stereotype.responses_path"
-    file_keys = ("stereotype.responses_path", "stereotype.honest_lexicon", "stereotype.cobs_targets")
-    assessment: Literal["stereotype"] = _assessment("stereotype")
-
-
-@assessment(
-    flow="equilens.flows.bias_test:bias_test", default_config="configs/bias_test.yaml",
-    card="Does a language model itself prefer stereotyped sentences? After BiasTestGPT, an LLM writes "
-         "test sentences for a bias specification, you may review them, and the model under test scores "
-         "stereotype against anti-stereotype versions by their likelihoods.",
-)
-class BiasTestRunConfig(RunConfig):
-    """A bias test of a language model's own likelihoods (flows/bias_test.py)."""
-
-    assessment: Literal["bias_test"] = _assessment("bias_test")
-    bias_test: BiasTestConfig = Field(default_factory=BiasTestConfig)
-    answers_key = "bias_test.reviewed_csv"
-    file_keys = ("bias_test.spec_path", "bias_test.reviewed_csv")
-    needs_prompts = False
-
-
-@assessment(
-    flow="equilens.flows.classification:classification_assessment", default_config="configs/classification.yaml",
-    card="Does an LLM that labels or decides treat groups alike? Each answer is read as a label, and "
-         "the groups of a column are compared on predicted prevalence and, with a ground truth, on false "
-         "positive, false negative, false omission and false discovery rates.",
-)
-class ClassificationRunConfig(RunConfig):
-    """An LLM used as a classifier (flows/classification.py)."""
-
-    assessment: Literal["classification"] = _assessment("classification")
-    classification: ClassificationConfig = Field(default_factory=ClassificationConfig)
-    answers_key = "classification.predictions_path"
-    file_keys = (answers_key,)
-
-
-@assessment(
-    flow="equilens.flows.decisions:decisions_assessment", default_config="configs/decisions.yaml",
-    card="Does the model say yes less often to some people when it decides about them (a loan, a job, a "
-         "lease, a treatment)? After discrim-eval, each decision is asked about people of every age, gender "
-         "and race, P(yes) is read from the first token's probabilities, and each group's mixed-effects "
-         "discrimination score against a baseline person is tested.",
-)
-class DecisionsRunConfig(RunConfig):
-    """Yes/no decisions about people, discrim-eval style (flows/decisions.py)."""
-
-    assessment: Literal["decisions"] = _assessment("decisions")
-    decisions: DecisionsConfig = Field(default_factory=DecisionsConfig)
-    file_keys = ("decisions.path",)
-    needs_prompts = False
-
-    def decision_llm(self) -> LLMConfig:
-        """The tested model's settings with the first token's log-probabilities asked for."""
-        return self.llm.model_copy(update={"logprobs": max(self.llm.logprobs, self.decisions.top_logprobs)})
-
-
-@assessment(
-    flow="equilens.flows.recommendation:recommendation_assessment", default_config="configs/recommendation.yaml",
-    card="Do an LLM's recommendations change with the user's group? After FaiRLLM, each group's top-K "
-         "list is compared with the list the neutral request gets (Jaccard, SERP* and PRAG* similarity).",
-)
-class RecommendationRunConfig(_WithCounterfactual):
-    """An LLM used as a recommender (flows/recommendation.py); ``counterfactual`` expands the prompts
-    when ``recommendation.source`` is counterfactual."""
-
-    assessment: Literal["recommendation"] = _assessment("recommendation")
-    recommendation: RecommendationConfig = Field(default_factory=RecommendationConfig)
-    answers_key = "recommendation.responses_path"
-    file_keys = (answers_key,)
-
-    def prompts_optional(self) -> bool:
-        return super().prompts_optional() or bool(self.recommendation.templates)
-
-
-@assessment(
-    flow="equilens.flows.bbq:bbq_assessment", default_config="configs/bbq.yaml",
-    card="Does the model fall back on stereotypes when a question cannot be answered from its context? "
-         "The BBQ benchmark's multiple-choice questions give accuracy and bias scores per category, on "
-         "ambiguous and disambiguated contexts.",
-)
-class BBQRunConfig(RunConfig):
-    """BBQ multiple-choice questions (flows/bbq.py)."""
-
-    assessment: Literal["bbq"] = _assessment("bbq")
-    bbq: BBQConfig = Field(default_factory=BBQConfig)
-    answers_key = "bbq.responses_path"
-    file_keys = (answers_key,)
-    needs_prompts = False
-
-
-@assessment(
-    flow="equilens.flows.auto:auto_assessment", default_config="configs/auto.yaml",
-    card="Every family on the same prompts in one run, as LangFair's AutoEval: the FTU check, "
-         "counterfactual fairness, stereotypes and toxicity, and, when asked, an identity for the prompts "
-         "that name no group.",
-)
-class AutoRunConfig(_WithStereotype, _WithCounterfactual):  # counterfactual first in the form
-    """AutoEval: the counterfactual, stereotype and toxicity families on the same prompts (flows/auto.py)."""
-
-    assessment: Literal["auto"] = _assessment("auto")
-    identity: IdentityConfig | None = Field(
-        None, description="Give the prompts that name no group an identity through names, as the identity "
-                          "assessment does (prompts x signals x cells x 2 more calls); none: off")
-
-
-CONFIG_CLASSES: dict[str, type[RunConfig]] = {name: entry.config for name, entry in ASSESSMENTS.registered()}
+def config_classes() -> dict[str, type[RunConfig]]:
+    """Assessment name -> its run config class, in the registry's order."""
+    return {name: entry.config for name, entry in ASSESSMENTS.registered()}
 
 
 def every_field() -> dict[str, Any]:
     """Every top-level key of any run config (shared sections first), as pydantic FieldInfos."""
     fields = dict(RunConfig.model_fields)
-    for cls in CONFIG_CLASSES.values():
+    for cls in config_classes().values():
         fields.update({k: v for k, v in cls.model_fields.items() if k not in fields})
     return fields
 
@@ -334,7 +158,7 @@ def every_field() -> dict[str, Any]:
 def _section_owners() -> dict[str, list[str]]:
     """Section -> the assessments that read it, for sections not every assessment has."""
     owners: dict[str, list[str]] = {}
-    for name, cls in CONFIG_CLASSES.items():
+    for name, cls in config_classes().items():
         for key in cls.model_fields.keys() - RunConfig.model_fields.keys():
             owners.setdefault(key, []).append(name)
     return owners
@@ -347,7 +171,7 @@ def _format_pydantic(err: ValidationError, source: str, assessment: object = Non
         loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
         msg = e["msg"]
         if e["type"] == "extra_forbidden" and len(e["loc"]) == 1 and e["loc"][0] in owners:
-            if assessment not in CONFIG_CLASSES:
+            if assessment not in ASSESSMENTS:
                 continue  # the assessment itself is wrong (reported): which sections it reads is unknown
             *others, last = owners[str(e["loc"][0])]
             readers = f"the {', '.join(others)} and {last} assessments do" if others else f"the {last} assessment does"

@@ -2,7 +2,9 @@
 
 An entry names the assessment, its config class (the flow's parameter, which adds the sections the
 assessment reads), its flow (``module:function``, imported only when a run needs it), its shipped
-default config and a one-paragraph card saying what it answers. Everything that lists assessments
+default config, a one-paragraph card saying what it answers and its place in lists. Each entry is
+declared in its assessment's folder (``tasks/assessments/NAME/config.py``), found by path the first
+time the registry is read, so the config layer never imports an assessment. Everything that lists assessments
 reads this registry: the config's ``assessment`` values and the class each loads as
 (:mod:`equilens.tasks.config`), dispatch (:mod:`equilens.flows.running.dispatch`), the run plan, ``equilens options``,
 ``equilens assessments`` and the README's table (``equilens assessments --format markdown``; a test
@@ -31,6 +33,7 @@ class Assessment:
     flow: str  # "module:function"
     default_config: str  # a shipped config, relative to the repository root
     card: str  # one paragraph: the question it answers
+    order: int  # its place in every list of assessments (the default, counterfactual, first)
 
     @property
     def flow_module(self) -> str:
@@ -96,16 +99,29 @@ def _imports(path: Path) -> set[str]:
     return imported
 
 
-ASSESSMENTS: Registry[Assessment] = Registry("assessment")
+class _Assessments(Registry[Assessment]):
+    def registered(self) -> list[tuple[str, Assessment]]:
+        """(name, entry) in the order the entries declare: the reading order of every list."""
+        return sorted(super().registered(), key=lambda item: item[1].order)
 
 
-def assessment(*, flow: str, default_config: str, card: str) -> Callable[[type], type]:
+def _declared() -> None:
+    """Import every assessment's config module (``tasks/assessments/NAME/config.py``); each
+    declares its entry as it loads."""
+    for found in sorted((ROOT / "tasks" / "assessments").glob("*/config.py")):
+        importlib.import_module(f"equilens.tasks.assessments.{found.parent.name}.config")
+
+
+ASSESSMENTS: Registry[Assessment] = _Assessments("assessment", discover=_declared)
+
+
+def assessment(*, flow: str, default_config: str, card: str, order: int) -> Callable[[type], type]:
     """Class decorator: register the config class as its assessment (the one value of its
     ``assessment`` field), refusing a name already registered."""
 
     def deco(cls: type) -> type:
         (name,) = typing.get_args(cls.model_fields["assessment"].annotation)  # type: ignore[attr-defined]
-        ASSESSMENTS.add(name, Assessment(name, cls, flow, default_config, " ".join(card.split())))
+        ASSESSMENTS.add(name, Assessment(name, cls, flow, default_config, " ".join(card.split()), order))
         return cls
 
     return deco

@@ -1,6 +1,6 @@
 """The sections every run configuration shares: one strict pydantic model per section (prompts, llm,
 scoring, metrics, storage, validation, execution, counterfactual), assembled into run configs by
-:mod:`equilens.tasks.config`; each assessment's own sections are in :mod:`.assessment_sections`."""
+:mod:`equilens.tasks.config`; each assessment's own sections are in its folder (``tasks/assessments/NAME/config.py``)."""
 
 from __future__ import annotations
 

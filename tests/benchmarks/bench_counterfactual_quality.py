@@ -85,9 +85,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import pandas as pd  # noqa: E402
+from equilens.tasks.assessments.bbq.config import BBQConfig
 from equilens.tasks.assessments.bbq.stages import bbq_dir  # noqa: E402
 from equilens.tasks.assessments.bias_test.crows_pairs import crows_pairs_path  # noqa: E402
-from equilens.tasks.config.assessment_sections import BBQConfig  # noqa: E402
 from equilens.tasks.errors import EquilensError  # noqa: E402
 from equilens.tasks.inputs.expansion import expand_prompts, mentioned_groups, sources  # noqa: E402
 from equilens.tasks.inputs.ftu import find_mentions  # noqa: E402

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from equilens.tasks.assessments.decisions import stages as stage  # noqa: E402
-from equilens.tasks.config import DecisionsConfig  # noqa: E402
+from equilens.tasks.assessments.decisions.config import DecisionsConfig  # noqa: E402
 from equilens.tasks.reporting.verdict import decision_verdicts  # noqa: E402
 
 AGES, GENDERS = ("20", "40", "60", "80"), ("male", "female", "non-binary")

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from equilens.tasks.config import BBQConfig, LLMConfig, MetricsConfig
+from equilens.tasks.assessments.bbq.config import BBQConfig
+from equilens.tasks.config import LLMConfig, MetricsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id
 from equilens.tasks.pipeline.prefect_tasks import CACHED

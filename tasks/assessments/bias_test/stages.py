@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from equilens.tasks.assessments.bias_test.bias_specs import BiasSpec
+from equilens.tasks.assessments.bias_test.config import BiasTestConfig, BiasTestRunConfig
 from equilens.tasks.assessments.bias_test.embedding_metrics import TERM_SETS
 from equilens.tasks.assessments.bias_test.generation import (
     GeneratedSentence,
@@ -30,7 +31,7 @@ from equilens.tasks.assessments.bias_test.probability_metrics import (
     NEEDS_MASKED_LM,
 )
 from equilens.tasks.assessments.bias_test.templates import StereoPair, build_pairs
-from equilens.tasks.config import BiasTestConfig, BiasTestRunConfig, MetricsConfig
+from equilens.tasks.config import MetricsConfig
 from equilens.tasks.llm.base import LLMRequest, cache_key
 from equilens.tasks.llm.runner import run_requests
 from equilens.tasks.metrics import METRICS, metric_row, skipped_row

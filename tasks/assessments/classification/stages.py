@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from equilens.tasks.config import ClassificationConfig, MetricsConfig, PromptsConfig
+from equilens.tasks.assessments.classification.config import ClassificationConfig
+from equilens.tasks.config import MetricsConfig, PromptsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id
 from equilens.tasks.inputs.tables import read_table, require_columns

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from equilens.tasks.assessments.decisions.config import DecisionsConfig
 from equilens.tasks.assessments.decisions.decision_sets import MAX_CHARS, load_decision_set
-from equilens.tasks.config import DecisionsConfig
 from equilens.tasks.errors import InputDataError
 
 FAMILY = "decisions"

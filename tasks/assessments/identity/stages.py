@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from equilens.tasks.config import CounterfactualConfig, IdentityConfig, MetricsConfig
+from equilens.tasks.assessments.identity.config import IdentityConfig
+from equilens.tasks.config import CounterfactualConfig, MetricsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
 from equilens.tasks.inputs.identity import (

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from equilens.tasks.config import CounterfactualConfig, MetricsConfig, RecommendationConfig
+from equilens.tasks.assessments.recommendation.config import RecommendationConfig
+from equilens.tasks.config import CounterfactualConfig, MetricsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id
 from equilens.tasks.pipeline.prefect_tasks import CACHED

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from equilens.tasks.assessments.stereotype.classifier_metrics import max_per_prompt
-from equilens.tasks.config import MetricsConfig, PromptsConfig, StereotypeConfig
+from equilens.tasks.assessments.stereotype.config import StereotypeConfig
+from equilens.tasks.config import MetricsConfig, PromptsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id, text_hash
 from equilens.tasks.pipeline.prefect_tasks import CACHED
