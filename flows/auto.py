@@ -144,22 +144,6 @@ def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
 
 
 
-def plan_requests(config: AutoRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
-    """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: the original
-    prompts (unless their answers are brought), the counterfactual variants, and identity variants
-    for prompts that name no group; a text asked twice is one call."""
-    from equilens.tasks.pipeline import check_ftu_stage, expand_stage
-
-    variants = expand_stage(prompts, config.counterfactual)
-    parts = [variants[variants["valid"]], prompts.iloc[:0] if config.stereotype.responses_path else prompts]
-    if config.identity is not None:
-        mentions = check_ftu_stage(prompts, config.counterfactual).mentions
-        unnamed = prompts[[not any(m.values()) for m in mentions]]
-        if len(unnamed):
-            parts.append(identity_stages.expand_identities(unnamed, config.identity, config.llm.system_prompt)[0])
-    return pd.concat([p[[c for c in ("text", "system") if c in p]] for p in parts], ignore_index=True).drop_duplicates()
-
-
 if __name__ == "__main__":  # python flows/auto.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
     from equilens.flows.running.launch import run_flow_script
 

@@ -37,14 +37,6 @@ from equilens.tasks.storage.fingerprint import path_fingerprint
 from prefect import flow
 
 
-def resolve_method(config: BBQRunConfig) -> str:
-    if config.bbq.responses_path:
-        return "brought"
-    if config.bbq.method == "auto":
-        return "likelihood" if config.llm.provider == "local" else "generate"
-    return config.bbq.method
-
-
 def _scored_responses(questions: pd.DataFrame, answers: np.ndarray, texts: list[str] | None) -> pd.DataFrame:
     """Rows for the ``responses`` table when no LLM call was made (likelihood or brought answers)."""
     gen = stage.generation_frame(questions)
@@ -61,7 +53,7 @@ def bbq_assessment(config: BBQRunConfig) -> dict[str, Any]:
     with assessment_run(config, "bbq_assessment") as run:
         rec, summary, code = run.rec, run.summary, run.code
         bcfg = config.bbq
-        method = resolve_method(config)
+        method = stage.resolve_method(config)
         scores = None
         with rec.stage("answers"):
             if method == "brought":
@@ -97,14 +89,6 @@ def bbq_assessment(config: BBQRunConfig) -> dict[str, Any]:
         run.close(metrics, responses)
     return run.result()
 
-
-
-def plan_requests(config: BBQRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
-    """What the LLM stage would be asked, for a plan: one call per sampled question when answers are
-    generated; none when options are scored by a local model or the answers are brought."""
-    if resolve_method(config) != "generate":
-        return pd.DataFrame({"text": []})
-    return stage.generation_frame(stage.load_questions(config.bbq))
 
 
 if __name__ == "__main__":  # python flows/bbq.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]

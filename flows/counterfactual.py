@@ -77,15 +77,6 @@ def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]
 
 
 
-def plan_requests(config: CounterfactualRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
-    """What the LLM stage would be asked for ``prompts`` (each row ``llm.count`` times), for a plan:
-    the valid variants and their controls."""
-    from equilens.tasks.pipeline import expand_stage
-
-    variants = expand_stage(prompts, config.counterfactual)
-    return variants[variants["valid"]]
-
-
 if __name__ == "__main__":  # python flows/counterfactual.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
     from equilens.flows.running.launch import run_flow_script
 

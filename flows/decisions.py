@@ -77,13 +77,6 @@ def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
     return run.result()
 
 
-def plan_requests(config: DecisionsRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
-    """What the LLM stage would be asked, for a plan: every decision of the configured fills (each
-    ``llm.count`` times)."""
-    items = stage.load_items(config.decisions, config.prompts and config.prompts.max_chars)
-    return items.rename(columns={"prompt": "text", "item_id": "variant_id"})
-
-
 if __name__ == "__main__":  # python flows/decisions.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
     from equilens.flows.running.launch import run_flow_script
 

@@ -88,12 +88,6 @@ def stereotype_assessment(config: StereotypeRunConfig) -> dict[str, Any]:
 
 
 
-def plan_requests(config: StereotypeRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
-    """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: every prompt,
-    or nothing when the answers are brought."""
-    return prompts.iloc[:0] if config.stereotype.responses_path else prompts
-
-
 if __name__ == "__main__":  # python flows/stereotype.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
     from equilens.flows.running.launch import run_flow_script
 

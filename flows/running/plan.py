@@ -27,36 +27,14 @@ first call and in seconds even for a file of millions of prompts.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass, field, replace
 
-from equilens.tasks.config import LLMConfig, RunConfig
-from equilens.tasks.llm.budget import BudgetExceeded, check_budget, cost_of, prompt_tokens_of
+from equilens.tasks.config import RunConfig
+from equilens.tasks.llm.budget import BudgetExceeded, ExtraCalls, check_budget, cost_of, prompt_tokens_of
 
 SAMPLE = 2_000
 ASSUMED_CALL_S = 2.0
-
-
-@dataclass
-class ExtraCalls:
-    """Calls a run makes beside its model's (a judge's): how many, their prompt tokens, the LLM
-    section that answers and prices them, and which section's caps hold them (``"llm"``: together
-    with the model's calls). ``per_prompt``: they grow with the prompts (scaled like the requests);
-    ``up_to``: an upper bound (identical answers skip theirs)."""
-
-    what: str
-    calls: int
-    prompt_tokens: float
-    llm: LLMConfig
-    caps: str = "llm"
-    per_prompt: bool = True
-    up_to: bool = True
-    why: str = ""
-    cost: float | None = None
-
-    def phrase(self, about: str = "", named: bool = True) -> str:
-        """"up to 1,344 judge calls" (``named``), or "up to 1,344 calls"."""
-        bound = "up to " if self.up_to else about
-        return f"{bound}{self.calls:,} {self.what + ' ' if named else ''}calls"
 
 
 @dataclass
@@ -124,7 +102,6 @@ class Plan:
 def make_plan(cfg: RunConfig) -> Plan:
     """The plan of ``cfg`` (see the module docstring); reads the prompts but calls nothing."""
     from equilens.flows.running.preflight import uses_llm
-    from equilens.tasks.config.assessments import ASSESSMENTS
 
     prompts = sample = None
     exact = True
@@ -133,7 +110,9 @@ def make_plan(cfg: RunConfig) -> Plan:
 
         scan = scan_prompts(cfg.prompts, SAMPLE, seed=cfg.metrics.seed)
         prompts, sample, exact = scan.total, scan.sample, scan.exact and scan.total <= SAMPLE
-    planner = getattr(importlib.import_module(ASSESSMENTS.get(cfg.assessment).flow_module), "plan_requests", None)
+    module = f"equilens.tasks.assessments.{cfg.assessment}.plan"
+    hooks = importlib.import_module(module) if importlib.util.find_spec(module) else None
+    planner = getattr(hooks, "plan_requests", None)
     if planner is None:
         return Plan(cfg.assessment, prompts, None, None, exact)
     asked = planner(cfg, sample)
@@ -155,7 +134,7 @@ def make_plan(cfg: RunConfig) -> Plan:
                            f"llm.max_concurrency {cfg.llm.max_concurrency} (no llm.rate_limit set)")
     elif calls:
         plan.timing = "the embedded model answers in batches on this machine (the progress line says how fast)"
-    extra = getattr(importlib.import_module(ASSESSMENTS.get(cfg.assessment).flow_module), "plan_extra_calls", None)
+    extra = getattr(hooks, "plan_extra_calls", None)
     for e in extra(cfg, sample) if extra is not None else ():
         if e.per_prompt:
             e = replace(e, calls=round(e.calls * scale), prompt_tokens=e.prompt_tokens * scale)

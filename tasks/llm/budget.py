@@ -11,6 +11,7 @@ message included) at ``llm.price_input_per_1k``, plus ``llm.max_tokens`` complet
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.errors import ConfigError
@@ -51,3 +52,26 @@ def prompt_tokens_of(texts: Iterable[str], systems: Iterable[str | None], llm: L
     """Estimated prompt tokens of one call per text (its system message, or the configured one)."""
     chars = sum(len(t) + len(s if s is not None else llm.system_prompt) for t, s in zip(texts, systems, strict=True))
     return chars / CHARS_PER_TOKEN
+
+
+@dataclass
+class ExtraCalls:
+    """Calls a run makes beside its model's (a judge's): how many, their prompt tokens, the LLM
+    section that answers and prices them, and which section's caps hold them (``"llm"``: together
+    with the model's calls). ``per_prompt``: they grow with the prompts (scaled like the requests);
+    ``up_to``: an upper bound (identical answers skip theirs)."""
+
+    what: str
+    calls: int
+    prompt_tokens: float
+    llm: LLMConfig
+    caps: str = "llm"
+    per_prompt: bool = True
+    up_to: bool = True
+    why: str = ""
+    cost: float | None = None
+
+    def phrase(self, about: str = "", named: bool = True) -> str:
+        """"up to 1,344 judge calls" (``named``), or "up to 1,344 calls"."""
+        bound = "up to " if self.up_to else about
+        return f"{bound}{self.calls:,} {self.what + ' ' if named else ''}calls"

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from equilens.tasks.assessments.bbq.config import BBQConfig
+from equilens.tasks.assessments.bbq.config import BBQConfig, BBQRunConfig
 from equilens.tasks.config import LLMConfig, MetricsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.prompts import prompt_id
@@ -278,3 +278,13 @@ def load_questions_task(cfg: BBQConfig, fingerprint: str) -> pd.DataFrame:
 @task(name="bbq-option-likelihoods", **CACHED)
 def likelihood_task(questions: pd.DataFrame, llm: LLMConfig, batch_size: int, fingerprint: str) -> np.ndarray:
     return likelihood_scores(questions, llm, batch_size)
+
+
+def resolve_method(config: BBQRunConfig) -> str:
+    """How a run answers: "brought" (a file of answers), "likelihood" (options scored by a local
+    model) or "generate" (answers parsed); ``bbq.method: auto`` picks by the provider."""
+    if config.bbq.responses_path:
+        return "brought"
+    if config.bbq.method == "auto":
+        return "likelihood" if config.llm.provider == "local" else "generate"
+    return config.bbq.method
