@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
+from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks import validation
 from equilens.tasks.assessments.recommendation import stages as stage
 from equilens.tasks.assessments.recommendation.config import RecommendationRunConfig
@@ -44,6 +45,7 @@ def build_requests(config: RecommendationRunConfig) -> pd.DataFrame:
     return stage.template_requests(templates, rcfg)
 
 
+@assessment_flow()
 @flow(name="recommendation-assessment", validate_parameters=True)
 def recommendation_assessment(config: RecommendationRunConfig) -> dict[str, Any]:
     """Fairness of an LLM used as a recommender (see the module docstring)."""

@@ -19,7 +19,9 @@ import sys
 from typing import Any
 
 from equilens.flows.assessment_run import assessment_run
+from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks import validation
+from equilens.tasks.assessments.stereotype import plan
 from equilens.tasks.assessments.stereotype import stages as stereotype_stage
 from equilens.tasks.assessments.stereotype.config import StereotypeRunConfig
 from equilens.tasks.assessments.stereotype.stages import (
@@ -35,6 +37,7 @@ from equilens.tasks.storage.fingerprint import path_fingerprint
 from prefect import flow
 
 
+@assessment_flow(plan_requests=plan.plan_requests)
 @flow(name="stereotype-assessment", validate_parameters=True)
 def stereotype_assessment(config: StereotypeRunConfig) -> dict[str, Any]:
     """Stereotype and toxicity of an LLM's responses (see the module docstring)."""

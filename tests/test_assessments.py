@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from equilens.flows.cli import app
+from equilens.flows.running.dispatch import load_flows
+from equilens.tasks.assessments.identity.config import IdentityRunConfig
 from equilens.tasks.config.assessments import ASSESSMENTS
 from typer.testing import CliRunner
 
@@ -20,6 +22,7 @@ def test_the_readme_table_of_assessments_is_the_registrys() -> None:
 
 
 def test_an_assessments_files_are_listed_from_its_entry() -> None:
+    load_flows()
     files = ASSESSMENTS.get("bias_test").files()
     assert files[:2] == ["flows/bias_test.py", "configs/bias_test.yaml"]
     assert "tasks/assessments/bias_test/generation.py" in files and "tests/test_bias_test_flow.py" in files
@@ -30,8 +33,9 @@ def test_an_assessments_files_are_listed_from_its_entry() -> None:
     for own in ("tasks/metrics/identity.py", "tasks/assessments/identity/judge.py"):
         assert own in identity
     assert "tasks/metrics/base.py" not in identity and "tasks/assessments/bbq/metrics.py" not in identity
-    assert ASSESSMENTS.get("counterfactual").files()[2:4] == ["tasks/assessments/counterfactual/config.py",
-                                                               "tasks/metrics/counterfactual.py"]
+    counterfactual = ASSESSMENTS.get("counterfactual").files()
+    assert counterfactual[2:5] == [f"tasks/assessments/counterfactual/{m}.py" for m in ("__init__", "config", "plan")]
+    assert "tasks/metrics/counterfactual.py" in counterfactual
     out = CliRunner().invoke(app, ["assessments", "--files"])
     assert out.exit_code == 0 and "    tasks/assessments/bias_test/generation.py" in out.output
 
@@ -55,9 +59,38 @@ def test_no_assessment_lists_another_assessments_module_for_shared_machinery() -
     """Shared machinery (the pipeline, the statistics, the metric registry) lives outside
     tasks/assessments/, so an assessment's files hold only its own stage modules; only ``auto``,
     which runs the others, lists theirs."""
+    load_flows()
     for name, entry in ASSESSMENTS.registered():
         if name == "auto":
             continue
         stages = {f for f in entry.files() if f.startswith("tasks/assessments/")}
         foreign = {f for f in stages if not f.removeprefix("tasks/assessments/").startswith(name)}
         assert not foreign, (name, sorted(foreign))
+
+
+def test_an_assessment_runs_one_flow_declared_by_its_flow_module() -> None:
+    """A flow module binds its flow and plan hooks to the entry of the config class its flow takes;
+    a second, different flow for the same assessment is refused, and a flow that takes no
+    assessment's config cannot bind at all."""
+    import pytest
+    from equilens.flows.running.dispatch import assessment_entry, assessment_flow
+    from equilens.tasks.assessments.identity import plan
+    from equilens.tasks.errors import RegistryError
+
+    entry = assessment_entry("identity")
+    assert entry.flow.fn.__module__ == "equilens.flows.identity"
+    assert entry.plan_requests is plan.plan_requests and entry.plan_extra_calls is plan.plan_extra_calls
+    assert assessment_entry("bias_test").plan_requests is None  # no call count in its plan
+
+    def another_identity_flow(config: IdentityRunConfig) -> dict:
+        return {}
+
+    with pytest.raises(RegistryError, match="already runs the flow identity_assessment"):
+        assessment_flow()(another_identity_flow)
+    entry.bind(entry.flow, entry.plan_requests, entry.plan_extra_calls)  # the same flow again: kept
+
+    def no_config(prompts: list) -> dict:
+        return {}
+
+    with pytest.raises(RegistryError, match="takes no `config"):
+        assessment_flow()(no_config)

@@ -31,9 +31,10 @@ OWN = {  # the sections each assessment adds to the shared ones, as its Prefect 
 
 def _form(assessment: str) -> dict:
     """The config model's schema in the flow's Prefect parameter schema (what the UI renders as a form)."""
+    from equilens.flows.running.dispatch import assessment_entry
     from prefect.utilities.callables import parameter_schema
 
-    schema = parameter_schema(ASSESSMENTS.get(assessment).flow_function().fn).model_dump()
+    schema = parameter_schema(assessment_entry(assessment).flow.fn).model_dump()
     ref = schema["properties"]["config"]["$ref"].rsplit("/", 1)[1]
     return schema["definitions"][ref]
 
@@ -104,9 +105,12 @@ def test_build_config_keeps_only_the_sections_of_the_asked_assessment() -> None:
 def test_every_assessment_has_a_flow_that_takes_its_config() -> None:
     import typing
 
+    from equilens.flows.running.dispatch import load_flows
+
+    load_flows()
     assert set(ASSESSMENTS) == set(OWN) == set(config_classes())
     for name, entry in ASSESSMENTS.items():
-        hints = typing.get_type_hints(entry.flow_function().fn)
+        hints = typing.get_type_hints(entry.flow.fn)
         assert hints["config"] is entry.config is config_classes()[name], name
         assert load_config(ROOT / entry.default_config).assessment == name  # its shipped config runs it
 

@@ -179,6 +179,7 @@ def test_every_assessment_is_registered_once() -> None:
     exactly one entry."""
     import importlib
 
+    from equilens.flows.running.dispatch import load_flows
     from equilens.tasks.config import RunConfig
     from equilens.tasks.config.assessments import ASSESSMENTS
     from equilens.tasks.errors import RegistryError
@@ -190,7 +191,8 @@ def test_every_assessment_is_registered_once() -> None:
                and issubclass(cls, RunConfig) and cls.__module__ == module.__name__
                and cls.model_fields["assessment"].annotation is not str}
     assert sorted(e.config.__name__ for e in entries) == sorted(c.__name__ for c in classes)
-    assert sorted(e.flow for e in entries) == sorted(_assessment_flows())
+    load_flows()
+    assert sorted(f"{e.flow.fn.__module__}:{e.flow.fn.__name__}" for e in entries) == sorted(_assessment_flows())
     with pytest.raises(RegistryError, match="already registered"):
         ASSESSMENTS.add(entries[0].name, entries[0])
 

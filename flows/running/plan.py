@@ -3,13 +3,14 @@ cost at the configured prices and how long they take at the configured rate, kno
 first call and in seconds even for a file of millions of prompts.
 
 * **Counting.** The prompts are scanned in bounded memory (:mod:`equilens.tasks.inputs.prompt_scan`). Each
-  assessment's flow module says what its LLM stage would be asked for a set of prompts
-  (``plan_requests(config, prompts)``: variants and controls, identity variants, questions); the
+  assessment's plan hook says what its LLM stage would be asked for a set of prompts
+  (``plan_requests(config, prompts)`` in ``tasks/assessments/NAME/plan.py``, declared by its flow:
+  variants and controls, identity variants, questions); the
   plan runs it on the prompts, or on a sample of :data:`SAMPLE` of them scaled to the whole
   ("about"). Calls are requests x ``llm.count``; answers already in the response cache are counted
-  too, so a resumed run costs less than its plan says. A flow module without ``plan_requests``
+  too, so a resumed run costs less than its plan says. An assessment without ``plan_requests``
   gets no call count.
-* **Calls beside the model's.** A flow module may also say which other calls a run makes
+* **Calls beside the model's.** An assessment may also say which other calls a run makes
   (``plan_extra_calls(config, prompts) -> list[ExtraCalls]``): the identity judge's, up to 4 per
   pair of cells per prompt and answer (identical answers skip theirs), and its check's. They are
   scaled like the requests when they grow with the prompts, priced at their own LLM section's
@@ -26,8 +27,6 @@ first call and in seconds even for a file of millions of prompts.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from dataclasses import dataclass, field, replace
 
 from equilens.tasks.config import RunConfig
@@ -101,6 +100,7 @@ class Plan:
 
 def make_plan(cfg: RunConfig) -> Plan:
     """The plan of ``cfg`` (see the module docstring); reads the prompts but calls nothing."""
+    from equilens.flows.running.dispatch import assessment_entry
     from equilens.flows.running.preflight import uses_llm
 
     prompts = sample = None
@@ -110,9 +110,8 @@ def make_plan(cfg: RunConfig) -> Plan:
 
         scan = scan_prompts(cfg.prompts, SAMPLE, seed=cfg.metrics.seed)
         prompts, sample, exact = scan.total, scan.sample, scan.exact and scan.total <= SAMPLE
-    module = f"equilens.tasks.assessments.{cfg.assessment}.plan"
-    hooks = importlib.import_module(module) if importlib.util.find_spec(module) else None
-    planner = getattr(hooks, "plan_requests", None)
+    entry = assessment_entry(cfg.assessment)
+    planner = entry.plan_requests
     if planner is None:
         return Plan(cfg.assessment, prompts, None, None, exact)
     asked = planner(cfg, sample)
@@ -134,7 +133,7 @@ def make_plan(cfg: RunConfig) -> Plan:
                            f"llm.max_concurrency {cfg.llm.max_concurrency} (no llm.rate_limit set)")
     elif calls:
         plan.timing = "the embedded model answers in batches on this machine (the progress line says how fast)"
-    extra = getattr(hooks, "plan_extra_calls", None)
+    extra = entry.plan_extra_calls
     for e in extra(cfg, sample) if extra is not None else ():
         if e.per_prompt:
             e = replace(e, calls=round(e.calls * scale), prompt_tokens=e.prompt_tokens * scale)

@@ -1,53 +1,73 @@
 """The assessments equilens runs, one registry entry each.
 
 An entry names the assessment, its config class (the flow's parameter, which adds the sections the
-assessment reads), its flow (``module:function``, imported only when a run needs it), its shipped
-default config, a one-paragraph card saying what it answers and its place in lists. Each entry is
-declared in its assessment's folder (``tasks/assessments/NAME/config.py``), found by path the first
-time the registry is read, so the config layer never imports an assessment. Everything that lists assessments
-reads this registry: the config's ``assessment`` values and the class each loads as
-(:mod:`equilens.tasks.config`), dispatch (:mod:`equilens.flows.running.dispatch`), the run plan, ``equilens options``,
-``equilens assessments`` and the README's table (``equilens assessments --format markdown``; a test
-holds the README to it). A config class registers itself with :func:`assessment`, the name taken
-from its ``assessment`` field, so a new assessment is one decorated class and its flow.
+assessment reads), its shipped default config, a one-paragraph card saying what it answers and its
+place in lists. Each entry is declared in its assessment's folder
+(``tasks/assessments/NAME/config.py``, with :func:`assessment`), found by path the first time the
+registry is read, so the config layer never imports an assessment. The flow module completes the
+entry (:meth:`Assessment.bind`, through ``equilens.flows.running.dispatch.assessment_flow``) with
+its Prefect flow and the hooks the plan before a run calls (``plan_requests``: what the run asks
+its LLM; ``plan_extra_calls``: the calls beside the model's), so the tasks layer never names a flow.
+
+Everything that lists assessments reads this registry: the config's ``assessment`` values and the
+class each loads as (:mod:`equilens.tasks.config`), dispatch (:mod:`equilens.flows.running.dispatch`),
+the run plan, ``equilens options``, ``equilens assessments`` and the README's table (``equilens
+assessments --format markdown``; a test holds the README to it). A new assessment is a folder with
+its decorated config class and a flow module with its decorated flow.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from equilens.tasks.errors import RegistryError
 from equilens.tasks.registry import Registry
 from equilens.tasks.shipped import REPO_ROOT as ROOT
 
+PlanRequests = Callable[[Any, Any], Any]  # (config, prompts DataFrame) -> the requests DataFrame
+PlanExtraCalls = Callable[[Any, Any], list]  # (config, prompts DataFrame) -> [ExtraCalls]
 
-@dataclass(frozen=True)
+
+@dataclass
 class Assessment:
     name: str
     config: type  # the RunConfig subclass that is the flow's parameter
-    flow: str  # "module:function"
     default_config: str  # a shipped config, relative to the repository root
     card: str  # one paragraph: the question it answers
     order: int  # its place in every list of assessments (the default, counterfactual, first)
+    flow: Any = None  # its Prefect flow, bound by its flow module (None until that module is imported)
+    plan_requests: PlanRequests | None = None  # None: the plan gives no call count
+    plan_extra_calls: PlanExtraCalls | None = None  # None: no calls beside the model's
+
+    def bind(self, flow: Any, plan_requests: PlanRequests | None,  # noqa: ANN401 - a Prefect Flow
+             plan_extra_calls: PlanExtraCalls | None) -> None:
+        """Complete the entry with its flow and plan hooks, refusing a second, different flow. The
+        same flow loaded twice (its module run as a script, then imported) binds again."""
+        if self.flow is not None and _origin(self.flow) != _origin(flow):
+            raise RegistryError(f"assessment {self.name!r} already runs the flow {_origin(self.flow)[1]} of "
+                                f"{_origin(self.flow)[0]}; {_origin(flow)[1]} of {_origin(flow)[0]} cannot replace it")
+        self.flow, self.plan_requests, self.plan_extra_calls = flow, plan_requests, plan_extra_calls
 
     @property
-    def flow_module(self) -> str:
-        return self.flow.partition(":")[0]
-
-    def flow_function(self) -> Callable[..., dict[str, Any]]:
-        """The Prefect flow, imported now (a run loads only its own flow)."""
-        return getattr(importlib.import_module(self.flow_module), self.flow.partition(":")[2])
+    def flow_file(self) -> Path:
+        """The flow's module file (the entry must be bound)."""
+        if self.flow is None:
+            raise RegistryError(f"assessment {self.name!r} has no flow yet: import its flow module "
+                                "(equilens.flows.running.dispatch.load_flows imports them all)")
+        return _origin(self.flow)[0]
 
     def files(self) -> list[str]:
         """The files that make this assessment, relative to the repository root: its flow, its
         default config, the stage and metric modules its flow reaches through imports (a stage it
         reuses from another assessment included), and its tests."""
-        flow_file = _path(self.flow_module).with_suffix(".py")
+        flow_file = self.flow_file
         out, todo = [flow_file, ROOT / self.default_config], [flow_file]
         while todo:
             for module in _imports(todo.pop()):
@@ -62,12 +82,18 @@ class Assessment:
                 todo = [p for p in _family_modules(out) if p not in out]
                 out += todo
         out[2:] = sorted(out[2:])
-        out += sorted((ROOT / "tests").glob(f"test_{self.flow_module.rsplit('.', 1)[1]}*.py"))
+        out += sorted((ROOT / "tests").glob(f"test_{flow_file.stem}*.py"))
         return [str(p.relative_to(ROOT)) for p in dict.fromkeys(out) if p.exists()]
 
 
 OWN_CODE = ("equilens.tasks.assessments.", "equilens.tasks.metrics.")  # where an assessment's own modules live
 SHARED = {"equilens.tasks.metrics.base", "equilens.tasks.metrics.judged"}  # ... except what every family shares
+
+
+def _origin(flow: Any) -> tuple[Path, str]:  # noqa: ANN401 - a Prefect Flow
+    """Where a flow is defined: its file and its function's name (one flow, however its module was loaded)."""
+    fn = getattr(flow, "fn", flow)
+    return Path(inspect.getsourcefile(fn) or fn.__code__.co_filename).resolve(), fn.__qualname__
 
 
 def _path(module: str) -> Path:
@@ -115,13 +141,13 @@ def _declared() -> None:
 ASSESSMENTS: Registry[Assessment] = _Assessments("assessment", discover=_declared)
 
 
-def assessment(*, flow: str, default_config: str, card: str, order: int) -> Callable[[type], type]:
+def assessment(*, default_config: str, card: str, order: int) -> Callable[[type], type]:
     """Class decorator: register the config class as its assessment (the one value of its
     ``assessment`` field), refusing a name already registered."""
 
     def deco(cls: type) -> type:
         (name,) = typing.get_args(cls.model_fields["assessment"].annotation)  # type: ignore[attr-defined]
-        ASSESSMENTS.add(name, Assessment(name, cls, flow, default_config, " ".join(card.split()), order))
+        ASSESSMENTS.add(name, Assessment(name, cls, default_config, " ".join(card.split()), order))
         return cls
 
     return deco

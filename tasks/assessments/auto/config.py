@@ -13,7 +13,6 @@ from pydantic import Field
 
 
 @assessment(
-    flow="equilens.flows.auto:auto_assessment",
     default_config="configs/auto.yaml", order=9,
     card="Every family on the same prompts in one run, as LangFair's AutoEval: the FTU check, "
          "counterfactual fairness, stereotypes and toxicity, and, when asked, an identity for the prompts "

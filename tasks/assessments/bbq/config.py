@@ -26,7 +26,6 @@ class BBQConfig(StrictModel):
 
 
 @assessment(
-    flow="equilens.flows.bbq:bbq_assessment",
     default_config="configs/bbq.yaml", order=8,
     card="Does the model fall back on stereotypes when a question cannot be answered from its context? "
          "The BBQ benchmark's multiple-choice questions give accuracy and bias scores per category, on "

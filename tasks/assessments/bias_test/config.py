@@ -44,7 +44,6 @@ class BiasTestConfig(StrictModel):
 
 
 @assessment(
-    flow="equilens.flows.bias_test:bias_test",
     default_config="configs/bias_test.yaml", order=4,
     card="Does a language model itself prefer stereotyped sentences? After BiasTestGPT, an LLM writes "
          "test sentences for a bias specification, you may review them, and the model under test scores "

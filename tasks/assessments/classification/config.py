@@ -36,7 +36,6 @@ class ClassificationConfig(StrictModel):
 
 
 @assessment(
-    flow="equilens.flows.classification:classification_assessment",
     default_config="configs/classification.yaml", order=5,
     card="Does an LLM that labels or decides treat groups alike? Each answer is read as a label, and "
          "the groups of a column are compared on predicted prevalence and, with a ground truth, on false "

@@ -11,7 +11,6 @@ from pydantic import model_validator
 
 
 @assessment(
-    flow="equilens.flows.counterfactual:counterfactual_assessment",
     default_config="configs/demo.yaml", order=1,
     card="Does the model answer differently when a prompt names another group? Prompts that mention "
          "gender, race or your own groups get counterfactual variants (he -> she, white -> Black, names "

@@ -33,7 +33,6 @@ class DecisionsConfig(StrictModel):
 
 
 @assessment(
-    flow="equilens.flows.decisions:decisions_assessment",
     default_config="configs/decisions.yaml", order=6,
     card="Does the model say yes less often to some people when it decides about them (a loan, a job, a "
          "lease, a treatment)? After discrim-eval, each decision is asked about people of every age, gender "

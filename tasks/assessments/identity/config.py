@@ -133,7 +133,6 @@ class IdentityConfig(StrictModel):
 
 
 @assessment(
-    flow="equilens.flows.identity:identity_assessment",
     default_config="configs/identity.yaml", order=2,
     card="Does the model treat users differently by the identity their name or profile signals, when "
          "the prompt names no group? Each prompt is asked as users of different groups (first-person "

@@ -27,7 +27,6 @@ class RecommendationConfig(StrictModel):
 
 
 @assessment(
-    flow="equilens.flows.recommendation:recommendation_assessment",
     default_config="configs/recommendation.yaml", order=7,
     card="Do an LLM's recommendations change with the user's group? After FaiRLLM, each group's top-K "
          "list is compared with the list the neutral request gets (Jaccard, SERP* and PRAG* similarity).",

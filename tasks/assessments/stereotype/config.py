@@ -37,7 +37,6 @@ class WithStereotype(RunConfig):
 
 
 @assessment(
-    flow="equilens.flows.stereotype:stereotype_assessment",
     default_config="configs/stereotype.yaml", order=3,
     card="Do the answers carry stereotypes or toxicity? The model's answers (or a file of your own) "
          "are scored with LangFair's stereotype metrics (co-occurrence bias, stereotypical associations, "
