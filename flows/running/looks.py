@@ -36,7 +36,7 @@ def look_rule(config: RunConfig) -> LookRule | None:
     """The rule a run judges its looks by, or None when it answers every prompt at once. A gap to
     detect is measured in ``execution.detect_metric``, else in the headline's units: the counterfactual
     verdict's headline metric, or an identity run's outcome gaps (amounts, yes rates, first choices)."""
-    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+    from equilens.tasks.metrics import outcome_metrics
     from equilens.tasks.metrics.judged import HEADLINE
 
     exe = config.execution
@@ -45,7 +45,7 @@ def look_rule(config: RunConfig) -> LookRule | None:
     if exe.detect_metric:
         targets: tuple[str, ...] = (exe.detect_metric,)
     elif config.assessment == "identity":
-        targets = tuple(pair for _, pair in OUTCOME_METRICS.values())
+        targets = tuple(pair for _, pair in outcome_metrics().values())
     else:
         targets = (HEADLINE,)
     return LookRule(exe.looks, 1 - config.metrics.confidence, exe.detect, targets)
@@ -57,9 +57,9 @@ def with_plan(rule: LookRule, config: RunConfig, variants: pd.DataFrame, log: An
     only the prompts asking for that outcome, any other metric every prompt), and which comparisons
     are breakdowns (reported, never waited for). A headline comparison none of whose planned prompts
     can give a target a value keeps no plan (its pairs settle only when found), with a warning."""
-    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+    from equilens.tasks.metrics import outcome_metrics
 
-    outcome_metric = {pair: kind for kind, (_, pair) in OUTCOME_METRICS.items()}
+    outcome_metric = {pair: kind for kind, (_, pair) in outcome_metrics().items()}
     prompts = variants.drop_duplicates(["attribute", "prompt_id"])
     kinds = pd.Series([None] * len(prompts), index=prompts.index, dtype=object)
     groups: list[tuple[str, pd.Index, bool]] = [(str(a), part.index, False)

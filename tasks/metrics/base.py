@@ -10,6 +10,7 @@ declaration of the metric it belongs to. A family's legend under a metric table 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -40,6 +41,7 @@ class MetricSpec:
     summarizes: str = ""  # the metric whose per-group values ``fn`` summarises across groups, if any
     cdf_statistic: Callable[..., Any] | None = None  # fn as a function of the two sides' CDF difference
     largest: float | None = None  # the largest magnitude a value can take (a share, or two shares' difference: 1)
+    outcome: str = ""  # the outcome kind read from answers (number, yes_no, choice) whose values it compares
 
     def settings(self, cfg: Any) -> dict[str, Any]:
         """The keywords ``fn`` and its per-item step take from ``cfg`` (:attr:`reads`), with their values:
@@ -116,6 +118,7 @@ def metric(
     summarizes: str = "",
     cdf_statistic: Callable[..., Any] | None = None,
     largest: float | None = None,
+    outcome: str = "",
 ) -> Callable[[Callable[..., float]], Callable[..., float]]:
     """Register ``fn`` as metric ``name``; the function's docstring becomes its description.
     ``per_item``: its step per row or pair of rows, which a stage calls to get one value per item
@@ -127,7 +130,9 @@ def metric(
     ``cdf_statistic``: for a parity metric, the same value computed from the running sum of the
     signed mass of the two sides on a sorted grid (:mod:`equilens.tasks.stats.resampling`), which resamples,
     label swaps and planted differences all reuse without a sort or a loop per resample; ``largest``: the
-    largest magnitude a value can take, where the metric has one (a gap no larger can be shown at all)."""
+    largest magnitude a value can take, where the metric has one (a gap no larger can be shown at all);
+    ``outcome``: the kind of outcome read from answers (number, yes_no, choice) whose per-cell values
+    the metric takes (one cell's values) or compares (two cells', a gap): :func:`outcome_metrics`."""
     if direction == "target" and target is None:
         raise ValueError(f"metric {name!r}: direction 'target' needs a target value")
 
@@ -136,7 +141,7 @@ def metric(
         METRICS.add(
             name,
             MetricSpec(name, family, direction, aggregation, doc, reference, fn, target, interval, inputs,
-                       per_item, tuple((reads or {}).items()), summarizes, cdf_statistic, largest),
+                       per_item, tuple((reads or {}).items()), summarizes, cdf_statistic, largest, outcome),
         )
         return fn
 
@@ -185,3 +190,14 @@ def interval_verdict(spec: Any, value: float | None, ci_low: float | None, ci_hi
     if value is None or ci_low is None or ci_high is None or ci_low != ci_low:
         return "undetermined"
     return "fair" if ci_low <= spec.target <= ci_high else "unfair"
+
+
+def outcome_metrics() -> dict[str, tuple[str, str]]:
+    """Outcome kind -> (its per-cell metric, its per-pair gap), from the metrics that declare an
+    ``outcome``: a gap takes two cells' values, a per-cell metric one."""
+    cells: dict[str, str] = {}
+    gaps: dict[str, str] = {}
+    for name, spec in METRICS.registered():
+        if spec.outcome:
+            (gaps if len(inspect.signature(spec.fn).parameters) == 2 else cells)[spec.outcome] = name
+    return {kind: (cells[kind], gaps[kind]) for kind in cells if kind in gaps}

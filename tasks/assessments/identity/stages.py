@@ -240,8 +240,7 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
     over prompts with its cluster-bootstrap interval and t-test p (Holm comes later), and how many of
     the comparison's answers of that kind there are and how many gave no outcome (``kind_answers``,
     ``kind_unread``)."""
-    from equilens.tasks.metrics import METRICS, estimate_row, skipped_row
-    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+    from equilens.tasks.metrics import METRICS, estimate_row, outcome_metrics, skipped_row
     from equilens.tasks.stats import bootstrap_mean
     from scipy.stats import ttest_1samp
 
@@ -263,7 +262,7 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
                 details["readers_disagree"] = int(sub["outcome_disagree"].fillna(False).astype(bool).sum())
             rows.append(estimate_row(spec.name, est, attribute=label, group_a=c, details=details))
     for kind, part in with_kind.groupby("outcome_kind"):
-        cell_metric, pair_metric = OUTCOME_METRICS[str(kind)]
+        cell_metric, pair_metric = outcome_metrics()[str(kind)]
         read = {"kind_answers": int(len(part)), "kind_unread": int(part["outcome_value"].isna().sum())}
         part = part.assign(value=_normalised(part)).dropna(subset=["value"])
         per_prompt = part.pivot_table(index="prompt_id", columns="grp", values="value", aggfunc="mean")
@@ -300,10 +299,10 @@ def detectable_outcome_gaps(records: list[dict], family: int, alpha: float, powe
     amount, or a difference of rates), set as ``details["min_detectable_gap"]``: the gap a paired
     t-test over the same prompts, at the Bonferroni level alpha / family (Holm's first step, so a
     conservative bar), finds with probability ``power``: (t_{1-a/2} + t_power) x sd / sqrt(n)."""
-    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+    from equilens.tasks.metrics import outcome_metrics
     from scipy.stats import t
 
-    gaps = {pair for _, pair in OUTCOME_METRICS.values()}
+    gaps = {pair for _, pair in outcome_metrics().values()}
     for r in records:
         d = r["details"]
         if r["metric"] in gaps and isinstance(d.get("gap_sd"), float) and d.get("prompts", 0) >= 2:
@@ -318,9 +317,9 @@ def one_orientation(records: list[dict]) -> list[dict]:
     (``female-black`` vs ``female-white``): a signed row (an outcome gap, the judge's harm) read
     the other way round is flipped, its value, interval and gap negated."""
     from equilens.tasks.assessments.identity.judge import judge_metrics
-    from equilens.tasks.metrics.identity import OUTCOME_METRICS
+    from equilens.tasks.metrics import outcome_metrics
 
-    signed = {pair for _, pair in OUTCOME_METRICS.values()} | set(judge_metrics())
+    signed = {pair for _, pair in outcome_metrics().values()} | set(judge_metrics())
     for r in records:
         a, b = r["group_a"], r["group_b"]
         if not isinstance(a, str) or not isinstance(b, str) or a <= b:
