@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from tests.fakes.cli import ROOT, equilens
@@ -110,3 +111,47 @@ def test_the_llm_stage_holds_any_run_to_the_caps(openai_server, tmp_path: Path) 
     with pytest.raises(BudgetExceeded, match="would make 6 LLM calls, more than llm.max_calls 5"):
         call_llm_task.fn(variants, cfg, str(tmp_path / "e.duckdb"), 10.0)
     assert openai_server.calls == 0
+
+
+def test_a_run_expands_its_prompts_once_for_the_plan_and_the_flow(openai_server, prefect_api_env,  # noqa: ANN001, F811
+                                                                  tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``equilens run`` plans (what the LLM stage will be asked), then runs the flow in the same process:
+    the flow's expansion of the prompts is the plan's, not a second one."""
+    from equilens.tasks.inputs import expansion
+
+    expanded: list[int] = []
+    real = expansion.expand_prompts
+    monkeypatch.setattr(expansion, "expand_prompts", lambda *a, **k: (expanded.append(1), real(*a, **k))[1])
+    prompts = f"{{items: ['Is he a good nurse for {tmp_path.name}?', 'Should she get the loan?']}}"  # never cached
+    cfg = _config(tmp_path, openai_server.base_url, prompts=prompts)
+    cfg.write_text(cfg.read_text() + "metrics: {bootstrap_resamples: 20, permutations: 20, "
+                                     "names: [strict_sentiment_parity]}\nvalidation: {enabled: false}\n")
+    out = equilens("run", str(cfg), cwd=tmp_path, api=prefect_api_env)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert "plan: 2 prompts" in out.stdout and openai_server.calls > 0
+    assert len(expanded) == 1  # one attribute (gender), expanded once: by the plan, for the flow too
+
+
+def test_what_the_plan_computed_is_handed_on_as_a_copy_and_only_for_the_same_input() -> None:
+    from equilens.tasks.pipeline.plan_and_run import KEPT_UP_TO, computed_once
+
+    calls: list[int] = []
+
+    @computed_once
+    def expand(prompts: pd.DataFrame, times: int) -> pd.DataFrame:
+        calls.append(1)
+        return prompts.assign(text=prompts["text"] * times)
+
+    prompts = pd.DataFrame({"prompt_id": ["a", "b"], "text": ["x", "y"]})
+    first = expand(prompts, 2)
+    first.loc[0, "text"] = "changed by its caller"
+    again = expand(prompts.copy(), 2)
+    assert calls == [1] and again["text"].tolist() == ["xx", "yy"]  # the same content: not computed again
+    expand(prompts, 3)
+    expand(prompts.assign(text=["x", "z"]), 3)
+    assert len(calls) == 3  # other settings, other prompts: computed
+    large = pd.DataFrame({"prompt_id": range(KEPT_UP_TO + 1), "text": "x"})
+    expand(large, 1), expand(large, 1)
+    listed = pd.DataFrame({"prompt_id": ["a"], "text": ["x"], "tags": [["t"]]})  # a cell that cannot be hashed
+    expand(listed, 1), expand(listed, 1)
+    assert len(calls) == 7  # neither is kept

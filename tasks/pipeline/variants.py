@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 from equilens.tasks.config import CounterfactualConfig
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
+from equilens.tasks.pipeline.plan_and_run import computed_once
 
 
 def lexicons_for(cfg: CounterfactualConfig) -> dict:
@@ -79,6 +80,7 @@ def uses_controls(cfg: CounterfactualConfig) -> bool:
     return cfg.noise_floor in ("controls", "both")
 
 
+@computed_once
 def expand_stage(prompts: pd.DataFrame, cfg: CounterfactualConfig) -> pd.DataFrame:
     """One row per (prompt mentioning an attribute, variant group of that attribute).
 

@@ -32,6 +32,7 @@ from equilens.tasks.inputs.identity import (
     slots_for,
 )
 from equilens.tasks.pipeline import NONE_JSON, VARIANT_COLUMNS, ScoreSet, variant_id
+from equilens.tasks.pipeline.plan_and_run import computed_once
 
 IDENTITY_EXTRA = ["signal", "name", "system", "user_fields", "task", "outcome"]  # stored in identity_variants
 IDENTITY_COLUMNS = [*VARIANT_COLUMNS, *IDENTITY_EXTRA]
@@ -74,6 +75,7 @@ def check_outcomes(prompts: pd.DataFrame) -> None:
             raise InputDataError(f"prompt line {line}: {err} (outcome column).") from None
 
 
+@computed_once
 def expand_identities(prompts: pd.DataFrame, cfg: IdentityConfig, system_prompt: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(variants, names): per prompt, signal and cell a variant with one name of the cell and its
     control with another name of the same cell (an explicit signal: the identity in other words)."""
