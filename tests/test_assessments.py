@@ -88,6 +88,15 @@ def test_an_assessment_runs_one_flow_declared_by_its_flow_module() -> None:
     with pytest.raises(RegistryError, match="already runs the flow identity_assessment"):
         assessment_flow()(another_identity_flow)
     entry.bind(entry.flow, entry.plan_requests, entry.plan_extra_calls)  # the same flow again: kept
+    # the flow's file loaded by path (as Prefect loads a deployment's entrypoint): the same flow, and the
+    # package's own module stays bound
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("a_copy_of_the_identity_flow", ROOT / "flows" / "identity.py")
+    copy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(copy)
+    assert copy.identity_assessment is not entry.flow and assessment_entry("identity").flow.fn.__module__ == \
+        "equilens.flows.identity"
 
     def no_config(prompts: list) -> dict:
         return {}

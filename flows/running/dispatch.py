@@ -58,7 +58,7 @@ def assessment_entry(name: str) -> Assessment:
     ``flows/NAME.py``, is imported (once) and binds them. A module that binds nothing is a
     RegistryError naming it."""
     entry = ASSESSMENTS.get(name)
-    if entry.flow is None:
+    if entry.flow is None or not entry.flow_module_is_packaged():  # unbound, or bound by a copy loaded by path
         module = f"equilens.flows.{name}"
         if (REPO_ROOT / "flows" / f"{name}.py").is_file():
             importlib.import_module(module)

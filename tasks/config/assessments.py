@@ -49,11 +49,20 @@ class Assessment:
     def bind(self, flow: Any, plan_requests: PlanRequests | None,  # noqa: ANN401 - a Prefect Flow
              plan_extra_calls: PlanExtraCalls | None) -> None:
         """Complete the entry with its flow and plan hooks, refusing a second, different flow. The
-        same flow loaded twice (its module run as a script, then imported) binds again."""
+        same flow loaded again from its file (its module run as a script, Prefect loading a
+        deployment's entrypoint) is the same flow: the package's own module
+        (``equilens.flows.NAME``) is kept over such a copy."""
         if self.flow is not None and _origin(self.flow) != _origin(flow):
             raise RegistryError(f"assessment {self.name!r} already runs the flow {_origin(self.flow)[1]} of "
                                 f"{_origin(self.flow)[0]}; {_origin(flow)[1]} of {_origin(flow)[0]} cannot replace it")
-        self.flow, self.plan_requests, self.plan_extra_calls = flow, plan_requests, plan_extra_calls
+        if self.flow is None or self.flow_module_is_packaged(flow):
+            self.flow, self.plan_requests, self.plan_extra_calls = flow, plan_requests, plan_extra_calls
+
+    def flow_module_is_packaged(self, flow: Any = None) -> bool:  # noqa: ANN401 - a Prefect Flow
+        """Whether ``flow`` (default: the bound one) comes from the package's module of this
+        assessment's flow, ``equilens.flows.NAME``, not from a copy of its file loaded by path."""
+        flow = self.flow if flow is None else flow
+        return getattr(flow, "fn", flow).__module__ == f"equilens.flows.{self.name}"
 
     @property
     def flow_file(self) -> Path:
