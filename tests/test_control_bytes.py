@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 
 from equilens.tasks.config import parse_config
+from equilens.tasks.plain import escape
 from equilens.tasks.reporting.evidence import Evidence, Example, Side, html_section, markdown_lines
-from equilens.tasks.reporting.plain import escape
 
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
 
@@ -76,7 +76,7 @@ HOSTILE_MODEL = "m`` </code><script>alert(3)</script> `x"
 
 
 def test_markdown_escapes_markup_and_a_code_span_holds_any_backticks() -> None:
-    from equilens.tasks.reporting.plain import markdown, markdown_code
+    from equilens.tasks.plain import markdown, markdown_code
     from markdown_it import MarkdownIt
 
     render = MarkdownIt("commonmark", {"html": True}).enable("table").render

@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-from equilens.tasks.reporting.plain import csv_cell, visible
+from equilens.tasks.plain import csv_cell, visible
 from equilens.tasks.storage.store import Store
 
 from tests.fakes.cli import equilens

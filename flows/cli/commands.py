@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 from equilens.flows.running.launch import fail, say
-from equilens.tasks.reporting.plain import csv_text
+from equilens.tasks.plain import csv_text
 
 DbOption = Annotated[Path, typer.Option("--db", help="DuckDB file with stored runs")]
 DEFAULT_DB = Path("data/equilens.duckdb")
@@ -57,7 +57,7 @@ def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table"
     """List stored runs, newest first (`show` and `report` accept a unique prefix of a run id)."""
     import pandas as pd
     from equilens.tasks.errors import EquilensError
-    from equilens.tasks.reporting.plain import console
+    from equilens.tasks.plain import console
     from equilens.tasks.reporting.terminal import Column, dropped_line, fitted_table
     from equilens.tasks.storage.store import Store
 
@@ -175,8 +175,8 @@ def compare(
     CI), 2 for bad input (unknown run id, a run without metrics), 0 otherwise.
     """
     from equilens.tasks.errors import EquilensError
+    from equilens.tasks.plain import console
     from equilens.tasks.reporting.compare import compare_runs, config_differences, diff_table
-    from equilens.tasks.reporting.plain import console
     from equilens.tasks.storage.store import Store
 
     try:
@@ -217,7 +217,7 @@ def metrics() -> None:
     import textwrap
 
     from equilens.tasks.metrics import METRICS
-    from equilens.tasks.reporting.plain import console
+    from equilens.tasks.plain import console
     from rich.table import Table
 
     specs = dict(METRICS.items())

@@ -17,9 +17,9 @@ def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None
     """Table and markdown artifacts in the Prefect UI (no-ops outside a flow run). ``markdown`` is
     escaped where it is written (:func:`equilens.tasks.reporting.terminal.markdown_report`); the
     table, whose cells the UI shows as text, has its names made
-    :func:`~equilens.tasks.reporting.plain.visible`."""
+    :func:`~equilens.tasks.plain.visible`."""
     try:
-        from equilens.tasks.reporting.plain import visible
+        from equilens.tasks.plain import visible
         from equilens.tasks.reporting.terminal import p_of
         from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
@@ -103,7 +103,7 @@ def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, 
         try:
             from pathlib import Path
 
-            from equilens.tasks.reporting.plain import markdown
+            from equilens.tasks.plain import markdown
             from prefect.artifacts import create_link_artifact
 
             create_link_artifact(key="report-file", link=Path(report).resolve().as_uri(), link_text=markdown(report),

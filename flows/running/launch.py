@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from equilens.tasks.reporting.plain import visible
+from equilens.tasks.plain import visible
 
 FlowPicker = Callable[[Any], Callable[[Any], dict[str, Any]]]  # config -> the flow that runs it
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from equilens.tasks.config import RunConfig
 from equilens.tasks.config.sections import APPLICATION_PROVIDERS
 from equilens.tasks.errors import ConfigError, InputDataError, StorageError
-from equilens.tasks.inputs.files import file_problem
+from equilens.tasks.files import file_problem
 
 BUILTIN_PROVIDERS = ("local", "openai", "azure", *APPLICATION_PROVIDERS)
 

@@ -207,7 +207,7 @@ def load_yaml(text: str, what: str) -> Any:  # noqa: ANN401 - whatever the YAML 
 
 def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
     """Read a YAML config; ``overrides`` are dotted keys (``{"llm.count": 2}``) applied on top."""
-    from equilens.tasks.inputs.files import file_problem
+    from equilens.tasks.files import file_problem
     from equilens.tasks.shipped import shipped_path
 
     p = shipped_path(path)  # "configs/demo.yaml" from any directory: the shipped one, unless yours is there

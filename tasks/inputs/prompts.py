@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 from equilens.tasks.config import PromptsConfig
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.files import file_problem, read_utf8
+from equilens.tasks.files import file_problem, read_utf8
 
 SUFFIXES = (".csv", ".jsonl", ".parquet", ".txt")
 EXTRA_COLUMNS = ("task", "outcome")

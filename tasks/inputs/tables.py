@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.files import require_file
+from equilens.tasks.files import require_file
 
 
 def read_table(path: str | Path, what: str) -> pd.DataFrame:

@@ -205,8 +205,8 @@ def _clip(text: str | None, limit: int) -> str:
 
 def markdown_lines(evidence: list[Evidence], limit: int = 240) -> list[str]:
     """A markdown section with the examples (answers quoted as text, cut at ``limit`` characters);
-    every name and text passes :func:`equilens.tasks.reporting.plain.markdown`."""
-    from equilens.tasks.reporting.plain import markdown as _md
+    every name and text passes :func:`equilens.tasks.plain.markdown`."""
+    from equilens.tasks.plain import markdown as _md
 
     if not evidence:
         return []
@@ -226,7 +226,7 @@ def markdown_lines(evidence: list[Evidence], limit: int = 240) -> list[str]:
 
 def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
     """The examples as side-by-side tables in the terminal (answers printed as plain text)."""
-    from equilens.tasks.reporting.plain import console, text
+    from equilens.tasks.plain import console, text
     from rich.table import Table
 
     console = console()
@@ -251,8 +251,8 @@ def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
 
 def html_section(evidence: list[Evidence], limit: int = 1200) -> str:
     """The examples as collapsible side-by-side tables; every prompt and answer is HTML-escaped, its
-    control characters made visible (:func:`equilens.tasks.reporting.plain.escape`)."""
-    from equilens.tasks.reporting.plain import escape
+    control characters made visible (:func:`equilens.tasks.plain.escape`)."""
+    from equilens.tasks.plain import escape
 
     if not evidence:
         return ""

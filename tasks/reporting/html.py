@@ -20,7 +20,7 @@ from equilens.tasks.errors import StorageError
 from equilens.tasks.inputs.prompts import text_hash
 from equilens.tasks.llm.base import ANSWER_CUT
 from equilens.tasks.metrics import METRICS
-from equilens.tasks.reporting.plain import escape  # html.escape of visible(): no raw control bytes
+from equilens.tasks.plain import escape  # html.escape of visible(): no raw control bytes
 from equilens.tasks.reporting.readings import unread_decisions_line
 from equilens.tasks.reporting.svg import histogram_chart, interval_chart, line_chart
 from equilens.tasks.reporting.terminal import (

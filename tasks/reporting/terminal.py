@@ -53,11 +53,11 @@ def markdown_report(
 ) -> str:
     """The run's markdown artifact: verdict, FTU, least fair pairs, the answers behind the gaps
     (``evidence``, from :func:`equilens.tasks.reporting.evidence.find_evidence`), non-completion, usage.
-    Every name, model and text in it passes :func:`~equilens.tasks.reporting.plain.markdown` (or
-    :func:`~equilens.tasks.reporting.plain.markdown_code` in a code span)."""
+    Every name, model and text in it passes :func:`~equilens.tasks.plain.markdown` (or
+    :func:`~equilens.tasks.plain.markdown_code` in a code span)."""
+    from equilens.tasks.plain import markdown as md
+    from equilens.tasks.plain import markdown_code as code
     from equilens.tasks.reporting.evidence import markdown_lines
-    from equilens.tasks.reporting.plain import markdown as md
-    from equilens.tasks.reporting.plain import markdown_code as code
 
     ftu = summary.get("ftu", {})
     from equilens.tasks.reporting.verdict import verdict_lines
@@ -138,8 +138,8 @@ SHORT = {"strict_sentiment_parity": "strict parity", "weak_sentiment_parity": "w
 
 def print_verdicts(metrics: pd.DataFrame, config: dict[str, Any] | None = None) -> None:
     """The answer first: one sentence per attribute or family."""
-    from equilens.tasks.reporting.plain import console as plain_console
-    from equilens.tasks.reporting.plain import text
+    from equilens.tasks.plain import console as plain_console
+    from equilens.tasks.plain import text
     from equilens.tasks.reporting.verdict import verdict_lines
 
     said = verdict_lines(metrics, config)
@@ -270,7 +270,7 @@ def fitted_table(title: str, columns: list[Column], rows: list[list[str]],
                  width: int) -> tuple[Any, list[str]]:
     """A Rich table of ``rows`` no wider than ``width`` (see :class:`Column`), and the names of the
     columns left out to fit. Cells are measured as they are shown: made visible first."""
-    from equilens.tasks.reporting.plain import visible
+    from equilens.tasks.plain import visible
     from rich.cells import cell_len, set_cell_size
     from rich.table import Table
 
@@ -304,7 +304,7 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
     row per group pair and metric), so no number is ever cut off and no name split."""
     import os
 
-    from equilens.tasks.reporting.plain import console as plain_console
+    from equilens.tasks.plain import console as plain_console
     from rich.table import Table
 
     console = plain_console()

@@ -151,7 +151,7 @@ def parse_bias_specs(data: Any, where: str = "spec") -> list[BiasSpec]:
 
 def load_bias_specs(path: str | os.PathLike[str]) -> list[BiasSpec]:
     """Read and validate a bias-spec JSON file; errors name the file and the field."""
-    from equilens.tasks.inputs.files import require_file
+    from equilens.tasks.files import require_file
 
     p = require_file(path, "Bias spec file")
     try:

@@ -208,8 +208,8 @@ def generate_sentences(
 
 def export_csv(rows: Sequence[GeneratedSentence], path: str | os.PathLike[str]) -> Path:
     """Write rows to an inspectable CSV (``discarded`` as true/false) and return its path; a cell
-    that a spreadsheet would run as a formula is quoted (:func:`equilens.tasks.reporting.plain.csv_cell`)."""
-    from equilens.tasks.reporting.plain import csv_cell
+    that a spreadsheet would run as a formula is quoted (:func:`equilens.tasks.plain.csv_cell`)."""
+    from equilens.tasks.plain import csv_cell
 
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -229,8 +229,8 @@ _FALSE = {"false", "0", "no", "n", ""}
 
 def import_csv(path: str | os.PathLike[str]) -> list[GeneratedSentence]:
     """Read a (possibly hand-reviewed) sentences CSV back; optional columns may be missing."""
-    from equilens.tasks.inputs.files import require_file
-    from equilens.tasks.reporting.plain import from_csv_cell
+    from equilens.tasks.files import require_file
+    from equilens.tasks.plain import from_csv_cell
 
     p = require_file(path, "Sentences CSV")
     try:

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 from equilens.tasks.config import PromptsConfig
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.files import read_utf8
+from equilens.tasks.files import read_utf8
 from equilens.tasks.inputs.prompts import check_length
 
 FIELDS = ("filled_template", "decision_question_id", "age", "gender", "race", "fill_type")

@@ -65,7 +65,7 @@ def load_word_list(path: str | os.PathLike[str]) -> list[str]:
     ``.csv``/``.tsv`` files need a ``word`` column (a ``lemma`` column, as in HurtLex's TSVs, is
     accepted too); any other file is read as one word per line, ``#`` starting a comment line.
     """
-    from equilens.tasks.inputs.files import require_file
+    from equilens.tasks.files import require_file
 
     p = require_file(path, "Word list")
     try:
