@@ -105,6 +105,21 @@ def test_no_import_cycles() -> None:
     assert not cycles, f"import circles: {detail}"
 
 
+def test_no_cycles_between_the_packages_of_tasks() -> None:
+    """A package of ``tasks/`` (config, inputs, metrics, reporting, assessments, ...) that imports another
+    is never imported back by it, counting imports inside functions: the layers stay layers."""
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:3])
+
+    graph: dict[str, set[str]] = {}
+    for module, targets in GRAPH.items():
+        if module.startswith("equilens.tasks."):
+            graph.setdefault(package(module), set()).update(
+                package(t) for t in targets if t.startswith("equilens.tasks.") and package(t) != package(module))
+    graph = {p: {t for t in targets if t in graph} for p, targets in graph.items()}
+    assert not _cycles(graph), _cycles(graph)
+
+
 def test_tasks_never_import_flows() -> None:
     bad = {m: sorted(t for t in GRAPH[m] if t.startswith("equilens.flows.")) for m in GRAPH if m.startswith("equilens.tasks.")}
     assert not {m: t for m, t in bad.items() if t}
