@@ -45,10 +45,10 @@ browser:
 test: setup browser
 	$(BIN)/ruff check flows tasks tests data
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=15
+	$(BIN)/python -m pytest -q -n 3 --dist worksteal --durations=15
 
 test-all: setup browser
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m ""
+	$(BIN)/python -m pytest -q -n 3 --dist worksteal -m ""
 
 # every import of the project's own code resolves for a static tool (pyright, as Pylance runs it);
 # ruff and the import layers, as make test runs them
