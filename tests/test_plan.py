@@ -133,7 +133,7 @@ def test_a_run_expands_its_prompts_once_for_the_plan_and_the_flow(openai_server,
 
 
 def test_what_the_plan_computed_is_handed_on_as_a_copy_and_only_for_the_same_input() -> None:
-    from equilens.tasks.pipeline.plan_and_run import KEPT_UP_TO, computed_once
+    from equilens.tasks.pipeline.plan_and_run import PLAN_SAMPLE, computed_once
 
     calls: list[int] = []
 
@@ -150,7 +150,7 @@ def test_what_the_plan_computed_is_handed_on_as_a_copy_and_only_for_the_same_inp
     expand(prompts, 3)
     expand(prompts.assign(text=["x", "z"]), 3)
     assert len(calls) == 3  # other settings, other prompts: computed
-    large = pd.DataFrame({"prompt_id": range(KEPT_UP_TO + 1), "text": "x"})
+    large = pd.DataFrame({"prompt_id": range(PLAN_SAMPLE + 1), "text": "x"})
     expand(large, 1), expand(large, 1)
     listed = pd.DataFrame({"prompt_id": ["a"], "text": ["x"], "tags": [["t"]]})  # a cell that cannot be hashed
     expand(listed, 1), expand(listed, 1)

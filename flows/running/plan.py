@@ -6,7 +6,7 @@ first call and in seconds even for a file of millions of prompts.
   assessment's plan hook says what its LLM stage would be asked for a set of prompts
   (``plan_requests(config, prompts)`` in ``tasks/assessments/NAME/plan.py``, declared by its flow:
   variants and controls, identity variants, questions); the
-  plan runs it on the prompts, or on a sample of :data:`SAMPLE` of them scaled to the whole
+  plan runs it on the prompts, or on a sample of :data:`PLAN_SAMPLE` of them scaled to the whole
   ("about"). Calls are requests x ``llm.count``; answers already in the response cache are counted
   too, so a resumed run costs less than its plan says. An assessment without ``plan_requests``
   gets no call count. The run that follows in the same process reuses the plan's expansion of the
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field, replace
 
 from equilens.tasks.config import RunConfig
 from equilens.tasks.llm.budget import BudgetExceeded, ExtraCalls, check_budget, cost_of, prompt_tokens_of
+from equilens.tasks.pipeline.plan_and_run import PLAN_SAMPLE
 
-SAMPLE = 2_000
 ASSUMED_CALL_S = 2.0
 
 
@@ -109,8 +109,8 @@ def make_plan(cfg: RunConfig) -> Plan:
     if cfg.prompts is not None:
         from equilens.tasks.inputs.prompt_scan import scan_prompts
 
-        scan = scan_prompts(cfg.prompts, SAMPLE, seed=cfg.metrics.seed)
-        prompts, sample, exact = scan.total, scan.sample, scan.exact and scan.total <= SAMPLE
+        scan = scan_prompts(cfg.prompts, PLAN_SAMPLE, seed=cfg.metrics.seed)
+        prompts, sample, exact = scan.total, scan.sample, scan.exact and scan.total <= PLAN_SAMPLE
     entry = assessment_entry(cfg.assessment)
     planner = entry.plan_requests
     if planner is None:

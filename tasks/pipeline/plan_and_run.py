@@ -4,7 +4,7 @@
 and then runs the flow in the same process; both expand the same prompts with the same settings.
 :func:`computed_once` keeps the last expansion of a function, keyed by the content of its prompts
 and the values of its settings, so the flow's expansion of those prompts is the plan's, not a second
-one. Only small inputs are kept (the plan expands at most a sample of :data:`KEPT_UP_TO` prompts),
+one. Only small inputs are kept (the plan expands at most :data:`PLAN_SAMPLE` prompts),
 so a large run never holds a copy of its variants here; a caller always gets its own copy, which
 it may change freely.
 """
@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-KEPT_UP_TO = 2_000  # prompts: the plan's largest sample (flows.running.plan.SAMPLE)
+PLAN_SAMPLE = 2_000  # prompts the plan expands at most: all of a smaller set, a uniform sample of a larger
 
 R = TypeVar("R")
 
@@ -52,7 +52,7 @@ def computed_once(fn: Callable[..., R]) -> Callable[..., R]:
 
     @functools.wraps(fn)
     def remembered(prompts: pd.DataFrame, *settings: Any) -> R:  # noqa: ANN401 - fn's own settings
-        key = _content_key(prompts, settings) if len(prompts) <= KEPT_UP_TO else None
+        key = _content_key(prompts, settings) if len(prompts) <= PLAN_SAMPLE else None
         if key is not None and last.get("key") == key:
             return _copied(last["value"])
         value = fn(prompts, *settings)
