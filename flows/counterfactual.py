@@ -43,7 +43,8 @@ from prefect import flow
 FLOW_NAME = "counterfactual-assessment"
 
 
-@assessment_flow(plan_requests=plan.plan_requests)
+@assessment_flow(plan_requests=plan.plan_requests, check_inputs=plan.check_inputs,
+                 prompt_warnings=plan.prompt_warnings)
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
 def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]:
     """Counterfactual fairness of an LLM across protected groups (see the module docstring)."""

@@ -37,7 +37,7 @@ from equilens.tasks.storage.fingerprint import path_fingerprint
 from prefect import flow
 
 
-@assessment_flow(plan_requests=plan.plan_requests)
+@assessment_flow(plan_requests=plan.plan_requests, prompt_warnings=plan.prompt_warnings)
 @flow(name="stereotype-assessment", validate_parameters=True)
 def stereotype_assessment(config: StereotypeRunConfig) -> dict[str, Any]:
     """Stereotype and toxicity of an LLM's responses (see the module docstring)."""

@@ -79,15 +79,15 @@ def test_an_assessment_runs_one_flow_declared_by_its_flow_module() -> None:
 
     entry = assessment_entry("identity")
     assert entry.flow.fn.__module__ == "equilens.flows.identity"
-    assert entry.plan_requests is plan.plan_requests and entry.plan_extra_calls is plan.plan_extra_calls
-    assert assessment_entry("bias_test").plan_requests is None  # no call count in its plan
+    assert entry.hooks.plan_requests is plan.plan_requests and entry.hooks.plan_extra_calls is plan.plan_extra_calls
+    assert assessment_entry("bias_test").hooks.plan_requests is None  # no call count in its plan
 
     def another_identity_flow(config: IdentityRunConfig) -> dict:
         return {}
 
     with pytest.raises(RegistryError, match="already runs the flow identity_assessment"):
         assessment_flow()(another_identity_flow)
-    entry.bind(entry.flow, entry.plan_requests, entry.plan_extra_calls)  # the same flow again: kept
+    entry.bind(entry.flow, entry.hooks)  # the same flow again: kept
     # the flow's file loaded by path (as Prefect loads a deployment's entrypoint): the same flow, and the
     # package's own module stays bound
     import importlib.util

@@ -134,12 +134,12 @@ def test_duplicate_prompts_are_reported(tmp_path: Path) -> None:
 
 
 def test_prompts_needed_for_a_permutation_test_to_pass_holm() -> None:
-    from equilens.flows.running.preflight import prompts_needed
+    from equilens.tasks.metrics.judged import prompts_needed
 
     # smallest two-sided p with n prompts = 2**(1-n); Holm's first threshold = 0.05 / pairs
     # 1 pair: 0.05 -> n = 6 (2**-5 = 0.031; n = 5 gives 0.0625); 3 pairs (gender): 0.0167 -> n = 7 (0.0156)
     # 15 pairs (six race groups): 0.00333 -> n = 10 (2**-9 = 0.00195; n = 9 gives 0.0039)
-    assert [prompts_needed(k) for k in (1, 3, 15)] == [6, 7, 10]
+    assert [prompts_needed(k, 0.05) for k in (1, 3, 15)] == [6, 7, 10]
 
 
 def test_too_few_prompts_per_attribute_is_a_warning(tmp_path: Path) -> None:

@@ -17,19 +17,30 @@ from collections.abc import Callable
 from typing import Any
 
 from equilens.tasks.config import RunConfig
-from equilens.tasks.config.assessments import ASSESSMENTS, Assessment, PlanExtraCalls, PlanRequests
+from equilens.tasks.config.assessments import (
+    ASSESSMENTS,
+    Assessment,
+    CheckInputs,
+    Hooks,
+    PlanExtraCalls,
+    PlanRequests,
+    PromptWarnings,
+)
 from equilens.tasks.errors import RegistryError
 from equilens.tasks.shipped import REPO_ROOT
 
 F = typing.TypeVar("F")
 
 
-def assessment_flow(*, plan_requests: PlanRequests | None = None,
-                    plan_extra_calls: PlanExtraCalls | None = None) -> Callable[[F], F]:
-    """Decorator on an assessment's Prefect flow: bind it, with its plan hooks, to the registry entry
-    of the assessment its ``config`` parameter's class belongs to. ``plan_requests(config, prompts)``
-    says what the run's LLM stage would be asked; ``plan_extra_calls(config, prompts)`` the calls
-    beside the model's (a judge's)."""
+def assessment_flow(*, plan_requests: PlanRequests | None = None, plan_extra_calls: PlanExtraCalls | None = None,
+                    check_inputs: CheckInputs | None = None,
+                    prompt_warnings: PromptWarnings | None = None) -> Callable[[F], F]:
+    """Decorator on an assessment's Prefect flow: bind it, with its hooks (:class:`Hooks`), to the
+    registry entry of the assessment its ``config`` parameter's class belongs to.
+    ``plan_requests(config, prompts)`` says what the run's LLM stage would be asked;
+    ``plan_extra_calls(config, prompts)`` the calls beside the model's (a judge's);
+    ``check_inputs(config)`` checks the assessment's own inputs before the run;
+    ``prompt_warnings(config, prompts)`` says what its prompts warn of."""
 
     def deco(flow: F) -> F:
         hints = typing.get_type_hints(getattr(flow, "fn", flow))
@@ -41,7 +52,7 @@ def assessment_flow(*, plan_requests: PlanRequests | None = None,
         if entry.config is not config:
             raise RegistryError(f"{flow!r} takes {config.__name__}, but the {name} assessment's config is "
                                 f"{entry.config.__name__}")
-        entry.bind(flow, plan_requests, plan_extra_calls)
+        entry.bind(flow, Hooks(plan_requests, plan_extra_calls, check_inputs, prompt_warnings))
         return flow
 
     return deco

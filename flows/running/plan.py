@@ -112,7 +112,7 @@ def make_plan(cfg: RunConfig) -> Plan:
         scan = scan_prompts(cfg.prompts, PLAN_SAMPLE, seed=cfg.metrics.seed)
         prompts, sample, exact = scan.total, scan.sample, scan.exact and scan.total <= PLAN_SAMPLE
     entry = assessment_entry(cfg.assessment)
-    planner = entry.plan_requests
+    planner = entry.hooks.plan_requests
     if planner is None:
         return Plan(cfg.assessment, prompts, None, None, exact)
     asked = planner(cfg, sample)
@@ -134,7 +134,7 @@ def make_plan(cfg: RunConfig) -> Plan:
                            f"llm.max_concurrency {cfg.llm.max_concurrency} (no llm.rate_limit set)")
     elif calls:
         plan.timing = "the embedded model answers in batches on this machine (the progress line says how fast)"
-    extra = entry.plan_extra_calls
+    extra = entry.hooks.plan_extra_calls
     for e in extra(cfg, sample) if extra is not None else ():
         if e.per_prompt:
             e = replace(e, calls=round(e.calls * scale), prompt_tokens=e.prompt_tokens * scale)

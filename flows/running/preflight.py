@@ -14,6 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from equilens.flows.running.dispatch import assessment_entry
 from equilens.tasks.config import RunConfig
 from equilens.tasks.config.sections import APPLICATION_PROVIDERS
 from equilens.tasks.errors import ConfigError, InputDataError, StorageError
@@ -36,16 +37,26 @@ def check_inputs(cfg: RunConfig) -> None:
     _check_cluster(cfg)
     if uses_llm(cfg):
         _check_provider(cfg)
-    if cfg.assessment == "counterfactual":
-        _check_lexicons(cfg)
+    own = assessment_entry(cfg.assessment).hooks.check_inputs
+    if own is not None:  # the assessment's own (counterfactual: its lexicons)
+        own(cfg)
 
 
 def prompt_warnings(cfg: RunConfig) -> list[str]:
-    """Reads every prompt: duplicates dropped, attributes mentioned by too few prompts."""
-    if cfg.prompts is not None and cfg.assessment in ("counterfactual", "stereotype") and not (
-            cfg.assessment == "stereotype" and cfg.stereotype.responses_path):
-        return _check_prompts(cfg)
-    return []
+    """For an assessment that declares what its prompts warn of, and asks the LLM about them: every
+    prompt is read, and the duplicates dropped are reported with the assessment's own warnings
+    (counterfactual: attributes mentioned by too few prompts)."""
+    own = assessment_entry(cfg.assessment).hooks.prompt_warnings
+    if cfg.prompts is None or own is None or not uses_llm(cfg):
+        return []
+    from equilens.tasks.inputs.prompts import load_prompts
+
+    prompts = load_prompts(cfg.prompts)
+    warnings = []
+    dropped = int(prompts.attrs.get("duplicates_dropped", 0))
+    if dropped:
+        warnings.append(f"{dropped} duplicate prompt(s) dropped: each distinct prompt is asked once.")
+    return warnings + own(cfg, prompts)
 
 
 def uses_llm(cfg: RunConfig) -> bool:
@@ -60,9 +71,6 @@ def _check_files(cfg: RunConfig) -> None:
         if problem := file_problem(value):
             where = "" if Path(value).is_absolute() else f" (paths are relative to {Path.cwd()})"
             raise InputDataError(f"{key}: {value} {problem}{where}.")
-    if cfg.assessment == "counterfactual" and cfg.counterfactual.lexicon_dir and not Path(
-            cfg.counterfactual.lexicon_dir).is_dir():
-        raise InputDataError(f"counterfactual.lexicon_dir: {cfg.counterfactual.lexicon_dir} is not a directory.")
 
 
 def _check_cluster(cfg: RunConfig) -> None:
@@ -161,58 +169,12 @@ def _check_application(cfg: RunConfig) -> None:
         check(llm, app_signal_fields(cfg))
 
 
-def _check_lexicons(cfg: RunConfig) -> None:
-    from equilens.tasks.pipeline import lexicons_for, names_lexicon
-
-    lexicons_for(cfg.counterfactual)
-    names_lexicon(cfg.counterfactual)
 
 
-def _check_prompts(cfg: RunConfig) -> list[str]:
-    from equilens.tasks.inputs.prompts import load_prompts
-
-    prompts = load_prompts(cfg.prompts)
-    warnings = []
-    dropped = int(prompts.attrs.get("duplicates_dropped", 0))
-    if dropped:
-        warnings.append(f"{dropped} duplicate prompt(s) dropped: each distinct prompt is asked once.")
-    if cfg.assessment == "counterfactual":
-        warnings += too_few_prompts(prompts, cfg)
-    return warnings
 
 
-def prompts_needed(pairs: int, alpha: float = 0.05) -> int:
-    """Fewest prompts whose within-prompt permutation test can reach Holm's first threshold over
-    ``pairs`` tests (group pairs times judged metrics)
-    (:func:`equilens.tasks.metrics.judged.prompts_needed`, which the verdict uses too)."""
-    from equilens.tasks.metrics.judged import prompts_needed as needed
-
-    return needed(max(1, pairs), alpha)
 
 
-def too_few_prompts(prompts: object, cfg: RunConfig) -> list[str]:
-    """A warning per attribute mentioned by too few prompts for a permutation test to find anything."""
-    from equilens.tasks.metrics import wanted_metrics
-    from equilens.tasks.metrics.judged import judged_metrics
-    from equilens.tasks.pipeline import check_ftu_stage, lexicons_for
-
-    mentions = check_ftu_stage(prompts, cfg.counterfactual).mentions
-    alpha = 1 - cfg.metrics.confidence
-    judged = judged_metrics(wanted_metrics(cfg.metrics.names, "counterfactual"), cfg.metrics.neutralize)
-    out = []
-    for attribute, lexicon in lexicons_for(cfg.counterfactual).items():
-        groups = len(getattr(lexicon, "target_groups", ()) or ())
-        pairs = groups * (groups - 1) // 2
-        # a prompt naming a person (a first name) is expanded for gender and race as well
-        n = sum(1 for m in mentions if m.get(attribute) or (m.get("name") and attribute in ("gender", "race")))
-        need = prompts_needed(pairs * max(len(judged), 1), alpha)
-        if n == 0:
-            out.append(f"no prompt mentions {attribute}: it gets no metrics.")
-        elif n < need:
-            out.append(f"{n} prompt(s) mention {attribute}; with {pairs} group pairs and {len(judged)} judged "
-                       f"metrics its permutation test needs at least {need} to reach p < {alpha:g} after Holm, so "
-                       f"no {attribute} difference can be called significant. Add prompts.")
-    return out
 
 
 def check_storage(cfg: RunConfig) -> None:

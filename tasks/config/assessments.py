@@ -6,8 +6,8 @@ place in lists. Each entry is declared in its assessment's folder
 (``tasks/assessments/NAME/config.py``, with :func:`assessment`), found by path the first time the
 registry is read, so the config layer never imports an assessment. The flow module completes the
 entry (:meth:`Assessment.bind`, through ``equilens.flows.running.dispatch.assessment_flow``) with
-its Prefect flow and the hooks the plan before a run calls (``plan_requests``: what the run asks
-its LLM; ``plan_extra_calls``: the calls beside the model's), so the tasks layer never names a flow.
+its Prefect flow and the hooks the plan and the checks before a run call (:class:`Hooks`, from the
+assessment's ``plan.py``), so the tasks layer never names a flow.
 
 Everything that lists assessments reads this registry: the config's ``assessment`` values and the
 class each loads as (:mod:`equilens.tasks.config`), dispatch (:mod:`equilens.flows.running.dispatch`),
@@ -33,6 +33,22 @@ from equilens.tasks.shipped import REPO_ROOT as ROOT
 
 PlanRequests = Callable[[Any, Any], Any]  # (config, prompts DataFrame) -> the requests DataFrame
 PlanExtraCalls = Callable[[Any, Any], list]  # (config, prompts DataFrame) -> [ExtraCalls]
+CheckInputs = Callable[[Any], None]  # (config): raises a typed error on a problem; reads no prompt
+PromptWarnings = Callable[[Any, Any], list]  # (config, prompts DataFrame) -> [warning sentences]
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What an assessment's flow module declares beside its flow (each None: the assessment has none).
+    ``plan_requests``: what the run's LLM stage would be asked for some prompts; ``plan_extra_calls``:
+    the calls beside the model's (a judge's); ``check_inputs``: its own checks before the run, which
+    read no prompt; ``prompt_warnings``: what reading its prompts before the run warns of (the
+    duplicates dropped are reported for every assessment that declares it)."""
+
+    plan_requests: PlanRequests | None = None
+    plan_extra_calls: PlanExtraCalls | None = None
+    check_inputs: CheckInputs | None = None
+    prompt_warnings: PromptWarnings | None = None
 
 
 @dataclass
@@ -43,12 +59,10 @@ class Assessment:
     card: str  # one paragraph: the question it answers
     order: int  # its place in every list of assessments (the default, counterfactual, first)
     flow: Any = None  # its Prefect flow, bound by its flow module (None until that module is imported)
-    plan_requests: PlanRequests | None = None  # None: the plan gives no call count
-    plan_extra_calls: PlanExtraCalls | None = None  # None: no calls beside the model's
+    hooks: Hooks = Hooks()  # what the flow module declares beside the flow, bound with it
 
-    def bind(self, flow: Any, plan_requests: PlanRequests | None,  # noqa: ANN401 - a Prefect Flow
-             plan_extra_calls: PlanExtraCalls | None) -> None:
-        """Complete the entry with its flow and plan hooks, refusing a second, different flow. The
+    def bind(self, flow: Any, hooks: Hooks) -> None:  # noqa: ANN401 - a Prefect Flow
+        """Complete the entry with its flow and hooks, refusing a second, different flow. The
         same flow loaded again from its file (its module run as a script, Prefect loading a
         deployment's entrypoint) is the same flow: the package's own module
         (``equilens.flows.NAME``) is kept over such a copy."""
@@ -56,7 +70,7 @@ class Assessment:
             raise RegistryError(f"assessment {self.name!r} already runs the flow {_origin(self.flow)[1]} of "
                                 f"{_origin(self.flow)[0]}; {_origin(flow)[1]} of {_origin(flow)[0]} cannot replace it")
         if self.flow is None or self.flow_module_is_packaged(flow):
-            self.flow, self.plan_requests, self.plan_extra_calls = flow, plan_requests, plan_extra_calls
+            self.flow, self.hooks = flow, hooks
 
     def flow_module_is_packaged(self, flow: Any = None) -> bool:  # noqa: ANN401 - a Prefect Flow
         """Whether ``flow`` (default: the bound one) comes from the package's module of this

@@ -1,4 +1,5 @@
-"""What a stereotype run asks its LLM, for the plan before the run (flows.running.plan)."""
+"""Before a stereotype run: what it asks its LLM (for the plan, flows.running.plan) and what reading
+its prompts warns of (for the preflight, flows.running.preflight)."""
 
 from __future__ import annotations
 
@@ -11,3 +12,9 @@ def plan_requests(config: StereotypeRunConfig, prompts: Any) -> Any:  # noqa: AN
     """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: every prompt,
     or nothing when the answers are brought."""
     return prompts.iloc[:0] if config.stereotype.responses_path else prompts
+
+
+def prompt_warnings(config: StereotypeRunConfig, prompts: Any) -> list[str]:  # noqa: ANN401 - a DataFrame
+    """Nothing beyond the duplicates every read of the prompts reports: each answer is scored on its
+    own, so no count of prompts per group limits what the run can show."""
+    return []
