@@ -57,7 +57,8 @@ from prefect import flow
 FLOW_NAME = "identity-assessment"
 
 
-@assessment_flow(plan_requests=plan.plan_requests, plan_extra_calls=plan.plan_extra_calls)
+@assessment_flow(plan_requests=plan.plan_requests, plan_extra_calls=plan.plan_extra_calls,
+                 stop_targets=plan.stop_targets, look_groups=plan.look_groups, prompt_strata=plan.prompt_strata)
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
 def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
     """Identity through names and profiles (see the module docstring)."""

@@ -22,9 +22,12 @@ from equilens.tasks.config.assessments import (
     Assessment,
     CheckInputs,
     Hooks,
+    LookGroups,
     PlanExtraCalls,
     PlanRequests,
+    PromptStrata,
     PromptWarnings,
+    StopTargets,
 )
 from equilens.tasks.errors import RegistryError
 from equilens.tasks.shipped import REPO_ROOT
@@ -33,14 +36,16 @@ F = typing.TypeVar("F")
 
 
 def assessment_flow(*, plan_requests: PlanRequests | None = None, plan_extra_calls: PlanExtraCalls | None = None,
-                    check_inputs: CheckInputs | None = None,
-                    prompt_warnings: PromptWarnings | None = None) -> Callable[[F], F]:
+                    check_inputs: CheckInputs | None = None, prompt_warnings: PromptWarnings | None = None,
+                    stop_targets: StopTargets | None = None, look_groups: LookGroups | None = None,
+                    prompt_strata: PromptStrata | None = None) -> Callable[[F], F]:
     """Decorator on an assessment's Prefect flow: bind it, with its hooks (:class:`Hooks`), to the
     registry entry of the assessment its ``config`` parameter's class belongs to.
     ``plan_requests(config, prompts)`` says what the run's LLM stage would be asked;
     ``plan_extra_calls(config, prompts)`` the calls beside the model's (a judge's);
     ``check_inputs(config)`` checks the assessment's own inputs before the run;
-    ``prompt_warnings(config, prompts)`` says what its prompts warn of."""
+    ``prompt_warnings(config, prompts)`` says what its prompts warn of; ``stop_targets``,
+    ``look_groups`` and ``prompt_strata`` say how a run that stops early answers in looks."""
 
     def deco(flow: F) -> F:
         hints = typing.get_type_hints(getattr(flow, "fn", flow))
@@ -52,7 +57,8 @@ def assessment_flow(*, plan_requests: PlanRequests | None = None, plan_extra_cal
         if entry.config is not config:
             raise RegistryError(f"{flow!r} takes {config.__name__}, but the {name} assessment's config is "
                                 f"{entry.config.__name__}")
-        entry.bind(flow, Hooks(plan_requests, plan_extra_calls, check_inputs, prompt_warnings))
+        entry.bind(flow, Hooks(plan_requests, plan_extra_calls, check_inputs, prompt_warnings, stop_targets,
+                               look_groups, prompt_strata))
         return flow
 
     return deco

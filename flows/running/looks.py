@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from equilens.flows.running.dispatch import assessment_entry
 from equilens.tasks.config import RunConfig
 from equilens.tasks.pipeline.looks import LookRule, Settlement, judge_look
 
@@ -36,16 +37,16 @@ def look_rule(config: RunConfig) -> LookRule | None:
     """The rule a run judges its looks by, or None when it answers every prompt at once. A gap to
     detect is measured in ``execution.detect_metric``, else in the headline's units: the counterfactual
     verdict's headline metric, or an identity run's outcome gaps (amounts, yes rates, first choices)."""
-    from equilens.tasks.metrics import outcome_metrics
     from equilens.tasks.metrics.judged import HEADLINE
 
     exe = config.execution
     if exe.stop_when != "settled":
         return None
+    own = assessment_entry(config.assessment).hooks.stop_targets
     if exe.detect_metric:
         targets: tuple[str, ...] = (exe.detect_metric,)
-    elif config.assessment == "identity":
-        targets = tuple(pair for _, pair in outcome_metrics().values())
+    elif own is not None:
+        targets = own(config)
     else:
         targets = (HEADLINE,)
     return LookRule(exe.looks, 1 - config.metrics.confidence, exe.detect, targets)
@@ -64,14 +65,10 @@ def with_plan(rule: LookRule, config: RunConfig, variants: pd.DataFrame, log: An
     kinds = pd.Series([None] * len(prompts), index=prompts.index, dtype=object)
     groups: list[tuple[str, pd.Index, bool]] = [(str(a), part.index, False)
                                                 for a, part in prompts.groupby("attribute", sort=True)]
-    if config.assessment == "identity":
-        from equilens.tasks.assessments.identity.stages import SEP, outcome_of
-
-        kinds = prompts["outcome"].map(lambda spec: (outcome_of(spec) or (None,))[0])
-        task = prompts["task"]
-        if config.identity.per_task and task.notna().any() and task.nunique() > 1:
-            groups += [(f"{a}{SEP}{t}", part.index, True)
-                       for (a, t), part in prompts[task.notna()].groupby(["attribute", "task"], sort=True)]
+    own = assessment_entry(config.assessment).hooks.look_groups
+    if own is not None:  # identity: each prompt's outcome kind, and its per-task breakdowns
+        kinds, more = own(config, prompts)
+        groups += more
     planned, breakdowns = [], set()
     for label, index, breakdown in groups:
         counts = {m: int(kinds[index].eq(outcome_metric[m]).sum()) if m in outcome_metric else len(index)
@@ -126,16 +123,13 @@ def interleave(order: list[str], strata: dict[str, tuple]) -> list[str]:
 
 
 def prompt_strata(config: RunConfig, variants: pd.DataFrame) -> dict[str, tuple]:
-    """Each prompt's stratum for :func:`interleave`: an identity prompt's (outcome kind, task), so
-    every look holds an equal share of the amounts, the decisions and each task's breakdown; a
-    counterfactual prompt's attributes, so every look holds an equal share of each attribute's."""
+    """Each prompt's stratum for :func:`interleave`: the assessment's own (``prompt_strata``: an
+    identity prompt's outcome kind and task), else a prompt's attributes, so every look holds an
+    equal share of each attribute's prompts."""
+    own = assessment_entry(config.assessment).hooks.prompt_strata
+    if own is not None:
+        return own(config, variants)
     ids = variants["prompt_id"].astype(str)
-    if config.assessment == "identity":
-        from equilens.tasks.assessments.identity.stages import outcome_of
-
-        first = variants.assign(prompt_id=ids).drop_duplicates("prompt_id")
-        return {p: ((outcome_of(o) or ("none",))[0], str(t)) for p, o, t in
-                zip(first["prompt_id"], first["outcome"], first["task"], strict=True)}
     return {p: (tuple(sorted(set(map(str, part)))),) for p, part in variants["attribute"].groupby(ids)}
 
 

@@ -35,6 +35,9 @@ PlanRequests = Callable[[Any, Any], Any]  # (config, prompts DataFrame) -> the r
 PlanExtraCalls = Callable[[Any, Any], list]  # (config, prompts DataFrame) -> [ExtraCalls]
 CheckInputs = Callable[[Any], None]  # (config): raises a typed error on a problem; reads no prompt
 PromptWarnings = Callable[[Any, Any], list]  # (config, prompts DataFrame) -> [warning sentences]
+StopTargets = Callable[[Any], tuple]  # (config) -> the metrics a gap to detect is measured in
+LookGroups = Callable[[Any, Any], tuple]  # (config, one row per prompt) -> (outcome kinds, [(label, index, breakdown)])
+PromptStrata = Callable[[Any, Any], dict]  # (config, variants) -> {prompt id: its stratum}
 
 
 @dataclass(frozen=True)
@@ -43,12 +46,19 @@ class Hooks:
     ``plan_requests``: what the run's LLM stage would be asked for some prompts; ``plan_extra_calls``:
     the calls beside the model's (a judge's); ``check_inputs``: its own checks before the run, which
     read no prompt; ``prompt_warnings``: what reading its prompts before the run warns of (the
-    duplicates dropped are reported for every assessment that declares it)."""
+    duplicates dropped are reported for every assessment that declares it). For a run that answers
+    in looks (``equilens.flows.running.looks``; none: the counterfactual verdict's defaults):
+    ``stop_targets``, the metrics a gap to detect is measured in; ``look_groups``, each prompt's
+    outcome kind (the targets it can give a value) and the comparisons beyond one per attribute;
+    ``prompt_strata``, what every look holds an equal share of."""
 
     plan_requests: PlanRequests | None = None
     plan_extra_calls: PlanExtraCalls | None = None
     check_inputs: CheckInputs | None = None
     prompt_warnings: PromptWarnings | None = None
+    stop_targets: StopTargets | None = None
+    look_groups: LookGroups | None = None
+    prompt_strata: PromptStrata | None = None
 
 
 @dataclass

@@ -1,16 +1,20 @@
-"""What an identity run asks its LLM and the calls beside the model's (the judge's, its check's,
-the outcome reader's), for the plan before the run (flows.running.plan)."""
+"""Before an identity run: what it asks its LLM and the calls beside the model's (the judge's, its
+check's, the outcome reader's), for the plan (flows.running.plan); and how it answers in looks
+when it stops early (flows.running.looks): the gaps it measures, the comparisons a look plans for,
+the strata every look holds an equal share of."""
 
 from __future__ import annotations
 
 from itertools import combinations
 from typing import Any
 
+import pandas as pd
 from equilens.tasks.assessments.identity import stages
 from equilens.tasks.assessments.identity.accuracy import check_questions, load_check_set
 from equilens.tasks.assessments.identity.config import IdentityRunConfig
 from equilens.tasks.assessments.identity.judge import judge_question, load_instructions
 from equilens.tasks.llm.budget import CHARS_PER_TOKEN, ExtraCalls
+from equilens.tasks.metrics import outcome_metrics
 
 
 def plan_requests(config: IdentityRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
@@ -64,3 +68,29 @@ def _reader_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: ANN
     caps = "identity.reader_llm" if config.identity.reader_llm is not None else "llm"
     return [ExtraCalls("outcome reader", calls, tokens, reader, caps, up_to=mode == "model",
                        why="one per answer to an outcome prompt" + (" the rules cannot read" if mode == "model" else ""))]
+
+
+def stop_targets(config: IdentityRunConfig) -> tuple[str, ...]:
+    """The metrics a gap to detect is measured in, without ``execution.detect_metric``: the outcome
+    gaps (amounts, yes rates, first choices)."""
+    return tuple(pair for _, pair in outcome_metrics().values())
+
+
+def look_groups(config: IdentityRunConfig, prompts: pd.DataFrame) -> tuple[pd.Series, list[tuple[str, pd.Index, bool]]]:
+    """Each planned prompt's outcome kind (which outcome gap it can give a value), and the per-task
+    comparisons a look plans for as breakdowns (reported, never waited for) when the prompts have
+    more than one task and ``identity.per_task`` is on."""
+    kinds = prompts["outcome"].map(lambda spec: (stages.outcome_of(spec) or (None,))[0])
+    task = prompts["task"]
+    if not (config.identity.per_task and task.notna().any() and task.nunique() > 1):
+        return kinds, []
+    return kinds, [(f"{a}{stages.SEP}{t}", part.index, True)
+                   for (a, t), part in prompts[task.notna()].groupby(["attribute", "task"], sort=True)]
+
+
+def prompt_strata(config: IdentityRunConfig, variants: pd.DataFrame) -> dict[str, tuple]:
+    """Each prompt's (outcome kind, task), so every look holds an equal share of the amounts, the
+    decisions and each task's breakdown."""
+    first = variants.assign(prompt_id=variants["prompt_id"].astype(str)).drop_duplicates("prompt_id")
+    return {p: ((stages.outcome_of(o) or ("none",))[0], str(t)) for p, o, t in
+            zip(first["prompt_id"], first["outcome"], first["task"], strict=True)}
