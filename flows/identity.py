@@ -9,7 +9,7 @@ prompt that identity (first-person fairness, Eloundou et al. 2024) and compares 
    matched in frequency across cells, seeded, stored with the run (table ``identity_names``);
 3. **expand**: per prompt, signal and cell, a variant with one name of the cell and a control
    with another name of the same cell: how much two names of one cell move the answers is the
-   noise floor (see :mod:`equilens.tasks.inputs.identity`);
+   noise floor (see :mod:`equilens.tasks.inputs.personas`);
 4. **call the LLM** ``count`` times per variant (the profile goes into that call's system message).
    With ``execution.stop_when: settled`` the prompts are answered in looks, in a stored random
    order, and steps 5-7 run after each look until the verdict is settled (:mod:`equilens.flows.running.looks`);

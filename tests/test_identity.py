@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from equilens.tasks.config import MetricsConfig, parse_config
 from equilens.tasks.errors import ConfigError, InputDataError
-from equilens.tasks.inputs.identity import cell_names, cells_of, check_inline, identity_phrases, place, slots_for
 from equilens.tasks.inputs.names import load_names
+from equilens.tasks.inputs.personas import cell_names, cells_of, check_inline, identity_phrases, place, slots_for
 from equilens.tasks.scoring.outcomes import question_of, read_outcome
 
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture

@@ -16,8 +16,8 @@ import pytest
 import typer
 import yaml
 from equilens.tasks.config import load_config
-from equilens.tasks.inputs.identity import cell_names, cells_of
 from equilens.tasks.inputs.names import load_names
+from equilens.tasks.inputs.personas import cell_names, cells_of
 from typer.testing import CliRunner
 
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture

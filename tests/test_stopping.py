@@ -254,8 +254,8 @@ def test_an_identity_run_stops_once_settled_and_a_resumed_run_continues_its_sequ
     ones after."""
     import equilens
     from equilens.flows.running.dispatch import flow_for
-    from equilens.tasks.inputs.identity import cell_names, cells_of
     from equilens.tasks.inputs.names import load_names
+    from equilens.tasks.inputs.personas import cell_names, cells_of
 
     cells = cells_of(["gender", "race"], ["female", "male"], ["white", "black"])
     low = set(cell_names(load_names(), cells, 2, seed=0).query("cell == 'female-black'")["name"])

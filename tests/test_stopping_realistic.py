@@ -29,8 +29,8 @@ def _config(server, tmp_path: Path, name: str) -> object:  # noqa: ANN001
 
 
 def _black_names(cfg) -> set[str]:  # noqa: ANN001
-    from equilens.tasks.inputs.identity import cell_names, cells_of
     from equilens.tasks.inputs.names import load_names
+    from equilens.tasks.inputs.personas import cell_names, cells_of
 
     cells = cells_of(cfg.identity.attributes, cfg.identity.genders, cfg.identity.races)
     names = cell_names(load_names(), cells, cfg.identity.names_per_cell, seed=cfg.identity.seed)

@@ -126,9 +126,9 @@ def fill_scenarios(scenarios: list[dict[str, str]], names: dict[tuple[str, str],
 
 def shipped_names(per_cell: int = 5) -> dict[tuple[str, str], list[str]]:
     """Typical first names of each named cell, matched in frequency across cells (the identity
-    assessment's draw, :func:`equilens.tasks.inputs.identity.cell_names`)."""
-    from equilens.tasks.inputs.identity import Cell, cell_names
+    assessment's draw, :func:`equilens.tasks.inputs.personas.cell_names`)."""
     from equilens.tasks.inputs.names import load_names
+    from equilens.tasks.inputs.personas import Cell, cell_names
 
     cells = [Cell(g, r.lower()) for g, r in NAMED_CELLS]
     drawn = cell_names(load_names(), cells, per_cell, seed=0)

@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 
 
 class SignalConfig(StrictModel):
-    """One way a user's identity reaches the model (see tasks/inputs/identity.py)."""
+    """One way a user's identity reaches the model (see tasks/inputs/personas.py)."""
 
     name: str = Field(..., description="A short label for the signal, shown in the results (profile, intro, ...)")
     placement: Literal["system", "before", "after", "inline", "app"] = Field(

@@ -300,7 +300,7 @@ def judge_directed(responses: pd.DataFrame) -> pd.DataFrame:
 def _in_comparison(directed: pd.DataFrame, label: str, tasks: dict[str, Any] | None) -> pd.Series:
     """Which flagged answers belong to comparison ``label``: a signal's (``attribute``), or a task's
     within it (``attribute | task``)."""
-    from equilens.tasks.inputs.identity import SEP
+    from equilens.tasks.inputs.personas import SEP
 
     task = directed["prompt_id"].map(tasks or {}).astype(object).fillna("").astype(str)
     return (directed["attribute"] == label) | (directed["attribute"] + SEP + task == label)

@@ -19,7 +19,7 @@ from equilens.tasks.assessments.identity.config import IdentityConfig
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
-from equilens.tasks.inputs.identity import (
+from equilens.tasks.inputs.personas import (
     IDENTITY,
     SEP,
     app_fields,

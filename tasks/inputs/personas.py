@@ -1,4 +1,4 @@
-"""Identity without a group word: cells, the names that signal them, and the variants a prompt gets.
+"""Personas: identity without a group word. Cells, the names that signal them, and the variants a prompt gets.
 
 A prompt that names no group still reaches the model with an identity when the application
 passes the user's name or profile (Eloundou et al. 2024, *First-Person Fairness in Chatbots*,
