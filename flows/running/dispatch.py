@@ -2,7 +2,7 @@
 
 Each flow module (``flows/NAME.py``) decorates its Prefect flow with :func:`assessment_flow`, which
 completes the registry entry of the assessment whose config class the flow takes
-(:mod:`equilens.tasks.config.assessments`) with the flow and the plan hooks from the assessment's
+(:mod:`equilens.tasks.config.assessments`) with the flow and the hooks from the assessment's
 folder. An assessment's flow module is ``flows/NAME.py`` (the layout every assessment follows), so a
 run imports only its own flow (:func:`assessment_entry`); :func:`load_flows` imports them all, found
 by path, for the lists of every assessment. Nothing keeps a list of flows; :func:`flow_for` and the
@@ -71,7 +71,7 @@ def load_flows() -> None:
 
 
 def assessment_entry(name: str) -> Assessment:
-    """The registry entry of assessment ``name``, its flow and plan hooks bound: its flow module,
+    """The registry entry of assessment ``name``, its flow and hooks bound: its flow module,
     ``flows/NAME.py``, is imported (once) and binds them. A module that binds nothing is a
     RegistryError naming it."""
     entry = ASSESSMENTS.get(name)
