@@ -519,8 +519,9 @@ def test_the_judges_calls_are_held_to_the_call_cap_from_any_entry_point(
 def test_the_outcome_gaps_are_found_through_the_metric_registry() -> None:
     """Each identity outcome metric declares the outcome kind it reads; the power plan, early stopping
     and the identity stage find a kind's per-cell metric and its gap through the registry."""
-    from equilens.tasks.metrics import outcome_metrics
+    from equilens.tasks.metrics import outcome_gaps, outcome_metrics
 
     assert outcome_metrics() == {"number": ("number_outcome", "number_outcome_gap"),
                                  "yes_no": ("yes_rate", "yes_rate_gap"),
                                  "choice": ("first_choice_rate", "first_choice_rate_gap")}
+    assert outcome_gaps() == ("number_outcome_gap", "yes_rate_gap", "first_choice_rate_gap")

@@ -169,14 +169,6 @@ def _check_application(cfg: RunConfig) -> None:
         check(llm, app_signal_fields(cfg))
 
 
-
-
-
-
-
-
-
-
 def check_storage(cfg: RunConfig) -> None:
     """The DuckDB file can be created (or is undamaged) and the reports folder written."""
     from equilens.tasks.storage.store import Store

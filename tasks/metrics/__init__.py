@@ -18,13 +18,14 @@ from equilens.tasks.metrics.base import (
     metric,
     metric_row,
     metrics_of,
+    outcome_gaps,
     outcome_metrics,
     skipped_row,
     wanted_metrics,
 )
 
 __all__ = ["LEGENDS", "METRICS", "MetricSpec", "estimate_row", "family_legend", "metric", "metric_row", "metrics_of",
-           "outcome_metrics", "skipped_row", "wanted_metrics"]
+           "outcome_gaps", "outcome_metrics", "skipped_row", "wanted_metrics"]
 
 for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")

@@ -201,3 +201,8 @@ def outcome_metrics() -> dict[str, tuple[str, str]]:
         if spec.outcome:
             (gaps if len(inspect.signature(spec.fn).parameters) == 2 else cells)[spec.outcome] = name
     return {kind: (cells[kind], gaps[kind]) for kind in cells if kind in gaps}
+
+
+def outcome_gaps() -> tuple[str, ...]:
+    """Every outcome kind's per-pair gap (:func:`outcome_metrics`)."""
+    return tuple(gap for _, gap in outcome_metrics().values())

@@ -53,19 +53,19 @@ def judged_metric(metric: str, d: dict[str, Any]) -> bool:
 def planned_metrics(metric: str | None = None) -> tuple[str, ...]:
     """The metrics a gap to detect is measured in (a power plan, a run's futility target): the one
     named, else the counterfactual verdict's headline and the identity outcome gaps."""
-    from equilens.tasks.metrics import outcome_metrics
+    from equilens.tasks.metrics import outcome_gaps
 
-    return (metric,) if metric else (HEADLINE, *(pair for _, pair in outcome_metrics().values()))
+    return (metric,) if metric else (HEADLINE, *outcome_gaps())
 
 
 def detectable_metrics() -> tuple[str, ...]:
     """The metrics whose pair rows state a minimum detectable gap: the judged parity and similarity
     metrics, and the identity outcome gaps (what a gap to detect can be measured in)."""
-    from equilens.tasks.metrics import METRICS, outcome_metrics
+    from equilens.tasks.metrics import METRICS, outcome_gaps
 
     judged = [m for m in METRICS.names() if METRICS.get(m).family in PAIRED_FAMILIES
               and inputs_of(m) in ("sentiment", "texts") and judged_metric(m, {"neutralized": True})]
-    return (*judged, *(pair for _, pair in outcome_metrics().values()))
+    return (*judged, *outcome_gaps())
 
 
 def judged_metrics(names: list[str], neutralized: bool) -> list[str]:

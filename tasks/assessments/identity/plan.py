@@ -14,7 +14,7 @@ from equilens.tasks.assessments.identity.accuracy import check_questions, load_c
 from equilens.tasks.assessments.identity.config import IdentityRunConfig
 from equilens.tasks.assessments.identity.judge import judge_question, load_instructions
 from equilens.tasks.llm.budget import CHARS_PER_TOKEN, ExtraCalls
-from equilens.tasks.metrics import outcome_metrics
+from equilens.tasks.metrics import outcome_gaps
 
 
 def plan_requests(config: IdentityRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
@@ -73,7 +73,7 @@ def _reader_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: ANN
 def stop_targets(config: IdentityRunConfig) -> tuple[str, ...]:
     """The metrics a gap to detect is measured in, without ``execution.detect_metric``: the outcome
     gaps (amounts, yes rates, first choices)."""
-    return tuple(pair for _, pair in outcome_metrics().values())
+    return outcome_gaps()
 
 
 def look_groups(config: IdentityRunConfig, prompts: pd.DataFrame) -> tuple[pd.Series, list[tuple[str, pd.Index, bool]]]:

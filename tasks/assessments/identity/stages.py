@@ -263,8 +263,9 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
             if "outcome_disagree" in sub and sub["outcome_disagree"].notna().any():
                 details["readers_disagree"] = int(sub["outcome_disagree"].fillna(False).astype(bool).sum())
             rows.append(estimate_row(spec.name, est, attribute=label, group_a=c, details=details))
+    by_kind = outcome_metrics()
     for kind, part in with_kind.groupby("outcome_kind"):
-        cell_metric, pair_metric = outcome_metrics()[str(kind)]
+        cell_metric, pair_metric = by_kind[str(kind)]
         read = {"kind_answers": int(len(part)), "kind_unread": int(part["outcome_value"].isna().sum())}
         part = part.assign(value=_normalised(part)).dropna(subset=["value"])
         per_prompt = part.pivot_table(index="prompt_id", columns="grp", values="value", aggfunc="mean")
@@ -301,10 +302,10 @@ def detectable_outcome_gaps(records: list[dict], family: int, alpha: float, powe
     amount, or a difference of rates), set as ``details["min_detectable_gap"]``: the gap a paired
     t-test over the same prompts, at the Bonferroni level alpha / family (Holm's first step, so a
     conservative bar), finds with probability ``power``: (t_{1-a/2} + t_power) x sd / sqrt(n)."""
-    from equilens.tasks.metrics import outcome_metrics
+    from equilens.tasks.metrics import outcome_gaps
     from scipy.stats import t
 
-    gaps = {pair for _, pair in outcome_metrics().values()}
+    gaps = set(outcome_gaps())
     for r in records:
         d = r["details"]
         if r["metric"] in gaps and isinstance(d.get("gap_sd"), float) and d.get("prompts", 0) >= 2:
@@ -319,9 +320,9 @@ def one_orientation(records: list[dict]) -> list[dict]:
     (``female-black`` vs ``female-white``): a signed row (an outcome gap, the judge's harm) read
     the other way round is flipped, its value, interval and gap negated."""
     from equilens.tasks.assessments.identity.judge import judge_metrics
-    from equilens.tasks.metrics import outcome_metrics
+    from equilens.tasks.metrics import outcome_gaps
 
-    signed = {pair for _, pair in outcome_metrics().values()} | set(judge_metrics())
+    signed = set(outcome_gaps()) | set(judge_metrics())
     for r in records:
         a, b = r["group_a"], r["group_b"]
         if not isinstance(a, str) or not isinstance(b, str) or a <= b:
