@@ -6,7 +6,8 @@ or completed when the body ends, and hands the stages what they share: ``run.rec
 saved tables, validation gates), ``run.summary``, ``run.code`` (the code fingerprint of cached
 stages) and ``run.log``. The body ends with ``run.close(metrics, responses)`` (metrics and usage into
 the summary, the Prefect artifacts); after the block, ``run.result()`` writes the HTML report and is
-the flow's return value. A body that stops early (nothing to compare) returns ``run.result()``
+the flow's return value. A run started from a deployment whose parameters change what code or
+endpoint it calls is refused first (:mod:`equilens.tasks.orchestration.deployed`). A body that stops early (nothing to compare) returns ``run.result()``
 without closing: the summary alone, no report.
 """
 
@@ -58,6 +59,7 @@ class AssessmentRun:
 @contextmanager
 def assessment_run(config: RunConfig, flow: str) -> Iterator[AssessmentRun]:
     """The recorded run around a flow's stages (see the module docstring)."""
+    from equilens.tasks.orchestration.deployed import check_deployment_run
     from equilens.tasks.storage.fingerprint import code_fingerprint
     from prefect import get_run_logger
 
@@ -66,4 +68,5 @@ def assessment_run(config: RunConfig, flow: str) -> Iterator[AssessmentRun]:
     code = code_fingerprint()
     log.info("run %s: writing to %s", run_id, config.storage.duckdb_path)
     with recorded_run(rec) as summary:
+        check_deployment_run(config)  # before any call: a deployment's run cannot change what it calls
         yield AssessmentRun(config, run_id, rec, summary, code, log)

@@ -47,6 +47,26 @@ def _cli(env: dict, *args: str, timeout: int = 120) -> str:
     return out.stdout
 
 
+def _create_run(client: httpx.Client, deployment_id: str, body: dict) -> dict:
+    for _ in range(3):  # the ephemeral server's SQLite can answer 5xx while the deploy still writes
+        created = client.post(f"/deployments/{deployment_id}/create_flow_run", json=body)
+        if created.status_code < 500:
+            break
+        time.sleep(2)
+    assert created.status_code == 201, created.text
+    return created.json()
+
+
+def _final_state(client: httpx.Client, flow_run_id: str, wait: float = 300) -> str:
+    deadline = time.monotonic() + wait
+    while True:
+        state = client.get(f"/flow_runs/{flow_run_id}").json()["state"]["type"]
+        if state in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED"):
+            return state
+        assert time.monotonic() < deadline, f"flow run still {state}"
+        time.sleep(1)
+
+
 def test_deploy_schedule_trigger_and_complete(prefect_cli_env: dict, tmp_path: Path) -> None:
     env = prefect_cli_env
     api = env["PREFECT_API_URL"]
@@ -76,32 +96,27 @@ def test_deploy_schedule_trigger_and_complete(prefect_cli_env: dict, tmp_path: P
         defs = json.dumps(dep["parameter_openapi_schema"].get("definitions", {}))
         assert "stereotype" in defs and "llm" in defs
 
-        for _ in range(3):  # the ephemeral server's SQLite can answer 5xx while the deploy still writes
-            created = client.post(f"/deployments/{dep['id']}/create_flow_run", json={})
-            if created.status_code < 500:
-                break
-            time.sleep(2)
-        assert created.status_code == 201, created.text
-        run = created.json()
+        run = _create_run(client, dep["id"], {})
+        # the run form / an API trigger switching the provider to code of its choosing is refused
+        hostile = {**nightly["parameters"]["config"], "name": "hijacked",
+                   "llm": {"provider": "python", "target": "os:system"}}
+        hijacked = _create_run(client, dep["id"], {"parameters": {"config": hostile}})
         worker = subprocess.Popen([str(BIN / "prefect"), "worker", "start", "--pool", "equilens-process"],
                                   env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   start_new_session=True)
         try:
-            deadline = time.monotonic() + 300
-            while True:
-                state = client.get(f"/flow_runs/{run['id']}").json()["state"]["type"]
-                if state in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED"):
-                    break
-                assert time.monotonic() < deadline, f"flow run still {state}"
-                time.sleep(1)
+            state, refused = [_final_state(client, r["id"]) for r in (run, hijacked)]
         finally:
             _kill(worker)
+        assert refused == "FAILED"
         assert state == "COMPLETED"
         of_run = {"artifacts": {"flow_run_id": {"any_": [run["id"]]}}}
         artifacts = client.post("/artifacts/filter", json=of_run).json()
         assert {a["key"] for a in artifacts} >= {"metrics", "report"}
 
     with duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True) as con:
+        [(status, summary)] = con.execute("SELECT status, summary FROM runs WHERE name = 'hijacked'").fetchall()
+        assert status == "failed" and "llm.provider, llm.target" in summary and "before any call" in summary
         (run_id,) = con.execute("SELECT run_id FROM runs WHERE status = 'completed' AND name = 'deployed'").fetchone()
         assert con.execute("SELECT count(*) FROM metrics WHERE run_id = ? AND value IS NOT NULL",
                            [run_id]).fetchone()[0] > 0
