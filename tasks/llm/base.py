@@ -208,20 +208,42 @@ def capped(text: str, cap: int, **usage: Any) -> Completion:
 
 
 
-SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_ACCESS_KEY")
+SECRET_ENV_NAME = re.compile(r"(?i)(?:^|_)(?:[A-Z]*KEYS?|[A-Z]*TOKENS?|[A-Z]*SECRETS?|PASS(?:WORD|WD|PHRASE)?|"
+                             r"[A-Z]*PASS|CREDENTIALS?|CREDS?|AUTH[A-Z]*)(?:_|$)")
+"""Environment variables whose name says key, token, secret, pass(word), credential or auth, as a part
+between underscores (``STRIPE_KEY``, ``DB_PASS``, ``GITHUB_TOKEN``, ``AUTH_HEADER``): their values
+are secrets, scrubbed wherever they appear."""
+
+KEY_FORMATS = (
+    re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}"),  # OpenAI-style keys
+    re.compile(r"\b(?:sk|pk|rk|whsec)_(?:live|test)_[A-Za-z0-9]{8,}"),  # Stripe
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"),  # GitHub
+    re.compile(r"\b(?:AKIA|ASIA|AIDA|AROA)[A-Z0-9]{16}\b"),  # AWS access key ids
+    re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}"),  # Slack
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"),  # Google API keys
+    re.compile(r"\bya29\.[0-9A-Za-z_\-]{20,}"),  # Google OAuth access tokens
+    re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),  # JWTs
+)
+"""Key formats with a prefix of their own, specific enough to scrub from any text, an answer included."""
+
 _SECRET_PATTERNS = (
-    (re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_\-]{8,}"), "***"),  # OpenAI-style keys
+    *((pattern, "***") for pattern in KEY_FORMATS),
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{6,}"), r"\1 ***"),
     (re.compile(r"(?i)\b(api[-_]?key|access[-_]?token|token|password|secret)(\s*[=:]\s*)['\"]?[^\s'\",;&]{4,}"),
      r"\1\2***"),
     (re.compile(r"(://)[^/\s:@]+:[^/\s@]+@"), r"\1***@"),  # credentials in a URL
 )
+"""What a message (an error, a summary) is scrubbed of beyond the secret values: the key formats, and
+keys by their context (``Bearer ...``, ``password=...``, a URL's credentials)."""
+
+SECRET_REMOVED = "warning: secret removed"
+"""How an answer's ``error_message`` says that a secret value was taken out of it before it was stored."""
 
 
 def secret_values(api_key_env: str | None = None) -> list[str]:
     """Values of environment variables that hold secrets (the configured key variable included), and
     the credentials a base URL carried (:mod:`equilens.tasks.secrets`)."""
-    names = {k for k in os.environ if k.upper().endswith(SECRET_ENV_SUFFIXES)}
+    names = {k for k in os.environ if SECRET_ENV_NAME.search(k)}
     if api_key_env:
         names.add(api_key_env)
     from equilens.tasks.secrets import registered
@@ -260,6 +282,35 @@ def _spellings(secrets: tuple[str, ...]) -> tuple[list[str], frozenset[str]]:
     spelled = sorted({f for value in secrets if value and len(value) >= 6 for f in forms(value) if len(f) >= 6},
                      key=len, reverse=True)
     return spelled, frozenset(runs(spelled))
+
+
+def held_secrets() -> tuple[str, ...]:
+    """The secret values this run holds and may have sent: each ``${VAR}`` it expanded, each API key it
+    read (:func:`equilens.tasks.secrets.register`), the credentials of a base URL, and the values of
+    ``*_API_KEY`` variables, which LangChain classes read themselves."""
+    from equilens.tasks.secrets import registered
+
+    keys = {v for k, v in os.environ.items() if k.upper().endswith("_API_KEY") and len(v) >= 8}
+    return tuple(sorted(registered() | keys))
+
+
+def scrub_answer(text: str, secrets: Sequence[str] | None = None) -> tuple[str, bool]:
+    """``(text without the run's secret values and key-formatted strings, whether any was removed)``.
+
+    ``secrets`` defaults to :func:`held_secrets`. An answer is prose, so it loses only what is certainly
+    a secret: each secret value of 8 or more
+    characters in every spelling :func:`equilens.tasks.secrets.forms` lists (an application that
+    echoes its request headers sends the key back), and the :data:`KEY_FORMATS`; not the pieces of
+    values or the context patterns a message is scrubbed of ("Basic steps" is no credential).
+    """
+    spelled, _ = _spellings(tuple(held_secrets() if secrets is None else secrets))
+    out = text
+    for value in spelled:
+        if len(value) >= 8:
+            out = out.replace(value, "***")
+    for pattern in KEY_FORMATS:
+        out = pattern.sub("***", out)
+    return out, out != text
 
 
 def _cut_runs(text: str, pieces: frozenset[str], size: int) -> str:

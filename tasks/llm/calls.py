@@ -13,11 +13,13 @@ from equilens.tasks.config import LLMConfig
 from equilens.tasks.llm.base import (
     ANSWER_CUT,
     PROVIDERS,
+    SECRET_REMOVED,
     Completion,
     LLMRequest,
     LLMResult,
     Provider,
     looks_like_refusal,
+    scrub_answer,
     scrub_secrets,
 )
 
@@ -111,14 +113,20 @@ def scrub_message(message: str, secrets: Sequence[str]) -> str:
 
 def ok_result(req: LLMRequest, comp: Completion, attempts: int, latency: float) -> LLMResult:
     """The row of an answer. A content filter makes it a refusal; an answer cut at the answer cap
-    stays an answer, with ``truncated`` set and an ``error_message`` starting with :data:`ANSWER_CUT`."""
+    stays an answer, with ``truncated`` set and an ``error_message`` starting with :data:`ANSWER_CUT`.
+    A secret the run holds (a key, an expanded ``${VAR}``) or a key-formatted string is taken out of
+    the answer before anything stores or shows it, and ``error_message`` says so (:data:`SECRET_REMOVED`)."""
     filtered = comp.finish_reason == "content_filter"
     if comp.text is None and not filtered:
         raise EmptyResponseError("the endpoint returned no message content")
-    text = comp.text or ""
+    text, removed = scrub_answer(comp.text or "")
     cut = comp.truncated and not filtered
-    note = (f"{ANSWER_CUT} at {len(text):,} characters (llm.max_answer_chars): the endpoint sent more than "
-            "max_tokens allows") if cut else None
+    notes = [f"{ANSWER_CUT} at {len(text):,} characters (llm.max_answer_chars): the endpoint sent more than "
+             "max_tokens allows"] if cut else []
+    if removed:
+        notes.append(f"{SECRET_REMOVED} from the answer (a key or ${{VAR}} value the run sent, or a key-shaped "
+                     "string): shown as ***")
+    note = "; ".join(notes) or None
     return LLMResult(
         request=req,
         text=text if not filtered or text else None,

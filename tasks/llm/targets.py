@@ -108,15 +108,27 @@ def expand_env(value: Any, where: str) -> Any:
 
 
 def literal_secrets(value: Any, where: str) -> list[str]:
-    """Keys under ``value`` named like a secret (api_key, token, ...) whose value is written in the config
-    rather than read from the environment with ``${VAR}``."""
+    """Keys under ``value`` named like a secret (api_key, token, authorization, ...) whose value is written in
+    the config rather than read from the environment with ``${VAR}`` (anywhere in it: ``Bearer ${TOKEN}``)."""
     found = []
     if isinstance(value, dict):
         for k, v in value.items():
-            if SECRET_NAMES.search(str(k)) and isinstance(v, str) and v and not _ENV_REF.fullmatch(v.strip()):
+            if SECRET_NAMES.search(str(k)) and isinstance(v, str) and v and _written_out(v):
                 found.append(f"{where}.{k}")
             found += literal_secrets(v, f"{where}.{k}")
     return found
+
+
+def _written_out(value: str) -> bool:
+    """A value that holds a key itself: one with no ``${VAR}``, or one whose text around its references
+    carries a key-shaped word (12 or more key characters: ``Bearer sk-live...``). ``Bearer ${APP_TOKEN}``
+    and ``${TOKEN}`` read theirs from the environment."""
+    if not _ENV_REF.search(value):
+        return True
+    return any(_KEY_WORD.fullmatch(word) for word in _ENV_REF.sub(" ", value).split())
+
+
+_KEY_WORD = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,}")
 
 
 def fill(template: Any, values: dict[str, str]) -> Any:

@@ -125,3 +125,13 @@ def where(prompt: str, system: str | None = None) -> str:
     import os
 
     return f"answered in process {os.getpid()}: {prompt}"
+
+
+def raises_vendor_keys(prompt: str) -> str:
+    """An application whose exception carries keys in the common vendor formats and the values of the
+    environment variables ``EQUILENS_TEST_STRIPE_KEY`` and ``EQUILENS_TEST_DB_PASS``."""
+    raise RuntimeError(
+        "upstream refused: stripe sk_live_51HxQjK2eZvKYlo2C0ab12cd, github ghp_16C7e42F292c6912E7710c838347Ae178B4a, "
+        "aws AKIAIOSFODNN7EXAMPLE, slack xoxb-2048-1024-abcdefghijKLMNOP, google AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q, "
+        "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U, "
+        f"stripe env {os.environ.get('EQUILENS_TEST_STRIPE_KEY', '')}, db {os.environ.get('EQUILENS_TEST_DB_PASS', '')}")
