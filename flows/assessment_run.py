@@ -7,8 +7,8 @@ saved tables, validation gates), ``run.summary``, ``run.code`` (the code fingerp
 stages) and ``run.log``. The body ends with ``run.close(metrics, responses)`` (metrics and usage into
 the summary, the Prefect artifacts); after the block, ``run.result()`` writes the HTML report and is
 the flow's return value. A run started from a deployment whose parameters change what code or
-endpoint it calls is refused first (:mod:`equilens.tasks.orchestration.deployed`). A body that stops early (nothing to compare) returns ``run.result()``
-without closing: the summary alone, no report.
+endpoint it calls is refused first (:mod:`equilens.tasks.orchestration.deployed`). A body that
+stops early (nothing to compare) returns ``run.result()`` without closing: the summary alone, no report.
 """
 
 from __future__ import annotations

@@ -108,7 +108,11 @@ def test_significance_mark_follows_the_holm_p_value(monkeypatch: pytest.MonkeyPa
 def test_show_accepts_a_prefix_and_prints_json_and_csv(db: Path, tmp_path: Path) -> None:
     out = equilens("show", "20261122-1111", "--db", str(db), "--format", "json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    rows = json.loads(out.stdout)
+    shown = json.loads(out.stdout)
+    assert shown["run_id"] == "20261122-111111-bbbbbb" and shown["verdicts"] and "findings" in shown
+    for finding in shown["findings"]:  # the verdict's findings as objects, each with its numbers
+        assert set(finding) == {"subject", "metric", "groups", "value", "interval", "p_holm", "direction", "sentence"}
+    rows = shown["metrics"]
     assert len(rows) == 75 and {r["run_id"] for r in rows} == {"20261122-111111-bbbbbb"}
     assert isinstance(rows[0]["details"], dict) and "p_holm" in rows[0]["details"]
     out = equilens("show", "20261122-1111", "--db", str(db), "--format", "csv", cwd=tmp_path)

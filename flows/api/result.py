@@ -20,7 +20,8 @@ class AssessmentResult:
     ``metrics`` has a row per metric and group pair (``value``, ``ci_low``, ``ci_high``, ``n``,
     ``direction``, ``details`` as a dict) plus ``p_holm`` and ``beyond_noise`` (the verdict of that row:
     True / False for a counterfactual pair with a noise floor, None where nothing is judged);
-    ``verdicts`` holds one sentence per attribute or family. ``responses``, ``variants`` and ``prompts``
+    ``verdicts`` holds one sentence per attribute or family, ``findings`` every difference beyond chance
+    as an object. ``responses``, ``variants`` and ``prompts``
     are the run's stored rows. In a notebook the object shows the verdicts and the terminal tables.
     """
 
@@ -67,6 +68,15 @@ class AssessmentResult:
                    summary=summary, metrics=metrics, verdicts=[v.sentence for v in said],
                    responses=q("responses"), variants=variants, prompts=prompts,
                    report_path=(summary or {}).get("report"), _verdict_objects=said)
+
+    @property
+    def findings(self) -> list[Any]:
+        """Every difference beyond chance the verdicts report, as
+        :class:`equilens.tasks.reporting.findings.Finding` objects (metric, groups, value, interval,
+        p_holm, direction, sentence); empty when the run found none."""
+        from equilens.tasks.reporting.findings import run_findings
+
+        return run_findings(self.metrics, self.config).findings
 
     def report(self, path: str | Path) -> Path:
         """Write the self-contained HTML report of this run (the same as ``equilens report``) to ``path``."""
@@ -116,15 +126,14 @@ def _json(value: Any, empty: Any = None) -> Any:
 
 
 def _with_verdict_columns(metrics: pd.DataFrame, said: list[Any]) -> pd.DataFrame:
-    """``p_holm`` from each row's details and ``beyond_noise`` from the verdicts' evidence."""
+    """``p_holm`` from each row's details and ``beyond_noise`` from the verdicts' evidence: every row a
+    verdict judged (parity, similarity, outcome gaps, the judge's harm) has True or False."""
     from equilens.tasks.reporting.terminal import p_of
 
     out = metrics.copy()
     out["p_holm"] = [p_of(d) for d in out["details"]]
     judged = {(v.subject, e["metric"], e["pair"]): bool(e["beyond_noise"]) for v in said for e in v.evidence}
-    out["beyond_noise"] = [
-        judged.get((str(a), m, f"{ga} vs {gb}")) if f == "counterfactual" else None
-        for f, a, m, ga, gb in zip(out["family"], out["attribute"], out["metric"], out["group_a"], out["group_b"],
-                                   strict=True)
-    ]
+    out["beyond_noise"] = [judged.get((str(a), m, f"{ga} vs {gb}"))
+                           for a, m, ga, gb in zip(out["attribute"], out["metric"], out["group_a"], out["group_b"],
+                                                   strict=True)]
     return out

@@ -26,19 +26,27 @@ def _check_format(fmt: str) -> str:
     return fmt
 
 
-def _emit(frame: object, fmt: str) -> None:
-    """A frame as JSON records (a details column as objects) or CSV on stdout."""
+def _records(frame: object) -> list[dict]:
+    """A frame as JSON-able records, its JSON columns (details, summary, config) as objects."""
     import json
 
     out = frame.copy()
+    for col in ("details", "summary", "config"):
+        if col in out.columns:
+            out[col] = [json.loads(v) if isinstance(v, str) and v[:1] in "{[" else v for v in out[col]]
+    return json.loads(out.to_json(orient="records", date_format="iso"))
+
+
+def _emit(frame: object, fmt: str, head: dict | None = None) -> None:
+    """A frame as JSON records (a details column as objects; with ``head``, an object holding ``head``'s
+    keys and the records as ``metrics``) or CSV on stdout."""
+    import json
+
     if fmt == "json":
-        for col in ("details", "summary", "config"):
-            if col in out.columns:
-                out[col] = [json.loads(v) if isinstance(v, str) and v[:1] in "{[" else v for v in out[col]]
-        records = json.loads(out.to_json(orient="records", date_format="iso"))
-        typer.echo(json.dumps(records, indent=1, ensure_ascii=False))
+        records = _records(frame)
+        typer.echo(json.dumps(records if head is None else {**head, "metrics": records}, indent=1, ensure_ascii=False))
     else:
-        typer.echo(csv_text(out), nl=False)
+        typer.echo(csv_text(frame.copy()), nl=False)
 
 
 def _resolve_run(store: object, run_id: str) -> str:
@@ -93,7 +101,9 @@ def show(
                                                       "differ most between the compared pair, side by side")] = 0,
 ) -> None:
     """Print a stored run's verdicts and metrics table, rebuilt from DuckDB alone; with --examples N, the
-    answers behind each attribute's largest gap (or its finding)."""
+    answers behind each attribute's largest gap (or its finding). --format json prints one object:
+    run_id, status, verdicts (subject, beyond_chance, sentence), findings (metric, groups, value,
+    interval, p_holm, direction, sentence) and metrics (every stored row)."""
     from equilens.tasks.errors import EquilensError
     from equilens.tasks.reporting.terminal import print_metrics_table, print_verdicts
     from equilens.tasks.storage.store import Store
@@ -115,6 +125,12 @@ def show(
         say(f"run {run_id} failed: {summary.get('error') or 'no error recorded'}", fg=typer.colors.RED)
     if metrics.empty:
         raise fail(f"no metrics stored for run {run_id!r} in {db} (see `equilens runs`).")
+    if fmt == "json":  # the verdicts and findings as objects, then every metric row
+        from equilens.tasks.reporting.findings import verdict_objects
+
+        status = str(run["status"].iloc[0]) if len(run) else None
+        _emit(metrics, fmt, {"run_id": run_id, "status": status, **verdict_objects(metrics, config)})
+        return
     if fmt != "table":
         _emit(metrics, fmt)
         return

@@ -94,10 +94,20 @@ def close_run(
         logging.getLogger(__name__).warning("no examples for the markdown artifact: %s", err)
         evidence = []
     publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses, evidence))
+    summary["findings"] = [f.as_dict() for f in stored_findings(store, run_id).findings]
+
+
+def stored_findings(store: Store, run_id: str) -> Any:  # noqa: ANN401 - findings.Judged
+    """The verdicts and findings of a run's stored metric rows (what the report and ``show`` print)."""
+    from equilens.tasks.reporting.findings import run_findings
+
+    return run_findings(store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id]), store.run_config(run_id))
 
 
 def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, Any]) -> dict[str, Any]:
-    """After the run is recorded as finished: write the HTML report, link it, and return the flow's result."""
+    """After the run is recorded as finished: write the HTML report, link it, and return the flow's result;
+    with ``execution.fail_on: finding`` and a finding, raise :class:`~equilens.tasks.reporting.findings.FindingsFound`
+    instead (the run stays stored as completed; the Prefect flow run ends Failed)."""
     report = write_run_report(store, run_id, config)
     if report:
         try:
@@ -110,4 +120,9 @@ def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, 
                                  description=f"equilens HTML report, run {run_id}")
         except Exception:  # noqa: BLE001 - a link is a view
             pass
-    return {"run_id": run_id, "report": report, **summary}
+    result = {"run_id": run_id, "report": report, **summary}
+    if config.execution.fail_on == "finding" and summary.get("findings"):
+        from equilens.tasks.reporting.findings import FindingsFound, gate_message
+
+        raise FindingsFound(gate_message(stored_findings(store, run_id)), result)
+    return result

@@ -78,6 +78,12 @@ def run_command(pick_flow: FlowPicker, assessment: str | None = None) -> Callabl
                              "identity outcome gaps)")] = None,
         pilot: Annotated[int | None, typer.Option(
             "--pilot", help="With --detect: prompts in the pilot (default a tenth of them, at least 10)")] = None,
+        fail_on_finding: Annotated[bool, typer.Option(
+            "--fail-on-finding", help="Exit 1 when the verdict reports any difference beyond chance (a fairness "
+                                      "gate for CI; the same as execution.fail_on: finding)")] = False,
+        junit: Annotated[Path | None, typer.Option(
+            "--junit", help="Write JUnit XML here: a test case per verdict, a failure per finding with its "
+                            "sentence and an example pair of answers")] = None,
     ) -> None:
         """Run the assessment a config describes and print its metrics per group pair.
 
@@ -89,8 +95,13 @@ def run_command(pick_flow: FlowPicker, assessment: str | None = None) -> Callabl
         prompts, calls and how much money the verdict needs to find a gap of that size: equilens run
         configs/identity.yaml --plan --detect 0.05 --metric number_outcome_gap.
 
-        Exit codes: 0 done, 2 bad config or input (found before anything runs), 3 a validation gate
-        failed, 4 the LLM calls failed (every one, or more than llm.max_failed_share), 130 interrupted
+        As a fairness gate in CI: equilens run CONFIG --fail-on-finding --junit results.xml exits 1
+        when any verdict reports a difference beyond chance, after the run is stored and its report
+        written.
+
+        Exit codes: 0 done, 1 a finding with --fail-on-finding (or execution.fail_on: finding), 2 bad
+        config or input (found before anything runs), 3 a validation gate failed, 4 the LLM calls
+        failed (every one, or more than llm.max_failed_share), 130 interrupted
         (Ctrl-C), 143 stopped by SIGTERM. An interrupted run is stored with status interrupted, its
         finished LLM answers cached, and no child process left behind.
         """
@@ -98,15 +109,22 @@ def run_command(pick_flow: FlowPicker, assessment: str | None = None) -> Callabl
             raise fail("--metric and --pilot go with --detect: equilens run CONFIG --plan --detect 0.05.")
         if detect is not None and not plan:
             raise fail("--detect goes with --plan: equilens run CONFIG --plan --detect 0.05 runs a pilot and plans.")
+        if junit is not None and (plan or detect is not None):
+            raise fail("--junit goes with a run, not with --plan.")
+        if junit is not None and not junit.parent.resolve().is_dir():
+            raise fail(f"--junit {junit}: the folder {junit.parent} does not exist; create it or name a file in an "
+                       "existing folder (nothing was run).")
+        if fail_on_finding:
+            set_ = [*set_, "execution.fail_on=finding"]
         run_config(config, set_, db, debug, pick_flow, assessment, plan_only=plan, yes=yes,
-                   detect=None if detect is None else (detect, metric, pilot))
+                   detect=None if detect is None else (detect, metric, pilot), junit=junit)
 
     return run
 
 
 def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick_flow: FlowPicker,
                assessment: str | None = None, plan_only: bool = False, yes: bool = False,
-               detect: tuple[float, str | None, int | None] | None = None) -> None:
+               detect: tuple[float, str | None, int | None] | None = None, junit: Path | None = None) -> None:
     """What ``run`` does (see :func:`run_command`)."""
     if debug:
         import os
@@ -116,6 +134,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
     from equilens.flows.running.interrupt import stop_on_signals
     from equilens.tasks.config import load_config
     from equilens.tasks.errors import EquilensError
+    from equilens.tasks.reporting.findings import FindingsFound
 
     overrides = parse_sets(set_)
     if db is not None:
@@ -150,6 +169,10 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
                     say(line)
                 return
             result = pick_flow(cfg)(cfg)
+        except FindingsFound as found:  # stored, reported: print it all, then fail the gate
+            _finish(found.result, cfg.storage.duckdb_path, junit)
+            say(str(found), fg=typer.colors.RED)
+            raise typer.Exit(found.exit_code) from None
         except KeyboardInterrupt:
             raise _interrupted() from None
         except Exception as err:
@@ -167,7 +190,25 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
 
                 traceback.print_exc()
             raise fail(str(err), err.exit_code) from None
-    _print_result(result, cfg.storage.duckdb_path)
+    _finish(result, cfg.storage.duckdb_path, junit)
+
+
+def _finish(result: dict, db: str, junit: Path | None) -> None:
+    """The run's result printed, and its JUnit XML written when asked."""
+    _print_result(result, db)
+    if junit is not None and result.get("run_id"):
+        from equilens.flows.running.artifacts import stored_findings
+        from equilens.tasks.reporting.evidence import find_evidence, plain_examples
+        from equilens.tasks.reporting.findings import junit_xml
+        from equilens.tasks.storage.store import Store
+
+        store = Store(db)
+        run_id = result["run_id"]
+        config = store.run_config(run_id)
+        examples = plain_examples(find_evidence(store, run_id, 1))
+        junit.write_text(junit_xml(stored_findings(store, run_id), str(config.get("name") or run_id), examples),
+                         encoding="utf-8")
+        say(f"JUnit XML: {junit}")
 
 
 def _interrupted() -> typer.Exit:

@@ -323,6 +323,17 @@ class ExecutionConfig(StrictModel):
                                  "reach it is settled as well; none = stop only on findings")
     detect_metric: str | None = Field(None, description="The metric `detect` is measured in; none = the "
                                       "counterfactual headline and the identity outcome gaps")
+    fail_on: str = Field(
+        "never", description="finding: the run fails (exit 1; a deployment's flow run ends Failed) when its verdict "
+        "reports any difference beyond chance, after everything is stored and the report written; never: a run "
+        "that finishes succeeds whatever it found", json_schema_extra={"enum": ["never", "finding"]})
+
+    @field_validator("fail_on")
+    @classmethod
+    def _fail_on(cls, v: str) -> str:
+        from equilens.tasks.reporting.findings import check_fail_on
+
+        return check_fail_on(v)
 
     @field_validator("detect_metric")
     @classmethod

@@ -224,6 +224,21 @@ def markdown_lines(evidence: list[Evidence], limit: int = 240) -> list[str]:
     return lines
 
 
+def plain_examples(evidence: list[Evidence], limit: int = 400) -> dict[str, str]:
+    """Attribute -> its example pairs of answers as plain text (``group · profile: prompt -> answer``),
+    for a JUnit failure's body; an XML writer escapes it."""
+    out = {}
+    for ev in evidence:
+        blocks = []
+        for ex in ev.examples:
+            blocks.append("\n".join(f"{s.group}" + (f" · {s.profile}" if s.profile else "")
+                                     + f": {_clip(s.prompt, limit)}\n  -> {_clip(s.answer, limit)}"
+                                     + (f" [{s.reading}]" if s.reading else "") for s in ex.sides))
+        if blocks:
+            out[ev.attribute] = f"{' vs '.join(ev.pair)} ({ev.why})\n" + "\n\n".join(blocks)
+    return out
+
+
 def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
     """The examples as side-by-side tables in the terminal (answers printed as plain text)."""
     from equilens.tasks.plain import console, text

@@ -303,7 +303,7 @@ def family_verdict(family: str, rows: pd.DataFrame) -> Verdict:
     valued = rows[rows["value"].notna()]
     if valued.empty:
         return Verdict(family, None, f"{family}: nothing computed (see the skipped rows).")
-    off, checked = [], 0
+    off, checked, evidence = [], 0, []
     for _, r in valued.iterrows():
         spec = METRICS.get(r["metric"]) if r["metric"] in METRICS else None
         if spec is None or spec.direction != "target":
@@ -315,8 +315,11 @@ def family_verdict(family: str, rows: pd.DataFrame) -> Verdict:
         if not low <= spec.target <= high:
             where = f" ({r['attribute']})" if isinstance(r["attribute"], str) and r["attribute"] else ""
             off.append(f"{r['metric']}{where} {r['value']:.3f} [{low:.3f}, {high:.3f}] vs fair {spec.target:g}")
+            groups = [g for g in (r.get("group_a"), r.get("group_b")) if isinstance(g, str) and g]
+            evidence.append({"metric": r["metric"], "pair": " vs ".join(groups) or where.strip(" ()"),
+                             "value": r["value"], "gap_ci": [low, high], "p_holm": None, "beyond_noise": True})
     if off:
-        return Verdict(family, True, f"{family}: beyond chance: " + "; ".join(off) + ".")
+        return Verdict(family, True, f"{family}: beyond chance: " + "; ".join(off) + ".", evidence)
     if checked:
         return Verdict(family, False, f"{family}: every interval ({checked}) includes its fair value.")
     listed = ", ".join(f"{r['metric']} {r['value']:.3f}" for _, r in valued.head(4).iterrows())
