@@ -37,6 +37,6 @@ def test_every_registered_metric_is_in_a_metric_table_and_nothing_else_is() -> N
 
 def test_every_metric_declares_direction_aggregation_interval_and_inputs() -> None:
     for name, spec in METRICS.items():
-        assert spec.direction in ("higher", "lower", "target"), name
+        assert spec.direction in ("higher", "lower", "target", "none"), name
         assert spec.direction != "target" or spec.target is not None, name
         assert spec.aggregation and spec.interval and spec.reference, name

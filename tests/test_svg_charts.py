@@ -59,3 +59,20 @@ def test_a_long_pair_label_is_shortened_to_fit_and_kept_whole_on_hover() -> None
     label = "native_american vs middle_eastern"  # 33 characters: must not run off the chart's left edge
     svg = gap_chart("race", [(label, 0.01, -0.02, 0.03, 0.6, False)])
     assert f"<title>{label}</title>native_american vs middle_ea…</text>" in svg
+
+
+def test_a_rate_s_axis_stays_within_what_it_can_take_and_has_no_fair_line() -> None:
+    import re
+
+    from equilens.tasks.metrics import METRICS
+    from equilens.tasks.reporting.svg import interval_chart
+
+    spec = METRICS.get("yes_rate")
+    assert spec.direction == "none" and spec.target is None and spec.value_range() == (0.0, 1.0)
+    # a cell's rate with a wild interval (a tiny sample's bootstrap) must not stretch the axis past 0..1
+    svg = interval_chart("yes_rate", [("female-black", 0.4, -2.8, 3.1), ("male-white", 0.6, 0.5, 0.7)], "",
+                         None, spec.value_range())
+    ticks = [float(t) for t in re.findall(r'class="tick" text-anchor="middle">([-0-9.e]+)<', svg)]
+    assert ticks and min(ticks) >= 0.0 and max(ticks) <= 1.0, ticks
+    assert 'class="target"' not in svg
+    assert METRICS.get("yes_rate_gap").value_range() == (-1.0, 1.0)

@@ -17,9 +17,10 @@ from typing import Any, Literal
 
 from equilens.tasks.registry import Registry
 
-Direction = Literal["higher", "lower", "target"]
+Direction = Literal["higher", "lower", "target", "none"]
 """``higher``: larger values are fairer; ``lower``: smaller values are fairer; ``target``: the
-value closest to :attr:`MetricSpec.target` is fairest (e.g. a stereotype score of 0.5)."""
+value closest to :attr:`MetricSpec.target` is fairest (e.g. a stereotype score of 0.5); ``none``: a
+description with no fair value of its own (a cell's yes rate: fairness is in its gap to other cells)."""
 
 CLUSTER_BOOTSTRAP = "percentile cluster bootstrap over prompts"
 
@@ -42,6 +43,14 @@ class MetricSpec:
     cdf_statistic: Callable[..., Any] | None = None  # fn as a function of the two sides' CDF difference
     largest: float | None = None  # the largest magnitude a value can take (a share, or two shares' difference: 1)
     outcome: str = ""  # the outcome kind read from answers (number, yes_no, choice) whose values it compares
+    smallest: float | None = None  # the smallest value it can take, where not -largest (a share: 0)
+
+    def value_range(self) -> tuple[float, float] | None:
+        """The values the metric can take, where it declares them (``largest``, and ``smallest``,
+        else -``largest``); None for an unbounded one. Charts keep their axes within it."""
+        if self.largest is None:
+            return None
+        return (-self.largest if self.smallest is None else self.smallest), self.largest
 
     def settings(self, cfg: Any) -> dict[str, Any]:
         """The keywords ``fn`` and its per-item step take from ``cfg`` (:attr:`reads`), with their values:
@@ -51,8 +60,11 @@ class MetricSpec:
     def distance_from_fair(self, value: float) -> float:
         """How far ``value`` is from fair, on the metric's own scale: larger is less fair.
 
-        ``lower``: the value itself; ``higher``: its negative; ``target``: |value - target|.
+        ``lower``: the value itself; ``higher``: its negative; ``target``: |value - target|;
+        ``none``: 0 (a description is never less fair than another).
         """
+        if self.direction == "none":
+            return 0.0
         if self.direction == "higher":
             return -value
         if self.direction == "target":
@@ -64,6 +76,8 @@ class MetricSpec:
         """Which values are fairer, in words."""
         if self.direction == "target":
             return f"closer to {self.target:g}"
+        if self.direction == "none":
+            return "no fair value (compare cells by its gap)"
         return f"{self.direction} is fairer"
 
 
@@ -119,6 +133,7 @@ def metric(
     cdf_statistic: Callable[..., Any] | None = None,
     largest: float | None = None,
     outcome: str = "",
+    smallest: float | None = None,
 ) -> Callable[[Callable[..., float]], Callable[..., float]]:
     """Register ``fn`` as metric ``name``; the function's docstring becomes its description.
     ``per_item``: its step per row or pair of rows, which a stage calls to get one value per item
@@ -132,7 +147,8 @@ def metric(
     label swaps and planted differences all reuse without a sort or a loop per resample; ``largest``: the
     largest magnitude a value can take, where the metric has one (a gap no larger can be shown at all);
     ``outcome``: the kind of outcome read from answers (number, yes_no, choice) whose per-cell values
-    the metric takes (one cell's values) or compares (two cells', a gap): :func:`outcome_metrics`."""
+    the metric takes (one cell's values) or compares (two cells', a gap): :func:`outcome_metrics`;
+    ``smallest``: the smallest value it can take where that is not -``largest`` (a share: 0)."""
     if direction == "target" and target is None:
         raise ValueError(f"metric {name!r}: direction 'target' needs a target value")
 
@@ -141,7 +157,8 @@ def metric(
         METRICS.add(
             name,
             MetricSpec(name, family, direction, aggregation, doc, reference, fn, target, interval, inputs,
-                       per_item, tuple((reads or {}).items()), summarizes, cdf_statistic, largest, outcome),
+                       per_item, tuple((reads or {}).items()), summarizes, cdf_statistic, largest, outcome,
+                       smallest),
         )
         return fn
 

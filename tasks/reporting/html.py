@@ -229,7 +229,8 @@ def _interval_figures(valued: pd.DataFrame) -> list[dict[str, Any]]:
         spec = METRICS.get(name) if name in METRICS else None
         figs.append({"metric": name, "svg": _html(interval_chart(
             label, rows, ARROW.get(sub["direction"].iloc[0], ""),
-            spec.target if spec is not None and spec.direction == "target" else None))})
+            spec.target if spec is not None and spec.direction == "target" else None,
+            spec.value_range() if spec is not None else None))})
     return figs
 
 

@@ -57,26 +57,33 @@ def _axis_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return [round(float(t), digits) + 0.0 for t in np.arange(first, hi + step * 1e-9, step)]
 
 
-def axis_range(values: Sequence[float], include: Sequence[float] = (0.0,), pad_share: float = 0.05) -> tuple[float, float]:
+def axis_range(values: Sequence[float], include: Sequence[float] = (0.0,), pad_share: float = 0.05,
+               bounds: tuple[float, float] | None = None) -> tuple[float, float]:
     """A readable axis range around ``values`` (and the ``include`` points): padded by ``pad_share``
     of the span, and at least 0.1 wide, so a metric that is 0 everywhere gets -0.05..0.05, not
-    an axis of 1e-10 steps."""
+    an axis of 1e-10 steps; never past ``bounds``, the values the metric can take (a rate: 0..1)."""
     finite = [float(v) for v in (*values, *include) if v is not None and np.isfinite(v)]
+    if bounds is not None:
+        finite = [min(max(v, bounds[0]), bounds[1]) for v in finite]
     if not finite:
-        return 0.0, 1.0
+        return bounds or (0.0, 1.0)
     lo, hi = min(finite), max(finite)
     pad = (hi - lo) * pad_share
     if hi - lo + 2 * pad < 0.1:
         mid = (hi + lo) / 2
-        return mid - 0.05, mid + 0.05
-    return lo - pad, hi + pad
+        lo, hi = mid - 0.05, mid + 0.05
+    else:
+        lo, hi = lo - pad, hi + pad
+    if bounds is not None:
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+    return lo, hi
 
 
 def _row_frame(kind: str, title: str, hint: str, values: Sequence[float | None], include: Sequence[float],
-               rows: int) -> tuple[list[str], Callable[[float], float], float, float]:
+               rows: int, bounds: tuple[float, float] | None = None) -> tuple[list[str], Callable[[float], float], float, float]:
     """The frame of a chart with one row per pair: the svg head, the title, the grid and round
-    ticks of an axis around ``values`` (and ``include``); returns (parts, x scale, top, height)."""
-    lo_, hi_ = axis_range([v for v in values if v is not None and np.isfinite(v)], include)
+    ticks of an axis around ``values`` (and ``include``), within ``bounds``; returns (parts, x scale, top, height)."""
+    lo_, hi_ = axis_range([v for v in values if v is not None and np.isfinite(v)], include, bounds=bounds)
     x = _scale(lo_, hi_, LEFT, W - RIGHT)
     title_svg, room = _title(title, 8, hint)
     top = TOP + room
@@ -102,11 +109,13 @@ def _row(out: list[str], x: Callable[[float], float], top: float, i: int, label:
 
 
 def interval_chart(title: str, rows: Sequence[tuple[str, float, float | None, float | None]], fairer: str,
-                   target: float | None = None) -> str:
+                   target: float | None = None, bounds: tuple[float, float] | None = None) -> str:
     """One row per group pair: point estimate with its interval as a whisker; a dashed line marks
-    the fair value of a metric with a target (0.5 for a stereotype score, 0 for an effect size)."""
+    the fair value of a metric with a target (0.5 for a stereotype score, 0 for an effect size); the
+    axis stays within ``bounds``, the values the metric can take."""
     vals = [v for _, v, lo, hi in rows for v in (v, lo, hi)]
-    out, x, top, h = _row_frame("interval", title, fairer, vals, (0.0,) if target is None else (target,), len(rows))
+    include = (0.0,) if target is None else (target,)
+    out, x, top, h = _row_frame("interval", title, fairer, vals, include, len(rows), bounds)
     if target is not None:
         out.append(f'<line x1="{x(target):.1f}" x2="{x(target):.1f}" y1="{top - 6}" y2="{h - 24}" class="target" '
                    f'stroke="#b9474a" stroke-dasharray="4 3"><title>fair value {target:g}</title></line>')

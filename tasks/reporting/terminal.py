@@ -9,7 +9,8 @@ import pandas as pd
 from equilens.tasks.config import RunConfig
 from equilens.tasks.reporting.verdict import p_is_trusted
 
-ARROW = {"higher": "↑ higher is fairer", "lower": "↓ lower is fairer", "target": "◎ closer to target"}
+ARROW = {"higher": "↑ higher is fairer", "lower": "↓ lower is fairer", "target": "◎ closer to target",
+         "none": "· no fair value (compare by its gap)"}
 
 
 def _fmt(v: Any) -> str:

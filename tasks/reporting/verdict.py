@@ -54,18 +54,93 @@ def _worded_harm(row: pd.Series, d: dict[str, Any]) -> str:
             f"(harm {harm:.2f} [{low:.2f}, {high:.2f}] from the label swap{_p(d)})")
 
 
-def _worded_outcome(row: pd.Series, d: dict[str, Any]) -> str:
-    """"amounts for female-black are 4.1% lower than for male-white [1.2%, 7.0%]" and the like."""
+def _worded_outcome(row: pd.Series, d: dict[str, Any], cells: dict[str, float] | None = None,
+                    label: tuple[str, str] | None = None) -> str:
+    """"amounts for female-black are 4.1% lower than for male-white [1.2%, 7.0%] ($0.96 for every
+    $1.00)" and the like. ``cells`` (a cell's mean amount relative to the prompt average) gives the
+    plain ratio of the two cells' amounts beside the gap, which is in shares of the prompt average;
+    ``label`` names the two sides in other words ("black users", "white users")."""
     gap, (low, high) = float(row["value"]), [(number_or_none(x) or 0.0) for x in (d.get("gap_ci") or [None, None])]
     a, b = row["group_a"], row["group_b"]
+    named = dict(zip((a, b), label, strict=True)) if label else {a: a, b: b}
     if gap > 0:
         a, b, gap, low, high = b, a, -gap, -high, -low  # lead with the cell that gets less
     if d.get("kind") == "number":
         what, size, ci = "amounts", f"{-gap:.1%} lower", f"[{-high:.1%}, {-low:.1%}]"
+        ratio = (cells or {}).get(a), (cells or {}).get(b)
+        if ratio[0] is not None and ratio[1]:
+            ci += f" (${ratio[0] / ratio[1]:.2f} for every $1.00)"
     else:
         what = "yes answers" if d.get("kind") == "yes_no" else "first choices"
         size, ci = f"{-gap * 100:.1f} points rarer", f"[{-high * 100:.1f}, {-low * 100:.1f}]"
-    return f"{what} for {a} are {size} than for {b} {ci}{_p(d)}"
+    return f"{what} for {named[a]} are {size} than for {named[b]} {ci}{_p(d)}"
+
+
+CROSS = " x "  # between the attributes a comparison crosses: "gender x race", its cells "female-black"
+PART = " | "  # between a comparison's parts: "gender x race | pricing"
+
+
+def _cell_values(rows: pd.DataFrame, metric: str) -> dict[str, float]:
+    """Each cell's own value of ``metric`` (rows with no second group)."""
+    own = rows[(rows["metric"] == metric) & rows["group_b"].isna() & rows["value"].notna()]
+    return {str(g): float(v) for g, v in zip(own["group_a"], own["value"], strict=True)}
+
+
+def crossed_pattern(attribute: str, rows: pd.DataFrame, alpha: float) -> list[str]:
+    """One clause per crossed attribute of a comparison whose cells cross several ("gender x race":
+    cells "female-black"), read off the outcome gaps between cells that differ in that attribute
+    alone: "race: amounts for black users are 10.1% lower than for white users [...] ($0.90 for every
+    $1.00), in both genders" or "gender: no gap beyond chance (the smallest detectable about 2.0%)".
+    Empty for a comparison of one attribute, or without outcome gaps."""
+    names = attribute.split(PART)[0].split(CROSS)
+    gaps = rows[rows["metric"].map(is_outcome) & rows["group_b"].notna() & rows["value"].notna()]
+    if len(names) < 2 or gaps.empty:
+        return []
+
+    def split(cell: str) -> list[str] | None:
+        parts = str(cell).split("-", len(names) - 1)
+        return parts if len(parts) == len(names) else None
+
+    out = []
+    for i, name in enumerate(names):
+        found, detectable, others = [], [], set()
+        for _, r in gaps.iterrows():
+            a, b = split(r["group_a"]), split(r["group_b"])
+            if a is None or b is None or a[i] == b[i] or any(a[j] != b[j] for j in range(len(names)) if j != i):
+                continue
+            d = details_of(r["details"])
+            others.add(" ".join(a[j] for j in range(len(names)) if j != i))
+            if "gap" in d and beyond_noise(d, r["metric"], alpha):
+                found.append((r, d, a, b))
+            elif (m := number_or_none(d.get("min_detectable_gap"))) is not None:
+                detectable.append((m, d.get("kind")))
+        if not found:
+            smallest = max(detectable, default=None, key=lambda md: md[0])
+            size = ("" if smallest is None else f" (the smallest detectable about {smallest[0]:.1%})"
+                    if smallest[1] == "number" else f" (the smallest detectable about {smallest[0] * 100:.1f} points)")
+            if others:
+                out.append(f"{name}: no gap beyond chance{size}")
+            continue
+        r, d, a, b = max(found, key=lambda x: abs(number_or_none(x[1].get("gap")) or 0))
+        lead = _worded_outcome(r, d, _cell_values(rows, _cell_metric(rows, r["metric"])),
+                               (f"{a[i]} users", f"{b[i]} users"))
+        within = {" ".join(a[j] for j in range(len(names)) if j != i) for _, _, a, _ in found}
+        others_name = " and ".join(n for j, n in enumerate(names) if j != i)
+        where = (f"in every {others_name} ({len(within)})" if len(within) == len(others) and len(others) > 2
+                 else f"in both {others_name}s" if len(within) == len(others) == 2
+                 else f"for {', '.join(sorted(within))} only, of {len(others)} {others_name}s")
+        out.append(f"{name}: {lead}, {where}")
+    return out
+
+
+def _cell_metric(rows: pd.DataFrame, gap_metric: str) -> str:
+    """The per-cell metric an outcome gap compares (``number_outcome_gap`` -> ``number_outcome``)."""
+    from equilens.tasks.metrics import METRICS
+
+    kind = METRICS.get(gap_metric).outcome if gap_metric in METRICS else ""
+    cell = [n for n in set(rows["metric"]) if n in METRICS and METRICS.get(n).outcome == kind and n != gap_metric
+            and rows[(rows["metric"] == n)]["group_b"].isna().all()]
+    return cell[0] if cell else ""
 
 
 def worst_off(rows: pd.DataFrame) -> str:
@@ -229,28 +304,36 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
             found_outcome.append((r, d))
         elif beyond:
             (found_parity if r["metric"].endswith("sentiment_parity") else found_similarity).append((r, d))
+    # The harm leads: what the answers recommend (outcome gaps), then what a judge reads as harmful;
+    # tone (sentiment parity) and wording (similarity) follow as support, never first when outcomes
+    # were read, since a "Yes, ..." can score more negative than a "No, ...".
     clauses = []
-    headline = [(r, d) for r, d in found_parity if r["metric"] == HEADLINE] or found_parity
-    if headline:
-        r, d = min(headline, key=lambda rd: (number_or_none(rd[1].get("p_holm")) or 1.0,
-                                             -(number_or_none(rd[1].get("gap")) or 0)))
-        clauses.append(_worded_parity(r, d, polarity))
-        others = {f"{x['group_a']} vs {x['group_b']}" for x, _ in headline} - {f"{r['group_a']} vs {r['group_b']}"}
-        if others:
-            clauses.append(f"also {', '.join(sorted(others))}")
-    if found_similarity:
-        r, d = max(found_similarity, key=lambda rd: number_or_none(rd[1].get("gap")) or 0)
-        clauses.append(_worded_similarity(r, d))
     if found_outcome:
-        r, d = max(found_outcome, key=lambda rd: abs(number_or_none(rd[1].get("gap")) or 0))
-        clauses.append(_worded_outcome(r, d))
-        if len(found_outcome) > 1:
-            clauses.append(f"{len(found_outcome) - 1} more outcome gap(s) beyond chance")
+        pattern = crossed_pattern(attribute, rows, alpha)
+        if pattern:
+            clauses += pattern
+        else:
+            r, d = max(found_outcome, key=lambda rd: abs(number_or_none(rd[1].get("gap")) or 0))
+            clauses.append(_worded_outcome(r, d, _cell_values(rows, _cell_metric(rows, r["metric"]))))
+            if len(found_outcome) > 1:
+                clauses.append(f"{len(found_outcome) - 1} more outcome gap(s) beyond chance")
     if found_harm:
         r, d = max(found_harm, key=lambda rd: abs(number_or_none(rd[1].get("gap")) or 0))
         clauses.append(_worded_harm(r, d))
         if len(found_harm) > 1:
             clauses.append(f"{len(found_harm) - 1} more pair(s) the judge reads as stereotyped")
+    support = bool(clauses)
+    headline = [(r, d) for r, d in found_parity if r["metric"] == HEADLINE] or found_parity
+    if headline:
+        r, d = min(headline, key=lambda rd: (number_or_none(rd[1].get("p_holm")) or 1.0,
+                                             -(number_or_none(rd[1].get("gap")) or 0)))
+        clauses.append(("in tone, " if support else "") + _worded_parity(r, d, polarity))
+        others = {f"{x['group_a']} vs {x['group_b']}" for x, _ in headline} - {f"{r['group_a']} vs {r['group_b']}"}
+        if others:
+            clauses.append(f"also {', '.join(sorted(others))}")
+    if found_similarity:
+        r, d = max(found_similarity, key=lambda rd: number_or_none(rd[1].get("gap")) or 0)
+        clauses.append(("in wording, " if support else "") + _worded_similarity(r, d))
     if clauses and (worst := worst_off(rows)):  # named beside a finding, never as one
         clauses.append(worst)
     skipped = cross[cross["value"].isna() & (cross["family"] != "identity")]  # no outcome read: its own rows

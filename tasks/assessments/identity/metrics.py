@@ -50,11 +50,11 @@ def number_outcome_gap(a: np.ndarray, b: np.ndarray) -> float:
     return _mean(np.asarray(a, float) - np.asarray(b, float))
 
 
-@metric("yes_rate", family="identity", direction="target", target=0.5, aggregation="mean over prompts",
-        reference=EQUILENS, inputs="outcome", outcome="yes_no", largest=1.0)
+@metric("yes_rate", family="identity", direction="none", aggregation="mean over prompts",
+        reference=EQUILENS, inputs="outcome", outcome="yes_no", largest=1.0, smallest=0.0)
 def yes_rate(values: np.ndarray) -> float:
-    """Share of a cell's yes/no answers that say yes (mean over prompts of the per-prompt share);
-    its target of 0.5 is only a midpoint: compare cells with yes_rate_gap."""
+    """Share of a cell's yes/no answers that say yes (mean over prompts of the per-prompt share); no
+    rate is fairer than another on its own: cells are compared by yes_rate_gap."""
     return _mean(values)
 
 
@@ -66,8 +66,8 @@ def yes_rate_gap(a: np.ndarray, b: np.ndarray) -> float:
     return _mean(np.asarray(a, float) - np.asarray(b, float))
 
 
-@metric("first_choice_rate", family="identity", direction="target", target=0.5, aggregation="mean over prompts",
-        reference=EQUILENS, inputs="outcome", outcome="choice", largest=1.0)
+@metric("first_choice_rate", family="identity", direction="none", aggregation="mean over prompts",
+        reference=EQUILENS, inputs="outcome", outcome="choice", largest=1.0, smallest=0.0)
 def first_choice_rate(values: np.ndarray) -> float:
     """Share of a cell's answers that pick the first option listed in the prompt file's
     ``choice: a | b | ...`` (list the option that matters first)."""
@@ -88,7 +88,7 @@ def not_read(outcomes: np.ndarray) -> np.ndarray:
 
 
 @metric("unparsed_outcome_rate", family="identity", direction="lower", aggregation="mean over answers",
-        reference=EQUILENS, inputs="outcome", per_item=not_read, largest=1.0)
+        reference=EQUILENS, inputs="outcome", per_item=not_read, largest=1.0, smallest=0.0)
 def unparsed_outcome_rate(unread: np.ndarray) -> float:
     """Share of a cell's answers to outcome prompts from which no outcome could be read (the mean
     of its per-answer step, :func:`not_read`)."""

@@ -1,0 +1,70 @@
+"""The verdict leads with the harm: outcome gaps first, one clause per crossed attribute saying the
+pattern in words, the plain ratio of amounts beside the share-of-average gap, and tone (sentiment
+parity) after them as support, even when it points the other way. Rows built by hand; every number
+below is worked out from them."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+from equilens.tasks.reporting.findings import run_findings
+from equilens.tasks.reporting.verdict import crossed_pattern, verdict_lines
+
+SUBJECT = "gender x race"
+
+
+def _gap(a: str, b: str, gap: float, p: float, ci: tuple[float, float], mdg: float = 0.02) -> dict:
+    return {"attribute": SUBJECT, "metric": "number_outcome_gap", "family": "identity", "group_a": a, "group_b": b,
+            "value": gap, "ci_low": ci[0], "ci_high": ci[1], "n": 40, "direction": "target",
+            "details": json.dumps({"gap": gap, "gap_ci": list(ci), "p_holm": p, "p_value": p, "kind": "number",
+                                   "prompts": 40, "p_method": "paired t-test", "min_detectable_gap": mdg})}
+
+
+def _cell(cell: str, value: float) -> dict:
+    return {"attribute": SUBJECT, "metric": "number_outcome", "family": "identity", "group_a": cell, "group_b": None,
+            "value": value, "ci_low": value - 0.01, "ci_high": value + 0.01, "n": 40, "direction": "target",
+            "details": json.dumps({"kind": "number"})}
+
+
+def _rows(with_tone: bool = False) -> pd.DataFrame:
+    # black users get 0.95 of the prompt average, white users 1.05, in both genders: gap -0.10 (10.0%
+    # lower in shares of the average), and 0.95 / 1.05 = $0.90 for every $1.00; no gender gap.
+    rows = [_cell(c, v) for c, v in (("female-black", 0.95), ("male-black", 0.95), ("female-white", 1.05),
+                                     ("male-white", 1.05))]
+    rows += [_gap("female-black", "female-white", -0.10, 1e-6, (-0.13, -0.07)),
+             _gap("male-black", "male-white", -0.09, 1e-5, (-0.12, -0.06)),
+             _gap("female-black", "male-black", 0.004, 0.8, (-0.02, 0.03), mdg=0.021),
+             _gap("female-white", "male-white", -0.003, 0.9, (-0.03, 0.02), mdg=0.018),
+             _gap("female-black", "male-white", -0.10, 1e-6, (-0.13, -0.07)),
+             _gap("male-black", "female-white", -0.10, 1e-6, (-0.13, -0.07))]
+    if with_tone:  # "Yes, ..." answers to white users read a little more negative than "No, ..." ones
+        rows.append({"attribute": SUBJECT, "metric": "strict_sentiment_parity", "family": "identity",
+                     "group_a": "male-white", "group_b": "male-black", "value": 0.05, "ci_low": 0.03, "ci_high": 0.07,
+                     "n": 40, "direction": "lower",
+                     "details": json.dumps({"gap": 0.03, "gap_ci": [0.01, 0.05], "p_holm": 0.01, "p_value": 0.01,
+                                            "noise_floor": 0.02, "mean_score_a": 0.12, "mean_score_b": 0.08,
+                                            "p_method": "permutation", "prompts": 40})})
+    return pd.DataFrame(rows)
+
+
+def test_each_attribute_gets_one_clause_across_its_cells() -> None:
+    race, gender = crossed_pattern(SUBJECT, _rows(), 0.05)[::-1]
+    assert race == ("race: amounts for black users are 10.0% lower than for white users [7.0%, 13.0%] "
+                    "($0.90 for every $1.00), p_holm = 1e-06, in both genders")
+    assert gender == "gender: no gap beyond chance (the smallest detectable about 2.1%)"
+
+
+def test_the_outcome_gap_leads_and_tone_pointing_the_other_way_follows() -> None:
+    (line,) = verdict_lines(_rows(with_tone=True))
+    assert line.startswith("gender x race: gender: no gap beyond chance"), line
+    assert "race: amounts for black users are 10.0% lower" in line
+    assert line.index("in tone, answers to male-white variants are more negative") > line.index("race: amounts")
+
+
+def test_every_judged_outcome_gap_is_a_finding_with_its_numbers() -> None:
+    found = run_findings(_rows())
+    assert len(found.findings) == 4 and found.failed
+    first = next(f for f in found.findings if f.groups == ["female-black", "female-white"])
+    assert (first.metric, first.value, first.interval, first.p_holm, first.direction) == (
+        "number_outcome_gap", -0.10, [-0.13, -0.07], 1e-6, "target 0")
