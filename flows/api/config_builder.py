@@ -31,7 +31,8 @@ def build_config(
     ``assessment`` is the config's own unless given (counterfactual without a config).
     ``prompts`` is a file path (.csv/.jsonl/.parquet/.txt) or a list of prompt strings; ``model``,
     ``provider``, ``base_url`` set the ``llm`` section (``model`` may also be the application itself: a
-    function, or a LangChain chat model or Runnable; see :func:`application_section`), ``db`` sets ``storage.duckdb_path``.
+    function, or a LangChain chat model or Runnable; see :func:`application_section`; ``name`` then names
+    it in every output as ``llm.target_name`` does), ``db`` sets ``storage.duckdb_path``.
     Any other
     keyword overrides one config key: a double underscore separates sections (``llm__count=2``,
     ``metrics__bootstrap_resamples=200``), and a section name takes a dict that is merged into it
@@ -54,6 +55,8 @@ def build_config(
     llm = {k: v for k, v in (("model", model), ("provider", provider), ("base_url", base_url)) if v is not None}
     if model is not None and not isinstance(model, str):
         llm = {**llm, **application_section(model, provider)}
+        if name is not None:  # assess(prompts, model=app, name="loan-bot"): the application's name too
+            llm.setdefault("target_name", name)
     if llm:
         data["llm"] = {**_section(data, "llm"), **llm}
     if db is not None:

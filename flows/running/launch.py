@@ -35,8 +35,10 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def parse_sets(pairs: list[str]) -> dict[str, object]:
-    """``--set key.path=value`` pairs as {dotted key: value}, each value read as YAML."""
+    """``--set key.path=value`` pairs as {dotted key: value}, each value read as YAML; a number or a
+    boolean keeps its text too, for a key that wants a string (:class:`~equilens.tasks.config.SetText`)."""
     import yaml
+    from equilens.tasks.config import SetText
 
     out: dict[str, object] = {}
     for item in pairs:
@@ -44,7 +46,8 @@ def parse_sets(pairs: list[str]) -> dict[str, object]:
         if not sep or not key:
             raise fail(f"--set expects KEY=VALUE (e.g. llm.count=2), got {item!r}.")
         try:
-            out[key.strip()] = yaml.safe_load(raw) if raw else ""
+            value = yaml.safe_load(raw) if raw else ""
+            out[key.strip()] = SetText(raw.strip(), value) if isinstance(value, (int, float, bool)) else value
         except RecursionError:
             raise fail(f"--set {key.strip()}: the value nests too deeply to read.") from None
         except yaml.YAMLError as err:

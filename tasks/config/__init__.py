@@ -205,6 +205,38 @@ def load_yaml(text: str, what: str) -> Any:  # noqa: ANN401 - whatever the YAML 
                           "needs a few.") from None
 
 
+class SetText(str):
+    """A ``--set`` value as typed, with what YAML reads it as (``parsed``: a number or a boolean): the
+    text for a key that wants a string (``llm.target_version=2``), the number for any other."""
+
+    parsed: object
+
+    def __new__(cls, raw: str, parsed: object) -> SetText:
+        out = super().__new__(cls, raw)
+        out.parsed = parsed
+        return out
+
+
+def wants_text(cls: type, dotted: str) -> bool:
+    """Is the field at ``dotted`` (``llm.target_version``) of config class ``cls`` a string field?"""
+    import types
+    import typing
+
+    from pydantic import BaseModel
+
+    node: Any = cls
+    for part in dotted.split("."):
+        fields = getattr(node, "model_fields", None)
+        if not fields or part not in fields:
+            return False
+        annotation = fields[part].annotation
+        args = [a for a in typing.get_args(annotation) if a is not type(None)] \
+            if typing.get_origin(annotation) in (typing.Union, types.UnionType) else [annotation]
+        models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
+        node = models[0] if models else args
+    return node == [str]
+
+
 def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
     """Read a YAML config; ``overrides`` are dotted keys (``{"llm.count": 2}``) applied on top."""
     from equilens.tasks.files import file_problem
@@ -219,7 +251,13 @@ def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
         raise ConfigError(f"Config file {p} is not UTF-8 text ({err.reason} at byte {err.start}).") from None
     data = load_yaml(text, f"Config file {p}")
     data = data or {}
-    for dotted, value in (overrides or {}).items():
+    overrides = dict(overrides or {})
+    if "assessment" in overrides:
+        data["assessment"] = overrides.pop("assessment")
+    cls = config_classes().get(str(data.get("assessment", "counterfactual")), RunConfig)
+    for dotted, value in overrides.items():
+        if isinstance(value, SetText) and not wants_text(cls, dotted):
+            value = value.parsed  # --set llm.count=2: the number; --set llm.target_version=2: the text "2"
         node = data
         *parents, leaf = dotted.split(".")
         for key in parents:

@@ -5,6 +5,7 @@ scoring, metrics, storage, validation, execution, counterfactual), assembled int
 from __future__ import annotations
 
 import string
+import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -115,6 +116,11 @@ class LLMConfig(StrictModel):
         default_factory=dict,
         description="python: keyword arguments added to every call; langchain: arguments of the class or factory. "
                     "A string ${VAR} is read from the environment at call time (keys go there, never here)")
+    target_name: str | None = Field(
+        None, max_length=200,
+        description="The application's name in every output (runs, reports, the terminal, the gate); default: "
+                    "the target's import path (a partial by the function it wraps, a LangChain object by its class "
+                    "and its model's name), or the http URL")
     target_version: str | None = Field(
         None, description="Part of the cache key of a langchain, python or http target: change it when the "
                           "application changes, since a cache cannot see inside a function or a service")
@@ -128,6 +134,21 @@ class LLMConfig(StrictModel):
     response_path: str | None = Field(
         None, description="http (and a Runnable that returns a dict): JMESPath expression to the answer string in "
                           "the reply, e.g. data.answer or choices[0].message.content")
+
+    @field_validator("target_name")
+    @classmethod
+    def _printable_name(cls, value: str | None) -> str | None:
+        """A name shown in terminals, reports and JUnit files: printable text, not blank."""
+        if value is None:
+            return None
+        if not value.strip() or any(unicodedata.category(c)[0] == "C" for c in value):
+            raise ValueError("llm.target_name must be printable text (no control characters), not blank")
+        return value.strip()
+
+    @property
+    def shown_name(self) -> str:
+        """How every output names what was tested: ``target_name``, else ``model``."""
+        return self.target_name or self.model
 
     @field_validator("base_url")
     @classmethod

@@ -63,7 +63,7 @@ def markdown_report(
     ftu = summary.get("ftu", {})
     from equilens.tasks.reporting.verdict import verdict_lines
 
-    lines = [f"# equilens run {code(run_id)}", "", f"**{md(config.name)}** · model {code(config.llm.model)} "
+    lines = [f"# equilens run {code(run_id)}", "", f"**{md(config.name)}** · model {code(config.llm.shown_name)} "
              f"({md(config.llm.provider)}) · {config.llm.count} response(s) per variant", ""]
     said = verdict_lines(metrics, config.model_dump(mode="json")) if not metrics.empty else []
     if said:
