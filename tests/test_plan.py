@@ -68,10 +68,21 @@ def test_a_large_prompt_file_is_planned_by_streaming_and_refused_before_loading(
     assert openai_server.calls == 0
 
 
+DECLINED = 5
+
+
+def test_run_help_lists_the_exit_code_of_a_declined_run() -> None:
+    from tests.fakes.cli import equilens
+
+    out = equilens("run", "--help", columns=200)
+    assert f"{DECLINED} declined at the question" in " ".join(out.stdout.split()), out.stdout
+
+
 @pytest.mark.parametrize("answer", [b"n\n", b"\x04"], ids=["no", "end of input"])
 def test_an_interactive_run_past_the_threshold_asks_first(openai_server, tmp_path: Path,  # noqa: F811
                                                           answer: bytes) -> None:
-    """No, or end of input (Ctrl-D), at the question: nothing is called, exit 1, no traceback."""
+    """No, or end of input (Ctrl-D), at the question: nothing is called, exit 5 (the code `run --help`
+    lists for it: 1 is a finding), no traceback."""
     cfg = _config(tmp_path, openai_server.base_url, confirm_above=10)
     leader, follower = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=tmp_path, stdin=follower,
@@ -83,7 +94,7 @@ def test_an_interactive_run_past_the_threshold_asks_first(openai_server, tmp_pat
         assert chunk, seen
         seen += chunk
     os.write(leader, answer)
-    assert proc.wait(timeout=120) == 1
+    assert proc.wait(timeout=120) == DECLINED
     while True:
         try:
             chunk = os.read(leader, 4096)

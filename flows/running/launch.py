@@ -34,6 +34,10 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+DECLINED = 5
+"""The exit code of a run declined at the question before it (``llm.confirm_above``): nothing was called."""
+
+
 def parse_sets(pairs: list[str]) -> dict[str, object]:
     """``--set key.path=value`` pairs as {dotted key: value}, each value read as YAML; a number or a
     boolean keeps its text too, for a key that wants a string (:class:`~equilens.tasks.config.SetText`)."""
@@ -104,7 +108,8 @@ def run_command(pick_flow: FlowPicker, assessment: str | None = None) -> Callabl
 
         Exit codes: 0 done, 1 a finding with --fail-on-finding (or execution.fail_on: finding), 2 bad
         config or input (found before anything runs), 3 a validation gate failed, 4 the LLM calls
-        failed (every one, or more than llm.max_failed_share), 130 interrupted
+        failed (every one, or more than llm.max_failed_share), 5 declined at the question before a
+        large run (nothing called), 130 interrupted
         (Ctrl-C), 143 stopped by SIGTERM. An interrupted run is stored with status interrupted, its
         finished LLM answers cached, and no child process left behind.
         """
@@ -255,7 +260,7 @@ def _planned(cfg: Any, plan_only: bool, yes: bool) -> bool:  # noqa: ANN401 - a 
         for line in plan.lines():
             say(line)
         if not _confirmed(f"More than llm.confirm_above={limit:,} LLM calls. Run it?"):
-            raise fail("not run: nothing was called (--yes skips this question).", 1)
+            raise fail("not run: nothing was called (--yes skips this question).", DECLINED)
     else:
         say(plan.summary())
     return True
