@@ -182,9 +182,9 @@ def test_a_path_that_finds_no_string_names_the_path_and_shows_the_reply_s_start(
     by = {r.request.prompt: r for r in _run(_cfg(api), ["moved", "number"])}
     moved = by["moved"]
     assert (moved.ok, moved.error_class, moved.attempts) == (False, "TargetReplyError", 1)  # not retried
-    assert ("llm.response_path 'data.answer' finds nothing, not a string, in the reply; it starts "
-            """'{"result": {"text": "the answer moved", "debug": "auth=***""") in moved.error_message, \
-        moved.error_message
+    assert ("llm.response_path 'data.answer' finds nothing, not a string, in the reply (its keys: 'result'): fix "
+            """llm.response_path; the reply starts '{"result": {"text": "the answer moved", "debug": "auth=***""") \
+        in moved.error_message, moved.error_message
     assert secret not in moved.error_message
     assert "finds a JSON int, not a string" in by["number"].error_message
     assert len(api.bodies) == 2

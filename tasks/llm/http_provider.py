@@ -9,13 +9,21 @@
 
 A status of 400 or more is an :class:`~equilens.tasks.llm.base.EndpointStatusError` (429 and 5xx
 retried, ``Retry-After`` honoured); a reply that is not JSON is retried like any malformed reply; a
-path that finds no string is a failed row naming the path and showing the start of the reply
-(scrubbed, capped). A reply is read up to :func:`~equilens.tasks.llm.base.reply_byte_cap` bytes.
+path that finds no string is a failed row naming the path, the keys the reply has and its start
+(scrubbed, capped); a redirect (not followed) names where it points.
+
+A reply is read up to :func:`~equilens.tasks.llm.base.reply_byte_cap` bytes, counted after
+decompression: the raw bytes go through one streaming decoder (gzip or deflate, the encodings asked
+for) whose output is bounded by what is left of the cap, so a compressed reply that expands to a
+gibibyte costs no more memory than the cap at any concurrency. A body cut at the cap keeps its answer
+as far as it came, flagged like any answer cut at the answer cap, where the reply path's last field
+occurs once in the bytes read (``{"data": {"answer": "...``); otherwise the row fails, not retried.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,7 +59,7 @@ class HttpProvider:
         self.cfg, self.model = cfg, cfg.model
         self.path = jmespath.compile(cfg.response_path or "")
         # read now, so the values are registered as secrets before the run's scrubber lists them
-        self._headers = {"content-type": "application/json",
+        self._headers = {"content-type": "application/json", "accept-encoding": "gzip, deflate",
                          **{k: str(v) for k, v in expand_env(cfg.headers, "llm.headers").items()}}
         self._client: Any = None
         self._cap, self._max_bytes = answer_char_cap(cfg), reply_byte_cap(cfg)
@@ -73,16 +81,19 @@ class HttpProvider:
         body = json.dumps(fill(self.cfg.request, call_values(self.cfg, prompt, system, user)), ensure_ascii=False)
         async with self._client.stream("POST", self.cfg.call_url(), content=body.encode(),
                                        headers=self._headers) as reply:
-            raw, whole = await _read(reply, self._max_bytes)
+            if 300 <= reply.status_code < 400:
+                where = reply.headers.get("location") or "nowhere (no Location header)"
+                raise RedirectedError(f"the server redirected (HTTP {reply.status_code}) to {where}, which is not "
+                                      "followed: set llm.base_url to the address it names")
+            raw, whole = await read_decoded(reply, self._max_bytes)
             if reply.status_code >= 400:
                 raise EndpointStatusError(reply.status_code, f"HTTP {reply.status_code}: {_head(raw)}", reply)
         return self.answer(raw, whole)
 
     def answer(self, raw: bytes, whole: bool = True) -> Completion:
-        """The answer at ``llm.response_path`` in a reply body."""
+        """The answer at ``llm.response_path`` in a reply body (one cut at the byte cap: as far as it came)."""
         if not whole:
-            raise MalformedReplyError(f"reply is longer than {len(raw):,} bytes (llm.max_answer_chars); it starts "
-                                      f"{_head(raw)}")
+            return self._cut_answer(raw)
         try:
             data = json.loads(raw)
         except ValueError:
@@ -90,9 +101,32 @@ class HttpProvider:
         found = self.path.search(data)
         if not isinstance(found, str):
             what = "nothing" if found is None else f"a JSON {type(found).__name__}"
+            keys = f" (its keys: {', '.join(map(repr, list(data)[:12]))})" if isinstance(data, dict) else ""
             raise TargetReplyError(f"llm.response_path {self.cfg.response_path!r} finds {what}, not a string, in "
-                                   f"the reply; it starts {_head(raw)}")
+                                   f"the reply{keys}: fix llm.response_path; the reply starts {_head(raw)}")
         return capped(found, self._cap)
+
+    def _cut_answer(self, raw: bytes) -> Completion:
+        """The answer of a body cut at the byte cap, as far as it came, when the reply path's last field
+        occurs exactly once in it; TargetReplyError (not retried: the same reply would come) otherwise."""
+        field = _last_field(self.cfg.response_path or "")
+        text = raw.decode("utf-8", "ignore")
+        found = list(re.finditer(r'"' + re.escape(field) + r'"\s*:\s*"', text)) if field else []
+        if len(found) == 1:
+            body = _STRING_BODY.match(text, found[0].end()).group()
+            for trim in range(6):  # an escape cut in half at the end
+                try:
+                    content = json.loads(f'"{body[:len(body) - trim]}"')
+                    break
+                except ValueError:
+                    continue
+            else:
+                content = None
+            if content is not None:
+                return Completion(content[: self._cap], "length", truncated=True)
+        raise TargetReplyError(f"reply is longer than {len(raw):,} bytes (llm.max_answer_chars) and the answer at "
+                               f"llm.response_path {self.cfg.response_path!r} cannot be told apart in its first "
+                               f"bytes; it starts {_head(raw)}")
 
     @staticmethod
     def preflight(cfg: LLMConfig, user_fields: set[str]) -> None:
@@ -119,14 +153,58 @@ class HttpProvider:
             self._client = None
 
 
-async def _read(reply: Any, limit: int) -> tuple[bytes, bool]:
-    """(the body, at most ``limit`` bytes; whether that is all of it)."""
+class RedirectedError(EndpointStatusError):
+    """A 3xx reply: redirects are not followed (a key must not travel to another address); not retried."""
+
+    retryable = False
+
+    def __init__(self, message: str) -> None:
+        super().__init__(0, message)
+
+
+_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*')  # a JSON string's characters, up to its closing quote
+
+
+def _last_field(path: str) -> str:
+    """The last field name of a plain JMESPath (``data.answer``, ``choices[0].message.content``); "" for
+    any other expression."""
+    names = re.fullmatch(r"[A-Za-z_][\w]*(?:\[\d+\])*(?:\.[A-Za-z_][\w]*(?:\[\d+\])*)*", path.strip())
+    return re.sub(r"\[\d+\]", "", path.strip().split(".")[-1]) if names else ""
+
+
+async def read_decoded(reply: Any, limit: int) -> tuple[bytes, bool]:
+    """(the body decoded, at most ``limit`` bytes of it; whether that is all of it). The raw bytes pass
+    one streaming decoder whose output is bounded by what is left of ``limit``, so a small compressed
+    reply cannot expand past the cap in memory; an encoding other than gzip, deflate or none is a
+    malformed reply naming it."""
+    import zlib
+
+    encoding = (reply.headers.get("content-encoding") or "identity").strip().lower()
+    if encoding in ("gzip", "x-gzip"):
+        decoder: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    elif encoding == "deflate":
+        decoder = zlib.decompressobj()
+    elif encoding == "identity":
+        decoder = None
+    else:
+        raise MalformedReplyError(f"reply is encoded as {encoding!r}; equilens reads gzip, deflate or plain replies")
     parts, size = [], 0
-    async for chunk in reply.aiter_bytes():
-        parts.append(chunk)
-        size += len(chunk)
-        if size > limit:
-            return b"".join(parts)[:limit], False
+    try:
+        async for chunk in reply.aiter_raw():
+            while chunk:
+                if decoder is None:
+                    out, chunk = chunk[: limit + 1 - size], b""
+                else:
+                    out = decoder.decompress(chunk, limit + 1 - size)
+                    chunk = decoder.unconsumed_tail
+                parts.append(out)
+                size += len(out)
+                if size > limit:
+                    return b"".join(parts)[:limit], False
+                if decoder is not None and not out:
+                    break
+    except zlib.error as err:
+        raise MalformedReplyError(f"reply's {encoding} body does not decode ({err})") from None
     return b"".join(parts), True
 
 
