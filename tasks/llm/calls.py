@@ -111,6 +111,29 @@ def scrub_message(message: str, secrets: Sequence[str]) -> str:
     return scrub_secrets(message, secrets, limit=500)
 
 
+def failure_text(err: BaseException, cfg: LLMConfig) -> str:
+    """A failed call's message: ``"ClassName: message"``, and for a deadline with no message of its own
+    what it was ("no reply within 30 s (llm.timeout)")."""
+    text = str(err).strip()
+    if not text and isinstance(err, (TimeoutError, asyncio.TimeoutError)):
+        text = f"no reply within {cfg.timeout:g} s (llm.timeout)"
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+MAX_TOKENS_READ = 100_000_000
+"""The largest token count read as usage: a count past it (or negative, or not a whole number) is
+implausible for one call and is stored as unknown, with a note, never written into an INTEGER column."""
+
+
+def token_count(value: object) -> int | None:
+    """A usage count as stored: a whole number from 0 to :data:`MAX_TOKENS_READ`, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not (value == value and value.is_integer()):
+        return None
+    return int(value) if 0 <= value <= MAX_TOKENS_READ else None
+
+
 def ok_result(req: LLMRequest, comp: Completion, attempts: int, latency: float) -> LLMResult:
     """The row of an answer. A content filter makes it a refusal; an answer cut at the answer cap
     stays an answer, with ``truncated`` set and an ``error_message`` starting with :data:`ANSWER_CUT`.
@@ -126,6 +149,12 @@ def ok_result(req: LLMRequest, comp: Completion, attempts: int, latency: float) 
     if removed:
         notes.append(f"{SECRET_REMOVED} from the answer (a key or ${{VAR}} value the run sent, or a key-shaped "
                      "string): shown as ***")
+    prompt_tokens, completion_tokens = token_count(comp.prompt_tokens), token_count(comp.completion_tokens)
+    unread = [f"{k}={v!r}"[:60] for k, v, read in (("prompt_tokens", comp.prompt_tokens, prompt_tokens),
+                                                  ("completion_tokens", comp.completion_tokens, completion_tokens))
+              if v is not None and read is None]
+    if unread:
+        notes.append(f"warning: usage unreadable ({', '.join(unread)}): stored as unknown")
     note = "; ".join(notes) or None
     return LLMResult(
         request=req,
@@ -136,8 +165,8 @@ def ok_result(req: LLMRequest, comp: Completion, attempts: int, latency: float) 
         error_message="finish_reason=content_filter" if filtered else note,
         attempts=attempts,
         latency_s=latency,
-        prompt_tokens=comp.prompt_tokens,
-        completion_tokens=comp.completion_tokens,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
         top_logprobs=comp.top_logprobs,
         truncated=cut,
     )
@@ -176,7 +205,7 @@ async def call_with_retries(
                     ok=False,
                     refusal=info.refusal,
                     error_class=info.error_class,
-                    error_message=scrub_message(f"{type(err).__name__}: {err}", secrets),
+                    error_message=scrub_message(failure_text(err, cfg), secrets),
                     attempts=attempt,
                     latency_s=time.perf_counter() - t0,
                 )

@@ -6,13 +6,17 @@ dict with ``text`` and, optionally, ``prompt_tokens`` and ``completion_tokens``.
 when the function takes it (a parameter of that name, or ``**kwargs``); ``user`` (the person's fields,
 ``{"name": ...}``) only for identity runs with the ``app`` placement, which need the function to take it.
 
-Async functions run on the stage's event loop, ``max_concurrency`` at a time; sync ones on
-``max_concurrency`` worker threads (``max_concurrency: 1`` for a function that is not thread-safe).
-What the function raises is retried with backoff like an endpoint's error, then recorded on its row;
-a return value of another kind is a failed row naming the type. The per-attempt deadline
-(``llm.timeout``) stops waiting for a function that hangs, though its thread cannot be killed: it
-holds one worker until it returns. Workers are daemon threads, so a hung call never keeps the
-process from exiting after Ctrl-C or at the end of a run.
+Async functions run on an event loop of their own, in a daemon thread (:class:`TargetLoop`),
+``max_concurrency`` at a time; sync ones on ``max_concurrency`` worker threads (``max_concurrency: 1``
+for a function that is not thread-safe). What the function raises is retried with backoff like an
+endpoint's error, then recorded on its row; ``sys.exit()`` in the function is a failed row naming it
+(:class:`TargetExited`), never the end of the run; a return value of another kind is a failed row
+naming the type. The per-attempt deadline (``llm.timeout``) holds for every kind of function: it
+stops waiting for a call that hangs, though its thread cannot be killed (it holds one worker until it
+returns), and an async function that blocks its loop (``time.sleep`` where ``await asyncio.sleep``
+belongs) is a failed row saying so, since its loop is not the stage's. Workers are daemon threads, so
+a hung call never keeps the process from exiting after Ctrl-C or at the end of a run. (``os._exit``
+ends the process at once, past any handler: the next run marks that run abandoned.)
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ class FunctionProvider:
         # read now, so the values are registered as secrets before the run's scrubber lists them
         self._kwargs: dict[str, Any] | None = expand_env(cfg.target_kwargs, "llm.target_kwargs")
         self._pool: WorkerThreads | None = None
+        self._loop: TargetLoop | None = None
         self._cap = answer_char_cap(cfg)
 
     async def aopen(self) -> None:
@@ -56,20 +61,26 @@ class FunctionProvider:
             self._kwargs = expand_env(self.cfg.target_kwargs, "llm.target_kwargs")
         if not self.is_async and self._pool is None:
             self._pool = WorkerThreads(self.cfg.max_concurrency)
+        if self.is_async and self._loop is None:
+            self._loop = TargetLoop()
 
     async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None,
                         user: dict[str, str] | None = None) -> Completion:
-        if self._kwargs is None or (not self.is_async and self._pool is None):
+        if self._kwargs is None or (self._pool is None and self._loop is None):
             await self.aopen()
         kwargs = dict(self._kwargs or {})
         if self.takes_system:
             kwargs["system"] = self.cfg.system_prompt if system is None else system
         if user is not None:
             kwargs["user"] = user
-        if self.is_async:
-            out = await self.fn(prompt, **kwargs)
-        else:
-            out = await asyncio.wrap_future(self._pool.submit(self.fn, prompt, **kwargs))
+        try:
+            if self._loop is not None:
+                out = await self._loop.call(self.fn(prompt, **kwargs), self.cfg.timeout, self.cfg.target or "")
+            else:
+                out = await asyncio.wrap_future(self._pool.submit(self.fn, prompt, **kwargs))  # type: ignore[union-attr]
+        except (SystemExit, _Exited) as err:
+            raise TargetExited(f"{self.cfg.target} called sys.exit({err.code!r}); the call is recorded as failed and "
+                               "the run goes on") from None
         return answer_of(out, self._cap)
 
     @staticmethod
@@ -97,6 +108,85 @@ class FunctionProvider:
         if self._pool is not None:
             self._pool.close()  # a hung call keeps its thread, not the run
             self._pool = None
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+
+
+class TargetExited(RuntimeError):
+    """The application called ``sys.exit()``: a failed row, not the end of the run; not retried."""
+
+    retryable = False
+
+
+class TargetBlockedLoop(TimeoutError):
+    """An async application blocked its event loop past the deadline; not retried (it would again)."""
+
+    retryable = False
+
+
+class _Exited(Exception):  # noqa: N818 - SystemExit carried across the loop's thread as an ordinary error
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+async def _no_exit(coroutine: Any) -> Any:  # noqa: ANN401 - the app's answer
+    """``coroutine``'s result; its ``sys.exit()`` as :class:`_Exited`, which ends neither its loop nor the run."""
+    try:
+        return await coroutine
+    except SystemExit as err:
+        raise _Exited(err.code) from None
+
+
+class TargetLoop:
+    """An event loop in a daemon thread for an async application, so that a coroutine that blocks its
+    loop cannot stop the stage's deadlines; a heartbeat every :data:`BEAT` seconds tells a call that is
+    slow from a loop that is blocked."""
+
+    BEAT = 0.1
+
+    def __init__(self) -> None:
+        import time
+
+        self._loop = asyncio.new_event_loop()
+        self.beat = time.monotonic()
+        threading.Thread(target=self._run, name="equilens-target-loop", daemon=True).start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.call_soon(self._tick)
+        self._loop.run_forever()
+
+    def _tick(self) -> None:
+        import time
+
+        self.beat = time.monotonic()
+        self._loop.call_later(self.BEAT, self._tick)
+
+    def blocked_for(self) -> float:
+        """Seconds since the loop last ran its heartbeat (about :data:`BEAT` while it is free)."""
+        import time
+
+        return time.monotonic() - self.beat
+
+    async def call(self, coroutine: Any, timeout: float, name: str) -> Any:  # noqa: ANN401 - the app's answer
+        """``coroutine``'s result, run on this loop; past ``timeout`` a :class:`TargetBlockedLoop` when the
+        loop is blocked (the stage's own deadline fires for a call that is only slow)."""
+        future = asyncio.run_coroutine_threadsafe(_no_exit(coroutine), self._loop)
+        wrapped = asyncio.wrap_future(future)
+        done, _ = await asyncio.wait({wrapped}, timeout=max(0.0, timeout - 0.05))
+        if done:
+            return wrapped.result()
+        if (blocked := self.blocked_for()) > min(5 * self.BEAT, 0.8 * timeout):  # a free loop beats every BEAT
+            future.cancel()
+            raise TargetBlockedLoop(f"{name} blocked its event loop ({blocked:.1f} s without yielding, at llm.timeout "
+                                    f"{timeout:g} s): an async function must await (asyncio.sleep, an async "
+                                    "client), or be a plain function, which runs in worker threads")
+        return await wrapped  # only slow: the stage's deadline ends it
+
+    def close(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
 
 
 class WorkerThreads:

@@ -16,10 +16,29 @@ ROUNDING = 1e-6
 """How far above 0 a log-probability may be and still read as 0 (float32 rounding of a log-softmax)."""
 
 
+class NotANumber(float):
+    """NaN standing for a value an endpoint sent that is not a number (a string, a boolean, an object):
+    it keeps that value, so the reason names what was sent rather than "nan"."""
+
+    sent: object
+
+    def __new__(cls, sent: object) -> NotANumber:
+        out = super().__new__(cls, math.nan)
+        out.sent = sent
+        return out
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def logprob_problem(value: object) -> str | None:
     """None when ``value`` is a log-probability (a finite number at most 0); else what it is instead."""
+    if isinstance(value, NotANumber):
+        return f"{_shown(value.sent)} ({type(value.sent).__name__}) is not a number"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"{str(value)[:40]!r} is not a number"
+        return f"{_shown(value)} ({type(value).__name__}) is not a number"
     try:
         number = float(value)
     except OverflowError:  # an integer past any float
@@ -33,11 +52,12 @@ def logprob_problem(value: object) -> str | None:
 
 def checked_logprob(value: object) -> float:
     """``value`` as a log-probability; a value :func:`logprob_problem` refuses stays one it refuses:
-    the number itself where it is a number (``inf`` past any float), NaN where it is not."""
+    the number itself where it is a number (``inf`` past any float), NaN where it is not
+    (:class:`NotANumber`, which keeps what was sent for the reason)."""
     if logprob_problem(value) is None:
         return min(float(value), 0.0)  # type: ignore[arg-type] - a number, checked
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return math.nan
+        return NotANumber(value)
     try:
         return float(value)
     except OverflowError:

@@ -135,3 +135,33 @@ def raises_vendor_keys(prompt: str) -> str:
         "aws AKIAIOSFODNN7EXAMPLE, slack xoxb-2048-1024-abcdefghijKLMNOP, google AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q, "
         "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U, "
         f"stripe env {os.environ.get('EQUILENS_TEST_STRIPE_KEY', '')}, db {os.environ.get('EQUILENS_TEST_DB_PASS', '')}")
+
+
+def exits(prompt: str) -> str:
+    """An application that ends the process it runs in."""
+    import sys
+
+    if "exit" in prompt:
+        sys.exit(3)
+    return "fine"
+
+
+async def aexits(prompt: str) -> str:
+    """An async application that ends the process it runs in."""
+    import sys
+
+    sys.exit(4)
+
+
+async def ablocks(prompt: str) -> str:
+    """An async application that blocks its event loop (time.sleep where await asyncio.sleep belongs)."""
+    if "block" in prompt:
+        time.sleep(3)
+    await asyncio.sleep(0)
+    return "awake"
+
+
+def huge_usage(prompt: str) -> dict:
+    """An application reporting token counts no call can have."""
+    counts = {"big": 10**30, "neg": -5, "text": "many", "float": 12.5, "ok": 42}
+    return {"text": f"answer to {prompt}", "prompt_tokens": counts[prompt], "completion_tokens": 3_000_000_000}
