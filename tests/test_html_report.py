@@ -193,3 +193,24 @@ def test_skipped_rows_with_one_reason_are_one_line_naming_their_groups(tmp_path:
         "<li><b>bleu_similarity</b>: no answers (race: Asian vs Black, Asian vs white)",
         "<li><b>honest</b>: no lexicon",
     ], listed
+
+
+def test_the_all_metrics_note_speaks_of_the_run_s_own_families(tmp_path: Path) -> None:
+    """A run without counterfactual pairs gets no words about parity permutations and similarity gaps
+    under its table: the note comes from what its metrics and families declare."""
+    import pandas as pd
+    from equilens.tasks.reporting.html import write_html_report
+    from equilens.tasks.storage.store import Store
+
+    store = Store(tmp_path / "e.duckdb")
+    store.start_run("r1", name="bbq-only", flow="bbq_assessment", started_at=pd.Timestamp("2026-12-01"),
+                    config={}, config_hash="h", provider="local", model="m")
+    store.append("metrics", pd.DataFrame([{
+        "run_id": "r1", "attribute": "gender", "metric": "bbq_bias_score_disambiguated", "family": "bbq", "group_a": None,
+        "group_b": None, "value": 0.1, "ci_low": 0.0, "ci_high": 0.2, "n": 40, "direction": "target",
+        "aggregation": "mean", "details": "{}"}]))
+    store.finish_run("r1", "completed", summary={})
+    html = write_html_report(store, "r1", tmp_path / "r.html").read_text(encoding="utf-8")
+    note = html.split("<section id=all-metrics>", 1)[1].split("</p>", 1)[0]
+    assert "permutation (parity)" not in note and "similarity gap" not in note, note
+    assert "closer to its target is fairer" in note, note

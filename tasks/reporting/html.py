@@ -29,10 +29,10 @@ from equilens.tasks.reporting.terminal import (
     p_of,
     pair_label,
     significance_mark,
+    table_legend,
     unjudged_note,
     worst_pairs,
 )
-from equilens.tasks.reporting.verdict import MIN_PROMPTS_SIMILARITY
 from equilens.tasks.storage.store import Store
 from jinja2 import Environment, PackageLoader
 from markupsafe import Markup
@@ -144,7 +144,7 @@ def report_context(store: Store, run_id: str) -> dict[str, Any]:
         "completion": _completion(responses),
         "all_metrics": _table(table.round(4).astype(object).where(table.notna(), "–")),
         "all_note": unjudged_note(metrics),
-        "min_prompts_similarity": MIN_PROMPTS_SIMILARITY,
+        "all_legend": table_legend(metrics),  # from what the run's metrics and families declare
         "validations": _table(d["validations"]) if len(d["validations"]) else None,
     }
 

@@ -360,7 +360,7 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
 
 
 LEGEND_ARROWS = {"higher": "↑ higher is fairer", "lower": "↓ lower is fairer",
-                 "target": "◎ closer to its target is fairer"}
+                 "target": "◎ closer to its target is fairer", "none": "· no fair value (compared by its gap)"}
 
 
 def table_legend(metrics: pd.DataFrame) -> str:
