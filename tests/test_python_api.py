@@ -3,6 +3,7 @@ metrics (values worked out by hand), and ``assess()`` end to end against the loo
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -246,3 +247,26 @@ def test_metric_results_is_a_plain_dict_too() -> None:
                                          metrics=["cobs", "toxic_fraction"], bootstrap_resamples=20)
     assert dict(result.items()) == dict(result) and list(result.keys()) == ["cobs", "toxic_fraction"]
     assert set(result.metric_items["item_kind"]) >= {"prompt"}
+
+
+def test_a_notebook_sees_no_library_warnings_only_equilens_own(tmp_path: Path) -> None:
+    """Run as a notebook shows warnings (every warning once, ``-W default``): libraries' deprecation
+    warnings and Prefect's temporary server "still running" at exit are not equilens' to print; the
+    too-few-prompts warning is."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "nb.py"
+    script.write_text(
+        "import equilens\n"
+        "equilens.assess(['Should he get the loan?'], model=lambda prompt, system=None: 'It depends.', "
+        "counterfactual__attributes=['gender'], counterfactual__detect_names=False, storage__reports_dir=None, "
+        "metrics__bootstrap_resamples=20, db='e.duckdb')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    out = subprocess.run([sys.executable, "-W", "default", str(script)], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=240, env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+                                           "PREFECT_HOME": str(tmp_path / "prefect"),
+                                           "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "mention gender" in out.stderr  # equilens' own warning stays
+    assert "DeprecationWarning" not in out.stderr and "is still running" not in out.stderr, out.stderr[-3000:]

@@ -54,9 +54,10 @@ def assess(
     from equilens.tasks.orchestration.prefect_api import start_prefect_api
 
     if not debug:
-        from equilens.flows.running.quiet_logs import quiet_known_errors
+        from equilens.flows.running.quiet_logs import quiet_known_errors, quiet_library_warnings
 
         quiet_known_errors()
+        quiet_library_warnings()
     start_prefect_api()
     summary = flow_for(cfg)(cfg)
     return AssessmentResult.load(cfg.storage.duckdb_path, summary["run_id"], summary=summary)

@@ -1,4 +1,5 @@
-"""Keeps equilens' own typed errors out of Prefect's console traceback logging (the CLI prints them once).
+"""Keeps equilens' own typed errors out of Prefect's console traceback logging (the CLI prints them once),
+and libraries' warnings about themselves out of a notebook's output (:func:`quiet_library_warnings`).
 
 A flow or task that raises an :class:`~equilens.tasks.errors.EquilensError` makes Prefect log the exception
 with its full traceback (task run, then flow run) and two "Finished in state Failed" lines before
@@ -70,3 +71,22 @@ def quiet_known_errors() -> None:
         for handler in logger.handlers:
             if isinstance(handler, PrefectConsoleHandler) and _FILTER not in handler.filters:
                 handler.addFilter(_FILTER)
+
+
+LIBRARY_WARNINGS = (
+    ("ignore", r"subprocess \d+ is still running", ResourceWarning, ""),  # Prefect's temporary server, at exit
+    ("ignore", "", DeprecationWarning, r"great_expectations(\.|$)"),  # GX's own imports ("sre_constants")
+    ("ignore", "", DeprecationWarning, r"prefect(\.|$)"),
+)
+"""Warnings that libraries raise about themselves, which a notebook would print under every run: nothing
+a user of equilens can act on. Equilens' own warnings (too few prompts, ...) are untouched."""
+
+
+def quiet_library_warnings() -> None:
+    """Hide :data:`LIBRARY_WARNINGS` for the rest of the process (idempotent: each filter once)."""
+    import warnings
+
+    for action, message, category, module in LIBRARY_WARNINGS:
+        if not any(f[0] == action and f[2] is category and getattr(f[1], "pattern", "") == message
+                   and getattr(f[3], "pattern", "") == module for f in warnings.filters):
+            warnings.filterwarnings(action, message=message, category=category, module=module)
