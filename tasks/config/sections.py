@@ -72,6 +72,10 @@ REQUEST_FIELDS = ("prompt", "system", "name", "identity")
 """What a request template (``llm.request``) may hold: the user's message, the system message, and the
 identity run's name or stated identity of the person (placement ``app``)."""
 
+FAIL_ON = ("never", "finding")
+"""What ``execution.fail_on`` (and ``run --fail-on-finding``) may say: never fail a run on its verdict,
+or fail it on any finding (:mod:`equilens.tasks.reporting.findings`)."""
+
 APPLICATION_PROVIDERS = ("langchain", "python", "http")
 """Providers that call the team's application rather than a model endpoint (``llm.target`` / ``llm.request``)."""
 
@@ -347,14 +351,14 @@ class ExecutionConfig(StrictModel):
     fail_on: str = Field(
         "never", description="finding: the run fails (exit 1; a deployment's flow run ends Failed) when its verdict "
         "reports any difference beyond chance, after everything is stored and the report written; never: a run "
-        "that finishes succeeds whatever it found", json_schema_extra={"enum": ["never", "finding"]})
+        "that finishes succeeds whatever it found", json_schema_extra={"enum": list(FAIL_ON)})
 
     @field_validator("fail_on")
     @classmethod
     def _fail_on(cls, v: str) -> str:
-        from equilens.tasks.reporting.findings import check_fail_on
-
-        return check_fail_on(v)
+        if v not in FAIL_ON:
+            raise ValueError(f"fail_on {v!r}: use one of {', '.join(FAIL_ON)}")
+        return v
 
     @field_validator("detect_metric")
     @classmethod

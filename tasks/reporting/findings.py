@@ -23,10 +23,6 @@ import pandas as pd
 from equilens.tasks.errors import EquilensError
 from equilens.tasks.reporting.verdict import Verdict, number_or_none, run_verdicts
 
-FAIL_ON = ("never", "finding")
-"""What ``execution.fail_on`` (and ``--fail-on-finding``) may say: never fail a run on its verdict, or
-fail it on any finding."""
-
 
 class FindingsFound(EquilensError):
     """A run told to fail on a finding (``execution.fail_on: finding``) found one. Raised after the run
@@ -115,13 +111,6 @@ def gate_message(judged: Judged) -> str:
     n = len(judged.findings)
     return (f"fairness gate failed: {n} finding{'s' if n != 1 else ''} beyond chance in "
             f"{', '.join(subjects)}. " + " ".join(sentences))
-
-
-def check_fail_on(value: str) -> str:
-    """``value`` when it is one of :data:`FAIL_ON`; ValueError naming them otherwise."""
-    if value not in FAIL_ON:
-        raise ValueError(f"fail_on {value!r}: use one of {', '.join(FAIL_ON)}")
-    return value
 
 
 def junit_xml(judged: Judged, suite: str, examples: dict[str, str] | None = None, seconds: float = 0.0) -> str:

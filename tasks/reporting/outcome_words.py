@@ -1,0 +1,161 @@
+"""Outcome gaps in words: what a verdict says about the amounts, yes answers and choices an answer
+recommends, cell by cell and attribute by attribute (:func:`crossed_pattern`), with the plain ratio of
+amounts beside the share-of-average gap, and what the run could have detected when it found nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from equilens.tasks.metrics.judged import beyond_noise, details_of, is_outcome, number_or_none
+
+OUTCOME_WORDS = {"number": "amounts about {:.0%} apart", "yes_no": "yes rates {:.2f} apart",
+                 "choice": "first-choice rates {:.2f} apart"}
+OUTCOME_NAMES = {"number": ("amounts", "amount"), "yes_no": ("yes rates", "yes/no"),
+                 "choice": ("first-choice rates", "choice")}  # kind -> (what its gap compares, its answers)
+
+
+
+def p_clause(d: dict[str, Any]) -> str:
+    p = number_or_none(d.get("p_holm"))
+    return f", p_holm = {p:.2g}" if p is not None else ""
+
+
+def worded_outcome(row: pd.Series, d: dict[str, Any], cells: dict[str, float] | None = None,
+                    label: tuple[str, str] | None = None) -> str:
+    """"amounts for female-black are 4.1% lower than for male-white [1.2%, 7.0%] ($0.96 for every
+    $1.00)" and the like. ``cells`` (a cell's mean amount relative to the prompt average) gives the
+    plain ratio of the two cells' amounts beside the gap, which is in shares of the prompt average;
+    ``label`` names the two sides in other words ("black users", "white users")."""
+    gap, (low, high) = float(row["value"]), [(number_or_none(x) or 0.0) for x in (d.get("gap_ci") or [None, None])]
+    a, b = row["group_a"], row["group_b"]
+    named = dict(zip((a, b), label, strict=True)) if label else {a: a, b: b}
+    if gap > 0:
+        a, b, gap, low, high = b, a, -gap, -high, -low  # lead with the cell that gets less
+    if d.get("kind") == "number":
+        what, size, ci = "amounts", f"{-gap:.1%} lower", f"[{-high:.1%}, {-low:.1%}]"
+        ratio = (cells or {}).get(a), (cells or {}).get(b)
+        if ratio[0] is not None and ratio[1]:
+            ci += f" (${ratio[0] / ratio[1]:.2f} for every $1.00)"
+    else:
+        what = "yes answers" if d.get("kind") == "yes_no" else "first choices"
+        size, ci = f"{-gap * 100:.1f} points rarer", f"[{-high * 100:.1f}, {-low * 100:.1f}]"
+    return f"{what} for {named[a]} are {size} than for {named[b]} {ci}{p_clause(d)}"
+
+
+CROSS = " x "  # between the attributes a comparison crosses: "gender x race", its cells "female-black"
+PART = " | "  # between a comparison's parts: "gender x race | pricing"
+
+
+def cell_values(rows: pd.DataFrame, metric: str) -> dict[str, float]:
+    """Each cell's own value of ``metric`` (rows with no second group)."""
+    own = rows[(rows["metric"] == metric) & rows["group_b"].isna() & rows["value"].notna()]
+    return {str(g): float(v) for g, v in zip(own["group_a"], own["value"], strict=True)}
+
+
+def crossed_pattern(attribute: str, rows: pd.DataFrame, alpha: float) -> list[str]:
+    """One clause per crossed attribute of a comparison whose cells cross several ("gender x race":
+    cells "female-black"), read off the outcome gaps between cells that differ in that attribute
+    alone: "race: amounts for black users are 10.1% lower than for white users [...] ($0.90 for every
+    $1.00), in both genders" or "gender: no gap beyond chance (the smallest detectable about 2.0%)".
+    Empty for a comparison of one attribute, or without outcome gaps."""
+    names = attribute.split(PART)[0].split(CROSS)
+    gaps = rows[rows["metric"].map(is_outcome) & rows["group_b"].notna() & rows["value"].notna()]
+    if len(names) < 2 or gaps.empty:
+        return []
+
+    def split(cell: str) -> list[str] | None:
+        parts = str(cell).split("-", len(names) - 1)
+        return parts if len(parts) == len(names) else None
+
+    out = []
+    for i, name in enumerate(names):
+        found, detectable, others = [], [], set()
+        for _, r in gaps.iterrows():
+            a, b = split(r["group_a"]), split(r["group_b"])
+            if a is None or b is None or a[i] == b[i] or any(a[j] != b[j] for j in range(len(names)) if j != i):
+                continue
+            d = details_of(r["details"])
+            others.add(" ".join(a[j] for j in range(len(names)) if j != i))
+            if "gap" in d and beyond_noise(d, r["metric"], alpha):
+                found.append((r, d, a, b))
+            elif (m := number_or_none(d.get("min_detectable_gap"))) is not None:
+                detectable.append((m, d.get("kind")))
+        if not found:
+            smallest = max(detectable, default=None, key=lambda md: md[0])
+            size = ("" if smallest is None else f" (the smallest detectable about {smallest[0]:.1%})"
+                    if smallest[1] == "number" else f" (the smallest detectable about {smallest[0] * 100:.1f} points)")
+            if others:
+                out.append(f"{name}: no gap beyond chance{size}")
+            continue
+        r, d, a, b = max(found, key=lambda x: abs(number_or_none(x[1].get("gap")) or 0))
+        lead = worded_outcome(r, d, cell_values(rows, cell_metric(rows, r["metric"])),
+                               (f"{a[i]} users", f"{b[i]} users"))
+        within = {" ".join(a[j] for j in range(len(names)) if j != i) for _, _, a, _ in found}
+        others_name = " and ".join(n for j, n in enumerate(names) if j != i)
+        where = (f"in every {others_name} ({len(within)})" if len(within) == len(others) and len(others) > 2
+                 else f"in both {others_name}s" if len(within) == len(others) == 2
+                 else f"for {', '.join(sorted(within))} only, of {len(others)} {others_name}s")
+        out.append(f"{name}: {lead}, {where}")
+    return out
+
+
+def cell_metric(rows: pd.DataFrame, gap_metric: str) -> str:
+    """The per-cell metric an outcome gap compares (``number_outcome_gap`` -> ``number_outcome``)."""
+    from equilens.tasks.metrics import METRICS
+
+    kind = METRICS.get(gap_metric).outcome if gap_metric in METRICS else ""
+    cell = [n for n in set(rows["metric"]) if n in METRICS and METRICS.get(n).outcome == kind and n != gap_metric
+            and rows[(rows["metric"] == n)]["group_b"].isna().all()]
+    return cell[0] if cell else ""
+
+
+def worst_off(rows: pd.DataFrame) -> str:
+    """The cell that the outcome findings leave worst off (fewest yes answers, lowest amounts), in
+    words; empty when the rows hold no per-cell outcome."""
+    for metric, what in (("number_outcome", "the lowest amounts: {:.3f} of the prompt average"),
+                         ("yes_rate", "the fewest yes answers: {:.3f}"),
+                         ("first_choice_rate", "the fewest first choices: {:.3f}")):
+        cells = rows[(rows["metric"] == metric) & rows["value"].notna() & rows["group_b"].isna()]
+        if len(cells) >= 2:
+            low = cells.loc[cells["value"].idxmin()]
+            return f"worst off: {low['group_a']} ({what.format(low['value'])})"
+    return ""
+
+
+def outcome_detectable(rows: pd.DataFrame) -> str:
+    """What a comparison without an outcome finding could have found, after "no outcome difference
+    beyond chance; ": the smallest gaps the run could detect, in the outcome's own terms ("with 24
+    prompts the smallest gaps this run could detect are amounts about 6% apart and yes rates 0.20
+    apart"), the largest stated over the comparison's pairs per kind. A kind whose smallest
+    detectable gap is past the largest its metric can take (``largest`` of its declaration: a
+    difference of two rates is at most 1) could show no gap at all, and is said so with the readable
+    prompts and the answers that gave no outcome ("no gap in yes rates could be shown with 3 readable
+    prompts (168 of 192 yes/no answers could not be read)"). "" when no pair states a gap."""
+    from equilens.tasks.metrics import METRICS
+
+    found: dict[str, tuple[float, str, dict[str, Any]]] = {}
+    prompts = []
+    for m, x in zip(rows["metric"], rows["details"], strict=True):
+        d = details_of(x)
+        if not is_outcome(m):
+            continue
+        prompts.append(number_or_none(d.get("prompts")) or 0)
+        mdg, kind = number_or_none(d.get("min_detectable_gap")), d.get("kind")
+        if mdg is not None and kind in OUTCOME_WORDS and mdg > found.get(kind, (-1.0,))[0]:
+            found[kind] = (mdg, m, d)
+    can, cannot = [], []
+    for kind, (mdg, metric, d) in sorted(found.items(), key=lambda kv: list(OUTCOME_WORDS).index(kv[0])):
+        largest = METRICS.get(metric).largest if metric in METRICS else None
+        if largest is None or mdg <= largest:
+            can.append(OUTCOME_WORDS[kind].format(mdg))
+            continue
+        answers, unread = number_or_none(d.get("kind_answers")), number_or_none(d.get("kind_unread"))
+        read = (f" ({int(unread):,} of {int(answers):,} {OUTCOME_NAMES[kind][1]} answers could not be read)"
+                if answers and unread is not None else "")
+        cannot.append(f"no gap in {OUTCOME_NAMES[kind][0]} could be shown with "
+                      f"{int(number_or_none(d.get('prompts')) or 0)} readable prompts{read}")
+    if can:
+        size = f"with {int(max(prompts))} prompts " if any(prompts) else ""
+        cannot.insert(0, f"{size}the smallest gaps this run could detect are {' and '.join(can)}")
+    return "; ".join(cannot)
