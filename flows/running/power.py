@@ -3,11 +3,12 @@
 ``equilens run CONFIG --plan --detect 0.05 [--metric M] [--pilot N]`` (and :func:`equilens.power_plan`)
 answers from a **pilot**: the config's first N prompts (default a tenth, at least 10) run for real
 through the same flow and stored as a run of its own. Its calls are cached, so the full run does
-not pay for them again. Every judged pair of the pilot states its minimum detectable gap: the
-smallest true gap the verdict's own rule (its test, Holm family and alpha) finds with 80% power,
-found by planting gaps in the pilot's answers (parity, similarity) or from the spread of the
-per-prompt differences (outcome gaps). That gap shrinks as 1 / sqrt(prompts), so a pair needs
-``pilot x (detectable / gap)^2`` prompts, with a range from the uncertainty of the pilot's spread
+not pay for them again (an http target's only with ``llm.target_version`` set). Every judged pair
+of the pilot states its minimum detectable gap: the smallest true gap the verdict's own rule (its
+test, Holm family and alpha) finds with 80% power, found by planting gaps in the pilot's answers
+(parity, similarity) or from the spread of the per-prompt differences (outcome gaps). That gap
+shrinks as 1 / sqrt(prompts), so a pair needs ``pilot x (detectable / gap)^2`` prompts, with a range
+from the uncertainty of the pilot's spread
 (:func:`equilens.tasks.stats.power_plan.prompts_from_detectable_gap`). The plan is the largest
 count over the pairs, so that every pair reaches the gap; calls and cost scale from the config's
 own plan.
@@ -47,15 +48,19 @@ class PowerPlan:
     cost_per_prompt: float | None
     needs: list[PairNeed] = field(default_factory=list)
     skipped: str = ""
+    reused: bool = True
+    """Whether the full run reads the pilot's answers from the cache (not for an http target without
+    ``llm.target_version``: :mod:`equilens.tasks.llm.reuse`)."""
 
     @property
     def worst(self) -> PairNeed | None:
         return max(self.needs, key=lambda n: n.prompts) if self.needs else None
 
     def lines(self) -> list[str]:
+        cached = ("its calls are cached: the full run does not pay for them again" if self.reused else
+                  "an http target's answers are reused by another run only with llm.target_version set")
         out = [f"power plan: detect a gap of {self.gap:g} with 80% power at the verdict's own rule",
-               f"  pilot: the first {self.pilot_prompts:,} prompts, run {self.pilot_run} (its calls are cached: "
-               "the full run does not pay for them again)"]
+               f"  pilot: the first {self.pilot_prompts:,} prompts, run {self.pilot_run} ({cached})"]
         worst = self.worst
         if worst is None:
             out.append(f"  no plan: {self.skipped}")
@@ -148,7 +153,8 @@ def power_plan(cfg: Any, gap: float, metric: str | None = None, pilot: int | Non
     cost = full.cost / full.prompts if full.cost is not None and full.prompts else None
     needs = needs_from(metrics, gap, n, metric)
     skipped = "" if needs else _why_none(metrics, metric)
-    return PowerPlan(gap, summary["run_id"], n, full.prompts, per_prompt, cost, needs, skipped)
+    reused = cfg.llm.provider != "http" or cfg.llm.target_version is not None
+    return PowerPlan(gap, summary["run_id"], n, full.prompts, per_prompt, cost, needs, skipped, reused)
 
 
 def _why_none(metrics: pd.DataFrame, metric: str | None) -> str:

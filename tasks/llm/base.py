@@ -175,9 +175,11 @@ def cache_key(cfg: LLMConfig, prompt: str, sample_idx: int, system: str | None =
     if user is not None:
         ident["user"] = [list(pair) for pair in user]
     if cfg.provider in APPLICATION_PROVIDERS:
-        from equilens.tasks.llm.targets import target_identity
+        from equilens.tasks.llm.targets import OBJECT_MARK, target_identity
 
-        ident["application"] = target_identity(cfg)
+        ident["application"] = app = target_identity(cfg)
+        if OBJECT_MARK in (cfg.model or "") and OBJECT_MARK not in (app["target"] or ""):
+            ident["model"] = cfg.model.partition(OBJECT_MARK)[0]  # a model named after a handed-over target
     if getattr(cfg, "max_answer_chars", None) is not None:  # a set cap changes what is kept; default keys stay
         ident["max_answer_chars"] = cfg.max_answer_chars
     endpoint = None if cfg.cache_across_endpoints else endpoint_identity(cfg)

@@ -1,9 +1,11 @@
 """The LLM stage engine: cache lookup, concurrent calls, retries, per-row failures, persistence.
 
 * Every request has a cache key (provider, model, endpoint, parameters, system prompt, prompt,
-  sample index). Successful responses are written to DuckDB's ``response_cache`` as they arrive
-  (flushed every half second, off the event loop), so a killed run that restarts pays only for the
-  calls it had not finished, and a re-run with other metric settings makes no call at all.
+  sample index; for an application, what stands for its version: :mod:`equilens.tasks.llm.reuse`).
+  Before the first call the stage says how many answers come from the cache and why. Successful
+  responses are written to DuckDB's ``response_cache`` as they arrive (flushed every half second,
+  off the event loop), so a killed run that restarts pays only for the calls it had not finished,
+  and a re-run with other metric settings makes no call at all.
 * Remote providers run ``max_concurrency`` calls at once under an optional rate limit that holds
   from the first request on. Each attempt has a whole-request deadline (``llm.timeout``). Rate
   limits, server errors, timeouts and malformed replies are retried with exponential backoff and
@@ -26,7 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -270,6 +274,7 @@ def run_requests(
     Returns one result per request, in request order. Requests sharing a cache key are called once.
     """
     done = cached_results(requests, store)
+    report_cached(requests, done, cfg)
     todo = missing(requests, done)
     total, finished = len(todo), 0
 
@@ -310,6 +315,36 @@ def cached_results(requests: Sequence[LLMRequest], store: Store | None) -> dict[
                 top_logprobs=json.loads(hit["top_logprobs"]) if isinstance(hit.get("top_logprobs"), str) else None,
             )
     return done
+
+
+def report_cached(requests: Sequence[LLMRequest], done: dict[str, LLMResult], cfg: LLMConfig) -> int:
+    """Say before the first call how many of the answers come from the cache and why ("N of M answers
+    come from the cache (why: :func:`equilens.tasks.llm.targets.cache_reason`)"), on the console
+    (stderr, beside the stage's progress lines) and in the run's log, and count them toward the run's
+    summary (:func:`equilens.tasks.llm.reuse.note_cached`); the number of such answers."""
+    from equilens.tasks.llm.reuse import note_cached
+    from equilens.tasks.llm.targets import cache_reason
+
+    cached = sum(1 for r in requests if r.cache_key in done)
+    line = note_cached(cfg, cached, len(requests), cache_reason(cfg)) if cached else None
+    if line is not None:
+        print(line, file=sys.stderr, flush=True)
+        stage_logger().info(line)
+    return cached
+
+
+def stage_logger() -> logging.Logger | logging.LoggerAdapter:
+    """The Prefect run logger inside a flow or task run (the run's log in the Prefect UI), else the
+    ``equilens`` logger."""
+    if "prefect" in sys.modules:
+        from prefect import get_run_logger
+        from prefect.exceptions import MissingContextError
+
+        try:
+            return get_run_logger()
+        except MissingContextError:
+            pass
+    return logging.getLogger("equilens")
 
 
 def missing(requests: Sequence[LLMRequest], done: dict[str, LLMResult]) -> list[LLMRequest]:

@@ -6,9 +6,11 @@ environment references, request templates, and what of the application goes into
 function, a LangChain model or chain); it is held here, in this process only, under a target string
 that names it (:func:`hand_over`), so the config stays plain data that Prefect can show and store.
 
-A cache cannot see inside a function or a service: the cache key names the target, its keyword
-arguments (secrets left out), the request template, the reply path and ``llm.target_version``, which
-the user changes when the application changes (:func:`target_identity`).
+The cache key names the target, its keyword arguments (secrets left out), the request template, the
+reply path and what stands for the application's version (:func:`target_identity`): the fingerprint
+of the code a ``python`` or ``langchain`` target runs (:mod:`equilens.tasks.llm.app_code`), the run's
+session for an ``http`` target, whose code cannot be seen (:mod:`equilens.tasks.llm.reuse`), or, when
+it is set, ``llm.target_version`` in place of either.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 from typing import Any
 
 from equilens.tasks.config import LLMConfig
+from equilens.tasks.config.sections import APPLICATION_PROVIDERS
 from equilens.tasks.errors import ProviderError
 
 OBJECT_MARK = "#object-"
@@ -176,11 +179,26 @@ def check_no_literal_secrets(cfg: LLMConfig) -> None:
 
 
 def target_identity(cfg: LLMConfig) -> dict[str, Any]:
-    """What of an application provider's settings names the application in the cache key: the target
-    (a handed-over object by its name, and by this process's object while no version is given),
+    """What of an application provider's settings names the application in the cache key: the target,
     ``target_kwargs`` without secrets, the request template, the reply path, the header names and
-    ``target_version``."""
+    ``target_version``; without a ``target_version``, also the fingerprint of a ``python`` or
+    ``langchain`` target's code (``code``) and the session of an ``http`` target's run (``session``).
+
+    A handed-over object is named without this process's object id when a version or a fingerprint
+    vouches for it across processes (:func:`code_identity`), else with it (cached for this process).
+    With a ``target_version`` the key holds neither a fingerprint nor a session: the version stands
+    for the application, as the user says (:mod:`equilens.tasks.llm.reuse`)."""
     target = cfg.target
+    ident: dict[str, Any] = {}
+    if cfg.target_version is None and cfg.provider in ("python", "langchain") and target:
+        code = code_identity(cfg)
+        ident["code"] = code
+        if code is not None:
+            target = target.partition(OBJECT_MARK)[0]
+    elif cfg.target_version is None and cfg.provider == "http":
+        from equilens.tasks.llm.reuse import session_of
+
+        ident["session"] = session_of(cfg)
     if target and OBJECT_MARK in target and cfg.target_version is not None:
         target = target.partition(OBJECT_MARK)[0]  # the user vouches for it across processes
     return {
@@ -190,7 +208,57 @@ def target_identity(cfg: LLMConfig) -> dict[str, Any]:
         "request": cfg.request,
         "response_path": cfg.response_path,
         "headers": sorted(cfg.headers),
+        **ident,
     }
+
+
+def code_identity(cfg: LLMConfig) -> str | None:
+    """The fingerprint of the code ``llm.target`` runs (:func:`equilens.tasks.llm.app_code.app_fingerprint`),
+    once per process per target object; None when none of it can be read. Resolving an import path
+    imports its module, as calling it would."""
+    from equilens.tasks.llm.app_code import app_fingerprint
+
+    target = cfg.target or ""
+    return app_fingerprint(target, _loaded(target))
+
+
+def cache_reason(cfg: LLMConfig) -> str:
+    """Why answers in the cache stand for this config's calls, in words (:mod:`equilens.tasks.llm.reuse`)."""
+    if cfg.provider not in APPLICATION_PROVIDERS:
+        return "the same model, endpoint, settings and prompts were answered before"
+    if cfg.target_version is not None:
+        return f"llm.target_version {cfg.target_version!r} is unchanged"
+    if cfg.provider == "http":
+        from equilens.tasks.llm.reuse import resumed_by
+
+        resumes = resumed_by(cfg)
+        if resumes:
+            return (f"resuming run {resumes[0]}, which did not finish; without llm.target_version an http "
+                    "target's answers are reused only within one run")
+        return ("answered earlier in this run; without llm.target_version an http target's answers are "
+                "reused only within one run")
+    code = code_identity(cfg)
+    if code is not None:
+        return f"the application's code is unchanged: fingerprint {code[:12]}"
+    if OBJECT_MARK in (cfg.target or ""):
+        return "the same object of this process answered them (its code cannot be read)"
+    return "the same target and settings (its code is installed, so not fingerprinted)"
+
+
+def _loaded(target: str) -> Any:
+    """:func:`resolve`, without the import machinery when the module is loaded already (every call's
+    key asks)."""
+    if OBJECT_MARK not in target:
+        module_name, _, attribute = target.partition(":")
+        found = sys.modules.get(module_name.strip())
+        if found is not None:
+            try:
+                for part in attribute.strip().split("."):
+                    found = getattr(found, part)
+                return found
+            except AttributeError:
+                pass
+    return resolve(target)
 
 
 def _without_secrets(value: Any) -> Any:

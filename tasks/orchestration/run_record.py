@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 from equilens.tasks.config import RunConfig
+from equilens.tasks.llm.reuse import UNFINISHED, close_run, open_run
 from equilens.tasks.llm.stop import interruption_text, is_interruption, stop_workers
 from equilens.tasks.orchestration.memory import memory_handed_back
 from equilens.tasks.storage.fingerprint import versions
@@ -58,6 +59,7 @@ class RunRecorder:
         self._finish_lock = threading.Lock()
         self.finished = False
         store.mark_abandoned()  # runs a killed process left "running"
+        self.resumes = resumed_runs(store, config.config_hash())
         store.start_run(
             run_id,
             name=config.name,
@@ -66,10 +68,11 @@ class RunRecorder:
             config=config.model_dump(mode="json"),
             config_hash=config.config_hash(),
             provider=config.llm.provider,
-            model=config.llm.model,
+            model=config.llm.shown_name,
             versions=versions(),
         )
         _ACTIVE[run_id] = self
+        open_run(run_id, self.resumes, config.llm)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -101,13 +104,32 @@ class RunRecorder:
             self.gate(validate_metrics(metrics))
 
     def finish(self, status: str, summary: dict[str, Any]) -> None:
-        """Record the final status once (a second call, e.g. from the Ctrl-C handler, is a no-op)."""
+        """Record the final status once (a second call, e.g. from the Ctrl-C handler, is a no-op), with
+        where the answers taken from the response cache came from (``cached_from``, ``resumed_runs``:
+        :func:`equilens.tasks.llm.reuse.close_run`)."""
         with self._finish_lock:
             if self.finished:
                 return
+            summary = {**summary, **close_run(self.run_id)}
             self.store.finish_run(self.run_id, status, timings=self.timings, summary=summary)
             self.finished = True
             _ACTIVE.pop(self.run_id, None)
+
+
+def resumed_runs(store: Store, config_hash: str) -> list[str]:
+    """The runs a new run of the config with ``config_hash`` resumes, newest first: the latest runs of
+    that config in ``store`` that ended unfinished (:data:`~equilens.tasks.llm.reuse.UNFINISHED`), up
+    to the last one that completed (runs still going on elsewhere are passed over)."""
+    if not store.path.exists():
+        return []
+    rows = store.query("SELECT run_id, status FROM runs WHERE config_hash = ? AND status <> 'running' "
+                       "ORDER BY started_at DESC", [config_hash])
+    resumes = []
+    for run_id, status in rows.itertuples(index=False):
+        if status not in UNFINISHED:
+            break
+        resumes.append(str(run_id))
+    return resumes
 
 
 def interrupt_active_runs(reason: str) -> list[str]:
