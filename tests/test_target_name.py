@@ -60,3 +60,22 @@ def test_assess_names_an_application_object_by_name(tmp_path: Path, prefect_harn
     with duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True) as con:
         (model,) = con.execute("SELECT model FROM runs WHERE run_id = ?", [result.run_id]).fetchone()
     assert model == "bakery-bot"
+
+
+def test_without_a_name_a_partial_and_a_chain_are_named_by_what_they_run() -> None:
+    import functools
+
+    from equilens.flows.api.config_builder import application_section
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_openai import ChatOpenAI
+
+    from tests.fakes import apps
+
+    assert application_section(functools.partial(apps.answer, tone="warm"))["model"] == \
+        "tests.fakes.apps:answer (partial)"
+    model = ChatOpenAI(model="gpt-4o-mini", api_key="sk-test-0123456789", base_url="http://127.0.0.1:9/v1")
+    chain = ChatPromptTemplate.from_messages([("user", "{q}")]) | model | StrOutputParser()
+    assert application_section(chain)["model"] == "RunnableSequence(ChatOpenAI gpt-4o-mini)"
+    assert application_section(model)["model"] == "ChatOpenAI gpt-4o-mini"
+    assert application_section(apps.answer)["model"] == "tests.fakes.apps:answer"

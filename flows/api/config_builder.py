@@ -70,8 +70,9 @@ def application_section(obj: Any, provider: str | None = None) -> dict[str, Any]
     """The ``llm`` keys for an application handed over as an object: provider ``langchain`` for a
     LangChain Runnable, ``python`` for any other callable; the target names the object (its import
     path when it has one, else a name valid in this process: :func:`equilens.tasks.llm.targets.hand_over`)
-    and the run records its qualified name as the model."""
-    from equilens.tasks.llm.targets import describe, hand_over
+    and the run records its name as the model (:func:`equilens.tasks.llm.targets.name_of`: a partial by the
+    function it wraps, a LangChain object by its class and its model's name)."""
+    from equilens.tasks.llm.targets import hand_over, name_of
 
     runnable = _is_runnable(obj)
     if not runnable and not callable(obj):
@@ -81,7 +82,7 @@ def application_section(obj: Any, provider: str | None = None) -> dict[str, Any]
     if chosen not in ("langchain", "python"):
         raise ConfigError(f"{SOURCE}: model is an object, which provider {chosen!r} cannot call; leave provider out "
                           "(langchain for a Runnable, python for a function).")
-    return {"provider": chosen, "target": hand_over(obj), "model": describe(obj)}
+    return {"provider": chosen, "target": hand_over(obj), "model": name_of(obj)}
 
 
 def _is_runnable(obj: Any) -> bool:

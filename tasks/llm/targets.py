@@ -39,6 +39,45 @@ def describe(obj: Any) -> str:
     return f"{getattr(named, '__module__', '?')}:{getattr(named, '__qualname__', type(obj).__name__)}"
 
 
+MODEL_FIELDS = ("model_name", "model", "model_id", "deployment_name", "repo_id")
+"""Attributes under which LangChain chat models and LLMs keep the name of the model they call."""
+
+
+def name_of(obj: Any) -> str:
+    """How a run names an application handed over as an object, where it has no ``llm.target_name``:
+    a function or class by ``module:qualname``; a ``functools.partial`` by the function it wraps; a
+    LangChain object by its class and the name of the model it calls, found in it or in the steps it
+    holds (``RunnableSequence(ChatOpenAI gpt-4o-mini)``)."""
+    import functools
+
+    if isinstance(obj, functools.partial):
+        return f"{name_of(obj.func)} (partial)"
+    model = _model_inside(obj, depth=0)
+    if model is not None and not (hasattr(obj, "__qualname__") and hasattr(obj, "__module__")):
+        kind, found = type(obj).__name__, f"{type(model[0]).__name__} {model[1]}"
+        return f"{kind}({found})" if type(model[0]) is not type(obj) else f"{kind} {model[1]}"
+    return describe(obj)
+
+
+def _model_inside(obj: Any, depth: int) -> tuple[Any, str] | None:  # noqa: ANN401
+    """(the object, its model's name) for the first object in ``obj`` (itself, its steps, its bound
+    model) that names a model; None when none does within a few levels."""
+    if depth > 4 or obj is None:
+        return None
+    for field in MODEL_FIELDS:
+        value = getattr(obj, field, None)
+        if isinstance(value, str) and value.strip():
+            return obj, value.strip()
+    parts: list[Any] = []
+    for attr in ("steps", "first", "middle", "last", "bound", "runnable", "llm", "model_runnable"):
+        value = getattr(obj, attr, None)
+        parts += value if isinstance(value, list) else [value]
+    for part in parts:
+        if part is not None and part is not obj and (found := _model_inside(part, depth + 1)):
+            return found
+    return None
+
+
 def hand_over(obj: Any) -> str:
     """The target string for an object given in Python: its import path when importing that path gives
     this very object (a module-level function or class), else a name valid in this process only."""
