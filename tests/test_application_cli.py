@@ -169,7 +169,8 @@ def test_an_identity_run_sends_each_cell_s_names_to_the_function_and_stores_its_
     assert len(names) == 4 * 2
     received = {c["user"]["name"] for c in calls}
     assert received == {name for _, name in names}  # every cell's names (and no other) reached the app
-    assert all(set(c["user"]) == {"name"} and c["prompt"] in prompts for c in calls)
+    assert all(set(c["user"]) == {"name", "first_name", "last_name"} and c["prompt"] in prompts for c in calls)
+    assert all(f"{c['user']['first_name']} {c['user']['last_name']}".strip() == c["user"]["name"] for c in calls)
     assert answered[0] == len(calls) and answered[0] == answered[1] > 0  # every call stored, answered
 
 

@@ -141,12 +141,14 @@ def _check_provider(cfg: RunConfig) -> None:
 
 
 def app_signal_fields(cfg: RunConfig) -> set[str]:
-    """The person's fields the identity signals placed in the application send (``name``, ``identity``)."""
-    from equilens.tasks.config.sections import template_fields
+    """The person's fields the identity signals placed in the application send (``name``, ``identity``;
+    a signal naming ``{first_name}`` or ``{last_name}`` sends the name, whole and in parts)."""
+    from equilens.tasks.config.sections import NAME_FIELDS, PERSON_FIELDS, template_fields
 
     identity = getattr(cfg, "identity", None)
     signals = getattr(identity, "signals", None) or []
-    return {f for s in signals if s.placement == "app" for f in template_fields(s.template)} & {"name", "identity"}
+    named = {f for s in signals if s.placement == "app" for f in template_fields(s.template)} & set(PERSON_FIELDS)
+    return {"name" if f in NAME_FIELDS else f for f in named}
 
 
 def _check_application(cfg: RunConfig) -> None:

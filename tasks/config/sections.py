@@ -68,9 +68,16 @@ class CounterfactualConfig(StrictModel):
     )
 
 
-REQUEST_FIELDS = ("prompt", "system", "name", "identity")
+PERSON_FIELDS = ("name", "first_name", "last_name", "identity")
+"""The fields of a person an identity signal can fill: the drawn name whole and in parts, and the cell
+stated outright ("a Black woman")."""
+
+NAME_FIELDS = ("name", "first_name", "last_name")
+"""The person's name, whole and in parts: a signal that names the person gives all three."""
+
+REQUEST_FIELDS = ("prompt", "system", *PERSON_FIELDS)
 """What a request template (``llm.request``) may hold: the user's message, the system message, and the
-identity run's name or stated identity of the person (placement ``app``)."""
+identity run's person (placement ``app``): their name, first and last name, or stated identity."""
 
 FAIL_ON = ("never", "finding")
 """What ``execution.fail_on`` (and ``run --fail-on-finding``) may say: never fail a run on its verdict,

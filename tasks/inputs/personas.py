@@ -156,7 +156,7 @@ def identity_phrases(cell: Cell, gender_lex, race_lex) -> tuple[str, str]:  # no
 def place(prompt: str, placement: str, template: str, fill: dict[str, str],
           system_prompt: str) -> tuple[str, str | None]:
     """(user message, system message or None for the configured one) for one signal."""
-    line = template.format_map(fill) if template else ""
+    line = template.format_map(person_fields(fill)) if template else ""
     if placement == "system":
         return prompt, f"{system_prompt} {line}".strip()
     if placement == "before":
@@ -168,16 +168,34 @@ def place(prompt: str, placement: str, template: str, fill: dict[str, str],
     return prompt.replace(NAME, fill.get("name", NAME)), None  # inline
 
 
+def person_fields(fill: dict[str, str]) -> dict[str, str]:
+    """``fill`` (``name``, ``identity``) with the name's parts: ``first_name`` (its first word) and
+    ``last_name`` (the rest, empty for a first name alone)."""
+    out = dict(fill)
+    if "name" in fill:
+        first, _, last = str(fill["name"]).partition(" ")
+        out.setdefault("first_name", first)
+        out.setdefault("last_name", last)
+    return out
+
+
 def app_fields(placement: str, template: str, fill: dict[str, str]) -> str | None:
-    """The person's fields an application receives (placement ``app``), as JSON: the fields the
-    signal's template names (``{name}`` -> ``{"name": ...}``, ``{identity}`` -> ``{"identity": ...}``)."""
+    """The person's fields an application receives (placement ``app``), as JSON: what the signal's
+    template gives, a name whole and in parts (``{name}`` or ``{first_name}`` -> ``name``,
+    ``first_name``, ``last_name``), the identity stated (``{identity}``), so a request template can
+    place any of them."""
     if placement != "app":
         return None
     import json
     import string
 
-    named = sorted({f for _, f, _, _ in string.Formatter().parse(template) if f in fill})
-    return json.dumps({f: fill[f] for f in named}, ensure_ascii=False)
+    from equilens.tasks.config.sections import NAME_FIELDS
+
+    fields = person_fields(fill)
+    named = {f for _, f, _, _ in string.Formatter().parse(template) if f in fields}
+    if named & set(NAME_FIELDS):
+        named |= set(NAME_FIELDS)
+    return json.dumps({f: fields[f] for f in sorted(named)}, ensure_ascii=False)
 
 
 def check_inline(prompts: pd.DataFrame, signal: str) -> None:

@@ -45,6 +45,7 @@ from equilens.tasks.llm.calls import (
     ok_result,
     scrub_message,
 )
+from equilens.tasks.llm.first_calls import FirstCalls
 from equilens.tasks.llm.logprobs import logprobs_problem
 from equilens.tasks.llm.stop import (
     RunInterrupted,
@@ -111,12 +112,15 @@ async def _run_concurrent(
     order = iter(call_order(todo))
     answered: list[LLMResult] = []
     closing = False
+    first = FirstCalls(cfg, len(todo))  # a wrong key, URL or reply path stops the stage after a handful
 
     async def calls() -> None:
         for req in order:  # each loop takes the next request not yet started
-            if closing or stop_requested():  # no new call once the stage closes or a stop was requested
+            if closing or first.failed or stop_requested():  # no new call once the stage closes or must stop
                 return
-            answered.append(await call_with_retries(provider, req, cfg, limiter, secrets))
+            res = await call_with_retries(provider, req, cfg, limiter, secrets)
+            answered.append(res)
+            first.add(res)  # the first calls all failing alike raise here, and no loop starts another
 
     def hand_over() -> None:
         batch = answered[:]

@@ -200,9 +200,12 @@ def call_values(cfg: LLMConfig, prompt: str, system: str | None, user: dict[str,
 def check_request_fields(cfg: LLMConfig, user_fields: set[str]) -> None:
     """An identity signal placed in the application (``user_fields``: ``name``, ``identity``) needs
     ``llm.request`` to say where each field goes."""
-    from equilens.tasks.config.sections import template_fields
+    from equilens.tasks.config.sections import NAME_FIELDS, template_fields
 
-    missing = sorted(user_fields - template_fields(cfg.request))
+    placed = template_fields(cfg.request)
+    if placed & set(NAME_FIELDS):
+        placed |= {"name"}  # {first_name} or {last_name} places the name as well as {name} does
+    missing = sorted(user_fields - placed)
     if missing:
         raise ProviderError(f"identity.signals places the person in the application (placement app), but "
                             f"llm.request has no {{{missing[0]}}}: put it where the application takes the user's "

@@ -7,7 +7,7 @@ from typing import Literal
 
 from equilens.tasks.config import RunConfig, assessment_field
 from equilens.tasks.config.assessments import assessment
-from equilens.tasks.config.sections import LLMConfig, StrictModel
+from equilens.tasks.config.sections import PERSON_FIELDS, LLMConfig, StrictModel
 from pydantic import Field, model_validator
 
 
@@ -35,12 +35,14 @@ class SignalConfig(StrictModel):
         if not self.name.strip():
             raise ValueError("a signal's name must not be empty")
         fields = {f for _, f, _, _ in string.Formatter().parse(self.template) if f is not None}
-        unknown = fields - {"name", "identity"}
+        unknown = fields - set(PERSON_FIELDS)
         if unknown:
-            raise ValueError(f"signal {self.name!r}: template has {{{sorted(unknown)[0]}}}; only {{name}} and "
-                             "{identity} can be filled (write {{ and }} for literal braces)")
+            raise ValueError(f"signal {self.name!r}: template has {{{sorted(unknown)[0]}}}; only "
+                             f"{', '.join('{' + f + '}' for f in PERSON_FIELDS)} can be filled (write {{{{ and }}}} "
+                             "for literal braces)")
         if self.placement != "inline" and not fields:
-            raise ValueError(f"signal {self.name!r}: placement {self.placement!r} needs {{name}} or {{identity}} in "
+            raise ValueError(f"signal {self.name!r}: placement {self.placement!r} needs {{name}} (or {{first_name}}, "
+                             f"{{last_name}}) or {{identity}} in "
                              f"its template (got {self.template!r}); without one every cell gets the same text")
         return self
 
