@@ -203,6 +203,26 @@ class TargetReplyError(TypeError):
     retryable = False
 
 
+_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*')  # a JSON string's characters, up to its closing quote
+
+
+def cut_json_string(text: str, at: int) -> str | None:
+    """The JSON string that starts at ``text[at]`` (just past its opening quote) read as far as it came in a
+    body cut short: an escape cut in half at the end ("\\u00", a lone backslash) and half of a pair of
+    surrogates are dropped; None when the characters there are no JSON string."""
+    body = _STRING_BODY.match(text, at)
+    if body is None:
+        return None
+    chars = body.group()
+    for trim in range(6):
+        try:
+            content = json.loads(f'"{chars[:len(chars) - trim]}"')
+        except ValueError:
+            continue
+        return content[:-1] if content and "\ud800" <= content[-1] <= "\udbff" else content
+    return None
+
+
 def capped(text: str, cap: int, **usage: Any) -> Completion:
     """An application's answer as a :class:`Completion`, cut to ``cap`` characters (``truncated``)."""
     cut = len(text) > cap

@@ -36,6 +36,7 @@ from equilens.tasks.llm.base import (
     TargetReplyError,
     answer_char_cap,
     capped,
+    cut_json_string,
     reply_byte_cap,
 )
 from equilens.tasks.llm.targets import call_values, check_request_fields, expand_env, fill
@@ -112,18 +113,9 @@ class HttpProvider:
         field = _last_field(self.cfg.response_path or "")
         text = raw.decode("utf-8", "ignore")
         found = list(re.finditer(r'"' + re.escape(field) + r'"\s*:\s*"', text)) if field else []
-        if len(found) == 1:
-            body = _STRING_BODY.match(text, found[0].end()).group()
-            for trim in range(6):  # an escape cut in half at the end
-                try:
-                    content = json.loads(f'"{body[:len(body) - trim]}"')
-                    break
-                except ValueError:
-                    continue
-            else:
-                content = None
-            if content is not None:
-                return Completion(content[: self._cap], "length", truncated=True)
+        content = cut_json_string(text, found[0].end()) if len(found) == 1 else None
+        if content is not None:
+            return Completion(content[: self._cap], "length", truncated=True)
         raise TargetReplyError(f"reply is longer than {len(raw):,} bytes (llm.max_answer_chars) and the answer at "
                                f"llm.response_path {self.cfg.response_path!r} cannot be told apart in its first "
                                f"bytes; it starts {_head(raw)}")
@@ -160,9 +152,6 @@ class RedirectedError(EndpointStatusError):
 
     def __init__(self, message: str) -> None:
         super().__init__(0, message)
-
-
-_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*')  # a JSON string's characters, up to its closing quote
 
 
 def _last_field(path: str) -> str:

@@ -47,6 +47,7 @@ from equilens.tasks.llm.base import (
     PROVIDERS,
     Completion,
     answer_char_cap,
+    cut_json_string,
     endpoint_identity,
     reply_byte_cap,
 )
@@ -318,7 +319,6 @@ def parse_chat_completion(raw: bytes, max_chars: int | None = None, whole: bool 
 
 
 _CONTENT = re.compile(r'"content"\s*:\s*"')
-_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*')  # a JSON string's characters, up to its closing quote
 
 
 def _cut_reply(raw: bytes, max_chars: int | None) -> Completion:
@@ -329,17 +329,9 @@ def _cut_reply(raw: bytes, max_chars: int | None) -> Completion:
     found = _CONTENT.search(text, choices) if choices >= 0 else None
     if found is None:
         raise MalformedReplyError(f"reply is longer than {len(raw):,} bytes and its first bytes hold no answer")
-    body = _STRING_BODY.match(text, found.end()).group()
-    for trim in range(6):  # an escape cut in half ("\\u00", a lone backslash) at the end
-        try:
-            content = json.loads(f'"{body[:len(body) - trim]}"')
-            break
-        except ValueError:
-            continue
-    else:
+    content = cut_json_string(text, found.end())
+    if content is None:
         raise MalformedReplyError("reply is cut short inside an answer that is not a JSON string")
-    if content and "\ud800" <= content[-1] <= "\udbff":  # half of a pair of surrogates
-        content = content[:-1]
     return Completion(content[:max_chars], "length", truncated=True)
 
 
