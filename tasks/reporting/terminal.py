@@ -10,7 +10,7 @@ from equilens.tasks.config import RunConfig
 from equilens.tasks.reporting.verdict import p_is_trusted
 
 ARROW = {"higher": "↑ higher is fairer", "lower": "↓ lower is fairer", "target": "◎ closer to target",
-         "none": "· no fair value (compare by its gap)"}
+         "none": "○ no fair value (compare by its gap)"}
 
 
 def _fmt(v: Any) -> str:
@@ -360,7 +360,7 @@ def print_metrics_table(metrics: pd.DataFrame, title: str = "Metrics per group p
 
 
 LEGEND_ARROWS = {"higher": "↑ higher is fairer", "lower": "↓ lower is fairer",
-                 "target": "◎ closer to its target is fairer", "none": "· no fair value (compared by its gap)"}
+                 "target": "◎ closer to its target is fairer", "none": "○ no fair value (compared by its gap)"}
 
 
 def table_legend(metrics: pd.DataFrame) -> str:
