@@ -68,3 +68,12 @@ def test_every_judged_outcome_gap_is_a_finding_with_its_numbers() -> None:
     first = next(f for f in found.findings if f.groups == ["female-black", "female-white"])
     assert (first.metric, first.value, first.interval, first.p_holm, first.direction) == (
         "number_outcome_gap", -0.10, [-0.13, -0.07], 1e-6, "target 0")
+
+
+def test_a_detectable_gap_too_small_to_print_is_said_as_under_the_smallest_figure() -> None:
+    from equilens.tasks.reporting.outcome_words import detectable_words
+
+    # deterministic answers (a chain at temperature 0) give a detectable gap of about 0: never "0% apart"
+    assert detectable_words("number", 0.0004) == "amounts under 1% apart"
+    assert detectable_words("yes_no", 0.0) == "yes rates under 0.01 apart"
+    assert detectable_words("number", 0.061) == "amounts about 6% apart"

@@ -11,6 +11,18 @@ from equilens.tasks.metrics.judged import beyond_noise, details_of, is_outcome, 
 
 OUTCOME_WORDS = {"number": "amounts about {:.0%} apart", "yes_no": "yes rates {:.2f} apart",
                  "choice": "first-choice rates {:.2f} apart"}
+SMALLEST_SHOWN = 0.01
+"""The smallest detectable gap said as a figure (1%, 0.01): below it, from answers that barely vary, a
+gap would print as 0 ("amounts about 0% apart"), so it is said as under this."""
+
+
+def detectable_words(kind: str, gap: float) -> str:
+    """A detectable gap in its outcome's words: "amounts about 6% apart", or "amounts under 1% apart"."""
+    if gap < SMALLEST_SHOWN:
+        return OUTCOME_WORDS[kind].replace("about ", "").replace("{", "under {").format(SMALLEST_SHOWN)
+    return OUTCOME_WORDS[kind].format(gap)
+
+
 OUTCOME_NAMES = {"number": ("amounts", "amount"), "yes_no": ("yes rates", "yes/no"),
                  "choice": ("first-choice rates", "choice")}  # kind -> (what its gap compares, its answers)
 
@@ -148,7 +160,7 @@ def outcome_detectable(rows: pd.DataFrame) -> str:
     for kind, (mdg, metric, d) in sorted(found.items(), key=lambda kv: list(OUTCOME_WORDS).index(kv[0])):
         largest = METRICS.get(metric).largest if metric in METRICS else None
         if largest is None or mdg <= largest:
-            can.append(OUTCOME_WORDS[kind].format(mdg))
+            can.append(detectable_words(kind, mdg))
             continue
         answers, unread = number_or_none(d.get("kind_answers")), number_or_none(d.get("kind_unread"))
         read = (f" ({int(unread):,} of {int(answers):,} {OUTCOME_NAMES[kind][1]} answers could not be read)"
