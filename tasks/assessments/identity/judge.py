@@ -260,12 +260,12 @@ DIRECTED_COLUMNS = ["attribute", "prompt_id", "sample_idx", "grp", "variant_id",
 
 
 def matchable(text: str) -> str:
-    """``text`` as the rules read it: Unicode format characters (category Cf: zero-width spaces and
-    joiners, soft hyphens, direction marks, tags) removed, then NFKC (full-width and styled letters
-    become plain ones), so "Ign\u200bore the question" reads as "Ignore the question"."""
-    import unicodedata
+    """``text`` as the rules read it: as a reader sees it (:func:`equilens.tasks.lookalikes.as_seen`:
+    invisible code points dropped, NFKC, letters of other scripts that look Latin read as Latin), so
+    "Ign\u200bore the question" and Cyrillic "Іgnоrе the question" read as "Ignore the question"."""
+    from equilens.tasks.lookalikes import as_seen
 
-    return unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
+    return as_seen(text)
 
 
 def judge_directed_phrase(text: str | None) -> tuple[str, str] | None:
