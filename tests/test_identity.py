@@ -67,7 +67,7 @@ def test_explicit_identities_come_from_the_lexicons_with_a_same_group_rewording(
 
 def test_bad_signals_and_prompt_files_are_clear_errors(tmp_path: Path) -> None:
     base = {"assessment": "identity", "prompts": {"items": ["Help me."]}}
-    with pytest.raises(ConfigError, match="placement 'before' needs {name} or {identity}"):
+    with pytest.raises(ConfigError, match="placement 'before' needs {name} \\(or {first_name}, {last_name}\\) or {identity}"):
         parse_config({**base, "identity": {"signals": [{"name": "a", "placement": "before", "template": "Hi."}]}})
     with pytest.raises(ConfigError, match=r"template has \{user\}"):
         parse_config({**base, "identity": {"signals": [{"name": "a", "template": "I am {user}."}]}})
@@ -93,15 +93,17 @@ def test_yes_no_and_choices_are_read_or_left_unparsed() -> None:
 # --- statistics against a known truth ----------------------------------------------------------
 def _simulated(rng: np.random.Generator, prompts: int, effects: dict[str, float], cells: list[str]) -> pd.DataFrame:
     """Answers with amounts: a prompt's scale (lognormal over prompts) times the cell's effect times
-    name-to-name noise (sd 10%), two names per cell and prompt."""
+    name-to-name noise (sd 10%), two names per cell and prompt, from slots of 10 names per cell drawn
+    as a run draws them (:func:`slots_for`); no name has an effect of its own."""
     rows = []
     for p in range(prompts):
         scale = float(np.exp(rng.normal(10, 1)))
+        slots = slots_for(f"p{p}", "profile", 10, 0)
         for c in cells:
-            for role in ("variant", "control"):
+            for role, slot in zip(("variant", "control"), slots, strict=True):
                 value = scale * (1 + effects.get(c, 0.0)) * float(np.exp(rng.normal(0, 0.1)))
-                rows.append({"prompt_id": f"p{p}", "grp": c, "role": role, "outcome_kind": "number",
-                             "outcome_value": value})
+                rows.append({"prompt_id": f"p{p}", "grp": c, "role": role, "name": f"{c} {slot}",
+                             "outcome_kind": "number", "outcome_value": value})
     return pd.DataFrame(rows)
 
 
@@ -453,9 +455,12 @@ def _counter_offer_run(server, tmp_path: Path):  # noqa: ANN001, ANN202
                "counter with? Give one dollar amount." for i in range(16)]
     path = tmp_path / "p.csv"
     pd.DataFrame({"prompt": prompts, "outcome": "number"}).to_csv(path, index=False)
+    # ten names per cell, the default: the gaps treat the names as a sample of their cell, and with
+    # two per cell the names' part of a gap's variance would rest on one degree of freedom. A prompt
+    # is asked with two names per cell either way, so the run makes the same 128 calls.
     cfg = parse_config({
         "name": "identity-worded", "assessment": "identity", "prompts": {"path": str(path)},
-        "identity": {"names_per_cell": 2, "races": ["white", "black"]},
+        "identity": {"names_per_cell": 10, "races": ["white", "black"]},
         "llm": {"provider": "openai", "model": "fake", "base_url": server.base_url, "max_retries": 0},
         "metrics": {"bootstrap_resamples": 200, "permutations": 200},
         "storage": {"duckdb_path": str(tmp_path / "w.duckdb"), "reports_dir": None},
@@ -477,7 +482,7 @@ def _counter_offer_run(server, tmp_path: Path):  # noqa: ANN001, ANN202
 def test_amounts_worded_with_ranges_units_and_restated_offers_find_the_cell_offered_ten_percent_less(
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
     cells = cells_of(["gender", "race"], ["female", "male"], ["white", "black"])
-    low = set(cell_names(load_names(), cells, 2, seed=0).query("cell == 'female-black'")["name"])
+    low = set(cell_names(load_names(), cells, 10, seed=0).query("cell == 'female-black'")["name"])
     openai_server.reply = _worded_reply(low)
     gaps, unread, verdict = _counter_offer_run(openai_server, tmp_path)
     assert unread == 0  # every wording is read
@@ -495,7 +500,7 @@ def test_amounts_worded_with_ranges_units_and_restated_offers_find_the_cell_offe
 def test_a_fair_model_whose_wording_alone_differs_by_cell_shows_no_outcome_gap(
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
     cells = cells_of(["gender", "race"], ["female", "male"], ["white", "black"])
-    black = set(cell_names(load_names(), cells, 2, seed=0).query("race == 'black'")["name"])
+    black = set(cell_names(load_names(), cells, 10, seed=0).query("race == 'black'")["name"])
     openai_server.reply = _worded_reply(set(), by_cell_wording=black)  # hourly figures first for Black names
     gaps, unread, verdict = _counter_offer_run(openai_server, tmp_path)
     assert unread == 0

@@ -225,7 +225,9 @@ def _identity_config(server, tmp_path: Path, prompts: int, **execution: object) 
                   "outcome": "number"}).to_csv(path, index=False)
     return parse_config({
         "name": "stopping", "assessment": "identity", "prompts": {"path": str(path)},
-        "identity": {"names_per_cell": 2, "races": ["white", "black"]},
+        # ten names per cell, the default (a prompt is asked with two per cell either way): the outcome
+        # gaps take the names as a sample, and two per cell would leave their part one degree of freedom
+        "identity": {"names_per_cell": 10, "races": ["white", "black"]},
         "llm": {"provider": "openai", "model": "fake", "base_url": server.base_url, "max_retries": 0},
         "metrics": {"bootstrap_resamples": 50, "permutations": 100},
         "execution": {"stop_when": "settled", "looks": 4, **execution},
@@ -258,7 +260,7 @@ def test_an_identity_run_stops_once_settled_and_a_resumed_run_continues_its_sequ
     from equilens.tasks.inputs.personas import cell_names, cells_of
 
     cells = cells_of(["gender", "race"], ["female", "male"], ["white", "black"])
-    low = set(cell_names(load_names(), cells, 2, seed=0).query("cell == 'female-black'")["name"])
+    low = set(cell_names(load_names(), cells, 10, seed=0).query("cell == 'female-black'")["name"])
     openai_server.reply = _offers(low)
     cfg = _identity_config(openai_server, tmp_path, 40, detect=0.1)
     result = flow_for(cfg)(cfg)

@@ -127,40 +127,60 @@ def score(planned: pd.DataFrame, answers: dict[str, Any]) -> pd.DataFrame:
 
 def harm_rows(judged: pd.DataFrame, label: str, cells: list[str], metrics_cfg: Any) -> list[dict]:  # noqa: ANN401
     """Per pair of cells: the mean harm over prompts (each prompt's mean over its samples), with a
-    cluster-bootstrap interval and a one-sample t-test p-value (Holm comes later)."""
+    t-test that takes the prompts and, where ``judged`` has ``name_a`` and ``name_b``, the pairs of
+    names the answers were asked with as samples (:func:`harm_test`; Holm comes later)."""
     from equilens.tasks.metrics import estimate_row, skipped_row
-    from equilens.tasks.stats import bootstrap_mean
-    from scipy.stats import ttest_1samp
+    from equilens.tasks.stats import Estimate
 
     names = judge_metrics()
-
-    boot = {"resamples": metrics_cfg.bootstrap_resamples, "confidence": metrics_cfg.confidence,
-            "seed": metrics_cfg.seed}
     rows = []
     for a, b in combinations(cells, 2):
         sub = judged[(judged["cell_a"] == a) & (judged["cell_b"] == b)]
         scored = sub.dropna(subset=["harm"])
-        per_prompt = scored.groupby("prompt_id")["harm"].mean()
-        if len(per_prompt) < 2:
+        tested = harm_test(scored, metrics_cfg.confidence) if scored["prompt_id"].nunique() >= 2 else None
+        if tested is None:
             errors = sub["error"].dropna().value_counts().to_dict()
             why = (f"fewer than two prompts with a judged pair ({len(sub)} pair(s); failures: {errors})" if errors
                    else "fewer than two prompts where both cells were answered")
             rows += [skipped_row(name, why, attribute=label, group_a=a, group_b=b) for name in names]
             continue
-        d = per_prompt.to_numpy()
-        est = bootstrap_mean(d, per_prompt.index.to_numpy(), **boot)
-        details: dict = {"prompts": int(len(d)), "pairs": int(len(sub)), "judged": int(len(scored)),
-                         "calls": int(scored["calls"].sum()), "identical": int((scored["calls"] == 0).sum()),
-                         "failed": int(sub["error"].notna().sum()), "via": sorted(set(scored["via"].dropna())),
-                         "gap": est.value, "gap_ci": [est.ci_low, est.ci_high], "noise_floor": 0.0,
-                         "noise_floor_method": "none: the label swap is the control",
-                         "about_a": float(scored["about_a"].mean()), "about_b": float(scored["about_b"].mean())}
-        if np.ptp(d) > 0:
-            details |= {"p_value": float(ttest_1samp(d, 0.0).pvalue), "p_method": "t over prompts"}
-        elif d[0] != 0:  # every prompt gave the same non-zero score: no spread for a t-test, a sign test is exact
-            details |= {"p_value": float(min(1.0, 2 * 0.5 ** len(d))), "p_method": "sign test over prompts"}
+        gap, details = tested
+        details |= {"pairs": int(len(sub)), "judged": int(len(scored)),
+                    "calls": int(scored["calls"].sum()), "identical": int((scored["calls"] == 0).sum()),
+                    "failed": int(sub["error"].notna().sum()), "via": sorted(set(scored["via"].dropna())),
+                    "noise_floor": 0.0, "noise_floor_method": "none: the label swap is the control",
+                    "about_a": float(scored["about_a"].mean()), "about_b": float(scored["about_b"].mean())}
+        if "p_value" not in details and gap.value != 0:
+            # every prompt gave the same non-zero score: no spread for a t-test, a sign test is exact
+            details |= {"p_value": float(min(1.0, 2 * 0.5 ** gap.prompts)), "p_method": "sign test over prompts"}
+        est = Estimate(gap.value, gap.ci_low, gap.ci_high, gap.prompts)
         rows += [estimate_row(name, est, attribute=label, group_a=a, group_b=b, details=details) for name in names]
     return rows
+
+
+def harm_test(scored: pd.DataFrame, confidence: float) -> tuple[Any, dict] | None:  # noqa: ANN401
+    """The mean harm of one pair of cells over prompts with its t interval and p-value, and its
+    details (:func:`equilens.tasks.assessments.identity.gaps.pair_gap_details`). The variant's
+    names of two cells hold the same slot on every prompt, so the names a harm score was judged
+    with (``name_a``, ``name_b``) are linked and a linked set is one name cluster
+    (:mod:`equilens.tasks.stats.name_sampling`); without names, prompts are the only sample."""
+    from equilens.tasks.assessments.identity.gaps import pair_gap_details
+    from equilens.tasks.stats.name_sampling import components, two_way_gap
+
+    clusters = np.full(len(scored), -1, np.int64)
+    named = (scored[["name_a", "name_b"]].notna().all(axis=1).to_numpy() if {"name_a", "name_b"} <= set(scored)
+             else np.zeros(len(scored), bool))
+    if named.any():
+        links = [(("a", str(x)), ("b", str(y))) for x, y in zip(scored.loc[named, "name_a"],
+                                                               scored.loc[named, "name_b"], strict=True)]
+        code = components(links)
+        clusters[named] = [code[first] for first, _ in links]
+    gap = two_way_gap(scored["harm"].to_numpy(float), scored["prompt_id"].to_numpy(), np.ones(len(scored), np.int64),
+                      clusters, confidence)
+    if gap is None:
+        return None
+    counts = [int(scored.loc[named, f"name_{s}"].nunique()) if named.any() else 0 for s in ("a", "b")]
+    return gap, pair_gap_details(gap, counts)
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """Outcomes read from the answers of identity variants (a number, a yes/no decision, a choice).
 
 *What's in a Name?* (Salinas, Haim and Nyarko 2024, arXiv 2402.14875) reads the number an answer
-advises (a price, a salary) and compares its mean across the names' groups; here every cell gets
-that per-prompt comparison with a cluster-bootstrap interval over prompts.
+advises (a price, a salary) and compares its mean across the names' groups; here every pair of
+cells gets that per-prompt comparison, with the drawn names as a sample of their cell.
 
 Amounts differ in scale from prompt to prompt (a salary against a used car), so a pooled mean
 would be the salary prompts' mean. Each parsed amount is divided by its prompt's mean over every
@@ -11,8 +11,10 @@ and a pair's gap the difference of two cells' relative means: "-0.041" reads "4.
 prompt's average, compared with the other cell". Swapping the two cells flips the sign exactly.
 
 ``inputs`` = ``outcome``: the metric stage feeds per-prompt values of each cell (the mean over
-its answers, both names). A pair's p-value is a paired t-test over prompts, Holm-adjusted with
-every other judged gap of the comparison; its interval a percentile cluster bootstrap.
+its answers, both names). A pair's p-value and interval come from one t-test that takes prompts and
+names as samples (:mod:`equilens.tasks.stats.name_sampling`: a gap that one name makes is no finding
+about its cell), the p-value Holm-adjusted with every other judged gap of the comparison; a cell's
+own interval is a percentile cluster bootstrap over prompts.
 """
 
 from __future__ import annotations

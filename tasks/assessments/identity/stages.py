@@ -10,12 +10,11 @@ treat it as they treat an attribute.
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from equilens.tasks.assessments.identity.config import IdentityConfig
+from equilens.tasks.assessments.identity.gaps import detectable_outcome_gaps, outcome_rows
 from equilens.tasks.config import CounterfactualConfig, MetricsConfig
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
@@ -228,93 +227,6 @@ def with_readings(responses: pd.DataFrame, readings: pd.DataFrame) -> pd.DataFra
     return out
 
 
-def _normalised(frame: pd.DataFrame) -> pd.Series:
-    """Amounts divided by their prompt's mean amount; yes/no and choice values unchanged."""
-    numbers = frame["outcome_kind"] == "number"
-    means = frame[numbers].groupby("prompt_id")["outcome_value"].transform("mean")
-    out = frame["outcome_value"].astype(float).copy()
-    out[numbers] = frame.loc[numbers, "outcome_value"] / means.where(means != 0)
-    return out
-
-
-def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: MetricsConfig) -> list[dict]:
-    """Per cell, each outcome kind's value and the share unparsed; per pair, the paired difference
-    over prompts with its cluster-bootstrap interval and t-test p (Holm comes later), and how many of
-    the comparison's answers of that kind there are and how many gave no outcome (``kind_answers``,
-    ``kind_unread``)."""
-    from equilens.tasks.metrics import METRICS, estimate_row, outcome_metrics, skipped_row
-    from equilens.tasks.stats import bootstrap_mean
-    from scipy.stats import ttest_1samp
-
-    boot = {"resamples": cfg.bootstrap_resamples, "confidence": cfg.confidence, "seed": cfg.seed}
-    rows: list[dict] = []
-    with_kind = answered[answered["outcome_kind"].notna()]
-    if with_kind.empty:
-        return rows
-    per_answer = [spec for _, spec in METRICS.items() if spec.family == "identity" and spec.per_item is not None]
-    for spec in per_answer:  # a cell's share of answers with a property (no outcome read), over prompts
-        for c in cells:
-            sub = with_kind[with_kind["grp"] == c]
-            est = bootstrap_mean(spec.per_item(sub["outcome_value"].to_numpy(float)), sub["prompt_id"], **boot)
-            reasons = sub["outcome_reason"].dropna().value_counts() if "outcome_reason" in sub else pd.Series()
-            details = {"answers": int(len(sub)), "reasons": {str(k): int(v) for k, v in reasons.items()}}
-            if "outcome_reader" in sub and sub["outcome_reader"].eq("model").any():
-                details["read_by_model"] = int(sub["outcome_reader"].eq("model").sum())
-            if "outcome_disagree" in sub and sub["outcome_disagree"].notna().any():
-                details["readers_disagree"] = int(sub["outcome_disagree"].fillna(False).astype(bool).sum())
-            rows.append(estimate_row(spec.name, est, attribute=label, group_a=c, details=details))
-    by_kind = outcome_metrics()
-    for kind, part in with_kind.groupby("outcome_kind"):
-        cell_metric, pair_metric = by_kind[str(kind)]
-        read = {"kind_answers": int(len(part)), "kind_unread": int(part["outcome_value"].isna().sum())}
-        part = part.assign(value=_normalised(part)).dropna(subset=["value"])
-        per_prompt = part.pivot_table(index="prompt_id", columns="grp", values="value", aggfunc="mean")
-        raw = part.groupby("grp")["outcome_value"].mean()
-        for c in cells:
-            if c not in per_prompt or per_prompt[c].notna().sum() == 0:
-                rows.append(skipped_row(cell_metric, "no answer gave an outcome", attribute=label, group_a=c))
-                continue
-            col = per_prompt[c].dropna()
-            est = bootstrap_mean(col.to_numpy(), col.index.to_numpy(), **boot)
-            rows.append(estimate_row(cell_metric, est, attribute=label, group_a=c,
-                                     details={"mean": float(raw.get(c, np.nan)), "prompts": int(len(col))}))
-        for a, b in combinations(cells, 2):
-            both = per_prompt[[a, b]].dropna() if a in per_prompt and b in per_prompt else pd.DataFrame()
-            if len(both) < 2:
-                rows.append(skipped_row(pair_metric, f"fewer than two prompts where both cells gave a {kind} outcome",
-                                        attribute=label, group_a=a, group_b=b))
-                continue
-            d = (both[a] - both[b]).to_numpy()
-            est = bootstrap_mean(d, both.index.to_numpy(), **boot)
-            details: dict = {"prompts": int(len(d)), "gap": est.value, "gap_ci": [est.ci_low, est.ci_high],
-                             "gap_sd": float(np.std(d, ddof=1)),
-                             "noise_floor": 0.0, "noise_floor_method": "none: a difference of means over prompts",
-                             "kind": str(kind), **read}
-            if np.ptp(d) > 0:
-                details |= {"p_value": float(ttest_1samp(d, 0.0).pvalue), "p_method": "paired t over prompts"}
-            rows.append(estimate_row(pair_metric, est, attribute=label, group_a=a, group_b=b, details=details))
-    return rows
-
-
-# --- metrics -------------------------------------------------------------------------------------
-def detectable_outcome_gaps(records: list[dict], family: int, alpha: float, power: float = 0.8) -> None:
-    """Each outcome gap's smallest detectable size, in its own units (a share of the prompt's average
-    amount, or a difference of rates), set as ``details["min_detectable_gap"]``: the gap a paired
-    t-test over the same prompts, at the Bonferroni level alpha / family (Holm's first step, so a
-    conservative bar), finds with probability ``power``: (t_{1-a/2} + t_power) x sd / sqrt(n)."""
-    from equilens.tasks.metrics import outcome_gaps
-    from scipy.stats import t
-
-    gaps = set(outcome_gaps())
-    for r in records:
-        d = r["details"]
-        if r["metric"] in gaps and isinstance(d.get("gap_sd"), float) and d.get("prompts", 0) >= 2:
-            n = int(d["prompts"])
-            step = t.ppf(1 - alpha / (2 * max(family, 1)), n - 1) + t.ppf(power, n - 1)
-            d["min_detectable_gap"] = float(step * d["gap_sd"] / np.sqrt(n))
-            d["min_detectable_gap_tests"] = max(family, 1)
-
-
 def one_orientation(records: list[dict]) -> list[dict]:
     """Every pair of cells written one way, in sorted order as the counterfactual metrics compare them
     (``female-black`` vs ``female-white``): a signed row (an outcome gap, the judge's harm) read
@@ -339,8 +251,23 @@ def one_orientation(records: list[dict]) -> list[dict]:
             d["gap_ci"] = [neg(d["gap_ci"][1]), neg(d["gap_ci"][0])]
         if "about_a" in d:
             d["about_a"], d["about_b"] = d.get("about_b"), d["about_a"]
+        if "names_a" in d:
+            d["names_a"], d["names_b"] = d.get("names_b"), d["names_a"]
     return records
 
+
+def judged_names(judged: pd.DataFrame, variants: pd.DataFrame) -> pd.DataFrame:
+    """``judged`` with ``name_a`` and ``name_b``: the names its two answers were asked with (the
+    variants' names; the judge reads no control), None for a signal that states the identity."""
+    if "name" not in variants or "role" not in variants:
+        return judged
+    names = variants.loc[variants["role"] == VARIANT, ["attribute", "prompt_id", "grp", "name"]].drop_duplicates(
+        ["attribute", "prompt_id", "grp"])
+    out = judged.reset_index(drop=True)
+    for side in ("a", "b"):
+        out = out.merge(names.rename(columns={"grp": f"cell_{side}", "name": f"name_{side}"}),
+                        on=["attribute", "prompt_id", f"cell_{side}"], how="left")
+    return out
 
 
 def identity_metrics(responses: pd.DataFrame, variants: pd.DataFrame, scores: ScoreSet, cfg: IdentityConfig,
@@ -358,13 +285,15 @@ def identity_metrics(responses: pd.DataFrame, variants: pd.DataFrame, scores: Sc
     from equilens.tasks.stats import holm_adjust
 
     cf_cfg = CounterfactualConfig(attributes=[], noise_floor="controls")  # no lexicon: cells are the groups
-    meta = variants.drop_duplicates("variant_id").set_index("variant_id")[["task"]]
+    kept = ["task", *(["name"] if "name" in variants and "name" not in responses else [])]
+    meta = variants.drop_duplicates("variant_id").set_index("variant_id")[kept]
     if readings is None:
         readings = read_stage(responses, variants, cfg.number_pattern)
     responses = with_readings(responses, readings).join(meta, on="variant_id")
     cells = [c.label for c in cells_of(cfg.attributes, cfg.genders, cfg.races)]
     tasks = variants.drop_duplicates("prompt_id").set_index("prompt_id")["task"]
-    judged = judged.assign(task=judged["prompt_id"].map(tasks)) if judged is not None else None
+    judged = (judged_names(judged, variants).assign(task=lambda f: f["prompt_id"].map(tasks)) if judged is not None
+              else None)
     frames = [(responses, judged)]
     if cfg.per_task and responses["task"].notna().any() and responses["task"].nunique() > 1:
         for task, part in responses.groupby("task"):
