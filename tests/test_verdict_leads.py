@@ -77,3 +77,14 @@ def test_a_detectable_gap_too_small_to_print_is_said_as_under_the_smallest_figur
     assert detectable_words("number", 0.0004) == "amounts under 1% apart"
     assert detectable_words("yes_no", 0.0) == "yes rates under 0.01 apart"
     assert detectable_words("number", 0.061) == "amounts about 6% apart"
+
+
+def test_a_finding_on_few_names_says_so() -> None:
+    rows = _rows()
+    few = rows["metric"].eq("number_outcome_gap") & rows["group_a"].eq("female-black") & rows["group_b"].eq(
+        "female-white")
+    details = json.loads(rows.loc[few, "details"].iloc[0]) | {"few_names": True, "names_a": 3, "names_b": 4}
+    rows.loc[few, "details"] = json.dumps(details)
+    race = crossed_pattern(SUBJECT, rows, 0.05)[1]
+    assert race.endswith("p_holm = 1e-06, resting on only 3 and 4 names (raise identity.names_per_cell), "
+                         "in both genders"), race

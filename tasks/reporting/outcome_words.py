@@ -52,7 +52,18 @@ def worded_outcome(row: pd.Series, d: dict[str, Any], cells: dict[str, float] | 
     else:
         what = "yes answers" if d.get("kind") == "yes_no" else "first choices"
         size, ci = f"{-gap * 100:.1f} points rarer", f"[{-high * 100:.1f}, {-low * 100:.1f}]"
-    return f"{what} for {named[a]} are {size} than for {named[b]} {ci}{p_clause(d)}"
+    return f"{what} for {named[a]} are {size} than for {named[b]} {ci}{p_clause(d)}{few_names_note(d)}"
+
+
+def few_names_note(d: dict[str, Any]) -> str:
+    """", resting on only 3 and 4 names" when a gap's cells had few names drawn (``details.few_names``):
+    the interval treats the names as a sample of their group, and a small sample of names says little
+    about the group; "" otherwise."""
+    if not d.get("few_names"):
+        return ""
+    a, b = number_or_none(d.get("names_a")), number_or_none(d.get("names_b"))
+    counts = f"{int(a)} and {int(b)}" if a is not None and b is not None else "a few"
+    return f", resting on only {counts} names (raise identity.names_per_cell)"
 
 
 CROSS = " x "  # between the attributes a comparison crosses: "gender x race", its cells "female-black"
