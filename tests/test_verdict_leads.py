@@ -88,3 +88,18 @@ def test_a_finding_on_few_names_says_so() -> None:
     race = crossed_pattern(SUBJECT, rows, 0.05)[1]
     assert race.endswith("p_holm = 1e-06, resting on only 3 and 4 names (raise identity.names_per_cell), "
                          "in both genders"), race
+
+
+def test_an_amount_gap_past_what_the_cells_allow_is_no_gap_that_could_be_shown() -> None:
+    from equilens.tasks.assessments.identity.gaps import largest_gap
+    from equilens.tasks.reporting.outcome_words import outcome_detectable
+
+    # four cells: one cell's share of the prompt average is at most 4 (the others at 0), so no gap past 4
+    assert largest_gap("number", 4) == 4.0 and largest_gap("yes_no", 4) == 1.0
+    row = {"attribute": SUBJECT, "metric": "number_outcome_gap", "family": "identity", "group_a": "female-black",
+           "group_b": "male-white", "value": 0.3, "ci_low": -5.0, "ci_high": 5.6, "n": 3, "direction": "target",
+           "details": json.dumps({"gap": 0.3, "p_value": 0.7, "kind": "number", "prompts": 3, "min_detectable_gap": 5.91,
+                                  "largest_gap": 4.0, "kind_answers": 24, "kind_unread": 12})}
+    said = outcome_detectable(pd.DataFrame([row]))
+    assert "591%" not in said and said == ("no gap in amounts could be shown with 3 readable prompts "
+                                           "(12 of 24 amount answers could not be read)"), said

@@ -151,8 +151,9 @@ def outcome_detectable(rows: pd.DataFrame) -> str:
     beyond chance; ": the smallest gaps the run could detect, in the outcome's own terms ("with 24
     prompts the smallest gaps this run could detect are amounts about 6% apart and yes rates 0.20
     apart"), the largest stated over the comparison's pairs per kind. A kind whose smallest
-    detectable gap is past the largest its metric can take (``largest`` of its declaration: a
-    difference of two rates is at most 1) could show no gap at all, and is said so with the readable
+    detectable gap is past the largest its rows can take (``details.largest_gap``: for amounts the
+    comparison's number of cells; else ``largest`` of the metric's declaration: a difference of two
+    rates is at most 1) could show no gap at all, and is said so with the readable
     prompts and the answers that gave no outcome ("no gap in yes rates could be shown with 3 readable
     prompts (168 of 192 yes/no answers could not be read)"). "" when no pair states a gap."""
     from equilens.tasks.metrics import METRICS
@@ -169,7 +170,9 @@ def outcome_detectable(rows: pd.DataFrame) -> str:
             found[kind] = (mdg, m, d)
     can, cannot = [], []
     for kind, (mdg, metric, d) in sorted(found.items(), key=lambda kv: list(OUTCOME_WORDS).index(kv[0])):
-        largest = METRICS.get(metric).largest if metric in METRICS else None
+        largest = number_or_none(d.get("largest_gap"))  # the comparison's own bound (amounts: its cells)
+        if largest is None:
+            largest = METRICS.get(metric).largest if metric in METRICS else None
         if largest is None or mdg <= largest:
             can.append(detectable_words(kind, mdg))
             continue

@@ -76,10 +76,18 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
                 continue
             gap, details = found
             details |= {"noise_floor": 0.0, "noise_floor_method": "none: a difference of means over prompts",
-                        "kind": str(kind), **read}
+                        "kind": str(kind), "largest_gap": largest_gap(str(kind), len(cells)), **read}
             rows.append(estimate_row(pair_metric, Estimate(gap.value, gap.ci_low, gap.ci_high, gap.prompts),
                                      attribute=label, group_a=a, group_b=b, details=details))
     return rows
+
+
+def largest_gap(kind: str, cells: int) -> float:
+    """The largest gap two cells of a comparison of ``cells`` cells can show: a difference of two rates is
+    at most 1; amounts are shares of the prompt's mean over all cells, and with amounts never negative and
+    every cell asked alike, one cell's share is at most ``cells`` (all the others at 0), so a gap is at
+    most ``cells``. A smallest detectable gap past it means no gap could be shown at all."""
+    return float(cells) if kind == "number" else 1.0
 
 
 def pair_gap(values: np.ndarray, prompts: np.ndarray, first: np.ndarray, roles: np.ndarray | None,
