@@ -103,3 +103,15 @@ def test_an_amount_gap_past_what_the_cells_allow_is_no_gap_that_could_be_shown()
     said = outcome_detectable(pd.DataFrame([row]))
     assert "591%" not in said and said == ("no gap in amounts could be shown with 3 readable prompts "
                                            "(12 of 24 amount answers could not be read)"), said
+
+
+def test_beyond_noise_is_filled_for_every_judged_row_outcome_gaps_included() -> None:
+    from equilens.flows.api.result import _with_verdict_columns
+    from equilens.tasks.reporting.verdict import run_verdicts
+
+    rows = _rows()
+    rows["details"] = [json.loads(d) for d in rows["details"]]
+    out = _with_verdict_columns(rows, run_verdicts(rows))
+    gaps = out[out["metric"] == "number_outcome_gap"].set_index(["group_a", "group_b"])["beyond_noise"]
+    assert gaps[("female-black", "female-white")] is True and gaps[("female-black", "male-black")] is False
+    assert out.loc[out["metric"] == "number_outcome", "beyond_noise"].isna().all()  # a cell's own value: not judged
