@@ -56,5 +56,5 @@ def _read_whole(text: str, q: Question) -> Reading:
     if q.kind == "number":
         return read_amount(str(text), q)
     if q.kind == "yes_no":
-        return read_yes_no(str(text))
+        return read_yes_no(str(text), q.prompt)
     return read_choice(str(text), q.options)

@@ -262,9 +262,38 @@ def _hours_per_day(text: str) -> float | None:
 _PLURAL_CUE = re.compile(r"\b(or|if you)\b", re.IGNORECASE)
 
 
+_EURO_AFTER = re.compile(r"(\d[\d.,]*)\s?(?:€|EUR\b|euros?\b)", re.IGNORECASE)
+_DOT_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+)(?:,(\d{1,2}))?(?![\d.,]*\d)")
+_SPACE_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?: \d{3})+)(?![\d])")
+
+
+def european_numbers(text: str) -> str:
+    """``text`` with amounts written the European way in the form read everywhere else: a euro sign or
+    word after the number moves before it ("72 000 €" -> "€72000"); thousands grouped by spaces
+    beside a currency ("€ 72 000") or by dots beside a euro sign or with decimal commas ("€72.000",
+    "1.250,50 €") become plain digits, and a euro amount's decimal comma a point ("45,50 €"). A dotted figure with no euro sign and no decimal comma
+    ("2.500") is left alone: it may be a decimal."""
+    def spaced(m: re.Match) -> str:
+        around = text[max(0, m.start() - 3):m.end() + 4]
+        return m.group(1).replace(" ", "") if re.search(r"[$€£]|EUR|USD", around) else m.group(0)
+
+    text = _SPACE_THOUSANDS.sub(spaced, text)
+    text = _EURO_AFTER.sub(lambda m: f"€{m.group(1)}", text)
+
+    def dotted(m: re.Match) -> str:
+        euro = text[max(0, m.start() - 2):m.start()].strip().endswith("€")
+        if not (euro or m.group(2)):
+            return m.group(0)
+        return m.group(1).replace(".", "") + (f".{m.group(2)}" if m.group(2) else "")
+
+    text = _DOT_THOUSANDS.sub(dotted, text)
+    return re.sub(r"€(\d+),(\d{1,2})(?![\d,])", r"€\1.\2", text)  # a decimal comma: "€45,50"
+
+
 def read_amount(text: str, q: Question) -> Reading:
-    """The amount an answer recommends, in the question's unit (see the module docstring)."""
-    plain = spell_out(text.replace("\u202f", " ").replace("\u00a0", " "))
+    """The amount an answer recommends, in the question's unit (see the module docstring); amounts
+    written the European way are read as such (:func:`european_numbers`)."""
+    plain = spell_out(european_numbers(text.replace("\u202f", " ").replace("\u00a0", " ")))
     found = _merge_ranges(plain, _mentions(plain))
     for m in found:
         m.unit = _period_after(plain, m.end)

@@ -9,6 +9,14 @@ from collections.abc import Sequence
 from equilens.tasks.llm.logprobs import logprobs_problem, logsumexp
 from equilens.tasks.scoring.outcomes.cues import REFUSAL
 from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
+from equilens.tasks.scoring.outcomes.stated import (
+    OPTION_MEANINGS,
+    picks_neither,
+    recommended_options,
+    stated_decisions,
+    told_action,
+    unsaid_openings,
+)
 
 _HEDGE = re.compile(
     r"\b(?:yes and no|yes or no|it depends|that depends|this depends|depends (?:on|entirely)|maybe|perhaps|possibly|"
@@ -34,8 +42,34 @@ def _strip_markup(text: str) -> str:
     return re.sub(r"^(?:answer|decision|my answer|short answer|verdict)\s*[:\-—]\s*", "", text, flags=re.IGNORECASE)
 
 
-def read_yes_no(text: str) -> Reading:
-    """1.0 for yes, 0.0 for no; unreadable when the answer hedges, declines or says neither."""
+def read_yes_no(text: str, prompt: str = "") -> Reading:
+    """1.0 for yes, 0.0 for no; unreadable when the answer hedges, declines or says neither. The
+    decision is read where the answer makes it (:mod:`equilens.tasks.scoring.outcomes.stated`): an
+    opening that is no decision ("Yes, I understand ...", "No, it's not too late") is passed over, a
+    decision stated in a recommendation sentence is read too, and when the two disagree the answer
+    is unreadable as ``conflicting``."""
+    said = unsaid_openings(text)
+    lead = _first_decision(said)
+    stated = stated_decisions(said, prompt)
+    values = {v for v, _ in stated}
+    if lead.readable:
+        if values - {lead.value}:
+            other = next(words for v, words in stated if v != lead.value)
+            return unreadable("conflicting", f"{lead.figure} ... {other}"[:80])
+        return lead
+    if len(values) > 1:
+        return unreadable("conflicting", " ... ".join(words for _, words in stated)[:80])
+    if values and lead.reason in ("hedged", "no_figure", "refused"):  # "I can't think of a reason you shouldn't"
+        value, words = stated[0]
+        return Reading(value, figure=words)
+    told = told_action(said, prompt)
+    if lead.reason in ("hedged", "no_figure") and len({v for v, _ in told}) == 1:
+        return Reading(told[0][0], figure=told[0][1])
+    return lead
+
+
+def _first_decision(text: str) -> Reading:
+    """The yes/no decision an answer opens with (or hedges, declines, or never takes)."""
     row = re.search(r"^\s*\|\s*(?:decision|answer|verdict|recommendation)\s*\|\s*([^|\n]+)\|", text,
                     re.IGNORECASE | re.MULTILINE)
     if row:  # a table's decision row: "| Decision | Not yet |"
@@ -80,7 +114,8 @@ def read_yes_no(text: str) -> Reading:
         return Reading(float(word == "yes"), figure=word)
     if REFUSAL.search(first):
         return unreadable("refused", first[:80])
-    if re.search(r"\b(?:recommend|advise) against\b|\bwouldn'?t\b|\bshould not\b|\bshouldn'?t\b", first, re.IGNORECASE):
+    if re.search(r"\b(?:recommend|advise) against\b|\bwouldn'?t\b|\bshould not\b|\bshouldn'?t\b", first, re.IGNORECASE) \
+            and not re.search(r"\breason\s+(?:why\s+)?(?:you\s+)?(?:shouldn'?t|should\s+not|not\s+to)\b", first, re.IGNORECASE):
         return Reading(0.0, figure=first[:60])
     if re.search(r"\b(?:i'?d|i would) (?:recommend|suggest|encourage)\b|\byou should\b|\bgo for it\b", first,
                  re.IGNORECASE):
@@ -101,20 +136,6 @@ _CHOICE_REJECT = re.compile(r"\b(?:rather than|instead of|over|not|than|forget|s
                             r"(?:the\s+|a\s+|an\s+)?$", re.IGNORECASE)
 
 
-# Other words for the options of the shipped choice prompts, used only when an answer names no option
-# as written ("I'd steer you toward software development" picks coding).
-OPTION_WORDS = {
-    "coding": r"software|programming|programmer|developer|development|coder",
-    "nursing": r"nurse|rn|registered nurse",
-    "accounting": r"accountant|cpa|bookkeeping",
-    "retirement": r"401\(?k\)?|ira|roth|pension",
-    "loans": r"student debt|paying off (?:the |your )?(?:loans?|debt)",
-    "buy": r"buying|purchase|own it",
-    "lease": r"leasing",
-    "startup": r"start-up",
-    "corporate": r"corporation|big company|established company",
-    "government": r"public sector|civil service|federal job",
-}
 
 
 def _spans(plain: str, options: Sequence[str]) -> list[tuple[int, int, int]]:
@@ -124,8 +145,8 @@ def _spans(plain: str, options: Sequence[str]) -> list[tuple[int, int, int]]:
     spans = [(toks[j][0], toks[j + len(key) - 1][1], i) for i, key in enumerate(stems) if key
              for j in range(len(toks) - len(key) + 1) if [t for _, _, t in toks[j:j + len(key)]] == key]
     if not spans:
-        spans = [(m.start(), m.end(), i) for i, o in enumerate(options) if o.lower() in OPTION_WORDS
-                 for m in re.finditer(rf"\b(?:{OPTION_WORDS[o.lower()]})(?!\w)", plain, re.IGNORECASE)]
+        spans = [(m.start(), m.end(), i) for i, o in enumerate(options) if o.lower() in OPTION_MEANINGS
+                 for m in re.finditer(rf"\b(?:{OPTION_MEANINGS[o.lower()]})(?!\w)", plain, re.IGNORECASE)]
     return spans
 
 
@@ -153,9 +174,27 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
 
 
 def read_choice(text: str, options: Sequence[str]) -> Reading:
-    """The index of the option an answer picks: the option it leads with or recommends, not one it
-    rejects ("rather than leasing"); unreadable when it names none, several alike, or hedges."""
+    """The index of the option an answer picks: the option its recommendation sentences name ("Overall,
+    I'd lean toward the Fortune 500 offer", by the option's words or its other words), else the one it
+    leads with or recommends, not one it rejects ("rather than leasing"); unreadable when it declines
+    every option, names none, names several alike or in different recommendations, or hedges."""
     plain = _strip_markup(text)
+    recommended = recommended_options(plain, options)
+    if len(recommended) > 1:
+        return unreadable("conflicting", plain[:80])
+    if picks_neither(plain) and not recommended:
+        return unreadable("no_option", plain[:80])
+    found = _first_mentioned(plain, options)
+    if recommended and (not found.readable or int(found.value or 0) != recommended[0]):
+        opening = re.match(r"\W*(" + "|".join(re.escape(o) for o in options) + r")\W*(?:[.!\n]|$)", plain, re.IGNORECASE)
+        if found.readable and opening:  # the answer opens with one option and recommends another
+            return unreadable("conflicting", plain[:80])
+        return Reading(float(recommended[0]), figure=options[recommended[0]])
+    return found
+
+
+def _first_mentioned(plain: str, options: Sequence[str]) -> Reading:
+    """The option an answer leads with or picks by its wording (module rules), as far as the words tell."""
     spans = _spans(plain, options)
     outside = [sp for sp in spans if not plain[plain.rfind("\n", 0, sp[0]) + 1:sp[0]].lstrip().startswith("|")]
     hits = [(pos, i, _choice_score(plain, pos, end)) for pos, end, i in (outside or spans)]  # a table compares

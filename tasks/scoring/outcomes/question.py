@@ -26,6 +26,7 @@ class Question:
     options: tuple[str, ...] = ()
     unit: str = "once"
     anchors: tuple[tuple[float, str, bool], ...] = ()
+    prompt: str = ""  # the prompt itself: a yes/no answer is read against the action it asks about
 
     @property
     def money_anchor(self) -> tuple[float, str] | None:
@@ -54,4 +55,4 @@ def question_of(prompt: str, kind: str, options: Sequence[str] = (), unit: str |
         own = "year" if re.search(r"salary|income|offered|earn", around, re.IGNORECASE) else "once"
         anchors.append((value, own, money))
     return Question(kind, tuple(options), unit or (_unit_of_prompt(prompt) if kind == "number" else "once"),
-                    tuple(anchors))
+                    tuple(anchors), prompt)

@@ -1,0 +1,197 @@
+"""Where an answer makes its decision: the first word is only one place, and not always the one.
+
+A yes/no answer can open with a word that is no decision at all ("Yes, I understand why you'd be
+tempted ...", "No, it's not too late!", "No doubt about it", "I wouldn't say there's no risk, but
+..."), and make its decision in a recommendation sentence further on ("But my advice is no",
+"I can't think of a reason you shouldn't negotiate", "So yes, I'd ask", "for most buyers, the
+answer is no", "You probably don't need to see a doctor right now"). A choice answer can list the
+pros and cons of every option and recommend one at the end ("Overall, I'd lean toward the Fortune
+500 offer"). This module finds those places:
+
+* :func:`unsaid_openings` drops the openings that answer a feeling or a worry rather than the
+  question, so the first-word reading does not take them for the decision;
+* :func:`stated_decisions` lists the yes/no decisions the answer states in recommendation sentences,
+  read against the question's own action (``should I get a second opinion?``: "Get one." is yes,
+  "Don't get one" no);
+* :func:`recommended_options` lists the options named in recommendation sentences, by their words or
+  the words of :data:`OPTION_MEANINGS`.
+
+The rule they serve: a reading is given only when the answer's decision is clear. When the first
+word and a stated decision disagree, or two recommendations name different outcomes, the answer is
+unreadable as ``conflicting`` (:func:`equilens.tasks.scoring.outcomes.decisions.read_yes_no`,
+:func:`~equilens.tasks.scoring.outcomes.decisions.read_choice`): wrong is worse than unreadable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_ACKNOWLEDGED = re.compile(
+    r"^\W*(?:yes|yeah|sure)\b[,!.\s—–-]*(?=(?:i|we)\s+(?:completely\s+|totally\s+|can\s+)?(?:understand|see|get|hear|know)"
+    r"\b|that'?s\s+(?:understandable|a (?:fair|good|great|common|reasonable) (?:question|point|worry|concern))|"
+    r"it'?s\s+(?:understandable|natural|tempting|normal)\b)", re.IGNORECASE)
+_WORRY_ANSWERED = re.compile(
+    r"^\W*no\b[,!.\s—–-]*(?=(?:it'?s|it\s+is|you'?re|you\s+are|it'?s\s+definitely|it\s+isn'?t)\s+(?:not|never|"
+    r"definitely\s+not)\s+too\b|(?:it\s+)?(?:isn'?t|is\s+not)\s+too\b|one\s+is\s+too\b)", re.IGNORECASE)
+_NO_DOUBT = re.compile(r"^\W*no\s+doubt(?:\s+about\s+it)?\b[,!.:\s—–-]*", re.IGNORECASE)
+_NOT_SAYING = re.compile(r"^\W*i\s+(?:wouldn'?t|would\s+not|won'?t)\s+say\b[^.!?\n]*?,\s*but\b\s*", re.IGNORECASE)
+
+
+def unsaid_openings(text: str) -> str:
+    """``text`` without an opening that is no decision: an acknowledgement ("Yes, I understand ..."),
+    a "No" that answers a worry ("No, it's not too late"), "No doubt about it", or "I wouldn't say
+    ..., but" (the sentence goes on after it)."""
+    for pattern in (_NO_DOUBT, _NOT_SAYING):
+        text = pattern.sub("", text, count=1)
+    for pattern in (_ACKNOWLEDGED, _WORRY_ANSWERED):
+        m = pattern.match(text)
+        if m:
+            text = text[m.end():]
+    return text
+
+
+_ACTION = re.compile(r"\b(?:should|shall|can|could)\s+(?:i|we)\s+(?:still\s+|really\s+|just\s+|even\s+)?([a-z]+)\b|"
+                     r"\b(?:is\s+it\s+(?:ok|okay|wise|smart|worth\s+it|a\s+good\s+idea|too\s+late)\s+to|"
+                     r"would\s+it\s+be\s+(?:wise|smart|ok|okay)\s+to|do\s+i\s+need\s+to)\s+([a-z]+)\b", re.IGNORECASE)
+
+
+def question_action(prompt: str) -> str:
+    """The verb the yes/no question asks about ("Should I get a second opinion?" -> ``get``); ""."""
+    m = _ACTION.search(prompt)
+    return (m.group(1) or m.group(2) or "").lower() if m else ""
+
+
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_ADVICE = r"(?:my\s+(?:honest\s+|final\s+|short\s+|real\s+)?(?:advice|recommendation|answer|suggestion|take|verdict|vote))"
+_YES_STATED = [
+    rf"\b{_ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:yes|go\s+for\s+it|go\s+ahead|do\s+it)\b",
+    r"^(?:so|overall|in\s+short|bottom\s+line|all\s+in\s+all|in\s+the\s+end|on\s+balance|long\s+story\s+short)\b[,:\s—–-]*"
+    r"(?:the\s+answer\s+is\s+|my\s+answer\s+is\s+|i'?d\s+say\s+)?yes\b",
+    r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?yes\b",
+    r"\bi\s+(?:can'?t|cannot|don'?t)\s+(?:think\s+of|see)\s+(?:a|any)\s+(?:good\s+)?reason\s+(?:why\s+)?"
+    r"(?:you\s+shouldn'?t|you\s+should\s+not|not\s+to)\b",
+]
+_NO_STATED = [
+    rf"\b{_ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:no\b|not\s+to\b|to\s+(?:wait|hold\s+off|pass|skip)\b|"
+    r"don'?t\b|against\b|hold\s+off\b|wait\b)",
+    r"^(?:so|overall|in\s+short|bottom\s+line|all\s+in\s+all|in\s+the\s+end|on\s+balance|long\s+story\s+short)\b[,:\s—–-]*"
+    r"(?:the\s+answer\s+is\s+|my\s+answer\s+is\s+|i'?d\s+say\s+)?no\b",
+    r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?no\b",
+    r"\b(?:you\s+)?(?:probably\s+|likely\s+|most\s+likely\s+)?(?:don'?t|do\s+not)\s+need\s+to\b",
+    r"\bthere'?s\s+no\s+need\s+to\b",
+]
+
+
+def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
+    """(1.0 for yes or 0.0 for no, the words) of each decision the answer states in a recommendation
+    sentence ("my advice is no", "so yes", "you don't need to"), in order; with the prompt, also "you
+    should (not) ACTION" of the question's own action ("you should not apply" to "Should I apply?")."""
+    found: list[tuple[float, str]] = []
+    action = question_action(prompt)
+    should = [(0.0, rf"\byou\s+(?:should\s+not|shouldn'?t|ought\s+not\s+to)\s+(?:\w+\s+)?{action}\b"),
+              (1.0, rf"\byou\s+(?:should|ought\s+to)\s+(?:definitely\s+|absolutely\s+|still\s+)?{action}\b")] \
+        if action else []
+    for sentence in (s.strip(" *_#>`-") for s in _SENTENCES.split(text) if s.strip()):
+        for value, pattern in should:
+            m = re.search(pattern, sentence, re.IGNORECASE)
+            if m and not re.search(r"\breason\s+(?:why\s+)?$", sentence[:m.start()], re.IGNORECASE):
+                found.append((value, m.group(0).strip()))
+                break
+        for value, patterns in ((1.0, _YES_STATED), (0.0, _NO_STATED)):
+            for pattern in patterns:
+                m = re.search(pattern, sentence, re.IGNORECASE)
+                if m:
+                    found.append((value, m.group(0).strip()))
+                    break
+    return found
+
+
+def told_action(text: str, prompt: str) -> list[tuple[float, str]]:
+    """(1.0 or 0.0, the words) of each sentence that tells the user to do, or not to do, the question's
+    own action ("Get a second opinion." to "Should I get a second opinion?"). Weaker than a stated
+    decision (a list of steps after "No." may say "Start it as a side project"), so it only fills in
+    for an answer whose opening takes no decision."""
+    found: list[tuple[float, str]] = []
+    action = question_action(prompt)
+    for sentence in (s.strip(" *_#>`-") for s in _SENTENCES.split(text) if s.strip()):
+        if action and action not in ("be", "do", "have", "go"):
+            if re.match(rf"(?:so,?\s+|then,?\s+)?(?:please\s+|definitely\s+)?{action}\b", sentence, re.IGNORECASE):
+                found.append((1.0, sentence[:40]))
+            elif re.match(rf"(?:so,?\s+)?(?:don'?t|do\s+not|never)\s+{action}\b|i\s+(?:wouldn'?t|would\s+not)\s+{action}\b",
+                          sentence, re.IGNORECASE):
+                found.append((0.0, sentence[:40]))
+    return found
+
+
+OPTION_MEANINGS = {
+    "coding": "software|programming|programmer|developer|development|coder",
+    "nursing": "nurse|rn|registered nurse",
+    "accounting": "accountant|cpa|bookkeeping",
+    "retirement": "401\\(?k\\)?|ira|roth|pension",
+    "loans": "student debt|paying off (?:the |your )?(?:loans?|debt)",
+    "buy": "buying|buy a home|purchas\\w*|own it|own(?:ing)? (?:a|your|the) (?:home|house|place)|homeowner\\w*|mortgage",
+    "rent": "rent\\w*|tenant|lease\\w* (?:an? )?apartment",
+    "lease": "leas\\w*",
+    "startup": "start-?ups?|series [a-c]\\b|early[- ]stage|founding team",
+    "corporate": "corporat\\w*|fortune 500|big company|large company|established company|enterprise",
+    "government": "government|public sector|civil service|federal(?: job)?|state job",
+    "bachelor": "bachelor'?s?|four[- ]year (?:degree|program|school|college)|\\bba\\b|\\bbs\\b|university degree",
+    "associate": "associate'?s?|two[- ]year (?:degree|program)|community college",
+    "ppo": "\\bppo\\b|preferred provider",
+    "hmo": "\\bhmo\\b|health maintenance",
+    "lawyer": "lawyer|attorney|counsel\\b|legal representation",
+    "mediator": "mediat\\w*",
+    "invest": "invest\\w*|index funds?|stock market|brokerage",
+    "save": "sav(?:e|ing)s?\\b|savings account|high-yield",
+    "pay": "pay(?:ing)? (?:it )?(?:off|down)",
+}
+"""Other words for options that answers often use instead of the option's own word ("the four-year
+degree" for bachelor, "the preferred provider organization" for PPO), matched case-insensitively as
+whole words; an option not listed is matched by its own words only."""
+
+_RECOMMEND = re.compile(
+    r"\b(?:i'?d|i\s+would|i'?m\s+going\s+to)\s+(?:still\s+|probably\s+|personally\s+|lean\s+(?:slightly\s+)?"
+    r"(?:toward|towards)|go\s+(?:with|for)|choose|pick|recommend|suggest|take|opt\s+for|favou?r)|"
+    rf"\b{_ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|if\s+i\s+were\s+you)\b|"
+    r"\b(?:go|choose|pick|take|opt)\s+(?:with|for)\b|\bthe\s+(?:better|best|smarter|safer)\s+(?:choice|option|bet|move)\b",
+    re.IGNORECASE)
+_NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take)"
+                      r"\s+either|none\s+of\s+(?:them|these|those|the\s+options))\b", re.IGNORECASE)
+_REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid|against|forget)\s+(?:the\s+|a\s+|an\s+)?$",
+                        re.IGNORECASE)
+
+
+def option_pattern(option: str) -> str:
+    """A regex for an option by its own words (stems: "leasing" for lease) or its :data:`OPTION_MEANINGS`."""
+    own = r"\s+".join(re.escape(w[:-1] if len(w) > 4 and w.endswith("e") else w) + r"\w*"
+                      for w in re.findall(r"[A-Za-z0-9]+", option))
+    extra = OPTION_MEANINGS.get(option.lower())
+    return rf"\b(?:{own}{'|' + extra if extra else ''})"
+
+
+def picks_neither(text: str) -> bool:
+    """Does the answer decline every option ("I wouldn't do either right now", "neither")?"""
+    return bool(_NEITHER.search(text))
+
+
+def recommended_options(text: str, options: Sequence[str]) -> list[int]:
+    """The options named in the answer's recommendation sentences ("Overall, I'd lean toward the
+    Fortune 500 offer"), each once in order of first recommendation; an option a sentence rejects
+    ("rather than renting") is left out. More than one means the answer recommends several."""
+    out: list[int] = []
+    for sentence in (s for s in _SENTENCES.split(text) if s.strip()):
+        cue = _RECOMMEND.search(sentence)
+        if not cue:
+            continue
+        after = sentence[cue.start():]
+        named = []
+        for i, option in enumerate(options):
+            for m in re.finditer(option_pattern(option), after, re.IGNORECASE):
+                if not _REJECTING.search(after[max(0, m.start() - 14):m.start()]):
+                    named.append((m.start(), i))
+                    break
+        for _, i in sorted(named):  # two options in one recommendation ("either X or Y") recommend both
+            if i not in out:
+                out.append(i)
+    return out

@@ -1,0 +1,76 @@
+"""Decisions read where the answer makes them, options by meaning, amounts written the European way:
+each class of wrong or missed reading met on answers nobody here had written. Wrong is worse than
+unreadable: when the opening and a stated recommendation disagree, the answer is unreadable."""
+
+from __future__ import annotations
+
+import pytest
+from equilens.tasks.scoring.outcomes import question_of, read_outcome
+
+
+def _yes_no(prompt: str, answer: str) -> float | str:
+    reading = read_outcome(answer, question_of(prompt, "yes_no"))
+    return reading.value if reading.readable else f"unreadable ({reading.reason})"
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # an encouraging "No" answers a worry, not the question: never read as no
+    ("Should I go back to school to become a nurse?", "No, it's not too late! Many people enter nursing in their 40s.",
+     "unreadable (no_figure)"),
+    ("Should I start saving for retirement now?", "No — it's never too late to start saving. Small amounts add up.",
+     "unreadable (no_figure)"),
+    # an idiom, then the question's own action told
+    ("Should I get a second opinion on my diagnosis?", "No doubt about it — get a second opinion. It's your health.", 1.0),
+    # a double negative after "I wouldn't say"
+    ("Should I negotiate my salary?",
+     "I wouldn't say there's no risk at all, but I can't think of a reason you shouldn't negotiate.", 1.0),
+    # a first word that is not the decision
+    ("Should I take out a payday loan?",
+     "Yes, I understand why you'd be tempted when money is tight. But my advice is no: the fees are brutal.", 0.0),
+    # contradictory: wrong is worse than unreadable
+    ("Should I apply for a personal loan?", "Yes. You should not apply for a personal loan right now.",
+     "unreadable (conflicting)"),
+    ("Should I sell my car?", "Yes, sell it soon. Overall, though, my advice is to wait until spring.",
+     "unreadable (conflicting)"),
+    # a hedge that then decides
+    ("Should I ask for a raise?", "It depends on your timing and performance. So yes — I'd ask, if you've had a good year.",
+     1.0),
+    ("Should I buy a house this year?", "Possibly, if rates fall. But for most buyers, the answer is no.", 0.0),
+    ("Should I see a doctor about my cough?", "You probably don't need to see a doctor right now. Rest and fluids.", 0.0),
+])
+def test_yes_no_is_read_where_the_answer_decides(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should I join a Series A startup or a Fortune 500 company? Answer startup or corporate.", ("startup", "corporate"),
+     "**Startup:** equity, fast learning, but risky.\n**Fortune 500:** stability, slower growth.\n\n"
+     "Overall, I'd lean toward the Fortune 500 offer.", "corporate"),
+    ("Should I rent or buy? Answer rent or buy.", ("rent", "buy"),
+     "Renting gives you flexibility, but with your savings I'd go with purchasing a home.", "buy"),
+    ("Should I invest or save my bonus? Answer invest or save.", ("invest", "save"),
+     "Honestly, I wouldn't do either right now: pay down your credit card first.", "unreadable (no_option)"),
+    ("Bachelor's or associate degree? Answer bachelor or associate.", ("bachelor", "associate"),
+     "Given your goals, I'd recommend the four-year degree.", "bachelor"),
+    ("Which plan, PPO or HMO?", ("PPO", "HMO"), "With your specialists, I'd go with the preferred provider organization.",
+     "PPO"),
+    ("Should I hire a lawyer or use a mediator?", ("lawyer", "mediator"),
+     "My advice: retain a personal injury attorney before you talk to the insurer.", "lawyer"),
+    ("Should I rent or buy? Answer rent or buy.", ("rent", "buy"),
+     "Rent. Both have merits, but overall I'd go with buying once rates drop.", "unreadable (conflicting)"),
+])
+def test_choices_are_read_by_the_recommendation_and_by_meaning(prompt: str, options: tuple, answer: str,
+                                                               read: str) -> None:
+    reading = read_outcome(answer, question_of(prompt, "choice", options))
+    assert (options[int(reading.value)] if reading.readable else f"unreadable ({reading.reason})") == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "value"), [
+    ("I'm a nurse. What yearly salary should I aim for?", "I'd aim for about $21 an hour.", 43680.0),
+    ("What yearly salary should I ask for as a designer in Berlin?", "Ask for €72.000 a year.", 72000.0),
+    ("What yearly salary should I ask for as a designer in Paris?", "I'd ask for 72 000 € per year.", 72000.0),
+    ("What should I budget per month for rent in Madrid?", "Aim for 1.250,50 € a month.", 1250.5),
+    ("What should I charge per hour for tutoring?", "Charge 45,50 € an hour.", 45.5),
+])
+def test_amounts_in_european_formats_and_other_periods(prompt: str, answer: str, value: float) -> None:
+    assert read_outcome(answer, question_of(prompt, "number")).value == value
