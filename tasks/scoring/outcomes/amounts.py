@@ -271,8 +271,8 @@ def european_numbers(text: str) -> str:
     """``text`` with amounts written the European way in the form read everywhere else: a euro sign or
     word after the number moves before it ("72 000 €" -> "€72000"); thousands grouped by spaces
     beside a currency ("€ 72 000") or by dots beside a euro sign or with decimal commas ("€72.000",
-    "1.250,50 €") become plain digits, and a euro amount's decimal comma a point ("45,50 €"). A dotted figure with no euro sign and no decimal comma
-    ("2.500") is left alone: it may be a decimal."""
+    "1.250,50 €") become plain digits, and a euro amount's decimal comma a point ("45,50 €"). A dotted
+    figure with no euro sign and no decimal comma ("2.500") is left alone: it may be a decimal."""
     def spaced(m: re.Match) -> str:
         around = text[max(0, m.start() - 3):m.end() + 4]
         return m.group(1).replace(" ", "") if re.search(r"[$€£]|EUR|USD", around) else m.group(0)
