@@ -59,8 +59,9 @@ def read_yes_no(text: str, prompt: str = "") -> Reading:
         return lead
     if len(values) > 1:
         return unreadable("conflicting", " ... ".join(words for _, words in stated)[:80])
-    if values and lead.reason in ("hedged", "no_figure", "refused"):  # "I can't think of a reason you shouldn't"
-        value, words = stated[0]
+    refused_words = lead.reason == "refused" and not any("reason" in words.lower() for _, words in stated)
+    if values and lead.reason in ("hedged", "no_figure", "refused") and not refused_words:
+        value, words = stated[0]  # a "refusal" that was "I can't think of a reason you shouldn't" decides
         return Reading(value, figure=words)
     told = told_action(said, prompt)
     if lead.reason in ("hedged", "no_figure") and len({v for v, _ in told}) == 1:

@@ -95,7 +95,8 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
     for sentence in (s.strip(" *_#>`-") for s in _SENTENCES.split(text) if s.strip()):
         for value, pattern in should:
             m = re.search(pattern, sentence, re.IGNORECASE)
-            if m and not re.search(r"\breason\s+(?:why\s+)?$", sentence[:m.start()], re.IGNORECASE):
+            if m and not re.search(r"\b(?:reason\s+(?:why\s+)?|whether\s+|if\s+|when\s+|why\s+)$", sentence[:m.start()],
+                                   re.IGNORECASE):
                 found.append((value, m.group(0).strip()))
                 break
         for value, patterns in ((1.0, _YES_STATED), (0.0, _NO_STATED)):
@@ -156,6 +157,9 @@ _RECOMMEND = re.compile(
     rf"\b{_ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|if\s+i\s+were\s+you)\b|"
     r"\b(?:go|choose|pick|take|opt)\s+(?:with|for)\b|\bthe\s+(?:better|best|smarter|safer)\s+(?:choice|option|bet|move)\b",
     re.IGNORECASE)
+_MARKED = re.compile(r"[✅✔☑]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*",
+                     re.IGNORECASE)
+"""A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
 _NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take)"
                       r"\s+either|none\s+of\s+(?:them|these|those|the\s+options))\b", re.IGNORECASE)
 _REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid|against|forget)\s+(?:the\s+|a\s+|an\s+)?$",
@@ -181,10 +185,10 @@ def recommended_options(text: str, options: Sequence[str]) -> list[int]:
     ("rather than renting") is left out. More than one means the answer recommends several."""
     out: list[int] = []
     for sentence in (s for s in _SENTENCES.split(text) if s.strip()):
-        cue = _RECOMMEND.search(sentence)
+        cue = _RECOMMEND.search(sentence) or _MARKED.search(sentence)
         if not cue:
             continue
-        after = sentence[cue.start():]
+        after = sentence[cue.start():] if not _MARKED.search(sentence) else sentence
         named = []
         for i, option in enumerate(options):
             for m in re.finditer(option_pattern(option), after, re.IGNORECASE):
