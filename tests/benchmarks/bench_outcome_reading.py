@@ -87,6 +87,9 @@ def _print(judged: pd.DataFrame, title: str, args: argparse.Namespace) -> None:
         for name, r in table.iterrows():
             print(f"  {name:<12} {r['mean']:6.1%}  ({int(r['sum'])}/{int(r['count'])})")
     print(f"\noverall: {judged['right'].mean():.1%} ({int(judged['right'].sum())}/{len(judged)})")
+    wrong = judged[~judged["right"] & judged["read"].map(lambda v: not str(v).startswith("unreadable"))]
+    print(f"wrong values (a reading given and not the label's): {len(wrong) / max(len(judged), 1):.1%} ({len(wrong)}); "
+          f"left unreadable where a person reads one: {int((~judged['right']).sum()) - len(wrong)}")
     first = judged[judged.get("first_read", pd.Series("", index=judged.index)).astype(str).isin(["0", "1"])]
     if len(first) and title.startswith("rule reader"):
         print("\nfirst reading of the blind splits, recorded when each was measured, before any mend (first_read):")
