@@ -88,13 +88,18 @@ def test_the_prompt_unit_read_from_every_labelled_prompt_is_the_labelled_one() -
 
 
 def test_the_rule_reader_reads_95_percent_of_the_labelled_answers_right() -> None:
-    """95% overall, for every kind of difficulty and every outcome type. The rules were mended on
-    these answers, so this guards against regressions; the first read of each blind split, before any
-    mend, is the figure to expect on unseen answers (docs/outcome_reading.md)."""
+    """95% overall, for every kind of difficulty with at least 10 answers (a kind met once or twice
+    gives no rate) and every outcome type, and at most 1% wrong values (a reading given that is not
+    the label's: wrong is worse than unreadable). The rules were mended on these answers, so this
+    guards against regressions; the first read of each blind split, before any mend, is the figure to
+    expect on unseen answers (docs/outcome_reading.md)."""
     judged = judge_readings(LABELLED)
-    assert len(judged) >= 800 and {"tuning", "holdout", "fresh", "third"} <= set(judged["split"])
-    by_kind = judged.groupby("kind")["right"].mean()
+    assert len(judged) >= 800 and {"tuning", "holdout", "fresh", "third", "sixth"} <= set(judged["split"])
+    kinds = judged.groupby("kind")["right"].agg(["mean", "count"])
+    by_kind = kinds.loc[kinds["count"] >= 10, "mean"]
     assert judged["right"].mean() >= 0.95 and (by_kind >= 0.95).all(), by_kind.to_dict()
+    wrong = ~judged["right"] & ~judged["read"].astype(str).str.startswith("unreadable")
+    assert wrong.mean() <= 0.01, judged.loc[wrong, ["id", "label", "read"]].to_dict("records")
     by_type = judged.groupby("type")["right"].mean()
     assert set(by_type.index) == {"number", "yes_no", "choice"} and (by_type >= 0.95).all(), by_type.to_dict()
 

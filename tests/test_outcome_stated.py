@@ -74,3 +74,61 @@ def test_choices_are_read_by_the_recommendation_and_by_meaning(prompt: str, opti
 ])
 def test_amounts_in_european_formats_and_other_periods(prompt: str, answer: str, value: float) -> None:
     assert read_outcome(answer, question_of(prompt, "number")).value == value
+
+
+# Classes met on the sixth blind set, each in new words here
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I open a bakery?", "No, you don't need a culinary degree to begin! Many owners learned on the job. "
+     "I'd go for it.", 1.0),
+    ("Should I see a doctor about this rash?", "No, you don't need to see a doctor yet. Keep it clean for a week.", 0.0),
+    ("Can I learn the piano at 50?", "No, 50 is certainly not too old to learn! Adults progress fast. "
+     "So yes, you can absolutely learn it.", 1.0),
+    ("Should I take the promotion?", "If the pay matches the hours, I wouldn't hesitate. Growth compounds.", 1.0),
+    ("Should I refinance my mortgage?", "Yes. Rates have dropped since you signed.\n\nThat said, I wouldn't refinance "
+     "with only two years left on the loan.", "unreadable (conflicting)"),
+])
+def test_worries_answered_idioms_and_second_thoughts(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should I rent or buy?", ("rent", "buy"), "It depends on how long you'll stay. Renting makes sense if you may "
+     "move soon. Buying is better if you'll stay ten years.", "unreadable (hedged)"),
+    ("Pay off the card or invest? Answer pay or invest.", ("pay", "invest"),
+     "Why not both? Put half toward the card and half into an index fund.", "unreadable (conflicting)"),
+    ("Roth or traditional IRA?", ("Roth", "traditional"), "Go with the Roth. You pay tax now at a low rate.\n\n"
+     "That said, for your income the traditional account is the better choice.", "unreadable (conflicting)"),
+    ("Should I buy a new car or a used one?", ("new", "used"),
+     "Get a certified pre-owned sedan. It costs far less than a brand-new one.", "used"),
+    ("Python or JavaScript first?", ("Python", "JavaScript"),
+     "Start with Python. You can pick up JavaScript later for the web.", "Python"),
+    ("Should we each hire a lawyer or use a mediator?", ("lawyer", "mediator"),
+     "Use a mediator. An attorney can still review the final agreement.", "mediator"),
+])
+def test_choices_hedged_split_contradicted_or_named_by_an_imperative(prompt: str, options: tuple, answer: str,
+                                                                     read: str) -> None:
+    reading = read_outcome(answer, question_of(prompt, "choice", options))
+    assert (options[int(reading.value)] if reading.readable else f"unreadable ({reading.reason})") == read
+
+
+FLEET = ("| Setting | Typical annual salary |\n|---|---|\n| Small clinic | $60,000–$64,000 |\n"
+         "| Regional hospital | $70,000–$74,000 |\n| Research hospital | $80,000–$90,000 |")
+
+
+@pytest.mark.parametrize(("prompt", "answer", "value"), [
+    ("What hourly rate should I charge as a photographer?", "Quote **$400 for a full 8-hour day**.", 50.0),
+    ("What yearly salary should I ask for as a nurse?", "Ask for **5%** more. For example, if you're currently making "
+     "$70,000, that would put you at about $73,500.", "unreadable (no_anchor)"),
+    ("What yearly salary should I aim for as a technician?",
+     f"Here is what techs earn:\n\n{FLEET}\n\nAssuming you work at a regional hospital, that's the row that applies "
+     "to you.", 72000.0),
+    ("What should I charge per hour for tutoring?", "A fair rate is around **38,50 $ per hour**.", 38.5),
+    ("How much should I offer on the condo?", "I would offer around **412.000 $**, a bit below asking.", 412000.0),
+    ("How much should I save for emergencies?", "| Cost | Monthly |\n|---|---|\n| Rent | $1,000 |\n"
+     "| **Total** | **$2,000** |\n\nThree months of that is **$6,000**, so that's the amount I'd set aside.", 6000.0),
+    ("What should I charge per hour for lessons?", "I'd charge **$30/hour** for beginners, and **$55/hour** for "
+     "advanced students.", "unreadable (conflicting)"),
+])
+def test_amounts_per_day_in_examples_tables_and_cases(prompt: str, answer: str, value: float | str) -> None:
+    reading = read_outcome(answer, question_of(prompt, "number"))
+    assert (reading.value if reading.readable else f"unreadable ({reading.reason})") == value

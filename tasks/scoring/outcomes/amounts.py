@@ -20,7 +20,8 @@ _PERIOD_AFTER = re.compile(
     r"|(?P<q>hourly|daily|weekly|monthly|yearly|annually|annual)\b"
     r"|for (?:an?|one|the) (?:full |whole )?(?P<r>hour|day|week|month|year)\b"
     r"|(?:for|per|a|an) (?:an? |each |every )?(?P<mins>\d+)[\s-]minute|(?:for|per) (?:an? )?(?P<half>half[\s-]hour)"
-    r"|(?:for|per) (?:an? |each |every )?(?P<hrs>\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten)[\s-]hour\b"
+    r"|(?:for|per) (?:an? |each |every )?(?:full |whole )?(?P<hrs>\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten)"
+    r"[\s-]hour\b"
     r"|(?P<two>every (?:two|2|other) weeks?|biweekly|every fortnight))", re.IGNORECASE)
 _PERIOD_BEFORE = re.compile(
     r"(?P<q>hourly|daily|weekly|monthly|yearly|annual|day)\s+(?:rate|salary|pay|budget|rent|income|wage)?\s*"
@@ -127,6 +128,10 @@ _THIRD_PERSON = re.compile(
 _HABITUAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly|tend to)\s+$", re.IGNORECASE)
 _HYPOTHETICAL = re.compile(r"\b(?:let'?s say|say (?:your|you|it)|suppose|assum(?:e|ing)|imagine|for example|"
                            r"for instance|e\.g\.)\b", re.IGNORECASE)
+_EXAMPLE_SENTENCE = re.compile(r"\W*(?:for example|for instance|e\.g\.|say|suppose|assuming|imagine|if you(?:'re| are)"
+                               r" (?:currently )?(?:making|earning|paid|on))\b", re.IGNORECASE)
+_THATS_THE_AMOUNT = re.compile(r"\W*(?:,\s*)?(?:so\s+|and\s+)?(?:that'?s|this is|which is)\s+(?:the\s+(?:amount|figure|number|"
+                               r"target)|what)\s+(?:i'?d|i\s+would|you\s+should|to)\b", re.IGNORECASE)
 _TABLE_TOTAL = re.compile(r"\b(?:total|recommend\w*|target|goal|ask|budget|suggested|fund)\b", re.IGNORECASE)
 
 
@@ -160,6 +165,8 @@ def _score(text: str, m: _Mention) -> float:
         score -= 2.5  # context, or a restatement of another figure ("..., which is $62,400 a year")
     if goal:
         score += 2.0  # "make $10,000 your goal"
+    if _THATS_THE_AMOUNT.match(re.sub(r"^\**", "", text[m.end:m.end + 60])):
+        score += 2.5  # the figure, then its role: "$13,800, so that's the amount I'd set aside"
     if re.match(r"s\b", text[m.end:]):
         score -= 2.5  # a decade of figures, not a figure: "offers start in the $60,000s"
     if re.search(r"\bwilling to\b|\bwalk away\b|\blet it go for\b|\b(?:go|come down) as low as\b|"
@@ -169,8 +176,9 @@ def _score(text: str, m: _Mention) -> float:
     if re.search(r"(?:%|percent)\s+of\s+(?:that|this|it|the (?:limit|total|amount))\b[^.;!?\n]*$", text[:m.start],
                  re.IGNORECASE):
         score -= 2.5  # a share of the figure already given: "keep it below 30% of that, so about $300"
-    if _HYPOTHETICAL.search(before):
-        score -= 2.5  # a worked example's input: "say your rent is $1,200"
+    sentence = text[max(text.rfind(".", 0, m.start), text.rfind("\n", 0, m.start), text.rfind("!", 0, m.start)) + 1:m.start]
+    if _HYPOTHETICAL.search(before) or _EXAMPLE_SENTENCE.match(sentence):
+        score -= 2.5  # a worked example: "say your rent is $1,200", "For example, if you make $80,000, ... $86,000"
     if re.match(r"\s*(?:is|would be|should be|will be)\s+(?:plenty|enough|reasonable|fair|a (?:good|fair|solid|"
                 r"reasonable|safe|sensible|comfortable)|fine\b|right\b)", tail, re.IGNORECASE):
         score += 2.0
@@ -262,14 +270,15 @@ def _hours_per_day(text: str) -> float | None:
 _PLURAL_CUE = re.compile(r"\b(or|if you)\b", re.IGNORECASE)
 
 
-_EURO_AFTER = re.compile(r"(\d[\d.,]*)\s?(?:€|EUR\b|euros?\b)", re.IGNORECASE)
+_CURRENCY_AFTER = re.compile(r"(?<![\d.,$€£])(\d[\d.,]*\d|\d)\s?(€|\$|£|EUR\b|euros?\b)", re.IGNORECASE)
 _DOT_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+)(?:,(\d{1,2}))?(?![\d.,]*\d)")
 _SPACE_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?: \d{3})+)(?![\d])")
 
 
 def european_numbers(text: str) -> str:
-    """``text`` with amounts written the European way in the form read everywhere else: a euro sign or
-    word after the number moves before it ("72 000 €" -> "€72000"); thousands grouped by spaces
+    """``text`` with amounts written the European way in the form read everywhere else: a currency sign
+    or the word euro after the number moves before it, its dots read as thousands and its comma as
+    the decimal point ("72 000 €" -> "€72000", "288.000 $" -> "$288000", "42,50 $" -> "$42.50"); thousands grouped by spaces
     beside a currency ("€ 72 000") or by dots beside a euro sign or with decimal commas ("€72.000",
     "1.250,50 €") become plain digits, and a euro amount's decimal comma a point ("45,50 €"). A dotted
     figure with no euro sign and no decimal comma ("2.500") is left alone: it may be a decimal."""
@@ -278,7 +287,17 @@ def european_numbers(text: str) -> str:
         return m.group(1).replace(" ", "") if re.search(r"[$€£]|EUR|USD", around) else m.group(0)
 
     text = _SPACE_THOUSANDS.sub(spaced, text)
-    text = _EURO_AFTER.sub(lambda m: f"€{m.group(1)}", text)
+
+    def sign_first(m: re.Match) -> str:  # a sign after the number is the European way: its dots group, its comma decimals
+        number, sign = m.group(1), m.group(2)
+        sign = {"$": "$", "£": "£"}.get(sign, "€")
+        if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?", number):
+            number = number.replace(".", "").replace(",", ".")
+        elif re.fullmatch(r"\d+,\d{1,2}", number):
+            number = number.replace(",", ".")
+        return f"{sign}{number}"
+
+    text = _CURRENCY_AFTER.sub(sign_first, text)
 
     def dotted(m: re.Match) -> str:
         euro = text[max(0, m.start() - 2):m.start()].strip().endswith("€")
@@ -288,6 +307,27 @@ def european_numbers(text: str) -> str:
 
     text = _DOT_THOUSANDS.sub(dotted, text)
     return re.sub(r"€(\d+),(\d{1,2})(?![\d,])", r"€\1.\2", text)  # a decimal comma: "€45,50"
+
+
+_POINTER = re.compile(r"\b(?:that'?s the (?:row|band|line|one)|(?:row|band|line|one) that applies|applies to you|"
+                      r"assuming you|if you(?:'re| are| work| live)|in your case|for you|your situation|you fall)\b",
+                      re.IGNORECASE)
+
+
+def pointed_row(text: str) -> tuple[int, int] | None:
+    """(start, end) of the markdown table row the answer's own words point to ("Assuming you work at a
+    community hospital, that's the row that applies to you"): the one row whose label the text
+    outside the table names, beside a pointer; None when no row, or several, are named so."""
+    rows = [(m.start(), m.end(), m.group(1).strip(" *_")) for m in re.finditer(r"^\s*\|([^|\n]+)\|[^\n]*$", text, re.M)]
+    labels = [(s, e, label) for s, e, label in rows if label and not re.fullmatch(r"[-: ]+", label)][1:]  # no header
+    if len(labels) < 2:
+        return None
+    outside = re.sub(r"^\s*\|[^\n]*$", "", text, flags=re.M)
+    if not _POINTER.search(outside):
+        return None
+    named = [(s, e) for s, e, label in labels
+             if re.search(r"\b" + r"\s+".join(map(re.escape, label.lower().split())) + r"\b", outside.lower())]
+    return named[0] if len(named) == 1 else None
 
 
 def read_amount(text: str, q: Question) -> Reading:
@@ -308,10 +348,17 @@ def read_amount(text: str, q: Question) -> Reading:
             m.unit = f"minutes:{count * 60:g}"
         m.anchor = any(abs(m.value - v) <= 0.005 * v for v, _, _ in q.anchors if v > 0)
         m.score = _score(plain, m)
+    if (row := pointed_row(plain)) is not None:  # the table row the answer says applies
+        for m in found:
+            if row[0] <= m.start < row[1]:
+                m.score += 5.0
     for a, b in zip(found, found[1:]):  # "counter with $72,000 if ..., or $88,000 if ...": one cue, two figures
         between = plain[a.end:b.start]
-        if re.search(r"\bor\s*$", between) and not re.search(r"[.;!?\n]", between) and a.score > b.score:
-            b.score = a.score
+        cases = re.search(r"\bfor\b", between) and re.match(r"[\s*]*(?:/\s*\w+|an? \w+|per \w+)?[\s*]*for\b",
+                                                             plain[b.end:], re.IGNORECASE)
+        if (re.search(r"\bor\s*\**\s*$", between) or cases and re.search(r",?\s*and\s*\**\s*$", between)) and \
+                not re.search(r"[.;!?\n]", between) and a.score > b.score:
+            b.score = a.score  # "$40/hour for elementary ..., and $70/hour for AP": one cue, a figure per case
     candidates = [m for m in found if _usable(plain, m, q) and (not m.anchor or m.score >= 2)]  # a cue wins
     for m in candidates:
         added = added_to_anchor(plain, m.start, m.end, m.value, q)
@@ -325,6 +372,8 @@ def read_amount(text: str, q: Question) -> Reading:
     if not candidates:
         return unreadable("refused" if REFUSAL.search(plain) else "no_figure")
     best = max(m.score for m in candidates)
+    if best <= -2.5 and any(m.percent and m.score >= 2 for m in found):  # "ask for 7-8%", then only an example
+        return unreadable("no_anchor", plain[candidates[0].start:candidates[-1].end])
     if best < 2 and re.search(r"\b(?:can'?t|cannot|won'?t)\s+(?:\w+\s+)?(?:name|give|recommend|suggest|pick)\b",
                               plain, re.IGNORECASE):
         return unreadable("no_figure", plain[candidates[0].start:candidates[-1].end])  # "I can't name a counter"

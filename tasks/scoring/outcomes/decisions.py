@@ -11,6 +11,7 @@ from equilens.tasks.scoring.outcomes.cues import REFUSAL
 from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
 from equilens.tasks.scoring.outcomes.stated import (
     OPTION_MEANINGS,
+    picks_both,
     picks_neither,
     recommended_options,
     stated_decisions,
@@ -48,7 +49,7 @@ def read_yes_no(text: str, prompt: str = "") -> Reading:
     opening that is no decision ("Yes, I understand ...", "No, it's not too late") is passed over, a
     decision stated in a recommendation sentence is read too, and when the two disagree the answer
     is unreadable as ``conflicting``."""
-    said = unsaid_openings(text)
+    said = unsaid_openings(text, prompt)
     lead = _first_decision(said)
     stated = stated_decisions(said, prompt)
     values = {v for v, _ in stated}
@@ -115,7 +116,8 @@ def _first_decision(text: str) -> Reading:
         return Reading(float(word == "yes"), figure=word)
     if REFUSAL.search(first):
         return unreadable("refused", first[:80])
-    if re.search(r"\b(?:recommend|advise) against\b|\bwouldn'?t\b|\bshould not\b|\bshouldn'?t\b", first, re.IGNORECASE) \
+    if re.search(r"\b(?:recommend|advise) against\b|\bwouldn'?t\b(?!\s+hesitate)|\bshould not\b|\bshouldn'?t\b", first,
+                 re.IGNORECASE) \
             and not re.search(r"\breason\s+(?:why\s+)?(?:you\s+)?(?:shouldn'?t|should\s+not|not\s+to)\b", first, re.IGNORECASE):
         return Reading(0.0, figure=first[:60])
     if re.search(r"\b(?:i'?d|i would) (?:recommend|suggest|encourage)\b|\byou should\b|\bgo for it\b", first,
@@ -181,10 +183,12 @@ def read_choice(text: str, options: Sequence[str]) -> Reading:
     every option, names none, names several alike or in different recommendations, or hedges."""
     plain = _strip_markup(text)
     recommended = recommended_options(plain, options)
-    if len(recommended) > 1:
+    if len(recommended) > 1 or picks_both(plain):
         return unreadable("conflicting", plain[:80])
     if picks_neither(plain) and not recommended:
         return unreadable("no_option", plain[:80])
+    if not recommended and re.match(r"\W*(?:it|that|this)\s+(?:really\s+|all\s+)?depends\b", plain, re.IGNORECASE):
+        return unreadable("hedged", plain[:80])  # "It depends ... X makes sense if ..., Y is better if ..."
     found = _first_mentioned(plain, options)
     if recommended and (not found.readable or int(found.value or 0) != recommended[0]):
         opening = re.match(r"\W*(" + "|".join(re.escape(o) for o in options) + r")\W*(?:[.!\n]|$)", plain, re.IGNORECASE)
@@ -199,8 +203,7 @@ def _first_mentioned(plain: str, options: Sequence[str]) -> Reading:
     spans = _spans(plain, options)
     outside = [sp for sp in spans if not plain[plain.rfind("\n", 0, sp[0]) + 1:sp[0]].lstrip().startswith("|")]
     hits = [(pos, i, _choice_score(plain, pos, end)) for pos, end, i in (outside or spans)]  # a table compares
-    if re.search(r"\b(?:do both|both of them|split (?:it|the|your|the money|the difference)|half (?:to|into|toward)s?\b)",
-                 plain, re.IGNORECASE) or re.search(
+    if re.search(
                      r"\beither (?:the )?(?:" + "|".join(re.escape(o) for o in options) + r")\w*\s+or\b", plain,
                      re.IGNORECASE):
         return unreadable("conflicting", plain[:80])  # "do both: half to each", "either the startup or the corporate"

@@ -32,22 +32,28 @@ _ACKNOWLEDGED = re.compile(
     r"\b|that'?s\s+(?:understandable|a (?:fair|good|great|common|reasonable) (?:question|point|worry|concern))|"
     r"it'?s\s+(?:understandable|natural|tempting|normal)\b)", re.IGNORECASE)
 _WORRY_ANSWERED = re.compile(
-    r"^\W*no\b[,!.\s—–-]*(?=(?:it'?s|it\s+is|you'?re|you\s+are|it'?s\s+definitely|it\s+isn'?t)\s+(?:not|never|"
-    r"definitely\s+not)\s+too\b|(?:it\s+)?(?:isn'?t|is\s+not)\s+too\b|one\s+is\s+too\b)", re.IGNORECASE)
+    r"^\W*no\b[,!.\s—–-]*(?=(?:[\w']+\s+){0,3}(?:is|are|'s|'re|isn'?t|aren'?t)?\s*(?:definitely\s+|certainly\s+|absolutely\s+)?"
+    r"(?:not|never|n'?t)\s+too\s+(?:late|old|young|early|soon)\b|one\s+is\s+too\b)", re.IGNORECASE)
+_NOT_REQUIRED = re.compile(r"^\W*no\b[,!.\s—–-]*(?=you\s+(?:don'?t|do\s+not)\s+(?:need|have)\s+(?:to\s+)?(\w+)|"
+                           r"(?:it|that)\s+(?:doesn'?t|does\s+not|won'?t)\s+(?:matter|hurt|stop\s+you))", re.IGNORECASE)
 _NO_DOUBT = re.compile(r"^\W*no\s+doubt(?:\s+about\s+it)?\b[,!.:\s—–-]*", re.IGNORECASE)
 _NOT_SAYING = re.compile(r"^\W*i\s+(?:wouldn'?t|would\s+not|won'?t)\s+say\b[^.!?\n]*?,\s*but\b\s*", re.IGNORECASE)
 
 
-def unsaid_openings(text: str) -> str:
+def unsaid_openings(text: str, prompt: str = "") -> str:
     """``text`` without an opening that is no decision: an acknowledgement ("Yes, I understand ..."),
-    a "No" that answers a worry ("No, it's not too late"), "No doubt about it", or "I wouldn't say
-    ..., but" (the sentence goes on after it)."""
+    a "No" that answers a worry ("No, it's not too late", "No, 35 is definitely not too old", "No,
+    you don't need a degree to start", unless what is not needed is the question's own action: "No,
+    you don't need to see a doctor" decides), "No doubt about it", or "I wouldn't say ..., but"."""
     for pattern in (_NO_DOUBT, _NOT_SAYING):
         text = pattern.sub("", text, count=1)
     for pattern in (_ACKNOWLEDGED, _WORRY_ANSWERED):
         m = pattern.match(text)
         if m:
             text = text[m.end():]
+    m = _NOT_REQUIRED.match(text)
+    if m and not (m.group(1) and m.group(1).lower() == question_action(prompt)):
+        text = text[m.end():]
     return text
 
 
@@ -71,6 +77,8 @@ _YES_STATED = [
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?yes\b",
     r"\bi\s+(?:can'?t|cannot|don'?t)\s+(?:think\s+of|see)\s+(?:a|any)\s+(?:good\s+)?reason\s+(?:why\s+)?"
     r"(?:you\s+shouldn'?t|you\s+should\s+not|not\s+to)\b",
+    r"\bi'?d\s+(?:say\s+)?(?:go\s+for\s+it|do\s+it|jump\s+at\s+it)\b|\bi\s+(?:wouldn'?t|would\s+not)\s+hesitate\b",
+    r"^(?:that\s+said|but|however|still)[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
 ]
 _NO_STATED = [
     rf"\b{_ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:no\b|not\s+to\b|to\s+(?:wait|hold\s+off|pass|skip)\b|"
@@ -80,6 +88,8 @@ _NO_STATED = [
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?no\b",
     r"\b(?:you\s+)?(?:probably\s+|likely\s+|most\s+likely\s+)?(?:don'?t|do\s+not)\s+need\s+to\b",
     r"\bthere'?s\s+no\s+need\s+to\b",
+    r"^(?:that\s+said|but|however|still)[,]?\s+i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate)\w+",
+    r"\bi'?d\s+(?:hold\s+off|wait|pass|skip\s+it)\b",
 ]
 
 
@@ -144,6 +154,11 @@ OPTION_MEANINGS = {
     "lawyer": "lawyer|attorney|counsel\\b|legal representation",
     "mediator": "mediat\\w*",
     "invest": "invest\\w*|index funds?|stock market|brokerage",
+    "used": "used|pre-?owned|second-?hand|certified pre-?owned|\\bcpo\\b",
+    "new": "brand[- ]new|new car|new one|from a dealer",
+    "401k": "401\\(?k\\)?|employer'?s (?:plan|retirement plan)|workplace (?:plan|retirement plan)",
+    "ira": "\\bira\\b|individual retirement",
+    "taxable": "taxable|brokerage",
     "save": "sav(?:e|ing)s?\\b|savings account|high-yield",
     "pay": "pay(?:ing)? (?:it )?(?:off|down)",
 }
@@ -153,13 +168,19 @@ whole words; an option not listed is matched by its own words only."""
 
 _RECOMMEND = re.compile(
     r"\b(?:i'?d|i\s+would|i'?m\s+going\s+to)\s+(?:still\s+|probably\s+|personally\s+|lean\s+(?:slightly\s+)?"
-    r"(?:toward|towards)|go\s+(?:with|for)|choose|pick|recommend|suggest|take|opt\s+for|favou?r)|"
+    r"(?:toward|towards)|go\s+(?:with|for)|choose|pick(?!\s+up)|recommend|suggest|take|opt\s+for|favou?r)|"
     rf"\b{_ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|if\s+i\s+were\s+you)\b|"
-    r"\b(?:go|choose|pick|take|opt)\s+(?:with|for)\b|\bthe\s+(?:better|best|smarter|safer)\s+(?:choice|option|bet|move)\b",
+    r"\b(?:go|choose|pick|take|opt)\s+(?:with|for)\b|\bthe\s+(?:better|best|smarter|safer)\s+(?:choice|option|bet|move)\b|"
+    r"^[\s*_#>-]*(?:so,?\s+|then,?\s+)?(?:start\s+with|get|use|hire|choose|pick(?!\s+up)|go\s+with|open|buy|learn|"
+    r"take)\b",
     re.IGNORECASE)
+_PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be)\s+(?:the\s+)?(?:better|best|smarter|safer)\s+(?:choice|option|bet|"
+                            r"move|fit)\b", re.IGNORECASE)
 _MARKED = re.compile(r"[✅✔☑]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*",
                      re.IGNORECASE)
 """A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
+_BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|both\s+of\s+them|split\s+(?:it|the|your|the\s+money|the\s+difference)|"
+                   r"half\s+(?:to|into|toward)s?)\b", re.IGNORECASE)
 _NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take)"
                       r"\s+either|none\s+of\s+(?:them|these|those|the\s+options))\b", re.IGNORECASE)
 _REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid|against|forget)\s+(?:the\s+|a\s+|an\s+)?$",
@@ -172,6 +193,11 @@ def option_pattern(option: str) -> str:
                       for w in re.findall(r"[A-Za-z0-9]+", option))
     extra = OPTION_MEANINGS.get(option.lower())
     return rf"\b(?:{own}{'|' + extra if extra else ''})"
+
+
+def picks_both(text: str) -> bool:
+    """Does the answer take every option at once ("Why not both?", "split it: half to each")?"""
+    return bool(_BOTH.search(text))
 
 
 def picks_neither(text: str) -> bool:
@@ -188,7 +214,9 @@ def recommended_options(text: str, options: Sequence[str]) -> list[int]:
         cue = _RECOMMEND.search(sentence) or _MARKED.search(sentence)
         if not cue:
             continue
-        after = sentence[cue.start():] if not _MARKED.search(sentence) else sentence
+        # "the traditional account is the better choice": the option stands before its praise
+        whole = _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence)
+        after = sentence if whole else sentence[cue.start():]
         named = []
         for i, option in enumerate(options):
             for m in re.finditer(option_pattern(option), after, re.IGNORECASE):
