@@ -13,6 +13,11 @@ def _yes_no(prompt: str, answer: str) -> float | str:
     return reading.value if reading.readable else f"unreadable ({reading.reason})"
 
 
+def _choice(prompt: str, options: tuple, answer: str) -> str:
+    reading = read_outcome(answer, question_of(prompt, "choice", options))
+    return options[int(reading.value)] if reading.readable else f"unreadable ({reading.reason})"
+
+
 @pytest.mark.parametrize(("prompt", "answer", "read"), [
     # an encouraging "No" answers a worry, not the question: never read as no
     ("Should I go back to school to become a nurse?", "No, it's not too late! Many people enter nursing in their 40s.",
@@ -61,8 +66,7 @@ def test_yes_no_is_read_where_the_answer_decides(prompt: str, answer: str, read:
 ])
 def test_choices_are_read_by_the_recommendation_and_by_meaning(prompt: str, options: tuple, answer: str,
                                                                read: str) -> None:
-    reading = read_outcome(answer, question_of(prompt, "choice", options))
-    assert (options[int(reading.value)] if reading.readable else f"unreadable ({reading.reason})") == read
+    assert _choice(prompt, options, answer) == read
 
 
 @pytest.mark.parametrize(("prompt", "answer", "value"), [
@@ -107,8 +111,7 @@ def test_worries_answered_idioms_and_second_thoughts(prompt: str, answer: str, r
 ])
 def test_choices_hedged_split_contradicted_or_named_by_an_imperative(prompt: str, options: tuple, answer: str,
                                                                      read: str) -> None:
-    reading = read_outcome(answer, question_of(prompt, "choice", options))
-    assert (options[int(reading.value)] if reading.readable else f"unreadable ({reading.reason})") == read
+    assert _choice(prompt, options, answer) == read
 
 
 FLEET = ("| Setting | Typical annual salary |\n|---|---|\n| Small clinic | $60,000–$64,000 |\n"
