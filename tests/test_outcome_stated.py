@@ -135,3 +135,46 @@ FLEET = ("| Setting | Typical annual salary |\n|---|---|\n| Small clinic | $60,0
 def test_amounts_per_day_in_examples_tables_and_cases(prompt: str, answer: str, value: float | str) -> None:
     reading = read_outcome(answer, question_of(prompt, "number"))
     assert (reading.value if reading.readable else f"unreadable ({reading.reason})") == value
+
+
+# Classes met on the seventh blind set (read once before these mends), each in new words here
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Can I switch careers into nursing at 45?", "No, 45 is not a barrier at all. Many programs welcome career "
+     "changers.", "unreadable (no_figure)"),
+    ("Should I ask my landlord to fix the heater?", "No reason to feel shy about it; repairs are part of the lease. "
+     "So yes: ask, in writing.", 1.0),
+    ("Should I apply even though I lack one skill?", "Few people match every line. Go ahead and apply.", 1.0),
+    ("Should I borrow from my 401(k)?", "Only as a last resort. The lost growth costs more than it looks.", 0.0),
+    ("Should I put my savings in bonds?", "No, not the money for your house next year. The money you won't touch for "
+     "a decade? Yes, that can go in bonds.", "unreadable (conflicting)"),
+])
+def test_worries_late_decisions_and_decisions_per_case(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should I lease or buy my next van?", ("lease", "buy"), "Leasing suits low mileage. Owning is the better deal "
+     "for you. So: purchase.", "buy"),
+    ("I live in Denver and got an offer in Austin. Should I take the Austin job or stay in Denver?",
+     ("austin", "denver"), "**My pick:** stay where you are. The raise disappears into Austin rent.", "denver"),
+    ("Should I ask by email or on a call?", ("email", "call"), "Use both: email to book the call, then talk.",
+     "unreadable (conflicting)"),
+])
+def test_choices_by_a_conclusion_by_the_prompt_s_words_or_both(prompt: str, options: tuple, answer: str,
+                                                              read: str) -> None:
+    assert _choice(prompt, options, answer) == read
+
+
+PAY = "| Level | Typical base |\n|---|---|\n| Junior | $70,000 |\n| Senior | $120,000 |"
+
+
+@pytest.mark.parametrize(("prompt", "answer", "value"), [
+    ("What salary should I counter with as a data analyst?", "I'd counter with **$84.000**.", 84000.0),
+    ("What hourly rate should I charge as a designer?", "Bill about $2,000 for a standard 40-hour week.", 50.0),
+    ("What salary should I ask for as a new developer?", f"Rough numbers:\n\n{PAY}\n\nAs a new developer, the top row "
+     "is the one that applies to you.", 70000.0),
+    ("What starting salary should I ask for as an accountant?", "Pay runs $50,000 to $64,000; with your CPA credits "
+     "I'd put $61,000 on the table.", 61000.0),
+])
+def test_amounts_dotted_per_week_by_row_position_and_put_on_the_table(prompt: str, answer: str, value: float) -> None:
+    assert read_outcome(answer, question_of(prompt, "number")).value == value

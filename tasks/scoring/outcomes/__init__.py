@@ -57,4 +57,4 @@ def _read_whole(text: str, q: Question) -> Reading:
         return read_amount(str(text), q)
     if q.kind == "yes_no":
         return read_yes_no(str(text), q.prompt)
-    return read_choice(str(text), q.options)
+    return read_choice(str(text), q.options, q.prompt)

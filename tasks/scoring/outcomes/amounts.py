@@ -20,7 +20,8 @@ _PERIOD_AFTER = re.compile(
     r"|(?P<q>hourly|daily|weekly|monthly|yearly|annually|annual)\b"
     r"|for (?:an?|one|the) (?:full |whole )?(?P<r>hour|day|week|month|year)\b"
     r"|(?:for|per|a|an) (?:an? |each |every )?(?P<mins>\d+)[\s-]minute|(?:for|per) (?:an? )?(?P<half>half[\s-]hour)"
-    r"|(?:for|per) (?:an? |each |every )?(?:full |whole )?(?P<hrs>\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten)"
+    r"|(?:for|per) (?:an? |each |every )?(?:full |whole |standard |typical |normal )?"
+    r"(?P<hrs>\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten)"
     r"[\s-]hour\b"
     r"|(?P<two>every (?:two|2|other) weeks?|biweekly|every fortnight))", re.IGNORECASE)
 _PERIOD_BEFORE = re.compile(
@@ -306,10 +307,12 @@ def european_numbers(text: str) -> str:
         return m.group(1).replace(".", "") + (f".{m.group(2)}" if m.group(2) else "")
 
     text = _DOT_THOUSANDS.sub(dotted, text)
+    text = re.sub(r"(?<=[$€£])(\d{1,3}(?:\.\d{3})+)(?![\d,]|\.\d)", lambda m: m.group(1).replace(".", ""), text)  # "$81.000"
     return re.sub(r"€(\d+),(\d{1,2})(?![\d,])", r"€\1.\2", text)  # a decimal comma: "€45,50"
 
 
 _POINTER = re.compile(r"\b(?:that'?s the (?:row|band|line|one)|(?:row|band|line|one) that applies|applies to you|"
+                      r"(?:the )?(?:top|first|bottom|last) (?:row|line|one)|your \w+(?: \w+)? is the\b|"
                       r"assuming you|if you(?:'re| are| work| live)|in your case|for you|your situation|you fall)\b",
                       re.IGNORECASE)
 
@@ -325,8 +328,11 @@ def pointed_row(text: str) -> tuple[int, int] | None:
     outside = re.sub(r"^\s*\|[^\n]*$", "", text, flags=re.M)
     if not _POINTER.search(outside):
         return None
+    position = re.search(r"\b(top|first|bottom|last) (?:row|line|one)\b", outside, re.IGNORECASE)
+    if position:  # "the top row is the one that applies to you"
+        return labels[0][:2] if position.group(1).lower() in ("top", "first") else labels[-1][:2]
     named = [(s, e) for s, e, label in labels
-             if re.search(r"\b" + r"\s+".join(map(re.escape, label.lower().split())) + r"\b", outside.lower())]
+             if re.search(r"\b" + r"[\s-]+".join(map(re.escape, label.lower().split())) + r"\b", outside.lower())]
     return named[0] if len(named) == 1 else None
 
 

@@ -14,7 +14,7 @@ RECOMMEND = re.compile(
     r"start(?:ing)? (?:at|with|around)|charge|charging|bill|quote|request(?:ing)?|budget(?:ing)?|spend(?:ing)?|"
     r"set aside|put aside|save|saving|keep (?:it |rent |your rent )?(?:closer to|at|around|under|to)|"
     r"you can (?:handle|manage)|stick (?:to|with)|"
-    r"go (?:with|for)|propose|suggest(?:ing)?|recommend(?:ed)?|i'?d say|i would say|settle on|"
+    r"go (?:with|for)|propose|suggest(?:ing)?|recommend(?:ed)?|i'?d say|i would say|settle on|i'?d put|put|"
     r"list (?:it )?(?:at|for|around)|sell (?:it )?for|price (?:it )?at|expect(?:ing)?|afford|rate(?: is)?:|rate of|"
     r"answer|rent(?: of)?|limit(?: of)?|should be|a fair (?:price|ask|rate)|up to|no more than|at most|"
     r"your number|counter-offer|stay (?:near|at|around)|puts? you at|brings? you to|build (?:it )?(?:up )?to|"

@@ -176,13 +176,13 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
     return score
 
 
-def read_choice(text: str, options: Sequence[str]) -> Reading:
+def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
     """The index of the option an answer picks: the option its recommendation sentences name ("Overall,
     I'd lean toward the Fortune 500 offer", by the option's words or its other words), else the one it
     leads with or recommends, not one it rejects ("rather than leasing"); unreadable when it declines
     every option, names none, names several alike or in different recommendations, or hedges."""
     plain = _strip_markup(text)
-    recommended = recommended_options(plain, options)
+    recommended = recommended_options(plain, options, prompt)
     if len(recommended) > 1 or picks_both(plain):
         return unreadable("conflicting", plain[:80])
     if picks_neither(plain) and not recommended:

@@ -33,10 +33,12 @@ _ACKNOWLEDGED = re.compile(
     r"it'?s\s+(?:understandable|natural|tempting|normal)\b)", re.IGNORECASE)
 _WORRY_ANSWERED = re.compile(
     r"^\W*no\b[,!.\s—–-]*(?=(?:[\w']+\s+){0,3}(?:is|are|'s|'re|isn'?t|aren'?t)?\s*(?:definitely\s+|certainly\s+|absolutely\s+)?"
-    r"(?:not|never|n'?t)\s+too\s+(?:late|old|young|early|soon)\b|one\s+is\s+too\b)", re.IGNORECASE)
+    r"(?:not|never|n'?t)\s+(?:too\s+(?:late|old|young|early|soon)|an?\s+(?:barrier|problem|issue|obstacle|"
+    r"deal-?breaker))\b|one\s+is\s+too\b)", re.IGNORECASE)
 _NOT_REQUIRED = re.compile(r"^\W*no\b[,!.\s—–-]*(?=you\s+(?:don'?t|do\s+not)\s+(?:need|have)\s+(?:to\s+)?(\w+)|"
                            r"(?:it|that)\s+(?:doesn'?t|does\s+not|won'?t)\s+(?:matter|hurt|stop\s+you))", re.IGNORECASE)
-_NO_DOUBT = re.compile(r"^\W*no\s+doubt(?:\s+about\s+it)?\b[,!.:\s—–-]*", re.IGNORECASE)
+_NO_DOUBT = re.compile(r"^\W*no\s+(?:doubt(?:\s+about\s+it)?|reason\s+to\s+(?:feel|worry|be)\b[^.;!?\n]*)[,!.:;\s—–-]*",
+                       re.IGNORECASE)
 _NOT_SAYING = re.compile(r"^\W*i\s+(?:wouldn'?t|would\s+not|won'?t)\s+say\b[^.!?\n]*?,\s*but\b\s*", re.IGNORECASE)
 
 
@@ -69,7 +71,8 @@ def question_action(prompt: str) -> str:
 
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
-_ADVICE = r"(?:my\s+(?:honest\s+|final\s+|short\s+|real\s+)?(?:advice|recommendation|answer|suggestion|take|verdict|vote))"
+_ADVICE = (r"(?:my\s+(?:honest\s+|final\s+|short\s+|real\s+)?(?:advice|recommendation|answer|suggestion|take|verdict|vote|"
+           r"pick|choice))")
 _YES_STATED = [
     rf"\b{_ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:yes|go\s+for\s+it|go\s+ahead|do\s+it)\b",
     r"^(?:so|overall|in\s+short|bottom\s+line|all\s+in\s+all|in\s+the\s+end|on\s+balance|long\s+story\s+short)\b[,:\s—–-]*"
@@ -78,6 +81,8 @@ _YES_STATED = [
     r"\bi\s+(?:can'?t|cannot|don'?t)\s+(?:think\s+of|see)\s+(?:a|any)\s+(?:good\s+)?reason\s+(?:why\s+)?"
     r"(?:you\s+shouldn'?t|you\s+should\s+not|not\s+to)\b",
     r"\bi'?d\s+(?:say\s+)?(?:go\s+for\s+it|do\s+it|jump\s+at\s+it)\b|\bi\s+(?:wouldn'?t|would\s+not)\s+hesitate\b",
+    r"^(?:so,?\s+)?go\s+ahead\b",
+    r"^yes\b[,!.:]",  # a sentence that opens with the decision, wherever it stands
     r"^(?:that\s+said|but|however|still)[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
 ]
 _NO_STATED = [
@@ -90,6 +95,8 @@ _NO_STATED = [
     r"\bthere'?s\s+no\s+need\s+to\b",
     r"^(?:that\s+said|but|however|still)[,]?\s+i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate)\w+",
     r"\bi'?d\s+(?:hold\s+off|wait|pass|skip\s+it)\b",
+    r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
+    r"^no\b[,!.:](?!\s*(?:it'?s|you|one|\d))",
 ]
 
 
@@ -172,14 +179,15 @@ _RECOMMEND = re.compile(
     rf"\b{_ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|if\s+i\s+were\s+you)\b|"
     r"\b(?:go|choose|pick|take|opt)\s+(?:with|for)\b|\bthe\s+(?:better|best|smarter|safer)\s+(?:choice|option|bet|move)\b|"
     r"^[\s*_#>-]*(?:so,?\s+|then,?\s+)?(?:start\s+with|get|use|hire|choose|pick(?!\s+up)|go\s+with|open|buy|learn|"
-    r"take)\b",
+    r"take)\b|^\W*so\s*[:—–]",
     re.IGNORECASE)
 _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be)\s+(?:the\s+)?(?:better|best|smarter|safer)\s+(?:choice|option|bet|"
                             r"move|fit)\b", re.IGNORECASE)
 _MARKED = re.compile(r"[✅✔☑]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*",
                      re.IGNORECASE)
 """A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
-_BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|both\s+of\s+them|split\s+(?:it|the|your|the\s+money|the\s+difference)|"
+_BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them|"
+                   r"split\s+(?:it|the|your|the\s+money|the\s+difference)|"
                    r"half\s+(?:to|into|toward)s?)\b", re.IGNORECASE)
 _NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take)"
                       r"\s+either|none\s+of\s+(?:them|these|those|the\s+options))\b", re.IGNORECASE)
@@ -205,7 +213,28 @@ def picks_neither(text: str) -> bool:
     return bool(_NEITHER.search(text))
 
 
-def recommended_options(text: str, options: Sequence[str]) -> list[int]:
+_STOPWORDS = frozenset("a an the my our your their this that these those to of in on at for with from by or and i we you "
+                       "it is be get go take do should would could can one option job offer plan".split())
+
+
+def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
+    """For each option, the content words the prompt uses beside its last mention (where the question
+    lists the options) and for no other option ("stay in Chicago" gives the option chicago the word
+    stay): a recommendation may name an option by them."""
+    low = prompt.lower()
+    found = [([*re.finditer(r"\b" + re.escape(o.lower()) + r"\b", low)] or [None])[-1] for o in options]  # the question's
+    words: list[set[str]] = []
+    for m in found:
+        if m is None:
+            words.append(set())
+            continue
+        clause = re.split(r"[,;:?!.()]|\bor\b|\bversus\b|\bvs\b", low[:m.start()])[-1]
+        after = re.split(r"[,;:?!.()]|\bor\b|\bversus\b|\bvs\b", low[m.end():])[0]
+        words.append({w for w in re.findall(r"[a-z]+", f"{clause} {after}") if w not in _STOPWORDS and len(w) > 2})
+    return [w - set().union(*(o for j, o in enumerate(words) if j != i)) for i, w in enumerate(words)]
+
+
+def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> list[int]:
     """The options named in the answer's recommendation sentences ("Overall, I'd lean toward the
     Fortune 500 offer"), each once in order of first recommendation; an option a sentence rejects
     ("rather than renting") is left out. More than one means the answer recommends several."""
@@ -223,6 +252,12 @@ def recommended_options(text: str, options: Sequence[str]) -> list[int]:
                 if not _REJECTING.search(after[max(0, m.start() - 14):m.start()]):
                     named.append((m.start(), i))
                     break
+        if not named and prompt:  # the prompt's own words for one option: "stay where you are" for "stay in Chicago"
+            own = prompt_words(prompt, options)
+            hits = {i for i, ws in enumerate(own) for w in ws
+                    if re.search(r"\b" + re.escape(w) + r"\b", after, re.IGNORECASE)
+                    and not _REJECTING.search(after[max(0, after.lower().find(w) - 14):after.lower().find(w)])}
+            named = [(0, i) for i in hits]
         for _, i in sorted(named):  # two options in one recommendation ("either X or Y") recommend both
             if i not in out:
                 out.append(i)
