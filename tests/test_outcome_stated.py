@@ -178,3 +178,14 @@ PAY = "| Level | Typical base |\n|---|---|\n| Junior | $70,000 |\n| Senior | $12
 ])
 def test_amounts_dotted_per_week_by_row_position_and_put_on_the_table(prompt: str, answer: str, value: float) -> None:
     assert read_outcome(answer, question_of(prompt, "number")).value == value
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer"), [
+    ("Should I take the bus or drive to the airport? Answer bus or drive.", ("bus", "drive"),
+     "Book a rideshare. It costs less than parking and you skip the slow bus."),
+    ("Should I study part-time or full-time? Answer part or full.", ("part", "full"),
+     "Going full-time is faster. Keep your job and take evening classes."),
+])
+def test_a_decision_in_words_the_rules_cannot_place_is_not_read_by_a_passing_mention(
+        prompt: str, options: tuple, answer: str) -> None:
+    assert _choice(prompt, options, answer) == "unreadable (no_option)"

@@ -16,6 +16,7 @@ from equilens.tasks.scoring.outcomes.stated import (
     recommended_options,
     stated_decisions,
     told_action,
+    unnamed_decision,
     unsaid_openings,
 )
 
@@ -195,6 +196,8 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
         if found.readable and opening:  # the answer opens with one option and recommends another
             return unreadable("conflicting", plain[:80])
         return Reading(float(recommended[0]), figure=options[recommended[0]])
+    if found.readable and not recommended and (decided := unnamed_decision(plain, options, prompt)):
+        return unreadable("no_option", decided[:80])  # "Take Amtrak." after "as fast as flying": no guess
     return found
 
 

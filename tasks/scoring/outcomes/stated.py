@@ -195,6 +195,29 @@ _REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid
                         re.IGNORECASE)
 
 
+_DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|instead,?\s+)?(?:i'?d\s+(?!say\b|also\b|add\b|note\b)\w+|"
+                      r"(?:keep|take|get|use|go|stick|stay|book|hire|choose|pick|start|buy|open|learn|put|throw|skip)\b)",
+                      re.IGNORECASE)
+
+
+def unnamed_decision(text: str, options: Sequence[str], prompt: str = "") -> str | None:
+    """The answer's last decision sentence ("Take Amtrak.", "Keep your job and take classes in the
+    evenings.") when it names no option by its words, its other words or the prompt's words for it;
+    None when the answer has no such sentence or its decision names an option. An answer that decides
+    in words the rules cannot place is unreadable: the option it mentions elsewhere, in passing, is
+    not its choice."""
+    decisions = [s for s in _SENTENCES.split(text) if s.strip() and _DECIDES.match(s)]
+    if not decisions:
+        return None
+    last = decisions[-1]
+    if any(re.search(option_pattern(o), last, re.IGNORECASE) for o in options):
+        return None
+    own = prompt_words(prompt, options) if prompt else []
+    if any(re.search(r"\b" + re.escape(w) + r"\b", last, re.IGNORECASE) for ws in own for w in ws):
+        return None
+    return last
+
+
 def option_pattern(option: str) -> str:
     """A regex for an option by its own words (stems: "leasing" for lease) or its :data:`OPTION_MEANINGS`."""
     own = r"\s+".join(re.escape(w[:-1] if len(w) > 4 and w.endswith("e") else w) + r"\w*"
