@@ -134,15 +134,18 @@ def token_count(value: object) -> int | None:
     return int(value) if 0 <= value <= MAX_TOKENS_READ else None
 
 
-def ok_result(req: LLMRequest, comp: Completion, attempts: int, latency: float) -> LLMResult:
+def ok_result(req: LLMRequest, comp: Completion, attempts: int, latency: float,
+              held: Sequence[str] | None = None) -> LLMResult:
     """The row of an answer. A content filter makes it a refusal; an answer cut at the answer cap
     stays an answer, with ``truncated`` set and an ``error_message`` starting with :data:`ANSWER_CUT`.
     A secret the run holds (a key, an expanded ``${VAR}``) or a key-formatted string is taken out of
-    the answer before anything stores or shows it, and ``error_message`` says so (:data:`SECRET_REMOVED`)."""
+    the answer before anything stores or shows it, and ``error_message`` says so (:data:`SECRET_REMOVED`);
+    ``held`` is the stage's :func:`~equilens.tasks.llm.base.held_secrets`, read once per stage (default:
+    read now)."""
     filtered = comp.finish_reason == "content_filter"
     if comp.text is None and not filtered:
         raise EmptyResponseError("the endpoint returned no message content")
-    text, removed = scrub_answer(comp.text or "")
+    text, removed = scrub_answer(comp.text or "", held)
     cut = comp.truncated and not filtered
     notes = [f"{ANSWER_CUT} at {len(text):,} characters (llm.max_answer_chars): the endpoint sent more than "
              "max_tokens allows"] if cut else []
@@ -177,7 +180,8 @@ class EmptyResponseError(RuntimeError):
 
 
 async def call_with_retries(
-    provider: Provider, req: LLMRequest, cfg: LLMConfig, limiter: RateLimiter | None, secrets: Sequence[str]
+    provider: Provider, req: LLMRequest, cfg: LLMConfig, limiter: RateLimiter | None, secrets: Sequence[str],
+    held: Sequence[str] | None = None,
 ) -> LLMResult:
     attempt = 0
     while True:
@@ -193,7 +197,7 @@ async def call_with_retries(
             # call in this task (wait_for would start a task and a timer handle per call)
             async with asyncio.timeout(cfg.timeout):
                 comp = await provider.acomplete(req.prompt, req.sample_idx, **own)
-            return ok_result(req, comp, attempt, time.perf_counter() - t0)
+            return ok_result(req, comp, attempt, time.perf_counter() - t0, held)
         except asyncio.CancelledError:
             raise
         except Exception as err:  # noqa: BLE001 - every failure is classified and recorded

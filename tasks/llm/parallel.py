@@ -216,9 +216,11 @@ def _provider(cfg: LLMConfig, api_key: str | None) -> Any:
 
 async def _worker(cfg: LLMConfig, api_key: str | None, tasks: Any, results: Any, stop: Any,
                   limiter: SharedRateLimiter | None, secrets: list[str], parent: int) -> None:
+    from equilens.tasks.llm.base import held_secrets
     from equilens.tasks.llm.calls import RateLimiter, call_with_retries
 
     provider = _provider(cfg, api_key)
+    held = held_secrets()  # once per worker, after the provider registered its keys
     pace = limiter or (RateLimiter(cfg.rate_limit) if cfg.rate_limit else None)
     loop = asyncio.get_running_loop()
     local: asyncio.Queue = asyncio.Queue(maxsize=cfg.max_concurrency)
@@ -238,7 +240,7 @@ async def _worker(cfg: LLMConfig, api_key: str | None, tasks: Any, results: Any,
         while (item := await local.get()) is not None:
             idx, prompt, sample_idx, system = item  # a user profile travels as the call's system message
             res = await call_with_retries(provider, LLMRequest(prompt, sample_idx, "", system=system), cfg, pace,
-                                          secrets)
+                                          secrets, held)
             out.append((idx, res.text, res.ok, res.refusal, res.error_class, res.error_message, res.attempts,
                         res.latency_s, res.prompt_tokens, res.completion_tokens, res.top_logprobs))
 

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 
 from equilens.tasks.config import LLMConfig
-from equilens.tasks.llm.base import LLMRequest, LLMResult, Provider, secret_values
+from equilens.tasks.llm.base import LLMRequest, LLMResult, Provider, held_secrets, secret_values
 from equilens.tasks.llm.calls import (
     RateLimiter,
     call_with_retries,
@@ -104,7 +104,7 @@ class CacheWriter:
 
 async def _run_concurrent(
     provider: Provider, todo: Sequence[LLMRequest], cfg: LLMConfig, writer: CacheWriter,
-    on_result: Callable[[LLMResult], None], secrets: Sequence[str],
+    on_result: Callable[[LLMResult], None], secrets: Sequence[str], held: Sequence[str] | None = None,
 ) -> None:
     """``max_concurrency`` call loops take the requests in call order from one shared iterator, so the
     number of coroutines is bounded whatever the run's size."""
@@ -118,7 +118,7 @@ async def _run_concurrent(
         for req in order:  # each loop takes the next request not yet started
             if closing or first.failed or stop_requested():  # no new call once the stage closes or must stop
                 return
-            res = await call_with_retries(provider, req, cfg, limiter, secrets)
+            res = await call_with_retries(provider, req, cfg, limiter, secrets, held)
             answered.append(res)
             first.add(res)  # the first calls all failing alike raise here, and no loop starts another
 
@@ -162,7 +162,7 @@ async def _run_concurrent(
 
 def _run_batched(
     provider: Provider, todo: Sequence[LLMRequest], cfg: LLMConfig, writer: CacheWriter,
-    on_result: Callable[[LLMResult], None], secrets: Sequence[str],
+    on_result: Callable[[LLMResult], None], secrets: Sequence[str], held: Sequence[str] | None = None,
 ) -> None:
     order = sorted(todo, key=lambda r: len(r.prompt))
     try:
@@ -179,7 +179,7 @@ def _run_batched(
                     comps = provider.complete_batch([r.prompt for r in batch], [r.sample_idx for r in batch], **own)
                     raise_if_stopped(f"after {start} of {len(order)} local generations")  # a cut batch is dropped
                     per_row = (time.perf_counter() - t0) / len(batch)
-                    results = [ok_result(r, c, attempt, per_row) for r, c in zip(batch, comps, strict=True)]
+                    results = [ok_result(r, c, attempt, per_row, held) for r, c in zip(batch, comps, strict=True)]
                     break
                 except RunInterrupted:
                     raise
@@ -293,15 +293,16 @@ def run_requests(
         injected = provider is not None
         provider = provider or make_provider(cfg)
         secrets = secret_values(cfg.api_key_env)
+        held = held_secrets()  # once per stage, not per answer: the provider has registered its keys by now
         writer = CacheWriter(store, cfg)
         nproc = 1 if injected else client_processes(cfg, len(todo))
         if provider.batched:
-            _run_batched(provider, todo, cfg, writer, on_result, secrets)
+            _run_batched(provider, todo, cfg, writer, on_result, secrets, held)
         elif nproc > 1:
             _run_in_processes(provider, todo, cfg, writer, on_result, secrets, nproc)
         else:
             with signals_as_stop_requests():  # in the main thread, a signal must not raise inside the loop
-                asyncio.run(_run_concurrent(provider, todo, cfg, writer, on_result, secrets))
+                asyncio.run(_run_concurrent(provider, todo, cfg, writer, on_result, secrets, held))
     return in_order(requests, done)
 
 
