@@ -36,6 +36,7 @@ class AssessmentRun:
     code: str
     log: Any
     closed: bool = False
+    judged: Any = None  # the verdicts and findings close() stored (findings.Judged)
 
     @property
     def store(self) -> Store:
@@ -44,15 +45,15 @@ class AssessmentRun:
 
     def close(self, metrics: pd.DataFrame, responses: pd.DataFrame | None = None) -> None:
         """The last step of the body: metrics and usage into the summary, the Prefect artifacts."""
-        close_run(self.store, self.run_id, self.config, self.summary, metrics,
-                  pd.DataFrame() if responses is None else responses)
+        self.judged = close_run(self.store, self.run_id, self.config, self.summary, metrics,
+                                pd.DataFrame() if responses is None else responses)
         self.closed = True
 
     def result(self) -> dict[str, Any]:
         """The flow's return value: after a closed run, the HTML report written and linked; the run id
         and summary in any case."""
         if self.closed:
-            return run_result(self.store, self.run_id, self.config, self.summary)
+            return run_result(self.store, self.run_id, self.config, self.summary, self.judged)
         return {"run_id": self.run_id, **self.summary}
 
 

@@ -78,8 +78,9 @@ def closing_columns(responses: pd.DataFrame) -> pd.DataFrame:
 def close_run(
     store: Store, run_id: str, config: RunConfig, summary: dict[str, Any], metrics: pd.DataFrame,
     responses: pd.DataFrame,
-) -> None:
-    """The last step inside a recorded run: metrics and usage into the summary, Prefect artifacts."""
+) -> Any:  # noqa: ANN401 - findings.Judged
+    """The last step inside a recorded run: metrics, usage and findings into the summary, Prefect
+    artifacts; the run's verdicts and findings (for :func:`run_result`'s gate)."""
     from equilens.tasks.reporting.terminal import markdown_report, usage_summary
 
     check_llm_failures(config, responses)  # flows that do not check right after their LLM stage
@@ -94,7 +95,9 @@ def close_run(
         logging.getLogger(__name__).warning("no examples for the markdown artifact: %s", err)
         evidence = []
     publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses, evidence))
-    summary["findings"] = [f.as_dict() for f in stored_findings(store, run_id).findings]
+    judged = stored_findings(store, run_id)
+    summary["findings"] = [f.as_dict() for f in judged.findings]
+    return judged
 
 
 def stored_findings(store: Store, run_id: str) -> Any:  # noqa: ANN401 - findings.Judged
@@ -104,10 +107,12 @@ def stored_findings(store: Store, run_id: str) -> Any:  # noqa: ANN401 - finding
     return run_findings(store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id]), store.run_config(run_id))
 
 
-def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, Any]) -> dict[str, Any]:
+def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, Any],
+               judged: Any = None) -> dict[str, Any]:  # noqa: ANN401 - findings.Judged
     """After the run is recorded as finished: write the HTML report, link it, and return the flow's result;
     with ``execution.fail_on: finding`` and a finding, raise :class:`~equilens.tasks.reporting.findings.FindingsFound`
-    instead (the run stays stored as completed; the Prefect flow run ends Failed)."""
+    instead (the run stays stored as completed; the Prefect flow run ends Failed). ``judged`` is what
+    :func:`close_run` found, read again from the store when not given."""
     report = write_run_report(store, run_id, config)
     if report:
         try:
@@ -124,5 +129,5 @@ def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, 
     if config.execution.fail_on == "finding" and summary.get("findings"):
         from equilens.tasks.reporting.findings import FindingsFound, gate_message
 
-        raise FindingsFound(gate_message(stored_findings(store, run_id)), result)
+        raise FindingsFound(gate_message(judged or stored_findings(store, run_id)), result)
     return result

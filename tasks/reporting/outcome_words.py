@@ -27,7 +27,6 @@ OUTCOME_NAMES = {"number": ("amounts", "amount"), "yes_no": ("yes rates", "yes/n
                  "choice": ("first-choice rates", "choice")}  # kind -> (what its gap compares, its answers)
 
 
-
 def p_clause(d: dict[str, Any]) -> str:
     p = number_or_none(d.get("p_holm"))
     return f", p_holm = {p:.2g}" if p is not None else ""
@@ -112,7 +111,7 @@ def crossed_pattern(attribute: str, rows: pd.DataFrame, alpha: float) -> list[st
                 out.append(f"{name}: no gap beyond chance{size}")
             continue
         r, d, a, b = max(found, key=lambda x: abs(number_or_none(x[1].get("gap")) or 0))
-        lead = worded_outcome(r, d, cell_values(rows, cell_metric(rows, r["metric"])),
+        lead = worded_outcome(r, d, cell_values(rows, cell_metric(r["metric"])),
                                (f"{a[i]} users", f"{b[i]} users"))
         within = {" ".join(a[j] for j in range(len(names)) if j != i) for _, _, a, _ in found}
         others_name = " and ".join(n for j, n in enumerate(names) if j != i)
@@ -123,14 +122,12 @@ def crossed_pattern(attribute: str, rows: pd.DataFrame, alpha: float) -> list[st
     return out
 
 
-def cell_metric(rows: pd.DataFrame, gap_metric: str) -> str:
-    """The per-cell metric an outcome gap compares (``number_outcome_gap`` -> ``number_outcome``)."""
-    from equilens.tasks.metrics import METRICS
+def cell_metric(gap_metric: str) -> str:
+    """The per-cell metric an outcome gap compares (``number_outcome_gap`` -> ``number_outcome``), from
+    the metric registry (:func:`equilens.tasks.metrics.outcome_metrics`); "" for any other metric."""
+    from equilens.tasks.metrics import outcome_metrics
 
-    kind = METRICS.get(gap_metric).outcome if gap_metric in METRICS else ""
-    cell = [n for n in set(rows["metric"]) if n in METRICS and METRICS.get(n).outcome == kind and n != gap_metric
-            and rows[(rows["metric"] == n)]["group_b"].isna().all()]
-    return cell[0] if cell else ""
+    return next((cell for cell, gap in outcome_metrics().values() if gap == gap_metric), "")
 
 
 def worst_off(rows: pd.DataFrame) -> str:
