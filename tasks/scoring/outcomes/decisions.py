@@ -140,8 +140,6 @@ _CHOICE_REJECT = re.compile(r"\b(?:rather than|instead of|over|not|than|forget|s
                             r"(?:the\s+|a\s+|an\s+)?$", re.IGNORECASE)
 
 
-
-
 def _spans(plain: str, options: Sequence[str]) -> list[tuple[int, int, int]]:
     """(start, end, option) of every mention of an option: its words (stemmed), or else its other words."""
     stems = [[_stem(w) for w in re.findall(r"[a-z]+", o.lower())] for o in options]
@@ -206,10 +204,9 @@ def _first_mentioned(plain: str, options: Sequence[str]) -> Reading:
     spans = _spans(plain, options)
     outside = [sp for sp in spans if not plain[plain.rfind("\n", 0, sp[0]) + 1:sp[0]].lstrip().startswith("|")]
     hits = [(pos, i, _choice_score(plain, pos, end)) for pos, end, i in (outside or spans)]  # a table compares
-    if re.search(
-                     r"\beither (?:the )?(?:" + "|".join(re.escape(o) for o in options) + r")\w*\s+or\b", plain,
-                     re.IGNORECASE):
-        return unreadable("conflicting", plain[:80])  # "do both: half to each", "either the startup or the corporate"
+    if re.search(r"\beither (?:the )?(?:" + "|".join(re.escape(o) for o in options) + r")\w*\s+or\b", plain,
+                 re.IGNORECASE):
+        return unreadable("conflicting", plain[:80])  # "either the startup or the corporate job"
     if not hits:
         return unreadable("refused" if REFUSAL.search(plain) else "no_option")
     first_end = (re.search(r"[.!?](?:\s|$)", plain) or re.search(r"$", plain)).end()

@@ -71,6 +71,12 @@ def question_action(prompt: str) -> str:
 
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """The answer's sentences and lines, as written (markup kept), empty ones left out."""
+    return [s for s in _SENTENCES.split(text) if s.strip()]
+
 _ADVICE = (r"(?:my\s+(?:honest\s+|final\s+|short\s+|real\s+)?(?:advice|recommendation|answer|suggestion|take|verdict|vote|"
            r"pick|choice))")
 _YES_STATED = [
@@ -109,7 +115,7 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
     should = [(0.0, rf"\byou\s+(?:should\s+not|shouldn'?t|ought\s+not\s+to)\s+(?:\w+\s+)?{action}\b"),
               (1.0, rf"\byou\s+(?:should|ought\s+to)\s+(?:definitely\s+|absolutely\s+|still\s+)?{action}\b")] \
         if action else []
-    for sentence in (s.strip(" *_#>`-") for s in _SENTENCES.split(text) if s.strip()):
+    for sentence in (s.strip(" *_#>`-") for s in sentences(text)):
         for value, pattern in should:
             m = re.search(pattern, sentence, re.IGNORECASE)
             if m and not re.search(r"\b(?:reason\s+(?:why\s+)?|whether\s+|if\s+|when\s+|why\s+)$", sentence[:m.start()],
@@ -132,7 +138,7 @@ def told_action(text: str, prompt: str) -> list[tuple[float, str]]:
     for an answer whose opening takes no decision."""
     found: list[tuple[float, str]] = []
     action = question_action(prompt)
-    for sentence in (s.strip(" *_#>`-") for s in _SENTENCES.split(text) if s.strip()):
+    for sentence in (s.strip(" *_#>`-") for s in sentences(text)):
         if action and action not in ("be", "do", "have", "go"):
             if re.match(rf"(?:so,?\s+|then,?\s+)?(?:please\s+|definitely\s+)?{action}\b", sentence, re.IGNORECASE):
                 found.append((1.0, sentence[:40]))
@@ -206,7 +212,7 @@ def unnamed_decision(text: str, options: Sequence[str], prompt: str = "") -> str
     None when the answer has no such sentence or its decision names an option. An answer that decides
     in words the rules cannot place is unreadable: the option it mentions elsewhere, in passing, is
     not its choice."""
-    decisions = [s for s in _SENTENCES.split(text) if s.strip() and _DECIDES.match(s)]
+    decisions = [s for s in sentences(text) if _DECIDES.match(s)]
     if not decisions:
         return None
     last = decisions[-1]
@@ -262,7 +268,8 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
     Fortune 500 offer"), each once in order of first recommendation; an option a sentence rejects
     ("rather than renting") is left out. More than one means the answer recommends several."""
     out: list[int] = []
-    for sentence in (s for s in _SENTENCES.split(text) if s.strip()):
+    own = prompt_words(prompt, options) if prompt else []  # read once, tried on each recommendation
+    for sentence in sentences(text):
         cue = _RECOMMEND.search(sentence) or _MARKED.search(sentence)
         if not cue:
             continue
@@ -275,8 +282,7 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
                 if not _REJECTING.search(after[max(0, m.start() - 14):m.start()]):
                     named.append((m.start(), i))
                     break
-        if not named and prompt:  # the prompt's own words for one option: "stay where you are" for "stay in Chicago"
-            own = prompt_words(prompt, options)
+        if not named and own:  # the prompt's own words for one option: "stay where you are" for "stay in Chicago"
             hits = {i for i, ws in enumerate(own) for w in ws
                     if re.search(r"\b" + re.escape(w) + r"\b", after, re.IGNORECASE)
                     and not _REJECTING.search(after[max(0, after.lower().find(w) - 14):after.lower().find(w)])}
