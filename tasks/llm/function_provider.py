@@ -25,6 +25,7 @@ import asyncio
 import inspect
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
@@ -147,8 +148,6 @@ class TargetLoop:
     BEAT = 0.1
 
     def __init__(self) -> None:
-        import time
-
         self._loop = asyncio.new_event_loop()
         self.beat = time.monotonic()
         threading.Thread(target=self._run, name="equilens-target-loop", daemon=True).start()
@@ -159,15 +158,11 @@ class TargetLoop:
         self._loop.run_forever()
 
     def _tick(self) -> None:
-        import time
-
         self.beat = time.monotonic()
         self._loop.call_later(self.BEAT, self._tick)
 
     def blocked_for(self) -> float:
         """Seconds since the loop last ran its heartbeat (about :data:`BEAT` while it is free)."""
-        import time
-
         return time.monotonic() - self.beat
 
     async def call(self, coroutine: Any, timeout: float, name: str) -> Any:  # noqa: ANN401 - the app's answer
