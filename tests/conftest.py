@@ -9,9 +9,11 @@ import pytest
 from equilens.tasks.environment import apply_offline_defaults
 
 apply_offline_defaults()
-_tmp_home = tempfile.mkdtemp(prefix="equilens-test-prefect-")
-os.environ.setdefault("PREFECT_HOME", _tmp_home)
-os.environ.setdefault("PREFECT_RESULTS_LOCAL_STORAGE_PATH", os.path.join(_tmp_home, "results"))
+# A Prefect home per test process, never inherited: the workers of ``-n 2`` inherit the controller's
+# environment, and two workers' ephemeral servers on one SQLite database race to register block schemas.
+_tmp_home = tempfile.mkdtemp(prefix=f"equilens-test-prefect-{os.getpid()}-")
+os.environ["PREFECT_HOME"] = _tmp_home
+os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = os.path.join(_tmp_home, "results")
 
 
 @pytest.fixture(scope="session")

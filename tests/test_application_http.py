@@ -9,12 +9,14 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.llm import LLMRequest, cache_key, run_requests
+
+from tests.fakes.quiet_http import QuietHTTPServer
 
 REQUEST = {"input": {"messages": [{"role": "user", "content": "{prompt}"}]},
            "user": {"profile": {"name": "{name}"}}}
@@ -53,8 +55,7 @@ class JsonApi:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
+        self._httpd = QuietHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                          daemon=True).start()
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/api/chat"

@@ -21,10 +21,12 @@ import itertools
 import json
 import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+
+from tests.fakes.quiet_http import QuietHTTPServer
 
 HOST = "127.0.0.1"
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
@@ -60,7 +62,7 @@ class FakeAnthropicServer:
         self.paths: list[str] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._httpd = _Quiet((HOST, 0), _handler(self))
+        self._httpd = QuietHTTPServer((HOST, 0), _handler(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="fake-anthropic-server", daemon=True)
 
@@ -95,13 +97,6 @@ class FakeAnthropicServer:
     def stop(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
-
-
-class _Quiet(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        return  # a client that hung up (its event loop closed) is not an error worth printing
 
 
 def _error(status: int, message: str) -> dict:
