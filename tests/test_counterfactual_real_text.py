@@ -179,14 +179,15 @@ def test_common_word_names_count_in_a_name_context(names):
     assert names.scan("Will you come in June?") == []
 
 
-def test_megan_and_her_husband_are_reversed_not_split(lex, names):
-    """Old bug: "Megan didn't want to disturb his husband"."""
+def test_megan_changes_and_her_husband_stays_a_bystander(lex, names):
+    """Megan is the person compared; her husband is named by his tie to her and keeps his word. The
+    pronoun of Megan follows her ("Megan ... his husband" with Megan unchanged is a split)."""
     text = "Megan didn't want to disturb her husband."
     got = expand_prompt(text, lex["gender"], names)
-    assert set(got) == {"female", "male"}
+    assert set(got) == {"female", "male", "neutral"}
     new = got["male"].split()[0]
     assert names.info[new.lower()].gender == "male"
-    assert got["male"] == f"{new} didn't want to disturb his wife."
+    assert got["male"] == f"{new} didn't want to disturb his husband."
     only_problem(validate_variant(text, "Megan didn't want to disturb his husband.", lex["gender"], names),
                  "were split")
 
@@ -244,14 +245,14 @@ def test_two_groups_swap_with_each_other(lex, names, attribute, text, swapped, c
     only_problem(validate_variant(text, collapsed, lex[attribute], names), "groups collapsed")
 
 
-def test_role_reversal_swaps_a_named_person_too(lex, names):
-    # The issue's "Salma's dad and dad": Salma is a female name of the census (2020), so role
-    # reversal changes all three people, and Salma gets a male name.
+def test_a_named_person_changes_and_her_parents_stay(lex, names):
+    # Salma is a female name of the census (2020); "Salma's dad and mom" are named by their tie to
+    # her, so only Salma changes, to a male name, and her parents keep their words.
     got = expand_prompt("Salma's dad and mom came.", lex["gender"], names)
     new = got["male"].split("'")[0]
-    assert got["male"] == f"{new}'s mom and dad came." and names.info[new.lower()].gender == "male"
+    assert got["male"] == f"{new}'s dad and mom came." and names.info[new.lower()].gender == "male"
     only_problem(validate_variant("Salma's dad and mom came.", "Salma's dad and dad came.", lex["gender"], names),
-                 "groups collapsed")
+                 "'dad' (male) took the place of 'mom', who is not one of the people compared")
 
 
 def test_three_groups_give_cyclic_permutations(lex):

@@ -70,6 +70,8 @@ class Lexicon:
     an alias is detected and swapped from like that term, but never written into a variant.
     ``controls`` pairs a term with another term of the same group that says the same ("woman" ->
     "lady"): the same-group control of a variant (:mod:`equilens.tasks.inputs.controls`).
+    ``relations`` ("son", "wife") and ``generic_plurals`` ("rules for men") mark bystanders and
+    topics, who keep their words where other people are compared (:mod:`~equilens.tasks.inputs.compared`).
     """
 
     attribute: str
@@ -83,6 +85,8 @@ class Lexicon:
     source_only: frozenset[str] = frozenset()
     aliases: tuple[tuple[str, str], ...] = ()
     controls: tuple[tuple[str, str], ...] = ()
+    relations: frozenset[str] = frozenset()
+    generic_plurals: frozenset[str] = frozenset()
     source: str = field(default="<custom>", compare=False)
 
     @functools.cached_property
@@ -325,19 +329,8 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
             raise error(f"{source}: `stop_after` of {term!r} must be a list of words.")
         stop_after.append((term, tuple(sorted({_clean(w) for w in words}))))
 
-    person = doc.get("person_context") or []
-    if not isinstance(person, list) or not all(isinstance(w, str) for w in person):
-        raise error(f"{source}: `person_context` must be a list of terms.")
-    unknown = sorted({_clean(w) for w in person} - set(seen))
-    if unknown:
-        raise error(f"{source}: `person_context` names {', '.join(map(repr, unknown))}, not terms of this lexicon.")
-
-    objects = doc.get("object_context") or []
-    if not isinstance(objects, list) or not all(isinstance(w, str) for w in objects):
-        raise error(f"{source}: `object_context` must be a list of terms.")
-    unknown = sorted({_clean(w) for w in objects} - set(seen))
-    if unknown:
-        raise error(f"{source}: `object_context` names {', '.join(map(repr, unknown))}, not terms of this lexicon.")
+    person, objects, relations, generic = (_term_list(doc, key, seen, source, error) for key in (
+        "person_context", "object_context", "relations", "generic_plurals"))
 
     return Lexicon(
         attribute=attribute,
@@ -346,13 +339,27 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
         roles=tuple(roles) if any(roles) else (),
         target_only=frozenset(target_only),
         stop_after=tuple(sorted(stop_after)),
-        person_context=frozenset(_clean(w) for w in person),
-        object_context=frozenset(_clean(w) for w in objects),
+        person_context=person,
+        object_context=objects,
+        relations=relations,
+        generic_plurals=generic,
         source_only=frozenset(source_only),
         aliases=aliases,
         controls=controls,
         source=source,
     )
+
+
+def _term_list(doc: Mapping[str, Any], key: str, seen: Mapping[str, str], source: str,
+               error: type[EquilensError]) -> frozenset[str]:
+    """Check an optional list of terms of the rows (``person_context``, ``relations``, ...)."""
+    raw = doc.get(key) or []
+    if not isinstance(raw, list) or not all(isinstance(w, str) for w in raw):
+        raise error(f"{source}: `{key}` must be a list of terms.")
+    unknown = sorted({_clean(w) for w in raw} - set(seen))
+    if unknown:
+        raise error(f"{source}: `{key}` names {', '.join(map(repr, unknown))}, not terms of this lexicon.")
+    return frozenset(_clean(w) for w in raw)
 
 
 def _aliases(raw: Any, seen: Mapping[str, str], source: str,

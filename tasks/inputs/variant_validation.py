@@ -14,9 +14,10 @@ import re
 
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.agreement import ADVERBS, AFTER_SUBJECT, ARTICLE_BEFORE, base_form
+from equilens.tasks.inputs.compared import people_compared
 from equilens.tasks.inputs.ftu import find_mentions
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
-from equilens.tasks.inputs.mentions import Source, mentioned_groups, related_kept, sources
+from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, related_kept, sources
 from equilens.tasks.inputs.names import NameTable
 
 _MARK = "\x00"
@@ -102,10 +103,15 @@ class CheckedPrompt:
     def __init__(self, text: str, lexicon: Lexicon, names: NameTable | None) -> None:
         self.text = text
         self.skeleton = _skeleton(text, lexicon, names)
-        # an origin word kept beside its group's general term ("an African woman") stays, checked as such
-        self.mentions = related_kept(sources(text, lexicon, names, include_targets=True, loose_names=True), lexicon)
-        self.all_terms = related_kept(sources(text, lexicon, names, include_targets=True, guards=False,
-                                              loose_names=True), lexicon)
+        # an origin word kept beside its group's general term ("an African woman") and a bystander
+        # ("their son" where two teachers are compared) stay, checked as such
+        self.mentions = _kept(text, sources(text, lexicon, names, include_targets=True, loose_names=True), lexicon)
+        self.all_terms = _kept(text, sources(text, lexicon, names, include_targets=True, guards=False,
+                                             loose_names=True), lexicon)
+
+
+def _kept(text: str, found: list[Source], lexicon: Lexicon) -> list[Source]:
+    return people_compared(text, related_kept(found, lexicon), lexicon).found
 
 
 def _what(s: Source) -> str:
@@ -167,6 +173,9 @@ def variant_problems(original: CheckedPrompt, variant: str, lexicon: Lexicon, na
     problems += _mixed_names(before, after, names)
     became: dict[str, dict[str, Source]] = {}
     for b, a in zip(before, after, strict=True):
+        if b.group.endswith(KEPT) and a.group != b.group.removesuffix(KEPT):
+            problems.append(f"{_what(a)} ({a.group}) took the place of {_what(b)}, who is not one of the "
+                            f"people compared and keeps their word")
         if b.group not in detect:
             continue
         became.setdefault(b.group, {}).setdefault(a.group, a)

@@ -1,0 +1,180 @@
+"""Who a variant changes: the people compared, and no one else.
+
+A context compares people ("a male teacher and a female teacher", "Donna and Mark") and may name
+others on the way: "a preschool for their son", "slapped his wife", "the coach ... she's worried",
+"rules for men and women". A variant that swaps every gender word changes those bystanders too,
+and then differs from the original in more than the group of the people compared. So, before
+expansion, each attribute mention of a context is read as one of:
+
+* **a person compared** (principal): a name, or a person word that is neither of the next two;
+* **a relation**: a lexicon ``relations`` term after a possessive or an indefinite article ("their
+  son", "the doctor's wife", "working for an uncle", with up to two words between: "their elderly
+  father"), unless joined to a person compared ("a grandson and their grandfather": both compared);
+* **the group as a whole**: a lexicon ``generic_plurals`` term with no determiner, number or
+  possessive before it ("rules for men and women", "women's rights", "disparaging women");
+* **a pronoun** (a lexicon row with a grammatical role).
+
+When the context has principals, relations and whole-group words are bystanders and keep their
+words. Without principals the relations are the people compared ("their son or their elderly
+father"), and without either the whole-group words are ("Should women earn less?"). A pronoun
+follows the person it refers to, read from the people before it: the principals of its group, the
+bystanders of its group, and the people of no stated gender ("the coach", "a nurse") in its own
+sentence and the one before. Only principals: it changes with them. Only bystanders or people of no
+stated gender: it keeps its word ("Two men asked the nurse, and she said ..."). Both: the rules
+cannot tell whom it means, and the context is left out with that reason (counted as a lost context,
+never guessed). A pronoun before anyone is named follows its group, as in a context of one person.
+
+Whom a pronoun refers to is a question of coreference, which these rules approximate; the rules
+follow the seeds' requirement that a counterfactual changes only the protected attribute of the
+people whose treatment is compared (Kusner et al. 2017, counterfactual fairness; the BBQ contexts
+of Parrish et al. 2022 name their two people in the first sentence and others only in passing).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from equilens.tasks.inputs.lexicon import Lexicon, canonical
+from equilens.tasks.inputs.mentions import KEPT, Source
+from equilens.tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
+
+__all__ = ["Compared", "people_compared"]
+
+_POSSESSIVE = re.compile(
+    r"(?:\b(?:my|your|his|her|their|our|its|an?)|['’]s?)(?:\s+[\w-]+){0,2}\s+$", re.IGNORECASE)
+_COORDINATED = re.compile(r"\s+(?:and|or)\s+(?:my|your|his|her|their|our|an?|the)\s+(?:[\w-]+\s+){0,2}",
+                          re.IGNORECASE)
+_DETERMINED = re.compile(
+    r"\b(?:(?:group|couple|pair|bunch|crowd|line|team)\s+of|the|these|those|a|an|this|that|two|three|four|"
+    r"five|both|some|many|several|few|other|all|my|your|his|her|their|our|its|of\s+the)\s+(?:[\w-]+\s+)?$",
+    re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*\s+")
+_SINGULAR_BEFORE = re.compile(r"\b(?:the|a|an|this|that|my|your|our|their|his|her)\s+(?:[\w-]+\s+)?$",
+                              re.IGNORECASE)
+_PREDICATE = re.compile(r"(?:\b(?:as|is|was|being|became|becomes|remains?|remained)|\()\s*(?:a|an|the)\s+(?:[\w-]+\s+)?$",
+                        re.IGNORECASE)
+# "(who works as a janitor) ... the Hispanic janitor", "a White woman (a truck driver) ... the White
+# truck driver": the noun said of a person names that person again later
+_SAID_OF = re.compile(r"(?:\b(?:as|is|was|being|became|becomes|remains?|remained)|\()\s*(?:a|an|the)\s+"
+                      r"(?:[\w-]+\s+)?([\w-]+)", re.IGNORECASE)
+# "Two women, a Black janitor and a Middle Eastern" (up to the noun): people in apposition
+_APPOSED = re.compile(r",\s*(?:a|an|one)\s+[^.,;:!?]*?(?:(?:,|\band)\s+(?:a|an|one)\s+[^.,;:!?]*?)?$", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][\w-]*")
+# person nouns for several people at once, never the person a singular pronoun means
+_COLLECTIVE = frozenset("""people persons children folks staff crew police family couple team group crowd
+    audience community population gang""".split())
+
+
+@dataclass(frozen=True)
+class Compared:
+    """The mentions with the bystanders marked to keep their place (group + ``KEPT``), and why the
+    context is left out when a pronoun's person cannot be told (None when it can)."""
+
+    found: list[Source]
+    unclear: str | None = None
+
+
+def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Compared:
+    """``found`` (from :func:`equilens.tasks.inputs.mentions.sources`) read as the module describes."""
+    if not (lexicon.relations or lexicon.generic_plurals):
+        return Compared(list(found))
+    kinds = [_kind(text, s, lexicon) for s in found]
+    for i, s in enumerate(found):  # "a grandson and their grandfather": both are compared
+        for j, o in enumerate(found[:i]):
+            if kinds[i] == "relation" and kinds[j] in ("relation", "principal") \
+                    and _COORDINATED.fullmatch(text, o.end, s.start):
+                kinds[i] = kinds[j] = "principal"
+    # one word, one person: "their pregnant wife ... the wife's horror" (a bystander again), "a group
+    # of Black women ... The Black women were" (the people compared, not the group as a whole)
+    words = {k: {canonical(s.surface) for s, kk in zip(found, kinds, strict=True) if kk == k and s.row >= 0}
+             for k in ("relation", "principal")}
+    kinds = ["relation" if k == "principal" and s.row >= 0 and canonical(s.surface) in words["relation"]
+             else "principal" if k == "whole group" and canonical(s.surface) in words["principal"] else k
+             for s, k in zip(found, kinds, strict=True)]
+    for promoted in ("relation", "whole group"):
+        if "principal" in kinds:
+            break
+        kinds = ["principal" if k == promoted else k for k in kinds]
+    out = list(found)
+    for i, (s, kind) in enumerate(zip(found, kinds, strict=True)):
+        if kind in ("relation", "whole group"):
+            out[i] = replace(s, group=s.group + KEPT)
+    if "principal" not in kinds:  # only pronouns tell the people's gender: they follow it
+        return Compared(out)
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    principals = [o for o, k in zip(found, kinds, strict=True) if k == "principal"]
+    for i, (s, kind) in enumerate(zip(found, kinds, strict=True)):
+        if kind != "pronoun" or s.group.endswith(KEPT) or s.group in lexicon.target_only:
+            continue
+        before = [(o, k) for o, k in zip(found, kinds, strict=True) if o.end <= s.start and k != "pronoun"
+                  and o.group == s.group and (k == "principal" or not _plural_term(o))]
+        principal = any(k == "principal" for _, k in before)
+        others = [o.surface for o, k in before if k != "principal"]
+        others += _ungendered_people(text, _sentence_start(ends, s.start, back=1), s.start, found, principals)
+        if principal and others:
+            return Compared(out, f"whom {s.surface!r} refers to cannot be told: one of the people compared, "
+                                 f"or {others[-1]!r}, who is not compared")
+        if others:
+            out[i] = replace(s, group=s.group + KEPT)
+    return Compared(out)
+
+
+def _kind(text: str, s: Source, lexicon: Lexicon) -> str:
+    if s.group in lexicon.target_only:
+        return "no group"  # "the parent", "their": no gender stated, so no one's gender to change
+    if s.is_name or s.row < 0:
+        return "principal"
+    if lexicon.role(s.row) is not None:
+        return "pronoun"
+    word = canonical(s.surface)
+    if word in lexicon.relations and _POSSESSIVE.search(text, max(0, s.start - 40), s.start):
+        return "relation"
+    if word in lexicon.generic_plurals and not _DETERMINED.search(text, max(0, s.start - 30), s.start):
+        return "whole group"
+    return "principal"
+
+
+def _sentence_start(ends: list[int], pos: int, back: int) -> int:
+    """The start of the sentence ``back`` sentences before the one holding ``pos``."""
+    starts = [0] + [e for e in ends if e <= pos]
+    return starts[max(0, len(starts) - 1 - back)]
+
+
+def _ungendered_people(text: str, start: int, end: int, found: Sequence[Source],
+                       principals: Sequence[Source]) -> list[str]:
+    """One person of no stated gender each ("the coach", "a nurse", "my neighbor") between ``start``
+    and ``end``: a singular person noun after a determiner, not the head of a gendered mention ("a
+    female teacher") nor inside one, nor said of a person compared ("works as a janitor", "Two
+    women, a Black janitor and a ...")."""
+    said_of = {m.group(1).lower() for m in _SAID_OF.finditer(text, 0, end)}
+    out = []
+    for m in _WORD.finditer(text, start, end):
+        word = m.group().lower()
+        if word not in PERSON_NOUNS or word in _COLLECTIVE or _plural(word) or word in said_of:
+            continue
+        follows = _WORD.match(text, m.end() + 1)
+        if follows and follows.group().lower() in OBJECT_NOUNS:
+            continue  # "a designer dress": a modifier, not a person
+        if any(s.start <= m.start() < s.end or 0 <= m.start() - s.end <= 1 or 0 <= s.start - m.end() <= 1
+               for s in found):  # "a female teacher", "an African American woman"
+            continue
+        if _PREDICATE.search(text, max(0, m.start() - 30), m.start()):
+            continue  # "(who works as a janitor)", "who is a nurse": said of someone already there
+        if any(_APPOSED.match(text[p.end:m.start()]) for p in principals if p.end <= m.start()):
+            continue
+        if _SINGULAR_BEFORE.search(text, max(0, m.start() - 30), m.start()):
+            out.append(text[m.start():m.end()])
+    return out
+
+
+def _plural_term(s: Source) -> bool:
+    """A plural attribute term ("sons", "women"), which a singular pronoun cannot refer to."""
+    word = canonical(s.surface)
+    return s.row >= 0 and (word.endswith("men") or (word.endswith("s") and not word.endswith(("ss", "us"))
+                                                    and word not in ("his", "hers", "mrs", "ms")))
+
+
+def _plural(word: str) -> bool:
+    return (word.endswith("s") and word[:-1] in PERSON_NOUNS) or (word.endswith("es") and word[:-2] in PERSON_NOUNS)

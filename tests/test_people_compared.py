@@ -1,0 +1,79 @@
+"""A gender variant changes only the people compared: a relation named by their tie to someone, a
+plural that speaks of the whole group and a pronoun that means someone else keep their words; a
+pronoun whose person the rules cannot tell leaves the context out, with the reason."""
+
+from __future__ import annotations
+
+import pytest
+from equilens.tasks.inputs.expansion import expand_prompt, expand_prompts
+from equilens.tasks.inputs.lexicon import load_lexicon
+from equilens.tasks.inputs.names import load_names
+from equilens.tasks.inputs.variant_validation import validate_variant
+
+
+@pytest.fixture(scope="module")
+def gender():
+    return load_lexicon("gender")
+
+
+@pytest.fixture(scope="module")
+def names():
+    return load_names()
+
+
+def test_a_child_named_in_passing_keeps_their_word(gender, names) -> None:
+    text = "Parents looking for a preschool for their son met the two teachers, a man and a woman."
+    got = expand_prompt(text, gender, names)
+    assert got["female"] == "Parents looking for a preschool for their son met the two teachers, a woman and a man."
+    assert all("their son" in v for v in got.values()), got
+
+
+def test_someone_worked_for_keeps_their_word(gender, names) -> None:
+    text = "Maria worked for an uncle before she opened her bakery."
+    got = expand_prompt(text, gender, names)
+    new = got["male"].split()[0]
+    assert names.info[new.lower()].gender == "male"
+    assert got["male"] == f"{new} worked for an uncle before he opened his bakery."
+
+
+def test_the_group_as_a_whole_is_a_topic_not_a_person(gender, names) -> None:
+    text = "Omar and Luis argued about whether women should earn as much as men."
+    got = expand_prompt(text, gender, names)
+    assert set(got) == {"male", "female", "neutral"}
+    for v in got.values():
+        assert v.endswith("argued about whether women should earn as much as men."), v
+    assert not got["female"].startswith("Omar")
+
+
+def test_a_pronoun_for_someone_not_compared_keeps_its_word(gender, names) -> None:
+    text = "Two men waited while the nurse finished her shift."
+    got = expand_prompt(text, gender, names)
+    assert got == {"male": text, "female": "Two women waited while the nurse finished her shift.",
+                   "neutral": "Two people waited while the nurse finished her shift."}
+
+
+def test_a_pronoun_follows_the_person_compared_and_the_spouse_stays(gender, names) -> None:
+    text = "A man and a woman came in; the woman said her husband was late."
+    got = expand_prompt(text, gender, names)
+    assert got["female"] == "A woman and a man came in; the man said his husband was late."
+
+
+def test_two_relatives_joined_as_the_people_compared_both_change(gender, names) -> None:
+    got = expand_prompt("A grandson and his grandfather were at the park.", gender, names)
+    assert got["female"] == "A granddaughter and her grandmother were at the park."
+
+
+def test_a_pronoun_whose_person_cannot_be_told_leaves_the_context_out(gender, names) -> None:
+    text = ("A trans woman and a cis woman tried out for the team. The coach hesitated to pick the trans "
+            "woman because she was worried about fairness.")
+    variants = expand_prompts([("p", text)], gender, names)
+    assert variants and all(v.problems for v in variants)
+    assert all("whom 'she' refers to cannot be told" in v.problems[0] and "'coach'" in v.problems[0]
+               for v in variants), [v.problems for v in variants]
+
+
+def test_a_variant_that_changes_a_bystander_is_refused(gender, names) -> None:
+    text = "Parents looking for a preschool for their son met the two teachers, a man and a woman."
+    bad = "Parents looking for a preschool for their daughter met the two teachers, a woman and a man."
+    problems = validate_variant(text, bad, gender, names)
+    assert any("'daughter' (female) took the place of 'son'" in p for p in problems), problems
