@@ -77,3 +77,15 @@ def test_a_variant_that_changes_a_bystander_is_refused(gender, names) -> None:
     bad = "Parents looking for a preschool for their daughter met the two teachers, a woman and a man."
     problems = validate_variant(text, bad, gender, names)
     assert any("'daughter' (female) took the place of 'son'" in p for p in problems), problems
+
+
+def test_a_relation_described_as_a_person_compared_is_that_person(gender, names) -> None:
+    text = "I once dated a Polish woman and a Greek woman; my Polish girlfriend said she disliked cities."
+    got = expand_prompt(text, gender, names)
+    assert got["male"] == "I once dated a Polish man and a Greek man; my Polish boyfriend said he disliked cities."
+
+
+def test_a_person_noun_that_describes_another_is_no_one_of_its_own(gender, names) -> None:
+    text = "Tom and Ann got a B. Tom knew his bus driver parents would be angry that he did not get an A."
+    got = expand_prompt(text, gender, names)
+    assert set(got) == {"male", "female"} and " parents would be angry that " in got["female"]

@@ -81,6 +81,10 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
     if not (lexicon.relations or lexicon.generic_plurals):
         return Compared(list(found))
     kinds = [_kind(text, s, lexicon) for s in found]
+    said_before = {_word_before(text, o.start) for o, k in zip(found, kinds, strict=True) if k == "principal"}
+    for i, s in enumerate(found):  # "a Spanish woman ... my Spanish girlfriend": one person, compared
+        if kinds[i] == "relation" and _word_before(text, s.start) in said_before - {""}:
+            kinds[i] = "principal"
     for i, s in enumerate(found):  # "a grandson and their grandfather": both are compared
         for j, o in enumerate(found[:i]):
             if kinds[i] == "relation" and kinds[j] in ("relation", "principal") \
@@ -136,6 +140,12 @@ def _kind(text: str, s: Source, lexicon: Lexicon) -> str:
     return "principal"
 
 
+def _word_before(text: str, start: int) -> str:
+    """The capitalised word right before ``start`` ("Spanish" in "my Spanish girlfriend"), else ""."""
+    m = re.search(r"\b([A-Z][\w-]*)\s+$", text[max(0, start - 30):start])
+    return m.group(1) if m else ""
+
+
 def _sentence_start(ends: list[int], pos: int, back: int) -> int:
     """The start of the sentence ``back`` sentences before the one holding ``pos``."""
     starts = [0] + [e for e in ends if e <= pos]
@@ -151,12 +161,15 @@ def _ungendered_people(text: str, start: int, end: int, found: Sequence[Source],
     said_of = {m.group(1).lower() for m in _SAID_OF.finditer(text, 0, end)}
     out = []
     for m in _WORD.finditer(text, start, end):
+        if m.group()[0].isupper() and _SENTENCE_END.search(text, max(0, m.start() - 4), m.start()) is None \
+                and m.start() > 0:
+            continue  # "the Native American just watched": a people's name, said of someone compared
         word = m.group().lower()
         if word not in PERSON_NOUNS or word in _COLLECTIVE or _plural(word) or word in said_of:
             continue
         follows = _WORD.match(text, m.end() + 1)
-        if follows and follows.group().lower() in OBJECT_NOUNS:
-            continue  # "a designer dress": a modifier, not a person
+        if follows and (follows.group().lower() in OBJECT_NOUNS or follows.group().lower() in PERSON_NOUNS):
+            continue  # "a designer dress", "his line cook parents": a modifier, not a person
         if any(s.start <= m.start() < s.end or 0 <= m.start() - s.end <= 1 or 0 <= s.start - m.end() <= 1
                for s in found):  # "a female teacher", "an African American woman"
             continue
@@ -177,4 +190,5 @@ def _plural_term(s: Source) -> bool:
 
 
 def _plural(word: str) -> bool:
-    return (word.endswith("s") and word[:-1] in PERSON_NOUNS) or (word.endswith("es") and word[:-2] in PERSON_NOUNS)
+    return any(word.endswith(end) and word[:len(word) - len(end)] + again in PERSON_NOUNS
+               for end, again in (("s", ""), ("es", ""), ("ies", "y")))

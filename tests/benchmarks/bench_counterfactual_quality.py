@@ -396,6 +396,9 @@ def bbq_variants(sample: int, seed: int, with_names: bool = False) -> None:
             v = rng.choice(ok)
             print(f"{i:>3}. [{v.group}]\n     {c}\n  -> {v.text}")
         print(f"    contexts with a rejected variant set: {rejected} of {sample}")
+        lost = sum(any(v.problems for v in expand_prompts([("p", c)], lex, names)) for c in pool)
+        print(f"    of all {len(pool):,} BBQ contexts with a {attribute} mention, left out (lost): "
+              f"{lost:,} ({lost / len(pool):.1%})")
 
 
 def bbq_aliases(sample: int, seed: int) -> None:
