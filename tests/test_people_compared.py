@@ -28,6 +28,14 @@ def test_a_child_named_in_passing_keeps_their_word(gender, names) -> None:
     assert all("their son" in v for v in got.values()), got
 
 
+def test_a_relation_after_whose_keeps_their_word(gender, names) -> None:
+    text = ("The coach met a quiet boy and a loud boy. The quiet boy, whose father had left years ago, "
+            "lived with his aunt.")
+    got = expand_prompt(text, gender, names)
+    assert got["female"].startswith("The coach met a quiet girl and a loud girl."), got
+    assert "whose father had left" in got["female"], got
+
+
 def test_someone_worked_for_keeps_their_word(gender, names) -> None:
     text = "Maria worked for an uncle before she opened her bakery."
     got = expand_prompt(text, gender, names)

@@ -43,7 +43,7 @@ from equilens.tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
 __all__ = ["Compared", "people_compared"]
 
 _POSSESSIVE = re.compile(
-    r"(?:\b(?:my|your|his|her|their|our|its|an?)|['’]s?)(?:\s+[\w-]+){0,2}\s+$", re.IGNORECASE)
+    r"(?:\b(?:my|your|his|her|their|our|its|whose|an?)|['’]s?)(?:\s+[\w-]+){0,2}\s+$", re.IGNORECASE)
 _COORDINATED = re.compile(r"\s+(?:and|or)\s+(?:my|your|his|her|their|our|an?|the)\s+(?:[\w-]+\s+){0,2}",
                           re.IGNORECASE)
 _DETERMINED = re.compile(
