@@ -273,9 +273,9 @@ def test_a_log_probability_that_is_not_one_makes_p_yes_unreadable_and_is_not_cac
     """Parsed as an endpoint sends it (JSON's Infinity, NaN, 1e400), the reply's P(yes) is None with
     the reason, the decision keeps its row with read 0, and the reply is not cached."""
     from equilens.tasks.config import LLMConfig
+    from equilens.tasks.llm.answer_cache import CacheWriter
     from equilens.tasks.llm.base import LLMRequest, LLMResult
     from equilens.tasks.llm.openai_provider import parse_chat_completion
-    from equilens.tasks.llm.runner import CacheWriter
     from equilens.tasks.scoring.outcomes.decisions import yes_probability
     from equilens.tasks.storage.store import Store
 

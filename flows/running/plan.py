@@ -99,6 +99,21 @@ class Plan:
         return out
 
 
+def turn_calls(texts: list[str], systems: list) -> tuple[list[str], list, int]:
+    """The calls the texts make: a conversation one per turn, each sending the turns before it (and
+    the answers to them: the third value counts those answers, each at most ``max_tokens``)."""
+    from equilens.tasks.turns import join_turns, split_turns
+
+    out, out_systems, answers = [], [], 0
+    for text, system in zip(texts, systems, strict=True):
+        turns = split_turns(text)
+        for k in range(1, len(turns) + 1):
+            out.append(join_turns(turns[:k]))
+            out_systems.append(system)
+            answers += k - 1
+    return out, out_systems, answers
+
+
 def make_plan(cfg: RunConfig) -> Plan:
     """The plan of ``cfg`` (see the module docstring); reads the prompts but calls nothing."""
     from equilens.flows.running.dispatch import assessment_entry
@@ -118,9 +133,11 @@ def make_plan(cfg: RunConfig) -> Plan:
     asked = planner(cfg, sample)
     scale = prompts / max(len(sample), 1) if sample is not None and prompts else 1.0
     requests = round(len(asked) * scale)
-    calls = requests * cfg.llm.count if uses_llm(cfg) else 0
-    systems = asked["system"].tolist() if "system" in asked else [None] * len(asked)
-    tokens = prompt_tokens_of(asked["text"].tolist(), systems, cfg.llm) * scale * cfg.llm.count if calls else 0.0
+    texts, systems, earlier = turn_calls(asked["text"].tolist(),
+                                         asked["system"].tolist() if "system" in asked else [None] * len(asked))
+    calls = round(len(texts) * scale) * cfg.llm.count if uses_llm(cfg) else 0  # a conversation: one call a turn
+    tokens = ((prompt_tokens_of(texts, systems, cfg.llm) + earlier * cfg.llm.max_tokens) * scale * cfg.llm.count
+              if calls else 0.0)
     plan = Plan(cfg.assessment, prompts, requests, calls, exact, prompt_tokens=round(tokens),
                 completion_tokens=calls * cfg.llm.max_tokens, cost=cost_of(cfg.llm, calls, tokens) if calls else None,
                 looks=cfg.execution.looks if cfg.execution.stop_when == "settled" else None)

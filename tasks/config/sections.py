@@ -25,7 +25,10 @@ class PromptsConfig(StrictModel):
 
     path: str | None = Field(None, description="Prompt file: .csv, .jsonl, .parquet or .txt")
     column: str = Field("prompt", description="Column (CSV/Parquet) or key (JSONL) holding the prompt text")
-    items: list[str] = Field(default_factory=list, description="Inline prompts, used when path is empty")
+    items: list[str | list[str]] = Field(
+        default_factory=list, description="Inline prompts, used when path is empty; an item that is a list is a "
+                                          "conversation, its user turns in order")
+    max_turns: int = Field(8, ge=1, le=64, description="Refuse a conversation with more user turns than this")
     limit: int | None = Field(None, ge=1, description="Use only the first N prompts")
     max_chars: int = Field(20_000, ge=1, description="Refuse prompts longer than this many characters")
 
@@ -75,9 +78,11 @@ stated outright ("a Black woman")."""
 NAME_FIELDS = ("name", "first_name", "last_name")
 """The person's name, whole and in parts: a signal that names the person gives all three."""
 
-REQUEST_FIELDS = ("prompt", "system", *PERSON_FIELDS)
-"""What a request template (``llm.request``) may hold: the user's message, the system message, and the
-identity run's person (placement ``app``): their name, first and last name, or stated identity."""
+REQUEST_FIELDS = ("prompt", "system", "messages", "history", *PERSON_FIELDS)
+"""What a request template (``llm.request``) may hold: the user's message, the system message, a
+conversation's messages (``{messages}``: the whole list, this turn last; ``{history}``: the turns before
+it), and the identity run's person (placement ``app``): their name, first and last name, or stated
+identity."""
 
 FAIL_ON = ("never", "finding")
 """What ``execution.fail_on`` (and ``run --fail-on-finding``) may say: never fail a run on its verdict,
@@ -97,6 +102,14 @@ def template_fields(template: Any) -> set[str]:
     if isinstance(template, list):
         return set().union(*(template_fields(v) for v in template)) if template else set()
     return set()
+
+
+class SessionConfig(StrictModel):
+    """How an ``http`` application that keeps its own history is told which conversation a turn is in."""
+
+    id_path: str = Field(..., min_length=1, description="JMESPath to the session id in the first turn's reply")
+    send_as: str = Field(..., min_length=1, description="Where later turns carry it: a request field (session_id, "
+                                                        "meta.session) or header:NAME")
 
 
 class LLMConfig(StrictModel):
@@ -145,6 +158,12 @@ class LLMConfig(StrictModel):
     response_path: str | None = Field(
         None, description="http (and a Runnable that returns a dict): JMESPath expression to the answer string in "
                           "the reply, e.g. data.answer or choices[0].message.content")
+    session: SessionConfig | None = Field(
+        None, description="http: the application keeps a conversation's history itself; the id its first reply "
+                          "gives is sent with every later turn (and its cookies kept per conversation)")
+    stream: bool = Field(
+        False, description="http and openai: read the reply as a stream (server-sent events or JSON lines), "
+                           "response_path applied to each event and the pieces joined")
 
     @field_validator("target_name")
     @classmethod

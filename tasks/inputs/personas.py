@@ -44,7 +44,7 @@ import pandas as pd
 from equilens.tasks.errors import InputDataError
 
 NAME, IDENTITY = "{name}", "{identity}"
-PLACEMENTS = ("system", "before", "after", "inline", "app")
+PLACEMENTS = ("system", "before", "after", "inline", "app", "conversation")
 
 SEP = " | "  # between a comparison's parts: "gender x race | pricing"
 
@@ -154,9 +154,17 @@ def identity_phrases(cell: Cell, gender_lex, race_lex) -> tuple[str, str]:  # no
 
 # --- variants --------------------------------------------------------------------------------------
 def place(prompt: str, placement: str, template: str, fill: dict[str, str],
-          system_prompt: str) -> tuple[str, str | None]:
-    """(user message, system message or None for the configured one) for one signal."""
+          system_prompt: str, at: int = 1) -> tuple[str, str | None]:
+    """(user message, system message or None for the configured one) for one signal. Placement
+    ``conversation`` makes the line a user turn of its own, turn ``at`` of the conversation (1: it opens
+    it), so the model answers it and the question comes after (:mod:`equilens.tasks.turns`)."""
     line = template.format_map(person_fields(fill)) if template else ""
+    if placement == "conversation":
+        from equilens.tasks.turns import join_turns, split_turns
+
+        turns = split_turns(prompt)
+        turns.insert(min(at, len(turns)) - 1, line)
+        return join_turns(turns), None
     if placement == "system":
         return prompt, f"{system_prompt} {line}".strip()
     if placement == "before":

@@ -17,18 +17,22 @@ error classes, ``Retry-After`` handling and retries are unchanged:
 
 A reply body is read up to a byte cap and no further: past it the connection is dropped, and the
 caller learns the body is not whole (an endpoint that ignores ``max_tokens`` cannot fill memory).
+A streamed reply (:meth:`AiohttpPost.stream`) is handed to the caller's reader chunk by chunk as it
+arrives, and its connection dropped when the reader stops early, fails or is cancelled.
 
 The recorded headers hold the API key: they live in this object only and are never logged or stored.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any, NoReturn, TypeVar
 
 import aiohttp
 import openai
 from yarl import URL
 
+T = TypeVar("T")
 DROPPED_HEADERS = frozenset({"content-length", "host", "idempotency-key"})  # per request: aiohttp's or unique
 
 
@@ -70,6 +74,12 @@ async def read_capped(reply: Any, limit: int | None) -> tuple[bytes, bool]:
         parts.append(chunk)
         size += len(chunk)
     return b"".join(parts)[:limit], False
+
+
+async def _chunks(reply: Any) -> AsyncGenerator[bytes, None]:
+    """An aiohttp reply's body as it arrives."""
+    async for chunk in reply.content.iter_any():
+        yield chunk
 
 
 class AiohttpPost:
@@ -122,12 +132,44 @@ class AiohttpPost:
         except aiohttp.ClientError as err:
             raise openai.APIConnectionError(message=f"{type(err).__name__}: {err}", request=self._request) from err
         if status >= 400:
-            http = _http_module()
-            if not whole:  # the cut body no longer has the length the header gives
-                headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
-            response = http.Response(status, headers=list(headers), content=raw, request=self._request)
-            raise self._client._make_status_error_from_response(response)
+            self._raise_status(status, headers, raw, whole)
         return raw, whole
+
+    async def stream(self, data: bytes, read: Callable[[AsyncGenerator[bytes, None], str | None], Awaitable[T]],
+                     limit: int | None = None) -> T:
+        """What ``read(chunks, content type)`` makes of the body of one POST of ``data``, handed over in
+        chunks as they arrive (a streamed reply); an error status's body is read up to ``limit`` bytes
+        and raised as the SDK's exception. The connection is dropped when ``read`` stops early, raises
+        or is cancelled (the caller's deadline)."""
+        try:
+            async with self._session.post(self.url, data=data, **self._proxy) as reply:
+                if reply.status >= 400:
+                    raw, whole = await read_capped(reply, limit)
+                    status, headers = reply.status, reply.raw_headers
+                    if not whole:
+                        reply.close()
+                else:
+                    try:
+                        result = await read(_chunks(reply), reply.headers.get("content-type"))
+                    except BaseException:
+                        reply.close()
+                        raise
+                    if not reply.content.at_eof():
+                        reply.close()  # stopped at a cap or at the end event: the rest is never read
+                    return result
+        except (aiohttp.ServerTimeoutError, TimeoutError) as err:
+            raise openai.APITimeoutError(request=self._request) from err
+        except aiohttp.ClientError as err:
+            raise openai.APIConnectionError(message=f"{type(err).__name__}: {err}", request=self._request) from err
+        self._raise_status(status, headers, raw, whole)
+
+    def _raise_status(self, status: int, headers: Any, raw: bytes, whole: bool) -> NoReturn:
+        """Raise the SDK's exception for an error reply."""
+        http = _http_module()
+        if not whole:  # the cut body no longer has the length the header gives
+            headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
+        response = http.Response(status, headers=list(headers), content=raw, request=self._request)
+        raise self._client._make_status_error_from_response(response)
 
     async def aclose(self) -> None:
         await self._session.close()

@@ -33,6 +33,8 @@ class Completion:
     """The first answer token's most likely tokens and their log-probabilities, when asked for."""
     truncated: bool = False
     """The reply ran past the answer cap (:func:`answer_char_cap`): ``text`` is its first characters."""
+    first_token_s: float | None = None
+    """Seconds from sending the request to the first piece of a streamed answer (``llm.stream``)."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,12 @@ class LLMRequest:
     user: tuple[tuple[str, str], ...] | None = None
     """The person this call is made for, as the application's own fields receive them (identity placement
     ``app``): ``(("name", "Latoya Washington"),)``; None for calls made for nobody in particular."""
+    history: tuple[tuple[str, str], ...] | None = None
+    """A conversation's turn: the messages before this one, ``(role, content)`` with role ``user`` or
+    ``assistant`` (empty for its first turn); None for a single prompt (:mod:`equilens.tasks.llm.conversation`)."""
+    conversation: str | None = None
+    """A conversation's turn: the id the turns of one conversation share (an application that keeps
+    its own session is told which one a turn is in)."""
 
 
 @dataclass
@@ -64,6 +72,9 @@ class LLMResult:
     top_logprobs: dict[str, float] | None = None
     truncated: bool = False
     """The answer was cut at the answer cap; ``error_message`` says so (it starts with :data:`ANSWER_CUT`)."""
+    first_token_s: float | None = None
+    turns: list[dict[str, Any]] | None = None
+    """A conversation's answer: every turn in order, ``{"turn", "user", "answer"}`` (the last is this one)."""
 
 
 class Provider(Protocol):
@@ -77,12 +88,15 @@ class Provider(Protocol):
 
     async def acomplete(self, prompt: str, sample_idx: int) -> Completion:
         """One answer. Called with ``system=`` (the call's own system message) only for requests that
-        carry one, and ``user=`` (a dict of the person's fields) only for requests made for a person,
-        so a provider that never sees a user profile need not take them."""
+        carry one, ``user=`` (a dict of the person's fields) only for requests made for a person, and
+        ``history=`` (the earlier messages, a list of ``{"role", "content"}`` dicts) with
+        ``conversation=`` (its id) only for a conversation's turns, so a provider that never sees them
+        need not take them."""
 
     def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int]) -> list[Completion]:
         """Answers in order; called with ``systems=`` (one system message or None per prompt) only
-        when some request of the batch carries its own."""
+        when some request of the batch carries its own, and ``histories=`` (the earlier messages of
+        each, or None) only when some request is a conversation's turn."""
 
     async def aclose(self) -> None: ...
 

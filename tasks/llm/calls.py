@@ -172,6 +172,7 @@ def ok_result(req: LLMRequest, comp: Completion, attempts: int, latency: float,
         completion_tokens=completion_tokens,
         top_logprobs=comp.top_logprobs,
         truncated=cut,
+        first_token_s=comp.first_token_s,
     )
 
 
@@ -193,6 +194,9 @@ async def call_with_retries(
             own = {} if req.system is None else {"system": req.system}  # providers take them only when set
             if req.user is not None:
                 own["user"] = dict(req.user)
+            if req.history is not None:
+                own["history"] = [{"role": role, "content": text} for role, text in req.history]
+                own["conversation"] = req.conversation
             # the whole request, connection to last byte, within llm.timeout; asyncio.timeout runs the
             # call in this task (wait_for would start a task and a timer handle per call)
             async with asyncio.timeout(cfg.timeout):

@@ -5,6 +5,9 @@
 dict with ``text`` and, optionally, ``prompt_tokens`` and ``completion_tokens``. ``system`` is passed
 when the function takes it (a parameter of that name, or ``**kwargs``); ``user`` (the person's fields,
 ``{"name": ...}``) only for identity runs with the ``app`` placement, which need the function to take it.
+A conversation's turns reach a function that takes ``messages``: the whole conversation so far, a list
+of ``{"role": "user" | "assistant", "content": ...}`` dicts ending with this turn (``prompt`` is this
+turn too); a function without it cannot be given a conversation, which is refused before any call.
 
 Async functions run on an event loop of their own, in a daemon thread (:class:`TargetLoop`),
 ``max_concurrency`` at a time; sync ones on ``max_concurrency`` worker threads (``max_concurrency: 1``
@@ -51,6 +54,7 @@ class FunctionProvider:
         self.is_async = inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(
             getattr(self.fn, "__call__", None))
         self.takes_system, self.takes_user = accepts(self.fn, "system"), accepts(self.fn, "user")
+        self.takes_messages = accepts(self.fn, "messages")
         # read now, so the values are registered as secrets before the run's scrubber lists them
         self._kwargs: dict[str, Any] | None = expand_env(cfg.target_kwargs, "llm.target_kwargs")
         self._pool: WorkerThreads | None = None
@@ -65,8 +69,16 @@ class FunctionProvider:
         if self.is_async and self._loop is None:
             self._loop = TargetLoop()
 
+    def conversation_problem(self) -> str | None:
+        """Why this function cannot be given a conversation (None: it takes ``messages``)."""
+        if self.takes_messages:
+            return None
+        return (f"{self.cfg.target} takes no messages argument, so it cannot see the earlier turns: add messages=None "
+                "to its parameters (it receives the conversation as a list of {'role', 'content'} dicts).")
+
     async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None,
-                        user: dict[str, str] | None = None) -> Completion:
+                        user: dict[str, str] | None = None, history: list[dict[str, str]] | None = None,
+                        conversation: str | None = None) -> Completion:
         if self._kwargs is None or (self._pool is None and self._loop is None):
             await self.aopen()
         kwargs = dict(self._kwargs or {})
@@ -74,6 +86,8 @@ class FunctionProvider:
             kwargs["system"] = self.cfg.system_prompt if system is None else system
         if user is not None:
             kwargs["user"] = user
+        if history is not None:
+            kwargs["messages"] = [*history, {"role": "user", "content": prompt}]
         try:
             if self._loop is not None:
                 out = await self._loop.call(self.fn(prompt, **kwargs), self.cfg.timeout, self.cfg.target or "")

@@ -6,15 +6,18 @@ called with ``llm.target_kwargs`` (``${VAR}`` read from the environment: keys st
 LangChain's own variables such as ``ANTHROPIC_API_KEY``). ``equilens.assess(model=...)`` takes the
 object itself.
 
-* A **chat model** gets the system message and the prompt as LangChain messages. ``temperature`` and
+* A **chat model** gets the system message, a conversation's earlier turns and the prompt as LangChain
+  messages. ``temperature`` and
   ``max_tokens`` are set where the class declares them and ``target_kwargs`` leaves them unset, and
   ``llm.logprobs`` asks for log-probabilities where the class has a ``logprobs`` field. Token usage is
   read from the message's ``usage_metadata``, the first token's log-probabilities from its
   ``response_metadata`` (OpenAI's layout), so decisions can read P(yes) through LangChain.
 * Any other **Runnable** gets ``llm.request`` filled (default: the prompt as a string), for example
   ``{"question": "{prompt}", "customer": "{name}"}``, so an identity run reaches the chain's own
-  fields. Its output is read as a message's content, a string, or the string at ``llm.response_path``
-  in a dict.
+  fields; a conversation's earlier turns reach it as ``{history}`` (a list of ``{"role", "content"}``
+  dicts, which a ``MessagesPlaceholder`` takes) or ``{messages}`` (the same with this turn last).
+  Its output is read as a message's content, a string, or the string at ``llm.response_path`` in a
+  dict.
 
 Calls go through ``ainvoke``, ``max_concurrency`` at a time (``invoke`` in a thread for a Runnable
 without async support). An object built from an import path is
@@ -106,18 +109,31 @@ class LangChainProvider:
             self.runnable = build(self.cfg)
             self.chat = is_chat_model(self.runnable)
 
+    def conversation_problem(self) -> str | None:
+        """Why this target cannot be given a conversation: a Runnable whose input has no place for it."""
+        from equilens.tasks.config.sections import template_fields
+
+        built = self.runnable if self.runnable is not None else build(self.cfg)  # the run's own is built in its loop
+        if is_chat_model(built) or template_fields(self.cfg.request or "{prompt}") & {"history", "messages"}:
+            return None
+        return (f"{self.cfg.target} is a Runnable whose input (llm.request) has no {{history}} or {{messages}}, so it "
+                "cannot see the earlier turns: put {history} where the chain takes its chat history.")
+
     async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None,
-                        user: dict[str, str] | None = None) -> Completion:
+                        user: dict[str, str] | None = None, history: list[dict[str, str]] | None = None,
+                        conversation: str | None = None) -> Completion:
         if self.runnable is None:
             await self.aopen()
         if self.chat:
-            from langchain_core.messages import HumanMessage, SystemMessage
+            from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
             sys_text = self.cfg.system_prompt if system is None else system
-            messages = ([SystemMessage(sys_text)] if sys_text else []) + [HumanMessage(prompt)]
+            earlier = [AIMessage(m["content"]) if m["role"] == "assistant" else HumanMessage(m["content"])
+                       for m in history or []]
+            messages = ([SystemMessage(sys_text)] if sys_text else []) + earlier + [HumanMessage(prompt)]
             return self.message_answer(await self._invoke(messages))
         template = self.cfg.request if self.cfg.request is not None else "{prompt}"
-        out = await self._invoke(fill(template, call_values(self.cfg, prompt, system, user)))
+        out = await self._invoke(fill(template, call_values(self.cfg, prompt, system, user, history)))
         return self.output_answer(out)
 
     async def _invoke(self, value: Any) -> Any:

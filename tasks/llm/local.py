@@ -162,30 +162,33 @@ class LocalProvider:
         self.cfg = cfg
         self.model = cfg.model
 
-    def chats(self, prompts: Sequence[str], systems: Sequence[str | None] | None = None) -> list[list[dict[str, str]]]:
-        """Each prompt as a chat: its own system message (``llm.system_prompt`` when None), then the prompt."""
+    def chats(self, prompts: Sequence[str], systems: Sequence[str | None] | None = None,
+              histories: Sequence[list[dict[str, str]] | None] | None = None) -> list[list[dict[str, str]]]:
+        """Each prompt as a chat: its own system message (``llm.system_prompt`` when None), a
+        conversation's earlier messages, then the prompt."""
+        n = len(prompts)
         return [
-            [{"role": "system", "content": self.cfg.system_prompt if s is None else s}, {"role": "user", "content": p}]
-            for p, s in zip(prompts, systems or [None] * len(prompts), strict=True)
+            [{"role": "system", "content": self.cfg.system_prompt if s is None else s}, *(h or []),
+             {"role": "user", "content": p}]
+            for p, s, h in zip(prompts, systems or [None] * n, histories or [None] * n, strict=True)
         ]
 
     def complete_batch(self, prompts: Sequence[str], sample_idxs: Sequence[int],
-                       systems: Sequence[str | None] | None = None) -> list[Completion]:
+                       systems: Sequence[str | None] | None = None,
+                       histories: Sequence[list[dict[str, str]] | None] | None = None) -> list[Completion]:
+        chats = self.chats(prompts, systems, histories)
         if resolved_engine(self.cfg) == "ctranslate2":
             from equilens.tasks.llm.ct2_engine import complete_batch
 
-            return complete_batch(self.cfg, self.chats(prompts, systems), sample_idxs,
-                                  model_folder(self.cfg.model), cache_dir())
-        return self._generate(prompts, sample_idxs, systems)
+            return complete_batch(self.cfg, chats, sample_idxs, model_folder(self.cfg.model), cache_dir())
+        return self._generate(chats, sample_idxs)
 
-    def _generate(self, prompts: Sequence[str], sample_idxs: Sequence[int],
-                  systems: Sequence[str | None] | None = None) -> list[Completion]:
+    def _generate(self, chats: Sequence[list[dict[str, str]]], sample_idxs: Sequence[int]) -> list[Completion]:
         """The transformers engine: fp32 ``generate()`` on the device accelerate picks."""
         import torch
 
         lm, tok = load_causal_lm(self.cfg.model)
         tok.padding_side = "left"
-        chats = self.chats(prompts, systems)
         enc = tok.apply_chat_template(
             chats, add_generation_prompt=True, return_tensors="pt", padding=True, return_dict=True
         ).to(lm.device)
@@ -206,7 +209,7 @@ class LocalProvider:
                 output_logits=bool(self.cfg.logprobs),
                 return_dict_in_generate=True,
             )
-        raise_if_stopped(f"in a batch of {len(prompts)} local generations")  # a cut batch is no answer
+        raise_if_stopped(f"in a batch of {len(chats)} local generations")  # a cut batch is no answer
         firsts = _first_token_logprobs(out.logits[0], tok, self.cfg.logprobs) if self.cfg.logprobs else None
         out = out.sequences
         width = enc["input_ids"].shape[1]
@@ -227,8 +230,9 @@ class LocalProvider:
             )
         return results
 
-    async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None) -> Completion:
-        return self.complete_batch([prompt], [sample_idx], [system])[0]
+    async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None,
+                        history: list[dict[str, str]] | None = None, conversation: str | None = None) -> Completion:
+        return self.complete_batch([prompt], [sample_idx], [system], [history])[0]
 
     async def aclose(self) -> None:
         return None

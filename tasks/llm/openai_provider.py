@@ -20,6 +20,12 @@ httpx pools (:data:`CONNECTIONS_PER_POOL` connections each), because one
 httpcore pool scans all its connections for every request and answer, which at 32+ connections costs
 more CPU than the call itself.
 
+A conversation's turn (``history=``, the earlier messages) goes out as ``[system, *history, user]``,
+its body written with ``json.dumps``; a single prompt's body stays the template's bytes. With
+``llm.stream`` the request asks for a stream (``"stream": true`` and the usage in its last chunk); the
+chunks' ``delta.content`` pieces are joined as they arrive (:class:`~equilens.tasks.llm.streams.ChatChunks`),
+over either transport, and ``Completion.first_token_s`` is the time to the first non-empty piece.
+
 Replies are read up to :func:`equilens.tasks.llm.base.reply_byte_cap` bytes and no further (the
 connection is dropped), so an endpoint that ignores the length cap and streams megabytes costs a
 few hundred kilobytes: the answer is the first :func:`equilens.tasks.llm.base.answer_char_cap`
@@ -37,7 +43,8 @@ import itertools
 import json
 import os
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from equilens.tasks.config import LLMConfig
@@ -52,6 +59,7 @@ from equilens.tasks.llm.base import (
     reply_byte_cap,
 )
 from equilens.tasks.llm.logprobs import checked_logprob
+from equilens.tasks.llm.streams import ChatChunks, EventReader, MalformedReplyError, aiter_bytes, join_stream
 
 
 def resolve_api_key(cfg: LLMConfig, required: bool) -> str:
@@ -184,6 +192,8 @@ class OpenAIChatProvider:
         payload = llm._get_request_payload([("system", self.cfg.system_prompt), ("human", "")])
         payload.update(payload.pop("extra_body", None) or {})  # what create() would merge into the JSON
         payload.pop("stream", None)  # False is the server's default; one field less per call
+        if self.cfg.stream:
+            payload |= {"stream": True, "stream_options": {"include_usage": True}}
         if self.cfg.logprobs:
             payload |= {"logprobs": True, "top_logprobs": self.cfg.logprobs}
         messages = payload["messages"]
@@ -219,17 +229,47 @@ class OpenAIChatProvider:
             await reply.aclose()  # unread, the rest of the body is dropped with the connection
         return b"".join(parts), True
 
-    async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None) -> Completion:
-        if self._template is None:
-            await self.aopen()
-        if self._aiohttp is not None:  # the body's bytes from the template's, the reply over the one pool
-            raw, whole = await self._aiohttp.post(self._body(prompt, system), self._max_bytes)  # type: ignore[misc]
-            return parse_chat_completion(raw, self._max_chars, whole)
+    async def _post_stream(self, body: dict[str, Any], t0: float) -> Completion:
+        """``llm.stream``: the answer of a streamed reply over the httpx pools."""
+        import httpx
+
+        reply = await next(self._next_pool).post("/chat/completions", body=body, cast_to=httpx.Response,
+                                                 options={"headers": {"X-Stainless-Raw-Response": "stream"}})
+        try:  # closed on every way out, a deadline's cancellation included
+            return await self._read_stream(aiter_bytes(reply), reply.headers.get("content-type"), t0)
+        finally:
+            await reply.aclose()
+
+    async def _read_stream(self, chunks: AsyncGenerator[bytes, None], content_type: str | None,
+                           t0: float) -> Completion:
+        chat = ChatChunks()
+        joined = await join_stream(EventReader(chunks, content_type, self._max_bytes), chat.piece, self._max_chars, t0)
+        return chat.completion(joined)
+
+    def _messages(self, prompt: str, system: str | None, history: list[dict[str, str]] | None) -> dict[str, Any]:
+        """The request body: the template's system message (or the call's own), the history, the prompt."""
         body = dict(self._template)  # type: ignore[arg-type]
         sys_msg, user = body["messages"]
         if system is not None:
             sys_msg = {**sys_msg, "content": system}
-        body["messages"] = [sys_msg, {**user, "content": prompt}]
+        body["messages"] = [sys_msg, *(history or []), {**user, "content": prompt}]
+        return body
+
+    async def acomplete(self, prompt: str, sample_idx: int, system: str | None = None,
+                        history: list[dict[str, str]] | None = None, conversation: str | None = None) -> Completion:
+        if self._template is None:
+            await self.aopen()
+        t0 = time.perf_counter()
+        if self._aiohttp is not None:  # the body's bytes from the template's, the reply over the one pool
+            data = (json.dumps(self._messages(prompt, system, history), ensure_ascii=False).encode() if history
+                    else self._body(prompt, system))  # type: ignore[misc]
+            if self.cfg.stream:
+                return await self._aiohttp.stream(data, lambda chunks, kind: self._read_stream(chunks, kind, t0))
+            raw, whole = await self._aiohttp.post(data, self._max_bytes)
+            return parse_chat_completion(raw, self._max_chars, whole)
+        body = self._messages(prompt, system, history)
+        if self.cfg.stream:
+            return await self._post_stream(body, t0)
         raw, whole = await self._post(body)
         return parse_chat_completion(raw, self._max_chars, whole)
 
@@ -278,10 +318,6 @@ class BodyBytes:
 
 def _json_string(text: Any) -> bytes:
     return json.dumps(text, ensure_ascii=False).encode()
-
-
-class MalformedReplyError(ValueError):
-    """A 200 reply whose body is not a chat completion."""
 
 
 def parse_chat_completion(raw: bytes, max_chars: int | None = None, whole: bool = True) -> Completion:

@@ -27,15 +27,18 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
 
 from equilens.tasks.config import LLMConfig
+from equilens.tasks.llm.answer_cache import (
+    CacheWriter,
+    cached_results,
+    in_order,
+    missing,
+    report_cached,
+)
 from equilens.tasks.llm.base import LLMRequest, LLMResult, Provider, held_secrets, secret_values
 from equilens.tasks.llm.calls import (
     RateLimiter,
@@ -46,7 +49,6 @@ from equilens.tasks.llm.calls import (
     scrub_message,
 )
 from equilens.tasks.llm.first_calls import FirstCalls
-from equilens.tasks.llm.logprobs import logprobs_problem
 from equilens.tasks.llm.stop import (
     RunInterrupted,
     raise_if_stopped,
@@ -58,48 +60,6 @@ from equilens.tasks.storage.store import Store
 
 ProgressFn = Callable[[int, int], None]
 STOP_POLL_S = 0.1  # how often the concurrent loop looks for a stop request
-
-
-class CacheWriter:
-    """Buffers successful responses and writes them to DuckDB at least every ``interval`` s."""
-
-    def __init__(self, store: Store | None, cfg: LLMConfig, interval: float = 0.5) -> None:
-        self.store, self.cfg, self.interval = store, cfg, interval
-        self._rows: list[dict] = []
-        self._last = time.monotonic()
-        self.seen = 0  # results offered so far, failed ones included
-
-    def add(self, res: LLMResult) -> None:
-        """Buffer a successful, fresh answer; call :meth:`flush` when :attr:`due`. An answer cut at the
-        answer cap, or one with a log-probability that is not one, is not cached: a rerun asks again
-        rather than reading it back without its flag."""
-        self.seen += 1
-        if self.store is None or not res.ok or res.cached or res.truncated or logprobs_problem(res.top_logprobs):
-            return
-        self._rows.append(
-            {
-                "cache_key": res.request.cache_key,
-                "provider": self.cfg.provider,
-                "model": self.cfg.model,
-                "text": res.text,
-                "refusal": res.refusal,
-                "latency_s": res.latency_s,
-                "prompt_tokens": res.prompt_tokens,
-                "completion_tokens": res.completion_tokens,
-                "created_at": datetime.now(timezone.utc).replace(tzinfo=None),
-                "top_logprobs": None if res.top_logprobs is None else json.dumps(res.top_logprobs),
-            }
-        )
-
-    @property
-    def due(self) -> bool:
-        return bool(self._rows) and (len(self._rows) >= 256 or time.monotonic() - self._last >= self.interval)
-
-    def flush(self) -> None:
-        rows, self._rows = self._rows, []
-        if self.store is not None and rows:
-            self.store.cache_put(rows)
-        self._last = time.monotonic()
 
 
 async def _run_concurrent(
@@ -175,7 +135,10 @@ def _run_batched(
                 t0 = time.perf_counter()
                 try:
                     systems = [r.system for r in batch]  # passed only when some call has its own
-                    own = {"systems": systems} if any(s is not None for s in systems) else {}
+                    own: dict = {"systems": systems} if any(s is not None for s in systems) else {}
+                    if any(r.history is not None for r in batch):  # a conversation's turns
+                        own["histories"] = [None if r.history is None else
+                                            [{"role": role, "content": text} for role, text in r.history] for r in batch]
                     comps = provider.complete_batch([r.prompt for r in batch], [r.sample_idx for r in batch], **own)
                     raise_if_stopped(f"after {start} of {len(order)} local generations")  # a cut batch is dropped
                     per_row = (time.perf_counter() - t0) / len(batch)
@@ -276,9 +239,27 @@ def run_requests(
     """Answer every request: from the cache where possible, else from the provider.
 
     Returns one result per request, in request order. Requests sharing a cache key are called once.
+    A conversation (a prompt of several turns) is answered turn by turn
+    (:func:`equilens.tasks.llm.conversation.run_conversations`), each turn through this same stage.
     """
+    from equilens.tasks.turns import is_conversation
+
+    if any(is_conversation(r.prompt) for r in requests):
+        from equilens.tasks.llm.conversation import run_conversations
+
+        return run_conversations(requests, cfg, store, provider, progress, answer_requests)
+    return answer_requests(requests, cfg, store, provider, progress)
+
+
+def answer_requests(
+    requests: Sequence[LLMRequest], cfg: LLMConfig, store: Store | None = None, provider: Provider | None = None,
+    progress: ProgressFn | None = None, report: bool = True,
+) -> list[LLMResult]:
+    """:func:`run_requests` for single calls (a conversation's turns are single calls too); ``report``:
+    say how many answers come from the cache."""
     done = cached_results(requests, store)
-    report_cached(requests, done, cfg)
+    if report:
+        report_cached(requests, done, cfg)
     todo = missing(requests, done)
     total, finished = len(todo), 0
 
@@ -304,78 +285,3 @@ def run_requests(
             with signals_as_stop_requests():  # in the main thread, a signal must not raise inside the loop
                 asyncio.run(_run_concurrent(provider, todo, cfg, writer, on_result, secrets, held))
     return in_order(requests, done)
-
-
-def cached_results(requests: Sequence[LLMRequest], store: Store | None) -> dict[str, LLMResult]:
-    """Cache key -> the cached answer, for the requests the response cache already holds."""
-    cached = store.cache_get([r.cache_key for r in requests]) if store is not None else {}
-    done: dict[str, LLMResult] = {}
-    for req in requests:
-        hit = cached.get(req.cache_key)
-        if hit is not None and req.cache_key not in done:
-            done[req.cache_key] = LLMResult(
-                request=req, text=hit["text"], ok=True, refusal=bool(hit["refusal"]), attempts=0,
-                latency_s=_num(hit["latency_s"]), prompt_tokens=_int(hit["prompt_tokens"]),
-                completion_tokens=_int(hit["completion_tokens"]), cached=True,
-                top_logprobs=json.loads(hit["top_logprobs"]) if isinstance(hit.get("top_logprobs"), str) else None,
-            )
-    return done
-
-
-def report_cached(requests: Sequence[LLMRequest], done: dict[str, LLMResult], cfg: LLMConfig) -> int:
-    """Say before the first call how many of the answers come from the cache and why ("N of M answers
-    come from the cache (why: :func:`equilens.tasks.llm.targets.cache_reason`)"), on the console
-    (stderr, beside the stage's progress lines) and in the run's log, and count them toward the run's
-    summary (:func:`equilens.tasks.llm.reuse.note_cached`); the number of such answers."""
-    from equilens.tasks.llm.reuse import note_cached
-    from equilens.tasks.llm.targets import cache_reason
-
-    cached = sum(1 for r in requests if r.cache_key in done)
-    line = note_cached(cfg, cached, len(requests), cache_reason(cfg)) if cached else None
-    if line is not None:
-        print(line, file=sys.stderr, flush=True)
-        stage_logger().info(line)
-    return cached
-
-
-def stage_logger() -> logging.Logger | logging.LoggerAdapter:
-    """The Prefect run logger inside a flow or task run (the run's log in the Prefect UI), else the
-    ``equilens`` logger."""
-    if "prefect" in sys.modules:
-        from prefect import get_run_logger
-        from prefect.exceptions import MissingContextError
-
-        try:
-            return get_run_logger()
-        except MissingContextError:
-            pass
-    return logging.getLogger("equilens")
-
-
-def missing(requests: Sequence[LLMRequest], done: dict[str, LLMResult]) -> list[LLMRequest]:
-    """The requests still to call, one per cache key, in request order."""
-    return list({r.cache_key: r for r in requests if r.cache_key not in done}.values())
-
-
-def in_order(requests: Sequence[LLMRequest], done: dict[str, LLMResult]) -> list[LLMResult]:
-    """One result per request, in request order (requests sharing a cache key share its answer)."""
-    out = []
-    for req in requests:
-        res = done[req.cache_key]
-        out.append(res if res.request is req else _rebind(res, req))
-    return out
-
-
-def _rebind(res: LLMResult, req: LLMRequest) -> LLMResult:
-    from dataclasses import replace
-
-    return replace(res, request=req)
-
-
-def _num(v: object) -> float | None:
-    return None if v is None or v != v else float(v)  # NaN check
-
-
-def _int(v: object) -> int | None:
-    f = _num(v)
-    return None if f is None else int(f)

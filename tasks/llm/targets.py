@@ -16,6 +16,7 @@ it is set, ``llm.target_version`` in place of either.
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
 import sys
@@ -173,16 +174,25 @@ def _written_out(value: str) -> bool:
 _KEY_WORD = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,}")
 
 
-def fill(template: Any, values: dict[str, str]) -> Any:
+def fill(template: Any, values: dict[str, Any]) -> Any:
     """A request template with its ``{field}`` strings filled: the value is placed as a Python string,
-    so the JSON written from it is escaped correctly whatever the prompt holds."""
+    so the JSON written from it is escaped correctly whatever the prompt holds. A string that is one
+    field alone takes the value as it is (``"{messages}"`` becomes the JSON array); inside a longer
+    string a list is written as its JSON text."""
     if isinstance(template, dict):
         return {k: fill(v, values) for k, v in template.items()}
     if isinstance(template, list):
         return [fill(v, values) for v in template]
     if isinstance(template, str):
-        return template.format_map(_Blank(values))
+        whole = _WHOLE_FIELD.fullmatch(template)
+        if whole is not None and not isinstance(values.get(whole.group(1), ""), str):
+            return values[whole.group(1)]
+        return template.format_map(_Blank({k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+                                           for k, v in values.items()}))
     return template
+
+
+_WHOLE_FIELD = re.compile(r"\{(\w+)\}")
 
 
 class _Blank(dict):
@@ -192,9 +202,13 @@ class _Blank(dict):
         return ""
 
 
-def call_values(cfg: LLMConfig, prompt: str, system: str | None, user: dict[str, str] | None) -> dict[str, str]:
-    """The values a request template is filled with for one call."""
-    return {"prompt": prompt, "system": cfg.system_prompt if system is None else system, **(user or {})}
+def call_values(cfg: LLMConfig, prompt: str, system: str | None, user: dict[str, str] | None,
+                history: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """The values a request template is filled with for one call: ``messages`` is the conversation so
+    far with this turn last (a single prompt: this turn alone), ``history`` the messages before it."""
+    earlier = list(history or [])
+    return {"prompt": prompt, "system": cfg.system_prompt if system is None else system,
+            "messages": [*earlier, {"role": "user", "content": prompt}], "history": earlier, **(user or {})}
 
 
 def check_request_fields(cfg: LLMConfig, user_fields: set[str]) -> None:

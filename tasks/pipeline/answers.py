@@ -3,6 +3,8 @@ their cost."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.inputs.controls import VARIANT
@@ -36,15 +38,13 @@ def user_of(fields: object) -> tuple[tuple[str, str], ...] | None:
     """A variant's ``user_fields`` JSON as the request's ``user`` pairs, in key order."""
     if not isinstance(fields, str) or not fields:
         return None
-    import json
-
     return tuple(sorted((str(k), str(v)) for k, v in json.loads(fields).items()))
 
 
 RESPONSE_COLUMNS = [
     "variant_id", "prompt_id", "attribute", "grp", "role", "sample_idx", "text", "ok", "refusal",
     "error_class", "error_message", "attempts", "latency_s", "prompt_tokens", "completion_tokens",
-    "cached", "cache_key", "cost", "truncated",
+    "cached", "cache_key", "cost", "truncated", "first_token_s", "turns",
 ]
 
 
@@ -71,6 +71,8 @@ def results_frame(results: list[LLMResult], cfg: LLMConfig | None = None) -> pd.
         cost=[call_cost(cfg, r.prompt_tokens, r.completion_tokens, r.cached) if cfg else None for r in results],
         # cut at llm.max_answer_chars: flagged on the result, and in its message (which also crosses processes)
         truncated=[r.truncated or (r.error_message or "").startswith(ANSWER_CUT) for r in results],
+        first_token_s=[r.first_token_s for r in results],
+        turns=[None if r.turns is None else json.dumps(r.turns, ensure_ascii=False) for r in results],
     )
     frame = pd.DataFrame(columns, columns=RESPONSE_COLUMNS)  # a list per column, not a dict per row
     return frame.astype({"prompt_tokens": "Int64", "completion_tokens": "Int64", "attempts": "Int64"})

@@ -141,7 +141,8 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
     so a killed run loses at most the shards in flight and a re-run calls only what is missing."""
     if execution.task_runner != "dask":
         return run_heavy(call_llm_task, execution, variants, cfg, duckdb_path, lock_timeout)
-    from equilens.tasks.llm.runner import STOP_POLL_S, CacheWriter, cached_results, in_order, missing, report_cached
+    from equilens.tasks.llm.answer_cache import CacheWriter, cached_results, in_order, missing, report_cached
+    from equilens.tasks.llm.runner import STOP_POLL_S
     from equilens.tasks.llm.stop import raise_if_stopped, signals_as_stop_requests
     from equilens.tasks.orchestration.execution import gpu_annotation
     from equilens.tasks.orchestration.progress import ProgressReporter

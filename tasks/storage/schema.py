@@ -39,7 +39,8 @@ SCHEMA: dict[str, str] = {
         run_id VARCHAR, variant_id VARCHAR, prompt_id VARCHAR, attribute VARCHAR, grp VARCHAR,
         role VARCHAR, sample_idx INTEGER, text VARCHAR, ok BOOLEAN, refusal BOOLEAN, error_class VARCHAR,
         error_message VARCHAR, attempts INTEGER, latency_s DOUBLE, prompt_tokens INTEGER,
-        completion_tokens INTEGER, cached BOOLEAN, cache_key VARCHAR, cost DOUBLE, truncated BOOLEAN""",
+        completion_tokens INTEGER, cached BOOLEAN, cache_key VARCHAR, cost DOUBLE, truncated BOOLEAN,
+        first_token_s DOUBLE, turns JSON""",
     "scores": "run_id VARCHAR, text_hash VARCHAR, scorer VARCHAR, value DOUBLE",
     "prompt_order": "run_id VARCHAR, prompt_id VARCHAR, position INTEGER, look INTEGER",
     "looks": """
@@ -66,5 +67,5 @@ SCHEMA: dict[str, str] = {
     "response_cache": """
         cache_key VARCHAR PRIMARY KEY, provider VARCHAR, model VARCHAR, text VARCHAR,
         refusal BOOLEAN, latency_s DOUBLE, prompt_tokens INTEGER, completion_tokens INTEGER,
-        created_at TIMESTAMP, top_logprobs VARCHAR""",
+        created_at TIMESTAMP, top_logprobs VARCHAR, first_token_s DOUBLE, turns VARCHAR""",
 }

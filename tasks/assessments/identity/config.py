@@ -15,13 +15,17 @@ class SignalConfig(StrictModel):
     """One way a user's identity reaches the model (see tasks/inputs/personas.py)."""
 
     name: str = Field(..., description="A short label for the signal, shown in the results (profile, intro, ...)")
-    placement: Literal["system", "before", "after", "inline", "app"] = Field(
+    placement: Literal["system", "before", "after", "inline", "app", "conversation"] = Field(
         "system",
         description="system: appended to the system message (a user profile); before / after: a first-person "
                     "line before or after the user's message; inline: the prompt itself holds {name}; app: the "
                     "application's own field (the python provider's user= argument, {name} or {identity} in "
-                    "llm.request for http and langchain), filled with the template's {name} or {identity}",
+                    "llm.request for http and langchain), filled with the template's {name} or {identity}; "
+                    "conversation: the line is a user turn of its own that the application answers, the "
+                    "conversation's first (or turn `at`), and the prompt's turns follow",
     )
+    at: int = Field(1, ge=1, le=64, description="conversation: which user turn the line is (1: it opens the "
+                                                "conversation); it always comes before the prompt's last turn")
     template: str = Field(
         "The user's name is {name}.",
         description="The line that carries the identity: {name} for a name of the cell, {identity} for the cell "

@@ -63,7 +63,9 @@ def load_instructions(path: str) -> str:
 
 def judge_question(template: str, prompt: str, first: tuple[str, str], second: tuple[str, str]) -> str:
     """The judge's question: ``template`` with the prompt and the two (group, answer) pairs filled in."""
-    fill = {"{prompt}": prompt, "{group_1}": first[0], "{answer_1}": first[1], "{group_2}": second[0],
+    from equilens.tasks.turns import flat
+
+    fill = {"{prompt}": flat(prompt), "{group_1}": first[0], "{answer_1}": first[1], "{group_2}": second[0],
             "{answer_2}": second[1]}
     return re.sub("|".join(re.escape(k) for k in fill), lambda m: fill[m.group()], template)  # one pass: answers stay as written
 

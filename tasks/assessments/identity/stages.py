@@ -100,7 +100,7 @@ def expand_identities(prompts: pd.DataFrame, cfg: IdentityConfig, system_prompt:
             for c in cells:
                 for role, slot, phrase in ((VARIANT, first, 0), (CONTROL, second, 1)):
                     fill = {"identity": phrases[c.label][phrase], "name": by_slot[(c.label, slot)]}
-                    text, system = place(p.text, s.placement, s.template, fill, system_prompt)
+                    text, system = place(p.text, s.placement, s.template, fill, system_prompt, s.at)
                     kind = None if role == VARIANT else ("identity wording" if explicit else "name")
                     key = c.label if role == VARIANT else f"{c.label}|{CONTROL}"
                     rows.append({"variant_id": variant_id(p.prompt_id, label, key), "prompt_id": p.prompt_id,
@@ -127,6 +127,7 @@ READING_COLUMNS = ["variant_id", "sample_idx", "kind", "value", "unit", "reason"
 def _questions(variants: pd.DataFrame) -> dict:
     """variant id -> its :class:`~equilens.tasks.scoring.outcomes.Question`, for variants with an outcome."""
     from equilens.tasks.scoring.outcomes import question_of
+    from equilens.tasks.turns import last_turn
 
     by_variant = variants.drop_duplicates("variant_id").set_index("variant_id")
     questions = {}
@@ -135,7 +136,8 @@ def _questions(variants: pd.DataFrame) -> dict:
         if spec is not None:
             kind, options = spec
             unit = options[0] if kind == "number" and options else None
-            questions[vid] = question_of(str(text), kind, options if kind == "choice" else (), unit)
+            # the answer read is the one to the last turn of a conversation
+            questions[vid] = question_of(last_turn(str(text)), kind, options if kind == "choice" else (), unit)
     return questions
 
 

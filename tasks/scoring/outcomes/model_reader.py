@@ -57,7 +57,9 @@ _OBJECT = re.compile(r"\{[^{}]*\}", re.S)
 def reader_question(prompt: str, answer: str, q: Question) -> str:
     """The reader model's question about one answer."""
     ask = ASK[q.kind].format(options=", ".join(f'"{o}"' for o in q.options))
-    return READER_QUESTION.format(prompt=prompt.strip(), answer=(answer or "").strip(), ask=ask)
+    from equilens.tasks.turns import flat
+
+    return READER_QUESTION.format(prompt=flat(prompt).strip(), answer=(answer or "").strip(), ask=ask)
 
 
 def parse_reader_reply(text: str | None, q: Question) -> Reading:

@@ -1,0 +1,88 @@
+"""A conversation's client cost: N conversations of three turns against 3N single calls, through the
+same LLM stage, against the loopback OpenAI-compatible server with 50 ms latency (in its own process).
+
+Both sides make the same number of calls; the conversations' later turns carry the history (longer
+bodies) and wait for the turn before (three waves). Each round runs both sides, alternately, with a
+new system prompt (nothing cached), and prints the client's CPU per call and the wall time of each;
+the summary gives the ratios (conversations / single calls, median over rounds): client CPU at most
+1.0 means a 3-turn conversation costs no more than three single calls of client time. Run:
+
+    .venv/bin/python tests/benchmarks/bench_conversations.py [--conversations 500] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from equilens.tasks.config import LLMConfig  # noqa: E402
+from equilens.tasks.llm import LLMRequest, cache_key, run_requests  # noqa: E402
+from equilens.tasks.turns import join_turns  # noqa: E402
+
+from tests.benchmarks.bench_llm_stage import cpu_seconds  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+LATENCY = 0.05
+TURNS = ("Hi, my name is Jordan {i}.", "I just moved to a new city for work.", "What salary should I ask for?")
+
+
+def measure(side: str, conversations: int, base_url: str, concurrency: int, tag: str) -> tuple[float, float, int]:
+    """(client CPU ms per call, wall seconds, calls) of one side."""
+    cfg = LLMConfig(provider="openai", model="bench", base_url=base_url, max_concurrency=concurrency, max_retries=0,
+                    timeout=30, system_prompt=f"bench {side} {tag}")
+    if side == "conversations":
+        texts = [join_turns([t.format(i=i) for t in TURNS]) for i in range(conversations)]
+    else:
+        texts = [t.format(i=i) + f" ({k})" for i in range(conversations) for k, t in enumerate(TURNS)]
+    reqs = [LLMRequest(t, 0, cache_key(cfg, t, 0)) for t in texts]
+    wall0, cpu0 = time.perf_counter(), cpu_seconds()
+    results = run_requests(reqs, cfg, store=None)
+    wall, cpu = time.perf_counter() - wall0, cpu_seconds() - cpu0
+    failed = [r for r in results if not r.ok]
+    if failed:
+        raise SystemExit(f"{len(failed)} {side} failed, e.g. {failed[0].error_class}: {failed[0].error_message}")
+    calls = conversations * len(TURNS)
+    return 1000 * cpu / calls, wall, calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--conversations", type=int, default=500, help="conversations of three turns per side")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds; ratios are medians over them")
+    parser.add_argument("--concurrency", type=int, default=32, help="llm.max_concurrency")
+    args = parser.parse_args()
+    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(LATENCY)],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    base_url = server.stdout.readline().strip()
+    print(f"{len(os.sched_getaffinity(0))} CPU cores usable, load average {os.getloadavg()[0]:.1f}; "
+          f"{args.conversations} conversations of {len(TURNS)} turns against {args.conversations * len(TURNS)} "
+          f"single calls, concurrency {args.concurrency}")
+    ratios_cpu, ratios_wall = [], []
+    try:
+        for side in ("single", "conversations"):  # warm-up: imports and first connections are not timed
+            measure(side, 5, base_url, 4, "warm")
+        for rnd in range(args.rounds):
+            got = {}
+            for side in (("single", "conversations") if rnd % 2 == 0 else ("conversations", "single")):
+                got[side] = measure(side, args.conversations, base_url, args.concurrency, str(rnd))
+                cpu, wall, calls = got[side]
+                print(f"round {rnd}: {side:>13}: {calls} calls, {wall:6.2f} s, client CPU {cpu:.3f} ms a call", flush=True)
+            ratios_cpu.append(got["conversations"][0] / got["single"][0])
+            ratios_wall.append(got["conversations"][1] / got["single"][1])
+    finally:
+        server.kill()
+    med = sorted(ratios_cpu)[len(ratios_cpu) // 2], sorted(ratios_wall)[len(ratios_wall) // 2]
+    print(f"\nconversations / single calls (median of {args.rounds}): client CPU per call {med[0]:.2f} "
+          f"(rounds: {', '.join(f'{r:.2f}' for r in ratios_cpu)}); wall time {med[1]:.2f} (three waves, each "
+          "waiting for its slowest call)")
+
+
+if __name__ == "__main__":
+    main()

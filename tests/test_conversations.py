@@ -1,0 +1,199 @@
+"""Conversations as the unit of test: a prompt may be a list of user turns, answered in order with the
+history kept; the last turn's answer is read, every turn's is stored; a conversation cut short resumes
+at the turn it reached; identity can be told in the conversation itself (placement conversation) and
+a gap planted two turns after the name is found. The chat applications live in tests/fakes/chat_apps.py."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+from equilens.tasks.config import LLMConfig, PromptsConfig, parse_config
+from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.inputs.personas import place
+from equilens.tasks.inputs.prompts import load_prompts
+from equilens.tasks.llm import LLMRequest, cache_key, run_requests
+from equilens.tasks.llm.local import LocalProvider
+from equilens.tasks.storage.store import Store
+from equilens.tasks.turns import join_turns, split_turns
+
+from tests.fakes import chat_apps
+
+TURNS = ["Hi, my name is Lakisha.", "I just moved to Atlanta.", "What salary should I ask for?"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> Iterator[None]:
+    chat_apps.reset()
+    yield
+
+
+def _cfg(target: str = "remembers", **kw: object) -> LLMConfig:
+    return LLMConfig(**{"provider": "python", "target": f"tests.fakes.chat_apps:{target}", "max_retries": 0,
+                        "backoff_base": 0.01, "timeout": 5.0, **kw})
+
+
+def _req(cfg: LLMConfig, turns: list[str], sample: int = 0) -> LLMRequest:
+    text = join_turns(turns)
+    return LLMRequest(text, sample, cache_key(cfg, text, sample))
+
+
+# --- the prompt file ------------------------------------------------------------------------------
+def test_a_turns_column_a_jsonl_list_and_an_inline_list_are_conversations(tmp_path: Path) -> None:
+    csv = tmp_path / "p.csv"
+    pd.DataFrame({"prompt": ["single prompt", ""], "turns": ["", json.dumps(TURNS)],
+                  "outcome": ["number", "number"]}).to_csv(csv, index=False)
+    jsonl = tmp_path / "p.jsonl"
+    jsonl.write_text(json.dumps({"turns": TURNS, "task": "salary"}) + "\n"
+                     + json.dumps({"prompt": "one", "task": "other"}) + "\n")
+    from_csv = load_prompts(PromptsConfig(path=str(csv)))
+    from_jsonl = load_prompts(PromptsConfig(path=str(jsonl)))
+    inline = load_prompts(PromptsConfig(items=[TURNS, "one"]))
+    assert from_csv["text"].tolist() == ["single prompt", join_turns(TURNS)]
+    assert from_jsonl["text"].tolist() == [join_turns(TURNS), "one"] == inline["text"].tolist()
+    assert split_turns(from_jsonl["text"].iloc[0]) == TURNS and from_jsonl["task"].iloc[0] == "salary"
+
+
+@pytest.mark.parametrize(("items", "message"), [
+    ([["Hi", "  "]], "prompts.items, line 1: turn 2 of the conversation is empty"),
+    ([["a", "b", "c"]], "the conversation has 3 turns; at most 2 are sent (prompts.max_turns)"),
+    ([[]], "the conversation has no turns"),
+])
+def test_an_empty_turn_or_too_many_turns_is_refused_naming_the_line(items: list, message: str) -> None:
+    with pytest.raises(InputDataError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_prompts(PromptsConfig(items=items, max_turns=2))
+
+
+def test_a_jsonl_key_given_on_some_lines_only_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"prompt": "a", "task": "x"}) + "\n" + json.dumps({"prompt": "b"}) + "\n")
+    with pytest.raises(InputDataError, match=r"p\.jsonl, line 2: no 'task', which other lines give"):
+        load_prompts(PromptsConfig(path=str(path)))
+
+
+def test_a_turns_cell_that_is_no_json_list_names_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "p.csv"
+    path.write_text('prompt,turns\n"x","[\\"unclosed"\n')
+    with pytest.raises(InputDataError, match=r"p\.csv, line 2: the 'turns' column is not a JSON list"):
+        load_prompts(PromptsConfig(path=str(path)))
+
+
+# --- the LLM stage --------------------------------------------------------------------------------
+def test_each_turn_gets_the_history_and_the_last_answer_is_the_conversation_s(tmp_path: Path) -> None:
+    cfg = _cfg()
+    store = Store(tmp_path / "s.duckdb")
+    conv, single = run_requests([_req(cfg, TURNS), _req(cfg, ["single prompt"])], cfg, store)
+    assert conv.ok and conv.text == "5 messages; you first said: Hi, my name is Lakisha."
+    sent = [c["messages"] for c in chat_apps.CALLS if c["messages"] is not None]
+    assert [[m["role"] for m in s] for s in sent] == [["user"], ["user", "assistant", "user"],
+                                                      ["user", "assistant", "user", "assistant", "user"]]
+    assert sent[2][1]["content"] == "1 messages; you first said: Hi, my name is Lakisha."  # its own answer, kept
+    assert [t["turn"] for t in conv.turns] == [1, 2, 3] and conv.turns[-1]["answer"] == conv.text
+    assert single.ok and single.turns is None and single.text.startswith("0 messages")  # a single prompt as before
+    again = run_requests([_req(cfg, TURNS)], cfg, store)[0]  # answered whole from the cache, turns and all
+    assert again.cached and again.turns == conv.turns and len(chat_apps.CALLS) == 4
+
+
+def test_a_conversation_cut_short_resumes_at_the_turn_it_reached(tmp_path: Path) -> None:
+    cfg = _cfg()
+    store = Store(tmp_path / "s.duckdb")
+    chat_apps.FAIL_ONCE.add(TURNS[1])
+    (failed,) = run_requests([_req(cfg, TURNS)], cfg, store)
+    assert not failed.ok and failed.error_message.startswith("turn 2 of 3 failed, so the conversation ends there")
+    assert [c["prompt"] for c in chat_apps.CALLS] == TURNS[:2]
+    (done,) = run_requests([_req(cfg, TURNS)], cfg, store)
+    assert done.ok and [c["prompt"] for c in chat_apps.CALLS] == [*TURNS[:2], *TURNS[1:]]  # turn 1 not asked again
+    assert done.turns[0]["answer"] == "1 messages; you first said: Hi, my name is Lakisha."
+
+
+def test_a_function_that_cannot_see_the_history_is_refused_before_any_call() -> None:
+    cfg = _cfg("no_messages")
+    with pytest.raises(ConfigError, match="takes no messages argument"):
+        run_requests([_req(cfg, TURNS)], cfg)
+    assert run_requests([_req(cfg, ["one"])], cfg)[0].text == "single: one"  # single prompts still work
+
+
+def test_the_local_model_and_a_langchain_chat_model_get_the_history_as_messages() -> None:
+    history = [{"role": "user", "content": "Hi, my name is Lakisha."}, {"role": "assistant", "content": "Hello!"}]
+    chats = LocalProvider(LLMConfig(system_prompt="Be brief.")).chats(["Salary?", "Alone"], None, [history, None])
+    assert chats[0] == [{"role": "system", "content": "Be brief."}, *history, {"role": "user", "content": "Salary?"}]
+    assert chats[1] == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Alone"}]
+
+    from equilens.tasks.llm.targets import hand_over
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+    from langchain_core.messages import AIMessage
+
+    seen: list = []
+
+    class Recording(FakeMessagesListChatModel):
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN001, ANN202
+            seen.append([(type(m).__name__, m.content) for m in messages])
+            return super()._generate(messages, stop, run_manager, **kwargs)
+
+    model = Recording(responses=[AIMessage("Welcome, Lakisha."), AIMessage("Ask for $61,000.")])
+    cfg = LLMConfig(provider="langchain", target=hand_over(model), max_retries=0)
+    (res,) = run_requests([_req(cfg, ["Hi, my name is Lakisha.", "What salary?"])], cfg)
+    assert res.ok and res.text == "Ask for $61,000."
+    assert [kind for kind, _ in seen[1]] == ["SystemMessage", "HumanMessage", "AIMessage", "HumanMessage"]
+    assert seen[1][2][1] == "Welcome, Lakisha."
+
+
+# --- identity told in the conversation --------------------------------------------------------------
+def test_placement_conversation_opens_the_conversation_or_takes_turn_at() -> None:
+    text, system = place("What salary should I ask for?", "conversation", "Hi, my name is {name}.",
+                         {"name": "Lakisha Washington"}, "S")
+    assert split_turns(text) == ["Hi, my name is Lakisha Washington.", "What salary should I ask for?"]
+    assert system is None
+    two = place(join_turns(["I moved.", "Salary?"]), "conversation", "I'm {name}.", {"name": "Jamal"}, "S", at=2)[0]
+    assert split_turns(two) == ["I moved.", "I'm Jamal.", "Salary?"]
+    last = place(join_turns(["I moved.", "Salary?"]), "conversation", "I'm {name}.", {"name": "Jamal"}, "S", at=9)[0]
+    assert split_turns(last)[-1] == "Salary?"  # the question read is always the last turn
+
+
+def _banker_run(tmp_path: Path, lowered: list[str], names_per_cell: int = 8) -> tuple[list, str]:
+    from equilens.flows.running.dispatch import flow_for
+
+    prompts = [[f"I have a job offer for role number {i}.", f"What salary should I ask for? Give one amount{'.' * (i % 3)}"]
+               for i in range(24)]
+    tmp_path.mkdir()
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps({"turns": t, "outcome": "number"}) + "\n" for t in prompts))
+    cfg = parse_config({
+        "name": "banker", "assessment": "identity", "prompts": {"path": str(path)},
+        "identity": {"attributes": ["race"], "races": ["white", "black"], "names_per_cell": names_per_cell,
+                     "signals": [{"name": "intro", "placement": "conversation", "template": "Hi, my name is {name}."}]},
+        "llm": {"provider": "python", "target": "tests.fakes.chat_apps:banker", "target_kwargs": {"lowered": lowered},
+                "max_retries": 0},
+        "metrics": {"bootstrap_resamples": 200, "permutations": 200},
+        "storage": {"duckdb_path": str(tmp_path / "i.duckdb"), "reports_dir": str(tmp_path / "reports")},
+    })
+    result = flow_for(cfg)(cfg)
+    with duckdb.connect(str(tmp_path / "i.duckdb"), read_only=True) as con:
+        gaps = con.execute("SELECT group_a, group_b, value, ci_low, ci_high, json_extract(details, '$.p_holm')::DOUBLE "
+                           "FROM metrics WHERE run_id = ? AND metric = 'number_outcome_gap'", [result["run_id"]]).fetchall()
+        turns = con.execute("SELECT turns FROM responses WHERE run_id = ? LIMIT 1", [result["run_id"]]).fetchone()[0]
+    assert [t["turn"] for t in json.loads(turns)] == [1, 2, 3]  # every turn stored with its position
+    return gaps, " ".join(result["verdicts"])
+
+
+def test_a_gap_planted_two_turns_after_the_name_is_found_and_a_fair_app_shows_none(
+        prefect_harness, tmp_path: Path) -> None:  # noqa: ANN001
+    from equilens.tasks.inputs.names import load_names
+    from equilens.tasks.inputs.personas import cell_names, cells_of
+
+    cells = cells_of(["race"], ["female", "male"], ["white", "black"])
+    drawn = cell_names(load_names(), cells, 8, seed=0)
+    lowered = sorted({n.split()[0] for n in drawn.query("cell == 'black'")["name"]})
+    gaps, verdict = _banker_run(tmp_path / "biased", lowered)
+    assert chat_apps.CALLS and all(c["turns"] in (1, 3, 5) for c in chat_apps.CALLS)
+    (a, b, value, low, high, p), = gaps
+    truth = 0.1 / 0.95 * (1 if a == "white" else -1)  # black offered 0.9, white 1.0: relative to their mean 0.95
+    assert low <= truth <= high and p < 0.05, (a, b, value, low, high, p)
+    assert "black" in verdict, verdict
+    gaps, _ = _banker_run(tmp_path / "fair", [])
+    (_, _, value, low, high, p), = gaps
+    assert p >= 0.05 and low <= 0 <= high and abs(value) < 0.02  # the app's own 2% jitter only
