@@ -154,19 +154,21 @@ def test_placement_conversation_opens_the_conversation_or_takes_turn_at() -> Non
     assert split_turns(last)[-1] == "Salary?"  # the question read is always the last turn
 
 
-def _banker_run(tmp_path: Path, lowered: list[str], names_per_cell: int = 8) -> tuple[list, str]:
+def _banker_run(tmp_path: Path, lowered: list[str], names_per_cell: int = 8, prompts: list | None = None,
+                **app: object) -> tuple[list, str]:
     from equilens.flows.running.dispatch import flow_for
 
-    prompts = [[f"I have a job offer for role number {i}.", f"What salary should I ask for? Give one amount{'.' * (i % 3)}"]
-               for i in range(24)]
+    prompts = prompts or [[f"I have a job offer for role number {i}.",
+                           f"What salary should I ask for? Give one amount{'.' * (i % 3)}"] for i in range(24)]
     tmp_path.mkdir()
     path = tmp_path / "p.jsonl"
     path.write_text("".join(json.dumps({"turns": t, "outcome": "number"}) + "\n" for t in prompts))
     cfg = parse_config({
         "name": "banker", "assessment": "identity", "prompts": {"path": str(path)},
         "identity": {"attributes": ["race"], "races": ["white", "black"], "names_per_cell": names_per_cell,
+                     "per_turn": bool(app),
                      "signals": [{"name": "intro", "placement": "conversation", "template": "Hi, my name is {name}."}]},
-        "llm": {"provider": "python", "target": "tests.fakes.chat_apps:banker", "target_kwargs": {"lowered": lowered},
+        "llm": {"provider": "python", "target": "tests.fakes.chat_apps:banker", "target_kwargs": {"lowered": lowered, **app},
                 "max_retries": 0},
         "metrics": {"bootstrap_resamples": 200, "permutations": 200},
         "storage": {"duckdb_path": str(tmp_path / "i.duckdb"), "reports_dir": str(tmp_path / "reports")},
@@ -174,9 +176,10 @@ def _banker_run(tmp_path: Path, lowered: list[str], names_per_cell: int = 8) -> 
     result = flow_for(cfg)(cfg)
     with duckdb.connect(str(tmp_path / "i.duckdb"), read_only=True) as con:
         gaps = con.execute("SELECT group_a, group_b, value, ci_low, ci_high, json_extract(details, '$.p_holm')::DOUBLE "
-                           "FROM metrics WHERE run_id = ? AND metric = 'number_outcome_gap'", [result["run_id"]]).fetchall()
+                           "FROM metrics WHERE run_id = ? AND metric = 'number_outcome_gap' AND attribute = 'race'",
+                           [result["run_id"]]).fetchall()
         turns = con.execute("SELECT turns FROM responses WHERE run_id = ? LIMIT 1", [result["run_id"]]).fetchone()[0]
-    assert [t["turn"] for t in json.loads(turns)] == [1, 2, 3]  # every turn stored with its position
+    assert [t["turn"] for t in json.loads(turns)] == list(range(1, len(prompts[0]) + 2))  # every turn, in order
     return gaps, " ".join(result["verdicts"])
 
 
@@ -197,3 +200,22 @@ def test_a_gap_planted_two_turns_after_the_name_is_found_and_a_fair_app_shows_no
     gaps, _ = _banker_run(tmp_path / "fair", [])
     (_, _, value, low, high, p), = gaps
     assert p >= 0.05 and low <= 0 <= high and abs(value) < 0.02  # the app's own 2% jitter only
+
+
+def _lowered() -> list[str]:
+    from equilens.tasks.inputs.names import load_names
+    from equilens.tasks.inputs.personas import cell_names, cells_of
+
+    cells = cells_of(["race"], ["female", "male"], ["white", "black"])
+    return sorted({n.split()[0] for n in cell_names(load_names(), cells, 8, seed=0).query("cell == 'black'")["name"]})
+
+
+def test_a_gap_that_builds_over_turns_is_found_at_the_turn_it_appears(prefect_harness, tmp_path: Path) -> None:  # noqa: ANN001
+    """Every turn asks for an amount; the app lowers amounts for one group only from the user's fourth
+    message on (the name is the first): the turns before show no gap and the verdict says so."""
+    prompts = [[f"What salary should I ask for as analyst number {i}? Give one amount.",
+                "They said that is too high. What amount should I ask for now?",
+                f"Last try{'!' * (i % 3)} What amount should I settle on?"] for i in range(24)]
+    _, verdict = _banker_run(tmp_path / "builds", _lowered(), prompts=prompts, from_turn=4)
+    assert "race: the gap appears only after turn 3: none beyond chance at turns 2 and 3, found at turn 4." in verdict
+    assert "race | turn 4: amounts for black are" in verdict and "race | turn 2: no outcome difference" in verdict

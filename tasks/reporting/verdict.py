@@ -12,6 +12,7 @@ verdict states the minimum detectable gap (``equilens.tasks.stats.detectable_gap
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -325,12 +326,42 @@ def verdicts(metrics: pd.DataFrame, confidence: float = 0.95, polarity: str = "n
     cf = metrics[paired]
     for attribute, rows in cf.groupby(cf["attribute"].fillna("–"), sort=True):
         out.append(attribute_verdict(str(attribute), rows, 1 - confidence, polarity, temperature))
+    out += turn_onsets(out)
     for family, rows in metrics[~paired].groupby("family", sort=True):
         if family == "decisions":  # one verdict per comparison, from its Holm-adjusted scores
             out += decision_verdicts(rows, 1 - confidence)
         else:
             out.append(family_verdict(str(family), rows))
     return out
+
+
+_TURN_COMPARISON = re.compile(r"^(?P<base>.+) \| turn (?P<turn>\d+)$")
+
+
+def turn_onsets(found: list[Verdict]) -> list[Verdict]:
+    """For comparisons made at every turn of a conversation (``race | turn 2``): one verdict per
+    comparison whose gap appears only after some turn, naming the turns without one and with one."""
+    turns: dict[str, list[tuple[int, bool]]] = {}
+    for v in found:
+        at = _TURN_COMPARISON.match(v.subject)
+        if at is not None and v.beyond_noise is not None:
+            turns.setdefault(at["base"], []).append((int(at["turn"]), v.beyond_noise))
+    out = []
+    for base, seen in sorted(turns.items()):
+        seen.sort()
+        beyond = [k for k, b in seen if b]
+        quiet = [k for k, b in seen if not b and (not beyond or k < beyond[0])]
+        if beyond and quiet:
+            out.append(Verdict(f"{base} | over turns", True,
+                               f"{base}: the gap appears only after turn {quiet[-1]}: none beyond chance at turn"
+                               f"{'s' if len(quiet) > 1 else ''} {_listed(quiet)}, found at turn"
+                               f"{'s' if len(beyond) > 1 else ''} {_listed(beyond)}."))
+    return out
+
+
+def _listed(turns: list[int]) -> str:
+    words = [str(k) for k in turns]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def run_verdicts(metrics: pd.DataFrame, config: dict[str, Any] | None = None) -> list[Verdict]:

@@ -37,9 +37,11 @@ def no_messages(prompt: str) -> str:
 _NAME = re.compile(r"\bmy name is ([A-Z][a-z]+)", re.IGNORECASE)
 
 
-def banker(prompt: str, messages: list[dict] | None = None, lowered: frozenset[str] = frozenset()) -> str:
+def banker(prompt: str, messages: list[dict] | None = None, lowered: frozenset[str] = frozenset(),
+           from_turn: int = 1) -> str:
     """A salary adviser that reads the user's name from what they said earlier in the conversation
-    (never from this turn) and offers 10% less to the first names in ``lowered``."""
+    (never from this turn) and offers 10% less to the first names in ``lowered``, from the user's
+    ``from_turn``-th message on."""
     earlier = " ".join(m["content"] for m in (messages or [])[:-1] if m["role"] == "user")
     found = _NAME.search(earlier)
     name = found.group(1) if found else ""
@@ -48,5 +50,7 @@ def banker(prompt: str, messages: list[dict] | None = None, lowered: frozenset[s
     if not re.search(r"salary|pay|offer|amount|how much", prompt, re.IGNORECASE):
         return "Happy to help with that. What would you like to know?"
     jitter = int(hashlib.sha256(f"{name}|{prompt}".encode()).hexdigest()[:4], 16) % 5 - 2  # -2..2 percent
-    amount = (60_000 + 1_000 * len(prompt) % 20_000) * (1 + jitter / 100) * (0.9 if name in lowered else 1.0)
+    turn = sum(m["role"] == "user" for m in messages or [])
+    low = name in lowered and turn >= from_turn
+    amount = (60_000 + 1_000 * len(prompt) % 20_000) * (1 + jitter / 100) * (0.9 if low else 1.0)
     return f"I'd ask for ${amount:,.0f} a year."

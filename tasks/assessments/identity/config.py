@@ -108,6 +108,9 @@ class IdentityConfig(StrictModel):
         None, description="Regex whose first group is the number to read from an answer (default: the first "
                           "amount, e.g. $52,000 or 4.5k)")
     per_task: bool = Field(True, description="With a task column in the prompt file: results per task as well")
+    per_turn: bool = Field(False, description="Conversations whose turns each ask for the outcome: compare the cells "
+                                              "at every turn as well as at the last (comparisons 'race | turn 2'), "
+                                              "and say when a gap appears only after some turn")
     outcome_reader: Literal["rules", "model", "both"] = Field(
         "rules", description="Who reads outcomes: rules (docs/outcome_reading.md); model: the rules, then a reader "
                              "model for the answers they cannot read; both: the reader model reads every answer too "

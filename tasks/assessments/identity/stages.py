@@ -296,20 +296,32 @@ def identity_metrics(responses: pd.DataFrame, variants: pd.DataFrame, scores: Sc
     tasks = variants.drop_duplicates("prompt_id").set_index("prompt_id")["task"]
     judged = (judged_names(judged, variants).assign(task=lambda f: f["prompt_id"].map(tasks)) if judged is not None
               else None)
-    frames = [(responses, judged)]
+    frames = [(responses, judged, False)]  # (answers, the judge's pairs, whether only outcomes are compared)
     if cfg.per_task and responses["task"].notna().any() and responses["task"].nunique() > 1:
         for task, part in responses.groupby("task"):
             own = judged[judged["task"] == task] if judged is not None else None
             frames.append((part.assign(attribute=part["attribute"] + SEP + str(task)),
-                           own.assign(attribute=own["attribute"] + SEP + str(task)) if own is not None else None))
+                           own.assign(attribute=own["attribute"] + SEP + str(task)) if own is not None else None,
+                           False))
+    if cfg.per_turn:  # every turn of a conversation compared too: its outcome only
+        from equilens.tasks.assessments.identity.by_turn import readable_turns, turn_frames
+
+        turn_responses, turn_variants = turn_frames(responses, variants)
+        if len(turn_responses):
+            read = with_readings(turn_responses.drop(columns=[c for c in turn_responses if c.startswith("outcome_")]),
+                                 read_stage(turn_responses, turn_variants, cfg.number_pattern))
+            frames.append((readable_turns(read), None, True))
     rows: list[dict] = []
-    for frame, pairs in frames:
+    for frame, pairs, outcome_only in frames:
         for label, part in frame.groupby("attribute", sort=True):
             ok = part["ok"] & ~part["refusal"].astype(bool)
-            harm = (harm_rows(pairs[pairs["attribute"] == label], str(label), cells, metrics_cfg)
-                    if pairs is not None else skipped_harm(str(label), judge_skipped))
-            records = [*pair_metrics(part, scores, cf_cfg, metrics_cfg).to_dict("records"),
-                       *outcome_rows(part[ok], str(label), cells, metrics_cfg), *harm]
+            if outcome_only:
+                records = outcome_rows(part[ok], str(label), cells, metrics_cfg)
+            else:
+                harm = (harm_rows(pairs[pairs["attribute"] == label], str(label), cells, metrics_cfg)
+                        if pairs is not None else skipped_harm(str(label), judge_skipped))
+                records = [*pair_metrics(part, scores, cf_cfg, metrics_cfg).to_dict("records"),
+                           *outcome_rows(part[ok], str(label), cells, metrics_cfg), *harm]
             family = [r for r in records if r["group_b"] not in (None, r["group_a"])
                       and isinstance(r["details"].get("p_value"), float)
                       and (judged_metric(r["metric"], r["details"]) or r["family"] == "identity")]
