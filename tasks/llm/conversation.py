@@ -99,8 +99,8 @@ def _turn(conv: LLMRequest, turns: list[str], k: int, said: list[dict]) -> LLMRe
         return conv
     history = tuple(pair for t in said for pair in (("user", t["user"]), ("assistant", t["answer"])))
     key = conv.cache_key if k == len(turns) - 1 else turn_key(conv.cache_key, k)
-    return replace(conv, prompt=turns[k], cache_key=key, history=history, conversation=conv.cache_key,
-                   meta={**conv.meta, "turn": k + 1})
+    return LLMRequest(turns[k], conv.sample_idx, key, {**conv.meta, "turn": k + 1}, conv.system, conv.user, history,
+                      conv.cache_key)
 
 
 def _failed_turn(res: LLMResult, k: int, n: int) -> str:

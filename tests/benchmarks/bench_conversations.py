@@ -40,7 +40,7 @@ def measure(side: str, conversations: int, base_url: str, concurrency: int, tag:
     if side == "conversations":
         texts = [join_turns([t.format(i=i) for t in TURNS]) for i in range(conversations)]
     else:
-        texts = [t.format(i=i) + f" ({k})" for i in range(conversations) for k, t in enumerate(TURNS)]
+        texts = [f"{t.format(i=i)} ({i}.{k})" for i in range(conversations) for k, t in enumerate(TURNS)]  # all distinct
     reqs = [LLMRequest(t, 0, cache_key(cfg, t, 0)) for t in texts]
     wall0, cpu0 = time.perf_counter(), cpu_seconds()
     results = run_requests(reqs, cfg, store=None)
