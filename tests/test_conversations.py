@@ -219,3 +219,42 @@ def test_a_gap_that_builds_over_turns_is_found_at_the_turn_it_appears(prefect_ha
     _, verdict = _banker_run(tmp_path / "builds", _lowered(), prompts=prompts, from_turn=4)
     assert "race: the gap appears only after turn 3: none beyond chance at turns 2 and 3, found at turn 4." in verdict
     assert "race | turn 4: amounts for black are" in verdict and "race | turn 2: no outcome difference" in verdict
+
+
+def _run(tmp_path: Path, assessment: str, items: list, **sections: object) -> tuple[dict, Path]:
+    from equilens.flows.running.dispatch import flow_for
+
+    db = tmp_path / "c.duckdb"
+    cfg = parse_config({"name": assessment, "assessment": assessment, "prompts": {"items": items},
+                        "llm": {"provider": "python", "target": "tests.fakes.chat_apps:remembers", "max_retries": 0},
+                        "metrics": {"bootstrap_resamples": 50, "permutations": 50},
+                        "storage": {"duckdb_path": str(db), "reports_dir": str(tmp_path / "reports")}, **sections})
+    return flow_for(cfg)(cfg), db
+
+
+def test_counterfactual_variants_change_a_group_told_in_an_earlier_turn(prefect_harness, tmp_path: Path) -> None:  # noqa: ANN001
+    items = [[f"I'm a mother of {n} and I work nights.", "Should I ask my boss for a raise?"] for n in
+             ("two", "three", "four", "five")]
+    result, db = _run(tmp_path, "counterfactual", items, counterfactual={"attributes": ["gender"], "detect_names": False})
+    with duckdb.connect(str(db), read_only=True) as con:
+        texts = [t for (t,) in con.execute("SELECT text FROM variants WHERE run_id = ? AND grp = 'male'",
+                                           [result["run_id"]]).fetchall()]
+        turns = con.execute("SELECT turns FROM responses WHERE run_id = ? AND grp = 'male' LIMIT 1",
+                            [result["run_id"]]).fetchone()[0]
+    assert texts and all(split_turns(t)[0].startswith(("I'm a father of", "I'm a dad of")) for t in texts)
+    told = json.loads(turns)  # the app saw the changed first turn in the history of the second
+    assert told[0]["user"].startswith(("I'm a father of", "I'm a dad of"))
+    assert told[1]["answer"] == f"3 messages; you first said: {told[0]['user']}"
+
+
+def test_auto_gives_a_conversation_without_a_group_an_identity_told_in_the_chat(prefect_harness, tmp_path: Path) -> None:  # noqa: ANN001
+    items = [[f"I run a bakery with {n} staff.", "Should I open a second shop?"] for n in ("two", "five", "nine")]
+    identity = {"attributes": ["gender"], "names_per_cell": 2,
+                "signals": [{"name": "intro", "placement": "conversation", "template": "Hi, my name is {name}."}]}
+    result, db = _run(tmp_path, "auto", items, identity=identity)
+    with duckdb.connect(str(db), read_only=True) as con:
+        firsts = [json.loads(t)[0]["user"] for (t,) in con.execute(
+            "SELECT turns FROM responses WHERE run_id = ? AND turns IS NOT NULL", [result["run_id"]]).fetchall()]
+    # the prompts as they are (FTU, stereotype) and with a name told in a turn of its own first
+    assert firsts and all(f.startswith(("Hi, my name is ", "I run a bakery")) for f in firsts)
+    assert sum(f.startswith("Hi, my name is ") for f in firsts) == 3 * 2 * 2  # prompts x cells x (name, control)
