@@ -258,3 +258,32 @@ def test_auto_gives_a_conversation_without_a_group_an_identity_told_in_the_chat(
     # the prompts as they are (FTU, stereotype) and with a name told in a turn of its own first
     assert firsts and all(f.startswith(("Hi, my name is ", "I run a bakery")) for f in firsts)
     assert sum(f.startswith("Hi, my name is ") for f in firsts) == 3 * 2 * 2  # prompts x cells x (name, control)
+
+
+class _BatchedEcho:
+    """An in-process model that batches: answers each prompt with how many earlier messages it got."""
+
+    name, model, batched = "batched-echo", "echo", True
+
+    def __init__(self) -> None:
+        self.batches: list[list[int]] = []
+
+    def complete_batch(self, prompts, sample_idxs, systems=None, histories=None):  # noqa: ANN001, ANN201
+        from equilens.tasks.llm.base import Completion
+
+        seen = [len(h or []) for h in histories or [None] * len(prompts)]
+        self.batches.append(seen)
+        return [Completion(f"{n} earlier; {p}") for n, p in zip(seen, prompts, strict=True)]
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_a_batching_model_answers_conversations_in_waves_of_turns(tmp_path: Path) -> None:
+    cfg = LLMConfig(batch_size=8)
+    provider = _BatchedEcho()
+    convs = [_req(cfg, TURNS), _req(cfg, ["Hello.", "Bye?"]), _req(cfg, ["Alone"])]
+    results = run_requests(convs, cfg, Store(tmp_path / "s.duckdb"), provider=provider)
+    assert [r.text for r in results] == ["4 earlier; What salary should I ask for?", "2 earlier; Bye?", "0 earlier; Alone"]
+    assert provider.batches == [[0, 0, 0], [2, 2], [4]]  # every first turn, then the second turns, then the third
+    assert [t["turn"] for t in results[0].turns] == [1, 2, 3] and results[2].turns is None

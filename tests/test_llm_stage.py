@@ -114,6 +114,11 @@ def test_a_request_body_is_written_as_the_json_of_its_dict() -> None:
             sys_msg = template["messages"][0] if system is None else {"content": system, "role": "system"}
             whole = dict(template, messages=[sys_msg, {"content": prompt, "role": "user"}])
             assert body(prompt, system) == json.dumps(whole, ensure_ascii=False).encode()
+    for earlier in ([{"role": "user", "content": ODD_TEXTS[3]}],
+                    [{"role": "user", "content": "}, {"}, {"role": "assistant", "content": ODD_TEXTS[4]}]):
+        for prompt in ODD_TEXTS[:4]:  # a conversation's turn: its history between the system message and the prompt
+            whole = dict(template, messages=[template["messages"][0], *earlier, {"content": prompt, "role": "user"}])
+            assert body(prompt, None, earlier) == json.dumps(whole, ensure_ascii=False).encode()
 
 
 def test_both_transports_send_the_same_bodies_with_the_sdk_headers(openai_server: FakeOpenAIServer) -> None:  # noqa: F811

@@ -51,6 +51,12 @@ class CacheWriter:
             }
         )
 
+    def keep(self, res: LLMResult) -> None:
+        """Buffer an answer that is not one of the stage's results (an earlier turn of a conversation)."""
+        seen = self.seen
+        self.add(res)
+        self.seen = seen
+
     @property
     def due(self) -> bool:
         return bool(self._rows) and (len(self._rows) >= 256 or time.monotonic() - self._last >= self.interval)

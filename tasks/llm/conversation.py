@@ -1,11 +1,16 @@
 """Conversations through the LLM stage: every turn in order, each with the history before it.
 
-A conversation is a prompt whose text holds several user turns (:mod:`equilens.tasks.turns`). It is
-answered in waves: the first turn of every conversation, then the second turn of each with its
-first turn and the model's answer to it as history, and so on. Each wave is an ordinary call of the
-stage (:func:`equilens.tasks.llm.runner.answer_requests`: the same concurrency, rate limit, retries,
-local batching and cache), so a 3-turn conversation costs three calls' worth of client time.
+A conversation is a prompt whose text holds several user turns (:mod:`equilens.tasks.turns`).
 
+* A provider called one request at a time (an endpoint, an application) answers each conversation
+  in one of the stage's call loops (:class:`TurnByTurn`): its turns one after the other, the
+  conversations side by side, ``max_concurrency`` at a time, under the same rate limit, retries and
+  deadline per turn as any call, so a 3-turn conversation costs about three calls' worth of client
+  time (``tests/benchmarks/bench_conversations.py``).
+* An in-process model that batches (``local``) answers in waves: the first turn of every
+  conversation in its batches, then every second turn with the first and its answer as history,
+  and so on, each wave an ordinary call of the stage
+  (:func:`equilens.tasks.llm.runner.answer_requests`).
 * The answer to the last turn is the conversation's answer: it is the one read and compared, and it
   is cached under the conversation's own key (which covers every turn's text, the system prompt and
   the person's fields). The row keeps every turn's answer (``turns``).
@@ -15,6 +20,8 @@ local batching and cache), so a 3-turn conversation costs three calls' worth of 
 * An application that keeps the history itself (``llm.session``) holds state the cache cannot bring
   back, so its conversations are cached only whole: one cut short starts again from its first turn.
 * A turn that fails ends its conversation: the row fails, naming the turn and its error.
+* The conversation's calls run in this process, never in client processes (which rebuild requests
+  without their history).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.errors import ConfigError
@@ -42,7 +50,7 @@ def run_conversations(
     """One result per request, in request order; a single prompt among them is a conversation of one turn.
     ``answer`` answers one wave of single calls (the stage's own
     :func:`~equilens.tasks.llm.runner.answer_requests`, which calls this module for conversations)."""
-    from equilens.tasks.llm.answer_cache import CacheWriter, cached_results, in_order, missing, report_cached, turns_said
+    from equilens.tasks.llm.answer_cache import cached_results, in_order, missing, report_cached, turns_said
     from equilens.tasks.llm.calls import make_provider
 
     if answer is None:
@@ -56,7 +64,15 @@ def run_conversations(
     turns = {r.cache_key: split_turns(r.prompt) for r in todo}
     provider = provider or make_provider(cfg)
     check_takes_history(provider)
-    session = getattr(cfg, "session", None) is not None
+    if not provider.batched:  # one call loop per conversation, its turns in turn, conversations side by side
+        session = getattr(cfg, "session", None) is not None  # the app holds the history: whole conversations only
+        earlier = {} if session else cached_results(
+            [LLMRequest("", 0, turn_key(r.cache_key, k)) for r in todo for k in range(len(turns[r.cache_key]) - 1)],
+            store)
+        answered = answer(todo, cfg, store, provider, progress, report=False,
+                          call=TurnByTurn(turns, earlier, keep=not session))
+        done.update((r.request.cache_key, r) for r in answered)
+        return in_order(requests, done)
     total, offset = sum(len(t) for t in turns.values()), 0
     said: dict[str, list[dict]] = {r.cache_key: [] for r in todo}  # each conversation's turns so far
     origin = {r.cache_key: r for r in todo}
@@ -71,11 +87,7 @@ def run_conversations(
                 if k < len(turns[r.cache_key]) and r.cache_key not in done]
         if not wave:
             break
-        # a session's earlier turns are neither read from nor written to the cache (the app holds the state)
-        wave_store = None if session else store
-        # the provider is this function's own, so the wave runs in this process (never client processes,
-        # which would rebuild requests without their history)
-        for res in answer(wave, cfg, wave_store, provider, wave_progress, report=False):
+        for res in answer(wave, cfg, store, provider, wave_progress, report=False):
             key = res.request.conversation or res.request.cache_key
             conv, n = origin[key], len(turns[key])
             if not res.ok:
@@ -85,12 +97,41 @@ def run_conversations(
             if k == n - 1:
                 done[key] = replace(res, request=conv, turns=said[key] or None)
         offset += len(wave)
-    if session and store is not None:  # only whole conversations are kept
-        writer = CacheWriter(store, cfg)
-        for r in todo:
-            writer.add(done[r.cache_key])
-        writer.flush()
     return in_order(requests, done)
+
+
+class TurnByTurn:
+    """How the stage's call loop answers a conversation (a single prompt is one turn): each turn in
+    order, with the history before it, an earlier turn the cache holds taken from it (``cached``, by
+    turn key) and each earlier turn answered kept in the cache as it comes (``keep``: not for an
+    application that holds the history itself, whose state a cache cannot bring back). The result
+    is the last turn's, for the conversation's own request, with every turn in ``turns``."""
+
+    def __init__(self, turns: dict[str, list[str]], cached: dict[str, LLMResult], keep: bool = True) -> None:
+        self.turns, self.cached, self.keep = turns, cached, keep
+
+    async def __call__(self, provider: Provider, conv: LLMRequest, cfg: LLMConfig, limiter: Any,  # noqa: ANN401
+                       secrets: Sequence[str], held: Sequence[str] | None, writer: Any) -> LLMResult:  # noqa: ANN401
+        from equilens.tasks.llm.answer_cache import turns_said
+        from equilens.tasks.llm.calls import call_with_retries
+
+        turns = self.turns[conv.cache_key]
+        n, said = len(turns), []
+        res: LLMResult | None = None
+        for k in range(n):
+            req = _turn(conv, turns, k, said)
+            hit = self.cached.get(req.cache_key) if k < n - 1 else None
+            if hit is not None:
+                res = replace(hit, request=req)
+            else:
+                res = await call_with_retries(provider, req, cfg, limiter, secrets, held)
+                if k < n - 1 and self.keep:
+                    writer.keep(res)
+            if not res.ok:
+                return replace(res, request=conv, error_message=_failed_turn(res, k, n), turns=said or None)
+            said = turns_said(res) or []
+        assert res is not None  # a conversation has a turn
+        return replace(res, request=conv, turns=said if n > 1 else None)
 
 
 def _turn(conv: LLMRequest, turns: list[str], k: int, said: list[dict]) -> LLMRequest:

@@ -261,8 +261,9 @@ class OpenAIChatProvider:
             await self.aopen()
         t0 = time.perf_counter()
         if self._aiohttp is not None:  # the body's bytes from the template's, the reply over the one pool
-            data = (json.dumps(self._messages(prompt, system, history), ensure_ascii=False).encode() if history
-                    else self._body(prompt, system))  # type: ignore[misc]
+            data = self._body(prompt, system, history)  # type: ignore[misc]
+            if data is None:
+                data = json.dumps(self._messages(prompt, system, history), ensure_ascii=False).encode()
             if self.cfg.stream:
                 return await self._aiohttp.stream(data, lambda chunks, kind: self._read_stream(chunks, kind, t0))
             raw, whole = await self._aiohttp.post(data, self._max_bytes)
@@ -310,10 +311,21 @@ class BodyBytes:
         mid, tail = rest.split(slots[1])
         self._head, self._mid, self._tail = head.encode(), mid.encode(), tail.encode()
         self._system = _json_string(sys_msg["content"])
+        ends, sep, starts = mid.partition("}, {")  # where the system message ends and the user's begins
+        self._between = (f"{ends}}}, ".encode(), f"{{{starts}".encode()) if sep and "}, {" not in starts else None
 
-    def __call__(self, prompt: str, system: str | None = None) -> bytes:
+    def __call__(self, prompt: str, system: str | None = None,
+                 history: Sequence[dict[str, str]] | None = None) -> bytes | None:
+        """The body's bytes; with ``history`` (a conversation's earlier messages) those go between the
+        system message and the prompt (None where the template's layout leaves no place to tell)."""
         own = self._system if system is None else _json_string(system)
-        return b"".join((self._head, own, self._mid, _json_string(prompt), self._tail))
+        if not history:
+            return b"".join((self._head, own, self._mid, _json_string(prompt), self._tail))
+        if self._between is None:
+            return None
+        earlier = ", ".join(json.dumps(m, ensure_ascii=False) for m in history).encode()
+        return b"".join((self._head, own, self._between[0], earlier, b", ", self._between[1], _json_string(prompt),
+                         self._tail))
 
 
 def _json_string(text: Any) -> bytes:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.llm.answer_cache import (
@@ -62,9 +62,16 @@ ProgressFn = Callable[[int, int], None]
 STOP_POLL_S = 0.1  # how often the concurrent loop looks for a stop request
 
 
+CallFn = Callable[..., Awaitable[LLMResult]]
+"""How one request is answered: :func:`~equilens.tasks.llm.calls.call_with_retries`, or for a
+conversation all its turns in turn (:class:`equilens.tasks.llm.conversation.TurnByTurn`), called as
+``call(provider, req, cfg, limiter, secrets, held, writer)``."""
+
+
 async def _run_concurrent(
     provider: Provider, todo: Sequence[LLMRequest], cfg: LLMConfig, writer: CacheWriter,
     on_result: Callable[[LLMResult], None], secrets: Sequence[str], held: Sequence[str] | None = None,
+    call: CallFn | None = None,
 ) -> None:
     """``max_concurrency`` call loops take the requests in call order from one shared iterator, so the
     number of coroutines is bounded whatever the run's size."""
@@ -78,7 +85,8 @@ async def _run_concurrent(
         for req in order:  # each loop takes the next request not yet started
             if closing or first.failed or stop_requested():  # no new call once the stage closes or must stop
                 return
-            res = await call_with_retries(provider, req, cfg, limiter, secrets, held)
+            res = await (call_with_retries(provider, req, cfg, limiter, secrets, held) if call is None
+                         else call(provider, req, cfg, limiter, secrets, held, writer))
             answered.append(res)
             first.add(res)  # the first calls all failing alike raise here, and no loop starts another
 
@@ -253,10 +261,11 @@ def run_requests(
 
 def answer_requests(
     requests: Sequence[LLMRequest], cfg: LLMConfig, store: Store | None = None, provider: Provider | None = None,
-    progress: ProgressFn | None = None, report: bool = True,
+    progress: ProgressFn | None = None, report: bool = True, call: CallFn | None = None,
 ) -> list[LLMResult]:
     """:func:`run_requests` for single calls (a conversation's turns are single calls too); ``report``:
-    say how many answers come from the cache."""
+    say how many answers come from the cache; ``call``: how a request is answered by a provider
+    called one request at a time (default: :func:`~equilens.tasks.llm.calls.call_with_retries`)."""
     done = cached_results(requests, store)
     if report:
         report_cached(requests, done, cfg)
@@ -283,5 +292,5 @@ def answer_requests(
             _run_in_processes(provider, todo, cfg, writer, on_result, secrets, nproc)
         else:
             with signals_as_stop_requests():  # in the main thread, a signal must not raise inside the loop
-                asyncio.run(_run_concurrent(provider, todo, cfg, writer, on_result, secrets, held))
+                asyncio.run(_run_concurrent(provider, todo, cfg, writer, on_result, secrets, held, call))
     return in_order(requests, done)

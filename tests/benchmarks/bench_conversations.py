@@ -2,7 +2,7 @@
 same LLM stage, against the loopback OpenAI-compatible server with 50 ms latency (in its own process).
 
 Both sides make the same number of calls; the conversations' later turns carry the history (longer
-bodies) and wait for the turn before (three waves). Each round runs both sides, alternately, with a
+bodies) and each waits for the turn before it. Each round runs both sides, alternately, with a
 new system prompt (nothing cached), and prints the client's CPU per call and the wall time of each;
 the summary gives the ratios (conversations / single calls, median over rounds): client CPU at most
 1.0 means a 3-turn conversation costs no more than three single calls of client time. Run:
@@ -80,8 +80,7 @@ def main() -> None:
         server.kill()
     med = sorted(ratios_cpu)[len(ratios_cpu) // 2], sorted(ratios_wall)[len(ratios_wall) // 2]
     print(f"\nconversations / single calls (median of {args.rounds}): client CPU per call {med[0]:.2f} "
-          f"(rounds: {', '.join(f'{r:.2f}' for r in ratios_cpu)}); wall time {med[1]:.2f} (three waves, each "
-          "waiting for its slowest call)")
+          f"(rounds: {', '.join(f'{r:.2f}' for r in ratios_cpu)}); wall time {med[1]:.2f}")
 
 
 if __name__ == "__main__":
