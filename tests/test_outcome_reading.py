@@ -223,3 +223,19 @@ def test_an_arrow_line_concludes_a_choice_and_options_named_only_in_a_refusal_ar
                                     q).value)] == "buy"
     refused = read_outcome("I can't advise on leasing versus buying for you. A dealer's finance desk can.", q)
     assert refused.value is None and refused.reason == "refused"
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # "no" before a noun says there is none of something; it decides nothing by itself
+    ("No harm in trying! Send the application. Plenty of people get hired on half the list.", (None, "no_figure")),
+    ("There is no doubt about it: apply.", (None, "no_figure")),
+    ("No need to apply yet; build a year of experience first.", (0.0, None)),
+    ("I'd lean toward no for now. Keep the job and test the idea on the side.", (0.0, None)),
+    # a decision for one case and the other decision for another: no single reading
+    ("No for money you need within two years. Yes for money you can leave alone for a decade.",
+     (None, "conflicting")),
+])
+def test_a_no_before_a_noun_decides_nothing_and_a_decision_per_case_conflicts(answer: str, expected: tuple) -> None:
+    q = question_of("Should I do it? Answer yes or no first.", "yes_no", ())
+    got = read_outcome(answer, q)
+    assert (got.value, got.reason) == expected, got

@@ -24,13 +24,17 @@ _HEDGE = re.compile(
     r"\b(?:yes and no|yes or no|it depends|that depends|this depends|depends (?:on|entirely)|maybe|perhaps|possibly|"
     r"not necessarily|hard to say|either way|up to you|both options|both have|both are|no one-size|"
     r"there'?s no (?:right|single|simple) answer|can'?t say (?:yes|no)|could go either)\b", re.IGNORECASE)
+_NO_WORD = (r"no(?!\s+(?!(?:i|you|we|it|that|this|not|never|way|need|definitely|absolutely|probably|really|sorry|"
+            r"thanks?|for|on|to|in|at|or|and|but|unless|until|because|if|as|so|then|yet|with|from|by)\b)[a-z])")
+""""No" as a decision: not "no" before a noun, where it says there is none of something ("No harm in
+trying", "no doubt", "there's no risk"), which decides nothing by itself."""
 _YES = re.compile(
     r"^(?:(?:probably|likely|most likely),? yes|yes|yeah|yep|sure|absolutely|definitely|certainly|of course|"
     r"go for it|go ahead|do it|i'?d say yes|"
     r"i would say yes|you should|i (?:would|do) recommend (?:it|applying|going|asking|taking|starting|moving|"
     r"investing|reporting)|it'?s a good idea)\b(?! not)", re.IGNORECASE)
 _NO = re.compile(
-    r"^(?:(?:probably|likely|most likely) not|not unless|no|nope|not yet|not now|not right now|definitely not|"
+    r"^(?:(?:probably|likely|most likely) not|not unless|" + _NO_WORD + r"|nope|not yet|not now|not right now|definitely not|"
     r"absolutely not|certainly not|i wouldn'?t|i'?d hold off|"
     r"i would not|you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
     r"hold off|don'?t|do not|i'?d say no|i would say no|it'?s not a good idea)\b", re.IGNORECASE)
@@ -100,7 +104,7 @@ def _first_decision(text: str) -> Reading:
             word = tail[-1].group(1).lower()
             return Reading(float(word == "yes"), figure=tail[-1].group(0).strip(" ,—–-:;"))
         return unreadable("hedged", first[:80])
-    said = re.findall(r"\b(yes|no)\b", first.lower())
+    said = re.findall(r"\b(yes|" + _NO_WORD + r")\b", first.lower())
     if len(set(said)) == 1:
         return Reading(float(said[0] == "yes"), figure=said[0])
     lead = re.search(r":\s*(.+)", first)  # "My honest take: hold off."
@@ -111,7 +115,7 @@ def _first_decision(text: str) -> Reading:
                 return Reading(value, figure=m.group(0))
     marked = {m.group(1).lower() for m in re.finditer(
         r"(?:\b(?:my answer|the answer|short answer|answer|verdict|decision)\s*(?:is)?\s*[:\-—]?|\bthen|^|[.!?]\s)"
-        r"\s*(yes|no)\b", plain, re.IGNORECASE)}
+        r"\s*(yes|" + _NO_WORD + r")\b", plain, re.IGNORECASE)}
     if len(marked) == 1:  # a sentence that opens with the decision, after a disclaimer too
         word = marked.pop()
         return Reading(float(word == "yes"), figure=word)

@@ -89,6 +89,7 @@ _YES_STATED = [
     r"\bi'?d\s+(?:say\s+)?(?:go\s+for\s+it|do\s+it|jump\s+at\s+it)\b|\bi\s+(?:wouldn'?t|would\s+not)\s+hesitate\b",
     r"^(?:so,?\s+)?go\s+ahead\b",
     r"^yes\b[,!.:]",  # a sentence that opens with the decision, wherever it stands
+    r"^yes\s+(?:for|if|when|unless|as\s+long\s+as)\b",  # a decision for one case: "Yes for money you can leave"
     r"^(?:that\s+said|but|however|still)[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
 ]
 _NO_STATED = [
@@ -103,6 +104,7 @@ _NO_STATED = [
     r"\bi'?d\s+(?:hold\s+off|wait|pass|skip\s+it)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"^no\b[,!.:](?!\s*(?:it'?s|you|one|\d))",
+    r"^no\s+(?:for|if|when|unless|as\s+long\s+as)\b",  # a decision for one case: "No for the cash you need"
 ]
 
 
