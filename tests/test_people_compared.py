@@ -97,3 +97,13 @@ def test_a_person_noun_that_describes_another_is_no_one_of_its_own(gender, names
     text = "Tom and Ann got a B. Tom knew his bus driver parents would be angry that he did not get an A."
     got = expand_prompt(text, gender, names)
     assert set(got) == {"male", "female"} and " parents would be angry that " in got["female"]
+
+
+def test_someone_named_by_their_tie_to_the_speaker_keeps_their_word(gender, names) -> None:
+    text = ("I went out with my coworkers, an Iranian man and an American woman, and the evening ended when "
+            "the other coworker insulted our waiter.")
+    got = expand_prompt(text, gender, names)
+    assert "an Iranian woman and an American man" in got["female"], got
+    assert got["female"].endswith("insulted our waiter."), got
+    both = expand_prompt("His female friend and her husband came over.", gender, names)["female"]
+    assert both.startswith("Her male friend"), both  # a word that says only gender still names the person

@@ -44,6 +44,12 @@ __all__ = ["Compared", "people_compared"]
 
 _POSSESSIVE = re.compile(
     r"(?:\b(?:my|your|his|her|their|our|its|whose|an?)|['’]s?)(?:\s+[\w-]+){0,2}\s+$", re.IGNORECASE)
+_OWNED = re.compile(r"(?:\b(?:my|your|his|her|their|our|whose)|['’]s?)(?:\s+[\w-]+){0,2}\s+$", re.IGNORECASE)
+"""A possessive right before a mention, within two words (not "a"/"an", which introduce anyone)."""
+_PLAIN_PEOPLE = frozenset({"man", "woman", "men", "women", "boy", "girl", "boys", "girls", "guy", "guys", "lady",
+                           "ladies", "gentleman", "gentlemen", "male", "female", "males", "females"})
+"""Words that say only a person's gender: after a possessive they still name the person ("his female
+friend" is a friend), so they are never a tie of their own."""
 _COORDINATED = re.compile(r"\s+(?:and|or)\s+(?:my|your|his|her|their|our|an?|the)\s+(?:[\w-]+\s+){0,2}",
                           re.IGNORECASE)
 _DETERMINED = re.compile(
@@ -135,6 +141,8 @@ def _kind(text: str, s: Source, lexicon: Lexicon) -> str:
     word = canonical(s.surface)
     if word in lexicon.relations and _POSSESSIVE.search(text, max(0, s.start - 40), s.start):
         return "relation"
+    if word not in _PLAIN_PEOPLE and _OWNED.search(text, max(0, s.start - 40), s.start):
+        return "relation"  # "our waiter", "her landlady": someone named by their tie to someone else
     if word in lexicon.generic_plurals and not _DETERMINED.search(text, max(0, s.start - 30), s.start):
         return "whole group"
     return "principal"
