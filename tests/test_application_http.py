@@ -9,14 +9,12 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler
-from typing import Any
 
 import pytest
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.llm import LLMRequest, cache_key, run_requests
 
-from tests.fakes.quiet_http import QuietHTTPServer
+from tests.fakes.quiet_http import QuietHandler, QuietHTTPServer
 
 REQUEST = {"input": {"messages": [{"role": "user", "content": "{prompt}"}]},
            "user": {"profile": {"name": "{name}"}}}
@@ -35,15 +33,9 @@ class JsonApi:
         self.times: list[float] = []
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:  # noqa: N802
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                headers = {k.lower(): v for k, v in self.headers.items()}
+                raw, headers = self.posted()
                 api.bodies.append(raw)
                 api.headers.append(headers)
                 api.times.append(time.monotonic())

@@ -26,7 +26,7 @@ def _write(folder: Path, name: str, data: str | bytes) -> Path:
 # (config body, files to write, message expected in stderr); storage goes to tmp_path
 CASES = {
     "missing column": ("prompts: {path: p.csv}\n", {"p.csv": "text\nIs he a nurse?\n"},
-                       "no column 'prompt' (prompts.column). Columns found: text."),
+                       "no column 'prompt' (prompts.column) or 'turns' (conversations). Columns found: text."),
     "whitespace-only prompt": ("prompts: {path: p.txt}\n", {"p.txt": "   \n \t \n"},
                                "no prompts found"),
     "blank csv cell": ("prompts: {path: p.csv}\n", {"p.csv": "prompt\nIs he a nurse?\n\"   \"\n"},

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.quiet_http import QuietHTTPServer
+from tests.fakes.quiet_http import QuietHandler, QuietHTTPServer
 
 HOST = "127.0.0.1"
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
@@ -104,16 +104,10 @@ def _error(status: int, message: str) -> dict:
 
 
 def _handler(server: FakeAnthropicServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: Any) -> None:
-            return
-
+    class Handler(QuietHandler):
         def do_POST(self) -> None:  # noqa: N802
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            raw, headers = self.posted()
             try:
-                headers = {k.lower(): v for k, v in self.headers.items()}
                 status, payload = server.answer(self.path, raw, headers)
             except Exception as exc:  # a broken reply function is the test's bug: show it
                 status, payload = 500, _error(500, f"reply failed: {exc!r}")

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.quiet_http import QuietHTTPServer
+from tests.fakes.quiet_http import QuietHandler, QuietHTTPServer
 
 HOST = "127.0.0.1"
 
@@ -46,16 +46,10 @@ class ChatServer:
         self._lock = threading.Lock()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:  # noqa: N802
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                raw, headers = self.posted()
                 body = json.loads(raw)
-                headers = {k.lower(): v for k, v in self.headers.items()}
                 with server._lock:
                     server.requests.append({"path": self.path, "body": body, "headers": headers})
                 server.handle(self, self.path.rstrip("/"), body, headers)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
@@ -15,3 +15,17 @@ class QuietHTTPServer(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         return
+
+
+class QuietHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1 keep-alive, no request log, and the posted body with its headers in lower case."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        return
+
+    def posted(self) -> tuple[bytes, dict[str, str]]:
+        """(the request body, its headers with lower-case names)."""
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        return raw, {k.lower(): v for k, v in self.headers.items()}
