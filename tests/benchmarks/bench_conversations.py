@@ -1,13 +1,15 @@
 """A conversation's client cost: N conversations of three turns against 3N single calls, through the
 same LLM stage, against the loopback OpenAI-compatible server with 50 ms latency (in its own process).
 
-Both sides make the same number of calls; the conversations' later turns carry the history (longer
-bodies) and each waits for the turn before it. Each round runs both sides, alternately, with a
-new system prompt (nothing cached), and prints the client's CPU per call and the wall time of each;
-the summary gives the ratios (conversations / single calls, median over rounds): client CPU at most
-1.0 means a 3-turn conversation costs no more than three single calls of client time. Run:
+All sides make the same number of calls: single calls of each turn alone; single calls carrying the
+conversation so far in their text (as many bytes as a conversation's turn sends); and conversations,
+whose later turns carry the history as messages and each wait for the turn before. Each round runs
+the three sides, each first in turn, with a new system prompt (nothing cached), and prints the
+client's CPU per call and the wall time of each; the summary gives the ratios of conversations to
+each kind of single call (medians over rounds): client CPU at most 1.0 means a 3-turn conversation
+costs no more than three single calls of client time. Run:
 
-    .venv/bin/python tests/benchmarks/bench_conversations.py [--conversations 500] [--rounds 3]
+    .venv/bin/python tests/benchmarks/bench_conversations.py [--conversations 500] [--rounds 6]
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ def measure(side: str, conversations: int, base_url: str, concurrency: int, tag:
                     timeout=30, system_prompt=f"bench {side} {tag}")
     if side == "conversations":
         texts = [join_turns([t.format(i=i) for t in TURNS]) for i in range(conversations)]
+    elif side == "packed":  # each turn a single call carrying the conversation so far in its text
+        texts = [packed([t.format(i=i) for t in TURNS[: k + 1]]) for i in range(conversations) for k in range(len(TURNS))]
     else:
         texts = [f"{t.format(i=i)} ({i}.{k})" for i in range(conversations) for k, t in enumerate(TURNS)]  # all distinct
     reqs = [LLMRequest(t, 0, cache_key(cfg, t, 0)) for t in texts]
@@ -52,10 +56,20 @@ def measure(side: str, conversations: int, base_url: str, concurrency: int, tag:
     return 1000 * cpu / calls, wall, calls
 
 
+def packed(turns: list[str]) -> str:
+    """One prompt holding a conversation so far: each earlier turn and the server's answer to it (the
+    loopback server echoes), then this turn: as many bytes as the conversation's own call sends."""
+    earlier = [f"User: {t}\nAssistant: echo: {t}" for t in turns[:-1]]
+    return "\n".join([*earlier, f"User: {turns[-1]}"])
+
+
+SIDES = ("single", "packed", "conversations")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=500, help="conversations of three turns per side")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds; ratios are medians over them")
+    parser.add_argument("--rounds", type=int, default=6, help="rounds; ratios are medians over them")
     parser.add_argument("--concurrency", type=int, default=32, help="llm.max_concurrency")
     args = parser.parse_args()
     server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(LATENCY)],
@@ -64,23 +78,25 @@ def main() -> None:
     print(f"{len(os.sched_getaffinity(0))} CPU cores usable, load average {os.getloadavg()[0]:.1f}; "
           f"{args.conversations} conversations of {len(TURNS)} turns against {args.conversations * len(TURNS)} "
           f"single calls, concurrency {args.concurrency}")
-    ratios_cpu, ratios_wall = [], []
+    ratios: dict[str, list[tuple[float, float]]] = {"single": [], "packed": []}
     try:
-        for side in ("single", "conversations"):  # warm-up: imports and first connections are not timed
+        for side in SIDES:  # warm-up: imports and first connections are not timed
             measure(side, 5, base_url, 4, "warm")
         for rnd in range(args.rounds):
             got = {}
-            for side in (("single", "conversations") if rnd % 2 == 0 else ("conversations", "single")):
+            for side in SIDES[rnd % 3:] + SIDES[: rnd % 3]:  # each side first in turn
                 got[side] = measure(side, args.conversations, base_url, args.concurrency, str(rnd))
                 cpu, wall, calls = got[side]
                 print(f"round {rnd}: {side:>13}: {calls} calls, {wall:6.2f} s, client CPU {cpu:.3f} ms a call", flush=True)
-            ratios_cpu.append(got["conversations"][0] / got["single"][0])
-            ratios_wall.append(got["conversations"][1] / got["single"][1])
+            for base in ratios:
+                ratios[base].append((got["conversations"][0] / got[base][0], got["conversations"][1] / got[base][1]))
     finally:
         server.kill()
-    med = sorted(ratios_cpu)[len(ratios_cpu) // 2], sorted(ratios_wall)[len(ratios_wall) // 2]
-    print(f"\nconversations / single calls (median of {args.rounds}): client CPU per call {med[0]:.2f} "
-          f"(rounds: {', '.join(f'{r:.2f}' for r in ratios_cpu)}); wall time {med[1]:.2f}")
+    for base, found in ratios.items():
+        cpu, wall = sorted(r[0] for r in found), sorted(r[1] for r in found)
+        what = "three single calls" if base == "single" else "three single calls carrying the conversation as text"
+        print(f"conversations / {what} (median of {args.rounds}): client CPU per call {cpu[len(cpu) // 2]:.2f} "
+              f"(rounds: {', '.join(f'{r[0]:.2f}' for r in found)}); wall time {wall[len(wall) // 2]:.2f}")
 
 
 if __name__ == "__main__":
