@@ -150,8 +150,9 @@ class LLMConfig(StrictModel):
                           "application changes, since a cache cannot see inside a function or a service")
     request: dict[str, Any] | list[Any] | str | None = Field(
         None, description="http: the JSON body sent; langchain: the input of a Runnable that is not a chat model "
-                          "(default: the prompt as a string). Strings may hold {prompt}, {system}, and for identity "
-                          "runs {name} / {identity} (placement app); values are placed with JSON escaping")
+                          "(default: the prompt as a string). Strings may hold {prompt}, {system}, {messages} or "
+                          "{history} (a conversation's messages), and for identity runs {name} / {identity} "
+                          "(placement app); values are placed with JSON escaping")
     headers: dict[str, str] = Field(
         default_factory=dict, description="http: request headers; ${VAR} in a value is read from the environment "
                                           "and scrubbed from every message like an API key")
