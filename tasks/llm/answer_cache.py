@@ -74,8 +74,8 @@ def turns_said(res: LLMResult) -> list[dict] | None:
     req = res.request
     if req.history is None:
         return res.turns
-    pairs = list(req.history)
-    said = [{"turn": i // 2 + 1, "user": pairs[i][1], "answer": pairs[i + 1][1]} for i in range(0, len(pairs) - 1, 2)]
+    h = req.history
+    said = [{"turn": i // 2 + 1, "user": h[i]["content"], "answer": h[i + 1]["content"]} for i in range(0, len(h) - 1, 2)]
     return [*said, {"turn": len(said) + 1, "user": req.prompt, "answer": res.text}]
 
 

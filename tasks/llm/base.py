@@ -48,9 +48,10 @@ class LLMRequest:
     user: tuple[tuple[str, str], ...] | None = None
     """The person this call is made for, as the application's own fields receive them (identity placement
     ``app``): ``(("name", "Latoya Washington"),)``; None for calls made for nobody in particular."""
-    history: tuple[tuple[str, str], ...] | None = None
-    """A conversation's turn: the messages before this one, ``(role, content)`` with role ``user`` or
-    ``assistant`` (empty for its first turn); None for a single prompt (:mod:`equilens.tasks.llm.conversation`)."""
+    history: tuple[dict[str, str], ...] | None = field(default=None, hash=False)
+    """A conversation's turn: the messages before this one, ``{"role", "content"}`` with role ``user``
+    or ``assistant`` (empty for its first turn), handed to the provider as they are; None for a single
+    prompt (:mod:`equilens.tasks.llm.conversation`)."""
     conversation: str | None = None
     """A conversation's turn: the id the turns of one conversation share (an application that keeps
     its own session is told which one a turn is in)."""

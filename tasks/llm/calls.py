@@ -195,7 +195,7 @@ async def call_with_retries(
             if req.user is not None:
                 own["user"] = dict(req.user)
             if req.history is not None:
-                own["history"] = [{"role": role, "content": text} for role, text in req.history]
+                own["history"] = list(req.history)
                 own["conversation"] = req.conversation
             # the whole request, connection to last byte, within llm.timeout; asyncio.timeout runs the
             # call in this task (wait_for would start a task and a timer handle per call)

@@ -83,7 +83,7 @@ def run_conversations(
             progress(min(len(todo), (offset + finished) * len(todo) // total), len(todo))
 
     for k in range(max(len(t) for t in turns.values())):
-        wave = [_turn(r, turns[r.cache_key], k, said[r.cache_key]) for r in todo
+        wave = [_turn(r, turns[r.cache_key], k, _history(said[r.cache_key])) for r in todo
                 if k < len(turns[r.cache_key]) and r.cache_key not in done]
         if not wave:
             break
@@ -112,14 +112,17 @@ class TurnByTurn:
 
     async def __call__(self, provider: Provider, conv: LLMRequest, cfg: LLMConfig, limiter: Any,  # noqa: ANN401
                        secrets: Sequence[str], held: Sequence[str] | None, writer: Any) -> LLMResult:  # noqa: ANN401
-        from equilens.tasks.llm.answer_cache import turns_said
         from equilens.tasks.llm.calls import call_with_retries
 
         turns = self.turns[conv.cache_key]
-        n, said = len(turns), []
+        n = len(turns)
+        if n == 1:
+            return await call_with_retries(provider, conv, cfg, limiter, secrets, held)
+        said: list[dict] = []
+        messages: list[dict[str, str]] = []  # grown turn by turn: each message built once
         res: LLMResult | None = None
         for k in range(n):
-            req = _turn(conv, turns, k, said)
+            req = _turn(conv, turns, k, tuple(messages))
             hit = self.cached.get(req.cache_key) if k < n - 1 else None
             if hit is not None:
                 res = replace(hit, request=req)
@@ -129,19 +132,25 @@ class TurnByTurn:
                     writer.keep(res)
             if not res.ok:
                 return replace(res, request=conv, error_message=_failed_turn(res, k, n), turns=said or None)
-            said = turns_said(res) or []
+            said.append({"turn": k + 1, "user": turns[k], "answer": res.text})
+            messages += ({"role": "user", "content": turns[k]}, {"role": "assistant", "content": res.text or ""})
         assert res is not None  # a conversation has a turn
-        return replace(res, request=conv, turns=said if n > 1 else None)
+        return replace(res, request=conv, turns=said)
 
 
-def _turn(conv: LLMRequest, turns: list[str], k: int, said: list[dict]) -> LLMRequest:
-    """The request of turn ``k`` of ``conv``: the last turn keeps the conversation's key."""
+def _turn(conv: LLMRequest, turns: list[str], k: int, history: tuple[dict[str, str], ...]) -> LLMRequest:
+    """The request of turn ``k`` of ``conv`` after the messages ``history``: the last turn keeps the
+    conversation's key."""
     if len(turns) == 1:
         return conv
-    history = tuple(pair for t in said for pair in (("user", t["user"]), ("assistant", t["answer"])))
     key = conv.cache_key if k == len(turns) - 1 else turn_key(conv.cache_key, k)
-    return LLMRequest(turns[k], conv.sample_idx, key, {**conv.meta, "turn": k + 1}, conv.system, conv.user, history,
-                      conv.cache_key)
+    return LLMRequest(turns[k], conv.sample_idx, key, conv.meta, conv.system, conv.user, history, conv.cache_key)
+
+
+def _history(said: list[dict]) -> tuple[dict[str, str], ...]:
+    """The messages of the turns said so far."""
+    return tuple(m for t in said for m in ({"role": "user", "content": t["user"]},
+                                           {"role": "assistant", "content": t["answer"] or ""}))
 
 
 def _failed_turn(res: LLMResult, k: int, n: int) -> str:

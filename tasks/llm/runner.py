@@ -145,8 +145,7 @@ def _run_batched(
                     systems = [r.system for r in batch]  # passed only when some call has its own
                     own: dict = {"systems": systems} if any(s is not None for s in systems) else {}
                     if any(r.history is not None for r in batch):  # a conversation's turns
-                        own["histories"] = [None if r.history is None else
-                                            [{"role": role, "content": text} for role, text in r.history] for r in batch]
+                        own["histories"] = [None if r.history is None else list(r.history) for r in batch]
                     comps = provider.complete_batch([r.prompt for r in batch], [r.sample_idx for r in batch], **own)
                     raise_if_stopped(f"after {start} of {len(order)} local generations")  # a cut batch is dropped
                     per_row = (time.perf_counter() - t0) / len(batch)
