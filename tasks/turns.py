@@ -35,10 +35,10 @@ def is_conversation(text: str) -> bool:
 
 def last_turn(text: str) -> str:
     """The turn whose answer is read: the last one (the prompt itself for a single prompt)."""
-    return split_turns(text)[-1] if TURN_MARK in text else text
+    return split_turns(text)[-1]
 
 
 def flat(text: str) -> str:
     """The turns of a prompt text as plain paragraphs (no marker), for a prompt shown inside another
     model's question (a judge's, an outcome reader's), which must stay one message."""
-    return "\n\n".join(split_turns(text)) if TURN_MARK in text else text
+    return "\n\n".join(split_turns(text))

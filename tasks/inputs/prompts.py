@@ -60,7 +60,7 @@ def _read_jsonl(path: Path, column: str) -> list[tuple[int, object, dict]]:
                 f"conversation); found {keys}."
             )
         turns = record.get(TURNS)
-        value = turns if turns not in (None, "", []) or column not in record else record[column]
+        value = turns if _given(turns) or column not in record else record[column]
         rows.append((i, value, {k: record[k] for k in EXTRA_COLUMNS if k in record}))
     return rows
 

@@ -44,17 +44,14 @@ def turn_key(conversation_key: str, turn: int) -> str:
 
 
 def run_conversations(
-    requests: Sequence[LLMRequest], cfg: LLMConfig, store: Store | None = None, provider: Provider | None = None,
-    progress: Callable[[int, int], None] | None = None, answer: Callable[..., list[LLMResult]] | None = None,
+    requests: Sequence[LLMRequest], cfg: LLMConfig, answer: Callable[..., list[LLMResult]],
+    store: Store | None = None, provider: Provider | None = None, progress: Callable[[int, int], None] | None = None,
 ) -> list[LLMResult]:
     """One result per request, in request order; a single prompt among them is a conversation of one turn.
-    ``answer`` answers one wave of single calls (the stage's own
+    ``answer`` answers requests as single calls (the stage's own
     :func:`~equilens.tasks.llm.runner.answer_requests`, which calls this module for conversations)."""
     from equilens.tasks.llm.answer_cache import cached_results, in_order, missing, report_cached, turns_said
     from equilens.tasks.llm.calls import make_provider
-
-    if answer is None:
-        raise TypeError("run_conversations needs the stage's answer function")
 
     done = cached_results(requests, store)  # whole conversations answered before
     report_cached(requests, done, cfg)
@@ -75,6 +72,7 @@ def run_conversations(
         return in_order(requests, done)
     total, offset = sum(len(t) for t in turns.values()), 0
     said: dict[str, list[dict]] = {r.cache_key: [] for r in todo}  # each conversation's turns so far
+    history: dict[str, tuple[dict[str, str], ...]] = {r.cache_key: () for r in todo}  # and its messages
     origin = {r.cache_key: r for r in todo}
 
     def wave_progress(finished: int, _wave_total: int) -> None:
@@ -83,7 +81,7 @@ def run_conversations(
             progress(min(len(todo), (offset + finished) * len(todo) // total), len(todo))
 
     for k in range(max(len(t) for t in turns.values())):
-        wave = [_turn(r, turns[r.cache_key], k, _history(said[r.cache_key])) for r in todo
+        wave = [_turn(r, turns[r.cache_key], k, history[r.cache_key]) for r in todo
                 if k < len(turns[r.cache_key]) and r.cache_key not in done]
         if not wave:
             break
@@ -93,7 +91,7 @@ def run_conversations(
             if not res.ok:
                 done[key] = replace(res, request=conv, error_message=_failed_turn(res, k, n), turns=said[key] or None)
                 continue
-            said[key] = turns_said(res) or []
+            said[key], history[key] = turns_said(res) or [], _after(res)
             if k == n - 1:
                 done[key] = replace(res, request=conv, turns=said[key] or None)
         offset += len(wave)
@@ -112,6 +110,7 @@ class TurnByTurn:
 
     async def __call__(self, provider: Provider, conv: LLMRequest, cfg: LLMConfig, limiter: Any,  # noqa: ANN401
                        secrets: Sequence[str], held: Sequence[str] | None, writer: Any) -> LLMResult:  # noqa: ANN401
+        from equilens.tasks.llm.answer_cache import turns_said
         from equilens.tasks.llm.calls import call_with_retries
 
         turns = self.turns[conv.cache_key]
@@ -119,10 +118,10 @@ class TurnByTurn:
         if n == 1:
             return await call_with_retries(provider, conv, cfg, limiter, secrets, held)
         said: list[dict] = []
-        messages: list[dict[str, str]] = []  # grown turn by turn: each message built once
+        history: tuple[dict[str, str], ...] = ()
         res: LLMResult | None = None
         for k in range(n):
-            req = _turn(conv, turns, k, tuple(messages))
+            req = _turn(conv, turns, k, history)
             hit = self.cached.get(req.cache_key) if k < n - 1 else None
             if hit is not None:
                 res = replace(hit, request=req)
@@ -132,8 +131,7 @@ class TurnByTurn:
                     writer.keep(res)
             if not res.ok:
                 return replace(res, request=conv, error_message=_failed_turn(res, k, n), turns=said or None)
-            said.append({"turn": k + 1, "user": turns[k], "answer": res.text})
-            messages += ({"role": "user", "content": turns[k]}, {"role": "assistant", "content": res.text or ""})
+            said, history = turns_said(res) or [], _after(res)
         assert res is not None  # a conversation has a turn
         return replace(res, request=conv, turns=said)
 
@@ -147,10 +145,11 @@ def _turn(conv: LLMRequest, turns: list[str], k: int, history: tuple[dict[str, s
     return LLMRequest(turns[k], conv.sample_idx, key, conv.meta, conv.system, conv.user, history, conv.cache_key)
 
 
-def _history(said: list[dict]) -> tuple[dict[str, str], ...]:
-    """The messages of the turns said so far."""
-    return tuple(m for t in said for m in ({"role": "user", "content": t["user"]},
-                                           {"role": "assistant", "content": t["answer"] or ""}))
+def _after(res: LLMResult) -> tuple[dict[str, str], ...]:
+    """The history of the turn after ``res``'s: its own history, its turn and the answer to it (the
+    earlier messages are the same objects, each built once)."""
+    return (*(res.request.history or ()), {"role": "user", "content": res.request.prompt},
+            {"role": "assistant", "content": res.text or ""})
 
 
 def _failed_turn(res: LLMResult, k: int, n: int) -> str:

@@ -21,7 +21,7 @@ httpcore pool scans all its connections for every request and answer, which at 3
 more CPU than the call itself.
 
 A conversation's turn (``history=``, the earlier messages) goes out as ``[system, *history, user]``,
-its body written with ``json.dumps``; a single prompt's body stays the template's bytes. With
+the history written between the template's pre-encoded bytes (:class:`BodyBytes`). With
 ``llm.stream`` the request asks for a stream (``"stream": true`` and the usage in its last chunk); the
 chunks' ``delta.content`` pieces are joined as they arrive (:class:`~equilens.tasks.llm.streams.ChatChunks`),
 over either transport, and ``Completion.first_token_s`` is the time to the first non-empty piece.
@@ -211,13 +211,17 @@ class OpenAIChatProvider:
             self._next_pool = itertools.cycle([client for client, _ in self._pools])
         self._template = payload
 
-    async def _post(self, body: dict[str, Any]) -> tuple[bytes, bool]:
-        """(the reply body, at most ``reply_byte_cap`` bytes; whether that is all of it) over the httpx pools."""
+    async def _send(self, body: dict[str, Any]) -> Any:  # noqa: ANN401 - an httpx.Response, its body unread
+        """POST ``body`` over the next httpx pool; the reply comes back before its body is read (the SDK's
+        raw-response header)."""
         import httpx
 
-        # the raw-response header makes the SDK hand back the response before reading its body
-        reply = await next(self._next_pool).post("/chat/completions", body=body, cast_to=httpx.Response,
-                                                 options={"headers": {"X-Stainless-Raw-Response": "stream"}})
+        return await next(self._next_pool).post("/chat/completions", body=body, cast_to=httpx.Response,
+                                                options={"headers": {"X-Stainless-Raw-Response": "stream"}})
+
+    async def _post(self, body: dict[str, Any]) -> tuple[bytes, bool]:
+        """(the reply body, at most ``reply_byte_cap`` bytes; whether that is all of it) over the httpx pools."""
+        reply = await self._send(body)
         parts, size = [], 0
         try:
             async for chunk in reply.aiter_bytes():
@@ -231,10 +235,7 @@ class OpenAIChatProvider:
 
     async def _post_stream(self, body: dict[str, Any], t0: float) -> Completion:
         """``llm.stream``: the answer of a streamed reply over the httpx pools."""
-        import httpx
-
-        reply = await next(self._next_pool).post("/chat/completions", body=body, cast_to=httpx.Response,
-                                                 options={"headers": {"X-Stainless-Raw-Response": "stream"}})
+        reply = await self._send(body)
         try:  # closed on every way out, a deadline's cancellation included
             return await self._read_stream(aiter_bytes(reply), reply.headers.get("content-type"), t0)
         finally:

@@ -254,7 +254,7 @@ def run_requests(
     if any(is_conversation(r.prompt) for r in requests):
         from equilens.tasks.llm.conversation import run_conversations
 
-        return run_conversations(requests, cfg, store, provider, progress, answer_requests)
+        return run_conversations(requests, cfg, answer_requests, store, provider, progress)
     return answer_requests(requests, cfg, store, provider, progress)
 
 
