@@ -74,9 +74,14 @@ def turns_said(res: LLMResult) -> list[dict] | None:
     req = res.request
     if req.history is None:
         return res.turns
-    h = req.history
-    said = [{"turn": i // 2 + 1, "user": h[i]["content"], "answer": h[i + 1]["content"]} for i in range(0, len(h) - 1, 2)]
+    said = said_in(req.history)
     return [*said, {"turn": len(said) + 1, "user": req.prompt, "answer": res.text}]
+
+
+def said_in(history: Sequence[dict[str, str]]) -> list[dict]:
+    """The turns a conversation's history holds, ``{"turn", "user", "answer"}`` in order."""
+    h = history
+    return [{"turn": i // 2 + 1, "user": h[i]["content"], "answer": h[i + 1]["content"]} for i in range(0, len(h) - 1, 2)]
 
 
 def cached_results(requests: Sequence[LLMRequest], store: Store | None) -> dict[str, LLMResult]:

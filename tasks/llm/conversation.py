@@ -110,14 +110,13 @@ class TurnByTurn:
 
     async def __call__(self, provider: Provider, conv: LLMRequest, cfg: LLMConfig, limiter: Any,  # noqa: ANN401
                        secrets: Sequence[str], held: Sequence[str] | None, writer: Any) -> LLMResult:  # noqa: ANN401
-        from equilens.tasks.llm.answer_cache import turns_said
+        from equilens.tasks.llm.answer_cache import said_in, turns_said
         from equilens.tasks.llm.calls import call_with_retries
 
         turns = self.turns[conv.cache_key]
         n = len(turns)
         if n == 1:
             return await call_with_retries(provider, conv, cfg, limiter, secrets, held)
-        said: list[dict] = []
         history: tuple[dict[str, str], ...] = ()
         res: LLMResult | None = None
         for k in range(n):
@@ -129,11 +128,12 @@ class TurnByTurn:
                 res = await call_with_retries(provider, req, cfg, limiter, secrets, held)
                 if k < n - 1 and self.keep:
                     writer.keep(res)
-            if not res.ok:
-                return replace(res, request=conv, error_message=_failed_turn(res, k, n), turns=said or None)
-            said, history = turns_said(res) or [], _after(res)
+            if not res.ok:  # the turns said are those before this one
+                return replace(res, request=conv, error_message=_failed_turn(res, k, n), turns=said_in(history) or None)
+            if k < n - 1:
+                history = _after(res)
         assert res is not None  # a conversation has a turn
-        return replace(res, request=conv, turns=said)
+        return replace(res, request=conv, turns=turns_said(res))
 
 
 def _turn(conv: LLMRequest, turns: list[str], k: int, history: tuple[dict[str, str], ...]) -> LLMRequest:
