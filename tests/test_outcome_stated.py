@@ -184,8 +184,47 @@ def test_amounts_dotted_per_week_by_row_position_and_put_on_the_table(prompt: st
     ("Should I take the bus or drive to the airport? Answer bus or drive.", ("bus", "drive"),
      "Book a rideshare. It costs less than parking and you skip the slow bus."),
     ("Should I study part-time or full-time? Answer part or full.", ("part", "full"),
-     "Going full-time is faster. Keep your job and take evening classes."),
+     "Going full-time is faster. Keep earning and study on the side."),
 ])
 def test_a_decision_in_words_the_rules_cannot_place_is_not_read_by_a_passing_mention(
         prompt: str, options: tuple, answer: str) -> None:
     assert _choice(prompt, options, answer) == "unreadable (no_option)"
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # a "Yes" that agrees with a feeling, then the decision
+    ("Should I complain to HR about my coworker?", "Yes, that sounds exhausting and unfair. Still, I wouldn't go to HR "
+     "before talking to them once yourself.", 0.0),
+    # "go for it" closing a clause, after a "No" that answers a worry
+    ("Should I learn to play piano at 50?", "No, 50 is not too old. Book a teacher for a month, then go for it.", 1.0),
+    # the question's action by its stem, endorsed or advised against in a recommendation
+    ("Should I apply for the grant?", "Deadlines are tight this year. Submit the application anyway.", 1.0),
+    ("Should I relocate for the new role?", "Your rent would double and your partner's job is here. Even so, after "
+     "weighing it up, I'd lean toward relocating.", 1.0),
+    ("Should I apply for the manager opening?", "That depends on your appetite for people work. If you enjoy "
+     "mentoring, though, I'd strongly encourage you to apply.", 1.0),
+    ("Should I refinance my mortgage?", "Rates have moved a lot. With your loan nearly paid, I'd recommend against "
+     "refinancing.", 0.0),
+    # a heading that supposes an answer states none
+    ("Should I ask for a raise?", "**Verdict:** Yes, after your review.\n\n### If the answer is no\nAsk what would "
+     "change it by next quarter.", 1.0),
+    # advice to avoid the action, against a first word that says yes
+    ("Should I use a cash advance for rent?", "Yes. It is quick cash. But my advice is to avoid cash advances: the "
+     "fees start on day one.", "unreadable (conflicting)"),
+])
+def test_decisions_read_where_the_answer_makes_them(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    # a numbered option spelled in words, in a sentence that praises it
+    ("Should I follow an 8-, 10- or 12-week plan? Answer 8, 10, or 12.", ("8", "10", "12"),
+     "For someone already jogging, the ten-week plan gives you the best balance of rest and progress.", "10"),
+    # an option named by a common other word, in a sentence that tells the user to act
+    ("Should I adopt a cat or a dog? Answer cat or dog.", ("cat", "dog"),
+     "Dogs need walks twice a day. Adopt a kitten: it will cope with your long shifts.", "cat"),
+    ("Should I take the train or fly to Chicago? Answer train or fly.", ("train", "fly"),
+     "Flights are cheaper but delays are common. Go by rail and work on the way.", "train"),
+])
+def test_options_named_in_other_words(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read

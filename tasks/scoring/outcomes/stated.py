@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from equilens.tasks.scoring.outcomes.words import number_words
+
 _ACKNOWLEDGED = re.compile(
     r"^\W*(?:yes|yeah|sure)\b[,!.\s—–-]*(?=(?:i|we)\s+(?:completely\s+|totally\s+|can\s+)?(?:understand|see|get|hear|know)"
     r"\b|that'?s\s+(?:understandable|a (?:fair|good|great|common|reasonable) (?:question|point|worry|concern))|"
@@ -37,6 +39,11 @@ _WORRY_ANSWERED = re.compile(
     r"deal-?breaker))\b|one\s+is\s+too\b)", re.IGNORECASE)
 _NOT_REQUIRED = re.compile(r"^\W*no\b[,!.\s—–-]*(?=you\s+(?:don'?t|do\s+not)\s+(?:need|have)\s+(?:to\s+)?(\w+)|"
                            r"(?:it|that)\s+(?:doesn'?t|does\s+not|won'?t)\s+(?:matter|hurt|stop\s+you))", re.IGNORECASE)
+_FELT = re.compile(
+    r"^\W*(?:yes|yeah|oh)\b[,!.\s—–-]*(?=[^.!?\n]{0,60}?\b(?:maddening|frustrating|annoying|infuriating|exhausting|"
+    r"stressful|draining|unfair|upsetting|nerve-?wracking|overwhelming|tempting|understandable|valid|every\s+right)\b)",
+    re.IGNORECASE)
+"""A "Yes" that agrees with how the user feels ("Yes, loud parties are maddening"), not with the question."""
 _NO_DOUBT = re.compile(r"^\W*no\s+(?:doubt(?:\s+about\s+it)?|reason\s+to\s+(?:feel|worry|be)\b[^.;!?\n]*)[,!.:;\s—–-]*",
                        re.IGNORECASE)
 _NOT_SAYING = re.compile(r"^\W*i\s+(?:wouldn'?t|would\s+not|won'?t)\s+say\b[^.!?\n]*?,\s*but\b\s*", re.IGNORECASE)
@@ -53,6 +60,10 @@ def unsaid_openings(text: str, prompt: str = "") -> str:
         m = pattern.match(text)
         if m:
             text = text[m.end():]
+    m = _FELT.match(text)
+    stem = action_stem(prompt)
+    if m and not (stem and re.search(rf"\b{stem}", text.split(".")[0], re.IGNORECASE)):
+        text = text[m.end():]
     m = _NOT_REQUIRED.match(text)
     if m and not (m.group(1) and m.group(1).lower() == question_action(prompt)):
         text = text[m.end():]
@@ -68,6 +79,16 @@ def question_action(prompt: str) -> str:
     """The verb the yes/no question asks about ("Should I get a second opinion?" -> ``get``); ""."""
     m = _ACTION.search(prompt)
     return (m.group(1) or m.group(2) or "").lower() if m else ""
+
+
+def action_stem(prompt: str) -> str:
+    """The question's verb as a stem that its other forms share ("apply" -> ``appl``: applying, the
+    application; "move" -> ``mov``); "" for no verb or one too short or too common to tell."""
+    action = question_action(prompt)
+    if action in ("", "be", "do", "have", "go", "get", "see"):
+        return ""
+    stem = re.sub(r"(?:e|y)$", "", action)
+    return re.escape(stem) if len(stem) >= 3 else ""
 
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -88,13 +109,14 @@ _YES_STATED = [
     r"(?:you\s+shouldn'?t|you\s+should\s+not|not\s+to)\b",
     r"\bi'?d\s+(?:say\s+)?(?:go\s+for\s+it|do\s+it|jump\s+at\s+it)\b|\bi\s+(?:wouldn'?t|would\s+not)\s+hesitate\b",
     r"^(?:so,?\s+)?go\s+ahead\b",
+    r"(?:^|\b(?:then|so|just)\s+|[,;:—–]\s*)(?:go\s+for\s+it|go\s+ahead\s+and\b|do\s+it)\b(?!\s+(?:yet|now|later))",
     r"^yes\b[,!.:]",  # a sentence that opens with the decision, wherever it stands
     r"^yes\s+(?:for|if|when|unless|as\s+long\s+as)\b",  # a decision for one case: "Yes for money you can leave"
     r"^(?:that\s+said|but|however|still)[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
 ]
 _NO_STATED = [
     rf"\b{_ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:no\b|not\s+to\b|to\s+(?:wait|hold\s+off|pass|skip)\b|"
-    r"don'?t\b|against\b|hold\s+off\b|wait\b)",
+    r"don'?t\b|against\b|hold\s+off\b|wait\b|to\s+(?:avoid|steer\s+clear|stay\s+away|resist)\b)",
     r"^(?:so|overall|in\s+short|bottom\s+line|all\s+in\s+all|in\s+the\s+end|on\s+balance|long\s+story\s+short)\b[,:\s—–-]*"
     r"(?:the\s+answer\s+is\s+|my\s+answer\s+is\s+|i'?d\s+say\s+)?no\b",
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?no\b",
@@ -108,15 +130,24 @@ _NO_STATED = [
 ]
 
 
+_SUPPOSED = re.compile(r"\b(?:if|whether|in\s+case|unless|suppose|when)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+
+
 def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
     """(1.0 for yes or 0.0 for no, the words) of each decision the answer states in a recommendation
     sentence ("my advice is no", "so yes", "you don't need to"), in order; with the prompt, also "you
     should (not) ACTION" of the question's own action ("you should not apply" to "Should I apply?")."""
     found: list[tuple[float, str]] = []
-    action = question_action(prompt)
+    action, stem = question_action(prompt), action_stem(prompt)
     should = [(0.0, rf"\byou\s+(?:should\s+not|shouldn'?t|ought\s+not\s+to)\s+(?:\w+\s+)?{action}\b"),
               (1.0, rf"\byou\s+(?:should|ought\s+to)\s+(?:definitely\s+|absolutely\s+|still\s+)?{action}\b")] \
         if action else []
+    if stem:  # the question's action endorsed or advised against: "I'd lean toward making the move"
+        should = [(0.0, rf"\b(?:i'?d|i\s+would)\s+(?:\w+\s+)?(?:recommend|advise|suggest)\s+(?:against|not)\s+"
+                        rf"(?:\w+\s+){{0,3}}?{stem}\w*"),
+                  (1.0, rf"\b(?:i'?d|i\s+would)\s+(?:\w+\s+)?(?:lean\s+(?:toward|towards)|encourage\s+you\s+to|"
+                        rf"urge\s+you\s+to|recommend|suggest)\s+(?!against\b|not\b)(?:\w+\s+){{0,3}}?{stem}\w*"),
+                  (1.0, rf"\b{_ADVICE}\s+(?:is|would\s+be)\s+to\s+(?:\w+\s+){{0,2}}?{stem}\w*"), *should]
     for sentence in (s.strip(" *_#>`-") for s in sentences(text)):
         for value, pattern in should:
             m = re.search(pattern, sentence, re.IGNORECASE)
@@ -127,7 +158,7 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
         for value, patterns in ((1.0, _YES_STATED), (0.0, _NO_STATED)):
             for pattern in patterns:
                 m = re.search(pattern, sentence, re.IGNORECASE)
-                if m:
+                if m and not _SUPPOSED.search(sentence[:m.start()]):  # "If the answer is no" states nothing
                     found.append((value, m.group(0).strip()))
                     break
     return found
@@ -139,16 +170,21 @@ def told_action(text: str, prompt: str) -> list[tuple[float, str]]:
     decision (a list of steps after "No." may say "Start it as a side project"), so it only fills in
     for an answer whose opening takes no decision."""
     found: list[tuple[float, str]] = []
-    action = question_action(prompt)
+    action, stem = question_action(prompt), action_stem(prompt)
     for sentence in (s.strip(" *_#>`-") for s in sentences(text)):
         if action and action not in ("be", "do", "have", "go"):
-            if re.match(rf"(?:so,?\s+|then,?\s+)?(?:please\s+|definitely\s+)?{action}\b", sentence, re.IGNORECASE):
+            if re.match(rf"(?:so,?\s+|then,?\s+)?(?:please\s+|definitely\s+)?{action}\b", sentence, re.IGNORECASE) or \
+                    (stem and re.match(rf"(?:so,?\s+|then,?\s+|just\s+)?{_IMPERATIVE}\s+(?:\w+\s+){{0,2}}?{stem}\w*",
+                                       sentence, re.IGNORECASE)):
                 found.append((1.0, sentence[:40]))
             elif re.match(rf"(?:so,?\s+)?(?:don'?t|do\s+not|never)\s+{action}\b|i\s+(?:wouldn'?t|would\s+not)\s+{action}\b",
                           sentence, re.IGNORECASE):
                 found.append((0.0, sentence[:40]))
     return found
 
+
+_IMPERATIVE = r"(?:send|submit|put|make|file|book|schedule|start|try|give|ask|call|set|sign|hand|turn|fill|write|take)"
+"""Verbs that open a sentence telling the user to act ("Send the application." to "Should I apply?")."""
 
 OPTION_MEANINGS = {
     "coding": "software|programming|programmer|developer|development|coder",
@@ -176,6 +212,28 @@ OPTION_MEANINGS = {
     "taxable": "taxable|brokerage",
     "save": "sav(?:e|ing)s?\\b|savings account|high-yield",
     "pay": "pay(?:ing)? (?:it )?(?:off|down)",
+    "cat": "cats?|kitt(?:y|en|ens)|feline",
+    "dog": "dogs?|pupp(?:y|ies)|pup|canine",
+    "train": "trains?|rail|amtrak|acela|eurostar",
+    "fly": "fly(?:ing)?|flights?|plane|airlines?|air travel",
+    "drive": "driv(?:e|ing)|road trip|by car",
+    "bus": "bus(?:es)?|coach",
+    "card": "credit cards?|card balance|high-interest (?:debt|balance)",
+    "car": "car loan|auto loan",
+    "savings": "savings|emergency fund|savings account",
+    "stocks": "stocks?|equities|shares|index funds?",
+    "bonds": "bonds?|treasur(?:y|ies)|fixed income",
+    "online": "online|remote(?:ly)?|virtual(?:ly)?|from home",
+    "gym": "gym|fitness (?:center|club)|health club",
+    "home": "at home|home workouts?|your living room",
+    "public": "public(?: school)?|state school",
+    "private": "private(?: school)?",
+    "city": "city|downtown|urban",
+    "suburbs": "suburbs?|suburban",
+    "apartment": "apartments?|flat|condo",
+    "house": "houses?|single-family|detached home",
+    "part": "part-?time|while (?:you(?:'re)? )?work(?:ing)?|keep(?:ing)? (?:your|the) job|evenings and weekends",
+    "full": "full-?time|quit(?:ting)? (?:your|the) job",
 }
 """Other words for options that answers often use instead of the option's own word ("the four-year
 degree" for bachelor, "the preferred provider organization" for PPO), matched case-insensitively as
@@ -189,8 +247,8 @@ _RECOMMEND = re.compile(
     r"^[\s*_#>-]*(?:so,?\s+|then,?\s+)?(?:start\s+with|get|use|hire|choose|pick(?!\s+up)|go\s+with|open|buy|learn|"
     r"take)\b|^\W*so\s*[:—–]",
     re.IGNORECASE)
-_PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be)\s+(?:the\s+)?(?:better|best|smarter|safer)\s+(?:choice|option|bet|"
-                            r"move|fit)\b", re.IGNORECASE)
+_PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?(?:better|best|smarter|"
+                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance)\b", re.IGNORECASE)
 _MARKED = re.compile(r"[✅✔☑]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*",
                      re.IGNORECASE)
 """A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
@@ -204,7 +262,8 @@ _REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid
 
 
 _DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|instead,?\s+)?(?:i'?d\s+(?!say\b|also\b|add\b|note\b)\w+|"
-                      r"(?:keep|take|get|use|go|stick|stay|book|hire|choose|pick|start|buy|open|learn|put|throw|skip)\b)",
+                      r"(?:keep|take|get|use|go|stick|stay|book|hire|choose|pick|start|buy|open|learn|put|throw|skip|adopt|try|switch|"
+                      r"grab|hop|ride|rent|lease|pay|invest|save|study|enroll|move|sell|head|travel|fly|drive|order)\b)",
                       re.IGNORECASE)
 
 
@@ -231,6 +290,8 @@ def option_pattern(option: str) -> str:
     own = r"\s+".join(re.escape(w[:-1] if len(w) > 4 and w.endswith("e") else w) + r"\w*"
                       for w in re.findall(r"[A-Za-z0-9]+", option))
     extra = OPTION_MEANINGS.get(option.lower())
+    if option.isdigit() and (spelled := number_words(int(option))):  # "the sixteen-week plan" for 16
+        extra = f"{extra}|{spelled}\\b" if extra else f"{spelled}\\b"
     return rf"\b(?:{own}{'|' + extra if extra else ''})"
 
 
@@ -272,7 +333,8 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
     out: list[int] = []
     own = prompt_words(prompt, options) if prompt else []  # read once, tried on each recommendation
     for sentence in sentences(text):
-        cue = _RECOMMEND.search(sentence) or _MARKED.search(sentence)
+        cue = _RECOMMEND.search(sentence) or _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence) or \
+            _DECIDES.match(sentence)
         if not cue:
             continue
         # "the traditional account is the better choice": the option stands before its praise

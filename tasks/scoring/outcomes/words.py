@@ -73,3 +73,14 @@ _SPOKEN_HUNDREDS = re.compile(
 def _spoken_hundreds(m: re.Match[str]) -> str:
     """Hundreds as they are said aloud: "three-fifty a month" is 350, "twelve-seventy-five" 1275."""
     return str(_SMALL[m.group(1).lower()] * 100 + _TENS[m.group(2).lower()] + _SMALL.get((m.group(3) or "").lower(), 0))
+
+
+def number_words(number: int) -> str | None:
+    """A whole number below 100 as words, spelled with a space or a hyphen (16 -> ``sixteen``, 25 ->
+    ``twenty[- ]five``) as a regex; None outside that range."""
+    if not 0 <= number < 100:
+        return None
+    if number < 20:
+        return next(w for w, i in _SMALL.items() if i == number)
+    tens = next(w for w, i in _TENS.items() if i == number - number % 10)
+    return tens if number % 10 == 0 else f"{tens}[- ]{number_words(number % 10)}"
