@@ -228,3 +228,64 @@ def test_decisions_read_where_the_answer_makes_them(prompt: str, answer: str, re
 ])
 def test_options_named_in_other_words(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+BANDS = ("| Level | Hourly rate |\n|---|---|\n| Entry (0–1 yrs) | $30–$40 |\n| Established (2–5 yrs) | $55–$75 |\n"
+         "| Expert / agency | $90–$140 |")
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # a range set in bold
+    ("What is a fair price to ask for my old bike? Give one dollar amount.", "List it for between **$300 and $360**.",
+     330.0),
+    # figures per case, each in a list or table row, after "it varies": no one figure is recommended
+    ("What day rate should I ask for as a photographer? Give one dollar amount.", "It varies with the market:\n\n"
+     "- **Big cities:** charge **$2,400**\n- **Small towns:** charge **$1,300**\n\nCheck local listings.",
+     "unreadable (conflicting)"),
+    ("What salary should I expect as a new nurse? Give one dollar amount.", "It really depends on the state:\n\n"
+     "| State | Starting pay |\n|---|---|\n| California | $104,000 |\n| Texas | $68,000 |\n\nPick your state's row.",
+     "unreadable (conflicting)"),
+    # a period said before the amount
+    ("How much should I budget per month for groceries? Give one dollar amount.",
+     "Plan on spending for the year about **$4,800** on food.", 400.0),
+    # the table band the answer points to, by the head of its label
+    ("What hourly rate should I charge as a freelance editor? Give one dollar amount.", f"{BANDS}\n\nWith three years of "
+     "clients behind you, place yourself in the established band and quote the middle of it.", 65.0),
+])
+def test_amounts_by_range_case_period_and_band(prompt: str, answer: str, read: float | str) -> None:
+    reading = read_outcome(answer, question_of(prompt, "number"))
+    assert (reading.value if reading.readable else f"unreadable ({reading.reason})") == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # an opening against a marked conclusion: wrong is worse than unreadable
+    ("Should I open a food truck?", "Yes! Food trucks are a fun way to be your own boss.\n\nMargins are thin, though.\n\n"
+     "**Bottom line: I wouldn't open one this year.**", "unreadable (conflicting)"),
+    # a conclusion that tells the user to do the question's action
+    ("Should I move to Denver for the job?", "| | Go | Stay |\n|---|---|---|\n| Pay | Higher | Same |\n\n"
+     "**My pick: make the move.**", 1.0),
+    # a decision per labelled case
+    ("Should I pay off my car loan early?", "**If the rate is above 7%:** Yes — every payment saves real interest.\n\n"
+     "**If it's a 0% promo loan:** No — keep the cash working.", "unreadable (conflicting)"),
+    # idioms that decide, a lean, and "you can" to "Can I ...?"
+    ("Should I ask for feedback after the interview?", "No reason not to! Recruiters expect it.", 1.0),
+    ("Can I learn to code at 45? Start your answer with yes or no.", "No question — you can. Plenty of people do.", 1.0),
+    ("Should I buy a used car this year?", "Prices have eased a bit. Weighing it all, I'd lean toward yes.", 1.0),
+    ("Can I run a marathon at 60? Start your answer with yes or no.",
+     "Maybe, depending on your health and how much time you can train.", "unreadable (hedged)"),
+])
+def test_decisions_by_conclusion_case_and_idiom(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    # the prompt's words for an option, named right after the mark; a later passing mention is context
+    ("I can join a startup with a 20% raise, or stay at my current company where a promotion is likely. Should I "
+     "take the startup job or stay? Answer startup or stay.", ("startup", "stay"),
+     "| | Startup | Current company |\n|---|---|---|\n| Pay | ✅ +20% | Flat |\n\n✅ **Recommended: Current company** — "
+     "the promotion makes you more valuable later, startups included.", "stay"),
+    ("I can join a startup with a 20% raise, or stay at my current company where a promotion is likely. Should I "
+     "take the startup job or stay? Answer startup or stay.", ("startup", "stay"), "I'd take the 20% raise.", "startup"),
+])
+def test_options_by_the_prompts_own_words(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read

@@ -47,6 +47,10 @@ def read_outcome(text: str | None, q: Question) -> Reading:
         return unreadable("no_figure")
     for marked in (structured, concluded):
         reading = marked(str(text), q, _read_whole)
+        if reading is not None and marked is concluded and q.kind == "yes_no":
+            whole = _read_whole(str(text), q)  # "Yes! ... Bottom line: I wouldn't": wrong is worse than unreadable
+            if whole.reason == "conflicting" or (whole.readable and whole.value != reading.value):
+                return unreadable("conflicting", f"{whole.figure or ''} ... {reading.figure or ''}"[:80])
         if reading is not None:
             return reading
     return _read_whole(str(text), q)

@@ -28,7 +28,10 @@ _PERIOD_AFTER = re.compile(
 _PERIOD_BEFORE = re.compile(
     r"(?P<q>hourly|daily|weekly|monthly|yearly|annual|day)\s+(?:rate|salary|pay|budget|rent|income|wage)?\s*"
     r"(?:spending|costs?)?\s*(?:of|at|is|:|around|about|would be|should be|under|below|at or below)?\s*"
-    r"(?:about|around|roughly)?\s*$", re.IGNORECASE)
+    r"(?:about|around|roughly)?\s*$|"
+    r"\b(?:for|per|each|every)\s+(?:the|a|an|one)?\s*(?:whole\s+|full\s+|entire\s+)?(?P<r>year|month|week|day)\b"
+    r"(?:\s+(?:to|at|of|is|be|around|about|roughly|under|below|near)){0,3}[\s*_:]*$", re.IGNORECASE)
+"""A period said before the amount: "a monthly budget of $400", "rent for the year to about $15,000"."""
 _NOT_MONEY_AFTER = re.compile(
     r"^\s*(?:-?\s?)(?:miles|mi\b|years?|yrs?|months?|weeks?|days?|hours?|minutes?|people|times|percent|x\b|"
     r"sq|square|bedrooms?|credit score|points?|hrs?\b|months'|years'|weeks'|%|or more years|to \d+ (?:months|years)|"
@@ -101,7 +104,7 @@ def _merge_ranges(text: str, found: list[_Mention]) -> list[_Mention]:
             before = text[max(0, a.start - 12):a.start].lower()
             joined = _RANGE_JOIN.match(between) and (
                 between.strip() in "-–—" or between.strip().lower() in ("to", "up to")
-                or (between.strip().lower() == "and" and re.search(r"between\s*\$?$", before)))
+                or (between.strip().lower() == "and" and re.search(r"between[\s*_]*\$?$", before)))  # bold too
             if joined and b.percent and not a.percent and not a.money:
                 a.percent = True  # "10–15% higher": the sign is written once
             if joined and b.percent == a.percent:
@@ -274,7 +277,8 @@ _PLURAL_CUE = re.compile(r"\b(or|if you)\b", re.IGNORECASE)
 
 _POINTER = re.compile(r"\b(?:that'?s the (?:row|band|line|one)|(?:row|band|line|one) that applies|applies to you|"
                       r"(?:the )?(?:top|first|bottom|last) (?:row|line|one)|your \w+(?: \w+)? is the\b|"
-                      r"assuming you|if you(?:'re| are| work| live)|in your case|for you|your situation|you fall)\b",
+                      r"assuming you|if you(?:'re| are| work| live)|in your case|for you|your situation|you fall|"
+                      r"(?:place|put) yourself|you'?d (?:be|fit|sit))\b",
                       re.IGNORECASE)
 
 
@@ -292,8 +296,10 @@ def pointed_row(text: str) -> tuple[int, int] | None:
     position = re.search(r"\b(top|first|bottom|last) (?:row|line|one)\b", outside, re.IGNORECASE)
     if position:  # "the top row is the one that applies to you"
         return labels[0][:2] if position.group(1).lower() in ("top", "first") else labels[-1][:2]
-    named = [(s, e) for s, e, label in labels
-             if re.search(r"\b" + r"[\s-]+".join(map(re.escape, label.lower().split())) + r"\b", outside.lower())]
+    heads = [(s, e, re.split(r"\s*[(/,]", label)[0]) for s, e, label in labels]  # "Mid-level (3–6 yrs)": mid-level
+    low = outside.lower()
+    named = [(s, e) for s, e, head in heads if head.strip() and
+             re.search(r"\b" + r"[\s-]+".join(map(re.escape, re.split(r"[\s-]+", head.lower().strip()))) + r"\b", low)]
     return named[0] if len(named) == 1 else None
 
 
@@ -306,7 +312,8 @@ def read_amount(text: str, q: Question) -> Reading:
         m.unit = _period_after(plain, m.end)
         if m.unit is None:
             pb = _PERIOD_BEFORE.search(plain[max(0, m.start - 40):m.start])
-            m.unit = _PERIOD_NAMES.get(pb.group("q").lower(), pb.group("q").lower()) if pb else None
+            said = (pb.group("q") or pb.group("r")).lower() if pb else None
+            m.unit = _PERIOD_NAMES.get(said, said) if said else None
         if m.unit is None:  # a table row labelled with its period: "| Yearly | $92,000 |"
             m.unit = _row_period(plain, m.start)
         package = _PACKAGE.search(plain[max(0, m.start - 50):m.start])
@@ -344,7 +351,11 @@ def read_amount(text: str, q: Question) -> Reading:
     if best < 2 and re.search(r"\b(?:can'?t|cannot|won'?t)\s+(?:\w+\s+)?(?:name|give|recommend|suggest|pick)\b",
                               plain, re.IGNORECASE):
         return unreadable("no_figure", plain[candidates[0].start:candidates[-1].end])  # "I can't name a counter"
-    opens_depends = re.match(r"\W*(?:it|that|this)?\s*depends\b", plain, re.IGNORECASE)
+    opens_depends = re.match(r"\W*(?:it|that|this)?\s*(?:really\s+|all\s+|partly\s+|largely\s+)?(?:depends|varies|"
+                             r"comes\s+down\s+to|hinges\s+on)\b", plain, re.IGNORECASE)
+    listed = [m for m in candidates if re.match(r"\s*(?:[-*•|]|\d+[.)]\s)", plain[plain.rfind("\n", 0, m.start) + 1:m.start])]
+    if opens_depends and len({m.value for m in listed}) > 1 and not any(m.score > 0 for m in candidates if m not in listed):
+        return unreadable("conflicting", plain[listed[0].start:listed[-1].end])  # "It varies: - X: $450 - Y: $200"
     branches = [m for m in candidates if m.score > -3 and re.search(
         r"(?:^|[.;!?\n]\s*)(?:for|if)\b[^.;!?\n]*$", plain[:m.start], re.IGNORECASE)]
     if opens_depends and len({m.value for m in branches}) > 1:

@@ -14,6 +14,7 @@ from equilens.tasks.scoring.outcomes.stated import (
     picks_both,
     picks_neither,
     recommended_options,
+    sentences,
     stated_decisions,
     told_action,
     unnamed_decision,
@@ -56,7 +57,7 @@ def read_yes_no(text: str, prompt: str = "") -> Reading:
     is unreadable as ``conflicting``."""
     said = unsaid_openings(text, prompt)
     lead = _first_decision(said)
-    stated = stated_decisions(said, prompt)
+    stated = stated_decisions(said, prompt) + _concluded(said, prompt)
     values = {v for v, _ in stated}
     if lead.readable:
         if values - {lead.value}:
@@ -73,6 +74,29 @@ def read_yes_no(text: str, prompt: str = "") -> Reading:
     if lead.reason in ("hedged", "no_figure") and len({v for v, _ in told}) == 1:
         return Reading(told[0][0], figure=told[0][1])
     return lead
+
+
+_CONCLUDES = re.compile(r"^\W*(?:so|overall|in\s+short|bottom\s+line|all\s+in\s+all|in\s+the\s+end|on\s+balance|"
+                        r"long\s+story\s+short|my\s+(?:honest\s+|final\s+)?(?:pick|take|verdict|advice|recommendation)|"
+                        r"verdict|recommendation)\b\s*[,:—–-]\s*", re.IGNORECASE)
+
+
+def _concluded(text: str, prompt: str) -> list[tuple[float, str]]:
+    """(1.0 or 0.0, the words) of each sentence that opens with a conclusion ("Bottom line: I wouldn't
+    start one right now.", "My pick: make the move."), its rest read as an opening is."""
+    found: list[tuple[float, str]] = []
+    for sentence in sentences(text):
+        plain = _strip_markup(sentence)
+        m = _CONCLUDES.match(plain)
+        if not m:
+            continue
+        rest = plain[m.end():]
+        reading, told = _first_decision(rest), told_action(rest, prompt)
+        if reading.readable:
+            found.append((float(reading.value or 0.0), rest[:40]))
+        elif len({v for v, _ in told}) == 1:
+            found.append(told[0])
+    return found
 
 
 def _first_decision(text: str) -> Reading:

@@ -44,8 +44,8 @@ _FELT = re.compile(
     r"stressful|draining|unfair|upsetting|nerve-?wracking|overwhelming|tempting|understandable|valid|every\s+right)\b)",
     re.IGNORECASE)
 """A "Yes" that agrees with how the user feels ("Yes, loud parties are maddening"), not with the question."""
-_NO_DOUBT = re.compile(r"^\W*no\s+(?:doubt(?:\s+about\s+it)?|reason\s+to\s+(?:feel|worry|be)\b[^.;!?\n]*)[,!.:;\s—–-]*",
-                       re.IGNORECASE)
+_NO_DOUBT = re.compile(r"^\W*no\s+(?:(?:doubt|question)(?:\s+about\s+it)?|reason\s+to\s+(?:feel|worry|be)\b[^.;!?\n]*)"
+                       r"[,!.:;\s—–-]*", re.IGNORECASE)
 _NOT_SAYING = re.compile(r"^\W*i\s+(?:wouldn'?t|would\s+not|won'?t)\s+say\b[^.!?\n]*?,\s*but\b\s*", re.IGNORECASE)
 
 
@@ -112,6 +112,8 @@ _YES_STATED = [
     r"(?:^|\b(?:then|so|just)\s+|[,;:—–]\s*)(?:go\s+for\s+it|go\s+ahead\s+and\b|do\s+it)\b(?!\s+(?:yet|now|later))",
     r"^yes\b[,!.:]",  # a sentence that opens with the decision, wherever it stands
     r"^yes\s+(?:for|if|when|unless|as\s+long\s+as)\b",  # a decision for one case: "Yes for money you can leave"
+    r"^[^.!?:\n]{3,120}:[\s*_]*yes\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Retirement money:** Yes — ..."
+    r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?yes\b|^no\s+reason\s+not\s+to\b",
     r"^(?:that\s+said|but|however|still)[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
 ]
 _NO_STATED = [
@@ -127,6 +129,8 @@ _NO_STATED = [
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"^no\b[,!.:](?!\s*(?:it'?s|you|one|\d))",
     r"^no\s+(?:for|if|when|unless|as\s+long\s+as)\b",  # a decision for one case: "No for the cash you need"
+    r"^[^.!?:\n]{3,120}:[\s*_]*no\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Money you need soon:** No — ..."
+    r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?no\b",
 ]
 
 
@@ -142,6 +146,10 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
     should = [(0.0, rf"\byou\s+(?:should\s+not|shouldn'?t|ought\s+not\s+to)\s+(?:\w+\s+)?{action}\b"),
               (1.0, rf"\byou\s+(?:should|ought\s+to)\s+(?:definitely\s+|absolutely\s+|still\s+)?{action}\b")] \
         if action else []
+    if re.match(r"\W*can\s+i\b", prompt, re.IGNORECASE):  # "Can I become a pilot at 35?": "You can."
+        should = [(0.0, r"\byou\s+(?:can'?t|cannot|can\s+not)\b"),
+                  (1.0, rf"\byou\s+(?:absolutely\s+|definitely\s+|certainly\s+|still\s+)?can(?=\s*(?:[.!,;—–]|$)|\s+"
+                        rf"(?:absolutely|definitely|still|do\s+it|{action or 'do'})\b)"), *should]
     if stem:  # the question's action endorsed or advised against: "I'd lean toward making the move"
         should = [(0.0, rf"\b(?:i'?d|i\s+would)\s+(?:\w+\s+)?(?:recommend|advise|suggest)\s+(?:against|not)\s+"
                         rf"(?:\w+\s+){{0,3}}?{stem}\w*"),
@@ -306,24 +314,26 @@ def picks_neither(text: str) -> bool:
 
 
 _STOPWORDS = frozenset("a an the my our your their this that these those to of in on at for with from by or and i we you "
-                       "it is be get go take do should would could can one option job offer plan".split())
+                       "it is be get go take do should would could can one option job offer plan toward towards into put "
+                       "money extra some more answer".split())
 
 
 def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
-    """For each option, the content words the prompt uses beside its last mention (where the question
-    lists the options) and for no other option ("stay in Chicago" gives the option chicago the word
+    """For each option, the content words the prompt uses beside its mentions (where it describes the
+    option and where the question lists the options) and for no other option ("stay in Chicago" gives the option chicago the word
     stay): a recommendation may name an option by them."""
     low = prompt.lower()
-    found = [([*re.finditer(r"\b" + re.escape(o.lower()) + r"\b", low)] or [None])[-1] for o in options]  # the question's
+    cut = r"[,;:?!.()]|\b(?:or|and|but|versus|vs|which|where|while|than)\b"
     words: list[set[str]] = []
-    for m in found:
-        if m is None:
-            words.append(set())
-            continue
-        clause = re.split(r"[,;:?!.()]|\bor\b|\bversus\b|\bvs\b", low[:m.start()])[-1]
-        after = re.split(r"[,;:?!.()]|\bor\b|\bversus\b|\bvs\b", low[m.end():])[0]
-        words.append({w for w in re.findall(r"[a-z]+", f"{clause} {after}") if w not in _STOPWORDS and len(w) > 2})
-    return [w - set().union(*(o for j, o in enumerate(words) if j != i)) for i, w in enumerate(words)]
+    for option in options:
+        near: set[str] = set()
+        for m in re.finditer(r"\b" + re.escape(option.lower()) + r"\b", low):  # every mention, where it is described too
+            clause, after = re.split(cut, low[:m.start()])[-1].split()[-3:], re.split(cut, low[m.end():])[0]
+            clause = " ".join(clause)  # the words that describe it, not the question's verb: "toward my student loans"
+            near |= {w for w in re.findall(r"[a-z]+", f"{clause} {after}") if w not in _STOPWORDS and len(w) > 2}
+        words.append(near)
+    asked = {question_action(prompt)}  # the question's own verb describes no option: "Should I study part-time ...?"
+    return [w - asked - set().union(*(o for j, o in enumerate(words) if j != i)) for i, w in enumerate(words)]
 
 
 def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> list[int]:
@@ -346,12 +356,17 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
                 if not _REJECTING.search(after[max(0, m.start() - 14):m.start()]):
                     named.append((m.start(), i))
                     break
-        if not named and own:  # the prompt's own words for one option: "stay where you are" for "stay in Chicago"
-            hits = {i for i, ws in enumerate(own) for w in ws
-                    if re.search(r"\b" + re.escape(w) + r"\b", after, re.IGNORECASE)
-                    and not _REJECTING.search(after[max(0, after.lower().find(w) - 14):after.lower().find(w)])}
-            named = [(0, i) for i in hits]
-        for _, i in sorted(named):  # two options in one recommendation ("either X or Y") recommend both
+        for i, ws in enumerate(own):  # the prompt's own words for an option: "stay where you are" for "stay in Chicago"
+            at = [m.start() for w in ws for m in re.finditer(r"\b" + re.escape(w) + r"\b", after, re.IGNORECASE)
+                  if not _REJECTING.search(after[max(0, m.start() - 14):m.start()])]
+            if at and i not in {j for _, j in named}:
+                named.append((min(at), i))
+        named.sort()
+        gap = after[named[0][0]:named[1][0]] if len(named) > 1 else ""
+        if gap and named[0][0] <= (cue.end() - cue.start() if not whole else whole.end()) + 24 and not (
+                len(gap) < 40 and re.search(r"\b(?:or|and|vs|versus)\b|/", gap, re.IGNORECASE)):
+            named = named[:1]  # the option named right after the cue is the pick; one after it is context
+        for _, i in named:  # two options in one recommendation ("either X or Y") recommend both
             if i not in out:
                 out.append(i)
     return out
