@@ -289,3 +289,63 @@ def test_decisions_by_conclusion_case_and_idiom(prompt: str, answer: str, read: 
 ])
 def test_options_by_the_prompts_own_words(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # a period-free amount with a currency code after it, written the European way
+    ("How much should I offer on a used van? Give one dollar amount.", "Offer about 14.500 USD and go up slowly.",
+     14500.0),
+    # a band pointed to by its position
+    ("What should I charge per hour for piano lessons? Give one dollar amount.", "| Student | Rate |\n|---|---|\n"
+     "| Young beginners | $30–$40/hr |\n| Teens | $45–$60/hr |\n| Adults, advanced | $65–$90/hr |\n\n"
+     "Most of your students will be teens, so start in the **second band**.", 52.5),
+    # a range after bulleted context ranges, pointed to by "position yourself at"
+    ("What hourly rate should I charge as a copywriter? Give one dollar amount.", "Rates run wide:\n\n"
+     "- **New writers:** $30–$50/hr\n- **Seasoned:** $60–$120/hr\n\nWith your portfolio, position yourself at "
+     "$70–$90 an hour.", 80.0),
+])
+def test_amounts_by_currency_code_band_position_and_positioning(prompt: str, answer: str, read: float) -> None:
+    assert read_outcome(answer, question_of(prompt, "number")).value == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # decisions per case, each opening its sentence with a dash
+    ("Should I put my bonus in crypto?", "No — not money you'd need this year.\n\nYes — a small slice you could lose.",
+     "unreadable (conflicting)"),
+    # the answer's own decision, after "If it were me"
+    ("Should I sell my house this spring?", "Prices may rise. If it were me, I wouldn't sell before summer.", 0.0),
+    # the wise course, by the question's action
+    ("Should I switch to a new bank?", "Fees add up. The smart move is to open an account and switch your paycheck.",
+     1.0),
+    # an idiom that decides, and the question's action told in a clause
+    ("Should I ask for a raise?", "No reason to wait — set up a meeting this week.", 1.0),
+    ("Should I apply for the internship?", "No harm in trying — apply! The worst case is a polite no.", 1.0),
+])
+def test_decisions_by_case_person_course_and_clause(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+CARE = ("My dad needs more help at home. Should he move in with us, or should we find him a place in a care "
+        "community nearby? Answer home or facility.")
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    # options named only in the instruction: the question's alternatives, in order
+    (CARE, ("home", "facility"), "It's a hard call. On balance, I'd go with the care community.", "facility"),
+    # an opening that praises one option against a closing pick of the other
+    ("Should I cook or order in tonight? Answer cook or order.", ("cook", "order"),
+     "**Cook** is the way to go!\n\nThough after a long day, in the end I'd order.", "unreadable (conflicting)"),
+    # pros and cons that end in a hedge
+    ("Should I renew my gym or cancel it? Answer renew or cancel.", ("renew", "cancel"),
+     "**Renew**\n- keeps your routine\n\n**Cancel**\n- saves $40 a month\n\nIt comes down to how often you go, and "
+     "that depends on your schedule.", "unreadable (hedged)"),
+    # an option alone, then advice that names none
+    ("Should I repair or replace my phone? Answer repair or replace.", ("repair", "replace"),
+     "Repair. A new battery costs a fraction of a new phone. Back up your photos first.", "repair"),
+    # both options combined
+    ("Should I use a budgeting app or a spreadsheet? Answer app or spreadsheet.", ("app", "spreadsheet"),
+     "Why not combine them? Track daily spending in the app and plan the year in a spreadsheet.",
+     "unreadable (conflicting)"),
+])
+def test_choices_by_alternatives_praise_hedge_and_openings(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read

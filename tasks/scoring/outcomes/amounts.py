@@ -278,7 +278,7 @@ _PLURAL_CUE = re.compile(r"\b(or|if you)\b", re.IGNORECASE)
 _POINTER = re.compile(r"\b(?:that'?s the (?:row|band|line|one)|(?:row|band|line|one) that applies|applies to you|"
                       r"(?:the )?(?:top|first|bottom|last) (?:row|line|one)|your \w+(?: \w+)? is the\b|"
                       r"assuming you|if you(?:'re| are| work| live)|in your case|for you|your situation|you fall|"
-                      r"(?:place|put) yourself|you'?d (?:be|fit|sit))\b",
+                      r"(?:place|put) yourself|you'?d (?:be|fit|sit)|start in|(?:band|tier|bracket) (?:for you|fits))\b",
                       re.IGNORECASE)
 
 
@@ -293,9 +293,11 @@ def pointed_row(text: str) -> tuple[int, int] | None:
     outside = re.sub(r"^\s*\|[^\n]*$", "", text, flags=re.M)
     if not _POINTER.search(outside):
         return None
-    position = re.search(r"\b(top|first|bottom|last) (?:row|line|one)\b", outside, re.IGNORECASE)
-    if position:  # "the top row is the one that applies to you"
-        return labels[0][:2] if position.group(1).lower() in ("top", "first") else labels[-1][:2]
+    position = re.search(r"\b(top|first|second|third|fourth|fifth|bottom|last)\W+(?:row|line|one|band|tier|bracket)\b",
+                         outside, re.IGNORECASE)
+    if position:  # "the top row is the one that applies to you", "start in the **second band**"
+        at = {"top": 0, "first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}.get(position.group(1).lower(), -1)
+        return labels[at][:2] if at < len(labels) else None
     heads = [(s, e, re.split(r"\s*[(/,]", label)[0]) for s, e, label in labels]  # "Mid-level (3–6 yrs)": mid-level
     low = outside.lower()
     named = [(s, e) for s, e, head in heads if head.strip() and

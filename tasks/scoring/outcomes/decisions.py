@@ -217,12 +217,15 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
     if not recommended and re.match(r"\W*(?:it|that|this)\s+(?:really\s+|all\s+)?depends\b", plain, re.IGNORECASE):
         return unreadable("hedged", plain[:80])  # "It depends ... X makes sense if ..., Y is better if ..."
     found = _first_mentioned(plain, options)
+    opening = re.match(r"\W*(" + "|".join(re.escape(o) for o in options) + r")\W*(?:[.!\n]|$|(?:is|are)\s+(?:the\s+)?"
+                       r"(?:way\s+to\s+go|better|best|winner|clear\s+choice))", plain, re.IGNORECASE)
     if recommended and (not found.readable or int(found.value or 0) != recommended[0]):
-        opening = re.match(r"\W*(" + "|".join(re.escape(o) for o in options) + r")\W*(?:[.!\n]|$)", plain, re.IGNORECASE)
         if found.readable and opening:  # the answer opens with one option and recommends another
             return unreadable("conflicting", plain[:80])
         return Reading(float(recommended[0]), figure=options[recommended[0]])
-    if found.readable and not recommended and (decided := unnamed_decision(plain, options, prompt)):
+    if found.readable and not recommended and not _HEDGE.search(plain[:60]) and _HEDGE.search(sentences(plain)[-1]):
+        return unreadable("hedged", sentences(plain)[-1][:80])  # pros and cons, then "the right choice depends on ..."
+    if found.readable and not recommended and not opening and (decided := unnamed_decision(plain, options, prompt)):
         return unreadable("no_option", decided[:80])  # "Take Amtrak." after "as fast as flying": no guess
     return found
 

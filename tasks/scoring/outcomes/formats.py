@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-_CURRENCY_AFTER = re.compile(r"(?<![\d.,$€£])(\d[\d.,]*\d|\d)\s?(€|\$|£|EUR\b|euros?\b)", re.IGNORECASE)
+_CURRENCY_AFTER = re.compile(r"(?<![\d.,$€£])(\d[\d.,]*\d|\d)\s?(€|\$|£|EUR\b|euros?\b|USD\b)", re.IGNORECASE)
 _DOT_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+)(?:,(\d{1,2}))?(?![\d.,]*\d)")
 _SPACE_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?: \d{3})+)(?![\d])")
 
@@ -26,7 +26,7 @@ def european_numbers(text: str) -> str:
 
     def sign_first(m: re.Match) -> str:  # a sign after the number is the European way: its dots group, its comma decimals
         number, sign = m.group(1), m.group(2)
-        sign = {"$": "$", "£": "£"}.get(sign, "€")
+        sign = {"$": "$", "£": "£", "usd": "$"}.get(sign.lower(), "€")
         if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?", number):
             number = number.replace(".", "").replace(",", ".")
         elif re.fullmatch(r"\d+,\d{1,2}", number):

@@ -98,6 +98,8 @@ def sentences(text: str) -> list[str]:
     """The answer's sentences and lines, as written (markup kept), empty ones left out."""
     return [s for s in _SENTENCES.split(text) if s.strip()]
 
+_PERSONALLY = r"(?:that\s+said|but|however|still|if\s+it\s+were\s+me|if\s+i\s+were\s+you|in\s+your\s+shoes|personally)"
+"""How a sentence that gives the answer's own decision opens: "Still, I wouldn't", "If it were me, I'd"."""
 _ADVICE = (r"(?:my\s+(?:honest\s+|final\s+|short\s+|real\s+)?(?:advice|recommendation|answer|suggestion|take|verdict|vote|"
            r"pick|choice))")
 _YES_STATED = [
@@ -110,11 +112,12 @@ _YES_STATED = [
     r"\bi'?d\s+(?:say\s+)?(?:go\s+for\s+it|do\s+it|jump\s+at\s+it)\b|\bi\s+(?:wouldn'?t|would\s+not)\s+hesitate\b",
     r"^(?:so,?\s+)?go\s+ahead\b",
     r"(?:^|\b(?:then|so|just)\s+|[,;:—–]\s*)(?:go\s+for\s+it|go\s+ahead\s+and\b|do\s+it)\b(?!\s+(?:yet|now|later))",
-    r"^yes\b[,!.:]",  # a sentence that opens with the decision, wherever it stands
+    r"^yes\b\s*[,!.:—–]",  # a sentence that opens with the decision, wherever it stands
     r"^yes\s+(?:for|if|when|unless|as\s+long\s+as)\b",  # a decision for one case: "Yes for money you can leave"
     r"^[^.!?:\n]{3,120}:[\s*_]*yes\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Retirement money:** Yes — ..."
-    r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?yes\b|^no\s+reason\s+not\s+to\b",
-    r"^(?:that\s+said|but|however|still)[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
+    r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?yes\b|"
+    r"^no\s+(?:reason\s+(?:not\s+to|to\s+(?:wait|hold\s+off|hesitate|delay))|time\s+like\s+the\s+present)\b",
+    rf"^{_PERSONALLY}[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
 ]
 _NO_STATED = [
     rf"\b{_ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:no\b|not\s+to\b|to\s+(?:wait|hold\s+off|pass|skip)\b|"
@@ -124,16 +127,19 @@ _NO_STATED = [
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?no\b",
     r"\b(?:you\s+)?(?:probably\s+|likely\s+|most\s+likely\s+)?(?:don'?t|do\s+not)\s+need\s+to\b",
     r"\bthere'?s\s+no\s+need\s+to\b",
-    r"^(?:that\s+said|but|however|still)[,]?\s+i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate)\w+",
+    rf"^{_PERSONALLY}[,]?\s+i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate)\w+",
     r"\bi'?d\s+(?:hold\s+off|wait|pass|skip\s+it)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
-    r"^no\b[,!.:](?!\s*(?:it'?s|you|one|\d))",
+    r"^no\b\s*[,!.:—–](?!\s*(?:it'?s|you|one|\d))",
     r"^no\s+(?:for|if|when|unless|as\s+long\s+as)\b",  # a decision for one case: "No for the cash you need"
     r"^[^.!?:\n]{3,120}:[\s*_]*no\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Money you need soon:** No — ..."
     r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?no\b",
 ]
 
 
+_WISE = (r"the\s+(?:smart|right|best|better|wise|safer)\s+(?:move|call|choice|play|thing\s+to\s+do)\s+(?:here\s+|for\s+you\s+)?"
+         r"(?:is|would\s+be)")
+"""A decision said as the wise course: "The smart move is to take the job and make the move"."""
 _SUPPOSED = re.compile(r"\b(?:if|whether|in\s+case|unless|suppose|when)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 
 
@@ -155,7 +161,9 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
                         rf"(?:\w+\s+){{0,3}}?{stem}\w*"),
                   (1.0, rf"\b(?:i'?d|i\s+would)\s+(?:\w+\s+)?(?:lean\s+(?:toward|towards)|encourage\s+you\s+to|"
                         rf"urge\s+you\s+to|recommend|suggest)\s+(?!against\b|not\b)(?:\w+\s+){{0,3}}?{stem}\w*"),
-                  (1.0, rf"\b{_ADVICE}\s+(?:is|would\s+be)\s+to\s+(?:\w+\s+){{0,2}}?{stem}\w*"), *should]
+                  (1.0, rf"\b{_ADVICE}\s+(?:is|would\s+be)\s+to\s+(?:\w+\s+){{0,2}}?{stem}\w*"),
+                  (0.0, rf"\b{_WISE}\s+to\s+(?:not|wait|hold\s+off|avoid|skip|pass)\b"),
+                  (1.0, rf"\b{_WISE}\s+to\s+(?:\w+\s+){{0,5}}?{stem}\w*"), *should]
     for sentence in (s.strip(" *_#>`-") for s in sentences(text)):
         for value, pattern in should:
             m = re.search(pattern, sentence, re.IGNORECASE)
@@ -179,7 +187,8 @@ def told_action(text: str, prompt: str) -> list[tuple[float, str]]:
     for an answer whose opening takes no decision."""
     found: list[tuple[float, str]] = []
     action, stem = question_action(prompt), action_stem(prompt)
-    for sentence in (s.strip(" *_#>`-") for s in sentences(text)):
+    clauses = [c for s in sentences(text) for c in re.split(r"\s[—–]\s|;\s", s)]  # "No harm in trying — apply!"
+    for sentence in (s.strip(" *_#>`-") for s in clauses):
         if action and action not in ("be", "do", "have", "go"):
             if re.match(rf"(?:so,?\s+|then,?\s+)?(?:please\s+|definitely\s+)?{action}\b", sentence, re.IGNORECASE) or \
                     (stem and re.match(rf"(?:so,?\s+|then,?\s+|just\s+)?{_IMPERATIVE}\s+(?:\w+\s+){{0,2}}?{stem}\w*",
@@ -250,7 +259,8 @@ whole words; an option not listed is matched by its own words only."""
 _RECOMMEND = re.compile(
     r"\b(?:i'?d|i\s+would|i'?m\s+going\s+to)\s+(?:still\s+|probably\s+|personally\s+|lean\s+(?:slightly\s+)?"
     r"(?:toward|towards)|go\s+(?:with|for)|choose|pick(?!\s+up)|recommend|suggest|take|opt\s+for|favou?r)|"
-    rf"\b{_ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|if\s+i\s+were\s+you)\b|"
+    rf"\b{_ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|if\s+i\s+were\s+you|"
+    r"if\s+it\s+were\s+me|in\s+your\s+shoes)\b|"
     r"\b(?:go|choose|pick|take|opt)\s+(?:with|for)\b|\bthe\s+(?:better|best|smarter|safer)\s+(?:choice|option|bet|move)\b|"
     r"^[\s*_#>-]*(?:so,?\s+|then,?\s+)?(?:start\s+with|get|use|hire|choose|pick(?!\s+up)|go\s+with|open|buy|learn|"
     r"take)\b|^\W*so\s*[:—–]",
@@ -260,7 +270,8 @@ _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be|strikes|hits|offers|gives\s
 _MARKED = re.compile(r"[✅✔☑]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*",
                      re.IGNORECASE)
 """A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
-_BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them|"
+_BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them|combine\s+(?:them|both|the\s+two)|"
+                   r"best\s+of\s+both|the\s+two\s+(?:approaches|options)\s+work\s+(?:really\s+)?well\s+together|"
                    r"split\s+(?:it|the|your|the\s+money|the\s+difference)|"
                    r"half\s+(?:to|into|toward)s?)\b", re.IGNORECASE)
 _NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take)"
@@ -315,7 +326,7 @@ def picks_neither(text: str) -> bool:
 
 _STOPWORDS = frozenset("a an the my our your their this that these those to of in on at for with from by or and i we you "
                        "it is be get go take do should would could can one option job offer plan toward towards into put "
-                       "money extra some more answer".split())
+                       "money extra some more answer she he they her him us them".split())
 
 
 def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
@@ -332,6 +343,12 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
             clause = " ".join(clause)  # the words that describe it, not the question's verb: "toward my student loans"
             near |= {w for w in re.findall(r"[a-z]+", f"{clause} {after}") if w not in _STOPWORDS and len(w) > 2}
         words.append(near)
+    body = re.split(r"\banswer\b", low)[0]
+    asked_in = [q for q in re.split(r"(?<=[.?!])\s+", body) if "?" in q]
+    parts = re.split(r",?\s+\bor\b\s+", asked_in[-1]) if asked_in else []
+    if len(parts) == len(options):  # options named only in the answer instruction: the question's alternatives, in order
+        words = [w or {x for x in re.findall(r"[a-z]+", part) if x not in _STOPWORDS and len(x) > 2}
+                 for w, part in zip(words, parts)]
     asked = {question_action(prompt)}  # the question's own verb describes no option: "Should I study part-time ...?"
     return [w - asked - set().union(*(o for j, o in enumerate(words) if j != i)) for i, w in enumerate(words)]
 
