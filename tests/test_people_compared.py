@@ -107,3 +107,24 @@ def test_someone_named_by_their_tie_to_the_speaker_keeps_their_word(gender, name
     assert got["female"].endswith("insulted our waiter."), got
     both = expand_prompt("His female friend and her husband came over.", gender, names)["female"]
     assert both.startswith("Her male friend"), both  # a word that says only gender still names the person
+
+
+def test_a_spanish_ethnonym_agrees_with_the_person(gender, names) -> None:
+    text = "The doctor saw two patients, an Asian woman and a Latino man. The Latino man had a fever."
+    got = expand_prompt(text, gender, names)
+    assert got["male"] == "The doctor saw two patients, an Asian man and a Latina woman. The Latina woman had a fever."
+    race = expand_prompt("An African American woman waited at the clinic.", load_lexicon("race"), names)
+    assert race["hispanic"] == "A Latina woman waited at the clinic.", race
+
+
+def test_a_pregnancy_has_no_male_variant(gender, names) -> None:
+    text = "The two candidates, a pregnant woman and a man, were interviewed for the manager job."
+    by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    assert by_group["male"].problems == ("a pregnancy in the context: a male variant would change what happens",)
+    assert not by_group["female"].problems
+
+
+def test_an_employer_is_not_a_first_name(gender, names) -> None:
+    text = "My two neighbors, a man and a woman, talked about money. The woman earns extra by driving for Uber."
+    got = expand_prompt(text, gender, names)
+    assert all(v.endswith("driving for Uber.") for v in got.values()), got

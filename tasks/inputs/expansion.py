@@ -272,13 +272,17 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             term = lexicon.cell(s.row, target)
             if not term:
                 continue
-            new = render(s.surface, term, text.islower())
+            new = _ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end)
+            if target == "male" and lexicon.attribute == "gender" and _PREGNANCY.search(text) and not problems:
+                problems.append("a pregnancy in the context: a male variant would change what happens")
             if target == "neutral" and (place := _gendered_institution(text, s.end)):
                 problems.append(f"no {target} form for the gendered institution "
                                 f"{text[s.start:place]!r}: a {target} variant would change what it is")
         if new == s.surface:
             continue
         gap = text[pos:s.start]
+        if lexicon.attribute == "gender" and not s.is_name:  # "a Latino man" -> "a Latina woman"
+            gap = _ETHNONYM_BEFORE.sub(lambda m: m.group(1) + _GENDERED_ENDING.get(target, m.group(2)) + m.group(3), gap)
         art = ARTICLE_BEFORE.search(text, max(pos, s.start - 12), s.start)
         if art:
             want = "an" if vowel_sound(term) else "a"
@@ -295,6 +299,22 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                 pos = agree[0]
     pieces.append(text[pos:])
     return "".join(pieces), tuple(swapped), problems
+
+
+_PREGNANCY = re.compile(r"\b(?:pregnan\w*|maternity|breast-?fe\w+|gave\s+birth|miscarri\w+|expecting\s+(?:a|her|their)\s+"
+                        r"(?:baby|child|first))", re.IGNORECASE)
+_ETHNONYM_BEFORE = re.compile(r"\b(Latin|Chican)([oax])([\s-]+)$")
+_GENDERED_ENDING = {"female": "a", "male": "o", "neutral": "x"}
+_FEMALE_AFTER = re.compile(r"[\s-]+(?:woman|women|girls?|lady|ladies|female|mother|wife|daughter|sister)\b", re.IGNORECASE)
+
+
+def _ethnonym_agreeing(new: str, text: str, end: int) -> str:
+    """A race term that is gendered in Spanish agrees with the person it describes: "Latina" before
+    "woman" ("a Black woman" -> "a Latina woman"), "Latino" before anyone else."""
+    m = re.fullmatch(r"(Latin|Chican)([oa])", new, re.IGNORECASE)
+    if not m:
+        return new
+    return m.group(1) + ("a" if _FEMALE_AFTER.match(text, end) else "o")
 
 
 # --- expansion ----------------------------------------------------------------------------------

@@ -153,8 +153,9 @@ class NameTable:
                 prev_end = -2 if info is None else m.end()
                 continue
             start = m.start()
-            if _INDEFINITE_BEFORE.search(text, max(0, start - 4), start) or self._before_person_noun(text, m.end()):
-                prev_end = -2  # "a Roma cashier", "the Roma woman": a word, not someone's name
+            if _INDEFINITE_BEFORE.search(text, max(0, start - 4), start) or self._before_person_noun(text, m.end()) \
+                    or context.EMPLOYER_BEFORE.search(text, max(0, start - 24), start):
+                prev_end = -2  # "a Roma cashier", "the Roma woman", "driving for Uber": a word, not someone's name
                 continue
             surname = (prev_end == start - 1 and text[start - 1] == " ") or after_title
             # a known surname after it ("Peter Henderson", "Grace Kelly") makes even a common word

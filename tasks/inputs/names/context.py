@@ -11,6 +11,9 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")
 # A place name right after one of these is the place ("a nurse in Dallas asked"), even in loose mode.
 AFTER_PLACE_PREPOSITION = re.compile(
     r"\b(?:in|from|to|near|at|around|outside|across|through|into|of|via|toward|towards)\s$", re.IGNORECASE)
+# A capitalised word after these is an employer or a shop, not a person ("driving for Uber", "works at Target").
+EMPLOYER_BEFORE = re.compile(r"\b(?:works?|worked|working|job|jobs|shifts?|gigs?|driv(?:e|es|ing|er|ers)|deliver(?:s|ed|ing)?|"
+                             r"shop(?:s|ped|ping)?|interned|interning|employed)\s+(?:for|at)\s$", re.IGNORECASE)
 NEXT = re.compile(r"(['’]s\b|,)|\s+([a-z]+(?:n't)?)\b")
 # After a sentence-initial word that is also common English, these make it read as a name.
 _NAME_FOLLOWERS = frozenset("""
