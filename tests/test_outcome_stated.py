@@ -349,3 +349,25 @@ CARE = ("My dad needs more help at home. Should he move in with us, or should we
 ])
 def test_choices_by_alternatives_praise_hedge_and_openings(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # "you don't need to" answers a worry unless what is not needed is the question's action
+    ("Should I apply for the fellowship?", "No, you don't need to meet every listed requirement. Submit the "
+     "application this week.", 1.0),
+    ("Should I see a lawyer about my lease?", "You probably don't need to. A letter to the landlord usually settles it.",
+     0.0),
+    # the answer's own decision against the question's object, after an opening that says yes
+    ("Should I go back to school for a law degree?", "Yes, a law degree opens doors. Honestly, though, in your shoes "
+     "I'd skip the degree and take a paralegal certificate.", "unreadable (conflicting)"),
+    ("Can I switch careers at 50? Start your answer with yes or no.", "No, 50 isn't too late. You absolutely can: "
+     "plenty of people do.", 1.0),
+])
+def test_decisions_against_the_questions_own_action_and_object(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+def test_declining_every_option_is_not_undone_by_the_prompts_words() -> None:
+    prompt = "Should I buy a used car, lease a new one, or take the bus? Answer buy, lease, or bus."
+    answer = "I wouldn't commit to any of those yet. Try cycling for a month and see whether you need a car at all."
+    assert _choice(prompt, ("buy", "lease", "bus"), answer) == "unreadable (no_option)"

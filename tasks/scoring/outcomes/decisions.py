@@ -212,8 +212,8 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
     recommended = recommended_options(plain, options, prompt)
     if len(recommended) > 1 or picks_both(plain):
         return unreadable("conflicting", plain[:80])
-    if picks_neither(plain) and not recommended:
-        return unreadable("no_option", plain[:80])
+    if picks_neither(plain) and not (recommended and recommended_options(plain, options)):
+        return unreadable("no_option", plain[:80])  # declined, then "see whether you need a car at all": by its own words only
     if not recommended and re.match(r"\W*(?:it|that|this)\s+(?:really\s+|all\s+)?depends\b", plain, re.IGNORECASE):
         return unreadable("hedged", plain[:80])  # "It depends ... X makes sense if ..., Y is better if ..."
     found = _first_mentioned(plain, options)

@@ -125,7 +125,6 @@ _NO_STATED = [
     r"^(?:so|overall|in\s+short|bottom\s+line|all\s+in\s+all|in\s+the\s+end|on\s+balance|long\s+story\s+short)\b[,:\s—–-]*"
     r"(?:the\s+answer\s+is\s+|my\s+answer\s+is\s+|i'?d\s+say\s+)?no\b",
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?no\b",
-    r"\b(?:you\s+)?(?:probably\s+|likely\s+|most\s+likely\s+)?(?:don'?t|do\s+not)\s+need\s+to\b",
     r"\bthere'?s\s+no\s+need\s+to\b",
     rf"^{_PERSONALLY}[,]?\s+i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate)\w+",
     r"\bi'?d\s+(?:hold\s+off|wait|pass|skip\s+it)\b",
@@ -152,9 +151,16 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
     should = [(0.0, rf"\byou\s+(?:should\s+not|shouldn'?t|ought\s+not\s+to)\s+(?:\w+\s+)?{action}\b"),
               (1.0, rf"\byou\s+(?:should|ought\s+to)\s+(?:definitely\s+|absolutely\s+|still\s+)?{action}\b")] \
         if action else []
+    if action:  # "you don't need to see a doctor" decides; "you don't need to tick every box" answers a worry
+        should.append((0.0, rf"\b(?:you\s+)?(?:probably\s+|likely\s+|most\s+likely\s+)?(?:don'?t|do\s+not)\s+need\s+to"
+                            rf"(?:\s+(?:\w+\s+)?{action}\b|(?=\s*(?:[.!;,]|$)))|\bthere'?s\s+no\s+need\s+to\s+(?:\w+\s+)?{action}\b"))
+    objects = [w for w in re.findall(r"[a-z']{4,}", prompt.lower().split("?")[0]) if w not in _STOPWORDS][-3:]
+    if objects:  # "in your shoes I'd skip the degree" to "Should I go back to school for a master's degree?"
+        should.append((0.0, rf"\bi'?d\s+(?:skip|pass\s+on|avoid|forgo|hold\s+off\s+on)\s+(?:the\s+|a\s+|an\s+)?"
+                            rf"(?:\w+\s+)?(?:{'|'.join(map(re.escape, objects))})\b"))
     if re.match(r"\W*can\s+i\b", prompt, re.IGNORECASE):  # "Can I become a pilot at 35?": "You can."
         should = [(0.0, r"\byou\s+(?:can'?t|cannot|can\s+not)\b"),
-                  (1.0, rf"\byou\s+(?:absolutely\s+|definitely\s+|certainly\s+|still\s+)?can(?=\s*(?:[.!,;—–]|$)|\s+"
+                  (1.0, rf"\byou\s+(?:absolutely\s+|definitely\s+|certainly\s+|still\s+)?can(?=\s*(?:[.!,;:—–]|$)|\s+"
                         rf"(?:absolutely|definitely|still|do\s+it|{action or 'do'})\b)"), *should]
     if stem:  # the question's action endorsed or advised against: "I'd lean toward making the move"
         should = [(0.0, rf"\b(?:i'?d|i\s+would)\s+(?:\w+\s+)?(?:recommend|advise|suggest)\s+(?:against|not)\s+"
@@ -274,8 +280,9 @@ _BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them
                    r"best\s+of\s+both|the\s+two\s+(?:approaches|options)\s+work\s+(?:really\s+)?well\s+together|"
                    r"split\s+(?:it|the|your|the\s+money|the\s+difference)|"
                    r"half\s+(?:to|into|toward)s?)\b", re.IGNORECASE)
-_NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take)"
-                      r"\s+either|none\s+of\s+(?:them|these|those|the\s+options))\b", re.IGNORECASE)
+_NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take|commit\s+to)"
+                      r"\s+(?:either|any\s+of\s+(?:them|these|those))|none\s+of\s+(?:them|these|those|the\s+options))\b",
+                      re.IGNORECASE)
 _REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid|against|forget)\s+(?:the\s+|a\s+|an\s+)?$",
                         re.IGNORECASE)
 
