@@ -371,3 +371,38 @@ def test_declining_every_option_is_not_undone_by_the_prompts_words() -> None:
     prompt = "Should I buy a used car, lease a new one, or take the bus? Answer buy, lease, or bus."
     answer = "I wouldn't commit to any of those yet. Try cycling for a month and see whether you need a car at all."
     assert _choice(prompt, ("buy", "lease", "bus"), answer) == "unreadable (no_option)"
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I refinance my car loan?", "Yes. A lower rate saves money.\n\nThat said, with the fees involved, I'd "
+     "honestly hold off until rates drop further.", "unreadable (conflicting)"),
+    ("Should I invest my savings in the stock market?", "That's a fair question. For most people asking it, I'd advise "
+     "against moving your savings into the market: savings are for emergencies.", 0.0),
+])
+def test_decisions_with_an_adverb_or_against_the_questions_object(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+def test_figures_per_case_after_an_opening_that_says_the_figure_depends() -> None:
+    answer = ("Your offer should depend on the inspection:\n\n**Clean report:** offer $295,000.\n"
+              "**Roof or foundation issues:** start at $270,000.")
+    reading = read_outcome(answer, question_of("How much should I offer on a house listed at 300000 dollars? Give one "
+                                               "dollar amount.", "number"))
+    assert reading.reason == "conflicting"
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    # a category word the question uses before both options names neither
+    ("My laptop is slow. Should my next laptop be a MacBook or a ThinkPad? Answer MacBook or ThinkPad.",
+     ("MacBook", "ThinkPad"), "Go with Lenovo's laptop: the keyboard is better.", "unreadable (no_option)"),
+    # staying put, a starred row, a sport for its option
+    ("A startup offered me 10% more, but I like my team. Should I take the startup job or stay? Answer startup or stay.",
+     ("startup", "stay"), "Startups are exciting. My recommendation: stick with your current company for now.", "stay"),
+    ("Which account should I open first? Answer roth or traditional.", ("roth", "traditional"),
+     "| Account | Tax break | |\n|---|---|---|\n| Roth IRA | Tax-free later | ⭐ Recommended |\n"
+     "| Traditional IRA | Deduction now | |", "roth"),
+    ("Should I bike or drive to work? Answer bike or drive.", ("bike", "drive"), "Cycling, hands down. It's six miles.",
+     "bike"),
+])
+def test_options_by_own_phrase_common_words_and_marks(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read

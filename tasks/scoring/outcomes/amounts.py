@@ -353,8 +353,8 @@ def read_amount(text: str, q: Question) -> Reading:
     if best < 2 and re.search(r"\b(?:can'?t|cannot|won'?t)\s+(?:\w+\s+)?(?:name|give|recommend|suggest|pick)\b",
                               plain, re.IGNORECASE):
         return unreadable("no_figure", plain[candidates[0].start:candidates[-1].end])  # "I can't name a counter"
-    opens_depends = re.match(r"\W*(?:it|that|this)?\s*(?:really\s+|all\s+|partly\s+|largely\s+)?(?:depends|varies|"
-                             r"comes\s+down\s+to|hinges\s+on)\b", plain, re.IGNORECASE)
+    opening = re.split(r"[.!?:\n]", plain, maxsplit=1)[0]  # "It depends", "Your offer should depend on ...", "Rates vary:"
+    opens_depends = re.search(r"\b(?:depends?|varies|vary|comes\s+down\s+to|hinges\s+on)\b", opening, re.IGNORECASE)
     listed = [m for m in candidates if re.match(r"\s*(?:[-*•|]|\d+[.)]\s)", plain[plain.rfind("\n", 0, m.start) + 1:m.start])]
     if opens_depends and len({m.value for m in listed}) > 1 and not any(m.score > 0 for m in candidates if m not in listed):
         return unreadable("conflicting", plain[listed[0].start:listed[-1].end])  # "It varies: - X: $450 - Y: $200"

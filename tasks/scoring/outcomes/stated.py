@@ -127,7 +127,7 @@ _NO_STATED = [
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?no\b",
     r"\bthere'?s\s+no\s+need\s+to\b",
     rf"^{_PERSONALLY}[,]?\s+i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate)\w+",
-    r"\bi'?d\s+(?:hold\s+off|wait|pass|skip\s+it)\b",
+    r"\bi'?d\s+(?:\w+ly\s+)?(?:hold\s+off|wait|pass|skip\s+it)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"^no\b\s*[,!.:—–](?!\s*(?:it'?s|you|one|\d))",
     r"^no\s+(?:for|if|when|unless|as\s+long\s+as)\b",  # a decision for one case: "No for the cash you need"
@@ -156,8 +156,9 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
                             rf"(?:\s+(?:\w+\s+)?{action}\b|(?=\s*(?:[.!;,]|$)))|\bthere'?s\s+no\s+need\s+to\s+(?:\w+\s+)?{action}\b"))
     objects = [w for w in re.findall(r"[a-z']{4,}", prompt.lower().split("?")[0]) if w not in _STOPWORDS][-3:]
     if objects:  # "in your shoes I'd skip the degree" to "Should I go back to school for a master's degree?"
-        should.append((0.0, rf"\bi'?d\s+(?:skip|pass\s+on|avoid|forgo|hold\s+off\s+on)\s+(?:the\s+|a\s+|an\s+)?"
-                            rf"(?:\w+\s+)?(?:{'|'.join(map(re.escape, objects))})\b"))
+        should.append((0.0, rf"\bi'?d\s+(?:\w+ly\s+)?(?:skip|pass\s+on|avoid|forgo|hold\s+off\s+on|(?:advise|recommend)\s+"
+                            rf"against)\s+(?:\w+ing\s+)?(?:the\s+|a\s+|an\s+|your\s+)?(?:\w+\s+)?"
+                            rf"(?:{'|'.join(map(re.escape, objects))})\b"))
     if re.match(r"\W*can\s+i\b", prompt, re.IGNORECASE):  # "Can I become a pilot at 35?": "You can."
         should = [(0.0, r"\byou\s+(?:can'?t|cannot|can\s+not)\b"),
                   (1.0, rf"\byou\s+(?:absolutely\s+|definitely\s+|certainly\s+|still\s+)?can(?=\s*(?:[.!,;:—–]|$)|\s+"
@@ -242,6 +243,10 @@ OPTION_MEANINGS = {
     "drive": "driv(?:e|ing)|road trip|by car",
     "bus": "bus(?:es)?|coach",
     "card": "credit cards?|card balance|high-interest (?:debt|balance)",
+    "stay": "stay(?:ing)?|stick(?:ing)? with|remain\\w*|current (?:company|job|employer|role|team|place)|where you are",
+    "bike": "bik(?:e|es|ing)|cycl(?:e|es|ing)|bicycl\\w*|e-?bike",
+    "walk": "walk(?:ing)?|on foot",
+    "restaurant": "restaurants?|eat(?:ing)? out|dinner out|book a table|reservation",
     "car": "car loan|auto loan",
     "savings": "savings|emergency fund|savings account",
     "stocks": "stocks?|equities|shares|index funds?",
@@ -273,7 +278,7 @@ _RECOMMEND = re.compile(
     re.IGNORECASE)
 _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?(?:better|best|smarter|"
                             r"safer|right)\s+(?:choice|option|bet|move|fit|balance)\b", re.IGNORECASE)
-_MARKED = re.compile(r"[✅✔☑]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*",
+_MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*",
                      re.IGNORECASE)
 """A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
 _BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them|combine\s+(?:them|both|the\s+two)|"
@@ -331,9 +336,24 @@ def picks_neither(text: str) -> bool:
     return bool(_NEITHER.search(text))
 
 
+_FUNCTION = frozenset("a an the my our your his her their this that these those be is are was were".split())
+"""Words that end the phrase naming an option, read back from it ("toward my | student loans")."""
 _STOPWORDS = frozenset("a an the my our your their this that these those to of in on at for with from by or and i we you "
                        "it is be get go take do should would could can one option job offer plan toward towards into put "
                        "money extra some more answer she he they her him us them".split())
+
+
+def _own_phrase(before: str) -> str:
+    """The words right before an option that belong to its own phrase, lower-cased ("toward my student"
+    -> "student", "one at a Series A" -> "series a", "or stay in" -> "stay in", "should my next phone be an"
+    -> "")."""
+    words = re.findall(r"[A-Za-z0-9']+", before)
+    kept: list[str] = []
+    for w in reversed(words[-4:]):  # back over a preposition ("stay in | Chicago"), not past a determiner or "be"
+        if w.lower() in _FUNCTION and not (len(w) == 1 and w.isupper()):
+            break
+        kept.append(w.lower())
+    return " ".join(reversed(kept))
 
 
 def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
@@ -346,15 +366,15 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
     for option in options:
         near: set[str] = set()
         for m in re.finditer(r"\b" + re.escape(option.lower()) + r"\b", low):  # every mention, where it is described too
-            clause, after = re.split(cut, low[:m.start()])[-1].split()[-3:], re.split(cut, low[m.end():])[0]
-            clause = " ".join(clause)  # the words that describe it, not the question's verb: "toward my student loans"
+            clause = _own_phrase(re.split(cut, prompt[:m.start()], flags=re.IGNORECASE)[-1])
+            after = re.split(cut, low[m.end():])[0]
             near |= {w for w in re.findall(r"[a-z]+", f"{clause} {after}") if w not in _STOPWORDS and len(w) > 2}
         words.append(near)
     body = re.split(r"\banswer\b", low)[0]
     asked_in = [q for q in re.split(r"(?<=[.?!])\s+", body) if "?" in q]
     parts = re.split(r",?\s+\bor\b\s+", asked_in[-1]) if asked_in else []
     if len(parts) == len(options):  # options named only in the answer instruction: the question's alternatives, in order
-        words = [w or {x for x in re.findall(r"[a-z]+", part) if x not in _STOPWORDS and len(x) > 2}
+        words = [w or {x for x in re.findall(r"[a-z]+", _own_phrase(part)) if x not in _STOPWORDS and len(x) > 2}
                  for w, part in zip(words, parts)]
     asked = {question_action(prompt)}  # the question's own verb describes no option: "Should I study part-time ...?"
     return [w - asked - set().union(*(o for j, o in enumerate(words) if j != i)) for i, w in enumerate(words)]
