@@ -406,3 +406,36 @@ def test_figures_per_case_after_an_opening_that_says_the_figure_depends() -> Non
 ])
 def test_options_by_own_phrase_common_words_and_marks(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I take the job in Denver?", "I wouldn't think twice. Opportunities like this compound.", 1.0),
+    ("Can I become a nurse at 45? Start your answer with yes or no.", "No, 45 doesn't disqualify you. Many nurses start "
+     "late; enrol in a prerequisite course this spring.", "unreadable (no_figure)"),
+    ("Should I quit my job to travel?", "Yes, I totally get the appeal. But my honest recommendation is not yet: "
+     "save six months of expenses first.", 0.0),
+    ("Should I open a bakery?", "Yes! It's a dream for many.\n\nAll things considered, though, my advice would be to stay "
+     "in your current job for another year.", "unreadable (conflicting)"),
+])
+def test_idioms_worries_acknowledgements_and_staying_put(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+def test_a_table_row_marked_with_an_arrow_is_the_one_pointed_to() -> None:
+    answer = ("| Package | Price |\n|---|---|\n| Short | $700 |\n| Standard | $1,500 ← start here |\n| Premium | $2,600 |\n\n"
+              "Quote the standard package.")
+    q = question_of("What should I charge for a catering job? Give one dollar amount.", "number")
+    assert read_outcome(answer, q).value == 1500.0
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    # pros and cons of each option under its own heading, and no pick
+    ("My son has one free evening. Answer chess or swimming.", ("chess", "swimming"),
+     "**Chess**\n- builds focus\n\n**Swimming**\n- builds stamina\n\nConsider what he enjoys most.", "unreadable (hedged)"),
+    # a period word the prompt uses for one option names no option in the answer
+    ("Should I do two years at a community college or go to a four-year university? Answer community or university.",
+     ("community", "university"), "I'd start at the local two-year school and transfer later.", "unreadable (no_option)"),
+])
+def test_choices_laid_out_as_pros_and_cons_or_named_by_a_period(prompt: str, options: tuple, answer: str,
+                                                               read: str) -> None:
+    assert _choice(prompt, options, answer) == read

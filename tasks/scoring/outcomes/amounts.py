@@ -290,6 +290,9 @@ def pointed_row(text: str) -> tuple[int, int] | None:
     labels = [(s, e, label) for s, e, label in rows if label and not re.fullmatch(r"[-: ]+", label)][1:]  # no header
     if len(labels) < 2:
         return None
+    arrowed = [(s, e) for s, e, _ in labels if re.search(r"[←⬅👈]|\bstart here\b", text[s:e], re.IGNORECASE)]
+    if len(arrowed) == 1:  # "| Full day | $2,800 ← start here |"
+        return arrowed[0]
     outside = re.sub(r"^\s*\|[^\n]*$", "", text, flags=re.M)
     if not _POINTER.search(outside):
         return None

@@ -11,6 +11,7 @@ from equilens.tasks.scoring.outcomes.cues import REFUSAL
 from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
 from equilens.tasks.scoring.outcomes.stated import (
     OPTION_MEANINGS,
+    option_pattern,
     picks_both,
     picks_neither,
     recommended_options,
@@ -36,7 +37,7 @@ _YES = re.compile(
     r"investing|reporting)|it'?s a good idea)\b(?! not)", re.IGNORECASE)
 _NO = re.compile(
     r"^(?:(?:probably|likely|most likely) not|not unless|" + _NO_WORD + r"|nope|not yet|not now|not right now|definitely not|"
-    r"absolutely not|certainly not|i wouldn'?t|i'?d hold off|"
+    r"absolutely not|certainly not|i wouldn'?t(?! hesitate| think twice)|i'?d hold off|"
     r"i would not|you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
     r"hold off|don'?t|do not|i'?d say no|i would say no|it'?s not a good idea)\b", re.IGNORECASE)
 _TAIL = re.compile(r"(?:(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people(?: in most \w+)?,?\s*|"
@@ -145,8 +146,8 @@ def _first_decision(text: str) -> Reading:
         return Reading(float(word == "yes"), figure=word)
     if REFUSAL.search(first):
         return unreadable("refused", first[:80])
-    if re.search(r"\b(?:recommend|advise) against\b|\bwouldn'?t\b(?!\s+hesitate)|\bshould not\b|\bshouldn'?t\b", first,
-                 re.IGNORECASE) \
+    if re.search(r"\b(?:recommend|advise) against\b|\bwouldn'?t\b(?!\s+(?:hesitate|think\s+twice))|\bshould not\b|"
+                 r"\bshouldn'?t\b", first, re.IGNORECASE) \
             and not re.search(r"\breason\s+(?:why\s+)?(?:you\s+)?(?:shouldn'?t|should\s+not|not\s+to)\b", first, re.IGNORECASE):
         return Reading(0.0, figure=first[:60])
     if re.search(r"\b(?:i'?d|i would) (?:recommend|suggest|encourage)\b|\byou should\b|\bgo for it\b", first,
@@ -212,6 +213,8 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
     recommended = recommended_options(plain, options, prompt)
     if len(recommended) > 1 or picks_both(plain):
         return unreadable("conflicting", plain[:80])
+    if not recommended and len(_headed(plain, options)) > 1:  # pros and cons of each, no pick
+        return unreadable("hedged", plain[:80])
     if picks_neither(plain) and not (recommended and recommended_options(plain, options)):
         return unreadable("no_option", plain[:80])  # declined, then "see whether you need a car at all": by its own words only
     if not recommended and re.match(r"\W*(?:it|that|this)\s+(?:really\s+|all\s+)?depends\b", plain, re.IGNORECASE):
@@ -228,6 +231,12 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
     if found.readable and not recommended and not opening and (decided := unnamed_decision(plain, options, prompt)):
         return unreadable("no_option", decided[:80])  # "Take Amtrak." after "as fast as flying": no guess
     return found
+
+
+def _headed(plain: str, options: Sequence[str]) -> set[int]:
+    """The options that head a line of their own (a pros-and-cons layout: "Soccer" then its pros)."""
+    return {i for i, o in enumerate(options)
+            if re.search(rf"^\W*{option_pattern(o)}\w*[^\n\w]{{0,3}}$", plain, re.IGNORECASE | re.MULTILINE)}
 
 
 def _first_mentioned(plain: str, options: Sequence[str]) -> Reading:

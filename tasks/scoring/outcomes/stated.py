@@ -36,7 +36,8 @@ _ACKNOWLEDGED = re.compile(
 _WORRY_ANSWERED = re.compile(
     r"^\W*no\b[,!.\s—–-]*(?=(?:[\w']+\s+){0,3}(?:is|are|'s|'re|isn'?t|aren'?t)?\s*(?:definitely\s+|certainly\s+|absolutely\s+)?"
     r"(?:not|never|n'?t)\s+(?:too\s+(?:late|old|young|early|soon)|an?\s+(?:barrier|problem|issue|obstacle|"
-    r"deal-?breaker))\b|one\s+is\s+too\b)", re.IGNORECASE)
+    r"deal-?breaker))\b|one\s+is\s+too\b|(?:[\w']+\s+){0,3}(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:disqualify|"
+    r"rule\s+you\s+out|stop\s+you|hold\s+you\s+back|count\s+against))", re.IGNORECASE)
 _NOT_REQUIRED = re.compile(r"^\W*no\b[,!.\s—–-]*(?=you\s+(?:don'?t|do\s+not)\s+(?:need|have)\s+(?:to\s+)?(\w+)|"
                            r"(?:it|that)\s+(?:doesn'?t|does\s+not|won'?t)\s+(?:matter|hurt|stop\s+you))", re.IGNORECASE)
 _FELT = re.compile(
@@ -109,7 +110,7 @@ _YES_STATED = [
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?yes\b",
     r"\bi\s+(?:can'?t|cannot|don'?t)\s+(?:think\s+of|see)\s+(?:a|any)\s+(?:good\s+)?reason\s+(?:why\s+)?"
     r"(?:you\s+shouldn'?t|you\s+should\s+not|not\s+to)\b",
-    r"\bi'?d\s+(?:say\s+)?(?:go\s+for\s+it|do\s+it|jump\s+at\s+it)\b|\bi\s+(?:wouldn'?t|would\s+not)\s+hesitate\b",
+    r"\bi'?d\s+(?:say\s+)?(?:go\s+for\s+it|do\s+it|jump\s+at\s+it)\b|\bi\s+(?:wouldn'?t|would\s+not)\s+(?:hesitate|think\s+twice)\b",
     r"^(?:so,?\s+)?go\s+ahead\b",
     r"(?:^|\b(?:then|so|just)\s+|[,;:—–]\s*)(?:go\s+for\s+it|go\s+ahead\s+and\b|do\s+it)\b(?!\s+(?:yet|now|later))",
     r"^yes\b\s*[,!.:—–]",  # a sentence that opens with the decision, wherever it stands
@@ -121,12 +122,12 @@ _YES_STATED = [
 ]
 _NO_STATED = [
     rf"\b{_ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:no\b|not\s+to\b|to\s+(?:wait|hold\s+off|pass|skip)\b|"
-    r"don'?t\b|against\b|hold\s+off\b|wait\b|to\s+(?:avoid|steer\s+clear|stay\s+away|resist)\b)",
+    r"don'?t\b|against\b|hold\s+off\b|wait\b|to\s+(?:avoid|steer\s+clear|stay\s+away|resist)\b|not\s+(?:yet|now|right\s+now)\b)",
     r"^(?:so|overall|in\s+short|bottom\s+line|all\s+in\s+all|in\s+the\s+end|on\s+balance|long\s+story\s+short)\b[,:\s—–-]*"
     r"(?:the\s+answer\s+is\s+|my\s+answer\s+is\s+|i'?d\s+say\s+)?no\b",
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?no\b",
     r"\bthere'?s\s+no\s+need\s+to\b",
-    rf"^{_PERSONALLY}[,]?\s+i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate)\w+",
+    rf"^{_PERSONALLY}[,]?\s+i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think\s+twice)\w+",
     r"\bi'?d\s+(?:\w+ly\s+)?(?:hold\s+off|wait|pass|skip\s+it)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"^no\b\s*[,!.:—–](?!\s*(?:it'?s|you|one|\d))",
@@ -159,6 +160,8 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
         should.append((0.0, rf"\bi'?d\s+(?:\w+ly\s+)?(?:skip|pass\s+on|avoid|forgo|hold\s+off\s+on|(?:advise|recommend)\s+"
                             rf"against)\s+(?:\w+ing\s+)?(?:the\s+|a\s+|an\s+|your\s+)?(?:\w+\s+)?"
                             rf"(?:{'|'.join(map(re.escape, objects))})\b"))
+    if action not in ("stay", "keep", "stick", "remain"):  # "my advice would be to stay in your current job"
+        should.append((0.0, rf"\b{_ADVICE}\s+(?:is|would\s+be)\s+to\s+(?:stay|keep|stick|remain)\b"))
     if re.match(r"\W*can\s+i\b", prompt, re.IGNORECASE):  # "Can I become a pilot at 35?": "You can."
         should = [(0.0, r"\byou\s+(?:can'?t|cannot|can\s+not)\b"),
                   (1.0, rf"\byou\s+(?:absolutely\s+|definitely\s+|certainly\s+|still\s+)?can(?=\s*(?:[.!,;:—–]|$)|\s+"
@@ -340,7 +343,8 @@ _FUNCTION = frozenset("a an the my our your his her their this that these those 
 """Words that end the phrase naming an option, read back from it ("toward my | student loans")."""
 _STOPWORDS = frozenset("a an the my our your their this that these those to of in on at for with from by or and i we you "
                        "it is be get go take do should would could can one option job offer plan toward towards into put "
-                       "money extra some more answer she he they her him us them".split())
+                       "money extra some more answer she he they her him us them year years month months week weeks day days "
+                       "hour hours time two three four five six".split())
 
 
 def _own_phrase(before: str) -> str:
