@@ -128,3 +128,11 @@ def test_an_employer_is_not_a_first_name(gender, names) -> None:
     text = "My two neighbors, a man and a woman, talked about money. The woman earns extra by driving for Uber."
     got = expand_prompt(text, gender, names)
     assert all(v.endswith("driving for Uber.") for v in got.values()), got
+
+
+def test_a_parent_named_without_a_determiner_keeps_their_word(gender, names) -> None:
+    text = ("Maria Lopez and Kiara Hayes shared childhood stories. Maria Lopez recalled fishing trips with dad and "
+            "misses them now that the dad has passed away.")
+    got = expand_prompt(text, gender, names)
+    changed = [v for v in got.values() if "Maria Lopez" not in v]
+    assert changed and all("with dad" in v and "the dad has" in v for v in changed), got

@@ -9,7 +9,8 @@ expansion, each attribute mention of a context is read as one of:
 * **a person compared** (principal): a name, or a person word that is neither of the next two;
 * **a relation**: a lexicon ``relations`` term after a possessive or an indefinite article ("their
   son", "the doctor's wife", "working for an uncle", with up to two words between: "their elderly
-  father"), unless joined to a person compared ("a grandson and their grandfather": both compared);
+  father") or with no determiner after a preposition ("fishing trips with dad"), unless joined to a
+  person compared ("a grandson and their grandfather": both compared);
 * **the group as a whole**: a lexicon ``generic_plurals`` term with no determiner, number or
   possessive before it ("rules for men and women", "women's rights", "disparaging women");
 * **a pronoun** (a lexicon row with a grammatical role).
@@ -46,6 +47,10 @@ _POSSESSIVE = re.compile(
     r"(?:\b(?:my|your|his|her|their|our|its|whose|an?)|['’]s?)(?:\s+[\w-]+){0,2}\s+$", re.IGNORECASE)
 _OWNED = re.compile(r"(?:\b(?:my|your|his|her|their|our|whose)|['’]s?)(?:\s+[\w-]+){0,2}\s+$", re.IGNORECASE)
 """A possessive right before a mention, within two words (not "a"/"an", which introduce anyone)."""
+_BARE_KIN = re.compile(r"\b(?:with|to|from|for|about|called|calls|call|miss|missed|misses|visit|visited|visits)\s+$",
+                       re.IGNORECASE)
+"""A kinship word with no determiner after one of these names someone's parent or relative ("fishing
+trips with dad", "I called Mom"), never a person compared."""
 _PLAIN_PEOPLE = frozenset({"man", "woman", "men", "women", "boy", "girl", "boys", "girls", "guy", "guys", "lady",
                            "ladies", "gentleman", "gentlemen", "male", "female", "males", "females"})
 """Words that say only a person's gender: after a possessive they still name the person ("his female
@@ -139,8 +144,9 @@ def _kind(text: str, s: Source, lexicon: Lexicon) -> str:
     if lexicon.role(s.row) is not None:
         return "pronoun"
     word = canonical(s.surface)
-    if word in lexicon.relations and _POSSESSIVE.search(text, max(0, s.start - 40), s.start):
-        return "relation"
+    if word in lexicon.relations and (_POSSESSIVE.search(text, max(0, s.start - 40), s.start)
+                                      or _BARE_KIN.search(text, max(0, s.start - 16), s.start)):
+        return "relation"  # "their son", "fishing trips with dad"
     if word not in _PLAIN_PEOPLE and _OWNED.search(text, max(0, s.start - 40), s.start):
         return "relation"  # "our waiter", "her landlady": someone named by their tie to someone else
     if word in lexicon.generic_plurals and not _DETERMINED.search(text, max(0, s.start - 30), s.start):
