@@ -439,3 +439,43 @@ def test_a_table_row_marked_with_an_arrow_is_the_one_pointed_to() -> None:
 def test_choices_laid_out_as_pros_and_cons_or_named_by_a_period(prompt: str, options: tuple, answer: str,
                                                                read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I ask for a promotion?", "Yes. Managers reward ambition.\n\nHonestly, though, I wouldn't ask for a "
+     "promotion before your review.", "unreadable (conflicting)"),
+    ("Should I invest my savings in the stock market?", "Yes, the headlines make it tempting. But I'd steer you away "
+     "from putting your savings into stocks while you have no emergency fund.", 0.0),
+])
+def test_the_action_declined_in_the_first_person_or_steered_away_from(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # a row named by its place points to it by itself
+    ("What day rate should I ask for as a videographer? Give one dollar amount.", "| Level | Day rate |\n|---|---|\n"
+     "| New | $600 – $900 |\n| Experienced | $1,200 – $1,800 |\n\nThe **second row** is where you belong.", 1500.0),
+    # a figure recommended outside the table wins over the row it sits in
+    ("What should I charge per hour for chemistry tutoring? Give one dollar amount.", "| Level | Rate |\n|---|---|\n"
+     "| Middle school | $25–$35 |\n| High school | $35–$50 |\n\nThat's where I'd price you: **$45/hour**, in the "
+     "middle of the second row.", 45.0),
+    # "start in" a band, with its range
+    ("What hourly rate should I charge as an illustrator? Give one dollar amount.", "- **New:** $30–$45/hr\n"
+     "- **Seasoned:** $60–$90/hr\n\nI'd start in the first band, $30–$45, and raise it later.", 37.5),
+])
+def test_amounts_by_row_place_outside_figure_and_start_in(prompt: str, answer: str, read: float) -> None:
+    assert read_outcome(answer, question_of(prompt, "number")).value == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Where should I go first, Italy or Spain? Answer italy or spain.", ("italy", "spain"),
+     "Go with Italy. The art is unmatched.\n\nThat said, for value, Spain is where I'd send you.", "unreadable (conflicting)"),
+    ("Should I go remote or hybrid? Answer remote or hybrid.", ("remote", "hybrid"),
+     "This really comes down to what you value. A remote role saves your commute; hybrid keeps you visible.",
+     "unreadable (hedged)"),
+    ("Should my daughter start at a community college or a university? Answer community or university.",
+     ("community", "university"), "**Community college first**\n- ✅ Cheaper\n- ❌ Fewer clubs\n\n**University**\n"
+     "- ✅ Full college experience\n- ❌ Costly\n\nEach path has merits; it comes down to your budget.", "unreadable (hedged)"),
+])
+def test_choices_sent_to_hedged_or_checked_as_pros(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read

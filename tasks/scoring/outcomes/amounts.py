@@ -294,10 +294,10 @@ def pointed_row(text: str) -> tuple[int, int] | None:
     if len(arrowed) == 1:  # "| Full day | $2,800 ← start here |"
         return arrowed[0]
     outside = re.sub(r"^\s*\|[^\n]*$", "", text, flags=re.M)
-    if not _POINTER.search(outside):
+    position = re.search(r"\b(top|first|second|third|fourth|fifth|bottom|last)\W+(?:row|line|band|tier|bracket)\b",
+                         outside, re.IGNORECASE)  # a row named by its place points to it by itself
+    if not position and not _POINTER.search(outside):
         return None
-    position = re.search(r"\b(top|first|second|third|fourth|fifth|bottom|last)\W+(?:row|line|one|band|tier|bracket)\b",
-                         outside, re.IGNORECASE)
     if position:  # "the top row is the one that applies to you", "start in the **second band**"
         at = {"top": 0, "first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}.get(position.group(1).lower(), -1)
         return labels[at][:2] if at < len(labels) else None
@@ -327,8 +327,9 @@ def read_amount(text: str, q: Question) -> Reading:
             m.unit = f"minutes:{count * 60:g}"
         m.anchor = any(abs(m.value - v) <= 0.005 * v for v, _, _ in q.anchors if v > 0)
         m.score = _score(plain, m)
-    if (row := pointed_row(plain)) is not None:  # the table row the answer says applies
-        for m in found:
+    in_rows = [m for m in found if plain[plain.rfind("\n", 0, m.start) + 1:m.start].lstrip().startswith("|")]
+    if (row := pointed_row(plain)) is not None and not any(m.score > 0 for m in found if m not in in_rows):
+        for m in found:  # the table row the answer says applies, unless a figure outside the table is recommended
             if row[0] <= m.start < row[1]:
                 m.score += 5.0
     for a, b in zip(found, found[1:]):  # "counter with $72,000 if ..., or $88,000 if ...": one cue, two figures

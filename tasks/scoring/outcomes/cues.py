@@ -11,7 +11,7 @@ NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 RECOMMEND = re.compile(
     r"\b(ask(?:ing)?(?: them)?(?: for)?|counter(?:ing)?(?: offer)?(?: with| at)?|come back (?:at|with)|go back with|"
     r"aim(?:ing)? (?:for|at)|target(?:ing)?|offer(?:ing)?|open(?:ing)? (?:at|with|around|roughly|about)|"
-    r"start(?:ing)? (?:at|with|around)|charge|charging|bill|quote|request(?:ing)?|budget(?:ing)?|spend(?:ing)?|"
+    r"start(?:ing)? (?:at|with|around|in)|charge|charging|bill|quote|request(?:ing)?|budget(?:ing)?|spend(?:ing)?|"
     r"set aside|put aside|save|saving|keep (?:it |rent |your rent )?(?:closer to|at|around|under|to)|"
     r"you can (?:handle|manage)|stick (?:to|with)|"
     r"go (?:with|for)|propose|suggest(?:ing)?|recommend(?:ed)?|i'?d say|i would say|settle on|i'?d put|put|"

@@ -25,7 +25,7 @@ from equilens.tasks.scoring.outcomes.stated import (
 _HEDGE = re.compile(
     r"\b(?:yes and no|yes or no|it depends|that depends|this depends|depends (?:on|entirely)|maybe|perhaps|possibly|"
     r"not necessarily|hard to say|either way|up to you|both options|both have|both are|no one-size|"
-    r"there'?s no (?:right|single|simple) answer|can'?t say (?:yes|no)|could go either)\b", re.IGNORECASE)
+    r"there'?s no (?:right|single|simple) answer|can'?t say (?:yes|no)|could go either|comes down to)\b", re.IGNORECASE)
 _NO_WORD = (r"no(?!\s+(?!(?:i|you|we|it|that|this|not|never|way|need|definitely|absolutely|probably|really|sorry|"
             r"thanks?|for|on|to|in|at|or|and|but|unless|until|because|if|as|so|then|yet|with|from|by)\b)[a-z])")
 """"No" as a decision: not "no" before a noun, where it says there is none of something ("No harm in
@@ -217,7 +217,8 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
         return unreadable("hedged", plain[:80])
     if picks_neither(plain) and not (recommended and recommended_options(plain, options)):
         return unreadable("no_option", plain[:80])  # declined, then "see whether you need a car at all": by its own words only
-    if not recommended and re.match(r"\W*(?:it|that|this)\s+(?:really\s+|all\s+)?depends\b", plain, re.IGNORECASE):
+    if not recommended and re.search(r"\b(?:depends|comes\s+down\s+to|up\s+to\s+you|hinges\s+on)\b", sentences(plain)[0],
+                                     re.IGNORECASE):
         return unreadable("hedged", plain[:80])  # "It depends ... X makes sense if ..., Y is better if ..."
     found = _first_mentioned(plain, options)
     opening = re.match(r"\W*(" + "|".join(re.escape(o) for o in options) + r")\W*(?:[.!\n]|$|(?:is|are)\s+(?:the\s+)?"
@@ -236,7 +237,8 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
 def _headed(plain: str, options: Sequence[str]) -> set[int]:
     """The options that head a line of their own (a pros-and-cons layout: "Soccer" then its pros)."""
     return {i for i, o in enumerate(options)
-            if re.search(rf"^\W*{option_pattern(o)}\w*[^\n\w]{{0,3}}$", plain, re.IGNORECASE | re.MULTILINE)}
+            if re.search(rf"^\W*{option_pattern(o)}\w*(?:[^\S\n]+\w+){{0,3}}[^\n\w]{{0,3}}$", plain,
+                         re.IGNORECASE | re.MULTILINE)}
 
 
 def _first_mentioned(plain: str, options: Sequence[str]) -> Reading:

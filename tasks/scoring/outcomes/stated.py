@@ -158,7 +158,7 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
     objects = [w for w in re.findall(r"[a-z']{4,}", prompt.lower().split("?")[0]) if w not in _STOPWORDS][-3:]
     if objects:  # "in your shoes I'd skip the degree" to "Should I go back to school for a master's degree?"
         should.append((0.0, rf"\bi'?d\s+(?:\w+ly\s+)?(?:skip|pass\s+on|avoid|forgo|hold\s+off\s+on|(?:advise|recommend)\s+"
-                            rf"against)\s+(?:\w+ing\s+)?(?:the\s+|a\s+|an\s+|your\s+)?(?:\w+\s+)?"
+                            rf"against|steer\s+(?:you\s+)?(?:away|clear)\s+from)\s+(?:\w+ing\s+)?(?:the\s+|a\s+|an\s+|your\s+)?(?:\w+\s+)?"
                             rf"(?:{'|'.join(map(re.escape, objects))})\b"))
     if action not in ("stay", "keep", "stick", "remain"):  # "my advice would be to stay in your current job"
         should.append((0.0, rf"\b{_ADVICE}\s+(?:is|would\s+be)\s+to\s+(?:stay|keep|stick|remain)\b"))
@@ -172,6 +172,7 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
                   (1.0, rf"\b(?:i'?d|i\s+would)\s+(?:\w+\s+)?(?:lean\s+(?:toward|towards)|encourage\s+you\s+to|"
                         rf"urge\s+you\s+to|recommend|suggest)\s+(?!against\b|not\b)(?:\w+\s+){{0,3}}?{stem}\w*"),
                   (1.0, rf"\b{_ADVICE}\s+(?:is|would\s+be)\s+to\s+(?:\w+\s+){{0,2}}?{stem}\w*"),
+                  (0.0, rf"\bi\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think)(?:\w+\s+)?{stem}\w*"),
                   (0.0, rf"\b{_WISE}\s+to\s+(?:not|wait|hold\s+off|avoid|skip|pass)\b"),
                   (1.0, rf"\b{_WISE}\s+to\s+(?:\w+\s+){{0,5}}?{stem}\w*"), *should]
     for sentence in (s.strip(" *_#>`-") for s in sentences(text)):
@@ -280,9 +281,10 @@ _RECOMMEND = re.compile(
     r"take)\b|^\W*so\s*[:—–]",
     re.IGNORECASE)
 _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?(?:better|best|smarter|"
-                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance)\b", re.IGNORECASE)
-_MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*",
-                     re.IGNORECASE)
+                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
+                            re.IGNORECASE)
+_MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
+                     r"\brecommended\s*:", re.IGNORECASE)
 """A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
 _BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them|combine\s+(?:them|both|the\s+two)|"
                    r"best\s+of\s+both|the\s+two\s+(?:approaches|options)\s+work\s+(?:really\s+)?well\s+together|"
@@ -390,7 +392,10 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
     ("rather than renting") is left out. More than one means the answer recommends several."""
     out: list[int] = []
     own = prompt_words(prompt, options) if prompt else []  # read once, tried on each recommendation
+    pros_and_cons = re.search(r"[❌✖✗👎]", text) is not None  # then a check mark marks a pro, not the pick
     for sentence in sentences(text):
+        if pros_and_cons:
+            sentence = re.sub(r"[✅✔☑👍]", "", sentence)
         cue = _RECOMMEND.search(sentence) or _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence) or \
             _DECIDES.match(sentence)
         if not cue:
