@@ -8,19 +8,16 @@ from collections.abc import Sequence
 
 from equilens.tasks.llm.logprobs import logprobs_problem, logsumexp
 from equilens.tasks.scoring.outcomes.cues import REFUSAL
-from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
-from equilens.tasks.scoring.outcomes.stated import (
+from equilens.tasks.scoring.outcomes.options import (
     OPTION_MEANINGS,
     option_pattern,
     picks_both,
     picks_neither,
     recommended_options,
-    sentences,
-    stated_decisions,
-    told_action,
     unnamed_decision,
-    unsaid_openings,
 )
+from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
+from equilens.tasks.scoring.outcomes.stated import sentences, stated_decisions, told_action, unsaid_openings
 
 _HEDGE = re.compile(
     r"\b(?:yes and no|yes or no|it depends|that depends|this depends|depends (?:on|entirely)|maybe|perhaps|possibly|"

@@ -13,8 +13,8 @@ pros and cons of every option and recommend one at the end ("Overall, I'd lean t
 * :func:`stated_decisions` lists the yes/no decisions the answer states in recommendation sentences,
   read against the question's own action (``should I get a second opinion?``: "Get one." is yes,
   "Don't get one" no);
-* :func:`recommended_options` lists the options named in recommendation sentences, by their words or
-  the words of :data:`OPTION_MEANINGS`.
+* :func:`told_action` lists the sentences that tell the user to do, or not to do, the question's
+  action; the options a choice answer recommends are read by :mod:`~equilens.tasks.scoring.outcomes.options`.
 
 The rule they serve: a reading is given only when the answer's decision is clear. When the first
 word and a stated decision disagree, or two recommendations name different outcomes, the answer is
@@ -25,9 +25,6 @@ unreadable as ``conflicting`` (:func:`equilens.tasks.scoring.outcomes.decisions.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-
-from equilens.tasks.scoring.outcomes.words import number_words
 
 _ACKNOWLEDGED = re.compile(
     r"^\W*(?:yes|yeah|sure)\b[,!.\s—–-]*(?=(?:i|we)\s+(?:completely\s+|totally\s+|can\s+)?(?:understand|see|get|hear|know)"
@@ -101,10 +98,10 @@ def sentences(text: str) -> list[str]:
 
 _PERSONALLY = r"(?:that\s+said|but|however|still|if\s+it\s+were\s+me|if\s+i\s+were\s+you|in\s+your\s+shoes|personally)"
 """How a sentence that gives the answer's own decision opens: "Still, I wouldn't", "If it were me, I'd"."""
-_ADVICE = (r"(?:my\s+(?:honest\s+|final\s+|short\s+|real\s+)?(?:advice|recommendation|answer|suggestion|take|verdict|vote|"
+ADVICE = (r"(?:my\s+(?:honest\s+|final\s+|short\s+|real\s+)?(?:advice|recommendation|answer|suggestion|take|verdict|vote|"
            r"pick|choice))")
 _YES_STATED = [
-    rf"\b{_ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:yes|go\s+for\s+it|go\s+ahead|do\s+it)\b",
+    rf"\b{ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:yes|go\s+for\s+it|go\s+ahead|do\s+it)\b",
     r"^(?:so|overall|in\s+short|bottom\s+line|all\s+in\s+all|in\s+the\s+end|on\s+balance|long\s+story\s+short)\b[,:\s—–-]*"
     r"(?:the\s+answer\s+is\s+|my\s+answer\s+is\s+|i'?d\s+say\s+)?yes\b",
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?yes\b",
@@ -121,7 +118,7 @@ _YES_STATED = [
     rf"^{_PERSONALLY}[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
 ]
 _NO_STATED = [
-    rf"\b{_ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:no\b|not\s+to\b|to\s+(?:wait|hold\s+off|pass|skip)\b|"
+    rf"\b{ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:no\b|not\s+to\b|to\s+(?:wait|hold\s+off|pass|skip)\b|"
     r"don'?t\b|against\b|hold\s+off\b|wait\b|to\s+(?:avoid|steer\s+clear|stay\s+away|resist)\b|not\s+(?:yet|now|right\s+now)\b)",
     r"^(?:so|overall|in\s+short|bottom\s+line|all\s+in\s+all|in\s+the\s+end|on\s+balance|long\s+story\s+short)\b[,:\s—–-]*"
     r"(?:the\s+answer\s+is\s+|my\s+answer\s+is\s+|i'?d\s+say\s+)?no\b",
@@ -140,6 +137,13 @@ _NO_STATED = [
 _WISE = (r"the\s+(?:smart|right|best|better|wise|safer)\s+(?:move|call|choice|play|thing\s+to\s+do)\s+(?:here\s+|for\s+you\s+)?"
          r"(?:is|would\s+be)")
 """A decision said as the wise course: "The smart move is to take the job and make the move"."""
+STOPWORDS = frozenset("a an the my our your their this that these those to of in on at for with from by or and i we you "
+                       "it is be get go take do should would could can one option job offer plan toward towards into put "
+                       "money extra some more answer she he they her him us them year years month months week weeks day days "
+                       "hour hours time two three four five six".split())
+"""Words that say nothing of an option or of the question's object ("put extra money toward ...")."""
+
+
 _SUPPOSED = re.compile(r"\b(?:if|whether|in\s+case|unless|suppose|when)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 
 
@@ -155,13 +159,13 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
     if action:  # "you don't need to see a doctor" decides; "you don't need to tick every box" answers a worry
         should.append((0.0, rf"\b(?:you\s+)?(?:probably\s+|likely\s+|most\s+likely\s+)?(?:don'?t|do\s+not)\s+need\s+to"
                             rf"(?:\s+(?:\w+\s+)?{action}\b|(?=\s*(?:[.!;,]|$)))|\bthere'?s\s+no\s+need\s+to\s+(?:\w+\s+)?{action}\b"))
-    objects = [w for w in re.findall(r"[a-z']{4,}", prompt.lower().split("?")[0]) if w not in _STOPWORDS][-3:]
+    objects = [w for w in re.findall(r"[a-z']{4,}", prompt.lower().split("?")[0]) if w not in STOPWORDS][-3:]
     if objects:  # "in your shoes I'd skip the degree" to "Should I go back to school for a master's degree?"
         should.append((0.0, rf"\bi'?d\s+(?:\w+ly\s+)?(?:skip|pass\s+on|avoid|forgo|hold\s+off\s+on|(?:advise|recommend)\s+"
                             rf"against|steer\s+(?:you\s+)?(?:away|clear)\s+from)\s+(?:\w+ing\s+)?(?:the\s+|a\s+|an\s+|your\s+)?(?:\w+\s+)?"
                             rf"(?:{'|'.join(map(re.escape, objects))})\b"))
     if action not in ("stay", "keep", "stick", "remain"):  # "my advice would be to stay in your current job"
-        should.append((0.0, rf"\b{_ADVICE}\s+(?:is|would\s+be)\s+to\s+(?:stay|keep|stick|remain)\b"))
+        should.append((0.0, rf"\b{ADVICE}\s+(?:is|would\s+be)\s+to\s+(?:stay|keep|stick|remain)\b"))
     if re.match(r"\W*can\s+i\b", prompt, re.IGNORECASE):  # "Can I become a pilot at 35?": "You can."
         should = [(0.0, r"\byou\s+(?:can'?t|cannot|can\s+not)\b"),
                   (1.0, rf"\byou\s+(?:absolutely\s+|definitely\s+|certainly\s+|still\s+)?can(?=\s*(?:[.!,;:—–]|$)|\s+"
@@ -171,7 +175,7 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
                         rf"(?:\w+\s+){{0,3}}?{stem}\w*"),
                   (1.0, rf"\b(?:i'?d|i\s+would)\s+(?:\w+\s+)?(?:lean\s+(?:toward|towards)|encourage\s+you\s+to|"
                         rf"urge\s+you\s+to|recommend|suggest)\s+(?!against\b|not\b)(?:\w+\s+){{0,3}}?{stem}\w*"),
-                  (1.0, rf"\b{_ADVICE}\s+(?:is|would\s+be)\s+to\s+(?:\w+\s+){{0,2}}?{stem}\w*"),
+                  (1.0, rf"\b{ADVICE}\s+(?:is|would\s+be)\s+to\s+(?:\w+\s+){{0,2}}?{stem}\w*"),
                   (0.0, rf"\bi\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think)(?:\w+\s+)?{stem}\w*"),
                   (0.0, rf"\b{_WISE}\s+to\s+(?:not|wait|hold\s+off|avoid|skip|pass)\b"),
                   (1.0, rf"\b{_WISE}\s+to\s+(?:\w+\s+){{0,5}}?{stem}\w*"), *should]
@@ -213,213 +217,3 @@ def told_action(text: str, prompt: str) -> list[tuple[float, str]]:
 
 _IMPERATIVE = r"(?:send|submit|put|make|file|book|schedule|start|try|give|ask|call|set|sign|hand|turn|fill|write|take)"
 """Verbs that open a sentence telling the user to act ("Send the application." to "Should I apply?")."""
-
-OPTION_MEANINGS = {
-    "coding": "software|programming|programmer|developer|development|coder",
-    "nursing": "nurse|rn|registered nurse",
-    "accounting": "accountant|cpa|bookkeeping",
-    "retirement": "401\\(?k\\)?|ira|roth|pension",
-    "loans": "student debt|paying off (?:the |your )?(?:loans?|debt)",
-    "buy": "buying|buy a home|purchas\\w*|own it|own(?:ing)? (?:a|your|the) (?:home|house|place)|homeowner\\w*|mortgage",
-    "rent": "rent\\w*|tenant|lease\\w* (?:an? )?apartment",
-    "lease": "leas\\w*",
-    "startup": "start-?ups?|series [a-c]\\b|early[- ]stage|founding team",
-    "corporate": "corporat\\w*|fortune 500|big company|large company|established company|enterprise",
-    "government": "government|public sector|civil service|federal(?: job)?|state job",
-    "bachelor": "bachelor'?s?|four[- ]year (?:degree|program|school|college)|\\bba\\b|\\bbs\\b|university degree",
-    "associate": "associate'?s?|two[- ]year (?:degree|program)|community college",
-    "ppo": "\\bppo\\b|preferred provider",
-    "hmo": "\\bhmo\\b|health maintenance",
-    "lawyer": "lawyer|attorney|counsel\\b|legal representation",
-    "mediator": "mediat\\w*",
-    "invest": "invest\\w*|index funds?|stock market|brokerage",
-    "used": "used|pre-?owned|second-?hand|certified pre-?owned|\\bcpo\\b",
-    "new": "brand[- ]new|new car|new one|from a dealer",
-    "401k": "401\\(?k\\)?|employer'?s (?:plan|retirement plan)|workplace (?:plan|retirement plan)",
-    "ira": "\\bira\\b|individual retirement",
-    "taxable": "taxable|brokerage",
-    "save": "sav(?:e|ing)s?\\b|savings account|high-yield",
-    "pay": "pay(?:ing)? (?:it )?(?:off|down)",
-    "cat": "cats?|kitt(?:y|en|ens)|feline",
-    "dog": "dogs?|pupp(?:y|ies)|pup|canine",
-    "train": "trains?|rail|amtrak|acela|eurostar",
-    "fly": "fly(?:ing)?|flights?|plane|airlines?|air travel",
-    "drive": "driv(?:e|ing)|road trip|by car",
-    "bus": "bus(?:es)?|coach",
-    "card": "credit cards?|card balance|high-interest (?:debt|balance)",
-    "stay": "stay(?:ing)?|stick(?:ing)? with|remain\\w*|current (?:company|job|employer|role|team|place)|where you are",
-    "bike": "bik(?:e|es|ing)|cycl(?:e|es|ing)|bicycl\\w*|e-?bike",
-    "walk": "walk(?:ing)?|on foot",
-    "restaurant": "restaurants?|eat(?:ing)? out|dinner out|book a table|reservation",
-    "car": "car loan|auto loan",
-    "savings": "savings|emergency fund|savings account",
-    "stocks": "stocks?|equities|shares|index funds?",
-    "bonds": "bonds?|treasur(?:y|ies)|fixed income",
-    "online": "online|remote(?:ly)?|virtual(?:ly)?|from home",
-    "gym": "gym|fitness (?:center|club)|health club",
-    "home": "at home|home workouts?|your living room",
-    "public": "public(?: school)?|state school",
-    "private": "private(?: school)?",
-    "city": "city|downtown|urban",
-    "suburbs": "suburbs?|suburban",
-    "apartment": "apartments?|flat|condo",
-    "house": "houses?|single-family|detached home",
-    "part": "part-?time|while (?:you(?:'re)? )?work(?:ing)?|keep(?:ing)? (?:your|the) job|evenings and weekends",
-    "full": "full-?time|quit(?:ting)? (?:your|the) job",
-}
-"""Other words for options that answers often use instead of the option's own word ("the four-year
-degree" for bachelor, "the preferred provider organization" for PPO), matched case-insensitively as
-whole words; an option not listed is matched by its own words only."""
-
-_RECOMMEND = re.compile(
-    r"\b(?:i'?d|i\s+would|i'?m\s+going\s+to)\s+(?:still\s+|probably\s+|personally\s+|lean\s+(?:slightly\s+)?"
-    r"(?:toward|towards)|go\s+(?:with|for)|choose|pick(?!\s+up)|recommend|suggest|take|opt\s+for|favou?r)|"
-    rf"\b{_ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|if\s+i\s+were\s+you|"
-    r"if\s+it\s+were\s+me|in\s+your\s+shoes)\b|"
-    r"\b(?:go|choose|pick|take|opt)\s+(?:with|for)\b|\bthe\s+(?:better|best|smarter|safer)\s+(?:choice|option|bet|move)\b|"
-    r"^[\s*_#>-]*(?:so,?\s+|then,?\s+)?(?:start\s+with|get|use|hire|choose|pick(?!\s+up)|go\s+with|open|buy|learn|"
-    r"take)\b|^\W*so\s*[:—–]",
-    re.IGNORECASE)
-_PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?(?:better|best|smarter|"
-                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
-                            re.IGNORECASE)
-_MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
-                     r"\brecommended\s*:", re.IGNORECASE)
-"""A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
-_BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them|combine\s+(?:them|both|the\s+two)|"
-                   r"best\s+of\s+both|the\s+two\s+(?:approaches|options)\s+work\s+(?:really\s+)?well\s+together|"
-                   r"split\s+(?:it|the|your|the\s+money|the\s+difference)|"
-                   r"half\s+(?:to|into|toward)s?)\b", re.IGNORECASE)
-_NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take|commit\s+to)"
-                      r"\s+(?:either|any\s+of\s+(?:them|these|those))|none\s+of\s+(?:them|these|those|the\s+options))\b",
-                      re.IGNORECASE)
-_REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid|against|forget)\s+(?:the\s+|a\s+|an\s+)?$",
-                        re.IGNORECASE)
-
-
-_DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|instead,?\s+)?(?:i'?d\s+(?!say\b|also\b|add\b|note\b)\w+|"
-                      r"(?:keep|take|get|use|go|stick|stay|book|hire|choose|pick|start|buy|open|learn|put|throw|skip|adopt|try|switch|"
-                      r"grab|hop|ride|rent|lease|pay|invest|save|study|enroll|move|sell|head|travel|fly|drive|order)\b)",
-                      re.IGNORECASE)
-
-
-def unnamed_decision(text: str, options: Sequence[str], prompt: str = "") -> str | None:
-    """The answer's last decision sentence ("Take Amtrak.", "Keep your job and take classes in the
-    evenings.") when it names no option by its words, its other words or the prompt's words for it;
-    None when the answer has no such sentence or its decision names an option. An answer that decides
-    in words the rules cannot place is unreadable: the option it mentions elsewhere, in passing, is
-    not its choice."""
-    decisions = [s for s in sentences(text) if _DECIDES.match(s)]
-    if not decisions:
-        return None
-    last = decisions[-1]
-    if any(re.search(option_pattern(o), last, re.IGNORECASE) for o in options):
-        return None
-    own = prompt_words(prompt, options) if prompt else []
-    if any(re.search(r"\b" + re.escape(w) + r"\b", last, re.IGNORECASE) for ws in own for w in ws):
-        return None
-    return last
-
-
-def option_pattern(option: str) -> str:
-    """A regex for an option by its own words (stems: "leasing" for lease) or its :data:`OPTION_MEANINGS`."""
-    own = r"\s+".join(re.escape(w[:-1] if len(w) > 4 and w.endswith("e") else w) + r"\w*"
-                      for w in re.findall(r"[A-Za-z0-9]+", option))
-    extra = OPTION_MEANINGS.get(option.lower())
-    if option.isdigit() and (spelled := number_words(int(option))):  # "the sixteen-week plan" for 16
-        extra = f"{extra}|{spelled}\\b" if extra else f"{spelled}\\b"
-    return rf"\b(?:{own}{'|' + extra if extra else ''})"
-
-
-def picks_both(text: str) -> bool:
-    """Does the answer take every option at once ("Why not both?", "split it: half to each")?"""
-    return bool(_BOTH.search(text))
-
-
-def picks_neither(text: str) -> bool:
-    """Does the answer decline every option ("I wouldn't do either right now", "neither")?"""
-    return bool(_NEITHER.search(text))
-
-
-_FUNCTION = frozenset("a an the my our your his her their this that these those be is are was were".split())
-"""Words that end the phrase naming an option, read back from it ("toward my | student loans")."""
-_STOPWORDS = frozenset("a an the my our your their this that these those to of in on at for with from by or and i we you "
-                       "it is be get go take do should would could can one option job offer plan toward towards into put "
-                       "money extra some more answer she he they her him us them year years month months week weeks day days "
-                       "hour hours time two three four five six".split())
-
-
-def _own_phrase(before: str) -> str:
-    """The words right before an option that belong to its own phrase, lower-cased ("toward my student"
-    -> "student", "one at a Series A" -> "series a", "or stay in" -> "stay in", "should my next phone be an"
-    -> "")."""
-    words = re.findall(r"[A-Za-z0-9']+", before)
-    kept: list[str] = []
-    for w in reversed(words[-4:]):  # back over a preposition ("stay in | Chicago"), not past a determiner or "be"
-        if w.lower() in _FUNCTION and not (len(w) == 1 and w.isupper()):
-            break
-        kept.append(w.lower())
-    return " ".join(reversed(kept))
-
-
-def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
-    """For each option, the content words the prompt uses beside its mentions (where it describes the
-    option and where the question lists the options) and for no other option ("stay in Chicago" gives the option chicago the word
-    stay): a recommendation may name an option by them."""
-    low = prompt.lower()
-    cut = r"[,;:?!.()]|\b(?:or|and|but|versus|vs|which|where|while|than)\b"
-    words: list[set[str]] = []
-    for option in options:
-        near: set[str] = set()
-        for m in re.finditer(r"\b" + re.escape(option.lower()) + r"\b", low):  # every mention, where it is described too
-            clause = _own_phrase(re.split(cut, prompt[:m.start()], flags=re.IGNORECASE)[-1])
-            after = re.split(cut, low[m.end():])[0]
-            near |= {w for w in re.findall(r"[a-z]+", f"{clause} {after}") if w not in _STOPWORDS and len(w) > 2}
-        words.append(near)
-    body = re.split(r"\banswer\b", low)[0]
-    asked_in = [q for q in re.split(r"(?<=[.?!])\s+", body) if "?" in q]
-    parts = re.split(r",?\s+\bor\b\s+", asked_in[-1]) if asked_in else []
-    if len(parts) == len(options):  # options named only in the answer instruction: the question's alternatives, in order
-        words = [w or {x for x in re.findall(r"[a-z]+", _own_phrase(part)) if x not in _STOPWORDS and len(x) > 2}
-                 for w, part in zip(words, parts)]
-    asked = {question_action(prompt)}  # the question's own verb describes no option: "Should I study part-time ...?"
-    return [w - asked - set().union(*(o for j, o in enumerate(words) if j != i)) for i, w in enumerate(words)]
-
-
-def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> list[int]:
-    """The options named in the answer's recommendation sentences ("Overall, I'd lean toward the
-    Fortune 500 offer"), each once in order of first recommendation; an option a sentence rejects
-    ("rather than renting") is left out. More than one means the answer recommends several."""
-    out: list[int] = []
-    own = prompt_words(prompt, options) if prompt else []  # read once, tried on each recommendation
-    pros_and_cons = re.search(r"[❌✖✗👎]", text) is not None  # then a check mark marks a pro, not the pick
-    for sentence in sentences(text):
-        if pros_and_cons:
-            sentence = re.sub(r"[✅✔☑👍]", "", sentence)
-        cue = _RECOMMEND.search(sentence) or _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence) or \
-            _DECIDES.match(sentence)
-        if not cue:
-            continue
-        # "the traditional account is the better choice": the option stands before its praise
-        whole = _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence)
-        after = sentence if whole else sentence[cue.start():]
-        named = []
-        for i, option in enumerate(options):
-            for m in re.finditer(option_pattern(option), after, re.IGNORECASE):
-                if not _REJECTING.search(after[max(0, m.start() - 14):m.start()]):
-                    named.append((m.start(), i))
-                    break
-        for i, ws in enumerate(own):  # the prompt's own words for an option: "stay where you are" for "stay in Chicago"
-            at = [m.start() for w in ws for m in re.finditer(r"\b" + re.escape(w) + r"\b", after, re.IGNORECASE)
-                  if not _REJECTING.search(after[max(0, m.start() - 14):m.start()])]
-            if at and i not in {j for _, j in named}:
-                named.append((min(at), i))
-        named.sort()
-        gap = after[named[0][0]:named[1][0]] if len(named) > 1 else ""
-        if gap and named[0][0] <= (cue.end() - cue.start() if not whole else whole.end()) + 24 and not (
-                len(gap) < 40 and re.search(r"\b(?:or|and|vs|versus)\b|/", gap, re.IGNORECASE)):
-            named = named[:1]  # the option named right after the cue is the pick; one after it is context
-        for _, i in named:  # two options in one recommendation ("either X or Y") recommend both
-            if i not in out:
-                out.append(i)
-    return out

@@ -1,0 +1,217 @@
+"""Which option a choice answer recommends: the options named in its recommendation sentences, by
+their own words, by common other words (:data:`OPTION_MEANINGS`), by the words that describe them in
+the prompt (:func:`prompt_words`) or by their place among the question's alternatives; the answers
+that take every option or none; and a decision made in words that name no option. A reading is
+given only when one option is recommended (:func:`equilens.tasks.scoring.outcomes.decisions.read_choice`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from equilens.tasks.scoring.outcomes.stated import ADVICE, STOPWORDS, question_action, sentences
+from equilens.tasks.scoring.outcomes.words import number_words
+
+OPTION_MEANINGS = {
+    "coding": "software|programming|programmer|developer|development|coder",
+    "nursing": "nurse|rn|registered nurse",
+    "accounting": "accountant|cpa|bookkeeping",
+    "retirement": "401\\(?k\\)?|ira|roth|pension",
+    "loans": "student debt|paying off (?:the |your )?(?:loans?|debt)",
+    "buy": "buying|buy a home|purchas\\w*|own it|own(?:ing)? (?:a|your|the) (?:home|house|place)|homeowner\\w*|mortgage",
+    "rent": "rent\\w*|tenant|lease\\w* (?:an? )?apartment",
+    "lease": "leas\\w*",
+    "startup": "start-?ups?|series [a-c]\\b|early[- ]stage|founding team",
+    "corporate": "corporat\\w*|fortune 500|big company|large company|established company|enterprise",
+    "government": "government|public sector|civil service|federal(?: job)?|state job",
+    "bachelor": "bachelor'?s?|four[- ]year (?:degree|program|school|college)|\\bba\\b|\\bbs\\b|university degree",
+    "associate": "associate'?s?|two[- ]year (?:degree|program)|community college",
+    "ppo": "\\bppo\\b|preferred provider",
+    "hmo": "\\bhmo\\b|health maintenance",
+    "lawyer": "lawyer|attorney|counsel\\b|legal representation",
+    "mediator": "mediat\\w*",
+    "invest": "invest\\w*|index funds?|stock market|brokerage",
+    "used": "used|pre-?owned|second-?hand|certified pre-?owned|\\bcpo\\b",
+    "new": "brand[- ]new|new car|new one|from a dealer",
+    "401k": "401\\(?k\\)?|employer'?s (?:plan|retirement plan)|workplace (?:plan|retirement plan)",
+    "ira": "\\bira\\b|individual retirement",
+    "taxable": "taxable|brokerage",
+    "save": "sav(?:e|ing)s?\\b|savings account|high-yield",
+    "pay": "pay(?:ing)? (?:it )?(?:off|down)",
+    "cat": "cats?|kitt(?:y|en|ens)|feline",
+    "dog": "dogs?|pupp(?:y|ies)|pup|canine",
+    "train": "trains?|rail|amtrak|acela|eurostar",
+    "fly": "fly(?:ing)?|flights?|plane|airlines?|air travel",
+    "drive": "driv(?:e|ing)|road trip|by car",
+    "bus": "bus(?:es)?|coach",
+    "card": "credit cards?|card balance|high-interest (?:debt|balance)",
+    "stay": "stay(?:ing)?|stick(?:ing)? with|remain\\w*|current (?:company|job|employer|role|team|place)|where you are",
+    "bike": "bik(?:e|es|ing)|cycl(?:e|es|ing)|bicycl\\w*|e-?bike",
+    "walk": "walk(?:ing)?|on foot",
+    "restaurant": "restaurants?|eat(?:ing)? out|dinner out|book a table|reservation",
+    "car": "car loan|auto loan",
+    "savings": "savings|emergency fund|savings account",
+    "stocks": "stocks?|equities|shares|index funds?",
+    "bonds": "bonds?|treasur(?:y|ies)|fixed income",
+    "online": "online|remote(?:ly)?|virtual(?:ly)?|from home",
+    "gym": "gym|fitness (?:center|club)|health club",
+    "home": "at home|home workouts?|your living room",
+    "public": "public(?: school)?|state school",
+    "private": "private(?: school)?",
+    "city": "city|downtown|urban",
+    "suburbs": "suburbs?|suburban",
+    "apartment": "apartments?|flat|condo",
+    "house": "houses?|single-family|detached home",
+    "part": "part-?time|while (?:you(?:'re)? )?work(?:ing)?|keep(?:ing)? (?:your|the) job|evenings and weekends",
+    "full": "full-?time|quit(?:ting)? (?:your|the) job",
+}
+"""Other words for options that answers often use instead of the option's own word ("the four-year
+degree" for bachelor, "the preferred provider organization" for PPO), matched case-insensitively as
+whole words; an option not listed is matched by its own words only."""
+
+_RECOMMEND = re.compile(
+    r"\b(?:i'?d|i\s+would|i'?m\s+going\s+to)\s+(?:still\s+|probably\s+|personally\s+|lean\s+(?:slightly\s+)?"
+    r"(?:toward|towards)|go\s+(?:with|for)|choose|pick(?!\s+up)|recommend|suggest|take|opt\s+for|favou?r)|"
+    rf"\b{ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|if\s+i\s+were\s+you|"
+    r"if\s+it\s+were\s+me|in\s+your\s+shoes)\b|"
+    r"\b(?:go|choose|pick|take|opt)\s+(?:with|for)\b|\bthe\s+(?:better|best|smarter|safer)\s+(?:choice|option|bet|move)\b|"
+    r"^[\s*_#>-]*(?:so,?\s+|then,?\s+)?(?:start\s+with|get|use|hire|choose|pick(?!\s+up)|go\s+with|open|buy|learn|"
+    r"take)\b|^\W*so\s*[:—–]",
+    re.IGNORECASE)
+_PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?(?:better|best|smarter|"
+                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
+                            re.IGNORECASE)
+_MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
+                     r"\brecommended\s*:", re.IGNORECASE)
+"""A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
+_BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them|combine\s+(?:them|both|the\s+two)|"
+                   r"best\s+of\s+both|the\s+two\s+(?:approaches|options)\s+work\s+(?:really\s+)?well\s+together|"
+                   r"split\s+(?:it|the|your|the\s+money|the\s+difference)|"
+                   r"half\s+(?:to|into|toward)s?)\b", re.IGNORECASE)
+_NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take|commit\s+to)"
+                      r"\s+(?:either|any\s+of\s+(?:them|these|those))|none\s+of\s+(?:them|these|those|the\s+options))\b",
+                      re.IGNORECASE)
+_REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid|against|forget)\s+(?:the\s+|a\s+|an\s+)?$",
+                        re.IGNORECASE)
+
+
+_DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|instead,?\s+)?(?:i'?d\s+(?!say\b|also\b|add\b|note\b)\w+|"
+                      r"(?:keep|take|get|use|go|stick|stay|book|hire|choose|pick|start|buy|open|learn|put|throw|skip|adopt|try|switch|"
+                      r"grab|hop|ride|rent|lease|pay|invest|save|study|enroll|move|sell|head|travel|fly|drive|order)\b)",
+                      re.IGNORECASE)
+
+
+def unnamed_decision(text: str, options: Sequence[str], prompt: str = "") -> str | None:
+    """The answer's last decision sentence ("Take Amtrak.", "Keep your job and take classes in the
+    evenings.") when it names no option by its words, its other words or the prompt's words for it;
+    None when the answer has no such sentence or its decision names an option. An answer that decides
+    in words the rules cannot place is unreadable: the option it mentions elsewhere, in passing, is
+    not its choice."""
+    decisions = [s for s in sentences(text) if _DECIDES.match(s)]
+    if not decisions:
+        return None
+    last = decisions[-1]
+    if any(re.search(option_pattern(o), last, re.IGNORECASE) for o in options):
+        return None
+    own = prompt_words(prompt, options) if prompt else []
+    if any(re.search(r"\b" + re.escape(w) + r"\b", last, re.IGNORECASE) for ws in own for w in ws):
+        return None
+    return last
+
+
+def option_pattern(option: str) -> str:
+    """A regex for an option by its own words (stems: "leasing" for lease) or its :data:`OPTION_MEANINGS`."""
+    own = r"\s+".join(re.escape(w[:-1] if len(w) > 4 and w.endswith("e") else w) + r"\w*"
+                      for w in re.findall(r"[A-Za-z0-9]+", option))
+    extra = OPTION_MEANINGS.get(option.lower())
+    if option.isdigit() and (spelled := number_words(int(option))):  # "the sixteen-week plan" for 16
+        extra = f"{extra}|{spelled}\\b" if extra else f"{spelled}\\b"
+    return rf"\b(?:{own}{'|' + extra if extra else ''})"
+
+
+def picks_both(text: str) -> bool:
+    """Does the answer take every option at once ("Why not both?", "split it: half to each")?"""
+    return bool(_BOTH.search(text))
+
+
+def picks_neither(text: str) -> bool:
+    """Does the answer decline every option ("I wouldn't do either right now", "neither")?"""
+    return bool(_NEITHER.search(text))
+
+
+_FUNCTION = frozenset("a an the my our your his her their this that these those be is are was were".split())
+"""Words that end the phrase naming an option, read back from it ("toward my | student loans")."""
+def _own_phrase(before: str) -> str:
+    """The words right before an option that belong to its own phrase, lower-cased ("toward my student"
+    -> "student", "one at a Series A" -> "series a", "or stay in" -> "stay in", "should my next phone be an"
+    -> "")."""
+    words = re.findall(r"[A-Za-z0-9']+", before)
+    kept: list[str] = []
+    for w in reversed(words[-4:]):  # back over a preposition ("stay in | Chicago"), not past a determiner or "be"
+        if w.lower() in _FUNCTION and not (len(w) == 1 and w.isupper()):
+            break
+        kept.append(w.lower())
+    return " ".join(reversed(kept))
+
+
+def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
+    """For each option, the content words the prompt uses beside its mentions (where it describes the
+    option and where the question lists the options) and for no other option ("stay in Chicago" gives the option chicago the word
+    stay): a recommendation may name an option by them."""
+    low = prompt.lower()
+    cut = r"[,;:?!.()]|\b(?:or|and|but|versus|vs|which|where|while|than)\b"
+    words: list[set[str]] = []
+    for option in options:
+        near: set[str] = set()
+        for m in re.finditer(r"\b" + re.escape(option.lower()) + r"\b", low):  # every mention, where it is described too
+            clause = _own_phrase(re.split(cut, prompt[:m.start()], flags=re.IGNORECASE)[-1])
+            after = re.split(cut, low[m.end():])[0]
+            near |= {w for w in re.findall(r"[a-z]+", f"{clause} {after}") if w not in STOPWORDS and len(w) > 2}
+        words.append(near)
+    body = re.split(r"\banswer\b", low)[0]
+    asked_in = [q for q in re.split(r"(?<=[.?!])\s+", body) if "?" in q]
+    parts = re.split(r",?\s+\bor\b\s+", asked_in[-1]) if asked_in else []
+    if len(parts) == len(options):  # options named only in the answer instruction: the question's alternatives, in order
+        words = [w or {x for x in re.findall(r"[a-z]+", _own_phrase(part)) if x not in STOPWORDS and len(x) > 2}
+                 for w, part in zip(words, parts)]
+    asked = {question_action(prompt)}  # the question's own verb describes no option: "Should I study part-time ...?"
+    return [w - asked - set().union(*(o for j, o in enumerate(words) if j != i)) for i, w in enumerate(words)]
+
+
+def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> list[int]:
+    """The options named in the answer's recommendation sentences ("Overall, I'd lean toward the
+    Fortune 500 offer"), each once in order of first recommendation; an option a sentence rejects
+    ("rather than renting") is left out. More than one means the answer recommends several."""
+    out: list[int] = []
+    own = prompt_words(prompt, options) if prompt else []  # read once, tried on each recommendation
+    pros_and_cons = re.search(r"[❌✖✗👎]", text) is not None  # then a check mark marks a pro, not the pick
+    for sentence in sentences(text):
+        if pros_and_cons:
+            sentence = re.sub(r"[✅✔☑👍]", "", sentence)
+        cue = _RECOMMEND.search(sentence) or _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence) or \
+            _DECIDES.match(sentence)
+        if not cue:
+            continue
+        # "the traditional account is the better choice": the option stands before its praise
+        whole = _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence)
+        after = sentence if whole else sentence[cue.start():]
+        named = []
+        for i, option in enumerate(options):
+            for m in re.finditer(option_pattern(option), after, re.IGNORECASE):
+                if not _REJECTING.search(after[max(0, m.start() - 14):m.start()]):
+                    named.append((m.start(), i))
+                    break
+        for i, ws in enumerate(own):  # the prompt's own words for an option: "stay where you are" for "stay in Chicago"
+            at = [m.start() for w in ws for m in re.finditer(r"\b" + re.escape(w) + r"\b", after, re.IGNORECASE)
+                  if not _REJECTING.search(after[max(0, m.start() - 14):m.start()])]
+            if at and i not in {j for _, j in named}:
+                named.append((min(at), i))
+        named.sort()
+        gap = after[named[0][0]:named[1][0]] if len(named) > 1 else ""
+        if gap and named[0][0] <= (cue.end() - cue.start() if not whole else whole.end()) + 24 and not (
+                len(gap) < 40 and re.search(r"\b(?:or|and|vs|versus)\b|/", gap, re.IGNORECASE)):
+            named = named[:1]  # the option named right after the cue is the pick; one after it is context
+        for _, i in named:  # two options in one recommendation ("either X or Y") recommend both
+            if i not in out:
+                out.append(i)
+    return out
