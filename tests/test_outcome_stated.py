@@ -479,3 +479,26 @@ def test_amounts_by_row_place_outside_figure_and_start_in(prompt: str, answer: s
 ])
 def test_choices_sent_to_hedged_or_checked_as_pros(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Can I learn the cello at 40? Start your answer with yes or no.", "No, 40 is nowhere near too late! Find a "
+     "teacher, then go for it.", 1.0),
+    ("Should I ask for a raise?", "No, it's not greedy to want fair pay. So go ahead and ask.", 1.0),
+    ("Should I buy a house this year?", "No, it's not a good idea to buy while rates are this high.", 0.0),
+])
+def test_a_no_that_answers_a_worry_in_other_words(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    # a compound option written apart, picked and then taken back
+    ("For my dad's birthday: a cooking class or a printed book of photos? Answer class or photobook.",
+     ("class", "photobook"), "Go with the photo book.\n\nActually, on reflection, I'd sign up for the class.",
+     "unreadable (conflicting)"),
+    # declining every option by holding off on the whole thing
+    ("Should we adopt a kitten or an adult cat? Answer kitten or adult.", ("kitten", "adult"),
+     "With your travel, I'd hold off on getting a cat at all. Adult cats still need daily care.", "unreadable (no_option)"),
+])
+def test_choices_written_apart_or_all_declined(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read

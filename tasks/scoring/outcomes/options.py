@@ -89,13 +89,15 @@ _BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them
                    r"split\s+(?:it|the|your|the\s+money|the\s+difference)|"
                    r"half\s+(?:to|into|toward)s?)\b", re.IGNORECASE)
 _NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take|commit\s+to)"
-                      r"\s+(?:either|any\s+of\s+(?:them|these|those))|none\s+of\s+(?:them|these|those|the\s+options))\b",
+                      r"\s+(?:either|any\s+of\s+(?:them|these|those))|none\s+of\s+(?:them|these|those|the\s+options)|"
+                      r"(?:hold\s+off|wait)\s+on\s+(?:\w+ing\s+)?(?:a|an|any)\s+\w+\s+at\s+all)\b",
                       re.IGNORECASE)
 _REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid|against|forget)\s+(?:the\s+|a\s+|an\s+)?$",
                         re.IGNORECASE)
 
 
-_DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|instead,?\s+)?(?:i'?d\s+(?!say\b|also\b|add\b|note\b)\w+|"
+_DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|instead,?\s+|(?:actually,?\s+)?(?:on\s+(?:second\s+)?(?:thought|"
+                      r"reflection),?\s+)?)?(?:i'?d\s+(?!say\b|also\b|add\b|note\b)\w+|"
                       r"(?:keep|take|get|use|go|stick|stay|book|hire|choose|pick|start|buy|open|learn|put|throw|skip|adopt|try|switch|"
                       r"grab|hop|ride|rent|lease|pay|invest|save|study|enroll|move|sell|head|travel|fly|drive|order)\b)",
                       re.IGNORECASE)
@@ -124,6 +126,9 @@ def option_pattern(option: str) -> str:
     own = r"\s+".join(re.escape(w[:-1] if len(w) > 4 and w.endswith("e") else w) + r"\w*"
                       for w in re.findall(r"[A-Za-z0-9]+", option))
     extra = OPTION_MEANINGS.get(option.lower())
+    if re.fullmatch(r"[A-Za-z]{8,}", option):  # a compound written apart: "photo book" for photobook
+        apart = "|".join(re.escape(option[:i]) + r"[\s-]" + re.escape(option[i:]) for i in range(3, len(option) - 2))
+        extra = f"{extra}|{apart}" if extra else apart
     if option.isdigit() and (spelled := number_words(int(option))):  # "the sixteen-week plan" for 16
         extra = f"{extra}|{spelled}\\b" if extra else f"{spelled}\\b"
     return rf"\b(?:{own}{'|' + extra if extra else ''})"

@@ -32,9 +32,10 @@ _ACKNOWLEDGED = re.compile(
     r"it'?s\s+(?:understandable|natural|tempting|normal)\b)", re.IGNORECASE)
 _WORRY_ANSWERED = re.compile(
     r"^\W*no\b[,!.\s—–-]*(?=(?:[\w']+\s+){0,3}(?:is|are|'s|'re|isn'?t|aren'?t)?\s*(?:definitely\s+|certainly\s+|absolutely\s+)?"
-    r"(?:not|never|n'?t)\s+(?:too\s+(?:late|old|young|early|soon)|an?\s+(?:barrier|problem|issue|obstacle|"
+    r"(?:not|never|n'?t|nowhere\s+near)\s+(?:too\s+(?:late|old|young|early|soon)|an?\s+(?:barrier|problem|issue|obstacle|"
     r"deal-?breaker))\b|one\s+is\s+too\b|(?:[\w']+\s+){0,3}(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:disqualify|"
-    r"rule\s+you\s+out|stop\s+you|hold\s+you\s+back|count\s+against))", re.IGNORECASE)
+    r"rule\s+you\s+out|stop\s+you|hold\s+you\s+back|count\s+against)|(?:it'?s|it\s+is|that'?s)\s+not\s+(?!a\s+good|"
+    r"wise|smart|worth|the\s+right|advisable|a\s+great|necessary|needed|required)(?:\w+\s+){1,4}?to\s+\w+)", re.IGNORECASE)
 _NOT_REQUIRED = re.compile(r"^\W*no\b[,!.\s—–-]*(?=you\s+(?:don'?t|do\s+not)\s+(?:need|have)\s+(?:to\s+)?(\w+)|"
                            r"(?:it|that)\s+(?:doesn'?t|does\s+not|won'?t)\s+(?:matter|hurt|stop\s+you))", re.IGNORECASE)
 _FELT = re.compile(
