@@ -502,3 +502,15 @@ def test_a_no_that_answers_a_worry_in_other_words(prompt: str, answer: str, read
 ])
 def test_choices_written_apart_or_all_declined(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+def test_a_table_row_named_with_more_words_than_its_label() -> None:
+    answer = ("| Employer | Base |\n|---|---|\n| Startup | $70k–$80k |\n| Mid-size company | $90k–$100k |\n\n"
+              "Plan around the **mid-size company** row; that's where most new grads land.")
+    q = question_of("What salary should I expect as a new analyst? Give one dollar amount.", "number")
+    assert read_outcome(answer, q).value == 95000.0
+
+
+def test_an_option_praised_as_the_much_better_fit_after_praise_of_the_other() -> None:
+    answer = "Dogs are wonderful — no question! With long workdays, though, a cat is the much better fit for you."
+    assert _choice("Should I get a cat or a dog? Answer cat or dog.", ("cat", "dog"), answer) == "cat"

@@ -278,7 +278,7 @@ _PLURAL_CUE = re.compile(r"\b(or|if you)\b", re.IGNORECASE)
 _POINTER = re.compile(r"\b(?:that'?s the (?:row|band|line|one)|(?:row|band|line|one) that applies|applies to you|"
                       r"(?:the )?(?:top|first|bottom|last) (?:row|line|one)|your \w+(?: \w+)? is the\b|"
                       r"assuming you|if you(?:'re| are| work| live)|in your case|for you|your situation|you fall|"
-                      r"(?:place|put) yourself|you'?d (?:be|fit|sit)|start in|(?:band|tier|bracket) (?:for you|fits))\b",
+                      r"(?:place|put) yourself|you'?d (?:be|fit|sit)|start in|row|band|tier|bracket)\b",
                       re.IGNORECASE)
 
 

@@ -78,7 +78,8 @@ _RECOMMEND = re.compile(
     r"^[\s*_#>-]*(?:so,?\s+|then,?\s+)?(?:start\s+with|get|use|hire|choose|pick(?!\s+up)|go\s+with|open|buy|learn|"
     r"take)\b|^\W*so\s*[:—–]",
     re.IGNORECASE)
-_PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?(?:better|best|smarter|"
+_PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?(?:much\s+|far\s+|clearly\s+)?"
+                            r"(?:better|best|smarter|"
                             r"safer|right)\s+(?:choice|option|bet|move|fit|balance)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
                             re.IGNORECASE)
 _MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
