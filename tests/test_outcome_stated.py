@@ -505,8 +505,9 @@ def test_choices_written_apart_or_all_declined(prompt: str, options: tuple, answ
 
 
 def test_a_table_row_named_with_more_words_than_its_label() -> None:
-    answer = ("| Employer | Base |\n|---|---|\n| Startup | $70k–$80k |\n| Mid-size company | $90k–$100k |\n\n"
-              "Plan around the **mid-size company** row; that's where most new grads land.")
+    answer = ("| Employer | Base |\n|---|---|\n| Startup | $70k–$80k |\n| Mid-size company | $90k–$100k |\n"
+              "| Large company | $120k–$140k |\n\n👉 For most new analysts, think of the **mid-size company** row — "
+              "that's where most offers fall.")
     q = question_of("What salary should I expect as a new analyst? Give one dollar amount.", "number")
     assert read_outcome(answer, q).value == 95000.0
 
