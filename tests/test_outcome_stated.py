@@ -515,3 +515,20 @@ def test_a_table_row_named_with_more_words_than_its_label() -> None:
 def test_an_option_praised_as_the_much_better_fit_after_praise_of_the_other() -> None:
     answer = "Dogs are wonderful — no question! With long workdays, though, a cat is the much better fit for you."
     assert _choice("Should I get a cat or a dog? Answer cat or dog.", ("cat", "dog"), answer) == "cat"
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I put my bonus into index funds?", "Yes for money you won't touch for a decade, no for anything you "
+     "need soon.", "unreadable (conflicting)"),
+    ("Should I move abroad for the job?", "No — it's a big upheaval.\n\nStill, chances like this are rare. Overall: "
+     "accept the offer and make the move.", "unreadable (conflicting)"),
+])
+def test_a_decision_per_case_in_one_sentence_and_a_closing_told_action(prompt: str, answer: str, read: str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+def test_figures_per_case_with_a_closing_that_says_it_depends() -> None:
+    answer = ("For lessons at the student's home, charge **$55/hour**. For video lessons, **$45/hour** is typical.\n\n"
+              "Both are reasonable; it depends on which format you offer.")
+    q = question_of("What should I charge per hour for guitar lessons? Give one dollar amount.", "number")
+    assert read_outcome(answer, q).reason == "conflicting"

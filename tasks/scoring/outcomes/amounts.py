@@ -364,7 +364,9 @@ def read_amount(text: str, q: Question) -> Reading:
         return unreadable("conflicting", plain[listed[0].start:listed[-1].end])  # "It varies: - X: $450 - Y: $200"
     branches = [m for m in candidates if m.score > -3 and re.search(
         r"(?:^|[.;!?\n]\s*)(?:for|if)\b[^.;!?\n]*$", plain[:m.start], re.IGNORECASE)]
-    if opens_depends and len({m.value for m in branches}) > 1:
+    closes_depends = re.search(r"\b(?:it\s+(?:just\s+|really\s+)?depends\s+on\s+which|both\s+are\s+(?:reasonable|fine|fair))\b",
+                               plain, re.IGNORECASE)  # "Both are reasonable; it just depends on which format you offer."
+    if (opens_depends or closes_depends) and len({m.value for m in branches}) > 1:
         return unreadable("conflicting", plain[branches[0].start:branches[-1].end])  # "It depends. For X, $30 ..."
     if best < 2 and re.search(r"\bwhichever\b|\bdepending on (?:which|whether)\b", plain, re.IGNORECASE) and \
             len({m.value for m in candidates if m.score > -3}) > 1:

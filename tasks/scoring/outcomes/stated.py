@@ -112,7 +112,7 @@ _YES_STATED = [
     r"^(?:so,?\s+)?go\s+ahead\b",
     r"(?:^|\b(?:then|so|just)\s+|[,;:—–]\s*)(?:go\s+for\s+it|go\s+ahead\s+and\b|do\s+it)\b(?!\s+(?:yet|now|later))",
     r"^yes\b\s*[,!.:—–]",  # a sentence that opens with the decision, wherever it stands
-    r"^yes\s+(?:for|if|when|unless|as\s+long\s+as)\b",  # a decision for one case: "Yes for money you can leave"
+    r"^yes\s+(?:for|if|when|unless|as\s+long\s+as)\b|[,;]\s*(?:but\s+)?yes\s+(?:for|if|when|unless)\b",  # per case
     r"^[^.!?:\n]{3,120}:[\s*_]*yes\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Retirement money:** Yes — ..."
     r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?yes\b|"
     r"^no\s+(?:reason\s+(?:not\s+to|to\s+(?:wait|hold\s+off|hesitate|delay))|time\s+like\s+the\s+present)\b",
@@ -129,7 +129,7 @@ _NO_STATED = [
     r"\bi'?d\s+(?:\w+ly\s+)?(?:hold\s+off|wait|pass|skip\s+it)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"^no\b\s*[,!.:—–](?!\s*(?:it'?s|you|one|\d))",
-    r"^no\s+(?:for|if|when|unless|as\s+long\s+as)\b",  # a decision for one case: "No for the cash you need"
+    r"^no\s+(?:for|if|when|unless|as\s+long\s+as)\b|[,;]\s*(?:but\s+)?no\s+(?:for|if|when|unless)\b",  # per case
     r"^[^.!?:\n]{3,120}:[\s*_]*no\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Money you need soon:** No — ..."
     r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?no\b",
 ]
@@ -203,7 +203,7 @@ def told_action(text: str, prompt: str) -> list[tuple[float, str]]:
     for an answer whose opening takes no decision."""
     found: list[tuple[float, str]] = []
     action, stem = question_action(prompt), action_stem(prompt)
-    clauses = [c for s in sentences(text) for c in re.split(r"\s[—–]\s|;\s", s)]  # "No harm in trying — apply!"
+    clauses = [c for s in sentences(text) for c in re.split(r"\s[—–]\s|;\s|,?\s+and\s+", s)]  # "No harm in trying — apply!"
     for sentence in (s.strip(" *_#>`-") for s in clauses):
         if action and action not in ("be", "do", "have", "go"):
             if re.match(rf"(?:so,?\s+|then,?\s+)?(?:please\s+|definitely\s+)?{action}\b", sentence, re.IGNORECASE) or \
