@@ -532,3 +532,21 @@ def test_figures_per_case_with_a_closing_that_says_it_depends() -> None:
               "Both are reasonable; it depends on which format you offer.")
     q = question_of("What should I charge per hour for guitar lessons? Give one dollar amount.", "number")
     assert read_outcome(answer, q).reason == "conflicting"
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I go back to school for an MBA?", "Yes — it can pay off.\n\nThat said, with rates where they are, I "
+     "wouldn't enroll this year.", "unreadable (conflicting)"),
+    ("Should I buy bonds with my savings?", "Money for next year? **No** — keep it in cash.\n\nMoney for retirement? "
+     "**Yes** — a bond fund fits.", "unreadable (conflicting)"),
+])
+def test_a_clause_before_the_own_decision_and_decisions_in_bold_per_case(prompt: str, answer: str, read: str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+def test_holding_off_on_any_of_them_declines_every_option() -> None:
+    prompt = ("My 10-year-old wants a way to call us from practice. Should I get him a basic flip phone, a watch that "
+              "can call, or a smartphone? Answer flip, watch, or smartphone.")
+    answer = ("I'd hold off on giving him any device of his own at 10. Some alternatives:\n\n- Ask the coach to text "
+              "you when practice ends\n- Keep a shared family phone in his bag on practice days")
+    assert _choice(prompt, ("flip", "watch", "smartphone"), answer) == "unreadable (no_option)"

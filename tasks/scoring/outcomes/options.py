@@ -91,7 +91,7 @@ _BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them
                    r"half\s+(?:to|into|toward)s?)\b", re.IGNORECASE)
 _NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take|commit\s+to)"
                       r"\s+(?:either|any\s+of\s+(?:them|these|those))|none\s+of\s+(?:them|these|those|the\s+options)|"
-                      r"(?:hold\s+off|wait)\s+on\s+(?:\w+ing\s+)?(?:a|an|any)\s+\w+\s+at\s+all)\b",
+                      r"(?:hold\s+off|wait)\s+on\s+(?:\w+ing\s+)?(?:(?:a|an|any)\s+\w+\s+at\s+all|(?:\w+\s+)?any\s+(?:\w+\s+)?\w+))\b",
                       re.IGNORECASE)
 _REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid|against|forget)\s+(?:the\s+|a\s+|an\s+)?$",
                         re.IGNORECASE)

@@ -125,7 +125,7 @@ _NO_STATED = [
     r"(?:the\s+answer\s+is\s+|my\s+answer\s+is\s+|i'?d\s+say\s+)?no\b",
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?no\b",
     r"\bthere'?s\s+no\s+need\s+to\b",
-    rf"^{_PERSONALLY}[,]?\s+i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think\s+twice)\w+",
+    rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}},\s+)?i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think\s+twice)\w+",
     r"\bi'?d\s+(?:\w+ly\s+)?(?:hold\s+off|wait|pass|skip\s+it)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"^no\b\s*[,!.:—–](?!\s*(?:it'?s|you|one|\d))",
@@ -180,7 +180,7 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
                   (0.0, rf"\bi\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think)(?:\w+\s+)?{stem}\w*"),
                   (0.0, rf"\b{_WISE}\s+to\s+(?:not|wait|hold\s+off|avoid|skip|pass)\b"),
                   (1.0, rf"\b{_WISE}\s+to\s+(?:\w+\s+){{0,5}}?{stem}\w*"), *should]
-    for sentence in (s.strip(" *_#>`-") for s in sentences(text)):
+    for sentence in (re.sub(r"[*_`]+", "", s).strip(" #>-") for s in sentences(text)):  # "**No** — keep it"
         for value, pattern in should:
             m = re.search(pattern, sentence, re.IGNORECASE)
             if m and not re.search(r"\b(?:reason\s+(?:why\s+)?|whether\s+|if\s+|when\s+|why\s+)$", sentence[:m.start()],
