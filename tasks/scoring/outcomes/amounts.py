@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from equilens.tasks.scoring.outcomes.cues import CONTEXT, NUM, RECOMMEND, REFUSAL, REJECT, clause
+from equilens.tasks.scoring.outcomes.cues import CONTEXT, NUM, RECOMMEND, REFUSAL, REJECT, clause, in_table_row, line_before
 from equilens.tasks.scoring.outcomes.formats import european_numbers
 from equilens.tasks.scoring.outcomes.question import Question
 from equilens.tasks.scoring.outcomes.reading import Reading, in_unit, unreadable
@@ -203,9 +203,8 @@ def _score(text: str, m: _Mention) -> float:
         score += 1.5  # set in bold
     if re.search(r"(?:→|=>|=)\s*\**\s*$", text[max(0, m.start - 10):m.start]):
         score += 2.0  # the result of a worked sum: "x 6 → $12,000"
-    row_start = text.rfind("\n", 0, m.start) + 1
-    if text[row_start:m.start].lstrip().startswith("|"):  # a markdown table: a breakdown unless its row is the total
-        label = text[row_start:m.start].strip(" |*")
+    if in_table_row(text, m.start):  # a markdown table: a breakdown unless its row is the total
+        label = line_before(text, m.start).strip(" |*")
         if _row_period(text, m.start):
             return score  # one amount in several periods, not a breakdown
         return score + 1.0 if _TABLE_TOTAL.search(label) else min(score, -1.0)
@@ -244,7 +243,7 @@ _PACKAGE = re.compile(rf"\b(\d+|{'|'.join(w for w in _HOURS if w != 'one')})\s+"
 def _row_period(text: str, start: int) -> str | None:
     """The period that labels the markdown table row an amount sits in ("| Yearly | $92,000 |"), if any."""
     row = re.match(r"\s*\|\s*\**\s*(hourly|daily|weekly|monthly|yearly|annual|annually)\b",
-                   text[text.rfind("\n", 0, start) + 1:start], re.IGNORECASE)
+                   line_before(text, start), re.IGNORECASE)
     return _PERIOD_NAMES.get(row.group(1).lower(), row.group(1).lower()) if row else None
 
 
@@ -327,8 +326,7 @@ def read_amount(text: str, q: Question) -> Reading:
             m.unit = f"minutes:{count * 60:g}"
         m.anchor = any(abs(m.value - v) <= 0.005 * v for v, _, _ in q.anchors if v > 0)
         m.score = _score(plain, m)
-    in_rows = [m for m in found if plain[plain.rfind("\n", 0, m.start) + 1:m.start].lstrip().startswith("|")]
-    if (row := pointed_row(plain)) is not None and not any(m.score > 0 for m in found if m not in in_rows):
+    if (row := pointed_row(plain)) is not None and not any(m.score > 0 for m in found if not in_table_row(plain, m.start)):
         for m in found:  # the table row the answer says applies, unless a figure outside the table is recommended
             if row[0] <= m.start < row[1]:
                 m.score += 5.0
@@ -359,7 +357,7 @@ def read_amount(text: str, q: Question) -> Reading:
         return unreadable("no_figure", plain[candidates[0].start:candidates[-1].end])  # "I can't name a counter"
     opening = re.split(r"[.!?:\n]", plain, maxsplit=1)[0]  # "It depends", "Your offer should depend on ...", "Rates vary:"
     opens_depends = re.search(r"\b(?:depends?|varies|vary|comes\s+down\s+to|hinges\s+on)\b", opening, re.IGNORECASE)
-    listed = [m for m in candidates if re.match(r"\s*(?:[-*•|]|\d+[.)]\s)", plain[plain.rfind("\n", 0, m.start) + 1:m.start])]
+    listed = [m for m in candidates if re.match(r"\s*(?:[-*•|]|\d+[.)]\s)", line_before(plain, m.start))]
     if opens_depends and len({m.value for m in listed}) > 1 and not any(m.score > 0 for m in candidates if m not in listed):
         return unreadable("conflicting", plain[listed[0].start:listed[-1].end])  # "It varies: - X: $450 - Y: $200"
     branches = [m for m in candidates if m.score > -3 and re.search(
@@ -378,7 +376,7 @@ def read_amount(text: str, q: Question) -> Reading:
     pick = chosen[0]
     conditional = [m for m in chosen if re.search(r"\b(?:if|for)\b", " ".join(clause(plain, m.start, m.end)),
                                                   re.IGNORECASE)]
-    lines = [plain[plain.rfind("\n", 0, m.start) + 1:m.start] for m in chosen]
+    lines = [line_before(plain, m.start) for m in chosen]
     bulleted = all(re.match(r"\s*(?:[-*•]|\d+[.)])\s", line) and not RECOMMEND.search(line) for line in lines)
     depends = best < 2 and opens_depends
     if len(values) > 1 and (len(conditional) == len(chosen) or bulleted or depends):  # "for X, $40; for Y, $95"

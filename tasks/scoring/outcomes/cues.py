@@ -41,6 +41,16 @@ CLAUSE_END = re.compile(r"[.;!?\n]|\s[—–]\s|\s-\s|,\s(?:but|so|and|or|which|
 
 
 
+def line_before(text: str, start: int) -> str:
+    """The text of ``start``'s line before it: "| Yearly | " for an amount in a table row, "- " in a list."""
+    return text[text.rfind("\n", 0, start) + 1:start]
+
+
+def in_table_row(text: str, start: int) -> bool:
+    """Does ``start`` sit in a markdown table row?"""
+    return line_before(text, start).lstrip().startswith("|")
+
+
 def clause(text: str, start: int, end: int) -> tuple[str, str]:
     """The words of the clause before and after a mention (to the nearest clause boundary)."""
     left = text[:start]

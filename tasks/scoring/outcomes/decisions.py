@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from equilens.tasks.llm.logprobs import logprobs_problem, logsumexp
-from equilens.tasks.scoring.outcomes.cues import REFUSAL
+from equilens.tasks.scoring.outcomes.cues import REFUSAL, in_table_row
 from equilens.tasks.scoring.outcomes.options import (
     OPTION_MEANINGS,
     option_pattern,
@@ -17,7 +17,7 @@ from equilens.tasks.scoring.outcomes.options import (
     unnamed_decision,
 )
 from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
-from equilens.tasks.scoring.outcomes.stated import sentences, stated_decisions, told_action, unsaid_openings
+from equilens.tasks.scoring.outcomes.stated import CONCLUSION, sentences, stated_decisions, told_action, unsaid_openings
 
 _HEDGE = re.compile(
     r"\b(?:yes and no|yes or no|it depends|that depends|this depends|depends (?:on|entirely)|maybe|perhaps|possibly|"
@@ -74,8 +74,7 @@ def read_yes_no(text: str, prompt: str = "") -> Reading:
     return lead
 
 
-_CONCLUDES = re.compile(r"^\W*(?:so|overall|in\s+short|bottom\s+line|all\s+in\s+all|in\s+the\s+end|on\s+balance|"
-                        r"long\s+story\s+short|my\s+(?:honest\s+|final\s+)?(?:pick|take|verdict|advice|recommendation)|"
+_CONCLUDES = re.compile(rf"^\W*(?:{CONCLUSION}|my\s+(?:honest\s+|final\s+)?(?:pick|take|verdict|advice|recommendation)|"
                         r"verdict|recommendation)\b\s*[,:—–-]\s*", re.IGNORECASE)
 
 
@@ -207,6 +206,7 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
     leads with or recommends, not one it rejects ("rather than leasing"); unreadable when it declines
     every option, names none, names several alike or in different recommendations, or hedges."""
     plain = _strip_markup(text)
+    said = sentences(plain)
     recommended = recommended_options(plain, options, prompt)
     if len(recommended) > 1 or picks_both(plain):
         return unreadable("conflicting", plain[:80])
@@ -214,7 +214,7 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
         return unreadable("hedged", plain[:80])
     if picks_neither(plain) and not (recommended and recommended_options(plain, options)):
         return unreadable("no_option", plain[:80])  # declined, then "see whether you need a car at all": by its own words only
-    if not recommended and re.search(r"\b(?:depends|comes\s+down\s+to|up\s+to\s+you|hinges\s+on)\b", sentences(plain)[0],
+    if not recommended and re.search(r"\b(?:depends|comes\s+down\s+to|up\s+to\s+you|hinges\s+on)\b", said[0],
                                      re.IGNORECASE):
         return unreadable("hedged", plain[:80])  # "It depends ... X makes sense if ..., Y is better if ..."
     found = _first_mentioned(plain, options)
@@ -224,8 +224,8 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
         if found.readable and opening:  # the answer opens with one option and recommends another
             return unreadable("conflicting", plain[:80])
         return Reading(float(recommended[0]), figure=options[recommended[0]])
-    if found.readable and not recommended and not _HEDGE.search(plain[:60]) and _HEDGE.search(sentences(plain)[-1]):
-        return unreadable("hedged", sentences(plain)[-1][:80])  # pros and cons, then "the right choice depends on ..."
+    if found.readable and not recommended and not _HEDGE.search(plain[:60]) and _HEDGE.search(said[-1]):
+        return unreadable("hedged", said[-1][:80])  # pros and cons, then "the right choice depends on ..."
     if found.readable and not recommended and not opening and (decided := unnamed_decision(plain, options, prompt)):
         return unreadable("no_option", decided[:80])  # "Take Amtrak." after "as fast as flying": no guess
     return found
@@ -241,7 +241,7 @@ def _headed(plain: str, options: Sequence[str]) -> set[int]:
 def _first_mentioned(plain: str, options: Sequence[str]) -> Reading:
     """The option an answer leads with or picks by its wording (module rules), as far as the words tell."""
     spans = _spans(plain, options)
-    outside = [sp for sp in spans if not plain[plain.rfind("\n", 0, sp[0]) + 1:sp[0]].lstrip().startswith("|")]
+    outside = [sp for sp in spans if not in_table_row(plain, sp[0])]
     hits = [(pos, i, _choice_score(plain, pos, end)) for pos, end, i in (outside or spans)]  # a table compares
     if re.search(r"\beither (?:the )?(?:" + "|".join(re.escape(o) for o in options) + r")\w*\s+or\b", plain,
                  re.IGNORECASE):
