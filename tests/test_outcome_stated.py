@@ -550,3 +550,9 @@ def test_holding_off_on_any_of_them_declines_every_option() -> None:
     answer = ("I'd hold off on giving him any device of his own at 10. Some alternatives:\n\n- Ask the coach to text "
               "you when practice ends\n- Keep a shared family phone in his bag on practice days")
     assert _choice(prompt, ("flip", "watch", "smartphone"), answer) == "unreadable (no_option)"
+
+
+@pytest.mark.parametrize("kind", ["number", "yes_no", "choice"])
+def test_an_answer_of_markup_alone_is_unreadable_not_a_crash(kind: str) -> None:
+    q = question_of("Should I get a cat or a dog? Answer cat or dog.", kind, ("cat", "dog") if kind == "choice" else ())
+    assert not read_outcome("**", q).readable

@@ -206,7 +206,7 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
     leads with or recommends, not one it rejects ("rather than leasing"); unreadable when it declines
     every option, names none, names several alike or in different recommendations, or hedges."""
     plain = _strip_markup(text)
-    said = sentences(plain)
+    said = sentences(plain) or [""]  # an answer of markup alone has no sentence
     recommended = recommended_options(plain, options, prompt)
     if len(recommended) > 1 or picks_both(plain):
         return unreadable("conflicting", plain[:80])
