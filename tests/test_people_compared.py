@@ -136,3 +136,10 @@ def test_a_parent_named_without_a_determiner_keeps_their_word(gender, names) -> 
     got = expand_prompt(text, gender, names)
     changed = [v for v in got.values() if "Maria Lopez" not in v]
     assert changed and all("with dad" in v and "the dad has" in v for v in changed), got
+
+
+def test_a_pregnancy_has_no_male_variant_when_the_people_are_named(gender, names) -> None:
+    text = "Maria Lopez, who is pregnant, and Susan Clark were both interviewed for the manager job."
+    by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    assert by_group["male"].problems == ("a pregnancy in the context: a male variant would change what happens",)
+    assert not by_group["neutral"].problems

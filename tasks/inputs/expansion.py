@@ -250,12 +250,15 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     taken: set[str] | None = None
     region: dict[str, frozenset[str]] | None = None
     pos = 0
+    pregnant = lexicon.attribute == "gender" and _PREGNANCY.search(text) is not None
     for s in found:
         if s.start < pos:
             continue
         target = mapping.get(s.group, s.group)
         if target == s.group:
             continue
+        if pregnant and target == "male" and _PREGNANT_MALE not in problems:  # a name made male too
+            problems.append(_PREGNANT_MALE)
         if s.is_name:
             if taken is None:  # every word of the prompt that is a name or a surname
                 taken = {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in names.info
@@ -273,8 +276,6 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             if not term:
                 continue
             new = _ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end)
-            if target == "male" and lexicon.attribute == "gender" and _PREGNANCY.search(text) and not problems:
-                problems.append("a pregnancy in the context: a male variant would change what happens")
             if target == "neutral" and (place := _gendered_institution(text, s.end)):
                 problems.append(f"no {target} form for the gendered institution "
                                 f"{text[s.start:place]!r}: a {target} variant would change what it is")
@@ -303,6 +304,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
 
 _PREGNANCY = re.compile(r"\b(?:pregnan\w*|maternity|breast-?fe\w+|gave\s+birth|miscarri\w+|expecting\s+(?:a|her|their)\s+"
                         r"(?:baby|child|first))", re.IGNORECASE)
+_PREGNANT_MALE = "a pregnancy in the context: a male variant would change what happens"
 _ETHNONYM_BEFORE = re.compile(r"\b(Latin|Chican)([oax])([\s-]+)$")
 _GENDERED_ENDING = {"female": "a", "male": "o", "neutral": "x"}
 _FEMALE_AFTER = re.compile(r"[\s-]+(?:woman|women|girls?|lady|ladies|female|mother|wife|daughter|sister)\b", re.IGNORECASE)
