@@ -226,8 +226,8 @@ def test_an_arrow_line_concludes_a_choice_and_options_named_only_in_a_refusal_ar
 
 
 @pytest.mark.parametrize(("answer", "expected"), [
-    # "no" before a noun says there is none of something; it decides nothing by itself
-    ("No harm in trying! Send the application. Plenty of people get hired on half the list.", (None, "no_figure")),
+    # "no" before a noun says there is none of something: never a no ("No harm in trying" encourages: yes)
+    ("No harm in trying! Send the application. Plenty of people get hired on half the list.", (1.0, None)),
     ("There is no doubt about it: apply.", (None, "no_figure")),
     ("No need to apply yet; build a year of experience first.", (0.0, None)),
     ("I'd lean toward no for now. Keep the job and test the idea on the side.", (0.0, None)),

@@ -556,3 +556,73 @@ def test_holding_off_on_any_of_them_declines_every_option() -> None:
 def test_an_answer_of_markup_alone_is_unreadable_not_a_crash(kind: str) -> None:
     q = question_of("Should I get a cat or a dog? Answer cat or dog.", kind, ("cat", "dog") if kind == "choice" else ())
     assert not read_outcome("**", q).readable
+
+
+def _amount(prompt: str, answer: str) -> float | str:
+    reading = read_outcome(answer, question_of(prompt, "number"))
+    return reading.value if reading.readable else f"unreadable ({reading.reason})"
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # an amount in another currency with the asked one beside it: the asked one; alone: no exchange rate is guessed
+    ("What weekly rate should I charge for dog walking? Give one dollar amount.",
+     "Charge about **€90 a week** (around **$97**), which is fair for five walks.", 97.0),
+    ("What should I budget for the trip? Give one dollar amount.", "Budget roughly £2,400 for the whole trip.",
+     "unreadable (currency)"),
+    ("What monthly rent should I budget for?", "Budget about 1.100 € a month.", 1100.0),  # the prompt names none
+    # a table band named by its place in the middle of an odd number of rows, after "prices vary"
+    ("What should I charge for a logo? Give one dollar amount.",
+     "Prices vary by experience:\n\n| Tier | Price |\n|---|---|\n| Beginner | $200–$400 |\n| Experienced | $800–$1,200 |\n"
+     "| Agency | $3,000+ |\n\nI'd put you in the middle tier.", 1000.0),
+])
+def test_amounts_in_another_currency_and_the_middle_band(prompt: str, answer: str, read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # an acknowledgement of a big question, then the advice with an aside inside it
+    ("Should I refinance my car loan? Start your answer with yes or no.",
+     "Yes, that's a tough decision, and lots of owners face it. My real advice, however, is to wait until your "
+     "credit score improves.", 0.0),
+    # a worry taken away, then a step toward the action: yes; the worry taken away alone decides nothing
+    ("Can I learn piano at 50? Start your answer with yes or no.",
+     "No, you haven't missed your chance. Adult learners progress quickly. Book a trial lesson this week.", 1.0),
+    ("Can I learn piano at 50?", "No, 50 is not too late. Adult learners progress quickly.", "unreadable (no_figure)"),
+    # "no harm in" the question's own action encourages it
+    ("Should I apply for the scholarship?", "No harm in applying. The form takes an hour.", 1.0),
+    # the answer's own advice against, after a concession
+    ("Should I use a credit card to pay for the vacation?", "It can work if you pay it off at once. However, for "
+     "most travelers I'd recommend against putting a trip on plastic.", 0.0),
+])
+def test_acknowledgements_worries_and_advice_after_a_concession(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    # headings over each option's pros and cons decide nothing; a closing "see what works" hedges
+    ("Should we move bedtime earlier or keep it? Answer move or keep.", ("move", "keep"),
+     "Both have trade-offs:\n\n**Move it earlier**\n- ✅ More sleep\n- ❌ A fight at first\n\n**Keep it**\n- ✅ No "
+     "change\n- ❌ Tired mornings\n\nEvery family is different, so try what fits yours.", "unreadable (hedged)"),
+    # a pick after "if I'm choosing for you"
+    ("Should I learn chess or go? Answer chess or go.", ("chess", "go"),
+     "Both are deep and cheap to start. If I'm choosing for you, though: **chess**, because clubs are everywhere.",
+     "chess"),
+    # an option by the words the prompt described it with, across an adjective list ("a small, independent shop")
+    ("Should I take the weekend shifts at a busy, well-known bistro, or the weekday shifts at a quiet, family-run diner? "
+     "Answer weekend or weekday.", ("weekend", "weekday"), "Go for the family-run diner. Regulars tip well.", "weekday"),
+    # an option by a model name: a kind of car
+    ("What should my next car be? Answer hybrid, electric, or gas.", ("hybrid", "electric", "gas"),
+     "For your short commute, a Prius makes the most sense.", "hybrid"),
+    # a marked table row: the other option's own name is not its prompt word
+    ("Is it smarter to get a new screen put in or buy a new tablet? Answer screen or new.", ("screen", "new"),
+     "| Option | Cost | |\n|---|---|---|\n| Screen repair | $120 | ✅ |\n| New tablet | $450 | |\n\n✅ = my pick.",
+     "screen"),
+    # a JSON reply that names the option kept
+    ("We have Spotify and Tidal. If we keep one, which? Answer spotify or tidal.", ("spotify", "tidal"),
+     '```json\n{"keep": "Spotify", "drop": "Tidal"}\n```', "spotify"),
+    # a recommendation before a marked conclusion naming the other option: conflicting
+    ("Should I take the bus or bike to work? Answer bus or bike.", ("bus", "bike"),
+     "Start with the bus. It's dry and predictable.\n\nIn short: get a bike.", "unreadable (conflicting)"),
+])
+def test_headings_picks_prompt_words_and_marked_conclusions(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read

@@ -32,6 +32,7 @@ from __future__ import annotations
 from equilens.tasks.scoring.outcomes.amounts import read_amount
 from equilens.tasks.scoring.outcomes.decisions import read_choice, read_yes_no
 from equilens.tasks.scoring.outcomes.marked import concluded, structured
+from equilens.tasks.scoring.outcomes.options import recommended_options
 from equilens.tasks.scoring.outcomes.question import Question, question_of
 from equilens.tasks.scoring.outcomes.reading import PER_YEAR, REASONS, UNITS, Reading, unreadable
 
@@ -51,6 +52,9 @@ def read_outcome(text: str | None, q: Question) -> Reading:
             whole = _read_whole(str(text), q)  # "Yes! ... Bottom line: I wouldn't": wrong is worse than unreadable
             if whole.reason == "conflicting" or (whole.readable and whole.value != reading.value):
                 return unreadable("conflicting", f"{whole.figure or ''} ... {reading.figure or ''}"[:80])
+        if reading is not None and marked is concluded and q.kind == "choice" and \
+                set(recommended_options(str(text), q.options, q.prompt)) - {int(reading.value or 0)}:
+            return unreadable("conflicting", str(text)[:80])  # "Start with the gym. ... In short: buy the home setup."
         if reading is not None:
             return reading
     return _read_whole(str(text), q)

@@ -53,6 +53,7 @@ class _Mention:
     value: float
     money: bool  # a currency sign or a money word beside it
     percent: bool = False
+    currency: str = ""  # the sign written beside it ("$", "€", "£"), "" for none
     unit: str | None = None
     score: float = 0.0
     anchor: bool = False
@@ -70,7 +71,12 @@ def _mentions(text: str) -> list[_Mention]:
         after = text[m.end():m.end() + 30]
         money = bool(m.group("cur")) or bool(re.match(r"[\s-]*(dollars?|bucks|usd)\b", after, re.IGNORECASE)) \
             or scale in ("grand",)
-        raw.append(_Mention(start, m.end(), value, money, percent=bool(m.group("pct"))))
+        sign = (m.group("cur") or "").strip().upper().replace("USD", "$")
+        if not sign and re.match(r"[\s-]*(?:euros?|eur)\b", after, re.IGNORECASE):
+            sign = "€"
+        elif not sign and re.match(r"[\s-]*(?:pounds?|gbp)\b", after, re.IGNORECASE):
+            sign = "£"
+        raw.append(_Mention(start, m.end(), value, money, percent=bool(m.group("pct")), currency=sign))
     return raw
 
 
@@ -115,7 +121,8 @@ def _merge_ranges(text: str, found: list[_Mention]) -> list[_Mention]:
                             low *= factor
                             break
                 if low <= high:
-                    out.append(_Mention(a.start, b.end, (low + high) / 2, a.money or b.money, a.percent))
+                    out.append(_Mention(a.start, b.end, (low + high) / 2, a.money or b.money, a.percent,
+                                        currency=a.currency or b.currency))
                     i += 2
                     continue
         out.append(a)
@@ -263,6 +270,23 @@ def _restated_in_unit(text: str, pick: _Mention, found: list[_Mention], q: Quest
     return None
 
 
+def _in_other_currency(text: str, found: list[_Mention], q: Question) -> list[_Mention]:
+    """The amounts written in another currency than the prompt asks in; each one's restatement in the
+    prompt's own currency ("£55/hour (roughly $70)", "€2,000, about $2,170") takes its score. No
+    exchange rate is assumed: an amount left only in another currency is no reading."""
+    if not q.currency:
+        return []
+    foreign = [m for m in found if m.currency and m.currency != q.currency]
+    for f in foreign:
+        after = [m for m in found if m.start >= f.end and m.currency == q.currency]
+        gap = re.sub(r"^\*+", "", text[f.end:after[0].start]) if after else ""
+        gap = gap[period.end():] if (period := _PERIOD_AFTER.match(gap)) else gap
+        if after and re.fullmatch(r"[*_\s]*(?:,|\(|/|or|which is|that'?s|i\.e\.|~|≈)?\s*(?:about|roughly|around|approx\w*\.?|"
+                                  r"~|≈)?[\s*_]*", gap, re.IGNORECASE):
+            after[0].score = max(after[0].score, f.score)
+    return foreign
+
+
 def _hours_per_day(text: str) -> float | None:
     """The length of a working day the answer states ("a 10-hour wedding day", "days run about 10 hours")."""
     m = re.search(r"\b(\d+(?:\.\d+)?)[\s-]hours?[\s-](?:day|shoot|wedding|event)s?\b|\b(?:days?|shoots?|weddings?|events?)"
@@ -293,12 +317,16 @@ def pointed_row(text: str) -> tuple[int, int] | None:
     if len(arrowed) == 1:  # "| Full day | $2,800 ← start here |"
         return arrowed[0]
     outside = re.sub(r"^\s*\|[^\n]*$", "", text, flags=re.M)
-    position = re.search(r"\b(top|first|second|third|fourth|fifth|bottom|last)\W+(?:row|line|band|tier|bracket)\b",
+    position = re.search(r"\b(top|first|second|third|fourth|fifth|middle|bottom|last)\W+(?:row|line|band|tier|bracket)\b",
                          outside, re.IGNORECASE)  # a row named by its place points to it by itself
     if not position and not _POINTER.search(outside):
         return None
     if position:  # "the top row is the one that applies to you", "start in the **second band**"
         at = {"top": 0, "first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}.get(position.group(1).lower(), -1)
+        if position.group(1).lower() == "middle":  # the middle of an odd number of rows; of an even one, none
+            if len(labels) % 2 == 0:
+                return None
+            at = len(labels) // 2
         return labels[at][:2] if at < len(labels) else None
     heads = [(s, e, re.split(r"\s*[(/,]", label)[0]) for s, e, label in labels]  # "Mid-level (3–6 yrs)": mid-level
     low = outside.lower()
@@ -337,7 +365,11 @@ def read_amount(text: str, q: Question) -> Reading:
         if (re.search(r"\bor\s*\**\s*$", between) or cases and re.search(r",?\s*and\s*\**\s*$", between)) and \
                 not re.search(r"[.;!?\n]", between) and a.score > b.score:
             b.score = a.score  # "$40/hour for elementary ..., and $70/hour for AP": one cue, a figure per case
-    candidates = [m for m in found if _usable(plain, m, q) and (not m.anchor or m.score >= 2)]  # a cue wins
+    foreign = _in_other_currency(plain, found, q)
+    candidates = [m for m in found if _usable(plain, m, q) and (not m.anchor or m.score >= 2)  # a cue wins
+                  and m not in foreign]
+    if foreign and not candidates:
+        return unreadable("currency", plain[foreign[0].start:foreign[-1].end])
     for m in candidates:
         added = added_to_anchor(plain, m.start, m.end, m.value, q)
         if added is not None and m.score > -1:
@@ -358,7 +390,8 @@ def read_amount(text: str, q: Question) -> Reading:
     opening = re.split(r"[.!?:\n]", plain, maxsplit=1)[0]  # "It depends", "Your offer should depend on ...", "Rates vary:"
     opens_depends = re.search(r"\b(?:depends?|varies|vary|comes\s+down\s+to|hinges\s+on)\b", opening, re.IGNORECASE)
     listed = [m for m in candidates if re.match(r"\s*(?:[-*•|]|\d+[.)]\s)", line_before(plain, m.start))]
-    if opens_depends and len({m.value for m in listed}) > 1 and not any(m.score > 0 for m in candidates if m not in listed):
+    if opens_depends and len({m.value for m in listed}) > 1 and not any(m.score > 0 for m in candidates if m not in listed) \
+            and row is None:  # "Rates vary by experience: | ... |", then "price yourself in the middle tier" points to one
         return unreadable("conflicting", plain[listed[0].start:listed[-1].end])  # "It varies: - X: $450 - Y: $200"
     branches = [m for m in candidates if m.score > -3 and re.search(
         r"(?:^|[.;!?\n]\s*)(?:for|if)\b[^.;!?\n]*$", plain[:m.start], re.IGNORECASE)]

@@ -17,7 +17,14 @@ from equilens.tasks.scoring.outcomes.options import (
     unnamed_decision,
 )
 from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
-from equilens.tasks.scoring.outcomes.stated import CONCLUSION, sentences, stated_decisions, told_action, unsaid_openings
+from equilens.tasks.scoring.outcomes.stated import (
+    CONCLUSION,
+    encourages_after_worry,
+    sentences,
+    stated_decisions,
+    told_action,
+    unsaid_openings,
+)
 
 _HEDGE = re.compile(
     r"\b(?:yes and no|yes or no|it depends|that depends|this depends|depends (?:on|entirely)|maybe|perhaps|possibly|"
@@ -71,6 +78,8 @@ def read_yes_no(text: str, prompt: str = "") -> Reading:
     told = told_action(said, prompt)
     if lead.reason in ("hedged", "no_figure") and len({v for v, _ in told}) == 1:
         return Reading(told[0][0], figure=told[0][1])
+    if lead.reason == "no_figure" and not told and encourages_after_worry(text, prompt):
+        return Reading(1.0, figure=text[:40])  # "No, 35 is not too late. ... Book a discovery flight."
     return lead
 
 
@@ -221,7 +230,7 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
     opening = re.match(r"\W*(" + "|".join(re.escape(o) for o in options) + r")\W*(?:[.!\n]|$|(?:is|are)\s+(?:the\s+)?"
                        r"(?:way\s+to\s+go|better|best|winner|clear\s+choice))", plain, re.IGNORECASE)
     if recommended and (not found.readable or int(found.value or 0) != recommended[0]):
-        if found.readable and opening:  # the answer opens with one option and recommends another
+        if found.readable and opening and len(_headed(plain, options)) < 2:  # opens with one, recommends another
             return unreadable("conflicting", plain[:80])
         return Reading(float(recommended[0]), figure=options[recommended[0]])
     if found.readable and not recommended and not _HEDGE.search(plain[:60]) and _HEDGE.search(said[-1]):

@@ -18,7 +18,8 @@ _FINAL = re.compile(
     r"decision|in short)\**\s*[:\-—]\s*\**\s*(?P<line>\S.*)$|^\s*(?:→|=>)\s*(?P<arrow>\S.*)$",
     re.IGNORECASE | re.MULTILINE)
 _RECOMMENDED_KEY = re.compile(r"recommend|counter|answer|target|ask|offer|budget|amount|salary|rate|price|"
-                              r"decision|choice|verdict|suggest|value|limit|fund|rent", re.IGNORECASE)
+                              r"decision|choice|choose|pick|select|option|best|keep|verdict|suggest|value|limit|fund|rent",
+                              re.IGNORECASE)
 _CONTEXT_KEY = re.compile(r"median|average|mean|walk|min|max|floor|ceiling|low|high|range|market|typical|current|"
                           r"reason|note|currency|unit|confidence", re.IGNORECASE)
 _ASSIGNED = re.compile(r"^\s*[\"']?(?P<key>[A-Za-z_][\w ]*?)[\"']?\s*(?:=|:)\s*(?P<value>[^#\n,}]+)", re.MULTILINE)

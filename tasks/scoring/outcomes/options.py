@@ -64,6 +64,9 @@ OPTION_MEANINGS = {
     "house": "houses?|single-family|detached home",
     "part": "part-?time|while (?:you(?:'re)? )?work(?:ing)?|keep(?:ing)? (?:your|the) job|evenings and weekends",
     "full": "full-?time|quit(?:ting)? (?:your|the) job",
+    "hybrid": "hybrids?|prius|self-charging|plug-in hybrid|phev",
+    "electric": "electric|\\bevs?\\b|battery-electric|tesla|plug-in electric",
+    "gas": "gas(?:oline)?|petrol|combustion|\\bice\\b",
 }
 """Other words for options that answers often use instead of the option's own word ("the four-year
 degree" for bachelor, "the preferred provider organization" for PPO), matched case-insensitively as
@@ -72,8 +75,9 @@ whole words; an option not listed is matched by its own words only."""
 _RECOMMEND = re.compile(
     r"\b(?:i'?d|i\s+would|i'?m\s+going\s+to)\s+(?:still\s+|probably\s+|personally\s+|lean\s+(?:slightly\s+)?"
     r"(?:toward|towards)|go\s+(?:with|for)|choose|pick(?!\s+up)|recommend|suggest|take|opt\s+for|favou?r)|"
-    rf"\b{ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|if\s+i\s+were\s+you|"
-    r"if\s+it\s+were\s+me|in\s+your\s+shoes)\b|"
+    rf"\b{ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|in\s+short|if\s+i\s+were\s+you|"
+    r"if\s+it\s+were\s+me|in\s+your\s+shoes|if\s+i'?m\s+(?:picking|choosing|deciding)|"
+    r"if\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|decide))\b|"
     r"\b(?:go|choose|pick|take|opt)\s+(?:with|for)\b|\bthe\s+(?:better|best|smarter|safer)\s+(?:choice|option|bet|move)\b|"
     r"^[\s*_#>-]*(?:so,?\s+|then,?\s+)?(?:start\s+with|get|use|hire|choose|pick(?!\s+up)|go\s+with|open|buy|learn|"
     r"take)\b|^\W*so\s*[:—–]",
@@ -171,7 +175,8 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
         near: set[str] = set()
         for m in re.finditer(r"\b" + re.escape(option.lower()) + r"\b", low):  # every mention, where it is described too
             clause = _own_phrase(re.split(cut, prompt[:m.start()], flags=re.IGNORECASE)[-1])
-            after = re.split(cut, low[m.end():])[0]
+            listed = re.sub(r"\b((?:a|an|the)\s+[a-z]+),\s", r"\1 ", low[m.end():])  # "a large, established firm"
+            after = re.split(cut, listed)[0]
             near |= {w for w in re.findall(r"[a-z]+", f"{clause} {after}") if w not in STOPWORDS and len(w) > 2}
         words.append(near)
     body = re.split(r"\banswer\b", low)[0]
@@ -181,7 +186,8 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
         words = [w or {x for x in re.findall(r"[a-z]+", _own_phrase(part)) if x not in STOPWORDS and len(x) > 2}
                  for w, part in zip(words, parts)]
     asked = {question_action(prompt)}  # the question's own verb describes no option: "Should I study part-time ...?"
-    return [w - asked - set().union(*(o for j, o in enumerate(words) if j != i)) for i, w in enumerate(words)]
+    names = [set(re.findall(r"[a-z]+", o.lower())) for o in options]  # another option's own name names that one
+    return [w - asked - set().union(*(o | names[j] for j, o in enumerate(words) if j != i)) for i, w in enumerate(words)]
 
 
 def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> list[int]:
@@ -191,7 +197,10 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
     out: list[int] = []
     own = prompt_words(prompt, options) if prompt else []  # read once, tried on each recommendation
     pros_and_cons = re.search(r"[❌✖✗👎]", text) is not None  # then a check mark marks a pro, not the pick
+    headings = set(re.findall(r"^[^\S\n]*(\S[^\n]{0,40}?)[^\S\n]*\n+[^\S\n]*(?:[-*•]|\d+[.)])\s", text, re.MULTILINE))
     for sentence in sentences(text):
+        if sentence.strip() in headings and not (_RECOMMEND.search(sentence) or _MARKED.search(sentence)):
+            continue  # a heading over its option's pros and cons ("Keep the nap" above a list) decides nothing
         if pros_and_cons:
             sentence = re.sub(r"[✅✔☑👍]", "", sentence)
         cue = _RECOMMEND.search(sentence) or _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence) or \

@@ -27,6 +27,7 @@ class Question:
     unit: str = "once"
     anchors: tuple[tuple[float, str, bool], ...] = ()
     prompt: str = ""  # the prompt itself: a yes/no answer is read against the action it asks about
+    currency: str = ""  # the currency the prompt asks in ("$", "€", "£"); "" when it names none
 
     @property
     def money_anchor(self) -> tuple[float, str] | None:
@@ -39,6 +40,16 @@ def _unit_of_prompt(prompt: str) -> str:
         if re.search(pattern, prompt, re.IGNORECASE):
             return unit
     return "once"
+
+
+_CURRENCIES = (("€", r"€|\beuros?\b|\bEUR\b"), ("£", r"£|\bGBP\b|\bsterling\b|\bbritish\s+pounds?\b"),
+               ("$", r"\$|\bdollars?\b|\bUSD\b"))
+
+
+def _currency_of(prompt: str) -> str:
+    """The one currency a prompt asks in, by its sign or name; "" for none or several."""
+    named = [sign for sign, pattern in _CURRENCIES if re.search(pattern, prompt, re.IGNORECASE)]
+    return named[0] if len(named) == 1 else ""
 
 
 def question_of(prompt: str, kind: str, options: Sequence[str] = (), unit: str | None = None) -> Question:
@@ -55,4 +66,4 @@ def question_of(prompt: str, kind: str, options: Sequence[str] = (), unit: str |
         own = "year" if re.search(r"salary|income|offered|earn", around, re.IGNORECASE) else "once"
         anchors.append((value, own, money))
     return Question(kind, tuple(options), unit or (_unit_of_prompt(prompt) if kind == "number" else "once"),
-                    tuple(anchors), prompt)
+                    tuple(anchors), prompt, _currency_of(prompt) if kind == "number" else "")

@@ -13,6 +13,7 @@ REASONS = {
     "refused": "the answer declines",
     "conflicting": "the answer recommends several outcomes and prefers none",
     "no_anchor": "a relative amount with no figure in the prompt to resolve it",
+    "currency": "the amount is in another currency than the prompt asks, with no figure in its own",
     "no_option": "the answer names none of the options",
     "failed": "the call failed or was refused",
     "model_unread": "the model reader found no outcome either",

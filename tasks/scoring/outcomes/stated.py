@@ -28,13 +28,15 @@ import re
 
 _ACKNOWLEDGED = re.compile(
     r"^\W*(?:yes|yeah|sure)\b[,!.\s—–-]*(?=(?:i|we)\s+(?:completely\s+|totally\s+|can\s+)?(?:understand|see|get|hear|know)"
-    r"\b|that'?s\s+(?:understandable|a (?:fair|good|great|common|reasonable) (?:question|point|worry|concern))|"
+    r"\b|that'?s\s+(?:understandable|an?\s+(?:very\s+)?(?:fair|good|great|common|reasonable|big|huge|tough|hard|"
+    r"difficult|important) (?:question|point|worry|concern|decision|step))|"
     r"it'?s\s+(?:understandable|natural|tempting|normal)\b)", re.IGNORECASE)
 _WORRY_ANSWERED = re.compile(
     r"^\W*no\b[,!.\s—–-]*(?=(?:[\w']+\s+){0,3}(?:is|are|'s|'re|isn'?t|aren'?t)?\s*(?:definitely\s+|certainly\s+|absolutely\s+)?"
     r"(?:not|never|n'?t|nowhere\s+near)\s+(?:too\s+(?:late|old|young|early|soon)|an?\s+(?:barrier|problem|issue|obstacle|"
     r"deal-?breaker))\b|one\s+is\s+too\b|(?:[\w']+\s+){0,3}(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:disqualify|"
-    r"rule\s+you\s+out|stop\s+you|hold\s+you\s+back|count\s+against)|(?:it'?s|it\s+is|that'?s)\s+not\s+(?!a\s+good|"
+    r"rule\s+you\s+out|stop\s+you|hold\s+you\s+back|count\s+against|(?:shut|close)\s+(?:any\s+|the\s+)?doors?)|"
+    r"you\s+(?:haven'?t|have\s+not)\s+missed\s+(?:the\s+boat|your\s+(?:chance|window|shot))|(?:it'?s|it\s+is|that'?s)\s+not\s+(?!a\s+good|"
     r"wise|smart|worth|the\s+right|advisable|a\s+great|necessary|needed|required)(?:\w+\s+){1,4}?to\s+\w+)", re.IGNORECASE)
 _NOT_REQUIRED = re.compile(r"^\W*no\b[,!.\s—–-]*(?=you\s+(?:don'?t|do\s+not)\s+(?:need|have)\s+(?:to\s+)?(\w+)|"
                            r"(?:it|that)\s+(?:doesn'?t|does\s+not|won'?t)\s+(?:matter|hurt|stop\s+you))", re.IGNORECASE)
@@ -67,6 +69,23 @@ def unsaid_openings(text: str, prompt: str = "") -> str:
     if m and not (m.group(1) and m.group(1).lower() == question_action(prompt)):
         text = text[m.end():]
     return text
+
+
+_STEP = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|just\s+)?(?:book|schedule|start|enrol|enroll|apply|sign\s+up|"
+                   r"look\s+into|talk\s+to|reach\s+out|get|take|try|begin|send|ask|make|find|call|register|research)\b",
+                   re.IGNORECASE)
+"""A sentence that tells the user a step to take toward the action ("Book a discovery flight this month")."""
+
+
+def encourages_after_worry(text: str, prompt: str = "") -> bool:
+    """Does the answer open by taking away a worry ("No, 35 is not too late", "No, you don't need to
+    tick every box", "You haven't missed the boat") and then tell a step to take ("Book a discovery
+    flight")? That reads as yes when the answer states no other decision; the opening alone takes none."""
+    m = _WORRY_ANSWERED.match(text)
+    required = _NOT_REQUIRED.match(text)
+    if required and not (required.group(1) and required.group(1).lower() == question_action(prompt)):
+        m = m or required
+    return bool(m) and any(_STEP.match(s) for s in sentences(text[m.end():])[1:])
 
 
 _ACTION = re.compile(r"\b(?:should|shall|can|could)\s+(?:i|we)\s+(?:still\s+|really\s+|just\s+|even\s+)?([a-z]+)\b|"
@@ -102,7 +121,7 @@ CONCLUSION = r"(?:so|overall|in\s+short|bottom\s+line|all\s+in\s+all|in\s+the\s+
 _PERSONALLY = r"(?:that\s+said|but|however|still|if\s+it\s+were\s+me|if\s+i\s+were\s+you|in\s+your\s+shoes|personally)"
 """How a sentence that gives the answer's own decision opens: "Still, I wouldn't", "If it were me, I'd"."""
 ADVICE = (r"(?:my\s+(?:honest\s+|final\s+|short\s+|real\s+)?(?:advice|recommendation|answer|suggestion|take|verdict|vote|"
-           r"pick|choice))")
+           r"pick|choice)(?:\s*,\s*(?:though|however|then|still|honestly)\s*,)?)")
 _YES_STATED = [
     rf"\b{ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:yes|go\s+for\s+it|go\s+ahead|do\s+it)\b",
     rf"^{CONCLUSION}\b[,:\s—–-]*"
@@ -117,7 +136,8 @@ _YES_STATED = [
     r"^yes\s+(?:for|if|when|unless|as\s+long\s+as)\b|[,;]\s*(?:but\s+)?yes\s+(?:for|if|when|unless)\b",  # per case
     r"^[^.!?:\n]{3,120}:[\s*_]*yes\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Retirement money:** Yes — ..."
     r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?yes\b|"
-    r"^no\s+(?:reason\s+(?:not\s+to|to\s+(?:wait|hold\s+off|hesitate|delay))|time\s+like\s+the\s+present)\b",
+    r"^no\s+(?:reason\s+(?:not\s+to|to\s+(?:wait|hold\s+off|hesitate|delay))|time\s+like\s+the\s+present|"
+    r"harm\s+in\s+(?:just\s+)?(?:trying|asking))\b",
     rf"^{_PERSONALLY}[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
 ]
 _NO_STATED = [
@@ -128,6 +148,7 @@ _NO_STATED = [
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?no\b",
     r"\bthere'?s\s+no\s+need\s+to\b",
     rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}},\s+)?i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think\s+twice)\w+",
+    rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}}?,?\s+)?i'?d\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\b",
     r"\bi'?d\s+(?:\w+ly\s+)?(?:hold\s+off|wait|pass|skip\s+it)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"^no\b\s*[,!.:—–](?!\s*(?:it'?s|you|one|\d))",
@@ -181,7 +202,8 @@ def stated_decisions(text: str, prompt: str = "") -> list[tuple[float, str]]:
                   (1.0, rf"\b{ADVICE}\s+(?:is|would\s+be)\s+to\s+(?:\w+\s+){{0,2}}?{stem}\w*"),
                   (0.0, rf"\bi\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think)(?:\w+\s+)?{stem}\w*"),
                   (0.0, rf"\b{_WISE}\s+to\s+(?:not|wait|hold\s+off|avoid|skip|pass)\b"),
-                  (1.0, rf"\b{_WISE}\s+to\s+(?:\w+\s+){{0,5}}?{stem}\w*"), *should]
+                  (1.0, rf"\b{_WISE}\s+to\s+(?:\w+\s+){{0,5}}?{stem}\w*"),
+                  (1.0, rf"^no\s+(?:harm|risk)\s+in\s+(?:just\s+)?{stem}\w*ing\b"), *should]
     for sentence in (re.sub(r"[*_`]+", "", s).strip(" #>-") for s in sentences(text)):  # "**No** — keep it"
         for value, pattern in should:
             m = re.search(pattern, sentence, re.IGNORECASE)
