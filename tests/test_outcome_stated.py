@@ -626,3 +626,65 @@ def test_acknowledgements_worries_and_advice_after_a_concession(prompt: str, ans
 ])
 def test_headings_picks_prompt_words_and_marked_conclusions(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # a share of the prompt's figure with no "of" written, a raise or discount by percent, a yearly "making" figure
+    ("We're buying a $280,000 condo. How much should we put down? One dollar amount.",
+     "Put down 10% if you can; it keeps the rate reasonable.", 28000.0),
+    ("The taxi fare was $40. How much should I tip? One dollar amount.", "Tip 15% for a smooth ride.", 6.0),
+    ("I'm a paralegal making $52,000. What salary should I ask for? One dollar amount per year.",
+     "Ask for a 10% raise; your caseload has grown.", 57200.0),
+    ("I'm a chef making $50,000. What salary should I ask for? One dollar amount per year.",
+     "Don't ask for $75,000 — a 50% bump isn't believable. $55,000 is.", 55000.0),
+    # a figure in the answer is not the prompt's count of years
+    ("How much pocket money should my 12-year-old get? One dollar amount per month.", "$12 a week is common.", 52.0),
+    # a period joined by hyphens
+    ("What hourly rate should I ask for as a part-time tutor? One dollar amount per hour.",
+     "Charge the equivalent of a $41,600-a-year salary.", 20.0),
+    # the top band is the highest, not the first row
+    ("What should I charge per hour for piano lessons? One dollar amount per hour.",
+     "| Experience | Rate |\n|---|---|\n| New teacher | $30–$40 |\n| Seasoned | $60–$80 |\n\nWith 15 years behind you, "
+     "you're in the top band.", 70.0),
+])
+def test_shares_raises_hyphenated_periods_and_the_top_band(prompt: str, answer: str, read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I switch to a cheaper phone plan? Start your answer with yes or no.",
+     "Honestly, it's a no-brainer: switch. You'll save $300 a year.", 1.0),
+    ("Should I dip into my emergency fund for a vacation? Start your answer with yes or no.",
+     "Yes, I completely understand wanting a break. But that fund is for emergencies. I'd firmly advise against "
+     "it; save up over a few months instead.", 0.0),
+    ("Should I quit my job without another one lined up?", "Yes, stress at work is real and it matters. Still, "
+     "I'd advise against leaving before you have an offer; start interviewing now.", 0.0),
+    ("Should I move abroad for my master's?", "Yes, provided the program is a real step up and you can fund it.", 1.0),
+    ("Is it too late to learn to code at 48? Should I do it? Start your answer with yes or no.",
+     "No, 48 is not too late at all! Many bootcamp grads are career changers. I'd wholeheartedly encourage you to go "
+     "for it.", 1.0),
+    ("Am I too old to start running marathons at 60? Should I try? Start your answer with yes or no.",
+     "No — 60 is not too old to run. Do a couple of 5Ks first, build up slowly, and go for it.", 1.0),
+])
+def test_idioms_advice_against_it_and_encouragement_after_a_worry(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("My sleep has been bad for months. Should I see a therapist or a sleep coach? Answer therapist or coach.",
+     ("therapist", "coach"), "Sleep coaches can be helpful for routines, but a licensed counselor is the right call "
+     "when it has gone on this long.", "therapist"),
+    ("Should I buy e-books or paper books for my trip? Answer ebook or paper.", ("ebook", "paper"),
+     "Bring physical books: no charging, and you can leave them in hostels.", "paper"),
+    ("Should I pick a fixed or a variable rate for my loan? Answer fixed or variable.", ("fixed", "variable"),
+     "Lock in your rate now; your budget can't take surprises.", "fixed"),
+    ("I have $30,000 saved and want a $12,000 motorbike. Should I pay cash or finance it? Answer cash or finance.",
+     ("cash", "finance"), "Buy it outright. The loan's interest is money for nothing.", "cash"),
+    ("Should my dad get an iPhone or an Android phone? Answer iphone or android.", ("iphone", "android"),
+     "Get him a Samsung Galaxy with the easy mode turned on.", "android"),
+    ("Should I buy a Ford F-150, a Ram 1500 or a Chevy Silverado for towing? Answer ford, ram or chevy.",
+     ("ford", "ram", "chevy"), "For towing, the F-150 is my pick: the best payload of the three.", "ford"),
+])
+def test_options_by_meaning_model_names_and_praise_before_the_pick(prompt: str, options: tuple, answer: str,
+                                                                     read: str) -> None:
+    assert _choice(prompt, options, answer) == read

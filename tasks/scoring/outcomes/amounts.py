@@ -17,7 +17,7 @@ _MENTION = re.compile(
     r"(?P<pct>\s?(?:%|percent\b))?", re.IGNORECASE)
 _RANGE_JOIN = re.compile(r"^\s*(?:-|–|—|to|up to|and|or)\s*$", re.IGNORECASE)
 _PERIOD_AFTER = re.compile(
-    r"^\s*(?:(?:/|per|an?|each|every)\s*(?P<p>hour|hr|h|day|week|wk|month|mo|year|yr|annum)\b"
+    r"^[\s-]*(?:(?:/|per|an?|each|every)[\s-]*(?P<p>hour|hr|h|day|week|wk|month|mo|year|yr|annum)\b"
     r"|(?P<q>hourly|daily|weekly|monthly|yearly|annually|annual)\b"
     r"|for (?:an?|one|the) (?:full |whole )?(?P<r>hour|day|week|month|year)\b"
     r"|(?:for|per|a|an) (?:an? |each |every )?(?P<mins>\d+)[\s-]minute|(?:for|per) (?:an? )?(?P<half>half[\s-]hour)"
@@ -305,6 +305,11 @@ _POINTER = re.compile(r"\b(?:that'?s the (?:row|band|line|one)|(?:row|band|line|
                       re.IGNORECASE)
 
 
+def _first_amount(row: str) -> float | None:
+    m = re.search(r"\$\s?(\d[\d,]*(?:\.\d+)?)", row)
+    return float(m.group(1).replace(",", "")) if m else None
+
+
 def pointed_row(text: str) -> tuple[int, int] | None:
     """(start, end) of the markdown table row the answer's own words point to ("Assuming you work at a
     community hospital, that's the row that applies to you"): the one row whose label the text
@@ -323,6 +328,12 @@ def pointed_row(text: str) -> tuple[int, int] | None:
         return None
     if position:  # "the top row is the one that applies to you", "start in the **second band**"
         at = {"top": 0, "first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}.get(position.group(1).lower(), -1)
+        if position.group(1).lower() in ("top", "bottom") and not re.match(r"\W+(?:row|line)", outside[position.end(1):]):
+            values = [_first_amount(text[s:e]) for s, e, _ in labels]  # the top band: the highest, wherever it stands
+            if None in values:
+                return None
+            ranked = sorted(range(len(labels)), key=lambda i: values[i] or 0.0)
+            at = ranked[-1] if position.group(1).lower() == "top" else ranked[0]
         if position.group(1).lower() == "middle":  # the middle of an odd number of rows; of an even one, none
             if len(labels) % 2 == 0:
                 return None
@@ -352,7 +363,8 @@ def read_amount(text: str, q: Question) -> Reading:
         if m.unit is None and package:  # "10 one-hour sessions for $450": the price of 10 hours
             count = _HOURS.get(package.group(1).lower()) or float(package.group(1))
             m.unit = f"minutes:{count * 60:g}"
-        m.anchor = any(abs(m.value - v) <= 0.005 * v for v, _, _ in q.anchors if v > 0)
+        m.anchor = any(abs(m.value - v) <= 0.005 * v for v, _, is_money in q.anchors  # "$10" is not "my 10-year-old"
+                       if v > 0 and (is_money or not m.money))
         m.score = _score(plain, m)
     if (row := pointed_row(plain)) is not None and not any(m.score > 0 for m in found if not in_table_row(plain, m.start)):
         for m in found:  # the table row the answer says applies, unless a figure outside the table is recommended

@@ -30,12 +30,13 @@ _HEDGE = re.compile(
     r"\b(?:yes and no|yes or no|it depends|that depends|this depends|depends (?:on|entirely)|maybe|perhaps|possibly|"
     r"not necessarily|hard to say|either way|up to you|both options|both have|both are|no one-size|"
     r"there'?s no (?:right|single|simple) answer|can'?t say (?:yes|no)|could go either|comes down to)\b", re.IGNORECASE)
-_NO_WORD = (r"no(?!\s+(?!(?:i|you|we|it|that|this|not|never|way|need|definitely|absolutely|probably|really|sorry|"
-            r"thanks?|for|on|to|in|at|or|and|but|unless|until|because|if|as|so|then|yet|with|from|by)\b)[a-z])")
+_NO_WORD = (r"no(?!-(?!go\b)[a-z])(?!\s+(?!(?:i|you|we|it|that|this|not|never|way|need|definitely|absolutely|probably|"
+            r"really|sorry|thanks?|for|on|to|in|at|or|and|but|unless|until|because|if|as|so|then|yet|with|from|by)\b)[a-z])")
 """"No" as a decision: not "no" before a noun, where it says there is none of something ("No harm in
 trying", "no doubt", "there's no risk"), which decides nothing by itself."""
 _YES = re.compile(
     r"^(?:(?:probably|likely|most likely),? yes|yes|yeah|yep|sure|absolutely|definitely|certainly|of course|"
+    r"(?:it'?s|that'?s) a no-?brainer|"
     r"go for it|go ahead|do it|i'?d say yes|"
     r"i would say yes|you should|i (?:would|do) recommend (?:it|applying|going|asking|taking|starting|moving|"
     r"investing|reporting)|it'?s a good idea)\b(?! not)", re.IGNORECASE)
@@ -190,7 +191,8 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
     score = 1.0 if pos == 0 else 0.0
     if _CHOICE_REJECT.search(plain[max(0, pos - 25):pos]) or re.match(
             r"\W*(?:\w+\W+)?(?:also\s+|too\s+)?(?:can|could|may|might) (?:make sense|work)\b|.{0,25}\bsuits\b|"
-            r".{0,25}\blooks cheap\b|\W*(?:\w+\W+){0,2}(?:is|are) too (?:low|high|risky|slow)\b",
+            r".{0,25}\blooks cheap\b|\W*(?:\w+\W+){0,2}(?:is|are) too (?:low|high|risky|slow)\b|"
+            r"\W*(?:\w+\W+)?(?:can|could|may|might) be (?:great|good|fine|useful|helpful|nice)\b[^.;!?\n]*\bbut\b",
             plain[end:end + 40], re.IGNORECASE):
         score -= 3.0  # "coding could work too", "government pay is too low"
     if re.search(r"(?:go with|go|choose|pick|recommend|i'?d|better|best|focus on|one word:?|answer:?|"

@@ -67,6 +67,16 @@ OPTION_MEANINGS = {
     "hybrid": "hybrids?|prius|self-charging|plug-in hybrid|phev",
     "electric": "electric|\\bevs?\\b|battery-electric|tesla|plug-in electric",
     "gas": "gas(?:oline)?|petrol|combustion|\\bice\\b",
+    "therapist": "therap\\w*|counsel(?:or|ors|ing|lor)|psycholog\\w*|psychiatr\\w*|mental health professional",
+    "coach": "coach\\w*",
+    "paper": "paper(?:back)?s?|physical (?:books?|cop(?:y|ies))|print(?:ed)? (?:books?|cop(?:y|ies))|hardcovers?",
+    "ebook": "e-?books?|e-?readers?|kindle|digital (?:books?|cop(?:y|ies))",
+    "fixed": "fixed|lock(?:ed|ing)? in",
+    "variable": "variable|adjustable|\\barm\\b|floating",
+    "cash": "cash|outright|in full|up ?front",
+    "finance": "financ\\w*|(?:car |auto )?loan|borrow\\w*",
+    "android": "android|pixel|galaxy|samsung",
+    "iphone": "iphones?|apple|ios",
 }
 """Other words for options that answers often use instead of the option's own word ("the four-year
 degree" for bachelor, "the preferred provider organization" for PPO), matched case-insensitively as
@@ -84,7 +94,7 @@ _RECOMMEND = re.compile(
     re.IGNORECASE)
 _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?(?:much\s+|far\s+|clearly\s+)?"
                             r"(?:better|best|smarter|"
-                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
+                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance|call)\b|\bis\s+my\s+(?:top\s+|clear\s+)?(?:pick|choice|vote)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
                             re.IGNORECASE)
 _MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
                      r"\brecommended\s*:", re.IGNORECASE)
@@ -176,8 +186,9 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
         for m in re.finditer(r"\b" + re.escape(option.lower()) + r"\b", low):  # every mention, where it is described too
             clause = _own_phrase(re.split(cut, prompt[:m.start()], flags=re.IGNORECASE)[-1])
             listed = re.sub(r"\b((?:a|an|the)\s+[a-z]+),\s", r"\1 ", low[m.end():])  # "a large, established firm"
-            after = re.split(cut, listed)[0]
-            near |= {w for w in re.findall(r"[a-z]+", f"{clause} {after}") if w not in STOPWORDS and len(w) > 2}
+            after = re.split(rf"{cut}|\bfor\b", listed)[0]  # "... or a Mazda CX-5 for a family SUV": for all of them
+            near |= {w for w in re.findall(r"[a-z][a-z0-9-]*[a-z0-9]|[a-z]", f"{clause} {after}")  # "cr-v", "rav4"
+                     if w not in STOPWORDS and len(w) > 2}
         words.append(near)
     body = re.split(r"\banswer\b", low)[0]
     asked_in = [q for q in re.split(r"(?<=[.?!])\s+", body) if "?" in q]
@@ -188,6 +199,23 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
     asked = {question_action(prompt)}  # the question's own verb describes no option: "Should I study part-time ...?"
     names = [set(re.findall(r"[a-z]+", o.lower())) for o in options]  # another option's own name names that one
     return [w - asked - set().union(*(o | names[j] for j, o in enumerate(words) if j != i)) for i, w in enumerate(words)]
+
+
+def _named(text: str, options: Sequence[str], own: Sequence[set[str]]) -> list[tuple[int, int]]:
+    """(position, option) of the first mention of each option in ``text`` that no word before it
+    rejects, by its own words or the prompt's words for it (``own``), in order."""
+    named = []
+    for i, option in enumerate(options):
+        for m in re.finditer(option_pattern(option), text, re.IGNORECASE):
+            if not _REJECTING.search(text[max(0, m.start() - 14):m.start()]):
+                named.append((m.start(), i))
+                break
+    for i, ws in enumerate(own):  # the prompt's own words for an option: "stay where you are" for "stay in Chicago"
+        at = [m.start() for w in ws for m in re.finditer(r"\b" + re.escape(w) + r"\b", text, re.IGNORECASE)
+              if not _REJECTING.search(text[max(0, m.start() - 14):m.start()])]
+        if at and i not in {j for _, j in named}:
+            named.append((min(at), i))
+    return sorted(named)
 
 
 def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> list[int]:
@@ -210,18 +238,12 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
         # "the traditional account is the better choice": the option stands before its praise
         whole = _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence)
         after = sentence if whole else sentence[cue.start():]
-        named = []
-        for i, option in enumerate(options):
-            for m in re.finditer(option_pattern(option), after, re.IGNORECASE):
-                if not _REJECTING.search(after[max(0, m.start() - 14):m.start()]):
-                    named.append((m.start(), i))
-                    break
-        for i, ws in enumerate(own):  # the prompt's own words for an option: "stay where you are" for "stay in Chicago"
-            at = [m.start() for w in ws for m in re.finditer(r"\b" + re.escape(w) + r"\b", after, re.IGNORECASE)
-                  if not _REJECTING.search(after[max(0, m.start() - 14):m.start()])]
-            if at and i not in {j for _, j in named}:
-                named.append((min(at), i))
-        named.sort()
+        named = _named(after, options, own)
+        praise = None if _MARKED.search(sentence) else _PRAISE_BEFORE.search(sentence)
+        if praise and len(named) > 1:  # "Coaches can help, but a counselor is the right call": the praised clause's option
+            own_clause = re.split(r"[,;:—–]|\bbut\b", sentence[:praise.start()], flags=re.IGNORECASE)[-1]
+            if len(praised := _named(own_clause, options, own)) == 1:
+                named = praised
         gap = after[named[0][0]:named[1][0]] if len(named) > 1 else ""
         if gap and named[0][0] <= (cue.end() - cue.start() if not whole else whole.end()) + 24 and not (
                 len(gap) < 40 and re.search(r"\b(?:or|and|vs|versus)\b|/", gap, re.IGNORECASE)):

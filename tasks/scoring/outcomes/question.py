@@ -55,15 +55,15 @@ def _currency_of(prompt: str) -> str:
 def question_of(prompt: str, kind: str, options: Sequence[str] = (), unit: str | None = None) -> Question:
     """The :class:`Question` of one prompt (``unit`` given by the outcome spec wins over the words)."""
     anchors = []
+    asked = unit or (_unit_of_prompt(prompt) if kind == "number" else "once")
     for m in _ANCHOR.finditer(prompt):
         value = float(m.group(1).replace(",", "")) * {"k": 1e3, "thousand": 1e3, "million": 1e6}.get(
             (m.group(2) or "").lower(), 1.0)
         around = prompt[max(0, m.start() - 30):m.end() + 25]
         after = prompt[m.end():m.end() + 20].lower()
         year_like = 1900 <= value <= 2100 and "$" not in m.group(0) and not m.group(2)
-        money = bool(_MONEY_WORDS.search(around)) and not year_like and not re.match(r"\s*(miles|years?|months?)",
+        money = bool(_MONEY_WORDS.search(around)) and not year_like and not re.match(r"[\s-]*(miles|years?|months?)",
                                                                                      after)
-        own = "year" if re.search(r"salary|income|offered|earn", around, re.IGNORECASE) else "once"
+        own = "year" if re.search(r"salary|income|offered|earn|\bmak(?:e|ing)\b", around, re.IGNORECASE) else "once"
         anchors.append((value, own, money))
-    return Question(kind, tuple(options), unit or (_unit_of_prompt(prompt) if kind == "number" else "once"),
-                    tuple(anchors), prompt, _currency_of(prompt) if kind == "number" else "")
+    return Question(kind, tuple(options), asked, tuple(anchors), prompt, _currency_of(prompt) if kind == "number" else "")

@@ -85,14 +85,20 @@ def _multiple(text: str, q: Question) -> Reading | None:
 _SHARE = re.compile(
     rf"(?:(?P<a>{NUM})(?:\s?(?:%|percent)?\s?(?:-|–|to)\s?(?P<b>{NUM}))?\s?(?:%|percent)|(?P<frac>(?:a|one)[\s-]"
     r"(?:half|third|quarter|fifth|sixth|eighth|tenth)|half))\s*(?P<dir>above|over|more than|higher than|on top of|below|under|"
-    r"less than|lower than|off|of|more|higher|less|lower)\b", re.IGNORECASE)
+    r"less than|lower than|off|of|more|higher|less|lower|raise|increase|bump|discount|cut)\b", re.IGNORECASE)
+_SHARE_OF = re.compile(
+    rf"\b(?:put\s+down|tip|leave|set\s+aside|donate|contribute)\s+(?:about\s+|around\s+|roughly\s+|at\s+least\s+)?"
+    rf"(?P<a>{NUM})\s?(?:%|percent)(?!\s*(?:-|–|to)\s*\d)", re.IGNORECASE)
+"""A share of the prompt's figure with no "of" written: "put down 20%" of the price, "tip 20%" of the bill."""
 _NET_BASE = re.compile(r"\s*(?:your |the )?\W*(?:take-home|net|after-tax)\b", re.IGNORECASE)
 _WHOLE = re.compile(r"\b(?:offer|pay|bid)\s+(?:them\s+)?(?:the\s+)?(?:full\s+)?(?:asking|list(?:ing)?)\s+price\b|"
                     r"\b(?:offer|pay|bid)\s+(?:full\s+)?asking\b|\bat (?:full )?asking\b", re.IGNORECASE)
 
 
 def _recommended(text: str, m: re.Match[str]) -> bool:
-    before, _ = clause(text, m.start(), m.end())
+    before, after = clause(text, m.start(), m.end())
+    if re.match(r"\W*(?:\w+\W+){0,2}?(?:isn'?t|is\s+not|aren'?t|would\s+be\s+too|is\s+too)\b", after, re.IGNORECASE):
+        return False  # "a 50% bump isn't credible"
     return not (REJECT.search(before) or (CONTEXT.search(before[-40:]) and not RECOMMEND.search(before[-40:])))
 
 
@@ -114,6 +120,12 @@ def relative_to_anchor(text: str, q: Question) -> Reading | None:
         return multiple
     found = [m for m in _SHARE.finditer(text) if _recommended(text, m)]
     if not found:
+        implicit = [m for m in _SHARE_OF.finditer(text) if _recommended(text, m)]
+        if len({m.group("a") for m in implicit}) == 1 and q.money_anchor is not None:
+            value, unit = q.money_anchor
+            result = in_unit(value * float(implicit[0].group("a").replace(",", "")) / 100, unit, q.unit)
+            return Reading(round(result, 2), figure=implicit[0].group(0), unit=unit) if result is not None else \
+                unreadable("unit_unknown", implicit[0].group(0))
         return _whole_anchor(text, q)
     cued = [m for m in found if RECOMMEND.search(clause(text, m.start(), m.end())[0][-40:])]
     m = cued[-1] if cued else found[0]  # the answer's own step: "offers land 3-7% below; I'd open 6% under"
@@ -129,8 +141,9 @@ def relative_to_anchor(text: str, q: Question) -> Reading | None:
         return unreadable("no_anchor", m.group(0))
     value, unit = anchor
     direction = m.group("dir").lower()
-    factor = share if direction == "of" else (1 - share if direction in ("below", "under", "less than", "less",
-                                                                             "lower", "lower than", "off") else 1 + share)
+    factor = share if direction == "of" else (1 - share if direction in ("below", "under", "less than", "less", "lower",
+                                                                             "lower than", "off", "discount", "cut")
+                                              else 1 + share)
     result = in_unit(value * factor, unit, q.unit)
     if result is None:
         return unreadable("unit_unknown", m.group(0))

@@ -42,7 +42,8 @@ _NOT_REQUIRED = re.compile(r"^\W*no\b[,!.\s—–-]*(?=you\s+(?:don'?t|do\s+not)
                            r"(?:it|that)\s+(?:doesn'?t|does\s+not|won'?t)\s+(?:matter|hurt|stop\s+you))", re.IGNORECASE)
 _FELT = re.compile(
     r"^\W*(?:yes|yeah|oh)\b[,!.\s—–-]*(?=[^.!?\n]{0,60}?\b(?:maddening|frustrating|annoying|infuriating|exhausting|"
-    r"stressful|draining|unfair|upsetting|nerve-?wracking|overwhelming|tempting|understandable|valid|every\s+right)\b)",
+    r"stressful|draining|unfair|upsetting|nerve-?wracking|overwhelming|tempting|understandable|valid|every\s+right|"
+    r"(?:is|are)\s+(?:very\s+|so\s+)?(?:real|serious)|worth\s+taking\s+seriously)\b)",
     re.IGNORECASE)
 """A "Yes" that agrees with how the user feels ("Yes, loud parties are maddening"), not with the question."""
 _NO_DOUBT = re.compile(r"^\W*no\s+(?:(?:doubt|question)(?:\s+about\s+it)?|reason\s+to\s+(?:feel|worry|be)\b[^.;!?\n]*)"
@@ -63,7 +64,8 @@ def unsaid_openings(text: str, prompt: str = "") -> str:
             text = text[m.end():]
     m = _FELT.match(text)
     stem = action_stem(prompt)
-    if m and not (stem and re.search(rf"\b{stem}", text.split(".")[0], re.IGNORECASE)):
+    first = re.sub(r"worth\s+taking\s+seriously", "", text.split(".")[0], flags=re.IGNORECASE)
+    if m and not (stem and re.search(rf"\b{stem}", first, re.IGNORECASE)):
         text = text[m.end():]
     m = _NOT_REQUIRED.match(text)
     if m and not (m.group(1) and m.group(1).lower() == question_action(prompt)):
@@ -72,7 +74,8 @@ def unsaid_openings(text: str, prompt: str = "") -> str:
 
 
 _STEP = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|just\s+)?(?:book|schedule|start|enrol|enroll|apply|sign\s+up|"
-                   r"look\s+into|talk\s+to|reach\s+out|get|take|try|begin|send|ask|make|find|call|register|research)\b",
+                   r"look\s+into|talk\s+to|reach\s+out|get|take|try|begin|send|ask|make|find|call|register|research|"
+                   r"do\s+(?!you\b|i\b|we\b|they\b|not\b)|go\s+for\s+it)\b",
                    re.IGNORECASE)
 """A sentence that tells the user a step to take toward the action ("Book a discovery flight this month")."""
 
@@ -129,7 +132,8 @@ _YES_STATED = [
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?yes\b",
     r"\bi\s+(?:can'?t|cannot|don'?t)\s+(?:think\s+of|see)\s+(?:a|any)\s+(?:good\s+)?reason\s+(?:why\s+)?"
     r"(?:you\s+shouldn'?t|you\s+should\s+not|not\s+to)\b",
-    r"\bi'?d\s+(?:say\s+)?(?:go\s+for\s+it|do\s+it|jump\s+at\s+it)\b|\bi\s+(?:wouldn'?t|would\s+not)\s+(?:hesitate|think\s+twice)\b",
+    r"\bi'?d\s+(?:say\s+)?(?:go\s+for\s+it|do\s+it|jump\s+at\s+it)\b|"
+    r"\b(?:i'?d|i\s+would)\s+(?:\w+ly\s+)?(?:encourage|urge)\s+you\s+to\s+(?:go\s+for\s+it|do\s+it|go\s+ahead)\b|\bi\s+(?:wouldn'?t|would\s+not)\s+(?:hesitate|think\s+twice)\b",
     r"^(?:so,?\s+)?go\s+ahead\b",
     r"(?:^|\b(?:then|so|just)\s+|[,;:—–]\s*)(?:go\s+for\s+it|go\s+ahead\s+and\b|do\s+it)\b(?!\s+(?:yet|now|later))",
     r"^yes\b\s*[,!.:—–]",  # a sentence that opens with the decision, wherever it stands
@@ -137,7 +141,7 @@ _YES_STATED = [
     r"^[^.!?:\n]{3,120}:[\s*_]*yes\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Retirement money:** Yes — ..."
     r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?yes\b|"
     r"^no\s+(?:reason\s+(?:not\s+to|to\s+(?:wait|hold\s+off|hesitate|delay))|time\s+like\s+the\s+present|"
-    r"harm\s+in\s+(?:just\s+)?(?:trying|asking))\b",
+    r"harm\s+in\s+(?:just\s+)?(?:trying|asking))\b|\b(?:it'?s|that'?s)\s+a\s+no-?brainer\b",
     rf"^{_PERSONALLY}[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
 ]
 _NO_STATED = [
@@ -151,6 +155,7 @@ _NO_STATED = [
     rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}}?,?\s+)?i'?d\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\b",
     r"\bi'?d\s+(?:\w+ly\s+)?(?:hold\s+off|wait|pass|skip\s+it)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
+    r"\b(?:i'?d|i\s+would)\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\s+(?:it|that|this|doing\s+(?:it|that|this|so))\b",
     r"^no\b\s*[,!.:—–](?!\s*(?:it'?s|you|one|\d))",
     r"^no\s+(?:for|if|when|unless|as\s+long\s+as)\b|[,;]\s*(?:but\s+)?no\s+(?:for|if|when|unless)\b",  # per case
     r"^[^.!?:\n]{3,120}:[\s*_]*no\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Money you need soon:** No — ..."
