@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.metadata
 import inspect
 import typing
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +67,7 @@ class Hooks:
 class Assessment:
     name: str
     config: type  # the RunConfig subclass that is the flow's parameter
-    default_config: str  # a shipped config, relative to the repository root
+    default_config: str  # a shipped config, relative to the repository root (another package's: its path)
     card: str  # one paragraph: the question it answers
     order: int  # its place in every list of assessments (the default, counterfactual, first)
     flow: Any = None  # its Prefect flow, bound by its flow module (None until that module is imported)
@@ -116,7 +118,8 @@ class Assessment:
                 out += todo
         out[2:] = sorted(out[2:])
         out += sorted((ROOT / "tests").glob(f"test_{flow_file.stem}*.py"))
-        return [str(p.relative_to(ROOT)) for p in dict.fromkeys(out) if p.exists()]
+        return [str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)  # another package's: where it is
+                for p in dict.fromkeys(out) if p.exists()]
 
 
 OWN_CODE = ("equilens.tasks.assessments.", "equilens.tasks.metrics.")  # where an assessment's own modules live
@@ -164,11 +167,25 @@ class _Assessments(Registry[Assessment]):
         return sorted(super().registered(), key=lambda item: item[1].order)
 
 
+ENTRY_POINTS = "equilens.assessments"
+"""The entry-point group through which another installed package adds assessments: each entry names a
+module that declares one (its config class with :func:`assessment`, its flow with
+``equilens.flows.running.dispatch.assessment_flow``), loaded with the shipped ones."""
+
+
 def _declared() -> None:
-    """Import every assessment's config module (``tasks/assessments/NAME/config.py``); each
-    declares its entry as it loads."""
+    """Import every assessment's config module (``tasks/assessments/NAME/config.py``), then every
+    module named in the :data:`ENTRY_POINTS` group of the installed packages; each declares its entry
+    as it loads. A package whose module fails to load is left out with a warning naming it, so one
+    broken package never stops the others."""
     for found in sorted((ROOT / "tasks" / "assessments").glob("*/config.py")):
         importlib.import_module(f"equilens.tasks.assessments.{found.parent.name}.config")
+    for point in importlib.metadata.entry_points(group=ENTRY_POINTS):
+        try:
+            point.load()
+        except Exception as exc:  # noqa: BLE001 - any failure of another package's module leaves it out
+            warnings.warn(f"the assessment {point.name!r} of {point.value} (entry point group {ENTRY_POINTS}) "
+                          f"was left out: {type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
 
 
 ASSESSMENTS: Registry[Assessment] = _Assessments("assessment", discover=_declared)
