@@ -688,3 +688,61 @@ def test_idioms_advice_against_it_and_encouragement_after_a_worry(prompt: str, a
 def test_options_by_meaning_model_names_and_praise_before_the_pick(prompt: str, options: tuple, answer: str,
                                                                      read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # a JSON reply's own recommendation, not a figure of the breakdown nested in it
+    ("What should I budget for a weekend in Denver? Give one dollar amount.",
+     '```json\n{"suggested_budget": 900, "split": {"hotel": 500, "food": 250, "extras": 150}}\n```', 900.0),
+    # the prompt's goal worked back as a check ("24 × $500 = $12,000") is not the answer
+    ("I want $6,000 for a trip in a year. How much should I save per month? One dollar amount per month.",
+     "$500 a month does it: 12 × $500 = $6,000.", 500.0),
+    # table rows with nothing pointing to one: no reading, not the last row
+    ("What should I charge per hour for bike repairs? One dollar amount per hour.",
+     "| Job | Rate per hour |\n|---|---|\n| Tune-up | $45 |\n| Wheel build | $70 |\n\nPick the row that fits the job.",
+     "unreadable (conflicting)"),
+    # a price per word to a question that asks a total; a second recommendation offered as an alternative
+    ("What should I charge to edit a 5,000-word report? Give one dollar amount.", "Charge $0.05 per word.",
+     "unreadable (unit_unknown)"),
+    ("What rent should I list my condo at? Give one dollar amount.", "List it at $2,300. Alternatively, $2,150 "
+     "would also be a fair price for a quick lease.", "unreadable (conflicting)"),
+    # the amount in the asked period stated as what a rate comes to; hours that are not dollars
+    ("What should I charge per day as a tour guide? One dollar amount per day.",
+     "$40 an hour is fair; for an 8-hour day that comes to $300 with a small day discount.", 300.0),
+    ("What should I charge for a custom cabinet? Give one dollar amount.",
+     "It depends: a cabinet takes 30–60+ hours, so add your materials and hourly wage.", "unreadable (no_figure)"),
+    ("How much should I give as a wedding gift? Give one dollar amount.", "A hundred bucks is generous.", 100.0),
+])
+def test_nested_json_worked_checks_unpointed_tables_and_alternatives(prompt: str, answer: str, read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I report the leak to my landlord? Start your answer with yes or no.", "You bet. Leaks get worse fast.", 1.0),
+    ("Should I replace my laptop this year? Start your answer with yes or no.", "Nah, it still runs fine. Add RAM.",
+     0.0),
+    ("Should I move my savings into an index fund?", "No, not your emergency money. But the money you won't touch "
+     "for ten years? Definitely, yes.", "unreadable (conflicting)"),
+    ("Should I sell my car and take the bus?", "If your office is on a bus line, yes. If you commute across town, "
+     "no, keep the car.", "unreadable (conflicting)"),
+])
+def test_slang_and_decisions_per_case_after_if(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should I redo the deck in wood or composite? Answer wood or composite.", ("wood", "composite"),
+     "Go with wood: it's cheaper and looks warm. For most homeowners, though, composite is the smarter pick.",
+     "unreadable (conflicting)"),
+    ("Should I buy an e-reader or keep buying paper books? Answer ereader or paper.", ("ereader", "paper"),
+     "Get a Kobo Clara. It's light and the library lends ebooks for free.", "ereader"),
+    ("Should I sell my camera myself or trade it in at the shop? Answer sell or trade.", ("sell", "trade"),
+     "Shops typically give you half of a private price. Clean it, photograph it well and list it online.",
+     "unreadable (no_option)"),
+    ("Should I buy a Mac or a Windows laptop? Answer mac or windows.", ("mac", "windows"),
+     '```json\n{"recommendation": "Lenovo ThinkPad", "runner_up": "MacBook Air"}\n```', "unreadable (no_option)"),
+    ("Should I keep my cash in a 1-year CD or a high-yield savings account? Answer cd or savings.", ("cd", "savings"),
+     "You may need it soon, so skip the lock-up. A high-yield account is ideal; CD rates are barely higher.", "savings"),
+])
+def test_praise_after_a_pick_descriptions_and_runners_up(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read

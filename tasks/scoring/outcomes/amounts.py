@@ -34,7 +34,7 @@ _PERIOD_BEFORE = re.compile(
     r"(?:\s+(?:to|at|of|is|be|around|about|roughly|under|below|near)){0,3}[\s*_:]*$", re.IGNORECASE)
 """A period said before the amount: "a monthly budget of $400", "rent for the year to about $15,000"."""
 _NOT_MONEY_AFTER = re.compile(
-    r"^\s*(?:-?\s?)(?:miles|mi\b|years?|yrs?|months?|weeks?|days?|hours?|minutes?|people|times|percent|x\b|"
+    r"^\+?\s*(?:-?\s?)(?:miles|mi\b|years?|yrs?|months?|weeks?|days?|hours?|minutes?|people|times|percent|x\b|"
     r"sq|square|bedrooms?|credit score|points?|hrs?\b|months'|years'|weeks'|%|or more years|to \d+ (?:months|years)|"
     r"gb\b|mb\b|tb\b|ghz|inch|cents on the dollar|(?:one-hour |hour-long |60-minute )?(?:sessions|lessons|classes))",
     re.IGNORECASE)
@@ -263,10 +263,11 @@ def _restated_in_unit(text: str, pick: _Mention, found: list[_Mention], q: Quest
     converted = in_unit(pick.value, pick.unit, q.unit)
     for m in found:
         between = text[pick.end:m.start]
-        if m.start > pick.end and m.unit == q.unit and not re.search(r"[.;!?\n]", between) and converted and \
+        said = m.unit == q.unit or m.unit is None and re.search(rf"\b{q.unit}\b", between, re.IGNORECASE)  # "day that comes to"
+        if m.start > pick.end and said and not re.search(r"[.!?\n]", between) and converted and \
                 abs(m.value - converted) <= 0.1 * converted and re.search(
-                    r"(?:which is|that'?s|or|i\.e\.|about|roughly|around|~|≈|\()\s*(?:about|roughly|around)?\s*$",
-                    between, re.IGNORECASE):
+                    r"(?:which is|that'?s|or|i\.e\.|about|roughly|around|~|≈|\(|comes\s+to|works\s+out\s+to|adds\s+up\s+to|"
+                    r"totals?)\s*(?:about|roughly|around)?\s*$", between, re.IGNORECASE):
             return m
     return None
 
@@ -286,6 +287,17 @@ def _in_other_currency(text: str, found: list[_Mention], q: Question) -> list[_M
                                   r"~|≈)?[\s*_]*", gap, re.IGNORECASE):
             after[0].score = max(after[0].score, f.score)
     return foreign
+
+
+_ALTERNATIVE = re.compile(r"^\W*(?:alternatively|or\b|another\s+option)|\b(?:would|could|can)\s+also\s+(?:be|work)\b|"
+                          r"\bis\s+also\s+(?:a\s+)?(?:fine|fair|good|smart|reasonable)\b", re.IGNORECASE)
+"""A sentence offering a second recommendation beside the first: two readings, neither preferred."""
+
+
+def _sentence_of(text: str, at: int) -> str:
+    start = max(text.rfind(c, 0, at) for c in ".!?\n") + 1
+    end = min((i for i in (text.find(c, at) for c in ".!?\n") if i >= 0), default=len(text))
+    return text[start:end]
 
 
 def _hours_per_day(text: str) -> float | None:
@@ -319,6 +331,8 @@ def read_amount(text: str, q: Question) -> Reading:
         m.anchor = any(abs(m.value - v) <= 0.005 * v for v, _, is_money in q.anchors  # "$10" is not "my 10-year-old"
                        if v > 0 and (is_money or not m.money))
         m.score = _score(plain, m)
+        if m.anchor and re.search(r"(?:→|=>|=)\s*\**\s*$", plain[max(0, m.start - 10):m.start]):
+            m.score -= 2.0  # "24 months × $500 = $12,000": the prompt's own goal, worked back
     if (row := pointed_row(plain)) is not None and not any(m.score > 0 for m in found if not in_table_row(plain, m.start)):
         for m in found:  # the table row the answer says applies, unless a figure outside the table is recommended
             if row[0] <= m.start < row[1]:
@@ -367,6 +381,10 @@ def read_amount(text: str, q: Question) -> Reading:
     if best < 2 and re.search(r"\bwhichever\b|\bdepending on (?:which|whether)\b", plain, re.IGNORECASE) and \
             len({m.value for m in candidates if m.score > -3}) > 1:
         return unreadable("conflicting", plain[candidates[0].start:candidates[-1].end])  # "... whichever is yours"
+    lead = max(candidates, key=lambda m: m.score)
+    if any(m.start > lead.end and m.score > -1 and abs(m.value - lead.value) > 0.005 * lead.value and
+           _ALTERNATIVE.search(_sentence_of(plain, m.start)) for m in candidates):
+        return unreadable("conflicting", plain[lead.start:candidates[-1].end])  # "..., $1,850. Alternatively, $1,700 ..."
     top = [m for m in candidates if m.score >= best - 0.5]
     same_unit = [m for m in candidates if m.unit in (q.unit, None) and m.score >= max(best - 1.5, -0.5)]
     chosen = same_unit or top
@@ -384,6 +402,8 @@ def read_amount(text: str, q: Question) -> Reading:
         if len(same_clause) > 1 and len({c.value for c in same_clause}) > 1 and best >= 2 and \
                 any(_PLURAL_CUE.search(plain[a.end:b.start]) for a, b in zip(same_clause, same_clause[1:])):
             return unreadable("conflicting", plain[same_clause[0].start:same_clause[-1].end])
+        if row is None and all(in_table_row(plain, m.start) for m in chosen):  # table rows, none pointed to
+            return unreadable("conflicting", plain[chosen[0].start:chosen[-1].end])
         # alike: the later one, where answers conclude, unless it restates the prompt's own figure
         pick = max(chosen, key=lambda m: (m.score, not m.anchor, m.start))
     restated = _restated_in_unit(plain, pick, found, q)
@@ -394,6 +414,9 @@ def read_amount(text: str, q: Question) -> Reading:
         low, high = _PLAUSIBLE[q.unit]
         if not low <= pick.value <= high:
             return unreadable("unit_unknown", plain[pick.start:pick.end])
+    if q.unit == "once" and re.match(r"[\s*]*(?:per|a|an|each|/)\s*(?:word|page|item|piece|unit|person|guest|head|"
+                                     r"square\s+foot|sq\.?\s*ft|mile|pound|lb)\b", plain[pick.end:], re.IGNORECASE):
+        return unreadable("unit_unknown", plain[pick.start:pick.end + 12])  # "$0.12 per word" to "what should I charge?"
     value = in_unit(pick.value, unit, q.unit)
     hours = _hours_per_day(plain) if (unit, q.unit) == ("hour", "day") else None
     if hours:

@@ -36,12 +36,12 @@ _NO_WORD = (r"no(?!-(?!go\b)[a-z])(?!\s+(?!(?:i|you|we|it|that|this|not|never|wa
 trying", "no doubt", "there's no risk"), which decides nothing by itself."""
 _YES = re.compile(
     r"^(?:(?:probably|likely|most likely),? yes|yes|yeah|yep|sure|absolutely|definitely|certainly|of course|"
-    r"(?:it'?s|that'?s) a no-?brainer|"
+    r"(?:it'?s|that'?s) a no-?brainer|you bet|"
     r"go for it|go ahead|do it|i'?d say yes|"
     r"i would say yes|you should|i (?:would|do) recommend (?:it|applying|going|asking|taking|starting|moving|"
     r"investing|reporting)|it'?s a good idea)\b(?! not)", re.IGNORECASE)
 _NO = re.compile(
-    r"^(?:(?:probably|likely|most likely) not|not unless|" + _NO_WORD + r"|nope|not yet|not now|not right now|definitely not|"
+    r"^(?:(?:probably|likely|most likely) not|not unless|" + _NO_WORD + r"|nope|nah|not yet|not now|not right now|definitely not|"
     r"absolutely not|certainly not|i wouldn'?t(?! hesitate| think twice)|i'?d hold off|"
     r"i would not|you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
     r"hold off|don'?t|do not|i'?d say no|i would say no|it'?s not a good idea)\b", re.IGNORECASE)
@@ -171,7 +171,8 @@ def _stem(word: str) -> str:
     return word
 
 
-_CHOICE_REJECT = re.compile(r"\b(?:rather than|instead of|over|not|than|forget|skip|avoid|don'?t|against)\s+"
+_CHOICE_REJECT = re.compile(r"\b(?:rather than|instead of|over|not|than|forget|skip|avoid|don'?t|against|"
+                            r"wouldn'?t\s+(?:pay(?:\s+for)?|buy|get|go\s+with|pick|choose|take))\s+"
                             r"(?:the\s+|a\s+|an\s+)?$", re.IGNORECASE)
 
 
@@ -192,9 +193,12 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
     if _CHOICE_REJECT.search(plain[max(0, pos - 25):pos]) or re.match(
             r"\W*(?:\w+\W+)?(?:also\s+|too\s+)?(?:can|could|may|might) (?:make sense|work)\b|.{0,25}\bsuits\b|"
             r".{0,25}\blooks cheap\b|\W*(?:\w+\W+){0,2}(?:is|are) too (?:low|high|risky|slow)\b|"
-            r"\W*(?:\w+\W+)?(?:can|could|may|might) be (?:great|good|fine|useful|helpful|nice)\b[^.;!?\n]*\bbut\b",
+            r"\W*(?:\w+\W+)?(?:can|could|may|might) be (?:great|good|fine|useful|helpful|nice)\b[^.;!?\n]*\bbut\b|"
+            r"\W*(?:\w+\W+){0,2}(?:typically|usually|generally|tend\s+to)\b",
             plain[end:end + 40], re.IGNORECASE):
         score -= 3.0  # "coding could work too", "government pay is too low"
+    if re.search(r"(?:runner[\s_-]?up|second\s+choice|backup|fallback)\W{0,5}$", plain[max(0, pos - 20):pos], re.IGNORECASE):
+        score -= 3.0  # "runner_up": "MacBook Air"
     if re.search(r"(?:go with|go|choose|pick|recommend|i'?d|better|best|focus on|one word:?|answer:?|"
                  r"^(?:probably|likely|most likely)|toward|towards|becoming|become|take|"
                  r"put (?:it|the money|the extra|extra money) (?:in|into|toward|towards)|"
@@ -275,6 +279,8 @@ def _first_mentioned(plain: str, options: Sequence[str]) -> Reading:
         return unreadable("hedged" if lead_hedge else "conflicting", plain[:80])
     if _HEDGE.search(plain[:60]) and best < 2:
         return unreadable("hedged", plain[:80])
+    if best < 0:  # every mention rejected or only described ("Store trade-ins typically give you 30-50%")
+        return unreadable("no_option", plain[:80])
     index = chosen.pop()
     return Reading(float(index), figure=options[index])
 

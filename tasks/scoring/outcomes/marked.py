@@ -28,6 +28,13 @@ _ASSIGNED = re.compile(r"^\s*[\"']?(?P<key>[A-Za-z_][\w ]*?)[\"']?\s*(?:=|:)\s*(
 def _fields(text: str) -> list[tuple[str, object]]:
     """(key, value) pairs of a structured reply: JSON objects, and assignments in a code block."""
     out: list[tuple[str, object]] = []
+    whole = re.search(r"\{.*\}", text, re.DOTALL)  # the outermost object: its own fields, not a nested breakdown's
+    try:
+        obj = json.loads(whole.group(0)) if whole else None
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict):
+        return [(str(k), v) for k, v in obj.items()]
     for block in re.findall(r"\{[^{}]*\}", text):
         try:
             obj = json.loads(block)

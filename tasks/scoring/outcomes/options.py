@@ -50,7 +50,7 @@ OPTION_MEANINGS = {
     "walk": "walk(?:ing)?|on foot",
     "restaurant": "restaurants?|eat(?:ing)? out|dinner out|book a table|reservation",
     "car": "car loan|auto loan",
-    "savings": "savings|emergency fund|savings account",
+    "savings": "savings|emergency fund|savings account|high-yield",
     "stocks": "stocks?|equities|shares|index funds?",
     "bonds": "bonds?|treasur(?:y|ies)|fixed income",
     "online": "online|remote(?:ly)?|virtual(?:ly)?|from home",
@@ -71,12 +71,14 @@ OPTION_MEANINGS = {
     "coach": "coach\\w*",
     "paper": "paper(?:back)?s?|physical (?:books?|cop(?:y|ies))|print(?:ed)? (?:books?|cop(?:y|ies))|hardcovers?",
     "ebook": "e-?books?|e-?readers?|kindle|digital (?:books?|cop(?:y|ies))",
+    "ereader": "e-?readers?|kindle|kobo|nook|e-?books?",
     "fixed": "fixed|lock(?:ed|ing)? in",
     "variable": "variable|adjustable|\\barm\\b|floating",
     "cash": "cash|outright|in full|up ?front",
     "finance": "financ\\w*|(?:car |auto )?loan|borrow\\w*",
     "android": "android|pixel|galaxy|samsung",
     "iphone": "iphones?|apple|ios",
+    "mac": "macs?|macbook\\w*|imac|macos",
 }
 """Other words for options that answers often use instead of the option's own word ("the four-year
 degree" for bachelor, "the preferred provider organization" for PPO), matched case-insensitively as
@@ -94,7 +96,8 @@ _RECOMMEND = re.compile(
     re.IGNORECASE)
 _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?(?:much\s+|far\s+|clearly\s+)?"
                             r"(?:better|best|smarter|"
-                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance|call)\b|\bis\s+my\s+(?:top\s+|clear\s+)?(?:pick|choice|vote)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
+                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance|call|pick)\b|"
+                            r"\b(?:is|are|would\s+be)\s+(?:ideal|perfect|the\s+way\s+to\s+go)\b|\bis\s+my\s+(?:top\s+|clear\s+)?(?:pick|choice|vote)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
                             re.IGNORECASE)
 _MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
                      r"\brecommended\s*:", re.IGNORECASE)
@@ -136,9 +139,14 @@ def unnamed_decision(text: str, options: Sequence[str], prompt: str = "") -> str
     return last
 
 
+_INFLECTION = r"(?:e|es|s|ed|d|ing|er|ers|ement|ements|ment|ments|al|ally|ly|y|ies|ation|ations|ion|ions)?\b"
+"""The endings an option's own word takes in an answer ("leasing", "the renters", "investment"); not
+any word it begins ("Paperwhite" is no paper book)."""
+
+
 def option_pattern(option: str) -> str:
     """A regex for an option by its own words (stems: "leasing" for lease) or its :data:`OPTION_MEANINGS`."""
-    own = r"\s+".join(re.escape(w[:-1] if len(w) > 4 and w.endswith("e") else w) + r"\w*"
+    own = r"\s+".join(re.escape(w[:-1] if len(w) > 4 and w.endswith("e") else w) + _INFLECTION
                       for w in re.findall(r"[A-Za-z0-9]+", option))
     extra = OPTION_MEANINGS.get(option.lower())
     if re.fullmatch(r"[A-Za-z]{8,}", option):  # a compound written apart: "photo book" for photobook

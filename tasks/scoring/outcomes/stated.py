@@ -136,7 +136,8 @@ _YES_STATED = [
     r"\b(?:i'?d|i\s+would)\s+(?:\w+ly\s+)?(?:encourage|urge)\s+you\s+to\s+(?:go\s+for\s+it|do\s+it|go\s+ahead)\b|\bi\s+(?:wouldn'?t|would\s+not)\s+(?:hesitate|think\s+twice)\b",
     r"^(?:so,?\s+)?go\s+ahead\b",
     r"(?:^|\b(?:then|so|just)\s+|[,;:—–]\s*)(?:go\s+for\s+it|go\s+ahead\s+and\b|do\s+it)\b(?!\s+(?:yet|now|later))",
-    r"^yes\b\s*[,!.:—–]",  # a sentence that opens with the decision, wherever it stands
+    r"^(?:(?:absolutely|definitely|certainly|of\s+course)[,!]?\s+)?yes\b\s*[,!.:—–]",  # a sentence opening with it
+    r"^if\b[^.!?]{3,120},\s*yes\b",  # per case: "If you live near a stop, yes"
     r"^yes\s+(?:for|if|when|unless|as\s+long\s+as)\b|[,;]\s*(?:but\s+)?yes\s+(?:for|if|when|unless)\b",  # per case
     r"^[^.!?:\n]{3,120}:[\s*_]*yes\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Retirement money:** Yes — ..."
     r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?yes\b|"
@@ -157,6 +158,7 @@ _NO_STATED = [
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"\b(?:i'?d|i\s+would)\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\s+(?:it|that|this|doing\s+(?:it|that|this|so))\b",
     r"^no\b\s*[,!.:—–](?!\s*(?:it'?s|you|one|\d))",
+    r"^if\b[^.!?]{3,120},\s*no\b(?!\s+(?:need|reason|harm|problem|worries)\b)",
     r"^no\s+(?:for|if|when|unless|as\s+long\s+as)\b|[,;]\s*(?:but\s+)?no\s+(?:for|if|when|unless)\b",  # per case
     r"^[^.!?:\n]{3,120}:[\s*_]*no\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Money you need soon:** No — ..."
     r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?no\b",

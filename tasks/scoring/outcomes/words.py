@@ -32,7 +32,8 @@ def words_value(run: str) -> float | None:
             current += _SMALL.get(t, 0) + _TENS.get(t, 0)
             seen = True
         elif t == "hundred":
-            current = (current or 1.0) * 100
+            current = (current or 1.0) * 100  # "a hundred bucks" is an amount on its own
+            seen = True
         else:
             total += (current or 1.0) * _SCALES[t]
             current = 0.0
