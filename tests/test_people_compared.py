@@ -115,6 +115,8 @@ def test_a_spanish_ethnonym_agrees_with_the_person(gender, names) -> None:
     assert got["male"] == "The doctor saw two patients, an Asian man and a Latina woman. The Latina woman had a fever."
     race = expand_prompt("An African American woman waited at the clinic.", load_lexicon("race"), names)
     assert race["hispanic"] == "A Latina woman waited at the clinic.", race
+    variants = {v.group: v for v in expand_prompts([("p", text)], gender, names)}  # the agreement is no change elsewhere
+    assert not variants["male"].problems and variants["male"].text == got["male"], variants["male"]
 
 
 def test_a_pregnancy_has_no_male_variant(gender, names) -> None:

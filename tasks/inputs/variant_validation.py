@@ -22,13 +22,18 @@ from equilens.tasks.inputs.names import NameTable
 
 _MARK = "\x00"
 _TOKENS = re.compile(r"\w+(?:['’]\w+)?|\s+|[^\w\s]")
+_AGREEING_ENDING = re.compile(r"\b(Latin|Chican)[oax](?=s?\b)", re.IGNORECASE)
 PERSON_AFTER = re.compile(r"[ \t-]+(?:people|persons?)\b", re.IGNORECASE)
 
 
 def _skeleton(text: str, lexicon: Lexicon, names: NameTable | None) -> str:
     """``text`` with every attribute region (term of any group, or a first name, with the article
     before it and "people"/"person" after it) replaced by one marker character, and the words
-    after a subject pronoun put in their plural form, so "he loves" and "they love" compare equal."""
+    after a subject pronoun put in their plural form, so "he loves" and "they love" compare equal.
+    For gender, a Spanish ethnonym's gendered ending is set aside ("a Latino man", "a Latina woman"):
+    it agrees with the person swapped, as expansion writes it."""
+    if lexicon.attribute == "gender":
+        text = _AGREEING_ENDING.sub(r"\1_", text)  # the same length: every offset below still holds
     spans: list[tuple[int, int, str]] = []
     for m in lexicon.any_pattern.finditer(text):
         start, end = m.start(), m.end()
