@@ -35,7 +35,7 @@ family_legend("counterfactual", "noise floor = parity: group labels swapped with
                                 f"{MIN_PROMPTS_SIMILARITY} or more prompts")
 
 
-def _paired(a: Sequence, b: Sequence, what: str) -> None:
+def _paired(a: Sequence[object] | np.ndarray, b: Sequence[object] | np.ndarray, what: str) -> None:
     if len(a) != len(b):
         raise InputDataError(f"{what}: the two groups have {len(a)} and {len(b)} rows; pairs must align.")
 

@@ -16,15 +16,32 @@ later nltk changes is analysed afresh, and one the analysis cannot bound always 
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
 
-try:  # Python 3.11+
-    from re import _constants as _c
-    from re import _parser as _sre
+# the regular-expression parser's own modules, which have no public types (re._parser: Python 3.11+)
+try:
+    _c: Any = importlib.import_module("re._constants")
+    _sre: Any = importlib.import_module("re._parser")
 except ImportError:  # pragma: no cover - older Pythons
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _sre  # type: ignore[no-redef]
+    _c = importlib.import_module("sre_constants")
+    _sre = importlib.import_module("sre_parse")
+
+_Steps = list[tuple[re.Pattern[str], str]]
+
+
+class Treebank(Protocol):
+    """What :class:`QuickTreebank` reads of nltk's ``NLTKWordTokenizer``: its compiled substitutions."""
+
+    STARTING_QUOTES: _Steps
+    PUNCTUATION: _Steps
+    PARENS_BRACKETS: tuple[re.Pattern[str], str]
+    DOUBLE_DASHES: tuple[re.Pattern[str], str]
+    ENDING_QUOTES: _Steps
+    CONTRACTIONS2: list[re.Pattern[str]]
+    CONTRACTIONS3: list[re.Pattern[str]]
 
 _REPEATS = tuple(getattr(_c, n) for n in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") if hasattr(_c, n))
 _WIDEST_RANGE = 256
@@ -34,7 +51,7 @@ def _caseless(ch: str) -> bool:
     return not ch.isalnum() and ch.lower() == ch == ch.upper()
 
 
-def _of_sequence(items: Iterable) -> frozenset[str] | None:
+def _of_sequence(items: Iterable[Any]) -> frozenset[str] | None:
     """The best set one of whose characters every match of the sequence holds: among its items'
     sets, one without whitespace (which every padded sentence holds), then without letters or
     digits (common in any text), then the smallest."""
@@ -43,7 +60,7 @@ def _of_sequence(items: Iterable) -> frozenset[str] | None:
                default=None)
 
 
-def _of_item(op: object, av: object) -> frozenset[str] | None:  # noqa: PLR0911 - one case per opcode
+def _of_item(op: Any, av: Any) -> frozenset[str] | None:  # noqa: PLR0911 - one case per opcode; the parser is untyped
     if op is _c.LITERAL:
         return frozenset(chr(av))
     if op is _c.IN:
@@ -64,7 +81,8 @@ def _of_item(op: object, av: object) -> frozenset[str] | None:  # noqa: PLR0911 
         return _of_sequence(av[2]) if av[0] >= 1 else None
     if op is _c.BRANCH:
         sets = [_of_sequence(branch) for branch in av[1]]
-        return None if any(s is None for s in sets) else frozenset().union(*sets)
+        known = [s for s in sets if s is not None]
+        return frozenset().union(*known) if len(known) == len(sets) else None
     return None  # anchors, lookarounds, backreferences: they hold no character of the match
 
 
@@ -114,7 +132,7 @@ class QuickTreebank:
     """nltk's ``NLTKWordTokenizer.tokenize`` (Treebank conventions, parentheses not converted) for
     a tokenizer whose patterns are already compiled, with substitutions that cannot match skipped."""
 
-    def __init__(self, treebank: object) -> None:
+    def __init__(self, treebank: Treebank) -> None:
         def steps(pairs: Iterable[tuple[re.Pattern, str]]) -> list[tuple[re.Pattern, str, frozenset[str] | None]]:
             return [(p, repl, needed_chars(p)) for p, repl in pairs]
 
@@ -125,8 +143,9 @@ class QuickTreebank:
         self.any_contraction = _any_of([p for p, _ in self.contractions])
         # on ASCII text re's IGNORECASE equates only upper and lower case, so a contraction can only
         # match a lower-cased text holding its literal ("cannot"); other text takes the joined search
-        literals = [needed_literal(p) for p, _ in self.contractions]
-        self.literals = None if None in literals or not all(lit.isascii() for lit in literals) else literals
+        found = [needed_literal(p) for p, _ in self.contractions]
+        literals = [lit for lit in found if lit is not None]
+        self.literals = literals if len(literals) == len(found) and all(lit.isascii() for lit in literals) else None
 
     @staticmethod
     def _run(text: str, chars: set[str], steps: list) -> tuple[str, set[str]]:

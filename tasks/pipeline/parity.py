@@ -93,18 +93,19 @@ def vectorised_parity(ctx: Any, names: list[str], s1: np.ndarray, s2: np.ndarray
     block, k = cluster_index(pair.clusters)
     cfg, n = ctx.cfg, len(s1)
     permuted = resampling.permutations(stats, s1, s2, block, max(cfg.permutations, 200), cfg.seed)
-    resampled = k >= 2 and ctx.draws is not None and ctx.draws.resamples > 0
-    if resampled:
-        rows = ctx.draws.rows(pair.clusters)
-        boot = resampling.bootstrap(stats, s1, s2, rows, ctx.draws)
-        gaps = resampling.gap_bootstrap(stats, s1, s2, rows, ctx.draws, swaps=10, seed=cfg.seed)
+    draws = ctx.draws if k >= 2 and ctx.draws is not None and ctx.draws.resamples > 0 else None
+    boot = gaps = {}
+    if draws is not None:
+        rows = draws.rows(pair.clusters)
+        boot = resampling.bootstrap(stats, s1, s2, rows, draws)
+        gaps = resampling.gap_bootstrap(stats, s1, s2, rows, draws, swaps=10, seed=cfg.seed)
     out = {}
     for name in names:
         observed = float(ctx.parity_fn(name)(s1, s2))
         null = permuted[name]
         test = PermutationTest(observed, (int((null >= observed - 1e-12).sum()) + 1) / (len(null) + 1),
                                float(null.mean()))
-        if resampled:
+        if draws is not None:
             est = percentile_estimate(observed, boot[name], cfg.confidence, n)
             gap = percentile_estimate(float("nan"), gaps[name], cfg.confidence, n)
         else:

@@ -40,7 +40,7 @@ from equilens.tasks.pipeline.metric_stage import metric_stage
 from equilens.tasks.storage.fingerprint import frame_digest, path_fingerprint, texts_digest
 from equilens.tasks.storage.store import Store
 from prefect import task
-from prefect.cache_policies import INPUTS, TASK_SOURCE
+from prefect.cache_policies import INPUTS, NO_CACHE, TASK_SOURCE
 
 CACHED = cached(INPUTS + TASK_SOURCE)
 
@@ -103,7 +103,7 @@ def check_variants_budget(variants: pd.DataFrame, cfg: LLMConfig) -> None:
     check_budget(cfg, *variants_calls(variants, cfg))
 
 
-@task(name="call-llm", cache_policy=None, persist_result=False)
+@task(name="call-llm", cache_policy=NO_CACHE, persist_result=False)
 def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock_timeout: float) -> pd.DataFrame:
     """Every variant answered ``cfg.count`` times, each answer written to the response cache as it
     arrives; in chunks of whole prompts (:data:`LLM_CHUNK_CALLS` calls) built, called and tabulated
@@ -126,7 +126,7 @@ def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock
     return pd.concat(frames, ignore_index=True) if frames else assessment.results_frame([], cfg)
 
 
-@task(name="call-llm-shard", cache_policy=None, persist_result=False)
+@task(name="call-llm-shard", cache_policy=NO_CACHE, persist_result=False)
 def call_llm_shard_task(requests: list[LLMRequest], cfg: LLMConfig) -> list[LLMResult]:
     """One shard of the LLM stage, on any worker: calls only. It never opens DuckDB; the flow looked
     up the cached answers before and writes this shard's answers when it returns."""

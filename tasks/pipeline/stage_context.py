@@ -164,7 +164,7 @@ class MetricContext:
         vectorised = run(vectorised_parity, self, on_grid, s1, s2, pair)
         units = answer_units(pair)  # shared by the metrics' detectable gaps
         grid_mdg = run(parity_mdg, self, on_grid, s1, s2, pair, tests, units) if on_grid else None
-        pieces = {name: (None, grid_mdg) if name in on_grid else
+        pieces = {name: (None, grid_mdg) if name in on_grid and grid_mdg is not None else
                   (run(looped_parity, self, self.parity_fn(name), s1, s2, pair),
                    run(parity_mdg, self, [name], s1, s2, pair, tests, units))
                   for name in names}

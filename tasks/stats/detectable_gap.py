@@ -118,8 +118,12 @@ def parity_detectable_gaps(
     return {name: _smallest_share(lambda share, name=name: fires(share)[name], power, _AT_FULL) for name in stats}
 
 
+_PlantDraws = tuple[np.ndarray, np.ndarray, np.ndarray, "Plants", int, np.ndarray, float]
+"""What :func:`_plant_draws` gives: x, y, each row's prompt, the plants, the realizations, each row's unit, alpha."""
+
+
 def _plant_draws(x: np.ndarray, y: np.ndarray, clusters: Sequence[object], confidence: float, tests: int, seed: int,
-                 realizations: int | None, units: Sequence[object] | None) -> tuple | DetectableGap:
+                 realizations: int | None, units: Sequence[object] | None) -> _PlantDraws | DetectableGap:
     """The realizations of a planted parity gap: (x, y, each row's prompt, the draws from ``seed``
     (:class:`equilens.tasks.stats.planted.Plants`: per realization and prompt its flip and second flip, per
     realization and answer unit its plant), the number of realizations, each row's unit, alpha);

@@ -55,7 +55,7 @@ class GroupEffect:
         return None if self.coefficient is None else math.exp(self.coefficient)
 
 
-def logit_p(p_yes: Sequence[float], clip: float = CLIP) -> np.ndarray:
+def logit_p(p_yes: Sequence[float] | np.ndarray, clip: float = CLIP) -> np.ndarray:
     """logit of P(yes), clipped to [clip, 1 - clip]."""
     p = np.clip(np.asarray(p_yes, float), clip, 1 - clip)
     return np.log(p / (1 - p))

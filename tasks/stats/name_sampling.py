@@ -135,9 +135,9 @@ def name_clusters(prompts: Sequence[object], roles: Sequence[object], sides: Seq
     every name is its own cluster."""
     import pandas as pd
 
-    names = np.array(names, dtype=object)
-    names[names == ""] = None
-    name_codes, _ = pd.factorize(names, sort=True)  # None and NaN: -1
+    named_as = np.array(names, dtype=object)
+    named_as[named_as == ""] = None
+    name_codes, _ = pd.factorize(named_as, sort=True)  # None and NaN: -1
     out = np.full(len(name_codes), -1, np.int64)
     named = name_codes >= 0
     if not named.any():
@@ -178,7 +178,7 @@ def two_way_gap(values: np.ndarray, prompts: Sequence[object], sides: np.ndarray
     s = np.searchsorted(side_list, sides)
     cell = codes * len(side_list) + s
     count = np.bincount(cell, minlength=k * len(side_list)).reshape(k, len(side_list))
-    complete = (count > 0).all(axis=1)
+    complete = np.asarray((count > 0).all(axis=1))
     if complete.sum() < 2:
         return None
     rows = complete[codes]
