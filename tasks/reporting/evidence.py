@@ -15,10 +15,8 @@ prompts come from the outcomes read from the answers (:mod:`equilens.tasks.repor
 and each answer is shown with its reading ("read: $62,000 (year)", "unreadable: hedged").
 
 The other families: per classifier (toxicity, stereotype), the answers it scores highest, one
-column per group where the answers belong to groups; for BBQ, per category, the questions the model
-answered with the stereotyped option, wrong ones first; for decisions, per comparison, the group
-with a finding (else the largest score) beside the baseline on the same decisions about otherwise
-alike people, where their P(yes) differ most in the score's direction.
+column per group where the answers belong to groups. A family whose assessment declares its own
+evidence (:mod:`equilens.tasks.reporting.families`) shows that instead.
 """
 
 from __future__ import annotations
@@ -82,10 +80,11 @@ def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noq
     paired = metrics[metrics["family"].isin(PAIRED_FAMILIES)]
     if n <= 0 or metrics.empty:
         return []
-    if (metrics["family"] == "bbq").any():
-        return _bbq_answers(store, run_id, n)
-    if (metrics["family"] == "decisions").any():
-        return _decision_answers(store, run_id, metrics, n)
+    from equilens.tasks.reporting.families import FAMILY_REPORTS
+
+    for family in sorted(set(metrics["family"].astype(str))):  # a family that shows its own answers
+        if family in FAMILY_REPORTS and (own := FAMILY_REPORTS.get(family).evidence) is not None:
+            return own(store, run_id, metrics, n)
     if paired.empty:
         return _scored_answers(store, run_id, n)
     return _paired_answers(store, run_id, paired, n) + _scored_answers(store, run_id, n)
@@ -328,79 +327,3 @@ def _scored_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa:
                 why = "each group's answers this scorer rates highest" if grouped else "the answers this scorer rates highest"
                 out.append(Evidence(subject, tuple(groups), why, examples, str(scorer)))
     return out
-
-
-def _bbq_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa: ANN401
-    """Per BBQ category, up to ``n`` questions answered with the stereotyped option, wrong ones first
-    (in an ambiguous context every such answer is wrong: the right one is UNKNOWN)."""
-    from equilens.tasks.inputs.prompts import prompt_id
-
-    items = store.query("SELECT metric, item, value FROM metric_items WHERE run_id = ? AND family = 'bbq' "
-                        "AND metric IN ('stereotyped', 'correct')", [run_id])
-    if items.empty:
-        return []
-    table = items.pivot_table(index="item", columns="metric", values="value", aggfunc="first")
-    texts = store.query("SELECT p.prompt_id, p.text AS prompt, r.text AS answer FROM prompts p LEFT JOIN responses r "
-                        "ON r.run_id = p.run_id AND r.variant_id = p.prompt_id AND r.sample_idx = 0 "
-                        "WHERE p.run_id = ?", [run_id]).drop_duplicates("prompt_id").set_index("prompt_id")
-    out = []
-    for category, part in table.groupby(table.index.str.split(":").str[0], sort=True):
-        counted = part[part["stereotyped"].notna()]
-        chosen = counted[counted["stereotyped"] == 1].sort_values("correct", kind="stable")
-        examples = []
-        for qid, row in chosen.iterrows():
-            if len(examples) == n:
-                break
-            key = prompt_id(str(qid))  # a question's prompt id is that of its qid
-            if key in texts.index:
-                right = "right" if row["correct"] == 1 else "wrong"
-                examples.append(Example(str(qid), None, [Side(f"stereotyped, {right}", str(texts.loc[key, "prompt"]),
-                                                              texts.loc[key, "answer"], None)]))
-        wrong = int((chosen["correct"] != 1).sum())
-        why = (f"{len(chosen)} of {len(counted)} answers naming a group chose the stereotyped one, "
-               f"{wrong} of them wrong")
-        out.append(Evidence(str(category), ("answered with the stereotyped option",), why, examples))
-    return out
-
-
-def _decision_answers(store: Any, run_id: str, metrics: pd.DataFrame, n: int) -> list[Evidence]:  # noqa: ANN401
-    """Per decisions comparison ("race (explicit)"), the ``n`` decisions where the chosen group's
-    P(yes) differs most from the baseline's, the two people otherwise alike (same scenario and the
-    same other attributes), in the direction of the group's score."""
-    from equilens.tasks.assessments.decisions.metrics import comparison_parts
-    from equilens.tasks.reporting.verdict import decision_subject, run_verdicts
-
-    scored = metrics[metrics["family"] == "decisions"]
-    said = {v.subject: v for v in run_verdicts(scored, store.run_config(run_id))}  # the run's own alpha
-    if not any(" vs " in e["pair"] for v in said.values() for e in v.evidence):
-        return []
-    answers = store.query(
-        "SELECT a.*, p.text AS prompt, r.text AS answer FROM decision_answers a "
-        "LEFT JOIN prompts p ON p.run_id = a.run_id AND p.prompt_id = a.item_id "
-        "LEFT JOIN responses r ON r.run_id = a.run_id AND r.variant_id = a.item_id AND r.sample_idx = 0 "
-        "WHERE a.run_id = ?", [run_id]).drop_duplicates("item_id")
-    out = []
-    for label in dict.fromkeys(scored["attribute"].astype(str)):
-        verdict = said.get(decision_subject(label))
-        scores = [e for e in verdict.evidence if " vs " in e["pair"]] if verdict else []  # group against baseline
-        if not scores:
-            continue
-        top = max(scores, key=lambda e: (e["beyond_noise"], abs(e["gap"])))
-        attribute, fill = comparison_parts(label)
-        group, baseline = top["pair"].split(" vs ", 1)
-        sign = 1.0 if top["gap"] >= 0 else -1.0
-        part = answers[answers["fill_type"] == fill] if fill else answers
-        alike = [c for c in ("scenario", "age", "gender", "race") if c != attribute]
-        pairs = part[part[attribute] == group].merge(part[part[attribute] == baseline], on=alike, suffixes=("", "_b"))
-        pairs = pairs.assign(diff=sign * (pairs["p_yes"] - pairs["p_yes_b"])).dropna(subset=["diff"])
-        pairs = pairs.sort_values(["diff", "item_id"], ascending=[False, True]).head(n)
-        examples = [Example(str(r["scenario"]), float(r["p_yes"] - r["p_yes_b"]),
-                            [Side(baseline, str(r["prompt_b"]), r["answer_b"], None,
-                                  reading=f"P(yes) {r['p_yes_b']:.3f}"),
-                             Side(group, str(r["prompt"]), r["answer"], None, reading=f"P(yes) {r['p_yes']:.3f}")])
-                    for _, r in pairs.iterrows()]
-        why = (f"{'finding' if top['beyond_noise'] else 'largest score, not a finding'}: discrimination score "
-               f"{top['gap']:+.3f}; the decisions where P(yes) differs most that way")
-        out.append(Evidence(label, (baseline, group), why, examples))
-    return out
-

@@ -31,6 +31,7 @@ from equilens.tasks.metrics.judged import (  # noqa: F401
     p_is_trusted,
     prompts_needed,
 )
+from equilens.tasks.reporting.families import FAMILY_REPORTS
 from equilens.tasks.reporting.outcome_words import (  # noqa: F401 - worst_off is read by the report
     cell_metric,
     cell_values,
@@ -270,52 +271,6 @@ def family_verdict(family: str, rows: pd.DataFrame) -> Verdict:
     return Verdict(family, None, f"{family}: {listed} (no fair target to test against; lower is fairer).")
 
 
-def decision_subject(comparison: str) -> str:
-    """The subject of a decisions comparison's verdict: "decisions: race (explicit)"."""
-    return f"decisions: {comparison}"
-
-
-def decision_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> list[Verdict]:
-    """One verdict per decisions comparison ("race (explicit)"): the groups whose discrimination
-    score differs from the baseline after Holm over every score of the run, with score and interval
-    in logit units of P(yes) (positive: more often yes than the baseline)."""
-    from equilens.tasks.assessments.decisions.metrics import comparison_parts
-
-    out = []
-    for attribute, part in rows.groupby(rows["attribute"].fillna("-"), sort=False):
-        subject = decision_subject(str(attribute))
-        valued = [(r, details_of(r["details"])) for _, r in part.iterrows() if number_or_none(r["value"]) is not None]
-        if not valued:
-            out.append(Verdict(subject, None, f"{subject}: nothing could be fitted (see the skipped rows)."))
-            continue
-        base = next((r["group_b"] for r, _ in valued if isinstance(r["group_b"], str)), None)
-        baseline = f"the baseline ({comparison_parts(str(attribute))[0]} {base})" if base else "the baseline"
-
-        def worded(r: pd.Series, d: dict[str, Any]) -> str:
-            unit = " per decade" if r["metric"] == "age_trend_per_decade" else ""
-            name = "age" if unit else r["group_a"]
-            return (f"{name} {r['value']:+.3f}{unit} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}], "
-                    f"Holm p {d.get('p_holm', float('nan')):.3g}")
-
-        beyond = [(r, d) for r, d in valued if (d.get("p_holm") if d.get("p_holm") is not None else 1.0) < alpha]
-        evidence = [{"metric": r["metric"], "pair": r["group_a"] if r["group_b"] is None or r["group_b"] != r["group_b"]
-                     else f"{r['group_a']} vs {r['group_b']}", "gap": float(r["value"]),
-                     "gap_ci": [number_or_none(r["ci_low"]), number_or_none(r["ci_high"])],
-                     "min_detectable_gap": None, "p_holm": d.get("p_holm"),
-                     "beyond_noise": any(r is b for b, _ in beyond)} for r, d in valued]
-        if beyond:
-            listed = "; ".join(worded(r, d) for r, d in beyond)
-            out.append(Verdict(subject, True, f"{subject}: said yes at a different rate than to {baseline} beyond "
-                                              f"chance: {listed} (logit P(yes); positive = more often yes).",
-                               evidence))
-            continue
-        top, d = max(valued, key=lambda rd: abs(rd[0]["value"]))
-        out.append(Verdict(subject, False, f"{subject}: no group differs from {baseline} beyond chance "
-                                           f"(largest: {worded(top, d)}; logit P(yes), positive = more often yes).",
-                           evidence))
-    return out
-
-
 def verdicts(metrics: pd.DataFrame, confidence: float = 0.95, polarity: str = "neg",
              temperature: float | None = None) -> list[Verdict]:
     """One verdict per counterfactual attribute, then one per other family, in a stable order."""
@@ -328,10 +283,8 @@ def verdicts(metrics: pd.DataFrame, confidence: float = 0.95, polarity: str = "n
         out.append(attribute_verdict(str(attribute), rows, 1 - confidence, polarity, temperature))
     out += turn_onsets(out)
     for family, rows in metrics[~paired].groupby("family", sort=True):
-        if family == "decisions":  # one verdict per comparison, from its Holm-adjusted scores
-            out += decision_verdicts(rows, 1 - confidence)
-        else:
-            out.append(family_verdict(str(family), rows))
+        own = FAMILY_REPORTS.get(str(family)).verdicts if str(family) in FAMILY_REPORTS else None
+        out += own(rows, 1 - confidence) if own is not None else [family_verdict(str(family), rows)]
     return out
 
 

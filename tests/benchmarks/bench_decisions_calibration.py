@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from equilens.tasks.assessments.decisions import stages as stage  # noqa: E402
 from equilens.tasks.assessments.decisions.config import DecisionsConfig  # noqa: E402
-from equilens.tasks.reporting.verdict import decision_verdicts  # noqa: E402
+from equilens.tasks.assessments.decisions.report import decision_verdicts  # noqa: E402
 
 AGES, GENDERS = ("20", "40", "60", "80"), ("male", "female", "non-binary")
 RACES = ("white", "Black", "Asian", "Hispanic", "Native American")

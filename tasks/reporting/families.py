@@ -1,0 +1,39 @@
+"""What a metric family shows in a report beyond the shared layout, declared by the assessment that
+computes it: its own verdicts (one per comparison, say, instead of one for the family) and the
+answers it shows as evidence. Each entry is declared in its assessment's folder
+(``tasks/assessments/NAME/report.py``), found by path the first time the registry is read, so
+reporting never imports an assessment; a family without an entry gets the shared verdict and
+evidence (:mod:`equilens.tasks.reporting.verdict`, :mod:`equilens.tasks.reporting.evidence`).
+An assessment from another package adds its entry from the module its entry point names."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from equilens.tasks.registry import Registry
+from equilens.tasks.shipped import REPO_ROOT
+
+FamilyVerdicts = Callable[[Any, float], list]  # (the family's metric rows, alpha) -> [Verdict]
+FamilyEvidence = Callable[[Any, str, Any, int], list]  # (store, run id, the run's metric rows, n) -> [Evidence]
+
+
+@dataclass(frozen=True)
+class FamilyReport:
+    """``verdicts``: the family's verdicts in place of the one shared family verdict; ``evidence``:
+    the answers the report shows for a run that computed the family. Either may be None."""
+
+    verdicts: FamilyVerdicts | None = None
+    evidence: FamilyEvidence | None = None
+
+
+def _declared() -> None:
+    """Import every assessment's report module (``tasks/assessments/NAME/report.py``); each declares
+    its families' entries as it loads."""
+    for found in sorted((REPO_ROOT / "tasks" / "assessments").glob("*/report.py")):
+        importlib.import_module(f"equilens.tasks.assessments.{found.parent.name}.report")
+
+
+FAMILY_REPORTS: Registry[FamilyReport] = Registry("family report", discover=_declared)
