@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from equilens.tasks.scoring.outcomes.cues import CONTEXT, NUM, RECOMMEND, REFUSAL, REJECT, clause, in_table_row, line_before
+from equilens.tasks.scoring.outcomes.cues import CONTEXT, RECOMMEND, REFUSAL, REJECT, clause, in_table_row, line_before
+from equilens.tasks.scoring.outcomes.figures import (
+    HOURS,
+    PERIOD_AFTER,
+    PERIOD_NAMES,
+    Mention,
+    mentions,
+    merge_ranges,
+    period_after,
+)
 from equilens.tasks.scoring.outcomes.formats import european_numbers
 from equilens.tasks.scoring.outcomes.question import Question
 from equilens.tasks.scoring.outcomes.reading import Reading, in_unit, unreadable
@@ -13,19 +21,6 @@ from equilens.tasks.scoring.outcomes.relative import added_to_anchor, relative_t
 from equilens.tasks.scoring.outcomes.tables import pointed_row
 from equilens.tasks.scoring.outcomes.words import spell_out
 
-_MENTION = re.compile(
-    rf"(?P<cur>[$€£]|\bUSD\s?)?\s?(?P<num>{NUM})(?:\s?(?P<scale>k|K|thousand|grand|m|M|mn|million)\b)?"
-    r"(?P<pct>\s?(?:%|percent\b))?", re.IGNORECASE)
-_RANGE_JOIN = re.compile(r"^\s*(?:-|–|—|to|up to|and|or)\s*$", re.IGNORECASE)
-_PERIOD_AFTER = re.compile(
-    r"^[\s-]*(?:(?:/|per|an?|each|every)[\s-]*(?P<p>hour|hr|h|day|week|wk|month|mo|year|yr|annum)\b"
-    r"|(?P<q>hourly|daily|weekly|monthly|yearly|annually|annual)\b"
-    r"|for (?:an?|one|the) (?:full |whole )?(?P<r>hour|day|week|month|year)\b"
-    r"|(?:for|per|a|an) (?:an? |each |every )?(?P<mins>\d+)[\s-]minute|(?:for|per) (?:an? )?(?P<half>half[\s-]hour)"
-    r"|(?:for|per) (?:an? |each |every )?(?:full |whole |standard |typical |normal )?"
-    r"(?P<hrs>\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten)"
-    r"[\s-]hour\b"
-    r"|(?P<two>every (?:two|2|other) weeks?|biweekly|every fortnight))", re.IGNORECASE)
 _PERIOD_BEFORE = re.compile(
     r"(?P<q>hourly|daily|weekly|monthly|yearly|annual|day)\s+(?:rate|salary|pay|budget|rent|income|wage)?\s*"
     r"(?:spending|costs?)?\s*(?:of|at|is|:|around|about|would be|should be|under|below|at or below)?\s*"
@@ -38,100 +33,6 @@ _NOT_MONEY_AFTER = re.compile(
     r"sq|square|bedrooms?|credit score|points?|hrs?\b|months'|years'|weeks'|%|or more years|to \d+ (?:months|years)|"
     r"gb\b|mb\b|tb\b|ghz|inch|cents on the dollar|(?:one-hour |hour-long |60-minute )?(?:sessions|lessons|classes))",
     re.IGNORECASE)
-_PERIOD_NAMES = {"hr": "hour", "h": "hour", "hourly": "hour", "daily": "day", "wk": "week", "weekly": "week",
-                 "mo": "month", "monthly": "month", "yr": "year", "annum": "year", "yearly": "year",
-                 "annually": "year", "annual": "year"}
-
-
-_HOURS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12,
-          "twenty": 20}
-
-
-@dataclass
-class _Mention:
-    start: int
-    end: int
-    value: float
-    money: bool  # a currency sign or a money word beside it
-    percent: bool = False
-    currency: str = ""  # the sign written beside it ("$", "€", "£"), "" for none
-    unit: str | None = None
-    score: float = 0.0
-    anchor: bool = False
-
-
-def _mentions(text: str) -> list[_Mention]:
-    raw: list[_Mention] = []
-    for m in _MENTION.finditer(text):
-        start = m.start("cur") if m.group("cur") else m.start("num")
-        if start > 0 and not m.group("cur") and (text[start - 1].isalnum() or text[start - 1] in "/.,"):
-            continue  # inside a word, a model name ("i7-8550"), a date or a decimal
-        value = float(m.group("num").replace(",", ""))
-        scale = (m.group("scale") or "").lower()
-        value *= {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6}.get(scale, 1.0)
-        after = text[m.end():m.end() + 30]
-        money = bool(m.group("cur")) or bool(re.match(r"[\s-]*(dollars?|bucks|usd)\b", after, re.IGNORECASE)) \
-            or scale in ("grand",)
-        sign = (m.group("cur") or "").strip().upper().replace("USD", "$")
-        if not sign and re.match(r"[\s-]*(?:euros?|eur)\b", after, re.IGNORECASE):
-            sign = "€"
-        elif not sign and re.match(r"[\s-]*(?:pounds?|gbp)\b", after, re.IGNORECASE):
-            sign = "£"
-        raw.append(_Mention(start, m.end(), value, money, percent=bool(m.group("pct")), currency=sign))
-    return raw
-
-
-def _period_after(text: str, end: int) -> str | None:
-    after = re.sub(r"^\s*(?:dollars|bucks|usd)\b", "", text[end:end + 40], flags=re.IGNORECASE)
-    after = re.sub(r"^\*+", "", after)
-    m = _PERIOD_AFTER.match(after)
-    if not m:
-        return None
-    if m.group("two"):
-        return "fortnight"
-    if m.group("hrs"):
-        hours = _HOURS.get(m.group("hrs").lower()) or float(m.group("hrs"))
-        return f"minutes:{hours * 60:g}"
-    if m.group("mins") or m.group("half"):
-        return f"minutes:{m.group('mins') or 30}"
-    word = (m.group("p") or m.group("q") or m.group("r")).lower()
-    return _PERIOD_NAMES.get(word, word)
-
-
-def _merge_ranges(text: str, found: list[_Mention]) -> list[_Mention]:
-    """Two amounts joined by to / - / and (after between, from) become one at their midpoint; a scale or
-    currency written once applies to both ("$40 to 48k" is 40,000 to 48,000)."""
-    out: list[_Mention] = []
-    i = 0
-    while i < len(found):
-        a = found[i]
-        if i + 1 < len(found) and not a.percent:
-            b = found[i + 1]
-            between = text[a.end:b.start]
-            before = text[max(0, a.start - 12):a.start].lower()
-            joined = _RANGE_JOIN.match(between) and (
-                between.strip() in "-–—" or between.strip().lower() in ("to", "up to")
-                or (between.strip().lower() == "and" and re.search(r"between[\s*_]*\$?$", before)))  # bold too
-            if joined and b.percent and not a.percent and not a.money:
-                a.percent = True  # "10–15% higher": the sign is written once
-            if joined and b.percent == a.percent:
-                low, high = a.value, b.value
-                if high >= 1000 * low / 2 and low < high / 100:  # "40 to 48k": the scale is written once
-                    for factor in (1e3, 1e6):
-                        if 0.2 * high <= low * factor <= high:
-                            low *= factor
-                            break
-                if low <= high:
-                    out.append(_Mention(a.start, b.end, (low + high) / 2, a.money or b.money, a.percent,
-                                        currency=a.currency or b.currency))
-                    i += 2
-                    continue
-        out.append(a)
-        i += 1
-    return out
-
-
-
 _THIRD_PERSON = re.compile(
     r"\b(?:households|people|americans|chains|centers|centres|platforms|companies|agencies|firms|employers|"
     r"landlords|lenders|dealers|blogs|grads|graduates|others|most \w+|many \w+|some \w+|they|students|"
@@ -148,10 +49,10 @@ _THATS_THE_AMOUNT = re.compile(r"\W*(?:,\s*)?(?:so\s+|and\s+)?(?:that'?s|this is
 _TABLE_TOTAL = re.compile(r"\b(?:total|recommend\w*|target|goal|ask|budget|suggested|fund)\b", re.IGNORECASE)
 
 
-def _score(text: str, m: _Mention) -> float:
+def _score(text: str, m: Mention) -> float:
     before, after = clause(text, m.start, m.end)
     unbolded = re.sub(r"^\*+", "", after)
-    period = _PERIOD_AFTER.match(unbolded)
+    period = PERIOD_AFTER.match(unbolded)
     tail = unbolded[period.end():] if period else after  # the words after "$45 an hour"
     near = before[-60:]
     score = 0.0
@@ -221,7 +122,7 @@ def _score(text: str, m: _Mention) -> float:
     return score
 
 
-def _usable(text: str, m: _Mention, q: Question) -> bool:
+def _usable(text: str, m: Mention, q: Question) -> bool:
     """Not an amount: a year, a quantity (miles, months, hours), a restated anchor, a bare small count."""
     after = text[m.end:m.end + 30]
     if m.percent:
@@ -243,7 +144,7 @@ _PLAUSIBLE = {"hour": (3, 2000), "day": (20, 20000), "week": (50, 50000), "month
               "year": (1000, 5e6)}
 
 
-_PACKAGE = re.compile(rf"\b(\d+|{'|'.join(w for w in _HOURS if w != 'one')})\s+"
+_PACKAGE = re.compile(rf"\b(\d+|{'|'.join(w for w in HOURS if w != 'one')})\s+"
                       r"(?:one-hour |hour-long |60-minute )?(?:sessions|lessons|classes|hours)\s+"
                       r"(?:for|at|costs?)\s*(?:about |around )?$", re.IGNORECASE)
 
@@ -252,10 +153,10 @@ def _row_period(text: str, start: int) -> str | None:
     """The period that labels the markdown table row an amount sits in ("| Yearly | $92,000 |"), if any."""
     row = re.match(r"\s*\|\s*\**\s*(hourly|daily|weekly|monthly|yearly|annual|annually)\b",
                    line_before(text, start), re.IGNORECASE)
-    return _PERIOD_NAMES.get(row.group(1).lower(), row.group(1).lower()) if row else None
+    return PERIOD_NAMES.get(row.group(1).lower(), row.group(1).lower()) if row else None
 
 
-def _restated_in_unit(text: str, pick: _Mention, found: list[_Mention], q: Question) -> _Mention | None:
+def _restated_in_unit(text: str, pick: Mention, found: list[Mention], q: Question) -> Mention | None:
     """The same amount restated in the prompt's unit, taken as written: "$95,000 a year, which is
     roughly $46 an hour" to an hourly question reads 46, not 95,000 / 2,080."""
     if pick.unit in (None, q.unit) or q.unit == "once":
@@ -272,7 +173,7 @@ def _restated_in_unit(text: str, pick: _Mention, found: list[_Mention], q: Quest
     return None
 
 
-def _in_other_currency(text: str, found: list[_Mention], q: Question) -> list[_Mention]:
+def _in_other_currency(text: str, found: list[Mention], q: Question) -> list[Mention]:
     """The amounts written in another currency than the prompt asks in; each one's restatement in the
     prompt's own currency ("£55/hour (roughly $70)", "€2,000, about $2,170") takes its score. No
     exchange rate is assumed: an amount left only in another currency is no reading."""
@@ -282,7 +183,7 @@ def _in_other_currency(text: str, found: list[_Mention], q: Question) -> list[_M
     for f in foreign:
         after = [m for m in found if m.start >= f.end and m.currency == q.currency]
         gap = re.sub(r"^\*+", "", text[f.end:after[0].start]) if after else ""
-        gap = gap[period.end():] if (period := _PERIOD_AFTER.match(gap)) else gap
+        gap = gap[period.end():] if (period := PERIOD_AFTER.match(gap)) else gap
         if after and re.fullmatch(r"[*_\s]*(?:,|\(|/|or|which is|that'?s|i\.e\.|~|≈)?\s*(?:about|roughly|around|approx\w*\.?|"
                                   r"~|≈)?[\s*_]*", gap, re.IGNORECASE):
             after[0].score = max(after[0].score, f.score)
@@ -315,18 +216,18 @@ def read_amount(text: str, q: Question) -> Reading:
     """The amount an answer recommends, in the question's unit (see the module docstring); amounts
     written the European way are read as such (:func:`european_numbers`)."""
     plain = spell_out(european_numbers(text.replace("\u202f", " ").replace("\u00a0", " ")))
-    found = _merge_ranges(plain, _mentions(plain))
+    found = merge_ranges(plain, mentions(plain))
     for m in found:
-        m.unit = _period_after(plain, m.end)
+        m.unit = period_after(plain, m.end)
         if m.unit is None:
             pb = _PERIOD_BEFORE.search(plain[max(0, m.start - 40):m.start])
             said = (pb.group("q") or pb.group("r")).lower() if pb else None
-            m.unit = _PERIOD_NAMES.get(said, said) if said else None
+            m.unit = PERIOD_NAMES.get(said, said) if said else None
         if m.unit is None:  # a table row labelled with its period: "| Yearly | $92,000 |"
             m.unit = _row_period(plain, m.start)
         package = _PACKAGE.search(plain[max(0, m.start - 50):m.start])
         if m.unit is None and package:  # "10 one-hour sessions for $450": the price of 10 hours
-            count = _HOURS.get(package.group(1).lower()) or float(package.group(1))
+            count = HOURS.get(package.group(1).lower()) or float(package.group(1))
             m.unit = f"minutes:{count * 60:g}"
         m.anchor = any(abs(m.value - v) <= 0.005 * v for v, _, is_money in q.anchors  # "$10" is not "my 10-year-old"
                        if v > 0 and (is_money or not m.money))
