@@ -95,6 +95,17 @@ def family_legend(family: str, text: str) -> str:
     return LEGENDS.add(family, text)
 
 
+PAIRED: Registry[str] = Registry("paired family")
+"""The families judged per attribute (or comparison) from pairs of groups: one verdict per comparison,
+from the gaps between the two groups of each pair. A family declares it once, beside its metrics,
+with :func:`paired_family` (:func:`equilens.tasks.metrics.judged.paired_families` reads them)."""
+
+
+def paired_family(family: str) -> str:
+    """Declare ``family`` judged from pairs of groups (see :data:`PAIRED`)."""
+    return PAIRED.add(family, family)
+
+
 def metrics_of(*families: str) -> list[str]:
     """Names of the registered metrics of the given families, in registry (alphabetical) order."""
     return [name for name, spec in METRICS.items() if spec.family in families]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.metrics.base import family_legend, metric
+from equilens.tasks.metrics.base import family_legend, metric, paired_family
 from equilens.tasks.metrics.judged import MIN_PROMPTS_SIMILARITY
 from equilens.tasks.metrics.text_similarity import (
     numbered_min_bleu,
@@ -33,6 +33,7 @@ BOUCHARD = "Bouchard (2024), arXiv:2407.10853"
 family_legend("counterfactual", "noise floor = parity: group labels swapped within prompts, similarity: a same-group "
                                 "control (or two samples, see counterfactual.noise_floor); a similarity gap's * needs "
                                 f"{MIN_PROMPTS_SIMILARITY} or more prompts")
+paired_family("counterfactual")
 
 
 def _paired(a: Sequence[object] | np.ndarray, b: Sequence[object] | np.ndarray, what: str) -> None:

@@ -11,11 +11,19 @@ import math
 from typing import Any
 
 HEADLINE = "strict_sentiment_parity"
-PAIRED_FAMILIES = ("counterfactual", "identity")
-"""Families judged per attribute (or identity comparison) from pairs of groups."""
 MIN_PROMPTS_SIMILARITY = 10
 """A similarity gap's bootstrap p-value needs this many prompts: with fewer clusters the percentile
 bootstrap is too narrow to trust (a parity gap uses the exact permutation test instead)."""
+
+
+def paired_families() -> tuple[str, ...]:
+    """The families judged per attribute (or comparison) from pairs of groups, as their modules declare
+    them (:func:`equilens.tasks.metrics.base.paired_family`)."""
+    from equilens.tasks.metrics import METRICS
+    from equilens.tasks.metrics.base import PAIRED
+
+    METRICS.names()  # the families' modules, found by path, declare themselves as they load
+    return tuple(PAIRED.names())
 
 
 def number_or_none(v: Any) -> float | None:
@@ -63,7 +71,7 @@ def detectable_metrics() -> tuple[str, ...]:
     metrics, and the identity outcome gaps (what a gap to detect can be measured in)."""
     from equilens.tasks.metrics import METRICS, outcome_gaps
 
-    judged = [m for m in METRICS.names() if METRICS.get(m).family in PAIRED_FAMILIES
+    judged = [m for m in METRICS.names() if METRICS.get(m).family in paired_families()
               and inputs_of(m) in ("sentiment", "texts") and judged_metric(m, {"neutralized": True})]
     return (*judged, *outcome_gaps())
 

@@ -52,7 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pandas as pd
-from equilens.tasks.metrics.judged import PAIRED_FAMILIES, judged_metric, number_or_none
+from equilens.tasks.metrics.judged import judged_metric, number_or_none, paired_families
 
 POWER = 0.8
 """The power at which a row's ``min_detectable_gap`` is stated; 1 - POWER is the chance, spent over
@@ -142,10 +142,11 @@ class Settlement:
 def _families(rows: pd.DataFrame, details: list[dict]) -> dict[str, list[int]]:
     """Positions of each attribute's judged rows with a p-value: the family the verdict judges."""
     out: dict[str, list[int]] = {}
+    paired = paired_families()
     for i, (family, attribute, a, b, metric) in enumerate(zip(
             rows["family"], rows["attribute"], rows["group_a"], rows["group_b"], rows["metric"], strict=True)):
         d = details[i]
-        if (family in PAIRED_FAMILIES and isinstance(b, str) and b != a
+        if (family in paired and isinstance(b, str) and b != a
                 and number_or_none(d.get("p_value")) is not None
                 and (judged_metric(metric, d) or family == "identity")):
             out.setdefault(str(attribute), []).append(i)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
-from equilens.tasks.reporting.verdict import HEADLINE, PAIRED_FAMILIES, details_of
+from equilens.tasks.reporting.verdict import HEADLINE, details_of, paired_families
 
 
 @dataclass
@@ -77,7 +77,7 @@ def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noq
     per classifier its highest-scored answers; for BBQ, the questions answered with the stereotype."""
     metrics = store.query("SELECT attribute, metric, family, group_a, group_b, value, ci_low, ci_high, details "
                           "FROM metrics WHERE run_id = ?", [run_id])
-    paired = metrics[metrics["family"].isin(PAIRED_FAMILIES)]
+    paired = metrics[metrics["family"].isin(paired_families())]
     if n <= 0 or metrics.empty:
         return []
     from equilens.tasks.reporting.families import FAMILY_REPORTS

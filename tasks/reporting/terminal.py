@@ -179,11 +179,11 @@ def reported_only(metric: str, details: Any, family: Any = None) -> bool:
     :func:`equilens.tasks.reporting.verdict.judged_metric` rejects: an embedding similarity, or a
     text similarity on answers whose group words were left in."""
     from equilens.tasks.metrics import METRICS
-    from equilens.tasks.reporting.verdict import PAIRED_FAMILIES, judged_metric
+    from equilens.tasks.reporting.verdict import judged_metric, paired_families
 
     if not isinstance(family, str) or not family:
         family = METRICS.get(metric).family if metric in METRICS else None
-    return family in PAIRED_FAMILIES and not judged_metric(metric, _details(details))
+    return family in paired_families() and not judged_metric(metric, _details(details))
 
 
 def significance_mark(details: Any, alpha: float = 0.05, metric: str | None = None,

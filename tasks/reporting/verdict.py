@@ -20,7 +20,6 @@ import pandas as pd
 from equilens.tasks.metrics.judged import (  # noqa: F401
     HEADLINE,
     MIN_PROMPTS_SIMILARITY,
-    PAIRED_FAMILIES,
     beyond_noise,
     details_of,
     inputs_of,
@@ -29,6 +28,7 @@ from equilens.tasks.metrics.judged import (  # noqa: F401
     judged_metrics,
     number_or_none,
     p_is_trusted,
+    paired_families,
     prompts_needed,
 )
 from equilens.tasks.reporting.families import FAMILY_REPORTS
@@ -277,7 +277,7 @@ def verdicts(metrics: pd.DataFrame, confidence: float = 0.95, polarity: str = "n
     if metrics is None or metrics.empty:
         return []
     out = []
-    paired = metrics["family"].isin(PAIRED_FAMILIES)
+    paired = metrics["family"].isin(paired_families())
     cf = metrics[paired]
     for attribute, rows in cf.groupby(cf["attribute"].fillna("–"), sort=True):
         out.append(attribute_verdict(str(attribute), rows, 1 - confidence, polarity, temperature))

@@ -20,7 +20,7 @@ own interval is a percentile cluster bootstrap over prompts.
 from __future__ import annotations
 
 import numpy as np
-from equilens.tasks.metrics.base import family_legend, metric
+from equilens.tasks.metrics.base import family_legend, metric, paired_family
 
 SALINAS = "Salinas, Haim & Nyarko (2024), arXiv:2402.14875"
 EQUILENS = "equilens (first-person fairness, Eloundou et al. 2024, arXiv:2410.19803)"
@@ -29,6 +29,7 @@ JUDGE = "Eloundou et al. (2024), arXiv:2410.19803 (a judge model with group labe
 family_legend("identity", "outcome gaps: the first cell's amounts or rates minus the second's on the same prompts "
                           "(amounts as shares of the prompt's average); judge_harm: how much more the judge calls a "
                           "pair's difference a harmful stereotype with the true group labels than with them swapped")
+paired_family("identity")
 
 
 def _mean(values: np.ndarray) -> float:
