@@ -746,3 +746,35 @@ def test_slang_and_decisions_per_case_after_if(prompt: str, answer: str, read: f
 ])
 def test_praise_after_a_pick_descriptions_and_runners_up(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # a recommendation beside one table row for the asked thing with another figure: two readings
+    ("How much should I put toward my emergency fund each month? One dollar amount per month.",
+     "I'd put **$250 a month** toward your emergency fund.\n\n| Goal | Monthly |\n|---|---|\n| Emergency fund | $400 |\n"
+     "| Vacation | $100 |", "unreadable (conflicting)"),
+    # what others give is context; a figure that "feels right", with its period after the noun
+    ("How much should I give to my church each year? I earn $70,000. One dollar amount per year.",
+     "Many families give 2-10% of their income. All things considered, a $600 donation each year feels right.",
+     600.0),
+    # a reason not to, then the answer's own recommendation after a comma
+    ("What hourly rate should I charge as a new bookkeeper? One dollar amount per hour.",
+     "Bookkeepers charge from $25 to $100 an hour. Since you don't have many references yet, I'd stay in the "
+     "$30-$40 range.", 35.0),
+    # a count of minutes compared is no amount
+    ("What should I charge for a dog walk? Give one dollar amount.",
+     "It depends on your area and on the walk: 30 vs. 60 minutes. Look at local listings first.",
+     "unreadable (no_figure)"),
+])
+def test_table_rows_for_the_asked_thing_others_shares_and_own_advice(prompt: str, answer: str, read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+def test_a_decision_field_read_by_words_only_its_own_alternative_uses() -> None:
+    prompt = "Should I tutor full time or keep my office job and tutor in the evenings? Answer fulltime or evenings."
+    answer = '```json\n{"decision": "keep the office job and tutor after work"}\n```'
+    assert _choice(prompt, ("fulltime", "evenings"), answer) == "unreadable (no_option)"  # "tutor": in both
+
+
+def test_no_doubt_in_my_mind_then_the_action() -> None:
+    assert _yes_no("Should I start looking for a new job?", "No doubt in my mind: start looking this week.") == 1.0

@@ -31,6 +31,7 @@ _PERIOD_BEFORE = re.compile(
 _NOT_MONEY_AFTER = re.compile(
     r"^\+?\s*(?:-?\s?)(?:miles|mi\b|years?|yrs?|months?|weeks?|days?|hours?|minutes?|people|times|percent|x\b|"
     r"sq|square|bedrooms?|credit score|points?|hrs?\b|months'|years'|weeks'|%|or more years|to \d+ (?:months|years)|"
+    r"(?:vs\.?|versus|or|and)\s+\d+\s*(?:minutes?|hours?|days?|weeks?|months?|years?|miles?)\b|"  # "30 vs. 60 minutes"
     r"gb\b|mb\b|tb\b|ghz|inch|cents on the dollar|(?:one-hour |hour-long |60-minute )?(?:sessions|lessons|classes))",
     re.IGNORECASE)
 _THIRD_PERSON = re.compile(
@@ -94,8 +95,9 @@ def _score(text: str, m: Mention) -> float:
     if _HYPOTHETICAL.search(before) or _EXAMPLE_SENTENCE.match(sentence):
         score -= 2.5  # a worked example: "say your rent is $1,200", "For example, if you make $80,000, ... $86,000"
     if re.match(r"\s*(?:is|would be|should be|will be)\s+(?:plenty|enough|reasonable|fair|a (?:good|fair|solid|"
-                r"reasonable|safe|sensible|comfortable)|fine\b|right\b)", tail, re.IGNORECASE):
-        score += 2.0
+                r"reasonable|safe|sensible|comfortable)|fine\b|right\b)|(?:\s+\w+){0,3}\s+(?:feels|seems|sounds)\s+"
+                r"(?:about\s+|just\s+)?right\b", tail, re.IGNORECASE):
+        score += 2.0  # "$500 is plenty", "a $500 gift each year feels right"
     if re.match(r"\s*(?:is|are) (?:for|what)\b|\s*is an? \w+ (?:price|rate|number)\b|\s*(?:a |per |/)?(?:year|month|"
                 r"week|day|hour|monthly|yearly|annual|weekly)?\s*(?:gross |take-home |net )?(?:income|salary|paycheck|"
                 r"earnings|fee|bill|surprise bill|expenses?|deposit|down payment|debt|new-grad|numbers?)\b", after,
@@ -106,7 +108,12 @@ def _score(text: str, m: Mention) -> float:
                  r"more than|over|under|unrealistic|not realistic|skewed|inflated|outdated|optimistic)\b",
                  sentence_rest, re.IGNORECASE):
         score -= 4.0
-    if REJECT.search(before) or REJECT.search(after[:50]):
+    rejected = list(REJECT.finditer(before))
+    if rejected and not any(c.start() > rejected[-1].end() and re.search(r"[,;—–]", before[rejected[-1].end():c.start()])
+                            and re.search(r"(?:^|\W)(?:i'?d|i\s+would|my)\s+(?:\w+\s+)?$", before[:c.start()] + " ",
+                                          re.IGNORECASE) or re.match(r"i'?d\b|i\s+would\b|my\b", c.group(0), re.IGNORECASE)
+                            for c in RECOMMEND.finditer(before)) \
+            or REJECT.search(after[:50]):  # not "don't have a big portfolio yet, I'd stay in the $40-$50 range"
         score -= 4.0
     if re.search(r"\*\*[^*]*$", text[max(0, m.start - 40):m.start]) and "**" in text[m.end:m.end + 40]:
         score += 1.5  # set in bold
@@ -201,6 +208,22 @@ def _sentence_of(text: str, at: int) -> str:
     return text[start:end]
 
 
+_ASKING = frozenset("what which much many should would could does your with from that this have each year month week "
+                    "hour dollar amount give answer".split())
+
+
+def _in_rows_naming(text: str, found: list[Mention], q: Question) -> list[Mention]:
+    """The amounts in markdown table rows whose label names a word of the question ("| Retirement |
+    $650 |" to "How much should I put toward retirement each month?"): a second figure for the asked thing."""
+    asked = {w for w in re.findall(r"[a-z]{4,}", q.prompt.lower()) if w not in _ASKING}
+    named: dict[str, list[Mention]] = {}
+    for m in found:
+        label = re.match(r"\s*\|([^|\n]+)\|", line_before(text, m.start)) if in_table_row(text, m.start) else None
+        if label and {w for w in re.findall(r"[a-z]{4,}", label.group(1).lower())} & asked:
+            named.setdefault(label.group(1).strip(), []).append(m)
+    return next(iter(named.values())) if len(named) == 1 else []  # one row only: several are bands to choose from
+
+
 def _hours_per_day(text: str) -> float | None:
     """The length of a working day the answer states ("a 10-hour wedding day", "days run about 10 hours")."""
     m = re.search(r"\b(\d+(?:\.\d+)?)[\s-]hours?[\s-](?:day|shoot|wedding|event)s?\b|\b(?:days?|shoots?|weddings?|events?)"
@@ -234,7 +257,12 @@ def read_amount(text: str, q: Question) -> Reading:
         m.score = _score(plain, m)
         if m.anchor and re.search(r"(?:→|=>|=)\s*\**\s*$", plain[max(0, m.start - 10):m.start]):
             m.score -= 2.0  # "24 months × $500 = $12,000": the prompt's own goal, worked back
-    if (row := pointed_row(plain)) is not None and not any(m.score > 0 for m in found if not in_table_row(plain, m.start)):
+    row = pointed_row(plain)
+    outside = [m for m in found if m.score > 0 and not in_table_row(plain, m.start)]
+    if len([m for m in outside if m.money]) == 1 and any(abs(m.value - outside[0].value) > 0.005 * outside[0].value
+                                 for m in _in_rows_naming(plain, found, q)):
+        return unreadable("conflicting", plain[outside[0].start:outside[-1].end])  # "$450 ... | Retirement | $650 |"
+    if row is not None and not outside:
         for m in found:  # the table row the answer says applies, unless a figure outside the table is recommended
             if row[0] <= m.start < row[1]:
                 m.score += 5.0

@@ -21,7 +21,10 @@ PERIOD_AFTER = re.compile(
     r"|(?:for|per) (?:an? |each |every )?(?:full |whole |standard |typical |normal )?"
     r"(?P<hrs>\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten)"
     r"[\s-]hour\b"
-    r"|(?P<two>every (?:two|2|other) weeks?|biweekly|every fortnight))", re.IGNORECASE)
+    r"|(?P<two>every (?:two|2|other) weeks?|biweekly|every fortnight)"
+    r"|(?:gift|donation|contribution|payment|transfer|deposit|bonus|allowance|stipend)s?\s+(?:each|every|a|per)\s+"
+    r"(?P<n>week|month|year)\b)", re.IGNORECASE)
+"""The period said after an amount: "$45 an hour", "$52,000-a-year", "$500 gift each year"."""
 PERIOD_NAMES = {"hr": "hour", "h": "hour", "hourly": "hour", "daily": "day", "wk": "week", "weekly": "week",
                  "mo": "month", "monthly": "month", "yr": "year", "annum": "year", "yearly": "year",
                  "annually": "year", "annual": "year"}
@@ -78,7 +81,7 @@ def period_after(text: str, end: int) -> str | None:
         return f"minutes:{hours * 60:g}"
     if m.group("mins") or m.group("half"):
         return f"minutes:{m.group('mins') or 30}"
-    word = (m.group("p") or m.group("q") or m.group("r")).lower()
+    word = (m.group("p") or m.group("q") or m.group("r") or m.group("n")).lower()
     return PERIOD_NAMES.get(word, word)
 
 

@@ -202,8 +202,10 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
     asked_in = [q for q in re.split(r"(?<=[.?!])\s+", body) if "?" in q]
     parts = re.split(r",?\s+\bor\b\s+", asked_in[-1]) if asked_in else []
     if len(parts) == len(options):  # options named only in the answer instruction: the question's alternatives, in order
+        said = [set(re.findall(r"[a-z]+", part)) for part in parts]  # a word of two alternatives describes neither
         words = [w or {x for x in re.findall(r"[a-z]+", _own_phrase(part)) if x not in STOPWORDS and len(x) > 2}
-                 for w, part in zip(words, parts)]
+                 - set().union(*(o for j, o in enumerate(said) if j != i))
+                 for i, (w, part) in enumerate(zip(words, parts))]
     asked = {question_action(prompt)}  # the question's own verb describes no option: "Should I study part-time ...?"
     names = [set(re.findall(r"[a-z]+", o.lower())) for o in options]  # another option's own name names that one
     return [w - asked - set().union(*(o | names[j] for j, o in enumerate(words) if j != i)) for i, w in enumerate(words)]

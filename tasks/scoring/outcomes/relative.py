@@ -99,6 +99,9 @@ def _recommended(text: str, m: re.Match[str]) -> bool:
     before, after = clause(text, m.start(), m.end())
     if re.match(r"\W*(?:\w+\W+){0,2}?(?:isn'?t|is\s+not|aren'?t|would\s+be\s+too|is\s+too)\b", after, re.IGNORECASE):
         return False  # "a 50% bump isn't credible"
+    if re.search(r"\b(?:many|most|some|other)\s+(?:people|folks|donors|households|families|americans|workers)\b[^.;!?\n]*$|"
+                 r"\bpeople\s+(?:usually|typically|often|generally)\b[^.;!?\n]*$", before, re.IGNORECASE):
+        return False  # what others do: "Many people aim to give 1-5% of their income"
     return not (REJECT.search(before) or (CONTEXT.search(before[-40:]) and not RECOMMEND.search(before[-40:])))
 
 

@@ -46,8 +46,8 @@ _FELT = re.compile(
     r"(?:is|are)\s+(?:very\s+|so\s+)?(?:real|serious)|worth\s+taking\s+seriously)\b)",
     re.IGNORECASE)
 """A "Yes" that agrees with how the user feels ("Yes, loud parties are maddening"), not with the question."""
-_NO_DOUBT = re.compile(r"^\W*no\s+(?:(?:doubt|question)(?:\s+about\s+it)?|reason\s+to\s+(?:feel|worry|be)\b[^.;!?\n]*)"
-                       r"[,!.:;\s—–-]*", re.IGNORECASE)
+_NO_DOUBT = re.compile(r"^\W*no\s+(?:(?:doubt|question)(?:\s+about\s+it|\s+in\s+my\s+mind)?|"
+                       r"reason\s+to\s+(?:feel|worry|be)\b[^.;!?\n]*)[,!.:;\s—–-]*", re.IGNORECASE)
 _NOT_SAYING = re.compile(r"^\W*i\s+(?:wouldn'?t|would\s+not|won'?t)\s+say\b[^.!?\n]*?,\s*but\b\s*", re.IGNORECASE)
 
 
