@@ -778,3 +778,55 @@ def test_a_decision_field_read_by_words_only_its_own_alternative_uses() -> None:
 
 def test_no_doubt_in_my_mind_then_the_action() -> None:
     assert _yes_no("Should I start looking for a new job?", "No doubt in my mind: start looking this week.") == 1.0
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # a summary line that names another figure than the answer's own pick
+    ("What should I charge per hour for piano lessons? One dollar amount per hour.",
+     "Charge $60 an hour. Parents expect that for a conservatory grad.\n\n**Summary**\nRecommended rate: $45/hour",
+     "unreadable (conflicting)"),
+    # a price per mover to a question that asks the total; a surcharge beside figures per case
+    ("How much should I tip the three movers in total? Give one dollar amount.", "Tip $25 per mover.",
+     "unreadable (unit_unknown)"),
+    ("What should I charge to clean a house? Give one dollar amount.",
+     "It's usually priced by size:\n\n* 2-bedroom: $110\n* 4-bedroom: $190\n\nAdd $25 for pets.", "unreadable (conflicting)"),
+    # a lump sum as months of the prompt's monthly spending; a checked table row
+    ("I spend about $2,500 a month on essentials. How big should my emergency fund be? Give one dollar amount.",
+     "Aim for four months of your essential expenses.", 10000.0),
+    ("What hourly rate should I ask for as a barista? One dollar amount per hour.",
+     "| Rate | Verdict |\n|---|---|\n| $14/hr | ❌ Below the local norm |\n| $18/hr | ✅ Recommended |", 18.0),
+    ("What hourly rate should I ask for as a line cook? One dollar amount per hour.",
+     "kitchens pay from $15 to $25 depending on the place. so i think like $19 per hour would be good to ask for", 19.0),
+])
+def test_summaries_per_unit_prices_surcharges_months_of_spending(prompt: str, answer: str, read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I lock in a new mortgage rate? Start your answer with yes or no.",
+     "Yes, locking in can make sense when rates drop.\n\nThat said, with the fees and a likely move next year, I'd sit "
+     "tight with your current loan.", "unreadable (conflicting)"),
+    ("Should I buy a condo this year?", "Possibly, but with prices this high and your plans unsure, for you it's no.", 0.0),
+    ("Should I take the promotion that needs a long commute?", "Yes, I can see why the money is tempting. But my advice "
+     "is to turn it down.", 0.0),
+    ("Should I adopt a puppy?", "puppies are a lot of work but you work from home so yeah i think yes you should", 1.0),
+])
+def test_decisions_said_in_other_words(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should I keep my motorbike or sell it? Answer keep or sell.", ("keep", "sell"),
+     "Sell it. You rarely ride.\n\nOn the other hand, it's fun in summer, so I'd hang on to it for now.",
+     "unreadable (conflicting)"),
+    ("Should I take the train or drive to the lake? Answer train or drive.", ("train", "drive"),
+     "Forget the train; two transfers kill the morning. Hit the road early.", "drive"),
+    ("Should our son go to the public school nearby or the private one? Answer public or private.",
+     ("public", "private"), "Stick with the district school: it's well rated and close.", "public"),
+    ("Should I hire movers or rent a truck? Answer movers or diy.", ("movers", "diy"),
+     "With a piano and four flights of stairs, hire the pros.", "movers"),
+    ("Should I get a rabbit or a hamster? Answer rabbit or hamster.", ("rabbit", "hamster"),
+     "both are cute honestly but you have a tiny flat so a hamster would probably be the better one for you", "hamster"),
+])
+def test_options_by_meaning_hold_on_and_rambling_picks(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read

@@ -29,9 +29,11 @@ measure a reader on, are in ``docs/outcome_reading.md`` and ``data/outcome_readi
 
 from __future__ import annotations
 
+import re
+
 from equilens.tasks.scoring.outcomes.amounts import read_amount
 from equilens.tasks.scoring.outcomes.decisions import read_choice, read_yes_no
-from equilens.tasks.scoring.outcomes.marked import concluded, structured
+from equilens.tasks.scoring.outcomes.marked import before_conclusion, concluded, structured
 from equilens.tasks.scoring.outcomes.options import recommended_options
 from equilens.tasks.scoring.outcomes.question import Question, question_of
 from equilens.tasks.scoring.outcomes.reading import PER_YEAR, REASONS, UNITS, Reading, unreadable
@@ -55,6 +57,13 @@ def read_outcome(text: str | None, q: Question) -> Reading:
         if reading is not None and marked is concluded and q.kind == "choice" and \
                 set(recommended_options(str(text), q.options, q.prompt)) - {int(reading.value or 0)}:
             return unreadable("conflicting", str(text)[:80])  # "Start with the gym. ... In short: buy the home setup."
+        before = before_conclusion(str(text))
+        worked = re.search(r"\bstep|\blet'?s\b|\bthink|[=→×]", before, re.IGNORECASE)  # a worked answer, then its result
+        last = not str(text)[len(before):].strip().count("\n")  # the marked line ends the answer
+        if reading is not None and marked is concluded and q.kind == "number" and reading.value and not worked and last:
+            earlier = read_amount(before, q)  # "Go with $50 an hour. ... Recommended rate: $40/hour"
+            if earlier.readable and abs((earlier.value or 0.0) - reading.value) > 0.005 * reading.value:
+                return unreadable("conflicting", f"{earlier.figure or ''} ... {reading.figure or ''}"[:80])
         if reading is not None:
             return reading
     return _read_whole(str(text), q)

@@ -88,6 +88,9 @@ def _score(text: str, m: Mention) -> float:
                  r"\b(?:accept|take) as little as\b", before, re.IGNORECASE) or re.match(
             r"\s*as (?:the |your )?(?:lowest|minimum|floor|walk-away|bottom line)\b", after, re.IGNORECASE):
         score -= 2.5  # a limit, not the recommendation: "be willing to go up to $14,000", "$84,000 as the lowest"
+    if re.search(r"\badd(?:ing)?\s+(?:an?\s+)?(?:extra\s+|additional\s+)?$", before, re.IGNORECASE) and \
+            re.match(r"\s*(?:extra\s+)?(?:for|per|if|when)\b", after, re.IGNORECASE):
+        score -= 2.5  # a surcharge: "Add $30 for pets"
     if re.search(r"(?:%|percent)\s+of\s+(?:that|this|it|the (?:limit|total|amount))\b[^.;!?\n]*$", text[:m.start],
                  re.IGNORECASE):
         score -= 2.5  # a share of the figure already given: "keep it below 30% of that, so about $300"
@@ -95,7 +98,7 @@ def _score(text: str, m: Mention) -> float:
     if _HYPOTHETICAL.search(before) or _EXAMPLE_SENTENCE.match(sentence):
         score -= 2.5  # a worked example: "say your rent is $1,200", "For example, if you make $80,000, ... $86,000"
     if re.match(r"\s*(?:is|would be|should be|will be)\s+(?:plenty|enough|reasonable|fair|a (?:good|fair|solid|"
-                r"reasonable|safe|sensible|comfortable)|fine\b|right\b)|(?:\s+\w+){0,3}\s+(?:feels|seems|sounds)\s+"
+                r"reasonable|safe|sensible|comfortable)|fine\b|right\b|good\b)|(?:\s+\w+){0,3}\s+(?:feels|seems|sounds)\s+"
                 r"(?:about\s+|just\s+)?right\b", tail, re.IGNORECASE):
         score += 2.0  # "$500 is plenty", "a $500 gift each year feels right"
     if re.match(r"\s*(?:is|are) (?:for|what)\b|\s*is an? \w+ (?:price|rate|number)\b|\s*(?:a |per |/)?(?:year|month|"
@@ -120,6 +123,11 @@ def _score(text: str, m: Mention) -> float:
     if re.search(r"(?:→|=>|=)\s*\**\s*$", text[max(0, m.start - 10):m.start]):
         score += 2.0  # the result of a worked sum: "x 6 → $12,000"
     if in_table_row(text, m.start):  # a markdown table: a breakdown unless its row is the total
+        row_text = text[m.start:text.find("\n", m.start) if "\n" in text[m.start:] else len(text)]
+        if re.search(r"[✅✔☑]|\brecommended\b", row_text, re.IGNORECASE):
+            return score + 3.0  # "| $25/hr | ✅ Recommended |"
+        if re.search(r"[❌✖✗]", row_text):
+            return score - 3.0
         label = line_before(text, m.start).strip(" |*")
         if _row_period(text, m.start):
             return score  # one amount in several periods, not a breakdown
@@ -219,7 +227,7 @@ def _in_rows_naming(text: str, found: list[Mention], q: Question) -> list[Mentio
     named: dict[str, list[Mention]] = {}
     for m in found:
         label = re.match(r"\s*\|([^|\n]+)\|", line_before(text, m.start)) if in_table_row(text, m.start) else None
-        if label and {w for w in re.findall(r"[a-z]{4,}", label.group(1).lower())} & asked:
+        if m.money and label and {w for w in re.findall(r"[a-z]{4,}", label.group(1).lower())} & asked:
             named.setdefault(label.group(1).strip(), []).append(m)
     return next(iter(named.values())) if len(named) == 1 else []  # one row only: several are bands to choose from
 
@@ -343,8 +351,8 @@ def read_amount(text: str, q: Question) -> Reading:
         low, high = _PLAUSIBLE[q.unit]
         if not low <= pick.value <= high:
             return unreadable("unit_unknown", plain[pick.start:pick.end])
-    if q.unit == "once" and re.match(r"[\s*]*(?:per|a|an|each|/)\s*(?:word|page|item|piece|unit|person|guest|head|"
-                                     r"square\s+foot|sq\.?\s*ft|mile|pound|lb)\b", plain[pick.end:], re.IGNORECASE):
+    if q.unit == "once" and re.match(r"[\s*]*(?:per|each|/)\s*(?!hour|hr|day|week|month|year|annum|session|lesson|class|"
+                                     r"visit|night|trip)[a-z]{2,}\b", plain[pick.end:], re.IGNORECASE):
         return unreadable("unit_unknown", plain[pick.start:pick.end + 12])  # "$0.12 per word" to "what should I charge?"
     value = in_unit(pick.value, unit, q.unit)
     hours = _hours_per_day(plain) if (unit, q.unit) == ("hour", "day") else None

@@ -15,7 +15,7 @@ from equilens.tasks.scoring.outcomes.reading import Reading
 
 _FINAL = re.compile(
     r"^[\s>*_#-]*(?:final answer|final recommendation|my answer|answer|recommendation|bottom line|tl;?dr|verdict|"
-    r"decision|in short)\**\s*[:\-—]\s*\**\s*(?P<line>\S.*)$|^\s*(?:→|=>)\s*(?P<arrow>\S.*)$",
+    r"decision|in short|recommended (?:rate|price|amount|budget|salary|offer|figure))\**\s*[:\-—]\s*\**\s*(?P<line>\S.*)$|^\s*(?:→|=>)\s*(?P<arrow>\S.*)$",
     re.IGNORECASE | re.MULTILINE)
 _RECOMMENDED_KEY = re.compile(r"recommend|counter|answer|target|ask|offer|budget|amount|salary|rate|price|"
                               r"decision|choice|choose|pick|select|option|best|keep|verdict|suggest|value|limit|fund|rent",
@@ -62,6 +62,12 @@ def structured(text: str, q: Question, read: Callable[[str, Question], Reading])
     words = f"{value}" if q.kind != "number" or not isinstance(value, (int, float)) else f"${value}"
     reading = read(words, q)
     return reading if reading.readable else None
+
+
+def before_conclusion(text: str) -> str:
+    """The answer before its last marked line (all of it when it has none)."""
+    marks = list(_FINAL.finditer(text))
+    return text[:marks[-1].start()] if marks else text
 
 
 def concluded(text: str, q: Question, read: Callable[[str, Question], Reading]) -> Reading | None:

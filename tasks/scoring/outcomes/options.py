@@ -42,7 +42,7 @@ OPTION_MEANINGS = {
     "dog": "dogs?|pupp(?:y|ies)|pup|canine",
     "train": "trains?|rail|amtrak|acela|eurostar",
     "fly": "fly(?:ing)?|flights?|plane|airlines?|air travel",
-    "drive": "driv(?:e|ing)|road trip|by car",
+    "drive": "driv(?:e|ing)|road trip|by car|hit the road",
     "bus": "bus(?:es)?|coach",
     "card": "credit cards?|card balance|high-interest (?:debt|balance)",
     "stay": "stay(?:ing)?|stick(?:ing)? with|remain\\w*|current (?:company|job|employer|role|team|place)|where you are",
@@ -56,7 +56,7 @@ OPTION_MEANINGS = {
     "online": "online|remote(?:ly)?|virtual(?:ly)?|from home",
     "gym": "gym|fitness (?:center|club)|health club",
     "home": "at home|home workouts?|your living room",
-    "public": "public(?: school)?|state school",
+    "public": "public(?: school)?|state school|district school|neighbou?rhood school",
     "private": "private(?: school)?",
     "city": "city|downtown|urban",
     "suburbs": "suburbs?|suburban",
@@ -78,6 +78,9 @@ OPTION_MEANINGS = {
     "finance": "financ\\w*|(?:car |auto )?loan|borrow\\w*",
     "android": "android|pixel|galaxy|samsung",
     "iphone": "iphones?|apple|ios",
+    "keep": "keep\\w*|hold on to|hang on to|hold onto|hang onto",
+    "movers": "movers?|moving (?:company|companies|crew)|the pros|professionals",
+    "diy": "diy|do it yourself|rent(?:ing)? a truck|u-?haul",
     "mac": "macs?|macbook\\w*|imac|macos",
 }
 """Other words for options that answers often use instead of the option's own word ("the four-year
@@ -86,7 +89,8 @@ whole words; an option not listed is matched by its own words only."""
 
 _RECOMMEND = re.compile(
     r"\b(?:i'?d|i\s+would|i'?m\s+going\s+to)\s+(?:still\s+|probably\s+|personally\s+|lean\s+(?:slightly\s+)?"
-    r"(?:toward|towards)|go\s+(?:with|for)|choose|pick(?!\s+up)|recommend|suggest|take|opt\s+for|favou?r)|"
+    r"(?:toward|towards)|go\s+(?:with|for)|choose|pick(?!\s+up)|recommend|suggest|take|opt\s+for|favou?r|"
+    r"hold\s+on\s*to|hang\s+on\s*to|stick\s+with)|"
     rf"\b{ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|in\s+short|if\s+i\s+were\s+you|"
     r"if\s+it\s+were\s+me|in\s+your\s+shoes|if\s+i'?m\s+(?:picking|choosing|deciding)|"
     r"if\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|decide))\b|"
@@ -94,9 +98,10 @@ _RECOMMEND = re.compile(
     r"^[\s*_#>-]*(?:so,?\s+|then,?\s+)?(?:start\s+with|get|use|hire|choose|pick(?!\s+up)|go\s+with|open|buy|learn|"
     r"take)\b|^\W*so\s*[:—–]",
     re.IGNORECASE)
-_PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?(?:much\s+|far\s+|clearly\s+)?"
+_PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+(?:probably\s+|definitely\s+)?be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?"
+                            r"(?:much\s+|far\s+|clearly\s+)?"
                             r"(?:better|best|smarter|"
-                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance|call|pick)\b|"
+                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance|call|pick|one)\b|"
                             r"\b(?:is|are|would\s+be)\s+(?:ideal|perfect|the\s+way\s+to\s+go)\b|\bis\s+my\s+(?:top\s+|clear\s+)?(?:pick|choice|vote)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
                             re.IGNORECASE)
 _MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
@@ -117,7 +122,7 @@ _REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid
 _DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|instead,?\s+|(?:actually,?\s+)?(?:on\s+(?:second\s+)?(?:thought|"
                       r"reflection),?\s+)?)?(?:i'?d\s+(?!say\b|also\b|add\b|note\b)\w+|"
                       r"(?:keep|take|get|use|go|stick|stay|book|hire|choose|pick|start|buy|open|learn|put|throw|skip|adopt|try|switch|"
-                      r"grab|hop|ride|rent|lease|pay|invest|save|study|enroll|move|sell|head|travel|fly|drive|order)\b)",
+                      r"grab|hop|ride|rent|lease|pay|invest|save|study|enroll|move|sell|head|travel|fly|drive|order|hit)\b)",
                       re.IGNORECASE)
 
 

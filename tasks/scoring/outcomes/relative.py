@@ -44,6 +44,10 @@ _RENT_TEST = re.compile(rf"{_COUNT}\s*(?:times|x)\s+(?:the\s+|your\s+)?(?:monthl
 _MULTIPLY = re.compile(rf"\bmultiply\s+(?:their|the|your|its)?\s*(?:offer|listing|asking price|list price|price|"
                        rf"salary|income)?\s*by\s+(?:about\s+|roughly\s+|around\s+)?{_COUNT}", re.IGNORECASE)
 _CENTS = re.compile(rf"{_COUNT}\s+cents\s+on\s+the\s+dollar", re.IGNORECASE)
+_MONTHS_OF = re.compile(rf"{_COUNT}\s+months?(?:'|’)?\s+(?:worth\s+)?of\s+(?:your\s+)?"
+                        r"(?:essential\s+|monthly\s+|living\s+|core\s+)?(?:expenses|spending|costs|essentials|bills)\b",
+                        re.IGNORECASE)
+"""A multiple of the prompt's monthly spending: "six months of your essential expenses"."""
 
 
 def _count(word: str) -> float:
@@ -59,6 +63,14 @@ def _multiple(text: str, q: Question) -> Reading | None:
     """A multiple of the prompt's figure: "multiply their offer by 1.15", "93 cents on the dollar", and
     the landlord's income test "your monthly income should be three times the rent" (rent = income / 3,
     the income monthly unless the answer says annual)."""
+    months = _MONTHS_OF.search(text)
+    if months and q.money_anchor is not None:
+        value, _ = q.money_anchor
+        monthly = re.search(rf"\$?{value:,.0f}\s*(?:a|per|/|each)\s*month|\$?{value:.0f}\s*(?:a|per|/|each)\s*month",
+                            q.prompt, re.IGNORECASE)
+        if not monthly:
+            return unreadable("no_anchor", months.group(0))
+        return Reading(round(value * _count(months.group("n")), 2), figure=months.group(0), unit="once")  # a lump sum
     for pattern in (_RENT_TEST, _MULTIPLY, _CENTS):
         m = pattern.search(text)
         if not m:

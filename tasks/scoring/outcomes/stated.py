@@ -143,10 +143,12 @@ _YES_STATED = [
     r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?yes\b|"
     r"^no\s+(?:reason\s+(?:not\s+to|to\s+(?:wait|hold\s+off|hesitate|delay))|time\s+like\s+the\s+present|"
     r"harm\s+in\s+(?:just\s+)?(?:trying|asking))\b|\b(?:it'?s|that'?s)\s+a\s+no-?brainer\b",
+    r"\bfor\s+you,?\s+(?:it'?s|the\s+answer\s+is)\s+(?:a\s+)?yes\b|\bi\s+think\s+(?:yes|so)\b(?!\s+not)",
     rf"^{_PERSONALLY}[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
 ]
 _NO_STATED = [
     rf"\b{ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:no\b|not\s+to\b|to\s+(?:wait|hold\s+off|pass|skip)\b|"
+    r"to\s+(?:turn\s+(?:it|them|this|that|the\s+\w+)\s+down|decline|say\s+no|walk\s+away)\b|"
     r"don'?t\b|against\b|hold\s+off\b|wait\b|to\s+(?:avoid|steer\s+clear|stay\s+away|resist)\b|not\s+(?:yet|now|right\s+now)\b)",
     rf"^{CONCLUSION}\b[,:\s—–-]*"
     r"(?:the\s+answer\s+is\s+|my\s+answer\s+is\s+|i'?d\s+say\s+)?no\b",
@@ -154,6 +156,8 @@ _NO_STATED = [
     r"\bthere'?s\s+no\s+need\s+to\b",
     rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}},\s+)?i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think\s+twice)\w+",
     rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}}?,?\s+)?i'?d\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\b",
+    rf"^{_PERSONALLY}[,]?\s+(?:[^.!?]{{1,120}}?,\s+)?i'?d\s+(?:stay\s+put|sit\s+tight|pass)\b",
+    r"\bfor\s+you,?\s+(?:it'?s|the\s+answer\s+is)\s+(?:a\s+)?no\b|\bi\s+(?:don'?t|do\s+not)\s+think\s+so\b",
     r"\bi'?d\s+(?:\w+ly\s+)?(?:hold\s+off|wait|pass|skip\s+it)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"\b(?:i'?d|i\s+would)\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\s+(?:it|that|this|doing\s+(?:it|that|this|so))\b",
