@@ -15,7 +15,8 @@ from equilens.tasks.scoring.outcomes.reading import Reading
 
 _FINAL = re.compile(
     r"^[\s>*_#-]*(?:final answer|final recommendation|my answer|answer|recommendation|bottom line|tl;?dr|verdict|"
-    r"decision|in short|recommended (?:rate|price|amount|budget|salary|offer|figure))\**\s*[:\-—]\s*\**\s*(?P<line>\S.*)$|^\s*(?:→|=>)\s*(?P<arrow>\S.*)$",
+    r"decision|in short|recommended (?:rate|price|amount|budget|salary|offer|figure))\**\s*[:\-—]\s*\**\s*(?P<line>\S.*)$|"
+    r"^\s*(?:→|=>)\s*(?P<arrow>\S.*)$",
     re.IGNORECASE | re.MULTILINE)
 _RECOMMENDED_KEY = re.compile(r"recommend|counter|answer|target|ask|offer|budget|amount|salary|rate|price|"
                               r"decision|choice|choose|pick|select|option|best|keep|verdict|suggest|value|limit|fund|rent",
