@@ -28,7 +28,7 @@ import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks import validation
-from equilens.tasks.assessments.bbq import plan
+from equilens.tasks.assessments.bbq import hooks
 from equilens.tasks.assessments.bbq import stages as stage
 from equilens.tasks.assessments.bbq.config import BBQRunConfig
 from equilens.tasks.assessments.bbq.stages import likelihood_task, load_questions_task
@@ -49,7 +49,7 @@ def _scored_responses(questions: pd.DataFrame, answers: np.ndarray, texts: list[
                                            error_message=None, cached=False)
 
 
-@assessment_flow(plan_requests=plan.plan_requests)
+@assessment_flow(plan_requests=hooks.plan_requests)
 @flow(name="bbq-assessment", validate_parameters=True)
 def bbq_assessment(config: BBQRunConfig) -> dict[str, Any]:
     """BBQ accuracy and bias scores of the model under test (see the module docstring)."""

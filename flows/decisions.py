@@ -28,7 +28,7 @@ from typing import Any
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks import validation
-from equilens.tasks.assessments.decisions import plan
+from equilens.tasks.assessments.decisions import hooks
 from equilens.tasks.assessments.decisions import stages as stage
 from equilens.tasks.assessments.decisions.config import DecisionsRunConfig
 from equilens.tasks.orchestration.outage import check_llm_failures
@@ -42,7 +42,7 @@ from prefect import flow
 FLOW_NAME = "decisions-assessment"
 
 
-@assessment_flow(plan_requests=plan.plan_requests)
+@assessment_flow(plan_requests=hooks.plan_requests)
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
 def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
     """Yes/no decisions about people, discrim-eval style (see the module docstring)."""

@@ -38,7 +38,7 @@ from equilens.flows.assessment_run import assessment_run
 from equilens.flows.running.dispatch import assessment_flow
 from equilens.flows.running.looks import Looks
 from equilens.tasks import validation
-from equilens.tasks.assessments.identity import plan, stages
+from equilens.tasks.assessments.identity import hooks, stages
 from equilens.tasks.assessments.identity.accuracy import JudgeCheckIncomplete, check_status, load_check_set, run_check
 from equilens.tasks.assessments.identity.config import IdentityRunConfig
 from equilens.tasks.assessments.identity.judge import (
@@ -57,8 +57,8 @@ from prefect import flow
 FLOW_NAME = "identity-assessment"
 
 
-@assessment_flow(plan_requests=plan.plan_requests, plan_extra_calls=plan.plan_extra_calls,
-                 stop_targets=plan.stop_targets, look_groups=plan.look_groups, prompt_strata=plan.prompt_strata)
+@assessment_flow(plan_requests=hooks.plan_requests, plan_extra_calls=hooks.plan_extra_calls,
+                 stop_targets=hooks.stop_targets, look_groups=hooks.look_groups, prompt_strata=hooks.prompt_strata)
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
 def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
     """Identity through names and profiles (see the module docstring)."""

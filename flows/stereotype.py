@@ -21,7 +21,7 @@ from typing import Any
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks import validation
-from equilens.tasks.assessments.stereotype import plan
+from equilens.tasks.assessments.stereotype import hooks
 from equilens.tasks.assessments.stereotype import stages as stereotype_stage
 from equilens.tasks.assessments.stereotype.config import StereotypeRunConfig
 from equilens.tasks.assessments.stereotype.stages import (
@@ -37,7 +37,7 @@ from equilens.tasks.storage.fingerprint import path_fingerprint
 from prefect import flow
 
 
-@assessment_flow(plan_requests=plan.plan_requests, prompt_warnings=plan.prompt_warnings)
+@assessment_flow(plan_requests=hooks.plan_requests, prompt_warnings=hooks.prompt_warnings)
 @flow(name="stereotype-assessment", validate_parameters=True)
 def stereotype_assessment(config: StereotypeRunConfig) -> dict[str, Any]:
     """Stereotype and toxicity of an LLM's responses (see the module docstring)."""

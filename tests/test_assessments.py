@@ -34,7 +34,7 @@ def test_an_assessments_files_are_listed_from_its_entry() -> None:
         assert own in identity
     assert "tasks/metrics/base.py" not in identity and "tasks/assessments/bbq/metrics.py" not in identity
     counterfactual = ASSESSMENTS.get("counterfactual").files()
-    assert counterfactual[2:5] == [f"tasks/assessments/counterfactual/{m}.py" for m in ("__init__", "config", "plan")]
+    assert counterfactual[2:5] == [f"tasks/assessments/counterfactual/{m}.py" for m in ("__init__", "config", "hooks")]
     assert "tasks/metrics/counterfactual.py" in counterfactual
     out = CliRunner().invoke(app, ["assessments", "--files"])
     assert out.exit_code == 0 and "    tasks/assessments/bias_test/generation.py" in out.output
@@ -74,12 +74,12 @@ def test_an_assessment_runs_one_flow_declared_by_its_flow_module() -> None:
     assessment's config cannot bind at all."""
     import pytest
     from equilens.flows.running.dispatch import assessment_entry, assessment_flow
-    from equilens.tasks.assessments.identity import plan
+    from equilens.tasks.assessments.identity import hooks
     from equilens.tasks.errors import RegistryError
 
     entry = assessment_entry("identity")
     assert entry.flow.fn.__module__ == "equilens.flows.identity"
-    assert entry.hooks.plan_requests is plan.plan_requests and entry.hooks.plan_extra_calls is plan.plan_extra_calls
+    assert entry.hooks.plan_requests is hooks.plan_requests and entry.hooks.plan_extra_calls is hooks.plan_extra_calls
     assert assessment_entry("bias_test").hooks.plan_requests is None  # no call count in its plan
 
     def another_identity_flow(config: IdentityRunConfig) -> dict:

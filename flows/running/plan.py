@@ -4,7 +4,7 @@ first call and in seconds even for a file of millions of prompts.
 
 * **Counting.** The prompts are scanned in bounded memory (:mod:`equilens.tasks.inputs.prompt_scan`). Each
   assessment's plan hook says what its LLM stage would be asked for a set of prompts
-  (``plan_requests(config, prompts)`` in ``tasks/assessments/NAME/plan.py``, declared by its flow:
+  (``plan_requests(config, prompts)`` in ``tasks/assessments/NAME/hooks.py``, declared by its flow:
   variants and controls, identity variants, questions); the
   plan runs it on the prompts, or on a sample of :data:`PLAN_SAMPLE` of them scaled to the whole
   ("about"). Calls are requests x ``llm.count``; answers already in the response cache are counted

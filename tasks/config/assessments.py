@@ -7,7 +7,7 @@ place in lists. Each entry is declared in its assessment's folder
 registry is read, so the config layer never imports an assessment. The flow module completes the
 entry (:meth:`Assessment.bind`, through ``equilens.flows.running.dispatch.assessment_flow``) with
 its Prefect flow and the hooks that the plan, the checks before a run and its looks call
-(:class:`Hooks`, from the assessment's ``plan.py``), so the tasks layer never names a flow.
+(:class:`Hooks`, from the assessment's ``hooks.py``), so the tasks layer never names a flow.
 
 Everything that lists assessments reads this registry: the config's ``assessment`` values and the
 class each loads as (:mod:`equilens.tasks.config`), dispatch (:mod:`equilens.flows.running.dispatch`),
