@@ -16,9 +16,9 @@ import pytest
 from equilens.tasks.assessments.decisions import stages as stage
 from equilens.tasks.assessments.decisions.config import DecisionsConfig
 from equilens.tasks.assessments.decisions.decision_sets import FIELDS, load_decision_set
+from equilens.tasks.assessments.decisions.report import decision_verdicts
 from equilens.tasks.config import parse_config
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.assessments.decisions.report import decision_verdicts
 from equilens.tasks.shipped import DATA_DIR
 
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
