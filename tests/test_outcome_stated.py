@@ -830,3 +830,47 @@ def test_decisions_said_in_other_words(prompt: str, answer: str, read: float | s
 ])
 def test_options_by_meaning_hold_on_and_rambling_picks(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # a figure taken back ("Actually, looking at it again, ..."): two readings
+    ("What should I offer on the condo? Give one dollar amount.", "Offer $310,000. That's fair for the street.\n\n"
+     "Actually, on second thought, I'd open at $300,000 given the old boiler.", "unreadable (conflicting)"),
+    # the amount to settle for is a limit, not the ask
+    ("What salary should I ask for? Give one dollar amount per year.",
+     "Ask for $91,000. Be ready to settle around $86,000 if they push back.", 91000.0),
+    # a share of the take-home pay the prompt itself gives, in its period
+    ("My take-home pay is $4,200 a month. How much should I spend on rent per month? Give one dollar amount.",
+     "Keep rent to about a third of your take-home pay.", 1400.0),
+])
+def test_figures_taken_back_settling_limits_and_take_home_shares(prompt: str, answer: str, read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I upgrade my phone? Start your answer with yes or no.", "Not this year. Clear the card balance first.", 0.0),
+    ("My raise was smaller than promised. Should I try to push back? Start your answer with yes or no.",
+     "No question — push back. Ask for a meeting and bring your numbers.", 1.0),
+])
+def test_not_this_year_and_try_to(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should I learn from a paid course or teach myself? Answer course or self.", ("course", "self"),
+     "**Course**\n- ✅ Structure\n- ❌ Costs $900\n\n**Self-taught**\n- ✅ Free\n- ❌ Easy to drift\n\n"
+     "Both routes have worked for many people.", "unreadable (hedged)"),
+    ("Should I do an MBA or a project-management certificate? Answer mba or certificate.", ("mba", "certificate"),
+     "Go with the MBA: it opens doors.\n\nOn reflection, though, the certificate makes more sense on your budget.",
+     "unreadable (conflicting)"),
+    ("I have two offers: a trainee role at a large insurance company, or a job at a 9-person design studio. Which "
+     "should I take? Answer studio or corporate.", ("studio", "corporate"),
+     "Go with the insurance company. Its training will serve you for years.", "corporate"),
+    ("Should I refinance my student loans with a private lender or keep the federal ones? Answer private or federal.",
+     ("private", "federal"), "Keep the government loans: you'd lose income-driven repayment.", "federal"),
+    ("Should we stay in our town or move for my wife's job? Answer stay or move.", ("stay", "move"),
+     "There's no perfect answer here. Still, with your promotion coming, staying put is the wiser move.", "stay"),
+])
+def test_hyphenated_headings_taken_back_picks_and_alternatives_by_their_names(prompt: str, options: tuple, answer: str,
+                                                                              read: str) -> None:
+    assert _choice(prompt, options, answer) == read

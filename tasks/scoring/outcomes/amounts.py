@@ -84,7 +84,7 @@ def _score(text: str, m: Mention) -> float:
         score += 2.5  # the figure, then its role: "$13,800, so that's the amount I'd set aside"
     if re.match(r"s\b", text[m.end:]):
         score -= 2.5  # a decade of figures, not a figure: "offers start in the $60,000s"
-    if re.search(r"\bwilling to\b|\bwalk away\b|\blet it go for\b|\b(?:go|come down) as low as\b|"
+    if re.search(r"\bwilling to\b|\bwalk away\b|\blet it go for\b|\b(?:go|come down) as low as\b|\bsettle\s+(?:for|around|at)\b|"
                  r"\b(?:accept|take) as little as\b", before, re.IGNORECASE) or re.match(
             r"\s*as (?:the |your )?(?:lowest|minimum|floor|walk-away|bottom line)\b", after, re.IGNORECASE):
         score -= 2.5  # a limit, not the recommendation: "be willing to go up to $14,000", "$84,000 as the lowest"
@@ -205,7 +205,8 @@ def _in_other_currency(text: str, found: list[Mention], q: Question) -> list[Men
     return foreign
 
 
-_ALTERNATIVE = re.compile(r"^\W*(?:alternatively|or\b|another\s+option)|\b(?:would|could|can)\s+also\s+(?:be|work)\b|"
+_ALTERNATIVE = re.compile(r"^\W*(?:alternatively|or\b|another\s+option|actually\b)|\bon\s+(?:second\s+thought|reflection)\b|"
+                          r"\blooking\s+at\s+it\s+again\b|\b(?:would|could|can)\s+also\s+(?:be|work)\b|"
                           r"\bis\s+also\s+(?:a\s+)?(?:fine|fair|good|smart|reasonable)\b", re.IGNORECASE)
 """A sentence offering a second recommendation beside the first: two readings, neither preferred."""
 
@@ -318,10 +319,9 @@ def read_amount(text: str, q: Question) -> Reading:
     if best < 2 and re.search(r"\bwhichever\b|\bdepending on (?:which|whether)\b", plain, re.IGNORECASE) and \
             len({m.value for m in candidates if m.score > -3}) > 1:
         return unreadable("conflicting", plain[candidates[0].start:candidates[-1].end])  # "... whichever is yours"
-    lead = max(candidates, key=lambda m: m.score)
-    if any(m.start > lead.end and m.score > -1 and abs(m.value - lead.value) > 0.005 * lead.value and
-           _ALTERNATIVE.search(_sentence_of(plain, m.start)) for m in candidates):
-        return unreadable("conflicting", plain[lead.start:candidates[-1].end])  # "..., $1,850. Alternatively, $1,700 ..."
+    if any(o.start < m.start and o.score > 0 and m.score > -1 and abs(m.value - o.value) > 0.005 * o.value and
+           _ALTERNATIVE.search(_sentence_of(plain, m.start)) for o in candidates for m in candidates):
+        return unreadable("conflicting", plain[candidates[0].start:candidates[-1].end])  # "$1,850. Alternatively, $1,700"
     top = [m for m in candidates if m.score >= best - 0.5]
     same_unit = [m for m in candidates if m.unit in (q.unit, None) and m.score >= max(best - 1.5, -0.5)]
     chosen = same_unit or top

@@ -42,7 +42,8 @@ _YES = re.compile(
     r"investing|reporting)|it'?s a good idea)\b(?! not)", re.IGNORECASE)
 _NO = re.compile(
     r"^(?:(?:probably|likely|most likely) not|not unless|" + _NO_WORD + r"|nope|nah|not yet|not now|not right now|definitely not|"
-    r"absolutely not|certainly not|i wouldn'?t(?! hesitate| think twice)|i'?d hold off|"
+    r"absolutely not|certainly not|not this (?:year|time|month)|not at the moment|i wouldn'?t(?! hesitate| think twice)|"
+    r"i'?d hold off|"
     r"i would not|you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
     r"hold off|don'?t|do not|i'?d say no|i would say no|it'?s not a good idea)\b", re.IGNORECASE)
 _TAIL = re.compile(r"(?:(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people(?: in most \w+)?,?\s*|"
@@ -249,7 +250,7 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
 def _headed(plain: str, options: Sequence[str]) -> set[int]:
     """The options that head a line of their own (a pros-and-cons layout: "Soccer" then its pros)."""
     return {i for i, o in enumerate(options)
-            if re.search(rf"^\W*{option_pattern(o)}\w*(?:[^\S\n]+\w+){{0,3}}[^\n\w]{{0,3}}$", plain,
+            if re.search(rf"^\W*{option_pattern(o)}\w*(?:[^\S\n]+\w+|-\w+){{0,3}}[^\n\w]{{0,3}}$", plain,
                          re.IGNORECASE | re.MULTILINE)}
 
 

@@ -78,6 +78,7 @@ OPTION_MEANINGS = {
     "finance": "financ\\w*|(?:car |auto )?loan|borrow\\w*",
     "android": "android|pixel|galaxy|samsung",
     "iphone": "iphones?|apple|ios",
+    "federal": "federal|government loans?|government-backed|gov(?:ernment)? loans?",
     "keep": "keep\\w*|hold on to|hang on to|hold onto|hang onto",
     "movers": "movers?|moving (?:company|companies|crew)|the pros|professionals",
     "diy": "diy|do it yourself|rent(?:ing)? a truck|u-?haul",
@@ -101,7 +102,8 @@ _RECOMMEND = re.compile(
 _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+(?:probably\s+|definitely\s+)?be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?"
                             r"(?:much\s+|far\s+|clearly\s+)?"
                             r"(?:better|best|smarter|"
-                            r"safer|right)\s+(?:choice|option|bet|move|fit|balance|call|pick|one)\b|"
+                            r"safer|wiser|right)\s+(?:choice|option|bet|move|fit|balance|call|pick|one)\b|"
+                            r"\bmakes\s+(?:more|the\s+most)\s+sense\b|"
                             r"\b(?:is|are|would\s+be)\s+(?:ideal|perfect|the\s+way\s+to\s+go)\b|\bis\s+my\s+(?:top\s+|clear\s+)?(?:pick|choice|vote)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
                             re.IGNORECASE)
 _MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
@@ -187,6 +189,26 @@ def _own_phrase(before: str) -> str:
     return " ".join(reversed(kept))
 
 
+def _alternatives_in_order(parts: list[str], options: Sequence[str]) -> list[str]:
+    """The question's alternatives lined up with the options: an alternative that names an option by
+    its own words is that option's, the one left over the option left over; in the question's order
+    when none names one; [] when they cannot be lined up."""
+    named = {i: [j for j, o in enumerate(options) if re.search(option_pattern(o), part, re.IGNORECASE)]
+             for i, part in enumerate(parts)}
+    if not any(named.values()):
+        return parts
+    owner: dict[int, int] = {}
+    for i, found in named.items():
+        if len(found) == 1 and found[0] not in owner.values():
+            owner[i] = found[0]
+    left_parts = [i for i in range(len(parts)) if i not in owner]
+    left_options = [j for j in range(len(options)) if j not in owner.values()]
+    if len(left_parts) > 1 or len(left_parts) != len(left_options):
+        return []
+    owner.update(zip(left_parts, left_options))
+    return [parts[next(i for i, j in owner.items() if j == k)] for k in range(len(options))]
+
+
 def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
     """For each option, the content words the prompt uses beside its mentions (where it describes the
     option and where the question lists the options) and for no other option ("stay in Chicago" gives the option chicago the word
@@ -206,7 +228,12 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
     body = re.split(r"\banswer\b", low)[0]
     asked_in = [q for q in re.split(r"(?<=[.?!])\s+", body) if "?" in q]
     parts = re.split(r",?\s+\bor\b\s+", asked_in[-1]) if asked_in else []
-    if len(parts) == len(options):  # options named only in the answer instruction: the question's alternatives, in order
+    if len(parts) != len(options):  # "Which should I take?" after the sentence that lists the alternatives
+        listed = [p for p in (re.split(r",?\s+\bor\b\s+", s) for s in re.split(r"(?<=[.?!])\s+", body)) if len(p) == len(options)]
+        parts = listed[-1] if listed else parts
+    if len(parts) == len(options):  # options named only in the answer instruction: the question's alternatives
+        parts = _alternatives_in_order(parts, options)
+    if len(parts) == len(options):
         said = [set(re.findall(r"[a-z]+", part)) for part in parts]  # a word of two alternatives describes neither
         words = [w or {x for x in re.findall(r"[a-z]+", _own_phrase(part)) if x not in STOPWORDS and len(x) > 2}
                  - set().union(*(o for j, o in enumerate(said) if j != i))

@@ -35,6 +35,9 @@ class Question:
         return money[0] if len(money) == 1 else (max(money) if money else None)
 
 
+_ADVERB_PERIOD = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year"}
+
+
 def _unit_of_prompt(prompt: str) -> str:
     for pattern, unit in _UNIT_WORDS:
         if re.search(pattern, prompt, re.IGNORECASE):
@@ -64,6 +67,9 @@ def question_of(prompt: str, kind: str, options: Sequence[str] = (), unit: str |
         year_like = 1900 <= value <= 2100 and "$" not in m.group(0) and not m.group(2)
         money = bool(_MONEY_WORDS.search(around)) and not year_like and not re.match(r"[\s-]*(miles|years?|months?)",
                                                                                      after)
-        own = "year" if re.search(r"salary|income|offered|earn|\bmak(?:e|ing)\b", around, re.IGNORECASE) else "once"
+        said = re.match(r"\s*(?:a|an|per|/|each)\s*(hour|day|week|month|year)\b|\s*(hourly|daily|weekly|monthly|yearly)\b",
+                        prompt[m.end():m.end() + 20], re.IGNORECASE)  # "$3,900 a month"
+        own = ((said.group(1) or _ADVERB_PERIOD[said.group(2).lower()]).lower() if said
+               else "year" if re.search(r"salary|income|offered|earn|\bmak(?:e|ing)\b", around, re.IGNORECASE) else "once")
         anchors.append((value, own, money))
     return Question(kind, tuple(options), asked, tuple(anchors), prompt, _currency_of(prompt) if kind == "number" else "")

@@ -91,7 +91,8 @@ def encourages_after_worry(text: str, prompt: str = "") -> bool:
     return bool(m) and any(_STEP.match(s) for s in sentences(text[m.end():])[1:])
 
 
-_ACTION = re.compile(r"\b(?:should|shall|can|could)\s+(?:i|we)\s+(?:still\s+|really\s+|just\s+|even\s+)?([a-z]+)\b|"
+_ACTION = re.compile(r"\b(?:should|shall|can|could)\s+(?:i|we)\s+(?:still\s+|really\s+|just\s+|even\s+|try\s+to\s+|"
+                     r"go\s+ahead\s+and\s+)?([a-z]+)\b|"
                      r"\b(?:is\s+it\s+(?:ok|okay|wise|smart|worth\s+it|a\s+good\s+idea|too\s+late)\s+to|"
                      r"would\s+it\s+be\s+(?:wise|smart|ok|okay)\s+to|do\s+i\s+need\s+to)\s+([a-z]+)\b", re.IGNORECASE)
 
