@@ -95,15 +95,19 @@ def family_legend(family: str, text: str) -> str:
     return LEGENDS.add(family, text)
 
 
-PAIRED: Registry[str] = Registry("paired family")
+PAIRED: Registry[bool] = Registry("paired family")
 """The families judged per attribute (or comparison) from pairs of groups: one verdict per comparison,
-from the gaps between the two groups of each pair. A family declares it once, beside its metrics,
-with :func:`paired_family` (:func:`equilens.tasks.metrics.judged.paired_families` reads them)."""
+from the gaps between the two groups of each pair; the value says whether every pair row with a
+p-value is judged (else only the metrics :func:`equilens.tasks.metrics.judged.judged_metric` names).
+A family declares it once, beside its metrics, with :func:`paired_family`
+(:func:`equilens.tasks.metrics.judged.paired_families` reads them)."""
 
 
-def paired_family(family: str) -> str:
-    """Declare ``family`` judged from pairs of groups (see :data:`PAIRED`)."""
-    return PAIRED.add(family, family)
+def paired_family(family: str, every_pair_judged: bool = False) -> str:
+    """Declare ``family`` judged from pairs of groups (see :data:`PAIRED`): with ``every_pair_judged``,
+    each of its pair rows with a p-value counts toward the verdict (an outcome gap, the judge's harm)."""
+    PAIRED.add(family, every_pair_judged)
+    return family
 
 
 def metrics_of(*families: str) -> list[str]:

@@ -26,6 +26,13 @@ def paired_families() -> tuple[str, ...]:
     return tuple(PAIRED.names())
 
 
+def every_pair_judged(family: str) -> bool:
+    """Whether every pair row of ``family`` with a p-value counts toward its verdict (as declared)."""
+    from equilens.tasks.metrics.base import PAIRED
+
+    return family in paired_families() and PAIRED.get(family)
+
+
 def number_or_none(v: Any) -> float | None:
     """``v`` as a float, or None for a missing, non-numeric or NaN value."""
     try:

@@ -52,7 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pandas as pd
-from equilens.tasks.metrics.judged import judged_metric, number_or_none, paired_families
+from equilens.tasks.metrics.judged import every_pair_judged, judged_metric, number_or_none, paired_families
 
 POWER = 0.8
 """The power at which a row's ``min_detectable_gap`` is stated; 1 - POWER is the chance, spent over
@@ -148,7 +148,7 @@ def _families(rows: pd.DataFrame, details: list[dict]) -> dict[str, list[int]]:
         d = details[i]
         if (family in paired and isinstance(b, str) and b != a
                 and number_or_none(d.get("p_value")) is not None
-                and (judged_metric(metric, d) or family == "identity")):
+                and (judged_metric(metric, d) or every_pair_judged(family))):
             out.setdefault(str(attribute), []).append(i)
     return out
 

@@ -29,7 +29,7 @@ JUDGE = "Eloundou et al. (2024), arXiv:2410.19803 (a judge model with group labe
 family_legend("identity", "outcome gaps: the first cell's amounts or rates minus the second's on the same prompts "
                           "(amounts as shares of the prompt's average); judge_harm: how much more the judge calls a "
                           "pair's difference a harmful stereotype with the true group labels than with them swapped")
-paired_family("identity")
+paired_family("identity", every_pair_judged=True)
 
 
 def _mean(values: np.ndarray) -> float:
