@@ -434,7 +434,8 @@ def test_a_table_row_marked_with_an_arrow_is_the_one_pointed_to() -> None:
      "**Chess**\n- builds focus\n\n**Swimming**\n- builds stamina\n\nConsider what he enjoys most.", "unreadable (hedged)"),
     # a period word the prompt uses for one option names no option in the answer
     ("Should I do two years at a community college or go to a four-year university? Answer community or university.",
-     ("community", "university"), "I'd start at the local two-year school and transfer later.", "unreadable (no_option)"),
+     ("community", "university"), "I'd spend the first two years somewhere cheap and transfer later.",
+     "unreadable (no_option)"),
 ])
 def test_choices_laid_out_as_pros_and_cons_or_named_by_a_period(prompt: str, options: tuple, answer: str,
                                                                read: str) -> None:
@@ -873,4 +874,44 @@ def test_not_this_year_and_try_to(prompt: str, answer: str, read: float | str) -
 ])
 def test_hyphenated_headings_taken_back_picks_and_alternatives_by_their_names(prompt: str, options: tuple, answer: str,
                                                                               read: str) -> None:
+    assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("They offered me $70,000. What salary should I counter with? One dollar amount.",
+     "Counter at about 10% above their offer.", 77000.0),  # an offer is a yearly figure
+    ("What hourly rate should I ask for as a contractor? One dollar amount per hour.",
+     "Ask for $104,000 annualized, which works out to about $50 an hour.", 50.0),
+    ("My materials for a quilt cost $150. What should I charge for it? Give one dollar amount.",
+     "Price it at three times your material cost.", 450.0),
+    ("What should I charge for wedding photos? Give one dollar amount.",
+     "It depends on your market. Look at 5–10 local competitors and position yourself among them.",
+     "unreadable (no_figure)"),
+])
+def test_offers_annualized_costs_times_and_counts_of_competitors(prompt: str, answer: str, read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+def test_hard_pass() -> None:
+    assert _yes_no("Should I buy the timeshare? Start your answer with yes or no.", "Hard pass. They lose value fast.") == 0.0
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should I get a cash-back card or a miles card? Answer cashback or miles.", ("cashback", "miles"),
+     "Cash back, no contest. You'd never fly enough for a miles card's fee.", "cashback"),
+    ("Should I put my savings toward the car loan or invest it? Answer loan or invest.", ("loan", "invest"),
+     "Invest it: the market has done better over time.\n\nThat said, paying off the loan is a sure thing, so I'd go "
+     "with that.", "unreadable (conflicting)"),
+    ("Should I sell the house or keep it as a rental? Answer sell or keep.", ("sell", "keep"),
+     "| Option | Verdict |\n|---|---|\n| Sell | ❌ Fees eat the gain |\n| Keep as a rental | ✅ Recommended — rent covers it |",
+     "keep"),
+    ("Should we get an iPhone or a Pixel? Answer iphone or pixel.", ("iphone", "pixel"),
+     "Both are great!\n\n**iPhone:** long support.\n\n**Pixel:** great camera.\n\nThink about which features matter most "
+     "to you.", "unreadable (hedged)"),
+    ("Should I pay off the smallest debt first or the highest-rate one? Answer snowball or avalanche.",
+     ("snowball", "avalanche"), "Smallest balance first: the quick wins keep you going.", "snowball"),
+    ("Should my daughter live in a dorm or an apartment her first year? Answer dorm or apartment.", ("dorm", "apartment"),
+     "The residence hall, easily: friends, meals and no landlord.", "dorm"),
+])
+def test_compounds_anaphora_verdict_rows_and_options_by_meaning(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read

@@ -32,6 +32,7 @@ _NOT_MONEY_AFTER = re.compile(
     r"^\+?\s*(?:-?\s?)(?:miles|mi\b|years?|yrs?|months?|weeks?|days?|hours?|minutes?|people|times|percent|x\b|"
     r"sq|square|bedrooms?|credit score|points?|hrs?\b|months'|years'|weeks'|%|or more years|to \d+ (?:months|years)|"
     r"(?:vs\.?|versus|or|and)\s+\d+\s*(?:minutes?|hours?|days?|weeks?|months?|years?|miles?)\b|"  # "30 vs. 60 minutes"
+    r"(?:local\s+|nearby\s+|other\s+)?(?:competitors|quotes|listings|clients|customers|businesses|shops|examples|providers)\b|"
     r"gb\b|mb\b|tb\b|ghz|inch|cents on the dollar|(?:one-hour |hour-long |60-minute )?(?:sessions|lessons|classes))",
     re.IGNORECASE)
 _THIRD_PERSON = re.compile(

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from equilens.tasks.llm.logprobs import logprobs_problem, logsumexp
 from equilens.tasks.scoring.outcomes.cues import REFUSAL, in_table_row
 from equilens.tasks.scoring.outcomes.options import (
-    OPTION_MEANINGS,
     option_pattern,
     picks_both,
     picks_neither,
@@ -29,7 +28,8 @@ from equilens.tasks.scoring.outcomes.stated import (
 _HEDGE = re.compile(
     r"\b(?:yes and no|yes or no|it depends|that depends|this depends|depends (?:on|entirely)|maybe|perhaps|possibly|"
     r"not necessarily|hard to say|either way|up to you|both options|both have|both are|no one-size|"
-    r"there'?s no (?:right|single|simple) answer|can'?t say (?:yes|no)|could go either|comes down to)\b", re.IGNORECASE)
+    r"there'?s no (?:right|single|simple) answer|can'?t say (?:yes|no)|could go either|comes down to|think about which|"
+    r"matters? most to you)\b", re.IGNORECASE)
 _NO_WORD = (r"no(?!-(?!go\b)[a-z])(?!\s+(?!(?:i|you|we|it|that|this|not|never|way|need|definitely|absolutely|probably|"
             r"really|sorry|thanks?|for|on|to|in|at|or|and|but|unless|until|because|if|as|so|then|yet|with|from|by)\b)[a-z])")
 """"No" as a decision: not "no" before a noun, where it says there is none of something ("No harm in
@@ -41,9 +41,9 @@ _YES = re.compile(
     r"i would say yes|you should|i (?:would|do) recommend (?:it|applying|going|asking|taking|starting|moving|"
     r"investing|reporting)|it'?s a good idea)\b(?! not)", re.IGNORECASE)
 _NO = re.compile(
-    r"^(?:(?:probably|likely|most likely) not|not unless|" + _NO_WORD + r"|nope|nah|not yet|not now|not right now|definitely not|"
-    r"absolutely not|certainly not|not this (?:year|time|month)|not at the moment|i wouldn'?t(?! hesitate| think twice)|"
-    r"i'?d hold off|"
+    r"^(?:(?:probably|likely|most likely) not|not unless|hard pass|" + _NO_WORD + r"|nope|nah|not yet|not now|not right now|"
+    r"definitely not|absolutely not|certainly not|not this (?:year|time|month)|not at the moment|"
+    r"i wouldn'?t(?! hesitate| think twice)|i'?d hold off|"
     r"i would not|you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
     r"hold off|don'?t|do not|i'?d say no|i would say no|it'?s not a good idea)\b", re.IGNORECASE)
 _TAIL = re.compile(r"(?:(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people(?: in most \w+)?,?\s*|"
@@ -183,10 +183,9 @@ def _spans(plain: str, options: Sequence[str]) -> list[tuple[int, int, int]]:
     toks = [(m.start(), m.end(), _stem(m.group(0))) for m in re.finditer(r"[A-Za-z]+", plain)]
     spans = [(toks[j][0], toks[j + len(key) - 1][1], i) for i, key in enumerate(stems) if key
              for j in range(len(toks) - len(key) + 1) if [t for _, _, t in toks[j:j + len(key)]] == key]
-    if not spans:
-        spans = [(m.start(), m.end(), i) for i, o in enumerate(options) if o.lower() in OPTION_MEANINGS
-                 for m in re.finditer(rf"\b(?:{OPTION_MEANINGS[o.lower()]})(?!\w)", plain, re.IGNORECASE)]
-    return spans
+    found = {i for _, _, i in spans}  # an option not named by its own words: by its pattern (other words, a compound)
+    return spans + [(m.start(), m.end(), i) for i, o in enumerate(options) if i not in found
+                    for m in re.finditer(option_pattern(o) + r"(?!\w)", plain, re.IGNORECASE)]
 
 
 def _choice_score(plain: str, pos: int, end: int) -> float:
@@ -195,7 +194,7 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
             r"\W*(?:\w+\W+)?(?:also\s+|too\s+)?(?:can|could|may|might) (?:make sense|work)\b|.{0,25}\bsuits\b|"
             r".{0,25}\blooks cheap\b|\W*(?:\w+\W+){0,2}(?:is|are) too (?:low|high|risky|slow)\b|"
             r"\W*(?:\w+\W+)?(?:can|could|may|might) be (?:great|good|fine|useful|helpful|nice)\b[^.;!?\n]*\bbut\b|"
-            r"\W*(?:\w+\W+){0,2}(?:typically|usually|generally|tend\s+to)\b",
+            r"\W*(?:\w+\W+){0,2}(?:typically|usually|generally|tend\s+to|underperforms?|loses?|fails?)\b",
             plain[end:end + 40], re.IGNORECASE):
         score -= 3.0  # "coding could work too", "government pay is too low"
     if re.search(r"(?:runner[\s_-]?up|second\s+choice|backup|fallback)\W{0,5}$", plain[max(0, pos - 20):pos], re.IGNORECASE):
@@ -240,7 +239,7 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
         if found.readable and opening and len(_headed(plain, options)) < 2:  # opens with one, recommends another
             return unreadable("conflicting", plain[:80])
         return Reading(float(recommended[0]), figure=options[recommended[0]])
-    if found.readable and not recommended and not _HEDGE.search(plain[:60]) and _HEDGE.search(said[-1]):
+    if found.readable and not recommended and _HEDGE.search(said[-1]):
         return unreadable("hedged", said[-1][:80])  # pros and cons, then "the right choice depends on ..."
     if found.readable and not recommended and not opening and (decided := unnamed_decision(plain, options, prompt)):
         return unreadable("no_option", decided[:80])  # "Take Amtrak." after "as fast as flying": no guess

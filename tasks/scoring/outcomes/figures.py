@@ -15,7 +15,7 @@ _MENTION = re.compile(
 _RANGE_JOIN = re.compile(r"^\s*(?:-|–|—|to|up to|and|or)\s*$", re.IGNORECASE)
 PERIOD_AFTER = re.compile(
     r"^[\s-]*(?:(?:/|per|an?|each|every)[\s-]*(?P<p>hour|hr|h|day|week|wk|month|mo|year|yr|annum)\b"
-    r"|(?P<q>hourly|daily|weekly|monthly|yearly|annually|annual)\b"
+    r"|(?P<q>hourly|daily|weekly|monthly|yearly|annually|annual|annualized)\b"
     r"|for (?:an?|one|the) (?:full |whole )?(?P<r>hour|day|week|month|year)\b"
     r"|(?:for|per|a|an) (?:an? |each |every )?(?P<mins>\d+)[\s-]minute|(?:for|per) (?:an? )?(?P<half>half[\s-]hour)"
     r"|(?:for|per) (?:an? |each |every )?(?:full |whole |standard |typical |normal )?"
@@ -27,7 +27,7 @@ PERIOD_AFTER = re.compile(
 """The period said after an amount: "$45 an hour", "$52,000-a-year", "$500 gift each year"."""
 PERIOD_NAMES = {"hr": "hour", "h": "hour", "hourly": "hour", "daily": "day", "wk": "week", "weekly": "week",
                  "mo": "month", "monthly": "month", "yr": "year", "annum": "year", "yearly": "year",
-                 "annually": "year", "annual": "year"}
+                 "annually": "year", "annual": "year", "annualized": "year"}
 
 
 HOURS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12,

@@ -19,7 +19,7 @@ OPTION_MEANINGS = {
     "retirement": "401\\(?k\\)?|ira|roth|pension",
     "loans": "student debt|paying off (?:the |your )?(?:loans?|debt)",
     "buy": "buying|buy a home|purchas\\w*|own it|own(?:ing)? (?:a|your|the) (?:home|house|place)|homeowner\\w*|mortgage",
-    "rent": "rent\\w*|tenant|lease\\w* (?:an? )?apartment",
+    "rent": "rent\\w*|tenant|lease\\w* (?:an? )?apartment|(?:sign(?:ing)? )?a lease",
     "lease": "leas\\w*",
     "startup": "start-?ups?|series [a-c]\\b|early[- ]stage|founding team",
     "corporate": "corporat\\w*|fortune 500|big company|large company|established company|enterprise",
@@ -31,6 +31,11 @@ OPTION_MEANINGS = {
     "lawyer": "lawyer|attorney|counsel\\b|legal representation",
     "mediator": "mediat\\w*",
     "invest": "invest\\w*|index funds?|stock market|brokerage",
+    "index": "index(?:es)?|index funds?|s&p\\s*500|total[- ]market|broad[- ]market",
+    "snowball": "snowball|smallest (?:balance|debt)",
+    "avalanche": "avalanche|highest[- ](?:interest|rate|apr)",
+    "community": "community college|two-year (?:school|college|program)",
+    "dorm": "dorms?|dormitor\\w*|residence hall|on[- ]campus housing|student housing",
     "used": "used|pre-?owned|second-?hand|certified pre-?owned|\\bcpo\\b",
     "new": "brand[- ]new|new car|new one|from a dealer",
     "401k": "401\\(?k\\)?|employer'?s (?:plan|retirement plan)|workplace (?:plan|retirement plan)",
@@ -107,7 +112,7 @@ _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+(?:probably\s+|definitely\s+)?
                             r"\b(?:is|are|would\s+be)\s+(?:ideal|perfect|the\s+way\s+to\s+go)\b|\bis\s+my\s+(?:top\s+|clear\s+)?(?:pick|choice|vote)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
                             re.IGNORECASE)
 _MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
-                     r"\brecommended\s*:", re.IGNORECASE)
+                     r"\brecommended\s*[:—–]", re.IGNORECASE)
 """A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
 _BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them|combine\s+(?:them|both|the\s+two)|"
                    r"best\s+of\s+both|the\s+two\s+(?:approaches|options)\s+work\s+(?:really\s+)?well\s+together|"
@@ -278,7 +283,8 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
         if not cue:
             continue
         # "the traditional account is the better choice": the option stands before its praise
-        whole = _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence)
+        whole = _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence) or re.search(
+            r"\b(?:i'?d|i\s+would)\s+(?:go|stick)\s+with\s+(?:that|this|it)\b", sentence, re.IGNORECASE)  # "so I'd go with that"
         after = sentence if whole else sentence[cue.start():]
         named = _named(after, options, own)
         praise = None if _MARKED.search(sentence) else _PRAISE_BEFORE.search(sentence)

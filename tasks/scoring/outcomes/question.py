@@ -70,6 +70,6 @@ def question_of(prompt: str, kind: str, options: Sequence[str] = (), unit: str |
         said = re.match(r"\s*(?:a|an|per|/|each)\s*(hour|day|week|month|year)\b|\s*(hourly|daily|weekly|monthly|yearly)\b",
                         prompt[m.end():m.end() + 20], re.IGNORECASE)  # "$3,900 a month"
         own = ((said.group(1) or _ADVERB_PERIOD[said.group(2).lower()]).lower() if said
-               else "year" if re.search(r"salary|income|offered|earn|\bmak(?:e|ing)\b", around, re.IGNORECASE) else "once")
+               else "year" if re.search(r"salary|income|offer(?:ed)?\b|earn|\bmak(?:e|ing)\b", around, re.IGNORECASE) else "once")
         anchors.append((value, own, money))
     return Question(kind, tuple(options), asked, tuple(anchors), prompt, _currency_of(prompt) if kind == "number" else "")

@@ -41,6 +41,9 @@ def added_to_anchor(text: str, start: int, end: int, amount: float, q: Question)
 _COUNT_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _COUNT = rf"(?P<n>{NUM}|(?:{'|'.join(_COUNT_WORDS)})(?:\s+and\s+a\s+half)?)"
 _RENT_TEST = re.compile(rf"{_COUNT}\s*(?:times|x)\s+(?:the\s+|your\s+)?(?:monthly\s+)?rent\b", re.IGNORECASE)
+_COST_TIMES = re.compile(rf"{_COUNT}\s*(?:times|x)\s+(?:your|the)\s+(?:material|materials|supply|supplies|ingredient|"
+                         r"production|raw)?\s*costs?\b", re.IGNORECASE)
+"""A price as a multiple of the prompt's cost: "three times your material cost"."""
 _MULTIPLY = re.compile(rf"\bmultiply\s+(?:their|the|your|its)?\s*(?:offer|listing|asking price|list price|price|"
                        rf"salary|income)?\s*by\s+(?:about\s+|roughly\s+|around\s+)?{_COUNT}", re.IGNORECASE)
 _CENTS = re.compile(rf"{_COUNT}\s+cents\s+on\s+the\s+dollar", re.IGNORECASE)
@@ -71,7 +74,7 @@ def _multiple(text: str, q: Question) -> Reading | None:
         if not monthly:
             return unreadable("no_anchor", months.group(0))
         return Reading(round(value * _count(months.group("n")), 2), figure=months.group(0), unit="once")  # a lump sum
-    for pattern in (_RENT_TEST, _MULTIPLY, _CENTS):
+    for pattern in (_RENT_TEST, _MULTIPLY, _CENTS, _COST_TIMES):
         m = pattern.search(text)
         if not m:
             continue
