@@ -18,15 +18,18 @@ from equilens.tasks.shipped import REPO_ROOT
 
 FamilyVerdicts = Callable[[Any, float], list]  # (the family's metric rows, alpha) -> [Verdict]
 FamilyEvidence = Callable[[Any, str, Any, int], list]  # (store, run id, the run's metric rows, n) -> [Evidence]
+FamilyGlance = Callable[[Any], str]  # (one of the family's verdicts) -> its HTML figure of signed gaps
 
 
 @dataclass(frozen=True)
 class FamilyReport:
     """``verdicts``: the family's verdicts in place of the one shared family verdict; ``evidence``:
-    the answers the report shows for a run that computed the family. Either may be None."""
+    the answers the report shows for a run that computed the family; ``glance``: the figure of one of
+    its verdicts in the report's glance, its gaps signed. Each may be None."""
 
     verdicts: FamilyVerdicts | None = None
     evidence: FamilyEvidence | None = None
+    glance: FamilyGlance | None = None
 
 
 def _declared() -> None:

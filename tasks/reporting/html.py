@@ -283,41 +283,42 @@ def _glance(said: list, metrics: pd.DataFrame | None = None) -> str:  # the run'
     a parity figure only for parity or similarity findings. Any other verdict: one figure of each
     pair's gap beyond noise for the headline metric (and any finding), sorted by gap. The first
     GLANCE_ROWS pairs are shown and the rest behind "show all"; a pair reads as its metric rows do."""
-    from equilens.tasks.metrics import metrics_of
+    from equilens.tasks.metrics import METRICS
+    from equilens.tasks.reporting.families import FAMILY_REPORTS
     from equilens.tasks.reporting.readings import OUTCOME_GAPS
     from equilens.tasks.reporting.verdict import HEADLINE, SHORT
 
-    decided = set(metrics_of("decisions"))
     figs, signed = [], False
     for v in said:
-        if v.evidence and all(e["metric"] in decided for e in v.evidence):  # a decisions comparison
+        families = {METRICS.get(e["metric"]).family for e in v.evidence if e["metric"] in METRICS}
+        own = FAMILY_REPORTS.get(next(iter(families))).glance if len(families) == 1 and \
+            next(iter(families)) in FAMILY_REPORTS else None
+        if v.evidence and own is not None:  # a family that draws its own verdicts (a decisions comparison)
             signed = True
-            figs.append(_glance_figure(v.subject, f"{v.subject}: discrimination score per group against the baseline "
-                                       "(logit P(yes); positive = more often yes than the baseline)", v.evidence,
-                                       metric="discrimination_score", signed=True))
+            figs.append(own(v))
             continue
         if not any(e["metric"] in OUTCOME_GAPS for e in v.evidence):
             shown = [e for e in v.evidence if e["metric"] == HEADLINE or e["beyond_noise"]]
-            figs.append(_glance_figure(v.subject, f"{v.subject}: {SHORT.get(HEADLINE, HEADLINE)} gap per pair", shown,
+            figs.append(glance_figure(v.subject, f"{v.subject}: {SHORT.get(HEADLINE, HEADLINE)} gap per pair", shown,
                                        lambda e: "" if e["metric"] == HEADLINE else SHORT.get(e["metric"], e["metric"])))
             continue
         signed = True
         for metric, title in GLANCE_TITLES.items():
-            figs.append(_glance_figure(v.subject, f"{v.subject}: {title}", [e for e in v.evidence if e["metric"] == metric],
+            figs.append(glance_figure(v.subject, f"{v.subject}: {title}", [e for e in v.evidence if e["metric"] == metric],
                                        metric=metric, signed=True))
         harm = [e for e in v.evidence if _is_judge(e["metric"])]
         notes = list(dict.fromkeys([str(e["judge_note"]) for e in harm if e.get("judge_note")]
                                    + _judge_lines(metrics, v.subject, "judge_note")))
         if harm:
             caption = "".join(f"<figcaption class=meta>{escape(n)}</figcaption>" for n in notes)
-            figs.append(_glance_figure(v.subject, f"{v.subject}: the judge's harm score per pair (true labels minus "
+            figs.append(glance_figure(v.subject, f"{v.subject}: the judge's harm score per pair (true labels minus "
                                        "swapped)", harm, metric="judge_harm", signed=True, caption=caption))
         elif skipped := _judge_lines(metrics, v.subject, "skipped"):
             figs.append(f"<p class=meta data-judge=\"{escape(v.subject)}\">the judge's harm score: not measured "
                         f"({escape(skipped[0])})</p>")
         found = [e for e in v.evidence if e["beyond_noise"] and e["metric"] not in OUTCOME_GAPS
                  and not _is_judge(e["metric"])]
-        figs.append(_glance_figure(v.subject, f"{v.subject}: sentiment and similarity findings per pair", found,
+        figs.append(glance_figure(v.subject, f"{v.subject}: sentiment and similarity findings per pair", found,
                                    lambda e: SHORT.get(e["metric"], e["metric"])))
     figs = [f for f in figs if f]
     if not figs:
@@ -330,7 +331,7 @@ def _glance(said: list, metrics: pd.DataFrame | None = None) -> str:  # the run'
             f"says little either way{outcome}</p>" + "".join(figs) + "</section>")
 
 
-def _glance_figure(subject: str, title: str, shown: list[dict], suffix=None, metric: str = "",  # noqa: ANN001
+def glance_figure(subject: str, title: str, shown: list[dict], suffix=None, metric: str = "",  # noqa: ANN001
                    signed: bool = False, caption: str = "") -> str:
     """One glance figure of verdict evidence ``shown`` ("" when no pair has a gap): a row per pair
     (label "a vs b" as stored, with ``suffix(e)`` after it), largest gap first (largest |gap| when

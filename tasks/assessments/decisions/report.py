@@ -99,4 +99,13 @@ def decision_answers(store: Any, run_id: str, metrics: pd.DataFrame, n: int) -> 
     return out
 
 
-FAMILY_REPORTS.add("decisions", FamilyReport(verdicts=decision_verdicts, evidence=decision_answers))
+def decision_glance(verdict: Verdict) -> str:
+    """The glance figure of one decisions comparison: each group's discrimination score against the baseline."""
+    from equilens.tasks.reporting.html import glance_figure
+
+    return glance_figure(verdict.subject, f"{verdict.subject}: discrimination score per group against the baseline "
+                         "(logit P(yes); positive = more often yes than the baseline)", verdict.evidence,
+                         metric="discrimination_score", signed=True)
+
+
+FAMILY_REPORTS.add("decisions", FamilyReport(verdicts=decision_verdicts, evidence=decision_answers, glance=decision_glance))
