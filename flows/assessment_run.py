@@ -22,6 +22,7 @@ import pandas as pd
 from equilens.flows.running.artifacts import close_run, run_result
 from equilens.tasks.config import RunConfig
 from equilens.tasks.orchestration.run_record import RunRecorder, begin_run, recorded_run
+from equilens.tasks.orchestration.summary import RunResult, RunSummary
 from equilens.tasks.storage.store import Store
 
 
@@ -32,7 +33,7 @@ class AssessmentRun:
     config: RunConfig
     run_id: str
     rec: RunRecorder
-    summary: dict[str, Any]
+    summary: RunSummary
     code: str
     log: Any
     closed: bool = False
@@ -49,12 +50,12 @@ class AssessmentRun:
                                 pd.DataFrame() if responses is None else responses)
         self.closed = True
 
-    def result(self) -> dict[str, Any]:
+    def result(self) -> RunResult:
         """The flow's return value: after a closed run, the HTML report written and linked; the run id
         and summary in any case."""
         if self.closed:
             return run_result(self.store, self.run_id, self.config, self.summary, self.judged)
-        return {"run_id": self.run_id, **self.summary}
+        return RunResult(run_id=self.run_id, **self.summary)
 
 
 @contextmanager

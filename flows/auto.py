@@ -40,6 +40,7 @@ from equilens.tasks.assessments.stereotype.stages import (
 from equilens.tasks.inputs.controls import VARIANT
 from equilens.tasks.orchestration.execution import run_heavy
 from equilens.tasks.orchestration.run_record import response_counts
+from equilens.tasks.orchestration.summary import RunResult
 from equilens.tasks.pipeline.prefect_tasks import (
     answer_stage,
     counterfactual_metrics,
@@ -77,7 +78,7 @@ def family_verdicts(metrics: pd.DataFrame, ftu: Any, config: AutoRunConfig) -> l
 
 @assessment_flow(plan_requests=hooks.plan_requests)
 @flow(name="auto-assessment", validate_parameters=True)
-def auto_assessment(config: AutoRunConfig) -> dict[str, Any]:
+def auto_assessment(config: AutoRunConfig) -> RunResult:
     """FTU, counterfactual, stereotype and toxicity on the same prompts (see the module docstring)."""
     with assessment_run(config, "auto_assessment") as run:
         log, rec, summary, code = run.log, run.rec, run.summary, run.code

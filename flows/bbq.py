@@ -21,7 +21,6 @@ Run it with ``equilens run configs/bbq.yaml``.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,6 +32,7 @@ from equilens.tasks.assessments.bbq import stages as stage
 from equilens.tasks.assessments.bbq.config import BBQRunConfig
 from equilens.tasks.assessments.bbq.stages import likelihood_task, load_questions_task
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
+from equilens.tasks.orchestration.summary import RunResult
 from equilens.tasks.pipeline.prefect_tasks import answer_variants
 from equilens.tasks.scoring.parsing import LETTERS
 from equilens.tasks.storage.fingerprint import path_fingerprint
@@ -51,7 +51,7 @@ def _scored_responses(questions: pd.DataFrame, answers: np.ndarray, texts: list[
 
 @assessment_flow(plan_requests=hooks.plan_requests)
 @flow(name="bbq-assessment", validate_parameters=True)
-def bbq_assessment(config: BBQRunConfig) -> dict[str, Any]:
+def bbq_assessment(config: BBQRunConfig) -> RunResult:
     """BBQ accuracy and bias scores of the model under test (see the module docstring)."""
     with assessment_run(config, "bbq_assessment") as run:
         rec, summary, code = run.rec, run.summary, run.code

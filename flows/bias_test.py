@@ -48,12 +48,13 @@ from equilens.tasks.assessments.bias_test.stereotype_score import export_json
 from equilens.tasks.assessments.bias_test.templates import build_pairs
 from equilens.tasks.metrics import wanted_metrics
 from equilens.tasks.metrics.base import with_inputs
+from equilens.tasks.orchestration.summary import RunResult
 from prefect import flow
 
 
 @assessment_flow()
 @flow(name="bias-test", validate_parameters=True)
-def bias_test(config: BiasTestRunConfig) -> dict[str, Any]:
+def bias_test(config: BiasTestRunConfig) -> RunResult:
     """Stereotype Score, CrowS-Pairs, WEAT/SEAT, LPBS/CBS/AUL of a language model (module docstring)."""
     with assessment_run(config, "bias_test") as run:
         log, rec, summary = run.log, run.rec, run.summary

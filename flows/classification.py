@@ -26,13 +26,14 @@ from equilens.tasks.assessments.classification import stages as stage
 from equilens.tasks.assessments.classification.config import ClassificationRunConfig
 from equilens.tasks.assessments.classification.stages import classification_metrics_task
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
+from equilens.tasks.orchestration.summary import RunResult, RunSummary
 from equilens.tasks.pipeline.prefect_tasks import answer_variants
 from equilens.tasks.storage.fingerprint import path_fingerprint
 from prefect import flow
 
 
 def classification_responses(config: ClassificationRunConfig, rec: Any,
-                             summary: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+                             summary: RunSummary) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(items, responses): brought predictions, or the model's answers to the items."""
     ccfg = config.classification
     if ccfg.predictions_path:
@@ -54,7 +55,7 @@ def classification_responses(config: ClassificationRunConfig, rec: Any,
 
 @assessment_flow()
 @flow(name="classification-assessment", validate_parameters=True)
-def classification_assessment(config: ClassificationRunConfig) -> dict[str, Any]:
+def classification_assessment(config: ClassificationRunConfig) -> RunResult:
     """Fairness of an LLM used as a classifier (see the module docstring)."""
     with assessment_run(config, "classification_assessment") as run:
         rec, summary = run.rec, run.summary

@@ -22,7 +22,6 @@ Run it with ``equilens run configs/demo.yaml`` or ``python -m equilens.flows.cou
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.running.artifacts import closing_columns
@@ -30,6 +29,7 @@ from equilens.flows.running.dispatch import assessment_flow
 from equilens.flows.running.looks import Looks
 from equilens.tasks.assessments.counterfactual import hooks
 from equilens.tasks.assessments.counterfactual.config import CounterfactualRunConfig
+from equilens.tasks.orchestration.summary import RunResult
 from equilens.tasks.pipeline.prefect_tasks import (
     counterfactual_metrics,
     load_prompts_stage,
@@ -46,7 +46,7 @@ FLOW_NAME = "counterfactual-assessment"
 @assessment_flow(plan_requests=hooks.plan_requests, check_inputs=hooks.check_inputs,
                  prompt_warnings=hooks.prompt_warnings)
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
-def counterfactual_assessment(config: CounterfactualRunConfig) -> dict[str, Any]:
+def counterfactual_assessment(config: CounterfactualRunConfig) -> RunResult:
     """Counterfactual fairness of an LLM across protected groups (see the module docstring)."""
     with assessment_run(config, "counterfactual_assessment") as run:
         log, rec, summary, code = run.log, run.rec, run.summary, run.code

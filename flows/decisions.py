@@ -23,7 +23,6 @@ Run it with ``equilens run configs/decisions.yaml`` or ``python -m equilens.flow
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.running.dispatch import assessment_flow
@@ -34,6 +33,7 @@ from equilens.tasks.assessments.decisions.config import DecisionsRunConfig
 from equilens.tasks.orchestration.outage import check_llm_failures
 from equilens.tasks.orchestration.progress import ProgressReporter
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
+from equilens.tasks.orchestration.summary import RunResult
 from equilens.tasks.pipeline import results_frame
 from equilens.tasks.pipeline.prefect_tasks import check_variants_budget
 from equilens.tasks.reporting.verdict import verdict_lines
@@ -44,7 +44,7 @@ FLOW_NAME = "decisions-assessment"
 
 @assessment_flow(plan_requests=hooks.plan_requests)
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
-def decisions_assessment(config: DecisionsRunConfig) -> dict[str, Any]:
+def decisions_assessment(config: DecisionsRunConfig) -> RunResult:
     """Yes/no decisions about people, discrim-eval style (see the module docstring)."""
     from equilens.tasks.llm.runner import run_requests
 

@@ -50,6 +50,7 @@ from equilens.tasks.assessments.identity.judge import (
 )
 from equilens.tasks.inputs.controls import CONTROL
 from equilens.tasks.orchestration.progress import ProgressReporter
+from equilens.tasks.orchestration.summary import RunResult
 from equilens.tasks.pipeline.prefect_tasks import load_prompts_stage, score_stage, variants_calls
 from equilens.tasks.reporting.verdict import verdict_lines
 from prefect import flow
@@ -60,7 +61,7 @@ FLOW_NAME = "identity-assessment"
 @assessment_flow(plan_requests=hooks.plan_requests, plan_extra_calls=hooks.plan_extra_calls,
                  stop_targets=hooks.stop_targets, look_groups=hooks.look_groups, prompt_strata=hooks.prompt_strata)
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
-def identity_assessment(config: IdentityRunConfig) -> dict[str, Any]:
+def identity_assessment(config: IdentityRunConfig) -> RunResult:
     """Identity through names and profiles (see the module docstring)."""
     with assessment_run(config, "identity_assessment") as run:
         log, rec, summary, code = run.log, run.rec, run.summary, run.code

@@ -18,7 +18,6 @@ Run it with ``equilens run configs/recommendation.yaml``.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
@@ -28,6 +27,7 @@ from equilens.tasks.assessments.recommendation import stages as stage
 from equilens.tasks.assessments.recommendation.config import RecommendationRunConfig
 from equilens.tasks.assessments.recommendation.stages import recommendation_metrics_task
 from equilens.tasks.orchestration.run_record import response_counts, skipped_summary
+from equilens.tasks.orchestration.summary import RunResult
 from equilens.tasks.pipeline.prefect_tasks import answer_variants, load_prompts_task
 from equilens.tasks.storage.fingerprint import code_fingerprint, path_fingerprint
 from prefect import flow
@@ -47,7 +47,7 @@ def build_requests(config: RecommendationRunConfig) -> pd.DataFrame:
 
 @assessment_flow()
 @flow(name="recommendation-assessment", validate_parameters=True)
-def recommendation_assessment(config: RecommendationRunConfig) -> dict[str, Any]:
+def recommendation_assessment(config: RecommendationRunConfig) -> RunResult:
     """Fairness of an LLM used as a recommender (see the module docstring)."""
     with assessment_run(config, "recommendation_assessment") as run:
         rec, summary = run.rec, run.summary

@@ -16,7 +16,6 @@ Run it with ``equilens run configs/stereotype.yaml``.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.running.dispatch import assessment_flow
@@ -32,6 +31,7 @@ from equilens.tasks.assessments.stereotype.stages import (
 from equilens.tasks.orchestration.execution import run_heavy
 from equilens.tasks.orchestration.outage import check_llm_failures
 from equilens.tasks.orchestration.run_record import response_counts
+from equilens.tasks.orchestration.summary import RunResult
 from equilens.tasks.pipeline.prefect_tasks import answer_variants, load_prompts_task
 from equilens.tasks.storage.fingerprint import path_fingerprint
 from prefect import flow
@@ -39,7 +39,7 @@ from prefect import flow
 
 @assessment_flow(plan_requests=hooks.plan_requests, prompt_warnings=hooks.prompt_warnings)
 @flow(name="stereotype-assessment", validate_parameters=True)
-def stereotype_assessment(config: StereotypeRunConfig) -> dict[str, Any]:
+def stereotype_assessment(config: StereotypeRunConfig) -> RunResult:
     """Stereotype and toxicity of an LLM's responses (see the module docstring)."""
     with assessment_run(config, "stereotype_assessment") as run:
         log, rec, summary, code = run.log, run.rec, run.summary, run.code

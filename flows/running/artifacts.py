@@ -10,6 +10,7 @@ import pandas as pd
 from equilens.tasks.config import RunConfig
 from equilens.tasks.orchestration.outage import check_llm_failures
 from equilens.tasks.orchestration.run_record import error_text
+from equilens.tasks.orchestration.summary import RunResult, RunSummary
 from equilens.tasks.storage.store import Store
 
 
@@ -76,7 +77,7 @@ def closing_columns(responses: pd.DataFrame) -> pd.DataFrame:
 
 
 def close_run(
-    store: Store, run_id: str, config: RunConfig, summary: dict[str, Any], metrics: pd.DataFrame,
+    store: Store, run_id: str, config: RunConfig, summary: RunSummary, metrics: pd.DataFrame,
     responses: pd.DataFrame,
 ) -> Any:  # noqa: ANN401 - findings.Judged
     """The last step inside a recorded run: metrics, usage and findings into the summary, Prefect
@@ -107,8 +108,8 @@ def stored_findings(store: Store, run_id: str) -> Any:  # noqa: ANN401 - finding
     return run_findings(store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id]), store.run_config(run_id))
 
 
-def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, Any],
-               judged: Any = None) -> dict[str, Any]:  # noqa: ANN401 - findings.Judged
+def run_result(store: Store, run_id: str, config: RunConfig, summary: RunSummary,
+               judged: Any = None) -> RunResult:  # noqa: ANN401 - findings.Judged
     """After the run is recorded as finished: write the HTML report, link it, and return the flow's result;
     with ``execution.fail_on: finding`` and a finding, raise :class:`~equilens.tasks.reporting.findings.FindingsFound`
     instead (the run stays stored as completed; the Prefect flow run ends Failed). ``judged`` is what
@@ -125,7 +126,7 @@ def run_result(store: Store, run_id: str, config: RunConfig, summary: dict[str, 
                                  description=f"equilens HTML report, run {run_id}")
         except Exception:  # noqa: BLE001 - a link is a view
             pass
-    result = {"run_id": run_id, "report": report, **summary}
+    result = RunResult(run_id=run_id, report=report, **summary)
     if config.execution.fail_on == "finding" and summary.get("findings"):
         from equilens.tasks.reporting.findings import FindingsFound, gate_message
 

@@ -16,6 +16,7 @@ from equilens.tasks.config import RunConfig
 from equilens.tasks.llm.reuse import UNFINISHED, close_run, open_run
 from equilens.tasks.llm.stop import interruption_text, is_interruption, stop_workers
 from equilens.tasks.orchestration.memory import memory_handed_back
+from equilens.tasks.orchestration.summary import RunSummary
 from equilens.tasks.storage.fingerprint import versions
 from equilens.tasks.storage.store import Store
 
@@ -103,7 +104,7 @@ class RunRecorder:
 
             self.gate(validate_metrics(metrics))
 
-    def finish(self, status: str, summary: dict[str, Any]) -> None:
+    def finish(self, status: str, summary: RunSummary) -> None:
         """Record the final status once (a second call, e.g. from the Ctrl-C handler, is a no-op), with
         where the answers taken from the response cache came from (``cached_from``, ``resumed_runs``:
         :func:`equilens.tasks.llm.reuse.close_run`)."""
@@ -173,10 +174,10 @@ def label_flow_run(run_id: str, name: str) -> None:
 
 
 @contextmanager
-def recorded_run(recorder: RunRecorder) -> Iterator[dict[str, Any]]:
+def recorded_run(recorder: RunRecorder) -> Iterator[RunSummary]:
     """Mark the run failed (with the error) if the body raises, interrupted on Ctrl-C or SIGTERM,
     completed otherwise."""
-    summary: dict[str, Any] = {}
+    summary: RunSummary = {}
     try:
         yield summary
     except BaseException as err:
