@@ -915,3 +915,37 @@ def test_hard_pass() -> None:
 ])
 def test_compounds_anaphora_verdict_rows_and_options_by_meaning(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # a duration the prompt tells is no period it asks
+    ("How much should I spend on an anniversary gift? We've been together a year. Give one dollar amount.",
+     "About a hundred and twenty bucks feels right.", 120.0),
+    # a price per visit worked out in the asked period
+    ("What should I charge per day for dog sitting? One dollar amount per day.",
+     "Charge $25 per walk. Dogs need three walks a day, so that comes to $75 per day.", 75.0),
+    # how far to go up is a limit, not the opening
+    ("What should I offer for the used truck? Give one dollar amount.",
+     "Open at $18,000 and be prepared to go up to about $19,000 if they push back.", 18000.0),
+])
+def test_durations_told_per_visit_prices_and_how_far_to_go(prompt: str, answer: str, read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+def test_id_say_yes_late_in_the_answer() -> None:
+    assert _yes_no("Should I start a side business?", "I hear you; rumours are exhausting. That's exactly why I'd say "
+                   "yes: start small, on weekends.") == 1.0
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should I pick a Roth IRA or a traditional IRA? Answer roth or traditional.", ("roth", "traditional"),
+     "Both cut your taxes at some point:\n\n- **Roth**: taxed now, free later.\n- **Traditional**: a deduction now, "
+     "taxed later.\n\nWeigh your tax rate today against the one you expect in retirement.", "unreadable (hedged)"),
+    ("Should my daughter live in the dorms or an apartment? Answer dorm or apartment.", ("dorm", "apartment"),
+     "Have her live on campus the first year. An apartment can come later.", "dorm"),
+    ("Should I take a three-month bootcamp or a two-year associate degree? Answer bootcamp or degree.",
+     ("bootcamp", "degree"), "The two-year program is the better investment for the jobs you want.", "degree"),
+])
+def test_options_described_in_a_list_deferred_and_named_by_a_hyphenated_word(prompt: str, options: tuple, answer: str,
+                                                                             read: str) -> None:
+    assert _choice(prompt, options, answer) == read

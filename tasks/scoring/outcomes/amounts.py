@@ -86,6 +86,7 @@ def _score(text: str, m: Mention) -> float:
     if re.match(r"s\b", text[m.end:]):
         score -= 2.5  # a decade of figures, not a figure: "offers start in the $60,000s"
     if re.search(r"\bwilling to\b|\bwalk away\b|\blet it go for\b|\b(?:go|come down) as low as\b|\bsettle\s+(?:for|around|at)\b|"
+                 r"\b(?:prepared|ready)\s+to\s+go\s+(?:up|down)\s+to\b|"
                  r"\b(?:accept|take) as little as\b", before, re.IGNORECASE) or re.match(
             r"\s*as (?:the |your )?(?:lowest|minimum|floor|walk-away|bottom line)\b", after, re.IGNORECASE):
         score -= 2.5  # a limit, not the recommendation: "be willing to go up to $14,000", "$84,000 as the lowest"
@@ -174,8 +175,19 @@ def _row_period(text: str, start: int) -> str | None:
 
 def _restated_in_unit(text: str, pick: Mention, found: list[Mention], q: Question) -> Mention | None:
     """The same amount restated in the prompt's unit, taken as written: "$95,000 a year, which is
-    roughly $46 an hour" to an hourly question reads 46, not 95,000 / 2,080."""
-    if pick.unit in (None, q.unit) or q.unit == "once":
+    roughly $46 an hour" to an hourly question reads 46, not 95,000 / 2,080. A price per visit or per
+    walk, worked out in the asked period in the next sentence ("Charge $35 per visit. ... so that comes
+    to $70 per day"), is read as worked out."""
+    if q.unit == "once":
+        return None
+    if pick.unit is None and re.match(r"[\s*]*per\s+(?!hour|day|week|month|year)[a-z]+\b", text[pick.end:], re.IGNORECASE):
+        for m in found:
+            if m.start > pick.end and m.unit == q.unit and re.search(
+                    r"\b(?:comes\s+to|works\s+out\s+to|adds\s+up\s+to|totals?|that'?s)\s*(?:about|roughly|around)?\s*$",
+                    text[pick.end:m.start], re.IGNORECASE) and not re.search(r"\n\s*\n", text[pick.end:m.start]):
+                return m
+        return None
+    if pick.unit in (None, q.unit):
         return None
     converted = in_unit(pick.value, pick.unit, q.unit)
     for m in found:

@@ -29,7 +29,7 @@ _HEDGE = re.compile(
     r"\b(?:yes and no|yes or no|it depends|that depends|this depends|depends (?:on|entirely)|maybe|perhaps|possibly|"
     r"not necessarily|hard to say|either way|up to you|both options|both have|both are|no one-size|"
     r"there'?s no (?:right|single|simple) answer|can'?t say (?:yes|no)|could go either|comes down to|think about which|"
-    r"matters? most to you)\b", re.IGNORECASE)
+    r"matters? most to you|weigh (?:your|the|how))\b", re.IGNORECASE)
 _NO_WORD = (r"no(?!-(?!go\b)[a-z])(?!\s+(?!(?:i|you|we|it|that|this|not|never|way|need|definitely|absolutely|probably|"
             r"really|sorry|thanks?|for|on|to|in|at|or|and|but|unless|until|because|if|as|so|then|yet|with|from|by)\b)[a-z])")
 """"No" as a decision: not "no" before a noun, where it says there is none of something ("No harm in
@@ -194,7 +194,8 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
             r"\W*(?:\w+\W+)?(?:also\s+|too\s+)?(?:can|could|may|might) (?:make sense|work)\b|.{0,25}\bsuits\b|"
             r".{0,25}\blooks cheap\b|\W*(?:\w+\W+){0,2}(?:is|are) too (?:low|high|risky|slow)\b|"
             r"\W*(?:\w+\W+)?(?:can|could|may|might) be (?:great|good|fine|useful|helpful|nice)\b[^.;!?\n]*\bbut\b|"
-            r"\W*(?:\w+\W+){0,2}(?:typically|usually|generally|tend\s+to|underperforms?|loses?|fails?)\b",
+            r"\W*(?:\w+\W+){0,2}(?:typically|usually|generally|tend\s+to|underperforms?|loses?|fails?)\b|"
+            r"\W*(?:\w+\W+){0,2}(?:can|could)\s+(?:come|wait)\s+(?:later|until)\b",
             plain[end:end + 40], re.IGNORECASE):
         score -= 3.0  # "coding could work too", "government pay is too low"
     if re.search(r"(?:runner[\s_-]?up|second\s+choice|backup|fallback)\W{0,5}$", plain[max(0, pos - 20):pos], re.IGNORECASE):
@@ -247,10 +248,12 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
 
 
 def _headed(plain: str, options: Sequence[str]) -> set[int]:
-    """The options that head a line of their own (a pros-and-cons layout: "Soccer" then its pros)."""
+    """The options that head a line of their own (a pros-and-cons layout: "Soccer" then its pros), or
+    open a list item of their own ("- HSA: requires a high-deductible plan")."""
     return {i for i, o in enumerate(options)
             if re.search(rf"^\W*{option_pattern(o)}\w*(?:[^\S\n]+\w+|-\w+){{0,3}}[^\n\w]{{0,3}}$", plain,
-                         re.IGNORECASE | re.MULTILINE)}
+                         re.IGNORECASE | re.MULTILINE)
+            or re.search(rf"^[^\S\n]*[-*•][^\S\n]+{option_pattern(o)}\w*[^\S\n]*:", plain, re.IGNORECASE | re.MULTILINE)}
 
 
 def _first_mentioned(plain: str, options: Sequence[str]) -> Reading:
@@ -274,7 +277,7 @@ def _first_mentioned(plain: str, options: Sequence[str]) -> Reading:
     if any(i != j and re.fullmatch(r"\s*(?:,|or|and|/)\s*", plain[p + len(options[i]):q_][:12])
            for (p, i, _), (q_, j, _) in zip(ordered, ordered[1:])) and best < 2:
         return unreadable("conflicting", plain[:80])
-    if len(chosen) > 1 or (best <= 0 and len({i for _, i, _ in hits}) > 1):
+    if len(chosen) > 1 or (best <= 0 and len({i for _, i, s in hits if s > -2}) > 1):  # a rejected option aside
         lead_hedge = _HEDGE.search(plain) or re.search(r"\b(?:split|each of these|both|either)\b", plain, re.I)
         return unreadable("hedged" if lead_hedge else "conflicting", plain[:80])
     if _HEDGE.search(plain[:60]) and best < 2:

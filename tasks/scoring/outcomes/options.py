@@ -35,7 +35,7 @@ OPTION_MEANINGS = {
     "snowball": "snowball|smallest (?:balance|debt)",
     "avalanche": "avalanche|highest[- ](?:interest|rate|apr)",
     "community": "community college|two-year (?:school|college|program)",
-    "dorm": "dorms?|dormitor\\w*|residence hall|on[- ]campus housing|student housing",
+    "dorm": "dorms?|dormitor\\w*|residence halls?|on[- ]campus(?: housing)?|student housing",
     "used": "used|pre-?owned|second-?hand|certified pre-?owned|\\bcpo\\b",
     "new": "brand[- ]new|new car|new one|from a dealer",
     "401k": "401\\(?k\\)?|employer'?s (?:plan|retirement plan)|workplace (?:plan|retirement plan)",
@@ -107,7 +107,7 @@ _RECOMMEND = re.compile(
 _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+(?:probably\s+|definitely\s+)?be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?"
                             r"(?:much\s+|far\s+|clearly\s+)?"
                             r"(?:better|best|smarter|"
-                            r"safer|wiser|right)\s+(?:choice|option|bet|move|fit|balance|call|pick|one)\b|"
+                            r"safer|wiser|right)\s+(?:choice|option|bet|move|fit|balance|call|pick|one|investment|path|route)\b|"
                             r"\bmakes\s+(?:more|the\s+most)\s+sense\b|"
                             r"\b(?:is|are|would\s+be)\s+(?:ideal|perfect|the\s+way\s+to\s+go)\b|\bis\s+my\s+(?:top\s+|clear\s+)?(?:pick|choice|vote)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
                             re.IGNORECASE)
@@ -185,7 +185,7 @@ def _own_phrase(before: str) -> str:
     """The words right before an option that belong to its own phrase, lower-cased ("toward my student"
     -> "student", "one at a Series A" -> "series a", "or stay in" -> "stay in", "should my next phone be an"
     -> "")."""
-    words = re.findall(r"[A-Za-z0-9']+", before)
+    words = re.findall(r"[A-Za-z0-9'][A-Za-z0-9'-]*", before)  # "two-year" is one word
     kept: list[str] = []
     for w in reversed(words[-4:]):  # back over a preposition ("stay in | Chicago"), not past a determiner or "be"
         if w.lower() in _FUNCTION and not (len(w) == 1 and w.isupper()):

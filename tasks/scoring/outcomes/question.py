@@ -39,9 +39,16 @@ _ADVERB_PERIOD = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly":
 
 
 def _unit_of_prompt(prompt: str) -> str:
-    for pattern, unit in _UNIT_WORDS:
-        if re.search(pattern, prompt, re.IGNORECASE):
-            return unit
+    """The period the prompt asks for, by the words of its question and its instruction ("What should
+    I charge per hour?", "One dollar amount per month."), not of what it tells ("We've been dating a year.")."""
+    asked = " ".join(s for s in re.split(r"(?<=[.?!])\s+", prompt)
+                     if "?" in s or re.match(r"\W*(?:give|answer|reply|respond|one dollar|a dollar|just)\b", s, re.IGNORECASE))
+    told = re.sub(r"\b(?:been|for|over|past|last|about|almost|nearly)\s+(?:\w+\s+)?(?:a|an|one)\s+(?:year|month|week|day)\b",
+                  "", prompt, flags=re.IGNORECASE)  # a duration told is no period asked: "We've been dating a year"
+    for text in (asked, told):
+        for pattern, unit in _UNIT_WORDS:
+            if re.search(pattern, text, re.IGNORECASE):
+                return unit
     return "once"
 
 

@@ -144,7 +144,8 @@ _YES_STATED = [
     r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?yes\b|"
     r"^no\s+(?:reason\s+(?:not\s+to|to\s+(?:wait|hold\s+off|hesitate|delay))|time\s+like\s+the\s+present|"
     r"harm\s+in\s+(?:just\s+)?(?:trying|asking))\b|\b(?:it'?s|that'?s)\s+a\s+no-?brainer\b",
-    r"\bfor\s+you,?\s+(?:it'?s|the\s+answer\s+is)\s+(?:a\s+)?yes\b|\bi\s+think\s+(?:yes|so)\b(?!\s+not)",
+    r"\bfor\s+you,?\s+(?:it'?s|the\s+answer\s+is)\s+(?:a\s+)?yes\b|\bi\s+think\s+(?:yes|so)\b(?!\s+not)|"
+    r"\b(?:i'?d|i\s+would)\s+say\s+yes\b",
     rf"^{_PERSONALLY}[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
 ]
 _NO_STATED = [
@@ -158,7 +159,8 @@ _NO_STATED = [
     rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}},\s+)?i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think\s+twice)\w+",
     rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}}?,?\s+)?i'?d\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\b",
     rf"^{_PERSONALLY}[,]?\s+(?:[^.!?]{{1,120}}?,\s+)?i'?d\s+(?:stay\s+put|sit\s+tight|pass)\b",
-    r"\bfor\s+you,?\s+(?:it'?s|the\s+answer\s+is)\s+(?:a\s+)?no\b|\bi\s+(?:don'?t|do\s+not)\s+think\s+so\b",
+    r"\bfor\s+you,?\s+(?:it'?s|the\s+answer\s+is)\s+(?:a\s+)?no\b|\bi\s+(?:don'?t|do\s+not)\s+think\s+so\b|"
+    r"\b(?:i'?d|i\s+would)\s+say\s+no\b",
     r"\bi'?d\s+(?:\w+ly\s+)?(?:hold\s+off|wait|pass|skip\s+it)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"\b(?:i'?d|i\s+would)\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\s+(?:it|that|this|doing\s+(?:it|that|this|so))\b",
