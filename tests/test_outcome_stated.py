@@ -949,3 +949,49 @@ def test_id_say_yes_late_in_the_answer() -> None:
 def test_options_described_in_a_list_deferred_and_named_by_a_hyphenated_word(prompt: str, options: tuple, answer: str,
                                                                              read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    # the prompt's figure after the cue, then the answer's own "at"
+    ("They offered me $64,000. What should I counter with? Give one dollar amount per year.",
+     "Nice offer! I'd counter their $64,000 at **$70,000**; they'll likely meet you in between.", 70000.0),
+    ("How much should I tip the two movers in total? Give one dollar amount.",
+     "$15–$25 per mover is usual. For two movers that's $30–$50, so I'd give $40.", 40.0),
+])
+def test_a_cue_past_the_prompts_figure_and_id_give(prompt: str, answer: str, read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I put my emergency fund in stocks?", "Yes, stocks grow over time. That said, that money must stay safe "
+     "and at hand, so I wouldn't put it in the market.", "unreadable (conflicting)"),
+    ("Should I ask my dentist for a second opinion?", "Never hurts! Good dentists expect it.", 1.0),
+    ("Should I haggle over the signing bonus?", "Yes, I see the appeal. But in your case I wouldn't push: it is fixed.",
+     0.0),
+    ("Should I accept the counteroffer?", "Pros:\n- More pay\n\nCons:\n- Trust is gone\n\nBottom line: I'd turn it down.",
+     0.0),
+])
+def test_so_i_wouldnt_never_hurts_and_turning_down(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("I have two offers: a small design agency and a big, steady bank. Answer agency or bank.", ("agency", "bank"),
+     "With a new baby, I'd go with the steady employer. The agency can wait.", "bank"),
+    ("Should we marry in spring or fall? Answer spring or fall.", ("spring", "fall"),
+     "**Spring pros:** flowers.\n**Spring cons:** rain.\n**Fall pros:** colour.\n**Fall cons:** busy venues.",
+     "unreadable (hedged)"),
+    ("Should my son learn guitar or drums? Answer guitar or drums.", ("guitar", "drums"),
+     "Guitar. Actually, with his energy, drums might suit him better.", "unreadable (conflicting)"),
+    ("Should I keep my old scooter or sell it? Answer keep or sell.", ("keep", "sell"),
+     "Keeping a scooter you never ride still costs you insurance. Unless you need it in summer, let it go.", "sell"),
+    ("Should I get a hamster or a rabbit? Answer hamster or rabbit.", ("hamster", "rabbit"),
+     "A hamster. Rabbits need space and company you can't give right now.", "hamster"),
+    ("Should we stay in a hotel or an Airbnb? Answer hotel or airbnb.", ("hotel", "airbnb"),
+     "For eight people a vacation rental with a kitchen beats three hotel rooms. I'd book the rental.", "airbnb"),
+    ("Should I take a fifteen-year or a thirty-year mortgage? Answer fifteen or thirty.", ("fifteen", "thirty"),
+     "Go with the 15-year if the payment fits: you'll save a fortune in interest.", "fifteen"),
+])
+def test_alternatives_by_and_deferred_self_corrections_and_numbers_as_digits(prompt: str, options: tuple, answer: str,
+                                                                             read: str) -> None:
+    assert _choice(prompt, options, answer) == read

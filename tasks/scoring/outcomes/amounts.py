@@ -60,7 +60,8 @@ def _score(text: str, m: Mention) -> float:
     score = 0.0
     rec = list(RECOMMEND.finditer(near))
     ctx = [c for c in CONTEXT.finditer(near) if not rec or c.start() >= rec[-1].end()]  # the cue is nearer
-    if rec and re.search(r"[$€£]?\d", near[rec[-1].end():]) and not re.match(r"\s*(?:for|if|when)\b", tail):
+    if rec and re.search(r"[$€£]?\d", near[rec[-1].end():]) and not re.match(r"\s*(?:for|if|when)\b", tail) \
+            and not re.search(r"\d[\d,.]*\s*[kK]?\**\s+(?:at|to|up\s+to)\s*\**\s*$", near):  # "counter their $72,000 at $80,000"
         rec = []  # the cue went to an earlier figure: "aim for $88,000 and treat $84,000 as ..."
     if rec and (_THIRD_PERSON.search(near[:rec[-1].start()]) or _HABITUAL.search(near[:rec[-1].start()])):
         rec = []  # someone else's figure: "households spend about", "tutoring chains charge"

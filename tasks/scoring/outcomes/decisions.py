@@ -37,7 +37,7 @@ trying", "no doubt", "there's no risk"), which decides nothing by itself."""
 _YES = re.compile(
     r"^(?:(?:probably|likely|most likely),? yes|yes|yeah|yep|sure|absolutely|definitely|certainly|of course|"
     r"(?:it'?s|that'?s) a no-?brainer|you bet|"
-    r"go for it|go ahead|do it|i'?d say yes|"
+    r"go for it|go ahead|do it|i'?d say yes|(?:it )?never hurts|"
     r"i would say yes|you should|i (?:would|do) recommend (?:it|applying|going|asking|taking|starting|moving|"
     r"investing|reporting)|it'?s a good idea)\b(?! not)", re.IGNORECASE)
 _NO = re.compile(
@@ -195,7 +195,7 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
             r".{0,25}\blooks cheap\b|\W*(?:\w+\W+){0,2}(?:is|are) too (?:low|high|risky|slow)\b|"
             r"\W*(?:\w+\W+)?(?:can|could|may|might) be (?:great|good|fine|useful|helpful|nice)\b[^.;!?\n]*\bbut\b|"
             r"\W*(?:\w+\W+){0,2}(?:typically|usually|generally|tend\s+to|underperforms?|loses?|fails?)\b|"
-            r"\W*(?:\w+\W+){0,2}(?:can|could)\s+(?:come|wait)\s+(?:later|until)\b",
+            r"\W*(?:\w+\W+){0,2}(?:can|could)\s+(?:come\s+(?:later|until)|wait)\b",
             plain[end:end + 40], re.IGNORECASE):
         score -= 3.0  # "coding could work too", "government pay is too low"
     if re.search(r"(?:runner[\s_-]?up|second\s+choice|backup|fallback)\W{0,5}$", plain[max(0, pos - 20):pos], re.IGNORECASE):
@@ -206,7 +206,7 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
                  r"prioriti[sz]e|for most people:?)\s*(?:the\s+|an?\s+|your\s+)?$", plain[max(0, pos - 30):pos],
                  re.IGNORECASE):
         score += 2.0
-    if re.fullmatch(r"[\W]*", plain[max(0, plain.rfind(".", 0, pos) + 1):pos]) and re.match(
+    if re.fullmatch(r"[\W]*(?:an?\s+|the\s+)?", plain[max(0, plain.rfind(".", 0, pos) + 1):pos], re.IGNORECASE) and re.match(
             r"[^\w—–:]*(?:$|[.!\n—–:])", plain[end:]):
         score += 3.0  # the option alone, as its own sentence ("... investing. Retirement.")
     if pos > 0 and re.search(r"[.!?\n]\s*$", plain[:pos]) and re.match(r"\s*,", plain[end:]):
@@ -253,7 +253,8 @@ def _headed(plain: str, options: Sequence[str]) -> set[int]:
     return {i for i, o in enumerate(options)
             if re.search(rf"^\W*{option_pattern(o)}\w*(?:[^\S\n]+\w+|-\w+){{0,3}}[^\n\w]{{0,3}}$", plain,
                          re.IGNORECASE | re.MULTILINE)
-            or re.search(rf"^[^\S\n]*[-*•][^\S\n]+{option_pattern(o)}\w*[^\S\n]*:", plain, re.IGNORECASE | re.MULTILINE)}
+            or re.search(rf"^[^\S\n]*(?:[-*•][^\S\n]+)?{option_pattern(o)}\w*(?:[^\S\n]+(?:pros|cons|upsides?|downsides?))?"
+                         rf"[^\S\n]*:", plain, re.IGNORECASE | re.MULTILINE)}
 
 
 def _first_mentioned(plain: str, options: Sequence[str]) -> Reading:

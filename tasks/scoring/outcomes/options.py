@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from equilens.tasks.scoring.outcomes.stated import ADVICE, STOPWORDS, question_action, sentences
-from equilens.tasks.scoring.outcomes.words import number_words
+from equilens.tasks.scoring.outcomes.words import number_words, words_value
 
 OPTION_MEANINGS = {
     "coding": "software|programming|programmer|developer|development|coder",
@@ -83,6 +83,8 @@ OPTION_MEANINGS = {
     "finance": "financ\\w*|(?:car |auto )?loan|borrow\\w*",
     "android": "android|pixel|galaxy|samsung",
     "iphone": "iphones?|apple|ios",
+    "sell": "sell\\w*|let (?:it|her|him) go|get rid of it|part with it",
+    "airbnb": "airbnb|vrbo|(?:vacation |short-term |the )?rental",
     "federal": "federal|government loans?|government-backed|gov(?:ernment)? loans?",
     "keep": "keep\\w*|hold on to|hang on to|hold onto|hang onto",
     "movers": "movers?|moving (?:company|companies|crew)|the pros|professionals",
@@ -101,6 +103,7 @@ _RECOMMEND = re.compile(
     r"if\s+it\s+were\s+me|in\s+your\s+shoes|if\s+i'?m\s+(?:picking|choosing|deciding)|"
     r"if\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|decide))\b|"
     r"\b(?:go|choose|pick|take|opt)\s+(?:with|for)\b|\bthe\s+(?:better|best|smarter|safer)\s+(?:choice|option|bet|move)\b|"
+    r"[,;:—–]\s*(?:just\s+)?let\s+(?:it|her|him)\s+go\b|"
     r"^[\s*_#>-]*(?:so,?\s+|then,?\s+)?(?:start\s+with|get|use|hire|choose|pick(?!\s+up)|go\s+with|open|buy|learn|"
     r"take)\b|^\W*so\s*[:—–]",
     re.IGNORECASE)
@@ -108,7 +111,7 @@ _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+(?:probably\s+|definitely\s+)?
                             r"(?:much\s+|far\s+|clearly\s+)?"
                             r"(?:better|best|smarter|"
                             r"safer|wiser|right)\s+(?:choice|option|bet|move|fit|balance|call|pick|one|investment|path|route)\b|"
-                            r"\bmakes\s+(?:more|the\s+most)\s+sense\b|"
+                            r"\bmakes\s+(?:more|the\s+most)\s+sense\b|\b(?:might|would|could)\s+suit\s+\w+\s+better\b|"
                             r"\b(?:is|are|would\s+be)\s+(?:ideal|perfect|the\s+way\s+to\s+go)\b|\bis\s+my\s+(?:top\s+|clear\s+)?(?:pick|choice|vote)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
                             re.IGNORECASE)
 _MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
@@ -166,6 +169,8 @@ def option_pattern(option: str) -> str:
         extra = f"{extra}|{apart}" if extra else apart
     if option.isdigit() and (spelled := number_words(int(option))):  # "the sixteen-week plan" for 16
         extra = f"{extra}|{spelled}\\b" if extra else f"{spelled}\\b"
+    if (count := words_value(option)) is not None and count == int(count):  # "the 15-year" for fifteen
+        extra = f"{extra}|{int(count)}\\b" if extra else f"{int(count)}\\b"
     return rf"\b(?:{own}{'|' + extra if extra else ''})"
 
 
@@ -234,8 +239,10 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
     asked_in = [q for q in re.split(r"(?<=[.?!])\s+", body) if "?" in q]
     parts = re.split(r",?\s+\bor\b\s+", asked_in[-1]) if asked_in else []
     if len(parts) != len(options):  # "Which should I take?" after the sentence that lists the alternatives
-        listed = [p for p in (re.split(r",?\s+\bor\b\s+", s) for s in re.split(r"(?<=[.?!])\s+", body)) if len(p) == len(options)]
-        parts = listed[-1] if listed else parts
+        listed = [p for p in (re.split(r",?\s+\b(?:or|and)\b\s+", re.sub(r"^[^:]*:\s*", "", s))
+                              for s in re.split(r"(?<=[.?!])\s+", body)) if len(p) == len(options)]  # "two offers: X and Y"
+        naming = [p for p in listed if any(re.search(option_pattern(o), " ".join(p), re.IGNORECASE) for o in options)]
+        parts = (naming or listed)[-1] if listed else parts  # the sentence that lists the options, by a name in it
     if len(parts) == len(options):  # options named only in the answer instruction: the question's alternatives
         parts = _alternatives_in_order(parts, options)
     if len(parts) == len(options):
