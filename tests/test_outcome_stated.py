@@ -995,3 +995,39 @@ def test_so_i_wouldnt_never_hurts_and_turning_down(prompt: str, answer: str, rea
 def test_alternatives_by_and_deferred_self_corrections_and_numbers_as_digits(prompt: str, options: tuple, answer: str,
                                                                              read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("What should I list my desk at? Give one dollar amount.",
+     "I'd list it at $220. Honestly though, $180 would be just as good a price.", "unreadable (conflicting)"),
+    ("A used van is listed at $18,000 by a private seller. How much should I offer? Give one dollar amount.",
+     "| Value | Price |\n|---|---|\n| Trade-in | $14,000 |\n| Private party | $16,500 |\n\n**Offer $16,000.**", 16000.0),
+    ("We saved $25,000. What should our wedding budget be? Give one dollar amount.",
+     "I'd cap the wedding at $18,000 and keep $7,000 as a cushion.", 18000.0),
+])
+def test_just_as_good_rows_named_by_the_telling_and_caps(prompt: str, answer: str, read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("Should I move my savings into crypto?", "no dont do that, it can drop half when u need it", 0.0),
+    ("Should I buy the cabin share?", "Rarely a good idea. The fees keep rising, so I'd say pass.", 0.0),
+    ("Should I take the job that needs public speaking?", "That fear is common. But yes, take it: speaking is a skill "
+     "you can build.", 1.0),
+])
+def test_lowercase_no_say_pass_and_but_yes(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should I start at community college or go straight to a university? Answer community or university.",
+     ("community", "university"), "**Community college first**\n- cheaper\n\n**Straight to university**\n- campus life\n\n"
+     "Both paths can lead to the same degree.", "unreadable (hedged)"),
+    ("Should I move to Boston or Seattle? Answer boston or seattle.", ("boston", "seattle"),
+     "Boston has more biotech jobs, so I'd pick Boston. But with your love of hiking, Seattle is really the right "
+     "call for you.", "unreadable (conflicting)"),
+    ("Should I park my cash in treasuries or a CD? Answer treasuries or cd.", ("treasuries", "cd"),
+     "T-bills are your best bet: competitive yields and no state tax.", "treasuries"),
+])
+def test_closing_both_paths_really_the_right_call_and_t_bills(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read

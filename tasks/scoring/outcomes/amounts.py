@@ -219,7 +219,8 @@ def _in_other_currency(text: str, found: list[Mention], q: Question) -> list[Men
     return foreign
 
 
-_ALTERNATIVE = re.compile(r"^\W*(?:alternatively|or\b|another\s+option|actually\b)|\bon\s+(?:second\s+thought|reflection)\b|"
+_ALTERNATIVE = re.compile(r"^\W*(?:alternatively|or\b|another\s+option|actually\b|honestly,?\s+though\b)|"
+                          r"\bon\s+(?:second\s+thought|reflection)\b|\bjust\s+as\s+(?:good|fair|smart)\b|"
                           r"\blooking\s+at\s+it\s+again\b|\b(?:would|could|can)\s+also\s+(?:be|work)\b|"
                           r"\bis\s+also\s+(?:a\s+)?(?:fine|fair|good|smart|reasonable)\b", re.IGNORECASE)
 """A sentence offering a second recommendation beside the first: two readings, neither preferred."""
@@ -238,7 +239,8 @@ _ASKING = frozenset("what which much many should would could does your with from
 def _in_rows_naming(text: str, found: list[Mention], q: Question) -> list[Mention]:
     """The amounts in markdown table rows whose label names a word of the question ("| Retirement |
     $650 |" to "How much should I put toward retirement each month?"): a second figure for the asked thing."""
-    asked = {w for w in re.findall(r"[a-z]{4,}", q.prompt.lower()) if w not in _ASKING}
+    question = " ".join(s for s in re.split(r"(?<=[.?!])\s+", q.prompt) if "?" in s)  # what is asked, not what is told
+    asked = {w for w in re.findall(r"[a-z]{4,}", question.lower()) if w not in _ASKING}
     named: dict[str, list[Mention]] = {}
     for m in found:
         label = re.match(r"\s*\|([^|\n]+)\|", line_before(text, m.start)) if in_table_row(text, m.start) else None

@@ -19,7 +19,7 @@ RECOMMEND = re.compile(
     r"answer|rent(?: of)?|limit(?: of)?|should be|a fair (?:price|ask|rate)|up to|no more than|at most|"
     r"your number|counter-offer|stay (?:near|at|around)|puts? you at|brings? you to|build (?:it )?(?:up )?to|"
     r"grow it to|work up to|belong|plan on|shoot for|float|bid|push back with|park|put down|stay in|"
-    r"(?:i'?d|i would)\s+give|"
+    r"(?:i'?d|i would)\s+give|cap (?:it |the \w+ |your \w+ )?at|"
     r"land (?:at|around)|settle (?:at|around)|(?:position|place|put) yourself (?:at|around)|"
     r"set (?:your |the |it |a )?(?:rate |price |fee |budget )?(?:at|to)|"
     r"your (?:goal|target)|a (?:realistic|reasonable|sensible|fair) "

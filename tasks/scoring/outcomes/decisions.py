@@ -29,8 +29,9 @@ _HEDGE = re.compile(
     r"\b(?:yes and no|yes or no|it depends|that depends|this depends|depends (?:on|entirely)|maybe|perhaps|possibly|"
     r"not necessarily|hard to say|either way|up to you|both options|both have|both are|no one-size|"
     r"there'?s no (?:right|single|simple) answer|can'?t say (?:yes|no)|could go either|comes down to|think about which|"
-    r"matters? most to you|weigh (?:your|the|how))\b", re.IGNORECASE)
-_NO_WORD = (r"no(?!-(?!go\b)[a-z])(?!\s+(?!(?:i|you|we|it|that|this|not|never|way|need|definitely|absolutely|probably|"
+    r"matters? most to you|weigh (?:your|the|how)|both (?:paths|routes|options) (?:can|will|could)|"
+    r"both (?:can|will|could) (?:work|lead))\b", re.IGNORECASE)
+_NO_WORD = (r"no(?!-(?!go\b)[a-z])(?!\s+(?!(?:i|you|we|it|that|this|not|never|way|need|definitely|absolutely|probably|dont|"
             r"really|sorry|thanks?|for|on|to|in|at|or|and|but|unless|until|because|if|as|so|then|yet|with|from|by)\b)[a-z])")
 """"No" as a decision: not "no" before a noun, where it says there is none of something ("No harm in
 trying", "no doubt", "there's no risk"), which decides nothing by itself."""

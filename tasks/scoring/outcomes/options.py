@@ -83,6 +83,7 @@ OPTION_MEANINGS = {
     "finance": "financ\\w*|(?:car |auto )?loan|borrow\\w*",
     "android": "android|pixel|galaxy|samsung",
     "iphone": "iphones?|apple|ios",
+    "treasuries": "treasur(?:y|ies)|t-?bills?|t-?notes?",
     "sell": "sell\\w*|let (?:it|her|him) go|get rid of it|part with it",
     "airbnb": "airbnb|vrbo|(?:vacation |short-term |the )?rental",
     "federal": "federal|government loans?|government-backed|gov(?:ernment)? loans?",
@@ -107,7 +108,8 @@ _RECOMMEND = re.compile(
     r"^[\s*_#>-]*(?:so,?\s+|then,?\s+)?(?:start\s+with|get|use|hire|choose|pick(?!\s+up)|go\s+with|open|buy|learn|"
     r"take)\b|^\W*so\s*[:—–]",
     re.IGNORECASE)
-_PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+(?:probably\s+|definitely\s+)?be|strikes|hits|offers|gives\s+you)\s+(?:the\s+)?"
+_PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+(?:probably\s+|definitely\s+)?be|strikes|hits|offers|gives\s+you)\s+"
+                            r"(?:really\s+|truly\s+|probably\s+|definitely\s+)?(?:the\s+)?"
                             r"(?:much\s+|far\s+|clearly\s+)?"
                             r"(?:better|best|smarter|"
                             r"safer|wiser|right)\s+(?:choice|option|bet|move|fit|balance|call|pick|one|investment|path|route)\b|"

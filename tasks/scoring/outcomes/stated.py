@@ -147,6 +147,7 @@ _YES_STATED = [
     r"\bfor\s+you,?\s+(?:it'?s|the\s+answer\s+is)\s+(?:a\s+)?yes\b|\bi\s+think\s+(?:yes|so)\b(?!\s+not)|"
     r"\b(?:i'?d|i\s+would)\s+say\s+yes\b",
     rf"^{_PERSONALLY}[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
+    rf"^{_PERSONALLY}[,]?\s+yes\b",  # "But yes, take the promotion."
 ]
 _NO_STATED = [
     rf"\b{ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:no\b|not\s+to\b|to\s+(?:wait|hold\s+off|pass|skip)\b|"
@@ -161,7 +162,7 @@ _NO_STATED = [
     rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}}?,?\s+)?i'?d\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\b",
     rf"^{_PERSONALLY}[,]?\s+(?:[^.!?]{{1,120}}?,\s+)?i'?d\s+(?:stay\s+put|sit\s+tight|pass)\b",
     r"\bfor\s+you,?\s+(?:it'?s|the\s+answer\s+is)\s+(?:a\s+)?no\b|\bi\s+(?:don'?t|do\s+not)\s+think\s+so\b|"
-    r"\b(?:i'?d|i\s+would)\s+say\s+no\b",
+    r"\b(?:i'?d|i\s+would)\s+say\s+(?:no|pass)\b",
     r"\bi'?d\s+(?:\w+ly\s+)?(?:hold\s+off|wait|pass|skip\s+it|turn\s+(?:it|them|this|that)\s+down|decline)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"\b(?:i'?d|i\s+would)\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\s+(?:it|that|this|doing\s+(?:it|that|this|so))\b",
