@@ -1031,3 +1031,14 @@ def test_lowercase_no_say_pass_and_but_yes(prompt: str, answer: str, read: float
 ])
 def test_closing_both_paths_really_the_right_call_and_t_bills(prompt: str, options: tuple, answer: str, read: str) -> None:
     assert _choice(prompt, options, answer) == read
+
+
+def test_just_as_reasonable_and_either_works_are_two_readings() -> None:
+    q = question_of("What should I list my kayak at? Give one dollar amount.", "number")
+    answer = "List it at $600. Honestly, $700 would be just as reasonable given the new seat, so either works."
+    assert read_outcome(answer, q).reason == "conflicting"
+    assert _choice("Should we take the train or drive? Answer train or drive.", ("train", "drive"),
+                   "The train is the way to go: no traffic. Then again, driving lets you stop when you like, so that's a "
+                   "great choice too. Either one will work!") == "unreadable (conflicting)"
+    assert _yes_no("Is 50 too old to retrain as a nurse? Should I do it?",
+                   "No, 50 is not too old! Many people retrain later. I say go for it.") == 1.0

@@ -220,7 +220,7 @@ def _in_other_currency(text: str, found: list[Mention], q: Question) -> list[Men
 
 
 _ALTERNATIVE = re.compile(r"^\W*(?:alternatively|or\b|another\s+option|actually\b|honestly,?\s+though\b)|"
-                          r"\bon\s+(?:second\s+thought|reflection)\b|\bjust\s+as\s+(?:good|fair|smart)\b|"
+                          r"\bon\s+(?:second\s+thought|reflection)\b|\bjust\s+as\s+(?:good|fair|smart|reasonable|sensible)\b|"
                           r"\blooking\s+at\s+it\s+again\b|\b(?:would|could|can)\s+also\s+(?:be|work)\b|"
                           r"\bis\s+also\s+(?:a\s+)?(?:fine|fair|good|smart|reasonable)\b", re.IGNORECASE)
 """A sentence offering a second recommendation beside the first: two readings, neither preferred."""

@@ -120,6 +120,7 @@ _MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|�
                      r"\brecommended\s*[:—–]", re.IGNORECASE)
 """A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
 _BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them|combine\s+(?:them|both|the\s+two)|"
+                   r"either\s+(?:one|option|way|choice)\s+(?:will|would|can)\s+work|either\s+(?:one\s+)?works|"
                    r"best\s+of\s+both|the\s+two\s+(?:approaches|options)\s+work\s+(?:really\s+)?well\s+together|"
                    r"split\s+(?:it|the|your|the\s+money|the\s+difference)|"
                    r"half\s+(?:to|into|toward)s?)\b", re.IGNORECASE)

@@ -145,7 +145,7 @@ _YES_STATED = [
     r"^no\s+(?:reason\s+(?:not\s+to|to\s+(?:wait|hold\s+off|hesitate|delay))|time\s+like\s+the\s+present|"
     r"harm\s+in\s+(?:just\s+)?(?:trying|asking))\b|\b(?:it'?s|that'?s)\s+a\s+no-?brainer\b",
     r"\bfor\s+you,?\s+(?:it'?s|the\s+answer\s+is)\s+(?:a\s+)?yes\b|\bi\s+think\s+(?:yes|so)\b(?!\s+not)|"
-    r"\b(?:i'?d|i\s+would)\s+say\s+yes\b",
+    r"\b(?:i'?d|i\s+would)\s+say\s+yes\b|\bi\s+say\s+(?:yes|go\s+for\s+it|do\s+it)\b",
     rf"^{_PERSONALLY}[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
     rf"^{_PERSONALLY}[,]?\s+yes\b",  # "But yes, take the promotion."
 ]
