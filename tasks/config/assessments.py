@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from equilens.tasks.errors import RegistryError
-from equilens.tasks.registry import Registry
+from equilens.tasks.registry import Registry, import_assessment_modules
 from equilens.tasks.shipped import REPO_ROOT as ROOT
 
 PlanRequests = Callable[[Any, Any], Any]  # (config, prompts DataFrame) -> the requests DataFrame
@@ -178,8 +178,7 @@ def _declared() -> None:
     module named in the :data:`ENTRY_POINTS` group of the installed packages; each declares its entry
     as it loads. A package whose module fails to load is left out with a warning naming it, so one
     broken package never stops the others."""
-    for found in sorted((ROOT / "tasks" / "assessments").glob("*/config.py")):
-        importlib.import_module(f"equilens.tasks.assessments.{found.parent.name}.config")
+    import_assessment_modules("config.py")
     for point in importlib.metadata.entry_points(group=ENTRY_POINTS):
         try:
             point.load()

@@ -7,7 +7,6 @@ imports an assessment's code, only the declarations it registers."""
 
 import importlib
 import pkgutil
-from pathlib import Path
 
 from equilens.tasks.metrics.base import (
     LEGENDS,
@@ -23,11 +22,11 @@ from equilens.tasks.metrics.base import (
     skipped_row,
     wanted_metrics,
 )
+from equilens.tasks.registry import import_assessment_modules
 
 __all__ = ["LEGENDS", "METRICS", "MetricSpec", "estimate_row", "family_legend", "metric", "metric_row", "metrics_of",
            "outcome_gaps", "outcome_metrics", "skipped_row", "wanted_metrics"]
 
 for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")
-for _found in sorted((Path(__file__).resolve().parents[1] / "assessments").glob("*/*metrics.py")):
-    importlib.import_module(f"equilens.tasks.assessments.{_found.parent.name}.{_found.stem}")
+import_assessment_modules("*metrics.py")

@@ -80,10 +80,10 @@ def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noq
     paired = metrics[metrics["family"].isin(paired_families())]
     if n <= 0 or metrics.empty:
         return []
-    from equilens.tasks.reporting.families import FAMILY_REPORTS
+    from equilens.tasks.reporting.families import family_report
 
     for family in sorted(set(metrics["family"].astype(str))):  # a family that shows its own answers
-        if family in FAMILY_REPORTS and (own := FAMILY_REPORTS.get(family).evidence) is not None:
+        if (own := family_report(family).evidence) is not None:
             return own(store, run_id, metrics, n)
     if paired.empty:
         return _scored_answers(store, run_id, n)

@@ -8,13 +8,11 @@ An assessment from another package adds its entry from the module its entry poin
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from equilens.tasks.registry import Registry
-from equilens.tasks.shipped import REPO_ROOT
+from equilens.tasks.registry import Registry, import_assessment_modules
 
 FamilyVerdicts = Callable[[Any, float], list]  # (the family's metric rows, alpha) -> [Verdict]
 FamilyEvidence = Callable[[Any, str, Any, int], list]  # (store, run id, the run's metric rows, n) -> [Evidence]
@@ -35,8 +33,13 @@ class FamilyReport:
 def _declared() -> None:
     """Import every assessment's report module (``tasks/assessments/NAME/report.py``); each declares
     its families' entries as it loads."""
-    for found in sorted((REPO_ROOT / "tasks" / "assessments").glob("*/report.py")):
-        importlib.import_module(f"equilens.tasks.assessments.{found.parent.name}.report")
+    import_assessment_modules("report.py")
 
 
 FAMILY_REPORTS: Registry[FamilyReport] = Registry("family report", discover=_declared)
+_SHARED = FamilyReport()
+
+
+def family_report(family: str) -> FamilyReport:
+    """What ``family`` shows of its own; a family without an entry shows only the shared layout."""
+    return FAMILY_REPORTS.get(family) if family in FAMILY_REPORTS else _SHARED

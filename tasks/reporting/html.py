@@ -284,15 +284,14 @@ def _glance(said: list, metrics: pd.DataFrame | None = None) -> str:  # the run'
     pair's gap beyond noise for the headline metric (and any finding), sorted by gap. The first
     GLANCE_ROWS pairs are shown and the rest behind "show all"; a pair reads as its metric rows do."""
     from equilens.tasks.metrics import METRICS
-    from equilens.tasks.reporting.families import FAMILY_REPORTS
+    from equilens.tasks.reporting.families import family_report
     from equilens.tasks.reporting.readings import OUTCOME_GAPS
     from equilens.tasks.reporting.verdict import HEADLINE, SHORT
 
     figs, signed = [], False
     for v in said:
         families = {METRICS.get(e["metric"]).family for e in v.evidence if e["metric"] in METRICS}
-        own = FAMILY_REPORTS.get(next(iter(families))).glance if len(families) == 1 and \
-            next(iter(families)) in FAMILY_REPORTS else None
+        own = family_report(next(iter(families))).glance if len(families) == 1 else None
         if v.evidence and own is not None:  # a family that draws its own verdicts (a decisions comparison)
             signed = True
             figs.append(own(v))

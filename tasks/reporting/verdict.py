@@ -31,7 +31,7 @@ from equilens.tasks.metrics.judged import (  # noqa: F401
     paired_families,
     prompts_needed,
 )
-from equilens.tasks.reporting.families import FAMILY_REPORTS
+from equilens.tasks.reporting.families import family_report
 from equilens.tasks.reporting.outcome_words import (  # noqa: F401 - worst_off is read by the report
     cell_metric,
     cell_values,
@@ -283,7 +283,7 @@ def verdicts(metrics: pd.DataFrame, confidence: float = 0.95, polarity: str = "n
         out.append(attribute_verdict(str(attribute), rows, 1 - confidence, polarity, temperature))
     out += turn_onsets(out)
     for family, rows in metrics[~paired].groupby("family", sort=True):
-        own = FAMILY_REPORTS.get(str(family)).verdicts if str(family) in FAMILY_REPORTS else None
+        own = family_report(str(family)).verdicts
         out += own(rows, 1 - confidence) if own is not None else [family_verdict(str(family), rows)]
     return out
 
