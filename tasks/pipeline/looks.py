@@ -143,12 +143,13 @@ def _families(rows: pd.DataFrame, details: list[dict]) -> dict[str, list[int]]:
     """Positions of each attribute's judged rows with a p-value: the family the verdict judges."""
     out: dict[str, list[int]] = {}
     paired = paired_families()
+    whole = {family for family in paired if every_pair_judged(family)}  # read once, not per row
     for i, (family, attribute, a, b, metric) in enumerate(zip(
             rows["family"], rows["attribute"], rows["group_a"], rows["group_b"], rows["metric"], strict=True)):
         d = details[i]
         if (family in paired and isinstance(b, str) and b != a
                 and number_or_none(d.get("p_value")) is not None
-                and (judged_metric(metric, d) or every_pair_judged(family))):
+                and (judged_metric(metric, d) or family in whole)):
             out.setdefault(str(attribute), []).append(i)
     return out
 
