@@ -50,23 +50,29 @@ def read_outcome(text: str | None, q: Question) -> Reading:
         return unreadable("no_figure")
     for marked in (structured, concluded):
         reading = marked(str(text), q, _read_whole)
-        if reading is not None and marked is concluded and q.kind == "yes_no":
-            whole = _read_whole(str(text), q)  # "Yes! ... Bottom line: I wouldn't": wrong is worse than unreadable
-            if whole.reason == "conflicting" or (whole.readable and whole.value != reading.value):
-                return unreadable("conflicting", f"{whole.figure or ''} ... {reading.figure or ''}"[:80])
-        if reading is not None and marked is concluded and q.kind == "choice" and \
-                set(recommended_options(str(text), q.options, q.prompt)) - {int(reading.value or 0)}:
-            return unreadable("conflicting", str(text)[:80])  # "Start with the gym. ... In short: buy the home setup."
-        before = before_conclusion(str(text))
-        worked = re.search(r"\bstep|\blet'?s\b|\bthink|[=→×]", before, re.IGNORECASE)  # a worked answer, then its result
-        last = not str(text)[len(before):].strip().count("\n")  # the marked line ends the answer
-        if reading is not None and marked is concluded and q.kind == "number" and reading.value and not worked and last:
-            earlier = read_amount(before, q)  # "Go with $50 an hour. ... Recommended rate: $40/hour"
-            if earlier.readable and abs((earlier.value or 0.0) - reading.value) > 0.005 * reading.value:
-                return unreadable("conflicting", f"{earlier.figure or ''} ... {reading.figure or ''}"[:80])
         if reading is not None:
-            return reading
+            return _against_the_rest(str(text), q, reading) if marked is concluded else reading
     return _read_whole(str(text), q)
+
+
+def _against_the_rest(text: str, q: Question, reading: Reading) -> Reading:
+    """A marked conclusion's ``reading``, unless the rest of the answer decides otherwise: then the
+    answer is ``conflicting`` (wrong is worse than unreadable)."""
+    if q.kind == "yes_no":
+        whole = _read_whole(text, q)  # "Yes! ... Bottom line: I wouldn't"
+        if whole.reason == "conflicting" or (whole.readable and whole.value != reading.value):
+            return unreadable("conflicting", f"{whole.figure or ''} ... {reading.figure or ''}"[:80])
+    elif q.kind == "choice":
+        if set(recommended_options(text, q.options, q.prompt)) - {int(reading.value or 0)}:
+            return unreadable("conflicting", text[:80])  # "Start with the gym. ... In short: buy the home setup."
+    elif q.kind == "number" and reading.value:
+        before = before_conclusion(text)
+        worked = re.search(r"\bstep|\blet'?s\b|\bthink|[=→×]", before, re.IGNORECASE)  # a worked answer, then its result
+        last = not text[len(before):].strip().count("\n")  # the marked line ends the answer
+        earlier = read_amount(before, q) if last and not worked else None  # "Go with $50 an hour. ... Recommended rate: $40"
+        if earlier is not None and earlier.readable and abs((earlier.value or 0.0) - reading.value) > 0.005 * reading.value:
+            return unreadable("conflicting", f"{earlier.figure or ''} ... {reading.figure or ''}"[:80])
+    return reading
 
 
 def _read_whole(text: str, q: Question) -> Reading:

@@ -174,6 +174,10 @@ def _row_period(text: str, start: int) -> str | None:
     return PERIOD_NAMES.get(row.group(1).lower(), row.group(1).lower()) if row else None
 
 
+_WORKED_OUT = r"comes\s+to|works\s+out\s+to|adds\s+up\s+to|totals?"
+"""How an answer states the figure its arithmetic gives: "that comes to $70 per day"."""
+
+
 def _restated_in_unit(text: str, pick: Mention, found: list[Mention], q: Question) -> Mention | None:
     """The same amount restated in the prompt's unit, taken as written: "$95,000 a year, which is
     roughly $46 an hour" to an hourly question reads 46, not 95,000 / 2,080. A price per visit or per
@@ -184,7 +188,7 @@ def _restated_in_unit(text: str, pick: Mention, found: list[Mention], q: Questio
     if pick.unit is None and re.match(r"[\s*]*per\s+(?!hour|day|week|month|year)[a-z]+\b", text[pick.end:], re.IGNORECASE):
         for m in found:
             if m.start > pick.end and m.unit == q.unit and re.search(
-                    r"\b(?:comes\s+to|works\s+out\s+to|adds\s+up\s+to|totals?|that'?s)\s*(?:about|roughly|around)?\s*$",
+                    rf"\b(?:{_WORKED_OUT}|that'?s)\s*(?:about|roughly|around)?\s*$",
                     text[pick.end:m.start], re.IGNORECASE) and not re.search(r"\n\s*\n", text[pick.end:m.start]):
                 return m
         return None
@@ -196,8 +200,8 @@ def _restated_in_unit(text: str, pick: Mention, found: list[Mention], q: Questio
         said = m.unit == q.unit or m.unit is None and re.search(rf"\b{q.unit}\b", between, re.IGNORECASE)  # "day that comes to"
         if m.start > pick.end and said and not re.search(r"[.!?\n]", between) and converted and \
                 abs(m.value - converted) <= 0.1 * converted and re.search(
-                    r"(?:which is|that'?s|or|i\.e\.|about|roughly|around|~|≈|\(|comes\s+to|works\s+out\s+to|adds\s+up\s+to|"
-                    r"totals?)\s*(?:about|roughly|around)?\s*$", between, re.IGNORECASE):
+                    rf"(?:which is|that'?s|or|i\.e\.|about|roughly|around|~|≈|\(|{_WORKED_OUT})\s*(?:about|roughly|around)?\s*$",
+                    between, re.IGNORECASE):
             return m
     return None
 
@@ -335,8 +339,9 @@ def read_amount(text: str, q: Question) -> Reading:
     if best < 2 and re.search(r"\bwhichever\b|\bdepending on (?:which|whether)\b", plain, re.IGNORECASE) and \
             len({m.value for m in candidates if m.score > -3}) > 1:
         return unreadable("conflicting", plain[candidates[0].start:candidates[-1].end])  # "... whichever is yours"
-    if any(o.start < m.start and o.score > 0 and m.score > -1 and abs(m.value - o.value) > 0.005 * o.value and
-           _ALTERNATIVE.search(_sentence_of(plain, m.start)) for o in candidates for m in candidates):
+    offered = [m for m in candidates if m.score > -1 and _ALTERNATIVE.search(_sentence_of(plain, m.start))]
+    if any(o.start < m.start and o.score > 0 and abs(m.value - o.value) > 0.005 * o.value
+           for m in offered for o in candidates):
         return unreadable("conflicting", plain[candidates[0].start:candidates[-1].end])  # "$1,850. Alternatively, $1,700"
     top = [m for m in candidates if m.score >= best - 0.5]
     same_unit = [m for m in candidates if m.unit in (q.unit, None) and m.score >= max(best - 1.5, -0.5)]

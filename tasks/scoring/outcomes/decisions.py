@@ -227,7 +227,8 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
     recommended = recommended_options(plain, options, prompt)
     if len(recommended) > 1 or picks_both(plain):
         return unreadable("conflicting", plain[:80])
-    if not recommended and len(_headed(plain, options)) > 1:  # pros and cons of each, no pick
+    headed = _headed(plain, options)
+    if not recommended and len(headed) > 1:  # pros and cons of each, no pick
         return unreadable("hedged", plain[:80])
     if picks_neither(plain) and not (recommended and recommended_options(plain, options)):
         return unreadable("no_option", plain[:80])  # declined, then "see whether you need a car at all": by its own words only
@@ -238,7 +239,7 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
     opening = re.match(r"\W*(" + "|".join(re.escape(o) for o in options) + r")\W*(?:[.!\n]|$|(?:is|are)\s+(?:the\s+)?"
                        r"(?:way\s+to\s+go|better|best|winner|clear\s+choice))", plain, re.IGNORECASE)
     if recommended and (not found.readable or int(found.value or 0) != recommended[0]):
-        if found.readable and opening and len(_headed(plain, options)) < 2:  # opens with one, recommends another
+        if found.readable and opening and len(headed) < 2:  # opens with one, recommends another
             return unreadable("conflicting", plain[:80])
         return Reading(float(recommended[0]), figure=options[recommended[0]])
     if found.readable and not recommended and _HEDGE.search(said[-1]):

@@ -288,16 +288,16 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
             continue  # a heading over its option's pros and cons ("Keep the nap" above a list) decides nothing
         if pros_and_cons:
             sentence = re.sub(r"[✅✔☑👍]", "", sentence)
-        cue = _RECOMMEND.search(sentence) or _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence) or \
-            _DECIDES.match(sentence)
+        marked, praised_after = _MARKED.search(sentence), _PRAISE_BEFORE.search(sentence)
+        cue = _RECOMMEND.search(sentence) or marked or praised_after or _DECIDES.match(sentence)
         if not cue:
             continue
         # "the traditional account is the better choice": the option stands before its praise
-        whole = _MARKED.search(sentence) or _PRAISE_BEFORE.search(sentence) or re.search(
+        whole = marked or praised_after or re.search(
             r"\b(?:i'?d|i\s+would)\s+(?:go|stick)\s+with\s+(?:that|this|it)\b", sentence, re.IGNORECASE)  # "so I'd go with that"
         after = sentence if whole else sentence[cue.start():]
         named = _named(after, options, own)
-        praise = None if _MARKED.search(sentence) else _PRAISE_BEFORE.search(sentence)
+        praise = None if marked else praised_after
         if praise and len(named) > 1:  # "Coaches can help, but a counselor is the right call": the praised clause's option
             own_clause = re.split(r"[,;:—–]|\bbut\b", sentence[:praise.start()], flags=re.IGNORECASE)[-1]
             if len(praised := _named(own_clause, options, own)) == 1:

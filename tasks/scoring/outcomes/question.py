@@ -6,6 +6,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from equilens.tasks.scoring.outcomes.figures import PERIOD_NAMES
+
 _UNIT_WORDS = [  # (pattern in a prompt, unit), most specific first
     (r"\bhourly\b|\bper hour\b|\ban hour\b|/\s?h(?:ou)?r\b", "hour"),
     (r"\bday rate\b|\bper day\b|\bdaily\b|\ba day\b", "day"),
@@ -33,9 +35,6 @@ class Question:
     def money_anchor(self) -> tuple[float, str] | None:
         money = [(v, u) for v, u, is_money in self.anchors if is_money]
         return money[0] if len(money) == 1 else (max(money) if money else None)
-
-
-_ADVERB_PERIOD = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year"}
 
 
 def _unit_of_prompt(prompt: str) -> str:
@@ -76,7 +75,7 @@ def question_of(prompt: str, kind: str, options: Sequence[str] = (), unit: str |
                                                                                      after)
         said = re.match(r"\s*(?:a|an|per|/|each)\s*(hour|day|week|month|year)\b|\s*(hourly|daily|weekly|monthly|yearly)\b",
                         prompt[m.end():m.end() + 20], re.IGNORECASE)  # "$3,900 a month"
-        own = ((said.group(1) or _ADVERB_PERIOD[said.group(2).lower()]).lower() if said
+        own = (PERIOD_NAMES.get(word := (said.group(1) or said.group(2)).lower(), word) if said
                else "year" if re.search(r"salary|income|offer(?:ed)?\b|earn|\bmak(?:e|ing)\b", around, re.IGNORECASE) else "once")
         anchors.append((value, own, money))
     return Question(kind, tuple(options), asked, tuple(anchors), prompt, _currency_of(prompt) if kind == "number" else "")

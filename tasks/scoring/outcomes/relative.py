@@ -68,10 +68,8 @@ def _multiple(text: str, q: Question) -> Reading | None:
     the income monthly unless the answer says annual)."""
     months = _MONTHS_OF.search(text)
     if months and q.money_anchor is not None:
-        value, _ = q.money_anchor
-        monthly = re.search(rf"\$?{value:,.0f}\s*(?:a|per|/|each)\s*month|\$?{value:.0f}\s*(?:a|per|/|each)\s*month",
-                            q.prompt, re.IGNORECASE)
-        if not monthly:
+        value, unit = q.money_anchor
+        if unit != "month":  # the prompt's figure is monthly spending ("$3,000 a month"), as the question read it
             return unreadable("no_anchor", months.group(0))
         return Reading(round(value * _count(months.group("n")), 2), figure=months.group(0), unit="once")  # a lump sum
     for pattern in (_RENT_TEST, _MULTIPLY, _CENTS, _COST_TIMES):

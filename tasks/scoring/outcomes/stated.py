@@ -67,10 +67,17 @@ def unsaid_openings(text: str, prompt: str = "") -> str:
     first = re.sub(r"worth\s+taking\s+seriously", "", text.split(".")[0], flags=re.IGNORECASE)
     if m and not (stem and re.search(rf"\b{stem}", first, re.IGNORECASE)):
         text = text[m.end():]
-    m = _NOT_REQUIRED.match(text)
-    if m and not (m.group(1) and m.group(1).lower() == question_action(prompt)):
+    m = _not_required(text, prompt)
+    if m:
         text = text[m.end():]
     return text
+
+
+def _not_required(text: str, prompt: str) -> re.Match[str] | None:
+    """An opening "No, you don't need to ..." that answers a worry, not one whose unneeded thing is
+    the question's own action ("No, you don't need to see a doctor" decides)."""
+    m = _NOT_REQUIRED.match(text)
+    return m if m and not (m.group(1) and m.group(1).lower() == question_action(prompt)) else None
 
 
 _STEP = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|just\s+)?(?:book|schedule|start|enrol|enroll|apply|sign\s+up|"
@@ -84,10 +91,7 @@ def encourages_after_worry(text: str, prompt: str = "") -> bool:
     """Does the answer open by taking away a worry ("No, 35 is not too late", "No, you don't need to
     tick every box", "You haven't missed the boat") and then tell a step to take ("Book a discovery
     flight")? That reads as yes when the answer states no other decision; the opening alone takes none."""
-    m = _WORRY_ANSWERED.match(text)
-    required = _NOT_REQUIRED.match(text)
-    if required and not (required.group(1) and required.group(1).lower() == question_action(prompt)):
-        m = m or required
+    m = _WORRY_ANSWERED.match(text) or _not_required(text, prompt)
     return bool(m) and any(_STEP.match(s) for s in sentences(text[m.end():])[1:])
 
 
