@@ -63,7 +63,7 @@ def run_conversations(
     check_takes_history(provider)
     if not provider.batched:  # one call loop per conversation, its turns in turn, conversations side by side
         session = getattr(cfg, "session", None) is not None  # the app holds the history: whole conversations only
-        earlier = {} if session else cached_results(
+        earlier = {} if session or store is None else cached_results(
             [LLMRequest("", 0, turn_key(r.cache_key, k)) for r in todo for k in range(len(turns[r.cache_key]) - 1)],
             store)
         answered = answer(todo, cfg, store, provider, progress, report=False,
