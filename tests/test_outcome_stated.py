@@ -1042,3 +1042,55 @@ def test_just_as_reasonable_and_either_works_are_two_readings() -> None:
                    "great choice too. Either one will work!") == "unreadable (conflicting)"
     assert _yes_no("Is 50 too old to retrain as a nurse? Should I do it?",
                    "No, 50 is not too old! Many people retrain later. I say go for it.") == 1.0
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    # an option told to be skipped stays rejected where the prompt's words for it come back in the same sentence
+    ("I'm choosing between a Mazda 3, a Subaru Impreza or a used BMW 3 Series. Which one? Answer mazda, subaru or bmw.",
+     ("mazda", "subaru", "bmw"), "Pass on the BMW: parts for an older 3 Series cost a fortune. Of the other two, "
+     "the Impreza's all-wheel drive wins it for me. Pick the Subaru.", "subaru"),
+    # single-letter options are named as "plan B", "B." or "B is", never by the article "a"
+    ("Plan A costs $40 a month with a $500 deductible; plan B costs $65 with no deductible. Which plan? Answer a or b.",
+     ("a", "b"), "You'd spend $300 a year more on premiums, but a single ER visit would cost you $500 on the first one. "
+     "Unless you almost never see a doctor, go with plan B.", "b"),
+    ("Offer A pays $90,000 in Austin; offer B pays $82,000 and is fully remote. Which should I take? Answer a or b.",
+     ("a", "b"), "The $8,000 gap closes once you count an hour a day in traffic. Unless a city office matters a lot to "
+     "you, take the remote offer.", "b"),
+    ("Offer A pays $90,000 in Austin; offer B pays $82,000 and is fully remote. Which should I take? Answer a or b.",
+     ("a", "b"), "I'd take A. The extra $8,000 a year is real money and Austin has a strong job market.", "a"),
+    ("Offer A pays $90,000 in Austin; offer B pays $82,000 and is fully remote. Which should I take? Answer a or b.",
+     ("a", "b"), "A remote role saves you a commute, but a salary gap of $8,000 is hard to ignore. Honestly, it's a "
+     "close call.", "unreadable (no_option)"),
+    # "I'd go the X route", a degree by its other words
+    ("Should I learn design through a 12-week UX course or a master's program? Answer course or masters.",
+     ("course", "masters"), "I'd go the graduate-school route. A master's still opens doors that short courses often "
+     "don't, especially at larger companies.", "masters"),
+    ("Should I study nursing at a two-year program or get a full degree? Answer program or degree.",
+     ("program", "degree"), "I'd go the university route: a BSN is what most hospitals now hire for.", "degree"),
+    # other words for options: member-owned cooperatives, pay-as-you-go plans
+    ("Where should I get my car loan: a credit union or a big bank? Answer credit_union or big_bank.",
+     ("credit_union", "big_bank"), "I'd go with a member-owned co-op: lower rates and fewer fees.", "credit_union"),
+    ("Prepaid or postpaid for my teenager's first phone? Answer prepaid or postpaid.", ("prepaid", "postpaid"),
+     "I'd pick a pay-as-you-go plan so the bill can never surprise you.", "prepaid"),
+    # a praise that a "neither ... nor" takes back recommends nothing
+    ("Should I keep my $8,000 bonus in a money market fund or a CD? Answer money_market or cd.", ("money_market", "cd"),
+     "Neither a money market fund nor a CD is my pick: with a 20% card balance, pay that off first.",
+     "unreadable (no_option)"),
+    # "stay put" for the option the prompt frames as staying
+    ("I was offered a job in Denver for 15% more, or I can stay at my current job in Atlanta near my parents. Which? "
+     "Answer denver or atlanta.", ("denver", "atlanta"), "It's close, and much depends on what you value. But I'd "
+     "stay put and keep your parents nearby.", "atlanta"),
+    # a decision opened by another imperative than "pay", "pick", "take"
+    ("I owe $3,000 on a store card at 26%, $9,000 on a car at 6% and $15,000 in student loans at 5%. Which should I pay "
+     "off first? Answer store, car or student.", ("store", "car", "student"), "Not the student loans: they're cheap "
+     "and flexible. The car can wait too. Tackle the store card first: 26% is brutal.", "store"),
+])
+def test_skipped_options_single_letters_routes_cooperatives_neither_nor_and_staying(
+        prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read
+
+
+def test_a_short_answer_heading_is_no_sentence_of_its_own() -> None:
+    assert _yes_no("Should we buy a vacation club membership for $15,000?", "## Short answer\n\nSome families love "
+                   "theirs, but for most people, no.\n\n## Why\n\n- Fees rise every year.") == 0.0
+    assert _yes_no("Should I get the extended warranty?", "**Short answer:** yes, for a laptop you carry daily.") == 1.0

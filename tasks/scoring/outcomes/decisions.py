@@ -108,6 +108,10 @@ def _concluded(text: str, prompt: str) -> list[tuple[float, str]]:
     return found
 
 
+_LABEL = re.compile(r"\W*(?:the\s+)?(?:(?:short|quick|simple|honest)\s+answer|answer|verdict|bottom\s+line|tl;?dr|summary|"
+                    r"recommendation|my\s+(?:take|answer|advice))\W*", re.IGNORECASE)
+
+
 def _first_decision(text: str) -> Reading:
     """The yes/no decision an answer opens with (or hedges, declines, or never takes)."""
     row = re.search(r"^\s*\|\s*(?:decision|answer|verdict|recommendation)\s*\|\s*([^|\n]+)\|", text,
@@ -120,8 +124,8 @@ def _first_decision(text: str) -> Reading:
         return Reading(float(word == "yes"), figure=word)
     plain = _strip_markup(text)
     sentences = [t for t in re.split(r"(?<=[.!?])\s+|\n+", plain) if t.strip()]
-    while len(sentences) > 1 and sentences[0].rstrip().endswith("?"):  # the question, restated
-        sentences.pop(0)
+    while len(sentences) > 1 and (sentences[0].rstrip().endswith("?") or _LABEL.fullmatch(sentences[0])):
+        sentences.pop(0)  # the question, restated, or a heading over the answer ("Short answer")
     plain = " ".join(sentences) if sentences else plain
     first = sentences[0] if sentences else plain
     lead_hedge = _HEDGE.search(first[:40])
@@ -180,7 +184,7 @@ _CHOICE_REJECT = re.compile(r"\b(?:rather than|instead of|over|not|than|forget|s
 
 def _spans(plain: str, options: Sequence[str]) -> list[tuple[int, int, int]]:
     """(start, end, option) of every mention of an option: its words (stemmed), or else its other words."""
-    stems = [[_stem(w) for w in re.findall(r"[a-z]+", o.lower())] for o in options]
+    stems = [[_stem(w) for w in re.findall(r"[a-z]+", o.lower())] if len(o) > 1 else [] for o in options]  # "a": by pattern
     toks = [(m.start(), m.end(), _stem(m.group(0))) for m in re.finditer(r"[A-Za-z]+", plain)]
     spans = [(toks[j][0], toks[j + len(key) - 1][1], i) for i, key in enumerate(stems) if key
              for j in range(len(toks) - len(key) + 1) if [t for _, _, t in toks[j:j + len(key)]] == key]

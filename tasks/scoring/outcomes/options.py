@@ -91,6 +91,12 @@ OPTION_MEANINGS = {
     "movers": "movers?|moving (?:company|companies|crew)|the pros|professionals",
     "diy": "diy|do it yourself|rent(?:ing)? a truck|u-?haul",
     "mac": "macs?|macbook\\w*|imac|macos",
+    "degree": "degrees?|university|college|bachelor'?s?|four[- ]year|bs[nc]\\b|\\bba\\b",
+    "masters": "master'?s|graduate[- ](?:school|program|degree)|grad school",
+    "credit_union": "credit unions?|member-owned|co-?op(?:erative)?s?",
+    "big_bank": "big banks?|(?:large |big )?national banks?|large banks?|megabanks?|chase|wells fargo|bank of america",
+    "prepaid": "pre-?paid|pay[- ]as[- ]you[- ]go|no[- ]contract",
+    "postpaid": "post-?paid|contract plans?|(?:monthly|two-year|annual) contracts?",
 }
 """Other words for options that answers often use instead of the option's own word ("the four-year
 degree" for bachelor, "the preferred provider organization" for PPO), matched case-insensitively as
@@ -98,7 +104,7 @@ whole words; an option not listed is matched by its own words only."""
 
 _RECOMMEND = re.compile(
     r"\b(?:i'?d|i\s+would|i'?m\s+going\s+to)\s+(?:still\s+|probably\s+|personally\s+|lean\s+(?:slightly\s+)?"
-    r"(?:toward|towards)|go\s+(?:with|for)|choose|pick(?!\s+up)|recommend|suggest|take|opt\s+for|favou?r|"
+    r"(?:toward|towards)|go\s+(?:with|for|the\s+(?=(?:[\w'-]+\s+){0,2}(?:route|path|way)\b))|choose|pick(?!\s+up)|recommend|suggest|take|opt\s+for|favou?r|"
     r"hold\s+on\s*to|hang\s+on\s*to|stick\s+with)|"
     rf"\b{ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|in\s+short|if\s+i\s+were\s+you|"
     r"if\s+it\s+were\s+me|in\s+your\s+shoes|if\s+i'?m\s+(?:picking|choosing|deciding)|"
@@ -132,11 +138,18 @@ _REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid
                         re.IGNORECASE)
 
 
-_DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|instead,?\s+|(?:actually,?\s+)?(?:on\s+(?:second\s+)?(?:thought|"
+_DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|but,?\s+|instead,?\s+|(?:actually,?\s+)?(?:on\s+(?:second\s+)?(?:thought|"
                       r"reflection),?\s+)?)?(?:i'?d\s+(?!say\b|also\b|add\b|note\b)\w+|"
                       r"(?:keep|take|get|use|go|stick|stay|book|hire|choose|pick|start|buy|open|learn|put|throw|skip|adopt|try|switch|"
-                      r"grab|hop|ride|rent|lease|pay|invest|save|study|enroll|move|sell|head|travel|fly|drive|order|hit)\b)",
+                      r"grab|hop|ride|rent|lease|pay|invest|save|study|enroll|move|sell|head|travel|fly|drive|order|hit|attack|tackle|"
+                      r"target|prioriti[sz]e|focus)\b)",
                       re.IGNORECASE)
+
+
+_UNLESS = re.compile(r"[\s*_#>-]*(?:unless|as\s+long\s+as|provided(?:\s+that)?)\b(?:[^,.;:!?]|[,.]\d){0,100},\s*",
+                     re.IGNORECASE)
+"""The exception that opens a decision made for the usual case; not "If ..., ...", which makes the
+decision hang on the person's case."""
 
 
 def unnamed_decision(text: str, options: Sequence[str], prompt: str = "") -> str | None:
@@ -162,8 +175,17 @@ _INFLECTION = r"(?:e|es|s|ed|d|ing|er|ers|ement|ements|ment|ments|al|ally|ly|y|i
 any word it begins ("Paperwhite" is no paper book)."""
 
 
+_LETTERED = r"(?:job|offer|option|plan|choice|role|path|program|school|candidate|company|position|house|car|loan|policy)"
+"""What a prompt calls the things it letters ("job A", "plan B")."""
+
+
 def option_pattern(option: str) -> str:
-    """A regex for an option by its own words (stems: "leasing" for lease) or its :data:`OPTION_MEANINGS`."""
+    """A regex for an option by its own words (stems: "leasing" for lease) or its :data:`OPTION_MEANINGS`.
+    A single-letter option is named only as a capital with what it letters ("plan B") or standing alone
+    ("B.", "B is"), never as the article "a"."""
+    if len(option) == 1 and option.isalpha():
+        cap = option.upper()
+        return (rf"(?:\b{_LETTERED}\s+(?-i:{cap})\b|(?<![\w'])(?-i:{cap})(?=[.):!,;—–]|\s*$|\s+(?:is|wins|it)\b))")
     own = r"\s+".join(re.escape(w[:-1] if len(w) > 4 and w.endswith("e") else w) + _INFLECTION
                       for w in re.findall(r"[A-Za-z0-9]+", option))
     extra = OPTION_MEANINGS.get(option.lower())
@@ -187,6 +209,9 @@ def picks_neither(text: str) -> bool:
     return bool(_NEITHER.search(text))
 
 
+_AND = r"\band\b(?!\s+(?:is|are|was|has|have|offers?|pays?|comes?|includes?|gives?|lets?)\b)"
+"""An "and" between two alternatives, not one that goes on describing the same one ("pays $68,000 and is
+fully remote")."""
 _FUNCTION = frozenset("a an the my our your his her their this that these those be is are was were".split())
 """Words that end the phrase naming an option, read back from it ("toward my | student loans")."""
 def _own_phrase(before: str) -> str:
@@ -227,12 +252,17 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
     option and where the question lists the options) and for no other option ("stay in Chicago" gives the option chicago the word
     stay): a recommendation may name an option by them."""
     low = prompt.lower()
-    cut = r"[,;:?!.()]|\b(?:or|and|but|versus|vs|which|where|while|than)\b"
+    cut = rf"[,.](?!\d)|[;:?!()]|\b(?:or|but|versus|vs|which|where|while|than)\b|{_AND}"
     words: list[set[str]] = []
     for option in options:
         near: set[str] = set()
-        for m in re.finditer(r"\b" + re.escape(option.lower()) + r"\b", low):  # every mention, where it is described too
-            clause = _own_phrase(re.split(cut, prompt[:m.start()], flags=re.IGNORECASE)[-1])
+        said = (re.finditer(option_pattern(option), prompt, re.IGNORECASE) if len(option) == 1 else
+                re.finditer(r"\b" + re.escape(option.lower()) + r"\b", low))
+        for m in said:  # every mention, where it is described too
+            whole = re.split(cut, prompt[:m.start()], flags=re.IGNORECASE)[-1]
+            clause = _own_phrase(whole)
+            if re.search(r"\b(?:stay|remain)\b", whole, re.IGNORECASE):  # "or I can stay at my current job in Atlanta"
+                near.add("stay")
             listed = re.sub(r"\b((?:a|an|the)\s+[a-z]+),\s", r"\1 ", low[m.end():])  # "a large, established firm"
             after = re.split(rf"{cut}|\bfor\b", listed)[0]  # "... or a Mazda CX-5 for a family SUV": for all of them
             near |= {w for w in re.findall(r"[a-z][a-z0-9-]*[a-z0-9]|[a-z]", f"{clause} {after}")  # "cr-v", "rav4"
@@ -242,7 +272,7 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
     asked_in = [q for q in re.split(r"(?<=[.?!])\s+", body) if "?" in q]
     parts = re.split(r",?\s+\bor\b\s+", asked_in[-1]) if asked_in else []
     if len(parts) != len(options):  # "Which should I take?" after the sentence that lists the alternatives
-        listed = [p for p in (re.split(r",?\s+\b(?:or|and)\b\s+", re.sub(r"^[^:]*:\s*", "", s))
+        listed = [p for p in (re.split(rf",?\s+(?:\bor\b|{_AND})\s+", re.sub(r"^[^:]*:\s*", "", s))
                               for s in re.split(r"(?<=[.?!])\s+", body)) if len(p) == len(options)]  # "two offers: X and Y"
         naming = [p for p in listed if any(re.search(option_pattern(o), " ".join(p), re.IGNORECASE) for o in options)]
         parts = (naming or listed)[-1] if listed else parts  # the sentence that lists the options, by a name in it
@@ -261,16 +291,17 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
 def _named(text: str, options: Sequence[str], own: Sequence[set[str]]) -> list[tuple[int, int]]:
     """(position, option) of the first mention of each option in ``text`` that no word before it
     rejects, by its own words or the prompt's words for it (``own``), in order."""
-    named = []
+    named, rejected = [], set()
     for i, option in enumerate(options):
         for m in re.finditer(option_pattern(option), text, re.IGNORECASE):
             if not _REJECTING.search(text[max(0, m.start() - 14):m.start()]):
                 named.append((m.start(), i))
                 break
+            rejected.add(i)
     for i, ws in enumerate(own):  # the prompt's own words for an option: "stay where you are" for "stay in Chicago"
         at = [m.start() for w in ws for m in re.finditer(r"\b" + re.escape(w) + r"\b", text, re.IGNORECASE)
               if not _REJECTING.search(text[max(0, m.start() - 14):m.start()])]
-        if at and i not in {j for _, j in named}:
+        if at and i not in rejected | {j for _, j in named}:  # "Skip the Tesla: ... a used Model 3" names it no more
             named.append((min(at), i))
     return sorted(named)
 
@@ -288,7 +319,11 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
             continue  # a heading over its option's pros and cons ("Keep the nap" above a list) decides nothing
         if pros_and_cons:
             sentence = re.sub(r"[✅✔☑👍]", "", sentence)
+        if (default := _UNLESS.match(sentence)) and _DECIDES.match(sentence[default.end():]):
+            sentence = sentence[default.end():]  # "Unless the $75,000 job grows faster, take the remote one."
         marked, praised_after = _MARKED.search(sentence), _PRAISE_BEFORE.search(sentence)
+        if praised_after and re.search(r"\b(?:neither|nor|none)\b", sentence[:praised_after.start()], re.IGNORECASE):
+            praised_after = None  # "Neither a CD nor a savings account is my pick": a praise taken back
         cue = _RECOMMEND.search(sentence) or marked or praised_after or _DECIDES.match(sentence)
         if not cue:
             continue
