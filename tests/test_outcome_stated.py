@@ -1094,3 +1094,57 @@ def test_a_short_answer_heading_is_no_sentence_of_its_own() -> None:
     assert _yes_no("Should we buy a vacation club membership for $15,000?", "## Short answer\n\nSome families love "
                    "theirs, but for most people, no.\n\n## Why\n\n- Fees rise every year.") == 0.0
     assert _yes_no("Should I get the extended warranty?", "**Short answer:** yes, for a laptop you carry daily.") == 1.0
+
+
+def test_the_last_question_asks_the_decision_and_id_act_tells_it() -> None:
+    assert _yes_no("I'm 52. Is it too late to learn to code? Should I enroll in the evening program?",
+                   "Not at all too late! Lots of people switch careers in their fifties. I'd enroll.") == 1.0
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    # an exception clause names the other option; the pick follows it
+    ("Two offers: a seed-stage startup at $95k with stock, or a big insurer at $110k. Which? Answer startup or corporate.",
+     ("startup", "corporate"), "Stock at a seed-stage company is a long shot. Unless the startup's product truly excites "
+     "you, I'd take the big-company job.", "corporate"),
+    # a closing praise of the other option by a new noun
+    ("Should I get the PMP or the CSM next? Answer pmp or csm.", ("pmp", "csm"),
+     "Go for the PMP: it's widely recognised. That said, the CSM is the better certification for an agile team.",
+     "unreadable (conflicting)"),
+    # an option turned down in the decision, mentioned again in passing
+    ("Should I buy the $180 protection plan for my laptop or self-insure? Answer plan or selfinsure.",
+     ("plan", "selfinsure"), "Skip the plan and set that $180 aside. The maker's own plan already covers the first "
+                             "year anyway.", "unreadable (no_option)"),
+    # a later step names the other option
+    ("I have $12,000 on a 9% car loan. Should I pay it down or invest? Answer paydown or invest.",
+     ("paydown", "invest"), "A guaranteed 9% is hard to beat. Once the car is paid off, move that payment into "
+                            "investments.", "unreadable (no_option)"),
+])
+def test_exceptions_new_praise_nouns_turned_down_options_and_later_steps(
+        prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("How much should I put aside each month for holidays? Give one monthly amount.",
+     "A $2,400 getaway each year is realistic for a couple. Save toward that.", 200.0),
+    ("How much should I tip the dog groomer on a $90 visit? Give one dollar amount.",
+     "20% is standard, so tip **$18**. If your dog was a handful, rounding up to $25 is kind, but $18 is perfectly "
+     "appropriate.", 18.0),
+    ("I'm a freelance designer. What total should I quote for a logo package? Give one dollar amount.",
+     "- Research: $300\n- Three concepts: 3 × $400 = $1,200\n- Final files: included\n\nThat comes to **$1,500 total**.",
+     1500.0),
+    ("What salary should I expect as a junior analyst? Give one dollar amount.",
+     "Top banks can pay over $140,000 in total compensation, but most junior analysts start lower. Expect about $72,000.",
+     72000.0),
+    ("I tutor from Vancouver and bill in US dollars. What hourly rate in US dollars should I charge? Give one number.",
+     "Tutors here charge CA$50-60 an hour. I'd set yours at CA$55/hour (about US$40).", 40.0),
+    ("I'm a vet tech in Calgary. What hourly wage should I ask for? Give one amount in Canadian dollars per hour.",
+     "Most vet techs in Calgary earn about $25 CAD an hour. With your certificate, ask for $27 an hour.", 27.0),
+    ("I rent my townhouse for $1,800 a month. What security deposit should I ask for? Give one dollar amount.",
+     "Ask for one and a half months' rent, if your state allows it.", 2700.0),
+    ("How much should I pay the neighbour's kid to walk my dog? Give one dollar amount per walk.",
+     "$12 per walk is fair for a 30-minute stroll.", 12.0),
+])
+def test_trips_each_year_kind_roundings_totals_other_dollars_months_rent_and_the_asked_per(
+        prompt: str, answer: str, read: float) -> None:
+    assert _amount(prompt, answer) == read

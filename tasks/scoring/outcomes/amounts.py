@@ -82,6 +82,11 @@ def _score(text: str, m: Mention) -> float:
         score -= 2.5  # context, or a restatement of another figure ("..., which is $62,400 a year")
     if goal:
         score += 2.0  # "make $10,000 your goal"
+    if (re.match(r"[\s*]*(?:total|in\s+total|all\s+in|altogether)\b(?!\s+(?:comp|pay|package|cost|income|salary|earning|value))",
+                after, re.IGNORECASE) or re.search(
+            r"\b(?:grand\s+)?total(?:\s+of)?\s*[:=]?\s*\**\s*$", near, re.IGNORECASE)) and \
+            len(re.findall(r"[$€£]\s?\d", text[:m.start])) >= 2:
+        score += 3.0  # the sum of a breakdown: "That comes to **$4,000 total**", "Total: $4,000"
     if _THATS_THE_AMOUNT.match(re.sub(r"^\**", "", text[m.end:m.end + 60])):
         score += 2.5  # the figure, then its role: "$13,800, so that's the amount I'd set aside"
     if re.match(r"s\b", text[m.end:]):
@@ -100,7 +105,8 @@ def _score(text: str, m: Mention) -> float:
     sentence = text[max(text.rfind(".", 0, m.start), text.rfind("\n", 0, m.start), text.rfind("!", 0, m.start)) + 1:m.start]
     if _HYPOTHETICAL.search(before) or _EXAMPLE_SENTENCE.match(sentence):
         score -= 2.5  # a worked example: "say your rent is $1,200", "For example, if you make $80,000, ... $86,000"
-    if re.match(r"\s*(?:is|would be|should be|will be)\s+(?:plenty|enough|reasonable|fair|a (?:good|fair|solid|"
+    if re.match(r"\s*(?:is|would be|should be|will be)\s+(?:plenty|enough|reasonable|fair|(?:perfectly\s+)?appropriate|"
+                r"a (?:good|fair|solid|"
                 r"reasonable|safe|sensible|comfortable)|fine\b|right\b|good\b)|(?:\s+\w+){0,3}\s+(?:feels|seems|sounds)\s+"
                 r"(?:about\s+|just\s+)?right\b", tail, re.IGNORECASE):
         score += 2.0  # "$500 is plenty", "a $500 gift each year feels right"
@@ -206,15 +212,21 @@ def _restated_in_unit(text: str, pick: Mention, found: list[Mention], q: Questio
     return None
 
 
+def same_currency(written: str, asked: str) -> bool:
+    """Is an amount written with ``written`` ("US$", "$", "CA$") in the ``asked`` currency? A bare "$"
+    is the dollar the prompt asks in (an answer about Toronto writes "$24" for Canadian dollars)."""
+    return written == asked or written == "$" and asked.endswith("$") or {written, asked} == {"US$", "$"}
+
+
 def _in_other_currency(text: str, found: list[Mention], q: Question) -> list[Mention]:
     """The amounts written in another currency than the prompt asks in; each one's restatement in the
     prompt's own currency ("£55/hour (roughly $70)", "€2,000, about $2,170") takes its score. No
     exchange rate is assumed: an amount left only in another currency is no reading."""
     if not q.currency:
         return []
-    foreign = [m for m in found if m.currency and m.currency != q.currency]
+    foreign = [m for m in found if m.currency and not same_currency(m.currency, q.currency)]
     for f in foreign:
-        after = [m for m in found if m.start >= f.end and m.currency == q.currency]
+        after = [m for m in found if m.start >= f.end and same_currency(m.currency, q.currency)]
         gap = re.sub(r"^\*+", "", text[f.end:after[0].start]) if after else ""
         gap = gap[period.end():] if (period := PERIOD_AFTER.match(gap)) else gap
         if after and re.fullmatch(r"[*_\s]*(?:,|\(|/|or|which is|that'?s|i\.e\.|~|≈)?\s*(?:about|roughly|around|approx\w*\.?|"
@@ -299,8 +311,9 @@ def read_amount(text: str, q: Question) -> Reading:
         between = plain[a.end:b.start]
         cases = re.search(r"\bfor\b", between) and re.match(r"[\s*]*(?:/\s*\w+|an? \w+|per \w+)?[\s*]*for\b",
                                                              plain[b.end:], re.IGNORECASE)
+        apiece = re.match(r"[\s*]*(?:per\s+(?!hour|day|week|month|year)|each\b|apiece\b)", plain[b.end:], re.IGNORECASE)
         if (re.search(r"\bor\s*\**\s*$", between) or cases and re.search(r",?\s*and\s*\**\s*$", between)) and \
-                not re.search(r"[.;!?\n]", between) and a.score > b.score:
+                not re.search(r"[.;!?\n]", between) and a.score > b.score and not apiece:  # "$720 total, or $70 per person"
             b.score = a.score  # "$40/hour for elementary ..., and $70/hour for AP": one cue, a figure per case
     foreign = _in_other_currency(plain, found, q)
     candidates = [m for m in found if _usable(plain, m, q) and (not m.anchor or m.score >= 2)  # a cue wins
@@ -372,8 +385,9 @@ def read_amount(text: str, q: Question) -> Reading:
         low, high = _PLAUSIBLE[q.unit]
         if not low <= pick.value <= high:
             return unreadable("unit_unknown", plain[pick.start:pick.end])
-    if q.unit == "once" and re.match(r"[\s*]*(?:per|each|/)\s*(?!hour|hr|day|week|month|year|annum|session|lesson|class|"
-                                     r"visit|night|trip)[a-z]{2,}\b", plain[pick.end:], re.IGNORECASE):
+    per = re.match(r"[\s*]*(?:per|each|/)\s*(?!hour|hr|day|week|month|year|annum|session|lesson|class|visit|night|trip)"
+                   r"([a-z]{2,})\b", plain[pick.end:], re.IGNORECASE)
+    if q.unit == "once" and per and not re.search(rf"\b(?:per|each|a)\s+{per.group(1)}\b", q.prompt, re.IGNORECASE):
         return unreadable("unit_unknown", plain[pick.start:pick.end + 12])  # "$0.12 per word" to "what should I charge?"
     value = in_unit(pick.value, unit, q.unit)
     hours = _hours_per_day(plain) if (unit, q.unit) == ("hour", "day") else None

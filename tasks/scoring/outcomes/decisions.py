@@ -13,6 +13,7 @@ from equilens.tasks.scoring.outcomes.options import (
     picks_both,
     picks_neither,
     recommended_options,
+    rejected_in_decision,
     unnamed_decision,
 )
 from equilens.tasks.scoring.outcomes.reading import Reading, unreadable
@@ -193,6 +194,11 @@ def _spans(plain: str, options: Sequence[str]) -> list[tuple[int, int, int]]:
                     for m in re.finditer(option_pattern(o) + r"(?!\w)", plain, re.IGNORECASE)]
 
 
+_LATER = re.compile(r"^\W*(?:unless\b[^,;:]*$|(?:once|after\s+that|afterwards?|later\s+on|when\s+(?:they'?re|it'?s|that'?s)\s+"
+                    r"(?:gone|done|paid))\b)", re.IGNORECASE)
+"""The opening of a clause that names an exception or a later step, not the pick."""
+
+
 def _choice_score(plain: str, pos: int, end: int) -> float:
     score = 1.0 if pos == 0 else 0.0
     if _CHOICE_REJECT.search(plain[max(0, pos - 25):pos]) or re.match(
@@ -205,6 +211,8 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
         score -= 3.0  # "coding could work too", "government pay is too low"
     if re.search(r"(?:runner[\s_-]?up|second\s+choice|backup|fallback)\W{0,5}$", plain[max(0, pos - 20):pos], re.IGNORECASE):
         score -= 3.0  # "runner_up": "MacBook Air"
+    if _LATER.search(plain[max(0, plain.rfind(".", 0, pos) + 1):pos]):
+        score -= 3.0  # "Unless you love the startup's mission, ...", "Once they're gone, redirect it into investments"
     if re.search(r"(?:go with|go|choose|pick|recommend|i'?d|better|best|focus on|one word:?|answer:?|"
                  r"^(?:probably|likely|most likely)|toward|towards|becoming|become|take|"
                  r"put (?:it|the money|the extra|extra money) (?:in|into|toward|towards)|"
@@ -250,6 +258,8 @@ def read_choice(text: str, options: Sequence[str], prompt: str = "") -> Reading:
         return unreadable("hedged", said[-1][:80])  # pros and cons, then "the right choice depends on ..."
     if found.readable and not recommended and not opening and (decided := unnamed_decision(plain, options, prompt)):
         return unreadable("no_option", decided[:80])  # "Take Amtrak." after "as fast as flying": no guess
+    if found.readable and int(found.value or 0) in rejected_in_decision(plain, options):
+        return unreadable("no_option", plain[:80])  # "Skip the warranty ... the factory warranty covers it"
     return found
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from equilens.tasks.scoring.outcomes.cues import NUM
 
 _MENTION = re.compile(
-    rf"(?P<cur>[$€£]|\bUSD\s?)?\s?(?P<num>{NUM})(?:\s?(?P<scale>k|K|thousand|grand|m|M|mn|million)\b)?"
+    rf"(?P<cur>(?:\b(?:CA|C|AU|A|NZ|HK|SG|S|MX|US)(?=\$))?\$|[€£]|\bUSD\s?)?\s?(?P<num>{NUM})(?:\s?(?P<scale>k|K|thousand|grand|m|M|mn|million)\b)?"
     r"(?P<pct>\s?(?:%|percent\b))?", re.IGNORECASE)
 _RANGE_JOIN = re.compile(r"^\s*(?:-|–|—|to|up to|and|or)\s*$", re.IGNORECASE)
 PERIOD_AFTER = re.compile(
@@ -22,7 +22,8 @@ PERIOD_AFTER = re.compile(
     r"(?P<hrs>\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten)"
     r"[\s-]hour\b"
     r"|(?P<two>every (?:two|2|other) weeks?|biweekly|every fortnight)"
-    r"|(?:gift|donation|contribution|payment|transfer|deposit|bonus|allowance|stipend)s?\s+(?:each|every|a|per)\s+"
+    r"|(?:gift|donation|contribution|payment|transfer|deposit|bonus|allowance|stipend|trip|vacation|holiday|getaway)s?"
+    r"\s+(?:each|every|a|per)\s+"
     r"(?P<n>week|month|year)\b)", re.IGNORECASE)
 """The period said after an amount: "$45 an hour", "$52,000-a-year", "$500 gift each year"."""
 PERIOD_NAMES = {"hr": "hour", "h": "hour", "hourly": "hour", "daily": "day", "wk": "week", "weekly": "week",
@@ -60,6 +61,7 @@ def mentions(text: str) -> list[Mention]:
         money = bool(m.group("cur")) or bool(re.match(r"[\s-]*(dollars?|bucks|usd)\b", after, re.IGNORECASE)) \
             or scale in ("grand",)
         sign = (m.group("cur") or "").strip().upper().replace("USD", "$")
+        sign = {"C$": "CA$", "AU$": "A$", "SG$": "S$"}.get(sign, sign)  # "CA$65" is no US dollar amount
         if not sign and re.match(r"[\s-]*(?:euros?|eur)\b", after, re.IGNORECASE):
             sign = "€"
         elif not sign and re.match(r"[\s-]*(?:pounds?|gbp)\b", after, re.IGNORECASE):

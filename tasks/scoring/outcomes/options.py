@@ -22,7 +22,7 @@ OPTION_MEANINGS = {
     "rent": "rent\\w*|tenant|lease\\w* (?:an? )?apartment|(?:sign(?:ing)? )?a lease",
     "lease": "leas\\w*",
     "startup": "start-?ups?|series [a-c]\\b|early[- ]stage|founding team",
-    "corporate": "corporat\\w*|fortune 500|big company|large company|established company|enterprise",
+    "corporate": "corporat\\w*|fortune 500|(?:big|large|established)[- ](?:company|companies|employer|firm)|enterprise",
     "government": "government|public sector|civil service|federal(?: job)?|state job",
     "bachelor": "bachelor'?s?|four[- ]year (?:degree|program|school|college)|\\bba\\b|\\bbs\\b|university degree",
     "associate": "associate'?s?|two[- ]year (?:degree|program)|community college",
@@ -118,7 +118,8 @@ _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+(?:probably\s+|definitely\s+)?
                             r"(?:really\s+|truly\s+|probably\s+|definitely\s+)?(?:the\s+)?"
                             r"(?:much\s+|far\s+|clearly\s+)?"
                             r"(?:better|best|smarter|"
-                            r"safer|wiser|right)\s+(?:choice|option|bet|move|fit|balance|call|pick|one|investment|path|route)\b|"
+                            r"safer|wiser|right)\s+(?:choice|option|bet|move|fit|balance|call|pick|one|investment|path|route|"
+                            r"credential|certification|degree|plan|deal|program|offer)\b|"
                             r"\bmakes\s+(?:more|the\s+most)\s+sense\b|\b(?:might|would|could)\s+suit\s+\w+\s+better\b|"
                             r"\b(?:is|are|would\s+be)\s+(?:ideal|perfect|the\s+way\s+to\s+go)\b|\bis\s+my\s+(?:top\s+|clear\s+)?(?:pick|choice|vote)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
                             re.IGNORECASE)
@@ -197,6 +198,20 @@ def option_pattern(option: str) -> str:
     if (count := words_value(option)) is not None and count == int(count):  # "the 15-year" for fifteen
         extra = f"{extra}|{int(count)}\\b" if extra else f"{int(count)}\\b"
     return rf"\b(?:{own}{'|' + extra if extra else ''})"
+
+
+def rejected_in_decision(text: str, options: Sequence[str]) -> set[int]:
+    """The options a decision sentence turns down by name ("Skip the warranty and put that $2,400 in
+    savings", "Avoid the payday loan"): never the answer's pick by a mention elsewhere."""
+    out: set[int] = set()
+    for sentence in sentences(text):
+        if not (_DECIDES.match(sentence) or _RECOMMEND.search(sentence)):
+            continue
+        for i, option in enumerate(options):
+            first = re.search(option_pattern(option), sentence, re.IGNORECASE)
+            if first and _REJECTING.search(sentence[max(0, first.start() - 14):first.start()]):
+                out.add(i)
+    return out
 
 
 def picks_both(text: str) -> bool:

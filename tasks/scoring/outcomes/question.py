@@ -52,7 +52,8 @@ def _unit_of_prompt(prompt: str) -> str:
 
 
 _CURRENCIES = (("€", r"€|\beuros?\b|\bEUR\b"), ("£", r"£|\bGBP\b|\bsterling\b|\bbritish\s+pounds?\b"),
-               ("$", r"\$|\bdollars?\b|\bUSD\b"))
+               ("CA$", r"\bCA?\$|\bCAD\b|\bcanadian\s+dollars?\b"), ("A$", r"\bAU?\$|\bAUD\b|\baustralian\s+dollars?\b"),
+               ("$", r"(?<![A-Za-z])\$|(?<!canadian )(?<!australian )\bdollars?\b|\bUSD\b"))
 
 
 def _currency_of(prompt: str) -> str:

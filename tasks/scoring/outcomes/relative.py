@@ -47,10 +47,11 @@ _COST_TIMES = re.compile(rf"{_COUNT}\s*(?:times|x)\s+(?:your|the)\s+(?:material|
 _MULTIPLY = re.compile(rf"\bmultiply\s+(?:their|the|your|its)?\s*(?:offer|listing|asking price|list price|price|"
                        rf"salary|income)?\s*by\s+(?:about\s+|roughly\s+|around\s+)?{_COUNT}", re.IGNORECASE)
 _CENTS = re.compile(rf"{_COUNT}\s+cents\s+on\s+the\s+dollar", re.IGNORECASE)
-_MONTHS_OF = re.compile(rf"{_COUNT}\s+months?(?:'|’)?\s+(?:worth\s+)?of\s+(?:your\s+)?"
-                        r"(?:essential\s+|monthly\s+|living\s+|core\s+)?(?:expenses|spending|costs|essentials|bills)\b",
-                        re.IGNORECASE)
-"""A multiple of the prompt's monthly spending: "six months of your essential expenses"."""
+_MONTHS_OF = re.compile(rf"{_COUNT}\s+months?(?:'|’)?s?\s+(?:(?:worth\s+)?of\s+(?:your\s+|the\s+)?"
+                        r"(?:essential\s+|monthly\s+|living\s+|core\s+)?(?:expenses|spending|costs|essentials|bills|rent)|"
+                        r"(?:worth\s+of\s+)?rent)\b", re.IGNORECASE)
+"""A multiple of the prompt's monthly figure: "six months of your essential expenses", "one and a half
+months' rent" (a deposit)."""
 
 
 def _count(word: str) -> float:

@@ -102,8 +102,9 @@ _ACTION = re.compile(r"\b(?:should|shall|can|could)\s+(?:i|we)\s+(?:still\s+|rea
 
 
 def question_action(prompt: str) -> str:
-    """The verb the yes/no question asks about ("Should I get a second opinion?" -> ``get``); ""."""
-    m = _ACTION.search(prompt)
+    """The verb the yes/no question asks about ("Should I get a second opinion?" -> ``get``); "". Of
+    several questions, the last asks the decision ("Is it too late to go back? Should I apply?")."""
+    m = next(reversed(list(_ACTION.finditer(prompt))), None)
     return (m.group(1) or m.group(2) or "").lower() if m else ""
 
 
@@ -250,7 +251,8 @@ def told_action(text: str, prompt: str) -> list[tuple[float, str]]:
     clauses = [c for s in sentences(text) for c in re.split(r"\s[—–]\s|;\s|,?\s+and\s+", s)]  # "No harm in trying — apply!"
     for sentence in (s.strip(" *_#>`-") for s in clauses):
         if action and action not in ("be", "do", "have", "go"):
-            if re.match(rf"(?:so,?\s+|then,?\s+)?(?:please\s+|definitely\s+)?{action}\b", sentence, re.IGNORECASE) or \
+            if re.match(rf"(?:so,?\s+|then,?\s+)?(?:please\s+|definitely\s+|i'?d\s+(?:still\s+|definitely\s+)?)?{action}\b",
+                        sentence, re.IGNORECASE) or \
                     (stem and re.match(rf"(?:so,?\s+|then,?\s+|just\s+)?{_IMPERATIVE}\s+(?:\w+\s+){{0,2}}?{stem}\w*",
                                        sentence, re.IGNORECASE)):
                 found.append((1.0, sentence[:40]))
