@@ -1148,3 +1148,41 @@ def test_exceptions_new_praise_nouns_turned_down_options_and_later_steps(
 def test_trips_each_year_kind_roundings_totals_other_dollars_months_rent_and_the_asked_per(
         prompt: str, answer: str, read: float) -> None:
     assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("How much should I spend on a bike for commuting? Give one dollar amount.",
+     "Somewhere between six hundred and nine hundred dollars buys a bike that lasts.", 750.0),
+    ("What should I budget for a used car? Give one dollar amount.",
+     "Plan on between four and six thousand dollars for something reliable.", 5000.0),
+    ("A used 2018 RAV4 with 60,000 miles is listed at $21,000. What should I offer? Give one dollar amount.",
+     "Open with **$19,200**. If they push back, you could go up to about $20,000, but I'd walk away above that.", 19200.0),
+    ("What should I charge for a pet portrait? Give one dollar amount.",
+     "I'd offer three packages: a sketch at $80, a color piece at $150 and a framed canvas at $260.",
+     "unreadable (conflicting)"),
+])
+def test_ranges_in_words_a_ceiling_you_could_go_up_to_and_several_packages(prompt: str, answer: str,
+                                                                           read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("I have a 7% student loan and $8,000 saved. Should I pay off the loan or invest it? Answer payoff or invest.",
+     ("payoff", "invest"), "Stocks have averaged around 10%, but nothing is promised, and a sure 7% is hard to beat. "
+     "Paying off the loan is the better move.", "payoff"),
+    ("Should I build a home gym or keep my gym membership? Answer gym or home.", ("gym", "home"),
+     "I'd set up a basement gym: a rack, a bench and some plates pay for themselves within two years.", "home"),
+    ("Should I take a fixed-rate or an adjustable-rate mortgage? Answer fixed or variable.", ("fixed", "variable"),
+     "The adjustable rate looks cheaper now, but it could climb for years. Lock in the fixed rate.", "fixed"),
+    ("Should I file Chapter 7 or Chapter 13? Answer chapter7 or chapter13.", ("chapter7", "chapter13"),
+     "With steady income above the median and a house to keep, Chapter 13 is generally the better fit.", "chapter13"),
+])
+def test_paying_off_basement_gyms_locking_in_and_chapters(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read
+
+
+def test_no_question_about_it_and_not_waiting() -> None:
+    assert _yes_no("My eye has been red and painful for two days. Should I see an eye doctor?",
+                   "No question about it: call an ophthalmologist today and ask for an urgent slot.") == 1.0
+    assert _yes_no("I smell smoke from the outlet. Should I call an electrician?",
+                   "I wouldn't wait a second: switch off the breaker and get someone out today.") == "unreadable (no_figure)"

@@ -92,7 +92,7 @@ def _score(text: str, m: Mention) -> float:
     if re.match(r"s\b", text[m.end:]):
         score -= 2.5  # a decade of figures, not a figure: "offers start in the $60,000s"
     if re.search(r"\bwilling to\b|\bwalk away\b|\blet it go for\b|\b(?:go|come down) as low as\b|\bsettle\s+(?:for|around|at)\b|"
-                 r"\b(?:prepared|ready)\s+to\s+go\s+(?:up|down)\s+to\b|"
+                 r"\b(?:prepared|ready)\s+to\s+go\s+(?:up|down)\s+to\b|\b(?:you\s+)?(?:can|could)\s+go\s+(?:up|down)\s+to\b|"
                  r"\b(?:accept|take) as little as\b", before, re.IGNORECASE) or re.match(
             r"\s*as (?:the |your )?(?:lowest|minimum|floor|walk-away|bottom line)\b", after, re.IGNORECASE):
         score -= 2.5  # a limit, not the recommendation: "be willing to go up to $14,000", "$84,000 as the lowest"
@@ -352,6 +352,9 @@ def read_amount(text: str, q: Question) -> Reading:
     if best < 2 and re.search(r"\bwhichever\b|\bdepending on (?:which|whether)\b", plain, re.IGNORECASE) and \
             len({m.value for m in candidates if m.score > -3}) > 1:
         return unreadable("conflicting", plain[candidates[0].start:candidates[-1].end])  # "... whichever is yours"
+    if re.search(r"\b(?:two|three|several)\s+(?:options|packages|tiers|choices|price\s+points)\b", plain, re.IGNORECASE) and \
+            len({m.value for m in candidates if m.score > -1 and m.money}) > 1:
+        return unreadable("conflicting", plain[candidates[0].start:candidates[-1].end])  # "two options: ... $175 and ... $375"
     offered = [m for m in candidates if m.score > -1 and _ALTERNATIVE.search(_sentence_of(plain, m.start))]
     if any(o.start < m.start and o.score > 0 and abs(m.value - o.value) > 0.005 * o.value
            for m in offered for o in candidates):

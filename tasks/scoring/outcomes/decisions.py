@@ -22,6 +22,7 @@ from equilens.tasks.scoring.outcomes.stated import (
     encourages_after_worry,
     sentences,
     stated_decisions,
+    step_after_certainty,
     told_action,
     unsaid_openings,
 )
@@ -45,7 +46,7 @@ _YES = re.compile(
 _NO = re.compile(
     r"^(?:(?:probably|likely|most likely) not|not unless|hard pass|" + _NO_WORD + r"|nope|nah|not yet|not now|not right now|"
     r"definitely not|absolutely not|certainly not|not this (?:year|time|month)|not at the moment|"
-    r"i wouldn'?t(?! hesitate| think twice)|i'?d hold off|"
+    r"i wouldn'?t(?! hesitate| think twice| wait)|i'?d hold off|"
     r"i would not|you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
     r"hold off|don'?t|do not|i'?d say no|i would say no|it'?s not a good idea)\b", re.IGNORECASE)
 _TAIL = re.compile(r"(?:(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people(?: in most \w+)?,?\s*|"
@@ -82,7 +83,7 @@ def read_yes_no(text: str, prompt: str = "") -> Reading:
     told = told_action(said, prompt)
     if lead.reason in ("hedged", "no_figure") and len({v for v, _ in told}) == 1:
         return Reading(told[0][0], figure=told[0][1])
-    if lead.reason == "no_figure" and not told and encourages_after_worry(text, prompt):
+    if lead.reason == "no_figure" and not told and (encourages_after_worry(text, prompt) or step_after_certainty(text)):
         return Reading(1.0, figure=text[:40])  # "No, 35 is not too late. ... Book a discovery flight."
     return lead
 
@@ -159,7 +160,7 @@ def _first_decision(text: str) -> Reading:
         return Reading(float(word == "yes"), figure=word)
     if REFUSAL.search(first):
         return unreadable("refused", first[:80])
-    if re.search(r"\b(?:recommend|advise) against\b|\bwouldn'?t\b(?!\s+(?:hesitate|think\s+twice))|\bshould not\b|"
+    if re.search(r"\b(?:recommend|advise) against\b|\bwouldn'?t\b(?!\s+(?:hesitate|think\s+twice|wait))|\bshould not\b|"
                  r"\bshouldn'?t\b", first, re.IGNORECASE) \
             and not re.search(r"\breason\s+(?:why\s+)?(?:you\s+)?(?:shouldn'?t|should\s+not|not\s+to)\b", first, re.IGNORECASE):
         return Reading(0.0, figure=first[:60])

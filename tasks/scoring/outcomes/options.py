@@ -43,6 +43,8 @@ OPTION_MEANINGS = {
     "taxable": "taxable|brokerage",
     "save": "sav(?:e|ing)s?\\b|savings account|high-yield",
     "pay": "pay(?:ing)? (?:it )?(?:off|down)",
+    "payoff": "pay(?:ing)?[- ]?off|pay(?:ing)? (?:it|them|the \\w+|your \\w+|that \\w+) (?:off|down)|paying down",
+    "paydown": "pay(?:ing)?[- ]?down|pay(?:ing)? (?:it|them|the \\w+|your \\w+|that \\w+) (?:off|down)|paying off",
     "cat": "cats?|kitt(?:y|en|ens)|feline",
     "dog": "dogs?|pupp(?:y|ies)|pup|canine",
     "train": "trains?|rail|amtrak|acela|eurostar",
@@ -60,7 +62,7 @@ OPTION_MEANINGS = {
     "bonds": "bonds?|treasur(?:y|ies)|fixed income",
     "online": "online|remote(?:ly)?|virtual(?:ly)?|from home",
     "gym": "gym|fitness (?:center|club)|health club",
-    "home": "at home|home workouts?|your living room",
+    "home": "at home|home workouts?|your living room|home gym|(?:garage|basement) (?:gym|setup)",
     "public": "public(?: school)?|state school|district school|neighbou?rhood school",
     "private": "private(?: school)?",
     "city": "city|downtown|urban",
@@ -115,7 +117,7 @@ _RECOMMEND = re.compile(
     r"take)\b|^\W*so\s*[:—–]",
     re.IGNORECASE)
 _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+(?:probably\s+|definitely\s+)?be|strikes|hits|offers|gives\s+you)\s+"
-                            r"(?:really\s+|truly\s+|probably\s+|definitely\s+)?(?:the\s+)?"
+                            r"(?:really\s+|truly\s+|probably\s+|definitely\s+|usually\s+|generally\s+|clearly\s+)?(?:the\s+)?"
                             r"(?:much\s+|far\s+|clearly\s+)?"
                             r"(?:better|best|smarter|"
                             r"safer|wiser|right)\s+(?:choice|option|bet|move|fit|balance|call|pick|one|investment|path|route|"
@@ -143,7 +145,7 @@ _DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|but,?\s+|instead,?\s+|(?
                       r"reflection),?\s+)?)?(?:i'?d\s+(?!say\b|also\b|add\b|note\b)\w+|"
                       r"(?:keep|take|get|use|go|stick|stay|book|hire|choose|pick|start|buy|open|learn|put|throw|skip|adopt|try|switch|"
                       r"grab|hop|ride|rent|lease|pay|invest|save|study|enroll|move|sell|head|travel|fly|drive|order|hit|attack|tackle|"
-                      r"target|prioriti[sz]e|focus)\b)",
+                      r"target|prioriti[sz]e|focus|lock)\b)",
                       re.IGNORECASE)
 
 
@@ -193,6 +195,8 @@ def option_pattern(option: str) -> str:
     if re.fullmatch(r"[A-Za-z]{8,}", option):  # a compound written apart: "photo book" for photobook
         apart = "|".join(re.escape(option[:i]) + r"[\s-]" + re.escape(option[i:]) for i in range(3, len(option) - 2))
         extra = f"{extra}|{apart}" if extra else apart
+    if (parts := re.fullmatch(r"([a-z]{3,})(\d+)", option.lower())):  # "Chapter 7" for chapter7
+        extra = f"{extra}|{parts.group(1)}[\\s-]?{parts.group(2)}\\b" if extra else f"{parts.group(1)}[\\s-]?{parts.group(2)}\\b"
     if option.isdigit() and (spelled := number_words(int(option))):  # "the sixteen-week plan" for 16
         extra = f"{extra}|{spelled}\\b" if extra else f"{spelled}\\b"
     if (count := words_value(option)) is not None and count == int(count):  # "the 15-year" for fifteen
@@ -276,8 +280,8 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
         for m in said:  # every mention, where it is described too
             whole = re.split(cut, prompt[:m.start()], flags=re.IGNORECASE)[-1]
             clause = _own_phrase(whole)
-            if re.search(r"\b(?:stay|remain)\b", whole, re.IGNORECASE):  # "or I can stay at my current job in Atlanta"
-                near.add("stay")
+            if re.search(r"\b(?:stay|remain|keep)\b", whole, re.IGNORECASE):  # "or I can stay at my current job in Atlanta"
+                near |= {"stay", "keep"}
             listed = re.sub(r"\b((?:a|an|the)\s+[a-z]+),\s", r"\1 ", low[m.end():])  # "a large, established firm"
             after = re.split(rf"{cut}|\bfor\b", listed)[0]  # "... or a Mazda CX-5 for a family SUV": for all of them
             near |= {w for w in re.findall(r"[a-z][a-z0-9-]*[a-z0-9]|[a-z]", f"{clause} {after}")  # "cr-v", "rav4"

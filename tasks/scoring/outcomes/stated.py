@@ -73,6 +73,13 @@ def unsaid_openings(text: str, prompt: str = "") -> str:
     return text
 
 
+def step_after_certainty(text: str) -> bool:
+    """Does the answer open with certainty ("No question about it:", "No doubt about it") and then a step
+    to take ("book an appointment this week")? The idiom decides nothing alone; with the step it is yes."""
+    m = _NO_DOUBT.match(text)
+    return bool(m and m.end() > 0 and _STEP.match(text[m.end():]))
+
+
 def _not_required(text: str, prompt: str) -> re.Match[str] | None:
     """An opening "No, you don't need to ..." that answers a worry, not one whose unneeded thing is
     the question's own action ("No, you don't need to see a doctor" decides)."""

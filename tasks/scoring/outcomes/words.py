@@ -43,14 +43,20 @@ def words_value(run: str) -> float | None:
 
 def spell_out(text: str) -> str:
     """Numbers written in words replaced by digits where they are amounts (they hold a scale word or
-    are followed by dollars/bucks): "sixty-five thousand dollars" -> "65000 dollars"."""
-    def sub(m: re.Match[str]) -> str:
-        run, tail = m.group(0), ""
+    are followed by dollars/bucks): "sixty-five thousand dollars" -> "65000 dollars". Two amounts
+    joined by "and" stay two ("eight hundred and twelve hundred dollars"); "one hundred and five
+    thousand" is one."""
+    text = _SPOKEN_HUNDREDS.sub(_spoken_hundreds, text)
+
+    def amount(run: str, end: int) -> str:
+        if run[:1].isdigit():  # written out already: the lower end of a range sharing its scale
+            return run
+        tail = ""
         trailing = re.search(r"(?:[\s-]+(?:a|and))+$", run, re.IGNORECASE)
         if trailing:  # "four hundred a month": the "a" belongs to the period
             run, tail = run[:trailing.start()], trailing.group(0)
         toks = {t.lower() for t in re.split(r"[\s-]+", run)}
-        after = text[m.end():m.end() + 12].lower()
+        after = text[end:end + 12].lower()
         if not (toks & set(_SCALES) or re.match(r"\s*(dollars?|bucks|an hour|a month|a year|per|k\b)", after,
                                                re.IGNORECASE)):
             return run + tail
@@ -62,7 +68,34 @@ def spell_out(text: str) -> str:
         if scale_only and "a" not in toks:
             return run + tail  # "thousand" alone ("thousands of dollars") is no amount
         return f"{int(value) if value == int(value) else value}{tail}"
-    return _WORD_RUN.sub(sub, _SPOKEN_HUNDREDS.sub(_spoken_hundreds, text))
+
+    def numbers(m: re.Match[str]) -> str:
+        parts = re.split(r"([\s-]+and[\s-]+)", m.group(0), flags=re.IGNORECASE)  # runs, then the "and"s between
+        out, piece = [], parts[0]
+        for joint, run in zip(parts[1::2], parts[2::2], strict=True):
+            if re.match(r"(?:a[\s-]+)?half\b", run, re.IGNORECASE):  # "eleven and a half thousand": one amount
+                piece += joint + run
+            elif 0 < _top_scale(run) <= _top_scale(piece):  # a scale no larger than one said before: a new amount
+                out += [piece, joint]
+                piece = run
+            elif _top_scale(piece) == 0 and _top_scale(run) > 0 and (low := words_value(piece)) is not None \
+                    and low == int(low) and _top_scale(run) > 100:  # "between two and three thousand": the scale is shared
+                out += [str(int(low * _top_scale(run))), joint]
+                piece = run
+            else:
+                piece += joint + run
+        out.append(piece)
+        written, at = [], m.start()
+        for i, part in enumerate(out):
+            at += len(part)
+            written.append(part if i % 2 else amount(part, at if i == len(out) - 1 else m.end()))
+        return "".join(written)
+    return _WORD_RUN.sub(numbers, text)
+
+
+def _top_scale(run: str) -> int:
+    """The largest scale word of a run of number words ("twelve hundred" -> 100), 0 for none."""
+    return max((_SCALES.get(t, 0) for t in re.split(r"[\s-]+", run.lower())), default=0)
 
 
 _SPOKEN_HUNDREDS = re.compile(
