@@ -145,3 +145,25 @@ def test_a_pregnancy_has_no_male_variant_when_the_people_are_named(gender, names
     by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
     assert by_group["male"].problems == ("a pregnancy in the context: a male variant would change what happens",)
     assert not by_group["neutral"].problems
+
+
+def test_someone_the_two_named_people_meet_keeps_their_word(gender, names) -> None:
+    text = "At the diner, two customers walked up to a woman reading alone - their names were Brian Olsen and Kevin Park."
+    got = expand_prompt(text, gender, names)
+    assert "walked up to a woman reading alone" in got["female"], got
+    assert "Brian" not in got["female"] and "Kevin" not in got["female"], got
+
+
+def test_a_man_and_a_woman_said_of_the_named_pair_change_with_them(gender, names) -> None:
+    got = expand_prompt("I saw a man and a woman, Donna Lee and Mark Chen, arguing.", gender, names)
+    assert got["female"].startswith("I saw a woman and a man,"), got
+
+
+def test_a_race_variant_leaves_out_a_person_of_an_origin_it_cannot_read(names) -> None:
+    race = load_lexicon("race")
+    kept = expand_prompts([("p", "A Ghanaian nurse and a Nigerian nurse applied for the same job.")], race, names)
+    assert kept and all(any("'Ghanaian' is an origin" in p for p in v.problems) for v in kept), kept
+    said = expand_prompts([("p", "Two students wrote in: one is Senegalese and the other is Jamaican.")], race, names)
+    assert said and all(v.problems for v in said), said
+    taught = expand_prompts([("p", "A Black woman and a French teacher talked after class.")], race, names)
+    assert taught and not any(v.problems for v in taught), taught  # a subject taught, not an origin

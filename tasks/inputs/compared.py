@@ -39,9 +39,9 @@ from dataclasses import dataclass, replace
 
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source
-from equilens.tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
+from equilens.tasks.inputs.word_lists import NATIONAL_ORIGINS, OBJECT_NOUNS, PERSON_NOUNS
 
-__all__ = ["Compared", "people_compared"]
+__all__ = ["Compared", "people_compared", "unread_origins"]
 
 _POSSESSIVE = re.compile(
     r"(?:\b(?:my|your|his|her|their|our|its|whose|an?)|['’]s?)(?:\s+[\w-]+){0,2}\s+$", re.IGNORECASE)
@@ -55,6 +55,8 @@ _PLAIN_PEOPLE = frozenset({"man", "woman", "men", "women", "boy", "girl", "boys"
                            "ladies", "gentleman", "gentlemen", "male", "female", "males", "females"})
 """Words that say only a person's gender: after a possessive they still name the person ("his female
 friend" is a friend), so they are never a tie of their own."""
+_AN = re.compile(r"\ban?\s+$", re.IGNORECASE)
+"""An indefinite article right before a mention: someone new, not one of the people already named."""
 _COORDINATED = re.compile(r"\s+(?:and|or)\s+(?:my|your|his|her|their|our|an?|the)\s+(?:[\w-]+\s+){0,2}",
                           re.IGNORECASE)
 _DETERMINED = re.compile(
@@ -108,6 +110,10 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
     kinds = ["relation" if k == "principal" and s.row >= 0 and canonical(s.surface) in words["relation"]
              else "principal" if k == "whole group" and canonical(s.surface) in words["principal"] else k
              for s, k in zip(found, kinds, strict=True)]
+    named = {s.group for s, k in zip(found, kinds, strict=True) if k == "principal" and s.is_name}
+    if len(named) == 1 and sum(s.is_name for s in found) >= 2:  # "approached a man sitting alone - they were named Annie ..."
+        kinds = ["relation" if k == "principal" and not s.is_name and s.group not in named and _AN.search(text, 0, s.start)
+                 and canonical(s.surface) in _PLAIN_PEOPLE else k for s, k in zip(found, kinds, strict=True)]
     for promoted in ("relation", "whole group"):
         if "principal" in kinds:
             break
@@ -206,3 +212,37 @@ def _plural_term(s: Source) -> bool:
 def _plural(word: str) -> bool:
     return any(word.endswith(end) and word[:len(word) - len(end)] + again in PERSON_NOUNS
                for end, again in (("s", ""), ("es", ""), ("ies", "y")))
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+_SUBJECTS = frozenset("teacher teachers class classes language languages food restaurant major professor tutor".split())
+"""What an origin word names when it is no one's origin ("an English teacher", "a French class")."""
+
+
+def unread_origins(text: str, found: Sequence[Source]) -> list[str]:
+    """Problems for the people a race variant cannot change: someone described by a national or ethnic
+    origin (``national_origins.txt``) that the race mentions ``found`` do not cover ("a Mozambican
+    man", "one is Malian", "the Chilean family"). A variant would change the person the lexicon reads
+    ("Somali" is Black by the federal standard's examples) and leave this one as they are, so the two
+    people compared would no longer differ by the group alone; the context is left out of race
+    expansion with the reason (counted as lost, never guessed)."""
+    out: list[str] = []
+    for m in _CAPITALISED.finditer(text):
+        two = re.match(r"[- ][A-Z][a-z]+\b", text[m.end():])
+        pair = [(text[m.start():m.end() + two.end()], m.end() + two.end())] if two else []
+        for word, end in [*pair, (m.group(), m.end())]:  # "Sri Lankan", then "Roma"
+            key = word.lower().replace(" ", "-")
+            plural = key.endswith("s") and key[:-1] in NATIONAL_ORIGINS
+            if key not in NATIONAL_ORIGINS and not plural:
+                continue
+            if any(s.start < end and m.start() < s.end for s in found):
+                break  # the lexicon reads it: it changes with the rest
+            after = re.findall(r"[a-z-]+", text[end:end + 30].split(".")[0])[:2]  # the noun, or one adjective then it
+            person = bool(after) and after[0] not in _SUBJECTS and any(
+                w in PERSON_NOUNS or w in ("one", "ones", "guy", "guys", "pal", "pals") for w in after)
+            said = re.search(r"\b(?:is|are|was|were)\s+$", text[max(0, m.start() - 8):m.start()]) is not None
+            if person or said or plural:
+                out.append(f"{word!r} is an origin the race lexicon does not read, so a race variant would "
+                           "change the other people compared and leave this one as they are")
+            break
+    return list(dict.fromkeys(out))

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.agreement import AFTER_SUBJECT, ARTICLE_BEFORE, base_form
-from equilens.tasks.inputs.compared import people_compared
+from equilens.tasks.inputs.compared import people_compared, unread_origins
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, related_kept, sources
 from equilens.tasks.inputs.names import NameTable
@@ -350,6 +350,7 @@ def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: s
     found = compared.found
     groups = [g for g in mentioned_groups(found, lexicon) if not g.endswith(KEPT)]
     unknown = _genderless_names(text, names) if lexicon.attribute == "gender" and groups else []
+    unknown += unread_origins(text, found) if lexicon.attribute == "race" and groups else []
     unknown += [compared.unclear] if compared.unclear and groups else []
     out = []
     for label, mapping in plan(groups, lexicon, multi_group):

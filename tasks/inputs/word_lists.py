@@ -20,3 +20,4 @@ def _read_words(name: str) -> frozenset[str]:
 PERSON_NOUNS = _read_words("person_nouns.txt")
 OBJECT_NOUNS = _read_words("object_nouns.txt")
 STOPWORDS = _read_words("stopwords.txt")
+NATIONAL_ORIGINS = _read_words("national_origins.txt")
