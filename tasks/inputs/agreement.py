@@ -1,5 +1,6 @@
-"""English grammar around a swapped term: the article before it and the verb agreement after a
-subject pronoun ("he loves" / "they love"), shared by expansion and validation."""
+"""English grammar around a swapped term: the article before it, the verb agreement after a
+subject pronoun ("he loves" / "they love") and the Spanish ending of an ethnonym beside a gendered
+word ("a Latina woman"), shared by expansion and validation."""
 
 from __future__ import annotations
 
@@ -39,3 +40,17 @@ def base_form(verb: str) -> str | None:
     if low.endswith(("sses", "shes", "ches", "xes", "zzes", "oes")):
         return low[:-2]
     return low[:-1]
+
+
+ETHNONYM_BEFORE = re.compile(r"\b(Latin|Chican)([oax])([\s-]+)$")
+GENDERED_ENDING = {"female": "a", "male": "o", "neutral": "x"}
+_FEMALE_AFTER = re.compile(r"[\s-]+(?:woman|women|girls?|lady|ladies|female|mother|wife|daughter|sister)\b", re.IGNORECASE)
+
+
+def ethnonym_agreeing(new: str, text: str, end: int) -> str:
+    """A race term that is gendered in Spanish agrees with the person it describes: "Latina" before
+    "woman" ("a Black woman" -> "a Latina woman"), "Latino" before anyone else."""
+    m = re.fullmatch(r"(Latin|Chican)([oa])", new, re.IGNORECASE)
+    if not m:
+        return new
+    return m.group(1) + ("a" if _FEMALE_AFTER.match(text, end) else "o")

@@ -41,7 +41,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from equilens.tasks.errors import ConfigError, InputDataError
-from equilens.tasks.inputs.agreement import AFTER_SUBJECT, ARTICLE_BEFORE, base_form
+from equilens.tasks.inputs.agreement import (
+    AFTER_SUBJECT,
+    ARTICLE_BEFORE,
+    ETHNONYM_BEFORE,
+    GENDERED_ENDING,
+    base_form,
+    ethnonym_agreeing,
+)
 from equilens.tasks.inputs.compared import people_compared, unread_origins
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, related_kept, sources
@@ -275,7 +282,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             term = lexicon.cell(s.row, target)
             if not term:
                 continue
-            new = _ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end)
+            new = ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end)
             if target == "neutral" and (place := _gendered_institution(text, s.end)):
                 problems.append(f"no {target} form for the gendered institution "
                                 f"{text[s.start:place]!r}: a {target} variant would change what it is")
@@ -283,7 +290,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             continue
         gap = text[pos:s.start]
         if lexicon.attribute == "gender" and not s.is_name:  # "a Latino man" -> "a Latina woman"
-            gap = _ETHNONYM_BEFORE.sub(lambda m: m.group(1) + _GENDERED_ENDING.get(target, m.group(2)) + m.group(3), gap)
+            gap = ETHNONYM_BEFORE.sub(lambda m: m.group(1) + GENDERED_ENDING.get(target, m.group(2)) + m.group(3), gap)
         art = ARTICLE_BEFORE.search(text, max(pos, s.start - 12), s.start)
         if art:
             want = "an" if vowel_sound(term) else "a"
@@ -305,20 +312,6 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
 _PREGNANCY = re.compile(r"\b(?:pregnan\w*|maternity|breast-?fe\w+|gave\s+birth|miscarri\w+|expecting\s+(?:a|her|their)\s+"
                         r"(?:baby|child|first))", re.IGNORECASE)
 _PREGNANT_MALE = "a pregnancy in the context: a male variant would change what happens"
-_ETHNONYM_BEFORE = re.compile(r"\b(Latin|Chican)([oax])([\s-]+)$")
-_GENDERED_ENDING = {"female": "a", "male": "o", "neutral": "x"}
-_FEMALE_AFTER = re.compile(r"[\s-]+(?:woman|women|girls?|lady|ladies|female|mother|wife|daughter|sister)\b", re.IGNORECASE)
-
-
-def _ethnonym_agreeing(new: str, text: str, end: int) -> str:
-    """A race term that is gendered in Spanish agrees with the person it describes: "Latina" before
-    "woman" ("a Black woman" -> "a Latina woman"), "Latino" before anyone else."""
-    m = re.fullmatch(r"(Latin|Chican)([oa])", new, re.IGNORECASE)
-    if not m:
-        return new
-    return m.group(1) + ("a" if _FEMALE_AFTER.match(text, end) else "o")
-
-
 # --- expansion ----------------------------------------------------------------------------------
 # What a group's possessive names as an institution ("the women's softball team", "the men's
 # restroom"): a neutral variant ("the people's softball team") would change what it is.
