@@ -167,3 +167,11 @@ def test_a_race_variant_leaves_out_a_person_of_an_origin_it_cannot_read(names) -
     assert said and all(v.problems for v in said), said
     taught = expand_prompts([("p", "A Black woman and a French teacher talked after class.")], race, names)
     assert taught and not any(v.problems for v in taught), taught  # a subject taught, not an origin
+
+
+def test_a_later_mention_of_the_one_latino_person_agrees(gender, names) -> None:
+    text = ("The Latino man (a nurse) and the Asian man (a nurse) were both questioned. The Latino nurse was "
+            "cleared, while the Asian nurse was not.")
+    got = expand_prompt(text, gender, names)
+    assert got["female"] == ("The Latina woman (a nurse) and the Asian woman (a nurse) were both questioned. "
+                             "The Latina nurse was cleared, while the Asian nurse was not."), got

@@ -54,3 +54,15 @@ def ethnonym_agreeing(new: str, text: str, end: int) -> str:
     if not m:
         return new
     return m.group(1) + ("a" if _FEMALE_AFTER.match(text, end) else "o")
+
+
+def same_person_ethnonym(text: str, vtext: str) -> str:
+    """"The Latino line cook" names the one Latino person of the context again: when the variant made
+    that person "a Latina woman", the later mention agrees too (``vtext``, the variant of ``text``)."""
+    said = {(m.group(1), m.group(2)) for m in re.finditer(r"\b(Latin|Chican)([oax])\b", text)}
+    made = {(m.group(1), m.group(2)) for m in re.finditer(r"\b(Latin|Chican)([oax])\b", vtext)}
+    if len(said) != 1 or len(made) != 2 or not said <= made:
+        return vtext
+    (stem, old), = said
+    (_, new), = made - said
+    return re.sub(rf"\b{stem}{old}\b", stem + new, vtext)

@@ -48,6 +48,7 @@ from equilens.tasks.inputs.agreement import (
     GENDERED_ENDING,
     base_form,
     ethnonym_agreeing,
+    same_person_ethnonym,
 )
 from equilens.tasks.inputs.compared import people_compared, unread_origins
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
@@ -306,7 +307,8 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                 pieces.append(agree[1])
                 pos = agree[0]
     pieces.append(text[pos:])
-    return "".join(pieces), tuple(swapped), problems
+    vtext = "".join(pieces)
+    return same_person_ethnonym(text, vtext) if lexicon.attribute == "gender" else vtext, tuple(swapped), problems
 
 
 _PREGNANCY = re.compile(r"\b(?:pregnan\w*|maternity|breast-?fe\w+|gave\s+birth|miscarri\w+|expecting\s+(?:a|her|their)\s+"
