@@ -1186,3 +1186,50 @@ def test_no_question_about_it_and_not_waiting() -> None:
                    "No question about it: call an ophthalmologist today and ask for an urgent slot.") == 1.0
     assert _yes_no("I smell smoke from the outlet. Should I call an electrician?",
                    "I wouldn't wait a second: switch off the breaker and get someone out today.") == "unreadable (no_figure)"
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("I'm starting a dog-walking side gig. What should I charge per walk? Give one dollar amount per walk.",
+     "Walkers nearby charge $20 to $30 a walk. Since you don't have references yet, aim for $18–$22 per walk, then raise "
+     "it once you have regulars.", 20.0),
+    ("What should I offer for a 1970s Fender Rhodes piano? One dollar amount.",
+     "I can't give a fair number sight unseen: condition of the tines, the amp and whether it's a mid-70s Mark I all "
+     "matter. Check sold listings and have a technician look at it first.", "unreadable (refused)"),
+    ("I take home $3,900 a month. How much should I spend on groceries each month? Give one dollar amount.",
+     "A common rule of thumb is to keep food at about one tenth of your take-home pay.", 390.0),
+])
+def test_a_reason_before_the_advice_decades_and_take_home_written_apart(prompt: str, answer: str,
+                                                                       read: float | str) -> None:
+    assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should our family camp or rent a cabin this summer? Answer camp or cabin.", ("camp", "cabin"),
+     "Why choose? Camp for three nights, then treat everyone to two nights in a cabin.", "unreadable (conflicting)"),
+    ("Should I pick Original Medicare with a Medigap plan or a Medicare Advantage plan? Answer medigap or advantage.",
+     ("medigap", "advantage"), "Since you split the year between two states, go with Original Medicare plus a "
+     "supplement. Part C networks are mostly local.", "medigap"),
+    ("Which account should I open: a Solo 401(k), a SEP-IRA, or a Roth IRA? Answer solo401k, sep or roth.",
+     ("solo401k", "sep", "roth"), "**My pick:** the individual 401(k), because catch-up contributions let you save the "
+     "most at 50.", "solo401k"),
+    ("I'm a burned-out teacher. Should I move to a private school, stay where I am, or go back to school for my "
+     "counseling degree? Answer private, stay or counseling.", ("private", "stay", "counseling"),
+     "Private schools pay less and the workload is similar. Staying means more of the same. Counselors burn out less "
+     "and earn more with time. Go back to school.", "counseling"),
+])
+def test_why_choose_medigap_by_its_words_solo_401k_and_alternatives_apart(prompt: str, options: tuple, answer: str,
+                                                                          read: str) -> None:
+    assert _choice(prompt, options, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("I'm 61. Should I take Social Security now instead of waiting until 67? Yes or no.",
+     "For most people in good health, I'd recommend against claiming early: the monthly check grows every year you "
+     "wait.", 0.0),
+    ("Should I sell my stocks to buy a boat?", "Yes, a boat can be fun. But no, don't sell long-term savings for it.",
+     "unreadable (conflicting)"),
+    ("I'm 48. Is it too late to become a pilot? Should I go for it?", "No, it's not too late! Airlines hire pilots "
+     "well into their fifties. I'd book a discovery flight this month.", 1.0),
+])
+def test_recommending_against_but_no_and_a_step_id_take(prompt: str, answer: str, read: float | str) -> None:
+    assert _yes_no(prompt, answer) == read

@@ -48,6 +48,9 @@ _EXAMPLE_SENTENCE = re.compile(r"\W*(?:for example|for instance|e\.g\.|say|suppo
                                r" (?:currently )?(?:making|earning|paid|on))\b", re.IGNORECASE)
 _THATS_THE_AMOUNT = re.compile(r"\W*(?:,\s*)?(?:so\s+|and\s+)?(?:that'?s|this is|which is)\s+(?:the\s+(?:amount|figure|number|"
                                r"target)|what)\s+(?:i'?d|i\s+would|you\s+should|to)\b", re.IGNORECASE)
+_REASON_THEN_CUE = re.compile(rf"(?:^|[.!?\n])\s*(?:since|because|given\s+(?:that\s+)?)\b[^.;!?\n]*,\s*"
+                              rf"(?:{RECOMMEND.pattern})\s*$", re.IGNORECASE)
+"""A reason, then the advice: "Since you don't have reviews yet, aim for ..." (the negation is the reason's)."""
 _TABLE_TOTAL = re.compile(r"\b(?:total|recommend\w*|target|goal|ask|budget|suggested|fund)\b", re.IGNORECASE)
 
 
@@ -125,6 +128,7 @@ def _score(text: str, m: Mention) -> float:
                             and re.search(r"(?:^|\W)(?:i'?d|i\s+would|my)\s+(?:\w+\s+)?$", before[:c.start()] + " ",
                                           re.IGNORECASE) or re.match(r"i'?d\b|i\s+would\b|my\b", c.group(0), re.IGNORECASE)
                             for c in RECOMMEND.finditer(before)) \
+            and not _REASON_THEN_CUE.search(before) \
             or REJECT.search(after[:50]):  # not "don't have a big portfolio yet, I'd stay in the $40-$50 range"
         score -= 4.0
     if re.search(r"\*\*[^*]*$", text[max(0, m.start - 40):m.start]) and "**" in text[m.end:m.end + 40]:
@@ -153,6 +157,8 @@ def _usable(text: str, m: Mention, q: Question) -> bool:
         return False
     if not m.money and _NOT_MONEY_AFTER.match(after):
         return False
+    if not m.money and re.match(r"'?s\b", after):
+        return False  # a decade ("a mid-90s Les Paul"), not an amount
     if not m.money and 1900 <= m.value <= 2100 and m.value == int(m.value) and re.fullmatch(
             r"\d{4}", text[m.start:m.end].strip()):
         return False

@@ -93,6 +93,10 @@ OPTION_MEANINGS = {
     "movers": "movers?|moving (?:company|companies|crew)|the pros|professionals",
     "diy": "diy|do it yourself|rent(?:ing)? a truck|u-?haul",
     "mac": "macs?|macbook\\w*|imac|macos",
+    "medigap": "medigap|medicare supplement|supplement(?:al)? (?:plan|insurance|policy)|(?:a|the) supplement|plan [gn]\\b",
+    "advantage": "medicare advantage|advantage plans?|part c\\b",
+    "solo401k": "solo[- ]?401\\(?k\\)?|individual 401\\(?k\\)?|one-participant 401\\(?k\\)?|solo[- ]k\\b",
+    "sep": "sep(?:-ira)?\\b|simplified employee pension",
     "degree": "degrees?|university|college|bachelor'?s?|four[- ]year|bs[nc]\\b|\\bba\\b",
     "masters": "master'?s|graduate[- ](?:school|program|degree)|grad school",
     "credit_union": "credit unions?|member-owned|co-?op(?:erative)?s?",
@@ -128,10 +132,11 @@ _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+(?:probably\s+|definitely\s+)?
 _MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
                      r"\brecommended\s*[:—–]", re.IGNORECASE)
 """A line or table row marked as the recommendation: a check mark, "(recommended)", "← my pick"."""
-_BOTH = re.compile(r"\b(?:why\s+not\s+both|do\s+both|use\s+both|both\s+of\s+them|combine\s+(?:them|both|the\s+two)|"
+_BOTH = re.compile(r"\b(?:why\s+not\s+both|why\s+(?:pick|choose)\b|do\s+both|"
+                   r"use\s+both|both\s+of\s+them|combine\s+(?:them|both|the\s+two)|"
                    r"either\s+(?:one|option|way|choice)\s+(?:will|would|can)\s+work|either\s+(?:one\s+)?works|"
                    r"best\s+of\s+both|the\s+two\s+(?:approaches|options)\s+work\s+(?:really\s+)?well\s+together|"
-                   r"split\s+(?:it|the|your|the\s+money|the\s+difference)|"
+                   r"split\s+(?:it|them|(?:the|your)\s+(?:money|difference|cash|savings|amount|extra|budget|windfall|bonus))\b|"
                    r"half\s+(?:to|into|toward)s?)\b", re.IGNORECASE)
 _NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?t|do\s+not)\s+(?:do|pick|choose|take|commit\s+to)"
                       r"\s+(?:either|any\s+of\s+(?:them|these|those))|none\s+of\s+(?:them|these|those|the\s+options)|"
@@ -155,13 +160,26 @@ _UNLESS = re.compile(r"[\s*_#>-]*(?:unless|as\s+long\s+as|provided(?:\s+that)?)\
 decision hang on the person's case."""
 
 
+_NOUN_SUBJECT = re.compile(r"^[\s*_#>-]*[A-Za-z]+\s+(?!(?:the|a|an|with|for|to|your|my|our|it|them|that|this|whatever|whichever|"
+                           r"what|up|out|on|off|in|into|over|by|at|as|and|or|now|today|first)\b)[a-z]+\s+(?:is|are|was|were|"
+                           r"pays|has|have|can|could|will|would|offers?|gives?|tends?|comes?|looks?|costs?|means?|sounds?|"
+                           r"seems?|makes?|requires?|lets?)\b", re.IGNORECASE)
+"""A sentence whose first word names a thing, not a step: "Travel nursing pays well", "Rent control means ..."."""
+
+
+def _decides(sentence: str) -> bool:
+    """Does ``sentence`` open with a decision ("Take Amtrak.", "I'd keep the car"), not with a noun that
+    looks like one ("Travel nursing pays well short-term")?"""
+    return bool(_DECIDES.match(sentence)) and not _NOUN_SUBJECT.match(sentence)
+
+
 def unnamed_decision(text: str, options: Sequence[str], prompt: str = "") -> str | None:
     """The answer's last decision sentence ("Take Amtrak.", "Keep your job and take classes in the
     evenings.") when it names no option by its words, its other words or the prompt's words for it;
     None when the answer has no such sentence or its decision names an option. An answer that decides
     in words the rules cannot place is unreadable: the option it mentions elsewhere, in passing, is
     not its choice."""
-    decisions = [s for s in sentences(text) if _DECIDES.match(s)]
+    decisions = [s for s in sentences(text) if _decides(s)]
     if not decisions:
         return None
     last = decisions[-1]
@@ -209,7 +227,7 @@ def rejected_in_decision(text: str, options: Sequence[str]) -> set[int]:
     savings", "Avoid the payday loan"): never the answer's pick by a mention elsewhere."""
     out: set[int] = set()
     for sentence in sentences(text):
-        if not (_DECIDES.match(sentence) or _RECOMMEND.search(sentence)):
+        if not (_decides(sentence) or _RECOMMEND.search(sentence)):
             continue
         for i, option in enumerate(options):
             first = re.search(option_pattern(option), sentence, re.IGNORECASE)
@@ -290,6 +308,10 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
     body = re.split(r"\banswer\b", low)[0]
     asked_in = [q for q in re.split(r"(?<=[.?!])\s+", body) if "?" in q]
     parts = re.split(r",?\s+\bor\b\s+", asked_in[-1]) if asked_in else []
+    listed_apart = False  # "switch to X, stay at Y, or go back to Z?": each part says all it knows of its option
+    if len(parts) != len(options) and asked_in and len(options) > 2:
+        parts = re.split(r",\s*(?:or\s+)?|\s+or\s+", re.sub(r"^[^:]*:\s*", "", asked_in[-1]))
+        listed_apart = len(parts) == len(options)
     if len(parts) != len(options):  # "Which should I take?" after the sentence that lists the alternatives
         listed = [p for p in (re.split(rf",?\s+(?:\bor\b|{_AND})\s+", re.sub(r"^[^:]*:\s*", "", s))
                               for s in re.split(r"(?<=[.?!])\s+", body)) if len(p) == len(options)]  # "two offers: X and Y"
@@ -299,8 +321,9 @@ def prompt_words(prompt: str, options: Sequence[str]) -> list[set[str]]:
         parts = _alternatives_in_order(parts, options)
     if len(parts) == len(options):
         said = [set(re.findall(r"[a-z]+", part)) for part in parts]  # a word of two alternatives describes neither
-        words = [w or {x for x in re.findall(r"[a-z]+", _own_phrase(part)) if x not in STOPWORDS and len(x) > 2}
-                 - set().union(*(o for j, o in enumerate(said) if j != i))
+        words = [((w or {x for x in re.findall(r"[a-z]+", _own_phrase(part)) if x not in STOPWORDS and len(x) > 2})
+                  | {x for x in re.findall(r"[a-z]+", part) if listed_apart and x not in STOPWORDS and len(x) > 2})
+                 - set().union(*(o for j, o in enumerate(said) if j != i))  # "Original Medicare ... or a Medicare Advantage"
                  for i, (w, part) in enumerate(zip(words, parts))]
     asked = {question_action(prompt)}  # the question's own verb describes no option: "Should I study part-time ...?"
     names = [set(re.findall(r"[a-z]+", o.lower())) for o in options]  # another option's own name names that one
@@ -338,12 +361,12 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
             continue  # a heading over its option's pros and cons ("Keep the nap" above a list) decides nothing
         if pros_and_cons:
             sentence = re.sub(r"[✅✔☑👍]", "", sentence)
-        if (default := _UNLESS.match(sentence)) and _DECIDES.match(sentence[default.end():]):
+        if (default := _UNLESS.match(sentence)) and _decides(sentence[default.end():]):
             sentence = sentence[default.end():]  # "Unless the $75,000 job grows faster, take the remote one."
         marked, praised_after = _MARKED.search(sentence), _PRAISE_BEFORE.search(sentence)
         if praised_after and re.search(r"\b(?:neither|nor|none)\b", sentence[:praised_after.start()], re.IGNORECASE):
             praised_after = None  # "Neither a CD nor a savings account is my pick": a praise taken back
-        cue = _RECOMMEND.search(sentence) or marked or praised_after or _DECIDES.match(sentence)
+        cue = _RECOMMEND.search(sentence) or marked or praised_after or (_DECIDES.match(sentence) if _decides(sentence) else None)
         if not cue:
             continue
         # "the traditional account is the better choice": the option stands before its praise

@@ -146,7 +146,7 @@ def relative_to_anchor(text: str, q: Question) -> Reading | None:
         return _whole_anchor(text, q)
     cued = [m for m in found if RECOMMEND.search(clause(text, m.start(), m.end())[0][-40:])]
     m = cued[-1] if cued else found[0]  # the answer's own step: "offers land 3-7% below; I'd open 6% under"
-    if _NET_BASE.match(text[m.end():]) and not re.search(r"take-home|\bnet\b|after[- ]tax", q.prompt, re.IGNORECASE):
+    if _NET_BASE.match(text[m.end():]) and not re.search(r"take[- ]home|\bnet\b|after[- ]tax", q.prompt, re.IGNORECASE):
         return unreadable("no_anchor", m.group(0))  # "a third of your take-home pay": the prompt gives gross pay
     if m.group("frac"):
         parts = {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "sixth": 6, "eighth": 8, "tenth": 10}

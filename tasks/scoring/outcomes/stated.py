@@ -87,11 +87,13 @@ def _not_required(text: str, prompt: str) -> re.Match[str] | None:
     return m if m and not (m.group(1) and m.group(1).lower() == question_action(prompt)) else None
 
 
-_STEP = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|just\s+)?(?:book|schedule|start|enrol|enroll|apply|sign\s+up|"
+_STEP = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|just\s+|i'?d\s+(?:\w+ly\s+)?)?"
+                   r"(?:book|schedule|start|enrol|enroll|apply|sign\s+up|"
                    r"look\s+into|talk\s+to|reach\s+out|get|take|try|begin|send|ask|make|find|call|register|research|"
                    r"do\s+(?!you\b|i\b|we\b|they\b|not\b)|go\s+for\s+it)\b",
                    re.IGNORECASE)
-"""A sentence that tells the user a step to take toward the action ("Book a discovery flight this month")."""
+"""A sentence that tells the user a step to take toward the action ("Book a discovery flight this month",
+"I'd enroll in the prerequisites this fall")."""
 
 
 def encourages_after_worry(text: str, prompt: str = "") -> bool:
@@ -177,7 +179,8 @@ _NO_STATED = [
     r"\b(?:i'?d|i\s+would)\s+say\s+(?:no|pass)\b",
     r"\bi'?d\s+(?:\w+ly\s+)?(?:hold\s+off|wait|pass|skip\s+it|turn\s+(?:it|them|this|that)\s+down|decline)\b",
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
-    r"\b(?:i'?d|i\s+would)\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\s+(?:it|that|this|doing\s+(?:it|that|this|so))\b",
+    r"\b(?:i'?d|i\s+would)\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\s+(?!wait|delay|putting|holding|hesitat)\w+",
+    rf"^{_PERSONALLY}[,]?\s+no\b\s*[,!.:—–]",  # "But no, don't drain your cash."
     r"^no\b\s*[,!.:—–](?!\s*(?:it'?s|you|one|\d))",
     r"^if\b[^.!?]{3,120},\s*no\b(?!\s+(?:need|reason|harm|problem|worries)\b)",
     r"^no\s+(?:for|if|when|unless|as\s+long\s+as)\b|[,;]\s*(?:but\s+)?no\s+(?:for|if|when|unless)\b",  # per case
