@@ -183,3 +183,18 @@ def test_a_similarity_gap_with_a_small_paired_t_p_is_a_finding_without_its_inter
     assert verdicts(few)[0].beyond_noise is False  # fewer than 10 prompts: the t reference is not trusted
     cosine = rows.assign(metric="cosine_similarity")
     assert verdicts(cosine)[0].beyond_noise is False  # embeddings are reported, never judged
+
+
+def test_a_family_that_counts_its_own_skipped_pairs_is_not_named_beside_the_others() -> None:
+    from equilens.tasks.reporting.families import family_report
+
+    assert family_report("identity").names_skipped_pairs is False
+    assert family_report("counterfactual").names_skipped_pairs is True
+    rows = pd.DataFrame([
+        _row("strict_sentiment_parity", "male", "female", 0.08, noise_floor=0.02, gap=0.06, gap_ci=[0.03, 0.09],
+             p_value=0.001, p_holm=0.003, prompts=16, min_detectable_gap=0.04),
+        _row("strict_sentiment_parity", "male", "neutral", None, skipped="no prompt where ..."),
+        _row("outcome_gap", "female", "male", None, family="identity", skipped="fewer than two prompts ..."),
+    ])
+    (v,) = verdicts(rows)
+    assert "1 pair(s) could not be compared (male vs neutral)" in v.sentence, v.sentence

@@ -23,11 +23,15 @@ FamilyGlance = Callable[[Any], str]  # (one of the family's verdicts) -> its HTM
 class FamilyReport:
     """``verdicts``: the family's verdicts in place of the one shared family verdict; ``evidence``:
     the answers the report shows for a run that computed the family; ``glance``: the figure of one of
-    its verdicts in the report's glance, its gaps signed. Each may be None."""
+    its verdicts in the report's glance, its gaps signed. Each may be None. ``names_skipped_pairs``:
+    whether an attribute's verdict ends by naming the pairs of this family that could not be compared;
+    False for a family whose skipped pairs are expected and counted by a metric of its own (a pair of
+    identity cells without two prompts read on both sides counts in ``unparsed_outcome_rate``)."""
 
     verdicts: FamilyVerdicts | None = None
     evidence: FamilyEvidence | None = None
     glance: FamilyGlance | None = None
+    names_skipped_pairs: bool = True
 
 
 def _declared() -> None:

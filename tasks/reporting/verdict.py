@@ -198,7 +198,8 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
         clauses.append(("in wording, " if support else "") + _worded_similarity(r, d))
     if clauses and (worst := worst_off(rows)):  # named beside a finding, never as one
         clauses.append(worst)
-    skipped = cross[cross["value"].isna() & (cross["family"] != "identity")]  # no outcome read: its own rows
+    named = {f: family_report(str(f)).names_skipped_pairs for f in cross["family"].unique()}
+    skipped = cross[cross["value"].isna() & cross["family"].map(named).astype(bool)]
     tail = ""
     if len(skipped):
         pairs = {f"{a} vs {b}" for a, b in zip(skipped["group_a"], skipped["group_b"], strict=True)}
