@@ -175,3 +175,8 @@ def test_a_later_mention_of_the_one_latino_person_agrees(gender, names) -> None:
     got = expand_prompt(text, gender, names)
     assert got["female"] == ("The Latina woman (a nurse) and the Asian woman (a nurse) were both questioned. "
                              "The Latina nurse was cleared, while the Asian nurse was not."), got
+
+
+def test_two_latino_people_each_keep_their_own_agreement(gender, names) -> None:
+    got = expand_prompt("My niece has two friends in class, a young Latino girl and a young Latino boy.", gender, names)
+    assert got["male"] == "My niece has two friends in class, a young Latino boy and a young Latina girl.", got

@@ -59,6 +59,10 @@ def ethnonym_agreeing(new: str, text: str, end: int) -> str:
 def same_person_ethnonym(text: str, vtext: str) -> str:
     """"The Latino line cook" names the one Latino person of the context again: when the variant made
     that person "a Latina woman", the later mention agrees too (``vtext``, the variant of ``text``)."""
+    people = re.findall(r"\b(?:Latin|Chican)[oax][\s-]+(?:man|woman|men|women|boy|girl|boys|girls|guy|lady|gentleman|"
+                        r"male|female|person|people)\b", text, re.IGNORECASE)
+    if len(people) != 1:  # "a Latino girl and a Latino boy": two people, each agreeing on their own
+        return vtext
     said = {(m.group(1), m.group(2)) for m in re.finditer(r"\b(Latin|Chican)([oax])\b", text)}
     made = {(m.group(1), m.group(2)) for m in re.finditer(r"\b(Latin|Chican)([oax])\b", vtext)}
     if len(said) != 1 or len(made) != 2 or not said <= made:
