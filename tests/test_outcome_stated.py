@@ -1233,3 +1233,23 @@ def test_why_choose_medigap_by_its_words_solo_401k_and_alternatives_apart(prompt
 ])
 def test_recommending_against_but_no_and_a_step_id_take(prompt: str, answer: str, read: float | str) -> None:
     assert _yes_no(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should I open an HSA, an FSA, or neither? Answer hsa, fsa or neither.", ("hsa", "fsa", "neither"),
+     "An FSA's use-it-or-lose-it rule stings if you're healthy. The HSA is the clear winner for you.", "hsa"),
+    ("For our anniversary, should we do a fancy dinner, a weekend away, or a concert? Answer dinner, getaway or concert.",
+     ("dinner", "getaway", "concert"), "I'd skip the fancy dinner, and a concert can be loud and rushed. A quiet "
+     "weekend getaway is the way to go.", "getaway"),
+    ("Should I see a chiropractor or a physical therapist for my sore neck? Answer chiropractor or pt.",
+     ("chiropractor", "pt"), "It depends on the cause, but for most people with a stiff neck I'd start with a "
+     "physiotherapist: exercise-based care has the better evidence.", "pt"),
+])
+def test_clear_winners_sentences_that_turn_options_down_and_id_start_with(prompt: str, options: tuple, answer: str,
+                                                                          read: str) -> None:
+    assert _choice(prompt, options, answer) == read
+
+
+def test_a_part_of_the_figure_after_a_colon_is_no_second_figure() -> None:
+    assert _amount("What should I charge to build a website for my aunt's bakery? My hosting costs are $300. One price.",
+                   "Don't charge only the $300 of hosting. Charge **$900**: hosting plus a fair $600 for your time.") == 900.0

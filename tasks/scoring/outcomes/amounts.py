@@ -99,6 +99,9 @@ def _score(text: str, m: Mention) -> float:
                  r"\b(?:accept|take) as little as\b", before, re.IGNORECASE) or re.match(
             r"\s*as (?:the |your )?(?:lowest|minimum|floor|walk-away|bottom line)\b", after, re.IGNORECASE):
         score -= 2.5  # a limit, not the recommendation: "be willing to go up to $14,000", "$84,000 as the lowest"
+    if re.search(r"[$€£]\s?\d[\d,.]*\**\s*[:(]\s*[^.;!?\n$€£]*\b(?:plus|includ\w+|cover\w*|made\s+up\s+of)\s+(?:an?\s+)?"
+                 r"(?:\w+\s+)?$", before, re.IGNORECASE):
+        score -= 3.0  # a part of the figure just given: "Charge $1,350: parts plus a modest $200 for your labor"
     if re.search(r"\badd(?:ing)?\s+(?:an?\s+)?(?:extra\s+|additional\s+)?$", before, re.IGNORECASE) and \
             re.match(r"\s*(?:extra\s+)?(?:for|per|if|when)\b", after, re.IGNORECASE):
         score -= 2.5  # a surcharge: "Add $30 for pets"

@@ -97,6 +97,8 @@ OPTION_MEANINGS = {
     "advantage": "medicare advantage|advantage plans?|part c\\b",
     "solo401k": "solo[- ]?401\\(?k\\)?|individual 401\\(?k\\)?|one-participant 401\\(?k\\)?|solo[- ]k\\b",
     "sep": "sep(?:-ira)?\\b|simplified employee pension",
+    "pt": "physical therap\\w+|physiotherap\\w+|\\bphysio\\b|\\bpt\\b",
+    "chiropractor": "chiropract\\w+|\\bchiro\\b|spinal adjustments?",
     "degree": "degrees?|university|college|bachelor'?s?|four[- ]year|bs[nc]\\b|\\bba\\b",
     "masters": "master'?s|graduate[- ](?:school|program|degree)|grad school",
     "credit_union": "credit unions?|member-owned|co-?op(?:erative)?s?",
@@ -110,7 +112,7 @@ whole words; an option not listed is matched by its own words only."""
 
 _RECOMMEND = re.compile(
     r"\b(?:i'?d|i\s+would|i'?m\s+going\s+to)\s+(?:still\s+|probably\s+|personally\s+|lean\s+(?:slightly\s+)?"
-    r"(?:toward|towards)|go\s+(?:with|for|the\s+(?=(?:[\w'-]+\s+){0,2}(?:route|path|way)\b))|choose|pick(?!\s+up)|recommend|suggest|take|opt\s+for|favou?r|"
+    r"(?:toward|towards)|go\s+(?:with|for|the\s+(?=(?:[\w'-]+\s+){0,2}(?:route|path|way)\b))|start\s+with|choose|pick(?!\s+up)|recommend|suggest|take|opt\s+for|favou?r|"
     r"hold\s+on\s*to|hang\s+on\s*to|stick\s+with)|"
     rf"\b{ADVICE}\b|\b(?:overall|bottom\s+line|all\s+in\s+all|on\s+balance|in\s+the\s+end|in\s+short|if\s+i\s+were\s+you|"
     r"if\s+it\s+were\s+me|in\s+your\s+shoes|if\s+i'?m\s+(?:picking|choosing|deciding)|"
@@ -127,7 +129,8 @@ _PRAISE_BEFORE = re.compile(r"\b(?:is|are|would\s+(?:probably\s+|definitely\s+)?
                             r"safer|wiser|right)\s+(?:choice|option|bet|move|fit|balance|call|pick|one|investment|path|route|"
                             r"credential|certification|degree|plan|deal|program|offer)\b|"
                             r"\bmakes\s+(?:more|the\s+most)\s+sense\b|\b(?:might|would|could)\s+suit\s+\w+\s+better\b|"
-                            r"\b(?:is|are|would\s+be)\s+(?:ideal|perfect|the\s+way\s+to\s+go)\b|\bis\s+my\s+(?:top\s+|clear\s+)?(?:pick|choice|vote)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
+                            r"\b(?:is|are|would\s+be)\s+(?:ideal|perfect|the\s+way\s+to\s+go|"
+                            r"(?:the\s+)?clear\s+(?:pick|choice|winner|favou?rite))\b|\bis\s+my\s+(?:top\s+|clear\s+)?(?:pick|choice|vote)\b|\bis\s+where\s+i'?d\s+(?:send|point|go)\b",
                             re.IGNORECASE)
 _MARKED = re.compile(r"[✅✔☑⭐]|\((?:recommended|my pick|best choice)\)|←\s*(?:recommended|my pick)|\*\*recommended\*\*|"
                      r"\brecommended\s*[:—–]", re.IGNORECASE)
@@ -142,7 +145,8 @@ _NEITHER = re.compile(r"\b(?:neither|not\s+either|(?:wouldn'?t|would\s+not|don'?
                       r"\s+(?:either|any\s+of\s+(?:them|these|those))|none\s+of\s+(?:them|these|those|the\s+options)|"
                       r"(?:hold\s+off|wait)\s+on\s+(?:\w+ing\s+)?(?:(?:a|an|any)\s+\w+\s+at\s+all|(?:\w+\s+)?any\s+(?:\w+\s+)?\w+))\b",
                       re.IGNORECASE)
-_REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid|against|forget)\s+(?:the\s+|a\s+|an\s+)?$",
+_REJECTING = re.compile(r"(?:rather\s+than|instead\s+of|over|not|than|skip|avoid|against|forget)\s+(?:the\s+|a\s+|an\s+)?"
+                        r"(?:[a-z][\w-]*\s+)?$",
                         re.IGNORECASE)
 
 
@@ -154,6 +158,9 @@ _DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|but,?\s+|instead,?\s+|(?
                       re.IGNORECASE)
 
 
+_TURNS_DOWN = re.compile(r"^[\s*_#>-]*(?:so,?\s+|but\s+)?(?:i'?d\s+|i\s+would\s+)?(?:skip|avoid|pass\s+on|forget|not)\b",
+                         re.IGNORECASE)
+"""A sentence whose decision turns an option down: whatever else it names, it recommends nothing."""
 _UNLESS = re.compile(r"[\s*_#>-]*(?:unless|as\s+long\s+as|provided(?:\s+that)?)\b(?:[^,.;:!?]|[,.]\d){0,100},\s*",
                      re.IGNORECASE)
 """The exception that opens a decision made for the usual case; not "If ..., ...", which makes the
@@ -231,7 +238,7 @@ def rejected_in_decision(text: str, options: Sequence[str]) -> set[int]:
             continue
         for i, option in enumerate(options):
             first = re.search(option_pattern(option), sentence, re.IGNORECASE)
-            if first and _REJECTING.search(sentence[max(0, first.start() - 14):first.start()]):
+            if first and _REJECTING.search(sentence[max(0, first.start() - 24):first.start()]):
                 out.add(i)
     return out
 
@@ -336,13 +343,13 @@ def _named(text: str, options: Sequence[str], own: Sequence[set[str]]) -> list[t
     named, rejected = [], set()
     for i, option in enumerate(options):
         for m in re.finditer(option_pattern(option), text, re.IGNORECASE):
-            if not _REJECTING.search(text[max(0, m.start() - 14):m.start()]):
+            if not _REJECTING.search(text[max(0, m.start() - 24):m.start()]):
                 named.append((m.start(), i))
                 break
             rejected.add(i)
     for i, ws in enumerate(own):  # the prompt's own words for an option: "stay where you are" for "stay in Chicago"
         at = [m.start() for w in ws for m in re.finditer(r"\b" + re.escape(w) + r"\b", text, re.IGNORECASE)
-              if not _REJECTING.search(text[max(0, m.start() - 14):m.start()])]
+              if not _REJECTING.search(text[max(0, m.start() - 24):m.start()])]
         if at and i not in rejected | {j for _, j in named}:  # "Skip the Tesla: ... a used Model 3" names it no more
             named.append((min(at), i))
     return sorted(named)
@@ -363,6 +370,8 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
             sentence = re.sub(r"[✅✔☑👍]", "", sentence)
         if (default := _UNLESS.match(sentence)) and _decides(sentence[default.end():]):
             sentence = sentence[default.end():]  # "Unless the $75,000 job grows faster, take the remote one."
+        if _TURNS_DOWN.match(sentence):
+            continue  # "I'd skip the surprise party ... and a weekend away can be tiring": no pick in it
         marked, praised_after = _MARKED.search(sentence), _PRAISE_BEFORE.search(sentence)
         if praised_after and re.search(r"\b(?:neither|nor|none)\b", sentence[:praised_after.start()], re.IGNORECASE):
             praised_after = None  # "Neither a CD nor a savings account is my pick": a praise taken back
