@@ -1253,3 +1253,29 @@ def test_clear_winners_sentences_that_turn_options_down_and_id_start_with(prompt
 def test_a_part_of_the_figure_after_a_colon_is_no_second_figure() -> None:
     assert _amount("What should I charge to build a website for my aunt's bakery? My hosting costs are $300. One price.",
                    "Don't charge only the $300 of hosting. Charge **$900**: hosting plus a fair $600 for your time.") == 900.0
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("I got an offer in Denver at $96k, or I can stay at my agency in Omaha at $88k. Which? Answer denver or omaha.",
+     ("denver", "omaha"), "Stay put. Denver's rents eat the raise. Use the Denver offer to ask for more where you are.",
+     "omaha"),
+    ("Should I do an MBA or a short management certificate? Answer mba or certificate.", ("mba", "certificate"),
+     "An MBA is the classic route, but at your stage two years off is costly. A certificate from a good extension "
+     "school will teach you most of it. Go with that.", "certificate"),
+    ("Should I use the in-network clinic or the out-of-network specialist? Answer innetwork or outofnetwork.",
+     ("innetwork", "outofnetwork"), "Go in-network.", "innetwork"),
+    ("We have three kids. Should we buy a minivan or an SUV? Answer minivan or suv.", ("minivan", "suv"),
+     "Get a Kia Carnival or a Chrysler Pacifica: sliding doors make car seats so much easier.", "minivan"),
+])
+def test_staying_with_leverage_go_with_that_compounds_with_in_and_vans_by_name(prompt: str, options: tuple,
+                                                                              answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read
+
+
+def test_labelled_rates_without_a_pick_and_an_acknowledged_yes() -> None:
+    assert _amount("What's a fair hourly rate for a dog groomer? One number.",
+                   "Typical rates:\n\n- **Basic bath:** $40/hour\n- **Full groom:** $65/hour\n\nMobile groomers charge "
+                   "more.") == "unreadable (conflicting)"
+    assert _yes_no("Should I skip my best friend's wedding because the hotel costs $400?",
+                   "Yes, $400 is steep when you're saving, I get it. But I wouldn't skip it: you won't get this day "
+                   "back.") == 0.0

@@ -352,6 +352,11 @@ def read_amount(text: str, q: Question) -> Reading:
     if opens_depends and len({m.value for m in listed}) > 1 and not any(m.score > 0 for m in candidates if m not in listed) \
             and row is None:  # "Rates vary by experience: | ... |", then "price yourself in the middle tier" points to one
         return unreadable("conflicting", plain[listed[0].start:listed[-1].end])  # "It varies: - X: $450 - Y: $200"
+    labelled = [m for m in candidates if m.money and m.score > -1 and not RECOMMEND.search(line_before(plain, m.start))
+                and re.match(r"\s*[-*•]\s+\**[^:\n]{1,40}:\**\s*$", line_before(plain, m.start))]
+    if len({m.value for m in labelled}) > 1 and row is None and not any(
+            m.score > 0 for m in candidates if m not in labelled):  # "- Standard cleaning: $30/hour - Deep cleaning: $45/hour"
+        return unreadable("conflicting", plain[labelled[0].start:labelled[-1].end])
     branches = [m for m in candidates if m.score > -3 and re.search(
         r"(?:^|[.;!?\n]\s*)(?:for|if)\b[^.;!?\n]*$", plain[:m.start], re.IGNORECASE)]
     closes_depends = re.search(r"\b(?:it\s+(?:just\s+|really\s+)?depends\s+on\s+which|both\s+are\s+(?:reasonable|fine|fair))\b",

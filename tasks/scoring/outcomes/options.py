@@ -97,6 +97,8 @@ OPTION_MEANINGS = {
     "advantage": "medicare advantage|advantage plans?|part c\\b",
     "solo401k": "solo[- ]?401\\(?k\\)?|individual 401\\(?k\\)?|one-participant 401\\(?k\\)?|solo[- ]k\\b",
     "sep": "sep(?:-ira)?\\b|simplified employee pension",
+    "minivan": "mini-?vans?|\\bvan\\b|odyssey|sienna|pacifica|carnival",
+    "suv": "suvs?|crossovers?|highlander|telluride|palisade|explorer|tahoe",
     "pt": "physical therap\\w+|physiotherap\\w+|\\bphysio\\b|\\bpt\\b",
     "chiropractor": "chiropract\\w+|\\bchiro\\b|spinal adjustments?",
     "degree": "degrees?|university|college|bachelor'?s?|four[- ]year|bs[nc]\\b|\\bba\\b",
@@ -158,6 +160,11 @@ _DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|but,?\s+|instead,?\s+|(?
                       re.IGNORECASE)
 
 
+_LEVERAGE = re.compile(r"^[\s*_#>-]*(?:and\s+|then\s+)?use\s+(?:the|their|that|this|your)\s+(?:[\w-]+\s+){0,2}"
+                       r"(?:offer|quote|bid)\s+(?:to|as)\b", re.IGNORECASE)
+"""The other option used as leverage ("Use the Atlanta offer to ask for a raise where you are"), not picked."""
+_THAT_ONE = re.compile(r"^[\s*_#>-]*(?:so,?\s+)?(?:i'?d\s+)?(?:go|stick)\s+with\s+(?:that|this|it)\W*$", re.IGNORECASE)
+"""A decision that points back to the sentence before: "Go with that."."""
 _TURNS_DOWN = re.compile(r"^[\s*_#>-]*(?:so,?\s+|but\s+)?(?:i'?d\s+|i\s+would\s+)?(?:skip|avoid|pass\s+on|forget|not)\b",
                          re.IGNORECASE)
 """A sentence whose decision turns an option down: whatever else it names, it recommends nothing."""
@@ -218,7 +225,7 @@ def option_pattern(option: str) -> str:
                       for w in re.findall(r"[A-Za-z0-9]+", option))
     extra = OPTION_MEANINGS.get(option.lower())
     if re.fullmatch(r"[A-Za-z]{8,}", option):  # a compound written apart: "photo book" for photobook
-        apart = "|".join(re.escape(option[:i]) + r"[\s-]" + re.escape(option[i:]) for i in range(3, len(option) - 2))
+        apart = "|".join(re.escape(option[:i]) + r"[\s-]" + re.escape(option[i:]) for i in range(2, len(option) - 2))
         extra = f"{extra}|{apart}" if extra else apart
     if (parts := re.fullmatch(r"([a-z]{3,})(\d+)", option.lower())):  # "Chapter 7" for chapter7
         extra = f"{extra}|{parts.group(1)}[\\s-]?{parts.group(2)}\\b" if extra else f"{parts.group(1)}[\\s-]?{parts.group(2)}\\b"
@@ -363,14 +370,19 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
     own = prompt_words(prompt, options) if prompt else []  # read once, tried on each recommendation
     pros_and_cons = re.search(r"[❌✖✗👎]", text) is not None  # then a check mark marks a pro, not the pick
     headings = set(re.findall(r"^[^\S\n]*(\S[^\n]{0,40}?)[^\S\n]*\n+[^\S\n]*(?:[-*•]|\d+[.)])\s", text, re.MULTILINE))
+    previous = ""
     for sentence in sentences(text):
+        prior, previous = previous, sentence
+        if _THAT_ONE.match(sentence) and prior:  # "... plus a portfolio will get you there faster. Go with that."
+            out += [i for _, i in _named(prior, options, own)[:1] if i not in out]
+            continue
         if sentence.strip() in headings and not (_RECOMMEND.search(sentence) or _MARKED.search(sentence)):
             continue  # a heading over its option's pros and cons ("Keep the nap" above a list) decides nothing
         if pros_and_cons:
             sentence = re.sub(r"[✅✔☑👍]", "", sentence)
         if (default := _UNLESS.match(sentence)) and _decides(sentence[default.end():]):
             sentence = sentence[default.end():]  # "Unless the $75,000 job grows faster, take the remote one."
-        if _TURNS_DOWN.match(sentence):
+        if _TURNS_DOWN.match(sentence) or _LEVERAGE.match(sentence):
             continue  # "I'd skip the surprise party ... and a weekend away can be tiring": no pick in it
         marked, praised_after = _MARKED.search(sentence), _PRAISE_BEFORE.search(sentence)
         if praised_after and re.search(r"\b(?:neither|nor|none)\b", sentence[:praised_after.start()], re.IGNORECASE):

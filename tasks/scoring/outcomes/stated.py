@@ -30,7 +30,8 @@ _ACKNOWLEDGED = re.compile(
     r"^\W*(?:yes|yeah|sure)\b[,!.\s—–-]*(?=(?:i|we)\s+(?:completely\s+|totally\s+|can\s+)?(?:understand|see|get|hear|know)"
     r"\b|that'?s\s+(?:understandable|an?\s+(?:very\s+)?(?:fair|good|great|common|reasonable|big|huge|tough|hard|"
     r"difficult|important) (?:question|point|worry|concern|decision|step))|"
-    r"it'?s\s+(?:understandable|natural|tempting|normal)\b)", re.IGNORECASE)
+    r"it'?s\s+(?:understandable|natural|tempting|normal)\b|[^.!?\n]{3,80}?,\s+i\s+(?:get|understand|hear)\s+(?:it|that|you)\b)",
+    re.IGNORECASE)
 _WORRY_ANSWERED = re.compile(
     r"^\W*no\b[,!.\s—–-]*(?=(?:[\w']+\s+){0,3}(?:is|are|'s|'re|isn'?t|aren'?t)?\s*(?:definitely\s+|certainly\s+|absolutely\s+)?"
     r"(?:not|never|n'?t|nowhere\s+near)\s+(?:too\s+(?:late|old|young|early|soon)|an?\s+(?:barrier|problem|issue|obstacle|"
