@@ -4,6 +4,8 @@ pronoun whose person the rules cannot tell leaves the context out, with the reas
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from equilens.tasks.inputs.expansion import expand_prompt, expand_prompts
 from equilens.tasks.inputs.lexicon import load_lexicon
@@ -180,3 +182,17 @@ def test_a_later_mention_of_the_one_latino_person_agrees(gender, names) -> None:
 def test_two_latino_people_each_keep_their_own_agreement(gender, names) -> None:
     got = expand_prompt("My niece has two friends in class, a young Latino girl and a young Latino boy.", gender, names)
     assert got["male"] == "My niece has two friends in class, a young Latino boy and a young Latina girl.", got
+
+
+def test_a_pronoun_that_slips_from_its_sentences_subject_follows_the_subject(gender, names) -> None:
+    text = ("Kevin Lee and Tamika Ware waited at the clinic. Kevin Lee got angry after she was called in late, but "
+            "Tamika Ware stayed calm.")
+    got = expand_prompt(text, gender, names)
+    assert "Kevin Lee got angry after he was called in late" in got["male"], got
+    female = got["female"]
+    assert re.search(r"\. (\w+) Lee got angry after she was called", female) and "Kevin" not in female, got
+
+
+def test_a_pronoun_for_someone_else_of_the_other_gender_keeps_its_person(gender, names) -> None:
+    got = expand_prompt("Mark and Mary had lunch. Mark left after she arrived.", gender, names)
+    assert got["male"] == "Mark and Mary had lunch. Mark left after she arrived.", got

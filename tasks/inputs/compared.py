@@ -63,6 +63,8 @@ _DETERMINED = re.compile(
     r"\b(?:(?:group|couple|pair|bunch|crowd|line|team)\s+of|the|these|those|a|an|this|that|two|three|four|"
     r"five|both|some|many|several|few|other|all|my|your|his|her|their|our|its|of\s+the)\s+(?:[\w-]+\s+)?$",
     re.IGNORECASE)
+_CLAUSE_OPENS = re.compile(r"\b(?:after|as|because|when|while|since|until|before|so|and)\s+$", re.IGNORECASE)
+"""A subordinate clause about to tell what its subject does: "Steven started yelling after | she was able"."""
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*\s+")
 _SINGULAR_BEFORE = re.compile(r"\b(?:the|a|an|this|that|my|your|our|their|his|her)\s+(?:[\w-]+\s+)?$",
                               re.IGNORECASE)
@@ -132,6 +134,12 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
         before = [(o, k) for o, k in zip(found, kinds, strict=True) if o.end <= s.start and k != "pronoun"
                   and o.group == s.group and (k == "principal" or not _plural_term(o))]
         principal = any(k == "principal" for _, k in before)
+        here = [o for o in principals if _sentence_start(ends, s.start, back=0) <= o.start and o.end <= s.start]
+        if len(here) == 1 and here[0].is_name and here[0].group != s.group and s.subject and before \
+                and all(k == "principal" for _, k in before) and _CLAUSE_OPENS.search(text, max(0, s.start - 12), s.start) \
+                and _contrasted(text, s, principals, ends):
+            out[i] = replace(s, group=here[0].group)  # "Steven started yelling after she ..., but Latasha": the text's slip
+            continue
         others = [o.surface for o, k in before if k != "principal"]
         others += _ungendered_people(text, _sentence_start(ends, s.start, back=1), s.start, found, principals)
         if principal and others:
@@ -140,6 +148,16 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
         if others:
             out[i] = replace(s, group=s.group + KEPT)
     return Compared(out)
+
+
+def _contrasted(text: str, pronoun: Source, principals: Sequence[Source], ends: list[int]) -> bool:
+    """Is a person of the pronoun's own group set against the sentence's subject later in the same
+    sentence ("Tyrone was waiting to speak as she does in every meeting, but Winnie ...")? Then the
+    pronoun cannot mean that later person, and a pronoun of the other gender is the text's slip for its
+    subject (BBQ templates filled with names of either gender)."""
+    end = next((e for e in ends if e > pronoun.end), len(text))
+    return any(o.group == pronoun.group and pronoun.end < o.start < end
+               and re.search(r"\b(?:but|while|whereas)\s+$", text[max(0, o.start - 10):o.start]) for o in principals)
 
 
 def _kind(text: str, s: Source, lexicon: Lexicon) -> str:
