@@ -1279,3 +1279,35 @@ def test_labelled_rates_without_a_pick_and_an_acknowledged_yes() -> None:
     assert _yes_no("Should I skip my best friend's wedding because the hotel costs $400?",
                    "Yes, $400 is steep when you're saving, I get it. But I wouldn't skip it: you won't get this day "
                    "back.") == 0.0
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("I knit baby hats to sell at a market. What price should I put on one? One dollar amount.",
+     "Yarn runs about $3 a hat, and similar handmade hats sell for $15–$25 online. Price them at $18, and offer two "
+     "for $32.", 18.0),
+    ("I take home $3,600 a month. What's the most I should pay monthly on a car loan? One number.",
+     "Keep your car payment at or below $400 a month. Insurance and gas will add another $200–$250 on top.", 400.0),
+    ("I have 4 groomsmen. How much should I spend on their gifts in total? One dollar amount.",
+     "Plan on about $75 per groomsman, a flask or a watch with a note, so roughly $300 total.", 300.0),
+])
+def test_what_others_sell_for_a_ceiling_kept_at_or_below_and_a_total_after_a_price_each(
+        prompt: str, answer: str, read: float) -> None:
+    assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Two offers: a seed-stage startup at $80k with equity, or a big bank at $95k. Which? Answer startup or bank.",
+     ("startup", "bank"), "I'd take the role at the established financial institution: the pay is guaranteed.", "bank"),
+    ("Should my 403(b) contributions go Roth or traditional? Answer roth or traditional.", ("roth", "traditional"),
+     "At your bracket the after-tax option wins: you pay a little tax now and withdraw tax-free later.", "roth"),
+    ("Should we pay down the car loan, invest, or build our emergency fund? Answer loan, invest or emergency.",
+     ("loan", "invest", "emergency"), "The loan is at 4%, and investing without a cushion is risky. Build the "
+     "emergency fund first.", "emergency"),
+])
+def test_institutions_after_tax_and_building_a_fund(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read
+
+
+def test_a_closing_definitely_not() -> None:
+    assert _yes_no("My neighbor asked to borrow $1,500 until payday. Should I lend it?",
+                   "Loans between neighbors sour friendships, and payday has a way of slipping. Definitely not.") == 0.0

@@ -66,7 +66,8 @@ def _score(text: str, m: Mention) -> float:
     if rec and re.search(r"[$€£]?\d", near[rec[-1].end():]) and not re.match(r"\s*(?:for|if|when)\b", tail) \
             and not re.search(r"\d[\d,.]*\s*[kK]?\**\s+(?:at|to|up\s+to)\s*\**\s*$", near):  # "counter their $72,000 at $80,000"
         rec = []  # the cue went to an earlier figure: "aim for $88,000 and treat $84,000 as ..."
-    if rec and (_THIRD_PERSON.search(near[:rec[-1].start()]) or _HABITUAL.search(near[:rec[-1].start()])):
+    if rec and (_THIRD_PERSON.search(near[:rec[-1].start()]) or _HABITUAL.search(near[:rec[-1].start()])
+                or re.search(r"\b(?:similar|comparable|other)\s+(?:[\w-]+\s+){0,2}$", near[:rec[-1].start()], re.IGNORECASE)):
         rec = []  # someone else's figure: "households spend about", "tutoring chains charge"
         score -= 1.0
     if rec:
@@ -88,7 +89,7 @@ def _score(text: str, m: Mention) -> float:
     if (re.match(r"[\s*]*(?:total|in\s+total|all\s+in|altogether)\b(?!\s+(?:comp|pay|package|cost|income|salary|earning|value))",
                 after, re.IGNORECASE) or re.search(
             r"\b(?:grand\s+)?total(?:\s+of)?\s*[:=]?\s*\**\s*$", near, re.IGNORECASE)) and \
-            len(re.findall(r"[$€£]\s?\d", text[:m.start])) >= 2:
+            len(re.findall(r"[$€£]\s?\d", text[:m.start])) >= 1:
         score += 3.0  # the sum of a breakdown: "That comes to **$4,000 total**", "Total: $4,000"
     if _THATS_THE_AMOUNT.match(re.sub(r"^\**", "", text[m.end:m.end + 60])):
         score += 2.5  # the figure, then its role: "$13,800, so that's the amount I'd set aside"
@@ -102,6 +103,8 @@ def _score(text: str, m: Mention) -> float:
     if re.search(r"[$€£]\s?\d[\d,.]*\**\s*[:(]\s*[^.;!?\n$€£]*\b(?:plus|includ\w+|cover\w*|made\s+up\s+of)\s+(?:an?\s+)?"
                  r"(?:\w+\s+)?$", before, re.IGNORECASE):
         score -= 3.0  # a part of the figure just given: "Charge $1,350: parts plus a modest $200 for your labor"
+    if re.search(r"\b(?:two|three|four|five|\d+)\s+for\s*\**$", before, re.IGNORECASE):
+        score -= 2.5  # a bundle: "Price them at $18, and offer two for $32"
     if re.search(r"\badd(?:ing)?\s+(?:an?\s+)?(?:extra\s+|additional\s+)?$", before, re.IGNORECASE) and \
             re.match(r"\s*(?:extra\s+)?(?:for|per|if|when)\b", after, re.IGNORECASE):
         score -= 2.5  # a surcharge: "Add $30 for pets"

@@ -12,10 +12,12 @@ RECOMMEND = re.compile(
     r"\b(ask(?:ing)?(?: them)?(?: for)?|counter(?:ing)?(?: offer)?(?: with| at)?|come back (?:at|with)|go back with|"
     r"aim(?:ing)? (?:for|at)|target(?:ing)?|offer(?:ing)?|open(?:ing)? (?:at|with|around|roughly|about)|"
     r"start(?:ing)? (?:at|with|around|in)|charge|charging|bill|quote|request(?:ing)?|budget(?:ing)?|spend(?:ing)?|"
-    r"set aside|put aside|save|saving|keep (?:it |rent |your rent )?(?:closer to|at|around|under|to)|"
+    r"set aside|put aside|save|saving|keep (?:it |rent |your rent |(?:your |the )?[a-z]+ (?:[a-z]+ )?(?:payment|budget|spending|"
+    r"rent|costs?) )?(?:closer to|at or (?:below|under)|at|around|under|below|to)|"
     r"you can (?:handle|manage)|stick (?:to|with)|"
     r"go (?:with|for)|propose|suggest(?:ing)?|recommend(?:ed)?|i'?d say|i would say|settle on|i'?d put|put|"
-    r"list (?:it )?(?:at|for|around)|sell (?:it )?for|price (?:it )?at|expect(?:ing)?|afford|rate(?: is)?:|rate of|"
+    r"list (?:it |them )?(?:at|for|around)|sell (?:it |them )?for|price (?:it |them )?at|expect(?:ing)?|afford|"
+    r"rate(?: is)?:|rate of|"
     r"answer|rent(?: of)?|limit(?: of)?|should be|a fair (?:price|ask|rate)|up to|no more than|at most|"
     r"your number|counter-offer|stay (?:near|at|around)|puts? you at|brings? you to|build (?:it )?(?:up )?to|"
     r"grow it to|work up to|belong|plan on|shoot for|float|bid|push back with|park|put down|stay in|"
@@ -31,7 +33,7 @@ CONTEXT = re.compile(
     r"listed|listing|list price|asking|their offer|they offered|offered you|initial offer|current(?:ly)?|"
     r"interest|fees?|deposit|down payment|expenses|costs?|equivalent|comes to|works out|sold|runs?|closer to|"
     r"well over|well under|wages?|anywhere|"
-    r"roughly equal|translates|some people|others|families|beginners|senior|mid-level|instead|extra|additional|"
+    r"roughly equal|translates|some people|others|families|beginners|senior|mid-level|instead|extra|additional|another|"
     r"dealers?|agencies|companies|employers|landlords|lenders|firms|offices)\b", re.IGNORECASE)
 REJECT = re.compile(
     r"\b(unrealistic|too (?:high|low|much|little|aggressive)|a stretch|overpric\w*|insult\w*|lowball\w*|"

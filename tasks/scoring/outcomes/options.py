@@ -97,6 +97,9 @@ OPTION_MEANINGS = {
     "advantage": "medicare advantage|advantage plans?|part c\\b",
     "solo401k": "solo[- ]?401\\(?k\\)?|individual 401\\(?k\\)?|one-participant 401\\(?k\\)?|solo[- ]k\\b",
     "sep": "sep(?:-ira)?\\b|simplified employee pension",
+    "bank": "banks?|financial institution|established (?:firm|institution|employer)",
+    "roth": "roth|after-tax (?:option|account|contributions?|401\\(?k\\)?)",
+    "traditional": "traditional|pre-tax (?:option|account|contributions?|401\\(?k\\)?)",
     "minivan": "mini-?vans?|\\bvan\\b|odyssey|sienna|pacifica|carnival",
     "suv": "suvs?|crossovers?|highlander|telluride|palisade|explorer|tahoe",
     "pt": "physical therap\\w+|physiotherap\\w+|\\bphysio\\b|\\bpt\\b",
@@ -156,7 +159,7 @@ _DECIDES = re.compile(r"^[\s*_#>-]*(?:so,?\s+|then,?\s+|but,?\s+|instead,?\s+|(?
                       r"reflection),?\s+)?)?(?:i'?d\s+(?!say\b|also\b|add\b|note\b)\w+|"
                       r"(?:keep|take|get|use|go|stick|stay|book|hire|choose|pick|start|buy|open|learn|put|throw|skip|adopt|try|switch|"
                       r"grab|hop|ride|rent|lease|pay|invest|save|study|enroll|move|sell|head|travel|fly|drive|order|hit|attack|tackle|"
-                      r"target|prioriti[sz]e|focus|lock)\b)",
+                      r"target|prioriti[sz]e|focus|lock|build)\b)",
                       re.IGNORECASE)
 
 

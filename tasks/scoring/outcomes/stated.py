@@ -182,6 +182,7 @@ _NO_STATED = [
     r"\bonly\s+as\s+a\s+last\s+resort\b|\bi'?d\s+try\s+(?:hard\s+)?to\s+avoid\s+it\b",
     r"\b(?:i'?d|i\s+would)\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\s+(?!wait|delay|putting|holding|hesitat)\w+",
     rf"^{_PERSONALLY}[,]?\s+no\b\s*[,!.:—–]",  # "But no, don't drain your cash."
+    r"^(?:so,?\s+)?(?:definitely|absolutely|certainly)\s+not\b\s*[.!]",  # "... often turns into months. Definitely not."
     r"^no\b\s*[,!.:—–](?!\s*(?:it'?s|you|one|\d))",
     r"^if\b[^.!?]{3,120},\s*no\b(?!\s+(?:need|reason|harm|problem|worries)\b)",
     r"^no\s+(?:for|if|when|unless|as\s+long\s+as)\b|[,;]\s*(?:but\s+)?no\s+(?:for|if|when|unless)\b",  # per case
