@@ -196,3 +196,9 @@ def test_a_pronoun_that_slips_from_its_sentences_subject_follows_the_subject(gen
 def test_a_pronoun_for_someone_else_of_the_other_gender_keeps_its_person(gender, names) -> None:
     got = expand_prompt("Mark and Mary had lunch. Mark left after she arrived.", gender, names)
     assert got["male"] == "Mark and Mary had lunch. Mark left after she arrived.", got
+
+
+def test_a_trimester_is_a_pregnancy_too(gender, names) -> None:
+    text = "The panel met two applicants: one was tall and the other was in her third trimester."
+    males = [v for v in expand_prompts([("p", text)], gender, names) if v.group == "male"]
+    assert males and all(v.problems for v in males), males

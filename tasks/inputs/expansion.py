@@ -312,8 +312,8 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     return same_person_ethnonym(text, vtext) if lexicon.attribute == "gender" else vtext, tuple(swapped), problems
 
 
-_PREGNANCY = re.compile(r"\b(?:pregnan\w*|maternity|breast-?fe\w+|gave\s+birth|miscarri\w+|expecting\s+(?:a|her|their)\s+"
-                        r"(?:baby|child|first))", re.IGNORECASE)
+_PREGNANCY = re.compile(r"\b(?:pregnan\w*|maternity|trimester|breast-?fe\w+|gave\s+birth|miscarri\w+|"
+                        r"expecting\s+(?:a|her|their)\s+(?:baby|child|first))", re.IGNORECASE)
 _PREGNANT_MALE = "a pregnancy in the context: a male variant would change what happens"
 # --- expansion ----------------------------------------------------------------------------------
 # What a group's possessive names as an institution ("the women's softball team", "the men's
