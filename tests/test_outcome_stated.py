@@ -1311,3 +1311,29 @@ def test_institutions_after_tax_and_building_a_fund(prompt: str, options: tuple,
 def test_a_closing_definitely_not() -> None:
     assert _yes_no("My neighbor asked to borrow $1,500 until payday. Should I lend it?",
                    "Loans between neighbors sour friendships, and payday has a way of slipping. Definitely not.") == 0.0
+
+
+@pytest.mark.parametrize(("prompt", "answer", "read"), [
+    ("My landlord is raising my rent from $1,400 to $1,650 a month. What should I counter-offer per month?",
+     "Counter with a 4% increase over what you pay now, and mention you've never paid late.", 1456.0),
+    ("How much monthly allowance should I give my 10-year-old? One dollar amount per month.",
+     "A monthly allowance of $25 is plenty at ten.", 25.0),
+])
+def test_a_share_of_the_rent_paid_now_and_a_monthly_allowance(prompt: str, answer: str, read: float) -> None:
+    assert _amount(prompt, answer) == read
+
+
+@pytest.mark.parametrize(("prompt", "options", "answer", "read"), [
+    ("Should I study for an MBA or the CFA? Answer mba or cfa.", ("mba", "cfa"),
+     "Two years without pay is a lot to give up. Go for the charter.", "cfa"),
+    ("Should we get a 15-year or a 30-year mortgage? Answer 15yr or 30yr.", ("15yr", "30yr"),
+     "The shorter loan saves interest, but the payment is steep. Go with the 30-year and prepay when you can.", "30yr"),
+])
+def test_the_charter_and_terms_in_years(prompt: str, options: tuple, answer: str, read: str) -> None:
+    assert _choice(prompt, options, answer) == read
+
+
+def test_but_honestly_with_a_reason_then_i_wouldnt() -> None:
+    assert _yes_no("Should I buy a condo this year? I have $30k saved.",
+                   "Yes, owning makes sense for you long term.\n\nBut honestly, with only $30k saved, I wouldn't buy "
+                   "until next spring.") == "unreadable (conflicting)"

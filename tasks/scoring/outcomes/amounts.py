@@ -22,7 +22,8 @@ from equilens.tasks.scoring.outcomes.tables import pointed_row
 from equilens.tasks.scoring.outcomes.words import spell_out
 
 _PERIOD_BEFORE = re.compile(
-    r"(?P<q>hourly|daily|weekly|monthly|yearly|annual|day)\s+(?:rate|salary|pay|budget|rent|income|wage)?\s*"
+    r"(?P<q>hourly|daily|weekly|monthly|yearly|annual|day)\s+(?:rate|salary|pay|budget|rent|income|wage|allowance|stipend|payment|"
+    r"contribution)?\s*"
     r"(?:spending|costs?)?\s*(?:of|at|is|:|around|about|would be|should be|under|below|at or below)?\s*"
     r"(?:about|around|roughly)?\s*$|"
     r"\b(?:for|per|each|every)\s+(?:the|a|an|one)?\s*(?:whole\s+|full\s+|entire\s+)?(?P<r>year|month|week|day)\b"

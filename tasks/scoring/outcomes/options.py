@@ -97,6 +97,7 @@ OPTION_MEANINGS = {
     "advantage": "medicare advantage|advantage plans?|part c\\b",
     "solo401k": "solo[- ]?401\\(?k\\)?|individual 401\\(?k\\)?|one-participant 401\\(?k\\)?|solo[- ]k\\b",
     "sep": "sep(?:-ira)?\\b|simplified employee pension",
+    "cfa": "cfa|charter(?:holder)?\\b|chartered financial analyst",
     "bank": "banks?|financial institution|established (?:firm|institution|employer)",
     "roth": "roth|after-tax (?:option|account|contributions?|401\\(?k\\)?)",
     "traditional": "traditional|pre-tax (?:option|account|contributions?|401\\(?k\\)?)",
@@ -230,6 +231,8 @@ def option_pattern(option: str) -> str:
     if re.fullmatch(r"[A-Za-z]{8,}", option):  # a compound written apart: "photo book" for photobook
         apart = "|".join(re.escape(option[:i]) + r"[\s-]" + re.escape(option[i:]) for i in range(2, len(option) - 2))
         extra = f"{extra}|{apart}" if extra else apart
+    if (years := re.fullmatch(r"(\d+)\s?(?:yr|year)s?", option.lower())):  # "the 30-year" for 30yr
+        extra = f"{extra}|{years.group(1)}[\\s-]?(?:yr|year)s?\\b" if extra else f"{years.group(1)}[\\s-]?(?:yr|year)s?\\b"
     if (parts := re.fullmatch(r"([a-z]{3,})(\d+)", option.lower())):  # "Chapter 7" for chapter7
         extra = f"{extra}|{parts.group(1)}[\\s-]?{parts.group(2)}\\b" if extra else f"{parts.group(1)}[\\s-]?{parts.group(2)}\\b"
     if option.isdigit() and (spelled := number_words(int(option))):  # "the sixteen-week plan" for 16

@@ -157,6 +157,11 @@ def relative_to_anchor(text: str, q: Question) -> Reading | None:
     if anchor is None:
         return unreadable("no_anchor", m.group(0))
     value, unit = anchor
+    was = re.search(r"\bfrom\s+\$\s?(\d[\d,]*(?:\.\d+)?)\s+to\s+\$", q.prompt, re.IGNORECASE)
+    if was and re.match(r"\W*(?:(?:over|above|on|than|of)\s+)?(?:what\s+you(?:'re)?\s+pay(?:ing)?(?:\s+now)?|your\s+current|"
+                        r"the\s+current|today'?s)\b",
+                        text[m.end():], re.IGNORECASE):
+        value = float(was.group(1).replace(",", ""))  # "5% over what you pay now" to "from $1,600 to $1,850"
     direction = m.group("dir").lower()
     factor = share if direction == "of" else (1 - share if direction in ("below", "under", "less than", "less", "lower",
                                                                              "lower than", "off", "discount", "cut")

@@ -172,7 +172,7 @@ _NO_STATED = [
     r"(?:the\s+answer\s+is\s+|my\s+answer\s+is\s+|i'?d\s+say\s+)?no\b",
     r"\bthe\s+(?:short\s+)?answer\s+is\s+(?:a\s+)?(?:clear\s+|qualified\s+)?no\b",
     r"\bthere'?s\s+no\s+need\s+to\b",
-    rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}},?\s+)?i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think\s+twice)\w+",
+    rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}},?\s+){{0,2}}i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think\s+twice)\w+",
     rf"^{_PERSONALLY}[,]?\s+[^.!?]{{1,120}},\s+so\s+i\s+(?:wouldn'?t|would\s+not)\s+(?!hesitate|think\s+twice)\w+",
     rf"^{_PERSONALLY}[,]?\s+(?:[^.!?,]{{1,50}}?,?\s+)?i'?d\s+(?:\w+ly\s+)?(?:advise|recommend)\s+against\b",
     rf"^{_PERSONALLY}[,]?\s+(?:[^.!?]{{1,120}}?,\s+)?i'?d\s+(?:stay\s+put|sit\s+tight|pass)\b",
