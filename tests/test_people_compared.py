@@ -202,3 +202,10 @@ def test_a_trimester_is_a_pregnancy_too(gender, names) -> None:
     text = "The panel met two applicants: one was tall and the other was in her third trimester."
     males = [v for v in expand_prompts([("p", text)], gender, names) if v.group == "male"]
     assert males and all(v.problems for v in males), males
+
+
+def test_a_person_word_right_after_a_name_of_the_other_gender_follows_the_name(gender, names) -> None:
+    text = "Maria Lopez and Kevin Park were both let go. Maria Lopez man had missed many shifts, but Kevin Park had not."
+    got = expand_prompt(text, gender, names)
+    assert "Maria Lopez woman had missed" in got["female"], got
+    assert re.search(r"\. \w+ Lopez man had missed", got["male"]) and "Maria" not in got["male"], got

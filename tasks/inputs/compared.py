@@ -124,6 +124,9 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
     for i, (s, kind) in enumerate(zip(found, kinds, strict=True)):
         if kind in ("relation", "whole group"):
             out[i] = replace(s, group=s.group + KEPT)
+        elif i and found[i - 1].is_name and found[i - 1].group != s.group and not s.is_name \
+                and canonical(s.surface) in _PLAIN_PEOPLE and re.fullmatch(r"\s+", text[found[i - 1].end:s.start]):
+            out[i] = replace(s, group=found[i - 1].group)  # BBQ's slip "Zahra Sahraoui man": the word follows the name
     if "principal" not in kinds:  # only pronouns tell the people's gender: they follow it
         return Compared(out)
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
