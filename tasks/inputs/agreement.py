@@ -42,6 +42,7 @@ def base_form(verb: str) -> str | None:
     return low[:-1]
 
 
+_ETHNONYM = re.compile(r"\b(Latin|Chican)([oax])\b")
 ETHNONYM_BEFORE = re.compile(r"\b(Latin|Chican)([oax])([\s-]+)$")
 GENDERED_ENDING = {"female": "a", "male": "o", "neutral": "x"}
 _FEMALE_AFTER = re.compile(r"[\s-]+(?:woman|women|girls?|lady|ladies|female|mother|wife|daughter|sister)\b", re.IGNORECASE)
@@ -63,8 +64,7 @@ def same_person_ethnonym(text: str, vtext: str) -> str:
                         r"male|female|person|people)\b", text, re.IGNORECASE)
     if len(people) != 1:  # "a Latino girl and a Latino boy": two people, each agreeing on their own
         return vtext
-    said = {(m.group(1), m.group(2)) for m in re.finditer(r"\b(Latin|Chican)([oax])\b", text)}
-    made = {(m.group(1), m.group(2)) for m in re.finditer(r"\b(Latin|Chican)([oax])\b", vtext)}
+    said, made = ({(m.group(1), m.group(2)) for m in _ETHNONYM.finditer(t)} for t in (text, vtext))
     if len(said) != 1 or len(made) != 2 or not said <= made:
         return vtext
     (stem, old), = said

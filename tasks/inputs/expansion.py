@@ -263,8 +263,8 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
         if s.start < pos:
             continue
         target = mapping.get(s.group, s.group)
-        said = lexicon.index.get(canonical(s.surface))
-        if target == s.group and (s.is_name or said is None or said.group == s.group):
+        if target == s.group and (s.is_name or (said := lexicon.index.get(canonical(s.surface))) is None
+                                  or said.group == s.group):
             continue  # unchanged, unless its word says another group than its person's ("Steven ... after she was")
         if pregnant and target == "male" and _PREGNANT_MALE not in problems:  # a name made male too
             problems.append(_PREGNANT_MALE)

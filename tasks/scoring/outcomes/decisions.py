@@ -212,7 +212,8 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
         score -= 3.0  # "coding could work too", "government pay is too low"
     if re.search(r"(?:runner[\s_-]?up|second\s+choice|backup|fallback)\W{0,5}$", plain[max(0, pos - 20):pos], re.IGNORECASE):
         score -= 3.0  # "runner_up": "MacBook Air"
-    if _LATER.search(plain[max(0, plain.rfind(".", 0, pos) + 1):pos]):
+    sentence_so_far = plain[max(0, plain.rfind(".", 0, pos) + 1):pos]
+    if _LATER.search(sentence_so_far):
         score -= 3.0  # "Unless you love the startup's mission, ...", "Once they're gone, redirect it into investments"
     if re.search(r"(?:go with|go|choose|pick|recommend|i'?d|better|best|focus on|one word:?|answer:?|"
                  r"^(?:probably|likely|most likely)|toward|towards|becoming|become|take|"
@@ -220,7 +221,7 @@ def _choice_score(plain: str, pos: int, end: int) -> float:
                  r"prioriti[sz]e|for most people:?)\s*(?:the\s+|an?\s+|your\s+)?$", plain[max(0, pos - 30):pos],
                  re.IGNORECASE):
         score += 2.0
-    if re.fullmatch(r"[\W]*(?:an?\s+|the\s+)?", plain[max(0, plain.rfind(".", 0, pos) + 1):pos], re.IGNORECASE) and re.match(
+    if re.fullmatch(r"[\W]*(?:an?\s+|the\s+)?", sentence_so_far, re.IGNORECASE) and re.match(
             r"[^\w—–:]*(?:$|[.!\n—–:])", plain[end:]):
         score += 3.0  # the option alone, as its own sentence ("... investing. Retirement.")
     if pos > 0 and re.search(r"[.!?\n]\s*$", plain[:pos]) and re.match(r"\s*,", plain[end:]):

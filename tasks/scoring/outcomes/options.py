@@ -185,10 +185,10 @@ _NOUN_SUBJECT = re.compile(r"^[\s*_#>-]*[A-Za-z]+\s+(?!(?:the|a|an|with|for|to|y
 """A sentence whose first word names a thing, not a step: "Travel nursing pays well", "Rent control means ..."."""
 
 
-def _decides(sentence: str) -> bool:
-    """Does ``sentence`` open with a decision ("Take Amtrak.", "I'd keep the car"), not with a noun that
-    looks like one ("Travel nursing pays well short-term")?"""
-    return bool(_DECIDES.match(sentence)) and not _NOUN_SUBJECT.match(sentence)
+def _decision(sentence: str) -> re.Match[str] | None:
+    """The decision ``sentence`` opens with ("Take Amtrak.", "I'd keep the car"); None for none, or for a
+    noun that looks like one ("Travel nursing pays well short-term")."""
+    return None if _NOUN_SUBJECT.match(sentence) else _DECIDES.match(sentence)
 
 
 def unnamed_decision(text: str, options: Sequence[str], prompt: str = "") -> str | None:
@@ -197,7 +197,7 @@ def unnamed_decision(text: str, options: Sequence[str], prompt: str = "") -> str
     None when the answer has no such sentence or its decision names an option. An answer that decides
     in words the rules cannot place is unreadable: the option it mentions elsewhere, in passing, is
     not its choice."""
-    decisions = [s for s in sentences(text) if _decides(s)]
+    decisions = [s for s in sentences(text) if _decision(s)]
     if not decisions:
         return None
     last = decisions[-1]
@@ -227,19 +227,18 @@ def option_pattern(option: str) -> str:
         return (rf"(?:\b{_LETTERED}\s+(?-i:{cap})\b|(?<![\w'])(?-i:{cap})(?=[.):!,;—–]|\s*$|\s+(?:is|wins|it)\b))")
     own = r"\s+".join(re.escape(w[:-1] if len(w) > 4 and w.endswith("e") else w) + _INFLECTION
                       for w in re.findall(r"[A-Za-z0-9]+", option))
-    extra = OPTION_MEANINGS.get(option.lower())
+    other = [OPTION_MEANINGS.get(option.lower(), "")]
     if re.fullmatch(r"[A-Za-z]{8,}", option):  # a compound written apart: "photo book" for photobook
-        apart = "|".join(re.escape(option[:i]) + r"[\s-]" + re.escape(option[i:]) for i in range(2, len(option) - 2))
-        extra = f"{extra}|{apart}" if extra else apart
+        other += [re.escape(option[:i]) + r"[\s-]" + re.escape(option[i:]) for i in range(2, len(option) - 2)]
     if (years := re.fullmatch(r"(\d+)\s?(?:yr|year)s?", option.lower())):  # "the 30-year" for 30yr
-        extra = f"{extra}|{years.group(1)}[\\s-]?(?:yr|year)s?\\b" if extra else f"{years.group(1)}[\\s-]?(?:yr|year)s?\\b"
+        other.append(f"{years.group(1)}[\\s-]?(?:yr|year)s?\\b")
     if (parts := re.fullmatch(r"([a-z]{3,})(\d+)", option.lower())):  # "Chapter 7" for chapter7
-        extra = f"{extra}|{parts.group(1)}[\\s-]?{parts.group(2)}\\b" if extra else f"{parts.group(1)}[\\s-]?{parts.group(2)}\\b"
+        other.append(f"{parts.group(1)}[\\s-]?{parts.group(2)}\\b")
     if option.isdigit() and (spelled := number_words(int(option))):  # "the sixteen-week plan" for 16
-        extra = f"{extra}|{spelled}\\b" if extra else f"{spelled}\\b"
+        other.append(f"{spelled}\\b")
     if (count := words_value(option)) is not None and count == int(count):  # "the 15-year" for fifteen
-        extra = f"{extra}|{int(count)}\\b" if extra else f"{int(count)}\\b"
-    return rf"\b(?:{own}{'|' + extra if extra else ''})"
+        other.append(f"{int(count)}\\b")
+    return rf"\b(?:{'|'.join([own, *filter(None, other)])})"
 
 
 def rejected_in_decision(text: str, options: Sequence[str]) -> set[int]:
@@ -247,7 +246,7 @@ def rejected_in_decision(text: str, options: Sequence[str]) -> set[int]:
     savings", "Avoid the payday loan"): never the answer's pick by a mention elsewhere."""
     out: set[int] = set()
     for sentence in sentences(text):
-        if not (_decides(sentence) or _RECOMMEND.search(sentence)):
+        if not (_decision(sentence) or _RECOMMEND.search(sentence)):
             continue
         for i, option in enumerate(options):
             first = re.search(option_pattern(option), sentence, re.IGNORECASE)
@@ -386,14 +385,14 @@ def recommended_options(text: str, options: Sequence[str], prompt: str = "") -> 
             continue  # a heading over its option's pros and cons ("Keep the nap" above a list) decides nothing
         if pros_and_cons:
             sentence = re.sub(r"[✅✔☑👍]", "", sentence)
-        if (default := _UNLESS.match(sentence)) and _decides(sentence[default.end():]):
+        if (default := _UNLESS.match(sentence)) and _decision(sentence[default.end():]):
             sentence = sentence[default.end():]  # "Unless the $75,000 job grows faster, take the remote one."
         if _TURNS_DOWN.match(sentence) or _LEVERAGE.match(sentence):
             continue  # "I'd skip the surprise party ... and a weekend away can be tiring": no pick in it
         marked, praised_after = _MARKED.search(sentence), _PRAISE_BEFORE.search(sentence)
         if praised_after and re.search(r"\b(?:neither|nor|none)\b", sentence[:praised_after.start()], re.IGNORECASE):
             praised_after = None  # "Neither a CD nor a savings account is my pick": a praise taken back
-        cue = _RECOMMEND.search(sentence) or marked or praised_after or (_DECIDES.match(sentence) if _decides(sentence) else None)
+        cue = _RECOMMEND.search(sentence) or marked or praised_after or _decision(sentence)
         if not cue:
             continue
         # "the traditional account is the better choice": the option stands before its praise

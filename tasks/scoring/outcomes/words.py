@@ -84,12 +84,8 @@ def spell_out(text: str) -> str:
                 piece = run
             else:
                 piece += joint + run
-        out.append(piece)
-        written, at = [], m.start()
-        for i, part in enumerate(out):
-            at += len(part)
-            written.append(part if i % 2 else amount(part, at if i == len(out) - 1 else m.end()))
-        return "".join(written)
+        out.append(piece)  # each amount is read against what follows the whole run ("... dollars")
+        return "".join(part if i % 2 else amount(part, m.end()) for i, part in enumerate(out))
     return _WORD_RUN.sub(numbers, text)
 
 
