@@ -115,7 +115,8 @@ def test_a_request_body_is_written_as_the_json_of_its_dict() -> None:
             whole = dict(template, messages=[sys_msg, {"content": prompt, "role": "user"}])
             assert body(prompt, system) == json.dumps(whole, ensure_ascii=False).encode()
     for earlier in ([{"role": "user", "content": ODD_TEXTS[3]}],
-                    [{"role": "user", "content": "}, {"}, {"role": "assistant", "content": ODD_TEXTS[4]}]):
+                    [{"role": "user", "content": "}, {"}, {"role": "assistant", "content": ODD_TEXTS[4]}],
+                    [{"content": ODD_TEXTS[2], "role": "user"}, {"role": "user", "content": "a", "name": "n ✓"}]):
         for prompt in ODD_TEXTS[:4]:  # a conversation's turn: its history between the system message and the prompt
             whole = dict(template, messages=[template["messages"][0], *earlier, {"content": prompt, "role": "user"}])
             assert body(prompt, None, earlier) == json.dumps(whole, ensure_ascii=False).encode()

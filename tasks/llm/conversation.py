@@ -33,7 +33,9 @@ from typing import Any
 
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.errors import ConfigError
+from equilens.tasks.llm.answer_cache import cached_results, in_order, missing, report_cached, said_in, turns_said
 from equilens.tasks.llm.base import LLMRequest, LLMResult, Provider
+from equilens.tasks.llm.calls import call_with_retries, make_provider
 from equilens.tasks.storage.store import Store
 from equilens.tasks.turns import split_turns
 
@@ -50,9 +52,6 @@ def run_conversations(
     """One result per request, in request order; a single prompt among them is a conversation of one turn.
     ``answer`` answers requests as single calls (the stage's own
     :func:`~equilens.tasks.llm.runner.answer_requests`, which calls this module for conversations)."""
-    from equilens.tasks.llm.answer_cache import cached_results, in_order, missing, report_cached, turns_said
-    from equilens.tasks.llm.calls import make_provider
-
     done = cached_results(requests, store)  # whole conversations answered before
     report_cached(requests, done, cfg)
     todo = missing(requests, done)
@@ -67,7 +66,7 @@ def run_conversations(
             [LLMRequest("", 0, turn_key(r.cache_key, k)) for r in todo for k in range(len(turns[r.cache_key]) - 1)],
             store)
         answered = answer(todo, cfg, store, provider, progress, report=False,
-                          call=TurnByTurn(turns, earlier, keep=not session))
+                          call=TurnByTurn(turns, earlier, keep=not session and store is not None))
         done.update((r.request.cache_key, r) for r in answered)
         return in_order(requests, done)
     total, offset = sum(len(t) for t in turns.values()), 0
@@ -102,17 +101,15 @@ class TurnByTurn:
     """How the stage's call loop answers a conversation (a single prompt is one turn): each turn in
     order, with the history before it, an earlier turn the cache holds taken from it (``cached``, by
     turn key) and each earlier turn answered kept in the cache as it comes (``keep``: not for an
-    application that holds the history itself, whose state a cache cannot bring back). The result
-    is the last turn's, for the conversation's own request, with every turn in ``turns``."""
+    application that holds the history itself, whose state a cache cannot bring back, nor without a
+    cache; an earlier turn that is not kept needs no key of its own). The result is the last turn's,
+    for the conversation's own request, with every turn in ``turns``."""
 
     def __init__(self, turns: dict[str, list[str]], cached: dict[str, LLMResult], keep: bool = True) -> None:
         self.turns, self.cached, self.keep = turns, cached, keep
 
     async def __call__(self, provider: Provider, conv: LLMRequest, cfg: LLMConfig, limiter: Any,  # noqa: ANN401
                        secrets: Sequence[str], held: Sequence[str] | None, writer: Any) -> LLMResult:  # noqa: ANN401
-        from equilens.tasks.llm.answer_cache import said_in, turns_said
-        from equilens.tasks.llm.calls import call_with_retries
-
         turns = self.turns[conv.cache_key]
         n = len(turns)
         if n == 1:
@@ -120,7 +117,7 @@ class TurnByTurn:
         history: tuple[dict[str, str], ...] = ()
         res: LLMResult | None = None
         for k in range(n):
-            req = _turn(conv, turns, k, history)
+            req = _turn(conv, turns, k, history, keyed=self.keep or bool(self.cached))
             hit = self.cached.get(req.cache_key) if k < n - 1 else None
             if hit is not None:
                 res = replace(hit, request=req)
@@ -133,15 +130,19 @@ class TurnByTurn:
             if k < n - 1:
                 history = _after(res)
         assert res is not None  # a conversation has a turn
-        return replace(res, request=conv, turns=turns_said(res))
+        res.turns = turns_said(res)  # the last turn's result is this call's own (a cache hit is a copy)
+        res.request = conv
+        return res
 
 
-def _turn(conv: LLMRequest, turns: list[str], k: int, history: tuple[dict[str, str], ...]) -> LLMRequest:
+def _turn(conv: LLMRequest, turns: list[str], k: int, history: tuple[dict[str, str], ...],
+          keyed: bool = True) -> LLMRequest:
     """The request of turn ``k`` of ``conv`` after the messages ``history``: the last turn keeps the
-    conversation's key."""
+    conversation's key, an earlier one has its own (``keyed``) or, where no cache sees it, the
+    conversation's too."""
     if len(turns) == 1:
         return conv
-    key = conv.cache_key if k == len(turns) - 1 else turn_key(conv.cache_key, k)
+    key = conv.cache_key if k == len(turns) - 1 or not keyed else turn_key(conv.cache_key, k)
     return LLMRequest(turns[k], conv.sample_idx, key, conv.meta, conv.system, conv.user, history, conv.cache_key)
 
 

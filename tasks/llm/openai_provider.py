@@ -45,6 +45,7 @@ import os
 import re
 import time
 from collections.abc import AsyncGenerator, Sequence
+from json.encoder import encode_basestring
 from typing import Any
 
 from equilens.tasks.config import LLMConfig
@@ -324,12 +325,23 @@ class BodyBytes:
             return b"".join((self._head, own, self._mid, _json_string(prompt), self._tail))
         if self._between is None:
             return None
-        earlier = ", ".join(json.dumps(m, ensure_ascii=False) for m in history).encode()
+        earlier = b", ".join(map(_message_json, history))
         return b"".join((self._head, own, self._between[0], earlier, b", ", self._between[1], _json_string(prompt),
                          self._tail))
 
 
+def _message_json(message: dict[str, str]) -> bytes:
+    """What ``json.dumps(message, ensure_ascii=False).encode()`` gives; a ``{"role", "content"}``
+    message (every one a conversation sends) written directly."""
+    if tuple(message) == ("role", "content") and type(message["role"]) is str and type(message["content"]) is str:
+        return b"".join((b'{"role": ', encode_basestring(message["role"]).encode(), b', "content": ',
+                         encode_basestring(message["content"]).encode(), b"}"))
+    return json.dumps(message, ensure_ascii=False).encode()
+
+
 def _json_string(text: Any) -> bytes:
+    if isinstance(text, str):  # what json.dumps(text, ensure_ascii=False) gives, without building an encoder
+        return encode_basestring(text).encode()
     return json.dumps(text, ensure_ascii=False).encode()
 
 
