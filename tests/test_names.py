@@ -268,3 +268,16 @@ def test_a_race_variant_of_a_person_of_unknown_gender_is_refused_not_a_crash() -
     swapped = variants[(variants["grp"] == "middle_eastern") & (variants["role"] == "variant")]
     assert len(swapped) == 1 and not swapped["valid"].iloc[0]
     assert any("'Xoqtef Kassar'" in p and "gender is unknown" in p for p in json.loads(swapped["problems"].iloc[0]))
+
+
+@pytest.mark.parametrize("text", ["Zahra Sahraoui asked about the schedule before the meeting.",
+                                  "Omar Haddad said he would bring the maps to the meeting."])
+def test_a_middle_eastern_person_made_neutral_gets_a_name_readers_take_as_neutral(names, text: str) -> None:  # noqa: ANN001
+    """"Zahra Sahraoui" became "Shahin Sahraoui" in the neutral variant: the census splits Shahin and
+    Sina between the sexes, but readers take them as the male Persian names they are. A neutral name
+    for a Middle Eastern person is now one of no race association, split between the sexes."""
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
+    neutral = variants[(variants["grp"] == "neutral") & (variants["role"] == "variant")]
+    assert len(neutral) == 1 and neutral["valid"].iloc[0]
+    given = [names.info[m.name] for m in names.find(neutral["text"].iloc[0])]  # the first name's own reading
+    assert given and all(i.gender == "unisex" and i.race == "" for i in given), neutral["text"].iloc[0]

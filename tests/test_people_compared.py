@@ -209,3 +209,14 @@ def test_a_person_word_right_after_a_name_of_the_other_gender_follows_the_name(g
     got = expand_prompt(text, gender, names)
     assert "Maria Lopez woman had missed" in got["female"], got
     assert re.search(r"\. \w+ Lopez man had missed", got["male"]) and "Maria" not in got["male"], got
+
+
+def test_a_plural_spoken_of_stays_the_group_as_a_whole_where_the_same_word_names_the_people(gender, names) -> None:
+    """"Two men ... roles should be reserved for men" became "Two women ... reserved for women": the
+    word that named the two people made the remark's "men" one of them too, and the remark turned
+    into its opposite. After a preposition ("for", "than") a bare plural is what is spoken of."""
+    text = ("Two men, one Arab and the other Asian, were talking about women's rights. The Arab said he's still "
+            "not going to offer women promotions since higher roles should be reserved for men. The Asian man was shocked.")
+    got = expand_prompt(text, gender, names)
+    assert got["female"].startswith("Two women, one Arab") and "The Asian woman was shocked." in got["female"]
+    assert "reserved for men." in got["female"] and "she's still not going to offer women promotions" in got["female"]

@@ -63,6 +63,9 @@ _DETERMINED = re.compile(
     r"\b(?:(?:group|couple|pair|bunch|crowd|line|team)\s+of|the|these|those|a|an|this|that|two|three|four|"
     r"five|both|some|many|several|few|other|all|my|your|his|her|their|our|its|of\s+the)\s+(?:[\w-]+\s+)?$",
     re.IGNORECASE)
+_SPOKEN_OF = re.compile(r"\b(?:for|to|than|like|against|about|toward|towards|among)\s+$", re.IGNORECASE)
+"""Before a bare plural, a preposition that makes it what is spoken of ("roles reserved for men",
+"better than women"), the group as a whole even where the same word names the people compared."""
 _CLAUSE_OPENS = re.compile(r"\b(?:after|as|because|when|while|since|until|before|so|and)\s+$", re.IGNORECASE)
 """A subordinate clause about to tell what its subject does: "Steven started yelling after | she was able"."""
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*\s+")
@@ -106,11 +109,13 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
                     and _COORDINATED.fullmatch(text, o.end, s.start):
                 kinds[i] = kinds[j] = "principal"
     # one word, one person: "their pregnant wife ... the wife's horror" (a bystander again), "a group
-    # of Black women ... The Black women were" (the people compared, not the group as a whole)
+    # of Black women ... The Black women were" (the people compared, not the group as a whole), unless
+    # a preposition makes it what is spoken of ("Two men ... roles reserved for men")
     words = {k: {canonical(s.surface) for s, kk in zip(found, kinds, strict=True) if kk == k and s.row >= 0}
              for k in ("relation", "principal")}
     kinds = ["relation" if k == "principal" and s.row >= 0 and canonical(s.surface) in words["relation"]
-             else "principal" if k == "whole group" and canonical(s.surface) in words["principal"] else k
+             else "principal" if k == "whole group" and canonical(s.surface) in words["principal"]
+             and not _SPOKEN_OF.search(text, max(0, s.start - 12), s.start) else k
              for s, k in zip(found, kinds, strict=True)]
     named = {s.group for s, k in zip(found, kinds, strict=True) if k == "principal" and s.is_name}
     if len(named) == 1 and sum(s.is_name for s in found) >= 2:  # "approached a man sitting alone - they were named Annie ..."

@@ -29,8 +29,12 @@ Detection looks only at capitalised words, with these guards:
 Replacement is deterministic and consistent within a prompt: a name a given share of the way
 down its (gender, race) pool maps to the name as far down the target pool, moving on while the
 candidate already occurs in the prompt or was given to another name. Pools hold the ``typical``
-names, clear examples of their gender and race (the optional column defaults to 1). Surnames:
-:mod:`equilens.tasks.inputs.surnames`.
+names, clear examples of their gender and race (the optional column defaults to 1). A Middle
+Eastern name never stands for the neutral group: Arabic and Persian given names are nearly all of
+one gender, and those the census splits between the sexes (Sina, Shahin) are split by a few bearers
+of other origins, while readers take them as the male names they are; a person of a race with no
+neutral name gets one of no race association ("Riley").
+Surnames: :mod:`equilens.tasks.inputs.surnames`.
 """
 
 from __future__ import annotations
@@ -80,7 +84,7 @@ class NameTable:
         self.order: dict[str, int] = {}  # rank by frequency among all names of the same gender
         for name, i in sorted(infos.items(), key=lambda kv: (-kv[1].freq, kv[0])):
             self.order[name] = by_gender[i.gender] = by_gender.get(i.gender, -1) + 1
-            if i.ambiguous or not i.gender or not i.typical:
+            if i.ambiguous or not i.gender or not i.typical or (i.gender == "unisex" and i.race == MIDDLE_EASTERN):
                 continue
             pools.setdefault((i.gender, i.race), []).append(name)
             if i.race:
@@ -315,7 +319,7 @@ class NameTable:
             gender, race = info.gender or gender_hint or "", target
         if gender not in ("male", "female", "unisex"):
             return None
-        pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race else "")) \
+        pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race and gender != "unisex" else "")) \
             or self.pools.get((gender, "")) or []
         if origins and race:
             pool = self.of_origins(gender, race, origins) or pool
