@@ -29,12 +29,8 @@ Detection looks only at capitalised words, with these guards:
 Replacement is deterministic and consistent within a prompt: a name a given share of the way
 down its (gender, race) pool maps to the name as far down the target pool, moving on while the
 candidate already occurs in the prompt or was given to another name. Pools hold the ``typical``
-names, clear examples of their gender and race (the optional column defaults to 1). A Middle
-Eastern name never stands for the neutral group: Arabic and Persian given names are nearly all of
-one gender, and those the census splits between the sexes (Sina, Shahin) are split by a few bearers
-of other origins, while readers take them as the male names they are; a person of a race with no
-neutral name gets one of no race association ("Riley").
-Surnames: :mod:`equilens.tasks.inputs.surnames`.
+names, clear examples of their gender and race (the optional column defaults to 1); a Middle Eastern person
+made neutral gets a name of no race (readers take Sina and Shahin, split by the census, as male).
 """
 
 from __future__ import annotations
@@ -46,7 +42,7 @@ import re
 from pathlib import Path
 
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs import surnames as sn
+from equilens.tasks.inputs import surnames as sn  # surnames: their own table and rules
 from equilens.tasks.inputs.names import context
 from equilens.tasks.inputs.names.entries import NameInfo, NameMention
 from equilens.tasks.inputs.surnames import EAST_ASIAN, GROUPS, MIDDLE_EASTERN, RACES, SurnameInfo, SurnameTable
@@ -84,7 +80,7 @@ class NameTable:
         self.order: dict[str, int] = {}  # rank by frequency among all names of the same gender
         for name, i in sorted(infos.items(), key=lambda kv: (-kv[1].freq, kv[0])):
             self.order[name] = by_gender[i.gender] = by_gender.get(i.gender, -1) + 1
-            if i.ambiguous or not i.gender or not i.typical or (i.gender == "unisex" and i.race == MIDDLE_EASTERN):
+            if i.ambiguous or not i.gender or not i.typical:
                 continue
             pools.setdefault((i.gender, i.race), []).append(name)
             if i.race:
@@ -315,11 +311,12 @@ class NameTable:
                 race = "asian" if origins else "white"  # a name of Zhang's origin; "Tobias Vang"
             elif race != MIDDLE_EASTERN:
                 race = info.race
+            race = "" if gender == "unisex" and race == MIDDLE_EASTERN else race  # no neutral name of its own
         else:
             gender, race = info.gender or gender_hint or "", target
         if gender not in ("male", "female", "unisex"):
             return None
-        pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race and gender != "unisex" else "")) \
+        pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race else "")) \
             or self.pools.get((gender, "")) or []
         if origins and race:
             pool = self.of_origins(gender, race, origins) or pool
@@ -334,7 +331,6 @@ class NameTable:
         else:
             cand = sn.matched_pick(pool, self.order.get(name, 0), self.gender_count.get(info.gender, 1), taken)
         return self.info[cand].display if cand else None
-
 
     def origins_to_share(self, name: str, surname: str, race: str | None = None,
                          region: frozenset[str] | None = None) -> frozenset[str]:
