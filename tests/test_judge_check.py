@@ -332,15 +332,16 @@ def test_a_limited_trial_check_does_not_replace_the_whole_check_a_run_cites(tmp_
     (another file) starts over with its own newest check."""
     from datetime import datetime, timedelta
 
+    from equilens.tasks.assessments.identity.accuracy import latest_check, save_check
     from equilens.tasks.storage.store import Store
 
     store = Store(tmp_path / "c.duckdb")
     start = datetime(2026, 1, 1)
     judge = {"provider": "openai", "model": "judge", "endpoint_id": "e1", "instructions_hash": "i1"}
     for minutes, pairs, check_set in ((0, 132, "s1"), (5, 10, "s1")):
-        store.save_judge_check({**judge, "check_id": f"c{minutes}", "checked_at": start + timedelta(minutes=minutes),
-                                "check_set_hash": check_set, "pairs": pairs, "details": "{}"})
-    assert store.latest_judge_check("openai", "judge", "e1", "i1")["pairs"] == 132
-    store.save_judge_check({**judge, "check_id": "c9", "checked_at": start + timedelta(minutes=9),
-                            "check_set_hash": "s2", "pairs": 40, "details": "{}"})
-    assert store.latest_judge_check("openai", "judge", "e1", "i1")["check_id"] == "c9"
+        save_check(store, {**judge, "check_id": f"c{minutes}", "checked_at": start + timedelta(minutes=minutes),
+                           "check_set_hash": check_set, "pairs": pairs, "details": "{}"})
+    assert latest_check(store, "openai", "judge", "e1", "i1")["pairs"] == 132
+    save_check(store, {**judge, "check_id": "c9", "checked_at": start + timedelta(minutes=9),
+                       "check_set_hash": "s2", "pairs": 40, "details": "{}"})
+    assert latest_check(store, "openai", "judge", "e1", "i1")["check_id"] == "c9"

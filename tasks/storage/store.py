@@ -24,7 +24,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 from equilens.tasks.errors import DiskFullError, StorageError
-from equilens.tasks.storage.schema import SCHEMA
+from equilens.tasks.storage.schema import TABLES
 
 _LOCK_MARKERS = ("could not set lock", "conflicting lock", "lock on file")
 _DAMAGE_MARKERS = ("corrupt", "checksum")  # DuckDB's words for a block that fails its check
@@ -72,7 +72,7 @@ class Store:
                 raise StorageError(f"Cannot open {self.path} as a DuckDB database: {err}") from None
         try:
             if not read_only and not self._initialised:
-                for table, cols in SCHEMA.items():
+                for table, cols in TABLES.registered():
                     con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
                     _add_missing_columns(con, table)
                 self._initialised = True
@@ -122,7 +122,7 @@ class Store:
     # --- writes -------------------------------------------------------------------------------
     def append(self, table: str, frame: pd.DataFrame) -> int:
         """Append rows to ``table``; columns are matched by name, missing ones become NULL."""
-        if table not in SCHEMA:
+        if table not in TABLES:
             raise StorageError(f"Unknown table {table!r}.")
         if frame.empty:
             return 0
@@ -271,33 +271,6 @@ class Store:
         with self.connect(read_only=True) as con:
             return con.execute(sql, dict(params) if isinstance(params, Mapping) else list(params or [])).df()
 
-    def save_judge_check(self, row: Mapping[str, Any]) -> None:
-        """Store one check of a judge (table ``judge_checks``; the row never holds a key or a base URL:
-        the endpoint is stored as a hash of its credential-free identity)."""
-        self.append("judge_checks", pd.DataFrame([dict(row)]))
-
-    def latest_judge_check(self, provider: str, model: str, endpoint_id: str | None,
-                           instructions_hash: str) -> dict[str, Any] | None:
-        """The stored check of this judge (provider, model, endpoint) with these instructions that a run
-        cites, as a dict: on the check set of its newest check, the one over the most pairs (a
-        ``--limit`` trial never stands in for a whole check), the newest of those; None when there is
-        none (or no file yet)."""
-        if not self.path.exists():
-            return None
-        with self.connect() as con:  # a write connection: an older file gains the table first
-            frame = con.execute(
-                "WITH mine AS (SELECT * FROM judge_checks WHERE provider = ? AND model = ? "
-                "AND endpoint_id IS NOT DISTINCT FROM ? AND instructions_hash = ?) "
-                "SELECT * FROM mine WHERE check_set_hash IS NOT DISTINCT FROM "
-                "(SELECT check_set_hash FROM mine ORDER BY checked_at DESC LIMIT 1) "
-                "ORDER BY pairs DESC, checked_at DESC LIMIT 1",
-                [provider, model, endpoint_id, instructions_hash]).df()
-        if frame.empty:
-            return None
-        row = frame.iloc[0].to_dict()
-        row["details"] = json.loads(row["details"]) if isinstance(row.get("details"), str) else {}
-        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
-
     def run_config(self, run_id: str) -> dict[str, Any]:
         """The stored config of a run as a dict ({} when the run or its config is missing)."""
         frame = self.query("SELECT config FROM runs WHERE run_id = ?", [run_id])
@@ -307,9 +280,9 @@ class Store:
 
 
 def _declared(table: str) -> list[tuple[str, str]]:
-    """(column, type) pairs of ``table`` as :data:`SCHEMA` declares them."""
+    """(column, type) pairs of ``table`` as :data:`~equilens.tasks.storage.schema.TABLES` declares them."""
     out = []
-    for part in SCHEMA[table].split(","):
+    for part in TABLES.get(table).split(","):
         words = part.split()
         if len(words) >= 2 and words[0].strip('"') not in ("PRIMARY",):
             out.append((words[0].strip('"'), words[1]))
@@ -317,7 +290,7 @@ def _declared(table: str) -> list[tuple[str, str]]:
 
 
 def _add_missing_columns(con: duckdb.DuckDBPyConnection, table: str) -> None:
-    """Bring a table written by an older equilens up to :data:`SCHEMA`: each column it lacks is
+    """Bring a table written by an older equilens up to :data:`~equilens.tasks.storage.schema.TABLES`: each column it lacks is
     added (NULL in its old rows). Names and types come from the schema, never from data."""
     have = {r[0] for r in con.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]).fetchall()}
@@ -327,9 +300,9 @@ def _add_missing_columns(con: duckdb.DuckDBPyConnection, table: str) -> None:
 
 
 def _is_column(table: str, column: str) -> bool:
-    """Whether ``column`` is declared in :data:`SCHEMA` for ``table`` (names go into SQL text, so
+    """Whether ``column`` is declared in :data:`~equilens.tasks.storage.schema.TABLES` for ``table`` (names go into SQL text, so
     they must come from the schema, never from data)."""
-    return re.search(rf"(^|[\s,\"]){re.escape(column)}[\s\"]", SCHEMA[table]) is not None
+    return re.search(rf"(^|[\s,\"]){re.escape(column)}[\s\"]", TABLES.get(table)) is not None
 
 
 def _size(n: float) -> str:

@@ -32,17 +32,21 @@ running it again resumes.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from equilens.tasks.errors import EquilensError, InputDataError
 from equilens.tasks.stats.agreement import KAPPA_RESAMPLES, Agreement, agreement
+
+if TYPE_CHECKING:
+    from equilens.tasks.storage.store import Store
 
 CHECK_COLUMNS = ("id", "prompt", "group_1", "answer_1", "group_2", "answer_2", "harmful")
 YES_AT = 0.5  # P(yes) at or above this is a yes
@@ -295,7 +299,7 @@ def run_check(config: Any, store: Any = None, limit: int | None = None, template
          "unparsed": unparsed_ids},
         run_id=run_id)
     if store is not None:
-        store.save_judge_check(result.row())
+        save_check(store, result.row())
     return result
 
 
@@ -339,8 +343,8 @@ def check_status(store: Any, config: Any, template: str) -> tuple[dict[str, Any]
     """(``judge_check``, its note) for the judge of ``config``: its stored check with these
     instructions, or ``{"status": "unchecked", "why": ...}``."""
     ident = judge_identity(config.judge_llm(), template)
-    row = store.latest_judge_check(ident["provider"], ident["model"], ident["endpoint_id"],
-                                   ident["instructions_hash"]) if store is not None else None
+    row = latest_check(store, ident["provider"], ident["model"], ident["endpoint_id"],
+                       ident["instructions_hash"]) if store is not None else None
     if row is None:
         check = {"status": "unchecked",
                  "why": f"no stored check of judge {ident['model']} ({ident['provider']}) with these instructions; "
@@ -348,3 +352,32 @@ def check_status(store: Any, config: Any, template: str) -> tuple[dict[str, Any]
     else:
         check = describe(row)
     return check, check_note(check)
+
+
+def save_check(store: Store, row: dict[str, Any]) -> None:
+    """Store one check of a judge (table ``judge_checks``; the row never holds a key or a base URL:
+    the endpoint is stored as a hash of its credential-free identity)."""
+    store.append("judge_checks", pd.DataFrame([dict(row)]))
+
+
+def latest_check(store: Store, provider: str, model: str, endpoint_id: str | None,
+                 instructions_hash: str) -> dict[str, Any] | None:
+    """The stored check of this judge (provider, model, endpoint) with these instructions that a run
+    cites, as a dict: on the check set of its newest check, the one over the most pairs (a
+    ``--limit`` trial never stands in for a whole check), the newest of those; None when there is
+    none (or no file yet)."""
+    if not store.path.exists():
+        return None
+    with store.connect() as con:  # a write connection: an older file gains the table first
+        frame = con.execute(
+            "WITH mine AS (SELECT * FROM judge_checks WHERE provider = ? AND model = ? "
+            "AND endpoint_id IS NOT DISTINCT FROM ? AND instructions_hash = ?) "
+            "SELECT * FROM mine WHERE check_set_hash IS NOT DISTINCT FROM "
+            "(SELECT check_set_hash FROM mine ORDER BY checked_at DESC LIMIT 1) "
+            "ORDER BY pairs DESC, checked_at DESC LIMIT 1",
+            [provider, model, endpoint_id, instructions_hash]).df()
+    if frame.empty:
+        return None
+    row = frame.iloc[0].to_dict()
+    row["details"] = json.loads(row["details"]) if isinstance(row.get("details"), str) else {}
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
