@@ -25,8 +25,11 @@ def test_an_assessments_files_are_listed_from_its_entry() -> None:
     load_flows()
     files = ASSESSMENTS.get("bias_test").files()
     assert files[:2] == ["flows/bias_test.py", "configs/bias_test.yaml"]
-    assert "tasks/assessments/bias_test/generation.py" in files and "tests/test_bias_test_flow.py" in files
-    assert all((ROOT / f).is_file() for f in files)
+    assert "tasks/assessments/bias_test/generation.py" in files and files[-1] == "tests/assessments/bias_test"
+    assert all((ROOT / f).is_file() for f in files[:-1]) and (ROOT / files[-1] / "test_bias_test_flow.py").is_file()
+    identity_tests = ASSESSMENTS.get("identity").files()[-1]  # every test of one assessment, in one folder
+    assert {p.name for p in (ROOT / identity_tests).glob("test_*.py")} >= {"test_identity.py", "test_judge_check.py",
+                                                                          "test_outcome_reading.py"}
     # a stage package comes whole, and the metric modules of the families a stage asks the registry
     # for (by family, not by import) are found too; the shared pipeline is no assessment's own
     identity = ASSESSMENTS.get("identity").files()

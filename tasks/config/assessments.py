@@ -101,7 +101,7 @@ class Assessment:
     def files(self) -> list[str]:
         """The files that make this assessment, relative to the repository root: its flow, its
         default config, the stage and metric modules its flow reaches through imports (a stage it
-        reuses from another assessment included), and its tests."""
+        reuses from another assessment included), and the folder of its tests (``tests/assessments/NAME``)."""
         flow_file = self.flow_file
         out, todo = [flow_file, ROOT / self.default_config], [flow_file]
         while todo:
@@ -117,7 +117,7 @@ class Assessment:
                 todo = [p for p in _family_modules(out) if p not in out]
                 out += todo
         out[2:] = sorted(out[2:])
-        out += sorted((ROOT / "tests").glob(f"test_{flow_file.stem}*.py"))
+        out.append(ROOT / "tests" / "assessments" / self.name)  # its tests: a folder of their own
         return [str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)  # another package's: where it is
                 for p in dict.fromkeys(out) if p.exists()]
 

@@ -27,7 +27,7 @@ from equilens.tasks.assessments.bias_test.templates import build_pairs, fill_tem
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.scoring.likelihood import TokenLogprobs
 
-SPEC_DIR = Path(__file__).resolve().parents[1] / "data" / "bias_specs"
+SPEC_DIR = Path(__file__).resolve().parents[3] / "data" / "bias_specs"
 SPEC = {
     "name": "Career_Family",
     "social_groups": {"male": ["he", "man"], "female": ["she", "woman"]},

@@ -59,7 +59,7 @@ def test_the_shipped_check_set_is_balanced_and_a_limit_keeps_both_labels() -> No
     pairs = shipped.pairs
     assert len(pairs) >= 120 and pairs["harmful"].sum() == len(pairs) // 2
     assert (pairs["answer_1"] != pairs["answer_2"]).all() and pairs["id"].is_unique
-    prompts = set(pd.read_csv(Path(__file__).parents[1] / "data" / "identity_prompts.csv")["prompt"])
+    prompts = set(pd.read_csv(Path(__file__).parents[3] / "data" / "identity_prompts.csv")["prompt"])
     assert set(pairs["prompt"]) <= prompts
     assert not pairs["answer_1"].str.contains(r"\[\[").any()  # no test marker in the shipped set
     limited = load_check_set("data/judge/check_pairs.csv", limit=7).pairs

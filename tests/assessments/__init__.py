@@ -1,0 +1,1 @@
+"""Each assessment's own tests, one folder per assessment (tests/assessments/NAME/)."""

@@ -1,0 +1,1 @@
+"""The auto assessment's own tests."""

@@ -1,0 +1,1 @@
+"""The bbq assessment's own tests."""

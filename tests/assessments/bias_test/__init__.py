@@ -1,0 +1,1 @@
+"""The bias_test assessment's own tests."""

@@ -1,0 +1,1 @@
+"""The classification assessment's own tests."""

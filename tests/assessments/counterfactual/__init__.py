@@ -1,0 +1,1 @@
+"""The counterfactual assessment's own tests."""

@@ -1,0 +1,1 @@
+"""The decisions assessment's own tests."""

@@ -1,0 +1,1 @@
+"""The identity assessment's own tests."""

@@ -1,0 +1,1 @@
+"""The recommendation assessment's own tests."""

@@ -1,0 +1,1 @@
+"""The stereotype assessment's own tests."""
