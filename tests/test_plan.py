@@ -144,7 +144,7 @@ def test_a_run_expands_its_prompts_once_for_the_plan_and_the_flow(openai_server,
 
 
 def test_what_the_plan_computed_is_handed_on_as_a_copy_and_only_for_the_same_input() -> None:
-    from equilens.tasks.pipeline.plan_and_run import PLAN_SAMPLE, computed_once
+    from equilens.tasks.pipeline.memo import PLAN_SAMPLE, computed_once
 
     calls: list[int] = []
 

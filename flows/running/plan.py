@@ -10,7 +10,7 @@ first call and in seconds even for a file of millions of prompts.
   ("about"). Calls are requests x ``llm.count``; answers already in the response cache are counted
   too, so a resumed run costs less than its plan says. An assessment without ``plan_requests``
   gets no call count. The run that follows in the same process reuses the plan's expansion of the
-  same prompts (:mod:`equilens.tasks.pipeline.plan_and_run`): its prompts are expanded once.
+  same prompts (:mod:`equilens.tasks.pipeline.memo`): its prompts are expanded once.
 * **Calls beside the model's.** An assessment may also say which other calls a run makes
   (``plan_extra_calls(config, prompts) -> list[ExtraCalls]``): the identity judge's, up to 4 per
   pair of cells per prompt and answer (identical answers skip theirs), and its check's. They are
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 
 from equilens.tasks.config import RunConfig
 from equilens.tasks.llm.budget import BudgetExceeded, ExtraCalls, check_budget, cost_of, prompt_tokens_of
-from equilens.tasks.pipeline.plan_and_run import PLAN_SAMPLE
+from equilens.tasks.pipeline.memo import PLAN_SAMPLE
 
 ASSUMED_CALL_S = 2.0
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 from equilens.tasks.config import CounterfactualConfig
 from equilens.tasks.inputs.controls import CONTROL, VARIANT
-from equilens.tasks.pipeline.plan_and_run import computed_once
+from equilens.tasks.pipeline.memo import computed_once
 
 
 def lexicons_for(cfg: CounterfactualConfig) -> dict:

@@ -31,7 +31,7 @@ from equilens.tasks.inputs.personas import (
     slots_for,
 )
 from equilens.tasks.pipeline import NONE_JSON, VARIANT_COLUMNS, ScoreSet, variant_id
-from equilens.tasks.pipeline.plan_and_run import computed_once
+from equilens.tasks.pipeline.memo import computed_once
 
 IDENTITY_EXTRA = ["signal", "name", "system", "user_fields", "task", "outcome"]  # stored in identity_variants
 IDENTITY_COLUMNS = [*VARIANT_COLUMNS, *IDENTITY_EXTRA]
