@@ -5,7 +5,7 @@ per-prompt level shared by every cell, the cell's own effect (0 for a fair model
 each look the identity assessment's outcome rows are built from the prompts answered so far (the
 paired t-test over prompts, the Holm family of the comparison's pairs, each pair's minimum
 detectable gap by :func:`equilens.tasks.assessments.identity.gaps.detectable_outcome_gaps`) and judged by
-the same :func:`equilens.tasks.pipeline.looks.judge_look` and verdict a real run uses. A fixed
+the same :func:`equilens.tasks.pipeline.settling.judge_look` and verdict a real run uses. A fixed
 design is the same run judged once, on every prompt. Used by ``tests/test_stopping.py`` and
 ``tests/benchmarks/bench_stopping.py``.
 """
@@ -18,7 +18,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 from equilens.tasks.assessments.identity.gaps import detectable_outcome_gaps
-from equilens.tasks.pipeline.looks import LookRule, judge_look
+from equilens.tasks.pipeline.settling import LookRule, judge_look
 from equilens.tasks.reporting.verdict import attribute_verdict
 from equilens.tasks.stats import holm_adjust
 from scipy.stats import t as student_t

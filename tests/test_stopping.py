@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from equilens.tasks.config import parse_config
 from equilens.tasks.errors import ConfigError
-from equilens.tasks.pipeline.looks import LookRule, judge_look, reachable_gap
+from equilens.tasks.pipeline.settling import LookRule, judge_look, reachable_gap
 from equilens.tasks.reporting.verdict import attribute_verdict
 from equilens.tasks.stats.sequential import holm_levels, obrien_fleming_plan
 

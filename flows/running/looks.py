@@ -11,7 +11,7 @@ answered prompts come from the response cache).
 
 After each batch the flow computes its metric rows on every prompt answered so far and hands them
 to :meth:`Looks.judge`, which judges them at the alpha spent by that look
-(:mod:`equilens.tasks.pipeline.looks`), stores the look in the ``looks`` table, and says whether to
+(:mod:`equilens.tasks.pipeline.settling`), stores the look in the ``looks`` table, and says whether to
 stop. The rule knows the plan (:func:`with_plan`): how many prompts can give each comparison's
 target metric a value, and which comparisons are breakdowns (an identity run's per-task ones),
 reported at the look where the run stops but never waited for. The decision is taken in the flow,
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from equilens.flows.running.dispatch import assessment_entry
 from equilens.tasks.config import RunConfig
-from equilens.tasks.pipeline.looks import LookRule, Settlement, judge_look
+from equilens.tasks.pipeline.settling import LookRule, Settlement, judge_look
 
 
 def look_rule(config: RunConfig) -> LookRule | None:

@@ -27,7 +27,7 @@ true hypothesis of a family of 30 would cross in 0.19% of simulated runs, above 
 
 Settling a hypothesis as out of reach (futility: its statistic is too far below what the gap a
 run is meant to detect would give) spends the chance of wrongly doing so in the same way: the
-boundaries of a plan at two-sided 2 x beta (``equilens.tasks.pipeline.looks``). Such a stop only
+boundaries of a plan at two-sided 2 x beta (``equilens.tasks.pipeline.settling``). Such a stop only
 ever gives up a finding, so it never raises the false-positive rate (a non-binding rule).
 """
 
