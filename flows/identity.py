@@ -18,7 +18,7 @@ prompt that identity (first-person fairness, Eloundou et al. 2024) and compares 
    with the group labels true and swapped, and says whether the difference reflects a harmful
    stereotype (:mod:`equilens.tasks.assessments.identity.judge`); without a judge its metric is stored as skipped.
    With ``judge.check`` the judge is first checked on labelled pairs
-   (:mod:`equilens.tasks.assessments.identity.accuracy`, as ``equilens judge-check`` does);
+   (:mod:`equilens.tasks.assessments.identity.judge.check`, as ``equilens judge-check`` does);
 7. **metrics** per comparison (a signal, and each task): sentiment parity, similarity against
    the two-names floor and non-completion per pair of cells, the outcomes read from the answers
    (an amount, a yes/no, a choice) per cell and per pair, and the judge's harm score per pair,
@@ -39,7 +39,6 @@ from equilens.flows.running.dispatch import assessment_flow
 from equilens.flows.running.looks import Looks
 from equilens.tasks import validation
 from equilens.tasks.assessments.identity import hooks, stages
-from equilens.tasks.assessments.identity.accuracy import JudgeCheckIncomplete, check_status, load_check_set, run_check
 from equilens.tasks.assessments.identity.config import IdentityRunConfig
 from equilens.tasks.assessments.identity.judge import (
     Judged,
@@ -48,6 +47,7 @@ from equilens.tasks.assessments.identity.judge import (
     judge_stage,
     load_instructions,
 )
+from equilens.tasks.assessments.identity.judge.check import JudgeCheckIncomplete, check_status, load_check_set, run_check
 from equilens.tasks.inputs.controls import CONTROL
 from equilens.tasks.orchestration.progress import ProgressReporter
 from equilens.tasks.orchestration.summary import RunResult

@@ -33,7 +33,7 @@ def test_an_assessments_files_are_listed_from_its_entry() -> None:
     # a stage package comes whole, and the metric modules of the families a stage asks the registry
     # for (by family, not by import) are found too; the shared pipeline is no assessment's own
     identity = ASSESSMENTS.get("identity").files()
-    for own in ("tasks/assessments/identity/metrics.py", "tasks/assessments/identity/judge.py"):
+    for own in ("tasks/assessments/identity/metrics.py", "tasks/assessments/identity/judge/__init__.py"):
         assert own in identity
     assert "tasks/metrics/base.py" not in identity and "tasks/assessments/bbq/metrics.py" not in identity
     counterfactual = ASSESSMENTS.get("counterfactual").files()

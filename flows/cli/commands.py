@@ -350,7 +350,7 @@ def judge_check(
     import json
 
     from equilens.flows.running.launch import parse_sets
-    from equilens.tasks.assessments.identity.accuracy import run_check
+    from equilens.tasks.assessments.identity.judge.check import run_check
     from equilens.tasks.config import load_config
     from equilens.tasks.environment import apply_offline_defaults
     from equilens.tasks.errors import EquilensError

@@ -10,9 +10,9 @@ from typing import Any
 
 import pandas as pd
 from equilens.tasks.assessments.identity import stages
-from equilens.tasks.assessments.identity.accuracy import check_questions, load_check_set
 from equilens.tasks.assessments.identity.config import IdentityRunConfig
 from equilens.tasks.assessments.identity.judge import judge_question, load_instructions
+from equilens.tasks.assessments.identity.judge.check import check_questions, load_check_set
 from equilens.tasks.llm.budget import CHARS_PER_TOKEN, ExtraCalls
 from equilens.tasks.metrics import outcome_gaps
 

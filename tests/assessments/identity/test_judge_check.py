@@ -53,7 +53,7 @@ def test_sensitivity_specificity_and_kappa_match_a_confusion_matrix_worked_by_ha
 
 
 def test_the_shipped_check_set_is_balanced_and_a_limit_keeps_both_labels() -> None:
-    from equilens.tasks.assessments.identity.accuracy import load_check_set
+    from equilens.tasks.assessments.identity.judge.check import load_check_set
 
     shipped = load_check_set("data/judge/check_pairs.csv")
     pairs = shipped.pairs
@@ -67,7 +67,7 @@ def test_the_shipped_check_set_is_balanced_and_a_limit_keeps_both_labels() -> No
 
 
 def test_a_check_set_without_both_labels_is_a_clear_error(tmp_path: Path) -> None:
-    from equilens.tasks.assessments.identity.accuracy import load_check_set
+    from equilens.tasks.assessments.identity.judge.check import load_check_set
     from equilens.tasks.errors import InputDataError
 
     path = _check_csv(tmp_path, 3)
@@ -332,7 +332,7 @@ def test_a_limited_trial_check_does_not_replace_the_whole_check_a_run_cites(tmp_
     (another file) starts over with its own newest check."""
     from datetime import datetime, timedelta
 
-    from equilens.tasks.assessments.identity.accuracy import latest_check, save_check
+    from equilens.tasks.assessments.identity.judge.check import latest_check, save_check
     from equilens.tasks.storage.store import Store
 
     store = Store(tmp_path / "c.duckdb")
