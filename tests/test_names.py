@@ -281,3 +281,19 @@ def test_a_middle_eastern_person_made_neutral_gets_a_name_readers_take_as_neutra
     assert len(neutral) == 1 and neutral["valid"].iloc[0]
     given = [names.info[m.name] for m in names.find(neutral["text"].iloc[0])]  # the first name's own reading
     assert given and all(i.gender == "unisex" and i.race == "" for i in given), neutral["text"].iloc[0]
+
+
+@pytest.mark.parametrize("text", ["The two parents, Jose Mejia and Guadalupe Mejia, were picking their kids up from school.",
+                                  "I sat next to two people, Ivory Dorsey and Queenie Yu, and Ivory Dorsey was so loud."])
+def test_a_race_variant_keeps_the_lean_of_a_name_the_census_splits(names, text: str) -> None:  # noqa: ANN001
+    """Guadalupe (22% of its bearers men) became "Riley Coulter" and "Frankie Saad", Ivory (33%)
+    became "Jin Yang": a neutral name of the new race, where readers took both for women. A race
+    variant keeps the sex most of a split name's bearers share, beyond 65% of them."""
+    split = next(n for n in ("guadalupe", "ivory") if n in text.lower())
+    assert names.info[split].gender == "unisex" and names.info[split].leaning() == "female"
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["race"]))
+    changed = variants[(variants["role"] == "variant") & variants["valid"] & ~variants["text"].str.contains(split.title())]
+    women = {m.name for m in names.find(text) if names.info[m.name].leaning() == "female"}
+    assert len(changed) >= 1
+    for variant in changed["text"]:  # as many women as before, the other person keeping their own sex
+        assert len({m.name for m in names.find(variant) if names.info[m.name].gender == "female"}) == len(women), variant

@@ -47,6 +47,8 @@ scale: white (non-Hispanic) 62%, Hispanic 18%, Black 11%, Asian and Pacific Isla
   never counted. Neither is
   ever chosen as a replacement.
 * freq: percent of the 2020 population bearing the name, used to rank replacements.
+* male: the census share of men among the name's bearers (empty for supplement names); a race
+  variant keeps the lean of a name the census splits (Guadalupe, 22% men, gets a woman's name).
 * white, black, asian, hispanic: the name's census race shares (empty for supplement names),
   which run time combines with a surname's to read a full name ("Dan Li" is Asian, see
   tasks/inputs/surnames.full_name_shares).
@@ -285,7 +287,8 @@ def build(census_file: Path, words: Path, mena_given: dict[str, int],
                      "ambiguous": str(ambiguous),
                      "typical": str(int(is_typical)),
                      # the supplement's race overrides the census, so its names carry no shares
-                     **share_cells(None if name in extra else c)})
+                     **share_cells(None if name in extra else c),
+                     "male": "" if name in extra or c is None else f"{c.male:.3f}"})
     return rows
 
 
@@ -307,7 +310,7 @@ def main() -> None:
         surnames = build_surnames(folder / Path(SURNAME_MEMBER).name, mena_surnames, mena_first)
         origins.label(rows, surnames, *origins.fetch(Path(tmp)))
     with OUT.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical", *GROUPS, "origin"],
+        w = csv.DictWriter(fh, fieldnames=["name", "gender", "race", "freq", "ambiguous", "typical", *GROUPS, "male", "origin"],
                            lineterminator="\n")
         w.writeheader()
         w.writerows(rows)

@@ -313,7 +313,7 @@ class NameTable:
                 race = info.race
             race = "" if gender == "unisex" and race == MIDDLE_EASTERN else race  # no neutral name of its own
         else:
-            gender, race = info.gender or gender_hint or "", target
+            gender, race = info.leaning() or gender_hint or "", target  # "Guadalupe" stays a woman's name
         if gender not in ("male", "female", "unisex"):
             return None
         pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race else "")) \
@@ -409,9 +409,9 @@ def _load(path: str, mtime: int, surnames: SurnameTable | None) -> NameTable:
                 shares = tuple(float(c) for c in cells) if all(cells) else None
                 info = NameInfo(row["name"], row["gender"], row["race"], float(row["freq"] or 0),
                                 int(row["ambiguous"] or 0), int(row.get("typical") or 1) == 1, shares,
-                                frozenset((row.get("origin") or "").split()))
+                                frozenset((row.get("origin") or "").split()), float(row["male"]) if row.get("male") else None)
             except ValueError:
-                raise InputDataError(f"Name file {path}, line {k}: freq, ambiguous, typical and the race "
+                raise InputDataError(f"Name file {path}, line {k}: freq, ambiguous, typical, the race and male "
                                      "shares must be numbers.") from None
             if info.gender not in ("male", "female", "unisex", "") or info.race not in (*RACES, ""):
                 raise InputDataError(f"Name file {path}, line {k}: gender {info.gender!r} or race "

@@ -7,6 +7,10 @@ from dataclasses import dataclass
 
 from equilens.tasks.inputs.surnames import Shares
 
+LEAN = 0.65
+"""The share of one sex among a split name's bearers from which the name leans that way: the edge of
+the neutral names (0.35 to 0.65 men, data/lexicons/build_first_names.py)."""
+
 
 @dataclass(frozen=True, slots=True)
 class NameInfo:
@@ -18,6 +22,14 @@ class NameInfo:
     typical: bool = True  # a clear example of its gender and race: may replace another name
     shares: Shares | None = None  # share of each race (white, black, asian, hispanic), when known
     origins: frozenset[str] = frozenset()  # Asian origins (data/lexicons/build_origins.py)
+    male: float | None = None  # the census share of men among its bearers, when known
+
+    def leaning(self) -> str:
+        """A name's gender, and for a name the census splits the sex most of its bearers share when
+        they are more than :data:`LEAN` of them (Guadalupe, 78% women: ``female``); else ``unisex``."""
+        if self.gender != "unisex" or self.male is None or abs(self.male - 0.5) <= LEAN - 0.5:
+            return self.gender
+        return "male" if self.male > 0.5 else "female"
 
 
 @dataclass(frozen=True, slots=True)
