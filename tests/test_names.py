@@ -297,3 +297,17 @@ def test_a_race_variant_keeps_the_lean_of_a_name_the_census_splits(names, text: 
     assert len(changed) >= 1
     for variant in changed["text"]:  # as many women as before, the other person keeping their own sex
         assert len({m.name for m in names.find(variant) if names.info[m.name].gender == "female"}) == len(women), variant
+
+
+def test_a_person_whose_name_the_census_splits_is_read_by_its_lean(names) -> None:  # noqa: ANN001
+    """"Ivory Singleton and Zeinab Qureshi" stayed "Ivory Singleton and Tarek Qureshi" in the male
+    variant: Ivory, borne by 67% women, read as neutral, so one of the two women stayed a woman. A
+    name the census splits reads as the sex most of its bearers share, beyond 65% of them; a name
+    split closer than that (Riley, 44% men) stays neutral."""
+    text = "Two of my neighbors were arrested: Ivory Singleton and Zeinab Qureshi."
+    assert [m.group("gender") for m in names.find(text)] == ["female", "female"]
+    assert [m.group("gender") for m in names.find("Riley and Mark met at the station.")] == ["neutral", "male"]
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
+    male = variants[(variants["grp"] == "male") & (variants["role"] == "variant")]
+    assert len(male) == 1 and male["valid"].iloc[0]
+    assert [m.group("gender") for m in names.find(male["text"].iloc[0])] == ["male", "male"], male["text"].iloc[0]

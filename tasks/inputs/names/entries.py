@@ -45,13 +45,13 @@ class NameMention:
     surname: str = ""  # lowercase surname, the last word of ``surface``; "" when none
 
     def group(self, attribute: str) -> str | None:
-        """The name's group for ``attribute`` (gender: unisex -> neutral), None when it has none."""
+        """The name's group for ``attribute`` (gender: by its lean, a name split closer -> neutral), None when it has none."""
         return group_of(self.info, attribute)
 
 
 def group_of(info: NameInfo, attribute: str) -> str | None:
-    if attribute == "gender":
-        return {"male": "male", "female": "female", "unisex": "neutral"}.get(info.gender)
+    if attribute == "gender":  # a name the census splits reads as the sex most of its bearers share
+        return {"male": "male", "female": "female", "unisex": "neutral"}.get(info.leaning())
     if attribute == "race":
         return info.race or None
     return None
