@@ -75,6 +75,12 @@ def full_name_shares(first: Shares, surname: Shares, prior: Shares) -> Shares:
     return tuple(r / total for r in raw) if total > 0 else first  # type: ignore[return-value]
 
 
+WHITE_READ = 0.8
+"""The white share from which a surname is drawn to stand for White: below it, the census's white
+shares of Portuguese surnames (Souza 77%, Costa 79%) are how their bearers answer its race question,
+while readers take the names for Latino."""
+
+
 @dataclass(frozen=True, slots=True)
 class SurnameInfo:
     display: str
@@ -104,7 +110,7 @@ class SurnameTable:
         self.order: dict[str, int] = {}  # rank by frequency among all surnames
         for k, (name, i) in enumerate(sorted(infos.items(), key=lambda kv: (-kv[1].freq, kv[0]))):
             self.order[name] = k
-            if i.typical and i.race:
+            if i.typical and i.race and (i.race != "white" or i.share("white") >= WHITE_READ):
                 pools.setdefault(i.race, []).append(name)
             for origin in i.origins if i.race else ():
                 self.origin_pools.setdefault(origin, []).append(name)
