@@ -311,3 +311,17 @@ def test_a_person_whose_name_the_census_splits_is_read_by_its_lean(names) -> Non
     male = variants[(variants["grp"] == "male") & (variants["role"] == "variant")]
     assert len(male) == 1 and male["valid"].iloc[0]
     assert [m.group("gender") for m in names.find(male["text"].iloc[0])] == ["male", "male"], male["text"].iloc[0]
+
+
+def test_a_surname_drawn_for_white_reads_white(names) -> None:  # noqa: ANN001
+    """"Carlos Rios" became "Joseph Souza" in the White place of a swap: Souza is 77% white in the
+    census, but readers take it, as Costa and Ribeiro, for a Latino name. A surname drawn to stand for
+    White is borne by at least 80% white people."""
+    surnames = names.surnames
+    assert all(surnames.info[n].share("white") >= 0.8 for n in surnames.pools["white"])
+    assert {"souza", "costa"} <= set(surnames.info) and not {"souza", "costa"} & set(surnames.pools["white"])
+    text = "Gary Weber, who's a sales clerk, and Carlos Rios, who's a sales clerk, were both house hunting."
+    variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["race"]))
+    swapped = variants[(variants["grp"] == "hispanic") & (variants["role"] == "variant")]["text"].iloc[0]
+    white = [m for m in names.find(swapped) if m.surname and m.info.race == "white"]
+    assert white and all(surnames.info[m.surname].share("white") >= 0.8 for m in white), swapped
