@@ -121,6 +121,9 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
     if len(named) == 1 and sum(s.is_name for s in found) >= 2:  # "approached a man sitting alone - they were named Annie ..."
         kinds = ["relation" if k == "principal" and not s.is_name and s.group not in named and _AN.search(text, 0, s.start)
                  and canonical(s.surface) in _PLAIN_PEOPLE else k for s, k in zip(found, kinds, strict=True)]
+        met = {(s.group, canonical(s.surface)) for s, k in zip(found, kinds, strict=True) if k == "relation"}
+        kinds = ["relation" if k == "principal" and not s.is_name and (s.group, canonical(s.surface)) in met else k
+                 for s, k in zip(found, kinds, strict=True)]  # "... told the man the rate": the same one
     for promoted in ("relation", "whole group"):
         if "principal" in kinds:
             break
