@@ -96,3 +96,15 @@ def test_check_ftu_input_errors(lex):
         check_ftu(["x"], [lex["gender"], lex["gender"]])
     with pytest.raises(InputDataError, match="prompt 1 is NoneType"):
         check_ftu(["ok", None], [lex["gender"]])
+
+
+def test_a_singular_word_after_an_amount_is_a_stuff_not_a_person() -> None:
+    """"they found quite a bit of heroine" (BBQ's spelling of the drug) was a gender mention of its
+    own, so the neutral variant found "quite a bit of protagonist". After an amount a singular word
+    is a stuff; a plural one is still people ("a lot of women")."""
+    from equilens.tasks.inputs.ftu import find_mentions
+    from equilens.tasks.inputs.lexicon import load_lexicon
+
+    gender = load_lexicon("gender")
+    assert find_mentions("Officers looked in the bag and found quite a bit of heroine.", gender) == []
+    assert [m.term for m in find_mentions("A lot of women and the heroine of the story came.", gender)] == ["women", "heroine"]

@@ -15,7 +15,8 @@ Guards against words that are not about people:
   "Black Friday");
 * a capitalised term right after a first name or a title is a surname ("Mrs. White",
   "Peter King"), see :func:`equilens.tasks.inputs.names.surname_position`;
-* a term glued to "year-" is part of an age ("old man" in "a 45-year-old man");
+* a term glued to "year-" is part of an age ("old man" in "a 45-year-old man"); a singular term
+  after an amount ("quite a bit of heroine", a common spelling of the drug) is a stuff;
 * a ``person_context`` word counted once counts wherever it recurs in the text ("the European
   man ... the European worker"); colour words do not ("the white man bought white paint").
 First names are found by :class:`equilens.tasks.inputs.names.NameTable`.
@@ -70,6 +71,8 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
             counted, context = False, False
         elif _AGE_COMPOUND.search(text, max(0, start - 7), start):
             counted, context = False, False  # "old man" inside "a 45-year-old man": the age is the mention
+        elif _AMOUNT_OF.search(text, max(0, start - 24), start) and not term.endswith(("s", "men")):
+            counted, context = False, False  # "quite a bit of heroine": an amount of a stuff, not a person
         elif term in objects:
             counted, context = not describes_object(text, start, end), False  # "white paint" stays paint
         else:
@@ -92,6 +95,8 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
 
 
 _AGE_COMPOUND = re.compile(r"\byears?-$", re.IGNORECASE)
+_AMOUNT_OF = re.compile(r"\b(?:bit|lot|lots|plenty|amount|grams?|ounces?|kilos?|bags?|pounds?)\s+of\s+$", re.IGNORECASE)
+"""An amount before a singular word: a stuff ("a bit of heroine", BBQ's spelling of the drug), never a person."""
 _DESCRIPTION = re.compile(r"(?:[ \t]+[a-z][\w'-]*){2}")  # the two lowercase words after a mention
 
 
