@@ -24,7 +24,8 @@ replaced by the term of the same lexicon row for the target group. Beyond a plai
 are never collapsed into one group. With ``multi_group="swap"`` (default) the mentioned groups
 are permuted among themselves: the variants are the cyclic shifts of the groups in order of first
 mention, each labelled with the group the first-mentioned group becomes ("a man and a woman" ->
-male: unchanged, female: "a woman and a man"). A source-only group (no variant of its own:
+male: unchanged, female: "a woman and a man"); outside gender each takes the word the text uses for
+the other ("an Italian man and a Korean man" -> "a Korean man and an Italian man"). A source-only group (no variant of its own:
 "Indians", "minorities", most nationalities) keeps its place and only the other groups move;
 with one other group that group takes every target group ("Indians and white people" ->
 "Indians and Black people", ...). With ``multi_group="skip"`` such prompts give no variants and
@@ -52,7 +53,7 @@ from equilens.tasks.inputs.agreement import (
 )
 from equilens.tasks.inputs.compared import people_compared, unread_origins
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
-from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, related_kept, sources
+from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, plural_term, related_kept, sources, words_used
 from equilens.tasks.inputs.names import NameTable
 from equilens.tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
 
@@ -259,6 +260,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     region: dict[str, frozenset[str]] | None = None
     pos = 0
     pregnant = lexicon.attribute == "gender" and _PREGNANCY.search(text) is not None
+    own_words = None if lexicon.attribute == "gender" else words_used(found)
     for s in found:
         if s.start < pos:
             continue
@@ -284,6 +286,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             term = lexicon.cell(s.row, target)
             if not term:
                 continue
+            term = own_words.get((target, plural_term(term)), term) if own_words is not None else term
             new = ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end)
             if target == "neutral" and (place := _gendered_institution(text, s.end)):
                 problems.append(f"no {target} form for the gendered institution "

@@ -97,3 +97,20 @@ def mentioned_groups(found: Sequence[Source], lexicon: Lexicon) -> list[str]:
         if s.group not in out and s.group not in lexicon.target_only:
             out.append(s.group)
     return out
+
+
+def words_used(found: Sequence[Source]) -> dict[tuple[str, bool], str]:
+    """(group, plural) -> the word the text itself uses for that group's people, first mention first:
+    in a swap each person takes the other's own word ("an Italian man and a Korean man" -> "a Korean
+    man and an Italian man", not "an Asian man and a White man")."""
+    out: dict[tuple[str, bool], str] = {}
+    for s in found:
+        if not s.is_name and s.row >= 0 and not s.group.endswith(KEPT):
+            out.setdefault((s.group, plural_term(canonical(s.surface))), canonical(s.surface))
+    return out
+
+
+def plural_term(term: str) -> bool:
+    """Is ``term`` plural ("Asians", "Black people", "Latinos")?"""
+    last = term.split()[-1]
+    return last in ("people", "folks") or (last.endswith("s") and not last.endswith("ss"))

@@ -232,8 +232,8 @@ def test_race_associated_names_get_race_variants(lex, names):
 @pytest.mark.parametrize(
     ("attribute", "text", "swapped", "collapsed"),
     [
-        ("race", "A Caucasian student and an Asian student met.",
-         "An Asian American student and a White student met.", "A Caucasian student and a Caucasian student met."),
+        ("race", "A Caucasian student and an Asian student met.",  # each takes the other's own word
+         "An Asian student and a Caucasian student met.", "A Caucasian student and a Caucasian student met."),
         ("gender", "My dad and mom came.", "My mom and dad came.", "My dad and dad came."),
         ("gender", "Men and women cannot work together.", "Women and men cannot work together.",
          "Men and men cannot work together."),
@@ -761,7 +761,7 @@ def test_coordinated_origin_adjectives_are_both_read(lex):
     (only the adjective next to the noun was read, so two groups became one)."""
     got = expand_prompt("My Iranian and Italian friends were already at the concert.", lex["race"])
     assert got == {"middle_eastern": "My Iranian and Italian friends were already at the concert.",
-                   "white": "My White and Middle Eastern friends were already at the concert."}
+                   "white": "My Italian and Iranian friends were already at the concert."}  # the other's own word
     assert find_mentions("Walk the straight and narrow path.", lex["sexual_orientation"]) == []
 
 
@@ -771,7 +771,23 @@ def test_a_people_word_counted_once_counts_where_it_recurs(lex):
     text = ("The European man and the African American man are old friends. The European bartender was "
             "convicted, while the African American bartender was shocked.")
     got = expand_prompt(text, lex["race"])["black"]
-    assert got == ("The Black man and the White man are old friends. The Black bartender was convicted, "
-                   "while the White bartender was shocked.")
+    assert got == ("The African American man and the European man are old friends. The African American bartender "
+                   "was convicted, while the European bartender was shocked.")  # a swap: each takes the other's word
     # colour words keep their own guard: the paint stays white
     assert expand_prompt("The white man bought white paint.", lex["race"])["black"] == "The black man bought white paint."
+
+
+@pytest.mark.parametrize(("text", "swapped"), [
+    ("An Italian man and a Korean man were talking. The Italian man left.",
+     "A Korean man and an Italian man were talking. The Korean man left."),
+    ("The Arab man and the Latina woman were talking.", "The Latino man and the Arab woman were talking."),
+    ("Two men, one Arab and the other Asian, sat together.", "Two men, one Asian and the other Arab, sat together."),
+    ("An African man and a Latino man were waiting.", "A Latino man and an African man were waiting."),
+])
+def test_in_a_race_swap_each_person_takes_the_others_own_word(lex, text: str, swapped: str) -> None:
+    """Readers faulted swaps that relabel both people: "an Italian man and a Korean man" became "an
+    Asian man and a White man" (the Italian-mafia detail lost), "the Arab man and the Latina woman"
+    "the Hispanic man and the Arab American woman", "an African man" "an African American man". In a
+    swap each person takes the word the text uses for the other (agreeing in gender: "Latino man")."""
+    got = expand_prompt(text, lex["race"])
+    assert len(got) == 2 and text in got.values() and swapped in got.values(), got
