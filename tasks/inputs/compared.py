@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
-from equilens.tasks.inputs.mentions import KEPT, Source
+from equilens.tasks.inputs.mentions import KEPT, Source, plural_term
 from equilens.tasks.inputs.word_lists import NATIONAL_ORIGINS, OBJECT_NOUNS, PERSON_NOUNS
 
 __all__ = ["Compared", "people_compared", "unread_origins"]
@@ -233,9 +233,7 @@ def _ungendered_people(text: str, start: int, end: int, found: Sequence[Source],
 
 def _plural_term(s: Source) -> bool:
     """A plural attribute term ("sons", "women"), which a singular pronoun cannot refer to."""
-    word = canonical(s.surface)
-    return s.row >= 0 and (word.endswith("men") or (word.endswith("s") and not word.endswith(("ss", "us"))
-                                                    and word not in ("his", "hers", "mrs", "ms")))
+    return s.row >= 0 and plural_term(canonical(s.surface))
 
 
 def _plural(word: str) -> bool:

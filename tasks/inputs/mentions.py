@@ -111,6 +111,8 @@ def words_used(found: Sequence[Source]) -> dict[tuple[str, bool], str]:
 
 
 def plural_term(term: str) -> bool:
-    """Is ``term`` plural ("Asians", "Black people", "Latinos")?"""
+    """Is the attribute term ``term`` plural ("women", "Asians", "Black people", "Latinos"; not "his",
+    "Mrs", "boss")?"""
     last = term.split()[-1]
-    return last in ("people", "folks") or (last.endswith("s") and not last.endswith("ss"))
+    return last in ("people", "folks") or last.endswith("men") or (
+        last.endswith("s") and not last.endswith(("ss", "us")) and last not in ("his", "hers", "mrs", "ms"))
