@@ -250,8 +250,10 @@ def _regions(found: Sequence[Source], names: NameTable) -> dict[str, frozenset[s
 
 
 def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexicon: Lexicon,
-             names: NameTable | None) -> tuple[str, tuple[Swap, ...], list[str]]:
-    """Variant text, swaps and problems found while building it (names without a replacement)."""
+             names: NameTable | None, own_words: dict[tuple[str, bool], str] | None = None,
+             ) -> tuple[str, tuple[Swap, ...], list[str]]:
+    """Variant text, swaps and problems found while building it (names without a replacement).
+    ``own_words``: the words the text uses for each group (:func:`words_used`), which a swap writes."""
     pieces: list[str] = []
     swapped: list[Swap] = []
     problems: list[str] = []
@@ -260,7 +262,6 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     region: dict[str, frozenset[str]] | None = None
     pos = 0
     pregnant = lexicon.attribute == "gender" and _PREGNANCY.search(text) is not None
-    own_words = None if lexicon.attribute == "gender" else words_used(found)
     for s in found:
         if s.start < pos:
             continue
@@ -352,9 +353,10 @@ def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: s
     unknown += unread_origins(text, found) if lexicon.attribute == "race" and groups else []
     unknown += [compared.unclear] if compared.unclear and groups else []
     out = []
+    own_words = None if lexicon.attribute == "gender" else words_used(found)  # once for every variant
     for label, mapping in plan(groups, lexicon, multi_group):
         try:
-            vtext, swapped, problems = _variant(text, found, mapping, lexicon, names)
+            vtext, swapped, problems = _variant(text, found, mapping, lexicon, names, own_words)
         except _Unavailable:
             continue
         out.append((label, mapping, vtext, swapped, problems + unknown))
