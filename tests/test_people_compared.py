@@ -231,3 +231,36 @@ def test_the_one_two_named_people_meet_keeps_their_word_at_every_mention(gender,
     got = expand_prompt(text, gender, names)
     assert "Grace" not in got["male"] and "approached a man sitting alone" in got["male"]
     assert "passed by him" in got["male"] and "told the man the rate" in got["male"], got["male"]
+
+
+def test_a_group_counted_with_a_two_word_origin_is_people_compared(gender, names) -> None:
+    got = expand_prompt("The train ride had a group of Black women and a group of South American men.", gender, names)
+    assert got["male"] == "The train ride had a group of Black men and a group of South American women.", got
+
+
+def test_the_one_two_described_people_approach_keeps_their_word(gender, names) -> None:
+    text = ("At the bus stop, a man sitting alone was approached by an Asian woman and a Jewish man. "
+            "The man sitting alone looked up.")
+    got = expand_prompt(text, gender, names)
+    assert got["male"] == ("At the bus stop, a man sitting alone was approached by an Asian man and a Jewish woman. "
+                           "The man sitting alone looked up."), got
+
+
+def test_the_one_a_named_pair_of_both_genders_approaches_keeps_their_word(gender, names) -> None:
+    text = "At the bar, two people approached a man sitting alone at the bar - they were named Grace Nguyen and Jose Rojas."
+    changed = [v for v in expand_prompt(text, gender, names).values() if "Grace" not in v]
+    assert changed and all("approached a man sitting alone" in v for v in changed), changed
+
+
+def test_two_people_sitting_alone_together_are_both_compared(gender, names) -> None:
+    got = expand_prompt("A man and a woman were sitting alone when a boy came by.", gender, names)
+    assert got["female"] == "A woman and a man were sitting alone when a girl came by.", got
+
+
+@pytest.mark.parametrize(("text", "female", "neutral"), [
+    ("An article quoted a local teen and an old geezer.", "an old biddy", "an older person"),
+    ("Two frat boys were stopped by the cops.", "Two sorority girls", "Two students"),
+])
+def test_slang_for_men_has_its_counterparts(gender, names, text, female, neutral) -> None:
+    got = expand_prompt(text, gender, names)
+    assert female in got["female"] and neutral in got["neutral"], got

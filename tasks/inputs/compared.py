@@ -57,12 +57,19 @@ _PLAIN_PEOPLE = frozenset({"man", "woman", "men", "women", "boy", "girl", "boys"
 friend" is a friend), so they are never a tie of their own."""
 _AN = re.compile(r"\ban?\s+$", re.IGNORECASE)
 """An indefinite article right before a mention: someone new, not one of the people already named."""
+_SOMEONE_NEW = re.compile(r"\ban?\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
+"""An indefinite article within two words before a mention ("a Jewish man"): someone new."""
+_ALONE = re.compile(r"\s+(?:who\s+(?:is|was)\s+)?[a-z]+ing(?:\s+(?!and\b|or\b|but\b)[\w-]+){0,3}?\s+alone\b")
+"""After a mention, the one the others come to ("approached a man sitting alone at the bar", "a woman
+reading alone"): a participle, then "alone" within the clause."""
 _COORDINATED = re.compile(r"\s+(?:and|or)\s+(?:my|your|his|her|their|our|an?|the)\s+(?:[\w-]+\s+){0,2}",
                           re.IGNORECASE)
 _DETERMINED = re.compile(
     r"\b(?:(?:group|couple|pair|bunch|crowd|line|team)\s+of|the|these|those|a|an|this|that|two|three|four|"
-    r"five|both|some|many|several|few|other|all|my|your|his|her|their|our|its|of\s+the)\s+(?:[\w-]+\s+)?$",
+    r"five|both|some|many|several|few|other|all|my|your|his|her|their|our|its|of\s+the)\s+(?:[\w-]+\s+){0,2}$",
     re.IGNORECASE)
+"""A determiner up to two words before a plural: people counted or pointed at ("a group of South American
+men"), not the group as a whole."""
 _SPOKEN_OF = re.compile(r"\b(?:for|to|than|like|against|about|toward|towards|among)\s+$", re.IGNORECASE)
 """Before a bare plural, a preposition that makes it what is spoken of ("roles reserved for men",
 "better than women"), the group as a whole even where the same word names the people compared."""
@@ -121,8 +128,14 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
     if len(named) == 1 and sum(s.is_name for s in found) >= 2:  # "approached a man sitting alone - they were named Annie ..."
         kinds = ["relation" if k == "principal" and not s.is_name and s.group not in named and _AN.search(text, 0, s.start)
                  and canonical(s.surface) in _PLAIN_PEOPLE else k for s, k in zip(found, kinds, strict=True)]
+    alone = [i for i, (s, k) in enumerate(zip(found, kinds, strict=True)) if k == "principal" and not s.is_name
+             and canonical(s.surface) in _PLAIN_PEOPLE and _AN.search(text, 0, s.start) and _ALONE.match(text, s.end)]
+    if len(alone) == 1 and sum(k == "principal" for k in kinds) >= 3:  # the one two others approach, named or described
+        kinds[alone[0]] = "relation"
+    if len(named) == 1 and sum(s.is_name for s in found) >= 2 or alone:
         met = {(s.group, canonical(s.surface)) for s, k in zip(found, kinds, strict=True) if k == "relation"}
-        kinds = ["relation" if k == "principal" and not s.is_name and (s.group, canonical(s.surface)) in met else k
+        kinds = ["relation" if k == "principal" and not s.is_name and (s.group, canonical(s.surface)) in met
+                 and not _SOMEONE_NEW.search(text, max(0, s.start - 40), s.start) else k
                  for s, k in zip(found, kinds, strict=True)]  # "... told the man the rate": the same one
     for promoted in ("relation", "whole group"):
         if "principal" in kinds:
