@@ -52,6 +52,7 @@ from equilens.tasks.inputs.agreement import (
     same_person_ethnonym,
 )
 from equilens.tasks.inputs.compared import people_compared, unread_origins
+from equilens.tasks.inputs.gender_bound import PREGNANCY, PREGNANT_MALE, gendered_institution
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, plural_term, related_kept, sources, words_used
 from equilens.tasks.inputs.names import NameTable
@@ -261,7 +262,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     taken: set[str] | None = None
     region: dict[str, frozenset[str]] | None = None
     pos = 0
-    pregnant = lexicon.attribute == "gender" and _PREGNANCY.search(text) is not None
+    pregnant = lexicon.attribute == "gender" and PREGNANCY.search(text) is not None
     for s in found:
         if s.start < pos:
             continue
@@ -269,8 +270,8 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
         if target == s.group and (s.is_name or (said := lexicon.index.get(canonical(s.surface))) is None
                                   or said.group == s.group):
             continue  # unchanged, unless its word says another group than its person's ("Steven ... after she was")
-        if pregnant and target == "male" and _PREGNANT_MALE not in problems:  # a name made male too
-            problems.append(_PREGNANT_MALE)
+        if pregnant and target == "male" and PREGNANT_MALE not in problems:  # a name made male too
+            problems.append(PREGNANT_MALE)
         if s.is_name:
             if taken is None:  # every word of the prompt that is a name or a surname
                 taken = {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in names.info
@@ -289,7 +290,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                 continue
             term = own_words.get((target, plural_term(term)), term) if own_words is not None else term
             new = ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end)
-            if target == "neutral" and (place := _gendered_institution(text, s.end)):
+            if target == "neutral" and (place := gendered_institution(text, s.end)):
                 problems.append(f"no {target} form for the gendered institution "
                                 f"{text[s.start:place]!r}: a {target} variant would change what it is")
         if new == s.surface:
@@ -316,35 +317,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     return same_person_ethnonym(text, vtext) if lexicon.attribute == "gender" else vtext, tuple(swapped), problems
 
 
-_PREGNANCY = re.compile(r"\b(?:pregnan\w*|maternity|trimester|breast-?fe\w+|gave\s+birth|miscarri\w+|"
-                        r"expecting\s+(?:a|her|their)\s+(?:baby|child|first))", re.IGNORECASE)
-_PREGNANT_MALE = "a pregnancy in the context: a male variant would change what happens"
 # --- expansion ----------------------------------------------------------------------------------
-# What a group's possessive names as an institution ("the women's softball team", "the men's
-# restroom"): a neutral variant ("the people's softball team") would change what it is.
-_INSTITUTIONS = frozenset("""
-    team teams league leagues squad club clubs college colleges university school schools division
-    championship championships tournament cup event events restroom restrooms bathroom bathrooms room
-    rooms toilet toilets locker shelter shelters prison prisons ward clinic magazine magazines clothing
-    apparel wear section department choir chorus dormitory dorm hostel
-""".split())
-_POSSESSIVE_THEN = re.compile(r"['’]s((?:\s+[a-z-]+){1,3})")
-
-
-def _gendered_institution(text: str, end: int) -> int | None:
-    """The end of the institution noun when a group word ending at ``end`` is its possessive
-    ("women's softball team"), within three words; None otherwise."""
-    m = _POSSESSIVE_THEN.match(text, end)
-    if not m:
-        return None
-    pos = m.start(1)
-    for word in m.group(1).split():
-        pos = text.index(word, pos) + len(word)
-        if word in _INSTITUTIONS:
-            return pos
-    return None
-
-
 def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: str):
     compared = people_compared(text, related_kept(sources(text, lexicon, names), lexicon), lexicon)
     found = compared.found
