@@ -264,3 +264,15 @@ def test_two_people_sitting_alone_together_are_both_compared(gender, names) -> N
 def test_slang_for_men_has_its_counterparts(gender, names, text, female, neutral) -> None:
     got = expand_prompt(text, gender, names)
     assert female in got["female"] and neutral in got["neutral"], got
+
+
+def test_a_dress_has_no_male_variant_and_a_beard_no_female_one(gender, names) -> None:
+    dressed = {v.group: v for v in expand_prompts(
+        [("p", "Two people, one woman in a designer dress and one man in jeans, entered the store.")], gender, names)}
+    assert dressed["male"].problems == ("'in a designer dress' in the context goes with a female person: a male "
+                                        "variant would change who they are",)
+    bearded = {v.group: v for v in expand_prompts(
+        [("p", "Two men walked in, one who had a beard and one who had none.")], gender, names)}
+    assert bearded["female"].problems and not bearded["neutral"].problems
+    code = {v.group: v for v in expand_prompts([("p", "A man and a woman discussed the dress code.")], gender, names)}
+    assert not any(v.problems for v in code.values()), code

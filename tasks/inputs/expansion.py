@@ -52,7 +52,7 @@ from equilens.tasks.inputs.agreement import (
     same_person_ethnonym,
 )
 from equilens.tasks.inputs.compared import people_compared, unread_origins
-from equilens.tasks.inputs.gender_bound import PREGNANCY, PREGNANT_MALE, gendered_institution
+from equilens.tasks.inputs.gender_bound import PREGNANCY, PREGNANT_MALE, gendered_institution, worn
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, plural_term, related_kept, sources, words_used
 from equilens.tasks.inputs.names import NameTable
@@ -272,6 +272,8 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             continue  # unchanged, unless its word says another group than its person's ("Steven ... after she was")
         if pregnant and target == "male" and PREGNANT_MALE not in problems:  # a name made male too
             problems.append(PREGNANT_MALE)
+        if lexicon.attribute == "gender" and (said := worn(text, s.group, target)) and said not in problems:
+            problems.append(said)
         if s.is_name:
             if taken is None:  # every word of the prompt that is a name or a surname
                 taken = {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in names.info

@@ -1,6 +1,10 @@
 """What a change of gender cannot carry into a variant of a story.
 
 * A pregnancy (:data:`PREGNANCY`): a male variant would change what happens, so it is refused.
+* Clothes and features the story gives a person of one sex (:func:`worn`): "one woman was dressed in a
+  designer dress" made male reads as a man in a dress, and "one man had a beard" made female as a
+  bearded woman, which changes who the person is; such a variant is refused (the context is left out
+  for that variant, with the reason), while a neutral variant keeps them.
 * An institution named by a group's possessive ("the women's softball team", "the men's restroom",
   :func:`gendered_institution`): a neutral variant ("the people's softball team") would change what it is.
 """
@@ -12,6 +16,25 @@ import re
 PREGNANCY = re.compile(r"\b(?:pregnan\w*|maternity|trimester|breast-?fe\w+|gave\s+birth|miscarri\w+|"
                        r"expecting\s+(?:a|her|their)\s+(?:baby|child|first))", re.IGNORECASE)
 PREGNANT_MALE = "a pregnancy in the context: a male variant would change what happens"
+_WORN = {  # (from, to): what the story gives a person of the first sex, with a determiner or verb before it
+    ("female", "male"): re.compile(r"\b(?:a|an|the|her|his|their|wore|wearing|in)\s+(?:[\w-]+\s+){0,2}?"
+                                   r"(?:dress|dresses|skirts?|gowns?|blouses?|bikinis?|lipstick)\b(?!\s+code)",
+                                   re.IGNORECASE),
+    ("male", "female"): re.compile(r"\b(?:beards?|bearded|mustaches?|moustaches?)\b", re.IGNORECASE),
+}
+
+
+def worn(text: str, group: str, target: str) -> str | None:
+    """Why a person of ``group`` cannot become ``target`` in ``text`` (what the story has them wear or
+    grow), or None."""
+    rule = _WORN.get((group, target))
+    found = rule.search(text) if rule is not None else None
+    if found is None:
+        return None
+    return (f"{found.group(0)!r} in the context goes with a {group} person: a {target} variant would change "
+            "who they are")
+
+
 # What a group's possessive names as an institution ("the women's softball team", "the men's
 # restroom"): a neutral variant ("the people's softball team") would change what it is.
 _INSTITUTIONS = frozenset("""
