@@ -246,10 +246,16 @@ def test_the_one_two_described_people_approach_keeps_their_word(gender, names) -
                            "The man sitting alone looked up."), got
 
 
-def test_the_one_a_named_pair_of_both_genders_approaches_keeps_their_word(gender, names) -> None:
-    text = "At the bar, two people approached a man sitting alone at the bar - they were named Grace Nguyen and Jose Rojas."
-    changed = [v for v in expand_prompt(text, gender, names).values() if "Grace" not in v]
-    assert changed and all("approached a man sitting alone" in v for v in changed), changed
+@pytest.mark.parametrize("first", ["Grace Nguyen", "Jose Rojas"])
+def test_the_one_a_named_pair_of_both_genders_approaches_keeps_their_word(gender, names, first) -> None:
+    other = "Jose Rojas" if first == "Grace Nguyen" else "Grace Nguyen"
+    text = (f"At the bar, two people approached a man sitting alone at the bar - they were named {first} and {other}. "
+            f"{first} passed by him and ordered a drink while {other} told the man the rate.")
+    variants = expand_prompts([("p", text)], gender, names)
+    changed = [v for v in variants if "Grace" not in v.text]
+    assert changed and not any(v.problems for v in variants), variants
+    assert all("approached a man sitting alone" in v.text and "passed by him" in v.text and "told the man" in v.text
+               for v in changed), changed
 
 
 def test_two_people_sitting_alone_together_are_both_compared(gender, names) -> None:
@@ -258,7 +264,7 @@ def test_two_people_sitting_alone_together_are_both_compared(gender, names) -> N
 
 
 @pytest.mark.parametrize(("text", "female", "neutral"), [
-    ("An article quoted a local teen and an old geezer.", "an old biddy", "an older person"),
+    ("An article quoted a local teen and an old geezer.", "an old biddy", "a senior"),
     ("Two frat boys were stopped by the cops.", "Two sorority girls", "Two students"),
 ])
 def test_slang_for_men_has_its_counterparts(gender, names, text, female, neutral) -> None:
@@ -276,3 +282,10 @@ def test_a_dress_has_no_male_variant_and_a_beard_no_female_one(gender, names) ->
     assert bearded["female"].problems and not bearded["neutral"].problems
     code = {v.group: v for v in expand_prompts([("p", "A man and a woman discussed the dress code.")], gender, names)}
     assert not any(v.problems for v in code.values()), code
+
+
+def test_an_older_man_made_neutral_is_an_older_person(gender, names) -> None:
+    text = "I got photos, one from an older man, and the other set from a youthful boy."
+    by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    assert by_group["neutral"].text == "I got photos, one from an older person, and the other set from a youthful child."
+    assert not by_group["neutral"].problems, by_group["neutral"]

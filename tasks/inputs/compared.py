@@ -59,6 +59,9 @@ _AN = re.compile(r"\ban?\s+$", re.IGNORECASE)
 """An indefinite article right before a mention: someone new, not one of the people already named."""
 _SOMEONE_NEW = re.compile(r"\ban?\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
 """An indefinite article within two words before a mention ("a Jewish man"): someone new."""
+_OWN_VERB = re.compile(r"\s+(?:[a-z]+\s+){1,3}")
+"""Between a person and an object pronoun, only the words of one verb phrase ("Alan passed by him"): the
+pronoun is not that person, who would be "himself"."""
 _ALONE = re.compile(r"\s+(?:who\s+(?:is|was)\s+)?[a-z]+ing(?:\s+(?!and\b|or\b|but\b)[\w-]+){0,3}?\s+alone\b")
 """After a mention, the one the others come to ("approached a man sitting alone at the bar", "a woman
 reading alone"): a participle, then "alone" within the clause."""
@@ -130,7 +133,8 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
                  and canonical(s.surface) in _PLAIN_PEOPLE else k for s, k in zip(found, kinds, strict=True)]
     alone = [i for i, (s, k) in enumerate(zip(found, kinds, strict=True)) if k == "principal" and not s.is_name
              and canonical(s.surface) in _PLAIN_PEOPLE and _AN.search(text, 0, s.start) and _ALONE.match(text, s.end)]
-    if len(alone) == 1 and sum(k == "principal" for k in kinds) >= 3:  # the one two others approach, named or described
+    approached = found[alone[0]] if len(alone) == 1 and sum(k == "principal" for k in kinds) >= 3 else None
+    if approached is not None:  # the one two others approach, named or described
         kinds[alone[0]] = "relation"
     if len(named) == 1 and sum(s.is_name for s in found) >= 2 or alone:
         met = {(s.group, canonical(s.surface)) for s, k in zip(found, kinds, strict=True) if k == "relation"}
@@ -163,6 +167,10 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
                 and all(k == "principal" for _, k in before) and _CLAUSE_OPENS.search(text, max(0, s.start - 12), s.start) \
                 and _contrasted(text, s, principals, ends):
             out[i] = replace(s, group=here[0].group)  # "Steven started yelling after she ..., but Latasha": the text's slip
+            continue
+        if approached is not None and approached.group == s.group and lexicon.role(s.row) == "object" \
+                and all(_OWN_VERB.fullmatch(text, o.end, s.start) for o in here if o.group == s.group):
+            out[i] = replace(s, group=s.group + KEPT)  # "Elaine passed by him", "Alan passed by him": the one sitting alone
             continue
         others = [o.surface for o, k in before if k != "principal"]
         others += _ungendered_people(text, _sentence_start(ends, s.start, back=1), s.start, found, principals)
