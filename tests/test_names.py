@@ -313,6 +313,16 @@ def test_a_person_whose_name_the_census_splits_is_read_by_its_lean(names) -> Non
     assert [m.group("gender") for m in names.find(male["text"].iloc[0])] == ["male", "male"], male["text"].iloc[0]
 
 
+def test_a_surname_drawn_for_black_reads_black_not_african(names) -> None:  # noqa: ANN001
+    """"Tanisha Gaines" became "Alfreda Abukar": Abukar is 96% Black in the census, the answer of
+    Somali Americans, and readers took it for Somali. A surname drawn to stand for Black is borne by
+    fewer than 90% Black people, which leaves out the surnames of recent immigrants from Africa."""
+    surnames = names.surnames
+    assert all(surnames.info[n].share("black") < 0.9 for n in surnames.pools["black"])
+    assert {"abukar", "abdi", "okafor", "washington"} <= set(surnames.info)
+    assert not {"abukar", "abdi", "okafor"} & set(surnames.pools["black"]) and "washington" in surnames.pools["black"]
+
+
 def test_a_surname_drawn_for_white_reads_white(names) -> None:  # noqa: ANN001
     """"Carlos Rios" became "Joseph Souza" in the White place of a swap: Souza is 77% white in the
     census, but readers take it, as Costa and Ribeiro, for a Latino name. A surname drawn to stand for

@@ -167,6 +167,8 @@ def test_a_race_variant_leaves_out_a_person_of_an_origin_it_cannot_read(names) -
     assert kept and all(any("'Ghanaian' is an origin" in p for p in v.problems) for v in kept), kept
     said = expand_prompts([("p", "Two students wrote in: one is Senegalese and the other is Jamaican.")], race, names)
     assert said and all(v.problems for v in said), said
+    stani = expand_prompts([("p", "I overheard an Indian guy and an Uzbekistani guy talking.")], race, names)
+    assert stani and all(any("'Uzbekistani' is an origin" in p for p in v.problems) for v in stani), stani
     taught = expand_prompts([("p", "A Black woman and a French teacher talked after class.")], race, names)
     assert taught and not any(v.problems for v in taught), taught  # a subject taught, not an origin
 

@@ -292,6 +292,9 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                 continue
             term = own_words.get((target, plural_term(term)), term) if own_words is not None else term
             new = ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end)
+            head, _, noun = new.rpartition(" ")  # "The African person" -> "The Native American person", not "... person person"
+            if head and re.match(rf"\s+{re.escape(noun)}\b", text[s.end:s.end + len(noun) + 4], re.IGNORECASE):
+                new = head
             if target == "neutral" and (place := gendered_institution(text, s.end)):
                 problems.append(f"no {target} form for the gendered institution "
                                 f"{text[s.start:place]!r}: a {target} variant would change what it is")

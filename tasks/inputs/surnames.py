@@ -79,6 +79,11 @@ WHITE_READ = 0.8
 """The white share from which a surname is drawn to stand for White: below it, the census's white
 shares of Portuguese surnames (Souza 77%, Costa 79%) are how their bearers answer its race question,
 while readers take the names for Latino."""
+BLACK_READ = 0.9
+"""The black share below which a surname is drawn to stand for Black: from it up, the census's
+surnames are those of recent immigrants from Africa and Haiti (Abdi, Abukar, Kebede, Okafor,
+Jeanbaptiste: 90% to 98% Black), which readers take for their origin, Somali or Nigerian, rather
+than for Black (Washington 84%, Jefferson 72%)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +115,8 @@ class SurnameTable:
         self.order: dict[str, int] = {}  # rank by frequency among all surnames
         for k, (name, i) in enumerate(sorted(infos.items(), key=lambda kv: (-kv[1].freq, kv[0]))):
             self.order[name] = k
-            if i.typical and i.race and (i.race != "white" or i.share("white") >= WHITE_READ):
+            if i.typical and i.race and (i.race != "white" or i.share("white") >= WHITE_READ) \
+                    and (i.race != "black" or i.share("black") < BLACK_READ):
                 pools.setdefault(i.race, []).append(name)
             for origin in i.origins if i.race else ():
                 self.origin_pools.setdefault(origin, []).append(name)

@@ -783,6 +783,8 @@ def test_a_people_word_counted_once_counts_where_it_recurs(lex):
     ("The Arab man and the Latina woman were talking.", "The Latino man and the Arab woman were talking."),
     ("Two men, one Arab and the other Asian, sat together.", "Two men, one Asian and the other Arab, sat together."),
     ("An African man and a Latino man were waiting.", "A Latino man and an African man were waiting."),
+    ("An African and a Native American person met. The African person ordered beer.",  # the noun once, not twice
+     "A Native American person and an African met. The Native American person ordered beer."),
 ])
 def test_in_a_race_swap_each_person_takes_the_others_own_word(lex, text: str, swapped: str) -> None:
     """Readers faulted swaps that relabel both people: "an Italian man and a Korean man" became "an
