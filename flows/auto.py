@@ -27,8 +27,6 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.running.dispatch import assessment_flow
-from equilens.tasks.assessments.auto import hooks
 from equilens.tasks.assessments.auto.config import AutoRunConfig
 from equilens.tasks.assessments.identity import stages as identity_stages
 from equilens.tasks.assessments.stereotype import stages as stereotype_stage
@@ -76,7 +74,6 @@ def family_verdicts(metrics: pd.DataFrame, ftu: Any, config: AutoRunConfig) -> l
     return [head, *verdict_lines(metrics, config.model_dump(mode="json"))]
 
 
-@assessment_flow(plan_requests=hooks.plan_requests)
 @flow(name="auto-assessment", validate_parameters=True)
 def auto_assessment(config: AutoRunConfig) -> RunResult:
     """FTU, counterfactual, stereotype and toxicity on the same prompts (see the module docstring)."""

@@ -25,9 +25,7 @@ import sys
 import numpy as np
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks import validation
-from equilens.tasks.assessments.bbq import hooks
 from equilens.tasks.assessments.bbq import stages as stage
 from equilens.tasks.assessments.bbq.config import BBQRunConfig
 from equilens.tasks.assessments.bbq.stages import likelihood_task, load_questions_task
@@ -49,7 +47,6 @@ def _scored_responses(questions: pd.DataFrame, answers: np.ndarray, texts: list[
                                            error_message=None, cached=False)
 
 
-@assessment_flow(plan_requests=hooks.plan_requests)
 @flow(name="bbq-assessment", validate_parameters=True)
 def bbq_assessment(config: BBQRunConfig) -> RunResult:
     """BBQ accuracy and bias scores of the model under test (see the module docstring)."""

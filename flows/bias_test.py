@@ -29,7 +29,6 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks import validation
 from equilens.tasks.assessments.bias_test import stages as stage
 from equilens.tasks.assessments.bias_test.bias_specs import load_bias_specs
@@ -52,7 +51,6 @@ from equilens.tasks.orchestration.summary import RunResult
 from prefect import flow
 
 
-@assessment_flow()
 @flow(name="bias-test", validate_parameters=True)
 def bias_test(config: BiasTestRunConfig) -> RunResult:
     """Stereotype Score, CrowS-Pairs, WEAT/SEAT, LPBS/CBS/AUL of a language model (module docstring)."""

@@ -20,7 +20,6 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks import validation
 from equilens.tasks.assessments.classification import stages as stage
 from equilens.tasks.assessments.classification.config import ClassificationRunConfig
@@ -53,7 +52,6 @@ def classification_responses(config: ClassificationRunConfig, rec: Any,
     return items, responses
 
 
-@assessment_flow()
 @flow(name="classification-assessment", validate_parameters=True)
 def classification_assessment(config: ClassificationRunConfig) -> RunResult:
     """Fairness of an LLM used as a classifier (see the module docstring)."""

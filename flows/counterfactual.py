@@ -25,9 +25,7 @@ import sys
 
 from equilens.flows.assessment_run import assessment_run
 from equilens.flows.running.artifacts import closing_columns
-from equilens.flows.running.dispatch import assessment_flow
 from equilens.flows.running.looks import Looks
-from equilens.tasks.assessments.counterfactual import hooks
 from equilens.tasks.assessments.counterfactual.config import CounterfactualRunConfig
 from equilens.tasks.orchestration.summary import RunResult
 from equilens.tasks.pipeline.prefect_tasks import (
@@ -43,8 +41,6 @@ from prefect import flow
 FLOW_NAME = "counterfactual-assessment"
 
 
-@assessment_flow(plan_requests=hooks.plan_requests, check_inputs=hooks.check_inputs,
-                 prompt_warnings=hooks.prompt_warnings)
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
 def counterfactual_assessment(config: CounterfactualRunConfig) -> RunResult:
     """Counterfactual fairness of an LLM across protected groups (see the module docstring)."""

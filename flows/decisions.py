@@ -25,9 +25,7 @@ from __future__ import annotations
 import sys
 
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks import validation
-from equilens.tasks.assessments.decisions import hooks
 from equilens.tasks.assessments.decisions import stages as stage
 from equilens.tasks.assessments.decisions.config import DecisionsRunConfig
 from equilens.tasks.orchestration.outage import check_llm_failures
@@ -42,7 +40,6 @@ from prefect import flow
 FLOW_NAME = "decisions-assessment"
 
 
-@assessment_flow(plan_requests=hooks.plan_requests)
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
 def decisions_assessment(config: DecisionsRunConfig) -> RunResult:
     """Yes/no decisions about people, discrim-eval style (see the module docstring)."""

@@ -35,10 +35,9 @@ from typing import Any
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.running.dispatch import assessment_flow
 from equilens.flows.running.looks import Looks
 from equilens.tasks import validation
-from equilens.tasks.assessments.identity import hooks, stages
+from equilens.tasks.assessments.identity import stages
 from equilens.tasks.assessments.identity.config import IdentityRunConfig
 from equilens.tasks.assessments.identity.judge import (
     Judged,
@@ -58,8 +57,6 @@ from prefect import flow
 FLOW_NAME = "identity-assessment"
 
 
-@assessment_flow(plan_requests=hooks.plan_requests, plan_extra_calls=hooks.plan_extra_calls,
-                 stop_targets=hooks.stop_targets, look_groups=hooks.look_groups, prompt_strata=hooks.prompt_strata)
 @flow(name=FLOW_NAME, log_prints=False, validate_parameters=True)
 def identity_assessment(config: IdentityRunConfig) -> RunResult:
     """Identity through names and profiles (see the module docstring)."""

@@ -21,7 +21,6 @@ import sys
 
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks import validation
 from equilens.tasks.assessments.recommendation import stages as stage
 from equilens.tasks.assessments.recommendation.config import RecommendationRunConfig
@@ -45,7 +44,6 @@ def build_requests(config: RecommendationRunConfig) -> pd.DataFrame:
     return stage.template_requests(templates, rcfg)
 
 
-@assessment_flow()
 @flow(name="recommendation-assessment", validate_parameters=True)
 def recommendation_assessment(config: RecommendationRunConfig) -> RunResult:
     """Fairness of an LLM used as a recommender (see the module docstring)."""

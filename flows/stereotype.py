@@ -18,9 +18,7 @@ from __future__ import annotations
 import sys
 
 from equilens.flows.assessment_run import assessment_run
-from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks import validation
-from equilens.tasks.assessments.stereotype import hooks
 from equilens.tasks.assessments.stereotype import stages as stereotype_stage
 from equilens.tasks.assessments.stereotype.config import StereotypeRunConfig
 from equilens.tasks.assessments.stereotype.stages import (
@@ -37,7 +35,6 @@ from equilens.tasks.storage.fingerprint import path_fingerprint
 from prefect import flow
 
 
-@assessment_flow(plan_requests=hooks.plan_requests, prompt_warnings=hooks.prompt_warnings)
 @flow(name="stereotype-assessment", validate_parameters=True)
 def stereotype_assessment(config: StereotypeRunConfig) -> RunResult:
     """Stereotype and toxicity of an LLM's responses (see the module docstring)."""

@@ -24,23 +24,24 @@ from pathlib import Path
 from typing import Any, Literal
 
 from equilens.flows.classification import classification_assessment
-from equilens.flows.running.dispatch import assessment_flow
 from equilens.tasks.assessments.classification.config import ClassificationRunConfig
 from equilens.tasks.config import assessment_field
-from equilens.tasks.config.assessments import assessment
+from equilens.tasks.config.assessments import Assessment
 from prefect import flow
 
 
-@assessment(default_config=str(Path(__file__).with_name("tenth.yaml")), order=99,
-            card="Do brought loan decisions treat groups alike? A plug-in assessment from its own package.")
 class TenthRunConfig(ClassificationRunConfig):
     assessment: Literal["tenth"] = assessment_field("tenth")
 
 
-@assessment_flow()
 @flow(name="tenth-assessment")
 def tenth_assessment(config: TenthRunConfig) -> dict[str, Any]:
     return classification_assessment.fn(config)
+
+
+ASSESSMENT = Assessment(config=TenthRunConfig, default_config=str(Path(__file__).with_name("tenth.yaml")), order=99,
+                        card="Do brought loan decisions treat groups alike? A plug-in assessment from its own package.",
+                        flow="tenth_assessment:tenth_assessment")
 '''
 
 

@@ -71,38 +71,53 @@ def test_no_assessment_lists_another_assessments_module_for_shared_machinery() -
         assert not foreign, (name, sorted(foreign))
 
 
-def test_an_assessment_runs_one_flow_declared_by_its_flow_module() -> None:
-    """A flow module binds its flow and plan hooks to the entry of the config class its flow takes;
-    a second, different flow for the same assessment is refused, and a flow that takes no
-    assessment's config cannot bind at all."""
+def test_an_assessment_is_one_declared_value_whose_flow_and_hooks_load_when_needed() -> None:
+    """Each folder declares one ``ASSESSMENT``; its flow (``module:function``) and hooks (the functions of
+    its hooks module) are imported when a run needs them. A flow that takes another config, a hooks
+    module with a function that is no hook, and a folder that declares another name are refused."""
+    import types
+
     import pytest
-    from equilens.flows.running.dispatch import assessment_entry, assessment_flow
+    from equilens.flows.running.dispatch import assessment_entry
+    from equilens.tasks.assessments import identity
     from equilens.tasks.assessments.identity import hooks
+    from equilens.tasks.config.assessments import Assessment
     from equilens.tasks.errors import RegistryError
 
     entry = assessment_entry("identity")
-    assert entry.flow.fn.__module__ == "equilens.flows.identity"
-    assert entry.hooks.plan_requests is hooks.plan_requests and entry.hooks.plan_extra_calls is hooks.plan_extra_calls
-    assert assessment_entry("bias_test").hooks.plan_requests is None  # no call count in its plan
+    assert entry is identity.ASSESSMENT and entry.name == "identity"
+    assert entry.load_flow().fn.__module__ == "equilens.flows.identity"
+    found = entry.load_hooks()
+    assert found.plan_requests is hooks.plan_requests and found.plan_extra_calls is hooks.plan_extra_calls
+    assert assessment_entry("bias_test").load_hooks().plan_requests is None  # no call count in its plan
 
-    def another_identity_flow(config: IdentityRunConfig) -> dict:
-        return {}
+    wrong_flow = Assessment(config=IdentityRunConfig, default_config="configs/identity.yaml", card="c", order=99,
+                            flow="equilens.flows.bbq:bbq_assessment")
+    with pytest.raises(RegistryError, match="takes `config: BBQRunConfig`, not its config IdentityRunConfig"):
+        wrong_flow.load_flow()
+    with pytest.raises(RegistryError, match="must be written module:function"):
+        Assessment(config=IdentityRunConfig, default_config="x", card="c", order=99, flow="equilens.flows.identity")
+    stray = types.ModuleType("stray_hooks")
+    exec("def plan_request(config, prompts):\n    return prompts\n", stray.__dict__)  # noqa: S102 - a misspelt hook
+    import sys
 
-    with pytest.raises(RegistryError, match="already runs the flow identity_assessment"):
-        assessment_flow()(another_identity_flow)
-    entry.bind(entry.flow, entry.hooks)  # the same flow again: kept
-    # the flow's file loaded by path (as Prefect loads a deployment's entrypoint): the same flow, and the
-    # package's own module stays bound
-    import importlib.util
+    sys.modules["stray_hooks"] = stray
+    try:
+        with pytest.raises(RegistryError, match="defines plan_request, which are not hooks"):
+            Assessment(config=IdentityRunConfig, default_config="x", card="c", order=99,
+                       flow="equilens.flows.identity:identity_assessment", hooks="stray_hooks").load_hooks()
+    finally:
+        del sys.modules["stray_hooks"]
+    with pytest.raises(RegistryError, match="declares the assessment 'identity', but is named 'judge'"):
+        ASSESSMENTS.declare(identity, "judge", "tasks/assessments/judge")
+    ASSESSMENTS.declare(identity, "identity", "tasks/assessments/identity")  # the same value again: kept once
 
-    spec = importlib.util.spec_from_file_location("a_copy_of_the_identity_flow", ROOT / "flows" / "identity.py")
-    copy = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(copy)
-    assert copy.identity_assessment is not entry.flow and assessment_entry("identity").flow.fn.__module__ == \
-        "equilens.flows.identity"
 
-    def no_config(prompts: list) -> dict:
-        return {}
+def test_loading_one_config_imports_only_its_assessment() -> None:
+    import subprocess
+    import sys
 
-    with pytest.raises(RegistryError, match="takes no `config"):
-        assessment_flow()(no_config)
+    code = ("import sys; from equilens.tasks.config import load_config; load_config('configs/identity.yaml'); "
+            "print(sorted({m.split('.')[3] for m in sys.modules if m.startswith('equilens.tasks.assessments.')}))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['identity']", out.stdout + out.stderr

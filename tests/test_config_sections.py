@@ -34,7 +34,7 @@ def _form(assessment: str) -> dict:
     from equilens.flows.running.dispatch import assessment_entry
     from prefect.utilities.callables import parameter_schema
 
-    schema = parameter_schema(assessment_entry(assessment).flow.fn).model_dump()
+    schema = parameter_schema(assessment_entry(assessment).load_flow().fn).model_dump()
     ref = schema["properties"]["config"]["$ref"].rsplit("/", 1)[1]
     return schema["definitions"][ref]
 
@@ -110,7 +110,7 @@ def test_every_assessment_has_a_flow_that_takes_its_config() -> None:
     load_flows()
     assert set(ASSESSMENTS) == set(OWN) == set(config_classes())
     for name, entry in ASSESSMENTS.items():
-        hints = typing.get_type_hints(entry.flow.fn)
+        hints = typing.get_type_hints(entry.load_flow().fn)
         assert hints["config"] is entry.config is config_classes()[name], name
         assert load_config(ROOT / entry.default_config).assessment == name  # its shipped config runs it
 

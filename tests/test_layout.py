@@ -211,7 +211,7 @@ def test_every_assessment_is_registered_once() -> None:
                and cls.model_fields["assessment"].annotation is not str}
     assert sorted(e.config.__name__ for e in entries) == sorted(c.__name__ for c in classes)
     load_flows()
-    assert sorted(f"{e.flow.fn.__module__}:{e.flow.fn.__name__}" for e in entries) == sorted(_assessment_flows())
+    assert sorted(e.flow for e in entries) == sorted(_assessment_flows())
     with pytest.raises(RegistryError, match="already registered"):
         ASSESSMENTS.add(entries[0].name, entries[0])
 

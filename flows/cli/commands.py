@@ -265,7 +265,6 @@ def assessments(
     import shutil
     import textwrap
 
-    from equilens.flows.running.dispatch import load_flows
     from equilens.tasks.config import RunConfig
     from equilens.tasks.config.assessments import ASSESSMENTS
 
@@ -274,7 +273,6 @@ def assessments(
     if name is not None and name not in ASSESSMENTS:
         raise fail(f"no assessment {name!r}; the assessments are: {', '.join(n for n, _ in ASSESSMENTS.registered())}.")
     width = max(40, min(100, shutil.get_terminal_size().columns) - 1)
-    load_flows()
     if fmt == "markdown":
         typer.echo("| assessment | what it answers | shipped config | its own sections |\n|---|---|---|---|")
     for name, entry in [(name, ASSESSMENTS.get(name))] if name is not None else ASSESSMENTS.registered():
@@ -285,8 +283,7 @@ def assessments(
             continue
         typer.echo(f"{name}  (equilens run {entry.default_config})")
         typer.echo(textwrap.fill(entry.card, width=width, initial_indent="  ", subsequent_indent="  "))
-        flow = entry.flow.fn
-        typer.echo(f"  flow {flow.__module__}:{flow.__name__}; its own config sections: {', '.join(own) or 'none'}")
+        typer.echo(f"  flow {entry.flow}; its own config sections: {', '.join(own) or 'none'}")
         for path in entry.files() if files else ():
             typer.echo(f"    {path}")
 

@@ -4,7 +4,7 @@ first call and in seconds even for a file of millions of prompts.
 
 * **Counting.** The prompts are scanned in bounded memory (:mod:`equilens.tasks.inputs.prompt_scan`). Each
   assessment's plan hook says what its LLM stage would be asked for a set of prompts
-  (``plan_requests(config, prompts)`` in ``tasks/assessments/NAME/hooks.py``, declared by its flow:
+  (``plan_requests(config, prompts)`` in its hooks module, ``tasks/assessments/NAME/hooks.py``:
   variants and controls, identity variants, questions); the
   plan runs it on the prompts, or on a sample of :data:`PLAN_SAMPLE` of them scaled to the whole
   ("about"). Calls are requests x ``llm.count``; answers already in the response cache are counted
@@ -127,7 +127,7 @@ def make_plan(cfg: RunConfig) -> Plan:
         scan = scan_prompts(cfg.prompts, PLAN_SAMPLE, seed=cfg.metrics.seed)
         prompts, sample, exact = scan.total, scan.sample, scan.exact and scan.total <= PLAN_SAMPLE
     entry = assessment_entry(cfg.assessment)
-    planner = entry.hooks.plan_requests
+    planner = entry.load_hooks().plan_requests
     if planner is None:
         return Plan(cfg.assessment, prompts, None, None, exact)
     asked = planner(cfg, sample)
@@ -151,7 +151,7 @@ def make_plan(cfg: RunConfig) -> Plan:
                            f"llm.max_concurrency {cfg.llm.max_concurrency} (no llm.rate_limit set)")
     elif calls:
         plan.timing = "the embedded model answers in batches on this machine (the progress line says how fast)"
-    extra = entry.hooks.plan_extra_calls
+    extra = entry.load_hooks().plan_extra_calls
     for e in extra(cfg, sample) if extra is not None else ():
         if e.per_prompt:
             e = replace(e, calls=round(e.calls * scale), prompt_tokens=e.prompt_tokens * scale)

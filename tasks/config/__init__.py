@@ -58,7 +58,7 @@ class RunConfig(StrictModel):
         """On ``RunConfig`` itself: validate as the subclass that ``obj``'s assessment names."""
         assessment = obj.get("assessment", "counterfactual") if isinstance(obj, dict) else None
         if cls is RunConfig and isinstance(assessment, str):
-            cls = config_classes().get(assessment, RunConfig)  # an unknown assessment: the base refuses it
+            cls = config_class(assessment)
         return super(RunConfig, cls).model_validate(obj, **kwargs)
 
     answers_key: ClassVar[str | None] = None  # the key of a file of answers brought instead of LLM calls
@@ -140,6 +140,12 @@ class WithCounterfactual(RunConfig):
     """A run config that reads the shared counterfactual expansion section."""
 
     counterfactual: CounterfactualConfig = Field(default_factory=CounterfactualConfig)
+
+
+def config_class(name: str) -> type[RunConfig]:
+    """The run config class of assessment ``name`` (importing only that assessment where it is shipped);
+    ``RunConfig`` itself for an unknown name, which its validation then refuses."""
+    return ASSESSMENTS.get(name).config if name in ASSESSMENTS else RunConfig
 
 
 def config_classes() -> dict[str, type[RunConfig]]:
@@ -254,7 +260,7 @@ def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
     overrides = dict(overrides or {})
     if "assessment" in overrides:
         data["assessment"] = overrides.pop("assessment")
-    cls = config_classes().get(str(data.get("assessment", "counterfactual")), RunConfig)
+    cls = config_class(str(data.get("assessment", "counterfactual")))
     for dotted, value in overrides.items():
         if isinstance(value, SetText) and not wants_text(cls, dotted):
             value = value.parsed  # --set llm.count=2: the number; --set llm.target_version=2: the text "2"

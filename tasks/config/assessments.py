@@ -1,19 +1,21 @@
-"""The assessments equilens runs, one registry entry each.
+"""The assessments equilens runs, one declared value each.
 
-An entry names the assessment, its config class (the flow's parameter, which adds the sections the
-assessment reads), its shipped default config, a one-paragraph card saying what it answers and its
-place in lists. Each entry is declared in its assessment's folder
-(``tasks/assessments/NAME/config.py``, with :func:`assessment`), found by path the first time the
-registry is read, so the config layer never imports an assessment. The flow module completes the
-entry (:meth:`Assessment.bind`, through ``equilens.flows.running.dispatch.assessment_flow``) with
-its Prefect flow and the hooks that the plan, the checks before a run and its looks call
-(:class:`Hooks`, from the assessment's ``hooks.py``), so the tasks layer never names a flow.
+An assessment is one :class:`Assessment` value, ``ASSESSMENT``, in the ``__init__.py`` of its folder
+(``tasks/assessments/NAME/``): its config class (the flow's parameter, which adds the sections the
+assessment reads, and whose ``assessment`` value is its name), its shipped default config, a
+one-paragraph card saying what it answers, its place in lists, its Prefect flow and the module of
+its hooks (what the plan, the checks before a run and its looks ask it, :class:`Hooks`). The flow
+and the hooks are named as ``module:function`` and module, like a Prefect deployment's entrypoint,
+and imported only when a run or a list needs them, so the config layer never imports a flow.
+
+One discovery path fills the registry: each folder's value, then the value of each module named in
+the entry-point group ``equilens.assessments`` of the installed packages (:data:`ENTRY_POINTS`).
+Asking for one assessment by name imports only its folder.
 
 Everything that lists assessments reads this registry: the config's ``assessment`` values and the
 class each loads as (:mod:`equilens.tasks.config`), dispatch (:mod:`equilens.flows.running.dispatch`),
 the run plan, ``equilens options``, ``equilens assessments`` and the README's table (``equilens
-assessments --format markdown``; a test holds the README to it). A new assessment is a folder with
-its decorated config class and a flow module with its decorated flow.
+assessments --format markdown``; a test holds the README to it).
 """
 
 from __future__ import annotations
@@ -21,16 +23,17 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.metadata
+import importlib.util
 import inspect
 import typing
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from equilens.tasks.errors import RegistryError
-from equilens.tasks.registry import Registry, import_assessment_modules
+from equilens.tasks.registry import Registry
 from equilens.tasks.shipped import REPO_ROOT as ROOT
 
 PlanRequests = Callable[[Any, Any], Any]  # (config, prompts DataFrame) -> the requests DataFrame
@@ -44,7 +47,7 @@ PromptStrata = Callable[[Any, Any], dict]  # (config, variants) -> {prompt id: i
 
 @dataclass(frozen=True)
 class Hooks:
-    """What an assessment's flow module declares beside its flow (each None: the assessment has none).
+    """What an assessment's hooks module defines, each a function of that name (None: it has none).
     ``plan_requests``: what the run's LLM stage would be asked for some prompts; ``plan_extra_calls``:
     the calls beside the model's (a judge's); ``check_inputs``: its own checks before the run, which
     read no prompt; ``prompt_warnings``: what reading its prompts before the run warns of (the
@@ -63,49 +66,80 @@ class Hooks:
     prompt_strata: PromptStrata | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Assessment:
-    name: str
-    config: type  # the RunConfig subclass that is the flow's parameter
+    """One assessment, declared once (see the module docstring)."""
+
+    config: type  # the RunConfig subclass that is the flow's parameter; its `assessment` value is the name
     default_config: str  # a shipped config, relative to the repository root (another package's: its path)
     card: str  # one paragraph: the question it answers
     order: int  # its place in every list of assessments (the default, counterfactual, first)
-    flow: Any = None  # its Prefect flow, bound by its flow module (None until that module is imported)
-    hooks: Hooks = Hooks()  # what the flow module declares beside the flow, bound with it
+    flow: str  # "module:function" of its Prefect flow
+    hooks: str | None = None  # the module that defines its hooks (functions named as Hooks' fields)
 
-    def bind(self, flow: Any, hooks: Hooks) -> None:  # noqa: ANN401 - a Prefect Flow
-        """Complete the entry with its flow and hooks, refusing a second, different flow. The
-        same flow loaded again from its file (its module run as a script, Prefect loading a
-        deployment's entrypoint) is the same flow: the package's own module
-        (``equilens.flows.NAME``) is kept over such a copy."""
-        if self.flow is not None and _origin(self.flow) != _origin(flow):
-            raise RegistryError(f"assessment {self.name!r} already runs the flow {_origin(self.flow)[1]} of "
-                                f"{_origin(self.flow)[0]}; {_origin(flow)[1]} of {_origin(flow)[0]} cannot replace it")
-        if self.flow is None or self.flow_module_is_packaged(flow):
-            self.flow, self.hooks = flow, hooks
+    def __post_init__(self) -> None:
+        fields_ = getattr(self.config, "model_fields", {})
+        named = typing.get_args(fields_["assessment"].annotation) if "assessment" in fields_ else ()
+        if len(named) != 1:
+            raise RegistryError(f"{self.config!r} is not an assessment's run config: it needs an "
+                                "`assessment: Literal[NAME]` field (equilens.tasks.config.assessment_field)")
+        if self.flow.count(":") != 1:
+            raise RegistryError(f"the {named[0]} assessment's flow {self.flow!r} must be written module:function")
+        object.__setattr__(self, "card", " ".join(self.card.split()))
 
-    def flow_module_is_packaged(self, flow: Any = None) -> bool:  # noqa: ANN401 - a Prefect Flow
-        """Whether ``flow`` (default: the bound one) comes from the package's module of this
-        assessment's flow, ``equilens.flows.NAME``, not from a copy of its file loaded by path."""
-        flow = self.flow if flow is None else flow
-        return getattr(flow, "fn", flow).__module__ == f"equilens.flows.{self.name}"
+    @property
+    def name(self) -> str:
+        """The one value of its config's ``assessment`` field."""
+        return typing.get_args(self.config.model_fields["assessment"].annotation)[0]  # type: ignore[attr-defined]
+
+    def load_flow(self) -> Any:  # noqa: ANN401 - a Prefect Flow
+        """Its Prefect flow, imported from ``flow``; a flow that does not take this assessment's config
+        is a RegistryError."""
+        module, _, function = self.flow.partition(":")
+        try:
+            found = getattr(importlib.import_module(module), function)
+        except (ImportError, AttributeError) as exc:
+            raise RegistryError(f"the {self.name} assessment's flow {self.flow} cannot be loaded: {exc}") from None
+        hint = typing.get_type_hints(getattr(found, "fn", found)).get("config")
+        if hint is not self.config:
+            took = getattr(hint, "__name__", hint)
+            raise RegistryError(f"the {self.name} assessment's flow {self.flow} takes `config: {took}`, not its config "
+                                f"{self.config.__name__}")
+        return found
+
+    def load_hooks(self) -> Hooks:
+        """Its hooks, the functions of its hooks module named as :class:`Hooks`' fields. A public
+        function of that module with any other name is a RegistryError (a misspelt hook would
+        otherwise be silently unused)."""
+        if self.hooks is None:
+            return Hooks()
+        module = importlib.import_module(self.hooks)
+        wanted = {f.name for f in fields(Hooks)}
+        stray = sorted(name for name, value in vars(module).items() if inspect.isfunction(value)
+                       and value.__module__ == module.__name__ and not name.startswith("_") and name not in wanted)
+        if stray:
+            raise RegistryError(f"{self.hooks} defines {', '.join(stray)}, which are not hooks; the hooks are "
+                                f"{', '.join(sorted(wanted))} (make a helper private with a leading underscore)")
+        return Hooks(**{name: getattr(module, name) for name in wanted if callable(getattr(module, name, None))})
 
     @property
     def flow_file(self) -> Path:
-        """The flow's module file (the entry must be bound)."""
-        if self.flow is None:
-            raise RegistryError(f"assessment {self.name!r} has no flow yet: import its flow module "
-                                "(equilens.flows.running.dispatch.load_flows imports them all)")
-        return _origin(self.flow)[0]
+        """The flow's module file (found without running the flow module)."""
+        spec = importlib.util.find_spec(self.flow.partition(":")[0])
+        if spec is None or spec.origin is None:
+            raise RegistryError(f"the {self.name} assessment's flow module {self.flow} is not installed")
+        return Path(spec.origin).resolve()
 
     def files(self) -> list[str]:
         """The files that make this assessment, relative to the repository root: its flow, its
-        default config, the stage and metric modules its flow reaches through imports (a stage it
-        reuses from another assessment included), and the folder of its tests (``tests/assessments/NAME``)."""
+        default config, its folder (the declaration, its config and hooks), the stage and metric
+        modules these reach through imports (a stage it reuses from another assessment included),
+        and the folder of its tests (``tests/assessments/NAME``)."""
         flow_file = self.flow_file
         out, todo = [flow_file, ROOT / self.default_config], [flow_file]
-        while todo:
-            for module in _imports(todo.pop()):
+        modules = {self.config.__module__.rpartition(".")[0], *([self.hooks] if self.hooks else [])}
+        while todo or modules:
+            for module in modules | (_imports(todo.pop()) if todo else set()):
                 if not module.startswith(OWN_CODE) or module in SHARED:
                     continue
                 path = _path(module)
@@ -113,6 +147,7 @@ class Assessment:
                 found = sorted(path.glob("*.py")) if package else [path.with_suffix(".py")]  # the whole package
                 todo += [p for p in found if p.exists() and p not in out and p not in todo]
                 out += [p for p in found if p.exists() and p not in out]
+            modules = set()
             if not todo:
                 todo = [p for p in _family_modules(out) if p not in out]
                 out += todo
@@ -124,12 +159,6 @@ class Assessment:
 
 OWN_CODE = ("equilens.tasks.assessments.", "equilens.tasks.metrics.")  # where an assessment's own modules live
 SHARED = {"equilens.tasks.metrics.base", "equilens.tasks.metrics.judged"}  # ... except what every family shares
-
-
-def _origin(flow: Any) -> tuple[Path, str]:  # noqa: ANN401 - a Prefect Flow
-    """Where a flow is defined: its file and its function's name (one flow, however its module was loaded)."""
-    fn = getattr(flow, "fn", flow)
-    return Path(inspect.getsourcefile(fn) or fn.__code__.co_filename).resolve(), fn.__qualname__
 
 
 def _path(module: str) -> Path:
@@ -161,42 +190,62 @@ def _imports(path: Path) -> set[str]:
     return imported
 
 
+FOLDERS = ROOT / "tasks" / "assessments"  # one folder per shipped assessment, named as it
+ENTRY_POINTS = "equilens.assessments"
+"""The entry-point group through which another installed package adds assessments: each entry, named
+as the assessment, is a module that declares ``ASSESSMENT`` (or the :class:`Assessment` value itself)."""
+
+
 class _Assessments(Registry[Assessment]):
+    """The registry, filled by :func:`_declared`; asking for one shipped assessment by name before that
+    imports only its folder."""
+
     def registered(self) -> list[tuple[str, Assessment]]:
         """(name, entry) in the order the entries declare: the reading order of every list."""
         return sorted(super().registered(), key=lambda item: item[1].order)
 
+    def get(self, name: str) -> Assessment:
+        return self._items[name] if self._one(name) else super().get(name)
 
-ENTRY_POINTS = "equilens.assessments"
-"""The entry-point group through which another installed package adds assessments: each entry names a
-module that declares one (its config class with :func:`assessment`, its flow with
-``equilens.flows.running.dispatch.assessment_flow``), loaded with the shipped ones."""
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (self._one(name) or super().__contains__(name))
+
+    def _one(self, name: str) -> bool:
+        """Whether ``name`` is here, after declaring it from its folder alone where discovery has not run."""
+        if name in self._items:
+            return True
+        if self._discover is None or not name.isidentifier() or not (FOLDERS / name / "__init__.py").is_file():
+            return False
+        self.declare(importlib.import_module(f"equilens.tasks.assessments.{name}"), name, f"tasks/assessments/{name}")
+        return name in self._items
+
+    def declare(self, module: Any, name: str, where: str) -> None:  # noqa: ANN401 - a module or an Assessment
+        """Register the assessment ``module`` declares (its ``ASSESSMENT``, or the value itself), named
+        ``name``; the same value twice is registered once."""
+        declared = module if isinstance(module, Assessment) else getattr(module, "ASSESSMENT", None)
+        if not isinstance(declared, Assessment):
+            raise RegistryError(f"{where} declares no ASSESSMENT = Assessment(...)")
+        if declared.name != name:
+            raise RegistryError(f"{where} declares the assessment {declared.name!r}, but is named {name!r}")
+        if self._items.get(name) is not declared:
+            self.add(name, declared)
 
 
 def _declared() -> None:
-    """Import every assessment's config module (``tasks/assessments/NAME/config.py``), then every
-    module named in the :data:`ENTRY_POINTS` group of the installed packages; each declares its entry
-    as it loads. A package whose module fails to load is left out with a warning naming it, so one
+    """Declare the assessment of every folder (``tasks/assessments/NAME/__init__.py``), then of every
+    module named in the :data:`ENTRY_POINTS` group of the installed packages. A package whose module
+    fails to load, or declares no assessment of its name, is left out with a warning naming it, so one
     broken package never stops the others."""
-    import_assessment_modules("config.py")
+    for folder in sorted(FOLDERS.iterdir()):
+        if (folder / "__init__.py").is_file():
+            ASSESSMENTS.declare(importlib.import_module(f"equilens.tasks.assessments.{folder.name}"), folder.name,
+                                f"tasks/assessments/{folder.name}")
     for point in importlib.metadata.entry_points(group=ENTRY_POINTS):
         try:
-            point.load()
+            ASSESSMENTS.declare(point.load(), point.name, f"{point.value} (entry point group {ENTRY_POINTS})")
         except Exception as exc:  # noqa: BLE001 - any failure of another package's module leaves it out
             warnings.warn(f"the assessment {point.name!r} of {point.value} (entry point group {ENTRY_POINTS}) "
                           f"was left out: {type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
 
 
-ASSESSMENTS: Registry[Assessment] = _Assessments("assessment", discover=_declared)
-
-
-def assessment(*, default_config: str, card: str, order: int) -> Callable[[type], type]:
-    """Class decorator: register the config class as its assessment (the one value of its
-    ``assessment`` field), refusing a name already registered."""
-
-    def deco(cls: type) -> type:
-        (name,) = typing.get_args(cls.model_fields["assessment"].annotation)  # type: ignore[attr-defined]
-        ASSESSMENTS.add(name, Assessment(name, cls, default_config, " ".join(card.split()), order))
-        return cls
-
-    return deco
+ASSESSMENTS = _Assessments("assessment", discover=_declared)

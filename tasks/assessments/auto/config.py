@@ -8,16 +8,9 @@ from typing import Literal
 from equilens.tasks.assessments.identity.config import IdentityConfig
 from equilens.tasks.assessments.stereotype.config import WithStereotype
 from equilens.tasks.config import WithCounterfactual, assessment_field
-from equilens.tasks.config.assessments import assessment
 from pydantic import Field
 
 
-@assessment(
-    default_config="configs/auto.yaml", order=9,
-    card="Every family on the same prompts in one run, as LangFair's AutoEval: the FTU check, "
-         "counterfactual fairness, stereotypes and toxicity, and, when asked, an identity for the prompts "
-         "that name no group.",
-)
 class AutoRunConfig(WithStereotype, WithCounterfactual):  # counterfactual first in the form
     """AutoEval: the counterfactual, stereotype and toxicity families on the same prompts (flows/auto.py)."""
 

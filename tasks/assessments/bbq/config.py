@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Literal
 
 from equilens.tasks.config import RunConfig, assessment_field
-from equilens.tasks.config.assessments import assessment
 from equilens.tasks.config.sections import StrictModel
 from pydantic import Field
 
@@ -25,12 +24,6 @@ class BBQConfig(StrictModel):
     batch_size: int = Field(16, ge=1, description="Likelihood scoring batch size")
 
 
-@assessment(
-    default_config="configs/bbq.yaml", order=8,
-    card="Does the model fall back on stereotypes when a question cannot be answered from its context? "
-         "The BBQ benchmark's multiple-choice questions give accuracy and bias scores per category, on "
-         "ambiguous and disambiguated contexts.",
-)
 class BBQRunConfig(RunConfig):
     """BBQ multiple-choice questions (flows/bbq.py)."""
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Literal
 
 from equilens.tasks.config import RunConfig, assessment_field
-from equilens.tasks.config.assessments import assessment
 from equilens.tasks.config.sections import StrictModel
 from pydantic import Field, model_validator
 
@@ -43,12 +42,6 @@ class BiasTestConfig(StrictModel):
         return data
 
 
-@assessment(
-    default_config="configs/bias_test.yaml", order=4,
-    card="Does a language model itself prefer stereotyped sentences? After BiasTestGPT, an LLM writes "
-         "test sentences for a bias specification, you may review them, and the model under test scores "
-         "stereotype against anti-stereotype versions by their likelihoods.",
-)
 class BiasTestRunConfig(RunConfig):
     """A bias test of a language model's own likelihoods (flows/bias_test.py)."""
 

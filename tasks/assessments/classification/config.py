@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Literal
 
 from equilens.tasks.config import RunConfig, assessment_field
-from equilens.tasks.config.assessments import assessment
 from equilens.tasks.config.sections import StrictModel
 from pydantic import Field, model_validator
 
@@ -35,12 +34,6 @@ class ClassificationConfig(StrictModel):
         return self
 
 
-@assessment(
-    default_config="configs/classification.yaml", order=5,
-    card="Does an LLM that labels or decides treat groups alike? Each answer is read as a label, and "
-         "the groups of a column are compared on predicted prevalence and, with a ground truth, on false "
-         "positive, false negative, false omission and false discovery rates.",
-)
 class ClassificationRunConfig(RunConfig):
     """An LLM used as a classifier (flows/classification.py)."""
 

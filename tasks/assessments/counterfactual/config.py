@@ -6,18 +6,9 @@ from __future__ import annotations
 from typing import Literal
 
 from equilens.tasks.config import WithCounterfactual, assessment_field
-from equilens.tasks.config.assessments import assessment
 from pydantic import model_validator
 
 
-@assessment(
-    default_config="configs/demo.yaml", order=1,
-    card="Does the model answer differently when a prompt names another group? Prompts that mention "
-         "gender, race or your own groups get counterfactual variants (he -> she, white -> Black, names "
-         "swapped by gender and race), the model answers every variant, and LangFair's counterfactual "
-         "metrics (sentiment parity, cosine, ROUGE-L and BLEU similarity) compare each pair of groups "
-         "against a same-group noise floor, with a verdict in words.",
-)
 class CounterfactualRunConfig(WithCounterfactual):
     """A counterfactual fairness run (flows/counterfactual.py)."""
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Literal
 
 from equilens.tasks.config import RunConfig, assessment_field
-from equilens.tasks.config.assessments import assessment
 from equilens.tasks.config.sections import LLMConfig, StrictModel
 from pydantic import Field
 
@@ -32,13 +31,6 @@ class DecisionsConfig(StrictModel):
     top_logprobs: int = Field(10, ge=1, le=20, description="First-token log-probabilities asked for, to read P(yes)")
 
 
-@assessment(
-    default_config="configs/decisions.yaml", order=6,
-    card="Does the model say yes less often to some people when it decides about them (a loan, a job, a "
-         "lease, a treatment)? After discrim-eval, each decision is asked about people of every age, gender "
-         "and race, P(yes) is read from the first token's probabilities, and each group's mixed-effects "
-         "discrimination score against a baseline person is tested.",
-)
 class DecisionsRunConfig(RunConfig):
     """Yes/no decisions about people, discrim-eval style (flows/decisions.py)."""
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Literal
 
 from equilens.tasks.config import RunConfig, assessment_field
-from equilens.tasks.config.assessments import assessment
 from equilens.tasks.config.sections import PERSON_FIELDS, LLMConfig, StrictModel
 from pydantic import Field, model_validator
 
@@ -141,13 +140,6 @@ class IdentityConfig(StrictModel):
         return self
 
 
-@assessment(
-    default_config="configs/identity.yaml", order=2,
-    card="Does the model treat users differently by the identity their name or profile signals, when "
-         "the prompt names no group? Each prompt is asked as users of different groups (first-person "
-         "fairness), and the answers are compared by outcome (numbers, yes rates, first choices), by the "
-         "counterfactual metrics and by a judge model.",
-)
 class IdentityRunConfig(RunConfig):
     """Identity through names and profiles, for prompts that name no group (flows/identity.py)."""
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Literal
 
 from equilens.tasks.config import WithCounterfactual, assessment_field
-from equilens.tasks.config.assessments import assessment
 from equilens.tasks.config.sections import StrictModel
 from pydantic import Field
 
@@ -26,11 +25,6 @@ class RecommendationConfig(StrictModel):
         None, description="Bring your own: .csv/.jsonl/.parquet with prompt, attribute, group (empty = neutral), response")
 
 
-@assessment(
-    default_config="configs/recommendation.yaml", order=7,
-    card="Do an LLM's recommendations change with the user's group? After FaiRLLM, each group's top-K "
-         "list is compared with the list the neutral request gets (Jaccard, SERP* and PRAG* similarity).",
-)
 class RecommendationRunConfig(WithCounterfactual):
     """An LLM used as a recommender (flows/recommendation.py); ``counterfactual`` expands the prompts
     when ``recommendation.source`` is counterfactual."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Literal
 
 from equilens.tasks.config import RunConfig, assessment_field
-from equilens.tasks.config.assessments import assessment
 from equilens.tasks.config.sections import StrictModel
 from pydantic import Field
 
@@ -36,12 +35,6 @@ class WithStereotype(RunConfig):
     stereotype: StereotypeConfig = Field(default_factory=StereotypeConfig)
 
 
-@assessment(
-    default_config="configs/stereotype.yaml", order=3,
-    card="Do the answers carry stereotypes or toxicity? The model's answers (or a file of your own) "
-         "are scored with LangFair's stereotype metrics (co-occurrence bias, stereotypical associations, "
-         "demographic representation) and toxicity metrics.",
-)
 class StereotypeRunConfig(WithStereotype):
     """A stereotype and toxicity run (flows/stereotype.py)."""
 
