@@ -24,7 +24,7 @@ def test_the_readme_table_of_assessments_is_the_registrys() -> None:
 def test_an_assessments_files_are_listed_from_its_entry() -> None:
     load_flows()
     files = ASSESSMENTS.get("bias_test").files()
-    assert files[:2] == ["flows/bias_test.py", "configs/bias_test.yaml"]
+    assert files[:2] == ["flows/bias_tests.py", "configs/bias_test.yaml"]
     assert "tasks/assessments/bias_test/generation.py" in files and files[-1] == "tests/assessments/bias_test"
     assert all((ROOT / f).is_file() for f in files[:-1]) and (ROOT / files[-1] / "test_bias_test_flow.py").is_file()
     identity_tests = ASSESSMENTS.get("identity").files()[-1]  # every test of one assessment, in one folder

@@ -14,6 +14,6 @@ ASSESSMENT = Assessment(
     card="Does a language model itself prefer stereotyped sentences? After BiasTestGPT, an LLM writes test "
          "sentences for a bias specification, you may review them, and the model under test scores "
          "stereotype against anti-stereotype versions by their likelihoods.",
-    flow="equilens.flows.bias_test:bias_test",
+    flow="equilens.flows.bias_tests:bias_test",
     hooks=None,
 )

@@ -43,7 +43,7 @@ class BiasTestConfig(StrictModel):
 
 
 class BiasTestRunConfig(RunConfig):
-    """A bias test of a language model's own likelihoods (flows/bias_test.py)."""
+    """A bias test of a language model's own likelihoods (flows/bias_tests.py)."""
 
     assessment: Literal["bias_test"] = assessment_field("bias_test")
     bias_test: BiasTestConfig = Field(default_factory=BiasTestConfig)

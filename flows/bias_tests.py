@@ -124,7 +124,7 @@ def bias_test(config: BiasTestRunConfig) -> RunResult:
     return run.result()
 
 
-if __name__ == "__main__":  # python flows/bias_test.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
+if __name__ == "__main__":  # python flows/bias_tests.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]
     from equilens.flows.running.launch import run_flow_script
 
     sys.exit(run_flow_script(bias_test, "bias_test"))
