@@ -26,7 +26,7 @@ from typing import Any, Literal
 from equilens.flows.classification import classification_assessment
 from equilens.tasks.assessments.classification.config import ClassificationRunConfig
 from equilens.tasks.config import assessment_field
-from equilens.tasks.config.assessments import Assessment
+from equilens.tasks.catalog import Assessment
 from prefect import flow
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from equilens.flows.cli import app
 from equilens.flows.running.dispatch import load_flows
 from equilens.tasks.assessments.identity.config import IdentityRunConfig
-from equilens.tasks.config.assessments import ASSESSMENTS
+from equilens.tasks.catalog import ASSESSMENTS
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,7 +81,7 @@ def test_an_assessment_is_one_declared_value_whose_flow_and_hooks_load_when_need
     from equilens.flows.running.dispatch import assessment_entry
     from equilens.tasks.assessments import identity
     from equilens.tasks.assessments.identity import hooks
-    from equilens.tasks.config.assessments import Assessment
+    from equilens.tasks.catalog import Assessment
     from equilens.tasks.errors import RegistryError
 
     entry = assessment_entry("identity")

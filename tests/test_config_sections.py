@@ -10,8 +10,8 @@ import yaml
 from equilens.tasks.assessments.auto.config import AutoRunConfig
 from equilens.tasks.assessments.counterfactual.config import CounterfactualRunConfig
 from equilens.tasks.assessments.stereotype.config import StereotypeRunConfig
+from equilens.tasks.catalog import ASSESSMENTS
 from equilens.tasks.config import RunConfig, config_classes, load_config, parse_config
-from equilens.tasks.config.assessments import ASSESSMENTS
 from equilens.tasks.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]

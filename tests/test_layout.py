@@ -193,14 +193,14 @@ def _assessment_flows() -> set[str]:
 
 
 def test_every_assessment_is_registered_once() -> None:
-    """One registry entry per assessment (tasks.config.assessments): every run config class with its own
+    """One registry entry per assessment (tasks.catalog): every run config class with its own
     ``assessment`` value (each in its folder's config module) and every flow that takes one is named by
     exactly one entry."""
     import importlib
 
     from equilens.flows.running.dispatch import load_flows
+    from equilens.tasks.catalog import ASSESSMENTS
     from equilens.tasks.config import RunConfig
-    from equilens.tasks.config.assessments import ASSESSMENTS
     from equilens.tasks.errors import RegistryError
 
     entries = [entry for _, entry in ASSESSMENTS.registered()]

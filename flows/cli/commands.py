@@ -265,8 +265,8 @@ def assessments(
     import shutil
     import textwrap
 
+    from equilens.tasks.catalog import ASSESSMENTS
     from equilens.tasks.config import RunConfig
-    from equilens.tasks.config.assessments import ASSESSMENTS
 
     if fmt not in ("text", "markdown"):
         raise fail(f"--format {fmt!r}: use text or markdown.")

@@ -1,7 +1,7 @@
 """Which flow runs a config.
 
 Each assessment declares its flow once, as ``module:function`` in its :class:`Assessment` value
-(:mod:`equilens.tasks.config.assessments`); a run imports only its own flow
+(:mod:`equilens.tasks.catalog`); a run imports only its own flow
 (:func:`assessment_entry`), and :func:`load_flows` imports them all, for the lists of every
 assessment. Nothing keeps a list of flows.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from equilens.tasks.catalog import ASSESSMENTS, Assessment
 from equilens.tasks.config import RunConfig
-from equilens.tasks.config.assessments import ASSESSMENTS, Assessment
 
 
 def load_flows() -> None:

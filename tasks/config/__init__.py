@@ -2,7 +2,7 @@
 
 :class:`RunConfig` holds the sections every assessment shares. Each assessment has a subclass
 adding only its own sections, in its folder (``tasks/assessments/NAME/config.py``), registered with
-:func:`equilens.tasks.config.assessments.assessment` (the registry every list of assessments reads;
+:func:`equilens.tasks.catalog.assessment` (the registry every list of assessments reads;
 :func:`config_classes` is derived from it), and :func:`load_config` returns the one that
 ``assessment`` names. Because the subclass is its flow's
 parameter, the Prefect UI renders it as a form for ad-hoc runs showing only the sections that flow
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import yaml
-from equilens.tasks.config.assessments import ASSESSMENTS
+from equilens.tasks.catalog import ASSESSMENTS
 from equilens.tasks.config.sections import (  # noqa: F401 - re-exported: the sections are part of the config API
     CounterfactualConfig,
     ExecutionConfig,

@@ -2,7 +2,7 @@
 identity and stereotype sections, and what its run asks the LLM (hooks)."""
 
 from equilens.tasks.assessments.auto.config import AutoRunConfig
-from equilens.tasks.config.assessments import Assessment
+from equilens.tasks.catalog import Assessment
 
 ASSESSMENT = Assessment(
     config=AutoRunConfig,

@@ -3,7 +3,7 @@ its run asks (hooks), its stages and Prefect tasks (stages), its metric family (
 (report)."""
 
 from equilens.tasks.assessments.bbq.config import BBQRunConfig
-from equilens.tasks.config.assessments import Assessment
+from equilens.tasks.catalog import Assessment
 
 ASSESSMENT = Assessment(
     config=BBQRunConfig,

@@ -5,7 +5,7 @@ CrowS-Pairs (crows_pairs), the stages and Prefect tasks (stages), the Stereotype
 with term_bootstrap)."""
 
 from equilens.tasks.assessments.bias_test.config import BiasTestRunConfig
-from equilens.tasks.config.assessments import Assessment
+from equilens.tasks.catalog import Assessment
 
 ASSESSMENT = Assessment(
     config=BiasTestRunConfig,

@@ -2,7 +2,7 @@
 Prefect tasks (stages), its metric family (metrics)."""
 
 from equilens.tasks.assessments.classification.config import ClassificationRunConfig
-from equilens.tasks.config.assessments import Assessment
+from equilens.tasks.catalog import Assessment
 
 ASSESSMENT = Assessment(
     config=ClassificationRunConfig,

@@ -2,7 +2,7 @@
 its stages are the shared pipeline (``tasks/pipeline/``)."""
 
 from equilens.tasks.assessments.counterfactual.config import CounterfactualRunConfig
-from equilens.tasks.config.assessments import Assessment
+from equilens.tasks.catalog import Assessment
 
 ASSESSMENT = Assessment(
     config=CounterfactualRunConfig,

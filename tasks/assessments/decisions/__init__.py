@@ -3,7 +3,7 @@ its run asks (hooks), its decision sets (decision_sets), its stages and Prefect 
 family (metrics), its report (report) and tables (tables)."""
 
 from equilens.tasks.assessments.decisions.config import DecisionsRunConfig
-from equilens.tasks.config.assessments import Assessment
+from equilens.tasks.catalog import Assessment
 
 ASSESSMENT = Assessment(
     config=DecisionsRunConfig,

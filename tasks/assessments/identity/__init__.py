@@ -5,7 +5,7 @@ declares the outcome kind it reads, so the power plan and early stopping find th
 registry), the judge model and its check (judge), its report (report) and tables (tables)."""
 
 from equilens.tasks.assessments.identity.config import IdentityRunConfig
-from equilens.tasks.config.assessments import Assessment
+from equilens.tasks.catalog import Assessment
 
 ASSESSMENT = Assessment(
     config=IdentityRunConfig,

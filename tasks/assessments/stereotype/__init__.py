@@ -3,7 +3,7 @@
 co-occurrence; classifier_metrics: toxicity and stereotype classifiers, HONEST)."""
 
 from equilens.tasks.assessments.stereotype.config import StereotypeRunConfig
-from equilens.tasks.config.assessments import Assessment
+from equilens.tasks.catalog import Assessment
 
 ASSESSMENT = Assessment(
     config=StereotypeRunConfig,
