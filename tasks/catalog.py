@@ -4,9 +4,12 @@ An assessment is one :class:`Assessment` value, ``ASSESSMENT``, in the ``__init_
 (``tasks/assessments/NAME/``): its config class (the flow's parameter, which adds the sections the
 assessment reads, and whose ``assessment`` value is its name), its shipped default config, a
 one-paragraph card saying what it answers, its place in lists, its Prefect flow and the module of
-its hooks (what the plan, the checks before a run and its looks ask it, :class:`Hooks`). The flow
-and the hooks are named as ``module:function`` and module, like a Prefect deployment's entrypoint,
-and imported only when a run or a list needs them, so the config layer never imports a flow.
+its hooks (what the plan, the checks before a run and its looks ask it, :class:`Hooks`), and the
+modules that register its metric families, its report sections and its tables. The flow and the
+hooks are named as ``module:function`` and module, like a Prefect deployment's entrypoint, and
+imported only when a run or a list needs them, so the config layer never imports a flow; the
+registries of metrics, report sections and tables import the modules every assessment declares
+(:func:`import_declared`), so no layer finds an assessment's module by its file name.
 
 One discovery path fills the registry: each folder's value, then the value of each module named in
 the entry-point group ``equilens.assessments`` of the installed packages (:data:`ENTRY_POINTS`).
@@ -20,7 +23,6 @@ assessments --format markdown``; a test holds the README to it).
 
 from __future__ import annotations
 
-import ast
 import importlib
 import importlib.metadata
 import importlib.util
@@ -76,6 +78,9 @@ class Assessment:
     order: int  # its place in every list of assessments (the default, counterfactual, first)
     flow: str  # "module:function" of its Prefect flow
     hooks: str | None = None  # the module that defines its hooks (functions named as Hooks' fields)
+    metrics: tuple[str, ...] = ()  # the modules that register its own metric families (tasks.metrics.METRICS)
+    report: str | None = None  # the module that registers what its families show in a report (FAMILY_REPORTS)
+    tables: str | None = None  # the module that adds the DuckDB tables only it writes (tasks.storage.schema.TABLES)
 
     def __post_init__(self) -> None:
         fields_ = getattr(self.config, "model_fields", {})
@@ -129,65 +134,6 @@ class Assessment:
         if spec is None or spec.origin is None:
             raise RegistryError(f"the {self.name} assessment's flow module {self.flow} is not installed")
         return Path(spec.origin).resolve()
-
-    def files(self) -> list[str]:
-        """The files that make this assessment, relative to the repository root: its flow, its
-        default config, its folder (the declaration, its config and hooks), the stage and metric
-        modules these reach through imports (a stage it reuses from another assessment included),
-        and the folder of its tests (``tests/assessments/NAME``)."""
-        flow_file = self.flow_file
-        out, todo = [flow_file, ROOT / self.default_config], [flow_file]
-        modules = {self.config.__module__.rpartition(".")[0], *([self.hooks] if self.hooks else [])}
-        while todo or modules:
-            for module in modules | (_imports(todo.pop()) if todo else set()):
-                if not module.startswith(OWN_CODE) or module in SHARED:
-                    continue
-                path = _path(module)
-                package = path.is_dir() and module.startswith("equilens.tasks.assessments.")
-                found = sorted(path.glob("*.py")) if package else [path.with_suffix(".py")]  # the whole package
-                todo += [p for p in found if p.exists() and p not in out and p not in todo]
-                out += [p for p in found if p.exists() and p not in out]
-            modules = set()
-            if not todo:
-                todo = [p for p in _family_modules(out) if p not in out]
-                out += todo
-        out[2:] = sorted(out[2:])
-        out.append(ROOT / "tests" / "assessments" / self.name)  # its tests: a folder of their own
-        return [str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)  # another package's: where it is
-                for p in dict.fromkeys(out) if p.exists()]
-
-
-OWN_CODE = ("equilens.tasks.assessments.", "equilens.tasks.metrics.")  # where an assessment's own modules live
-SHARED = {"equilens.tasks.metrics.base", "equilens.tasks.metrics.judged"}  # ... except what every family shares
-
-
-def _path(module: str) -> Path:
-    """The file or folder of a module of equilens ("equilens.tasks.metrics" is tasks/metrics)."""
-    return ROOT.joinpath(*module.removeprefix("equilens.").split("."))
-
-
-def _family_modules(files: list[Path]) -> list[Path]:
-    """The modules that register the metric families ``files`` name (a stage asks the registry for
-    its metrics by family, "wanted_metrics(names, 'counterfactual')", instead of importing them)."""
-    from equilens.tasks.metrics import METRICS
-
-    named = set()
-    for path in files:
-        if path.suffix == ".py":
-            named |= {n.value for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-                      if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-    modules = {spec.fn.__module__ for _, spec in METRICS.items() if spec.family in named}
-    return [_path(m).with_suffix(".py") for m in sorted(modules)]
-
-
-def _imports(path: Path) -> set[str]:
-    """Every module ``path`` imports from, and each name it imports as a possible submodule
-    ("from equilens.tasks.assessments.identity import stages" names equilens.tasks.assessments.identity.stages)."""
-    imported = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            imported |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
-    return imported
 
 
 FOLDERS = ROOT / "tasks" / "assessments"  # one folder per shipped assessment, named as it
@@ -249,3 +195,12 @@ def _declared() -> None:
 
 
 ASSESSMENTS = _Assessments("assessment", discover=_declared)
+
+
+def import_declared(kind: str) -> None:
+    """Import the modules of ``kind`` (``"metrics"``, ``"report"`` or ``"tables"``) that every
+    assessment declares, in the registry's order: the registries they add to fill as they load."""
+    for _, entry in ASSESSMENTS.registered():
+        named = getattr(entry, kind)
+        for module in (named,) if isinstance(named, str) else named or ():
+            importlib.import_module(module)

@@ -1,15 +1,13 @@
 """One registry per extension point (assessments, metrics, scorers, LLM providers).
 
 A registry maps a name to an object and refuses duplicates, so two plugins can never silently
-shadow each other. A registry whose entries are declared in modules found by path (each
-assessment's folder) takes a ``discover`` function, run once before the registry is first read.
+shadow each other. A registry whose entries are declared in modules it imports (those every
+assessment declares) takes a ``discover`` function, run once before the registry is first read.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Generic, TypeVar
 
 from equilens.tasks.errors import RegistryError
@@ -68,11 +66,3 @@ class Registry(Generic[T]):
     def registered(self) -> list[tuple[str, T]]:
         """(name, item) in the order they were registered: a reading order the code chose."""
         return list(self._found().items())
-
-
-def import_assessment_modules(pattern: str) -> None:
-    """Import the modules of every assessment's folder whose file name matches ``pattern``
-    (``"config.py"``, ``"*metrics.py"``, ``"report.py"``), found by path, in a stable order: the
-    registries they declare into fill as they load, and no layer names an assessment to get them."""
-    for found in sorted((Path(__file__).resolve().parent / "assessments").glob(f"*/{pattern}")):
-        importlib.import_module(f"equilens.tasks.assessments.{found.parent.name}.{found.stem}")

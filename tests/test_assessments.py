@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from equilens.flows.cli import app
+from equilens.flows.cli.assessment_files import assessment_files
 from equilens.flows.running.dispatch import load_flows
 from equilens.tasks.assessments.identity.config import IdentityRunConfig
 from equilens.tasks.catalog import ASSESSMENTS
@@ -23,20 +24,20 @@ def test_the_readme_table_of_assessments_is_the_registrys() -> None:
 
 def test_an_assessments_files_are_listed_from_its_entry() -> None:
     load_flows()
-    files = ASSESSMENTS.get("bias_test").files()
+    files = assessment_files(ASSESSMENTS.get("bias_test"))
     assert files[:2] == ["flows/bias_tests.py", "configs/bias_test.yaml"]
     assert "tasks/assessments/bias_test/generation.py" in files and files[-1] == "tests/assessments/bias_test"
     assert all((ROOT / f).is_file() for f in files[:-1]) and (ROOT / files[-1] / "test_bias_test_flow.py").is_file()
-    identity_tests = ASSESSMENTS.get("identity").files()[-1]  # every test of one assessment, in one folder
+    identity_tests = assessment_files(ASSESSMENTS.get("identity"))[-1]  # every test of one assessment, in one folder
     assert {p.name for p in (ROOT / identity_tests).glob("test_*.py")} >= {"test_identity.py", "test_judge_check.py",
                                                                           "test_outcome_reading.py"}
     # a stage package comes whole, and the metric modules of the families a stage asks the registry
     # for (by family, not by import) are found too; the shared pipeline is no assessment's own
-    identity = ASSESSMENTS.get("identity").files()
+    identity = assessment_files(ASSESSMENTS.get("identity"))
     for own in ("tasks/assessments/identity/metrics.py", "tasks/assessments/identity/judge/__init__.py"):
         assert own in identity
     assert "tasks/metrics/base.py" not in identity and "tasks/assessments/bbq/metrics.py" not in identity
-    counterfactual = ASSESSMENTS.get("counterfactual").files()
+    counterfactual = assessment_files(ASSESSMENTS.get("counterfactual"))
     assert counterfactual[2:5] == [f"tasks/assessments/counterfactual/{m}.py" for m in ("__init__", "config", "hooks")]
     assert "tasks/metrics/counterfactual.py" in counterfactual
     out = CliRunner().invoke(app, ["assessments", "--files"])
@@ -48,7 +49,7 @@ def test_one_assessment_is_listed_by_its_name() -> None:
     assert out.exit_code == 0, out.output
     assert out.output.startswith("decisions  (equilens run configs/decisions.yaml)")
     listed = [line.strip() for line in out.output.splitlines() if line.startswith("    ")]
-    assert listed == ASSESSMENTS.get("decisions").files() and "identity" not in out.output
+    assert listed == assessment_files(ASSESSMENTS.get("decisions")) and "identity" not in out.output
     out = CliRunner().invoke(app, ["assessments", "decision"])
     assert out.exit_code == 2 and "no assessment 'decision'; the assessments are: counterfactual, " in out.output
 
@@ -66,7 +67,7 @@ def test_no_assessment_lists_another_assessments_module_for_shared_machinery() -
     for name, entry in ASSESSMENTS.registered():
         if name == "auto":
             continue
-        stages = {f for f in entry.files() if f.startswith("tasks/assessments/")}
+        stages = {f for f in assessment_files(entry) if f.startswith("tasks/assessments/")}
         foreign = {f for f in stages if not f.removeprefix("tasks/assessments/").startswith(name)}
         assert not foreign, (name, sorted(foreign))
 
@@ -121,3 +122,13 @@ def test_loading_one_config_imports_only_its_assessment() -> None:
             "print(sorted({m.split('.')[3] for m in sys.modules if m.startswith('equilens.tasks.assessments.')}))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['identity']", out.stdout + out.stderr
+
+
+def test_every_metric_report_and_table_module_of_a_folder_is_declared_by_its_assessment() -> None:
+    """The registries of metrics, report sections and tables import what each ``ASSESSMENT`` names;
+    a module in a folder that its value does not name would never load."""
+    for name, entry in ASSESSMENTS.registered():
+        folder = ROOT / "tasks" / "assessments" / name
+        on_disk = {p.stem for p in folder.glob("*.py") if p.stem.endswith("metrics") or p.stem in ("report", "tables")}
+        declared = {m.rsplit(".", 1)[1] for m in (*entry.metrics, entry.report, entry.tables) if m}
+        assert declared == on_disk, (name, sorted(on_disk - declared), sorted(declared - on_disk))

@@ -265,6 +265,7 @@ def assessments(
     import shutil
     import textwrap
 
+    from equilens.flows.cli.assessment_files import assessment_files
     from equilens.tasks.catalog import ASSESSMENTS
     from equilens.tasks.config import RunConfig
 
@@ -284,7 +285,7 @@ def assessments(
         typer.echo(f"{name}  (equilens run {entry.default_config})")
         typer.echo(textwrap.fill(entry.card, width=width, initial_indent="  ", subsequent_indent="  "))
         typer.echo(f"  flow {entry.flow}; its own config sections: {', '.join(own) or 'none'}")
-        for path in entry.files() if files else ():
+        for path in assessment_files(entry) if files else ():
             typer.echo(f"    {path}")
 
 

@@ -22,7 +22,7 @@ def paired_families() -> tuple[str, ...]:
     from equilens.tasks.metrics import METRICS
     from equilens.tasks.metrics.base import PAIRED
 
-    METRICS.names()  # the families' modules, found by path, declare themselves as they load
+    METRICS.names()  # the families' modules, named by their assessments, declare themselves as they load
     return tuple(PAIRED.names())
 
 

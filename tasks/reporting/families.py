@@ -1,8 +1,8 @@
 """What a metric family shows in a report beyond the shared layout, declared by the assessment that
 computes it: its own verdicts (one per comparison, say, instead of one for the family) and the
-answers it shows as evidence. Each entry is declared in its assessment's folder
-(``tasks/assessments/NAME/report.py``), found by path the first time the registry is read, so
-reporting never imports an assessment; a family without an entry gets the shared verdict and
+answers it shows as evidence. Each entry is declared in the report module its assessment's value
+names (``Assessment.report``, its folder's ``report.py``), imported the first time the registry is
+read, so reporting never imports an assessment; a family without an entry gets the shared verdict and
 evidence (:mod:`equilens.tasks.reporting.verdict`, :mod:`equilens.tasks.reporting.evidence`).
 An assessment from another package adds its entry from the module its entry point names."""
 
@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from equilens.tasks.registry import Registry, import_assessment_modules
+from equilens.tasks.catalog import import_declared
+from equilens.tasks.registry import Registry
 
 FamilyVerdicts = Callable[[Any, float], list]  # (the family's metric rows, alpha) -> [Verdict]
 FamilyEvidence = Callable[[Any, str, Any, int], list]  # (store, run id, the run's metric rows, n) -> [Evidence]
@@ -35,9 +36,9 @@ class FamilyReport:
 
 
 def _declared() -> None:
-    """Import every assessment's report module (``tasks/assessments/NAME/report.py``); each declares
-    its families' entries as it loads."""
-    import_assessment_modules("report.py")
+    """Import every assessment's report module (its ``Assessment.report``); each declares its
+    families' entries as it loads."""
+    import_declared("report")
 
 
 FAMILY_REPORTS: Registry[FamilyReport] = Registry("family report", discover=_declared)

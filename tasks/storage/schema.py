@@ -1,14 +1,15 @@
 """The DuckDB tables of a store: every table's columns and types (docs/tables.md says what one row
 of each holds), in one registry, :data:`TABLES`. The tables every run writes are declared here; an
-assessment declares its own in its folder's ``tables.py`` (found by path, as its config is), so this
-layer names none. :class:`equilens.tasks.storage.store.Store` creates them all (one file holds the
+assessment declares its own in a module its ``Assessment`` value names (``tables``, its folder's
+``tables.py``), so this layer names none. :class:`equilens.tasks.storage.store.Store` creates them all (one file holds the
 runs of every assessment) and adds the columns an older file lacks."""
 
 from __future__ import annotations
 
-from equilens.tasks.registry import Registry, import_assessment_modules
+from equilens.tasks.catalog import import_declared
+from equilens.tasks.registry import Registry
 
-TABLES: Registry[str] = Registry("table", discover=lambda: import_assessment_modules("tables.py"))
+TABLES: Registry[str] = Registry("table", discover=lambda: import_declared("tables"))
 """Table name -> its columns and types, as ``CREATE TABLE`` takes them."""
 
 TABLES.add("runs", """

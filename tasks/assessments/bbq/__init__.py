@@ -14,4 +14,6 @@ ASSESSMENT = Assessment(
          "ambiguous and disambiguated contexts.",
     flow="equilens.flows.bbq:bbq_assessment",
     hooks="equilens.tasks.assessments.bbq.hooks",
+    metrics=("equilens.tasks.assessments.bbq.metrics",),
+    report="equilens.tasks.assessments.bbq.report",
 )

@@ -15,5 +15,7 @@ ASSESSMENT = Assessment(
          "sentences for a bias specification, you may review them, and the model under test scores "
          "stereotype against anti-stereotype versions by their likelihoods.",
     flow="equilens.flows.bias_tests:bias_test",
-    hooks=None,
+    metrics=("equilens.tasks.assessments.bias_test.probability_metrics",
+             "equilens.tasks.assessments.bias_test.embedding_metrics"),
+    tables="equilens.tasks.assessments.bias_test.tables",
 )

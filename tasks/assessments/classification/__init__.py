@@ -12,5 +12,5 @@ ASSESSMENT = Assessment(
          "groups of a column are compared on predicted prevalence and, with a ground truth, on false "
          "positive, false negative, false omission and false discovery rates.",
     flow="equilens.flows.classification:classification_assessment",
-    hooks=None,
+    metrics=("equilens.tasks.assessments.classification.metrics",),
 )

@@ -15,4 +15,7 @@ ASSESSMENT = Assessment(
          "mixed-effects discrimination score against a baseline person is tested.",
     flow="equilens.flows.decisions:decisions_assessment",
     hooks="equilens.tasks.assessments.decisions.hooks",
+    metrics=("equilens.tasks.assessments.decisions.metrics",),
+    report="equilens.tasks.assessments.decisions.report",
+    tables="equilens.tasks.assessments.decisions.tables",
 )

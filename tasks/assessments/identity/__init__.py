@@ -17,4 +17,7 @@ ASSESSMENT = Assessment(
          "counterfactual metrics and by a judge model.",
     flow="equilens.flows.identity:identity_assessment",
     hooks="equilens.tasks.assessments.identity.hooks",
+    metrics=("equilens.tasks.assessments.identity.metrics",),
+    report="equilens.tasks.assessments.identity.report",
+    tables="equilens.tasks.assessments.identity.tables",
 )

@@ -11,5 +11,5 @@ ASSESSMENT = Assessment(
     card="Do an LLM's recommendations change with the user's group? After FaiRLLM, each group's top-K list "
          "is compared with the list the neutral request gets (Jaccard, SERP* and PRAG* similarity).",
     flow="equilens.flows.recommendation:recommendation_assessment",
-    hooks=None,
+    metrics=("equilens.tasks.assessments.recommendation.metrics",),
 )

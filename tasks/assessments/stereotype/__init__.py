@@ -14,4 +14,5 @@ ASSESSMENT = Assessment(
          "demographic representation) and toxicity metrics.",
     flow="equilens.flows.stereotype:stereotype_assessment",
     hooks="equilens.tasks.assessments.stereotype.hooks",
+    metrics=("equilens.tasks.assessments.stereotype.metrics", "equilens.tasks.assessments.stereotype.classifier_metrics"),
 )
