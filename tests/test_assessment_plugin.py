@@ -118,7 +118,7 @@ def test_an_assessment_from_another_installed_package_is_listed_and_runs(tmp_pat
 
 def test_a_package_whose_assessment_fails_to_load_is_left_out_with_a_warning(tmp_path: Path,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from equilens.tasks.config import assessments
+    from equilens.tasks import catalog
 
     site = tmp_path / "site"
     (site / "equilens_broken-0.1.dist-info").mkdir(parents=True)  # what pip writes for an installed package
@@ -129,5 +129,5 @@ def test_a_package_whose_assessment_fails_to_load_is_left_out_with_a_warning(tmp
     (site / "broken_assessment.py").write_text("raise ImportError('needs a package that is not installed')\n")
     monkeypatch.syspath_prepend(str(site))
     with pytest.warns(RuntimeWarning, match="'broken' of broken_assessment .* left out: ImportError: needs a package"):
-        assessments._declared()
-    assert "broken" not in assessments.ASSESSMENTS
+        catalog._declared()
+    assert "broken" not in catalog.ASSESSMENTS
