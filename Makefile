@@ -51,7 +51,7 @@ test-all: setup browser
 	$(BIN)/python -m pytest -q -n 3 --dist worksteal -m ""
 
 # every import of the project's own code resolves for a static tool (pyright, as Pylance runs it), and
-# stats, metrics and the pipeline pass pyright's basic type checking;
+# stats, metrics, the pipeline and the assessment catalog pass pyright's basic type checking;
 # ruff and the import layers, as make test runs them
 lint: setup
 	$(BIN)/pyright

@@ -29,22 +29,59 @@ import importlib.util
 import inspect
 import typing
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from equilens.tasks.errors import RegistryError
 from equilens.tasks.registry import Registry
 from equilens.tasks.shipped import REPO_ROOT as ROOT
 
-PlanRequests = Callable[[Any, Any], Any]  # (config, prompts DataFrame) -> the requests DataFrame
-PlanExtraCalls = Callable[[Any, Any], list]  # (config, prompts DataFrame) -> [ExtraCalls]
-CheckInputs = Callable[[Any], None]  # (config): raises a typed error on a problem; reads no prompt
-PromptWarnings = Callable[[Any, Any], list]  # (config, prompts DataFrame) -> [warning sentences]
-StopTargets = Callable[[Any], tuple]  # (config) -> the metrics a gap to detect is measured in
-LookGroups = Callable[[Any, Any], tuple]  # (config, one row per prompt) -> (outcome kinds, [(label, index, breakdown)])
-PromptStrata = Callable[[Any, Any], dict]  # (config, variants) -> {prompt id: its stratum}
+if TYPE_CHECKING:
+    import pandas as pd
+    from equilens.tasks.llm.budget import ExtraCalls
+
+class PlanRequests(Protocol):
+    def __call__(self, config: Any, prompts: pd.DataFrame) -> pd.DataFrame:  # noqa: ANN401 - its RunConfig
+        """What the run's LLM stage would be asked for ``prompts``: one row per request."""
+        ...
+
+
+class PlanExtraCalls(Protocol):
+    def __call__(self, config: Any, prompts: pd.DataFrame) -> list[ExtraCalls]:  # noqa: ANN401 - its RunConfig
+        """The calls a run makes beside the model's (a judge's), for ``prompts``."""
+        ...
+
+
+class CheckInputs(Protocol):
+    def __call__(self, config: Any) -> None:  # noqa: ANN401 - its RunConfig
+        """Raise a typed error on a problem with the assessment's own inputs; reads no prompt."""
+        ...
+
+
+class PromptWarnings(Protocol):
+    def __call__(self, config: Any, prompts: pd.DataFrame) -> list[str]:  # noqa: ANN401 - its RunConfig
+        """What reading ``prompts`` before the run warns of, one sentence each."""
+        ...
+
+
+class StopTargets(Protocol):
+    def __call__(self, config: Any) -> tuple[str, ...]:  # noqa: ANN401 - its RunConfig
+        """The metrics a gap to detect is measured in."""
+        ...
+
+
+class LookGroups(Protocol):
+    def __call__(self, config: Any, prompts: pd.DataFrame,  # noqa: ANN401 - its RunConfig
+                 ) -> tuple[pd.Series, list[tuple[str, pd.Index, bool]]]:
+        """Each prompt's outcome kind, and the comparisons beyond one per attribute (label, prompts, breakdown)."""
+        ...
+
+
+class PromptStrata(Protocol):
+    def __call__(self, config: Any, variants: pd.DataFrame) -> dict[str, tuple]:  # noqa: ANN401 - its RunConfig
+        """Each prompt's stratum, of which every look holds an equal share."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -125,7 +162,14 @@ class Assessment:
         if stray:
             raise RegistryError(f"{self.hooks} defines {', '.join(stray)}, which are not hooks; the hooks are "
                                 f"{', '.join(sorted(wanted))} (make a helper private with a leading underscore)")
-        return Hooks(**{name: getattr(module, name) for name in wanted if callable(getattr(module, name, None))})
+        found = {name: getattr(module, name) for name in wanted if callable(getattr(module, name, None))}
+        protocols = typing.get_type_hints(Hooks)
+        for name, hook in found.items():  # each takes the parameters of its Protocol
+            want = list(inspect.signature(typing.get_args(protocols[name])[0].__call__).parameters)[1:]
+            got = list(inspect.signature(hook).parameters)
+            if len(got) != len(want):
+                raise RegistryError(f"{self.hooks}.{name} takes ({', '.join(got)}); the hook takes ({', '.join(want)})")
+        return Hooks(**found)
 
     @property
     def flow_file(self) -> Path:

@@ -132,3 +132,23 @@ def test_every_metric_report_and_table_module_of_a_folder_is_declared_by_its_ass
         on_disk = {p.stem for p in folder.glob("*.py") if p.stem.endswith("metrics") or p.stem in ("report", "tables")}
         declared = {m.rsplit(".", 1)[1] for m in (*entry.metrics, entry.report, entry.tables) if m}
         assert declared == on_disk, (name, sorted(on_disk - declared), sorted(declared - on_disk))
+
+
+def test_a_hook_that_takes_other_parameters_than_its_protocol_is_refused() -> None:
+    import sys
+    import types
+
+    import pytest
+    from equilens.tasks.catalog import Assessment
+    from equilens.tasks.errors import RegistryError
+
+    module = types.ModuleType("narrow_hooks")
+    exec("def plan_requests(config):\n    return None\n", module.__dict__)  # noqa: S102 - the prompts are missing
+    sys.modules["narrow_hooks"] = module
+    try:
+        with pytest.raises(RegistryError, match=r"narrow_hooks.plan_requests takes \(config\); the hook takes "
+                                                r"\(config, prompts\)"):
+            Assessment(config=IdentityRunConfig, default_config="x", card="c", order=99,
+                       flow="equilens.flows.identity:identity_assessment", hooks="narrow_hooks").load_hooks()
+    finally:
+        del sys.modules["narrow_hooks"]
