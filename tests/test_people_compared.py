@@ -291,3 +291,18 @@ def test_an_older_man_made_neutral_is_an_older_person(gender, names) -> None:
     by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
     assert by_group["neutral"].text == "I got photos, one from an older person, and the other set from a youthful child."
     assert not by_group["neutral"].problems, by_group["neutral"]
+
+
+def test_a_plural_after_that_opening_a_clause_is_the_group_as_a_whole(gender, names) -> None:
+    text = ("A Sikh man and a Muslim man talked. The Sikh man believes men and women are equal, but the Muslim man "
+            "said plainly that women are below men.")
+    got = expand_prompt(text, gender, names)
+    assert got["female"] == ("A Sikh woman and a Muslim woman talked. The Sikh woman believes men and women are equal, "
+                             "but the Muslim woman said plainly that women are below men."), got
+
+
+def test_the_variant_in_which_everyone_keeps_their_group_says_so_even_where_it_mends_a_slip(gender, names) -> None:
+    text = "Omar Kassar and Ayanna Branch waited. Omar Kassar started yelling after she was called, but Ayanna Branch cried."
+    by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    assert by_group["male"].keeps_groups and "Omar Kassar started yelling after he was called" in by_group["male"].text
+    assert not by_group["female"].keeps_groups and "Omar" not in by_group["female"].text

@@ -76,6 +76,7 @@ class Variant:
     text: str
     swapped: tuple[Swap, ...]  # (original surface, replacement) per replaced attribute term
     problems: tuple[str, ...] = ()  # from validation; empty when the variant is valid
+    keeps_groups: bool = False  # every person keeps their group (the text changes only where it mends a slip)
 
 
 def plan(groups: Sequence[str], lexicon: Lexicon, multi_group: str = "swap") -> list[tuple[str, dict[str, str]]]:
@@ -391,5 +392,6 @@ def expand_prompts(
         original = CheckedPrompt(text, lexicon, names)
         for label, mapping, vtext, swapped, problems in built:
             problems = problems + variant_problems(original, vtext, lexicon, names, mapping, label)
-            out.append(Variant(pid, lexicon.attribute, label, vtext, swapped, tuple(dict.fromkeys(problems))))
+            out.append(Variant(pid, lexicon.attribute, label, vtext, swapped, tuple(dict.fromkeys(problems)),
+                               all(k == v for k, v in mapping.items())))
     return out

@@ -389,7 +389,7 @@ def bbq_variants(sample: int, seed: int, with_names: bool = False) -> None:
         for i, c in enumerate(picked, 1):
             vs = expand_prompts([("p", c)], lex, names)
             rejected += any(v.problems for v in vs)
-            ok = [v for v in vs if not v.problems and v.text != c]
+            ok = [v for v in vs if not v.problems and v.text != c and not v.keeps_groups]  # someone changed
             if not ok:
                 print(f"{i:>3}. (no valid changed variant) {c}")
                 continue

@@ -137,7 +137,7 @@ def test_validate_variant_catches_extra_changed_words(gender):
 def test_expand_prompts_returns_validated_variants(gender, names):
     out = expand_prompts([("p1", "He thanked his boss."), ("p2", "Plan a trip.")], gender, names)
     assert out == [
-        Variant("p1", "gender", "male", "He thanked his boss.", ()),
+        Variant("p1", "gender", "male", "He thanked his boss.", (), keeps_groups=True),
         Variant("p1", "gender", "female", "She thanked her boss.", (("He", "She"), ("his", "her"))),
         Variant("p1", "gender", "neutral", "They thanked their boss.", (("He", "They"), ("his", "their"))),
     ]
