@@ -39,7 +39,6 @@ from equilens.tasks.shipped import REPO_ROOT as ROOT
 
 if TYPE_CHECKING:
     import pandas as pd
-    from equilens.tasks.llm.budget import ExtraCalls
 
 class PlanRequests(Protocol):
     def __call__(self, config: Any, prompts: pd.DataFrame) -> pd.DataFrame:  # noqa: ANN401 - its RunConfig
@@ -48,8 +47,9 @@ class PlanRequests(Protocol):
 
 
 class PlanExtraCalls(Protocol):
-    def __call__(self, config: Any, prompts: pd.DataFrame) -> list[ExtraCalls]:  # noqa: ANN401 - its RunConfig
-        """The calls a run makes beside the model's (a judge's), for ``prompts``."""
+    def __call__(self, config: Any, prompts: pd.DataFrame) -> list[Any]:  # noqa: ANN401 - its RunConfig
+        """The calls a run makes beside the model's (a judge's), for ``prompts``: ``ExtraCalls`` of
+        :mod:`equilens.tasks.llm.budget` (named, not imported: the LLM layer reads the config layer)."""
         ...
 
 
