@@ -163,10 +163,12 @@ def test_a_man_and_a_woman_said_of_the_named_pair_change_with_them(gender, names
 
 def test_a_race_variant_leaves_out_a_person_of_an_origin_it_cannot_read(names) -> None:
     race = load_lexicon("race")
-    kept = expand_prompts([("p", "A Ghanaian nurse and a Nigerian nurse applied for the same job.")], race, names)
-    assert kept and all(any("'Ghanaian' is an origin" in p for p in v.problems) for v in kept), kept
+    kept = expand_prompts([("p", "A Brazilian nurse and a Nigerian nurse applied for the same job.")], race, names)
+    assert kept and all(any("'Brazilian' is an origin" in p for p in v.problems) for v in kept), kept
     said = expand_prompts([("p", "Two students wrote in: one is Senegalese and the other is Jamaican.")], race, names)
     assert said and all(v.problems for v in said), said
+    roma = expand_prompts([("p", "A Roma man and a Latino man were shopping.")], race, names)
+    assert roma and all(any("'Roma' is an origin" in p for p in v.problems) for v in roma), roma
     stani = expand_prompts([("p", "I overheard an Indian guy and an Uzbekistani guy talking.")], race, names)
     assert stani and all(any("'Uzbekistani' is an origin" in p for p in v.problems) for v in stani), stani
     taught = expand_prompts([("p", "A Black woman and a French teacher talked after class.")], race, names)
@@ -306,3 +308,18 @@ def test_the_variant_in_which_everyone_keeps_their_group_says_so_even_where_it_m
     by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
     assert by_group["male"].keeps_groups and "Omar Kassar started yelling after he was called" in by_group["male"].text
     assert not by_group["female"].keeps_groups and "Omar" not in by_group["female"].text
+
+
+@pytest.mark.parametrize(("text", "swapped"), [
+    ("A Ghanaian nurse and a Chinese nurse applied for the same job.",
+     "A Chinese nurse and a Ghanaian nurse applied for the same job."),
+    ("I overheard a Bangladeshi guy and a Venezuelan guy talking.",
+     "I overheard a Venezuelan guy and a Bangladeshi guy talking."),
+    ("A French woman and a Moroccan woman met.", "A Moroccan woman and a French woman met."),
+])
+def test_an_origin_the_standard_files_under_a_race_is_read_and_swapped(names, text: str, swapped: str) -> None:
+    """The federal standard defines each race category by region (Black: Africa's Black peoples;
+    Asian: East and Southeast Asia and the Indian subcontinent; Hispanic: Spanish-speaking Latin America;
+    White: Europe; Middle Eastern: North Africa and West Asia), so these origins are read, not left out."""
+    variants = expand_prompts([("p", text)], load_lexicon("race"), names)
+    assert not any(v.problems for v in variants) and swapped in {v.text for v in variants}, variants

@@ -77,26 +77,24 @@ def test_a_middle_eastern_first_name_no_table_lists_takes_the_gender_of_its_spel
     assert names.gender_by_spelling("Qwxyz", "middle_eastern") == ""
 
 
-@pytest.mark.parametrize(("text", "kept", "pattern"), [
-    ("I saw a Black woman and an African woman at the bus stop.", "an African woman",
-     r"an? (.+) woman and an? (.+) woman"),
-    ("An Asian man and a Chinese man were shopping.", "a Chinese man", r"An? (.+) man and an? (.+) man"),
-    ("The Chinese man and the Korean man argued. The Korean man left.", "the Korean man",
-     r"The (.+) man and the (.+) man"),
-    ("Two men, one a South American taxi driver and the other a Latino taxi driver, were house hunting.",
-     "a South American taxi driver", r"one an? (.+) taxi driver and the other an? (.+) taxi driver"),
+@pytest.mark.parametrize("text", [
+    "I saw a Black woman and an African woman at the bus stop.",
+    "An Asian man and a Chinese man were shopping.",
+    "The Chinese man and the Korean man argued. The Korean man left.",
+    "Two men, one a South American taxi driver and the other a Latino taxi driver, were house hunting.",
+    "A Ghanaian nurse and a Nigerian nurse applied for the same job.",
 ])
-def test_two_people_of_related_groups_never_end_with_one_description(text: str, kept: str, pattern: str) -> None:
-    """"a Black woman and an African woman" became "an Asian woman and an Asian woman": both words
-    were read as one group and both replaced. The origin word stays; the general term moves."""
-    import re
+def test_two_people_of_one_group_told_apart_by_origin_leave_the_context_out(text: str) -> None:
+    """"a Black woman and an African woman" became "an Asian woman and an Asian woman" when both words
+    were replaced, and readers faulted keeping the origin word while the other person changed ("only
+    the African American woman became White; the African man unchanged"). Two people of one group
+    told apart by their words, one an origin, leave the context out, with the reason."""
+    from equilens.tasks.inputs.expansion import expand_prompts
+    from equilens.tasks.inputs.lexicon import load_lexicon
+    from equilens.tasks.inputs.names import load_names
 
-    variants = race_variants(text)
-    assert len(variants) == 6, variants
-    for group, variant in variants.items():
-        assert variant.count(kept) == text.count(kept), (group, variant)  # the origin word stays
-        first, second = re.search(pattern, variant).groups()
-        assert first != second, (group, variant)  # two people, two descriptions
+    variants = expand_prompts([("p", text)], load_lexicon("race"), load_names())
+    assert variants and all(any("tell apart two people of one group" in p for p in v.problems) for v in variants)
 
 
 def test_a_context_with_no_valid_variant_is_counted_per_attribute_never_dropped_silently() -> None:

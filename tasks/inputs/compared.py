@@ -270,8 +270,8 @@ _SUBJECTS = frozenset("teacher teachers class classes language languages food re
 
 def unread_origins(text: str, found: Sequence[Source]) -> list[str]:
     """Problems for the people a race variant cannot change: someone described by a national or ethnic
-    origin (``national_origins.txt``) that the race mentions ``found`` do not cover ("a Mozambican
-    man", "one is Malian", "the Chilean family"). A variant would change the person the lexicon reads
+    origin (``national_origins.txt``) that the race mentions ``found`` do not cover ("a Brazilian
+    man", "one is Afghan", "the Roma family"). A variant would change the person the lexicon reads
     ("Somali" is Black by the federal standard's examples) and leave this one as they are, so the two
     people compared would no longer differ by the group alone; the context is left out of race
     expansion with the reason (counted as lost, never guessed)."""

@@ -325,11 +325,14 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
 
 # --- expansion ----------------------------------------------------------------------------------
 def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: str):
-    compared = people_compared(text, related_kept(sources(text, lexicon, names), lexicon), lexicon)
+    raw = sources(text, lexicon, names)
+    related = related_kept(raw, lexicon)
+    compared = people_compared(text, related, lexicon)
     found = compared.found
     groups = [g for g in mentioned_groups(found, lexicon) if not g.endswith(KEPT)]
     unknown = _genderless_names(text, names) if lexicon.attribute == "gender" and groups else []
     unknown += unread_origins(text, found) if lexicon.attribute == "race" and groups else []
+    unknown += _one_group_origins(raw, related) if lexicon.attribute == "race" and groups else []
     unknown += [compared.unclear] if compared.unclear and groups else []
     out = []
     own_words = None if lexicon.attribute == "gender" else words_used(found)  # once for every variant
@@ -340,6 +343,18 @@ def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: s
             continue
         out.append((label, mapping, vtext, swapped, problems + unknown))
     return groups, out
+
+
+def _one_group_origins(raw: Sequence[Source], related: Sequence[Source]) -> list[str]:
+    """A problem where two people of one group are told apart by their words, one an origin ("a
+    Ghanaian nurse and a Nigerian nurse", "a Black woman and an African man"): a variant would give
+    them one description, or change one and keep the other, so the context is left out."""
+    kept = [a for a, b in zip(raw, related, strict=True) if b.group != a.group]
+    if not kept:
+        return []
+    other = next(s for s in raw if s.group == kept[0].group and s not in kept)
+    return [f"{other.surface!r} and {kept[0].surface!r} tell apart two people of one group ({other.group}): a "
+            "variant would give them one description or change only one"]
 
 
 def _genderless_names(text: str, names: NameTable | None) -> list[str]:

@@ -94,6 +94,10 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
     return out
 
 
+_LANGUAGES = frozenset("""english french spanish german italian portuguese russian chinese japanese korean
+    greek dutch polish swedish danish norwegian finnish hungarian czech thai vietnamese ukrainian""".split())
+_TEACHES = frozenset("teacher teachers professor professors tutor tutors instructor instructors".split())
+"""A language's name before one who teaches ("an English teacher") names the subject, not the teacher's origin."""
 _AGE_COMPOUND = re.compile(r"\byears?-$", re.IGNORECASE)
 _AMOUNT_OF = re.compile(r"\b(?:bit|lot|lots|plenty|amount|grams?|ounces?|kilos?|bags?|pounds?)\s+of\s+$", re.IGNORECASE)
 """An amount before a singular word: a stuff ("a bit of heroine", BBQ's spelling of the drug), never a person."""
@@ -155,6 +159,8 @@ def refers_to_people(text: str, start: int, end: int) -> bool:
         return True  # "the young don't", "the Irish are"
     if m:
         word = _strip_possessive(m.group(1).lower())  # "the Somali family's house"
+        if word in _TEACHES and text[start:end].lower() in _LANGUAGES:
+            return False  # "a French teacher", "the Spanish tutor": the language taught, no one's origin
         if word in PERSON_NOUNS:
             return True
         if word in _SKIPPABLE_ADJ or word in ("and", "or"):  # "a black young man", "Iranian and Italian friends"

@@ -68,7 +68,9 @@ def related_kept(found: Sequence[Source], lexicon: Lexicon) -> list[Source]:
     and an African woman", "an Asian man and a Chinese man", "the Chinese man and the Korean man" are
     two people of related groups, and swapping both words would give them one description ("a White
     woman and a White woman"). The group's general term moves (else its first-mentioned word), every
-    mention of that same word with it; the other words stay, as a source-only group does."""
+    mention of that same word with it; the other words stay, as a source-only group does. Race
+    expansion leaves such a context out, with the reason, since the variant would change only one of
+    the two people."""
     aliases = dict(lexicon.aliases)
     words: dict[str, list[str]] = {}
     for s in found:
