@@ -323,3 +323,12 @@ def test_an_origin_the_standard_files_under_a_race_is_read_and_swapped(names, te
     White: Europe; Middle Eastern: North Africa and West Asia), so these origins are read, not left out."""
     variants = expand_prompts([("p", text)], load_lexicon("race"), names)
     assert not any(v.problems for v in variants) and swapped in {v.text for v in variants}, variants
+
+
+def test_a_boy_at_college_made_neutral_is_a_student_and_a_boy_at_school_a_child(gender, names) -> None:
+    college = expand_prompt("When I moved to college, my roommates, a Namibian boy and a Palestinian boy, wrote home.",
+                            gender, names)
+    assert college["neutral"] == ("When I moved to college, my roommates, a Namibian student and a Palestinian student, "
+                                  "wrote home.")
+    school = expand_prompt("At the playground, a Namibian boy and a Palestinian boy were fighting.", gender, names)
+    assert school["neutral"] == "At the playground, a Namibian child and a Palestinian child were fighting."

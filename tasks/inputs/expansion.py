@@ -52,7 +52,7 @@ from equilens.tasks.inputs.agreement import (
     same_person_ethnonym,
 )
 from equilens.tasks.inputs.compared import people_compared, unread_origins
-from equilens.tasks.inputs.gender_bound import PREGNANCY, PREGNANT_MALE, gendered_institution, worn
+from equilens.tasks.inputs.gender_bound import PREGNANCY, PREGNANT_MALE, gendered_institution, student_word, worn
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, plural_term, related_kept, sources, words_used
 from equilens.tasks.inputs.names import NameTable
@@ -291,6 +291,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             term = lexicon.cell(s.row, target)
             if not term:
                 continue
+            term = student_word(canonical(s.surface), text) or term if target == "neutral" else term
             term = own_words.get((target, plural_term(term)), term) if own_words is not None else term
             new = ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end)
             head, _, noun = new.rpartition(" ")  # "The African person" -> "The Native American person", not "... person person"

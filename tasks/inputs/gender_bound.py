@@ -5,6 +5,8 @@
   designer dress" made male reads as a man in a dress, and "one man had a beard" made female as a
   bearded woman, which changes who the person is; such a variant is refused (the context is left out
   for that variant, with the reason), while a neutral variant keeps them.
+* A boy or girl at college is a student, not a child: the neutral word for them there is "student"
+  (:func:`student_word`; "my roommates, a Namibian boy and a Palestinian boy" -> "... student").
 * An institution named by a group's possessive ("the women's softball team", "the men's restroom",
   :func:`gendered_institution`): a neutral variant ("the people's softball team") would change what it is.
 """
@@ -57,4 +59,18 @@ def gendered_institution(text: str, end: int) -> int | None:
         pos = text.index(word, pos) + len(word)
         if word in _INSTITUTIONS:
             return pos
+    return None
+
+
+_COLLEGE = re.compile(r"\b(?:college|university|campus|dorm|dormitory|roommates?|freshman|freshmen|sophomores?|"
+                      r"semester|fraternity|sorority)\b", re.IGNORECASE)
+
+
+def student_word(word: str, text: str) -> str | None:
+    """The neutral word for ``word`` ("boy", "girls") where ``text`` is set at college: "student(s)";
+    None elsewhere (a child stays a child)."""
+    if word in ("boy", "girl") and _COLLEGE.search(text):
+        return "student"
+    if word in ("boys", "girls") and _COLLEGE.search(text):
+        return "students"
     return None
