@@ -237,19 +237,6 @@ def test_the_one_two_named_people_meet_keeps_their_word_at_every_mention(gender,
     assert "passed by him" in got["male"] and "told the man the rate" in got["male"], got["male"]
 
 
-def test_a_group_counted_with_a_two_word_origin_is_people_compared(gender, names) -> None:
-    got = expand_prompt("The train ride had a group of Black women and a group of South American men.", gender, names)
-    assert got["male"] == "The train ride had a group of Black men and a group of South American women.", got
-
-
-def test_the_one_two_described_people_approach_keeps_their_word(gender, names) -> None:
-    text = ("At the bus stop, a man sitting alone was approached by an Asian woman and a Jewish man. "
-            "The man sitting alone looked up.")
-    got = expand_prompt(text, gender, names)
-    assert got["male"] == ("At the bus stop, a man sitting alone was approached by an Asian man and a Jewish woman. "
-                           "The man sitting alone looked up."), got
-
-
 @pytest.mark.parametrize("first", ["Grace Nguyen", "Jose Rojas"])
 def test_the_one_a_named_pair_of_both_genders_approaches_keeps_their_word(gender, names, first) -> None:
     other = "Jose Rojas" if first == "Grace Nguyen" else "Grace Nguyen"
@@ -260,11 +247,6 @@ def test_the_one_a_named_pair_of_both_genders_approaches_keeps_their_word(gender
     assert changed and not any(v.problems for v in variants), variants
     assert all("approached a man sitting alone" in v.text and "passed by him" in v.text and "told the man" in v.text
                for v in changed), changed
-
-
-def test_two_people_sitting_alone_together_are_both_compared(gender, names) -> None:
-    got = expand_prompt("A man and a woman were sitting alone when a boy came by.", gender, names)
-    assert got["female"] == "A woman and a man were sitting alone when a girl came by.", got
 
 
 @pytest.mark.parametrize(("text", "female", "neutral"), [
@@ -295,14 +277,6 @@ def test_an_older_man_made_neutral_is_an_older_person(gender, names) -> None:
     assert not by_group["neutral"].problems, by_group["neutral"]
 
 
-def test_a_plural_after_that_opening_a_clause_is_the_group_as_a_whole(gender, names) -> None:
-    text = ("A Sikh man and a Muslim man talked. The Sikh man believes men and women are equal, but the Muslim man "
-            "said plainly that women are below men.")
-    got = expand_prompt(text, gender, names)
-    assert got["female"] == ("A Sikh woman and a Muslim woman talked. The Sikh woman believes men and women are equal, "
-                             "but the Muslim woman said plainly that women are below men."), got
-
-
 def test_the_variant_in_which_everyone_keeps_their_group_says_so_even_where_it_mends_a_slip(gender, names) -> None:
     text = "Omar Kassar and Ayanna Branch waited. Omar Kassar started yelling after she was called, but Ayanna Branch cried."
     by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
@@ -325,10 +299,26 @@ def test_an_origin_the_standard_files_under_a_race_is_read_and_swapped(names, te
     assert not any(v.problems for v in variants) and swapped in {v.text for v in variants}, variants
 
 
-def test_a_boy_at_college_made_neutral_is_a_student_and_a_boy_at_school_a_child(gender, names) -> None:
-    college = expand_prompt("When I moved to college, my roommates, a Namibian boy and a Palestinian boy, wrote home.",
-                            gender, names)
-    assert college["neutral"] == ("When I moved to college, my roommates, a Namibian student and a Palestinian student, "
-                                  "wrote home.")
-    school = expand_prompt("At the playground, a Namibian boy and a Palestinian boy were fighting.", gender, names)
-    assert school["neutral"] == "At the playground, a Namibian child and a Palestinian child were fighting."
+@pytest.mark.parametrize(("text", "group", "expected"), [
+    # a group counted two words before its plural is people compared
+    ("The train ride had a group of Black women and a group of South American men.", "male",
+     "The train ride had a group of Black men and a group of South American women."),
+    # the one two described people approach, sitting alone, keeps their word at every mention
+    ("At the bus stop, a man sitting alone was approached by an Asian woman and a Jewish man. The man sitting alone "
+     "looked up.", "male", "At the bus stop, a man sitting alone was approached by an Asian man and a Jewish woman. "
+     "The man sitting alone looked up."),
+    # two people sitting alone together are both compared
+    ("A man and a woman were sitting alone when a boy came by.", "female",
+     "A woman and a man were sitting alone when a girl came by."),
+    # a plural after "that" opens a clause about the group as a whole
+    ("A Sikh man and a Muslim man talked. The Sikh man believes men and women are equal, but the Muslim man said "
+     "plainly that women are below men.", "female", "A Sikh woman and a Muslim woman talked. The Sikh woman believes "
+     "men and women are equal, but the Muslim woman said plainly that women are below men."),
+    # a boy at college made neutral is a student; at a playground, a child
+    ("When I moved to college, my roommates, a Namibian boy and a Palestinian boy, wrote home.", "neutral",
+     "When I moved to college, my roommates, a Namibian student and a Palestinian student, wrote home."),
+    ("At the playground, a Namibian boy and a Palestinian boy were fighting.", "neutral",
+     "At the playground, a Namibian child and a Palestinian child were fighting."),
+])
+def test_golden_gender_variants_of_contexts_readers_faulted(gender, names, text: str, group: str, expected: str) -> None:
+    assert expand_prompt(text, gender, names)[group] == expected
