@@ -314,6 +314,10 @@ def test_an_origin_the_standard_files_under_a_race_is_read_and_swapped(names, te
     ("A Sikh man and a Muslim man talked. The Sikh man believes men and women are equal, but the Muslim man said "
      "plainly that women are below men.", "female", "A Sikh woman and a Muslim woman talked. The Sikh woman believes "
      "men and women are equal, but the Muslim woman said plainly that women are below men."),
+    # an amount of a plural ("a lot of women") is no one compared: the bystanders keep their word
+    ("Roosevelt Singleton and Tamika Roberson sat in a bar. Roosevelt Singleton flirted with a lot of women in the "
+     "bar, while Tamika Roberson nursed a drink.", "female", "{first} Singleton and {second} Roberson sat in a bar. "
+     "{first} Singleton flirted with a lot of women in the bar, while {second} Roberson nursed a drink."),
     # a boy at college made neutral is a student; at a playground, a child
     ("When I moved to college, my roommates, a Namibian boy and a Palestinian boy, wrote home.", "neutral",
      "When I moved to college, my roommates, a Namibian student and a Palestinian student, wrote home."),
@@ -321,4 +325,8 @@ def test_an_origin_the_standard_files_under_a_race_is_read_and_swapped(names, te
      "At the playground, a Namibian child and a Palestinian child were fighting."),
 ])
 def test_golden_gender_variants_of_contexts_readers_faulted(gender, names, text: str, group: str, expected: str) -> None:
-    assert expand_prompt(text, gender, names)[group] == expected
+    got = expand_prompt(text, gender, names)[group]
+    if "{first}" in expected:  # the new first names are the name table's: the words around them are the point
+        first, second = re.findall(r"(\w+) (?:Singleton|Roberson)", got)[:2]
+        expected = expected.format(first=first, second=second)
+    assert got == expected

@@ -69,11 +69,12 @@ _COORDINATED = re.compile(r"\s+(?:and|or)\s+(?:my|your|his|her|their|our|an?|the
                           re.IGNORECASE)
 _DETERMINED = re.compile(
     r"\b(?:(?:group|couple|pair|bunch|crowd|line|team)\s+of|the|these|those|a|an|two|three|four|"
-    r"five|both|some|many|several|few|other|all|my|your|his|her|their|our|its|of\s+the)\s+(?:[\w-]+\s+){0,2}$",
+    r"five|both|some|many|several|few|other|all|my|your|his|her|their|our|its|of\s+the)\s+(?:(?!of\b)[\w-]+\s+){0,2}$",
     re.IGNORECASE)
 """A determiner up to two words before a plural: people counted or pointed at ("a group of South American
 men"), not the group as a whole. Not "this" or "that", which point at one: before a plural "that" opens
-a clause ("stating plainly that women are below men")."""
+a clause ("stating plainly that women are below men"); nor an amount ("flirted with a lot of women"),
+whose "of" is not one of the two words."""
 _SPOKEN_OF = re.compile(r"\b(?:for|to|than|like|against|about|toward|towards|among)\s+$", re.IGNORECASE)
 """Before a bare plural, a preposition that makes it what is spoken of ("roles reserved for men",
 "better than women"), the group as a whole even where the same word names the people compared."""
