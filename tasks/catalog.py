@@ -23,6 +23,7 @@ assessments --format markdown``; a test holds the README to it).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import importlib.util
@@ -39,6 +40,7 @@ from equilens.tasks.shipped import REPO_ROOT as ROOT
 
 if TYPE_CHECKING:
     import pandas as pd
+
 
 class PlanRequests(Protocol):
     def __call__(self, config: Any, prompts: pd.DataFrame) -> pd.DataFrame:  # noqa: ANN401 - its RunConfig
@@ -120,19 +122,17 @@ class Assessment:
     tables: str | None = None  # the module that adds the DuckDB tables only it writes (tasks.storage.schema.TABLES)
 
     def __post_init__(self) -> None:
-        fields_ = getattr(self.config, "model_fields", {})
-        named = typing.get_args(fields_["assessment"].annotation) if "assessment" in fields_ else ()
-        if len(named) != 1:
+        if _assessment_name(self.config) is None:
             raise RegistryError(f"{self.config!r} is not an assessment's run config: it needs an "
                                 "`assessment: Literal[NAME]` field (equilens.tasks.config.assessment_field)")
         if self.flow.count(":") != 1:
-            raise RegistryError(f"the {named[0]} assessment's flow {self.flow!r} must be written module:function")
+            raise RegistryError(f"the {self.name} assessment's flow {self.flow!r} must be written module:function")
         object.__setattr__(self, "card", " ".join(self.card.split()))
 
     @property
     def name(self) -> str:
         """The one value of its config's ``assessment`` field."""
-        return typing.get_args(self.config.model_fields["assessment"].annotation)[0]  # type: ignore[attr-defined]
+        return _assessment_name(self.config) or ""
 
     def load_flow(self) -> Any:  # noqa: ANN401 - a Prefect Flow
         """Its Prefect flow, imported from ``flow``; a flow that does not take this assessment's config
@@ -150,26 +150,8 @@ class Assessment:
         return found
 
     def load_hooks(self) -> Hooks:
-        """Its hooks, the functions of its hooks module named as :class:`Hooks`' fields. A public
-        function of that module with any other name is a RegistryError (a misspelt hook would
-        otherwise be silently unused)."""
-        if self.hooks is None:
-            return Hooks()
-        module = importlib.import_module(self.hooks)
-        wanted = {f.name for f in fields(Hooks)}
-        stray = sorted(name for name, value in vars(module).items() if inspect.isfunction(value)
-                       and value.__module__ == module.__name__ and not name.startswith("_") and name not in wanted)
-        if stray:
-            raise RegistryError(f"{self.hooks} defines {', '.join(stray)}, which are not hooks; the hooks are "
-                                f"{', '.join(sorted(wanted))} (make a helper private with a leading underscore)")
-        found = {name: getattr(module, name) for name in wanted if callable(getattr(module, name, None))}
-        protocols = typing.get_type_hints(Hooks)
-        for name, hook in found.items():  # each takes the parameters of its Protocol
-            want = list(inspect.signature(typing.get_args(protocols[name])[0].__call__).parameters)[1:]
-            got = list(inspect.signature(hook).parameters)
-            if len(got) != len(want):
-                raise RegistryError(f"{self.hooks}.{name} takes ({', '.join(got)}); the hook takes ({', '.join(want)})")
-        return Hooks(**found)
+        """Its hooks, the functions of its hooks module named as :class:`Hooks`' fields (see :func:`_hooks_in`)."""
+        return _hooks_in(self.hooks) if self.hooks is not None else Hooks()
 
     @property
     def flow_file(self) -> Path:
@@ -178,6 +160,36 @@ class Assessment:
         if spec is None or spec.origin is None:
             raise RegistryError(f"the {self.name} assessment's flow module {self.flow} is not installed")
         return Path(spec.origin).resolve()
+
+
+def _assessment_name(config: type) -> str | None:
+    """The one value of a run config's ``assessment`` field; None for a class that has no such field."""
+    field = getattr(config, "model_fields", {}).get("assessment")
+    named = typing.get_args(field.annotation) if field is not None else ()
+    return named[0] if len(named) == 1 else None
+
+
+@functools.cache
+def _hooks_in(hooks: str) -> Hooks:
+    """The hooks the module ``hooks`` defines, read once: the functions named as :class:`Hooks`' fields,
+    each taking the parameters of its Protocol. A public function of that module with any other name is
+    a RegistryError (a misspelt hook would otherwise be silently unused), and so is a hook whose
+    parameters differ from its Protocol's."""
+    module = importlib.import_module(hooks)
+    wanted = {f.name for f in fields(Hooks)}
+    stray = sorted(name for name, value in vars(module).items() if inspect.isfunction(value)
+                   and value.__module__ == module.__name__ and not name.startswith("_") and name not in wanted)
+    if stray:
+        raise RegistryError(f"{hooks} defines {', '.join(stray)}, which are not hooks; the hooks are "
+                            f"{', '.join(sorted(wanted))} (make a helper private with a leading underscore)")
+    found = {name: getattr(module, name) for name in wanted if callable(getattr(module, name, None))}
+    protocols = typing.get_type_hints(Hooks)
+    for name, hook in found.items():  # each takes the parameters of its Protocol
+        want = list(inspect.signature(typing.get_args(protocols[name])[0].__call__).parameters)[1:]
+        got = list(inspect.signature(hook).parameters)
+        if len(got) != len(want):
+            raise RegistryError(f"{hooks}.{name} takes ({', '.join(got)}); the hook takes ({', '.join(want)})")
+    return Hooks(**found)
 
 
 FOLDERS = ROOT / "tasks" / "assessments"  # one folder per shipped assessment, named as it
@@ -206,8 +218,12 @@ class _Assessments(Registry[Assessment]):
             return True
         if self._discover is None or not name.isidentifier() or not (FOLDERS / name / "__init__.py").is_file():
             return False
-        self.declare(importlib.import_module(f"equilens.tasks.assessments.{name}"), name, f"tasks/assessments/{name}")
+        self.declare_folder(name)
         return name in self._items
+
+    def declare_folder(self, name: str) -> None:
+        """Register the assessment that the shipped folder ``tasks/assessments/NAME`` declares."""
+        self.declare(importlib.import_module(f"equilens.tasks.assessments.{name}"), name, f"tasks/assessments/{name}")
 
     def declare(self, module: Any, name: str, where: str) -> None:  # noqa: ANN401 - a module or an Assessment
         """Register the assessment ``module`` declares (its ``ASSESSMENT``, or the value itself), named
@@ -228,8 +244,7 @@ def _declared() -> None:
     broken package never stops the others."""
     for folder in sorted(FOLDERS.iterdir()):
         if (folder / "__init__.py").is_file():
-            ASSESSMENTS.declare(importlib.import_module(f"equilens.tasks.assessments.{folder.name}"), folder.name,
-                                f"tasks/assessments/{folder.name}")
+            ASSESSMENTS.declare_folder(folder.name)
     for point in importlib.metadata.entry_points(group=ENTRY_POINTS):
         try:
             ASSESSMENTS.declare(point.load(), point.name, f"{point.value} (entry point group {ENTRY_POINTS})")

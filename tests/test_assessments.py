@@ -79,18 +79,17 @@ def test_an_assessment_is_one_declared_value_whose_flow_and_hooks_load_when_need
     import types
 
     import pytest
-    from equilens.flows.running.dispatch import assessment_entry
     from equilens.tasks.assessments import identity
     from equilens.tasks.assessments.identity import hooks
     from equilens.tasks.catalog import Assessment
     from equilens.tasks.errors import RegistryError
 
-    entry = assessment_entry("identity")
+    entry = ASSESSMENTS.get("identity")
     assert entry is identity.ASSESSMENT and entry.name == "identity"
     assert entry.load_flow().fn.__module__ == "equilens.flows.identity"
     found = entry.load_hooks()
     assert found.plan_requests is hooks.plan_requests and found.plan_extra_calls is hooks.plan_extra_calls
-    assert assessment_entry("bias_test").load_hooks().plan_requests is None  # no call count in its plan
+    assert ASSESSMENTS.get("bias_test").load_hooks().plan_requests is None  # no call count in its plan
 
     wrong_flow = Assessment(config=IdentityRunConfig, default_config="configs/identity.yaml", card="c", order=99,
                             flow="equilens.flows.bbq:bbq_assessment")

@@ -31,10 +31,10 @@ OWN = {  # the sections each assessment adds to the shared ones, as its Prefect 
 
 def _form(assessment: str) -> dict:
     """The config model's schema in the flow's Prefect parameter schema (what the UI renders as a form)."""
-    from equilens.flows.running.dispatch import assessment_entry
+    from equilens.tasks.catalog import ASSESSMENTS
     from prefect.utilities.callables import parameter_schema
 
-    schema = parameter_schema(assessment_entry(assessment).load_flow().fn).model_dump()
+    schema = parameter_schema(ASSESSMENTS.get(assessment).load_flow().fn).model_dump()
     ref = schema["properties"]["config"]["$ref"].rsplit("/", 1)[1]
     return schema["definitions"][ref]
 

@@ -1,9 +1,8 @@
 """Which flow runs a config.
 
 Each assessment declares its flow once, as ``module:function`` in its :class:`Assessment` value
-(:mod:`equilens.tasks.catalog`); a run imports only its own flow
-(:func:`assessment_entry`), and :func:`load_flows` imports them all, for the lists of every
-assessment. Nothing keeps a list of flows.
+(:mod:`equilens.tasks.catalog`); a run imports only its own flow (:func:`flow_for`), and
+:func:`load_flows` imports them all, for the lists of every assessment. Nothing keeps a list of flows.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from equilens.tasks.catalog import ASSESSMENTS, Assessment
+from equilens.tasks.catalog import ASSESSMENTS
 from equilens.tasks.config import RunConfig
 
 
@@ -21,13 +20,8 @@ def load_flows() -> None:
         entry.load_flow()
 
 
-def assessment_entry(name: str) -> Assessment:
-    """The registry entry of assessment ``name``."""
-    return ASSESSMENTS.get(name)
-
-
 def flow_for(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
     """The flow for ``config.assessment``, on the task runner ``config.execution`` asks for."""
     from equilens.tasks.orchestration.execution import with_task_runner
 
-    return with_task_runner(assessment_entry(config.assessment).load_flow(), config.execution)
+    return with_task_runner(ASSESSMENTS.get(config.assessment).load_flow(), config.execution)

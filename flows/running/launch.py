@@ -165,10 +165,10 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
             check_storage(cfg)  # a damaged DuckDB file is refused here
             for warning in prompt_warnings(cfg):  # on stdout: stderr holds only an error paragraph
                 say(f"warning: {warning}", fg=typer.colors.YELLOW)
-            from equilens.flows.running.dispatch import assessment_entry
+            from equilens.tasks.catalog import ASSESSMENTS
             from equilens.tasks.orchestration.prefect_api import start_prefect_api
 
-            assessment_entry(cfg.assessment).load_flow()  # imported, and Prefect's logging set up, before its server starts
+            ASSESSMENTS.get(cfg.assessment).load_flow()  # imported, and Prefect's logging set up, before its server starts
             _quiet_logs(debug)
             start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point
             if detect is not None:

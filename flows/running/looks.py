@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from equilens.flows.running.dispatch import assessment_entry
+from equilens.tasks.catalog import ASSESSMENTS
 from equilens.tasks.config import RunConfig
 from equilens.tasks.pipeline.settling import LookRule, Settlement, judge_look
 
@@ -42,7 +42,7 @@ def look_rule(config: RunConfig) -> LookRule | None:
     exe = config.execution
     if exe.stop_when != "settled":
         return None
-    own = assessment_entry(config.assessment).load_hooks().stop_targets
+    own = ASSESSMENTS.get(config.assessment).load_hooks().stop_targets
     if exe.detect_metric:
         targets: tuple[str, ...] = (exe.detect_metric,)
     elif own is not None:
@@ -65,7 +65,7 @@ def with_plan(rule: LookRule, config: RunConfig, variants: pd.DataFrame, log: An
     kinds = pd.Series([None] * len(prompts), index=prompts.index, dtype=object)
     groups: list[tuple[str, pd.Index, bool]] = [(str(a), part.index, False)
                                                 for a, part in prompts.groupby("attribute", sort=True)]
-    own = assessment_entry(config.assessment).load_hooks().look_groups
+    own = ASSESSMENTS.get(config.assessment).load_hooks().look_groups
     if own is not None:  # identity: each prompt's outcome kind, and its per-task breakdowns
         kinds, more = own(config, prompts)
         groups += more
@@ -126,7 +126,7 @@ def prompt_strata(config: RunConfig, variants: pd.DataFrame) -> dict[str, tuple]
     """Each prompt's stratum for :func:`interleave`: the assessment's own (``prompt_strata``: an
     identity prompt's outcome kind and task), else a prompt's attributes, so every look holds an
     equal share of each attribute's prompts."""
-    own = assessment_entry(config.assessment).load_hooks().prompt_strata
+    own = ASSESSMENTS.get(config.assessment).load_hooks().prompt_strata
     if own is not None:
         return own(config, variants)
     ids = variants["prompt_id"].astype(str)

@@ -116,8 +116,8 @@ def turn_calls(texts: list[str], systems: list) -> tuple[list[str], list, int]:
 
 def make_plan(cfg: RunConfig) -> Plan:
     """The plan of ``cfg`` (see the module docstring); reads the prompts but calls nothing."""
-    from equilens.flows.running.dispatch import assessment_entry
     from equilens.flows.running.preflight import uses_llm
+    from equilens.tasks.catalog import ASSESSMENTS
 
     prompts = sample = None
     exact = True
@@ -126,7 +126,7 @@ def make_plan(cfg: RunConfig) -> Plan:
 
         scan = scan_prompts(cfg.prompts, PLAN_SAMPLE, seed=cfg.metrics.seed)
         prompts, sample, exact = scan.total, scan.sample, scan.exact and scan.total <= PLAN_SAMPLE
-    entry = assessment_entry(cfg.assessment)
+    entry = ASSESSMENTS.get(cfg.assessment)
     planner = entry.load_hooks().plan_requests
     if planner is None:
         return Plan(cfg.assessment, prompts, None, None, exact)

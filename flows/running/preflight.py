@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from equilens.flows.running.dispatch import assessment_entry
+from equilens.tasks.catalog import ASSESSMENTS
 from equilens.tasks.config import RunConfig
 from equilens.tasks.config.sections import APPLICATION_PROVIDERS
 from equilens.tasks.errors import ConfigError, InputDataError, StorageError
@@ -37,7 +37,7 @@ def check_inputs(cfg: RunConfig) -> None:
     _check_cluster(cfg)
     if uses_llm(cfg):
         _check_provider(cfg)
-    own = assessment_entry(cfg.assessment).load_hooks().check_inputs
+    own = ASSESSMENTS.get(cfg.assessment).load_hooks().check_inputs
     if own is not None:  # the assessment's own (counterfactual: its lexicons)
         own(cfg)
 
@@ -46,7 +46,7 @@ def prompt_warnings(cfg: RunConfig) -> list[str]:
     """For an assessment that declares what its prompts warn of, and asks the LLM about them: every
     prompt is read, and the duplicates dropped are reported with the assessment's own warnings
     (counterfactual: attributes mentioned by too few prompts)."""
-    own = assessment_entry(cfg.assessment).load_hooks().prompt_warnings
+    own = ASSESSMENTS.get(cfg.assessment).load_hooks().prompt_warnings
     if cfg.prompts is None or own is None or not uses_llm(cfg):
         return []
     from equilens.tasks.inputs.prompts import load_prompts
