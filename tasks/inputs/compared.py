@@ -138,7 +138,7 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
     approached = found[alone[0]] if len(alone) == 1 and sum(k == "principal" for k in kinds) >= 3 else None
     if approached is not None:  # the one two others approach, named or described
         kinds[alone[0]] = "relation"
-    if len(named) == 1 and sum(s.is_name for s in found) >= 2 or alone:
+    if len(named) == 1 and sum(s.is_name for s in found) >= 2 or approached is not None:
         met = {(s.group, canonical(s.surface)) for s, k in zip(found, kinds, strict=True) if k == "relation"}
         kinds = ["relation" if k == "principal" and not s.is_name and (s.group, canonical(s.surface)) in met
                  and not _SOMEONE_NEW.search(text, max(0, s.start - 40), s.start) else k
