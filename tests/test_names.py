@@ -335,3 +335,40 @@ def test_a_surname_drawn_for_white_reads_white(names) -> None:  # noqa: ANN001
     swapped = variants[(variants["grp"] == "hispanic") & (variants["role"] == "variant")]["text"].iloc[0]
     white = [m for m in names.find(swapped) if m.surname and m.info.race == "white"]
     assert white and all(surnames.info[m.surname].share("white") >= 0.8 for m in white), swapped
+
+
+def _listed_unisex() -> set[str]:
+    from equilens.tasks.inputs.word_lists import LEXICON_DIR
+
+    lines = (LEXICON_DIR / "unisex_names.txt").read_text(encoding="utf-8").splitlines()
+    return {w.lower() for line in lines if not line.startswith("#") for w in line.split()}
+
+
+def test_a_person_made_neutral_gets_a_name_readers_take_for_either_sex(names) -> None:  # noqa: ANN001
+    """Readers faulted neutral variants that gave "Arie", "Nery", "Alva" or "Merlyn": names the census
+    splits between the sexes that a reader takes for one sex or does not know. Every name of no Asian
+    association now gets a listed one, of the same race where the list has one (Black, white), else of
+    no race (Hispanic, Middle Eastern); Asian names keep the census split, under which many are
+    borne by either sex."""
+    listed = _listed_unisex()
+    by_race: dict[str, list[str]] = {}
+    for (gender, race), pool in names.pools.items():
+        if gender in ("male", "female") and race in ("", "white", "black", "hispanic", "middle_eastern"):
+            by_race.setdefault(race, []).extend(pool[::40])  # common and rare names of each pool
+    assert sum(map(len, by_race.values())) > 300
+    for race, sample in by_race.items():
+        for name in sample:
+            new = names.replacement(name, "gender", "neutral", set(), race=race)
+            assert new is not None and new.lower() in listed, (race, name, new)
+            kept = names.info[new.lower()].race
+            assert kept == (race if race in ("white", "black") else ""), (race, name, new, kept)
+    # an Asian name made neutral: a split name of the same origin, as before
+    assert names.info[names.replacement("mei", "gender", "neutral", set(), race="asian",
+                                        origins=frozenset({"chinese"})).lower()].origins & {"chinese"}
+
+
+def test_race_variants_still_draw_from_every_split_name(names) -> None:  # noqa: ANN001
+    """The list limits only the neutral target: "Chen Wu" (Chen: split by sex) made Hispanic keeps
+    a Hispanic first name, though no listed name reads Hispanic."""
+    new = names.replacement("chen", "race", "hispanic", set())
+    assert new is not None and names.info[new.lower()].race == "hispanic"

@@ -31,11 +31,13 @@ down its (gender, race) pool maps to the name as far down the target pool, movin
 candidate already occurs in the prompt or was given to another name. Pools hold the ``typical``
 names, clear examples of their gender and race (the optional column defaults to 1); a Middle Eastern person
 made neutral gets a name of no race (readers take Sina and Shahin, split by the census, as male).
+A person made neutral gets a name of ``unisex_names.txt`` beside the table (names readers take for
+either sex, of the person's race where it has one, else of none) unless their name reads Asian; a
+table without that file uses all its typical split names.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import functools
 import re
@@ -44,8 +46,8 @@ from pathlib import Path
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs import surnames as sn  # surnames: their own table and rules
 from equilens.tasks.inputs.names import context
-from equilens.tasks.inputs.names.entries import NameInfo, NameMention
-from equilens.tasks.inputs.surnames import EAST_ASIAN, GROUPS, MIDDLE_EASTERN, RACES, SurnameInfo, SurnameTable
+from equilens.tasks.inputs.names.entries import UNISEX_FILE, UNISEX_MALE, NameInfo, NameMention, read_entries, read_unisex
+from equilens.tasks.inputs.surnames import EAST_ASIAN, MIDDLE_EASTERN, RACES, SurnameInfo, SurnameTable
 from equilens.tasks.inputs.word_lists import PERSON_NOUNS, STOPWORDS
 
 NAMES_FILE = "first_names.csv"
@@ -70,7 +72,7 @@ class NameTable:
     target_only = frozenset({"neutral"})
 
     def __init__(self, infos: dict[str, NameInfo], source: str = "<custom>",
-                 surnames: SurnameTable | None = None) -> None:
+                 surnames: SurnameTable | None = None, unisex: frozenset[str] | None = None) -> None:
         self.info = infos
         self.source = source
         self.surnames = surnames
@@ -88,6 +90,14 @@ class NameTable:
             for origin in i.origins:  # "asian:south_asian": the race's typical names of one origin
                 pools.setdefault((i.gender, f"{i.race}:{origin}"), []).append(name)
         self.pools = pools
+        self.neutral: dict[str, list[str]] | None = None  # race -> the listed names a person made neutral may get
+        if unisex is not None:
+            self.neutral = {}
+            for name in sorted(unisex & infos.keys(), key=lambda n: (-infos[n].freq, n)):
+                i = infos[name]
+                if i.gender == "unisex" and not i.ambiguous and i.male is not None \
+                        and UNISEX_MALE[0] <= i.male <= UNISEX_MALE[1]:
+                    self.neutral.setdefault(i.race, []).append(name)
         self.rank = {(n, key): k for key, names in pools.items() for k, n in enumerate(names)}
         self.gender_count = {g: n + 1 for g, n in by_gender.items()}
         self._by_race_gender: dict[str, dict[str, str]] = {}
@@ -316,8 +326,12 @@ class NameTable:
             gender, race = info.leaning() or gender_hint or "", target  # "Guadalupe" stays a woman's name
         if gender not in ("male", "female", "unisex"):
             return None
-        pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race else "")) \
-            or self.pools.get((gender, "")) or []
+        if attribute == "gender" and gender == "unisex" and race != "asian" and self.neutral is not None:
+            # a name readers take for either sex: of the person's race, else (Hispanic) of no race
+            pool = self.neutral.get(race) or self.neutral.get("", [])
+        else:
+            pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race else "")) \
+                or self.pools.get((gender, "")) or []
         if origins and race:
             pool = self.of_origins(gender, race, origins) or pool
         if not pool:
@@ -397,24 +411,4 @@ def load_names(data_dir: Path | None = None) -> NameTable:
 
 @functools.lru_cache(maxsize=8)
 def _load(path: str, mtime: int, surnames: SurnameTable | None) -> NameTable:
-    infos: dict[str, NameInfo] = {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = {"name", "gender", "race", "freq", "ambiguous"} - set(reader.fieldnames or ())
-        if missing:
-            raise InputDataError(f"Name file {path} lacks the columns {', '.join(sorted(missing))}.")
-        for k, row in enumerate(reader, 2):
-            try:
-                cells = [row.get(g) or "" for g in GROUPS]
-                shares = tuple(float(c) for c in cells) if all(cells) else None
-                info = NameInfo(row["name"], row["gender"], row["race"], float(row["freq"] or 0),
-                                int(row["ambiguous"] or 0), int(row.get("typical") or 1) == 1, shares,
-                                frozenset((row.get("origin") or "").split()), float(row["male"]) if row.get("male") else None)
-            except ValueError:
-                raise InputDataError(f"Name file {path}, line {k}: freq, ambiguous, typical, the race and male "
-                                     "shares must be numbers.") from None
-            if info.gender not in ("male", "female", "unisex", "") or info.race not in (*RACES, ""):
-                raise InputDataError(f"Name file {path}, line {k}: gender {info.gender!r} or race "
-                                     f"{info.race!r} is not one of male/female/unisex and {'/'.join(RACES)}.")
-            infos[row["name"].lower()] = info
-    return NameTable(infos, path, surnames)
+    return NameTable(read_entries(path), path, surnames, read_unisex(Path(path).parent / UNISEX_FILE))

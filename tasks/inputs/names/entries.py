@@ -1,11 +1,19 @@
-"""What the name table holds and finds: a first name's entry (:class:`NameInfo`) and a name found
-in a text (:class:`NameMention`), with the group each stands for (:func:`group_of`)."""
+"""What the name table holds and finds: a first name's entry (:class:`NameInfo`, read from the
+name file by :func:`read_entries`) and a name found in a text (:class:`NameMention`), with the
+group each stands for (:func:`group_of`); the names a person made neutral may get (:func:`read_unisex`)."""
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
+from pathlib import Path
 
-from equilens.tasks.inputs.surnames import Shares
+from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.surnames import GROUPS, RACES, Shares
+
+UNISEX_FILE = "unisex_names.txt"
+UNISEX_MALE = (0.3, 0.7)
+"""The census share of men a name of :data:`UNISEX_FILE` must have to be given to a person made neutral."""
 
 LEAN = 0.65
 """The share of one sex among a split name's bearers from which the name leans that way: the edge of
@@ -55,3 +63,37 @@ def group_of(info: NameInfo, attribute: str) -> str | None:
     if attribute == "race":
         return info.race or None
     return None
+
+
+def read_entries(path: str) -> dict[str, NameInfo]:
+    """{lowercase name: its entry} from the name file at ``path``; a bad row raises
+    :class:`InputDataError` with its line."""
+    infos: dict[str, NameInfo] = {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = {"name", "gender", "race", "freq", "ambiguous"} - set(reader.fieldnames or ())
+        if missing:
+            raise InputDataError(f"Name file {path} lacks the columns {', '.join(sorted(missing))}.")
+        for k, row in enumerate(reader, 2):
+            try:
+                cells = [row.get(g) or "" for g in GROUPS]
+                shares = tuple(float(c) for c in cells) if all(cells) else None
+                info = NameInfo(row["name"], row["gender"], row["race"], float(row["freq"] or 0),
+                                int(row["ambiguous"] or 0), int(row.get("typical") or 1) == 1, shares,
+                                frozenset((row.get("origin") or "").split()), float(row["male"]) if row.get("male") else None)
+            except ValueError:
+                raise InputDataError(f"Name file {path}, line {k}: freq, ambiguous, typical, the race and male "
+                                     "shares must be numbers.") from None
+            if info.gender not in ("male", "female", "unisex", "") or info.race not in (*RACES, ""):
+                raise InputDataError(f"Name file {path}, line {k}: gender {info.gender!r} or race "
+                                     f"{info.race!r} is not one of male/female/unisex and {'/'.join(RACES)}.")
+            infos[row["name"].lower()] = info
+    return infos
+
+
+def read_unisex(path: Path) -> frozenset[str] | None:
+    """The lowercase names of ``path`` (words; lines starting with # are comments), None without the file."""
+    if not path.is_file():
+        return None
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return frozenset(w.lower() for line in lines if not line.startswith("#") for w in line.split())
