@@ -28,6 +28,7 @@ from typing import Any
 import pandas as pd
 from equilens.flows.assessment_run import assessment_run
 from equilens.tasks.assessments.auto.config import AutoRunConfig
+from equilens.tasks.assessments.counterfactual.stages import counterfactual_metrics, metric_inputs, variants_stage
 from equilens.tasks.assessments.identity import stages as identity_stages
 from equilens.tasks.assessments.stereotype import stages as stereotype_stage
 from equilens.tasks.assessments.stereotype.stages import (
@@ -39,14 +40,7 @@ from equilens.tasks.inputs.controls import VARIANT
 from equilens.tasks.orchestration.execution import run_heavy
 from equilens.tasks.orchestration.run_record import response_counts
 from equilens.tasks.orchestration.summary import RunResult
-from equilens.tasks.pipeline.prefect_tasks import (
-    answer_stage,
-    counterfactual_metrics,
-    load_prompts_stage,
-    metric_inputs,
-    score_answers,
-    variants_stage,
-)
+from equilens.tasks.pipeline.prefect_tasks import answer_stage, load_prompts_stage, score_answers
 from equilens.tasks.storage.fingerprint import lexicon_fingerprint, path_fingerprint
 from prefect import flow
 

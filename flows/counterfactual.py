@@ -27,14 +27,9 @@ from equilens.flows.assessment_run import assessment_run
 from equilens.flows.running.artifacts import closing_columns
 from equilens.flows.running.looks import Looks
 from equilens.tasks.assessments.counterfactual.config import CounterfactualRunConfig
+from equilens.tasks.assessments.counterfactual.stages import counterfactual_metrics, metric_inputs, variants_stage
 from equilens.tasks.orchestration.summary import RunResult
-from equilens.tasks.pipeline.prefect_tasks import (
-    counterfactual_metrics,
-    load_prompts_stage,
-    metric_inputs,
-    score_stage,
-    variants_stage,
-)
+from equilens.tasks.pipeline.prefect_tasks import load_prompts_stage, score_stage
 from equilens.tasks.storage.fingerprint import lexicon_fingerprint
 from prefect import flow
 

@@ -163,7 +163,9 @@ def test_each_attribute_alone_gives_the_rows_of_one_pass_over_all() -> None:
                        for _, part in both.groupby("attribute", sort=True)], ignore_index=True)
     assert set(whole["attribute"]) == {"race", "gender"} and whole["value"].notna().sum() > 10
     pd.testing.assert_frame_equal(whole, parts)
-    from equilens.tasks.pipeline.prefect_tasks import metric_inputs  # numbered per attribute before the tasks, as the flow does
+    from equilens.tasks.assessments.counterfactual.stages import (
+        metric_inputs,  # numbered per attribute before the tasks, as the flow does
+    )
 
     numbered = pd.concat([metric_stage(part, own, cf, cfg, texts=texts) for part, texts, own
                           in metric_inputs(both, scores)], ignore_index=True)

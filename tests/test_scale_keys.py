@@ -47,7 +47,8 @@ def test_digests_follow_content_not_identity() -> None:
 
 
 def test_cached_stages_leave_the_answers_out_of_their_keys() -> None:
-    from equilens.tasks.pipeline.prefect_tasks import metrics_task, score_task
+    from equilens.tasks.assessments.counterfactual.stages import metrics_task
+    from equilens.tasks.pipeline.prefect_tasks import score_task
 
     def excluded(task) -> set[str]:  # noqa: ANN001
         return {name for p in task.cache_policy.policies for name in getattr(p, "exclude", [])}

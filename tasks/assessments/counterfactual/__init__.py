@@ -1,5 +1,6 @@
-"""The counterfactual assessment, declared here (``ASSESSMENT``): its config (config) and hooks (hooks);
-its stages are the shared pipeline (``tasks/pipeline/``)."""
+"""The counterfactual assessment, declared here (``ASSESSMENT``): its config (config), hooks (hooks)
+and stages (stages: FTU, expansion, the metric stage per attribute, run on the shared pipeline's
+stage functions in ``tasks/pipeline/``)."""
 
 from equilens.tasks.assessments.counterfactual.config import CounterfactualRunConfig
 from equilens.tasks.catalog import Assessment
