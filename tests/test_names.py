@@ -360,11 +360,15 @@ def test_a_person_made_neutral_gets_a_name_readers_take_for_either_sex(names) ->
         for name in sample:
             new = names.replacement(name, "gender", "neutral", set(), race=race)
             assert new is not None and new.lower() in listed, (race, name, new)
+            assert names.info[new.lower()].leaning() == "unisex", (race, name, new)  # read as neither sex
             kept = names.info[new.lower()].race
             assert kept == (race if race in ("white", "black") else ""), (race, name, new, kept)
-    # an Asian name made neutral: a split name of the same origin, as before
+    # an Asian name made neutral: a split name of the same origin, as before; "Queenie Vang" (Queenie
+    # reads Black, the full name Asian, of no origin known) gets a listed name read as neither sex
     assert names.info[names.replacement("mei", "gender", "neutral", set(), race="asian",
                                         origins=frozenset({"chinese"})).lower()].origins & {"chinese"}
+    queenie = names.replacement("queenie", "gender", "neutral", set(), race="asian")
+    assert queenie is not None and names.info[queenie.lower()].leaning() == "unisex", queenie
 
 
 def test_race_variants_still_draw_from_every_split_name(names) -> None:  # noqa: ANN001

@@ -12,12 +12,13 @@ from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.surnames import GROUPS, RACES, Shares
 
 UNISEX_FILE = "unisex_names.txt"
-UNISEX_MALE = (0.3, 0.7)
-"""The census share of men a name of :data:`UNISEX_FILE` must have to be given to a person made neutral."""
 
 LEAN = 0.65
 """The share of one sex among a split name's bearers from which the name leans that way: the edge of
 the neutral names (0.35 to 0.65 men, data/lexicons/build_first_names.py)."""
+UNISEX_MALE = (1 - LEAN, LEAN)
+"""The census share of men a name of :data:`UNISEX_FILE` needs to be given to a person made neutral:
+one that leans to a sex would read as that sex."""
 
 
 @dataclass(frozen=True, slots=True)
