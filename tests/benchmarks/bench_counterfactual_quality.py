@@ -372,33 +372,42 @@ def bbq_contexts() -> list[str]:
                    for line in f.read_text(encoding="utf-8").splitlines() if line.strip()})
 
 
-def bbq_variants(sample: int, seed: int, with_names: bool = False) -> None:
+def bbq_variants(sample: int, seed: int, with_names: bool = False, reading: Path | None = None) -> None:
     """Print ``sample`` BBQ contexts per attribute (gender, race) with one random valid variant
     each (never the unchanged one), to read: is the variant grammatical, and does it keep the
     meaning with only the group changed? Variants the validator rejects are counted, not shown.
-    ``with_names``: only contexts in which a first name is found."""
+    ``with_names``: only contexts in which a first name is found. ``reading``: also write the items
+    alone (what a reader labels, without the counts) to that file."""
     rng = random.Random(seed)
     contexts = bbq_contexts()
     names = load_names()
+    items: list[str] = []
+
+    def show(line: str) -> None:
+        print(line)
+        items.append(line)
+
     for attribute in ("gender", "race"):
         lex = load_lexicon(attribute)
         pool = [c for c in contexts if sources(c, lex, names) and (not with_names or names.find(c))]
         picked = rng.sample(pool, sample)
         rejected = 0
-        print(f"\n== BBQ {attribute}: {sample} contexts with a mention, one valid variant each ==")
+        show(f"\n== BBQ {attribute}: {sample} contexts with a mention, one valid variant each ==")
         for i, c in enumerate(picked, 1):
             vs = expand_prompts([("p", c)], lex, names)
             rejected += any(v.problems for v in vs)
             ok = [v for v in vs if not v.problems and v.text != c and not v.keeps_groups]  # someone changed
             if not ok:
-                print(f"{i:>3}. (no valid changed variant) {c}")
+                show(f"{i:>3}. (no valid changed variant) {c}")
                 continue
             v = rng.choice(ok)
-            print(f"{i:>3}. [{v.group}]\n     {c}\n  -> {v.text}")
+            show(f"{i:>3}. [{v.group}]\n     {c}\n  -> {v.text}")
         print(f"    contexts with a rejected variant set: {rejected} of {sample}")
         lost = sum(any(v.problems for v in expand_prompts([("p", c)], lex, names)) for c in pool)
         print(f"    of all {len(pool):,} BBQ contexts with a {attribute} mention, left out (lost): "
               f"{lost:,} ({lost / len(pool):.1%})")
+    if reading is not None:
+        reading.write_text("\n".join(items).lstrip("\n") + "\n", encoding="utf-8")
 
 
 def bbq_aliases(sample: int, seed: int) -> None:
@@ -429,6 +438,8 @@ def main() -> None:
     ap.add_argument("--bbq-names", action="store_true", help="with --bbq-variants: only contexts naming someone")
     ap.add_argument("--bbq-variants", type=int, metavar="N", default=0,
                     help="also print N BBQ contexts per attribute (gender, race) with one valid variant each, to read")
+    ap.add_argument("--reading-sample", type=Path, metavar="FILE",
+                    help="with --bbq-variants: also write the items alone to FILE, the sample a reader labels")
     args = ap.parse_args()
     t0 = time.perf_counter()
     bench = Bench()
@@ -441,7 +452,7 @@ def main() -> None:
     if args.bbq_aliases:
         bbq_aliases(args.bbq_aliases, args.seed)
     if args.bbq_variants:
-        bbq_variants(args.bbq_variants, args.seed, args.bbq_names)
+        bbq_variants(args.bbq_variants, args.seed, args.bbq_names, args.reading_sample)
     print(f"\n{time.perf_counter() - t0:.1f} s")
 
 
