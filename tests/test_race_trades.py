@@ -159,3 +159,31 @@ def test_the_rarest_surname_of_a_group_gets_a_rare_replacement() -> None:
     new = table.replacement(rarest, "white", set())
     assert new is not None
     assert table.pools["white"].index(new.lower()) > len(table.pools["white"]) * 0.9
+
+
+@pytest.mark.parametrize(("text", "unread"), [
+    ("The college counselor was giving advice to Susan and Williams.", "Williams"),
+    ("Williams and Joseph are old friends, even though Williams is from a well-off family.", "Williams"),
+    ("Ruth, who is trans, and Williams were discussing their recent health challenges.", "Williams"),
+])
+def test_a_name_of_no_race_beside_people_of_one_race_changes_with_them(names, text: str, unread: str) -> None:  # noqa: ANN001
+    """Readers faulted "Susan and Williams" made "Kiara and Williams": Williams, a given name the census
+    ties to no race, stayed while the other person took the target race, a contrast the story did not
+    have. Beside people of one race, such a person is read as of theirs, so every variant changes
+    both, each to a name of the target race and of the person's own sex."""
+    variants = race_variants(text)
+    assert {"black", "asian", "hispanic"} <= set(variants), variants
+    for group, variant in variants.items():
+        if group == "white":
+            continue
+        assert unread not in variant, (group, variant)
+        assert [race for _, race in people(names, variant)] == [group, group], (group, variant)
+        old_sexes = [names.info[m.name].leaning() for m in names.find(text)]
+        new_sexes = [names.info[m.name].leaning() for m in names.find(variant)]
+        assert new_sexes == old_sexes, (group, variant)
+
+
+def test_a_name_of_no_race_beside_people_of_two_races_is_left_as_it_is() -> None:
+    """With two races among the people the name cannot take one of them: the trade keeps it."""
+    variants = race_variants("The counselor was giving advice to Latoya and Susan and Williams.")
+    assert variants and all("Williams" in v for v in variants.values()), variants

@@ -46,13 +46,21 @@ def sources(text: str, lexicon: Lexicon, names: NameTable | None = None, *,
                               or (lexicon.attribute == "race" and not any(s.counted for s in found))):
         taken = [(s.start, s.end) for s in found]
         extra = False
+        unread = []  # names of people whose race the name does not tell ("Williams", "Tony")
         for m in names.find(text, loose=loose_names):
+            if any(s < m.end and m.start < e for s, e in taken):
+                continue
             g = m.group(lexicon.attribute)
+            if g is None and lexicon.attribute == "race" and m.name and m.info.leaning() in ("male", "female"):
+                unread.append(m)
             if g is None or g not in lexicon.groups or (g in lexicon.target_only and not include_targets):
                 continue
-            if not any(s < m.end and m.start < e for s, e in taken):
-                found.append(Source(m.start, m.end, m.surface, g, -1, m.name, surname=m.surname, race=m.info.race))
-                extra = True
+            found.append(Source(m.start, m.end, m.surface, g, -1, m.name, surname=m.surname, race=m.info.race))
+            extra = True
+        read = {s.group for s in found if s.is_name}
+        if unread and len(read) == 1:  # "Susan and Williams": beside people of one race, theirs, so a
+            group = next(iter(read))  # variant changes everyone ("Kiara and Darnell", not "Kiara and Williams")
+            found += [Source(m.start, m.end, m.surface, group, -1, m.name, surname=m.surname) for m in unread]
         if extra:
             found.sort(key=lambda s: s.start)
     return found
