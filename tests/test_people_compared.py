@@ -323,6 +323,11 @@ def test_an_origin_the_standard_files_under_a_race_is_read_and_swapped(names, te
      "When I moved to college, my roommates, a Namibian student and a Palestinian student, wrote home."),
     ("At the playground, a Namibian boy and a Palestinian boy were fighting.", "neutral",
      "At the playground, a Namibian child and a Palestinian child were fighting."),
+    # a trade named with -men describes the people compared: it changes with them
+    ("There were two repairmen, a Latino man and a European man, at the door.", "neutral",
+     "There were two repair workers, a Latinx person and a European person, at the door."),
+    ("The handyman and the mailman argued about the fence.", "female",
+     "The handywoman and the mailwoman argued about the fence."),
 ])
 def test_golden_gender_variants_of_contexts_readers_faulted(gender, names, text: str, group: str, expected: str) -> None:
     got = expand_prompt(text, gender, names)[group]
