@@ -274,13 +274,15 @@ def test_a_race_variant_of_a_person_of_unknown_gender_is_refused_not_a_crash() -
                                   "Omar Haddad said he would bring the maps to the meeting."])
 def test_a_middle_eastern_person_made_neutral_gets_a_name_readers_take_as_neutral(names, text: str) -> None:  # noqa: ANN001
     """"Zahra Sahraoui" became "Shahin Sahraoui" in the neutral variant: the census splits Shahin and
-    Sina between the sexes, but readers take them as the male Persian names they are. A neutral name
-    for a Middle Eastern person is now one of no race association, split between the sexes."""
+    Sina between the sexes, but readers take them as the male Persian names they are; "Jessie al-Fasi"
+    lost the Arab reading. A neutral name for a Middle Eastern person is one of the few Arab names
+    listed as read for either sex (Salam, Reda)."""
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
     neutral = variants[(variants["grp"] == "neutral") & (variants["role"] == "variant")]
     assert len(neutral) == 1 and neutral["valid"].iloc[0]
     given = [names.info[m.name] for m in names.find(neutral["text"].iloc[0])]  # the first name's own reading
-    assert given and all(i.gender == "unisex" and i.race == "" for i in given), neutral["text"].iloc[0]
+    assert given and all(i.leaning() == "unisex" and i.race == "middle_eastern" and i.display in _listed_unisex_display()
+                         for i in given), neutral["text"].iloc[0]
 
 
 @pytest.mark.parametrize("text", ["The two parents, Jose Mejia and Guadalupe Mejia, were picking their kids up from school.",
@@ -337,6 +339,10 @@ def test_a_surname_drawn_for_white_reads_white(names) -> None:  # noqa: ANN001
     assert white and all(surnames.info[m.surname].share("white") >= 0.8 for m in white), swapped
 
 
+def _listed_unisex_display() -> set[str]:
+    return {n.capitalize() for n in _listed_unisex()}
+
+
 def _listed_unisex() -> set[str]:
     from equilens.tasks.inputs.word_lists import LEXICON_DIR
 
@@ -347,9 +353,9 @@ def _listed_unisex() -> set[str]:
 def test_a_person_made_neutral_gets_a_name_readers_take_for_either_sex(names) -> None:  # noqa: ANN001
     """Readers faulted neutral variants that gave "Arie", "Nery", "Alva" or "Merlyn": names the census
     splits between the sexes that a reader takes for one sex or does not know. Every name of no Asian
-    association now gets a listed one, of the same race where the list has one (Black, white), else of
-    no race (Hispanic, Middle Eastern); Asian names keep the census split, under which many are
-    borne by either sex."""
+    association now gets a listed one, of the same race where the list has one (Black, white, Middle
+    Eastern: readers faulted "Jessie al-Fasi" for losing the Arab reading), else of no race (Hispanic);
+    Asian names keep the census split, under which many are borne by either sex."""
     listed = _listed_unisex()
     by_race: dict[str, list[str]] = {}
     for (gender, race), pool in names.pools.items():
@@ -362,13 +368,16 @@ def test_a_person_made_neutral_gets_a_name_readers_take_for_either_sex(names) ->
             assert new is not None and new.lower() in listed, (race, name, new)
             assert names.info[new.lower()].leaning() == "unisex", (race, name, new)  # read as neither sex
             kept = names.info[new.lower()].race
-            assert kept == (race if race in ("white", "black") else ""), (race, name, new, kept)
+            assert kept == (race if race in ("white", "black", "middle_eastern") else ""), (race, name, new, kept)
     # an Asian name made neutral: a split name of the same origin, as before; "Queenie Vang" (Queenie
     # reads Black, the full name Asian, of no origin known) gets a listed name read as neither sex
     assert names.info[names.replacement("mei", "gender", "neutral", set(), race="asian",
                                         origins=frozenset({"chinese"})).lower()].origins & {"chinese"}
     queenie = names.replacement("queenie", "gender", "neutral", set(), race="asian")
     assert queenie is not None and names.info[queenie.lower()].leaning() == "unisex", queenie
+    # every listed name of the race taken (a third Arab person made neutral): one of no race, not none
+    third = names.replacement("omar", "gender", "neutral", {"salam", "reda"}, race="middle_eastern")
+    assert third is not None and third.lower() in listed and names.info[third.lower()].race == "", third
 
 
 def test_race_variants_still_draw_from_every_split_name(names) -> None:  # noqa: ANN001

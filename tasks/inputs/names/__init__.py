@@ -321,30 +321,32 @@ class NameTable:
                 race = "asian" if origins else "white"  # a name of Zhang's origin; "Tobias Vang"
             elif race != MIDDLE_EASTERN:
                 race = info.race
-            race = "" if gender == "unisex" and race == MIDDLE_EASTERN else race  # no neutral name of its own
+            if gender == "unisex" and race == MIDDLE_EASTERN and self.neutral is None:
+                race = ""  # the census splits few Arab names evenly: readers take Sina and Shahin as men
         else:
             gender, race = info.leaning() or gender_hint or "", target  # "Guadalupe" stays a woman's name
         if gender not in ("male", "female", "unisex"):
             return None
         if attribute == "gender" and gender == "unisex" and race != "asian" and self.neutral is not None:
-            # a name readers take for either sex: of the person's race, else (Hispanic) of no race
-            pool = self.neutral.get(race) or self.neutral.get("", [])
+            # a name readers take for either sex: of the person's race ("Salam al-Fasi"), else (Hispanic,
+            # or every such name of the race taken) of no race
+            pools = [self.neutral.get(race, []), self.neutral.get("", [])]
         else:
             pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race else "")) \
                 or self.pools.get((gender, "")) or []
-        if origins and race:
-            pool = self.of_origins(gender, race, origins) or pool
-        if not pool:
-            return None
+            pools = [self.of_origins(gender, race, origins) or pool if origins and race else pool]
         # Frequency-matched: a name at a given share of the way down its own pool (or, outside the
         # pools, down all names of its gender) gets the name as far down the target pool, so a
         # common name gets a common replacement.
         own_key = (info.gender, info.race)
-        if (name, own_key) in self.rank:
-            cand = sn.matched_pick(pool, self.rank[(name, own_key)], len(self.pools[own_key]), taken)
-        else:
-            cand = sn.matched_pick(pool, self.order.get(name, 0), self.gender_count.get(info.gender, 1), taken)
-        return self.info[cand].display if cand else None
+        for pool in pools:
+            if (name, own_key) in self.rank:
+                cand = sn.matched_pick(pool, self.rank[(name, own_key)], len(self.pools[own_key]), taken)
+            else:
+                cand = sn.matched_pick(pool, self.order.get(name, 0), self.gender_count.get(info.gender, 1), taken)
+            if cand:
+                return self.info[cand].display
+        return None
 
     def origins_to_share(self, name: str, surname: str, race: str | None = None,
                          region: frozenset[str] | None = None) -> frozenset[str]:
