@@ -187,3 +187,28 @@ def test_a_name_of_no_race_beside_people_of_two_races_is_left_as_it_is() -> None
     """With two races among the people the name cannot take one of them: the trade keeps it."""
     variants = race_variants("The counselor was giving advice to Latoya and Susan and Williams.")
     assert variants and all("Williams" in v for v in variants.values()), variants
+
+
+@pytest.mark.parametrize("text", [
+    "A couple of kids got into Yale - Ivory Jackson and Fatima Qureshi. Ivory Jackson was the class president.",
+    "When discussing politics, Khalid Qureshi and Alejandra Rodriguez got into a heated debate.",
+])
+def test_an_arabic_first_name_before_a_south_asian_muslim_surname_reads_arab(names, text: str) -> None:  # noqa: ANN001
+    """Readers took "Khalid Qureshi" and "Fatima Qureshi" for Arab, as BBQ's contexts mean them, where
+    the census shares read the full name Asian: a trade with them then gave the other person a South
+    Asian Muslim name ("Syeda Khan") that readers took for neither Asian nor the person's own. Such a
+    name is Middle Eastern: the trade is with Middle Eastern."""
+    assert [race for _, race in people(names, text)][-1:] != ["asian"]
+    variants = race_variants(text)
+    assert "asian" not in variants, variants
+    (swapped,) = [v for v in variants.values() if v != text]
+    assert "middle_eastern" in [race for _, race in people(names, swapped)], swapped
+
+
+def test_an_arab_read_person_made_asian_gets_a_name_readers_take_for_asian(names) -> None:  # noqa: ANN001
+    """"Khalid Qureshi" made Asian kept "Qureshi" after a South Asian Muslim first name, which readers
+    still take for Arab; the full name is now of the group's most common reading (East Asian)."""
+    variant = race_variants("Khalid Qureshi went to the bank.")["asian"]
+    ((full, race),) = people(names, variant)
+    assert race == "asian" and "Qureshi" not in full, variant
+    assert names.info[full.split()[0].lower()].origins & {"chinese", "japanese", "korean", "vietnamese"}, variant

@@ -56,6 +56,7 @@ from equilens.tasks.inputs.gender_bound import PREGNANCY, PREGNANT_MALE, gendere
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, plural_term, related_kept, sources, words_used
 from equilens.tasks.inputs.names import NameTable
+from equilens.tasks.inputs.surnames import MIDDLE_EASTERN, MUSLIM_SOUTH_ASIAN
 from equilens.tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
 
 __all__ = ["MULTI_GROUP_MODES", "SKIPPED", "Variant", "expand_prompt", "expand_prompts",
@@ -206,12 +207,16 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
     no replacement."""
     surface_first, rest = s.surface[:len(s.name)], s.surface[len(s.name):]
     first = surface_first
+    sur = names.surnames
+    # "Khalid Qureshi", read as Arab, made Asian: a surname of South Asian Muslims would still read Arab
+    read_arab = (lexicon.attribute == "race" and target == "asian" and s.group == MIDDLE_EASTERN and sur is not None
+                 and (entry := sur.lookup(s.surname)) is not None and entry.origins == MUSLIM_SOUTH_ASIAN)
     if s.name:
         if s.name not in chosen.first:
             if lexicon.attribute == "race" and not names.has_race(target):
                 raise _Unavailable(target)
             if lexicon.attribute == "race":
-                origins = names.origins_to_share(s.name, s.surname, target, region.get(target))
+                origins = names.origins_to_share(s.name, "" if read_arab else s.surname, target, region.get(target))
             else:
                 origins = names.origins_to_share(s.name, s.surname)
             chosen.first[s.name] = names.replacement(s.name, lexicon.attribute, target, taken, gender_hint, s.race,
@@ -220,14 +225,13 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
         if first is None:
             return None
         first = first.upper() if surface_first.isupper() and len(s.name) > 1 else first
-    sur = names.surnames
     if not s.name and lexicon.attribute == "race" and (sur is None or target not in sur.pools):
         raise _Unavailable(target)  # a surname after a title, and no surnames for the target
     new_first = names.info.get(first.lower()) if s.name else None
     shares = new_first.shares if new_first is not None else None
     # a surname no table lists goes with its first name (NameTable._surname_after): "Thalia Mughrabi"
     if s.surname and lexicon.attribute == "race" and sur is not None and (
-            (s.name and sur.lookup(s.surname) is None) or not sur.fits(s.surname, target, shares)):
+            (s.name and sur.lookup(s.surname) is None) or read_arab or not sur.fits(s.surname, target, shares)):
         if s.surname not in chosen.surname:
             origins = new_first.origins if new_first is not None else frozenset()
             chosen.surname[s.surname] = sur.replacement(s.surname, target, taken, origins)

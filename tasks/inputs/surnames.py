@@ -41,6 +41,9 @@ MIDDLE_EASTERN = "middle_eastern"  # a label without census shares (data/lexicon
 RACES = (*GROUPS, MIDDLE_EASTERN)
 ORIGINS = frozenset({"chinese", "japanese", "korean", "vietnamese", "south_asian", "south_asian_muslim"})
 EAST_ASIAN = frozenset({"chinese", "japanese", "korean", "vietnamese"})
+MUSLIM_SOUTH_ASIAN = frozenset({"south_asian_muslim"})
+"""The origin of surnames many South Asian Muslims bear (Qureshi, Khan): after an Arabic first name
+readers take them for Arab ("Khalid Qureshi"), as BBQ's own contexts do."""
 FITS = 0.1  # a surname stays in a variant for a group that bears it at least this often
 MISSPELT = 200  # a listed surname one letter from one of its group this many times as frequent reads as a typo
 Shares = tuple[float, float, float, float]  # share of each of GROUPS

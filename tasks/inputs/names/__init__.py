@@ -245,12 +245,14 @@ class NameTable:
         "Dan Li" is Asian); without the first name's shares it is the first name's race, or the
         surname's when the first name has none. A middle_eastern surname makes the full name
         middle_eastern ("Thalia El-Solh"), and so does a middle_eastern first name before a surname
-        of no other race ("Amina Mahmoudi") or a Black one ("Fatima Shakir"): no census group is Arab."""
+        of no other race ("Amina Mahmoudi"), a Black one ("Fatima Shakir") or one of South Asian
+        Muslims ("Khalid Qureshi", which readers take for Arab): no census group is Arab."""
         first = mention.info
         if MIDDLE_EASTERN in (sur.race, first.race) and sur.race in (MIDDLE_EASTERN, ""):
             race = MIDDLE_EASTERN
-        elif first.race == MIDDLE_EASTERN:  # "Fatima Shakir": Arabic surnames many Black Muslims bear
-            race = MIDDLE_EASTERN if sur.race == "black" else sur.race
+        elif first.race == MIDDLE_EASTERN:  # "Fatima Shakir": Arabic surnames many Black Muslims bear;
+            # "Khalid Qureshi": one many South Asian Muslims bear, which readers take for Arab
+            race = MIDDLE_EASTERN if sur.race == "black" or sur.origins == sn.MUSLIM_SOUTH_ASIAN else sur.race
         elif first.shares is not None and self.surnames is not None:
             race = sn.race_of_shares(sn.full_name_shares(first.shares, sur.shares, self.surnames.prior))
         else:
