@@ -331,7 +331,7 @@ class NameTable:
             return None
         if attribute == "gender" and gender == "unisex" and race != "asian" and self.neutral is not None:
             # a name readers take for either sex: of the person's race ("Salam al-Fasi"), else (Hispanic,
-            # or every such name of the race taken) of no race
+            # or the race's listed names taken) of no race
             pools = [self.neutral.get(race, []), self.neutral.get("", [])]
         else:
             pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race else "")) \
