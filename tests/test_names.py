@@ -276,7 +276,7 @@ def test_a_middle_eastern_person_made_neutral_gets_a_name_readers_take_as_neutra
     """"Zahra Sahraoui" became "Shahin Sahraoui" in the neutral variant: the census splits Shahin and
     Sina between the sexes, but readers take them as the male Persian names they are; "Jessie al-Fasi"
     lost the Arab reading. A neutral name for a Middle Eastern person is one of the few Arab names
-    listed as read for either sex (Salam; readers took Reda for a man's name)."""
+    listed as read for either sex (Alaa, Salam; readers took Reda for a man's name)."""
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["gender"]))
     neutral = variants[(variants["grp"] == "neutral") & (variants["role"] == "variant")]
     assert len(neutral) == 1 and neutral["valid"].iloc[0]
@@ -376,7 +376,7 @@ def test_a_person_made_neutral_gets_a_name_readers_take_for_either_sex(names) ->
     queenie = names.replacement("queenie", "gender", "neutral", set(), race="asian")
     assert queenie is not None and names.info[queenie.lower()].leaning() == "unisex", queenie
     # every listed name of the race taken (a third Arab person made neutral): one of no race, not none
-    third = names.replacement("omar", "gender", "neutral", {"salam"}, race="middle_eastern")
+    third = names.replacement("omar", "gender", "neutral", {"alaa", "salam"}, race="middle_eastern")
     assert third is not None and third.lower() in listed and names.info[third.lower()].race == "", third
 
 
