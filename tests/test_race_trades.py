@@ -212,3 +212,16 @@ def test_an_arab_read_person_made_asian_gets_a_name_readers_take_for_asian(names
     ((full, race),) = people(names, variant)
     assert race == "asian" and "Qureshi" not in full, variant
     assert names.info[full.split()[0].lower()].origins & {"chinese", "japanese", "korean", "vietnamese"}, variant
+
+
+@pytest.mark.parametrize(("text", "swapped"), [
+    ("My Sri Lankan friend and my Ethiopian friend are both visiting.",
+     "My Ethiopian friend and my Sri Lankan friend are both visiting."),
+    ("my sri lankan friend and my ethiopian friend are both visiting.",
+     "my ethiopian friend and my sri lankan friend are both visiting."),
+    ("Black people and white people were both there.", "White people and black people were both there."),
+])
+def test_a_trade_writes_each_word_in_the_case_the_text_gives_it(text: str, swapped: str) -> None:
+    """A trade wrote "my Sri lankan friend": the text's own word was kept in lowercase, and only its
+    first word was capitalised for the place it moved to."""
+    assert swapped in race_variants(text).values()

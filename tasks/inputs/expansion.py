@@ -297,6 +297,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                 continue
             term = student_word(canonical(s.surface), text) or term if target == "neutral" else term
             term = own_words.get((target, plural_term(term)), term) if own_words is not None else term
+            term = term.lower() if text.islower() else term
             new = ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end)
             head, _, noun = new.rpartition(" ")  # "The African person" -> "The Native American person", not "... person person"
             if head and re.match(rf"\s+{re.escape(noun)}\b", text[s.end:s.end + len(noun) + 4], re.IGNORECASE):

@@ -3,6 +3,7 @@ counterfactual expansion and variant validation."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -110,13 +111,19 @@ def mentioned_groups(found: Sequence[Source], lexicon: Lexicon) -> list[str]:
 
 
 def words_used(found: Sequence[Source]) -> dict[tuple[str, bool], str]:
-    """(group, plural) -> the word the text itself uses for that group's people, first mention first:
-    in a swap each person takes the other's own word ("an Italian man and a Korean man" -> "a Korean
-    man and an Italian man", not "an Asian man and a White man")."""
+    """(group, plural) -> the word the text itself uses for that group's people, first mention first,
+    with the capitals the text gives its words: in a swap each person takes the other's own word ("an
+    Italian man and a Korean man" -> "a Korean man and an Italian man", not "an Asian man and a White
+    man"; "my Sri Lankan friend" -> "my Ethiopian friend" and back, never "Sri lankan")."""
     out: dict[tuple[str, bool], str] = {}
     for s in found:
         if not s.is_name and s.row >= 0 and not s.group.endswith(KEPT):
-            out.setdefault((s.group, plural_term(canonical(s.surface))), canonical(s.surface))
+            term = canonical(s.surface)
+            said = re.split(r"[\s-]+", s.surface.strip())
+            if len(said) == len(term.split(" ")):  # each word after the first as the text writes it (the
+                words = term.split(" ")  # first is cased by where it goes: "Black people" opening a sentence)
+                term = " ".join([words[0], *(w if w.lower() == t else t for w, t in zip(said[1:], words[1:], strict=True))])
+            out.setdefault((s.group, plural_term(term.lower())), term)
     return out
 
 
