@@ -225,3 +225,17 @@ def test_a_trade_writes_each_word_in_the_case_the_text_gives_it(text: str, swapp
     """A trade wrote "my Sri lankan friend": the text's own word was kept in lowercase, and only its
     first word was capitalised for the place it moved to."""
     assert swapped in race_variants(text).values()
+
+
+@pytest.mark.parametrize(("text", "swapped"), [
+    ("Two men, one Middle Eastern and the other African, were sitting together.",
+     "Two men, one African and the other Middle Eastern, were sitting together."),
+    ("Two men, one African and the other Middle Eastern, were sitting together.",
+     "Two men, one Middle Eastern and the other African, were sitting together."),
+])
+def test_the_other_of_two_people_is_read_by_the_word_in_its_place(text: str, swapped: str) -> None:
+    """"one Middle Eastern and the other African" became "one Hispanic and the other African": with
+    no noun after it, "African" was not read as about a person, so only one man changed. In the place
+    of the other of two people it is that person's word, and the variant trades the two."""
+    variants = race_variants(text)
+    assert swapped in variants.values() and "hispanic" not in variants, variants

@@ -18,7 +18,9 @@ Guards against words that are not about people:
 * a term glued to "year-" is part of an age ("old man" in "a 45-year-old man"); a singular term
   after an amount ("quite a bit of heroine", a common spelling of the drug) is a stuff;
 * a ``person_context`` word counted once counts wherever it recurs in the text ("the European
-  man ... the European worker"); colour words do not ("the white man bought white paint").
+  man ... the European worker"); colour words do not ("the white man bought white paint"); one in
+  the place of the other of two people counts when the first is counted ("two men, one Middle
+  Eastern and the other African").
 First names are found by :class:`equilens.tasks.inputs.names.NameTable`.
 """
 
@@ -78,6 +80,12 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
         else:
             counted, context = term not in person or refers_to_people(text, start, end), term in person
         found.append((start, end, surface, term, counted, context))
+    # "Two men, one Middle Eastern and the other African": a people word in the place of the other of
+    # two people, one of them described by a counted mention, is the other person's
+    paired = {_pair_place(text, start) for start, _, _, _, counted, _ in found if counted} - {""}
+    if paired:
+        found = [(start, end, surface, term, counted or (context and _partner(_pair_place(text, start)) in paired), context)
+                 for start, end, surface, term, counted, context in found]
     # A people word counted once names the same group wherever it recurs in the text ("the
     # European man ... the European bartender"), so the mentions of one group change together.
     about_people = {term for _, _, _, term, counted, context in found if counted and context}
@@ -102,6 +110,19 @@ _AGE_COMPOUND = re.compile(r"\byears?-$", re.IGNORECASE)
 _AMOUNT_OF = re.compile(r"\b(?:bit|lot|lots|plenty|amount|grams?|ounces?|kilos?|bags?|pounds?)\s+of\s+$", re.IGNORECASE)
 """An amount before a singular word: a stuff ("a bit of heroine", BBQ's spelling of the drug), never a person."""
 _DESCRIPTION = re.compile(r"(?:[ \t]+[a-z][\w'-]*){2}")  # the two lowercase words after a mention
+_PAIR_PLACE = re.compile(r"\b(?:(one)|the (other))\s+(?:(?:is|was)\s+)?(?:an?\s+)?$", re.IGNORECASE)
+
+
+def _partner(place: str) -> str:
+    """The other place of a pair ("one" <-> "other"); "" outside a pair."""
+    return {"one": "other", "other": "one"}.get(place, "")
+
+
+def _pair_place(text: str, start: int) -> str:
+    """"one" or "other" when the mention at ``start`` follows "one" or "the other" ("one Middle
+    Eastern and the other African", "one is Somali and the other is Malian"), else ""."""
+    m = _PAIR_PLACE.search(text, max(0, start - 20), start)
+    return "" if m is None else (m.group(1) or m.group(2)).lower()
 
 
 def _described(text: str, end: int) -> str:
