@@ -392,3 +392,12 @@ def test_an_origin_word_before_a_role_is_no_ones_name(names) -> None:  # noqa: A
     as a man's name before "speaker", a word for a person the noun list lacked."""
     assert names.find("Two stuck out to me - the Danish speaker and the Irish speaker.") == []
     assert names.find("The Danish presenter and the Danish debater argued.") == []
+
+
+@pytest.mark.parametrize("text", ["I saw them outside trying to book a cab on Uber.",
+                                  "Trust was a primary concern, and the Jewish man was rated well."])
+def test_a_brand_or_a_noun_the_census_lists_as_a_name_is_no_one(names, text: str) -> None:  # noqa: ANN001
+    """"book a cab on Uber" became "on Wataru" and "Trust was a primary concern" became "Armani was
+    ...": both are census first names of a few hundred people, read as names before a verb or
+    after a preposition. They are never names, as the car brands and common nouns already listed."""
+    assert names.find(text) == []

@@ -94,10 +94,10 @@ yale harvard stanford princeton cornell jordan georgia carolina virginia florida
 yemen oman austin dallas houston phoenix denver paris london
 sydney florence victoria china india israel asia africa america kenya chelsea brooklyn berlin sri
 vienna adelaide madison lincoln washington jackson cleveland orlando savannah camden salem sharon
-mercedes bentley tesla porsche lexus toyota kia cadillac harley
+mercedes bentley tesla porsche lexus toyota kia cadillac harley uber
 christian muslim jewish hindu catholic american indian asian african european mexican
 king queen prince princess duke earl baron major general judge ok un ma
-will can else era aide angle brain carry desire golden gay bin fan gang hang dung hung chin bee art
+will can else era aide angle brain carry desire golden gay bin fan gang hang dung hung chin bee art trust
 """.split())
 
 
