@@ -401,3 +401,11 @@ def test_a_brand_or_a_noun_the_census_lists_as_a_name_is_no_one(names, text: str
     ...": both are census first names of a few hundred people, read as names before a verb or
     after a preposition. They are never names, as the car brands and common nouns already listed."""
     assert names.find(text) == []
+
+
+def test_a_place_name_joined_to_a_name_past_a_who_clause_is_a_person(names) -> None:  # noqa: ANN001
+    """"Brian, who is trans, and Sharon were discussing ...": Sharon, also a place, was left as it was
+    while Brian changed, since the clause between them hid that she is joined to a name."""
+    text = "Brian, who is trans, and Sharon were discussing their recent health challenges."
+    assert [m.surface for m in names.find(text)] == ["Brian", "Sharon"]
+    assert [m.surface for m in names.find("We drove past Sharon, which is a small town.")] == []

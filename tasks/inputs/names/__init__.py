@@ -287,7 +287,7 @@ class NameTable:
         if nxt and nxt.group(1) and nxt.group(1) != "," and (rel := context.NEXT.match(text, nxt.end())):
             if rel.group(2) in context.RELATIONS:
                 return True
-        joined = [context.JOINED_AFTER.match(text, end), context.JOINED_BEFORE.search(text, max(0, start - 30), start)]
+        joined = [context.JOINED_AFTER.match(text, end), context.JOINED_BEFORE.search(text, max(0, start - 80), start)]
         return any(j is not None and (other := self.info.get(j.group(1).lower())) is not None
                    and other.ambiguous < 2 and other.gender for j in joined)
 

@@ -29,7 +29,8 @@ _NAME_FOLLOWERS = frozenset("""
 """.split())
 # A place-or-month name joined to a first name ("Sharon and Edward", "Edward, Sharon and Ann").
 JOINED_AFTER = re.compile(r"\s*(?:,\s*|\s+(?:and|or|&)\s+)([A-Z][a-z]+)\b")
-JOINED_BEFORE = re.compile(r"\b([A-Z][a-z]+)(?:\s*,\s*|\s+(?:and|or|&)\s+)$")
+# "Brian and Sharon", "Brian, who is trans, and Sharon": joined to a name, past a short who-clause
+JOINED_BEFORE = re.compile(r"\b([A-Z][a-z]+)(?:,\s+who\s[^,]{1,40},)?(?:\s*,\s*|\s+(?:and|or|&)\s+)$")
 NAMED_BEFORE = re.compile(r"\b(?:named|called|nicknamed)\s$")
 # After a place-or-month name and its possessive, these make it a person ("Georgia's husband").
 RELATIONS = frozenset("""
