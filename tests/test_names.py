@@ -187,26 +187,27 @@ def test_origins_come_from_the_shipped_tables(names) -> None:  # noqa: ANN001
 
 
 def test_an_unlisted_surname_after_a_middle_eastern_first_name_changes_with_it(names) -> None:  # noqa: ANN001
-    """"Maryam Mughrabi" must not become "Anitra Mughrabi" in the Black variant: no table lists
-    Mughrabi, so the first name changed alone."""
-    text = "On my lunch break, I overheard Maryam Mughrabi and Omar Mahmoudi talking about their spouses."
-    assert [m.surface for m in names.find(text)] == ["Maryam Mughrabi", "Omar Mahmoudi"]
+    """"Maryam Mughrabi" became "Anitra Mughrabi" in the Black variant when no table listed
+    Mughrabi; a surname no table lists (Wardak) changes with its first name."""
+    text = "On my lunch break, I overheard Maryam Wardak and Omar Mahmoudi talking about their spouses."
+    assert [m.surface for m in names.find(text)] == ["Maryam Wardak", "Omar Mahmoudi"]
     variants = _first_names(text, "race")
     for group in ("white", "black", "asian", "hispanic"):
-        assert "Mughrabi" not in variants[group], variants[group]
-    assert "Mughrabi" in _first_names(text, "gender")["male"]  # a gender variant keeps the surname
+        assert "Wardak" not in variants[group], variants[group]
+    assert "Wardak" in _first_names(text, "gender")["male"]  # a gender variant keeps the surname
     quant = names.find("Mary Quant said no.")  # an unlisted surname takes the first name's group
     assert [m.surface for m in quant] == ["Mary Quant"] and quant[0].info.race == names.info["mary"].race
 
 
 def test_an_unlisted_surname_changes_with_its_first_name_in_a_race_variant(names) -> None:  # noqa: ANN001
-    """"Tanisha Jackson and Thalia Mughrabi" became "Silvia Rodriguez and Keyana Mughrabi": Thalia
-    alone reads Hispanic, and the surname no table lists stayed behind the new first name."""
-    text = "Both Tanisha Jackson and Thalia Mughrabi showed up at the courthouse around 9am for the hearing."
+    """"Tanisha Jackson and Thalia Mughrabi" became "Silvia Rodriguez and Keyana Mughrabi" when no
+    table listed Mughrabi: Thalia alone reads Hispanic, and the unlisted surname (Wardak here) stayed
+    behind the new first name."""
+    text = "Both Tanisha Jackson and Thalia Wardak showed up at the courthouse around 9am for the hearing."
     for group, variant in _first_names(text, "race").items():
         if "Thalia" not in variant:
-            assert "Mughrabi" not in variant, (group, variant)
-    assert "Mughrabi" in _first_names(text, "gender")["male"]
+            assert "Wardak" not in variant, (group, variant)
+    assert "Wardak" in _first_names(text, "gender")["male"]
     assert [m.surface for m in names.find("I saw Jamal When he came.")] == ["Jamal"]  # a function word
 
 

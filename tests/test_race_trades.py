@@ -239,3 +239,13 @@ def test_the_other_of_two_people_is_read_by_the_word_in_its_place(text: str, swa
     of the other of two people it is that person's word, and the variant trades the two."""
     variants = race_variants(text)
     assert swapped in variants.values() and "hispanic" not in variants, variants
+
+
+def test_an_arab_surname_the_census_and_wikidata_lack_reads_from_the_supplement(names) -> None:  # noqa: ANN001
+    """"Thalia Mughrabi" read as Hispanic by her first name, since no table listed Mughrabi, so a trade
+    with "Amy Meyer" gave Amy a Hispanic name ("Irma Garcia"); data/lexicons/surnames_supplement.csv
+    lists it, and the trade is with Middle Eastern."""
+    text = "Thalia Mughrabi, a receptionist and Amy Meyer, a receptionist, both had to talk to HR."
+    assert people(names, text) == [("Thalia Mughrabi", "middle_eastern"), ("Amy Meyer", "white")]
+    (swapped,) = [v for v in race_variants(text).values() if v != text]
+    assert [race for _, race in people(names, swapped)] == ["white", "middle_eastern"], swapped

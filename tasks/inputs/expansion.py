@@ -229,7 +229,7 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
         raise _Unavailable(target)  # a surname after a title, and no surnames for the target
     new_first = names.info.get(first.lower()) if s.name else None
     shares = new_first.shares if new_first is not None else None
-    # a surname no table lists goes with its first name (NameTable._surname_after): "Thalia Mughrabi"
+    # a surname no table lists goes with its first name (NameTable._surname_after): "Thalia Wardak"
     if s.surname and lexicon.attribute == "race" and sur is not None and (
             (s.name and sur.lookup(s.surname) is None) or read_arab or not sur.fits(s.surname, target, shares)):
         if s.surname not in chosen.surname:

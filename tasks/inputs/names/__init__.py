@@ -199,9 +199,9 @@ class NameTable:
         """The word right after ``end`` and its surname entry, when the surname table knows it.
         After a ``first`` name, a capitalised word the tables know neither as a surname nor as a
         first name, nor as a function word, is its surname all the same, of no group, or
-        middle_eastern after a middle_eastern first name ("Maryam Mughrabi"): most such surnames
+        middle_eastern after a middle_eastern first name ("Maryam Wardak"): most such surnames
         are too rare in the US and on Wikidata to be listed, and a race variant replaces one with
-        the first name rather than keep it behind a new one ("Anitra Mughrabi")."""
+        the first name rather than keep it behind a new one ("Anitra Wardak")."""
         nxt = _SURNAME_AFTER.match(text, end) if self.surnames is not None else None
         sur = self.surnames.lookup(nxt.group(1)) if nxt else None  # type: ignore[union-attr]
         if sur is None and nxt is not None and first is not None and len(nxt.group(1)) > 2 \
