@@ -344,11 +344,13 @@ def _listed_unisex_display() -> set[str]:
     return {n.capitalize() for n in _listed_unisex()}
 
 
-def _listed_unisex() -> set[str]:
+def _listed_unisex() -> frozenset[str]:
+    from equilens.tasks.inputs.names.entries import UNISEX_FILE, read_unisex
     from equilens.tasks.inputs.word_lists import LEXICON_DIR
 
-    lines = (LEXICON_DIR / "unisex_names.txt").read_text(encoding="utf-8").splitlines()
-    return {w.lower() for line in lines if not line.startswith("#") for w in line.split()}
+    listed = read_unisex(LEXICON_DIR / UNISEX_FILE)
+    assert listed is not None
+    return listed
 
 
 def test_a_person_made_neutral_gets_a_name_readers_take_for_either_sex(names) -> None:  # noqa: ANN001

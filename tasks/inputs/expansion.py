@@ -159,7 +159,7 @@ def render(surface: str, term: str, all_lowercase: bool = False) -> str:
         # word and proper words only
         words = _proper(words)
         return sep.join([words[0][:1].upper() + words[0][1:], *words[1:]])
-    return sep.join(words if all_lowercase else _proper(words))
+    return sep.join([w.lower() for w in words] if all_lowercase else _proper(words))
 
 
 def vowel_sound(term: str) -> bool:
@@ -297,7 +297,6 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                 continue
             term = student_word(canonical(s.surface), text) or term if target == "neutral" else term
             term = own_words.get((target, plural_term(term)), term) if own_words is not None else term
-            term = term.lower() if text.islower() else term
             new = ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end)
             head, _, noun = new.rpartition(" ")  # "The African person" -> "The Native American person", not "... person person"
             if head and re.match(rf"\s+{re.escape(noun)}\b", text[s.end:s.end + len(noun) + 4], re.IGNORECASE):

@@ -118,11 +118,12 @@ def words_used(found: Sequence[Source]) -> dict[tuple[str, bool], str]:
     out: dict[tuple[str, bool], str] = {}
     for s in found:
         if not s.is_name and s.row >= 0 and not s.group.endswith(KEPT):
-            term = canonical(s.surface)
+            words = canonical(s.surface).split(" ")
             said = re.split(r"[\s-]+", s.surface.strip())
-            if len(said) == len(term.split(" ")):  # each word after the first as the text writes it (the
-                words = term.split(" ")  # first is cased by where it goes: "Black people" opening a sentence)
-                term = " ".join([words[0], *(w if w.lower() == t else t for w, t in zip(said[1:], words[1:], strict=True))])
+            if len(said) == len(words):  # each word after the first as the text writes it (the first is
+                # cased by where it goes: "Black people" opening a sentence)
+                words[1:] = [w if w.lower() == t else t for w, t in zip(said[1:], words[1:], strict=True)]
+            term = " ".join(words)
             out.setdefault((s.group, plural_term(term.lower())), term)
     return out
 

@@ -46,7 +46,7 @@ from pathlib import Path
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs import surnames as sn  # surnames: their own table and rules
 from equilens.tasks.inputs.names import context
-from equilens.tasks.inputs.names.entries import UNISEX_FILE, UNISEX_MALE, NameInfo, NameMention, read_entries, read_unisex
+from equilens.tasks.inputs.names.entries import UNISEX_FILE, NameInfo, NameMention, read_entries, read_unisex
 from equilens.tasks.inputs.surnames import EAST_ASIAN, MIDDLE_EASTERN, RACES, SurnameInfo, SurnameTable
 from equilens.tasks.inputs.word_lists import PERSON_NOUNS, STOPWORDS
 
@@ -95,8 +95,8 @@ class NameTable:
             self.neutral = {}
             for name in sorted(unisex & infos.keys(), key=lambda n: (-infos[n].freq, n)):
                 i = infos[name]
-                if i.gender == "unisex" and not i.ambiguous and i.male is not None \
-                        and UNISEX_MALE[0] <= i.male <= UNISEX_MALE[1]:
+                if not i.ambiguous and i.male is not None and i.leaning() == "unisex":  # a listed name that leans
+                    # to a sex (Kendall, 32% men) would read as that sex
                     self.neutral.setdefault(i.race, []).append(name)
         self.rank = {(n, key): k for key, names in pools.items() for k, n in enumerate(names)}
         self.gender_count = {g: n + 1 for g, n in by_gender.items()}
@@ -341,12 +341,10 @@ class NameTable:
         # pools, down all names of its gender) gets the name as far down the target pool, so a
         # common name gets a common replacement.
         own_key = (info.gender, info.race)
+        rank, of = ((self.rank[(name, own_key)], len(self.pools[own_key])) if (name, own_key) in self.rank
+                    else (self.order.get(name, 0), self.gender_count.get(info.gender, 1)))
         for pool in pools:
-            if (name, own_key) in self.rank:
-                cand = sn.matched_pick(pool, self.rank[(name, own_key)], len(self.pools[own_key]), taken)
-            else:
-                cand = sn.matched_pick(pool, self.order.get(name, 0), self.gender_count.get(info.gender, 1), taken)
-            if cand:
+            if cand := sn.matched_pick(pool, rank, of, taken):
                 return self.info[cand].display
         return None
 

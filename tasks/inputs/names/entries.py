@@ -10,15 +10,13 @@ from pathlib import Path
 
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.surnames import GROUPS, RACES, Shares
+from equilens.tasks.inputs.word_lists import read_words
 
 UNISEX_FILE = "unisex_names.txt"
 
 LEAN = 0.65
 """The share of one sex among a split name's bearers from which the name leans that way: the edge of
 the neutral names (0.35 to 0.65 men, data/lexicons/build_first_names.py)."""
-UNISEX_MALE = (1 - LEAN, LEAN)
-"""The census share of men a name of :data:`UNISEX_FILE` needs to be given to a person made neutral:
-one that leans to a sex would read as that sex."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +91,5 @@ def read_entries(path: str) -> dict[str, NameInfo]:
 
 
 def read_unisex(path: Path) -> frozenset[str] | None:
-    """The lowercase names of ``path`` (words; lines starting with # are comments), None without the file."""
-    if not path.is_file():
-        return None
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return frozenset(w.lower() for line in lines if not line.startswith("#") for w in line.split())
+    """The lowercase names of the word list ``path``, None without the file."""
+    return read_words(path) if path.is_file() else None
