@@ -335,3 +335,46 @@ def test_golden_gender_variants_of_contexts_readers_faulted(gender, names, text:
         first, second = re.findall(r"(\w+) (?:Singleton|Roberson)", got)[:2]
         expected = expected.format(first=first, second=second)
     assert got == expected
+
+
+def test_the_one_who_owns_the_people_counted_keeps_their_pronoun(gender, names) -> None:
+    alone = "A retired doctor wrote about two patients of hers, one tall and one short."
+    assert expand_prompt(alone, gender, names) == {}  # the doctor is no one compared: nothing to change
+    cousins = expand_prompt("Three cousins of his, a woman and two men, arrived late.", gender, names)
+    assert cousins["male"] == "Three cousins of his, a man and two women, arrived late."
+    then = expand_prompts([("p", "A doctor told me about two patients of hers. She said one was tall.")], gender, names)
+    assert then and all("whom 'She' refers to cannot be told" in v.problems[0] for v in then), then
+
+
+def test_a_pronoun_follows_the_one_person_its_own_sentence_has_named(gender, names) -> None:
+    text = ("A Kenyan woman and a Thai woman share a desk. The Thai woman stays quiet even when a customer is "
+            "rude. The Kenyan woman, in contrast, says her piece at every meeting.")
+    by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    assert not by_group["male"].problems, by_group["male"]
+    assert by_group["male"].text.endswith("The Kenyan man, in contrast, says his piece at every meeting.")
+    between = expand_prompts([("p", "Keisha and Brenda share an office. Keisha, unlike the new manager, says her "
+                                    "piece at every meeting.")], gender, names)
+    assert between and all("or 'manager', who is not compared" in v.problems[0] for v in between), between
+
+
+def test_a_reflexive_means_the_nearest_person_of_its_clause(gender, names) -> None:
+    text = "Their teacher met the parents of Maria and Julie. Maria lives with her aunt, who raised four kids by herself."
+    by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    assert not by_group["male"].problems, by_group["male"]
+    assert by_group["male"].text.endswith("lives with his aunt, who raised four kids by herself.")
+
+
+def test_a_trade_said_of_the_people_compared_names_one_of_them_again(gender, names) -> None:
+    text = ("Two women, a Black nurse and a White nurse, waited at the bank. The Black nurse counted her coins, "
+            "while the other woman paid by card.")
+    by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    assert not by_group["male"].problems, by_group["male"]
+    assert by_group["male"].text == ("Two men, a Black nurse and a White nurse, waited at the bank. The Black nurse "
+                                     "counted his coins, while the other man paid by card.")
+
+
+def test_a_pronoun_kept_for_a_bystander_and_its_like_after_a_person_compared_leave_the_context_out(gender, names) -> None:
+    text = ("Two people came into the lawyer's office, one pushing his walker and the other carrying files. "
+            "The man with the files laid out his case.")
+    variants = expand_prompts([("p", text)], gender, names)
+    assert variants and all("whom 'his' refers to cannot be told" in v.problems[0] for v in variants), variants

@@ -23,7 +23,13 @@ bystanders of its group, and the people of no stated gender ("the coach", "a nur
 sentence and the one before. Only principals: it changes with them. Only bystanders or people of no
 stated gender: it keeps its word ("Two men asked the nurse, and she said ..."). Both: the rules
 cannot tell whom it means, and the context is left out with that reason (counted as a lost context,
-never guessed). A pronoun before anyone is named follows its group, as in a context of one person.
+never guessed). Three readings settle a pronoun before that: a reflexive means the nearest person of
+its clause ("the mom raised them by herself"); a pronoun whose own sentence has named a person
+compared of its group and no one else ("The Kenyan woman, in contrast, says her piece") means that
+person, unless a pronoun of its group was already kept for a bystander; and a pronoun that owns the
+people counted ("two patients of hers") is someone else, who keeps the word. A trade said of the
+people compared ("Two women, a Black nurse and a White nurse") names one of them again, not a
+bystander. A pronoun before anyone is named follows its group, as in a context of one person.
 
 Whom a pronoun refers to is a question of coreference, which these rules approximate; the rules
 follow the seeds' requirement that a counterfactual changes only the protected attribute of the
@@ -80,6 +86,9 @@ _SPOKEN_OF = re.compile(r"\b(?:for|to|than|like|against|about|toward|towards|amo
 "better than women"), the group as a whole even where the same word names the people compared."""
 _CLAUSE_OPENS = re.compile(r"\b(?:after|as|because|when|while|since|until|before|so|and)\s+$", re.IGNORECASE)
 """A subordinate clause about to tell what its subject does: "Steven started yelling after | she was able"."""
+_OWNS = re.compile(r"\b(?:two|three|four|five|several|some|many|both|few)\s+(?:[\w-]+\s+)?([a-z]+)\s+of\s+$",
+                   re.IGNORECASE)
+"""People counted and owned by the pronoun that follows: "two patients of | hers"."""
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*\s+")
 _SINGULAR_BEFORE = re.compile(r"\b(?:the|a|an|this|that|my|your|our|their|his|her)\s+(?:[\w-]+\s+)?$",
                               re.IGNORECASE)
@@ -91,6 +100,8 @@ _SAID_OF = re.compile(r"(?:\b(?:as|is|was|being|became|becomes|remains?|remained
                       r"(?:[\w-]+\s+)?([\w-]+)", re.IGNORECASE)
 # "Two women, a Black janitor and a Middle Eastern" (up to the noun): people in apposition
 _APPOSED = re.compile(r",\s*(?:a|an|one)\s+[^.,;:!?]*?(?:(?:,|\band)\s+(?:a|an|one)\s+[^.,;:!?]*?)?$", re.IGNORECASE)
+_APPOSITION = re.compile(r",\s*(?:a|an|one)\s+[^.,;:!?]*", re.IGNORECASE)
+"""Right after a mention, the people it is said to be ("Two women, a Black janitor and a White janitor")."""
 _WORD = re.compile(r"[A-Za-z][\w-]*")
 # person nouns for several people at once, never the person a singular pronoun means
 _COLLECTIVE = frozenset("""people persons children folks staff crew police family couple team group crowd
@@ -155,11 +166,14 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
                 and canonical(s.surface) in _PLAIN_PEOPLE and re.fullmatch(r"\s+", text[found[i - 1].end:s.start]):
             out[i] = replace(s, group=found[i - 1].group)  # BBQ's slip "Zahra Sahraoui man": the word follows the name
     if "principal" not in kinds:  # only pronouns tell the people's gender: they follow it
-        return Compared(out)
+        return _owners_kept(text, out, kinds)
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
     principals = [o for o, k in zip(found, kinds, strict=True) if k == "principal"]
     for i, (s, kind) in enumerate(zip(found, kinds, strict=True)):
         if kind != "pronoun" or s.group.endswith(KEPT) or s.group in lexicon.target_only:
+            continue
+        if _owner(text, s):  # "Two friends of his, a man and a woman": the friends are compared, not he
+            out[i] = replace(s, group=s.group + KEPT)
             continue
         before = [(o, k) for o, k in zip(found, kinds, strict=True) if o.end <= s.start and k != "pronoun"
                   and o.group == s.group and (k == "principal" or not _plural_term(o))]
@@ -174,6 +188,17 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
                 and all(_OWN_VERB.fullmatch(text, o.end, s.start) for o in here if o.group == s.group):
             out[i] = replace(s, group=s.group + KEPT)  # "Elaine passed by him", "Alan passed by him": the one sitting alone
             continue
+        own = _sentence_start(ends, s.start, back=0)
+        if lexicon.role(s.row) == "reflexive" and before and before[-1][0].start >= own \
+                and not _ungendered_people(text, before[-1][0].end, s.start, found, principals):
+            if before[-1][1] != "principal":  # "leaving just the mom to care for the kids by herself"
+                out[i] = replace(s, group=s.group + KEPT)
+            continue  # a reflexive means the nearest person of its clause
+        if principal and any(o.start >= own for o, k in before if k == "principal") \
+                and not any(o.start >= own for o, k in before if k != "principal") \
+                and not _ungendered_people(text, own, s.start, found, principals) \
+                and not any(o.group == s.group + KEPT and k == "pronoun" for o, k in zip(out[:i], kinds, strict=False)):
+            continue  # "The Eritrean woman, on the other hand, speaks her mind": the one her sentence is about
         others = [o.surface for o, k in before if k != "principal"]
         others += _ungendered_people(text, _sentence_start(ends, s.start, back=1), s.start, found, principals)
         if principal and others:
@@ -182,6 +207,30 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
         if others:
             out[i] = replace(s, group=s.group + KEPT)
     return Compared(out)
+
+
+def _owners_kept(text: str, out: list[Source], kinds: Sequence[str]) -> Compared:
+    """Where only pronouns tell a gender: a pronoun that owns the people counted ("two patients of
+    hers", "three students of his") is the one who has them, not one of them, and keeps its word.
+    Another pronoun of its group then means that owner or one of the people compared, which the rules
+    cannot tell, so the context is left out with the reason."""
+    owners = {i for i, (s, k) in enumerate(zip(out, kinds, strict=True)) if k == "pronoun" and _owner(text, s)}
+    if not owners:
+        return Compared(out)
+    for i in owners:
+        out[i] = replace(out[i], group=out[i].group + KEPT)
+    rest = [s for i, (s, k) in enumerate(zip(out, kinds, strict=True)) if k == "pronoun" and i not in owners
+            and any(s.group == out[j].group[:-len(KEPT)] for j in owners)]
+    if rest:
+        return Compared(out, f"whom {rest[0].surface!r} refers to cannot be told: one of the people compared, "
+                             f"or the one they are {out[min(owners)].surface!r}")
+    return Compared(out)
+
+
+def _owner(text: str, pronoun: Source) -> bool:
+    """Does the pronoun own people counted right before it ("two patients of | hers")?"""
+    m = _OWNS.search(text, max(0, pronoun.start - 50), pronoun.start)
+    return m is not None and _plural(m.group(1).lower())
 
 
 def _contrasted(text: str, pronoun: Source, principals: Sequence[Source], ends: list[int]) -> bool:
@@ -231,6 +280,9 @@ def _ungendered_people(text: str, start: int, end: int, found: Sequence[Source],
     female teacher") nor inside one, nor said of a person compared ("works as a janitor", "Two
     women, a Black janitor and a ...")."""
     said_of = {m.group(1).lower() for m in _SAID_OF.finditer(text, 0, end)}
+    for p in principals:  # "Two women, a Black janitor and a Caucasian janitor, ... The Black janitor"
+        apposed = _APPOSITION.match(text, p.end)
+        said_of |= {w.lower() for w in _WORD.findall(apposed.group())} & PERSON_NOUNS if apposed else set()
     out = []
     for m in _WORD.finditer(text, start, end):
         if m.group()[0].isupper() and _SENTENCE_END.search(text, max(0, m.start() - 4), m.start()) is None \

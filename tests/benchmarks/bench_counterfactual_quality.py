@@ -89,7 +89,7 @@ from equilens.tasks.assessments.bbq.config import BBQConfig
 from equilens.tasks.assessments.bbq.stages import bbq_dir  # noqa: E402
 from equilens.tasks.assessments.bias_test.crows_pairs import crows_pairs_path  # noqa: E402
 from equilens.tasks.errors import EquilensError  # noqa: E402
-from equilens.tasks.inputs.expansion import expand_prompts, mentioned_groups, sources  # noqa: E402
+from equilens.tasks.inputs.expansion import Variant, expand_prompts, mentioned_groups, sources  # noqa: E402
 from equilens.tasks.inputs.ftu import find_mentions  # noqa: E402
 from equilens.tasks.inputs.lexicon import ATTRIBUTES, canonical, load_lexicon  # noqa: E402
 from equilens.tasks.inputs.names import load_names  # noqa: E402
@@ -403,11 +403,17 @@ def bbq_variants(sample: int, seed: int, with_names: bool = False, reading: Path
             v = rng.choice(ok)
             show(f"{i:>3}. [{v.group}]\n     {c}\n  -> {v.text}")
         print(f"    contexts with a rejected variant set: {rejected} of {sample}")
-        lost = sum(any(v.problems for v in expand_prompts([("p", c)], lex, names)) for c in pool)
+        lost = sum(_lost(c, expand_prompts([("p", c)], lex, names)) for c in pool)
         print(f"    of all {len(pool):,} BBQ contexts with a {attribute} mention, left out (lost): "
               f"{lost:,} ({lost / len(pool):.1%})")
     if reading is not None:
         reading.write_text("\n".join(items).lstrip("\n") + "\n", encoding="utf-8")
+
+
+def _lost(context: str, variants: list[Variant]) -> bool:
+    """Left out: a variant refused with a reason, or none that changes anyone (the only mention names
+    someone not compared, "two patients of hers")."""
+    return any(v.problems for v in variants) or not any(v.text != context and not v.keeps_groups for v in variants)
 
 
 def bbq_aliases(sample: int, seed: int) -> None:
