@@ -340,6 +340,18 @@ def test_a_surname_drawn_for_white_reads_white(names) -> None:  # noqa: ANN001
     assert white and all(surnames.info[m.surname].share("white") >= 0.8 for m in white), swapped
 
 
+def test_a_rare_surname_gets_one_readers_place_not_one_as_rare(names) -> None:  # noqa: ANN001
+    """"Fatima Safadi" became "Alfreda Voltaire" and "Ali Boushaki" "Wei Bun": drawn as far down the
+    target's pool as the old surname was down its own, the census's rare surnames of a group, which
+    readers do not place. A replacement comes from the group's 150 most frequent, never an English
+    word ("Her")."""
+    surnames = names.surnames
+    for old, race in (("voltaire", "asian"), ("bun", "black"), ("safadi", "black"), ("boushaki", "asian")):
+        new = surnames.replacement(old, race, set())
+        assert new is not None and new.lower() in surnames.pools[race][:150], (old, race, new)
+    assert surnames.info["her"].race == "asian" and "her" not in surnames.pools["asian"]
+
+
 def _listed_unisex_display() -> set[str]:
     return {n.capitalize() for n in _listed_unisex()}
 

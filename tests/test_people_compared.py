@@ -378,3 +378,33 @@ def test_a_pronoun_kept_for_a_bystander_and_its_like_after_a_person_compared_lea
             "The man with the files laid out his case.")
     variants = expand_prompts([("p", text)], gender, names)
     assert variants and all("whom 'his' refers to cannot be told" in v.problems[0] for v in variants), variants
+
+
+@pytest.mark.parametrize(("text", "neutral"), [
+    ("Every firm turned the man down, wherever he's applied.", "Every firm turned the person down, wherever they've applied."),
+    ("The man is calm, but he's worried about the rent.", "The person is calm, but they're worried about the rent."),
+    ("The woman says she's already been told.", "The person says they've already been told."),
+    ("The man knows he's his own boss.", "The person knows they're their own boss."),
+])
+def test_a_contracted_has_becomes_theyve_and_a_contracted_is_theyre(gender, names, text: str, neutral: str) -> None:
+    assert expand_prompt(text, gender, names)["neutral"] == neutral
+
+
+def test_a_spanish_ethnonym_in_apposition_agrees_with_the_people_it_describes(gender, names) -> None:
+    text = "Two men, one a Korean dentist and the other a Latino clerk, bought houses."
+    by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    assert by_group["female"].text == "Two women, one a Korean dentist and the other a Latina clerk, bought houses."
+    assert by_group["neutral"].text == "Two people, one a Korean dentist and the other a Latinx clerk, bought houses."
+    assert not any(v.problems for v in by_group.values()), by_group
+
+
+@pytest.mark.parametrize("text", [
+    "After work, a Black woman and a Jewish woman shared a cab.",
+    "Two men, one a Jewish server and the other a Korean server, rented flats.",
+    "I met two psychologists, one Jewish and one Asian.",
+])
+def test_a_jewish_person_compared_leaves_the_race_context_out(names, text: str) -> None:
+    """No race of the federal standard reads "Jewish": a race variant would change the other person
+    and leave this one as they are, so the context is left out, as for the Roma."""
+    variants = expand_prompts([("p", text)], load_lexicon("race"), names)
+    assert variants and all(any("'Jewish'" in p for p in v.problems) for v in variants), variants

@@ -16,9 +16,34 @@ ADVERBS = ("always never often usually also really just still only sometimes rar
            "mostly typically suddenly quickly slowly immediately constantly definitely truly barely "
            "hardly nearly almost apparently obviously")
 AFTER_SUBJECT = re.compile(
-    rf"((?:\s+(?:{'|'.join(ADVERBS.split())}))*)(\s+)([a-z]+n['’]t|[a-z]+)\b|(['’])s\b(\s+(?:been|got)\b)?",
+    rf"((?:\s+(?:{'|'.join(ADVERBS.split())}))*)(\s+)([a-z]+n['’]t|[a-z]+)\b"
+    rf"|(['’])s\b(?=((?:\s+(?:{'|'.join(ADVERBS.split())}))*\s+([a-z]+)\b)?)",
     re.IGNORECASE,
 )
+_PARTICIPLES = frozenset("""
+    been got gotten had done gone seen taken given become come won told heard found brought bought
+    thought kept met paid sent spent written eaten driven grown shown flown fallen forgotten begun
+    chosen spoken stolen worn ridden risen sung swum drunk understood taught caught fought sold held
+    """.split())
+"""Past participles that follow "has", never "is", in "he's been", "she's taught"."""
+_STATES = frozenset("""
+    tired worried married excited interested scared retired qualified surprised bored annoyed confused
+    disabled engaged divorced pleased concerned convinced determined disappointed embarrassed frustrated
+    satisfied stressed supposed used allowed involved prepared related located based employed unemployed
+    dedicated committed considered gifted talented experienced educated skilled blessed obsessed depressed
+    exhausted impressed amazed shocked terrified frightened relieved ashamed overwhelmed motivated
+    exposed injured hurt tied stuck lost booked scheduled expected required needed licensed certified
+    """.split())
+"""Words in -ed (and a few others) that say a state after "is": "she's worried", "he's married"."""
+
+
+def plural_contraction(after: re.Match[str]) -> str:
+    """What "'s" after a subject becomes after "they" (``after``: an :data:`AFTER_SUBJECT` match of
+    the contraction): "'ve" where it says "has" ("he's applied", "she's been"), else "'re" ("he's
+    worried"). The words after it are only looked at, never consumed."""
+    low = (after.group(6) or "").lower()
+    has = low in _PARTICIPLES or (low.endswith("ed") and len(low) > 3 and low not in _STATES)
+    return after.group(4) + ("ve" if has else "re")
 _NOT_VERBS = frozenset("""
     always perhaps thus nevertheless unless plus as us yes is was has does this his hers its
     besides sometimes news less across whereas whose towards afterwards nonetheless
@@ -55,6 +80,21 @@ def ethnonym_agreeing(new: str, text: str, end: int) -> str:
     if not m:
         return new
     return m.group(1) + ("a" if _FEMALE_AFTER.match(text, end) else "o")
+
+
+_APPOSITION = re.compile(r",\s*(?:one\s+)?(?:a|an)\s+[^.,;:!?]*", re.IGNORECASE)
+
+
+def apposed_ethnonyms(text: str, people: list[tuple[int, str]]) -> str:
+    """``text`` with a gendered ethnonym said of people in apposition agreeing with their new gender
+    ("Two men, one an Asian chemist and the other a Latino clerk" -> "Two women, ... a Latina clerk").
+    ``people``: (end of a people word the variant changes, its new group). One letter changes for
+    one, so every offset into ``text`` still holds."""
+    for end, group in people:
+        apposed = _APPOSITION.match(text, end)
+        for m in _ETHNONYM.finditer(text, end, apposed.end()) if apposed else ():
+            text = text[:m.start(2)] + GENDERED_ENDING.get(group, m.group(2)) + text[m.end(2):]
+    return text
 
 
 def same_person_ethnonym(text: str, vtext: str) -> str:

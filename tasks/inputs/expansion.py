@@ -9,8 +9,8 @@ replaced by the term of the same lexicon row for the target group. Beyond a plai
 * "her"/"his" pick their row from the context (:func:`equilens.tasks.inputs.ftu.resolve_row`);
 * an indefinite article before a swapped term follows it ("an actor" -> "a performer");
 * a subject pronoun turned into "they" takes plural agreement: is/was/has/does and their
-  negations, "'s" -> "'re" (or "'ve" before "been"/"got"), and any third-person verb, also after
-  an adverb ("he always loves" -> "they always love", "she tries" -> "they try");
+  negations, "'s" -> "'re" (or "'ve" where it says "has": "he's applied", "she's been"), and
+  any third-person verb, also after an adverb ("he always loves" -> "they always love");
 * first names (a :class:`equilens.tasks.inputs.names.NameTable`) take part in gender and race expansion: a name
   becomes a name of the target group with the same race (gender expansion) or the same gender
   (race expansion). Within a variant the same name always gets the same replacement and a
@@ -47,8 +47,10 @@ from equilens.tasks.inputs.agreement import (
     ARTICLE_BEFORE,
     ETHNONYM_BEFORE,
     GENDERED_ENDING,
+    apposed_ethnonyms,
     base_form,
     ethnonym_agreeing,
+    plural_contraction,
     same_person_ethnonym,
 )
 from equilens.tasks.inputs.compared import people_compared, unread_origins
@@ -111,8 +113,8 @@ def _agreement(text: str, end: int) -> tuple[int, str] | None:
     m = AFTER_SUBJECT.match(text, end)
     if m is None:
         return None
-    if m.group(4):  # "'s" -> "'re", or "'ve" before been/got
-        return m.end(), m.group(4) + ("ve" if m.group(5) else "re") + (m.group(5) or "")
+    if m.group(4):  # "'s" -> "'re", or "'ve" where it says "has" ("he's applied")
+        return m.end(), plural_contraction(m)
     verb = m.group(3)
     base = base_form(verb)
     if base is None or base == verb.lower():
@@ -268,6 +270,9 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     region: dict[str, frozenset[str]] | None = None
     pos = 0
     pregnant = lexicon.attribute == "gender" and PREGNANCY.search(text) is not None
+    if lexicon.attribute == "gender":
+        text = apposed_ethnonyms(text, [(s.end, mapping[s.group]) for s in found if s.row >= 0 and not s.is_name
+                                        and plural_term(canonical(s.surface)) and mapping.get(s.group, s.group) != s.group])
     for s in found:
         if s.start < pos:
             continue

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from equilens.tasks.errors import InputDataError
+from equilens.tasks.inputs.word_lists import STOPWORDS
 
 SURNAMES_FILE = "surnames.csv"
 GROUPS = ("white", "black", "asian", "hispanic")  # the census groups that have shares
@@ -78,6 +79,11 @@ def full_name_shares(first: Shares, surname: Shares, prior: Shares) -> Shares:
     return tuple(r / total for r in raw) if total > 0 else first  # type: ignore[return-value]
 
 
+DRAW_DEPTH = 150
+"""How far down its group's pool (most frequent first) a replacement surname is drawn: deeper, the
+census's surnames of a group are rare ones readers do not place (Voltaire for Black, Bun for Asian).
+A rare surname still gets a replacement as far down these as it is down its own pool. English
+function words among the surnames ("Her", "So", "Do") are never drawn."""
 WHITE_READ = 0.8
 """The white share from which a surname is drawn to stand for White: below it, the census's white
 shares of Portuguese surnames (Souza 77%, Costa 79%) are how their bearers answer its race question,
@@ -124,7 +130,8 @@ class SurnameTable:
             for origin in i.origins if i.race else ():
                 self.origin_pools.setdefault(origin, []).append(name)
         misspelt = misspellings(infos)  # "Henandez": listed (census spellings), never drawn as a replacement
-        self.pools = {race: [n for n in names if n not in misspelt] for race, names in pools.items()}
+        self.pools = {race: [n for n in names if n not in misspelt and n not in STOPWORDS][:DRAW_DEPTH]
+                      for race, names in pools.items()}
         self.origin_pools = {o: [n for n in names if n not in misspelt] for o, names in self.origin_pools.items()}
         # a surname's rank down its race's whole pool, misspellings included, and that pool's length:
         # how far down the target pool its replacement is drawn

@@ -13,7 +13,7 @@ import difflib
 import re
 
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.agreement import ADVERBS, AFTER_SUBJECT, ARTICLE_BEFORE, base_form
+from equilens.tasks.inputs.agreement import ADVERBS, AFTER_SUBJECT, ARTICLE_BEFORE, base_form, plural_contraction
 from equilens.tasks.inputs.compared import people_compared
 from equilens.tasks.inputs.ftu import find_mentions
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
@@ -45,7 +45,7 @@ def _skeleton(text: str, lexicon: Lexicon, names: NameTable | None) -> str:
         if lexicon.roles and any(lexicon.roles[r] == "subject" for r in info.rows):
             after = AFTER_SUBJECT.match(text, end)
             if after and after.group(4):
-                marker, end = _MARK + "'" + ("ve" if after.group(5) else "re") + (after.group(5) or ""), after.end()
+                marker, end = _MARK + "'" + plural_contraction(after)[1:], after.end()
             elif after:
                 base = base_form(after.group(3))
                 if base is not None:
