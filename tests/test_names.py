@@ -4,10 +4,13 @@ that is also a place reads as a name only where the text uses it as a person."""
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
 from equilens.tasks.config import CounterfactualConfig
+from equilens.tasks.inputs.expansion import expand_prompts
+from equilens.tasks.inputs.lexicon import load_lexicon
 from equilens.tasks.inputs.names import load_names
 from equilens.tasks.pipeline import expand_stage
 
@@ -350,6 +353,23 @@ def test_a_rare_surname_gets_one_readers_place_not_one_as_rare(names) -> None:  
         new = surnames.replacement(old, race, set())
         assert new is not None and new.lower() in surnames.pools[race][:150], (old, race, new)
     assert surnames.info["her"].race == "asian" and "her" not in surnames.pools["asian"]
+
+
+def test_a_person_read_as_arab_made_another_race_takes_that_races_surname(names) -> None:  # noqa: ANN001
+    """"Amina Shakir" made Black kept Shakir, a surname the census finds mostly among Black Muslims,
+    which readers still took for Arab."""
+    variants = expand_prompts([("p", "Amina Shakir came up to me, and then Roosevelt Robinson came up.")],
+                              load_lexicon("race"), names)
+    black = next(v.text for v in variants if v.group == "black")
+    assert "Shakir" not in black and not any(v.problems for v in variants), black
+
+
+def test_a_new_surname_is_never_a_spelling_of_the_new_first_name(names) -> None:  # noqa: ANN001
+    """"Sam Zhang and Alex Chan" made Middle Eastern became "Samir Ibrahim and Mohamed Mohammed"."""
+    variants = expand_prompts([("p", "Sam Zhang and Alex Chan go to school together.")], load_lexicon("race"), names)
+    arab = next(v.text for v in variants if v.group == "middle_eastern")
+    people = re.findall(r"([A-Z]\w+) ([A-Z][\w-]+)", arab)
+    assert len(people) == 2 and all(a.lower()[:4] != b.lower()[:4] for a, b in people), arab
 
 
 def _listed_unisex_display() -> set[str]:

@@ -408,3 +408,14 @@ def test_a_jewish_person_compared_leaves_the_race_context_out(names, text: str) 
     and leave this one as they are, so the context is left out, as for the Roma."""
     variants = expand_prompts([("p", text)], load_lexicon("race"), names)
     assert variants and all(any("'Jewish'" in p for p in v.problems) for v in variants), variants
+
+
+@pytest.mark.parametrize("text", [
+    "The counselor met an Indian student and an Italian student.",
+    "I had dinner with my Moldovan friend and my Ethiopian friend.",
+])
+def test_a_person_no_race_variant_can_change_leaves_the_race_context_out(names, text: str) -> None:
+    """"Indian" names an Asian Indian or a Native American, and the race lexicon reads no race in
+    "Moldovan": a variant would change the other person compared and leave this one as they are."""
+    variants = expand_prompts([("p", text)], load_lexicon("race"), names)
+    assert variants and all(any("leave this one as they are" in p for p in v.problems) for v in variants), variants

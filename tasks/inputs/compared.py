@@ -47,7 +47,7 @@ from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, plural_term
 from equilens.tasks.inputs.word_lists import NATIONAL_ORIGINS, OBJECT_NOUNS, PERSON_NOUNS
 
-__all__ = ["Compared", "people_compared", "unread_origins"]
+__all__ = ["Compared", "describes_person", "people_compared", "unread_origins"]
 
 _POSSESSIVE = re.compile(
     r"(?:\b(?:my|your|his|her|their|our|its|whose|an?)|['’]s?)(?:\s+[\w-]+){0,2}\s+$", re.IGNORECASE)
@@ -321,6 +321,15 @@ _SUBJECTS = frozenset("teacher teachers class classes language languages food re
 """What an origin word names when it is no one's origin ("an English teacher", "a French class")."""
 
 
+def describes_person(text: str, end: int) -> bool:
+    """Does the people word ending at ``end`` describe a person ("an Indian student", "my Moldovan
+    friend"): a person noun right after it, or after one adjective? Not a subject taught ("a French
+    class")."""
+    after = re.findall(r"[a-z-]+", text[end:end + 30].split(".")[0])[:2]  # the noun, or one adjective then it
+    return bool(after) and after[0] not in _SUBJECTS and any(
+        w in PERSON_NOUNS or w in ("one", "ones", "guy", "guys", "pal", "pals") for w in after)
+
+
 def unread_origins(text: str, found: Sequence[Source]) -> list[str]:
     """Problems for the people a race variant cannot change: someone described by a national or ethnic
     origin (``national_origins.txt``) that the race mentions ``found`` do not cover ("a Brazilian
@@ -339,9 +348,7 @@ def unread_origins(text: str, found: Sequence[Source]) -> list[str]:
                 continue
             if any(s.start < end and m.start() < s.end for s in found):
                 break  # the lexicon reads it: it changes with the rest
-            after = re.findall(r"[a-z-]+", text[end:end + 30].split(".")[0])[:2]  # the noun, or one adjective then it
-            person = bool(after) and after[0] not in _SUBJECTS and any(
-                w in PERSON_NOUNS or w in ("one", "ones", "guy", "guys", "pal", "pals") for w in after)
+            person = describes_person(text, end)
             said = re.search(r"\b(?:is|are|was|were)\s+$", text[max(0, m.start() - 8):m.start()]) is not None
             if person or said or plural:
                 out.append(f"{word!r} is an origin the race lexicon does not read, so a race variant would "

@@ -53,7 +53,7 @@ from equilens.tasks.inputs.agreement import (
     plural_contraction,
     same_person_ethnonym,
 )
-from equilens.tasks.inputs.compared import people_compared, unread_origins
+from equilens.tasks.inputs.compared import describes_person, people_compared, unread_origins
 from equilens.tasks.inputs.gender_bound import PREGNANCY, PREGNANT_MALE, gendered_institution, student_word, worn
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, plural_term, related_kept, sources, words_used
@@ -232,14 +232,27 @@ def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen
     new_first = names.info.get(first.lower()) if s.name else None
     shares = new_first.shares if new_first is not None else None
     # a surname no table lists goes with its first name (NameTable._surname_after): "Thalia Wardak"
+    # "Amina Shakir", read as Arab, made Black: Shakir, borne by Black Muslims, still reads Arab
+    left_arab = (lexicon.attribute == "race" and s.group == MIDDLE_EASTERN and target != MIDDLE_EASTERN
+                 and sur is not None and (entry := sur.lookup(s.surname or "")) is not None
+                 and not (entry.typical and entry.race == target))
     if s.surname and lexicon.attribute == "race" and sur is not None and (
-            (s.name and sur.lookup(s.surname) is None) or read_arab or not sur.fits(s.surname, target, shares)):
+            (s.name and sur.lookup(s.surname) is None) or read_arab or left_arab
+            or not sur.fits(s.surname, target, shares)):
         if s.surname not in chosen.surname:
             origins = new_first.origins if new_first is not None else frozenset()
-            chosen.surname[s.surname] = sur.replacement(s.surname, target, taken, origins)
+            drawn = sur.replacement(s.surname, target, taken, origins)
+            if drawn and _skeleton(drawn) == _skeleton(first):  # never "Mohamed Mohammed"
+                drawn = sur.replacement(s.surname, target, taken, origins)
+            chosen.surname[s.surname] = drawn
         if chosen.surname[s.surname]:
             rest = rest[:len(rest) - len(s.surname)] + chosen.surname[s.surname]
     return first + rest
+
+
+def _skeleton(name: str) -> str:
+    """A name's consonants, doubled ones once: two spellings of one name share it ("Mohamed", "Mohammed")."""
+    return re.sub(r"(.)(?=\1)", "", re.sub(r"[aeiouy]", "", name.lower()))
 
 
 def _regions(found: Sequence[Source], names: NameTable) -> dict[str, frozenset[str]]:
@@ -343,6 +356,7 @@ def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: s
     unknown = _genderless_names(text, names) if lexicon.attribute == "gender" and groups else []
     unknown += unread_origins(text, found) if lexicon.attribute == "race" and groups else []
     unknown += _one_group_origins(raw, related) if lexicon.attribute == "race" and groups else []
+    unknown += _staying_people(text, found, lexicon) if lexicon.attribute == "race" and groups else []
     unknown += [compared.unclear] if compared.unclear and groups else []
     out = []
     own_words = None if lexicon.attribute == "gender" else words_used(found)  # once for every variant
@@ -365,6 +379,17 @@ def _one_group_origins(raw: Sequence[Source], related: Sequence[Source]) -> list
     other = next(s for s in raw if s.group == kept[0].group and s not in kept)
     return [f"{other.surface!r} and {kept[0].surface!r} tell apart two people of one group ({other.group}): a "
             "variant would give them one description or change only one"]
+
+
+def _staying_people(text: str, found: Sequence[Source], lexicon: Lexicon) -> list[str]:
+    """A problem where a person described by a source-only group's word ("an Indian student": an
+    Asian Indian or a Native American) is compared with people of a group that moves: a variant
+    would change them and leave this person as they are."""
+    if not any(s.group not in lexicon.source_only and not s.group.endswith(KEPT) for s in found):
+        return []
+    return [f"{s.surface!r} names no one race ({s.group}), so a race variant would change the other "
+            "people compared and leave this one as they are" for s in found
+            if s.group in lexicon.source_only and not s.is_name and describes_person(text, s.end)][:1]
 
 
 def _genderless_names(text: str, names: NameTable | None) -> list[str]:
