@@ -372,6 +372,14 @@ def test_a_new_surname_is_never_a_spelling_of_the_new_first_name(names) -> None:
     assert len(people) == 2 and all(a.lower()[:4] != b.lower()[:4] for a, b in people), arab
 
 
+def test_a_surname_that_is_a_common_first_name_is_drawn_only_from_the_top_of_its_group(names) -> None:  # noqa: ANN001
+    """"Ayanna Branch" made Middle Eastern beside "Fatima Badawi" made Black became "Alfreda Larry",
+    read as two first names. Kim, the third most frequent Asian surname, still reads as a surname."""
+    pools = names.surnames.pools
+    assert {"larry", "joshua", "jean"} <= set(names.info) and not {"larry", "joshua", "jean"} & set(pools["black"])
+    assert "kim" in names.info and "kim" in pools["asian"] and "washington" in pools["black"]
+
+
 def _listed_unisex_display() -> set[str]:
     return {n.capitalize() for n in _listed_unisex()}
 

@@ -419,3 +419,11 @@ def test_a_person_no_race_variant_can_change_leaves_the_race_context_out(names, 
     "Moldovan": a variant would change the other person compared and leave this one as they are."""
     variants = expand_prompts([("p", text)], load_lexicon("race"), names)
     assert variants and all(any("leave this one as they are" in p for p in v.problems) for v in variants), variants
+
+
+def test_later_mentions_of_two_latino_people_made_women_agree(gender, names) -> None:
+    text = ("The Latino man (who teaches physics) and the Latino man (who works as a cook) are friends. "
+            "The Latino physics teacher was charged, while the Latino cook was not.")
+    got = expand_prompt(text, gender, names)
+    assert got["female"] == ("The Latina woman (who teaches physics) and the Latina woman (who works as a cook) are "
+                             "friends. The Latina physics teacher was charged, while the Latina cook was not."), got

@@ -97,16 +97,17 @@ def apposed_ethnonyms(text: str, people: list[tuple[int, str]]) -> str:
     return text
 
 
+_PERSON_ETHNONYM = re.compile(r"\b(Latin|Chican)([oax])[\s-]+(?:man|woman|men|women|boy|girl|boys|girls|guy|lady|gentleman|"
+                              r"male|female|person|people)\b", re.IGNORECASE)
+
+
 def same_person_ethnonym(text: str, vtext: str) -> str:
-    """"The Latino line cook" names the one Latino person of the context again: when the variant made
-    that person "a Latina woman", the later mention agrees too (``vtext``, the variant of ``text``)."""
-    people = re.findall(r"\b(?:Latin|Chican)[oax][\s-]+(?:man|woman|men|women|boy|girl|boys|girls|guy|lady|gentleman|"
-                        r"male|female|person|people)\b", text, re.IGNORECASE)
-    if len(people) != 1:  # "a Latino girl and a Latino boy": two people, each agreeing on their own
+    """"The Latino line cook" names a Latino person of the context again: when the variant made every
+    Latino person of the context "a Latina woman" (one person, or all of them), the later mentions
+    agree too (``vtext``, the variant of ``text``). Where the people's endings differ ("a Latino boy
+    and a Latina girl"), each mention keeps its own."""
+    then, now = (re.findall(_PERSON_ETHNONYM, t) for t in (text, vtext))
+    if not then or len(then) != len(now) or len({e for _, e in then}) != 1 or len({e for _, e in now}) != 1:
         return vtext
-    said, made = ({(m.group(1), m.group(2)) for m in _ETHNONYM.finditer(t)} for t in (text, vtext))
-    if len(said) != 1 or len(made) != 2 or not said <= made:
-        return vtext
-    (stem, old), = said
-    (_, new), = made - said
-    return re.sub(rf"\b{stem}{old}\b", stem + new, vtext)
+    old, new = then[0][1], now[0][1]
+    return vtext if old == new else re.sub(rf"\b({'|'.join({s for s, _ in then})}){old}\b", rf"\g<1>{new}", vtext)

@@ -27,9 +27,11 @@ name of known origin shares it: "Priya" gets "Sharma", "Hiroshi" gets "Tanaka", 
 
 from __future__ import annotations
 
+import copy
 import csv
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,6 +86,9 @@ DRAW_DEPTH = 150
 census's surnames of a group are rare ones readers do not place (Voltaire for Black, Bun for Asian).
 A rare surname still gets a replacement as far down these as it is down its own pool. English
 function words among the surnames ("Her", "So", "Do") are never drawn."""
+FIRST_NAME_READ = 0.02
+"""The first-name table's frequency from which a surname drawn further down its pool than its
+six most frequent reads as a first name ("Larry", "Joshua", "Jean")."""
 WHITE_READ = 0.8
 """The white share from which a surname is drawn to stand for White: below it, the census's white
 shares of Portuguese surnames (Souza 77%, Costa 79%) are how their bearers answer its race question,
@@ -141,6 +146,17 @@ class SurnameTable:
         # P(group) among the bearers of the listed surnames: the prior of full_name_shares
         self.prior: Shares = tuple(sum(i.freq * i.shares[g] for i in infos.values()) / weight  # type: ignore[assignment]
                                    for g in range(len(GROUPS)))
+
+    def without_first_names(self, first: Mapping[str, float]) -> SurnameTable:
+        """This table drawing no surname that is a common first name (``first``: name -> frequency in
+        the first-name table, at least :data:`FIRST_NAME_READ`), outside each group's six most
+        frequent surnames: readers took "Alfreda Larry" for two first names, while Kim, among the
+        six most frequent of its group, reads as a surname."""
+        common = {n for n, f in first.items() if f >= FIRST_NAME_READ}
+        table = copy.copy(self)
+        table.pools = {race: [n for k, n in enumerate(names) if k < 6 or n not in common]
+                       for race, names in self.pools.items()}
+        return table
 
     def lookup(self, surface: str) -> SurnameInfo | None:
         """The entry of a surname as written ("El-Solh", "al Masri"), by its key (:func:`surname_key`);

@@ -75,7 +75,7 @@ class NameTable:
                  surnames: SurnameTable | None = None, unisex: frozenset[str] | None = None) -> None:
         self.info = infos
         self.source = source
-        self.surnames = surnames
+        self.surnames = surnames.without_first_names({n: i.freq for n, i in infos.items()}) if surnames else None
         self._last: tuple[str, bool, tuple[NameMention, ...]] = ("", False, ())
         pools: dict[tuple[str, str], list[str]] = {}
         by_gender: dict[str, int] = {}
