@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 from equilens.tasks.errors import ConfigError, InputDataError
-from equilens.tasks.inputs.lexicon import ATTRIBUTES, build_pattern, canonical, custom_lexicon, load_lexicon
+from equilens.tasks.inputs.lexicon import ATTRIBUTES, canonical, custom_lexicon, load_lexicon
+from equilens.tasks.inputs.trie_pattern import build_pattern
 
 
 def row_of(lex, term: str) -> int:
