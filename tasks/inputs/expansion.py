@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.agreement import (
@@ -58,7 +58,7 @@ from equilens.tasks.inputs.gender_bound import PREGNANCY, PREGNANT_MALE, gendere
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, plural_term, related_kept, sources, words_used
 from equilens.tasks.inputs.names import NameTable
-from equilens.tasks.inputs.surnames import MIDDLE_EASTERN, MUSLIM_SOUTH_ASIAN
+from equilens.tasks.inputs.new_names import Chosen, Unavailable, gender_hint, new_name, regions
 from equilens.tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
 
 __all__ = ["MULTI_GROUP_MODES", "SKIPPED", "Variant", "expand_prompt", "expand_prompts",
@@ -178,98 +178,6 @@ def _like(model: str, word: str) -> str:
     return word[:1].upper() + word[1:] if model[:1].isupper() else word
 
 
-_HE = re.compile(r"\b(?:he|him|his|himself)\b", re.IGNORECASE)
-_SHE = re.compile(r"\b(?:she|her|hers|herself)\b", re.IGNORECASE)
-
-
-def _gender_hint(text: str) -> str | None:
-    he, she = bool(_HE.search(text)), bool(_SHE.search(text))
-    return "male" if he and not she else "female" if she and not he else None
-
-
-class _Unavailable(Exception):
-    """The target group has no first names to replace a name with."""
-
-
-@dataclass
-class _Chosen:
-    """The replacements chosen in one variant, so a name always gets the same one."""
-
-    first: dict[str, str | None] = field(default_factory=dict)
-    surname: dict[str, str | None] = field(default_factory=dict)
-
-
-def _new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen: _Chosen,
-              taken: set[str], gender_hint: str | None, region: dict[str, frozenset[str]]) -> str | None:
-    """The replacement of the name mention ``s`` for ``target``: its first name through the
-    name table (one replacement per name in a prompt), and in race variants its surname when the
-    new full name would not read as the target group (:meth:`equilens.tasks.inputs.surnames.SurnameTable.fits`).
-    ``region``: the origins of the people of each group the context names (:func:`_regions`), so a
-    person who takes another's group takes that person's region of it. None when the first name has
-    no replacement."""
-    surface_first, rest = s.surface[:len(s.name)], s.surface[len(s.name):]
-    first = surface_first
-    sur = names.surnames
-    # "Khalid Qureshi", read as Arab, made Asian: a surname of South Asian Muslims would still read Arab
-    read_arab = (lexicon.attribute == "race" and target == "asian" and s.group == MIDDLE_EASTERN and sur is not None
-                 and (entry := sur.lookup(s.surname)) is not None and entry.origins == MUSLIM_SOUTH_ASIAN)
-    if s.name:
-        if s.name not in chosen.first:
-            if lexicon.attribute == "race" and not names.has_race(target):
-                raise _Unavailable(target)
-            if lexicon.attribute == "race":
-                origins = names.origins_to_share(s.name, "" if read_arab else s.surname, target, region.get(target))
-            else:
-                origins = names.origins_to_share(s.name, s.surname)
-            chosen.first[s.name] = names.replacement(s.name, lexicon.attribute, target, taken, gender_hint, s.race,
-                                                     origins)
-        first = chosen.first[s.name]
-        if first is None:
-            return None
-        first = first.upper() if surface_first.isupper() and len(s.name) > 1 else first
-    if not s.name and lexicon.attribute == "race" and (sur is None or target not in sur.pools):
-        raise _Unavailable(target)  # a surname after a title, and no surnames for the target
-    new_first = names.info.get(first.lower()) if s.name else None
-    shares = new_first.shares if new_first is not None else None
-    # a surname no table lists goes with its first name (NameTable._surname_after): "Thalia Wardak"
-    # "Amina Shakir", read as Arab, made Black: Shakir, borne by Black Muslims, still reads Arab
-    left_arab = (lexicon.attribute == "race" and s.group == MIDDLE_EASTERN and target != MIDDLE_EASTERN
-                 and sur is not None and (entry := sur.lookup(s.surname or "")) is not None
-                 and not (entry.typical and entry.race == target))
-    if s.surname and lexicon.attribute == "race" and sur is not None and (
-            (s.name and sur.lookup(s.surname) is None) or read_arab or left_arab
-            or not sur.fits(s.surname, target, shares)):
-        if s.surname not in chosen.surname:
-            origins = new_first.origins if new_first is not None else frozenset()
-            drawn = sur.replacement(s.surname, target, taken, origins)
-            if drawn and _skeleton(drawn) == _skeleton(first):  # never "Mohamed Mohammed"
-                drawn = sur.replacement(s.surname, target, taken, origins)
-            chosen.surname[s.surname] = drawn
-        if chosen.surname[s.surname]:
-            rest = rest[:len(rest) - len(s.surname)] + chosen.surname[s.surname]
-    return first + rest
-
-
-def _skeleton(name: str) -> str:
-    """A name's consonants, doubled ones once: two spellings of one name share it ("Mohamed", "Mohammed")."""
-    return re.sub(r"(.)(?=\1)", "", re.sub(r"[aeiouy]", "", name.lower()))
-
-
-def _regions(found: Sequence[Source], names: NameTable) -> dict[str, frozenset[str]]:
-    """{race: the origins of the named people of that race in the context} ("Joanna Li": asian ->
-    chinese), from each person's first name and surname."""
-    out: dict[str, frozenset[str]] = {}
-    for s in found:
-        if not s.is_name:
-            continue
-        first = names.info.get(s.name) if s.name else None
-        entry = names.surnames.lookup(s.surname) if names.surnames is not None and s.surname else None
-        origins = (first.origins if first is not None else frozenset()) | (entry.origins if entry else frozenset())
-        if origins:
-            out[s.group] = out.get(s.group, frozenset()) | origins
-    return out
-
-
 def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexicon: Lexicon,
              names: NameTable | None, own_words: dict[tuple[str, bool], str] | None = None,
              ) -> tuple[str, tuple[Swap, ...], list[str]]:
@@ -278,7 +186,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     pieces: list[str] = []
     swapped: list[Swap] = []
     problems: list[str] = []
-    chosen = _Chosen()
+    chosen = Chosen()
     taken: set[str] | None = None
     region: dict[str, frozenset[str]] | None = None
     pos = 0
@@ -302,8 +210,8 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                 taken = {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in names.info
                          or (names.surnames is not None and w.lower() in names.surnames.info)}
             if region is None:
-                region = _regions(found, names) if lexicon.attribute == "race" else {}
-            new = _new_name(s, lexicon, target, names, chosen, taken, _gender_hint(text), region)
+                region = regions(found, names) if lexicon.attribute == "race" else {}
+            new = new_name(s, lexicon, target, names, chosen, taken, gender_hint(text), region)
             if new is None:
                 problems.append(f"no replacement for the name {s.surface!r} ({s.group}) in the variant "
                                 f"for {target!r}: its gender is unknown and the prompt does not tell")
@@ -363,7 +271,7 @@ def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: s
     for label, mapping in plan(groups, lexicon, multi_group):
         try:
             vtext, swapped, problems = _variant(text, found, mapping, lexicon, names, own_words)
-        except _Unavailable:
+        except Unavailable:
             continue
         out.append((label, mapping, vtext, swapped, problems + unknown))
     return groups, out
