@@ -211,3 +211,11 @@ def test_masking_on_the_lower_cased_copy_finds_what_the_case_insensitive_pattern
 def test_a_lexicon_with_a_term_that_is_not_ascii_has_no_lower_cased_pattern():
     assert custom_lexicon("title", {"f": ["señora"], "m": ["señor"]}).lowered_pattern is None
     assert custom_lexicon("title", {"f": ["madam"], "m": ["sir"]}).lowered_pattern is not None
+
+
+def test_a_regions_word_must_be_an_alias_of_its_own_group(tmp_path):
+    body = "groups: [white, black]\nrows: [[white, black]]\naliases: {european: white, african: black}\n"
+    assert load_lexicon("race", write(tmp_path, "race.yaml", body + "regional: {black: african}\n")).regional == (
+        ("black", "african"),)
+    with pytest.raises(InputDataError, match="`regional` must map a group to an alias of its own"):
+        load_lexicon("race", write(tmp_path, "race.yaml", body + "regional: {black: european}\n"))

@@ -78,17 +78,17 @@ def test_a_middle_eastern_first_name_no_table_lists_takes_the_gender_of_its_spel
 
 
 @pytest.mark.parametrize("text", [
-    "I saw a Black woman and an African woman at the bus stop.",
     "An Asian man and a Chinese man were shopping.",
     "The Chinese man and the Korean man argued. The Korean man left.",
-    "Two men, one a South American taxi driver and the other a Latino taxi driver, were house hunting.",
     "A Ghanaian nurse and a Nigerian nurse applied for the same job.",
+    "Two Africans and a Black man waited at the bus stop.",
 ])
 def test_two_people_of_one_group_told_apart_by_origin_leave_the_context_out(text: str) -> None:
     """"a Black woman and an African woman" became "an Asian woman and an Asian woman" when both words
     were replaced, and readers faulted keeping the origin word while the other person changed ("only
     the African American woman became White; the African man unchanged"). Two people of one group
-    told apart by their words, one an origin, leave the context out, with the reason."""
+    told apart by their words, one an origin, leave the context out, with the reason, unless the words
+    are the group's general term and its region's word (below)."""
     from equilens.tasks.inputs.expansion import expand_prompts
     from equilens.tasks.inputs.lexicon import load_lexicon
     from equilens.tasks.inputs.names import load_names
@@ -249,3 +249,20 @@ def test_an_arab_surname_the_census_and_wikidata_lack_reads_from_the_supplement(
     assert people(names, text) == [("Thalia Mughrabi", "middle_eastern"), ("Amy Meyer", "white")]
     (swapped,) = [v for v in race_variants(text).values() if v != text]
     assert [race for _, race in people(names, swapped)] == ["white", "middle_eastern"], swapped
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("At the store I overheard a Black man and an African man arguing.", {
+        "white": "At the store I overheard a White man and a European man arguing.",
+        "hispanic": "At the store I overheard a Hispanic man and a South American man arguing."}),
+    ("The guard stopped a Latino clerk and a South American lawyer. The South American lawyer left.", {
+        "white": "The guard stopped a White clerk and a European lawyer. The European lawyer left.",
+        "black": "The guard stopped an African American clerk and an African lawyer. The African lawyer left."}),
+])
+def test_a_group_and_its_regions_word_change_together_where_the_target_has_one(text: str, expected: dict[str, str]) -> None:
+    """BBQ sets a group's general term beside its region's word for two people of one group ("a Black
+    man and an African man"): a variant for a group with such a word changes both ("a White man and
+    a European man"); the groups without one get no variant, and nothing is left half changed."""
+    got = race_variants(text)
+    assert {g: got[g] for g in expected} == expected
+    assert not {"asian", "native_american", "middle_eastern"} & set(got), got

@@ -197,7 +197,8 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     for s in found:
         if s.start < pos:
             continue
-        target = mapping.get(s.group, s.group)
+        regional = _regional(s, mapping, lexicon)
+        target = regional[0] if regional else mapping.get(s.group, s.group)
         if target == s.group and (s.is_name or (said := lexicon.index.get(canonical(s.surface))) is None
                                   or said.group == s.group):
             continue  # unchanged, unless its word says another group than its person's ("Steven ... after she was")
@@ -217,6 +218,9 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                                 f"for {target!r}: its gender is unknown and the prompt does not tell")
                 continue
             term = new
+        elif regional:  # "an African man" beside "a Black man" -> "a European man" beside "a White man"
+            term = regional[1]
+            new = render(s.surface, term, text.islower())
         else:
             term = lexicon.cell(s.row, target)
             if not term:
@@ -263,7 +267,7 @@ def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: s
     groups = [g for g in mentioned_groups(found, lexicon) if not g.endswith(KEPT)]
     unknown = _genderless_names(text, names) if lexicon.attribute == "gender" and groups else []
     unknown += unread_origins(text, found) if lexicon.attribute == "race" and groups else []
-    unknown += _one_group_origins(raw, related) if lexicon.attribute == "race" and groups else []
+    unknown += _one_group_origins(raw, related, lexicon) if lexicon.attribute == "race" and groups else []
     unknown += _staying_people(text, found, lexicon) if lexicon.attribute == "race" and groups else []
     unknown += [compared.unclear] if compared.unclear and groups else []
     out = []
@@ -277,14 +281,34 @@ def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: s
     return groups, out
 
 
-def _one_group_origins(raw: Sequence[Source], related: Sequence[Source]) -> list[str]:
+def _regional(s: Source, mapping: dict[str, str], lexicon: Lexicon) -> tuple[str, str] | None:
+    """(target group, its region's word) for a mention of a group's region's word kept beside the
+    group's general term ("an African man" beside "a Black man"), None for any other mention. A
+    target group without a region's word has no variant of such a prompt (:class:`Unavailable`)."""
+    base = s.group.removesuffix(KEPT)
+    words = dict(lexicon.regional)
+    if base == s.group or base not in mapping or canonical(s.surface) != words.get(base):
+        return None
+    if mapping[base] == base:
+        return None
+    if mapping[base] not in words:
+        raise Unavailable(mapping[base])
+    return mapping[base], words[mapping[base]]
+
+
+def _one_group_origins(raw: Sequence[Source], related: Sequence[Source], lexicon: Lexicon) -> list[str]:
     """A problem where two people of one group are told apart by their words, one an origin ("a
     Ghanaian nurse and a Nigerian nurse", "a Black woman and an African man"): a variant would give
-    them one description, or change one and keep the other, so the context is left out."""
+    them one description, or change one and keep the other, so the context is left out. Not where
+    the words are the group's general term and its region's word (``regional``: "a Black man and an
+    African man"), which a variant changes together (:func:`_regional`)."""
     kept = [a for a, b in zip(raw, related, strict=True) if b.group != a.group]
     if not kept:
         return []
     other = next(s for s in raw if s.group == kept[0].group and s not in kept)
+    words, aliases = dict(lexicon.regional), dict(lexicon.aliases)
+    if all(canonical(k.surface) == words.get(k.group) for k in kept) and canonical(other.surface) not in aliases:
+        return []
     return [f"{other.surface!r} and {kept[0].surface!r} tell apart two people of one group ({other.group}): a "
             "variant would give them one description or change only one"]
 

@@ -70,6 +70,8 @@ class Lexicon:
     an alias is detected and swapped from like that term, but never written into a variant.
     ``controls`` pairs a term with another term of the same group that says the same ("woman" ->
     "lady"): the same-group control of a variant (:mod:`equilens.tasks.inputs.controls`).
+    ``regional`` pairs a group with an alias of its own for its people of a region ("black" ->
+    "african"), which takes the target's word where two people of one group are told apart by it.
     ``relations`` ("son", "wife") and ``generic_plurals`` ("rules for men") mark bystanders and
     topics, who keep their words where other people are compared (:mod:`~equilens.tasks.inputs.compared`).
     """
@@ -85,6 +87,7 @@ class Lexicon:
     source_only: frozenset[str] = frozenset()
     aliases: tuple[tuple[str, str], ...] = ()
     controls: tuple[tuple[str, str], ...] = ()
+    regional: tuple[tuple[str, str], ...] = ()
     relations: frozenset[str] = frozenset()
     generic_plurals: frozenset[str] = frozenset()
     source: str = field(default="<custom>", compare=False)
@@ -264,6 +267,10 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
     aliases = _aliases(doc.get("aliases") or {}, seen, source, error)
     seen.update((alias, seen[term]) for alias, term in aliases)
     controls = _controls(doc.get("controls") or {}, seen, dict(aliases), source, error)
+    regional = doc.get("regional") or {}
+    if not isinstance(regional, dict) or any(_clean(w) not in dict(aliases) or seen.get(_clean(w)) != g
+                                             for g, w in regional.items()):
+        raise error(f"{source}: `regional` must map a group to an alias of its own (black: african).")
 
     target_only = doc.get("target_only") or []
     if not isinstance(target_only, list) or not set(target_only) <= set(all_groups):
@@ -306,6 +313,7 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
         source_only=frozenset(source_only),
         aliases=aliases,
         controls=controls,
+        regional=tuple(sorted((g, _clean(w)) for g, w in regional.items())),
         source=source,
     )
 

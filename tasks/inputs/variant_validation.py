@@ -177,8 +177,13 @@ def variant_problems(original: CheckedPrompt, variant: str, lexicon: Lexicon, na
         return problems
     problems += _mixed_names(before, after, names)
     became: dict[str, dict[str, Source]] = {}
+    regional = dict(lexicon.regional)
     for b, a in zip(before, after, strict=True):
-        if b.group.endswith(KEPT) and a.group != b.group.removesuffix(KEPT):
+        base = b.group.removesuffix(KEPT)
+        if base != b.group and canonical(b.surface) == regional.get(base) and canonical(a.surface) == regional.get(a.group) \
+                and (mapping is None or mapping.get(base) == a.group):
+            continue  # "an African man" beside "a Black man" -> "a European man" beside "a White man"
+        if b.group.endswith(KEPT) and a.group != base:
             problems.append(f"{_what(a)} ({a.group}) took the place of {_what(b)}, who is not one of the "
                             f"people compared and keeps their word")
         if b.group not in detect:
