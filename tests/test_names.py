@@ -380,6 +380,15 @@ def test_a_surname_that_is_a_common_first_name_is_drawn_only_from_the_top_of_its
     assert "kim" in names.info and "kim" in pools["asian"] and "washington" in pools["black"]
 
 
+def test_an_asian_person_made_neutral_beside_their_surname_gets_a_listed_unisex_name(names) -> None:  # noqa: ANN001
+    """"Queenie Huynh" made neutral became "Huan Huynh", which readers took for a man's name: with a
+    surname that keeps the person Asian, the first name is one readers take for either sex."""
+    text = "Two people were unhappy, Anne Weber, an optometrist, and Queenie Huynh, a welder."
+    got = {v.group: v for v in expand_prompts([("p", text)], load_lexicon("gender"), names)}["neutral"]
+    new = re.search(r"and (\w+) Huynh", got.text)
+    assert new and new.group(1) in _listed_unisex_display() and not got.problems, got
+
+
 def _listed_unisex_display() -> set[str]:
     return {n.capitalize() for n in _listed_unisex()}
 

@@ -60,7 +60,7 @@ def new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen:
             else:
                 origins = names.origins_to_share(s.name, s.surname)
             chosen.first[s.name] = names.replacement(s.name, lexicon.attribute, target, taken, gender_hint, s.race,
-                                                     origins)
+                                                     origins, surnamed=bool(s.surname))
         first = chosen.first[s.name]
         if first is None:
             return None

@@ -298,7 +298,7 @@ class NameTable:
     # --- replacement ----------------------------------------------------------------------------
     def replacement(self, name: str, attribute: str, target: str, taken: set[str],
                     gender_hint: str | None = None, race: str | None = None,
-                    origins: frozenset[str] = frozenset()) -> str | None:
+                    origins: frozenset[str] = frozenset(), surnamed: bool = False) -> str | None:
         """The name that replaces ``name`` in the variant for ``target`` of ``attribute``.
 
         Gender swaps keep the race association, race swaps keep the gender (``gender_hint`` when
@@ -313,7 +313,8 @@ class NameTable:
         an Asian surname after a white or unassociated first name keeps that ("Winnie Wang" ->
         "Tobias Wang", as many Asian Americans are named). ``origins``: those the new name must
         share (an Asian surname's, or the old first name's): "Mei Chen" -> "Wei Chen", never "Amit
-        Chen"; with origins but no such name, the race's whole pool.
+        Chen"; with origins but no such name, the race's whole pool. ``surnamed``: the name has a
+        surname, which keeps an Asian person's race where a listed unisex name is given.
         """
         info = self.info.get(name) or dataclasses.replace(  # "Yousouf" before "Badawi": in no table
             _UNLISTED, gender=self.gender_by_spelling(name, MIDDLE_EASTERN))
@@ -329,9 +330,9 @@ class NameTable:
             gender, race = info.leaning() or gender_hint or "", target  # "Guadalupe" stays a woman's name
         if gender not in ("male", "female", "unisex"):
             return None
-        if attribute == "gender" and gender == "unisex" and race != "asian" and self.neutral is not None:
-            # a name readers take for either sex: of the person's race ("Salam al-Fasi"), else (Hispanic,
-            # or the race's listed names taken) of no race
+        if attribute == "gender" and gender == "unisex" and (race != "asian" or surnamed) and self.neutral is not None:
+            # a name readers take for either sex: of the person's race ("Salam al-Fasi"), else (Hispanic, an
+            # Asian surname's bearer, "Jessie Huynh", or the race's listed names taken) of no race
             pools = [self.neutral.get(race, []), self.neutral.get("", [])]
         else:
             pool = self.pools.get((gender, race)) or self.pools.get((gender, "*" if race else "")) \
