@@ -747,9 +747,11 @@ def test_a_surname_stays_only_where_the_full_name_reads_as_the_target(lex, names
 def test_bbq_reading_fixes(lex, names):
     """Three variants read wrong in a sample of BBQ: a name after "a" ("Roma" became
     "Kian" once and stayed once), a person noun with "'s" after a word that needs people
-    ("the Somali family's" stayed while "a Somali family" changed), "help her advance" ("his")."""
+    ("the Somali family's" stayed while "a Somali family" changed), "help her advance" ("his"). The
+    Latino cashier, one of the two men, is a Latina cashier among two women."""
     text = "Two men, one a Roma cashier and the other a Latino cashier, were house hunting. The Roma cashier left."
-    assert expand_prompt(text, lex["gender"], names)["female"] == text.replace("Two men", "Two women")
+    assert expand_prompt(text, lex["gender"], names)["female"] == text.replace("Two men", "Two women").replace(
+        "Latino", "Latina")
     got = expand_prompt("One was owned by a Somali family. The Somali family's house smells.", lex["race"], names)
     assert got["white"] == "One was owned by a White family. The White family's house smells."
     got = expand_prompt("The manager wanted to help her advance her career.", lex["gender"], names)
