@@ -427,3 +427,11 @@ def test_later_mentions_of_two_latino_people_made_women_agree(gender, names) -> 
     got = expand_prompt(text, gender, names)
     assert got["female"] == ("The Latina woman (who teaches physics) and the Latina woman (who works as a cook) are "
                              "friends. The Latina physics teacher was charged, while the Latina cook was not."), got
+
+
+def test_a_later_mention_of_a_latino_person_in_apposition_agrees(gender, names) -> None:
+    text = "Two men, one a Thai clerk and the other a Latino clerk, bought houses. The Latino clerk's house was small."
+    got = expand_prompt(text, gender, names)
+    assert got["female"] == ("Two women, one a Thai clerk and the other a Latina clerk, bought houses. The Latina "
+                             "clerk's house was small."), got
+    assert got["neutral"].endswith("The Latinx clerk's house was small."), got

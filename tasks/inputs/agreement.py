@@ -97,17 +97,23 @@ def apposed_ethnonyms(text: str, people: list[tuple[int, str]]) -> str:
     return text
 
 
-_PERSON_ETHNONYM = re.compile(r"\b(Latin|Chican)([oax])[\s-]+(?:man|woman|men|women|boy|girl|boys|girls|guy|lady|gentleman|"
-                              r"male|female|person|people)\b", re.IGNORECASE)
+_OWN_GENDER = re.compile(r"[\s-]+(?:man|men|boys?|guys?|gentlem[ae]n|father|husband|son|brother|uncle|nephew|male|"
+                         r"wom[ae]n|girls?|lad(?:y|ies)|mother|wife|daughter|sister|aunt|niece|female)\b", re.IGNORECASE)
 
 
 def same_person_ethnonym(text: str, vtext: str) -> str:
-    """"The Latino line cook" names a Latino person of the context again: when the variant made every
-    Latino person of the context "a Latina woman" (one person, or all of them), the later mentions
-    agree too (``vtext``, the variant of ``text``). Where the people's endings differ ("a Latino boy
-    and a Latina girl"), each mention keeps its own."""
-    then, now = (re.findall(_PERSON_ETHNONYM, t) for t in (text, vtext))
-    if not then or len(then) != len(now) or len({e for _, e in then}) != 1 or len({e for _, e in now}) != 1:
+    """"The Latino line cook" names a Latino person of the context again: when the variant gave the
+    Latino people of the context a new ending ("a Latina woman", "the other a Latina cashier"), the
+    later mentions agree too (``vtext``, the variant of ``text``), except one before a gendered word,
+    which has its own. Where the context's endings differ ("a Latino boy and a Latina girl"), or the
+    variant gave two new ones, each mention keeps its own."""
+    then = {m.group(2) for m in _ETHNONYM.finditer(text)}
+    if len(then) != 1:
         return vtext
-    old, new = then[0][1], now[0][1]
-    return vtext if old == new else re.sub(rf"\b({'|'.join({s for s, _ in then})}){old}\b", rf"\g<1>{new}", vtext)
+    old, = then
+    new = {m.group(2) for m in _ETHNONYM.finditer(vtext)} - then
+    if len(new) != 1:
+        return vtext
+    ending, = new
+    return _ETHNONYM.sub(lambda m: m.group(1) + (ending if m.group(2) == old and not _OWN_GENDER.match(vtext, m.end())
+                                                 else m.group(2)), vtext)

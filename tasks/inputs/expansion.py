@@ -191,6 +191,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     region: dict[str, frozenset[str]] | None = None
     pos = 0
     pregnant = lexicon.attribute == "gender" and PREGNANCY.search(text) is not None
+    original = text
     if lexicon.attribute == "gender":
         text = apposed_ethnonyms(text, [(s.end, mapping[s.group]) for s in found if s.row >= 0 and not s.is_name
                                         and plural_term(canonical(s.surface)) and mapping.get(s.group, s.group) != s.group])
@@ -255,7 +256,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                 pos = agree[0]
     pieces.append(text[pos:])
     vtext = "".join(pieces)
-    return same_person_ethnonym(text, vtext) if lexicon.attribute == "gender" else vtext, tuple(swapped), problems
+    return same_person_ethnonym(original, vtext) if lexicon.attribute == "gender" else vtext, tuple(swapped), problems
 
 
 # --- expansion ----------------------------------------------------------------------------------
