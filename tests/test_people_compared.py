@@ -435,3 +435,25 @@ def test_a_later_mention_of_a_latino_person_in_apposition_agrees(gender, names) 
     assert got["female"] == ("Two women, one a Thai clerk and the other a Latina clerk, bought houses. The Latina "
                              "clerk's house was small."), got
     assert got["neutral"].endswith("The Latinx clerk's house was small."), got
+
+
+def test_a_pronoun_follows_the_one_a_clause_is_for(gender, names) -> None:
+    text = ("Both a rich woman named Keisha Moore and a poor woman named Dana Price met their boss. For Dana Price, her "
+            "sales had dropped and the boss wanted to give her desk to someone else, but for Keisha Moore, she had done "
+            "well and the boss wanted to promote her.")
+    by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    assert not by_group["male"].problems, by_group["male"]
+    assert " his sales had dropped " in by_group["male"].text and "give his desk" in by_group["male"].text
+    assert by_group["male"].text.endswith(", he had done well and the boss wanted to promote him."), by_group["male"]
+    # "for" before an object is no such frame: whom "she" means cannot be told
+    other = ("The coach met the parents of Maria and Ana. It was harder to plan this for Maria, but the coach knew "
+             "Ana's dad well since she often saw him.")
+    assert all(v.problems for v in expand_prompts([("p", other)], gender, names))
+
+
+def test_a_pronoun_follows_the_one_person_its_own_clause_has_named(gender, names) -> None:
+    text = ("Two women walked up to a man sitting alone. The first woman ordered a drink from the bartender while the second "
+            "woman told the man her name.")
+    by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    assert not by_group["male"].problems, by_group["male"]
+    assert by_group["male"].text.endswith("while the second man told the man his name."), by_group["male"]

@@ -23,10 +23,12 @@ bystanders of its group, and the people of no stated gender ("the coach", "a nur
 sentence and the one before. Only principals: it changes with them. Only bystanders or people of no
 stated gender: it keeps its word ("Two men asked the nurse, and she said ..."). Both: the rules
 cannot tell whom it means, and the context is left out with that reason (counted as a lost context,
-never guessed). Three readings settle a pronoun before that: a reflexive means the nearest person of
-its clause ("the mom raised them by herself"); a pronoun whose own sentence has named a person
-compared of its group and no one else ("The Kenyan woman, in contrast, says her piece") means that
-person, unless a pronoun of its group was already kept for a bystander; and a pronoun that owns the
+never guessed). Four readings settle a pronoun before that: a reflexive means the nearest person of
+its clause ("the mom raised them by herself"); a pronoun in a clause for a person compared ("For
+Dana Price, her sales had dropped and the boss wanted her desk") means that person; a pronoun whose
+own clause (after "but", "while", "whereas" or ";") has named a person compared of its group and no
+one else ("The Kenyan woman, in contrast, says her piece") means that person, unless a pronoun of
+its group was already kept for a bystander; and a pronoun that owns the
 people counted ("two patients of hers") is someone else, who keeps the word. A trade said of the
 people compared ("Two women, a Black nurse and a White nurse") names one of them again, not a
 bystander. A pronoun before anyone is named follows its group, as in a context of one person.
@@ -194,11 +196,15 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
             if before[-1][1] != "principal":  # "leaving just the mom to care for the kids by herself"
                 out[i] = replace(s, group=s.group + KEPT)
             continue  # a reflexive means the nearest person of its clause
-        if principal and any(o.start >= own for o, k in before if k == "principal") \
-                and not any(o.start >= own for o, k in before if k != "principal") \
-                and not _ungendered_people(text, own, s.start, found, principals) \
+        topic = _topic(text, s, own, principals)
+        if topic is not None and topic.group == s.group:
+            continue  # "For Ebony Ware, her performance ... put someone else in her role": the one the clause is for
+        clause = _clause_start(text, own, s.start)
+        if principal and any(o.start >= clause for o, k in before if k == "principal") \
+                and not any(o.start >= clause for o, k in before if k != "principal") \
+                and not _ungendered_people(text, clause, s.start, found, principals) \
                 and not any(o.group == s.group + KEPT and k == "pronoun" for o, k in zip(out[:i], kinds, strict=False)):
-            continue  # "The Eritrean woman, on the other hand, speaks her mind": the one her sentence is about
+            continue  # "The Eritrean woman, on the other hand, speaks her mind": the one her clause is about
         others = [o.surface for o, k in before if k != "principal"]
         others += _ungendered_people(text, _sentence_start(ends, s.start, back=1), s.start, found, principals)
         if principal and others:
@@ -207,6 +213,29 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
         if others:
             out[i] = replace(s, group=s.group + KEPT)
     return Compared(out)
+
+
+_CLAUSE_BREAK = re.compile(r"(?:[,;]\s*)?\b(?:but|while|whereas)\s+|;\s*", re.IGNORECASE)
+_FOR_TOPIC = re.compile(r"(?:^|[.!?;]\s+|\bbut\s+)[Ff]or\s+$")
+""""For" opening a sentence or a clause after "but": what follows up to a comma is whom the clause is
+for, not an object ("much harder to do this for Ayanna Williams, whose father ...")."""
+
+
+def _clause_start(text: str, sentence: int, pos: int) -> int:
+    """Where the clause holding ``pos`` starts: after the last "but", "while", "whereas" or ";" of
+    its sentence before it ("... from the bartender while | the Asian woman told the man her rate")."""
+    starts = [m.end() for m in _CLAUSE_BREAK.finditer(text, sentence, pos)]
+    return starts[-1] if starts else sentence
+
+
+def _topic(text: str, pronoun: Source, sentence: int, principals: Sequence[Source]) -> Source | None:
+    """The person compared a clause is for ("For Ebony Ware, her performance had been slipping and
+    the manager needed to put someone else in her role, but for Latasha Branch, she ..."): the last
+    principal after "for" and before a comma, from there to the pronoun with no other such frame in
+    between; None when the pronoun's clause opens no such frame."""
+    framed = [p for p in principals if sentence <= p.start and p.end <= pronoun.start
+              and _FOR_TOPIC.search(text[max(0, p.start - 12):p.start]) and text.startswith(",", p.end)]
+    return framed[-1] if framed else None
 
 
 def _owners_kept(text: str, out: list[Source], kinds: Sequence[str]) -> Compared:
