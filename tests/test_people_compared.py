@@ -175,12 +175,26 @@ def test_a_race_variant_leaves_out_a_person_of_an_origin_it_cannot_read(names) -
     assert taught and not any(v.problems for v in taught), taught  # a subject taught, not an origin
 
 
-def test_a_later_mention_of_the_one_latino_person_agrees(gender, names) -> None:
-    text = ("The Latino man (a nurse) and the Asian man (a nurse) were both questioned. The Latino nurse was "
-            "cleared, while the Asian nurse was not.")
-    got = expand_prompt(text, gender, names)
-    assert got["female"] == ("The Latina woman (a nurse) and the Asian woman (a nurse) were both questioned. "
-                             "The Latina nurse was cleared, while the Asian nurse was not."), got
+@pytest.mark.parametrize(("text", "group", "expected"), [
+    # the one Latino person
+    ("The Latino man (a nurse) and the Asian man (a nurse) were both questioned. The Latino nurse was cleared, while "
+     "the Asian nurse was not.", "female", "The Latina woman (a nurse) and the Asian woman (a nurse) were both "
+     "questioned. The Latina nurse was cleared, while the Asian nurse was not."),
+    # two Latino people, both made women
+    ("The Latino man (who teaches physics) and the Latino man (who works as a cook) are friends. The Latino physics "
+     "teacher was charged, while the Latino cook was not.", "female", "The Latina woman (who teaches physics) and the "
+     "Latina woman (who works as a cook) are friends. The Latina physics teacher was charged, while the Latina cook "
+     "was not."),
+    # a Latino person in apposition to the people counted
+    ("Two men, one a Thai clerk and the other a Latino clerk, bought houses. The Latino clerk's house was small.",
+     "female", "Two women, one a Thai clerk and the other a Latina clerk, bought houses. The Latina clerk's house was "
+     "small."),
+    ("Two men, one a Thai clerk and the other a Latino clerk, bought houses. The Latino clerk's house was small.",
+     "neutral", "Two people, one a Thai clerk and the other a Latinx clerk, bought houses. The Latinx clerk's house "
+     "was small."),
+])
+def test_a_later_mention_of_a_latino_person_agrees(gender, names, text: str, group: str, expected: str) -> None:
+    assert expand_prompt(text, gender, names)[group] == expected
 
 
 def test_two_latino_people_each_keep_their_own_agreement(gender, names) -> None:
@@ -420,21 +434,6 @@ def test_a_person_no_race_variant_can_change_leaves_the_race_context_out(names, 
     variants = expand_prompts([("p", text)], load_lexicon("race"), names)
     assert variants and all(any("leave this one as they are" in p for p in v.problems) for v in variants), variants
 
-
-def test_later_mentions_of_two_latino_people_made_women_agree(gender, names) -> None:
-    text = ("The Latino man (who teaches physics) and the Latino man (who works as a cook) are friends. "
-            "The Latino physics teacher was charged, while the Latino cook was not.")
-    got = expand_prompt(text, gender, names)
-    assert got["female"] == ("The Latina woman (who teaches physics) and the Latina woman (who works as a cook) are "
-                             "friends. The Latina physics teacher was charged, while the Latina cook was not."), got
-
-
-def test_a_later_mention_of_a_latino_person_in_apposition_agrees(gender, names) -> None:
-    text = "Two men, one a Thai clerk and the other a Latino clerk, bought houses. The Latino clerk's house was small."
-    got = expand_prompt(text, gender, names)
-    assert got["female"] == ("Two women, one a Thai clerk and the other a Latina clerk, bought houses. The Latina "
-                             "clerk's house was small."), got
-    assert got["neutral"].endswith("The Latinx clerk's house was small."), got
 
 
 def test_a_pronoun_follows_the_one_a_clause_is_for(gender, names) -> None:
