@@ -389,6 +389,26 @@ def test_an_asian_person_made_neutral_beside_their_surname_gets_a_listed_unisex_
     assert new and new.group(1) in _listed_unisex_display() and not got.problems, got
 
 
+def test_an_asian_name_given_to_either_sex_is_never_drawn_for_one(names) -> None:  # noqa: ANN001
+    """"Annie Choi" made a man became "Hyun Choi", which readers took for a name of either sex. Hyun,
+    Minh and Yuki, hand-listed once as one sex's, are given to men and women alike."""
+    assert {names.info[n].gender for n in ("hyun", "minh", "yuki")} == {"unisex"}
+    text = "At the bar, two people approached a man sitting alone: Donna Keller and Annie Choi."
+    male = {v.group: v for v in expand_prompts([("p", text)], load_lexicon("gender"), names)}["male"]
+    new = re.search(r"and (\w+) Choi", male.text)
+    assert new and names.info[new.group(1).lower()].gender == "male" and not male.problems, male
+
+
+def test_a_rare_first_name_gets_one_readers_place(names) -> None:  # noqa: ANN001
+    """"Queenie Vang" made a man became "Zev Vang", drawn as deep in the white men's names as Queenie
+    is rare: readers took Zev for an odd, Jewish name. First names are drawn within their pool's
+    first 150, as surnames are."""
+    male = {v.group: v for v in expand_prompts([("p", "Queenie Vang and Miguel Alvarado were talking.")],
+                                               load_lexicon("gender"), names)}["male"]
+    new = re.match(r"(\w+) Vang", male.text)
+    assert new and new.group(1).lower() in names.pools[("male", "white")][:150], male
+
+
 def _listed_unisex_display() -> set[str]:
     return {n.capitalize() for n in _listed_unisex()}
 

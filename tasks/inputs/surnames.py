@@ -82,10 +82,11 @@ def full_name_shares(first: Shares, surname: Shares, prior: Shares) -> Shares:
 
 
 DRAW_DEPTH = 150
-"""How far down its group's pool (most frequent first) a replacement surname is drawn: deeper, the
-census's surnames of a group are rare ones readers do not place (Voltaire for Black, Bun for Asian).
-A rare surname still gets a replacement as far down these as it is down its own pool. English
-function words among the surnames ("Her", "So", "Do") are never drawn."""
+"""How far down its group's pool (most frequent first) a replacement surname or first name is drawn:
+deeper, the census's names of a group are rare ones readers do not place (Voltaire for Black, Bun
+for Asian, Zev for a white man). A name gets a replacement as far down the target's pool as it is
+down its own, and a rarer one one of the less frequent half of these. English function words among the surnames ("Her",
+"So", "Do") are never drawn."""
 FIRST_NAME_READ = 0.02
 """The first-name table's frequency from which a surname drawn further down its pool than its
 six most frequent reads as a first name ("Larry", "Joshua", "Jean")."""
@@ -135,8 +136,7 @@ class SurnameTable:
             for origin in i.origins if i.race else ():
                 self.origin_pools.setdefault(origin, []).append(name)
         misspelt = misspellings(infos)  # "Henandez": listed (census spellings), never drawn as a replacement
-        self.pools = {race: [n for n in names if n not in misspelt and n not in STOPWORDS][:DRAW_DEPTH]
-                      for race, names in pools.items()}
+        self.pools = {race: [n for n in names if n not in misspelt and n not in STOPWORDS] for race, names in pools.items()}
         self.origin_pools = {o: [n for n in names if n not in misspelt] for o, names in self.origin_pools.items()}
         # a surname's rank down its race's whole pool, misspellings included, and that pool's length:
         # how far down the target pool its replacement is drawn
@@ -196,9 +196,9 @@ class SurnameTable:
                     if self.info[n].race == race] or pool
         surname = surname_key(surname)
         if surname in self.rank:  # in the pool of its own race
-            cand = matched_pick(pool, self.rank[surname], self.pool_sizes[self.info[surname].race], taken)
+            cand = matched_pick(pool, self.rank[surname], self.pool_sizes[self.info[surname].race], taken, DRAW_DEPTH)
         else:
-            cand = matched_pick(pool, self.order.get(surname, 0), len(self.order), taken)
+            cand = matched_pick(pool, self.order.get(surname, 0), len(self.order), taken, DRAW_DEPTH)
         return self.info[cand].display if cand else None
 
 
@@ -236,11 +236,15 @@ def surname_key(surface: str) -> str:
     return "-".join(surface.lower().split())
 
 
-def matched_pick(pool: list[str], rank: int, of: int, taken: set[str]) -> str | None:
+def matched_pick(pool: list[str], rank: int, of: int, taken: set[str], depth: int | None = None) -> str | None:
     """Frequency-matched replacement: the entry of ``pool`` (most frequent first) as far down it as
-    ``rank`` is down a list of ``of`` entries, moving on past ``taken`` entries; the pick joins
-    ``taken``. Shared by first names and surnames, so a common name gets a common replacement."""
+    ``rank`` is down a list of ``of`` entries, within its first ``depth`` (:data:`DRAW_DEPTH`),
+    moving on past ``taken`` entries; the pick joins ``taken``. Shared by first names and surnames,
+    so a common name gets a common replacement and a rare one a name readers still place."""
     k = rank * len(pool) // max(of, 1)
+    pool = pool[:depth] if depth else pool
+    if k >= len(pool):  # a rare name: one of the less frequent half of those drawn, spread by its rank
+        k = len(pool) // 2 + k % max(len(pool) - len(pool) // 2, 1)
     for step in range(len(pool)):
         cand = pool[(k + step) % len(pool)]
         if cand not in taken:

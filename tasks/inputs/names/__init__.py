@@ -344,8 +344,8 @@ class NameTable:
         own_key = (info.gender, info.race)
         rank, of = ((self.rank[(name, own_key)], len(self.pools[own_key])) if (name, own_key) in self.rank
                     else (self.order.get(name, 0), self.gender_count.get(info.gender, 1)))
-        for pool in pools:
-            if cand := sn.matched_pick(pool, rank, of, taken):
+        for pool in pools:  # never deeper than a surname is drawn: rare names read as no one's ("Zev Vang")
+            if cand := sn.matched_pick(pool, rank, of, taken, sn.DRAW_DEPTH):
                 return self.info[cand].display
         return None
 
