@@ -409,6 +409,15 @@ def test_a_rare_first_name_gets_one_readers_place(names) -> None:  # noqa: ANN00
     assert new and new.group(1).lower() in names.pools[("male", "white")][:150], male
 
 
+def test_two_people_never_get_two_spellings_of_one_name(names) -> None:  # noqa: ANN001
+    """"Daniel and Joseph" made Middle Eastern became "Mohammed and Mohamed"."""
+    variants = expand_prompts([("p", "Daniel and Joseph are old friends, though Daniel is rich.")],
+                              load_lexicon("race"), names)
+    arab = next(v.text for v in variants if v.group == "middle_eastern")
+    first, second = arab.split(" are ")[0].split(" and ")
+    assert first.lower()[:4] != second.lower()[:4], arab
+
+
 def _listed_unisex_display() -> set[str]:
     return {n.capitalize() for n in _listed_unisex()}
 

@@ -456,3 +456,20 @@ def test_a_pronoun_follows_the_one_person_its_own_clause_has_named(gender, names
     by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
     assert not by_group["male"].problems, by_group["male"]
     assert by_group["male"].text.endswith("while the second man told the man his name."), by_group["male"]
+
+
+def test_a_pronoun_after_someone_not_compared_and_a_pair_compared_leaves_the_context_out(gender, names) -> None:
+    """"The teacher asked an Asian student and a Black student to stay so that she could talk" made the
+    teacher a man: she may be the teacher or a student, which the rules cannot tell."""
+    text = "After class the coach asked a Korean student and a Black student to stay so that she could talk to them."
+    variants = expand_prompts([("p", text)], gender, names)
+    assert variants and all("or 'coach', who is not compared" in v.problems[0] for v in variants), variants
+    alone = {v.group: v for v in expand_prompts([("p", "My coach told me she would call.")], gender, names)}
+    assert alone["male"].text == "My coach told me he would call." and not alone["male"].problems
+    friends = ("I ate with my Kenyan friend and my Thai friend. My Thai friend had just lost her job.")
+    assert not any(v.problems for v in expand_prompts([("p", friends)], gender, names))
+
+
+def test_a_nationality_after_is_is_no_first_name(gender, names) -> None:
+    """"one is Danish and the other is Ethiopian" became "one is Shuo": Danish is also a census first name."""
+    assert expand_prompt("I write to two pen pals, one is Danish and the other is Kenyan.", gender, names) == {}

@@ -98,6 +98,7 @@ sydney florence victoria china india israel asia africa america kenya chelsea br
 vienna adelaide madison lincoln washington jackson cleveland orlando savannah camden salem sharon
 mercedes bentley tesla porsche lexus toyota kia cadillac harley uber
 christian muslim jewish hindu catholic american indian asian african european mexican
+danish georgian filipina filipinas cherokee romani
 king queen prince princess duke earl baron major general judge ok un ma
 will can else era aide angle brain carry desire golden gay bin fan gang hang dung hung chin bee art trust
 """.split())

@@ -29,7 +29,9 @@ Dana Price, her sales had dropped and the boss wanted her desk") means that pers
 own clause (after "but", "while", "whereas" or ";") has named a person compared of its group and no
 one else ("The Kenyan woman, in contrast, says her piece") means that person, unless a pronoun of
 its group was already kept for a bystander; and a pronoun that owns the
-people counted ("two patients of hers") is someone else, who keeps the word. A trade said of the
+people counted ("two patients of hers") is someone else, who keeps the word. Where only pronouns
+tell a gender, one after a person of no stated gender beside a pair compared ("the teacher asked an
+Asian student and a Black student to stay so that she could talk") cannot be told either. A trade said of the
 people compared ("Two women, a Black nurse and a White nurse") names one of them again, not a
 bystander. A pronoun before anyone is named follows its group, as in a context of one person.
 
@@ -242,9 +244,21 @@ def _owners_kept(text: str, out: list[Source], kinds: Sequence[str]) -> Compared
     """Where only pronouns tell a gender: a pronoun that owns the people counted ("two patients of
     hers", "three students of his") is the one who has them, not one of them, and keeps its word.
     Another pronoun of its group then means that owner or one of the people compared, which the rules
-    cannot tell, so the context is left out with the reason."""
+    cannot tell, so the context is left out with the reason. So is a pronoun after a person of no
+    stated gender where the context names two or more others ("the teacher asked an Asian student
+    and a Black student to stay so that she could talk"): the teacher, or one of the students."""
     owners = {i for i, (s, k) in enumerate(zip(out, kinds, strict=True)) if k == "pronoun" and _owner(text, s)}
     if not owners:
+        ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+        for s, k in zip(out, kinds, strict=True):
+            nouns = [_singular(w.lower()) for w in _WORD.findall(text, 0, s.start)
+                     if w.lower() in PERSON_NOUNS and w.lower() not in _COLLECTIVE]
+            compared = {n for n in nouns if nouns.count(n) >= 2}  # "an Asian student and a Black student"
+            near = _ungendered_people(text, _sentence_start(ends, s.start, back=1), s.start, out, [])
+            other = [w for w in near if _singular(w.lower()) not in compared]
+            if k == "pronoun" and compared and other:
+                return Compared(out, f"whom {s.surface!r} refers to cannot be told: one of the people compared, "
+                                     f"or {other[0]!r}, who is not compared")
         return Compared(out)
     for i in owners:
         out[i] = replace(out[i], group=out[i].group + KEPT)
@@ -338,6 +352,12 @@ def _ungendered_people(text: str, start: int, end: int, found: Sequence[Source],
 def _plural_term(s: Source) -> bool:
     """A plural attribute term ("sons", "women"), which a singular pronoun cannot refer to."""
     return s.row >= 0 and plural_term(canonical(s.surface))
+
+
+def _singular(word: str) -> str:
+    """A person noun's singular ("students" -> "student"), itself when it is one."""
+    return next((word[:len(word) - len(end)] + again for end, again in (("ies", "y"), ("es", ""), ("s", ""))
+                 if word.endswith(end) and word[:len(word) - len(end)] + again in PERSON_NOUNS), word)
 
 
 def _plural(word: str) -> bool:

@@ -79,18 +79,10 @@ def new_name(s: Source, lexicon: Lexicon, target: str, names: NameTable, chosen:
             or not sur.fits(s.surname, target, shares)):
         if s.surname not in chosen.surname:
             origins = new_first.origins if new_first is not None else frozenset()
-            drawn = sur.replacement(s.surname, target, taken, origins)
-            if drawn and _skeleton(drawn) == _skeleton(first):  # never "Mohamed Mohammed"
-                drawn = sur.replacement(s.surname, target, taken, origins)
-            chosen.surname[s.surname] = drawn
+            chosen.surname[s.surname] = sur.replacement(s.surname, target, taken, origins)
         if chosen.surname[s.surname]:
             rest = rest[:len(rest) - len(s.surname)] + chosen.surname[s.surname]
     return first + rest
-
-
-def _skeleton(name: str) -> str:
-    """A name's consonants, doubled ones once: two spellings of one name share it ("Mohamed", "Mohammed")."""
-    return re.sub(r"(.)(?=\1)", "", re.sub(r"[aeiouy]", "", name.lower()))
 
 
 def regions(found: Sequence[Source], names: NameTable) -> dict[str, frozenset[str]]:

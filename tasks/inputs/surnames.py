@@ -245,12 +245,19 @@ def matched_pick(pool: list[str], rank: int, of: int, taken: set[str], depth: in
     pool = pool[:depth] if depth else pool
     if k >= len(pool):  # a rare name: one of the less frequent half of those drawn, spread by its rank
         k = len(pool) // 2 + k % max(len(pool) - len(pool) // 2, 1)
+    spelt = {skeleton(t) for t in taken}
     for step in range(len(pool)):
         cand = pool[(k + step) % len(pool)]
-        if cand not in taken:
+        if cand not in taken and skeleton(cand) not in spelt:  # never "Mohammed and Mohamed"
             taken.add(cand)
             return cand
     return None
+
+
+def skeleton(name: str) -> str:
+    """A name's consonants, doubled ones once: two spellings of one name share it ("Mohamed",
+    "Mohammed"), which a replacement never takes beside the other."""
+    return re.sub(r"(.)(?=\1)", "", re.sub(r"[aeiouy]", "", name.lower()))
 
 
 def load_surnames(data_dir: Path) -> SurnameTable | None:
