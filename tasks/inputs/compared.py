@@ -251,12 +251,14 @@ def _owners_kept(text: str, out: list[Source], kinds: Sequence[str]) -> Compared
     if not owners:
         ends = [m.end() for m in _SENTENCE_END.finditer(text)]
         for s, k in zip(out, kinds, strict=True):
-            nouns = [_singular(w.lower()) for w in _WORD.findall(text, 0, s.start)
-                     if w.lower() in PERSON_NOUNS and w.lower() not in _COLLECTIVE]
-            compared = {n for n in nouns if nouns.count(n) >= 2}  # "an Asian student and a Black student"
+            if k != "pronoun":
+                continue
             near = _ungendered_people(text, _sentence_start(ends, s.start, back=1), s.start, out, [])
+            nouns = [_singular(w.lower()) for w in _WORD.findall(text, 0, s.start)
+                     if w.lower() in PERSON_NOUNS and w.lower() not in _COLLECTIVE] if near else []
+            compared = {n for n in nouns if nouns.count(n) >= 2}  # "an Asian student and a Black student"
             other = [w for w in near if _singular(w.lower()) not in compared]
-            if k == "pronoun" and compared and other:
+            if compared and other:
                 return Compared(out, f"whom {s.surface!r} refers to cannot be told: one of the people compared, "
                                      f"or {other[0]!r}, who is not compared")
         return Compared(out)

@@ -188,8 +188,10 @@ class NameTable:
         one transliterated name vary by a letter or two, its gender does not."""
         import difflib
 
-        pool = self._by_race_gender.setdefault(race, {n: i.gender for n, i in self.info.items() if i.race == race
-                                                      and i.gender in ("male", "female")})
+        pool = self._by_race_gender.get(race)
+        if pool is None:  # built once per race (a default of setdefault would be built on every call)
+            pool = self._by_race_gender[race] = {n: i.gender for n, i in self.info.items() if i.race == race
+                                                 and i.gender in ("male", "female")}
         close = difflib.get_close_matches(word.lower(), list(pool), n=3, cutoff=0.8)
         genders = {pool[n] for n in close}
         return genders.pop() if len(genders) == 1 else ""
