@@ -363,8 +363,7 @@ def _singular(word: str) -> str:
 
 
 def _plural(word: str) -> bool:
-    return any(word.endswith(end) and word[:len(word) - len(end)] + again in PERSON_NOUNS
-               for end, again in (("s", ""), ("es", ""), ("ies", "y")))
+    return _singular(word) != word
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")

@@ -189,6 +189,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     chosen = Chosen()
     taken: set[str] | None = None
     region: dict[str, frozenset[str]] | None = None
+    hint = gender_hint(text) if names is not None else None  # the prompt's pronouns, read once
     pos = 0
     pregnant = lexicon.attribute == "gender" and PREGNANCY.search(text) is not None
     original = text
@@ -213,7 +214,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                          or (names.surnames is not None and w.lower() in names.surnames.info)}
             if region is None:
                 region = regions(found, names) if lexicon.attribute == "race" else {}
-            new = new_name(s, lexicon, target, names, chosen, taken, gender_hint(text), region)
+            new = new_name(s, lexicon, target, names, chosen, taken, hint, region)
             if new is None:
                 problems.append(f"no replacement for the name {s.surface!r} ({s.group}) in the variant "
                                 f"for {target!r}: its gender is unknown and the prompt does not tell")
@@ -287,8 +288,10 @@ def _regional(s: Source, mapping: dict[str, str], lexicon: Lexicon) -> tuple[str
     group's general term ("an African man" beside "a Black man"), None for any other mention. A
     target group without a region's word has no variant of such a prompt (:class:`Unavailable`)."""
     base = s.group.removesuffix(KEPT)
-    words = dict(lexicon.regional)
-    if base == s.group or base not in mapping or canonical(s.surface) != words.get(base):
+    if base == s.group or base not in mapping:
+        return None
+    words = lexicon.region_word
+    if canonical(s.surface) != words.get(base):
         return None
     if mapping[base] == base:
         return None
@@ -307,8 +310,8 @@ def _one_group_origins(raw: Sequence[Source], related: Sequence[Source], lexicon
     if not kept:
         return []
     other = next(s for s in raw if s.group == kept[0].group and s not in kept)
-    words, aliases = dict(lexicon.regional), dict(lexicon.aliases)
-    if all(canonical(k.surface) == words.get(k.group) for k in kept) and canonical(other.surface) not in aliases:
+    if all(canonical(k.surface) == lexicon.region_word.get(k.group) for k in kept) \
+            and canonical(other.surface) not in dict(lexicon.aliases):
         return []
     return [f"{other.surface!r} and {kept[0].surface!r} tell apart two people of one group ({other.group}): a "
             "variant would give them one description or change only one"]

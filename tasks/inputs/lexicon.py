@@ -107,6 +107,11 @@ class Lexicon:
             out[alias] = out[term]
         return out
 
+    @functools.cached_property
+    def region_word(self) -> dict[str, str]:
+        """Group -> the word of its region (``regional`` as a mapping)."""
+        return dict(self.regional)
+
     @property
     def target_groups(self) -> tuple[str, ...]:
         """Groups that get a variant of their own (all but ``source_only``)."""

@@ -26,7 +26,8 @@ def gender_hint(text: str) -> str | None:
 
 
 class Unavailable(Exception):
-    """The target group has no first names to replace a name with."""
+    """The target group has no word for a mention (no first names or surnames, no region's word):
+    the variant for it is not made."""
 
 
 @dataclass

@@ -177,7 +177,7 @@ def variant_problems(original: CheckedPrompt, variant: str, lexicon: Lexicon, na
         return problems
     problems += _mixed_names(before, after, names)
     became: dict[str, dict[str, Source]] = {}
-    regional = dict(lexicon.regional)
+    regional = lexicon.region_word
     for b, a in zip(before, after, strict=True):
         base = b.group.removesuffix(KEPT)
         if base != b.group and canonical(b.surface) == regional.get(base) and canonical(a.surface) == regional.get(a.group) \
