@@ -170,7 +170,7 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
                 and canonical(s.surface) in _PLAIN_PEOPLE and re.fullmatch(r"\s+", text[found[i - 1].end:s.start]):
             out[i] = replace(s, group=found[i - 1].group)  # BBQ's slip "Zahra Sahraoui man": the word follows the name
     if "principal" not in kinds:  # only pronouns tell the people's gender: they follow it
-        return _owners_kept(text, out, kinds)
+        return _only_pronouns(text, out, kinds)
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
     principals = [o for o, k in zip(found, kinds, strict=True) if k == "principal"]
     for i, (s, kind) in enumerate(zip(found, kinds, strict=True)):
@@ -240,7 +240,7 @@ def _topic(text: str, pronoun: Source, sentence: int, principals: Sequence[Sourc
     return framed[-1] if framed else None
 
 
-def _owners_kept(text: str, out: list[Source], kinds: Sequence[str]) -> Compared:
+def _only_pronouns(text: str, out: list[Source], kinds: Sequence[str]) -> Compared:
     """Where only pronouns tell a gender: a pronoun that owns the people counted ("two patients of
     hers", "three students of his") is the one who has them, not one of them, and keeps its word.
     Another pronoun of its group then means that owner or one of the people compared, which the rules
