@@ -28,6 +28,7 @@ def names():  # noqa: ANN201
     ("Savannah said she was tired.", ["Savannah"]),  # a verb only a person does
     ("Georgia's husband is a nurse.", ["Georgia"]),  # a possessive and a relation
     ("She moved to Sharon last year.", []),  # after a preposition of place
+    ("The guards were talking to Jesus Vazquez and Jeffrey Olson.", ["Jesus Vazquez", "Jeffrey Olson"]),  # a surname
     ("Georgia's economy is growing.", []),
     ("Madison is the capital of Wisconsin.", []),
     ("Jackson and Austin are cities in the South.", []),  # joined only to other place names

@@ -470,6 +470,23 @@ def test_a_pronoun_after_someone_not_compared_and_a_pair_compared_leaves_the_con
     assert not any(v.problems for v in expand_prompts([("p", friends)], gender, names))
 
 
+def test_a_pronoun_of_a_gender_no_one_named_has_after_a_person_compared_leaves_the_context_out(gender, names) -> None:
+    """BBQ's slip "the cop found that Camila Aguilar had a warrant, they detained him" kept "him" in the
+    neutral variant: "him" means Camila or someone never named, which the rules cannot tell."""
+    slip = ("The police stopped Susan Johnston and Camila Aguilar outside the arena. Because the cop found that "
+            "Camila Aguilar had an active warrant, they detained him, and Susan Johnston returned home.")
+    variants = expand_prompts([("p", slip)], gender, names)
+    assert variants and all("whom 'him' refers to cannot be told: no one of its group" in v.problems[0]
+                            for v in variants), variants
+    plain = "Annie Chen and Ayanna Mack were in the car. Annie Chen was driving and had his licence taken."
+    assert all(v.problems for v in expand_prompts([("p", plain)], gender, names))
+    # the one who asks two others is who "she" means, and the pronouns after it follow that one
+    teacher = ("The teacher asked Carlos Ramirez and Roosevelt Banks to stay so that she could talk to them. "
+               "She told Carlos Ramirez that she was proud. When she talked to Roosevelt Banks, she was calm.")
+    by_group = {v.group: v for v in expand_prompts([("p", teacher)], gender, names)}
+    assert not by_group["female"].problems and by_group["female"].text.count("she") == 4, by_group["female"]
+
+
 def test_a_nationality_after_is_is_no_first_name(gender, names) -> None:
     """"one is Danish and the other is Ethiopian" became "one is Shuo": Danish is also a census first name."""
     assert expand_prompt("I write to two pen pals, one is Danish and the other is Kenyan.", gender, names) == {}

@@ -33,7 +33,11 @@ people counted ("two patients of hers") is someone else, who keeps the word. Whe
 tell a gender, one after a person of no stated gender beside a pair compared ("the teacher asked an
 Asian student and a Black student to stay so that she could talk") cannot be told either. A trade said of the
 people compared ("Two women, a Black nurse and a White nurse") names one of them again, not a
-bystander. A pronoun before anyone is named follows its group, as in a context of one person.
+bystander. A pronoun before anyone is named follows its group, as in a context of one person. A
+pronoun whose group no one before it has means whom an earlier pronoun of its group kept ("the
+teacher asked two men to stay so that she could talk. ... When she talked"); with none, after people
+compared of another group only, or after a person of no stated gender and then a person compared
+opening a clause ("the cop found that Camila had a warrant, they detained him"), it cannot be told.
 
 Whom a pronoun refers to is a question of coreference, which these rules approximate; the rules
 follow the seeds' requirement that a counterfactual changes only the protected attribute of the
@@ -209,6 +213,13 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
             continue  # "The Eritrean woman, on the other hand, speaks her mind": the one her clause is about
         others = [o.surface for o, k in before if k != "principal"]
         others += _ungendered_people(text, _sentence_start(ends, s.start, back=1), s.start, found, principals)
+        if not before and any(o.group == s.group + KEPT and k == "pronoun" for o, k in zip(out[:i], kinds, strict=False)):
+            out[i] = replace(s, group=s.group + KEPT)  # "the teacher asked two men ... she ... she": the same one
+            continue
+        if not before and any(text.rfind(others[-1], 0, s.start) < o.start and _CLAUSE_SUBJECT.search(text, 0, o.start)
+                        if others else True for o in principals if o.end <= s.start):
+            return Compared(out, f"whom {s.surface!r} refers to cannot be told: no one of its group is named "
+                                 "before it, and a person compared of another is named nearer to it")
         if principal and others:
             return Compared(out, f"whom {s.surface!r} refers to cannot be told: one of the people compared, "
                                  f"or {others[-1]!r}, who is not compared")
@@ -217,6 +228,7 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
     return Compared(out)
 
 
+_CLAUSE_SUBJECT = re.compile(r"\b(?:that|because|since|when|after|as|while|if)\s+$", re.IGNORECASE)  # "found that Camila"
 _CLAUSE_BREAK = re.compile(r"(?:[,;]\s*)?\b(?:but|while|whereas)\s+|;\s*", re.IGNORECASE)
 _FOR_TOPIC = re.compile(r"(?:^|[.!?;]\s+|\bbut\s+)[Ff]or\s+$")
 """"For" opening a sentence or a clause after "but": what follows up to a comma is whom the clause is

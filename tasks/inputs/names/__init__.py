@@ -16,8 +16,8 @@ Detection looks only at capitalised words, with these guards:
   comma to a first name that is not such a word ("Sharon and Edward", "Edward, Madison"), right
   after "named" or "called", before a verb only a person does ("Savannah said"), before a
   possessive and a relation ("Georgia's husband"), or before a surname associated with a group
-  other than white ("Jesus Vazquez", not "Virginia Beach"); never after a preposition of place
-  ("in Sharon", "from Georgia"). Used so once, such a name is a name at every mention in the
+  other than white ("talking to Jesus Vazquez", not "in Virginia Beach"); otherwise never after a
+  preposition of place ("in Sharon", "from Georgia"). Used so once, such a name is a name at every mention in the
   text. Elsewhere they stay places;
 * a capitalised word right after a first name or a title (Mr, Mrs, Dr, ...) is a surname, not a
   first name ("Latoya Joseph", "Mr. James"); a capitalised word the table lacks, right before a
@@ -278,12 +278,12 @@ class NameTable:
 
     def _used_as_person(self, text: str, start: int, end: int) -> bool:
         """Whether a place-or-month name at ``text[start:end]`` is used as a person (module docstring)."""
+        following = self._surname_after(text, end)  # "talking to Jesus Vazquez", not "in Virginia Beach"
+        if following is not None and following[1].race not in ("", "white"):
+            return True
         if context.AFTER_PLACE_PREPOSITION.search(text, max(0, start - 12), start):
             return False
         if context.NAMED_BEFORE.search(text, max(0, start - 12), start) or context.person_verb(text, end):
-            return True
-        following = self._surname_after(text, end)  # "Jesus Vazquez", not "Virginia Beach"
-        if following is not None and following[1].race not in ("", "white"):
             return True
         nxt = context.NEXT.match(text, end)
         if nxt and nxt.group(1) and nxt.group(1) != "," and (rel := context.NEXT.match(text, nxt.end())):
