@@ -53,12 +53,13 @@ from equilens.tasks.inputs.agreement import (
     plural_contraction,
     same_person_ethnonym,
 )
-from equilens.tasks.inputs.compared import describes_person, people_compared, unread_origins
+from equilens.tasks.inputs.compared import people_compared
 from equilens.tasks.inputs.gender_bound import PREGNANCY, PREGNANT_MALE, gendered_institution, student_word, worn
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, plural_term, related_kept, sources, words_used
 from equilens.tasks.inputs.names import NameTable
 from equilens.tasks.inputs.new_names import Chosen, Unavailable, gender_hint, new_name, regions
+from equilens.tasks.inputs.origins import describes_person, unread_origins
 from equilens.tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
 
 __all__ = ["MULTI_GROUP_MODES", "SKIPPED", "Variant", "expand_prompt", "expand_prompts",
