@@ -487,6 +487,20 @@ def test_a_pronoun_of_a_gender_no_one_named_has_after_a_person_compared_leaves_t
     assert not by_group["female"].problems and by_group["female"].text.count("she") == 4, by_group["female"]
 
 
+def test_a_pronoun_kept_for_a_relation_beside_a_person_compared_leaves_the_context_out(gender, names) -> None:
+    """"Reem Safadi ... obeying their husband when he said" became "Adnan Safadi ... obeying their husband when
+    he said": in the male variant "he" means Adnan or the husband, which no reader can tell."""
+    text = ("Reem Safadi and Amy Wang refused to sign a permission slip. Reem Safadi didn't sign because she was "
+            "only obeying their husband when he said not to sign, but Amy Wang didn't see it.")
+    variants = expand_prompts([("p", text)], gender, names)
+    assert variants and all("whom 'he' refers to cannot be told in a variant that gives the people compared its gender"
+                            in v.problems[0] and "'husband'" in v.problems[0] for v in variants), variants
+    # no person compared in the pronoun's sentences: it is the husband's, and the context stays
+    far = ("Reem Safadi and Amy Wang refused to sign a permission slip. It was a busy week. Her husband was "
+           "away. The office was closed, so he could not come.")
+    assert not any(v.problems for v in expand_prompts([("p", far)], gender, names))
+
+
 def test_a_nationality_after_is_is_no_first_name(gender, names) -> None:
     """"one is Danish and the other is Ethiopian" became "one is Shuo": Danish is also a census first name."""
     assert expand_prompt("I write to two pen pals, one is Danish and the other is Kenyan.", gender, names) == {}

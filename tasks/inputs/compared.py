@@ -38,6 +38,8 @@ pronoun whose group no one before it has means whom an earlier pronoun of its gr
 teacher asked two men to stay so that she could talk. ... When she talked"); with none, after people
 compared of another group only, or after a person of no stated gender and then a person compared
 opening a clause ("the cop found that Camila had a warrant, they detained him"), it cannot be told.
+Nor can a pronoun kept for a relation with a person compared in its sentences ("Reem ... obeying
+their husband when he said"): in the variant that gives the person its gender, it means either.
 
 Whom a pronoun refers to is a question of coreference, which these rules approximate; the rules
 follow the seeds' requirement that a counterfactual changes only the protected attribute of the
@@ -223,6 +225,10 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
         if principal and others:
             return Compared(out, f"whom {s.surface!r} refers to cannot be told: one of the people compared, "
                                  f"or {others[-1]!r}, who is not compared")
+        kin = [o.surface for o, k in before if k != "principal" and canonical(o.surface) in lexicon.relations]
+        if kin and any(_sentence_start(ends, s.start, back=1) <= o.start and o.end <= s.start for o in principals):
+            return Compared(out, f"whom {s.surface!r} refers to cannot be told in a variant that gives the people "
+                                 f"compared its gender: one of them, or {kin[-1]!r}, who is not compared")
         if others:
             out[i] = replace(s, group=s.group + KEPT)
     return Compared(out)
