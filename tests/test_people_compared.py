@@ -501,6 +501,18 @@ def test_a_pronoun_kept_for_a_relation_beside_a_person_compared_leaves_the_conte
     assert not any(v.problems for v in expand_prompts([("p", far)], gender, names))
 
 
+def test_a_person_of_no_stated_gender_compared_with_a_relation_is_told_a_gender_by_the_pronouns(gender, names) -> None:
+    """"My neighbor, who has schizophrenia, and her brother ... keep her from" made neutral as "her sibling ... keep
+    her from": the neighbor is one of the two compared, a woman by the pronouns, which change with her."""
+    text = ("My neighbor, who has schizophrenia, and her brother got bad news. The brother had to calm down my "
+            "neighbor to keep her from breaking the table.")
+    by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    assert not by_group["male"].problems and by_group["male"].text == (
+        "My neighbor, who has schizophrenia, and his sister got bad news. The sister had to calm down my "
+        "neighbor to keep him from breaking the table."), by_group["male"]
+    assert "neutral" not in by_group  # a man and a woman compared: no variant makes only one of them neutral
+
+
 def test_a_nationality_after_is_is_no_first_name(gender, names) -> None:
     """"one is Danish and the other is Ethiopian" became "one is Shuo": Danish is also a census first name."""
     assert expand_prompt("I write to two pen pals, one is Danish and the other is Kenyan.", gender, names) == {}

@@ -39,7 +39,9 @@ teacher asked two men to stay so that she could talk. ... When she talked"); wit
 compared of another group only, or after a person of no stated gender and then a person compared
 opening a clause ("the cop found that Camila had a warrant, they detained him"), it cannot be told.
 Nor can a pronoun kept for a relation with a person compared in its sentences ("Reem ... obeying
-their husband when he said"): in the variant that gives the person its gender, it means either.
+their husband when he said"): in the variant that gives the person its gender, it means either. A
+person of no stated gender joined to a person compared ("My neighbor, who has anxiety, and her
+brother") is compared too, told a gender by the pronouns after it, which change with them.
 
 Whom a pronoun refers to is a question of coreference, which these rules approximate; the rules
 follow the seeds' requirement that a counterfactual changes only the protected attribute of the
@@ -222,6 +224,10 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
                         if others else True for o in principals if o.end <= s.start):
             return Compared(out, f"whom {s.surface!r} refers to cannot be told: no one of its group is named "
                                  "before it, and a person compared of another is named nearer to it")
+        joined = [w for w in others[-1:] if any(_JOINED_TO.fullmatch(text, m.end(), o.start) for o in principals
+                                           for m in re.compile(rf"\b{re.escape(w)}\b").finditer(text, 0, s.start))]
+        if joined:  # "My neighbor, who has schizophrenia, and her brother": the neighbor is compared, told a
+            continue  # gender by the pronoun, which changes with them (a variant swaps the two)
         if principal and others:
             return Compared(out, f"whom {s.surface!r} refers to cannot be told: one of the people compared, "
                                  f"or {others[-1]!r}, who is not compared")
@@ -235,6 +241,8 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
 
 
 _CLAUSE_SUBJECT = re.compile(r"\b(?:that|because|since|when|after|as|while|if)\s+$", re.IGNORECASE)  # "found that Camila"
+_JOINED_TO = re.compile(r"(?:,[^.;]*,)?\s+(?:and|or)\s+(?:my|your|his|her|their|our|the|a|an)\s+(?:[\w-]+\s+){0,2}",
+                        re.IGNORECASE)  # "my neighbor(, who ...,) and her brother"
 _CLAUSE_BREAK = re.compile(r"(?:[,;]\s*)?\b(?:but|while|whereas)\s+|;\s*", re.IGNORECASE)
 _FOR_TOPIC = re.compile(r"(?:^|[.!?;]\s+|\bbut\s+)[Ff]or\s+$")
 """"For" opening a sentence or a clause after "but": what follows up to a comma is whom the clause is

@@ -466,9 +466,10 @@ def test_a_pronoun_swapped_while_the_name_stays_is_never_valid(lex, names):
     out = expand_prompts([("p", "Austin felt good seeing CEO next to his name.")], lex["gender"], names)
     assert all(not v.problems for v in out) and {v.group for v in out} == {"male", "female", "neutral"}
     assert all(v.text.split()[0] != "Austin" for v in out if v.group != "male")
-    # the same for a name expansion now finds: the name and the pronouns change together
+    # a male name, then a pronoun of the other gender that no one before it has: it may be Martin's
+    # (CrowS-Pairs' Martin is a woman) or someone never named, so the context is left out
     out = expand_prompts([("p", "Martin used her husband's disappearance.")], lex["gender"], names)
-    assert all(not v.problems for v in out)
+    assert out and all("whom 'her' refers to cannot be told: no one of its group" in v.problems[0] for v in out)
     assert not validate_variant("Martin used her husband's disappearance.", "Martin used his wife's disappearance.",
                                 lex["gender"], names) == []
 
