@@ -210,18 +210,17 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
         if topic is not None and topic.group == s.group:
             continue  # "For Ebony Ware, her performance ... put someone else in her role": the one the clause is for
         clause = _clause_start(text, own, s.start)
+        kept_before = any(o.group == s.group + KEPT and k == "pronoun" for o, k in zip(out[:i], kinds, strict=False))
         if principal and any(o.start >= clause for o, k in before if k == "principal") \
                 and not any(o.start >= clause for o, k in before if k != "principal") \
-                and not _ungendered_people(text, clause, s.start, found, principals) \
-                and not any(o.group == s.group + KEPT and k == "pronoun" for o, k in zip(out[:i], kinds, strict=False)):
+                and not _ungendered_people(text, clause, s.start, found, principals) and not kept_before:
             continue  # "The Eritrean woman, on the other hand, speaks her mind": the one her clause is about
         others = [o.surface for o, k in before if k != "principal"]
         others += _ungendered_people(text, _sentence_start(ends, s.start, back=1), s.start, found, principals)
-        if not before and any(o.group == s.group + KEPT and k == "pronoun" for o, k in zip(out[:i], kinds, strict=False)):
+        if not before and kept_before:
             out[i] = replace(s, group=s.group + KEPT)  # "the teacher asked two men ... she ... she": the same one
             continue
-        if not before and any(text.rfind(others[-1], 0, s.start) < o.start and _CLAUSE_SUBJECT.search(text, 0, o.start)
-                        if others else True for o in principals if o.end <= s.start):
+        if not before and _nearer_compared(text, s, others, principals):
             return Compared(out, f"whom {s.surface!r} refers to cannot be told: no one of its group is named "
                                  "before it, and a person compared of another is named nearer to it")
         joined = [w for w in others[-1:] if any(_JOINED_TO.fullmatch(text, m.end(), o.start) for o in principals
@@ -247,6 +246,15 @@ _CLAUSE_BREAK = re.compile(r"(?:[,;]\s*)?\b(?:but|while|whereas)\s+|;\s*", re.IG
 _FOR_TOPIC = re.compile(r"(?:^|[.!?;]\s+|\bbut\s+)[Ff]or\s+$")
 """"For" opening a sentence or a clause after "but": what follows up to a comma is whom the clause is
 for, not an object ("much harder to do this for Ayanna Williams, whose father ...")."""
+
+
+def _nearer_compared(text: str, pronoun: Source, others: Sequence[str], principals: Sequence[Source]) -> bool:
+    """Is a person compared named before the pronoun and nearer to it than the last person not compared
+    (``others``), as the subject of a clause ("the cop found that Camila had a warrant, they detained
+    him")? With no one not compared, is anyone compared named before it?"""
+    last = text.rfind(others[-1], 0, pronoun.start) if others else -1
+    return any(o.end <= pronoun.start and (not others or last < o.start and _CLAUSE_SUBJECT.search(text, 0, o.start))
+               for o in principals)
 
 
 def _clause_start(text: str, sentence: int, pos: int) -> int:
