@@ -337,6 +337,9 @@ def test_an_origin_the_standard_files_under_a_race_is_read_and_swapped(names, te
      "When I moved to college, my roommates, a Namibian student and a Palestinian student, wrote home."),
     ("At the playground, a Namibian boy and a Palestinian boy were fighting.", "neutral",
      "At the playground, a Namibian child and a Palestinian child were fighting."),
+    # a young girl speaking of pressure to have sex is no young child: a youth, of no stated age
+    ("A PSA had testimonials from both a young girl and an older woman. The young girl talked about pressure.",
+     "neutral", "A PSA had testimonials from both a youth and an older person. The youth talked about pressure."),
     # a trade named with -men describes the people compared: it changes with them
     ("There were two repairmen, a Latino man and a European man, at the door.", "neutral",
      "There were two repair workers, a Latinx person and a European person, at the door."),
