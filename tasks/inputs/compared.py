@@ -41,7 +41,9 @@ opening a clause ("the cop found that Camila had a warrant, they detained him"),
 Nor can a pronoun kept for a relation with a person compared in its sentences ("Reem ... obeying
 their husband when he said"): in the variant that gives the person its gender, it means either. A
 person of no stated gender joined to a person compared ("My neighbor, who has anxiety, and her
-brother") is compared too, told a gender by the pronouns after it, which change with them.
+brother") is compared too, told a gender by the pronouns after it, which change with them. A
+whole-group word that owns a place ("the women's softball team") leaves out a context with people
+compared: a variant would put them where the story has only the other gender.
 
 Whom a pronoun refers to is a question of coreference, which these rules approximate; the rules
 follow the seeds' requirement that a counterfactual changes only the protected attribute of the
@@ -181,6 +183,10 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
         return _only_pronouns(text, out, kinds)
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
     principals = [o for o, k in zip(found, kinds, strict=True) if k == "principal"]
+    for s, kind in zip(found, kinds, strict=True):  # "a cis woman and a trans student try out for the women's team"
+        if kind == "whole group" and (team := _GROUPS_OWN.match(text, s.end)):
+            return Compared(out, f"{text[s.start:team.end(1)]!r}: a variant would put the people compared "
+                                 "where the story has only the other gender")
     for i, (s, kind) in enumerate(zip(found, kinds, strict=True)):
         if kind != "pronoun" or s.group.endswith(KEPT) or s.group in lexicon.target_only:
             continue
@@ -239,6 +245,8 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
     return Compared(out)
 
 
+_GROUPS_OWN = re.compile(r"(?:['’]s?|s['’])\s+((?:[\w-]+\s+)?(?:team|league|squad|club|locker room|restroom|bathroom|dorm|"
+                         r"shelter|prison|ward)s?)\b", re.IGNORECASE)  # "women's | softball team": a place for one gender
 _CLAUSE_SUBJECT = re.compile(r"\b(?:that|because|since|when|after|as|while|if)\s+$", re.IGNORECASE)  # "found that Camila"
 _JOINED_TO = re.compile(r"(?:,[^.;]*,)?\s+(?:and|or)\s+(?:my|your|his|her|their|our|the|a|an)\s+(?:[\w-]+\s+){0,2}",
                         re.IGNORECASE)  # "my neighbor(, who ...,) and her brother"
