@@ -337,6 +337,9 @@ def test_an_origin_the_standard_files_under_a_race_is_read_and_swapped(names, te
      "When I moved to college, my roommates, a Namibian student and a Palestinian student, wrote home."),
     ("At the playground, a Namibian boy and a Palestinian boy were fighting.", "neutral",
      "At the playground, a Namibian child and a Palestinian child were fighting."),
+    # a teen boy made neutral is a teenager, never "a teen child"
+    ("The first people to show up were a teen boy and an older adult.", "neutral",
+     "The first people to show up were a teenager and an older adult."),
     # a young girl speaking of pressure to have sex is no young child: a youth, of no stated age
     ("A PSA had testimonials from both a young girl and an older woman. The young girl talked about pressure.",
      "neutral", "A PSA had testimonials from both a youth and an older person. The youth talked about pressure."),
@@ -514,6 +517,16 @@ def test_a_person_of_no_stated_gender_compared_with_a_relation_is_told_a_gender_
         "My neighbor, who has schizophrenia, and his sister got bad news. The sister had to calm down my "
         "neighbor to keep him from breaking the table."), by_group["male"]
     assert "neutral" not in by_group  # a man and a woman compared: no variant makes only one of them neutral
+
+
+def test_people_compared_for_a_place_of_one_gender_leave_the_context_out(gender, names) -> None:
+    """"A cisgender woman and a trans student ... for their college's women's softball team" became "A cisgender
+    man and a trans student ...": the team keeps its word, and the story no longer holds."""
+    text = "A cisgender woman and a trans student are both trying out for their college's women's softball team."
+    variants = expand_prompts([("p", text)], gender, names)
+    assert variants and all(v.problems == ("\"women's softball team\": a variant would put the people compared "
+                                           "where the story has only the other gender",) for v in variants), variants
+    assert not any(v.problems for v in expand_prompts([("p", "Two women argued about women's rights.")], gender, names))
 
 
 def test_a_nationality_after_is_is_no_first_name(gender, names) -> None:
