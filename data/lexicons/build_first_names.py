@@ -88,6 +88,9 @@ OUT = HERE / "first_names.csv"
 SUPPLEMENT = HERE / "first_names_supplement.csv"
 SURNAME_SUPPLEMENT = HERE / "surnames_supplement.csv"  # surnames the tables lack, each with its source
 STOPWORDS = HERE / "stopwords.txt"
+# Short forms of both a man's and a woman's name (Alexander and Alexandra, Samuel and Samantha,
+# Christopher and Christine): readers take them for either sex, so no census share of men makes them lean.
+BOTH_SEXES = frozenset({"alex", "sam", "chris"})
 # Also not safe as plain names: months, days, places, nationalities, brands, titles.
 NOT_ONLY_NAMES = set("""
 april may june august january march christmas easter
@@ -276,7 +279,7 @@ def build(census_file: Path, words: Path, mena_given: dict[str, int],
                                or (name in common and cen[name].count < COMMON_TWO_LETTER)):
             continue
         c = cen.get(name)
-        gender, race = gender_of(c), race_of(c)
+        gender, race = "unisex" if name in BOTH_SEXES else gender_of(c), race_of(c)
         is_typical = typical(None if name in extra else c, gender, race)
         if name in extra:
             gender = extra[name]["gender"] or gender
@@ -295,7 +298,7 @@ def build(census_file: Path, words: Path, mena_given: dict[str, int],
                      "typical": str(int(is_typical)),
                      # the supplement's race overrides the census, so its names carry no shares
                      **share_cells(None if name in extra else c),
-                     "male": "" if name in extra or c is None else f"{c.male:.3f}"})
+                     "male": "" if name in extra or name in BOTH_SEXES or c is None else f"{c.male:.3f}"})
     return rows
 
 
