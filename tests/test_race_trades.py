@@ -267,3 +267,13 @@ def test_a_group_and_its_regions_word_change_together_where_the_target_has_one(t
     got = race_variants(text)
     assert {g: got[g] for g in expected} == expected
     assert not {"asian", "native_american", "middle_eastern"} & set(got), got
+
+
+def test_a_term_in_the_place_of_a_capitalised_people_name_capitalises_only_its_proper_words() -> None:
+    """"a South American and a Native American person" swapped became "a Native American Person and a South
+    American": a people's name is capitalised word by word, a common noun after it never is."""
+    from equilens.tasks.inputs.expansion import render
+
+    assert render("South American", "native american person") == "Native American person"
+    assert render("African American", "asian american") == "Asian American"
+    assert render("South American", "white") == "White"

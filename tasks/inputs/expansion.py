@@ -156,10 +156,8 @@ def render(surface: str, term: str, all_lowercase: bool = False) -> str:
     if len(letters) > 1 and all(c.isupper() for c in letters):
         return sep.join(words).upper()
     parts = [w for w in re.split(r"[\s-]+", surface) if w]
-    if len(parts) > 1 and all(p[:1].isupper() for p in parts):  # "African American": every word
-        return sep.join(w[:1].upper() + w[1:] for w in words)
-    if parts[0][:1].isupper():  # "He", "White people", "Koreans" -> "White people": the first
-        # word and proper words only
+    if parts[0][:1].isupper():  # "He", "White people", "Koreans" -> "White people", "South American"
+        # -> "Native American person": the first word and proper words only
         words = _proper(words)
         return sep.join([words[0][:1].upper() + words[0][1:], *words[1:]])
     return sep.join([w.lower() for w in words] if all_lowercase else _proper(words))
