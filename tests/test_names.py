@@ -54,6 +54,7 @@ def test_a_couple_named_by_a_place_like_first_name_stays_a_man_and_a_woman() -> 
 @pytest.mark.parametrize(("text", "institution"), [
     ("She plays shortstop on their college's women's softball team.", "women's softball team"),
     ("The men's restroom on the second floor is closed, he said.", "men's restroom"),
+    ("She tried out for the girls' soccer team last week.", "girls' soccer team"),  # a plural's possessive
 ])
 def test_a_gendered_institution_has_no_neutral_variant(text: str, institution: str) -> None:
     """The neutral variant must not read "their college's people's softball team"."""

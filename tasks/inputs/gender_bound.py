@@ -45,7 +45,7 @@ _INSTITUTIONS = frozenset("""
     rooms toilet toilets locker shelter shelters prison prisons ward clinic magazine magazines clothing
     apparel wear section department choir chorus dormitory dorm hostel
 """.split())
-_POSSESSIVE_THEN = re.compile(r"['’]s((?:\s+[a-z-]+){1,3})")
+_POSSESSIVE_THEN = re.compile(r"['’]s?((?:\s+[a-z-]+){1,3})")
 
 
 def gendered_institution(text: str, end: int) -> int | None:
