@@ -57,6 +57,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from equilens.tasks.inputs.gender_bound import gendered_institution
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, plural_term
 from equilens.tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
@@ -184,8 +185,8 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
     principals = [o for o, k in zip(found, kinds, strict=True) if k == "principal"]
     for s, kind in zip(found, kinds, strict=True):  # "a cis woman and a trans student try out for the women's team"
-        if kind == "whole group" and (team := _GROUPS_OWN.match(text, s.end)):
-            return Compared(out, f"{text[s.start:team.end(1)]!r}: a variant would put the people compared "
+        if kind == "whole group" and (place := gendered_institution(text, s.end)):
+            return Compared(out, f"{text[s.start:place]!r}: a variant would put the people compared "
                                  "where the story has only the other gender")
     for i, (s, kind) in enumerate(zip(found, kinds, strict=True)):
         if kind != "pronoun" or s.group.endswith(KEPT) or s.group in lexicon.target_only:
@@ -245,8 +246,6 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
     return Compared(out)
 
 
-_GROUPS_OWN = re.compile(r"(?:['’]s?|s['’])\s+((?:[\w-]+\s+)?(?:team|league|squad|club|locker room|restroom|bathroom|dorm|"
-                         r"shelter|prison|ward)s?)\b", re.IGNORECASE)  # "women's | softball team": a place for one gender
 _CLAUSE_SUBJECT = re.compile(r"\b(?:that|because|since|when|after|as|while|if)\s+$", re.IGNORECASE)  # "found that Camila"
 _JOINED_TO = re.compile(r"(?:,[^.;]*,)?\s+(?:and|or)\s+(?:my|your|his|her|their|our|the|a|an)\s+(?:[\w-]+\s+){0,2}",
                         re.IGNORECASE)  # "my neighbor(, who ...,) and her brother"
