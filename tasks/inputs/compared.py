@@ -230,10 +230,9 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
         if not before and _nearer_compared(text, s, others, principals):
             return Compared(out, f"whom {s.surface!r} refers to cannot be told: no one of its group is named "
                                  "before it, and a person compared of another is named nearer to it")
-        joined = [w for w in others[-1:] if any(_JOINED_TO.fullmatch(text, m.end(), o.start) for o in principals
-                                           for m in re.compile(rf"\b{re.escape(w)}\b").finditer(text, 0, s.start))]
-        if joined:  # "My neighbor, who has schizophrenia, and her brother": the neighbor is compared, told a
-            continue  # gender by the pronoun, which changes with them (a variant swaps the two)
+        if others and _joined_to_compared(text, others[-1], s.start, principals):
+            continue  # "My neighbor, who has schizophrenia, and her brother": the neighbor is compared, told a
+            # gender by the pronoun, which changes with them (a variant swaps the two)
         if principal and others:
             return Compared(out, f"whom {s.surface!r} refers to cannot be told: one of the people compared, "
                                  f"or {others[-1]!r}, who is not compared")
@@ -262,6 +261,13 @@ def _nearer_compared(text: str, pronoun: Source, others: Sequence[str], principa
     last = text.rfind(others[-1], 0, pronoun.start) if others else -1
     return any(o.end <= pronoun.start and (not others or last < o.start and _CLAUSE_SUBJECT.search(text, 0, o.start))
                for o in principals)
+
+
+def _joined_to_compared(text: str, word: str, before: int, principals: Sequence[Source]) -> bool:
+    """Is the person ``word`` (of no stated gender) joined by "and" or "or" to a person compared before
+    ``before`` ("my neighbor, who has anxiety, and her brother")?"""
+    return any(_JOINED_TO.fullmatch(text, m.end(), o.start) for o in principals
+               for m in re.finditer(rf"\b{re.escape(word)}\b", text[:before]))
 
 
 def _clause_start(text: str, sentence: int, pos: int) -> int:

@@ -17,8 +17,8 @@ Detection looks only at capitalised words, with these guards:
   after "named" or "called", before a verb only a person does ("Savannah said"), before a
   possessive and a relation ("Georgia's husband"), or before a surname associated with a group
   other than white ("talking to Jesus Vazquez", not "in Virginia Beach"); otherwise never after a
-  preposition of place ("in Sharon", "from Georgia"). Used so once, such a name is a name at every mention in the
-  text. Elsewhere they stay places;
+  preposition of place ("in Sharon", "from Georgia"). Used so once, such a name is a name at every
+  mention in the text. Elsewhere they stay places;
 * a capitalised word right after a first name or a title (Mr, Mrs, Dr, ...) is a surname, not a
   first name ("Latoya Joseph", "Mr. James"); a capitalised word the table lacks, right before a
   hyphenated surname of Arabic form, is a middle_eastern first name ("Yousouf al-Masri") of the
