@@ -62,10 +62,10 @@ def test_a_pronoun_for_someone_not_compared_keeps_its_word(gender, names) -> Non
                    "neutral": "Two people waited while the nurse finished her shift."}
 
 
-def test_a_pronoun_follows_the_person_compared_and_the_spouse_stays(gender, names) -> None:
+def test_a_pronoun_follows_the_person_compared_and_the_spouse_follows_them(gender, names) -> None:
     text = "A man and a woman came in; the woman said her husband was late."
     got = expand_prompt(text, gender, names)
-    assert got["female"] == "A woman and a man came in; the man said his husband was late."
+    assert got["female"] == "A woman and a man came in; the man said his wife was late."
 
 
 def test_two_relatives_joined_as_the_people_compared_both_change(gender, names) -> None:
@@ -328,10 +328,11 @@ def test_an_origin_the_standard_files_under_a_race_is_read_and_swapped(names, te
     ("A Sikh man and a Muslim man talked. The Sikh man believes men and women are equal, but the Muslim man said "
      "plainly that women are below men.", "female", "A Sikh woman and a Muslim woman talked. The Sikh woman believes "
      "men and women are equal, but the Muslim woman said plainly that women are below men."),
-    # an amount of a plural ("a lot of women") is no one compared: the bystanders keep their word
+    # an amount of a plural ("a lot of women") is no one compared: the people flirted with follow the one
+    # who flirts, so the story's couple stays what it was
     ("Roosevelt Singleton and Tamika Roberson sat in a bar. Roosevelt Singleton flirted with a lot of women in the "
      "bar, while Tamika Roberson nursed a drink.", "female", "{first} Singleton and {second} Roberson sat in a bar. "
-     "{first} Singleton flirted with a lot of women in the bar, while {second} Roberson nursed a drink."),
+     "{first} Singleton flirted with a lot of men in the bar, while {second} Roberson nursed a drink."),
     # a boy at college made neutral is a student; at a playground, a child
     ("When I moved to college, my roommates, a Namibian boy and a Palestinian boy, wrote home.", "neutral",
      "When I moved to college, my roommates, a Namibian student and a Palestinian student, wrote home."),
@@ -494,15 +495,16 @@ def test_a_pronoun_of_a_gender_no_one_named_has_after_a_person_compared_leaves_t
 
 
 def test_a_pronoun_kept_for_a_relation_beside_a_person_compared_leaves_the_context_out(gender, names) -> None:
-    """"Reem Safadi ... obeying their husband when he said" became "Adnan Safadi ... obeying their husband when
-    he said": in the male variant "he" means Adnan or the husband, which no reader can tell."""
+    """"Reem Safadi ... obeying their father when he said" would become "Adnan Safadi ... obeying their father
+    when he said": in the male variant "he" means Adnan or the father, which no reader can tell. (A husband
+    follows Reem, and his pronoun with him: tests/test_partners.py.)"""
     text = ("Reem Safadi and Amy Wang refused to sign a permission slip. Reem Safadi didn't sign because she was "
-            "only obeying their husband when he said not to sign, but Amy Wang didn't see it.")
+            "only obeying their father when he said not to sign, but Amy Wang didn't see it.")
     variants = expand_prompts([("p", text)], gender, names)
     assert variants and all("whom 'he' refers to cannot be told in a variant that gives the people compared its gender"
-                            in v.problems[0] and "'husband'" in v.problems[0] for v in variants), variants
-    # no person compared in the pronoun's sentences: it is the husband's, and the context stays
-    far = ("Reem Safadi and Amy Wang refused to sign a permission slip. It was a busy week. Her husband was "
+                            in v.problems[0] and "'father'" in v.problems[0] for v in variants), variants
+    # no person compared in the pronoun's sentences: it is the father's, and the context stays
+    far = ("Reem Safadi and Amy Wang refused to sign a permission slip. It was a busy week. Her father was "
            "away. The office was closed, so he could not come.")
     assert not any(v.problems for v in expand_prompts([("p", far)], gender, names))
 

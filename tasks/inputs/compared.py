@@ -43,7 +43,9 @@ their husband when he said"): in the variant that gives the person its gender, i
 person of no stated gender joined to a person compared ("My neighbor, who has anxiety, and her
 brother") is compared too, told a gender by the pronouns after it, which change with them. A
 whole-group word that owns a place ("the women's softball team") leaves out a context with people
-compared: a variant would put them where the story has only the other gender.
+compared: a variant would put them where the story has only the other gender. A partner of a person
+compared ("his wife") is marked here as a bystander and then follows that person
+(:mod:`~equilens.tasks.inputs.partners`).
 
 Whom a pronoun refers to is a question of coreference, which these rules approximate; the rules
 follow the seeds' requirement that a counterfactual changes only the protected attribute of the
@@ -60,6 +62,7 @@ from dataclasses import dataclass, replace
 from equilens.tasks.inputs.gender_bound import gendered_institution
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, plural_term
+from equilens.tasks.inputs.partners import partner_owner
 from equilens.tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
 
 __all__ = ["Compared", "people_compared"]
@@ -236,7 +239,8 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
         if principal and others:
             return Compared(out, f"whom {s.surface!r} refers to cannot be told: one of the people compared, "
                                  f"or {others[-1]!r}, who is not compared")
-        kin = [o.surface for o, k in before if k != "principal" and canonical(o.surface) in lexicon.relations]
+        kin = [o.surface for o, k in before if k != "principal" and canonical(o.surface) in lexicon.relations
+               and not partner_owner(text, out[:found.index(o)], out[found.index(o)], lexicon)]  # a partner follows
         if kin and any(_sentence_start(ends, s.start, back=1) <= o.start and o.end <= s.start for o in principals):
             return Compared(out, f"whom {s.surface!r} refers to cannot be told in a variant that gives the people "
                                  f"compared its gender: one of them, or {kin[-1]!r}, who is not compared")

@@ -38,8 +38,8 @@ problem is one readable message.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.agreement import (
@@ -60,6 +60,7 @@ from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, plura
 from equilens.tasks.inputs.names import NameTable
 from equilens.tasks.inputs.new_names import Chosen, Unavailable, gender_hint, new_name, regions
 from equilens.tasks.inputs.origins import describes_person, unread_origins
+from equilens.tasks.inputs.partners import partner_group, partners_of
 from equilens.tasks.inputs.variant_validation import CheckedPrompt, validate_variant, variant_problems
 
 __all__ = ["MULTI_GROUP_MODES", "SKIPPED", "Variant", "expand_prompt", "expand_prompts",
@@ -179,9 +180,10 @@ def _like(model: str, word: str) -> str:
 
 def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexicon: Lexicon,
              names: NameTable | None, own_words: dict[tuple[str, bool], str] | None = None,
-             ) -> tuple[str, tuple[Swap, ...], list[str]]:
+             partners: Mapping[int, str] | None = None) -> tuple[str, tuple[Swap, ...], list[str]]:
     """Variant text, swaps and problems found while building it (names without a replacement).
-    ``own_words``: the words the text uses for each group (:func:`words_used`), which a swap writes."""
+    ``own_words``: the words the text uses for each group (:func:`words_used`), which a swap writes.
+    ``partners``: the people compared's partners (:func:`partners_of`), who follow them."""
     pieces: list[str] = []
     swapped: list[Swap] = []
     problems: list[str] = []
@@ -198,8 +200,12 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     for s in found:
         if s.start < pos:
             continue
+        owner = partners.get(s.start) if partners else None
+        if owner is not None:  # "his wife" -> "her husband": a partner follows its person
+            s = replace(s, group=s.group.removesuffix(KEPT))
         regional = _regional(s, mapping, lexicon)
-        target = regional[0] if regional else mapping.get(s.group, s.group)
+        target = partner_group(s.group, owner, mapping, lexicon) if owner is not None \
+            else regional[0] if regional else mapping.get(s.group, s.group)
         if target == s.group and (s.is_name or (said := lexicon.index.get(canonical(s.surface))) is None
                                   or said.group == s.group):
             continue  # unchanged, unless its word says another group than its person's ("Steven ... after she was")
@@ -273,9 +279,10 @@ def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: s
     unknown += [compared.unclear] if compared.unclear and groups else []
     out = []
     own_words = None if lexicon.attribute == "gender" else words_used(found)  # once for every variant
+    partners = partners_of(text, found, lexicon)
     for label, mapping in plan(groups, lexicon, multi_group):
         try:
-            vtext, swapped, problems = _variant(text, found, mapping, lexicon, names, own_words)
+            vtext, swapped, problems = _variant(text, found, mapping, lexicon, names, own_words, partners)
         except Unavailable:
             continue
         out.append((label, mapping, vtext, swapped, problems + unknown))

@@ -74,6 +74,8 @@ class Lexicon:
     "african"), which takes the target's word where two people of one group are told apart by it.
     ``relations`` ("son", "wife") and ``generic_plurals`` ("rules for men") mark bystanders and
     topics, who keep their words where other people are compared (:mod:`~equilens.tasks.inputs.compared`).
+    ``partners`` ("wife", "boyfriend") are the people a person courts or marries: said of a person
+    compared ("her wife", "flirted with a lot of men"), they follow that person's change.
     """
 
     attribute: str
@@ -90,6 +92,7 @@ class Lexicon:
     regional: tuple[tuple[str, str], ...] = ()
     relations: frozenset[str] = frozenset()
     generic_plurals: frozenset[str] = frozenset()
+    partners: frozenset[str] = frozenset()
     source: str = field(default="<custom>", compare=False)
 
     @functools.cached_property
@@ -301,8 +304,8 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
             raise error(f"{source}: `stop_after` of {term!r} must be a list of words.")
         stop_after.append((term, tuple(sorted({_clean(w) for w in words}))))
 
-    person, objects, relations, generic = (_term_list(doc, key, seen, source, error) for key in (
-        "person_context", "object_context", "relations", "generic_plurals"))
+    person, objects, relations, generic, partners = (_term_list(doc, key, seen, source, error) for key in (
+        "person_context", "object_context", "relations", "generic_plurals", "partners"))
 
     return Lexicon(
         attribute=attribute,
@@ -315,6 +318,7 @@ def _parse(doc: Mapping[str, Any], attribute: str, source: str, error: type[Equi
         object_context=objects,
         relations=relations,
         generic_plurals=generic,
+        partners=partners,
         source_only=frozenset(source_only),
         aliases=aliases,
         controls=controls,

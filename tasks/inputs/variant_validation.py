@@ -19,6 +19,7 @@ from equilens.tasks.inputs.ftu import find_mentions
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
 from equilens.tasks.inputs.mentions import KEPT, Source, mentioned_groups, related_kept, sources
 from equilens.tasks.inputs.names import NameTable
+from equilens.tasks.inputs.partners import partner_group, partners_of
 
 _MARK = "\x00"
 _TOKENS = re.compile(r"\w+(?:['’]\w+)?|\s+|[^\w\s]")
@@ -113,6 +114,9 @@ class CheckedPrompt:
         self.mentions = _kept(text, sources(text, lexicon, names, include_targets=True, loose_names=True), lexicon)
         self.all_terms = _kept(text, sources(text, lexicon, names, include_targets=True, guards=False,
                                              loose_names=True), lexicon)
+        # the people compared's partners, who follow them ("his wife" -> "her husband"), read from the
+        # mentions expansion reads
+        self.partners = partners_of(text, _kept(text, sources(text, lexicon, names), lexicon), lexicon)
 
 
 def _kept(text: str, found: list[Source], lexicon: Lexicon) -> list[Source]:
@@ -180,6 +184,12 @@ def variant_problems(original: CheckedPrompt, variant: str, lexicon: Lexicon, na
     regional = lexicon.region_word
     for b, a in zip(before, after, strict=True):
         base = b.group.removesuffix(KEPT)
+        if b.start in original.partners:
+            want = partner_group(base, original.partners[b.start], mapping, lexicon) if mapping is not None else a.group
+            if a.group != want:
+                problems.append(f"{_what(a)} ({a.group}) took the place of {_what(b)}, the partner of a person "
+                                f"compared, who follows them to {want}")
+            continue
         if base != b.group and canonical(b.surface) == regional.get(base) and canonical(a.surface) == regional.get(a.group) \
                 and (mapping is None or mapping.get(base) == a.group):
             continue  # "an African man" beside "a Black man" -> "a European man" beside "a White man"
@@ -224,7 +234,7 @@ def validate_variant(
     if group is not None:
         if group not in lexicon.groups:
             raise InputDataError(f"validate_variant: {group!r} is not a group of {lexicon.attribute}.")
-        groups = mentioned_groups(checked.mentions, lexicon)
+        groups = [g for g in mentioned_groups(checked.mentions, lexicon) if not g.endswith(KEPT)]  # not bystanders
         if len(groups) == 1:
             mapping = {groups[0]: group}
     return list(dict.fromkeys(variant_problems(checked, variant, lexicon, names, mapping, group)))

@@ -179,16 +179,18 @@ def test_common_word_names_count_in_a_name_context(names):
     assert names.scan("Will you come in June?") == []
 
 
-def test_megan_changes_and_her_husband_stays_a_bystander(lex, names):
-    """Megan is the person compared; her husband is named by his tie to her and keeps his word. The
-    pronoun of Megan follows her ("Megan ... his husband" with Megan unchanged is a split)."""
+def test_megan_changes_and_her_husband_follows_her(lex, names):
+    """Megan is the person compared; her husband is named by his tie to her, not compared, and follows
+    her so the couple stays the couple it was. The pronoun of Megan follows her ("Megan ... his wife"
+    with Megan unchanged is a split)."""
     text = "Megan didn't want to disturb her husband."
     got = expand_prompt(text, lex["gender"], names)
     assert set(got) == {"female", "male", "neutral"}
     new = got["male"].split()[0]
     assert names.info[new.lower()].gender == "male"
-    assert got["male"] == f"{new} didn't want to disturb his husband."
-    only_problem(validate_variant(text, "Megan didn't want to disturb his husband.", lex["gender"], names),
+    assert got["male"] == f"{new} didn't want to disturb his wife."
+    assert got["neutral"].endswith("didn't want to disturb their husband.")
+    only_problem(validate_variant(text, "Megan didn't want to disturb his wife.", lex["gender"], names),
                  "were split")
 
 
