@@ -496,8 +496,10 @@ def test_a_place_name_joined_to_a_name_past_a_who_clause_is_a_person(names) -> N
 
 def test_a_short_form_of_both_a_mans_and_a_womans_name_reads_as_either(names) -> None:  # noqa: ANN001
     """"Amina Boushaki and Alex Huynh" in the male variant became "Hussein Boushaki and Melanie Huynh": the census
-    counts most Alexes as men, but readers take Alex (Alexander, Alexandra) for either sex, so Alex stays."""
+    counts most Alexes as men, but readers take Alex (Alexander, Alexandra) for either sex: beside Amina, Alex is
+    of her gender, and a man in the male variant like her."""
     assert {names.info[n].leaning() for n in ("alex", "sam", "chris")} == {"unisex"}
     text = "The two co-workers, Amina Boushaki and Alex Huynh, were discussing their marriages."
     by_group = {v.group: v for v in expand_prompts([("p", text)], load_lexicon("gender"), names)}
-    assert by_group["male"].text.endswith("Boushaki and Alex Huynh, were discussing their marriages."), by_group
+    male = re.search(r"Boushaki and (\w+) Huynh, were discussing their marriages\.$", by_group["male"].text)
+    assert male and names.info[male.group(1).lower()].leaning() == "male", by_group

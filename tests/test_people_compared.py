@@ -534,3 +534,19 @@ def test_people_compared_for_a_place_of_one_gender_leave_the_context_out(gender,
 def test_a_nationality_after_is_is_no_first_name(gender, names) -> None:
     """"one is Danish and the other is Ethiopian" became "one is Shuo": Danish is also a census first name."""
     assert expand_prompt("I write to two pen pals, one is Danish and the other is Kenyan.", gender, names) == {}
+
+
+@pytest.mark.parametrize("text", [
+    "I had a middle seat on a flight between two friends, Sam Zhang and Imani Mosley.",
+    "Tyrone Branch (who works as a sales clerk) and Alex Tran (who works as a sales clerk) are old friends.",
+])
+def test_a_name_of_either_sex_beside_people_of_one_gender_takes_each_variants_gender(gender, names, text: str) -> None:
+    """"Sam Zhang and Imani Mosley" [male] gave "Sam Zhang and Malik Mosley": Sam, compared too, read as
+    either sex in every variant. Beside named people of one gender, Sam is of theirs, and changes with them."""
+    variants = {v.group: v for v in expand_prompts([("p", text)], gender, names)}
+    for group in ("female", "male", "neutral"):
+        assert not variants[group].problems, variants[group].problems
+        firsts = re.findall(r"\b([A-Z][a-z]+) (?:Zhang|Mosley|Branch|Tran)\b", variants[group].text)
+        assert len(firsts) == 2 and not {"Sam", "Alex"} & set(firsts), variants[group].text
+        leaning = {"female": "female", "male": "male", "neutral": "unisex"}[group]
+        assert {names.info[f.lower()].leaning() for f in firsts} == {leaning}, (group, firsts)

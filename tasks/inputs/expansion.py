@@ -206,8 +206,8 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
         regional = _regional(s, mapping, lexicon)
         target = partner_group(s.group, owner, mapping, lexicon) if owner is not None \
             else regional[0] if regional else mapping.get(s.group, s.group)
-        if target == s.group and (s.is_name or (said := lexicon.index.get(canonical(s.surface))) is None
-                                  or said.group == s.group):
+        if target == s.group and not s.joined and (s.is_name or (said := lexicon.index.get(canonical(s.surface))) is None
+                                                   or said.group == s.group):
             continue  # unchanged, unless its word says another group than its person's ("Steven ... after she was")
         if pregnant and target == "male" and PREGNANT_MALE not in problems:  # a name made male too
             problems.append(PREGNANT_MALE)

@@ -26,6 +26,7 @@ class Source:
     counted: bool = True  # False: a guard rejected it (only from sources(..., guards=False))
     surname: str = ""  # lowercase surname that ends a name mention ("Chen Wu", "Mr. Chang": "Chang")
     race: str = ""  # a name mention's race, read from the full name ("Winnie Wang": asian)
+    joined: bool = False  # a name that tells no group, given the one group of the names beside it
 
     @property
     def is_name(self) -> bool:
@@ -54,14 +55,25 @@ def sources(text: str, lexicon: Lexicon, names: NameTable | None = None, *,
             g = m.group(lexicon.attribute)
             if g is None and lexicon.attribute == "race" and m.name and m.info.leaning() in ("male", "female"):
                 unread.append(m)
-            if g is None or g not in lexicon.groups or (g in lexicon.target_only and not include_targets):
+            either = lexicon.attribute == "gender" and g in lexicon.target_only and bool(m.name)
+            if either:  # "Sam": a name of either sex
+                unread.append(m)
+            if g is None or g not in lexicon.groups or (g in lexicon.target_only and (not include_targets or either)):
                 continue
             found.append(Source(m.start, m.end, m.surface, g, -1, m.name, surname=m.surname, race=m.info.race))
             extra = True
         read = {s.group for s in found if s.is_name}
         if unread and len(read) == 1:  # "Susan and Williams": beside people of one race, theirs, so a
-            group = next(iter(read))  # variant changes everyone ("Kiara and Darnell", not "Kiara and Williams")
-            found += [Source(m.start, m.end, m.surface, group, -1, m.name, surname=m.surname) for m in unread]
+            group = next(iter(read))  # variant changes everyone ("Kiara and Darnell", not "Kiara and Williams");
+            # "Sam Zhang and Imani Mosley": beside people of one gender, theirs ("Malik and Wei", never "Malik and Sam")
+            found += [Source(m.start, m.end, m.surface, group, -1, m.name, surname=m.surname,
+                             joined=lexicon.attribute == "gender")
+                      for m in unread]
+            extra = True
+        elif include_targets:
+            found += [Source(m.start, m.end, m.surface, m.group(lexicon.attribute) or "", -1, m.name, surname=m.surname)
+                      for m in unread if m.group(lexicon.attribute) in lexicon.target_only]
+            extra = True
         if extra:
             found.sort(key=lambda s: s.start)
     return found
