@@ -338,6 +338,9 @@ def test_an_origin_the_standard_files_under_a_race_is_read_and_swapped(names, te
      "When I moved to college, my roommates, a Namibian student and a Palestinian student, wrote home."),
     ("At the playground, a Namibian boy and a Palestinian boy were fighting.", "neutral",
      "At the playground, a Namibian child and a Palestinian child were fighting."),
+    # high-school students admitted to a college are students too, not children
+    ("A couple of kids from my high school got into Yale - a Black boy and a South American boy.", "neutral",
+     "A couple of kids from my high school got into Yale - a Black student and a South American student."),
     # a teen boy made neutral is a teenager, never "a teen child"
     ("The first people to show up were a teen boy and an older adult.", "neutral",
      "The first people to show up were a teenager and an older adult."),

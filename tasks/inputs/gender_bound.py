@@ -63,11 +63,13 @@ def gendered_institution(text: str, end: int) -> int | None:
 
 
 _COLLEGE = re.compile(r"\b(?:college|university|campus|dorm|dormitory|roommates?|freshman|freshmen|sophomores?|"
-                      r"semester|fraternity|sorority)\b", re.IGNORECASE)
+                      r"semester|fraternity|sorority|high[\s-]school|admitted|admissions?|GPA|SATs?)\b", re.IGNORECASE)
+"""A setting of students past childhood: college, or a high school and its admissions ("kids from my
+high school got into Yale - a Black boy and ...": a student, not a child)."""
 
 
 def student_word(word: str, text: str) -> str | None:
-    """The neutral word for ``word`` ("boy", "girls") where ``text`` is set at college: "student(s)";
+    """The neutral word for ``word`` ("boy", "girls") where ``text`` is set at college or high school: "student(s)";
     None elsewhere (a child stays a child)."""
     if word in ("boy", "girl") and _COLLEGE.search(text):
         return "student"
