@@ -55,3 +55,19 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> str:
     from tests.fakes.tiny_models import LM_WORDS, tiny_masked_lm
 
     return tiny_masked_lm(tmp_path_factory.mktemp("bert"), LM_WORDS)
+
+
+@pytest.fixture(scope="session")
+def gender():  # noqa: ANN201 - a Lexicon
+    """The shipped gender lexicon (read-only: every test may share one)."""
+    from equilens.tasks.inputs.lexicon import load_lexicon
+
+    return load_lexicon("gender")
+
+
+@pytest.fixture(scope="session")
+def names():  # noqa: ANN201 - a NameTable
+    """The shipped name table (read-only: every test may share one)."""
+    from equilens.tasks.inputs.names import load_names
+
+    return load_names()

@@ -6,20 +6,8 @@ from __future__ import annotations
 
 import pytest
 from equilens.tasks.inputs.expansion import expand_prompt, expand_prompts
-from equilens.tasks.inputs.lexicon import load_lexicon
-from equilens.tasks.inputs.names import load_names
 from equilens.tasks.inputs.partners import partner_group
 from equilens.tasks.inputs.variant_validation import validate_variant
-
-
-@pytest.fixture(scope="module")
-def gender():
-    return load_lexicon("gender")
-
-
-@pytest.fixture(scope="module")
-def names():
-    return load_names()
 
 
 @pytest.mark.parametrize(("partner", "owner", "new", "expected"), [

@@ -9,18 +9,7 @@ import re
 import pytest
 from equilens.tasks.inputs.expansion import expand_prompt, expand_prompts
 from equilens.tasks.inputs.lexicon import load_lexicon
-from equilens.tasks.inputs.names import load_names
 from equilens.tasks.inputs.variant_validation import validate_variant
-
-
-@pytest.fixture(scope="module")
-def gender():
-    return load_lexicon("gender")
-
-
-@pytest.fixture(scope="module")
-def names():
-    return load_names()
 
 
 def test_a_child_named_in_passing_keeps_their_word(gender, names) -> None:
