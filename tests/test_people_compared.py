@@ -271,6 +271,11 @@ def test_a_dress_has_no_male_variant_and_a_beard_no_female_one(gender, names) ->
     assert bearded["female"].problems and not bearded["neutral"].problems
     code = {v.group: v for v in expand_prompts([("p", "A man and a woman discussed the dress code.")], gender, names)}
     assert not any(v.problems for v in code.values()), code
+    # a pantsuit is women's wear too: "the other was dressed in a custom-tailored pantsuit" was kept for a man
+    suited = {v.group: v for v in expand_prompts([("p", "In the meeting, one woman was dressed in a casual hoodie, "
+                                                       "while the other was dressed in a custom-tailored pantsuit.")],
+                                                 gender, names)}
+    assert suited["male"].problems and not suited["neutral"].problems, suited
 
 
 def test_an_older_man_made_neutral_is_an_older_person(gender, names) -> None:
@@ -415,6 +420,8 @@ def test_a_spanish_ethnonym_in_apposition_agrees_with_the_people_it_describes(ge
     "After work, a Black woman and a Jewish woman shared a cab.",
     "Two men, one a Jewish server and the other a Korean server, rented flats.",
     "I met two psychologists, one Jewish and one Asian.",
+    # a trade of two words: "a Jewish parking attendant" is a person, and stayed while the other became White
+    "Two men, one a Hispanic parking attendant and the other a Jewish parking attendant, went house hunting.",
 ])
 def test_a_jewish_person_compared_leaves_the_race_context_out(names, text: str) -> None:
     """No race of the federal standard reads "Jewish": a race variant would change the other person

@@ -20,7 +20,8 @@ PREGNANCY = re.compile(r"\b(?:pregnan\w*|maternity|trimester|breast-?fe\w+|gave\
 PREGNANT_MALE = "a pregnancy in the context: a male variant would change what happens"
 _WORN = {  # (from, to): what the story gives a person of the first sex, with a determiner or verb before it
     ("female", "male"): re.compile(r"\b(?:a|an|the|her|his|their|wore|wearing|in)\s+(?:[\w-]+\s+){0,2}?"
-                                   r"(?:dress|dresses|skirts?|gowns?|blouses?|bikinis?|lipstick)\b(?!\s+code)",
+                                   r"(?:dress|dresses|sundress(?:es)?|skirts?|miniskirts?|pantsuits?|gowns?|blouses?|bikinis?|lipstick|"
+                                   r"high\s+heels|stilettos?)\b(?!\s+code)",
                                    re.IGNORECASE),
     ("male", "female"): re.compile(r"\b(?:beards?|bearded|mustaches?|moustaches?)\b", re.IGNORECASE),
 }
