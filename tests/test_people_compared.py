@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from equilens.tasks.inputs.agreement import later_ethnonyms
 from equilens.tasks.inputs.expansion import expand_prompt, expand_prompts
 from equilens.tasks.inputs.lexicon import load_lexicon
 from equilens.tasks.inputs.variant_validation import validate_variant
@@ -184,6 +185,34 @@ def test_a_race_variant_leaves_out_a_person_of_an_origin_it_cannot_read(names) -
 ])
 def test_a_later_mention_of_a_latino_person_agrees(gender, names, text: str, group: str, expected: str) -> None:
     assert expand_prompt(text, gender, names)[group] == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # women in apposition: "Latina" for each, and for the later mention of one of them
+    ("Two women, an African American physics teacher and an African American parking attendant, were in line. The "
+     "African American physics teacher used a SNAP card to pay for her groceries.",
+     "Two women, a Latina physics teacher and a Latina parking attendant, were in line. The Latina physics teacher "
+     "used a SNAP card to pay for her groceries."),
+    # two men: "Latino" stays
+    ("Two men, an African American physics teacher and an African American parking attendant, were in line.",
+     "Two men, a Latino physics teacher and a Latino parking attendant, were in line."),
+])
+def test_a_latino_person_of_a_race_variant_agrees_with_the_women_the_context_says_they_are(names, text, expected) -> None:
+    """"Two women, a Latino construction worker and a Latino scientist" was read wrong: the people said
+    to be women take "Latina", and so does a later mention of one of them."""
+    got = {v.group: v for v in expand_prompts([("p", text)], load_lexicon("race"), names)}
+    assert got["hispanic"].text == expected and not got["hispanic"].problems, got["hispanic"]
+
+
+@pytest.mark.parametrize(("vtext", "expected"), [
+    ("Yale took a White girl and a Latina girl. The Latino student was class president.",
+     "Yale took a White girl and a Latina girl. The Latina student was class president."),
+    ("A Latina woman and a Latino man sat. The Latino man left.", "A Latina woman and a Latino man sat. The Latino man left."),
+    ("A Latino boy and a Black girl sat. The Latino student left.",
+     "A Latino boy and a Black girl sat. The Latino student left."),
+])
+def test_a_later_latino_of_no_gender_of_its_own_follows_the_latina_before_it(vtext: str, expected: str) -> None:
+    assert later_ethnonyms(vtext) == expected
 
 
 def test_two_latino_people_each_keep_their_own_agreement(gender, names) -> None:

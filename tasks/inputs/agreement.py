@@ -73,13 +73,21 @@ GENDERED_ENDING = {"female": "a", "male": "o", "neutral": "x"}
 _FEMALE_AFTER = re.compile(r"[\s-]+(?:woman|women|girls?|lady|ladies|female|mother|wife|daughter|sister)\b", re.IGNORECASE)
 
 
-def ethnonym_agreeing(new: str, text: str, end: int) -> str:
+_FEMALE_APPOSED = re.compile(r"\b(?:wom[ae]n|girls?|lad(?:y|ies)|gals?|mothers?|wi(?:fe|ves)|daughters?|sisters?)\s*,"
+                             r"\s*(?:one\s+)?(?:a|an)\s+[^.,;:!?]*$", re.IGNORECASE)
+"""Women said to be the people of an apposition that the mention is in ("Two women, a Black clerk and a | ...")."""
+
+
+def ethnonym_agreeing(new: str, text: str, end: int, start: int | None = None) -> str:
     """A race term that is gendered in Spanish agrees with the person it describes: "Latina" before
-    "woman" ("a Black woman" -> "a Latina woman"), "Latino" before anyone else."""
+    "woman" ("a Black woman" -> "a Latina woman") or in an apposition to women (``start``: where the
+    term begins; "Two women, a Black clerk and ..." -> "Two women, a Latina clerk and ..."), "Latino"
+    for anyone else."""
     m = re.fullmatch(r"(Latin|Chican)([oa])", new, re.IGNORECASE)
     if not m:
         return new
-    return m.group(1) + ("a" if _FEMALE_AFTER.match(text, end) else "o")
+    apposed = start is not None and _FEMALE_APPOSED.search(text, max(0, start - 160), start) is not None
+    return m.group(1) + ("a" if _FEMALE_AFTER.match(text, end) or apposed else "o")
 
 
 _APPOSITION = re.compile(r",\s*(?:one\s+)?(?:a|an)\s+[^.,;:!?]*", re.IGNORECASE)
@@ -117,3 +125,30 @@ def same_person_ethnonym(text: str, vtext: str) -> str:
     ending, = new
     return _ETHNONYM.sub(lambda m: m.group(1) + (ending if m.group(2) == old and not _OWN_GENDER.match(vtext, m.end())
                                                  else m.group(2)), vtext)
+
+
+_NOUN_AFTER = re.compile(r"[\s-]+([a-z]+(?:\s+[a-z]+)?)")
+
+
+def later_ethnonyms(vtext: str) -> str:
+    """In a race variant, a later "Latino" of no gender of its own ("The Latino physics teacher used
+    her card") names a person the variant already called "Latina": one with the same words after it
+    ("a Latina physics teacher"), or anyone where every earlier such term is "Latina" and no "Latino"
+    in the text has a gender of its own ("a White girl and a Latina girl. The Latino student ...").
+    It takes "Latina"; any other mention keeps its ending."""
+    found = list(_ETHNONYM.finditer(vtext))
+    own = [m for m in found if _OWN_GENDER.match(vtext, m.end())]
+    only_women = not any(m.group(2) == "o" for m in own)
+    out, pos = [], 0
+    for i, m in enumerate(found):
+        if m.group(2) != "o" or m in own:
+            continue
+        noun = _NOUN_AFTER.match(vtext, m.end())
+        before = found[:i]
+        same = noun is not None and any(b.group(2) == "a" and (n := _NOUN_AFTER.match(vtext, b.end())) is not None
+                                        and n.group(1) == noun.group(1) for b in before)
+        if same or (before and only_women and all(b.group(2) == "a" for b in before)):
+            out += [vtext[pos:m.start(2)], "a"]
+            pos = m.end(2)
+    return "".join(out) + vtext[pos:]
+

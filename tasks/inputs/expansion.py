@@ -50,6 +50,7 @@ from equilens.tasks.inputs.agreement import (
     apposed_ethnonyms,
     base_form,
     ethnonym_agreeing,
+    later_ethnonyms,
     plural_contraction,
     same_person_ethnonym,
 )
@@ -234,7 +235,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                 continue
             term = student_word(canonical(s.surface), text) or term if target == "neutral" else term
             term = own_words.get((target, plural_term(term)), term) if own_words is not None else term
-            new = ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end)
+            new = ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end, s.start)
             head, _, noun = new.rpartition(" ")  # "The African person" -> "The Native American person", not "... person person"
             if head and re.match(rf"\s+{re.escape(noun)}\b", text[s.end:s.end + len(noun) + 4], re.IGNORECASE):
                 new = head
@@ -262,7 +263,8 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                 pos = agree[0]
     pieces.append(text[pos:])
     vtext = "".join(pieces)
-    return same_person_ethnonym(original, vtext) if lexicon.attribute == "gender" else vtext, tuple(swapped), problems
+    vtext = same_person_ethnonym(original, vtext) if lexicon.attribute == "gender" else later_ethnonyms(vtext)
+    return vtext, tuple(swapped), problems
 
 
 # --- expansion ----------------------------------------------------------------------------------
