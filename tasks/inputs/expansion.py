@@ -288,7 +288,7 @@ def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: s
         except Unavailable:
             continue
         out.append((label, mapping, vtext, swapped, problems + unknown))
-    return groups, out
+    return groups, out, partners
 
 
 def _regional(s: Source, mapping: dict[str, str], lexicon: Lexicon) -> tuple[str, str] | None:
@@ -375,7 +375,7 @@ def expand_prompts(
         if pid in seen:
             raise InputDataError(f"expand_prompts: prompt id {pid!r} occurs twice; ids must be unique.")
         seen.add(pid)
-        groups, built = _expand(text, lexicon, names, multi_group)
+        groups, built, partners = _expand(text, lexicon, names, multi_group)
         if not groups:
             continue
         if not built and len(groups) > 1:
@@ -383,7 +383,7 @@ def expand_prompts(
                 f"skipped: the prompt mentions {len(groups)} {lexicon.attribute} groups "
                 f"({', '.join(groups)}) and counterfactual.multi_group is 'skip'",)))
             continue
-        original = CheckedPrompt(text, lexicon, names)
+        original = CheckedPrompt(text, lexicon, names, partners)
         for label, mapping, vtext, swapped, problems in built:
             problems = problems + variant_problems(original, vtext, lexicon, names, mapping, label)
             out.append(Variant(pid, lexicon.attribute, label, vtext, swapped, tuple(dict.fromkeys(problems)),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 
 from equilens.tasks.errors import InputDataError
 from equilens.tasks.inputs.agreement import ADVERBS, AFTER_SUBJECT, ARTICLE_BEFORE, base_form, plural_contraction
@@ -106,7 +107,8 @@ def _compare(a: str, b: str) -> list[str]:
 class CheckedPrompt:
     """What validation needs from the original prompt, computed once per prompt."""
 
-    def __init__(self, text: str, lexicon: Lexicon, names: NameTable | None) -> None:
+    def __init__(self, text: str, lexicon: Lexicon, names: NameTable | None,
+                 partners: Mapping[int, str] | None = None) -> None:
         self.text = text
         self.skeleton = _skeleton(text, lexicon, names)
         # an origin word kept beside its group's general term ("an African woman") and a bystander
@@ -115,8 +117,9 @@ class CheckedPrompt:
         self.all_terms = _kept(text, sources(text, lexicon, names, include_targets=True, guards=False,
                                              loose_names=True), lexicon)
         # the people compared's partners, who follow them ("his wife" -> "her husband"), read from the
-        # mentions expansion reads
-        self.partners = partners_of(text, _kept(text, sources(text, lexicon, names), lexicon), lexicon)
+        # mentions expansion reads: ``partners`` where expansion has read them already
+        self.partners = partners if partners is not None else \
+            partners_of(text, _kept(text, sources(text, lexicon, names), lexicon), lexicon)
 
 
 def _kept(text: str, found: list[Source], lexicon: Lexicon) -> list[Source]:
