@@ -73,8 +73,9 @@ GENDERED_ENDING = {"female": "a", "male": "o", "neutral": "x"}
 _FEMALE_AFTER = re.compile(r"[\s-]+(?:woman|women|girls?|lady|ladies|female|mother|wife|daughter|sister)\b", re.IGNORECASE)
 
 
-_FEMALE_APPOSED = re.compile(r"\b(?:wom[ae]n|girls?|lad(?:y|ies)|gals?|mothers?|wi(?:fe|ves)|daughters?|sisters?)\s*,"
-                             r"\s*(?:one\s+)?(?:a|an)\s+[^.,;:!?]*$", re.IGNORECASE)
+_APPOSITION = re.compile(r",\s*(?:one\s+)?(?:a|an)\s+[^.,;:!?]*", re.IGNORECASE)
+_FEMALE_APPOSED = re.compile(r"\b(?:wom[ae]n|girls?|lad(?:y|ies)|gals?|mothers?|wi(?:fe|ves)|daughters?|sisters?)\s*"
+                             + _APPOSITION.pattern + "$", re.IGNORECASE)
 """Women said to be the people of an apposition that the mention is in ("Two women, a Black clerk and a | ...")."""
 
 
@@ -88,9 +89,6 @@ def ethnonym_agreeing(new: str, text: str, end: int, start: int | None = None) -
         return new
     apposed = start is not None and _FEMALE_APPOSED.search(text, max(0, start - 160), start) is not None
     return m.group(1) + ("a" if _FEMALE_AFTER.match(text, end) or apposed else "o")
-
-
-_APPOSITION = re.compile(r",\s*(?:one\s+)?(?:a|an)\s+[^.,;:!?]*", re.IGNORECASE)
 
 
 def apposed_ethnonyms(text: str, people: list[tuple[int, str]]) -> str:
@@ -151,4 +149,3 @@ def later_ethnonyms(vtext: str) -> str:
             out += [vtext[pos:m.start(2)], "a"]
             pos = m.end(2)
     return "".join(out) + vtext[pos:]
-

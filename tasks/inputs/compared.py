@@ -61,7 +61,7 @@ from dataclasses import dataclass, replace
 
 from equilens.tasks.inputs.gender_bound import gendered_institution
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
-from equilens.tasks.inputs.mentions import KEPT, Source, plural_term
+from equilens.tasks.inputs.mentions import KEPT, SENTENCE_END, Source, plural_term
 from equilens.tasks.inputs.partners import partner_owner
 from equilens.tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
 
@@ -107,7 +107,6 @@ _CLAUSE_OPENS = re.compile(r"\b(?:after|as|because|when|while|since|until|before
 _OWNS = re.compile(r"\b(?:two|three|four|five|several|some|many|both|few)\s+(?:[\w-]+\s+)?([a-z]+)\s+of\s+$",
                    re.IGNORECASE)
 """People counted and owned by the pronoun that follows: "two patients of | hers"."""
-_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*\s+")
 _SINGULAR_BEFORE = re.compile(r"\b(?:the|a|an|this|that|my|your|our|their|his|her)\s+(?:[\w-]+\s+)?$",
                               re.IGNORECASE)
 _PREDICATE = re.compile(r"(?:\b(?:as|is|was|being|became|becomes|remains?|remained)|\()\s*(?:a|an|the)\s+(?:[\w-]+\s+)?$",
@@ -185,7 +184,7 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
             out[i] = replace(s, group=found[i - 1].group)  # BBQ's slip "Zahra Sahraoui man": the word follows the name
     if "principal" not in kinds:  # only pronouns tell the people's gender: they follow it
         return _only_pronouns(text, out, kinds)
-    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    ends = [m.end() for m in SENTENCE_END.finditer(text)]
     principals = [o for o, k in zip(found, kinds, strict=True) if k == "principal"]
     for s, kind in zip(found, kinds, strict=True):  # "a cis woman and a trans student try out for the women's team"
         if kind == "whole group" and (place := gendered_institution(text, s.end)):
@@ -240,7 +239,7 @@ def people_compared(text: str, found: Sequence[Source], lexicon: Lexicon) -> Com
             return Compared(out, f"whom {s.surface!r} refers to cannot be told: one of the people compared, "
                                  f"or {others[-1]!r}, who is not compared")
         kin = [o.surface for o, k in before if k != "principal" and canonical(o.surface) in lexicon.relations
-               and not partner_owner(text, out[:found.index(o)], out[found.index(o)], lexicon)]  # a partner follows
+               and not partner_owner(text, out[:(j := found.index(o))], out[j], lexicon)]  # a partner follows
         if kin and any(_sentence_start(ends, s.start, back=1) <= o.start and o.end <= s.start for o in principals):
             return Compared(out, f"whom {s.surface!r} refers to cannot be told in a variant that gives the people "
                                  f"compared its gender: one of them, or {kin[-1]!r}, who is not compared")
@@ -300,7 +299,7 @@ def _only_pronouns(text: str, out: list[Source], kinds: Sequence[str]) -> Compar
     and a Black student to stay so that she could talk"): the teacher, or one of the students."""
     owners = {i for i, (s, k) in enumerate(zip(out, kinds, strict=True)) if k == "pronoun" and _owner(text, s)}
     if not owners:
-        ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+        ends = [m.end() for m in SENTENCE_END.finditer(text)]
         for s, k in zip(out, kinds, strict=True):
             if k != "pronoun":
                 continue
@@ -381,7 +380,7 @@ def _ungendered_people(text: str, start: int, end: int, found: Sequence[Source],
         said_of |= {w.lower() for w in _WORD.findall(apposed.group())} & PERSON_NOUNS if apposed else set()
     out = []
     for m in _WORD.finditer(text, start, end):
-        if m.group()[0].isupper() and _SENTENCE_END.search(text, max(0, m.start() - 4), m.start()) is None \
+        if m.group()[0].isupper() and SENTENCE_END.search(text, max(0, m.start() - 4), m.start()) is None \
                 and m.start() > 0:
             continue  # "the Native American just watched": a people's name, said of someone compared
         word = m.group().lower()

@@ -81,6 +81,8 @@ def sources(text: str, lexicon: Lexicon, names: NameTable | None = None, *,
 
 KEPT = "~kept"
 """Appended to the group of a mention that keeps its place in every variant (:func:`related_kept`)."""
+SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*\s+")
+"""The end of a sentence, with its closing quote or bracket and the space after it."""
 
 
 def related_kept(found: Sequence[Source], lexicon: Lexicon) -> list[Source]:

@@ -28,7 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
-from equilens.tasks.inputs.mentions import KEPT, Source
+from equilens.tasks.inputs.mentions import KEPT, SENTENCE_END, Source
 
 __all__ = ["partner_group", "partner_owner", "partners_of"]
 
@@ -43,7 +43,6 @@ _COURTS = re.compile(
 """A courting verb and the words of its object up to the partner ("flirted with a lot of | men")."""
 _THEIRS = re.compile(r"\btheir\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
 """A plural possessive before a partner: the partners of the people compared before it, if they share a group."""
-_SENTENCE = re.compile(r"[.!?]+[\"'”’)]*\s+")
 _CLAUSE = re.compile(r"[.!?;]|,\s*(?:but|while|whereas|and)\b", re.IGNORECASE)
 _POSSESSIVE_PRONOUNS = frozenset({"his", "her"})
 
@@ -86,7 +85,7 @@ def partner_owner(text: str, before: Sequence[Source], partner: Source, lexicon:
     people = [o for o in before if not o.group.endswith(KEPT) and o.group not in lexicon.target_only]
     theirs = _THEIRS.search(text, max(0, partner.start - 40), partner.start)
     if theirs and not any(o.end > theirs.start() for o in before if o.group not in lexicon.target_only):
-        sentence = max((m.end() for m in _SENTENCE.finditer(text, 0, theirs.start())), default=0)
+        sentence = max((m.end() for m in SENTENCE_END.finditer(text, 0, theirs.start())), default=0)
         groups = {o.group for o in people if o.start >= sentence}
         return groups.pop() if len(groups) == 1 else None  # "two guys talking about their wives": theirs
     if not people:
