@@ -15,11 +15,6 @@ from equilens.tasks.inputs.names import load_names
 from equilens.tasks.pipeline import expand_stage
 
 
-@pytest.fixture(scope="module")
-def names():  # noqa: ANN201
-    return load_names()
-
-
 @pytest.mark.parametrize(("text", "found"), [
     ("A married couple, Sharon and Edward, were having an argument.", ["Sharon", "Edward"]),  # joined to a name
     ("Sharon and Christopher each dropped out of college.", ["Sharon", "Christopher"]),

@@ -11,11 +11,6 @@ from equilens.tasks.inputs.names import load_names
 from equilens.tasks.pipeline import expand_stage
 
 
-@pytest.fixture(scope="module")
-def names():  # noqa: ANN201
-    return load_names()
-
-
 def race_variants(text: str) -> dict[str, str]:
     """{group: the valid variant's text} of one context."""
     variants = expand_stage(pd.DataFrame({"prompt_id": ["p"], "text": [text]}), CounterfactualConfig(attributes=["race"]))
@@ -91,7 +86,6 @@ def test_two_people_of_one_group_told_apart_by_origin_leave_the_context_out(text
     are the group's general term and its region's word (below)."""
     from equilens.tasks.inputs.expansion import expand_prompts
     from equilens.tasks.inputs.lexicon import load_lexicon
-    from equilens.tasks.inputs.names import load_names
 
     variants = expand_prompts([("p", text)], load_lexicon("race"), load_names())
     assert variants and all(any("tell apart two people of one group" in p for p in v.problems) for v in variants)

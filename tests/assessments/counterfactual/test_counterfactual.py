@@ -12,11 +12,6 @@ from equilens.tasks.inputs.variant_validation import validate_variant
 
 
 @pytest.fixture(scope="module")
-def gender():
-    return load_lexicon("gender")
-
-
-@pytest.fixture(scope="module")
 def race():
     return load_lexicon("race")
 
