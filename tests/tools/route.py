@@ -17,10 +17,10 @@ the call stack at each of these moments:
 * a call made by the entry, by a Prefect flow or task function, or by a helper that one of those
   calls in its own module (which reads as part of it);
 * a call of a public method of the store (``Store``) and of a provider's ``acomplete`` or
-  ``complete_batch``.
+  ``complete_batch`` (the seam of every model call).
 
-A helper below those (a lexicon, a statistic, a scorer's model) is a leaf the reader can leave
-closed; module code run on import is not on the route.
+A helper below those (a lexicon, a statistic, a scorer's model, the engine under the local
+provider) is a leaf the reader can leave closed; module code run on import is not on the route.
 
 **Returns.** The walk visits the route's call stacks in the order they happen; from one to the next
 it climbs back to their common caller and descends into the new one. A return is an arrival in a
@@ -108,8 +108,9 @@ class Tracer:
     @staticmethod
     def _is_sink(frame: FrameType, here: str) -> bool:
         name = frame.f_code.co_name
-        if name in ("acomplete", "complete_batch"):
-            return True
+        if name in ("acomplete", "complete_batch"):  # a provider's, not the engine's below it
+            provider = frame.f_locals.get("self")
+            return all(hasattr(provider, a) for a in ("batched", "acomplete", "complete_batch"))
         owner = frame.f_code.co_qualname.split(".")[0]
         return here == "tasks/storage/store.py" and owner == "Store" and not name.startswith("_")
 
