@@ -38,6 +38,7 @@ class AssessmentRun:
     log: Any
     closed: bool = False
     judged: Any = None  # the verdicts and findings close() stored (findings.Judged)
+    evidence: list | None = None  # the answers close() found to show as examples (evidence.Evidence)
 
     @property
     def store(self) -> Store:
@@ -46,7 +47,7 @@ class AssessmentRun:
 
     def close(self, metrics: pd.DataFrame, responses: pd.DataFrame | None = None) -> None:
         """The last step of the body: metrics and usage into the summary, the Prefect artifacts."""
-        self.judged = close_run(self.store, self.run_id, self.config, self.summary, metrics,
+        self.judged, self.evidence = close_run(self.store, self.run_id, self.config, self.summary, metrics,
                                 pd.DataFrame() if responses is None else responses)
         self.closed = True
 
@@ -54,7 +55,7 @@ class AssessmentRun:
         """The flow's return value: after a closed run, the HTML report written and linked; the run id
         and summary in any case."""
         if self.closed:
-            return run_result(self.store, self.run_id, self.config, self.summary, self.judged)
+            return run_result(self.store, self.run_id, self.config, self.summary, self.judged, self.evidence)
         return RunResult(run_id=self.run_id, **self.summary)
 
 

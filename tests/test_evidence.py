@@ -220,3 +220,47 @@ def test_a_choice_is_read_as_its_option_and_an_amount_in_another_period_with_its
                          "outcome": "number: year"}) == "read: $5,000 (month) → 60,000 per year"
     assert reading_text({"kind": "yes_no", "value": None, "reason": "hedged"}) == "unreadable: hedged"
     assert reading_text({"kind": None, "value": None}) is None  # an answer to a prompt without an outcome
+
+
+@pytest.mark.parametrize("fixture, run_id", [("store", "run-e"), ("identity", "run-i")])
+def test_a_subject_s_first_examples_are_those_found_when_fewer_are_asked(fixture: str, run_id: str,
+                                                                        request: pytest.FixtureRequest) -> None:
+    from equilens.tasks.reporting.evidence import first_examples
+
+    s = request.getfixturevalue(fixture)
+    three = find_evidence(s, run_id, 3)
+    assert any(len(ev.examples) == 3 for ev in three)
+    assert first_examples(three, 2) == find_evidence(s, run_id, 2)
+
+
+def test_a_run_s_close_finds_its_examples_once_for_the_markdown_artifact_and_the_report(
+        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from equilens.flows.running import artifacts
+    from equilens.flows.running.artifacts import close_run, run_result
+    from equilens.tasks.config import RunConfig
+    from equilens.tasks.reporting import evidence as evidence_module
+    from equilens.tasks.reporting.html import build_html_report
+
+    found = []
+    real = evidence_module.find_evidence
+
+    def counted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        found.append(args[2:] or kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(evidence_module, "find_evidence", counted)
+    markdown = []
+    monkeypatch.setattr(artifacts, "publish_artifacts", lambda run_id, metrics, text: markdown.append(text))
+    monkeypatch.setattr("prefect.artifacts.create_link_artifact", lambda **_: None)
+    config = RunConfig(prompts={"items": ["a"]}, storage={"duckdb_path": str(tmp_path / "e.duckdb"),
+                                                          "reports_dir": str(tmp_path / "runs")})
+    metrics = store.query("SELECT * FROM metrics WHERE run_id = ?", ["run-e"])
+    summary: dict = {}
+    judged, examples = close_run(store, "run-e", config, summary, metrics, pd.DataFrame())  # type: ignore[arg-type]
+    report = run_result(store, "run-e", config, summary, judged, examples)["report"]  # type: ignore[arg-type]
+    assert len(found) == 1  # the report shows what the close found
+    assert "\n".join(markdown_lines(find_evidence(store, "run-e", 2))) in markdown[0]  # the artifact, its first two
+    html = Path(report).read_text(encoding="utf-8")
+    section = html[html.index("<section id=examples>"):]
+    fresh = build_html_report(store, "run-e")  # found again, as `equilens report` does
+    assert len(found) == 2 and section[:section.index("</section>")] in fresh

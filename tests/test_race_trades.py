@@ -94,7 +94,7 @@ def test_two_people_of_one_group_told_apart_by_origin_leave_the_context_out(text
 def test_a_context_with_no_valid_variant_is_counted_per_attribute_never_dropped_silently() -> None:
     """The run says how many contexts of each attribute left it, and the first reason."""
     from equilens.tasks.inputs.variant_validation import lost_contexts, lost_lines
-    from equilens.tasks.reporting.terminal import markdown_report
+    from equilens.tasks.reporting.closing import markdown_report
 
     texts = ["Both Tanisha Jackson and Xoqtef Kassar showed up at the courthouse.",  # no gender for Xoqtef
              "Donald Hanson and Tanisha Ware were sitting together in a bar.", "He is a nurse."]

@@ -16,7 +16,7 @@ from equilens.tasks.storage.store import Store
 
 def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None:
     """Table and markdown artifacts in the Prefect UI (no-ops outside a flow run). ``markdown`` is
-    escaped where it is written (:func:`equilens.tasks.reporting.terminal.markdown_report`); the
+    escaped where it is written (:func:`equilens.tasks.reporting.closing.markdown_report`); the
     table, whose cells the UI shows as text, has its names made
     :func:`~equilens.tasks.plain.visible`."""
     try:
@@ -35,8 +35,9 @@ def publish_artifacts(run_id: str, metrics: pd.DataFrame, markdown: str) -> None
         return
 
 
-def write_run_report(store: Store, run_id: str, config: RunConfig) -> str | None:
-    """The self-contained HTML report, written after the run is finished (never fails the run)."""
+def write_run_report(store: Store, run_id: str, config: RunConfig, evidence: list | None = None) -> str | None:
+    """The self-contained HTML report, written after the run is finished (never fails the run), with
+    the examples the run's close found (``evidence``; None: found again)."""
     if not config.storage.reports_dir:
         return None
     from pathlib import Path
@@ -45,7 +46,7 @@ def write_run_report(store: Store, run_id: str, config: RunConfig) -> str | None
 
     path = Path(config.storage.reports_dir) / f"{run_id}.html"
     try:
-        return str(write_html_report(store, run_id, path))
+        return str(write_html_report(store, run_id, path, evidence))
     except Exception as err:  # noqa: BLE001 - a report is a view; the data is already stored
         _warn(f"the HTML report was not written to {path} ({error_text(err)}); the run is stored: "
               f"`equilens report {run_id} --out FILE` writes it elsewhere.")
@@ -79,42 +80,41 @@ def closing_columns(responses: pd.DataFrame) -> pd.DataFrame:
 def close_run(
     store: Store, run_id: str, config: RunConfig, summary: RunSummary, metrics: pd.DataFrame,
     responses: pd.DataFrame,
-) -> Any:  # noqa: ANN401 - findings.Judged
+) -> tuple[Any, list | None]:  # findings.Judged, evidence.Evidence
     """The last step inside a recorded run: metrics, usage and findings into the summary, Prefect
-    artifacts; the run's verdicts and findings (for :func:`run_result`'s gate)."""
-    from equilens.tasks.reporting.terminal import markdown_report, usage_summary
+    artifacts; the run's verdicts and findings (for :func:`run_result`'s gate) and the answers shown
+    as examples (for its report; None where they could not be found)."""
+    from equilens.tasks.reporting.closing import markdown_report
+    from equilens.tasks.reporting.terminal import usage_summary
 
     check_llm_failures(config, responses)  # flows that do not check right after their LLM stage
     summary["metrics"] = metrics.drop(columns=["details"], errors="ignore").to_dict("records") if len(metrics) else []
     if len(responses):
         summary["usage"] = usage_summary(responses)
-    from equilens.tasks.reporting.evidence import find_evidence
+    from equilens.tasks.reporting.evidence import find_evidence, first_examples
 
+    evidence: list | None
     try:
-        evidence = find_evidence(store, run_id, 2) if len(metrics) else []
+        evidence = find_evidence(store, run_id) if len(metrics) else []
     except Exception as err:  # noqa: BLE001 - examples are a view: the run's results stand without them
         logging.getLogger(__name__).warning("no examples for the markdown artifact: %s", err)
-        evidence = []
-    publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses, evidence))
+        evidence = None
+    publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses,
+                                                       first_examples(evidence or [], 2)))
+    from equilens.tasks.reporting.findings import stored_findings
+
     judged = stored_findings(store, run_id)
     summary["findings"] = [f.as_dict() for f in judged.findings]
-    return judged
-
-
-def stored_findings(store: Store, run_id: str) -> Any:  # noqa: ANN401 - findings.Judged
-    """The verdicts and findings of a run's stored metric rows (what the report and ``show`` print)."""
-    from equilens.tasks.reporting.findings import run_findings
-
-    return run_findings(store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id]), store.run_config(run_id))
+    return judged, evidence
 
 
 def run_result(store: Store, run_id: str, config: RunConfig, summary: RunSummary,
-               judged: Any = None) -> RunResult:  # noqa: ANN401 - findings.Judged
+               judged: Any = None, evidence: list | None = None) -> RunResult:  # noqa: ANN401 - findings.Judged
     """After the run is recorded as finished: write the HTML report, link it, and return the flow's result;
     with ``execution.fail_on: finding`` and a finding, raise :class:`~equilens.tasks.reporting.findings.FindingsFound`
     instead (the run stays stored as completed; the Prefect flow run ends Failed). ``judged`` is what
-    :func:`close_run` found, read again from the store when not given."""
-    report = write_run_report(store, run_id, config)
+    :func:`close_run` found, read again from the store when not given; ``evidence``, the examples it found."""
+    report = write_run_report(store, run_id, config, evidence)
     if report:
         try:
             from pathlib import Path
@@ -128,7 +128,7 @@ def run_result(store: Store, run_id: str, config: RunConfig, summary: RunSummary
             pass
     result = RunResult(run_id=run_id, report=report, **summary)
     if config.execution.fail_on == "finding" and summary.get("findings"):
-        from equilens.tasks.reporting.findings import FindingsFound, gate_message
+        from equilens.tasks.reporting.findings import FindingsFound, gate_message, stored_findings
 
         raise FindingsFound(gate_message(judged or stored_findings(store, run_id)), result)
     return result

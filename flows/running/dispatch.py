@@ -21,7 +21,17 @@ def load_flows() -> None:
 
 
 def flow_for(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
-    """The flow for ``config.assessment``, on the task runner ``config.execution`` asks for."""
+    """The flow for ``config.assessment``, imported now (so Prefect's logging is set up before its
+    server starts), as a function of the config it runs (:func:`on_task_runner`)."""
+    return on_task_runner(ASSESSMENTS.get(config.assessment).load_flow())
+
+
+def on_task_runner(flow: Any) -> Callable[[RunConfig], dict[str, Any]]:  # noqa: ANN401 - a Prefect flow
+    """``flow`` run on the task runner its config's ``execution`` asks for, chosen as it runs: a local
+    Dask cluster's workers report to the Prefect API, which is up by then."""
     from equilens.tasks.orchestration.execution import with_task_runner
 
-    return with_task_runner(ASSESSMENTS.get(config.assessment).load_flow(), config.execution)
+    def run(config: RunConfig) -> dict[str, Any]:
+        return with_task_runner(flow, config.execution)(config)
+
+    return run

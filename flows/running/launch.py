@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from equilens.tasks.plain import visible
 
-FlowPicker = Callable[[Any], Callable[[Any], dict[str, Any]]]  # config -> the flow that runs it
+FlowPicker = Callable[[Any], Callable[[Any], dict[str, Any]]]  # config -> the flow that runs it (imported)
 
 
 def _quiet_environment() -> None:
@@ -165,10 +165,9 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
             check_storage(cfg)  # a damaged DuckDB file is refused here
             for warning in prompt_warnings(cfg):  # on stdout: stderr holds only an error paragraph
                 say(f"warning: {warning}", fg=typer.colors.YELLOW)
-            from equilens.tasks.catalog import ASSESSMENTS
             from equilens.tasks.orchestration.prefect_api import start_prefect_api
 
-            ASSESSMENTS.get(cfg.assessment).load_flow()  # imported, and Prefect's logging set up, before its server starts
+            flow = pick_flow(cfg)  # imported, and Prefect's logging set up, before its server starts
             _quiet_logs(debug)
             start_prefect_api()  # retried once; a PrefectStartupError says what to raise or where to point
             if detect is not None:
@@ -178,7 +177,7 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
                 for line in power_plan(cfg, gap, metric, pilot, run=lambda c: pick_flow(c)(c)).lines():
                     say(line)
                 return
-            result = pick_flow(cfg)(cfg)
+            result = flow(cfg)
         except FindingsFound as found:  # stored, reported: print it all, then fail the gate
             _finish(found.result, cfg.storage.duckdb_path, junit)
             say(str(found), fg=typer.colors.RED)
@@ -205,19 +204,11 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
 
 def _finish(result: dict, db: str, junit: Path | None) -> None:
     """The run's result printed, and its JUnit XML written when asked."""
-    _print_result(result, db)
-    if junit is not None and result.get("run_id"):
-        from equilens.flows.running.artifacts import stored_findings
-        from equilens.tasks.reporting.evidence import find_evidence, plain_examples
-        from equilens.tasks.reporting.findings import junit_xml
-        from equilens.tasks.storage.store import Store
+    from equilens.tasks.reporting.closing import print_run_result, write_junit
 
-        store = Store(db)
-        run_id = result["run_id"]
-        config = store.run_config(run_id)
-        examples = plain_examples(find_evidence(store, run_id, 1))
-        junit.write_text(junit_xml(stored_findings(store, run_id), str(config.get("name") or run_id), examples),
-                         encoding="utf-8")
+    print_run_result(result, db, say)
+    if junit is not None and result.get("run_id"):
+        write_junit(db, result["run_id"], junit)
         say(f"JUnit XML: {junit}")
 
 
@@ -281,50 +272,6 @@ def _confirmed(question: str) -> bool:
         return False
 
 
-def _print_result(result: dict, db: str) -> None:
-    import pandas as pd
-    from equilens.tasks.inputs.variant_validation import lost_lines
-    from equilens.tasks.reporting.terminal import print_metrics_table, print_verdicts
-
-    metrics = pd.DataFrame(result.get("metrics", []))
-    config: dict = {}
-    if not metrics.empty:  # re-read with details (gaps, p-values, skip reasons, caveats) from the store
-        from equilens.tasks.storage.store import Store
-
-        store = Store(db)
-        metrics = store.query("SELECT * FROM metrics WHERE run_id = ?", [result["run_id"]])
-        config = store.run_config(result["run_id"])
-    say(f"\nrun {result['run_id']}")
-    if not metrics.empty:
-        print_verdicts(metrics, config)
-    ftu = result.get("ftu")
-    if ftu:
-        counts = ", ".join(f"{k} in {v}" for k, v in ftu.get("counts", {}).items())
-        say(f"fairness through unawareness {'holds' if ftu.get('holds') else 'does not hold'}: "
-                   f"attribute words found ({counts or 'none'}) of {ftu.get('prompts', 0)} prompts")
-    for line in lost_lines((result.get("variants") or {}).get("lost") or {}):
-        say(line)
-    if "sentences" in result:
-        s = result["sentences"]
-        say(f"test sentences: {s['kept']} kept of {s['total']} (review: {s['csv']})")
-    for name, reason in (result.get("skipped") or {}).items():
-        say(f"skipped {name}: {reason}")
-    if "responses" in result:
-        r = result["responses"]
-        cut = f", {r['cut']} cut at the answer cap (llm.max_answer_chars)" if r.get("cut") else ""
-        say(f"responses: {r['ok']} ok, {r['failed']} failed, {r['refusals']} refusals, "
-                   f"{r['cached']} from cache{cut}")
-    from equilens.tasks.reporting.readings import unread_decisions_line
-
-    if unread := unread_decisions_line(result.get("p_yes")):
-        say(unread)
-    if not metrics.empty:
-        print_metrics_table(metrics)
-    say(f"stored in {db} (equilens show {result['run_id']} --db {db})")
-    if result.get("report"):
-        say(f"report: {result['report']}")
-
-
 def invoke(app: typer.Typer, argv: Sequence[str] | None = None) -> int:
     """Run a typer ``app`` on ``argv`` (default: the process's arguments) and return its exit code."""
     try:
@@ -363,8 +310,8 @@ def run_flow_script(flow: Callable[[Any], dict[str, Any]], assessment: str,
                     argv: Sequence[str] | None = None) -> int:
     """``python flows/<flow>.py CONFIG [--set KEY=VALUE] [--db PATH] [--debug]``: ``equilens run`` for the
     configs of ``assessment``, on ``flow`` (the module's own) and the task runner the config asks for."""
-    from equilens.tasks.orchestration.execution import with_task_runner
+    from equilens.flows.running.dispatch import on_task_runner
 
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
-    app.command()(run_command(lambda cfg: with_task_runner(flow, cfg.execution), assessment))
+    app.command()(run_command(lambda cfg: on_task_runner(flow), assessment))
     return invoke(app, argv)

@@ -21,7 +21,7 @@ evidence (:mod:`equilens.tasks.reporting.families`) shows that instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -72,7 +72,17 @@ def _chosen_pair(rows: pd.DataFrame, evidence: list[dict]) -> tuple[tuple[str, s
     return (first["group_a"], first["group_b"]), f"first pair compared ({first['metric']})"
 
 
-def find_evidence(store: Any, run_id: str, n: int = 3) -> list[Evidence]:  # noqa: ANN401 - a Store
+REPORT_EXAMPLES = 3
+"""Examples per compared attribute in the HTML report (the markdown artifact shows the first two)."""
+
+
+def first_examples(evidence: list[Evidence], n: int) -> list[Evidence]:
+    """``evidence`` with each subject's first ``n`` examples (the examples are ranked, so these are the
+    ones :func:`find_evidence` gives with ``n``)."""
+    return [replace(ev, examples=ev.examples[:n]) for ev in evidence]
+
+
+def find_evidence(store: Any, run_id: str, n: int = REPORT_EXAMPLES) -> list[Evidence]:  # noqa: ANN401 - a Store
     """Up to ``n`` examples per compared attribute of a stored run (see the module docstring), then
     per classifier its highest-scored answers; for BBQ, the questions answered with the stereotype."""
     metrics = store.query("SELECT attribute, metric, family, group_a, group_b, value, ci_low, ci_high, details "

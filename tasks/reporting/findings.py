@@ -96,6 +96,11 @@ def run_findings(metrics: pd.DataFrame, config: dict[str, Any] | None = None) ->
     return Judged(verdicts, found)
 
 
+def stored_findings(store: Any, run_id: str) -> Judged:  # noqa: ANN401 - a Store
+    """The verdicts and findings of a run's stored metric rows (what the report and ``show`` print)."""
+    return run_findings(store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id]), store.run_config(run_id))
+
+
 def verdict_objects(metrics: pd.DataFrame, config: dict[str, Any] | None = None) -> dict[str, Any]:
     """``{"verdicts": [...], "findings": [...]}`` as plain JSON-able objects (``show --format json``)."""
     judged = run_findings(metrics, config)

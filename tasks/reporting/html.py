@@ -98,15 +98,17 @@ def _environment() -> Environment:
                        trim_blocks=False, keep_trailing_newline=True)
 
 
-def build_html_report(store: Store, run_id: str) -> str:
+def build_html_report(store: Store, run_id: str, evidence: list | None = None) -> str:
     """The run's report: :func:`report_context` rendered by ``templates/report.html.j2``."""
-    return _environment().get_template("report.html.j2").render(report_context(store, run_id))
+    return _environment().get_template("report.html.j2").render(report_context(store, run_id, evidence))
 
 
-def report_context(store: Store, run_id: str) -> dict[str, Any]:
+def report_context(store: Store, run_id: str, evidence: list | None = None) -> dict[str, Any]:
     """What the report shows, read from DuckDB: the run, its verdicts and glance, the headline cards,
-    the least fair pairs, skipped metrics, examples, charts, trend, non-completion and every metric."""
-    from equilens.tasks.reporting.evidence import find_evidence, html_section
+    the least fair pairs, skipped metrics, examples, charts, trend, non-completion and every metric.
+    ``evidence``: the run's examples when the caller has found them already (as the run's close
+    has), else they are found here (:func:`~equilens.tasks.reporting.evidence.find_evidence`)."""
+    from equilens.tasks.reporting.evidence import REPORT_EXAMPLES, find_evidence, html_section
     from equilens.tasks.reporting.verdict import run_verdicts
 
     d = _load(store, run_id)
@@ -118,7 +120,7 @@ def report_context(store: Store, run_id: str) -> dict[str, Any]:
     valued = metrics[metrics["value"].notna()]
     skipped = metrics[metrics["value"].isna()]
     try:
-        examples = _html(html_section(find_evidence(store, run_id, 3)))
+        examples = _html(html_section(find_evidence(store, run_id, REPORT_EXAMPLES) if evidence is None else evidence))
     except Exception as err:  # noqa: BLE001 - the examples are one section; the rest of the report stands
         examples = _html(f"<section id=examples><p class=meta>examples unavailable: {escape(str(err)[:300])}</p>"
                          "</section>")
@@ -389,7 +391,7 @@ def _distributions(responses: pd.DataFrame, scores: pd.DataFrame) -> list[str]:
     return figs
 
 
-def write_html_report(store: Store, run_id: str, out: Path) -> Path:
+def write_html_report(store: Store, run_id: str, out: Path, evidence: list | None = None) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(build_html_report(store, run_id), encoding="utf-8")
+    out.write_text(build_html_report(store, run_id, evidence), encoding="utf-8")
     return out

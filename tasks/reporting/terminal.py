@@ -1,4 +1,5 @@
-"""Human-readable summaries of a run: a markdown report and a terminal table."""
+"""A run's metrics in the terminal: the verdict, a table of every group pair that fits the screen, and
+the formatting they share with the other views (intervals, pair labels, significance marks)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from equilens.tasks.config import RunConfig
 from equilens.tasks.reporting.verdict import p_is_trusted
 
 ARROW = {"higher": "↑ higher is fairer", "lower": "↓ lower is fairer", "target": "◎ closer to target",
@@ -46,66 +46,6 @@ def worst_pairs(metrics: pd.DataFrame) -> pd.DataFrame:
                             for m, v in zip(pairs["metric"], pairs["value"], strict=True)]
     idx = pairs.groupby(["attribute", "metric"])["_unfairness"].idxmax()
     return pairs.loc[idx].drop(columns="_unfairness")
-
-
-def markdown_report(
-    run_id: str, config: RunConfig, summary: dict[str, Any], metrics: pd.DataFrame, responses: pd.DataFrame,
-    evidence: list | None = None,
-) -> str:
-    """The run's markdown artifact: verdict, FTU, least fair pairs, the answers behind the gaps
-    (``evidence``, from :func:`equilens.tasks.reporting.evidence.find_evidence`), non-completion, usage.
-    Every name, model and text in it passes :func:`~equilens.tasks.plain.markdown` (or
-    :func:`~equilens.tasks.plain.markdown_code` in a code span)."""
-    from equilens.tasks.plain import markdown as md
-    from equilens.tasks.plain import markdown_code as code
-    from equilens.tasks.reporting.evidence import markdown_lines
-
-    ftu = summary.get("ftu", {})
-    from equilens.tasks.reporting.verdict import verdict_lines
-
-    lines = [f"# equilens run {code(run_id)}", "", f"**{md(config.name)}** · model {code(config.llm.shown_name)} "
-             f"({md(config.llm.provider)}) · {config.llm.count} response(s) per variant", ""]
-    said = verdict_lines(metrics, config.model_dump(mode="json")) if not metrics.empty else []
-    if said:
-        lines += ["## Verdict", "", *[f"- {md(s)}" for s in said], ""]
-    counts = ", ".join(f"{md(k)}: {md(v)}" for k, v in ftu.get("counts", {}).items()) or "none"
-    lines += ["## Fairness through unawareness",
-              f"{'Holds' if ftu.get('holds') else 'Does not hold'}: prompts mentioning each attribute "
-              f"({ftu.get('prompts', 0)} prompts): {counts}.", ""]
-    from equilens.tasks.inputs.variant_validation import lost_lines
-
-    lines += [f"- {md(line)}." for line in lost_lines((summary.get("variants") or {}).get("lost") or {})]
-    if not metrics.empty:
-        lines += ["## Least fair group pair per metric", "", "| attribute | metric | pair | value [95% CI] | direction |",
-                  "|---|---|---|---|---|"]
-        for _, r in worst_pairs(metrics).iterrows():
-            lines.append(f"| {md(r['attribute'])} | {md(r['metric'])} | {md(pair_label(r))} | {format_interval(r)} | "
-                         f"{md(ARROW.get(r['direction'], r['direction']))} |")
-        lines.append("")
-    lines += markdown_lines(evidence or [])
-    if not responses.empty:
-        lines += ["## Non-completion by group", "", "| attribute | group | calls | failed | refused |", "|---|---|---|---|---|"]
-        from equilens.tasks.inputs.controls import variant_rows
-
-        grouped = variant_rows(responses).groupby(["attribute", "grp"], sort=True)  # controls: in the totals only
-        for (attribute, grp), sub in grouped:
-            lines.append(f"| {md(attribute)} | {md(grp)} | {len(sub)} | {int((~sub['ok']).sum())} | "
-                         f"{int(sub['refusal'].sum())} |")
-        errors = responses.loc[~responses["ok"], "error_class"].value_counts()
-        if len(errors):
-            lines += ["", "Failures by class: " + ", ".join(f"{md(k)} ({v})" for k, v in errors.items())]
-        lines.append("")
-    usage = summary.get("usage") or {}
-    if usage:
-        cost = f", cost {usage['cost']:.4f}" if usage.get("cost") is not None else ""
-        p50 = usage.get("latency_p50_s")
-        lines += ["## Usage", f"{usage['calls']} calls, {usage.get('prompt_tokens') or 0} prompt + "
-                  f"{usage.get('completion_tokens') or 0} completion tokens"
-                  + (f", latency p50 {p50:.2f} s" if p50 is not None else "") + cost + ".", ""]
-    skipped = summary.get("skipped") or {}
-    if skipped:
-        lines += ["## Skipped", *[f"- **{md(k)}**: {md(v)}" for k, v in skipped.items()], ""]
-    return "\n".join(lines)
 
 
 def _note(details: Any) -> str:
