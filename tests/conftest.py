@@ -16,28 +16,6 @@ os.environ["PREFECT_HOME"] = _tmp_home
 os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = os.path.join(_tmp_home, "results")
 
 
-@pytest.hookimpl(trylast=True)  # after ``-m`` has deselected what does not run
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The tests marked ``long`` at the front of each worker's share. pytest-xdist's work stealing
-    first hands each of the N workers a contiguous share of the collection (the k-th: what is left
-    divided by the workers left) and later moves tests from the back of a busy worker's queue to an
-    idle one, so a long test at the back of a share ends the suite running alone while the other
-    cores wait. Dealt in turn to the front of each share, the long tests start while every worker
-    is busy. The order is the same in every worker (xdist requires it)."""
-    workers = int(getattr(config, "workerinput", {}).get("workercount", 0) or config.getoption("numprocesses", 0) or 1)
-    long = [item for item in items if item.get_closest_marker("long")]
-    if workers < 2 or not long:
-        return
-    rest = iter([item for item in items if not item.get_closest_marker("long")])
-    left, ordered = len(items), []
-    for k in range(workers):
-        size = left // (workers - k)
-        front = long[k::workers]
-        ordered += [*front, *(next(rest) for _ in range(size - len(front)))]
-        left -= size
-    items[:] = ordered
-
-
 @pytest.fixture(scope="session")
 def prefect_harness():
     """One Prefect test server per test process (a worker of ``-n 2``), started by the first test that

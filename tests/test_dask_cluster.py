@@ -69,7 +69,6 @@ def _metrics(db: Path, run_id: str) -> list[tuple]:
                            "WHERE run_id = ? ORDER BY ALL", [run_id]).fetchall()
 
 
-@pytest.mark.long
 def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
     cluster, openai_server, tmp_path: Path  # noqa: ANN001, F811
 ) -> None:
@@ -114,7 +113,6 @@ def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
                                                                             threaded_looks["run_id"])
 
 
-@pytest.mark.long
 def test_a_local_clusters_workers_report_to_the_runs_own_prefect_server(openai_server, tmp_path: Path) -> None:  # noqa: F811
     """``equilens run`` starts one temporary Prefect server; the worker process of the local cluster it
     starts is given its address, so it starts none of its own (each worker did: a server per worker

@@ -67,7 +67,6 @@ def _final_state(client: httpx.Client, flow_run_id: str, wait: float = 300) -> s
         time.sleep(1)
 
 
-@pytest.mark.long
 def test_deploy_schedule_trigger_and_complete(prefect_cli_env: dict, tmp_path: Path) -> None:
     env = prefect_cli_env
     api = env["PREFECT_API_URL"]

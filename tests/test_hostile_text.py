@@ -79,7 +79,6 @@ def test_csv_exports_neutralise_formula_cells(db: Path, tmp_path: Path) -> None:
     assert list(metrics["group_b"]) == ["'+cat owner"] and list(metrics["value"]) == [0.03]
 
 
-@pytest.mark.long
 def test_a_failing_endpoint_s_error_body_reaches_stderr_inert(openai_server, tmp_path: Path,  # noqa: F811
                                                               prefect_api_env: dict[str, str]) -> None:
     openai_server.fault_for = lambda body: ("500", {"status": 400, "message": NASTY})

@@ -216,7 +216,6 @@ def slow_causal_lm(tmp_path_factory: pytest.TempPathFactory) -> str:
                             n_positions=1024)
 
 
-@pytest.mark.long
 def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest(
     tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer, prefect_api_env: dict[str, str]
 ) -> None:
@@ -339,7 +338,6 @@ def test_sigint_inside_a_local_batch_stops_between_tokens_and_the_rerun_generate
     assert _calls_of(db, second) == (3, 9)  # only the nine missing answers were generated
 
 
-@pytest.mark.long
 def test_sigkill_leaves_no_server_the_run_reads_abandoned_and_the_rerun_asks_only_for_the_rest(
     tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer, prefect_api_env: dict[str, str]
 ) -> None:
@@ -446,7 +444,6 @@ def test_two_runs_at_once_on_one_duckdb_file_both_complete(tmp_path: Path, loopb
 
 
 # --- the judge stage of an identity run ----------------------------------------------------------------
-@pytest.mark.long
 def test_sigterm_in_the_judge_stage_of_an_identity_run_stops_quietly(tmp_path: Path, tiny_embedder: str,
                                                                       loopback: FakeOpenAIServer,
                                                                       prefect_api_env: dict[str, str]) -> None:

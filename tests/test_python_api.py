@@ -243,7 +243,6 @@ def test_metric_results_is_a_plain_dict_too() -> None:
     assert set(result.metric_items["item_kind"]) >= {"prompt"}
 
 
-@pytest.mark.long
 def test_a_notebook_sees_no_library_warnings_only_equilens_own(tmp_path: Path) -> None:
     """Run as a notebook shows warnings (every warning once, ``-W default``): libraries' deprecation
     warnings and Prefect's temporary server "still running" at exit are not equilens' to print; the

@@ -293,7 +293,6 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-@pytest.mark.long
 def test_a_full_disk_under_equilens_run_is_one_paragraph_exit_2_and_runs_reads_failed(
         tmp_path: Path, prefect_api_env: dict[str, str]) -> None:
     """The disk refuses the answers' rows (as DuckDB does: ``TransactionException``) and then the run's

@@ -50,7 +50,6 @@ def _run(server, tmp_path: Path, name: str, gap: float) -> tuple[dict, float]:  
     return result, calls / planned
 
 
-@pytest.mark.long
 def test_a_realistic_identity_run_stops_early_on_a_30_percent_gap_and_on_a_fair_model(
         prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: ANN001, F811
     """A 30% lower amount for Black-named users: the four pairs of a Black and a white cell are found,

@@ -76,7 +76,6 @@ def _prefect_project(root: Path) -> Path:
     return root
 
 
-@pytest.mark.long
 def test_the_installed_wheel_runs_inside_a_project_with_its_own_flows_and_tasks(
         installed: tuple[Path, Path], tmp_path: Path, openai_server,  # noqa: ANN001, F811
         prefect_api_env: dict[str, str]) -> None:

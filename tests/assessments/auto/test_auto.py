@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-import pytest
 from equilens.tasks.config import parse_config
 
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
@@ -28,7 +27,6 @@ def _config(tmp_path: Path, base_url: str, assessment: str = "auto") -> dict:
     }
 
 
-@pytest.mark.long
 def test_auto_runs_every_family_and_shares_answers(prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
     from equilens.flows.running.dispatch import flow_for
 
