@@ -148,8 +148,8 @@ def main() -> int:
     parser.add_argument("run_args", nargs="*", metavar="RUN_ARGS",
                         help=f"what follows `equilens run` (default: {' '.join(DEFAULT)})")
     parser.add_argument("--walk", action="store_true", help="also print the walk: every arrival in a file, in order")
-    args = parser.parse_args()
-    run_args = args.run_args or DEFAULT
+    args, more = parser.parse_known_args()  # what follows `equilens run`, its options too
+    run_args = [*args.run_args, *more] or DEFAULT
     scratch = Path(tempfile.mkdtemp(prefix="equilens-route-"))
     os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(scratch / "results")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
