@@ -91,16 +91,16 @@ def close_run(
     summary["metrics"] = metrics.drop(columns=["details"], errors="ignore").to_dict("records") if len(metrics) else []
     if len(responses):
         summary["usage"] = usage_summary(responses)
-    from equilens.tasks.reporting.evidence import find_evidence, first_examples
+    from equilens.tasks.reporting.evidence import MARKDOWN_EXAMPLES, REPORT_EXAMPLES, find_evidence, first_examples
 
     evidence: list | None
     try:
-        evidence = find_evidence(store, run_id) if len(metrics) else []
+        evidence = find_evidence(store, run_id, REPORT_EXAMPLES) if len(metrics) else []
     except Exception as err:  # noqa: BLE001 - examples are a view: the run's results stand without them
         logging.getLogger(__name__).warning("no examples for the markdown artifact: %s", err)
         evidence = None
     publish_artifacts(run_id, metrics, markdown_report(run_id, config, summary, metrics, responses,
-                                                       first_examples(evidence or [], 2)))
+                                                       first_examples(evidence or [], MARKDOWN_EXAMPLES)))
     from equilens.tasks.reporting.findings import stored_findings
 
     judged = stored_findings(store, run_id)

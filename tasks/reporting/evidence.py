@@ -73,7 +73,9 @@ def _chosen_pair(rows: pd.DataFrame, evidence: list[dict]) -> tuple[tuple[str, s
 
 
 REPORT_EXAMPLES = 3
-"""Examples per compared attribute in the HTML report (the markdown artifact shows the first two)."""
+"""Examples per compared attribute in the HTML report."""
+MARKDOWN_EXAMPLES = 2
+"""Examples per compared attribute in the markdown artifact: the report's first ones (:func:`first_examples`)."""
 
 
 def first_examples(evidence: list[Evidence], n: int) -> list[Evidence]:
