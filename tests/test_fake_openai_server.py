@@ -193,23 +193,36 @@ def test_unknown_faults_are_rejected(openai_server: FakeOpenAIServer) -> None:  
         _create(openai_server)
 
 
-def test_latency_and_concurrent_requests(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
-    openai_server.latency = 0.2
+def test_concurrent_requests_are_served_side_by_side(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    # each request is held until all 16 have arrived: a server that answered one at a time would hold
+    # the first until it gave up waiting (counted in ungathered), whatever the machine's load
+    openai_server.gather = 16
     client = _client(openai_server)
 
     def ask(i: int) -> str:
         messages = [{"role": "user", "content": f"prompt {i}"}]
         return client.chat.completions.create(model="m", messages=messages).choices[0].message.content
 
-    t0 = time.monotonic()
     with ThreadPoolExecutor(16) as pool:
         answers = list(pool.map(ask, range(16)))
-    elapsed = time.monotonic() - t0
     assert answers == [f"echo: prompt {i}" for i in range(16)]
-    assert 0.2 <= elapsed < 1.5  # served in parallel: ~0.2 s, not 3.2 s
+    assert openai_server.ungathered == 0
     assert sorted(r["messages"][0]["content"] for r in openai_server.requests) == sorted(
         f"prompt {i}" for i in range(16))
     assert len(openai_server.headers) == 16
+
+
+def test_a_request_held_for_others_that_never_come_gives_up_and_is_counted(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    openai_server.gather, openai_server.gather_timeout = 2, 0.05
+    _create(openai_server)
+    assert openai_server.ungathered == 1
+
+
+def test_latency_is_added_to_every_request(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
+    openai_server.latency = 0.2
+    t0 = time.monotonic()
+    _create(openai_server)
+    assert time.monotonic() - t0 >= 0.2
 
 
 def test_keep_alive_reuses_one_connection(openai_server: FakeOpenAIServer) -> None:  # noqa: F811

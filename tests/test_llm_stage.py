@@ -161,12 +161,11 @@ def test_failures_are_not_cached(openai_server: FakeOpenAIServer, tmp_path: Path
 
 
 def test_concurrency_and_rate_limit(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
-    openai_server.latency = 0.2
+    openai_server.gather = 8  # each call held until 8 have arrived: none gives up only if 8 run side by side
     cfg = _cfg(openai_server, max_concurrency=8)
-    t0 = time.monotonic()
-    run_requests(_reqs(cfg, [f"p{i}" for i in range(16)]), cfg)
-    assert time.monotonic() - t0 < 1.5  # 16 calls x 0.2 s at concurrency 8: ~0.4 s, not 3.2 s
-    openai_server.latency = 0.0
+    assert all(r.ok for r in run_requests(_reqs(cfg, [f"p{i}" for i in range(16)]), cfg))
+    assert openai_server.ungathered == 0
+    openai_server.gather = 0
     limited = _cfg(openai_server, rate_limit=20.0, system_prompt="limited")
     t0 = time.monotonic()
     run_requests(_reqs(limited, [f"q{i}" for i in range(10)]), limited)

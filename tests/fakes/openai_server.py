@@ -20,7 +20,10 @@ Faults, scripted per call (``server.fail_next(kind, times=1, **opts)``, consumed
 * ``"refusal"``: status 200, ``finish_reason: "content_filter"``, ``content: null``; opts ``refusal="..."``
   also sets ``message.refusal``.
 
-``server.latency`` (seconds) is added to every request. ``server.length_fields`` names the request
+``server.latency`` (seconds) is added to every request. ``server.gather = n`` holds each request until
+``n`` requests have arrived (at most ``server.gather_timeout`` seconds; ``server.ungathered`` counts the
+requests that gave up waiting), so clients that truly send side by side are told apart from ones that
+send one after another without timing anything. ``server.length_fields`` names the request
 fields whose token cap the server honours (default none, like a server that ignores the cap; e.g.
 ``("max_tokens",)`` like llama.cpp's): the reply is cut to that many words, ``finish_reason: "length"``.
 ``server.huge_reply`` (characters, default 0: off) makes every normal answer's content that long, as
@@ -158,6 +161,7 @@ class FakeOpenAIServer:
     def __init__(self, latency: float = 0.0, reply: Reply | None = None, fault_for: FaultRule | None = None,
                  port: int = 0, length_fields: tuple[str, ...] = (), huge_reply: int = 0) -> None:
         self.latency = latency
+        self.gather, self.gather_timeout, self.ungathered = 0, 10.0, 0
         self.huge_reply = huge_reply
         self.reply: Reply = reply or echo_reply
         self.fault_for: FaultRule | None = fault_for
@@ -338,6 +342,9 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, _error(f"invalid JSON body: {exc}", "invalid_request_error"))
                 return
             server._record(body, {k.lower(): v for k, v in self.headers.items()}, self.path, arrived)
+            if server.gather and not server.wait_for_calls(server.gather, server.gather_timeout):
+                with server._lock:
+                    server.ungathered += 1
             if server.latency:
                 server._stop.wait(server.latency)
             try:
