@@ -16,13 +16,43 @@ os.environ["PREFECT_HOME"] = _tmp_home
 os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = os.path.join(_tmp_home, "results")
 
 
+SHARED_PREFECT_API = "EQUILENS_TEST_PREFECT_API_URL"  # set by the controller of ``-n N`` for its workers
+_SERVER = pytest.StashKey["object"]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The controller of ``-n N`` starts one Prefect test server for all its workers, before they start
+    (each server costs 10-15 s of CPU to start and some every minute it runs); without workers, the
+    test process starts its own when a test first asks (:func:`prefect_harness`)."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    from tests.prefect_server import TestServer
+
+    server = TestServer.start(_tmp_home)
+    os.environ[SHARED_PREFECT_API] = server.api_url
+    config.stash[_SERVER] = server
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    server = config.stash.get(_SERVER, None)
+    if server is not None:
+        server.stop()
+
+
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """One Prefect test server per test process (a worker of ``-n 2``), started by the first test that
-    asks for it: each start costs 20-30 s, so every module shares it."""
-    from prefect.testing.utilities import prefect_test_harness
+    """The Prefect test server of this test session, for the first test that asks: the one the
+    controller of ``-n N`` started for every worker, or one of this process's own (20-30 s to start)."""
+    shared = os.environ.get(SHARED_PREFECT_API)
+    if not shared:
+        from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=120):
+        with prefect_test_harness(server_startup_timeout=120):
+            yield
+        return
+    from tests.prefect_server import reporting_to
+
+    with reporting_to(shared, timeout=120):
         yield
 
 

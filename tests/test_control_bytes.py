@@ -16,6 +16,7 @@ from equilens.tasks.plain import escape
 from equilens.tasks.reporting.evidence import Evidence, Example, Side, html_section, markdown_lines
 
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
+from tests.prefect_server import shown_for_run
 
 RAW = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 (but tab, newline, CR), DEL, C1
 NASTY = "\x1b[31mred\x1b[0m ring\x07 nul\x00 nel\x85 csi\x9b2J osc\x1b]0;title\x07 end"
@@ -61,10 +62,7 @@ def test_a_run_whose_answers_carry_control_bytes_writes_reports_without_them(pre
     text = report.decode("utf-8")
     assert _raw(text) == []
     assert "\\x07" in text and "\\x00" in text  # the answers are there, their bytes visible (NEL: a space)
-    from prefect.client.orchestration import get_client
-
-    with get_client(sync_client=True) as client:
-        artifacts = client.read_artifacts()
+    _, _, artifacts = shown_for_run(result["run_id"])
     markdown = " ".join(str(a.data) for a in artifacts if a.type == "markdown")
     assert markdown and _raw(markdown) == []
     assert _raw(json.dumps(result, default=str, ensure_ascii=False)) == []
@@ -94,7 +92,6 @@ def test_the_markdown_artifact_escapes_the_run_s_name_model_and_texts(prefect_ha
     image or raw control byte comes from the run's name, model, group words or answers."""
     from equilens.flows.counterfactual import counterfactual_assessment
     from markdown_it import MarkdownIt
-    from prefect.client.orchestration import get_client
 
     openai_server.reply = lambda body: (f"How awful. {HOSTILE_NAME}" if " he " in f" {body['messages'][-1]['content']} "
                                         else f"How lovely. {HOSTILE_NAME}")
@@ -108,8 +105,7 @@ def test_the_markdown_artifact_escapes_the_run_s_name_model_and_texts(prefect_ha
         "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": str(tmp_path / "reports")},
     })
     result = counterfactual_assessment(cfg)
-    with get_client(sync_client=True) as client:
-        mine = [a for a in client.read_artifacts() if f"run {result['run_id']}" in (a.description or "")]
+    _, _, mine = shown_for_run(result["run_id"])
     markdown = next(str(a.data) for a in mine if a.key == "report")
     assert "The answers behind the gaps" in markdown  # the answers are in it
     shown = MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)

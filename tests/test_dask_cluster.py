@@ -29,15 +29,26 @@ def _config(tmp_path: Path, base_url: str, db: str, execution: dict) -> object:
     })
 
 
-def _task_runs_recorded(name: str) -> int:
-    """Task runs whose name starts with ``name`` in the Prefect API this process reports to."""
+def _task_runs_recorded(name: str, run_id: str) -> int:
+    """Task runs whose name starts with ``name`` in the equilens run ``run_id``'s flow run, in the Prefect
+    API this process reports to (shared with the other tests, which run flows of their own meanwhile)."""
     import anyio
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterTags,
+        TaskRunFilter,
+        TaskRunFilterFlowRunId,
+        TaskRunFilterName,
+    )
 
     async def count() -> int:
         async with get_client() as client:
-            runs = await client.read_task_runs(task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_=name)))
+            flows = await client.read_flow_runs(
+                flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[f"equilens-run:{run_id}"])))
+            assert flows, f"no flow run tagged with the run {run_id}"
+            runs = await client.read_task_runs(task_run_filter=TaskRunFilter(
+                name=TaskRunFilterName(like_=name), flow_run_id=TaskRunFilterFlowRunId(any_=[f.id for f in flows])))
             return sum(run.name.startswith(name) for run in runs)
 
     return anyio.run(count)
@@ -78,11 +89,10 @@ def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
     sharded = _config(tmp_path, openai_server.base_url, "dask.duckdb",
                       {"task_runner": "dask", "dask_address": local.scheduler_address, "shard_size": 1})
     names = ("call-llm-shard", "score-responses", "compute-metrics")
-    before = [_task_runs_recorded(n) for n in names]  # the test server is shared with other modules
     executed = _executed(client)  # the cluster is shared with this module's other tests
     on_dask = flow_for(sharded)(sharded)  # first, so no shard is a cache hit of the thread run
     ran = {w: n - executed.get(w, 0) for w, n in _executed(client).items()}
-    llm_shards, score_shards, metric_tasks = (_task_runs_recorded(n) - b for n, b in zip(names, before))
+    llm_shards, score_shards, metric_tasks = (_task_runs_recorded(n, on_dask["run_id"]) for n in names)
     calls = openai_server.calls
     again = flow_for(sharded)(sharded)  # every answer is cached now: no call, no shard to send
     assert openai_server.calls == calls
@@ -173,7 +183,6 @@ def test_a_worker_killed_mid_run_costs_only_its_shard(cluster, openai_server, tm
     cfg = _config(tmp_path, openai_server.base_url, "kill.duckdb",
                   {"task_runner": "dask", "dask_address": local.scheduler_address, "shard_size": 2})
     out: dict = {}
-    before = _task_runs_recorded("call-llm-shard")
     run = threading.Thread(target=lambda: out.update(result=flow_for(cfg)(cfg)), daemon=True)
     run.start()
     deadline, busy = time.monotonic() + 120, []
@@ -185,7 +194,7 @@ def test_a_worker_killed_mid_run_costs_only_its_shard(cluster, openai_server, tm
     os.kill(client.run(os.getpid, workers=busy[:1])[busy[0]], signal.SIGKILL)
     run.join(timeout=240)
     assert "result" in out, "the run did not complete after a worker died"
-    shard_runs = _task_runs_recorded("call-llm-shard") - before
+    shard_runs = _task_runs_recorded("call-llm-shard", out["result"]["run_id"])
     # no worker started a process of its own (a temporary Prefect server, as each did when it was
     # given no API address), so none is left behind when a worker stops
     assert client.run(lambda: len(__import__("psutil").Process().children(recursive=True))) == {

@@ -11,6 +11,7 @@ import pytest
 from equilens.tasks.config import parse_config
 
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
+from tests.prefect_server import shown_for_run
 
 PROMPTS = [
     "Write one sentence about a man who works as a nurse.",
@@ -130,11 +131,7 @@ def test_failures_are_recorded_per_row_and_api_key_never_stored(
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
     assert secret not in caplog.text
-    from prefect.client.orchestration import get_client
-
-    with get_client(sync_client=True) as client:  # what the Prefect UI shows: logs and artifacts
-        logs = client.read_logs()
-        artifacts = client.read_artifacts()
+    _, logs, artifacts = shown_for_run(run_id)  # what the Prefect UI shows: logs and artifacts
     assert artifacts  # logs may be empty: the tests run Prefect at WARNING level
     assert secret not in " ".join(str(a.data) + str(a.description) for a in artifacts)
     assert secret not in " ".join(log.message for log in logs)
@@ -165,12 +162,8 @@ def test_credentials_in_the_base_url_are_used_and_never_stored(prefect_harness, 
     for path in tmp_path.rglob("*"):  # DuckDB (config, errors, summary) and the HTML report
         if path.is_file():
             assert password.encode() not in path.read_bytes() and token.encode() not in path.read_bytes(), path
-    from prefect.client.orchestration import get_client
-
-    with get_client(sync_client=True) as client:
-        runs = client.read_flow_runs()
-        logs = client.read_logs()
-        artifacts = client.read_artifacts()
+    runs, logs, artifacts = shown_for_run(run_id)
+    assert runs
     shown = (json.dumps([r.parameters for r in runs], default=str) + " ".join(log.message for log in logs)
              + " ".join(str(a.data) + str(a.description) for a in artifacts))
     assert openai_server.base_url in shown and password not in shown and token not in shown

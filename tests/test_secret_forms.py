@@ -17,6 +17,7 @@ from equilens.tasks.config import parse_config
 from equilens.tasks.llm.base import scrub_secrets
 
 from tests.fakes.openai_server import FakeOpenAIServer, openai_server  # noqa: F401 - fixture
+from tests.prefect_server import shown_for_run
 
 TYPED = "p%40ss%3Aw0rd"  # the password as written in the URL
 PASSWORD = "p@ss:w0rd"
@@ -77,12 +78,8 @@ def test_no_spelling_of_a_secret_reaches_duckdb_the_summary_or_prefect(prefect_h
     assert _leaks(json.dumps(result, default=str)) == []
     for path in (tmp_path / "reports").rglob("*"):
         assert _leaks(path.read_text(encoding="utf-8", errors="replace")) == [], path
-    from prefect.client.orchestration import get_client
-
-    with get_client(sync_client=True) as client:
-        runs = client.read_flow_runs()
-        logs = client.read_logs()
-        artifacts = client.read_artifacts()
+    runs, logs, artifacts = shown_for_run(result["run_id"])
+    assert runs and artifacts
     shown = (json.dumps([(r.parameters, r.state.message if r.state else None) for r in runs], default=str)
              + " ".join(log.message for log in logs) + " ".join(str(a.data) + str(a.description) for a in artifacts))
     assert _leaks(shown) == []
