@@ -7,8 +7,9 @@ whose later turns carry the history as messages and each wait for the turn befor
 the three sides, each first in turn, with a new system prompt (nothing cached), and prints the
 client's CPU per call and the wall time of each; the summary gives the ratios of conversations to
 each kind of single call, of all rounds together (the CPU of every round summed per side, which one
-slow round moves less than a median of per-round ratios; those are listed beside it): client CPU at
-most 1.0 means a 3-turn conversation costs no more than three single calls of client time. Run:
+slow round moves less than a median of per-round ratios; those are listed beside it), with a 95%
+bootstrap interval over the rounds: client CPU at most 1.0 means a 3-turn conversation costs no more
+than three single calls of client time, and an interval that ends at or below 1.0 shows it. Run:
 
     .venv/bin/python tests/benchmarks/bench_conversations.py [--conversations 500] [--rounds 6]
 """
@@ -70,7 +71,7 @@ SIDES = ("single", "packed", "conversations")
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=500, help="conversations of three turns per side")
-    parser.add_argument("--rounds", type=int, default=6, help="rounds; ratios are medians over them")
+    parser.add_argument("--rounds", type=int, default=6, help="rounds; each side's CPU is summed over them")
     parser.add_argument("--concurrency", type=int, default=32, help="llm.max_concurrency")
     args = parser.parse_args()
     server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(LATENCY)],
@@ -81,6 +82,7 @@ def main() -> None:
           f"single calls, concurrency {args.concurrency}")
     ratios: dict[str, list[tuple[float, float]]] = {"single": [], "packed": []}
     totals = dict.fromkeys(SIDES, (0.0, 0.0))  # CPU and wall time summed over rounds
+    per_round: dict[str, list[float]] = {side: [] for side in SIDES}  # client CPU per call, each round
     try:
         for side in SIDES:  # warm-up: imports and first connections are not timed
             measure(side, 5, base_url, 4, "warm")
@@ -91,6 +93,7 @@ def main() -> None:
                 cpu, wall, calls = got[side]
                 print(f"round {rnd}: {side:>13}: {calls} calls, {wall:6.2f} s, client CPU {cpu:.3f} ms a call", flush=True)
                 totals[side] = (totals[side][0] + cpu, totals[side][1] + wall)
+                per_round[side].append(cpu)
             for base in ratios:
                 ratios[base].append((got["conversations"][0] / got[base][0], got["conversations"][1] / got[base][1]))
     finally:
@@ -98,9 +101,21 @@ def main() -> None:
     conv_cpu, conv_wall = totals["conversations"]
     for base, found in ratios.items():
         what = "three single calls" if base == "single" else "three single calls carrying the conversation as text"
+        low, high = round_interval(per_round["conversations"], per_round[base])
         print(f"conversations / {what} ({args.rounds} rounds together): client CPU per call "
-              f"{conv_cpu / totals[base][0]:.2f} (rounds: {', '.join(f'{r[0]:.2f}' for r in found)}); "
-              f"wall time {conv_wall / totals[base][1]:.2f}")
+              f"{conv_cpu / totals[base][0]:.2f}, 95% interval over rounds {low:.2f}-{high:.2f} "
+              f"(rounds: {', '.join(f'{r[0]:.2f}' for r in found)}); wall time {conv_wall / totals[base][1]:.2f}")
+
+
+def round_interval(conversations: list[float], base: list[float], draws: int = 4000) -> tuple[float, float]:
+    """A 95% percentile-bootstrap interval of the ratio of the two sides' summed CPU, the rounds drawn
+    with replacement (a round keeps its two sides together: they ran back to back on the same load)."""
+    import numpy as np
+
+    conv, other = np.asarray(conversations), np.asarray(base)
+    picks = np.random.default_rng(0).integers(0, len(conv), size=(draws, len(conv)))
+    ratios = conv[picks].sum(axis=1) / other[picks].sum(axis=1)
+    return float(np.quantile(ratios, 0.025)), float(np.quantile(ratios, 0.975))
 
 
 if __name__ == "__main__":
