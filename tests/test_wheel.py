@@ -25,9 +25,10 @@ FAST = "metrics.bootstrap_resamples=50", "metrics.permutations=50", "metrics.nam
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(the built wheel, the folder it is installed into), built with the test environment's setuptools
-    from a copy of the source tree, so no build/ folder left in the checkout can leak stale modules in."""
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """(the built wheel, what the build wrote to standard error), built with the test environment's
+    setuptools from a copy of the source tree, so no build/ folder left in the checkout can leak stale
+    modules in."""
     out = tmp_path_factory.mktemp("wheel")
     source = out / "src"
     shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
@@ -35,12 +36,25 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                             str(source), "-w", str(out)], capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stderr[-3000:]
-    wheel = next(out.glob("equilens-*.whl"))
-    site = out / "site"
+    return next(out.glob("equilens-*.whl")), build.stderr
+
+
+@pytest.fixture(scope="module")
+def installed(built: tuple[Path, str]) -> tuple[Path, Path]:
+    """(the built wheel, the folder it is installed into)."""
+    wheel = built[0]
+    site = wheel.parent / "site"
     install = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
                               str(wheel)], capture_output=True, text=True, timeout=600)
     assert install.returncode == 0, install.stderr[-3000:]
     return wheel, site
+
+
+def test_the_build_is_warned_of_nothing_setuptools_will_change(built: tuple[Path, str]) -> None:
+    """setuptools warns before it changes what a build does: a folder of data it would stop shipping
+    (one that Python could import but the package list leaves out), a license table it will refuse."""
+    warned = [line.strip() for line in built[1].splitlines() if "Warning" in line and "setuptools" in line]
+    assert warned == [], built[1][-3000:]
 
 
 def _outside(site: Path, cwd: Path, *args: str, api: dict[str, str] | None = None) -> subprocess.CompletedProcess:
