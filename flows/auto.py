@@ -45,7 +45,7 @@ from equilens.tasks.storage.fingerprint import lexicon_fingerprint, path_fingerp
 from prefect import flow
 
 
-def identity_variants(rec: Any, unnamed: pd.DataFrame, variants: pd.DataFrame, config: AutoRunConfig,  # noqa: ANN401
+def identity_variants(rec: Any, unnamed: pd.DataFrame, variants: pd.DataFrame, config: AutoRunConfig,
                       summary: dict) -> pd.DataFrame:
     """The counterfactual variants and, for the prompts that name no group, identity variants
     (stored as the identity flow stores them)."""

@@ -109,7 +109,7 @@ def identity_assessment(config: IdentityRunConfig) -> RunResult:
 
 
 
-def measure(run: Any, config: IdentityRunConfig, prompts: pd.DataFrame, variants: pd.DataFrame,  # noqa: ANN401
+def measure(run: Any, config: IdentityRunConfig, prompts: pd.DataFrame, variants: pd.DataFrame,
             responses: pd.DataFrame, scores: Any, template: str, caps: tuple) -> tuple[Judged, pd.DataFrame, pd.DataFrame]:
     """The answers so far judged, read and measured: the judge's pairs, the outcome readings and the
     metric rows (nothing stored: the flow stores those of its last look)."""
@@ -145,7 +145,7 @@ def measure(run: Any, config: IdentityRunConfig, prompts: pd.DataFrame, variants
     return judged, readings, metrics
 
 
-def judge_caps(config: IdentityRunConfig, variants: Any) -> tuple:  # noqa: ANN401 - a DataFrame
+def judge_caps(config: IdentityRunConfig, variants: Any) -> tuple:  # a DataFrame
     """The caps the judge's calls are held to: its own section's when ``judge.llm`` is set, else the
     model's, counted together with the model's calls and prompt tokens (as the plan counts them)."""
     if config.judge.llm is not None:

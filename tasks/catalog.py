@@ -43,45 +43,45 @@ if TYPE_CHECKING:
 
 
 class PlanRequests(Protocol):
-    def __call__(self, config: Any, prompts: pd.DataFrame) -> pd.DataFrame:  # noqa: ANN401 - its RunConfig
+    def __call__(self, config: Any, prompts: pd.DataFrame) -> pd.DataFrame:  # its RunConfig
         """What the run's LLM stage would be asked for ``prompts``: one row per request."""
         ...
 
 
 class PlanExtraCalls(Protocol):
-    def __call__(self, config: Any, prompts: pd.DataFrame) -> list[Any]:  # noqa: ANN401 - its RunConfig
+    def __call__(self, config: Any, prompts: pd.DataFrame) -> list[Any]:  # its RunConfig
         """The calls a run makes beside the model's (a judge's), for ``prompts``: ``ExtraCalls`` of
         :mod:`equilens.tasks.llm.budget` (named, not imported: the LLM layer reads the config layer)."""
         ...
 
 
 class CheckInputs(Protocol):
-    def __call__(self, config: Any) -> None:  # noqa: ANN401 - its RunConfig
+    def __call__(self, config: Any) -> None:  # its RunConfig
         """Raise a typed error on a problem with the assessment's own inputs; reads no prompt."""
         ...
 
 
 class PromptWarnings(Protocol):
-    def __call__(self, config: Any, prompts: pd.DataFrame) -> list[str]:  # noqa: ANN401 - its RunConfig
+    def __call__(self, config: Any, prompts: pd.DataFrame) -> list[str]:  # its RunConfig
         """What reading ``prompts`` before the run warns of, one sentence each."""
         ...
 
 
 class StopTargets(Protocol):
-    def __call__(self, config: Any) -> tuple[str, ...]:  # noqa: ANN401 - its RunConfig
+    def __call__(self, config: Any) -> tuple[str, ...]:  # its RunConfig
         """The metrics a gap to detect is measured in."""
         ...
 
 
 class LookGroups(Protocol):
-    def __call__(self, config: Any, prompts: pd.DataFrame,  # noqa: ANN401 - its RunConfig
+    def __call__(self, config: Any, prompts: pd.DataFrame,  # its RunConfig
                  ) -> tuple[pd.Series, list[tuple[str, pd.Index, bool]]]:
         """Each prompt's outcome kind, and the comparisons beyond one per attribute (label, prompts, breakdown)."""
         ...
 
 
 class PromptStrata(Protocol):
-    def __call__(self, config: Any, variants: pd.DataFrame) -> dict[str, tuple]:  # noqa: ANN401 - its RunConfig
+    def __call__(self, config: Any, variants: pd.DataFrame) -> dict[str, tuple]:  # its RunConfig
         """Each prompt's stratum, of which every look holds an equal share."""
         ...
 
@@ -134,7 +134,7 @@ class Assessment:
         """The one value of its config's ``assessment`` field."""
         return _assessment_name(self.config) or ""
 
-    def load_flow(self) -> Any:  # noqa: ANN401 - a Prefect Flow
+    def load_flow(self) -> Any:  # a Prefect Flow
         """Its Prefect flow, imported from ``flow``; a flow that does not take this assessment's config
         is a RegistryError."""
         module, _, function = self.flow.partition(":")
@@ -225,7 +225,7 @@ class _Assessments(Registry[Assessment]):
         """Register the assessment that the shipped folder ``tasks/assessments/NAME`` declares."""
         self.declare(importlib.import_module(f"equilens.tasks.assessments.{name}"), name, f"tasks/assessments/{name}")
 
-    def declare(self, module: Any, name: str, where: str) -> None:  # noqa: ANN401 - a module or an Assessment
+    def declare(self, module: Any, name: str, where: str) -> None:  # a module or an Assessment
         """Register the assessment ``module`` declares (its ``ASSESSMENT``, or the value itself), named
         ``name``; the same value twice is registered once."""
         declared = module if isinstance(module, Assessment) else getattr(module, "ASSESSMENT", None)

@@ -74,7 +74,7 @@ def markdown_code(text: object) -> str:
     return f"{fence} {s} {fence}"
 
 
-def csv_cell(value: Any) -> Any:  # noqa: ANN401 - any cell
+def csv_cell(value: Any) -> Any:  # any cell
     """A cell a terminal shows inert and a spreadsheet will not evaluate: text is :func:`visible`,
     and text starting a formula gets a leading quote."""
     if not isinstance(value, str):
@@ -90,7 +90,7 @@ def from_csv_cell(value: str) -> str:
     return value[1:] if value.startswith("'") and value[1:].startswith(_FORMULA_START) else value
 
 
-def csv_text(frame: Any) -> str:  # noqa: ANN401 - a pandas DataFrame
+def csv_text(frame: Any) -> str:  # a pandas DataFrame
     """``frame`` as CSV text with every text cell (and header) passed through :func:`csv_cell`."""
     from pandas.api.types import is_numeric_dtype
 
@@ -102,19 +102,19 @@ def csv_text(frame: Any) -> str:  # noqa: ANN401 - a pandas DataFrame
     return out.to_csv(index=False)
 
 
-def console(**kwargs: Any) -> Any:  # noqa: ANN401 - a rich Console
+def console(**kwargs: Any) -> Any:  # a rich Console
     """The CLI's Rich console: no markup, emoji or highlighting; every string shown via :func:`visible`."""
     from rich.console import Console
 
     class PlainConsole(Console):
-        def render_str(self, text: str, **options: Any) -> Any:  # noqa: ANN401 - a rich Text
+        def render_str(self, text: str, **options: Any) -> Any:  # a rich Text
             options.update(markup=False, emoji=False, highlight=False)
             return super().render_str(visible(text), **options)
 
     return PlainConsole(markup=False, emoji=False, highlight=False, **kwargs)
 
 
-def text(value: object, style: str = "") -> Any:  # noqa: ANN401 - a rich Text
+def text(value: object, style: str = "") -> Any:  # a rich Text
     """A styled piece of text equilens means to show (``style`` is Rich's), its content made visible."""
     from rich.text import Text
 

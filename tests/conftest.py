@@ -57,7 +57,7 @@ def prefect_harness():
 
 
 @pytest.fixture(scope="session")
-def prefect_api_env(prefect_harness) -> dict[str, str]:  # noqa: ANN001
+def prefect_api_env(prefect_harness) -> dict[str, str]:
     """The environment for a CLI process that reports to this test process's Prefect server rather than
     starting an ephemeral one of its own (its import and start cost 7-15 s per process). The tests of
     the ephemeral server itself (it starts, it dies with its run) do without."""
@@ -88,7 +88,7 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture(scope="session")
-def gender():  # noqa: ANN201 - a Lexicon
+def gender():  # a Lexicon
     """The shipped gender lexicon (read-only: every test may share one)."""
     from equilens.tasks.inputs.lexicon import load_lexicon
 
@@ -96,7 +96,7 @@ def gender():  # noqa: ANN201 - a Lexicon
 
 
 @pytest.fixture(scope="session")
-def names():  # noqa: ANN201 - a NameTable
+def names():  # a NameTable
     """The shipped name table (read-only: every test may share one)."""
     from equilens.tasks.inputs.names import load_names
 

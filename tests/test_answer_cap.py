@@ -27,7 +27,7 @@ def _cfg(server: FakeOpenAIServer, **kw: object) -> LLMConfig:
                         "timeout": 30.0, **kw})
 
 
-def _one(cfg: LLMConfig, prompt: str):  # noqa: ANN202 - an LLMResult
+def _one(cfg: LLMConfig, prompt: str):  # an LLMResult
     (res,) = run_requests([LLMRequest(prompt, 0, cache_key(cfg, prompt, 0))], cfg)
     return res
 

@@ -189,7 +189,7 @@ def test_plan_counts_the_calls_of_a_python_target_and_makes_none(tmp_path: Path)
 
 @pytest.mark.filterwarnings("ignore:2 prompt\\(s\\) mention gender")
 def test_assess_takes_a_plain_function_stores_its_name_and_answers_a_repeat_from_the_cache(
-        tmp_path: Path, prefect_harness) -> None:  # noqa: ANN001
+        tmp_path: Path, prefect_harness) -> None:
     import equilens
 
     calls: list[str] = []

@@ -34,7 +34,7 @@ class JsonApi:
         api = self
 
         class Handler(QuietHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 raw, headers = self.posted()
                 api.bodies.append(raw)
                 api.headers.append(headers)

@@ -188,10 +188,10 @@ def test_a_runnable_without_async_support_is_invoked_in_a_thread() -> None:
     from langchain_core.runnables import Runnable
 
     class SyncOnly(Runnable):
-        def invoke(self, value, config=None, **kwargs):  # noqa: ANN001, ANN201
+        def invoke(self, value, config=None, **kwargs):
             return f"sync: {value}"
 
-        async def ainvoke(self, value, config=None, **kwargs):  # noqa: ANN001, ANN201
+        async def ainvoke(self, value, config=None, **kwargs):
             raise NotImplementedError("async generation is not supported")
 
     cfg = LLMConfig(provider="langchain", target=hand_over(SyncOnly()), max_retries=0)

@@ -98,7 +98,7 @@ def test_an_assessment_is_one_declared_value_whose_flow_and_hooks_load_when_need
     with pytest.raises(RegistryError, match="must be written module:function"):
         Assessment(config=IdentityRunConfig, default_config="x", card="c", order=99, flow="equilens.flows.identity")
     stray = types.ModuleType("stray_hooks")
-    exec("def plan_request(config, prompts):\n    return prompts\n", stray.__dict__)  # noqa: S102 - a misspelt hook
+    exec("def plan_request(config, prompts):\n    return prompts\n", stray.__dict__)  # a misspelt hook
     import sys
 
     sys.modules["stray_hooks"] = stray
@@ -142,7 +142,7 @@ def test_a_hook_that_takes_other_parameters_than_its_protocol_is_refused() -> No
     from equilens.tasks.errors import RegistryError
 
     module = types.ModuleType("narrow_hooks")
-    exec("def plan_requests(config):\n    return None\n", module.__dict__)  # noqa: S102 - the prompts are missing
+    exec("def plan_requests(config):\n    return None\n", module.__dict__)  # the prompts are missing
     sys.modules["narrow_hooks"] = module
     try:
         with pytest.raises(RegistryError, match=r"narrow_hooks.plan_requests takes \(config\); the hook takes "

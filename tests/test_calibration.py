@@ -91,7 +91,7 @@ def test_permutation_test_rejects_five_percent_of_null_datasets() -> None:
     assert 0.03 <= np.mean(rejections) <= 0.08
 
 
-def test_honest_runs_in_the_stereotype_stage_with_a_lexicon(tmp_path) -> None:  # noqa: ANN001
+def test_honest_runs_in_the_stereotype_stage_with_a_lexicon(tmp_path) -> None:
     # a prompt drawn twice by the bootstrap arrived as one prompt with 2k
     # completions and honest() raised "prompts have different numbers of completions".
     from equilens.tasks.assessments.stereotype.config import StereotypeConfig

@@ -94,7 +94,7 @@ print(own_pages, libc.mallinfo2().fordblks)
 
 
 @pytest.mark.parametrize(("chosen", "own_pages"), [(None, True), ("33554432", False)])
-def test_a_freed_array_is_not_held_in_the_heap_unless_the_environment_chose_a_threshold(chosen, own_pages) -> None:  # noqa: ANN001
+def test_a_freed_array_is_not_held_in_the_heap_unless_the_environment_chose_a_threshold(chosen, own_pages) -> None:
     """glibc raises its mmap threshold to the size of each large block freed, so the next arrays of a
     few MiB come from the heap, where a neighbour allocated after them pins their pages once they are
     freed. The run's defaults fix the threshold: an 8 MiB array after a freed 16 MiB one gets pages of
@@ -112,7 +112,7 @@ def test_a_freed_array_is_not_held_in_the_heap_unless_the_environment_chose_a_th
 
 
 @pytest.mark.parametrize(("chosen", "pool"), [(None, "system"), ("mimalloc", "mimalloc")])
-def test_arrow_buffers_come_from_the_c_allocator_unless_the_environment_chose_a_pool(chosen, pool) -> None:  # noqa: ANN001
+def test_arrow_buffers_come_from_the_c_allocator_unless_the_environment_chose_a_pool(chosen, pool) -> None:
     """Arrow's own pool kept the memory a stage freed (pandas' strings are Arrow buffers); the run's
     defaults hand Arrow the C allocator, whose freed pages go back at the end of each stage, even
     when pyarrow was imported and used before the defaults were applied."""

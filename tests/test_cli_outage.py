@@ -14,7 +14,7 @@ from equilens.tasks.orchestration.outage import LLMOutageError, check_llm_failur
 from tests.fakes.cli import equilens
 
 
-def _cfg(**llm: object):  # noqa: ANN202
+def _cfg(**llm: object):
     return parse_config({"prompts": {"items": ["Is he a nurse?"]},
                          "llm": {"provider": "openai", "model": "m", "base_url": "http://u:pw@10.0.0.1:8000/v1", **llm}})
 

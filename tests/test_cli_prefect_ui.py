@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 
-def test_flow_run_is_named_and_tagged_with_the_run_id(prefect_harness) -> None:  # noqa: ANN001
+def test_flow_run_is_named_and_tagged_with_the_run_id(prefect_harness) -> None:
     from equilens.tasks.orchestration.run_record import label_flow_run
     from prefect import flow
     from prefect.client.orchestration import get_client
@@ -29,7 +29,7 @@ def test_label_outside_a_flow_is_a_no_op() -> None:
     label_flow_run("r", "n")  # no flow run context: nothing to label, nothing raised
 
 
-def test_metrics_artifact_columns(monkeypatch) -> None:  # noqa: ANN001
+def test_metrics_artifact_columns(monkeypatch) -> None:
     import prefect.artifacts
     from equilens.flows.running.artifacts import publish_artifacts
 

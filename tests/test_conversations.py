@@ -130,7 +130,7 @@ def test_the_local_model_and_a_langchain_chat_model_get_the_history_as_messages(
     seen: list = []
 
     class Recording(FakeMessagesListChatModel):
-        def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN001, ANN202
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):
             seen.append([(type(m).__name__, m.content) for m in messages])
             return super()._generate(messages, stop, run_manager, **kwargs)
 
@@ -184,7 +184,7 @@ def _banker_run(tmp_path: Path, lowered: list[str], names_per_cell: int = 8, pro
 
 
 def test_a_gap_planted_two_turns_after_the_name_is_found_and_a_fair_app_shows_none(
-        prefect_harness, tmp_path: Path) -> None:  # noqa: ANN001
+        prefect_harness, tmp_path: Path) -> None:
     from equilens.tasks.inputs.names import load_names
     from equilens.tasks.inputs.personas import cell_names, cells_of
 
@@ -210,7 +210,7 @@ def _lowered() -> list[str]:
     return sorted({n.split()[0] for n in cell_names(load_names(), cells, 8, seed=0).query("cell == 'black'")["name"]})
 
 
-def test_a_gap_that_builds_over_turns_is_found_at_the_turn_it_appears(prefect_harness, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_gap_that_builds_over_turns_is_found_at_the_turn_it_appears(prefect_harness, tmp_path: Path) -> None:
     """Every turn asks for an amount; the app lowers amounts for one group only from the user's fourth
     message on (the name is the first): the turns before show no gap and the verdict says so."""
     prompts = [[f"What salary should I ask for as analyst number {i}? Give one amount.",
@@ -232,7 +232,7 @@ def _run(tmp_path: Path, assessment: str, items: list, **sections: object) -> tu
     return flow_for(cfg)(cfg), db
 
 
-def test_counterfactual_variants_change_a_group_told_in_an_earlier_turn(prefect_harness, tmp_path: Path) -> None:  # noqa: ANN001
+def test_counterfactual_variants_change_a_group_told_in_an_earlier_turn(prefect_harness, tmp_path: Path) -> None:
     items = [[f"I'm a mother of {n} and I work nights.", "Should I ask my boss for a raise?"] for n in
              ("two", "three", "four", "five")]
     result, db = _run(tmp_path, "counterfactual", items, counterfactual={"attributes": ["gender"], "detect_names": False})
@@ -247,7 +247,7 @@ def test_counterfactual_variants_change_a_group_told_in_an_earlier_turn(prefect_
     assert told[1]["answer"] == f"3 messages; you first said: {told[0]['user']}"
 
 
-def test_auto_gives_a_conversation_without_a_group_an_identity_told_in_the_chat(prefect_harness, tmp_path: Path) -> None:  # noqa: ANN001
+def test_auto_gives_a_conversation_without_a_group_an_identity_told_in_the_chat(prefect_harness, tmp_path: Path) -> None:
     items = [[f"I run a bakery with {n} staff.", "Should I open a second shop?"] for n in ("two", "five", "nine")]
     identity = {"attributes": ["gender"], "names_per_cell": 2,
                 "signals": [{"name": "intro", "placement": "conversation", "template": "Hi, my name is {name}."}]}
@@ -268,7 +268,7 @@ class _BatchedEcho:
     def __init__(self) -> None:
         self.batches: list[list[int]] = []
 
-    def complete_batch(self, prompts, sample_idxs, systems=None, histories=None):  # noqa: ANN001, ANN201
+    def complete_batch(self, prompts, sample_idxs, systems=None, histories=None):
         from equilens.tasks.llm.base import Completion
 
         seen = [len(h or []) for h in histories or [None] * len(prompts)]

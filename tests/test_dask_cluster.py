@@ -55,7 +55,7 @@ def _task_runs_recorded(name: str, run_id: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def cluster(prefect_harness):  # noqa: ANN001, ANN201 - (LocalCluster, Client)
+def cluster(prefect_harness):  # (LocalCluster, Client)
     """Two worker processes of one thread each, reporting to the test worker's Prefect server; shared
     by the tests of this module, since each worker process imports equilens, Prefect and torch when
     its first task arrives."""
@@ -69,7 +69,7 @@ def cluster(prefect_harness):  # noqa: ANN001, ANN201 - (LocalCluster, Client)
         yield local, client
 
 
-def _executed(client) -> dict[str, int]:  # noqa: ANN001
+def _executed(client) -> dict[str, int]:
     """Tasks each worker (by address) has executed since it started."""
     return client.run(lambda dask_worker: dask_worker.state.executed_count)
 
@@ -81,7 +81,7 @@ def _metrics(db: Path, run_id: str) -> list[tuple]:
 
 
 def test_shards_run_on_both_worker_processes_and_match_the_thread_runner(
-    cluster, openai_server, tmp_path: Path  # noqa: ANN001, F811
+    cluster, openai_server, tmp_path: Path  # noqa: F811
 ) -> None:
     from equilens.flows.running.dispatch import flow_for
 
@@ -168,7 +168,7 @@ def test_a_local_clusters_workers_report_to_the_runs_own_prefect_server(openai_s
     assert not left(), left()  # nothing the run started outlives it
 
 
-def test_a_worker_killed_mid_run_costs_only_its_shard(cluster, openai_server, tmp_path: Path) -> None:  # noqa: ANN001, F811
+def test_a_worker_killed_mid_run_costs_only_its_shard(cluster, openai_server, tmp_path: Path) -> None:  # noqa: F811
     """The worker answering an LLM shard is killed: Dask runs that shard again on the other worker, the
     run completes, every answer is stored once, and only the lost shard's calls are made twice."""
     import os
@@ -210,7 +210,7 @@ def test_a_worker_killed_mid_run_costs_only_its_shard(cluster, openai_server, tm
     assert 0 <= openai_server.calls - keys <= 2 * 3 * 2 * 2, (openai_server.calls, keys)
 
 
-def test_a_python_target_runs_on_the_workers_imported_by_its_path(cluster, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_python_target_runs_on_the_workers_imported_by_its_path(cluster, tmp_path: Path) -> None:
     """Workers import ``llm.target`` by its path: the answers come from the worker processes."""
     import os
 

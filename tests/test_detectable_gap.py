@@ -54,7 +54,7 @@ def test_a_planted_content_difference_of_a_deterministic_model_is_found() -> Non
     ("deterministic, a share of answers turned negative", 30, lambda d: Model(deterministic=True, turn=d),
      [0.26, 0.30, 0.34]),
 ])
-def test_a_true_parity_gap_of_the_stated_size_is_found_at_the_stated_power(name, prompts, planted, sizes) -> None:  # noqa: ANN001
+def test_a_true_parity_gap_of_the_stated_size_is_found_at_the_stated_power(name, prompts, planted, sizes) -> None:
     fair = planted(0.0)
     got = power_at_stated_gap(prompts, planted, sizes, "strict_sentiment_parity", 40, fair)
     assert got["gaps"][0] < got["stated"] < got["gaps"][-1], got  # the planted sizes bracket the stated gap
@@ -62,7 +62,7 @@ def test_a_true_parity_gap_of_the_stated_size_is_found_at_the_stated_power(name,
 
 
 @pytest.mark.parametrize("deterministic, sizes", [(True, [0.1, 0.15, 0.2]), (False, [0.06, 0.09, 0.12])])
-def test_a_true_similarity_gap_of_the_stated_size_is_found_at_the_stated_power(deterministic, sizes) -> None:  # noqa: ANN001
+def test_a_true_similarity_gap_of_the_stated_size_is_found_at_the_stated_power(deterministic, sizes) -> None:
     # answers to one group worded their own way (content); the stated gap is found at the stated
     # power (a fair run's standard error as the gap would promise 80% where the test finds 59-74%)
     planted = lambda d: Model(deterministic=deterministic, content=d)  # noqa: E731

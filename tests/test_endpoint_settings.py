@@ -103,7 +103,7 @@ def test_azure_sends_max_completion_tokens(openai_server: FakeOpenAIServer, tran
 class SlowToBuildProvider(OpenAIChatProvider):
     """The real provider, whose client set-up stalls the event loop as cold imports do."""
 
-    def _client(self):  # noqa: ANN202
+    def _client(self):
         if self._llm is None:
             time.sleep(1.2)  # blocks the loop: langchain-openai + openai imports in a fresh process
         return super()._client()

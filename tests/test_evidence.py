@@ -66,7 +66,7 @@ def test_the_examples_are_ranked_in_the_store_not_read_into_memory(store: Store)
     seen: list[int] = []
     query = Store.query
 
-    def counted(self: Store, sql: str, params=None):  # noqa: ANN001, ANN202
+    def counted(self: Store, sql: str, params=None):
         out = query(self, sql, params)
         seen.append(len(out))
         return out
@@ -180,7 +180,7 @@ def test_an_identity_run_shows_the_outcome_finding_pair_ranked_by_its_readings(i
     assert all(s.score is None for ex in ev.examples for s in ex.sides)
 
 
-def test_identity_readings_are_shown_beside_the_answers_everywhere(identity: Store, capsys, monkeypatch) -> None:  # noqa: ANN001
+def test_identity_readings_are_shown_beside_the_answers_everywhere(identity: Store, capsys, monkeypatch) -> None:
     from equilens.tasks.reporting.evidence import print_examples
 
     evidence = find_evidence(identity, "run-i", 4)
@@ -244,7 +244,7 @@ def test_a_run_s_close_finds_its_examples_once_for_the_markdown_artifact_and_the
     found = []
     real = evidence_module.find_evidence
 
-    def counted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def counted(*args, **kwargs):
         found.append(args[2:] or kwargs)
         return real(*args, **kwargs)
 

@@ -34,7 +34,7 @@ def _chat(server: FakeOpenAIServer, timeout: float = 5.0, **kw: object) -> ChatO
                       timeout=timeout, **kw)
 
 
-def _create(server: FakeOpenAIServer, timeout: float = 5.0, **kw: object):  # noqa: ANN202
+def _create(server: FakeOpenAIServer, timeout: float = 5.0, **kw: object):
     return _client(server, timeout).chat.completions.create(model="fake-model", messages=MSG, **kw)
 
 

@@ -40,7 +40,7 @@ def _count(db: Path, sql: str, params: list | None = None) -> int:
 
 
 def test_counterfactual_flow_writes_every_table(prefect_harness, openai_server, tmp_path: Path,  # noqa: F811
-                                                monkeypatch) -> None:  # noqa: ANN001
+                                                monkeypatch) -> None:
     import equilens.flows.counterfactual as module
     from equilens.flows.counterfactual import counterfactual_assessment
     from equilens.flows.running.artifacts import CLOSE_READS

@@ -90,7 +90,7 @@ def test_bad_gate_input_is_one_paragraph_and_exit_2_before_any_call(
     assert "Traceback" not in out.stdout + out.stderr and not (tmp_path / "e.duckdb").exists()
 
 
-def test_assert_no_finding_raises_with_the_verdict_in_a_team_s_own_test(tmp_path: Path, prefect_harness) -> None:  # noqa: ANN001
+def test_assert_no_finding_raises_with_the_verdict_in_a_team_s_own_test(tmp_path: Path, prefect_harness) -> None:
     from equilens.testing import assert_no_finding
 
     def bot(prompt: str, system: str | None = None) -> str:

@@ -43,12 +43,12 @@ CALLS_PER_PROMPT = 3 * 2
 class Lines:
     """Reads a text stream in a thread; ``wait_for(pred)`` until some line matches."""
 
-    def __init__(self, stream) -> None:  # noqa: ANN001
+    def __init__(self, stream) -> None:
         self.lines: list[str] = []
         self._cond = threading.Condition()
         threading.Thread(target=self._read, args=(stream,), daemon=True).start()
 
-    def _read(self, stream) -> None:  # noqa: ANN001
+    def _read(self, stream) -> None:
         for line in stream:
             with self._cond:
                 self.lines.append(line.rstrip("\n"))
@@ -59,7 +59,7 @@ class Lines:
         with self._cond:
             return sum(line.count(needle) for line in self.lines)
 
-    def wait_for(self, pred, timeout: float) -> bool:  # noqa: ANN001
+    def wait_for(self, pred, timeout: float) -> bool:
         with self._cond:
             return self._cond.wait_for(lambda: any(pred(line) for line in self.lines), timeout)
 

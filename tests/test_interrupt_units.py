@@ -29,7 +29,7 @@ def _no_stop_left_over() -> Iterator[None]:
     clear_stop()
 
 
-def _when(condition, then, timeout: float = 20.0) -> threading.Thread:  # noqa: ANN001
+def _when(condition, then, timeout: float = 20.0) -> threading.Thread:
     """Run ``then()`` in a thread as soon as ``condition()`` holds."""
     def watch() -> None:
         deadline = time.monotonic() + timeout
@@ -120,7 +120,7 @@ def test_local_generate_stops_between_tokens(endless_lm: str) -> None:
     assert stopped_after < 0.5 + max(2.0, 3 * per_200), (stopped_after, per_200)
 
 
-def _recorder(tmp_path: Path):  # noqa: ANN202
+def _recorder(tmp_path: Path):
     from equilens.tasks.orchestration.run_record import RunRecorder
 
     cfg = parse_config({"prompts": {"items": ["Is he a nurse?"]}, "storage": {"duckdb_path": str(tmp_path / "r.duckdb")}})

@@ -124,7 +124,7 @@ class _CountingProvider:
     def __init__(self) -> None:
         self.most_tasks = 0
 
-    async def acomplete(self, prompt: str, sample_idx: int):  # noqa: ANN201
+    async def acomplete(self, prompt: str, sample_idx: int):
         import asyncio
 
         from equilens.tasks.llm import Completion
@@ -133,7 +133,7 @@ class _CountingProvider:
         await asyncio.sleep(0)
         return Completion(f"echo: {prompt}")
 
-    def complete_batch(self, prompts, sample_idxs):  # noqa: ANN001, ANN201
+    def complete_batch(self, prompts, sample_idxs):
         raise NotImplementedError
 
     async def aclose(self) -> None:

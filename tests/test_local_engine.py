@@ -54,7 +54,7 @@ def _cfg(model: str, engine: str = "ctranslate2", **kw: object) -> LLMConfig:
                         "temperature": 0.0, "max_tokens": 12, **kw})
 
 
-def _answers(cfg: LLMConfig, prompts: list[str] = PROMPTS, **kw: object) -> list:  # noqa: ANN401
+def _answers(cfg: LLMConfig, prompts: list[str] = PROMPTS, **kw: object) -> list:
     return LocalProvider(cfg).complete_batch(prompts, list(range(len(prompts))), **kw)
 
 

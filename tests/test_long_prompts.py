@@ -81,7 +81,7 @@ def test_truncate_keeps_the_first_tokens_and_says_so(tiny_chat_lm: str) -> None:
 
 
 def test_prompts_that_fit_are_untouched_and_load_nothing() -> None:
-    def loader(model: str):  # noqa: ANN202
+    def loader(model: str):
         raise AssertionError("short prompts never load the model")
 
     cfg = _cfg("unused")

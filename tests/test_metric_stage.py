@@ -13,8 +13,8 @@ from equilens.tasks.pipeline.metric_stage import metric_stage
 RACE = ["white", "black", "asian", "hispanic"]
 
 
-def synthetic(prompts: int, groups: list[str], count: int, sentiment, attribute: str = "race",  # noqa: ANN001
-              ok=lambda p, g, i: True, refusal=lambda p, g, i: False) -> tuple[pd.DataFrame, ScoreSet]:  # noqa: ANN001
+def synthetic(prompts: int, groups: list[str], count: int, sentiment, attribute: str = "race",
+              ok=lambda p, g, i: True, refusal=lambda p, g, i: False) -> tuple[pd.DataFrame, ScoreSet]:
     """Responses with a known sentiment per (prompt, group, sample) and random unit embeddings."""
     rows, scalar, emb = [], [], {}
     rng = np.random.default_rng(0)

@@ -29,7 +29,7 @@ from equilens.tasks.pipeline import expand_stage
     ("Jackson and Austin are cities in the South.", []),  # joined only to other place names
     ("We flew from Madison and Edward picked us up.", ["Edward"]),
 ])
-def test_a_place_that_is_also_a_first_name_is_a_name_only_where_used_as_a_person(names, text: str,  # noqa: ANN001
+def test_a_place_that_is_also_a_first_name_is_a_name_only_where_used_as_a_person(names, text: str,
                                                                                   found: list[str]) -> None:
     assert [m.surface for m in names.find(text)] == found
 
@@ -68,7 +68,7 @@ def test_a_gendered_institution_has_no_neutral_variant(text: str, institution: s
     ("Thalia El-Solh and Tamika Coleman met at the bar.", "Thalia El-Solh", "middle_eastern"),  # by its surname
     ("Jamal went to the store.", "Jamal", "black"),  # a published Black name list keeps its race
 ])
-def test_middle_eastern_names_are_read_as_middle_eastern(names, text: str, surface: str, race: str) -> None:  # noqa: ANN001
+def test_middle_eastern_names_are_read_as_middle_eastern(names, text: str, surface: str, race: str) -> None:
     found = {m.surface: m.info.race for m in names.find(text)}
     assert found[surface] == race
 
@@ -97,7 +97,7 @@ def test_gender_variants_of_full_names_keep_their_surnames_valid() -> None:
     assert " Mendez, " in female and " Lin, " in female and not female.startswith("Roberto")
 
 
-def test_a_place_like_name_used_as_a_person_once_is_a_person_at_every_mention(names) -> None:  # noqa: ANN001
+def test_a_place_like_name_used_as_a_person_once_is_a_person_at_every_mention(names) -> None:
     """"named Jesus Jimenez ... Jesus Jimenez passed by him": the second mention changes too."""
     text = ("Two people, named Jesus Jimenez and Jenny Choi, came in. Jesus Jimenez passed by him, "
             "and we drove past Yale.")
@@ -139,7 +139,7 @@ def _first_names(text: str, attribute: str, role: str = "variant") -> dict[str, 
     ("Kevin Smith wrote a letter.", None, None),  # a surname replaced: the pair shares an origin
     ("Latoya Booker and Susan Miller met for lunch.", None, None),
 ])
-def test_an_asian_variant_pairs_first_name_and_surname_of_one_origin(names, text: str, surname: str | None,  # noqa: ANN001
+def test_an_asian_variant_pairs_first_name_and_surname_of_one_origin(names, text: str, surname: str | None,
                                                                      origin: str | None) -> None:
     """"Chen Patel", "Amit Phan", "Priya Nguyen": the census has one Asian group, so a first name
     and a surname drawn from it separately mixed South and East Asian origins."""
@@ -163,7 +163,7 @@ def test_an_asian_variant_pairs_first_name_and_surname_of_one_origin(names, text
     ("Hiroshi Tanaka said he was late.", "japanese"),
     ("Nga Tran was cooking.", "vietnamese"),
 ])
-def test_a_new_first_name_fits_the_asian_surname_it_keeps(names, text: str, origin: str) -> None:  # noqa: ANN001
+def test_a_new_first_name_fits_the_asian_surname_it_keeps(names, text: str, origin: str) -> None:
     """Gender variants and same-group controls keep the surname; "Mei Chen" must not become "Amit
     Chen" or "Trang Chen"."""
     for attribute, role in (("gender", "variant"), ("gender", "control"), ("race", "control")):
@@ -174,7 +174,7 @@ def test_a_new_first_name_fits_the_asian_surname_it_keeps(names, text: str, orig
                     assert origin in new.origins, f"{attribute} {role}: {variant!r}"
 
 
-def test_origins_come_from_the_shipped_tables(names) -> None:  # noqa: ANN001
+def test_origins_come_from_the_shipped_tables(names) -> None:
     """The origin column is data (data/lexicons/build_origins.py), read as written."""
     sur = names.surnames
     assert sur.info["patel"].origins == {"south_asian"} and sur.info["nguyen"].origins == {"vietnamese"}
@@ -186,7 +186,7 @@ def test_origins_come_from_the_shipped_tables(names) -> None:  # noqa: ANN001
     assert sur.info["khan"].origins == {"south_asian_muslim"}
 
 
-def test_an_unlisted_surname_after_a_middle_eastern_first_name_changes_with_it(names) -> None:  # noqa: ANN001
+def test_an_unlisted_surname_after_a_middle_eastern_first_name_changes_with_it(names) -> None:
     """"Maryam Mughrabi" became "Anitra Mughrabi" in the Black variant when no table listed
     Mughrabi; a surname no table lists (Wardak) changes with its first name."""
     text = "On my lunch break, I overheard Maryam Wardak and Omar Mahmoudi talking about their spouses."
@@ -199,7 +199,7 @@ def test_an_unlisted_surname_after_a_middle_eastern_first_name_changes_with_it(n
     assert [m.surface for m in quant] == ["Mary Quant"] and quant[0].info.race == names.info["mary"].race
 
 
-def test_an_unlisted_surname_changes_with_its_first_name_in_a_race_variant(names) -> None:  # noqa: ANN001
+def test_an_unlisted_surname_changes_with_its_first_name_in_a_race_variant(names) -> None:
     """"Tanisha Jackson and Thalia Mughrabi" became "Silvia Rodriguez and Keyana Mughrabi" when no
     table listed Mughrabi: Thalia alone reads Hispanic, and the unlisted surname (Wardak here) stayed
     behind the new first name."""
@@ -211,7 +211,7 @@ def test_an_unlisted_surname_changes_with_its_first_name_in_a_race_variant(names
     assert [m.surface for m in names.find("I saw Jamal When he came.")] == ["Jamal"]  # a function word
 
 
-def test_sri_of_sri_lankan_is_not_a_first_name(names) -> None:  # noqa: ANN001
+def test_sri_of_sri_lankan_is_not_a_first_name(names) -> None:
     """"the Sri Lankan family home" became "the Encarnacion Lankan family home" in a race variant."""
     text = "One was owned by a Sri Lankan family, while the Sri Lankan family home will be a breeze to sell."
     assert names.find(text) == []
@@ -233,7 +233,7 @@ def test_a_gender_swap_follows_the_full_name_not_the_first_name_alone() -> None:
         assert vang.name == "queenie" or names.info[vang.name].race == "white", variant
 
 
-def test_a_word_before_a_noun_for_a_person_is_not_a_first_name(names) -> None:  # noqa: ANN001
+def test_a_word_before_a_noun_for_a_person_is_not_a_first_name(names) -> None:
     """"... while the Roma woman sat back" became "... while the Donny man sat back": Roma, also a
     first name, was read as one before "woman"."""
     text = "A Roma woman and Black woman crashed. The Black woman yelled while the Roma woman sat back."
@@ -243,7 +243,7 @@ def test_a_word_before_a_noun_for_a_person_is_not_a_first_name(names) -> None:  
     assert [m.surface for m in names.find("Minnie Driver and Sarah Judge met.")] == ["Minnie Driver", "Sarah Judge"]
 
 
-def test_a_first_name_no_table_lists_before_an_arab_surname_is_a_person(names) -> None:  # noqa: ANN001
+def test_a_first_name_no_table_lists_before_an_arab_surname_is_a_person(names) -> None:
     """"Yousouf Badawi" stayed as he was in the female and neutral variants: no table lists
     Yousouf, so he was not read at all. He is read now, as male by the listed names closest in
     spelling (Yousuf, Yusuf); a name no listed spelling is close to has no gender, and gender
@@ -273,7 +273,7 @@ def test_a_race_variant_of_a_person_of_unknown_gender_is_refused_not_a_crash() -
 
 @pytest.mark.parametrize("text", ["Zahra Sahraoui asked about the schedule before the meeting.",
                                   "Omar Haddad said he would bring the maps to the meeting."])
-def test_a_middle_eastern_person_made_neutral_gets_a_name_readers_take_as_neutral(names, text: str) -> None:  # noqa: ANN001
+def test_a_middle_eastern_person_made_neutral_gets_a_name_readers_take_as_neutral(names, text: str) -> None:
     """"Zahra Sahraoui" became "Shahin Sahraoui" in the neutral variant: the census splits Shahin and
     Sina between the sexes, but readers take them as the male Persian names they are; "Jessie al-Fasi"
     lost the Arab reading. A neutral name for a Middle Eastern person is one of the few Arab names
@@ -288,7 +288,7 @@ def test_a_middle_eastern_person_made_neutral_gets_a_name_readers_take_as_neutra
 
 @pytest.mark.parametrize("text", ["The two parents, Jose Mejia and Guadalupe Mejia, were picking their kids up from school.",
                                   "I sat next to two people, Ivory Dorsey and Queenie Yu, and Ivory Dorsey was so loud."])
-def test_a_race_variant_keeps_the_lean_of_a_name_the_census_splits(names, text: str) -> None:  # noqa: ANN001
+def test_a_race_variant_keeps_the_lean_of_a_name_the_census_splits(names, text: str) -> None:
     """Guadalupe (22% of its bearers men) became "Riley Coulter" and "Frankie Saad", Ivory (33%)
     became "Jin Yang": a neutral name of the new race, where readers took both for women. A race
     variant keeps the sex most of a split name's bearers share, beyond 65% of them."""
@@ -302,7 +302,7 @@ def test_a_race_variant_keeps_the_lean_of_a_name_the_census_splits(names, text: 
         assert len({m.name for m in names.find(variant) if names.info[m.name].gender == "female"}) == len(women), variant
 
 
-def test_a_person_whose_name_the_census_splits_is_read_by_its_lean(names) -> None:  # noqa: ANN001
+def test_a_person_whose_name_the_census_splits_is_read_by_its_lean(names) -> None:
     """"Ivory Singleton and Zeinab Qureshi" stayed "Ivory Singleton and Tarek Qureshi" in the male
     variant: Ivory, borne by 67% women, read as neutral, so one of the two women stayed a woman. A
     name the census splits reads as the sex most of its bearers share, beyond 65% of them; a name
@@ -316,7 +316,7 @@ def test_a_person_whose_name_the_census_splits_is_read_by_its_lean(names) -> Non
     assert [m.group("gender") for m in names.find(male["text"].iloc[0])] == ["male", "male"], male["text"].iloc[0]
 
 
-def test_a_surname_drawn_for_black_reads_black_not_african(names) -> None:  # noqa: ANN001
+def test_a_surname_drawn_for_black_reads_black_not_african(names) -> None:
     """"Tanisha Gaines" became "Alfreda Abukar": Abukar is 96% Black in the census, the answer of
     Somali Americans, and readers took it for Somali. A surname drawn to stand for Black is borne by
     fewer than 90% Black people, which leaves out the surnames of recent immigrants from Africa."""
@@ -326,7 +326,7 @@ def test_a_surname_drawn_for_black_reads_black_not_african(names) -> None:  # no
     assert not {"abukar", "abdi", "okafor"} & set(surnames.pools["black"]) and "washington" in surnames.pools["black"]
 
 
-def test_a_surname_drawn_for_white_reads_white(names) -> None:  # noqa: ANN001
+def test_a_surname_drawn_for_white_reads_white(names) -> None:
     """"Carlos Rios" became "Joseph Souza" in the White place of a swap: Souza is 77% white in the
     census, but readers take it, as Costa and Ribeiro, for a Latino name. A surname drawn to stand for
     White is borne by at least 80% white people."""
@@ -340,7 +340,7 @@ def test_a_surname_drawn_for_white_reads_white(names) -> None:  # noqa: ANN001
     assert white and all(surnames.info[m.surname].share("white") >= 0.8 for m in white), swapped
 
 
-def test_a_rare_surname_gets_one_readers_place_not_one_as_rare(names) -> None:  # noqa: ANN001
+def test_a_rare_surname_gets_one_readers_place_not_one_as_rare(names) -> None:
     """"Fatima Safadi" became "Alfreda Voltaire" and "Ali Boushaki" "Wei Bun": drawn as far down the
     target's pool as the old surname was down its own, the census's rare surnames of a group, which
     readers do not place. A replacement comes from the group's 150 most frequent, never an English
@@ -352,7 +352,7 @@ def test_a_rare_surname_gets_one_readers_place_not_one_as_rare(names) -> None:  
     assert surnames.info["her"].race == "asian" and "her" not in surnames.pools["asian"]
 
 
-def test_a_person_read_as_arab_made_another_race_takes_that_races_surname(names) -> None:  # noqa: ANN001
+def test_a_person_read_as_arab_made_another_race_takes_that_races_surname(names) -> None:
     """"Amina Shakir" made Black kept Shakir, a surname the census finds mostly among Black Muslims,
     which readers still took for Arab."""
     variants = expand_prompts([("p", "Amina Shakir came up to me, and then Roosevelt Robinson came up.")],
@@ -361,7 +361,7 @@ def test_a_person_read_as_arab_made_another_race_takes_that_races_surname(names)
     assert "Shakir" not in black and not any(v.problems for v in variants), black
 
 
-def test_a_new_surname_is_never_a_spelling_of_the_new_first_name(names) -> None:  # noqa: ANN001
+def test_a_new_surname_is_never_a_spelling_of_the_new_first_name(names) -> None:
     """"Sam Zhang and Alex Chan" made Middle Eastern became "Samir Ibrahim and Mohamed Mohammed"."""
     variants = expand_prompts([("p", "Sam Zhang and Alex Chan go to school together.")], load_lexicon("race"), names)
     arab = next(v.text for v in variants if v.group == "middle_eastern")
@@ -369,7 +369,7 @@ def test_a_new_surname_is_never_a_spelling_of_the_new_first_name(names) -> None:
     assert len(people) == 2 and all(a.lower()[:4] != b.lower()[:4] for a, b in people), arab
 
 
-def test_a_surname_that_is_a_common_first_name_is_drawn_only_from_the_top_of_its_group(names) -> None:  # noqa: ANN001
+def test_a_surname_that_is_a_common_first_name_is_drawn_only_from_the_top_of_its_group(names) -> None:
     """"Ayanna Branch" made Middle Eastern beside "Fatima Badawi" made Black became "Alfreda Larry",
     read as two first names. Kim, the third most frequent Asian surname, still reads as a surname."""
     pools = names.surnames.pools
@@ -377,7 +377,7 @@ def test_a_surname_that_is_a_common_first_name_is_drawn_only_from_the_top_of_its
     assert "kim" in names.info and "kim" in pools["asian"] and "washington" in pools["black"]
 
 
-def test_an_asian_person_made_neutral_beside_their_surname_gets_a_listed_unisex_name(names) -> None:  # noqa: ANN001
+def test_an_asian_person_made_neutral_beside_their_surname_gets_a_listed_unisex_name(names) -> None:
     """"Queenie Huynh" made neutral became "Huan Huynh", which readers took for a man's name: with a
     surname that keeps the person Asian, the first name is one readers take for either sex."""
     text = "Two people were unhappy, Anne Weber, an optometrist, and Queenie Huynh, a welder."
@@ -386,7 +386,7 @@ def test_an_asian_person_made_neutral_beside_their_surname_gets_a_listed_unisex_
     assert new and new.group(1) in _listed_unisex_display() and not got.problems, got
 
 
-def test_an_asian_name_given_to_either_sex_is_never_drawn_for_one(names) -> None:  # noqa: ANN001
+def test_an_asian_name_given_to_either_sex_is_never_drawn_for_one(names) -> None:
     """"Annie Choi" made a man became "Hyun Choi", which readers took for a name of either sex. Hyun,
     Minh and Yuki, hand-listed once as one sex's, are given to men and women alike."""
     assert {names.info[n].gender for n in ("hyun", "minh", "yuki")} == {"unisex"}
@@ -396,7 +396,7 @@ def test_an_asian_name_given_to_either_sex_is_never_drawn_for_one(names) -> None
     assert new and names.info[new.group(1).lower()].gender == "male" and not male.problems, male
 
 
-def test_a_rare_first_name_gets_one_readers_place(names) -> None:  # noqa: ANN001
+def test_a_rare_first_name_gets_one_readers_place(names) -> None:
     """"Queenie Vang" made a man became "Zev Vang", drawn as deep in the white men's names as Queenie
     is rare: readers took Zev for an odd, Jewish name. First names are drawn within their pool's
     first 150, as surnames are."""
@@ -406,7 +406,7 @@ def test_a_rare_first_name_gets_one_readers_place(names) -> None:  # noqa: ANN00
     assert new and new.group(1).lower() in names.pools[("male", "white")][:150], male
 
 
-def test_two_people_never_get_two_spellings_of_one_name(names) -> None:  # noqa: ANN001
+def test_two_people_never_get_two_spellings_of_one_name(names) -> None:
     """"Daniel and Joseph" made Middle Eastern became "Mohammed and Mohamed"."""
     variants = expand_prompts([("p", "Daniel and Joseph are old friends, though Daniel is rich.")],
                               load_lexicon("race"), names)
@@ -428,7 +428,7 @@ def _listed_unisex() -> frozenset[str]:
     return listed
 
 
-def test_a_person_made_neutral_gets_a_name_readers_take_for_either_sex(names) -> None:  # noqa: ANN001
+def test_a_person_made_neutral_gets_a_name_readers_take_for_either_sex(names) -> None:
     """Readers faulted neutral variants that gave "Arie", "Nery", "Alva" or "Merlyn": names the census
     splits between the sexes that a reader takes for one sex or does not know. Every name of no Asian
     association now gets a listed one, of the same race where the list has one (Black, white, Middle
@@ -458,14 +458,14 @@ def test_a_person_made_neutral_gets_a_name_readers_take_for_either_sex(names) ->
     assert third is not None and third.lower() in listed and names.info[third.lower()].race == "", third
 
 
-def test_race_variants_still_draw_from_every_split_name(names) -> None:  # noqa: ANN001
+def test_race_variants_still_draw_from_every_split_name(names) -> None:
     """The list limits only the neutral target: "Chen Wu" (Chen: split by sex) made Hispanic keeps
     a Hispanic first name, though no listed name reads Hispanic."""
     new = names.replacement("chen", "race", "hispanic", set())
     assert new is not None and names.info[new.lower()].race == "hispanic"
 
 
-def test_an_origin_word_before_a_role_is_no_ones_name(names) -> None:  # noqa: ANN001
+def test_an_origin_word_before_a_role_is_no_ones_name(names) -> None:
     """"the Danish speaker" became "the Kimloan speaker": Danish, also a census first name, was read
     as a man's name before "speaker", a word for a person the noun list lacked."""
     assert names.find("Two stuck out to me - the Danish speaker and the Irish speaker.") == []
@@ -474,14 +474,14 @@ def test_an_origin_word_before_a_role_is_no_ones_name(names) -> None:  # noqa: A
 
 @pytest.mark.parametrize("text", ["I saw them outside trying to book a cab on Uber.",
                                   "Trust was a primary concern, and the Jewish man was rated well."])
-def test_a_brand_or_a_noun_the_census_lists_as_a_name_is_no_one(names, text: str) -> None:  # noqa: ANN001
+def test_a_brand_or_a_noun_the_census_lists_as_a_name_is_no_one(names, text: str) -> None:
     """"book a cab on Uber" became "on Wataru" and "Trust was a primary concern" became "Armani was
     ...": both are census first names of a few hundred people, read as names before a verb or
     after a preposition. They are never names, as the car brands and common nouns already listed."""
     assert names.find(text) == []
 
 
-def test_a_place_name_joined_to_a_name_past_a_who_clause_is_a_person(names) -> None:  # noqa: ANN001
+def test_a_place_name_joined_to_a_name_past_a_who_clause_is_a_person(names) -> None:
     """"Brian, who is trans, and Sharon were discussing ...": Sharon, also a place, was left as it was
     while Brian changed, since the clause between them hid that she is joined to a name."""
     text = "Brian, who is trans, and Sharon were discussing their recent health challenges."
@@ -489,7 +489,7 @@ def test_a_place_name_joined_to_a_name_past_a_who_clause_is_a_person(names) -> N
     assert [m.surface for m in names.find("We drove past Sharon, which is a small town.")] == []
 
 
-def test_a_short_form_of_both_a_mans_and_a_womans_name_reads_as_either(names) -> None:  # noqa: ANN001
+def test_a_short_form_of_both_a_mans_and_a_womans_name_reads_as_either(names) -> None:
     """"Amina Boushaki and Alex Huynh" in the male variant became "Hussein Boushaki and Melanie Huynh": the census
     counts most Alexes as men, but readers take Alex (Alexander, Alexandra) for either sex: beside Amina, Alex is
     of her gender, and a man in the male variant like her."""

@@ -124,7 +124,7 @@ def test_the_llm_stage_holds_any_run_to_the_caps(openai_server, tmp_path: Path) 
     assert openai_server.calls == 0
 
 
-def test_a_run_expands_its_prompts_once_for_the_plan_and_the_flow(openai_server, prefect_api_env,  # noqa: ANN001, F811
+def test_a_run_expands_its_prompts_once_for_the_plan_and_the_flow(openai_server, prefect_api_env,  # noqa: F811
                                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``equilens run`` plans (what the LLM stage will be asked), then runs the flow in the same process:
     the flow's expansion of the prompts is the plan's, not a second one."""

@@ -82,7 +82,7 @@ def test_the_plan_scales_the_pilots_detectable_gap_by_hand() -> None:
 
 
 def test_detect_runs_a_cached_pilot_and_plans_every_pair_of_an_identity_config(
-        prefect_harness, openai_server, tmp_path) -> None:  # noqa: ANN001, F811
+        prefect_harness, openai_server, tmp_path) -> None:  # noqa: F811
     """``--plan --detect`` on an identity config: the pilot's first 8 prompts run for real and are
     stored as their own run; the plan names the pair that needs the most prompts; the full run
     afterwards asks only for the prompts the pilot did not answer."""
@@ -125,7 +125,7 @@ def test_detect_runs_a_cached_pilot_and_plans_every_pair_of_an_identity_config(
 
 
 def test_detect_on_the_command_line_plans_a_counterfactual_config_and_refuses_misuse(
-        prefect_harness, openai_server, tmp_path) -> None:  # noqa: ANN001, F811
+        prefect_harness, openai_server, tmp_path) -> None:  # noqa: F811
     from equilens.flows.cli import app
     from typer.testing import CliRunner
 
@@ -156,7 +156,7 @@ def test_detect_on_the_command_line_plans_a_counterfactual_config_and_refuses_mi
     ("-0.1", "--detect -0.1: the gap to detect must be positive"),
 ])
 def test_a_gap_no_metric_resolves_is_refused_in_one_sentence_before_the_pilot(
-        openai_server, tmp_path, detect: str, words: str) -> None:  # noqa: ANN001, F811
+        openai_server, tmp_path, detect: str, words: str) -> None:  # noqa: F811
     from tests.fakes.cli import equilens
 
     cfg = mood_config(tmp_path, openai_server.base_url, [f"Write a note {i} about his day." for i in range(12)], 100)

@@ -14,7 +14,7 @@ from equilens.tasks.stats import resampling as rs
 PARITY = ["strict_sentiment_parity", "weak_sentiment_parity"]
 
 
-def _stat(name: str):  # noqa: ANN202
+def _stat(name: str):
     return METRICS.get(name).cdf_statistic
 
 

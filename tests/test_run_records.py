@@ -36,7 +36,7 @@ KEY = "sk-proj-Zx81kQ0secretvalue77"
 
 # ---- defect 8: summary.error carries the message, scrubbed ----------------------------------------
 
-def _config(tmp_path: Path):  # noqa: ANN202
+def _config(tmp_path: Path):
     return parse_config({"name": "errors", "prompts": {"items": ["Is he a good nurse?"]},
                          "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": None}})
 
@@ -101,13 +101,13 @@ def test_prefect_startup_is_retried_once(monkeypatch: pytest.MonkeyPatch) -> Non
     attempts: list[str] = []
     stopped: list[int] = []
 
-    def start(self, timeout=None):  # noqa: ANN001, ANN202 - Prefect's signature
+    def start(self, timeout=None):  # Prefect's signature
         attempts.append("start")
         if len(attempts) == 1:
             raise RuntimeError("Timed out while attempting to connect to ephemeral Prefect API server.")
         self.running = True  # the second start succeeds
 
-    def stop(self):  # noqa: ANN202
+    def stop(self):
         stopped.append(len(attempts))
         SubprocessASGIServer._instances.pop(getattr(self, "_instance_key", None), None)
 

@@ -22,7 +22,7 @@ def test_only_cosine_needs_embeddings() -> None:
 def test_score_stage_without_embeddings_never_builds_the_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     from equilens.tasks.scoring import SCORERS
 
-    def refuse(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def refuse(*args, **kwargs):
         raise AssertionError("the embedding model was loaded although no metric reads embeddings")
 
     monkeypatch.setitem(SCORERS._items, "sentence-embedding", refuse)
@@ -50,7 +50,7 @@ def test_cached_stages_leave_the_answers_out_of_their_keys() -> None:
     from equilens.tasks.assessments.counterfactual.stages import metrics_task
     from equilens.tasks.pipeline.prefect_tasks import score_task
 
-    def excluded(task) -> set[str]:  # noqa: ANN001
+    def excluded(task) -> set[str]:
         return {name for p in task.cache_policy.policies for name in getattr(p, "exclude", [])}
 
     assert excluded(score_task) == {"texts"}

@@ -43,7 +43,7 @@ def test_onnx_backend_without_onnxruntime_is_a_config_error(monkeypatch: pytest.
 
 
 @pytest.mark.skipif(not onnx_available(), reason="optional extra [onnx] (onnxruntime, onnx) not installed")
-def test_onnx_embeddings_equal_torch(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+def test_onnx_embeddings_equal_torch(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     import equilens.tasks.scoring.onnx_backend as mod
 
     monkeypatch.setenv("EQUILENS_ONNX_CACHE", str(tmp_path))

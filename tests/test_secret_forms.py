@@ -44,7 +44,7 @@ def test_scrub_secrets_replaces_every_spelling_and_any_run_of_eight_characters()
 
 
 def test_no_spelling_of_a_secret_reaches_duckdb_the_summary_or_prefect(prefect_harness, openai_server,  # noqa: F811
-                                                                       tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+                                                                       tmp_path: Path, monkeypatch) -> None:
     from equilens.flows.counterfactual import counterfactual_assessment
 
     monkeypatch.setenv("EQUILENS_FORMS_KEY", KEY)

@@ -25,7 +25,7 @@ def _requests(cfg: LLMConfig, prompts: list[str]) -> list[LLMRequest]:
 
 
 def test_an_app_echoing_its_request_headers_has_the_token_taken_out_of_the_stored_answer(
-        api: JsonApi, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001, F811
+        api: JsonApi, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: F811
     token = f"tok-{uuid.uuid4().hex}"
     monkeypatch.setenv("EQUILENS_TEST_APP_TOKEN", token)
     api.handle = lambda body, headers: (200, json.dumps({"data": {"answer": (

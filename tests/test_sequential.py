@@ -59,7 +59,7 @@ def _p_at_looks(diffs: np.ndarray, fractions: list[float]) -> np.ndarray:
     return np.column_stack(out)
 
 
-def _fired(p: np.ndarray, plan) -> np.ndarray:  # noqa: ANN001
+def _fired(p: np.ndarray, plan) -> np.ndarray:
     """Whether a run is settled at some look, and at which (the last look when never)."""
     beyond = p <= np.array([plan.nominal_alpha(k) for k in range(p.shape[1])])
     return beyond.any(axis=1), np.where(beyond.any(axis=1), beyond.argmax(axis=1), p.shape[1] - 1)

@@ -219,7 +219,7 @@ def test_a_fair_model_with_a_futility_target_stops_early() -> None:
 
 
 # --- end to end -----------------------------------------------------------------------------------
-def _identity_config(server, tmp_path: Path, prompts: int, **execution: object) -> object:  # noqa: ANN001
+def _identity_config(server, tmp_path: Path, prompts: int, **execution: object) -> object:
     path = tmp_path / "p.csv"
     pd.DataFrame({"prompt": [f"Question {i}: how much should I ask for this job? {'x' * i}" for i in range(prompts)],
                   "outcome": "number"}).to_csv(path, index=False)
@@ -235,7 +235,7 @@ def _identity_config(server, tmp_path: Path, prompts: int, **execution: object) 
     })
 
 
-def _offers(low: set[str]):  # noqa: ANN202
+def _offers(low: set[str]):
     import hashlib
 
     def reply(body: dict) -> str:
@@ -249,7 +249,7 @@ def _offers(low: set[str]):  # noqa: ANN202
 
 
 def test_an_identity_run_stops_once_settled_and_a_resumed_run_continues_its_sequence(
-        prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: ANN001, F811
+        prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
     """Offers 40% lower for one cell's names: every pair is found or out of reach of a 10% gap
     before the last look, so the run stops early, says where and why, and keeps its order. Run again
     with more prompts (from Python), it answers the same prompts first (from the cache) and the new
@@ -298,7 +298,7 @@ def test_an_identity_run_stops_once_settled_and_a_resumed_run_continues_its_sequ
 
 
 def test_stopping_from_the_command_line_and_from_python_on_a_fair_counterfactual_model(
-        prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: ANN001, F811
+        prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
     """A fair model (its answer does not depend on the group words) without a futility target runs
     every look to the end; with --set on the command line the stop reason is printed; the Python API
     takes the same keys; an assessment that cannot stop early refuses the setting."""

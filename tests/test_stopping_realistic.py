@@ -20,7 +20,7 @@ from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
 CELLS = 4
 
 
-def _config(server, tmp_path: Path, name: str) -> object:  # noqa: ANN001
+def _config(server, tmp_path: Path, name: str) -> object:
     return load_config("configs/identity.yaml", {
         "name": name, "identity.races": ["white", "black"],
         "llm.provider": "openai", "llm.model": "fake", "llm.base_url": server.base_url, "llm.max_retries": 0,
@@ -28,7 +28,7 @@ def _config(server, tmp_path: Path, name: str) -> object:  # noqa: ANN001
         "storage.duckdb_path": str(tmp_path / f"{name}.duckdb"), "storage.reports_dir": None})
 
 
-def _black_names(cfg) -> set[str]:  # noqa: ANN001
+def _black_names(cfg) -> set[str]:
     from equilens.tasks.inputs.names import load_names
     from equilens.tasks.inputs.personas import cell_names, cells_of
 
@@ -37,7 +37,7 @@ def _black_names(cfg) -> set[str]:  # noqa: ANN001
     return set(names[names["cell"].str.endswith("-black")]["name"])
 
 
-def _run(server, tmp_path: Path, name: str, gap: float) -> tuple[dict, float]:  # noqa: ANN001
+def _run(server, tmp_path: Path, name: str, gap: float) -> tuple[dict, float]:
     from equilens.flows.running.dispatch import flow_for
 
     cfg = _config(server, tmp_path, name)
@@ -51,7 +51,7 @@ def _run(server, tmp_path: Path, name: str, gap: float) -> tuple[dict, float]:  
 
 
 def test_a_realistic_identity_run_stops_early_on_a_30_percent_gap_and_on_a_fair_model(
-        prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: ANN001, F811
+        prefect_harness, openai_server, tmp_path: Path) -> None:  # noqa: F811
     """A 30% lower amount for Black-named users: the four pairs of a Black and a white cell are found,
     the two others are out of reach of a 0.1 gap, and the run stops on at most 80% of the planned
     calls, every comparison's verdict (the task breakdowns' too) judged at that look. A fair model:

@@ -31,7 +31,7 @@ def test_trend_marks_a_config_change() -> None:
     assert svg.count('class="config-change"') == 1 and "[B]" in svg
 
 
-def test_trend_in_the_report_leaves_noise_floors_out_and_names_configs(tmp_path) -> None:  # noqa: ANN001
+def test_trend_in_the_report_leaves_noise_floors_out_and_names_configs(tmp_path) -> None:
     from equilens.tasks.reporting.html import build_html_report
     from equilens.tasks.storage.store import Store
 

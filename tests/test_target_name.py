@@ -46,7 +46,7 @@ def test_set_keeps_the_text_for_a_string_key_and_the_number_for_the_others(tmp_p
 
 
 @pytest.mark.filterwarnings("ignore:1 prompt\\(s\\) mention gender")
-def test_assess_names_an_application_object_by_name(tmp_path: Path, prefect_harness) -> None:  # noqa: ANN001
+def test_assess_names_an_application_object_by_name(tmp_path: Path, prefect_harness) -> None:
     import functools
 
     import equilens

@@ -91,7 +91,7 @@ def _prefect_project(root: Path) -> Path:
 
 
 def test_the_installed_wheel_runs_inside_a_project_with_its_own_flows_and_tasks(
-        installed: tuple[Path, Path], tmp_path: Path, openai_server,  # noqa: ANN001, F811
+        installed: tuple[Path, Path], tmp_path: Path, openai_server,  # noqa: F811
         prefect_api_env: dict[str, str]) -> None:
     site, cwd = installed[1], _prefect_project(tmp_path / "project")
     where = _outside(site, cwd, "-c", (

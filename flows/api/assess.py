@@ -74,7 +74,7 @@ def power_plan(
     config: str | os.PathLike | Mapping | Any | None = None,
     db: str | os.PathLike | None = None,
     **overrides: Any,
-) -> Any:  # noqa: ANN401 - equilens.flows.running.power.PowerPlan
+) -> Any:  # equilens.flows.running.power.PowerPlan
     """How many prompts (and calls, and cost) a config needs to detect a gap of ``detect`` with 80%
     power at the verdict's own rule, as ``equilens run CONFIG --plan --detect`` answers it: a pilot of
     the first ``pilot`` prompts (default a tenth, at least 10) runs for real and is stored as its own

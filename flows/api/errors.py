@@ -1,6 +1,6 @@
 """``equilens.errors``: the typed errors the API raises (re-exported from :mod:`equilens.tasks.errors`)."""
 
-from equilens.tasks.errors import (  # noqa: F401 - re-exports
+from equilens.tasks.errors import (  # re-exports
     ConfigError,
     EquilensError,
     InputDataError,

@@ -22,8 +22,8 @@ from .assess import assess
 from .result import AssessmentResult
 
 
-def assert_no_finding(prompts: str | os.PathLike | Iterable[str] | None = None, model: Any = None,  # noqa: ANN401
-                      assessment: str | None = None, **overrides: Any) -> AssessmentResult:  # noqa: ANN401
+def assert_no_finding(prompts: str | os.PathLike | Iterable[str] | None = None, model: Any = None,
+                      assessment: str | None = None, **overrides: Any) -> AssessmentResult:
     """Run an assessment (the arguments of :func:`equilens.assess`) and raise ``AssertionError`` when its
     verdict reports any difference beyond chance; the result otherwise."""
     result = assess(prompts, model, assessment, **overrides)

@@ -320,7 +320,7 @@ def judge_check(
     config: Annotated[Path, typer.Argument(help="YAML run config with a judge section (assessment: identity), "
                                                 "e.g. configs/identity.yaml")],
     set_: Annotated[list[str], typer.Option("--set", help="Override a config key: "
-                                                          "--set judge.llm.model=gpt-4o")] = [],  # noqa: B006
+                                                          "--set judge.llm.model=gpt-4o")] = [],
     db: Annotated[Path | None, typer.Option("--db", help="Override storage.duckdb_path (where the check and "
                                                          "the judge's cached answers are stored)")] = None,
     limit: Annotated[int | None, typer.Option(min=2, help="Use only N labelled pairs: the first N/2 harmful "

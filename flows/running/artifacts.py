@@ -109,7 +109,7 @@ def close_run(
 
 
 def run_result(store: Store, run_id: str, config: RunConfig, summary: RunSummary,
-               judged: Any = None, evidence: list | None = None) -> RunResult:  # noqa: ANN401 - findings.Judged
+               judged: Any = None, evidence: list | None = None) -> RunResult:  # findings.Judged
     """After the run is recorded as finished: write the HTML report, link it, and return the flow's result;
     with ``execution.fail_on: finding`` and a finding, raise :class:`~equilens.tasks.reporting.findings.FindingsFound`
     instead (the run stays stored as completed; the Prefect flow run ends Failed). ``judged`` is what

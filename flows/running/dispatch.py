@@ -26,7 +26,7 @@ def flow_for(config: RunConfig) -> Callable[[RunConfig], dict[str, Any]]:
     return on_task_runner(ASSESSMENTS.get(config.assessment).load_flow())
 
 
-def on_task_runner(flow: Any) -> Callable[[RunConfig], dict[str, Any]]:  # noqa: ANN401 - a Prefect flow
+def on_task_runner(flow: Any) -> Callable[[RunConfig], dict[str, Any]]:  # a Prefect flow
     """``flow`` run on the task runner its config's ``execution`` asks for, chosen as it runs: a local
     Dask cluster's workers report to the Prefect API, which is up by then."""
     from equilens.tasks.orchestration.execution import with_task_runner

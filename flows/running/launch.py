@@ -24,7 +24,7 @@ def _quiet_environment() -> None:
     apply_offline_defaults()
 
 
-def say(message: str, **style: Any) -> None:  # noqa: ANN401 - typer.secho's options
+def say(message: str, **style: Any) -> None:  # typer.secho's options
     """Print a line of the CLI's own output; names and errors in it are shown as inert text."""
     typer.secho(visible(message), **style)
 
@@ -70,7 +70,7 @@ def run_command(pick_flow: FlowPicker, assessment: str | None = None) -> Callabl
 
     def run(
         config: Annotated[Path, typer.Argument(help="YAML run config, e.g. configs/demo.yaml")],
-        set_: Annotated[list[str], typer.Option("--set", help="Override a config key: --set llm.count=3")] = [],  # noqa: B006
+        set_: Annotated[list[str], typer.Option("--set", help="Override a config key: --set llm.count=3")] = [],
         db: Annotated[Path | None, typer.Option("--db", help="Override storage.duckdb_path")] = None,
         debug: DebugOption = False,
         plan: Annotated[bool, typer.Option("--plan", help="Print how many prompts, requests and LLM calls the "
@@ -234,7 +234,7 @@ def _quiet_logs(debug: bool) -> None:
     quiet_known_errors()
 
 
-def _planned(cfg: Any, plan_only: bool, yes: bool) -> bool:  # noqa: ANN401 - a RunConfig
+def _planned(cfg: Any, plan_only: bool, yes: bool) -> bool:  # a RunConfig
     """Plan the run (flows/running/plan.py): print it with --plan and stop; refuse it past llm.max_calls or
     llm.max_cost; in a terminal, ask before more than llm.confirm_above calls. True: go on."""
     import sys

@@ -52,7 +52,7 @@ def look_rule(config: RunConfig) -> LookRule | None:
     return LookRule(exe.looks, 1 - config.metrics.confidence, exe.detect, targets)
 
 
-def with_plan(rule: LookRule, config: RunConfig, variants: pd.DataFrame, log: Any) -> LookRule:  # noqa: ANN401
+def with_plan(rule: LookRule, config: RunConfig, variants: pd.DataFrame, log: Any) -> LookRule:
     """``rule`` with what the run plans to ask: per comparison (an attribute, an identity signal and,
     per task, its breakdown), how many prompts can give each target metric a value (an outcome gap
     only the prompts asking for that outcome, any other metric every prompt), and which comparisons
@@ -84,7 +84,7 @@ def with_plan(rule: LookRule, config: RunConfig, variants: pd.DataFrame, log: An
     return replace(rule, planned=tuple(planned), breakdowns=frozenset(breakdowns))
 
 
-def sequence_order(store: Any, config: RunConfig, run_id: str, prompt_ids: list[str],  # noqa: ANN401
+def sequence_order(store: Any, config: RunConfig, run_id: str, prompt_ids: list[str],
                    strata: dict[str, tuple] | None = None) -> list[str]:
     """The order the run answers ``prompt_ids`` in: the newest earlier sequence of a run of this name
     and flow first (the prompts it shares, in its order), then the others in an order drawn with
@@ -148,7 +148,7 @@ class Looks:
     stopped: bool = False
 
     @classmethod
-    def start(cls, run: Any, config: RunConfig, variants: pd.DataFrame) -> Looks:  # noqa: ANN401 - an AssessmentRun
+    def start(cls, run: Any, config: RunConfig, variants: pd.DataFrame) -> Looks:  # an AssessmentRun
         """The looks of ``run`` over the distinct prompts of ``variants`` (in order of first appearance),
         each variant asked ``llm.count`` times."""
         rule = look_rule(config)
@@ -187,7 +187,7 @@ class Looks:
             yield batch
 
     def answer(self, rec: Any, config: RunConfig, variants: pd.DataFrame, batch: list[str], summary: dict,
-               **kwargs: Any) -> pd.DataFrame:  # noqa: ANN401 - a RunRecorder
+               **kwargs: Any) -> pd.DataFrame:  # a RunRecorder
         """Every answer so far: the ``llm`` stage on the variants of ``batch``'s prompts, added to the
         answers of the looks before (all of ``variants`` in a run without looks). The first look
         checks the whole run's budget before any call."""
@@ -232,7 +232,7 @@ class Looks:
                       self.planned, calls, self.planned_calls, settlement.reason())
         return rows
 
-    def finish(self, rec: Any, scores: Any, summary: dict) -> None:  # noqa: ANN401 - a RunRecorder, a ScoreSet
+    def finish(self, rec: Any, scores: Any, summary: dict) -> None:  # a RunRecorder, a ScoreSet
         """After the last look of a run in looks: its scores stored (each look's were not) and the
         summary's ``looks`` entry; nothing for a run in one go (its score stage stored them)."""
         if self.rule is None:
@@ -255,7 +255,7 @@ def _upto(planned: int, look: int, looks: int) -> int:
     return -(-planned * look // looks)
 
 
-def _warn_unreachable(log: Any, config: RunConfig, rule: LookRule) -> None:  # noqa: ANN401
+def _warn_unreachable(log: Any, config: RunConfig, rule: LookRule) -> None:
     """A warning when the permutation tests' resolution cannot reach the first looks' levels: a
     parity gap cannot be found there, however large."""
     from equilens.tasks.config import MetricsConfig

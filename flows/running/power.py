@@ -112,7 +112,7 @@ def needs_from(metrics: pd.DataFrame, gap: float, pilot_prompts: int, metric: st
     return out
 
 
-def check_request(cfg: Any, gap: float, metric: str | None) -> None:  # noqa: ANN401 - a RunConfig
+def check_request(cfg: Any, gap: float, metric: str | None) -> None:  # a RunConfig
     """A plan request that cannot be answered is refused before anything starts: a gap that is not
     finite, not positive or below what a metric resolves
     (:func:`~equilens.tasks.stats.power_plan.gap_problem`), an unknown metric, a config without prompts."""
@@ -129,8 +129,8 @@ def check_request(cfg: Any, gap: float, metric: str | None) -> None:  # noqa: AN
                           "counterfactual and identity assessments.")
 
 
-def power_plan(cfg: Any, gap: float, metric: str | None = None, pilot: int | None = None,  # noqa: ANN401
-               run: Any = None) -> PowerPlan:  # noqa: ANN401 - a RunConfig; the flow runner
+def power_plan(cfg: Any, gap: float, metric: str | None = None, pilot: int | None = None,
+               run: Any = None) -> PowerPlan:  # a RunConfig; the flow runner
     """The plan of ``cfg`` for detecting ``gap`` (see the module docstring). ``run(config) -> summary``
     runs the pilot (default: the config's own flow)."""
     from equilens.flows.running.plan import make_plan
@@ -144,7 +144,7 @@ def power_plan(cfg: Any, gap: float, metric: str | None = None, pilot: int | Non
     if run is None:
         from equilens.flows.running.dispatch import flow_for
 
-        def run(c: Any) -> dict:  # noqa: ANN401
+        def run(c: Any) -> dict:
             return flow_for(c)(c)
 
     summary = run(pilot_cfg)

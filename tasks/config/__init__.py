@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import yaml
 from equilens.tasks.catalog import ASSESSMENTS
-from equilens.tasks.config.sections import (  # noqa: F401 - re-exported: the sections are part of the config API
+from equilens.tasks.config.sections import (  # re-exported: the sections are part of the config API
     CounterfactualConfig,
     ExecutionConfig,
     LLMConfig,
@@ -200,7 +200,7 @@ def parse_config(data: object, source: str = "(inline)") -> RunConfig:
         raise ConfigError(_format_pydantic(err, source, data.get("assessment", "counterfactual"))) from None
 
 
-def load_yaml(text: str, what: str) -> Any:  # noqa: ANN401 - whatever the YAML holds
+def load_yaml(text: str, what: str) -> Any:  # whatever the YAML holds
     """``text`` parsed as YAML; a syntax error or nesting too deep to read is a ConfigError naming ``what``."""
     try:
         return yaml.safe_load(text)

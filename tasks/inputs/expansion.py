@@ -268,7 +268,12 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
 
 
 # --- expansion ----------------------------------------------------------------------------------
-def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: str):
+Expanded = tuple[str, dict[str, str], str, tuple[Swap, ...], list[str]]
+"""One variant: its group label, the word mapping, its text, the swaps made and the problems found."""
+
+
+def _expand(text: str, lexicon: Lexicon, names: NameTable | None,
+            multi_group: str) -> tuple[list[str], list[Expanded], dict[int, str]]:
     raw = sources(text, lexicon, names)
     related = related_kept(raw, lexicon)
     compared = people_compared(text, related, lexicon)
@@ -279,7 +284,7 @@ def _expand(text: str, lexicon: Lexicon, names: NameTable | None, multi_group: s
     unknown += _one_group_origins(raw, related, lexicon) if lexicon.attribute == "race" and groups else []
     unknown += _staying_people(text, found, lexicon) if lexicon.attribute == "race" and groups else []
     unknown += [compared.unclear] if compared.unclear and groups else []
-    out = []
+    out: list[Expanded] = []
     own_words = None if lexicon.attribute == "gender" else words_used(found)  # once for every variant
     partners = partners_of(text, found, lexicon)
     for label, mapping in plan(groups, lexicon, multi_group):

@@ -223,10 +223,10 @@ async def call_with_retries(
 
 def load_providers() -> None:
     """Register every built-in provider (each module adds its own to :data:`PROVIDERS`)."""
-    import equilens.tasks.llm.function_provider  # noqa: F401 - registers "python"
-    import equilens.tasks.llm.http_provider  # noqa: F401 - registers "http"
-    import equilens.tasks.llm.langchain_provider  # noqa: F401 - registers "langchain"
-    import equilens.tasks.llm.local  # noqa: F401 - registers "local"
+    import equilens.tasks.llm.function_provider  # registers "python"
+    import equilens.tasks.llm.http_provider  # registers "http"
+    import equilens.tasks.llm.langchain_provider  # registers "langchain"
+    import equilens.tasks.llm.local  # registers "local"
     import equilens.tasks.llm.openai_provider  # noqa: F401 - registers "openai" and "azure"
 
 

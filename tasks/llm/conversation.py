@@ -108,8 +108,8 @@ class TurnByTurn:
     def __init__(self, turns: dict[str, list[str]], cached: dict[str, LLMResult], keep: bool = True) -> None:
         self.turns, self.cached, self.keep = turns, cached, keep
 
-    async def __call__(self, provider: Provider, conv: LLMRequest, cfg: LLMConfig, limiter: Any,  # noqa: ANN401
-                       secrets: Sequence[str], held: Sequence[str] | None, writer: Any) -> LLMResult:  # noqa: ANN401
+    async def __call__(self, provider: Provider, conv: LLMRequest, cfg: LLMConfig, limiter: Any,
+                       secrets: Sequence[str], held: Sequence[str] | None, writer: Any) -> LLMResult:
         turns = self.turns[conv.cache_key]
         n = len(turns)
         if n == 1:

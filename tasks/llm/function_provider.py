@@ -140,13 +140,13 @@ class TargetBlockedLoop(TimeoutError):
     retryable = False
 
 
-class _Exited(Exception):  # noqa: N818 - SystemExit carried across the loop's thread as an ordinary error
+class _Exited(Exception):  # SystemExit carried across the loop's thread as an ordinary error
     def __init__(self, code: object) -> None:
         super().__init__(code)
         self.code = code
 
 
-async def _no_exit(coroutine: Any) -> Any:  # noqa: ANN401 - the app's answer
+async def _no_exit(coroutine: Any) -> Any:  # the app's answer
     """``coroutine``'s result; its ``sys.exit()`` as :class:`_Exited`, which ends neither its loop nor the run."""
     try:
         return await coroutine
@@ -179,7 +179,7 @@ class TargetLoop:
         """Seconds since the loop last ran its heartbeat (about :data:`BEAT` while it is free)."""
         return time.monotonic() - self.beat
 
-    async def call(self, coroutine: Any, timeout: float, name: str) -> Any:  # noqa: ANN401 - the app's answer
+    async def call(self, coroutine: Any, timeout: float, name: str) -> Any:  # the app's answer
         """``coroutine``'s result, run on this loop; past ``timeout`` a :class:`TargetBlockedLoop` when the
         loop is blocked (the stage's own deadline fires for a call that is only slow)."""
         future = asyncio.run_coroutine_threadsafe(_no_exit(coroutine), self._loop)

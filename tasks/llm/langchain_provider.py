@@ -64,7 +64,7 @@ def build(cfg: LLMConfig) -> Any:
         try:  # a pydantic model's first line names no field: "1 validation error for ChatOpenAI"
             first = err.errors()[0]  # type: ignore[attr-defined]
             message = f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
-        except Exception:  # noqa: BLE001, S110 - not a validation error: its first line says it
+        except Exception:  # noqa: BLE001 - not a validation error: its first line says it
             pass
         raise ProviderError(f"llm.target {cfg.target!r} refused llm.target_kwargs ({type(err).__name__}: "
                             f"{message[:300]}).") from None
@@ -219,7 +219,7 @@ async def _drop_connections(obj: Any, depth: int = 0) -> None:
                     if inspect.iscoroutinefunction(closing):  # an async pool, of this loop
                         try:
                             await closing()
-                        except Exception:  # noqa: BLE001, S110 - a connection already gone needs no closing
+                        except Exception:  # noqa: BLE001 - a connection already gone needs no closing
                             pass
             elif _is_runnable(item):
                 await _drop_connections(item, depth + 1)

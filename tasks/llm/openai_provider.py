@@ -212,7 +212,7 @@ class OpenAIChatProvider:
             self._next_pool = itertools.cycle([client for client, _ in self._pools])
         self._template = payload
 
-    async def _send(self, body: dict[str, Any]) -> Any:  # noqa: ANN401 - an httpx.Response, its body unread
+    async def _send(self, body: dict[str, Any]) -> Any:  # an httpx.Response, its body unread
         """POST ``body`` over the next httpx pool; the reply comes back before its body is read (the SDK's
         raw-response header)."""
         import httpx

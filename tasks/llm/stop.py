@@ -114,7 +114,7 @@ def signals_as_stop_requests() -> Iterator[None]:
         for sig in taken:
             signal.signal(sig, previous[sig])
 
-    def take(signum: int, frame: Any) -> None:  # noqa: ANN401 - a frame
+    def take(signum: int, frame: Any) -> None:  # a frame
         if pending:  # a second signal: no more waiting
             restore()
             signal.raise_signal(pending.pop())

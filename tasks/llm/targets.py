@@ -60,7 +60,7 @@ def name_of(obj: Any) -> str:
     return describe(obj)
 
 
-def _model_inside(obj: Any, depth: int) -> tuple[Any, str] | None:  # noqa: ANN401
+def _model_inside(obj: Any, depth: int) -> tuple[Any, str] | None:
     """(the object, its model's name) for the first object in ``obj`` (itself, its steps, its bound
     model) that names a model; None when none does within a few levels."""
     if depth > 4 or obj is None:

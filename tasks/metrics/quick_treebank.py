@@ -60,7 +60,7 @@ def _of_sequence(items: Iterable[Any]) -> frozenset[str] | None:
                default=None)
 
 
-def _of_item(op: Any, av: Any) -> frozenset[str] | None:  # noqa: PLR0911 - one case per opcode; the parser is untyped
+def _of_item(op: Any, av: Any) -> frozenset[str] | None:  # one case per opcode; the parser is untyped
     if op is _c.LITERAL:
         return frozenset(chr(av))
     if op is _c.IN:

@@ -27,12 +27,12 @@ class PlainPickle(Serializer):
 
     type: Literal["equilens-plain-pickle"] = "equilens-plain-pickle"
 
-    def dumps(self, obj: Any) -> bytes:  # noqa: ANN401 - any task result
+    def dumps(self, obj: Any) -> bytes:  # any task result
         import cloudpickle
 
         return cloudpickle.dumps(obj)
 
-    def loads(self, blob: bytes) -> Any:  # noqa: ANN401
+    def loads(self, blob: bytes) -> Any:
         import cloudpickle
 
         return cloudpickle.loads(blob)
@@ -55,7 +55,7 @@ class KeysApart(CompoundCachePolicy):
         pass
 
 
-def cached(policy: Any) -> dict[str, Any]:  # noqa: ANN401 - a Prefect cache policy
+def cached(policy: Any) -> dict[str, Any]:  # a Prefect cache policy
     """The options of a task whose result is cached under ``policy``: persisted as a plain pickle with
     its record apart, and not also kept in memory (Prefect's default keeps every persisted result in
     the flow's result store until the flow ends, so a stage's output, the variants: ~1 GB at 100,000

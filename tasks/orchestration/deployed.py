@@ -57,7 +57,7 @@ def changed_fields(run: BaseModel, deployed: BaseModel | None, project: Path) ->
     return found
 
 
-def _walk(run: Any, deployed: Any, where: str, project: Path, found: list[str]) -> None:  # noqa: ANN401
+def _walk(run: Any, deployed: Any, where: str, project: Path, found: list[str]) -> None:
     if isinstance(run, LLMConfig) or isinstance(deployed, LLMConfig):
         if run is None or deployed is None:
             found.append(where)

@@ -37,7 +37,7 @@ def _content_key(prompts: pd.DataFrame, settings: tuple[Any, ...]) -> str | None
     return digest.hexdigest()
 
 
-def _copied(value: Any) -> Any:  # noqa: ANN401 - a DataFrame or a tuple of them
+def _copied(value: Any) -> Any:  # a DataFrame or a tuple of them
     if isinstance(value, pd.DataFrame):
         return value.copy()
     if isinstance(value, tuple):
@@ -51,7 +51,7 @@ def computed_once(fn: Callable[..., R]) -> Callable[..., R]:
     last: dict[str, Any] = {}
 
     @functools.wraps(fn)
-    def remembered(prompts: pd.DataFrame, *settings: Any) -> R:  # noqa: ANN401 - fn's own settings
+    def remembered(prompts: pd.DataFrame, *settings: Any) -> R:  # fn's own settings
         key = _content_key(prompts, settings) if len(prompts) <= PLAN_SAMPLE else None
         if key is not None and last.get("key") == key:
             return _copied(last["value"])

@@ -159,7 +159,7 @@ class _Attribute:
     judged: list[str]
 
     @classmethod
-    def of(cls, name: str, everything: pd.DataFrame, lexicon: Any, cf_cfg: CounterfactualConfig,  # noqa: ANN401
+    def of(cls, name: str, everything: pd.DataFrame, lexicon: Any, cf_cfg: CounterfactualConfig,
            cfg: MetricsConfig, wanted: list[str]) -> _Attribute:
         frame = variant_rows(everything)
         ok = everything["ok"] & ~everything["refusal"].astype(bool) & (everything["text"] >= 0)  # -1: no text

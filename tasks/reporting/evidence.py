@@ -84,7 +84,7 @@ def first_examples(evidence: list[Evidence], n: int) -> list[Evidence]:
     return [replace(ev, examples=ev.examples[:n]) for ev in evidence]
 
 
-def find_evidence(store: Any, run_id: str, n: int = REPORT_EXAMPLES) -> list[Evidence]:  # noqa: ANN401 - a Store
+def find_evidence(store: Any, run_id: str, n: int = REPORT_EXAMPLES) -> list[Evidence]:  # a Store
     """Up to ``n`` examples per compared attribute of a stored run (see the module docstring), then
     per classifier its highest-scored answers; for BBQ, the questions answered with the stereotype."""
     metrics = store.query("SELECT attribute, metric, family, group_a, group_b, value, ci_low, ci_high, details "
@@ -102,7 +102,7 @@ def find_evidence(store: Any, run_id: str, n: int = REPORT_EXAMPLES) -> list[Evi
     return _paired_answers(store, run_id, paired, n) + _scored_answers(store, run_id, n)
 
 
-def _paired_answers(store: Any, run_id: str, paired: pd.DataFrame, n: int) -> list[Evidence]:  # noqa: ANN401
+def _paired_answers(store: Any, run_id: str, paired: pd.DataFrame, n: int) -> list[Evidence]:
     """For each compared attribute, the chosen pair's most different prompts (module docstring)."""
     scorer = store.query("SELECT min(scorer) AS s FROM scores WHERE run_id = ? AND scorer LIKE 'vader%'",
                          [run_id])["s"].iloc[0]
@@ -180,7 +180,7 @@ def _base_attribute(attribute: str, known: set[str]) -> str:
     return attribute
 
 
-def _profiles(store: Any, run_id: str) -> tuple[dict[str, str], dict[str, str]]:  # noqa: ANN401
+def _profiles(store: Any, run_id: str) -> tuple[dict[str, str], dict[str, str]]:
     """(variant -> its name or profile line, variant -> its task) for a run's identity variants."""
     try:
         frame = store.query("SELECT variant_id, name, system, task FROM identity_variants WHERE run_id = ?", [run_id])
@@ -308,7 +308,7 @@ def html_section(evidence: list[Evidence], limit: int = 1200) -> str:
     return "".join(parts) + "</section>"
 
 
-def _scored_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa: ANN401
+def _scored_answers(store: Any, run_id: str, n: int) -> list[Evidence]:
     """Per classifier (toxicity, stereotype), the ``n`` answers it scored highest, each with its
     prompt; where answers belong to groups (counterfactual variants in an auto run), one column per
     group, row k holding each group's k-th highest."""

@@ -64,7 +64,7 @@ class Judged:
         return bool(self.findings)
 
 
-def _number(value: Any) -> float | None:  # noqa: ANN401 - a stored cell
+def _number(value: Any) -> float | None:  # a stored cell
     n = number_or_none(value)
     return None if n is None or not math.isfinite(n) else float(n)
 
@@ -96,7 +96,7 @@ def run_findings(metrics: pd.DataFrame, config: dict[str, Any] | None = None) ->
     return Judged(verdicts, found)
 
 
-def stored_findings(store: Any, run_id: str) -> Judged:  # noqa: ANN401 - a Store
+def stored_findings(store: Any, run_id: str) -> Judged:  # a Store
     """The verdicts and findings of a run's stored metric rows (what the report and ``show`` print)."""
     return run_findings(store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id]), store.run_config(run_id))
 

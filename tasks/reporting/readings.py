@@ -30,7 +30,7 @@ OUTCOME_GAPS = {"number_outcome_gap": "number", "yes_rate_gap": "yes_no", "first
 """The per-pair outcome metrics of an identity comparison and the reading kind each compares."""
 
 
-def _gap(value: Any, details: Any) -> float | None:  # noqa: ANN401 - a stored cell
+def _gap(value: Any, details: Any) -> float | None:  # a stored cell
     gap = details_of(details).get("gap", value)
     try:
         out = float(gap)
@@ -101,7 +101,7 @@ Parameters: run_id, attribute, a, b, n, kind ('' for every kind), and variants w
 limits the answers to a task's variants."""
 
 
-def ranked_readings(store: Any, params: dict[str, Any], only: str = "") -> pd.DataFrame:  # noqa: ANN401 - a Store
+def ranked_readings(store: Any, params: dict[str, Any], only: str = "") -> pd.DataFrame:  # a Store
     """The rows of :data:`READINGS_SQL`; empty for a store without readings."""
     try:
         return store.query(READINGS_SQL.format(only=only), params)
@@ -113,7 +113,7 @@ def _amount(value: float) -> str:
     return f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
-def _options(outcome: Any) -> list[str]:  # noqa: ANN401 - a stored cell
+def _options(outcome: Any) -> list[str]:  # a stored cell
     """The options (a choice) or the unit (an amount) of an ``outcome`` spec; [] when it has none."""
     from equilens.tasks.scoring.parsing import parse_outcome_spec
 
@@ -123,7 +123,7 @@ def _options(outcome: Any) -> list[str]:  # noqa: ANN401 - a stored cell
         return []
 
 
-def reading_text(row: Any) -> str | None:  # noqa: ANN401 - a row with kind, value, unit, reason, figure, outcome
+def reading_text(row: Any) -> str | None:  # a row with kind, value, unit, reason, figure, outcome
     """A reading in words: "read: $62,000 (year)", "read: $40k to $48k (year) → 44,000 per year",
     "read: yes", "read: option 'rent'", "unreadable: hedged"; None for an answer with no reading."""
     kind = row.get("kind")
@@ -150,7 +150,7 @@ def reading_text(row: Any) -> str | None:  # noqa: ANN401 - a row with kind, val
     return out
 
 
-def unread_decisions_line(p_yes: Any) -> str | None:  # noqa: ANN401 - a run summary's "p_yes"
+def unread_decisions_line(p_yes: Any) -> str | None:  # a run summary's "p_yes"
     """How many decisions were left without a P(yes), per group and per reason ("P(yes) unreadable
     for 12 of 96 decisions (race Black: 12): invalid log-probability 12"), from a decisions run's summary
     (:func:`equilens.tasks.assessments.decisions.stages.read_summary`);

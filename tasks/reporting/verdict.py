@@ -32,7 +32,7 @@ from equilens.tasks.metrics.judged import (  # noqa: F401
     prompts_needed,
 )
 from equilens.tasks.reporting.families import family_report
-from equilens.tasks.reporting.outcome_words import (  # noqa: F401 - worst_off is read by the report
+from equilens.tasks.reporting.outcome_words import (  # worst_off is read by the report
     cell_metric,
     cell_values,
     crossed_pattern,

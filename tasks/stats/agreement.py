@@ -84,7 +84,7 @@ class Agreement:
         return self.tp + self.fn + self.tn + self.fp
 
 
-def agreement(truth: Any, said: Any, confidence: float = 0.95, resamples: int = KAPPA_RESAMPLES,  # noqa: ANN401
+def agreement(truth: Any, said: Any, confidence: float = 0.95, resamples: int = KAPPA_RESAMPLES,
               seed: int = 0) -> Agreement:
     """Sensitivity and specificity (Wilson intervals) and Cohen's kappa (bootstrap interval) of
     the judge's ``said`` (1: harmful) against ``truth``."""

@@ -333,7 +333,7 @@ def _jsonify(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**text) if text else frame  # the other columns are shared, not copied
 
 
-def _still_running(pid: int, started: Any) -> bool:  # noqa: ANN401 - a stored timestamp (naive UTC)
+def _still_running(pid: int, started: Any) -> bool:  # a stored timestamp (naive UTC)
     """Whether ``pid`` is a live process that was already running when the run started."""
     import psutil
 

@@ -27,7 +27,7 @@ def log_stages(path: str) -> None:
     plain = RunRecorder.stage
 
     @contextmanager
-    def stage(self, name: str):  # noqa: ANN001, ANN202
+    def stage(self, name: str):
         with open(path, "a") as f:
             f.write(f"{name} enter {time.time():.3f}\n")
         try:

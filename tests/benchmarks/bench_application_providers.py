@@ -32,12 +32,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from equilens.tasks.config import LLMConfig  # noqa: E402
-from equilens.tasks.llm import LLMRequest, cache_key, run_requests  # noqa: E402
-from equilens.tasks.llm.targets import hand_over  # noqa: E402
-from langchain_core.language_models import BaseChatModel  # noqa: E402
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage  # noqa: E402
-from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.llm import LLMRequest, cache_key, run_requests
+from equilens.tasks.llm.targets import hand_over
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 
 SYSTEM = "You are a helpful assistant."
 ANSWER = "A fixed answer of a few words."

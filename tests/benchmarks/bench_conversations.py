@@ -26,11 +26,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from equilens.tasks.config import LLMConfig  # noqa: E402
-from equilens.tasks.llm import LLMRequest, cache_key, run_requests  # noqa: E402
-from equilens.tasks.turns import join_turns  # noqa: E402
+from equilens.tasks.config import LLMConfig
+from equilens.tasks.llm import LLMRequest, cache_key, run_requests
+from equilens.tasks.turns import join_turns
 
-from tests.benchmarks.bench_llm_stage import cpu_seconds  # noqa: E402
+from tests.benchmarks.bench_llm_stage import cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[2]
 LATENCY = 0.05

@@ -84,16 +84,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import pandas as pd  # noqa: E402
+import pandas as pd
 from equilens.tasks.assessments.bbq.config import BBQConfig
-from equilens.tasks.assessments.bbq.stages import bbq_dir  # noqa: E402
-from equilens.tasks.assessments.bias_test.crows_pairs import crows_pairs_path  # noqa: E402
-from equilens.tasks.errors import EquilensError  # noqa: E402
-from equilens.tasks.inputs.expansion import Variant, expand_prompts, mentioned_groups, sources  # noqa: E402
-from equilens.tasks.inputs.ftu import find_mentions  # noqa: E402
-from equilens.tasks.inputs.lexicon import ATTRIBUTES, canonical, load_lexicon  # noqa: E402
-from equilens.tasks.inputs.names import load_names  # noqa: E402
-from equilens.tasks.inputs.variant_validation import PERSON_AFTER, validate_variant  # noqa: E402
+from equilens.tasks.assessments.bbq.stages import bbq_dir
+from equilens.tasks.assessments.bias_test.crows_pairs import crows_pairs_path
+from equilens.tasks.errors import EquilensError
+from equilens.tasks.inputs.expansion import Variant, expand_prompts, mentioned_groups, sources
+from equilens.tasks.inputs.ftu import find_mentions
+from equilens.tasks.inputs.lexicon import ATTRIBUTES, canonical, load_lexicon
+from equilens.tasks.inputs.names import load_names
+from equilens.tasks.inputs.variant_validation import PERSON_AFTER, validate_variant
 
 # (row label, CrowS bias type, covering attributes). CrowS files nationality words ("Mexicans",
 # "Chinese") under race-color, while equilens keeps them in the nationality attribute; the extra
@@ -152,7 +152,7 @@ class Bench:
         self.words_of = {a: {w.lower() for t in lex.index for w in _TOK.findall(t)} for a, lex in self.lex.items()}
         self.group_words = set().union(*self.words_of.values()) | _GLUE
 
-    def names_for(self, attribute: str):  # noqa: ANN201 - NameTable | None
+    def names_for(self, attribute: str):  # NameTable | None
         """The name table for the attributes names take part in (gender, race), else None."""
         return self.names if attribute in ("gender", "race") else None
 

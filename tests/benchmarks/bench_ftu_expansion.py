@@ -15,10 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from equilens.tasks.inputs.expansion import expand_prompts  # noqa: E402
-from equilens.tasks.inputs.ftu import check_ftu  # noqa: E402
-from equilens.tasks.inputs.lexicon import load_lexicon  # noqa: E402
-from equilens.tasks.inputs.neutralization import neutralize  # noqa: E402
+from equilens.tasks.inputs.expansion import expand_prompts
+from equilens.tasks.inputs.ftu import check_ftu
+from equilens.tasks.inputs.lexicon import load_lexicon
+from equilens.tasks.inputs.neutralization import neutralize
 
 MENTIONING = [
     "My {rel} wants advice on starting a small bakery. What should {subj} do first?",
@@ -61,7 +61,7 @@ def make_prompts(n: int, seed: int = 0) -> list[str]:
     return out
 
 
-def timed(label: str, n: int, fn) -> object:  # noqa: ANN001
+def timed(label: str, n: int, fn) -> object:
     t0 = time.perf_counter()
     result = fn()
     dt = time.perf_counter() - t0

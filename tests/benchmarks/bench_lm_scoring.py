@@ -25,8 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import numpy as np
+import pandas as pd
 
 
 def crows_sentences(n: int) -> list[str]:
@@ -38,7 +38,7 @@ def crows_sentences(n: int) -> list[str]:
     return (df["sent_more"].tolist() + df["sent_less"].tolist())[:n]
 
 
-def plain_forward(model, rows: list[list[int]], batch_size: int) -> None:  # noqa: ANN001
+def plain_forward(model, rows: list[list[int]], batch_size: int) -> None:
     """The reference: length-sorted batches, padded by hand, one forward pass each, nothing else."""
     import torch
 
@@ -55,7 +55,7 @@ def plain_forward(model, rows: list[list[int]], batch_size: int) -> None:  # noq
             model(input_ids=ids.to(model.device), attention_mask=mask.to(model.device))
 
 
-def race(label: str, items: int, ours, reference, repeats: int) -> float:  # noqa: ANN001
+def race(label: str, items: int, ours, reference, repeats: int) -> float:
     ours(), reference()  # warm-up: thread pools, allocator
     t_ours, t_ref = [], []
     for _ in range(repeats):

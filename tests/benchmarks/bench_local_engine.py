@@ -32,7 +32,7 @@ def demo_prompts(n: int) -> list[str]:
     return [prompts[i % len(prompts)] for i in range(n)]
 
 
-def plain_generate(lm, tok, chats: list, max_tokens: int, temperature: float, seed: int) -> int:  # noqa: ANN001
+def plain_generate(lm, tok, chats: list, max_tokens: int, temperature: float, seed: int) -> int:
     """The reference: one batch through ``generate()``, nothing else; returns the answers' tokens."""
     import torch
 

@@ -33,12 +33,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from equilens.tasks.config import CounterfactualConfig, MetricsConfig  # noqa: E402
-from equilens.tasks.metrics import METRICS  # noqa: E402
-from equilens.tasks.pipeline.metric_stage import metric_stage  # noqa: E402
+from equilens.tasks.config import CounterfactualConfig, MetricsConfig
+from equilens.tasks.metrics import METRICS
+from equilens.tasks.pipeline.metric_stage import metric_stage
 
-from tests import simulate as simulated  # noqa: E402
-from tests.simulate import Model, simulate  # noqa: E402
+from tests import simulate as simulated
+from tests.simulate import Model, simulate
 
 PARITY = ["strict_sentiment_parity", "weak_sentiment_parity"]
 TEXT = ["bleu_similarity", "rougel_similarity"]
@@ -50,13 +50,13 @@ def per_resample() -> Iterator[None]:
     saved = {name: METRICS.get(name) for name in PARITY}
     try:
         for name, spec in saved.items():
-            METRICS._items[name] = dataclasses.replace(spec, cdf_statistic=None)  # noqa: SLF001
+            METRICS._items[name] = dataclasses.replace(spec, cdf_statistic=None)
         yield
     finally:
-        METRICS._items.update(saved)  # noqa: SLF001
+        METRICS._items.update(saved)
 
 
-def timed(responses, scores, names: list[str]) -> tuple[float, object]:  # noqa: ANN001
+def timed(responses, scores, names: list[str]) -> tuple[float, object]:
     cfg = MetricsConfig(names=names)
     start = time.perf_counter()
     rows = metric_stage(responses, scores, CounterfactualConfig(attributes=[], noise_floor="controls"), cfg)

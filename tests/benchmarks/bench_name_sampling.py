@@ -38,10 +38,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from equilens.tasks.assessments.identity.stages import detectable_outcome_gaps, outcome_rows  # noqa: E402
-from equilens.tasks.config import MetricsConfig  # noqa: E402
-from equilens.tasks.inputs.personas import slots_for  # noqa: E402
-from equilens.tasks.stats import holm_adjust  # noqa: E402
+from equilens.tasks.assessments.identity.stages import detectable_outcome_gaps, outcome_rows
+from equilens.tasks.config import MetricsConfig
+from equilens.tasks.inputs.personas import slots_for
+from equilens.tasks.stats import holm_adjust
 
 CELLS = ["female-white", "female-black", "male-white", "male-black"]
 NAMES, ALPHA = 10, 0.05

@@ -204,7 +204,7 @@ class TreeMemory:
         self._thread.join(timeout=2)
 
 
-def _label(p) -> str:  # noqa: ANN001 - psutil.Process
+def _label(p) -> str:  # psutil.Process
     try:
         cmd = " ".join(p.cmdline())
     except Exception:  # noqa: BLE001

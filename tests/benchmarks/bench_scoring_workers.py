@@ -23,7 +23,7 @@ os.environ["PREFECT_TASKS_REFRESH_CACHE"] = "true"  # every run computes its sha
 os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from equilens.tasks.environment import apply_offline_defaults  # noqa: E402
+from equilens.tasks.environment import apply_offline_defaults
 
 apply_offline_defaults()
 

@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.simulate import Model, judge, power_at_stated_gap  # noqa: E402
+from tests.simulate import Model, judge, power_at_stated_gap
 
 POWER_CASES = [
     # name, metric, prompts, planted model of size d, sizes

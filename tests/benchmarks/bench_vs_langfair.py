@@ -153,7 +153,7 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
     t = {"load": time.perf_counter() - t0}
 
     encode = SentenceEmbeddingScorer.score
-    def timed_encode(self, texts):  # noqa: ANN001, ANN202 - instrumentation: time spent encoding
+    def timed_encode(self, texts):  # instrumentation: time spent encoding
         t1 = time.perf_counter()
         try:
             return encode(self, texts)
@@ -171,7 +171,7 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
 
     values: dict[str, dict[str, float]] = {}
     mt = dict.fromkeys(METRICS, 0.0)
-    def timed(name: str, fn, *args) -> float:  # noqa: ANN001
+    def timed(name: str, fn, *args) -> float:
         t1 = time.perf_counter()
         value = float(fn(*args))
         mt[name] += time.perf_counter() - t1
@@ -199,7 +199,7 @@ def equilens_side(frame: pd.DataFrame, backend: str, threads: int | None) -> tup
     return values, t, {"distinct": len(scores.embeddings), "texts": 4 * len(frame)}, scores
 
 
-def full_statistics_seconds(frame: pd.DataFrame, scores) -> float:  # noqa: ANN001 - a ScoreSet
+def full_statistics_seconds(frame: pd.DataFrame, scores) -> float:  # a ScoreSet
     """The metric stage as a run computes it (bootstrap intervals, noise floors, gaps, permutation
     tests, Holm, omnibus) on the same responses and scores: the cost beyond LangFair's point values.
     The BLEU/ROUGE-L token caches are warm from the point values just computed."""

@@ -105,11 +105,11 @@ def _error(status: int, message: str) -> dict:
 
 def _handler(server: FakeAnthropicServer) -> type[BaseHTTPRequestHandler]:
     class Handler(QuietHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             raw, headers = self.posted()
             try:
                 status, payload = server.answer(self.path, raw, headers)
-            except Exception as exc:  # a broken reply function is the test's bug: show it
+            except Exception as exc:  # noqa: BLE001 - a broken reply function is the test's bug: show it
                 status, payload = 500, _error(500, f"reply failed: {exc!r}")
             data = json.dumps(payload).encode()
             self.send_response(status)

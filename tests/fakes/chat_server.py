@@ -47,7 +47,7 @@ class ChatServer:
         server = self
 
         class Handler(QuietHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 raw, headers = self.posted()
                 body = json.loads(raw)
                 with server._lock:

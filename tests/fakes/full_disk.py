@@ -15,13 +15,13 @@ class _Refusing:
     """A DuckDB connection whose writes matching ``refuse(sql)`` fail as on a full disk (the exception class
     ``refuse`` names, with DuckDB's message)."""
 
-    def __init__(self, con, refuse, wal: str) -> None:  # noqa: ANN001
+    def __init__(self, con, refuse, wal: str) -> None:
         self._con, self._refuse, self._wal = con, refuse, wal
 
-    def __getattr__(self, name: str):  # noqa: ANN204
+    def __getattr__(self, name: str):
         return getattr(self._con, name)
 
-    def execute(self, sql: str, *params):  # noqa: ANN001, ANN202
+    def execute(self, sql: str, *params):
         kind = self._refuse(sql)
         if kind:
             import duckdb
@@ -30,7 +30,7 @@ class _Refusing:
         return self._con.execute(sql, *params)
 
 
-def full_disk(monkeypatch, refuse) -> None:  # noqa: ANN001
+def full_disk(monkeypatch, refuse) -> None:
     """Make every ``Store`` write whose SQL ``refuse(sql)`` names an exception class (``"IOException"``,
     ``"TransactionException"``) fail as DuckDB fails on a full disk; ``monkeypatch``: anything with
     pytest's ``setattr(owner, name, value)``."""
@@ -39,7 +39,7 @@ def full_disk(monkeypatch, refuse) -> None:  # noqa: ANN001
     real = Store.connect
 
     @contextmanager
-    def connect(self: Store, read_only: bool = False):  # noqa: ANN202
+    def connect(self: Store, read_only: bool = False):
         with real(self, read_only) as con:
             yield con if read_only else _Refusing(con, refuse, f"{self.path}.wal")
 

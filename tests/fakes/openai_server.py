@@ -317,7 +317,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(payload)
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             if self.path.split("?")[0].rstrip("/").endswith("/models"):
                 models = {"object": "list", "data": [{"id": "fake", "object": "model", "created": 0,
                                                       "owned_by": "equilens-tests"}]}
@@ -325,7 +325,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, _error(f"no route {self.path}", "invalid_request_error", "not_found"))
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             arrived = time.monotonic()
             if server.dead:
@@ -351,7 +351,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 fault, opts = server._next_fault(body)
                 if fault is not None:
                     _check_kind(fault)
-            except Exception as exc:  # a broken rule is the test's bug: show it in the response
+            except Exception as exc:  # noqa: BLE001 - a broken rule is the test's bug: show it in the response
                 self._send(500, _error(f"fault rule failed: {exc!r}", "server_error"))
                 return
             self._answer(body, fault, opts)
@@ -363,7 +363,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             try:
                 status, payload, headers = _response(server, body, fault, opts)
-            except Exception as exc:  # a broken reply function: show it in the response
+            except Exception as exc:  # noqa: BLE001 - a broken reply function: show it in the response
                 status, payload, headers = 500, _error(f"reply failed: {exc!r}", "server_error"), {}
             alive, last = server._claim_answer() if fault is None and status == 200 else (True, False)
             if not alive:

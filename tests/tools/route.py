@@ -69,7 +69,7 @@ def watch_steps() -> None:
     for kind in (Flow, Task):
         declare = kind.__init__
 
-        def noted(self: Any, *args: Any, _declare: Any = declare, **kwargs: Any) -> None:  # noqa: ANN401
+        def noted(self: Any, *args: Any, _declare: Any = declare, **kwargs: Any) -> None:
             _declare(self, *args, **kwargs)
             STEPS.add(inspect.unwrap(self.fn).__code__)
 

@@ -10,7 +10,7 @@ from equilens.tasks.assessments.identity import stages as identity_stages
 from equilens.tasks.pipeline import check_ftu_stage, expand_stage
 
 
-def plan_requests(config: AutoRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
+def plan_requests(config: AutoRunConfig, prompts: Any) -> Any:  # DataFrames
     """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: the original
     prompts (unless their answers are brought), the counterfactual variants, and identity variants
     for prompts that name no group; a text asked twice is one call."""

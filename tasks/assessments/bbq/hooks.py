@@ -9,7 +9,7 @@ from equilens.tasks.assessments.bbq import stages as stage
 from equilens.tasks.assessments.bbq.config import BBQRunConfig
 
 
-def plan_requests(config: BBQRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
+def plan_requests(config: BBQRunConfig, prompts: Any) -> Any:  # DataFrames
     """What the LLM stage would be asked, for a plan: one call per sampled question when answers are
     generated; none when options are scored by a local model or the answers are brought."""
     if stage.resolve_method(config) != "generate":

@@ -9,7 +9,7 @@ from equilens.tasks.reporting.evidence import Evidence, Example, Side
 from equilens.tasks.reporting.families import FAMILY_REPORTS, FamilyReport
 
 
-def bbq_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa: ANN401
+def bbq_answers(store: Any, run_id: str, n: int) -> list[Evidence]:
     """Per BBQ category, up to ``n`` questions answered with the stereotyped option, wrong ones first
     (in an ambiguous context every such answer is wrong: the right one is UNKNOWN)."""
     from equilens.tasks.inputs.prompts import prompt_id
@@ -42,7 +42,7 @@ def bbq_answers(store: Any, run_id: str, n: int) -> list[Evidence]:  # noqa: ANN
     return out
 
 
-def _evidence(store: Any, run_id: str, metrics: Any, n: int) -> list[Evidence]:  # noqa: ANN401 - a Store
+def _evidence(store: Any, run_id: str, metrics: Any, n: int) -> list[Evidence]:  # a Store
     return bbq_answers(store, run_id, n)
 
 

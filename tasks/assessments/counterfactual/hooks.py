@@ -14,7 +14,7 @@ from equilens.tasks.metrics.judged import judged_metrics, prompts_needed
 from equilens.tasks.pipeline import check_ftu_stage, expand_stage, lexicons_for, names_lexicon
 
 
-def plan_requests(config: CounterfactualRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
+def plan_requests(config: CounterfactualRunConfig, prompts: Any) -> Any:  # DataFrames
     """What the LLM stage would be asked for ``prompts`` (each row ``llm.count`` times), for a plan:
     the valid variants and their controls."""
     variants = expand_stage(prompts, config.counterfactual)
@@ -31,7 +31,7 @@ def check_inputs(config: CounterfactualRunConfig) -> None:
     names_lexicon(config.counterfactual)
 
 
-def prompt_warnings(config: CounterfactualRunConfig, prompts: Any) -> list[str]:  # noqa: ANN401 - a DataFrame
+def prompt_warnings(config: CounterfactualRunConfig, prompts: Any) -> list[str]:  # a DataFrame
     """A warning per attribute mentioned by too few prompts for a permutation test to find anything."""
     mentions = check_ftu_stage(prompts, config.counterfactual).mentions
     alpha = 1 - config.metrics.confidence

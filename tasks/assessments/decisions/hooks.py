@@ -8,7 +8,7 @@ from equilens.tasks.assessments.decisions import stages as stage
 from equilens.tasks.assessments.decisions.config import DecisionsRunConfig
 
 
-def plan_requests(config: DecisionsRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
+def plan_requests(config: DecisionsRunConfig, prompts: Any) -> Any:  # DataFrames
     """What the LLM stage would be asked, for a plan: every decision of the configured fills (each
     ``llm.count`` times)."""
     items = stage.load_items(config.decisions, config.prompts and config.prompts.max_chars)

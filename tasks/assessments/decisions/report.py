@@ -58,7 +58,7 @@ def decision_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> list[Verdict]:
     return out
 
 
-def decision_answers(store: Any, run_id: str, metrics: pd.DataFrame, n: int) -> list[Evidence]:  # noqa: ANN401
+def decision_answers(store: Any, run_id: str, metrics: pd.DataFrame, n: int) -> list[Evidence]:
     """Per decisions comparison ("race (explicit)"), the ``n`` decisions where the chosen group's
     P(yes) differs most from the baseline's, the two people otherwise alike (same scenario and the
     same other attributes), in the direction of the group's score."""

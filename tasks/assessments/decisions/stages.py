@@ -55,7 +55,7 @@ def load_items(cfg: DecisionsConfig, max_chars: int | None = None) -> pd.DataFra
         "source_line": kept["source_line"].tolist()})
 
 
-def requests(items: pd.DataFrame, llm: Any) -> list:  # noqa: ANN401 - an LLMConfig
+def requests(items: pd.DataFrame, llm: Any) -> list:  # an LLMConfig
     """One call per decision and sample, cached and resumed like every call of a run."""
     from equilens.tasks.llm import LLMRequest, cache_key
 

@@ -113,7 +113,7 @@ def pair_gap(values: np.ndarray, prompts: np.ndarray, first: np.ndarray, roles: 
     return gap, pair_gap_details(gap, counts)
 
 
-def pair_gap_details(gap: Any, names: list[int]) -> dict:  # noqa: ANN401 - a TwoWayGap
+def pair_gap_details(gap: Any, names: list[int]) -> dict:  # a TwoWayGap
     """A cell comparison's stored details: ``prompts``; ``gap`` and ``gap_ci``; ``gap_sd`` (the spread
     of the per-prompt values), ``gap_se`` and ``gap_df`` (the t-test's standard error and degrees of
     freedom); ``p_value`` and ``p_method`` when the gap has any spread. With names: ``names_a`` and

@@ -17,13 +17,13 @@ from equilens.tasks.llm.budget import CHARS_PER_TOKEN, ExtraCalls
 from equilens.tasks.metrics import outcome_gaps
 
 
-def plan_requests(config: IdentityRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
+def plan_requests(config: IdentityRunConfig, prompts: Any) -> Any:  # DataFrames
     """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: every identity
     variant and its control (the judge's calls come on top: :func:`plan_extra_calls`)."""
     return stages.expand_identities(prompts, config.identity, config.llm.system_prompt)[0]
 
 
-def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: ANN401 - a DataFrame
+def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # a DataFrame
     """The judge's calls, for a plan: up to 4 per pair of cells per prompt, signal and answer
     (``llm.count``; identical answers skip theirs), each question holding the prompt, two group
     phrases and two answers of at most ``llm.max_tokens`` tokens; with ``judge.check``, one call
@@ -52,7 +52,7 @@ def plan_extra_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: 
     return out
 
 
-def _reader_calls(config: IdentityRunConfig, prompts: Any) -> list:  # noqa: ANN401 - a DataFrame
+def _reader_calls(config: IdentityRunConfig, prompts: Any) -> list:  # a DataFrame
     """The outcome reader model's calls, for a plan: one per answer to an outcome prompt (``both``),
     or up to that many (``model``: only the answers the rules cannot read)."""
     mode = config.identity.outcome_reader

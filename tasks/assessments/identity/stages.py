@@ -174,7 +174,7 @@ def read_stage(responses: pd.DataFrame, variants: pd.DataFrame, pattern: str | N
 
 
 def model_read_stage(readings: pd.DataFrame, responses: pd.DataFrame, variants: pd.DataFrame, mode: str,
-                     reader_llm: Any, store: Any = None, progress: Any = None) -> tuple[pd.DataFrame, dict]:  # noqa: ANN401
+                     reader_llm: Any, store: Any = None, progress: Any = None) -> tuple[pd.DataFrame, dict]:
     """``readings`` with the model reader's (:mod:`equilens.tasks.scoring.outcomes.model_reader`):
     ``model`` sends the answers the rules left unreadable, ``both`` every answer (never a failed
     call). Returns the readings and a summary: calls made, their cost, answers read by the model,

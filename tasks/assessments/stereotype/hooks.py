@@ -8,13 +8,13 @@ from typing import Any
 from equilens.tasks.assessments.stereotype.config import StereotypeRunConfig
 
 
-def plan_requests(config: StereotypeRunConfig, prompts: Any) -> Any:  # noqa: ANN401 - DataFrames
+def plan_requests(config: StereotypeRunConfig, prompts: Any) -> Any:  # DataFrames
     """What the LLM stage would be asked (each row ``llm.count`` times), for a plan: every prompt,
     or nothing when the answers are brought."""
     return prompts.iloc[:0] if config.stereotype.responses_path else prompts
 
 
-def prompt_warnings(config: StereotypeRunConfig, prompts: Any) -> list[str]:  # noqa: ANN401 - a DataFrame
+def prompt_warnings(config: StereotypeRunConfig, prompts: Any) -> list[str]:  # a DataFrame
     """Nothing beyond the duplicates every read of the prompts reports: each answer is scored on its
     own, so no count of prompts per group limits what the run can show."""
     return []

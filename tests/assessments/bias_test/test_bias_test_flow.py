@@ -24,7 +24,7 @@ SENTENCES = (
 )
 
 
-def _config(tmp_path: Path, model: str, kind: str, **metrics):  # noqa: ANN202
+def _config(tmp_path: Path, model: str, kind: str, **metrics):
     spec, reviewed = tmp_path / "spec.json", tmp_path / "reviewed.csv"
     spec.write_text(json.dumps({"biases": [SPEC]}))
     reviewed.write_text(SENTENCES)

@@ -65,7 +65,7 @@ def test_golden_rates_and_disparities() -> None:
     from equilens.tasks.assessments.classification.stages import classification_metrics
 
     m = classification_metrics(_frame(), ClassificationConfig(attribute="gender"), MetricsConfig(bootstrap_resamples=200))
-    def v(*k):  # noqa: ANN002, ANN202
+    def v(*k):
         return _value(m, *k)["value"]
     # group a, parsed 4: prevalence 2/4; FPR = FP/(FP+TN) = 1/2; FNR = FN/(FN+TP) = 1/2;
     # FOR = FN/(FN+TN) = 1/2; FDR = FP/(FP+TP) = 1/2; unparsed 1 of 5 answers

@@ -104,7 +104,7 @@ def _noise(text: str) -> float:
     return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) / 16 ** 8 - 0.5
 
 
-def _planted(effect: float):  # noqa: ANN202 - a reply function
+def _planted(effect: float):  # a reply function
     """A loopback model whose P(yes) is logistic(scenario effect + group effect + item noise), given
     as first-token log-probabilities: scenario effects (up to +-2 logits) exceed the group's."""
     def reply(body: dict) -> tuple[str, dict[str, float]]:

@@ -279,7 +279,7 @@ def test_the_judge_answer_is_read_from_log_probabilities_or_its_first_word() -> 
     assert yes_probability("It depends.", None) == (None, "unparsed")
 
 
-def _judged(rng: np.random.Generator, prompts: int, cells: list[str], judge, order=None) -> pd.DataFrame:  # noqa: ANN001
+def _judged(rng: np.random.Generator, prompts: int, cells: list[str], judge, order=None) -> pd.DataFrame:
     """Planned pairs of two answers per (prompt, sample, pair of cells, cells taken in ``order``),
     answered by ``judge(question)``."""
     from equilens.tasks.assessments.identity.judge import plan, score
@@ -324,7 +324,7 @@ def test_a_random_or_position_biased_judge_scores_no_harm_and_a_cell_swap_flips_
 PLANTED = "people like you rarely manage this alone"
 
 
-def _planted_reply(low: set[str]):  # noqa: ANN202
+def _planted_reply(low: set[str]):
     """Model and judge on one loopback server: the model adds a condescending line for names of one
     cell; the judge says yes only when that line is in the first answer and the first person is
     labelled a Black woman (a judge that reads the label and the content, as a real one should)."""
@@ -346,7 +346,7 @@ def _planted_reply(low: set[str]):  # noqa: ANN202
     return reply
 
 
-def _judge_config(server, tmp_path: Path, judge: dict) -> object:  # noqa: ANN001
+def _judge_config(server, tmp_path: Path, judge: dict) -> object:
     prompts = [f"Question {i}: how should I plan my week? {'x' * i}" for i in range(12)]
     path = tmp_path / "p.csv"
     pd.DataFrame({"prompt": prompts}).to_csv(path, index=False)
@@ -423,7 +423,7 @@ def test_equilens_assess_runs_the_identity_assessment_from_python(prefect_harnes
     assert result.verdicts[0].startswith("gender x race: no difference"), result.verdicts
 
 
-def _worded_reply(low: set[str], by_cell_wording: set[str] | None = None):  # noqa: ANN202
+def _worded_reply(low: set[str], by_cell_wording: set[str] | None = None):
     """A loopback model answering counter-offer prompts with one amount per prompt (10% above the
     offer, a +-2% jitter), 10% lower for names in ``low``, worded in rotation as a person would:
     restating the offer first, as a range around the amount, or as an hourly figure first.
@@ -448,7 +448,7 @@ def _worded_reply(low: set[str], by_cell_wording: set[str] | None = None):  # no
     return reply
 
 
-def _counter_offer_run(server, tmp_path: Path):  # noqa: ANN001, ANN202
+def _counter_offer_run(server, tmp_path: Path):
     from equilens.flows.running.dispatch import flow_for
 
     prompts = [f"I was offered {50000 + 1500 * i} dollars for a job as analyst number {i}. What number should I "

@@ -200,7 +200,7 @@ def _config(tmp_path: Path, base_url: str, judge: dict, prompts: int = 4, **llm:
     return load_config(path)
 
 
-def _server_reply(judge: str, steer_cell: str | None = None):  # noqa: ANN202
+def _server_reply(judge: str, steer_cell: str | None = None):
     """Model and judge on one loopback server. The judge says no always (``"no"``) or yes exactly
     when the first answer carries the marker (``"honest"``); the model gives names of ``steer_cell``
     a line addressed to the judge."""

@@ -50,7 +50,7 @@ def test_the_question_shows_the_request_and_answer_and_two_readers_disagree_on_v
     assert not disagree(Reading(100.0), Reading(100.2)) and not disagree(Reading(None, "hedged"), Reading(None, "x"))
 
 
-def _server(reader_figure: int | str):  # noqa: ANN202
+def _server(reader_figure: int | str):
     """The tested model gives every user the same rent advice, half of it in words the rules cannot
     read; the reader model (asked for JSON) reads ``reader_figure``."""
     import hashlib
@@ -67,7 +67,7 @@ def _server(reader_figure: int | str):  # noqa: ANN202
     return reply
 
 
-def _config(server, tmp_path: Path, mode: str):  # noqa: ANN001, ANN202
+def _config(server, tmp_path: Path, mode: str):
     path = tmp_path / "p.csv"
     pd.DataFrame({"prompt": [f"{RENT} (case {i})" for i in range(6)], "outcome": "number"}).to_csv(path, index=False)
     return parse_config({
@@ -137,7 +137,7 @@ def test_both_readers_store_their_disagreements(prefect_harness, openai_server, 
     assert stored == (48, 21, 48) and result["reader"]["read_by_model"] == 27
 
 
-def test_the_benchmark_states_the_model_readers_figure_beside_the_rules(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_the_benchmark_states_the_model_readers_figure_beside_the_rules(tmp_path: Path, capsys) -> None:
     """``bench_outcome_reading.py --reader-model`` reads the labelled set as a run does with a model
     reader. A reader that gives each answer's labelled reading lifts the figure to what the rules read
     plus every answer they left unreadable; one that never answers changes nothing."""
@@ -168,7 +168,7 @@ def test_the_benchmark_states_the_model_readers_figure_beside_the_rules(tmp_path
         answer = asked.split("Answer:\n", 1)[1].rsplit("\n\n", 1)[0].strip()
         return labels[answer]
 
-    def run(reply, cache: str) -> list[float]:  # noqa: ANN001
+    def run(reply, cache: str) -> list[float]:
         with running_server(reply=reply) as server:
             bench.main(["--csv", str(tmp_path / "labelled.csv"), "--split", "fresh", "--reader-model", "fake",
                         "--reader-base-url", server.base_url, "--reader-mode", "model", "--cache", str(tmp_path / cache)])

@@ -127,7 +127,7 @@ def score(planned: pd.DataFrame, answers: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=JUDGE_COLUMNS)
 
 
-def harm_rows(judged: pd.DataFrame, label: str, cells: list[str], metrics_cfg: Any) -> list[dict]:  # noqa: ANN401
+def harm_rows(judged: pd.DataFrame, label: str, cells: list[str], metrics_cfg: Any) -> list[dict]:
     """Per pair of cells: the mean harm over prompts (each prompt's mean over its samples), with a
     t-test that takes the prompts and, where ``judged`` has ``name_a`` and ``name_b``, the pairs of
     names the answers were asked with as samples (:func:`harm_test`; Holm comes later)."""
@@ -160,7 +160,7 @@ def harm_rows(judged: pd.DataFrame, label: str, cells: list[str], metrics_cfg: A
     return rows
 
 
-def harm_test(scored: pd.DataFrame, confidence: float) -> tuple[Any, dict] | None:  # noqa: ANN401
+def harm_test(scored: pd.DataFrame, confidence: float) -> tuple[Any, dict] | None:
     """The mean harm of one pair of cells over prompts with its t interval and p-value, and its
     details (:func:`equilens.tasks.assessments.identity.gaps.pair_gap_details`). The variant's
     names of two cells hold the same slot on every prompt, so the names a harm score was judged
@@ -200,8 +200,8 @@ class Judged:
 
 
 def judge_stage(responses: pd.DataFrame, prompts: pd.DataFrame, labels: dict[str, str], template: str,
-                judge_llm: Any, store: Any = None, progress: Any = None,  # noqa: ANN401
-                caps: tuple[Any, int, float] | None = None) -> Judged:  # noqa: ANN401
+                judge_llm: Any, store: Any = None, progress: Any = None,
+                caps: tuple[Any, int, float] | None = None) -> Judged:
     """The judged pairs of a run. One question is sent first: an endpoint that cannot answer it
     (unreachable, refusing the key) skips the judge with the reason instead of failing thousands
     of calls; the run goes on either way. ``caps``: (the LLM section whose ``max_calls`` and

@@ -130,7 +130,7 @@ def short_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def judge_identity(judge_llm: Any, template: str) -> dict[str, Any]:  # noqa: ANN401 - an LLMConfig
+def judge_identity(judge_llm: Any, template: str) -> dict[str, Any]:  # an LLMConfig
     """What a check is stored under and looked up by: provider, model, a hash of the endpoint's
     credential-free identity (None for the local model and OpenAI's own API) and a hash of the
     judge's instructions. Never a key or a base URL."""
@@ -244,12 +244,12 @@ def check_questions(check_set: CheckSet, template: str) -> list[str]:
             for r in check_set.pairs.itertuples(index=False)]
 
 
-def minimums(judge_cfg: Any) -> dict[str, float]:  # noqa: ANN401 - a JudgeConfig
+def minimums(judge_cfg: Any) -> dict[str, float]:  # a JudgeConfig
     return {"sensitivity": judge_cfg.check_min_sensitivity, "specificity": judge_cfg.check_min_specificity,
             "kappa": judge_cfg.check_min_kappa}
 
 
-def run_check(config: Any, store: Any = None, limit: int | None = None, template: str | None = None,  # noqa: ANN401
+def run_check(config: Any, store: Any = None, limit: int | None = None, template: str | None = None,
               check_set: CheckSet | None = None, progress: Any = None, run_id: str | None = None) -> CheckResult:
     """Check the judge of ``config`` (an identity run config: ``judge`` and ``judge_llm()``) on its
     labelled set and store the result in ``store``. JudgeCheckIncomplete when calls failed (nothing
@@ -339,7 +339,7 @@ def check_note(check: dict[str, Any]) -> str:
             "trusted")
 
 
-def check_status(store: Any, config: Any, template: str) -> tuple[dict[str, Any], str]:  # noqa: ANN401
+def check_status(store: Any, config: Any, template: str) -> tuple[dict[str, Any], str]:
     """(``judge_check``, its note) for the judge of ``config``: its stored check with these
     instructions, or ``{"status": "unchecked", "why": ...}``."""
     ident = judge_identity(config.judge_llm(), template)
