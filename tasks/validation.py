@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 from equilens.tasks.errors import ValidationFailed
+from equilens.tasks.stats.importing import IMPORTING
 
 MAX_EXAMPLES = 5
 MAX_EXAMPLE_CHARS = 200
@@ -85,8 +86,9 @@ def _context() -> Any:
     with _lock:
         if "ctx" not in _state:
             os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
-            import great_expectations as gx
-            from great_expectations.data_context.types.base import ProgressBarsConfig
+            with IMPORTING:
+                import great_expectations as gx
+                from great_expectations.data_context.types.base import ProgressBarsConfig
 
             ctx = gx.get_context(mode="ephemeral")
             ctx.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
@@ -115,7 +117,8 @@ def _batch_definition(stage: str) -> Any:
 
 
 def _gxe() -> Any:
-    import great_expectations.expectations as gxe
+    with IMPORTING:
+        import great_expectations.expectations as gxe
 
     return gxe
 
@@ -178,7 +181,8 @@ def _run(stage: str, frame: pd.DataFrame, missing: Sequence[str], expectations: 
     """Validate ``frame`` against ``expectations``; each ``missing`` column fails by name and
     expectations on columns absent from ``frame`` are left out."""
     _context()  # ExpectationSuite.add_expectation needs an active context, even for unsaved suites
-    import great_expectations as gx
+    with IMPORTING:
+        import great_expectations as gx
 
     gxe = _gxe()
     runnable = [e for e in expectations if all(c in frame.columns for c in _columns(e))]

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
+from equilens.tasks.stats.importing import IMPORTING
 
 _ROUGE_SPLIT = re.compile(r"[^a-z0-9]+")
 SMOOTHING_EPSILON = 0.1
@@ -54,7 +55,8 @@ def _stdlib(pattern):  # noqa: ANN001, ANN202 - nltk's fixed pattern, compiled w
 
 
 def _nltk_treebank():  # noqa: ANN202
-    from nltk.tokenize import NLTKWordTokenizer
+    with IMPORTING:
+        from nltk.tokenize import NLTKWordTokenizer
 
     return NLTKWordTokenizer()
 
@@ -89,7 +91,8 @@ def treebank_patterns_match_nltk(texts: Sequence[str]) -> bool:
 
 @lru_cache(maxsize=1)
 def _porter():  # noqa: ANN202
-    from nltk.stem.porter import PorterStemmer
+    with IMPORTING:
+        from nltk.stem.porter import PorterStemmer
 
     return PorterStemmer()
 
@@ -105,12 +108,14 @@ def rouge_tokens(text: str) -> list[str]:
 
 
 def _nltk_sentences():  # noqa: ANN202 - punkt's English model when installed, else its data-free default
-    import nltk
-    from nltk.tokenize.punkt import PunktSentenceTokenizer
+    with IMPORTING:
+        import nltk
+        from nltk.tokenize.punkt import PunktSentenceTokenizer
 
     try:
         nltk.data.find("tokenizers/punkt_tab/english/")
-        from nltk.tokenize.punkt import PunktTokenizer
+        with IMPORTING:
+            from nltk.tokenize.punkt import PunktTokenizer
 
         return PunktTokenizer("english")
     except (LookupError, ImportError):

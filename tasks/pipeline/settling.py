@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 from equilens.tasks.metrics.judged import every_pair_judged, judged_metric, number_or_none, paired_families
+from equilens.tasks.stats.importing import IMPORTING
 
 POWER = 0.8
 """The power at which a row's ``min_detectable_gap`` is stated; 1 - POWER is the chance, spent over
@@ -202,7 +203,8 @@ def _futile(targets: dict[str, dict], plan: dict[str, int] | None, rule: LookRul
     and its comparison's plan (target metric -> planned prompts; None: unknown)? False without a
     target and at the last look (see the module docstring)."""
     from equilens.tasks.stats.sequential import obrien_fleming_plan
-    from scipy.stats import norm
+    with IMPORTING:
+        from scipy.stats import norm
 
     if rule.detect is None or look >= rule.looks:
         return False
@@ -232,7 +234,8 @@ def reachable_gap(d: dict, planned: int, alpha: float, power: float = POWER,
     t_power) sd_low / sqrt(planned) on planned - 1 degrees of freedom. None without a spread."""
     import math
 
-    from scipy.stats import chi2, t
+    with IMPORTING:
+        from scipy.stats import chi2, t
 
     sd, n = number_or_none(d.get("gap_sd")), int(number_or_none(d.get("prompts")) or 0)
     if sd is None or sd <= 0 or n < 2:

@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Any
 
 from equilens.tasks.errors import ModelLoadError
+from equilens.tasks.stats.importing import IMPORTING
 
 MINILM = "all-MiniLM-L6-v2"
 
@@ -26,7 +27,9 @@ def resolve_embedding_model(name: str) -> str:
 @lru_cache(maxsize=4)
 def load_sentence_transformer(name: str, device: str | None = None) -> Any:
     from equilens.tasks.llm.local import torch_device
-    from sentence_transformers import SentenceTransformer
+
+    with IMPORTING:  # it imports scipy
+        from sentence_transformers import SentenceTransformer
 
     path = resolve_embedding_model(name)
     try:

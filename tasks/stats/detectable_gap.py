@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from equilens.tasks.stats.importing import IMPORTING
 from equilens.tasks.stats.inference import (
     cluster_blocks,
     cluster_codes,
@@ -249,7 +250,8 @@ def similarity_detectable_gap(
     modelling choice, and with four the measured power at the stated gap is in the 75-85% band for
     sampling and deterministic models (``tests/benchmarks/bench_verdict_power.py``).
     """
-    from scipy.stats import t as student
+    with IMPORTING:
+        from scipy.stats import t as student
 
     (floor_codes, cross_codes), ids = cluster_codes(floor_clusters, cross_clusters)
     floor_mean = cluster_means(floor, floor_codes, ids)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from equilens.tasks.stats.importing import IMPORTING
 
 __all__ = [
     "Estimate",
@@ -294,7 +295,8 @@ def paired_gap_test(floor: np.ndarray, floor_clusters: Sequence[object], cross: 
     whose percentile p-value was too small on 20 prompts (a fair deterministic model fired in 7.5%
     of simulated runs). None with fewer than two such prompts or no spread among the d's.
     """
-    from scipy.stats import t as student
+    with IMPORTING:
+        from scipy.stats import t as student
 
     (floor_codes, cross_codes), k = cluster_codes(floor_clusters, cross_clusters)
     d = cluster_means(floor, floor_codes, k) - cluster_means(cross, cross_codes, k)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from equilens.tasks.stats.importing import IMPORTING
 
 CLIP = 1e-4
 """P(yes) is clipped to [CLIP, 1 - CLIP] before its logit (logit(1e-4) is about -9.2)."""
@@ -130,7 +131,8 @@ def decade_trend(p_yes: Sequence[float], ages: Sequence[float], scenarios: Seque
 def _wald(fit: "RandomInterceptFit", j: int, confidence: float) -> tuple[float, float, float, float | None]:
     """(coefficient, interval low, high, two-sided p) of fixed effect ``j``, from the model's own
     standard error against the normal reference."""
-    from scipy.stats import norm
+    with IMPORTING:
+        from scipy.stats import norm
 
     z = float(norm.ppf(0.5 + confidence / 2))
     coef, se = float(fit.coefficients[j]), float(fit.standard_errors[j])
@@ -163,7 +165,8 @@ def _fit(y: np.ndarray, design: np.ndarray, scenarios: np.ndarray) -> RandomInte
     where the scenarios do not differ and the fit is ordinary least squares. Standard errors are
     sqrt(diag(sigma^2 (X'H^-1 X)^-1)).
     """
-    from scipy.optimize import minimize_scalar
+    with IMPORTING:
+        from scipy.optimize import minimize_scalar
 
     codes, at = np.unique(scenarios, return_inverse=True)
     count, (rows, p) = np.bincount(at, minlength=len(codes)).astype(float), design.shape

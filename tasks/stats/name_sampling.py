@@ -69,6 +69,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from equilens.tasks.stats.importing import IMPORTING
 
 FEW_NAMES = 5
 """A cell with fewer distinct names than this in a finding is flagged ``few_names``: the finding may
@@ -166,7 +167,8 @@ def two_way_gap(values: np.ndarray, prompts: Sequence[object], sides: np.ndarray
     has a value count. None with fewer than two such prompts.
     """
     from equilens.tasks.stats.inference import cluster_codes
-    from scipy.stats import t as student
+    with IMPORTING:
+        from scipy.stats import t as student
 
     values = np.asarray(values, float)
     sides = np.asarray(sides, np.int64)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from equilens.tasks.stats.importing import IMPORTING
 
 RESOLUTION = 0.001
 """The smallest gap a plan is made for, in the metric's own units: every metric value, gap and noise
@@ -54,7 +55,8 @@ def prompts_to_detect(pilot_differences: Sequence[float], gap: float, alpha: flo
     """Prompts a paired test over prompts needs to find a true gap ``gap`` with probability
     ``power`` at ``alpha / tests`` two-sided, from the per-prompt differences of a pilot; the range
     comes from a ``confidence`` interval of the pilot's spread."""
-    from scipy.stats import norm
+    with IMPORTING:
+        from scipy.stats import norm
 
     d = np.asarray(pilot_differences, float)
     d = d[np.isfinite(d)]
@@ -76,7 +78,8 @@ def prompts_to_detect(pilot_differences: Sequence[float], gap: float, alpha: flo
 def _variance_range(df: int, confidence: float) -> tuple[float, float]:
     """The ``confidence`` chi-square interval of a variance estimated on ``df`` degrees of freedom,
     as factors of the estimate: the true variance lies between ``low`` and ``high`` times it."""
-    from scipy.stats import chi2
+    with IMPORTING:
+        from scipy.stats import chi2
 
     return df / float(chi2.ppf(0.5 + confidence / 2, df)), df / float(chi2.ppf(0.5 - confidence / 2, df))
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from equilens.tasks.stats.importing import IMPORTING
 
 GRID = 2001  # points of the density grid of the path, an odd number (0 is a point)
 HALF_WIDTH = 8.0  # the grid spans +-8 (the path has variance t <= 1)
@@ -46,7 +47,8 @@ HALF_WIDTH = 8.0  # the grid spans +-8 (the path has variance t <= 1)
 
 def obrien_fleming_spent(t: float, alpha: float = 0.05) -> float:
     """The two-sided alpha spent by information fraction ``t`` (0 < t <= 1): 2 - 2 Phi(z / sqrt(t))."""
-    from scipy.stats import norm
+    with IMPORTING:
+        from scipy.stats import norm
 
     if t <= 0:
         return 0.0
@@ -69,7 +71,8 @@ class SequentialPlan:
 
     def nominal_alpha(self, look: int) -> float:
         """The two-sided p-value a test must reach at ``look``: 2 (1 - Phi(boundary))."""
-        from scipy.stats import norm
+        with IMPORTING:
+            from scipy.stats import norm
 
         return float(2 * norm.sf(self.boundaries[look]))
 
@@ -83,7 +86,8 @@ def obrien_fleming_plan(fractions: Sequence[float], alpha: float = 0.05) -> Sequ
 @lru_cache(maxsize=4096)
 def _moves(dt: float) -> np.ndarray:
     """The density of every move between two grid points over an information step ``dt``."""
-    from scipy.stats import norm
+    with IMPORTING:
+        from scipy.stats import norm
 
     x = np.linspace(-HALF_WIDTH, HALF_WIDTH, GRID)
     return norm.pdf(x[:, None] - x[None, :], scale=math.sqrt(dt))
@@ -91,7 +95,8 @@ def _moves(dt: float) -> np.ndarray:
 
 @lru_cache(maxsize=4096)
 def _plan(fractions: tuple[float, ...], alpha: float) -> SequentialPlan:
-    from scipy.stats import norm
+    with IMPORTING:
+        from scipy.stats import norm
 
     ts = list(fractions)
     if not ts or any(b <= a for a, b in zip(ts, ts[1:])) or not 0 < ts[0] or abs(ts[-1] - 1.0) > 1e-9:

@@ -31,6 +31,7 @@ import numpy as np
 from equilens.tasks.assessments.bias_test.probability_metrics import stereotype_score
 from equilens.tasks.assessments.bias_test.templates import StereoPair
 from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.stats.importing import IMPORTING
 
 LogprobFn = Callable[[list[str]], np.ndarray]
 
@@ -108,7 +109,8 @@ def bootstrap_stereotype_score(
     results: Sequence[PairResult], n_resamples: int = 30, per_attribute: int = 4, seed: int = 0
 ) -> BootstrapResult:
     """Bootstrap mean/std of the Stereotype Score and its tests against 0.5 (module docstring)."""
-    from scipy import stats
+    with IMPORTING:
+        from scipy import stats
 
     if n_resamples < 2 or per_attribute < 1:
         raise ConfigError(

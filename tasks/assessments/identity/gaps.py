@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from equilens.tasks.config import MetricsConfig
+from equilens.tasks.stats.importing import IMPORTING
 
 
 def _normalised(frame: pd.DataFrame) -> pd.Series:
@@ -142,7 +143,8 @@ def detectable_outcome_gaps(records: list[dict], family: int, alpha: float, powe
     and ``gap_df``, prompts and names as samples; a row without them: a paired t-test over prompts,
     SE = sd / sqrt(n) on n - 1)."""
     from equilens.tasks.metrics import outcome_gaps
-    from scipy.stats import t
+    with IMPORTING:
+        from scipy.stats import t
 
     gaps = set(outcome_gaps())
     for r in records:
