@@ -16,7 +16,6 @@ os.environ["PREFECT_HOME"] = _tmp_home
 os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = os.path.join(_tmp_home, "results")
 
 
-SHARED_PREFECT_API = "EQUILENS_TEST_PREFECT_API_URL"  # set by the controller of ``-n N`` for its workers
 _SERVER = pytest.StashKey["object"]()
 
 
@@ -26,7 +25,7 @@ def pytest_configure(config: pytest.Config) -> None:
     test process starts its own when a test first asks (:func:`prefect_harness`)."""
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
-    from tests.prefect_server import TestServer
+    from tests.prefect_server import SHARED_PREFECT_API, TestServer
 
     server = TestServer.start(_tmp_home)
     os.environ[SHARED_PREFECT_API] = server.api_url
@@ -43,6 +42,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def prefect_harness():
     """The Prefect test server of this test session, for the first test that asks: the one the
     controller of ``-n N`` started for every worker, or one of this process's own (20-30 s to start)."""
+    from tests.prefect_server import SHARED_PREFECT_API
+
     shared = os.environ.get(SHARED_PREFECT_API)
     if not shared:
         from prefect.testing.utilities import prefect_test_harness

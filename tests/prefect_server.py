@@ -23,6 +23,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+SHARED_PREFECT_API = "EQUILENS_TEST_PREFECT_API_URL"
+"""The environment variable in which the controller of ``-n N`` gives its workers the server's API URL."""
+
 
 def _free_port() -> int:
     with socket.socket() as sock:

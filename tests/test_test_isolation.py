@@ -22,6 +22,20 @@ def test_each_test_process_has_a_prefect_home_of_its_own() -> None:
     assert os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"].startswith(str(home))
 
 
+def test_the_workers_of_a_session_report_to_the_one_server_its_controller_started(
+    prefect_api_env: dict[str, str], request: pytest.FixtureRequest
+) -> None:
+    """Under ``-n N`` the session's Prefect server is the controller's (started once, before the
+    workers); a test process without workers starts a server of its own."""
+    from tests.prefect_server import SHARED_PREFECT_API
+
+    shared = os.environ.get(SHARED_PREFECT_API)
+    if hasattr(request.config, "workerinput"):
+        assert shared and prefect_api_env["PREFECT_API_URL"] == shared
+    else:
+        assert shared is None and prefect_api_env["PREFECT_API_URL"].startswith("http://127.0.0.1:")
+
+
 def test_a_client_that_hangs_up_mid_reply_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     """A run that stops after its first calls closes its connections while the fake API still writes;
     the in-process CLI captures standard error as the run's own, so the server must stay silent."""
