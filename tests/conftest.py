@@ -42,7 +42,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def prefect_harness():
     """The Prefect test server of this test session, for the first test that asks: the one the
     controller of ``-n N`` started for every worker, or one of this process's own (20-30 s to start)."""
-    from tests.prefect_server import SHARED_PREFECT_API
+    from tests.prefect_server import SHARED_PREFECT_API, reporting_to
 
     shared = os.environ.get(SHARED_PREFECT_API)
     if not shared:
@@ -51,8 +51,6 @@ def prefect_harness():
         with prefect_test_harness(server_startup_timeout=120):
             yield
         return
-    from tests.prefect_server import reporting_to
-
     with reporting_to(shared, timeout=120):
         yield
 

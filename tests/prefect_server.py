@@ -112,22 +112,25 @@ def reporting_to(api_url: str, timeout: float) -> Iterator[None]:
         run_coro_as_sync(drain())
 
 
-def shown_for_run(run_id: str) -> tuple[list, list, list]:
-    """(flow runs, logs, artifacts) the Prefect server shows for the equilens run ``run_id``: its flow
-    run is tagged with the run id (:func:`equilens.tasks.orchestration.run_record.label_flow_run`)."""
+def flow_runs_of(run_id: str) -> list:
+    """The Prefect flow runs of the equilens run ``run_id``, found by its tag
+    (:func:`equilens.tasks.orchestration.run_record.run_tag`)."""
+    from equilens.tasks.orchestration.run_record import run_tag
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (
-        ArtifactFilter,
-        ArtifactFilterFlowRunId,
-        FlowRunFilter,
-        FlowRunFilterTags,
-        LogFilter,
-        LogFilterFlowRunId,
-    )
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
 
     with get_client(sync_client=True) as client:
-        runs = client.read_flow_runs(flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[f"equilens-run:{run_id}"])))
-        ids = [run.id for run in runs]
+        return client.read_flow_runs(flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[run_tag(run_id)])))
+
+
+def shown_for_run(run_id: str) -> tuple[list, list, list]:
+    """(flow runs, logs, artifacts) the Prefect server shows for the equilens run ``run_id``."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, LogFilter, LogFilterFlowRunId
+
+    runs = flow_runs_of(run_id)
+    ids = [run.id for run in runs]
+    with get_client(sync_client=True) as client:
         logs = client.read_logs(log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=ids)))
         artifacts = client.read_artifacts(artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=ids)))
     return runs, logs, artifacts

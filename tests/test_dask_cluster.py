@@ -12,6 +12,7 @@ import pytest
 from equilens.tasks.config import parse_config
 
 from tests.fakes.openai_server import openai_server  # noqa: F401 - fixture
+from tests.prefect_server import flow_runs_of
 
 PROMPTS = [f"Write one sentence about a {who} who works as a {job}." for who in ("man", "woman")
            for job in ("nurse", "pilot", "teacher", "chef")]
@@ -32,26 +33,15 @@ def _config(tmp_path: Path, base_url: str, db: str, execution: dict) -> object:
 def _task_runs_recorded(name: str, run_id: str) -> int:
     """Task runs whose name starts with ``name`` in the equilens run ``run_id``'s flow run, in the Prefect
     API this process reports to (shared with the other tests, which run flows of their own meanwhile)."""
-    import anyio
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (
-        FlowRunFilter,
-        FlowRunFilterTags,
-        TaskRunFilter,
-        TaskRunFilterFlowRunId,
-        TaskRunFilterName,
-    )
+    from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterFlowRunId, TaskRunFilterName
 
-    async def count() -> int:
-        async with get_client() as client:
-            flows = await client.read_flow_runs(
-                flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[f"equilens-run:{run_id}"])))
-            assert flows, f"no flow run tagged with the run {run_id}"
-            runs = await client.read_task_runs(task_run_filter=TaskRunFilter(
-                name=TaskRunFilterName(like_=name), flow_run_id=TaskRunFilterFlowRunId(any_=[f.id for f in flows])))
-            return sum(run.name.startswith(name) for run in runs)
-
-    return anyio.run(count)
+    flows = flow_runs_of(run_id)
+    assert flows, f"no flow run tagged with the run {run_id}"
+    with get_client(sync_client=True) as client:
+        runs = client.read_task_runs(task_run_filter=TaskRunFilter(
+            name=TaskRunFilterName(like_=name), flow_run_id=TaskRunFilterFlowRunId(any_=[f.id for f in flows])))
+    return sum(run.name.startswith(name) for run in runs)
 
 
 @pytest.fixture(scope="module")

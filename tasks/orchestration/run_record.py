@@ -157,6 +157,11 @@ def begin_run(config: RunConfig, flow: str) -> tuple[str, Store, RunRecorder]:
     return run_id, store, RunRecorder(store, run_id, flow, config)
 
 
+def run_tag(run_id: str) -> str:
+    """The tag of the Prefect flow run of the equilens run ``run_id`` (how the UI finds it)."""
+    return f"equilens-run:{run_id}"
+
+
 def label_flow_run(run_id: str, name: str) -> None:
     """Name the Prefect flow run after the equilens run id and tag it, so the UI and `equilens show` meet."""
     try:
@@ -166,7 +171,7 @@ def label_flow_run(run_id: str, name: str) -> None:
         ctx = FlowRunContext.get()
         if ctx is None or ctx.flow_run is None:
             return
-        tags = sorted({*(ctx.flow_run.tags or []), f"equilens-run:{run_id}", f"equilens-name:{name}"})
+        tags = sorted({*(ctx.flow_run.tags or []), run_tag(run_id), f"equilens-name:{name}"})
         with get_client(sync_client=True) as client:
             client.update_flow_run(ctx.flow_run.id, name=f"{name} · {run_id}", tags=tags)
     except Exception:  # noqa: BLE001 - a label is a view; it must never fail a run
