@@ -80,31 +80,26 @@ def main() -> None:
     print(f"{len(os.sched_getaffinity(0))} CPU cores usable, load average {os.getloadavg()[0]:.1f}; "
           f"{args.conversations} conversations of {len(TURNS)} turns against {args.conversations * len(TURNS)} "
           f"single calls, concurrency {args.concurrency}")
-    ratios: dict[str, list[tuple[float, float]]] = {"single": [], "packed": []}
-    totals = dict.fromkeys(SIDES, (0.0, 0.0))  # CPU and wall time summed over rounds
-    per_round: dict[str, list[float]] = {side: [] for side in SIDES}  # client CPU per call, each round
+    runs: dict[str, list[tuple[float, float]]] = {side: [] for side in SIDES}  # (CPU ms a call, wall s), each round
     try:
         for side in SIDES:  # warm-up: imports and first connections are not timed
             measure(side, 5, base_url, 4, "warm")
         for rnd in range(args.rounds):
-            got = {}
             for side in SIDES[rnd % 3:] + SIDES[: rnd % 3]:  # each side first in turn
-                got[side] = measure(side, args.conversations, base_url, args.concurrency, str(rnd))
-                cpu, wall, calls = got[side]
+                cpu, wall, calls = measure(side, args.conversations, base_url, args.concurrency, str(rnd))
                 print(f"round {rnd}: {side:>13}: {calls} calls, {wall:6.2f} s, client CPU {cpu:.3f} ms a call", flush=True)
-                totals[side] = (totals[side][0] + cpu, totals[side][1] + wall)
-                per_round[side].append(cpu)
-            for base in ratios:
-                ratios[base].append((got["conversations"][0] / got[base][0], got["conversations"][1] / got[base][1]))
+                runs[side].append((cpu, wall))
     finally:
         server.kill()
-    conv_cpu, conv_wall = totals["conversations"]
-    for base, found in ratios.items():
+    cpu = {side: [c for c, _ in found] for side, found in runs.items()}
+    wall = {side: sum(w for _, w in found) for side, found in runs.items()}
+    for base in ("single", "packed"):
         what = "three single calls" if base == "single" else "three single calls carrying the conversation as text"
-        low, high = round_interval(per_round["conversations"], per_round[base])
+        low, high = round_interval(cpu["conversations"], cpu[base])
+        each = ", ".join(f"{c / b:.2f}" for c, b in zip(cpu["conversations"], cpu[base], strict=True))
         print(f"conversations / {what} ({args.rounds} rounds together): client CPU per call "
-              f"{conv_cpu / totals[base][0]:.2f}, 95% interval over rounds {low:.2f}-{high:.2f} "
-              f"(rounds: {', '.join(f'{r[0]:.2f}' for r in found)}); wall time {conv_wall / totals[base][1]:.2f}")
+              f"{sum(cpu['conversations']) / sum(cpu[base]):.2f}, 95% interval over rounds {low:.2f}-{high:.2f} "
+              f"(rounds: {each}); wall time {wall['conversations'] / wall[base]:.2f}")
 
 
 def round_interval(conversations: list[float], base: list[float], draws: int = 4000) -> tuple[float, float]:
