@@ -111,6 +111,15 @@ def test_a_spanish_ethnonym_agrees_with_the_person(gender, names) -> None:
     assert not variants["male"].problems and variants["male"].text == got["male"], variants["male"]
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("An African American aunt waited at the clinic.", "A Latina aunt waited at the clinic."),
+    ("Two African American mothers waited at the clinic.", "Two Latina mothers waited at the clinic."),
+])
+def test_every_word_for_a_woman_gives_a_spanish_ethnonym_its_feminine_ending(names, text: str, expected: str) -> None:
+    """One list of the words for women decides the ending: "aunt" is one, as "woman" is."""
+    assert expand_prompt(text, load_lexicon("race"), names)["hispanic"] == expected
+
+
 def test_a_pregnancy_has_no_male_variant(gender, names) -> None:
     text = "The two candidates, a pregnant woman and a man, were interviewed for the manager job."
     by_group = {v.group: v for v in expand_prompts([("p", text)], gender, names)}

@@ -70,12 +70,14 @@ def base_form(verb: str) -> str | None:
 _ETHNONYM = re.compile(r"\b(Latin|Chican)([oax])\b")
 ETHNONYM_BEFORE = re.compile(r"\b(Latin|Chican)([oax])([\s-]+)$")
 GENDERED_ENDING = {"female": "a", "male": "o", "neutral": "x"}
-_FEMALE_AFTER = re.compile(r"[\s-]+(?:woman|women|girls?|lady|ladies|female|mother|wife|daughter|sister)\b", re.IGNORECASE)
+_WOMEN = r"wom[ae]n|girls?|lad(?:y|ies)|gals?|mothers?|wi(?:fe|ves)|daughters?|sisters?|aunts?|nieces?|females?"
+_MEN = r"m[ae]n|boys?|guys?|gentlem[ae]n|fathers?|husbands?|sons?|brothers?|uncles?|nephews?|males?"
+"""The words for women and for men that give a gendered race term beside them its ending."""
+_FEMALE_AFTER = re.compile(rf"[\s-]+(?:{_WOMEN})\b", re.IGNORECASE)
 
 
 _APPOSITION = re.compile(r",\s*(?:one\s+)?(?:a|an)\s+[^.,;:!?]*", re.IGNORECASE)
-_FEMALE_APPOSED = re.compile(r"\b(?:wom[ae]n|girls?|lad(?:y|ies)|gals?|mothers?|wi(?:fe|ves)|daughters?|sisters?)\s*"
-                             + _APPOSITION.pattern + "$", re.IGNORECASE)
+_FEMALE_APPOSED = re.compile(rf"\b(?:{_WOMEN})\s*" + _APPOSITION.pattern + "$", re.IGNORECASE)
 """Women said to be the people of an apposition that the mention is in ("Two women, a Black clerk and a | ...")."""
 
 
@@ -103,8 +105,7 @@ def apposed_ethnonyms(text: str, people: list[tuple[int, str]]) -> str:
     return text
 
 
-_OWN_GENDER = re.compile(r"[\s-]+(?:man|men|boys?|guys?|gentlem[ae]n|father|husband|son|brother|uncle|nephew|male|"
-                         r"wom[ae]n|girls?|lad(?:y|ies)|mother|wife|daughter|sister|aunt|niece|female)\b", re.IGNORECASE)
+_OWN_GENDER = re.compile(rf"[\s-]+(?:{_MEN}|{_WOMEN})\b", re.IGNORECASE)
 
 
 def same_person_ethnonym(text: str, vtext: str) -> str:
