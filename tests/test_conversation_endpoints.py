@@ -114,7 +114,7 @@ def test_a_stream_that_never_ends_fails_within_the_timeout_and_is_hung_up(server
     done, endless = _run(cfg, [["hello"], ["endless"]])
     assert (done.ok, done.text) == (True, "you said: hello")
     assert (endless.ok, endless.error_class) == (False, "Timeout")
-    assert time.monotonic() - t0 < 3.0
+    assert time.monotonic() - t0 < 8.0  # the 1 s deadline, not the endless stream
     while "endless" not in server.hangups and time.monotonic() - t0 < 5.0:  # the deadline closed the connection
         time.sleep(0.02)
     assert "endless" in server.hangups

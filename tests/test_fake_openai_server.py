@@ -102,7 +102,7 @@ def test_openai_hang_times_out(openai_server: FakeOpenAIServer, kind: str) -> No
     t0 = time.monotonic()
     with pytest.raises(openai.APITimeoutError):
         _create(openai_server, timeout=0.5)
-    assert 0.4 < time.monotonic() - t0 < 2.0
+    assert 0.4 < time.monotonic() - t0 < 5.0  # the 0.5 s timeout, not the 10 s hang
 
 
 def test_openai_malformed_empty_and_refusal(openai_server: FakeOpenAIServer) -> None:  # noqa: F811
@@ -263,7 +263,7 @@ def test_fixture_teardown_is_quick_with_a_hanging_request_in_flight() -> None:
     t0 = time.monotonic()
     with pytest.raises(StopIteration):
         next(gen)  # teardown
-    assert time.monotonic() - t0 < 2.0
+    assert time.monotonic() - t0 < 10.0  # not the 60 s hang
     caller.join(5)
     assert not caller.is_alive()
     assert len(errors) == 1 and isinstance(errors[0], openai.APIConnectionError)  # hung up, no response

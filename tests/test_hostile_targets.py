@@ -51,8 +51,11 @@ def test_sys_exit_in_an_application_is_a_failed_row_and_the_run_goes_on() -> Non
 def test_an_async_function_that_blocks_its_loop_cannot_outlast_the_timeout() -> None:
     apps.reset()
     t0 = time.perf_counter()
-    by = {r.request.prompt: r for r in _run(_cfg("ablocks", timeout=1.0, max_retries=0), ["block", "free"])}
-    assert time.perf_counter() - t0 < 2.9  # the 3 s block did not hold the stage
+    try:
+        by = {r.request.prompt: r for r in _run(_cfg("ablocks", timeout=1.0, max_retries=0), ["block", "free"])}
+        assert time.perf_counter() - t0 < 10  # the 30 s block did not hold the stage
+    finally:
+        apps.RELEASE.set()
     blocked = by["block"]
     assert not blocked.ok and "tests.fakes.apps:ablocks blocked its event loop" in blocked.error_message, blocked
 

@@ -154,9 +154,10 @@ async def aexits(prompt: str) -> str:
 
 
 async def ablocks(prompt: str) -> str:
-    """An async application that blocks its event loop (time.sleep where await asyncio.sleep belongs)."""
+    """An async application that blocks its event loop (a blocking wait where an await belongs), for
+    up to 30 s (until :data:`RELEASE` is set)."""
     if "block" in prompt:
-        time.sleep(3)
+        RELEASE.wait(30)
     await asyncio.sleep(0)
     return "awake"
 
