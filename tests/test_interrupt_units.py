@@ -63,6 +63,22 @@ def test_stop_cancels_hanging_calls_and_flushes_the_answers_in_hand(tmp_path: Pa
     assert _cached(tmp_path / "c.duckdb") == 4
 
 
+def test_a_stop_wakes_the_stage_at_once_whatever_its_beat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stage hands answers over at a slow beat; a stop request does not wait for it."""
+    from equilens.tasks.llm import runner
+
+    monkeypatch.setattr(runner, "HAND_OVER_S", 60.0)
+    with running_server(fault_for=lambda body: ("hang", {"seconds": 60})) as server:
+        cfg = LLMConfig(provider="openai", model="fake", base_url=server.base_url, max_concurrency=2,
+                        max_retries=0, timeout=60.0)
+        reqs = [LLMRequest(p, 0, cache_key(cfg, p, 0)) for p in ("a", "b", "c")]
+        _when(lambda: server.calls >= 2, lambda: request_stop(signal.SIGTERM))  # both loops hanging
+        t0 = time.monotonic()
+        with pytest.raises(RunInterrupted, match="SIGTERM"):
+            run_requests(reqs, cfg, Store(tmp_path / "c.duckdb"))
+    assert time.monotonic() - t0 < 20.0  # neither the 60 s beat nor the 60 s hang
+
+
 class _BatchedFake:
     """A batched provider whose third batch is cut by a stop request (as the local model's is)."""
 

@@ -218,6 +218,7 @@ async def _worker(cfg: LLMConfig, api_key: str | None, tasks: Any, results: Any,
                   limiter: SharedRateLimiter | None, secrets: list[str], parent: int) -> None:
     from equilens.tasks.llm.base import held_secrets
     from equilens.tasks.llm.calls import RateLimiter, call_with_retries
+    from equilens.tasks.llm.loops import Loops
 
     provider = _provider(cfg, api_key)
     held = held_secrets()  # once per worker, after the provider registered its keys
@@ -253,10 +254,9 @@ async def _worker(cfg: LLMConfig, api_key: str | None, tasks: Any, results: Any,
     await provider.aopen()
     jobs = [asyncio.ensure_future(feed())] + [asyncio.ensure_future(call()) for _ in range(cfg.max_concurrency)]
     try:
-        pending = set(jobs[1:])
-        while pending:
-            done, pending = await asyncio.wait(pending, timeout=SEND_EVERY_S)
-            for fut in done:
+        loops = Loops(jobs[1:])
+        while loops.running:
+            for fut in await loops.ended(SEND_EVERY_S):
                 fut.result()
             send()
             if stop.is_set() or os.getppid() != parent:

@@ -18,7 +18,7 @@
   ``llm.client_processes``) that share one rate limit and send their answers to this process's one
   cache writer.
 * In-process providers get length-sorted batches instead.
-* A stop request (Ctrl-C, SIGTERM: :mod:`equilens.tasks.llm.stop`) is seen within ~0.1 s: calls in flight are
+* A stop request (Ctrl-C, SIGTERM: :mod:`equilens.tasks.llm.stop`) wakes the stage at once: calls in flight are
   cancelled (a local batch stops between tokens and is dropped), the answers already in hand are
   flushed to the cache, and :class:`~equilens.tasks.llm.stop.RunInterrupted` is raised. While the loop runs
   in the main thread, SIGINT and SIGTERM only request that stop (:func:`~equilens.tasks.llm.stop.signals_as_stop_requests`).
@@ -49,8 +49,10 @@ from equilens.tasks.llm.calls import (
     scrub_message,
 )
 from equilens.tasks.llm.first_calls import FirstCalls
+from equilens.tasks.llm.loops import Loops
 from equilens.tasks.llm.stop import (
     RunInterrupted,
+    on_stop,
     raise_if_stopped,
     signals_as_stop_requests,
     stop_requested,
@@ -59,7 +61,7 @@ from equilens.tasks.llm.stop import (
 from equilens.tasks.storage.store import Store
 
 ProgressFn = Callable[[int, int], None]
-STOP_POLL_S = 0.1  # how often the concurrent loop looks for a stop request
+HAND_OVER_S = 0.5  # how often the concurrent loop hands answers to the cache writer and the progress bar
 
 
 CallFn = Callable[..., Awaitable[LLMResult]]
@@ -102,12 +104,14 @@ async def _run_concurrent(
         if aopen is not None:  # imports and client set-up before the first call is timed or paced
             await aopen()
         raise_if_stopped("before the first LLM call")
-        pending = {asyncio.ensure_future(calls()) for _ in range(min(cfg.max_concurrency, len(todo)))}
+        loops = Loops(asyncio.ensure_future(calls()) for _ in range(min(cfg.max_concurrency, len(todo))))
+        loop = asyncio.get_running_loop()
+        unhook = on_stop(lambda _signum: loop.call_soon_threadsafe(loops.wake))  # seen at once, even while calls hang
+        if stop_requested():  # asked before the hook was in place
+            loops.wake()
         try:
-            while pending:
-                # a short wait, so a stop request is seen within STOP_POLL_S even while every call hangs
-                done, pending = await asyncio.wait(pending, timeout=STOP_POLL_S)
-                for fut in done:
+            while loops.running:
+                for fut in await loops.ended(HAND_OVER_S):
                     fut.result()
                 hand_over()
                 if stop_requested():
@@ -115,10 +119,11 @@ async def _run_concurrent(
                 if writer.due:  # a DuckDB write (maybe waiting for another run's lock) off the loop
                     await asyncio.to_thread(writer.flush)
         finally:
+            unhook()
             closing = True
-            for fut in pending:
+            for fut in loops.running:
                 fut.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+            await asyncio.gather(*loops.running, return_exceptions=True)
             for res in answered:  # answers that came in with the stop: cached, not reported
                 writer.add(res)
     finally:

@@ -117,6 +117,9 @@ def call_llm_shard_task(requests: list[LLMRequest], cfg: LLMConfig) -> list[LLMR
     return run_requests(requests, cfg, store=None)
 
 
+SHARD_POLL_S = 0.1  # how often the wait for the LLM stage's shards looks for a stop request
+
+
 def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str,
                     lock_timeout: float) -> pd.DataFrame:
     """The LLM stage on the run's task runner. With threads: one task that writes each answer to the
@@ -126,7 +129,6 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
     if execution.task_runner != "dask":
         return run_heavy(call_llm_task, execution, variants, cfg, duckdb_path, lock_timeout)
     from equilens.tasks.llm.answer_cache import CacheWriter, cached_results, in_order, missing, report_cached
-    from equilens.tasks.llm.runner import STOP_POLL_S
     from equilens.tasks.llm.stop import raise_if_stopped, signals_as_stop_requests
     from equilens.tasks.orchestration.execution import gpu_annotation
     from equilens.tasks.orchestration.progress import ProgressReporter
@@ -147,7 +149,7 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
         answered, total, pending = 0, sum(map(len, shards)), futures
         while pending:
             raise_if_stopped("between LLM shards")  # Ctrl-C / SIGTERM: the finished shards are stored
-            finished, waiting = wait(pending, timeout=STOP_POLL_S)
+            finished, waiting = wait(pending, timeout=SHARD_POLL_S)
             pending = list(waiting)
             for future in finished:
                 results = future.result()

@@ -1,4 +1,4 @@
-"""LLM stage throughput against the loopback OpenAI-compatible server with 50 ms latency.
+"""LLM stage throughput against the loopback OpenAI-compatible server with 50 ms latency (``--latency``).
 
 Three clients run alternately, each concurrency level once per client per round, so all see the
 same machine (the server in its own process shares its cores):
@@ -12,6 +12,10 @@ For each: calls/s, its ratio of the ideal (concurrency / latency) and of the cei
 CPU time per call (all client processes counted, their start included) and the server's. Run:
 
     .venv/bin/python tests/benchmarks/bench_llm_stage.py [--calls 2000] [--rounds 1] [--processes 0]
+        [--latency 0.05] [--levels 8 32 128] [--clients ceiling aiohttp httpx]
+
+A slow endpoint (``--latency 2 --calls 320 --levels 32 --clients ceiling aiohttp``) shows what the
+stage costs while it waits: the ceiling pays for its calls only.
 """
 
 from __future__ import annotations
@@ -101,27 +105,32 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="rounds; ratios are medians over them")
     parser.add_argument("--processes", type=int, default=0, help="llm.client_processes for equilens (0 = auto)")
     parser.add_argument("--levels", type=int, nargs="*", default=[8, 32, 128], help="concurrency levels")
+    parser.add_argument("--latency", type=float, default=LATENCY, help="the server's seconds per answer")
+    parser.add_argument("--clients", nargs="*", default=list(CLIENTS), choices=CLIENTS,
+                        help="clients to run (the ceiling always runs)")
     args = parser.parse_args()
+    clients = ["ceiling", *(c for c in args.clients if c != "ceiling")]
     # The server runs in its own process so it does not compete with the client for the GIL.
-    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(LATENCY)],
+    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(args.latency)],
                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
     base_url = server.stdout.readline().strip()
-    print(f"{len(os.sched_getaffinity(0))} CPU cores usable, load average {os.getloadavg()[0]:.1f}; {args.calls} calls per cell")
+    print(f"{len(os.sched_getaffinity(0))} CPU cores usable, load average {os.getloadavg()[0]:.1f}; {args.calls} calls per "
+          f"cell, {args.latency:g} s latency")
     print(f"{'client':>8} {'conc':>5} {'procs':>5} {'seconds':>8} {'calls/s':>8} {'ideal':>6} {'of ideal':>8} "
           f"{'of ceiling':>10} {'cpu ms/call':>11} {'server ms':>10}")
     med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
     try:
-        for client in CLIENTS:  # warm-up: imports and first connections are not timed
+        for client in clients:  # warm-up: imports and first connections are not timed
             measure(client, 4, 20, base_url, 1, -1)
         rows: dict[tuple, list] = {}
         for rnd in range(args.rounds):
             for concurrency in args.levels:
-                for client in CLIENTS:
+                for client in clients:
                     rate, wall, cpu, nproc, srv = measure(client, concurrency, args.calls, base_url, args.processes,
                                                           rnd, server.pid)
                     rows.setdefault((client, concurrency), []).append((rate, cpu))
                     ceiling = rows[("ceiling", concurrency)][-1][0]
-                    ideal = concurrency / LATENCY
+                    ideal = concurrency / args.latency
                     print(f"{client:>8} {concurrency:>5} {nproc:>5} {wall:>8.2f} {rate:>8.1f} {ideal:>6.0f} "
                           f"{rate / ideal:>8.2f} {rate / ceiling:>10.2f} {cpu:>11.2f} {srv:>10.2f}", flush=True)
         print("\nequilens as a share of the bare aiohttp client (median over rounds); client CPU per call, and "
@@ -130,7 +139,7 @@ def main() -> None:
             top = med([x[0] for x in rows[("ceiling", concurrency)]])
             base_cpu = med([x[1] for x in rows[("ceiling", concurrency)]])
             parts = []
-            for client in CLIENTS[1:]:
+            for client in clients[1:]:
                 cpu = med([x[1] for x in rows[(client, concurrency)]])
                 parts.append(f"{client} {med([x[0] for x in rows[(client, concurrency)]]) / top:4.2f} "
                              f"({cpu:.2f} ms, {cpu - base_cpu:+.2f})")
