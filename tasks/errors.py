@@ -45,3 +45,22 @@ class ProviderError(EquilensError):
 
 class ModelLoadError(EquilensError):
     """A scorer or language model cannot be loaded, or its labels do not match the config."""
+
+
+def json_kind(value: object) -> str:
+    """What a message calls a value read from JSON or YAML, in the words of those formats: "a string",
+    "a number", "true", "a list", "an object", "null" (another Python value: its type, with "a")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"

@@ -179,7 +179,7 @@ def test_a_path_that_finds_no_string_names_the_path_and_shows_the_reply_s_start(
             """llm.response_path; the reply starts '{"result": {"text": "the answer moved", "debug": "auth=***""") \
         in moved.error_message, moved.error_message
     assert secret not in moved.error_message
-    assert "finds a JSON int, not a string" in by["number"].error_message
+    assert "finds a number, not a string" in by["number"].error_message
     assert len(api.bodies) == 2
 
 

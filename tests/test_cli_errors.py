@@ -195,3 +195,20 @@ def test_a_usage_error_is_the_usage_and_exit_2_never_a_traceback(argv: list[str]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert words in err and "Usage: " in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize(("value", "said"), [(3, "a number"), (2.5, "a number"), (True, "true"), (None, "null"),
+                                             ("x", "a string"), ([1], "a list"), ({"a": 1}, "an object"),
+                                             (b"x", "a bytes"), (object(), "an object")])
+def test_a_message_names_a_value_read_from_json_or_yaml_as_those_formats_do(value: object, said: str) -> None:
+    from equilens.tasks.errors import json_kind
+
+    assert json_kind(value) == said
+
+
+def test_a_config_that_is_a_list_says_so_in_yaml_s_words(tmp_path: Path) -> None:
+    """A list where the settings go is one paragraph before anything reads a setting from it."""
+    out = equilens("run", str(_write(tmp_path, "c.yaml", "- name: x\n")))
+    _no_traceback(out)
+    assert out.returncode == 2 and "expected a mapping at the top level" in out.stderr, out.stderr
+    assert "got a list" in out.stderr, out.stderr

@@ -82,6 +82,15 @@ def test_a_turns_cell_that_is_no_json_list_names_the_file_and_line(tmp_path: Pat
         load_prompts(PromptsConfig(path=str(path)))
 
 
+@pytest.mark.parametrize(("cell", "said"), [('["hi", 3]', "turn 2 is a number"), ('["hi", null]', "turn 2 is null"),
+                                          ('[["hi"]]', "turn 1 is a list"), ('["hi", {"a": 1}]', "turn 2 is an object")])
+def test_a_turn_that_is_not_text_is_named_as_json_names_it(tmp_path: Path, cell: str, said: str) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"prompt": "x", "turns": json.loads(cell)}) + "\n")
+    with pytest.raises(InputDataError, match=rf"p\.jsonl, line 1: {said}; expected the user's message as text"):
+        load_prompts(PromptsConfig(path=str(path)))
+
+
 # --- the LLM stage --------------------------------------------------------------------------------
 def test_each_turn_gets_the_history_and_the_last_answer_is_the_conversation_s(tmp_path: Path) -> None:
     cfg = _cfg()

@@ -30,7 +30,7 @@ from equilens.tasks.config.sections import (  # re-exported: the sections are pa
     StrictModel,
     ValidationConfig,
 )
-from equilens.tasks.errors import ConfigError
+from equilens.tasks.errors import ConfigError, json_kind
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 
@@ -193,7 +193,7 @@ def _format_pydantic(err: ValidationError, source: str, assessment: object = Non
 def parse_config(data: object, source: str = "(inline)") -> RunConfig:
     """A checked config of the subclass for ``data``'s assessment (default counterfactual)."""
     if not isinstance(data, dict):
-        raise ConfigError(f"Invalid config {source}: expected a mapping at the top level, got {type(data).__name__}.")
+        raise ConfigError(f"Invalid config {source}: expected a mapping at the top level, got {json_kind(data)}.")
     try:
         return RunConfig.model_validate(data)
     except ValidationError as err:
@@ -257,6 +257,9 @@ def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
         raise ConfigError(f"Config file {p} is not UTF-8 text ({err.reason} at byte {err.start}).") from None
     data = load_yaml(text, f"Config file {p}")
     data = data or {}
+    if not isinstance(data, dict):  # a list or a lone value, not settings: said before any override goes in
+        raise ConfigError(f"Invalid config {p}: expected a mapping at the top level (key: value lines), "
+                          f"got {json_kind(data)}.")
     overrides = dict(overrides or {})
     if "assessment" in overrides:
         data["assessment"] = overrides.pop("assessment")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 from equilens.tasks.config import PromptsConfig
-from equilens.tasks.errors import InputDataError
+from equilens.tasks.errors import InputDataError, json_kind
 from equilens.tasks.files import file_problem, read_utf8
 from equilens.tasks.turns import TURN_MARK, join_turns
 
@@ -147,7 +147,7 @@ def _conversation(turns: list, where: str, max_turns: int | None) -> str:
                              "(prompts.max_turns).")
     for k, turn in enumerate(turns, start=1):
         if not isinstance(turn, str):
-            raise InputDataError(f"{where}: turn {k} is a {type(turn).__name__}; expected the user's message as text.")
+            raise InputDataError(f"{where}: turn {k} is {json_kind(turn)}; expected the user's message as text.")
         if not turn.strip():
             raise InputDataError(f"{where}: turn {k} of the conversation is empty (expected the user's message).")
         if TURN_MARK in turn:

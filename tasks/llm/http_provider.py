@@ -44,7 +44,7 @@ from contextlib import aclosing
 from typing import Any
 
 from equilens.tasks.config import LLMConfig
-from equilens.tasks.errors import ProviderError
+from equilens.tasks.errors import ProviderError, json_kind
 from equilens.tasks.llm.base import (
     PROVIDERS,
     Completion,
@@ -183,7 +183,7 @@ class HttpProvider:
     def _no_session(self, data: Any, where: str, keys_of: str = "its keys", tail: str = "") -> str:
         assert self.cfg.session is not None and self.session_path is not None
         value = self.session_path.search(data) if data is not None else None
-        what = "nothing" if value is None else f"a JSON {type(value).__name__}"
+        what = "nothing" if value is None else json_kind(value)
         keys = f" ({keys_of}: {', '.join(map(repr, list(data)[:12]))})" if isinstance(data, dict) else ""
         return (f"llm.session.id_path {self.cfg.session.id_path!r} finds {what}, not a string or number, in {where}"
                 f"{keys}: set llm.session.id_path to where the application's first reply gives its session id{tail}")
@@ -228,7 +228,7 @@ class HttpProvider:
             raise MalformedReplyError(f"reply is not JSON; it starts {_head(raw)}") from None
         found = self.path.search(data)
         if not isinstance(found, str):
-            what = "nothing" if found is None else f"a JSON {type(found).__name__}"
+            what = "nothing" if found is None else json_kind(found)
             keys = f" (its keys: {', '.join(map(repr, list(data)[:12]))})" if isinstance(data, dict) else ""
             raise TargetReplyError(f"llm.response_path {self.cfg.response_path!r} finds {what}, not a string, in "
                                    f"the reply{keys}: fix llm.response_path; the reply starts {_head(raw)}")

@@ -49,7 +49,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from equilens.tasks.config import LLMConfig
-from equilens.tasks.errors import ProviderError
+from equilens.tasks.errors import ProviderError, json_kind
 from equilens.tasks.llm.base import (
     OPENAI_DEFAULT_URL,
     PROVIDERS,
@@ -358,7 +358,7 @@ def parse_chat_completion(raw: bytes, max_chars: int | None = None, whole: bool 
     except ValueError as err:
         raise MalformedReplyError(f"reply is not JSON: {err}") from None
     if not isinstance(data, dict):
-        raise MalformedReplyError(f"reply is a JSON {type(data).__name__}, not an object")
+        raise MalformedReplyError(f"reply is {json_kind(data)}, not an object")
     if data.get("error"):
         raise MalformedReplyError(f"reply carries an error: {data['error']}")
     choices = data.get("choices")

@@ -26,6 +26,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
+from equilens.tasks.errors import json_kind
 from equilens.tasks.llm.base import Completion
 
 CHUNK = 1 << 16  # the most bytes one decompression step writes
@@ -196,7 +197,7 @@ class ChatChunks:
 
     def piece(self, event: Any) -> str | None:
         if not isinstance(event, dict):
-            raise MalformedReplyError(f"a streamed chunk is a JSON {type(event).__name__}, not an object")
+            raise MalformedReplyError(f"a streamed chunk is {json_kind(event)}, not an object")
         if event.get("error"):
             raise MalformedReplyError(f"the stream carries an error: {event['error']}")
         if isinstance(event.get("usage"), dict):

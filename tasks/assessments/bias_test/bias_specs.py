@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from equilens.tasks.errors import InputDataError
+from equilens.tasks.errors import InputDataError, json_kind
 
 _KEYS = {"name", "social_groups", "attributes", "source", "templates", "description"}
 
@@ -98,7 +98,7 @@ def _pair(where: str, value: Any) -> tuple[tuple[str, str], tuple[tuple[str, ...
 def parse_bias(raw: Any, where: str = "bias") -> BiasSpec:
     """One bias object -> :class:`BiasSpec`; ``where`` prefixes error messages."""
     if not isinstance(raw, dict):
-        raise InputDataError(f"{where} must be a JSON object, got {type(raw).__name__}.")
+        raise InputDataError(f"{where} must be a JSON object, got {json_kind(raw)}.")
     unknown = set(raw) - _KEYS
     if unknown:
         raise InputDataError(f"{where} has unknown field(s) {sorted(unknown)}; allowed: {sorted(_KEYS)}.")

@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 from equilens.tasks.config import PromptsConfig
-from equilens.tasks.errors import InputDataError
+from equilens.tasks.errors import InputDataError, json_kind
 from equilens.tasks.files import read_utf8
 from equilens.tasks.inputs.prompts import check_length
 
@@ -69,7 +69,7 @@ def _checked(line: str, where: str) -> dict[str, Any]:
     except json.JSONDecodeError as err:
         raise InputDataError(f"{where}: not JSON ({err.msg}); expected one object per line.") from None
     if not isinstance(obj, dict):
-        raise InputDataError(f"{where}: a {type(obj).__name__}, expected a JSON object with {', '.join(FIELDS)}.")
+        raise InputDataError(f"{where}: {json_kind(obj)}, expected a JSON object with {', '.join(FIELDS)}.")
     missing = [f for f in FIELDS if f not in obj]
     if missing:
         raise InputDataError(f"{where}: missing {', '.join(missing)}; every line needs {', '.join(FIELDS)}.")
