@@ -41,6 +41,13 @@ def test_plan_counts_requests_and_calls_and_calls_nothing(openai_server, tmp_pat
     assert openai_server.calls == 0 and not (tmp_path / "e.duckdb").exists()
 
 
+def test_a_plan_of_prompts_that_name_no_group_is_zero_calls(openai_server, tmp_path: Path) -> None:  # noqa: F811
+    cfg = _config(tmp_path, openai_server.base_url, prompts="{items: ['What is two plus two?']}")
+    out = equilens("run", str(cfg), "--plan", cwd=tmp_path)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "prompts: 1" in out.stdout and "requests: 0, LLM calls: 0" in out.stdout, out.stdout
+
+
 def test_caps_refuse_the_run_before_any_call(openai_server, tmp_path: Path) -> None:  # noqa: F811
     calls = equilens("run", str(_config(tmp_path, openai_server.base_url, max_calls=20)), cwd=tmp_path)
     assert calls.returncode == 2 and "Traceback" not in calls.stderr, calls.stderr
