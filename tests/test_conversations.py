@@ -75,6 +75,15 @@ def test_a_jsonl_key_given_on_some_lines_only_names_the_line(tmp_path: Path) -> 
         load_prompts(PromptsConfig(path=str(path)))
 
 
+@pytest.mark.parametrize(("line", "found"), [("[1, 2]", "found a list"), ('{"text": "x"}', "found the keys 'text'"),
+                                          ("{}", "found an empty object")])
+def test_a_jsonl_line_without_a_prompt_says_what_it_holds(tmp_path: Path, line: str, found: str) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(InputDataError, match=rf"p\.jsonl, line 1: expected an object .*; {found}\."):
+        load_prompts(PromptsConfig(path=str(path)))
+
+
 def test_a_turns_cell_that_is_no_json_list_names_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "p.csv"
     path.write_text('prompt,turns\n"x","[\\"unclosed"\n')

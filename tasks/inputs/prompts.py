@@ -54,7 +54,8 @@ def _read_jsonl(path: Path, column: str) -> list[tuple[int, object, dict]]:
         except json.JSONDecodeError as err:
             raise InputDataError(f"{path}, line {i}: not valid JSON ({err.msg}).") from None
         if not isinstance(record, dict) or (column not in record and TURNS not in record):
-            keys = ", ".join(record) if isinstance(record, dict) else type(record).__name__
+            keys = (f"the keys {', '.join(map(repr, record))}" if record else "an empty object") \
+                if isinstance(record, dict) else json_kind(record)
             raise InputDataError(
                 f"{path}, line {i}: expected an object with key {column!r} (prompts.column) or {TURNS!r} (a "
                 f"conversation); found {keys}."
