@@ -121,7 +121,7 @@ def make_plan(cfg: RunConfig) -> Plan:
 
     prompts = sample = None
     exact = True
-    if cfg.prompts is not None:
+    if cfg.prompts is not None and cfg.needs_prompts:  # an assessment that asks its own questions reads none
         from equilens.tasks.inputs.prompt_scan import scan_prompts
 
         scan = scan_prompts(cfg.prompts, PLAN_SAMPLE, seed=cfg.metrics.seed)

@@ -46,6 +46,10 @@ def prompt_warnings(cfg: RunConfig) -> list[str]:
     """For an assessment that declares what its prompts warn of, and asks the LLM about them: every
     prompt is read, and the duplicates dropped are reported with the assessment's own warnings
     (counterfactual: attributes mentioned by too few prompts)."""
+    if cfg.prompts is not None and not cfg.needs_prompts and (cfg.prompts.path or cfg.prompts.items):
+        given = "prompts.path" if cfg.prompts.path else "prompts.items"
+        return [f"the {cfg.assessment} assessment asks the questions of its own section ({cfg.assessment}): "
+                f"{given} is not read, and no result is about those prompts."]
     own = ASSESSMENTS.get(cfg.assessment).load_hooks().prompt_warnings
     if cfg.prompts is None or own is None or not uses_llm(cfg):
         return []

@@ -80,6 +80,20 @@ def test_a_decision_longer_than_prompts_max_chars_is_refused_as_a_prompt_is(tmp_
     assert not (tmp_path / "e.duckdb").exists()
 
 
+def test_prompts_given_to_an_assessment_that_asks_its_own_questions_are_said_to_be_unread(tmp_path: Path) -> None:
+    """A prompts file set on a decisions run is not what the run asks: the run says so before it
+    starts, and its plan counts no prompts."""
+    from equilens.flows.running.plan import make_plan
+    from equilens.flows.running.preflight import prompt_warnings
+
+    (tmp_path / "set.jsonl").write_text(_line() + "\n")
+    cfg = parse_config({"name": "d", "assessment": "decisions", "decisions": {"path": str(tmp_path / "set.jsonl")},
+                        "prompts": {"items": ["Is my own prompt tested?"]}, "llm": {"provider": "local"}})
+    assert prompt_warnings(cfg) == ["the decisions assessment asks the questions of its own section (decisions): "
+                                    "prompts.items is not read, and no result is about those prompts."]
+    assert make_plan(cfg).prompts is None
+
+
 def test_a_discrim_eval_file_runs_as_it_is_and_the_shipped_set_fills_every_person(tmp_path: Path) -> None:
     path = tmp_path / "explicit.jsonl"
     path.write_text(_line() + "\n\n" + _line(decision_question_id=4, age=50.0, race="Black") + "\n")
