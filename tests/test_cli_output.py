@@ -221,6 +221,25 @@ def test_show_stars_no_metric_the_verdict_does_not_judge(tmp_path: Path) -> None
            "not judged" in " ".join(out.stdout.split())
 
 
+def test_show_of_a_finished_run_with_nothing_to_compare_says_so(tmp_path: Path) -> None:
+    """A completed run whose prompts gave nothing to compare has no metrics, and that is its answer:
+    exit 0 and a sentence (an empty table as CSV, empty lists as JSON); a run still going has none yet."""
+    store = Store(tmp_path / "e.duckdb")
+    for run_id in ("r-done", "r-going"):
+        store.start_run(run_id, name="n", flow="counterfactual_assessment", started_at=pd.Timestamp("2026-11-22"),
+                        config={}, config_hash="h", provider="openai", model="m")
+    store.finish_run("r-done", "completed", summary={})
+    db = str(tmp_path / "e.duckdb")
+    table = equilens("show", "r-done", "--db", db, cwd=tmp_path)
+    assert table.returncode == 0 and "completed and stored no metrics" in table.stdout, table.stdout + table.stderr
+    as_json = json.loads(equilens("show", "r-done", "--db", db, "--format", "json", cwd=tmp_path).stdout)
+    assert as_json == {"run_id": "r-done", "status": "completed", "verdicts": [], "findings": [], "metrics": []}
+    as_csv = equilens("show", "r-done", "--db", db, "--format", "csv", cwd=tmp_path).stdout
+    assert as_csv.startswith("run_id,") and len(as_csv.splitlines()) == 1
+    going = equilens("show", "r-going", "--db", db, cwd=tmp_path)
+    assert going.returncode == 2 and "no metrics stored for run 'r-going'" in going.stderr
+
+
 def test_runs_are_newest_first_within_a_minute(tmp_path: Path) -> None:
     store = Store(tmp_path / "e.duckdb")
     for run_id, started in (("r-05", "2026-11-22 10:10:05"), ("r-50", "2026-11-22 10:10:50"),

@@ -123,16 +123,19 @@ def show(
     failed = len(run) and run["status"].iloc[0] == "failed"
     if failed and fmt == "table":  # the stored, scrubbed error explains it
         say(f"run {run_id} failed: {summary.get('error') or 'no error recorded'}", fg=typer.colors.RED)
-    if metrics.empty:
+    status = str(run["status"].iloc[0]) if len(run) else None
+    if metrics.empty and status != "completed":
         raise fail(f"no metrics stored for run {run_id!r} in {db} (see `equilens runs`).")
     if fmt == "json":  # the verdicts and findings as objects, then every metric row
         from equilens.tasks.reporting.findings import verdict_objects
 
-        status = str(run["status"].iloc[0]) if len(run) else None
         _emit(metrics, fmt, {"run_id": run_id, "status": status, **verdict_objects(metrics, config)})
         return
     if fmt != "table":
         _emit(metrics, fmt)
+        return
+    if metrics.empty:  # a finished run that found nothing to compare has no verdict, and that is its answer
+        say(f"run {run_id} completed and stored no metrics: nothing in it was compared, so it has no verdict.")
         return
     from equilens.tasks.reporting.evidence import find_evidence, print_examples
 
