@@ -71,12 +71,20 @@ def test_a_config_keeps_its_own_assessment_unless_one_is_named() -> None:
     ({"prompts": "Write about a nurse."}, InputDataError, "not a file"),
     ({"prompts": ["ok", 3]}, InputDataError, "item 1 is int"),
     ({"prompts": []}, InputDataError, "empty"),
+    ({"prompts": 5}, InputDataError, "prompts must be a file path or a list of strings, not int"),
+    ({"prompts": ["ok", ["Hi.", 2]]}, InputDataError, "item 1 is list"),
     ({"assessment": "nope"}, ConfigError, "assessment"),
 ])
 def test_build_config_refuses_bad_input_with_typed_errors(kwargs: dict, error: type, words: str) -> None:
     kwargs = {"prompts": ["Describe a man."], **kwargs}
     with pytest.raises(error, match=re.escape(words)):
         equilens.build_config(**kwargs)
+
+
+def test_a_prompt_given_as_a_list_of_turns_is_a_conversation() -> None:
+    turns = ("Hi, my name is Lakisha.", "What salary should I ask for?")
+    cfg = equilens.build_config(["Describe a man.", list(turns), turns])
+    assert cfg.prompts.items == ["Describe a man.", list(turns), list(turns)]
 
 
 # --- brought responses: counterfactual -------------------------------------------------------------

@@ -123,16 +123,22 @@ def _prompts_section(prompts: str | os.PathLike | Iterable[str]) -> dict[str, An
                 f"prompts={str(prompts)[:80]!r} is not a file (paths are relative to {Path.cwd()}). Give a prompt "
                 "file (.csv with a `prompt` column, .jsonl, .parquet or .txt) or a list of prompt strings.")
         return {"path": str(path)}
-    if isinstance(prompts, Mapping):
-        raise InputDataError(f"{SOURCE}: prompts must be a file path or a list of strings, not a mapping.")
-    items = list(prompts)
-    bad = [i for i, p in enumerate(items) if not isinstance(p, str)]
+    if isinstance(prompts, Mapping) or not isinstance(prompts, Iterable):
+        raise InputDataError(f"{SOURCE}: prompts must be a file path or a list of strings, not "
+                             f"{'a mapping' if isinstance(prompts, Mapping) else type(prompts).__name__}.")
+    items = [list(p) if isinstance(p, (list, tuple)) else p for p in prompts]
+    bad = [i for i, p in enumerate(items) if not _prompt_item(p)]
     if bad:
-        raise InputDataError(f"{SOURCE}: prompts must be strings; item {bad[0]} is "
-                             f"{type(items[bad[0]]).__name__} ({len(bad)} such item(s)).")
+        raise InputDataError(f"{SOURCE}: prompts must be strings (or, for a conversation, lists of strings); item "
+                             f"{bad[0]} is {type(items[bad[0]]).__name__} ({len(bad)} such item(s)).")
     if not items:
         raise InputDataError(f"{SOURCE}: prompts is an empty list.")
     return {"items": items}
+
+
+def _prompt_item(item: object) -> bool:
+    """A prompt, or a conversation: a list of its user turns, each a string."""
+    return isinstance(item, str) or (isinstance(item, list) and all(isinstance(t, str) for t in item))
 
 
 def _apply(data: dict[str, Any], dotted: str, value: Any) -> None:
