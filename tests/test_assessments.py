@@ -48,6 +48,7 @@ def test_one_assessment_is_listed_by_its_name() -> None:
     out = CliRunner().invoke(app, ["assessments", "decisions", "--files"])
     assert out.exit_code == 0, out.output
     assert out.output.startswith("decisions  (equilens run configs/decisions.yaml)")
+    assert "its own config sections: decisions; reads no prompts" in out.output  # it asks its own questions
     listed = [line.strip() for line in out.output.splitlines() if line.startswith("    ")]
     assert listed == assessment_files(ASSESSMENTS.get("decisions")) and "identity" not in out.output
     out = CliRunner().invoke(app, ["assessments", "decision"])

@@ -281,13 +281,14 @@ def assessments(
         typer.echo("| assessment | what it answers | shipped config | its own sections |\n|---|---|---|---|")
     for name, entry in [(name, ASSESSMENTS.get(name))] if name is not None else ASSESSMENTS.registered():
         own = [key for key in entry.config.model_fields if key not in RunConfig.model_fields]
+        unread = "" if entry.config.needs_prompts else "; reads no prompts"
         if fmt == "markdown":
             typer.echo(f"| `{name}` | {entry.card} | `{entry.default_config}` | "
-                       f"{', '.join(f'`{key}`' for key in own) or 'none'} |")
+                       f"{', '.join(f'`{key}`' for key in own) or 'none'}{unread} |")
             continue
         typer.echo(f"{name}  (equilens run {entry.default_config})")
         typer.echo(textwrap.fill(entry.card, width=width, initial_indent="  ", subsequent_indent="  "))
-        typer.echo(f"  flow {entry.flow}; its own config sections: {', '.join(own) or 'none'}")
+        typer.echo(f"  flow {entry.flow}; its own config sections: {', '.join(own) or 'none'}{unread}")
         for path in assessment_files(entry) if files else ():
             typer.echo(f"    {path}")
 
