@@ -5,8 +5,8 @@ beat (to hand answers to the cache writer and the progress bar, or send a client
 home), at once when a loop ends (so an error raised in a loop surfaces at once), and at once when
 asked to (:meth:`Loops.wake`: a stop request). Each wake of an idle process costs CPU of its own
 (about 0.2 ms on a small VM), and ``asyncio.wait(loops, timeout=...)`` adds a callback on every loop
-and removes it again each time: against an endpoint that takes seconds to answer, a watcher waking
-ten times a second that way cost about as much client CPU as the calls
+and removes it again each time: against an endpoint that takes seconds to answer, a watcher that
+wakes ten times a second that way costs about as much client CPU as the calls
 (``tests/benchmarks/bench_llm_stage.py --latency 2``). :class:`Loops` registers one callback per
 loop, once, and lets the beat be slow because a stop does not wait for it.
 """
