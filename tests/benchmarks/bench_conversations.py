@@ -2,7 +2,8 @@
 same LLM stage, against the loopback OpenAI-compatible server with 50 ms latency (in its own process).
 
 All sides make the same number of calls: single calls of each turn alone; single calls carrying the
-conversation so far in their text (as many bytes as a conversation's turn sends); and conversations,
+conversation so far in their text (as many bytes as a conversation's turn sends, and an answer as
+short: the server echoes the last line of a prompt); and conversations,
 whose later turns carry the history as messages and each wait for the turn before. Each round runs
 the three sides, each first in turn, with a new system prompt (nothing cached), and prints the
 client's CPU per call and the wall time of each; the summary gives the ratios of conversations to
@@ -60,7 +61,8 @@ def measure(side: str, conversations: int, base_url: str, concurrency: int, tag:
 
 def packed(turns: list[str]) -> str:
     """One prompt holding a conversation so far: each earlier turn and the server's answer to it (the
-    loopback server echoes), then this turn: as many bytes as the conversation's own call sends."""
+    loopback server echoes the last line), then this turn: as many bytes as the conversation's own
+    call sends, and an answer as short as its own (echoing "User: " and the turn)."""
     earlier = [f"User: {t}\nAssistant: echo: {t}" for t in turns[:-1]]
     return "\n".join([*earlier, f"User: {turns[-1]}"])
 
@@ -74,7 +76,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6, help="rounds; each side's CPU is summed over them")
     parser.add_argument("--concurrency", type=int, default=32, help="llm.max_concurrency")
     args = parser.parse_args()
-    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(LATENCY)],
+    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(LATENCY),
+                               "--reply", "last-line"],  # every side's answer echoes one turn
                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
     base_url = server.stdout.readline().strip()
     print(f"{len(os.sched_getaffinity(0))} CPU cores usable, load average {os.getloadavg()[0]:.1f}; "

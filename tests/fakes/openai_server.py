@@ -87,6 +87,12 @@ def echo_reply(body: dict) -> str:
     return f"echo: {last_user_message(body)}"
 
 
+def last_line_reply(body: dict) -> str:
+    """``"echo: <last line of the last user message>"``: a prompt that carries a conversation as text
+    gets an answer as short as the conversation's own turn gets."""
+    return f"echo: {last_user_message(body).rsplit(chr(10), 1)[-1]}"
+
+
 _CLAUSES = (
     "That depends on what matters most to you.", "Start with a short list of options.",
     "Compare the costs before you decide.", "Ask someone you trust for a second view.",
@@ -514,12 +520,13 @@ if __name__ == "__main__":  # a standalone server for benchmarks: prints its bas
     parser.add_argument("--length-fields", nargs="*", default=[], help="request fields whose token cap it honours")
     parser.add_argument("--log", action="store_true", help="print a line per chat completion answered")
     parser.add_argument("--huge-reply", type=int, default=0, help="answer this many characters, ignoring max_tokens")
-    parser.add_argument("--reply", choices=["echo", "hash"], default="echo",
-                        help="echo the prompt, or answer deterministically by a hash of the request (a fair model)")
+    parser.add_argument("--reply", choices=["echo", "last-line", "hash"], default="echo",
+                        help="echo the prompt (or its last line), or answer deterministically by a hash of the "
+                             "request (a fair model)")
     args = parser.parse_args()
     srv = FakeOpenAIServer(args.latency, port=args.port, length_fields=tuple(args.length_fields),
                            huge_reply=args.huge_reply)
-    reply = {"echo": echo_reply, "hash": hash_reply}[args.reply]
+    reply = {"echo": echo_reply, "last-line": last_line_reply, "hash": hash_reply}[args.reply]
     srv.reply = reply
     if args.log:
         import sys
