@@ -16,6 +16,7 @@ from langchain_openai import ChatOpenAI
 
 from tests.fakes.openai_server import (
     FakeOpenAIServer,
+    last_line_reply,
     openai_server,  # noqa: F401 - fixture
     running_server,
     serve,
@@ -386,3 +387,10 @@ def test_the_log_has_one_whole_line_per_answer_under_concurrency() -> None:
         out, _ = proc.communicate(timeout=10)
     lines = out.splitlines()
     assert lines == ["POST /v1/chat/completions"] * 400
+
+
+def test_the_last_line_reply_echoes_only_a_prompt_s_last_line() -> None:
+    packed = "User: hi\nAssistant: echo: hi\nUser: and?"
+    body = {"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": packed}]}
+    assert last_line_reply(body) == "echo: User: and?"
+    assert last_line_reply({"messages": [{"role": "user", "content": "one line"}]}) == "echo: one line"
