@@ -65,9 +65,10 @@ def write_junit(db: str, run_id: str, path: Path) -> None:
     from equilens.tasks.storage.store import Store
 
     store = Store(db)
-    name = store.run_config(run_id).get("name") or run_id
+    config = store.run_config(run_id)
     examples = plain_examples(find_evidence(store, run_id, 1))
-    path.write_text(junit_xml(stored_findings(store, run_id), str(name), examples), encoding="utf-8")
+    path.write_text(junit_xml(stored_findings(store, run_id, config), str(config.get("name") or run_id), examples),
+                    encoding="utf-8")
 
 
 def markdown_report(

@@ -96,9 +96,11 @@ def run_findings(metrics: pd.DataFrame, config: dict[str, Any] | None = None) ->
     return Judged(verdicts, found)
 
 
-def stored_findings(store: Any, run_id: str) -> Judged:  # a Store
-    """The verdicts and findings of a run's stored metric rows (what the report and ``show`` print)."""
-    return run_findings(store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id]), store.run_config(run_id))
+def stored_findings(store: Any, run_id: str, config: dict[str, Any] | None = None) -> Judged:  # a Store
+    """The verdicts and findings of a run's stored metric rows (what the report and ``show`` print);
+    ``config``: the run's stored config where the caller has read it already."""
+    config = store.run_config(run_id) if config is None else config
+    return run_findings(store.query("SELECT * FROM metrics WHERE run_id = ?", [run_id]), config)
 
 
 def verdict_objects(metrics: pd.DataFrame, config: dict[str, Any] | None = None) -> dict[str, Any]:
