@@ -190,10 +190,17 @@ def _format_pydantic(err: ValidationError, source: str, assessment: object = Non
     return f"Invalid config {source}:\n" + "\n".join(lines)
 
 
+def _settings(data: object, source: str) -> dict:
+    """``data`` where it is a mapping of settings; a list or a lone value is refused, saying which."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"Invalid config {source}: expected a mapping at the top level (key: value pairs), "
+                          f"got {json_kind(data)}.")
+    return data
+
+
 def parse_config(data: object, source: str = "(inline)") -> RunConfig:
     """A checked config of the subclass for ``data``'s assessment (default counterfactual)."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"Invalid config {source}: expected a mapping at the top level, got {json_kind(data)}.")
+    data = _settings(data, source)
     try:
         return RunConfig.model_validate(data)
     except ValidationError as err:
@@ -255,11 +262,7 @@ def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise ConfigError(f"Config file {p} is not UTF-8 text ({err.reason} at byte {err.start}).") from None
-    data = load_yaml(text, f"Config file {p}")
-    data = data or {}
-    if not isinstance(data, dict):  # a list or a lone value, not settings: said before any override goes in
-        raise ConfigError(f"Invalid config {p}: expected a mapping at the top level (key: value lines), "
-                          f"got {json_kind(data)}.")
+    data = _settings(load_yaml(text, f"Config file {p}") or {}, str(p))  # before any override goes in
     overrides = dict(overrides or {})
     if "assessment" in overrides:
         data["assessment"] = overrides.pop("assessment")
