@@ -133,8 +133,10 @@ def make_plan(cfg: RunConfig) -> Plan:
     asked = planner(cfg, sample)
     scale = prompts / max(len(sample), 1) if sample is not None and prompts else 1.0
     requests = round(len(asked) * scale)
-    texts, systems, earlier = turn_calls(asked["text"].tolist(), asked["system"].tolist() if "system" in asked
-                                         else [None] * len(asked)) if len(asked) else ([], [], 0)  # nothing to ask
+    texts, systems, earlier = [], [], 0  # nothing to ask: an empty frame, which may have no columns
+    if len(asked):
+        texts, systems, earlier = turn_calls(asked["text"].tolist(),
+                                             asked["system"].tolist() if "system" in asked else [None] * len(asked))
     calls = round(len(texts) * scale) * cfg.llm.count if uses_llm(cfg) else 0  # a conversation: one call a turn
     tokens = ((prompt_tokens_of(texts, systems, cfg.llm) + earlier * cfg.llm.max_tokens) * scale * cfg.llm.count
               if calls else 0.0)

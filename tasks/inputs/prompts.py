@@ -54,8 +54,10 @@ def _read_jsonl(path: Path, column: str) -> list[tuple[int, object, dict]]:
         except json.JSONDecodeError as err:
             raise InputDataError(f"{path}, line {i}: not valid JSON ({err.msg}).") from None
         if not isinstance(record, dict) or (column not in record and TURNS not in record):
-            keys = (f"the keys {', '.join(map(repr, record))}" if record else "an empty object") \
-                if isinstance(record, dict) else json_kind(record)
+            if not isinstance(record, dict):
+                keys = json_kind(record)
+            else:
+                keys = f"the keys {', '.join(map(repr, record))}" if record else "an empty object"
             raise InputDataError(
                 f"{path}, line {i}: expected an object with key {column!r} (prompts.column) or {TURNS!r} (a "
                 f"conversation); found {keys}."
