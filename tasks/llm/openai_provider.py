@@ -325,18 +325,18 @@ class BodyBytes:
             return b"".join((self._head, own, self._mid, _json_string(prompt), self._tail))
         if self._between is None:
             return None
-        earlier = b", ".join(map(_message_json, history))
+        earlier = ", ".join(map(_message_json, history)).encode()  # one encode for all of them
         return b"".join((self._head, own, self._between[0], earlier, b", ", self._between[1], _json_string(prompt),
                          self._tail))
 
 
-def _message_json(message: dict[str, str]) -> bytes:
-    """What ``json.dumps(message, ensure_ascii=False).encode()`` gives; a ``{"role", "content"}``
-    message (every one a conversation sends) written directly."""
-    if tuple(message) == ("role", "content") and type(message["role"]) is str and type(message["content"]) is str:
-        return b"".join((b'{"role": ', encode_basestring(message["role"]).encode(), b', "content": ',
-                         encode_basestring(message["content"]).encode(), b"}"))
-    return json.dumps(message, ensure_ascii=False).encode()
+def _message_json(message: dict[str, str]) -> str:
+    """What ``json.dumps(message, ensure_ascii=False)`` gives; a ``{"role", "content"}`` message
+    (every one a conversation sends) written directly."""
+    if tuple(message) == ("role", "content") and type(role := message["role"]) is str \
+            and type(content := message["content"]) is str:
+        return f'{{"role": {encode_basestring(role)}, "content": {encode_basestring(content)}}}'
+    return json.dumps(message, ensure_ascii=False)
 
 
 def _json_string(text: Any) -> bytes:
