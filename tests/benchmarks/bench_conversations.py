@@ -10,14 +10,20 @@ client's CPU per call and the wall time of each; the summary gives the ratios of
 each kind of single call, of all rounds together (the CPU of every round summed per side, which one
 slow round moves less than a median of per-round ratios; those are listed beside it), with a 95%
 bootstrap interval over the rounds: client CPU at most 1.0 means a 3-turn conversation costs no more
-than three single calls of client time, and an interval that ends at or below 1.0 shows it. Run:
+than three single calls of client time, and an interval that ends at or below 1.0 shows it.
 
-    .venv/bin/python tests/benchmarks/bench_conversations.py [--conversations 500] [--rounds 6]
+``--network-free`` leaves the server out: every POST is answered at once in this process with one
+fixed chat-completion reply, so what is timed is the stage's and the provider's own work per call
+(request bodies, replies parsed, results built), without the network and the waits around it. Run:
+
+    .venv/bin/python tests/benchmarks/bench_conversations.py [--conversations 500] [--rounds 6] [--network-free]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -68,6 +74,23 @@ def packed(turns: list[str]) -> str:
 
 
 SIDES = ("single", "packed", "conversations")
+FIXED_REPLY = json.dumps({
+    "id": "bench", "object": "chat.completion", "created": 0, "model": "bench",
+    "choices": [{"index": 0, "finish_reason": "stop",
+                 "message": {"role": "assistant", "content": "echo: I just moved to a new city for work."}}],
+    "usage": {"prompt_tokens": 40, "completion_tokens": 10, "total_tokens": 50}}).encode()
+
+
+def cut_network() -> None:
+    """Every POST of the openai provider's connection pool answered at once with :data:`FIXED_REPLY`
+    (after one pass of the event loop, as an answer that had already arrived would be)."""
+    from equilens.tasks.llm.aiohttp_post import AiohttpPost
+
+    async def answered_at_once(self: AiohttpPost, data: bytes, limit: int | None = None) -> tuple[bytes, bool]:
+        await asyncio.sleep(0)
+        return FIXED_REPLY, True
+
+    AiohttpPost.post = answered_at_once  # type: ignore[method-assign]
 
 
 def main() -> None:
@@ -75,14 +98,19 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=500, help="conversations of three turns per side")
     parser.add_argument("--rounds", type=int, default=6, help="rounds; each side's CPU is summed over them")
     parser.add_argument("--concurrency", type=int, default=32, help="llm.max_concurrency")
+    parser.add_argument("--network-free", action="store_true",
+                        help="no server: every call answered at once in this process (the stage's own work)")
     args = parser.parse_args()
+    if args.network_free:
+        cut_network()
     server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(LATENCY),
                                "--reply", "last-line"],  # every side's answer echoes one turn
                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
     base_url = server.stdout.readline().strip()
     print(f"{len(os.sched_getaffinity(0))} CPU cores usable, load average {os.getloadavg()[0]:.1f}; "
           f"{args.conversations} conversations of {len(TURNS)} turns against {args.conversations * len(TURNS)} "
-          f"single calls, concurrency {args.concurrency}")
+          f"single calls, concurrency {args.concurrency}"
+          + ("; no network: every call answered at once" if args.network_free else ""))
     runs: dict[str, list[tuple[float, float]]] = {side: [] for side in SIDES}  # (CPU ms a call, wall s), each round
     try:
         for side in SIDES:  # warm-up: imports and first connections are not timed
