@@ -6,6 +6,8 @@ and exits non-zero without a traceback.
 
 from __future__ import annotations
 
+import json
+
 
 class EquilensError(Exception):
     """Base class of every error equilens reports to a user."""
@@ -45,6 +47,16 @@ class ProviderError(EquilensError):
 
 class ModelLoadError(EquilensError):
     """A scorer or language model cannot be loaded, or its labels do not match the config."""
+
+
+def json_error(err: json.JSONDecodeError) -> str:
+    """A JSON parse error in words, with where it is: "Expecting ',' delimiter at character 17"; a line
+    break or tab written raw inside a string says how to write it."""
+    what = err.msg.removesuffix(" at")
+    text = f"{what} at character {err.pos + 1}"
+    if what.startswith("Invalid control character"):
+        text += ": a line break or tab inside a string is written \\n or \\t"
+    return text
 
 
 def json_kind(value: object) -> str:

@@ -59,7 +59,7 @@ def test_a_turns_column_a_jsonl_list_and_an_inline_list_are_conversations(tmp_pa
 
 
 @pytest.mark.parametrize(("items", "message"), [
-    ([["Hi", "  "]], "prompts.items, line 1: turn 2 of the conversation is empty"),
+    ([["Hi", "  "]], "prompts.items, item 1: turn 2 of the conversation is empty"),
     ([["a", "b", "c"]], "the conversation has 3 turns; at most 2 are sent (prompts.max_turns)"),
     ([[]], "the conversation has no turns"),
 ])
@@ -87,7 +87,7 @@ def test_a_jsonl_line_without_a_prompt_says_what_it_holds(tmp_path: Path, line: 
 def test_a_turns_cell_that_is_no_json_list_names_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "p.csv"
     path.write_text('prompt,turns\n"x","[\\"unclosed"\n')
-    with pytest.raises(InputDataError, match=r"p\.csv, line 2: the 'turns' column is not a JSON list"):
+    with pytest.raises(InputDataError, match=r"p\.csv, line 2: the 'turns' column is not valid JSON \(Expecting value at character 2\)"):
         load_prompts(PromptsConfig(path=str(path)))
 
 
@@ -95,7 +95,7 @@ def test_a_turns_cell_that_is_no_json_list_names_the_file_and_line(tmp_path: Pat
                                           ('[["hi"]]', "turn 1 is a list"), ('["hi", {"a": 1}]', "turn 2 is an object")])
 def test_a_turn_that_is_not_text_is_named_as_json_names_it(tmp_path: Path, cell: str, said: str) -> None:
     path = tmp_path / "p.jsonl"
-    path.write_text(json.dumps({"prompt": "x", "turns": json.loads(cell)}) + "\n")
+    path.write_text(json.dumps({"turns": json.loads(cell)}) + "\n")
     with pytest.raises(InputDataError, match=rf"p\.jsonl, line 1: {said}; expected the user's message as text"):
         load_prompts(PromptsConfig(path=str(path)))
 

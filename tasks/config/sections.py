@@ -8,6 +8,7 @@ import string
 import unicodedata
 from typing import Any, Literal
 
+from equilens.tasks.errors import json_kind
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 _CREDENTIALS: dict[str, str] = {}  # base URL without credentials -> as given, in this process only
@@ -31,6 +32,20 @@ class PromptsConfig(StrictModel):
     max_turns: int = Field(8, ge=1, le=64, description="Refuse a conversation with more user turns than this")
     limit: int | None = Field(None, ge=1, description="Use only the first N prompts")
     max_chars: int = Field(20_000, ge=1, description="Refuse prompts longer than this many characters")
+
+    @field_validator("items", mode="before")
+    @classmethod
+    def _items_are_prompts(cls, value: object) -> object:
+        """An item that is neither text nor a list of texts, named by its place (1-based) and kind."""
+        for i, item in enumerate(value if isinstance(value, list) else [], start=1):
+            if isinstance(item, list):
+                for k, turn in enumerate(item, start=1):
+                    if not isinstance(turn, str):
+                        raise ValueError(f"item {i}, turn {k} is {json_kind(turn)}; expected the user's message as text")
+            elif not isinstance(item, str):
+                raise ValueError(f"item {i} is {json_kind(item)}; expected a prompt (text) or a conversation (a list "
+                                 "of the user's messages)")
+        return value
 
     @model_validator(mode="after")
     def _one_source(self) -> PromptsConfig:

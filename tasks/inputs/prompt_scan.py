@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from equilens.tasks.config import PromptsConfig
-from equilens.tasks.errors import InputDataError
+from equilens.tasks.errors import InputDataError, json_error
 from equilens.tasks.inputs.prompts import build_prompt_frame, load_prompts
 
 WHOLE_BELOW = 20_000_000  # bytes
@@ -96,7 +96,7 @@ def _jsonl_value(path: Path, line: int, text: str, column: str) -> object:
     try:
         record = json.loads(text)
     except json.JSONDecodeError as err:
-        raise InputDataError(f"{path}, line {line}: not valid JSON ({err.msg}).") from None
+        raise InputDataError(f"{path}, line {line}: not valid JSON ({json_error(err)}).") from None
     if not isinstance(record, dict) or column not in record:
         raise InputDataError(f"{path}, line {line}: expected an object with key {column!r} (prompts.column).")
     return record[column]

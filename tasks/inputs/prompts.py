@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 from equilens.tasks.config import PromptsConfig
-from equilens.tasks.errors import InputDataError, json_kind
+from equilens.tasks.errors import InputDataError, json_error, json_kind
 from equilens.tasks.files import file_problem, read_utf8
 from equilens.tasks.turns import TURN_MARK, join_turns
 
@@ -52,7 +52,7 @@ def _read_jsonl(path: Path, column: str) -> list[tuple[int, object, dict]]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
-            raise InputDataError(f"{path}, line {i}: not valid JSON ({err.msg}).") from None
+            raise InputDataError(f"{path}, line {i}: not valid JSON ({json_error(err)}).") from None
         if not isinstance(record, dict) or (column not in record and TURNS not in record):
             if not isinstance(record, dict):
                 keys = json_kind(record)
@@ -62,8 +62,7 @@ def _read_jsonl(path: Path, column: str) -> list[tuple[int, object, dict]]:
                 f"{path}, line {i}: expected an object with key {column!r} (prompts.column) or {TURNS!r} (a "
                 f"conversation); found {keys}."
             )
-        turns = record.get(TURNS)
-        value = turns if _given(turns) or column not in record else record[column]
+        value = _row_value(record.get(column), record.get(TURNS), f"{path}, line {i}", column, parse=False)
         rows.append((i, value, {k: record[k] for k in EXTRA_COLUMNS if k in record}))
     return rows
 
@@ -79,13 +78,13 @@ def _read_table(path: Path, column: str) -> list[tuple[int, object, dict]]:
             raise InputDataError(f"{path}: not a readable CSV file ({err}).") from None
         except pd.errors.EmptyDataError:
             raise InputDataError(f"{path} is empty: expected a header row with a {column!r} column.") from None
-        first_line = 2  # 1-based, after the header
+        starts = _record_lines(text, len(frame))
     else:
         try:
             frame = pd.read_parquet(path)
         except Exception as err:  # noqa: BLE001 - pyarrow raises many types for a bad file
             raise InputDataError(f"{path}: not a readable Parquet file ({type(err).__name__}: {err}).") from None
-        first_line = 1
+        starts = range(1, len(frame) + 1)  # rows, 1-based
     if column not in frame.columns and TURNS not in frame.columns:
         raise InputDataError(
             f"{path}: no column {column!r} (prompts.column) or {TURNS!r} (conversations). Columns found: "
@@ -94,26 +93,61 @@ def _read_table(path: Path, column: str) -> list[tuple[int, object, dict]]:
     extras = [k for k in EXTRA_COLUMNS if k in frame.columns]
     texts = frame[column].tolist() if column in frame.columns else [None] * len(frame)
     if TURNS in frame.columns:  # a row's conversation where it has one, else its prompt
-        texts = [_turns_cell(t, i + first_line, path) if _given(t) else v
-                 for i, (v, t) in enumerate(zip(texts, frame[TURNS].tolist(), strict=True))]
-    return [(i + first_line, v, {k: frame[k].iloc[i] for k in extras}) for i, v in enumerate(texts)]
+        unit = "line" if path.suffix == ".csv" else "row"
+        texts = [_row_value(v, t, f"{path}, {unit} {n}", column) for n, v, t in zip(starts, texts, frame[TURNS], strict=True)]
+    return [(n, v, {k: frame[k].iloc[i] for k in extras}) for i, (n, v) in enumerate(zip(starts, texts, strict=True))]
 
 
-def _given(cell: object) -> bool:
-    if cell is None or (isinstance(cell, float) and cell != cell):
-        return False
-    return len(cell) > 0 if hasattr(cell, "__len__") else True
+def _record_lines(text: str, records: int) -> Sequence[int]:
+    """The line of a CSV file each record after the header starts on. A quoted cell may hold line
+    breaks and blank lines are skipped, so records and lines can part; where the file's records do not
+    come out as pandas read them, the records are counted from line 2."""
+    lines = text.count("\n") + (not text.endswith("\n"))
+    if lines == records + 1:  # one record a line
+        return range(2, records + 2)
+    import csv
+    from io import StringIO
+
+    reader, starts, end = csv.reader(StringIO(text)), [], 0
+    for row in reader:
+        if row:  # a blank line is no record
+            starts.append(end + 1)
+        end = reader.line_num
+    return starts[1:] if len(starts) == records + 1 else range(2, records + 2)
 
 
-def _turns_cell(cell: object, line: int, path: Path) -> object:
-    """A ``turns`` cell as a list: a JSON list written as text (CSV), or a list (Parquet)."""
-    if isinstance(cell, str):
+def _row_value(prompt: object, turns: object, where: str, column: str, parse: bool = True) -> object:
+    """A row's prompt: the list of its user turns where its ``turns`` gives a conversation, else its
+    ``column`` text. A row that gives both is refused: which one is the prompt cannot be told."""
+    conversation = _turns_list(turns, where, parse)
+    if conversation is None:
+        return prompt if prompt is not None else []  # neither: "the conversation has no turns"
+    if isinstance(prompt, str) and prompt.strip():
+        raise InputDataError(f"{where}: both {column!r} and {TURNS!r} are given; a conversation's prompt is its "
+                             f"last turn. Leave {column!r} empty on a conversation's row.")
+    return conversation
+
+
+def _turns_list(value: object, where: str, parse: bool = True) -> list | None:
+    """A ``turns`` value as a conversation's user turns; None where it gives none (absent, null, empty
+    text, an empty list), so the row's prompt is read instead. Text is read as JSON where ``parse`` (a
+    CSV or Parquet cell; a JSONL value is JSON already)."""
+    if parse and isinstance(value, str) and value.strip():
         try:
-            return json.loads(cell)
+            value = json.loads(value)
         except json.JSONDecodeError as err:
-            raise InputDataError(f"{path}, line {line}: the {TURNS!r} column is not a JSON list of messages "
-                                 f"({err.msg}); write it as [\"first message\", \"second message\"].") from None
-    return list(cell) if hasattr(cell, "tolist") or isinstance(cell, tuple) else cell
+            raise InputDataError(f"{where}: the {TURNS!r} column is not valid JSON ({json_error(err)}); write it as "
+                                 "[\"first message\", \"second message\"].") from None
+    if hasattr(value, "tolist"):  # a Parquet list cell (a NumPy array)
+        value = value.tolist()
+    if value is None or value == "" or value == [] or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, tuple):
+        value = list(value)
+    if not isinstance(value, list):
+        raise InputDataError(f"{where}: {TURNS!r} holds {json_kind(value)}; expected a list of the user's messages, "
+                             "such as [\"first message\", \"second message\"].")
+    return value
 
 
 def load_prompts(cfg: PromptsConfig, base_dir: Path | None = None) -> pd.DataFrame:
@@ -133,16 +167,17 @@ def load_prompts(cfg: PromptsConfig, base_dir: Path | None = None) -> pd.DataFra
             rows = _read_jsonl(path, cfg.column)
         else:
             rows = _read_table(path, cfg.column)
-        where = str(path)
+        where, unit = str(path), "row" if suffix == ".parquet" else "line"
     else:
         rows = list(enumerate(cfg.items, start=1))
-        where = "prompts.items"
-    return build_prompt_frame(rows, where, cfg.max_chars, cfg.limit, cfg.max_turns)
+        where, unit = "prompts.items", "item"
+    return build_prompt_frame(rows, where, cfg.max_chars, cfg.limit, cfg.max_turns, unit)
 
 
-def _conversation(turns: list, where: str, max_turns: int | None) -> str:
-    """A conversation's user turns as one prompt text; an empty or non-text turn, or more turns than
-    ``prompts.max_turns``, is refused naming ``where`` and the turn."""
+def _conversation(turns: list, where: str, max_turns: int | None, max_chars: int) -> str:
+    """A conversation's user turns as one prompt text; an empty or non-text turn, more turns than
+    ``prompts.max_turns`` or more characters in its turns than ``prompts.max_chars`` is refused naming
+    ``where`` and the turn."""
     if not turns:
         raise InputDataError(f"{where}: the conversation has no turns (expected a list of user messages).")
     if max_turns is not None and len(turns) > max_turns:
@@ -155,42 +190,51 @@ def _conversation(turns: list, where: str, max_turns: int | None) -> str:
             raise InputDataError(f"{where}: turn {k} of the conversation is empty (expected the user's message).")
         if TURN_MARK in turn:
             raise InputDataError(f"{where}: turn {k} holds {TURN_MARK!r}, which marks where turns break.")
+    check_length("".join(turns), max_chars, where, "conversation", "in its turns")
     return join_turns(turns)
 
 
-def check_length(text: str, max_chars: int, where: str, what: str = "prompt") -> None:
+def check_length(text: str, max_chars: int, where: str, what: str = "prompt", counted: str = "") -> None:
     """Refuse a ``what`` (a prompt, a decision) longer than ``max_chars`` (``prompts.max_chars``),
-    naming ``where`` it is ("file, line 3")."""
+    naming ``where`` it is ("file, line 3") and what was ``counted`` ("in its turns")."""
     if len(text) > max_chars:
-        raise InputDataError(f"{where}: the {what} has {len(text):,} characters; {what}s longer than {max_chars:,} "
-                             "are refused (prompts.max_chars).")
+        raise InputDataError(f"{where}: the {what} has {len(text):,} characters{' ' + counted if counted else ''}; "
+                             f"{what}s longer than {max_chars:,} are refused (prompts.max_chars).")
 
 
 def build_prompt_frame(
     rows: Sequence[tuple[int, object] | tuple[int, object, dict]], where: str, max_chars: int,
-    limit: int | None = None, max_turns: int | None = None,
+    limit: int | None = None, max_turns: int | None = None, unit: str = "line",
 ) -> pd.DataFrame:
     """The prompt frame; rows are (line, text) or (line, text, {extra column: value}), the text a
-    string or a conversation's list of user turns. An extra column present in the file must have a
-    value on every line."""
+    string or a conversation's list of user turns, the line counted in ``unit`` ("line" of a file,
+    "row" of a table, "item" of a list). An extra column present in the file must have a value on
+    every line. A text holding the turn mark is refused: it would be read as a conversation."""
     texts: list[str] = []
     lines: list[int] = []
     extras: dict[str, list[str]] = {}
     for line, value, *more in rows:
-        if isinstance(value, list):
-            value = _conversation(value, f"{where}, line {line}", max_turns)
+        at = f"{where}, {unit} {line}"
+        conversation = isinstance(value, list)
+        if conversation:
+            value = _conversation(value, at, max_turns, max_chars)
         if value is None or (isinstance(value, float) and value != value):
-            raise InputDataError(f"{where}, line {line}: the prompt is empty (expected text).")
+            raise InputDataError(f"{at}: the prompt is empty (expected text).")
         if not isinstance(value, str):
-            raise InputDataError(f"{where}, line {line}: expected a text prompt, got {type(value).__name__}.")
+            raise InputDataError(f"{at}: the prompt is {json_kind(value)}; expected text.")
         text = value.strip()
         if not text:
-            raise InputDataError(f"{where}, line {line}: the prompt is empty (expected text).")
-        check_length(text, max_chars, f"{where}, line {line}")
+            raise InputDataError(f"{at}: the prompt is empty (expected text).")
+        if not conversation:
+            if TURN_MARK in text:
+                raise InputDataError(f"{at}: the prompt holds {TURN_MARK!r} (U+2042), which marks where a conversation's "
+                                     f"turns break; give a conversation as a {TURNS!r} list, or write the prompt "
+                                     "without it.")
+            check_length(text, max_chars, at)
         for key, raw in (more[0] if more else {}).items():
             cell = "" if raw is None or (isinstance(raw, float) and raw != raw) else str(raw).strip()
             if not cell:
-                raise InputDataError(f"{where}, line {line}: the {key!r} column is empty. Give every prompt a "
+                raise InputDataError(f"{at}: the {key!r} column is empty. Give every prompt a "
                                      f"{key}, or remove the column.")
             extras.setdefault(key, []).append(cell)
         texts.append(text)
@@ -198,7 +242,7 @@ def build_prompt_frame(
     for key, values in extras.items():  # a JSONL key given on some lines only
         if len(values) != len(texts):
             missing = next(ln for ln, _value, *more in rows if key not in (more[0] if more else {}))
-            raise InputDataError(f"{where}, line {missing}: no {key!r}, which other lines give. Give every prompt a "
+            raise InputDataError(f"{where}, {unit} {missing}: no {key!r}, which other lines give. Give every prompt a "
                                  f"{key}, or remove it from every line.")
     if not texts:
         raise InputDataError(f"{where}: no prompts found (expected at least one non-empty prompt).")

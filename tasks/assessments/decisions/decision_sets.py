@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 from equilens.tasks.config import PromptsConfig
-from equilens.tasks.errors import InputDataError, json_kind
+from equilens.tasks.errors import InputDataError, json_error, json_kind
 from equilens.tasks.files import read_utf8
 from equilens.tasks.inputs.prompts import check_length
 
@@ -67,7 +67,7 @@ def _checked(line: str, where: str) -> dict[str, Any]:
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as err:
-        raise InputDataError(f"{where}: not JSON ({err.msg}); expected one object per line.") from None
+        raise InputDataError(f"{where}: not JSON ({json_error(err)}); expected one object per line.") from None
     if not isinstance(obj, dict):
         raise InputDataError(f"{where}: {json_kind(obj)}, expected a JSON object with {', '.join(FIELDS)}.")
     missing = [f for f in FIELDS if f not in obj]
