@@ -7,8 +7,9 @@ with the largest strict-parity gap, else the first pair compared. Which prompts:
 answers' sentiment scores differ most between the two groups (mean over samples), ties broken by
 prompt id; with no scores stored, the prompts whose answers differ in text. An example shows each
 group's prompt as sent (with the name or profile of an identity variant) and its first answer
-with its score. Everything here is read from DuckDB alone, so a stored run shows its evidence
-long after it ran.
+with its score; a conversation is shown as its turns in order, each user turn followed by the
+answer to it, the last answer (the one read and compared) last. Everything here is read from
+DuckDB alone, so a stored run shows its evidence long after it ran.
 
 An identity comparison with outcome gaps is shown by its outcomes instead: the pair and the
 prompts come from the outcomes read from the answers (:mod:`equilens.tasks.reporting.readings`),
@@ -36,6 +37,7 @@ class Side:
     score: float | None
     profile: str | None = None  # an identity variant's name or profile line
     reading: str | None = None  # the outcome read from the answer ("read: yes", "unreadable: hedged")
+    turns: list[dict] | None = None  # a conversation's turns as stored, {"turn", "user", "answer"} in order
 
 
 @dataclass
@@ -142,14 +144,14 @@ def _paired_answers(store: Any, run_id: str, paired: pd.DataFrame, n: int) -> li
 _ONLY_VARIANTS = "AND list_contains($variants, r.variant_id)"
 _EXAMPLES_SQL = """
 WITH answers AS (  -- each answer of the two groups with its score (a text is scored once per run and scorer)
-    SELECT r.prompt_id, r.grp, r.sample_idx, r.variant_id, r.text, s.value AS score
+    SELECT r.prompt_id, r.grp, r.sample_idx, r.variant_id, r.text, s.value AS score, r.turns
     FROM responses r LEFT JOIN scores s ON s.run_id = r.run_id AND s.scorer = $scorer
                                         AND s.text_hash = left(sha256(r.text), 20)  -- tasks.inputs.prompts.text_hash
     WHERE r.run_id = $run_id AND r.ok AND coalesce(r.role, 'variant') = 'variant' AND r.attribute = $attribute
       AND r.grp IN ($a, $b) {only}
 ), groups AS (  -- per prompt and group: the mean score and the first answer (by sample, then variant)
     SELECT prompt_id, grp, avg(score) AS mean, count(score) AS scores,
-           min({{'sample': sample_idx, 'variant': variant_id, 'text': text, 'score': score}}) AS first
+           min({{'sample': sample_idx, 'variant': variant_id, 'text': text, 'score': score, 'turns': turns}}) AS first
     FROM answers GROUP BY prompt_id, grp
 ), prompts AS (  -- per prompt answered by both: mean score difference, and whether the first answers match
     SELECT prompt_id, any_value(mean) FILTER (WHERE grp = $b) - any_value(mean) FILTER (WHERE grp = $a) AS diff,
@@ -165,7 +167,7 @@ WITH answers AS (  -- each answer of the two groups with its score (a text is sc
     FROM prompts p, by_score b
 )
 SELECT k.place, k.prompt_id, k.diff, g.grp, g.first.text AS text, g.first.score AS score,
-       g.first.variant AS variant_id, v.text AS sent
+       g.first.variant AS variant_id, v.text AS sent, g.first.turns AS turns
 FROM ranked k JOIN groups g USING (prompt_id) LEFT JOIN variants v ON v.run_id = $run_id AND v.variant_id = g.first.variant
 WHERE k.place <= $n ORDER BY k.place, g.grp
 """
@@ -202,16 +204,34 @@ def _examples(found: pd.DataFrame, a: str, b: str, profiles: dict[str, str]) -> 
         first = {r["grp"]: r for _, r in rows.iterrows()}
         sides = [Side(g, first[g]["sent"], first[g]["text"],
                       float(first[g]["score"]) if pd.notna(first[g].get("score")) else None,
-                      profiles.get(first[g]["variant_id"]), reading_text(first[g]) if "kind" in found else None)
+                      profiles.get(first[g]["variant_id"]), reading_text(first[g]) if "kind" in found else None,
+                      stored_turns(first[g].get("turns")))
                  for g in (a, b)]
         diff = rows["diff"].iloc[0]
         out.append(Example(str(rows["prompt_id"].iloc[0]), float(diff) if pd.notna(diff) else None, sides))
     return out
 
 
+def stored_turns(value: Any) -> list[dict] | None:  # a stored ``turns`` cell: JSON text, or NULL
+    """A conversation's turns as the responses table stores them, in order; None for a single prompt."""
+    import json
+
+    said = json.loads(value) if isinstance(value, str) else value
+    return said if isinstance(said, list) and said and all(isinstance(t, dict) for t in said) else None
+
+
 def _clip(text: str | None, limit: int) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def exchange(side: Side) -> list[tuple[str | None, str | None]]:
+    """(user turn, answer) pairs of a side in order: a conversation's turns as stored, its last answer
+    the side's own (the one read); for a single prompt, the prompt as sent and its answer."""
+    if not side.turns:
+        return [(side.prompt, side.answer)]
+    said = [(t.get("user"), t.get("answer")) for t in side.turns]
+    return [*said[:-1], (said[-1][0], side.answer)]
 
 
 def markdown_lines(evidence: list[Evidence], limit: int = 240) -> list[str]:
@@ -270,7 +290,8 @@ def print_examples(evidence: list[Evidence], limit: int = 400) -> None:
                 head = f"{s.profile} · " if s.profile else ""
                 score = f"\n[{ev.scorer} {s.score:.3f}]" if s.score is not None else ""
                 reading = f"\n[{s.reading}]" if s.reading else ""
-                cells.append(text(f"{head}{_clip(s.prompt, limit)}\n→ {_clip(s.answer, limit)}{score}{reading}"))
+                said = "\n".join(f"{_clip(user, limit)}\n→ {_clip(answer, limit)}" for user, answer in exchange(s))
+                cells.append(text(f"{head}{said}{score}{reading}"))
             table.add_row(*cells)
         console.print(table)
 
@@ -298,8 +319,9 @@ def html_section(evidence: list[Evidence], limit: int = 1200) -> str:
                 who = f"<div class=meta>{escape(s.profile)}</div>" if s.profile else ""
                 score = f"<div class=meta>{escape(ev.scorer)} {s.score:.3f}</div>" if s.score is not None else ""
                 reading = f"<div class=reading>{escape(s.reading)}</div>" if s.reading else ""
-                cells.append(f"<td>{who}<p><b>{escape(_clip(s.prompt, limit))}</b></p>"
-                             f"<p>{escape(_clip(s.answer, limit))}</p>{reading}{score}</td>")
+                said = "".join(f"<p><b>{escape(_clip(user, limit))}</b></p><p>{escape(_clip(answer, limit))}</p>"
+                               for user, answer in exchange(s))
+                cells.append(f"<td>{who}{said}{reading}{score}</td>")
             rows.append(f"<tr>{''.join(cells)}</tr>")
         head = "".join(f"<th>{escape(g)}</th>" for g in ev.pair)
         parts.append(f"<details class=examples{' open' if i == 0 else ''}><summary>{escape(ev.attribute)}: "
@@ -318,7 +340,8 @@ def _scored_answers(store: Any, run_id: str, n: int) -> list[Evidence]:
                          [run_id])
     if scores.empty:
         return []
-    answers = store.query("SELECT r.text, r.attribute, r.grp, coalesce(v.text, p.text) AS prompt FROM responses r "
+    answers = store.query("SELECT r.text, r.attribute, r.grp, coalesce(v.text, p.text) AS prompt, r.turns "
+                          "FROM responses r "
                           "LEFT JOIN prompts p USING (run_id, prompt_id) LEFT JOIN variants v USING (run_id, variant_id) "
                           "WHERE r.run_id = ? AND r.ok AND coalesce(r.role, 'variant') = 'variant'", [run_id])
     answers = answers.assign(text_hash=[text_hash(t) if isinstance(t, str) else None for t in answers["text"]])
@@ -332,7 +355,8 @@ def _scored_answers(store: Any, run_id: str, n: int) -> list[Evidence]:
             tops = {g: (mine[mine["grp"] == g] if grouped else mine).drop_duplicates("text_hash").head(n)
                     for g in groups}
             examples = [Example("", None, [Side(g, str(tops[g].iloc[k]["prompt"] or ""), tops[g].iloc[k]["text"],
-                                                float(tops[g].iloc[k]["value"])) for g in groups])
+                                                float(tops[g].iloc[k]["value"]),
+                                                turns=stored_turns(tops[g].iloc[k]["turns"])) for g in groups])
                         for k in range(min(len(t) for t in tops.values()))]
             if examples:
                 subject = f"{scorer} · {attribute}" if grouped else str(scorer)

@@ -34,6 +34,7 @@ from equilens.tasks.reporting.terminal import (
     worst_pairs,
 )
 from equilens.tasks.storage.store import Store
+from equilens.tasks.turns import TURN_MARK
 from jinja2 import Environment, PackageLoader
 from markupsafe import Markup
 
@@ -67,6 +68,10 @@ def _load(store: Store, run_id: str) -> dict[str, pd.DataFrame]:
                        "completion_tokens, coalesce(starts_with(error_message, ?), false) AS cut "
                        "FROM responses WHERE run_id = ?", [ANSWER_CUT]),
         "scores": q("SELECT text_hash, scorer, value FROM scores WHERE run_id = ?"),
+        "conversation_failure": q(  # the first failed conversation's stored reason (the turn it ended at)
+            "SELECT r.error_message FROM responses r LEFT JOIN prompts p USING (run_id, prompt_id) "
+            "LEFT JOIN variants v USING (run_id, variant_id) WHERE NOT r.ok AND contains(coalesce(v.text, p.text), ?) "
+            "AND r.run_id = ? ORDER BY r.prompt_id, r.variant_id, r.sample_idx LIMIT 1", [TURN_MARK]),
         "validations": q("SELECT stage, expectation, success, column_name, unexpected_count, element_count "
                          "FROM validations WHERE run_id = ?"),
         # a trend compares like with like: runs of the same name AND the same provider and model
@@ -136,7 +141,7 @@ def report_context(store: Store, run_id: str, evidence: list | None = None) -> d
         "verdicts": [v.sentence for v in said],
         "glance": _html(_glance(said, metrics)),
         "failure": str(summary["error"]) if summary.get("error") else None,
-        "cards": _cards(summary, responses),
+        "cards": _cards(summary, responses, next(iter(d["conversation_failure"]["error_message"].dropna()), None)),
         "worst": worst, "worst_note": worst_note,
         "skipped": _skipped(skipped),
         "examples": examples,
@@ -174,8 +179,9 @@ def _skipped(skipped: pd.DataFrame) -> list[tuple[str, str]]:
     return lines
 
 
-def _cards(summary: dict[str, Any], responses: pd.DataFrame) -> list[dict[str, Any]]:
-    """The headline cards: FTU, where a run that stops when settled stopped, responses, latency, tokens."""
+def _cards(summary: dict[str, Any], responses: pd.DataFrame, failed_turn: str | None = None) -> list[dict[str, Any]]:
+    """The headline cards: FTU, where a run that stops when settled stopped, responses (with
+    ``failed_turn``, the first failed conversation's reason), latency, tokens."""
     cards = []
     ftu = summary.get("ftu")
     if ftu:
@@ -193,7 +199,8 @@ def _cards(summary: dict[str, Any], responses: pd.DataFrame) -> list[dict[str, A
     if len(responses):
         failed = int((~responses["ok"].astype(bool)).sum())
         cards.append({"label": "responses", "value": len(responses),
-                      "text": f"{failed} failed, {int(responses['refusal'].fillna(False).sum())} refused"})
+                      "text": f"{failed} failed, {int(responses['refusal'].fillna(False).sum())} refused"
+                              + (f"; first failed conversation: {failed_turn[:300]}" if failed_turn else "")})
         lat = responses["latency_s"].dropna()
         if len(lat):
             cards.append({"label": "latency p50 / p95", "value": f"{lat.median():.2f} s",

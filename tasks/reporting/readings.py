@@ -61,7 +61,7 @@ def outcome_pair(rows: pd.DataFrame, evidence: list[dict]) -> tuple[tuple[str, s
 READINGS_SQL = """
 WITH answers AS (  -- each answer of the two cells (both names) with the outcome read from it
     SELECT r.prompt_id, r.grp, r.sample_idx, r.variant_id, r.text, coalesce(r.role, 'variant') <> 'variant' AS control,
-           x.kind, x.value, x.unit, x.reason, x.figure
+           x.kind, x.value, x.unit, x.reason, x.figure, r.turns
     FROM responses r JOIN identity_readings x
       ON x.run_id = r.run_id AND x.variant_id = r.variant_id AND x.sample_idx = r.sample_idx
     WHERE r.run_id = $run_id AND r.ok AND r.attribute = $attribute AND r.grp IN ($a, $b)
@@ -70,7 +70,7 @@ WITH answers AS (  -- each answer of the two cells (both names) with the outcome
     SELECT prompt_id, grp, any_value(kind) AS kind, sum(value) AS total, count(value) AS readable, avg(value) AS mean,
            1 - count(value)::DOUBLE / count(*) AS unread,
            min({{'control': control, 'sample': sample_idx, 'variant': variant_id, 'text': text, 'value': value,
-                 'unit': unit, 'reason': reason, 'figure': figure}}) AS first
+                 'unit': unit, 'reason': reason, 'figure': figure, 'turns': turns}}) AS first
     FROM answers GROUP BY prompt_id, grp
 ), prompts AS (  -- per prompt read for both cells: mean b minus mean a, an amount's over the prompt's mean amount
     SELECT prompt_id,
@@ -87,7 +87,7 @@ WITH answers AS (  -- each answer of the two cells (both names) with the outcome
 )
 SELECT k.place, k.prompt_id, k.diff, c.grp, c.kind, c.first.text AS text, c.first.variant AS variant_id,
        c.first.value AS value, c.first.unit AS unit, c.first.reason AS reason, c.first.figure AS figure,
-       v.text AS sent, i.outcome
+       v.text AS sent, i.outcome, c.first.turns AS turns
 FROM ranked k JOIN cells c USING (prompt_id)
 LEFT JOIN (SELECT variant_id, any_value(text) AS text FROM variants WHERE run_id = $run_id GROUP BY variant_id) v
   ON v.variant_id = c.first.variant
@@ -96,9 +96,9 @@ LEFT JOIN (SELECT variant_id, any_value(outcome) AS outcome FROM identity_varian
 WHERE k.place <= $n ORDER BY k.place, c.grp
 """
 """The ``n`` prompts of one pair ``(a, b)`` whose readings differ most (module docstring), each
-cell's first answer with its reading, ranked in DuckDB so only the chosen answers leave the store.
-Parameters: run_id, attribute, a, b, n, kind ('' for every kind), and variants where ``{only}``
-limits the answers to a task's variants."""
+cell's first answer with its reading (and a conversation's turns), ranked in DuckDB so only the
+chosen answers leave the store. Parameters: run_id, attribute, a, b, n, kind ('' for every kind),
+and variants where ``{only}`` limits the answers to a task's variants."""
 
 
 def ranked_readings(store: Any, params: dict[str, Any], only: str = "") -> pd.DataFrame:  # a Store
