@@ -87,7 +87,8 @@ def test_a_jsonl_line_without_a_prompt_says_what_it_holds(tmp_path: Path, line: 
 def test_a_turns_cell_that_is_no_json_list_names_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "p.csv"
     path.write_text('prompt,turns\n"x","[\\"unclosed"\n')
-    with pytest.raises(InputDataError, match=r"p\.csv, line 2: the 'turns' column is not valid JSON \(Expecting value at character 2\)"):
+    with pytest.raises(InputDataError, match=r"p\.csv, line 2: the 'turns' column is not valid JSON "
+                                             r"\(Expecting value at character 2\)"):
         load_prompts(PromptsConfig(path=str(path)))
 
 
@@ -114,6 +115,25 @@ def test_each_turn_gets_the_history_and_the_last_answer_is_the_conversation_s(tm
     assert single.ok and single.turns is None and single.text.startswith("0 messages")  # a single prompt as before
     again = run_requests([_req(cfg, TURNS)], cfg, store)[0]  # answered whole from the cache, turns and all
     assert again.cached and again.turns == conv.turns and len(chat_apps.CALLS) == 4
+
+
+def test_an_app_that_edits_the_messages_it_gets_rewrites_neither_the_history_nor_the_stored_turns(
+        tmp_path: Path) -> None:
+    from equilens.tasks.llm.targets import hand_over
+    from langchain_core.runnables import RunnableLambda
+
+    chain = RunnableLambda(lambda given: chat_apps.rewrites(given["prompt"], history=given["history"]))
+    runnable = LLMConfig(provider="langchain", target=hand_over(chain), max_retries=0, timeout=5.0,
+                         request={"prompt": "{prompt}", "history": "{history}"})
+    for cfg in (_cfg("rewrites"), runnable):
+        chat_apps.reset()
+        conv = run_requests([_req(cfg, TURNS)], cfg, Store(tmp_path / f"{cfg.provider}.duckdb"))[0]
+        assert [t["user"] for t in conv.turns] == TURNS
+        assert [t["answer"] for t in conv.turns] == [f"answer to {t}" for t in TURNS]
+        assert chat_apps.CALLS[2]["messages"][:4] == [  # the third turn's history, as it was said
+            {"role": "user", "content": TURNS[0]}, {"role": "assistant", "content": f"answer to {TURNS[0]}"},
+            {"role": "user", "content": TURNS[1]}, {"role": "assistant", "content": f"answer to {TURNS[1]}"}]
+
 
 
 def test_a_conversation_cut_short_resumes_at_the_turn_it_reached(tmp_path: Path) -> None:

@@ -87,7 +87,8 @@ class FunctionProvider:
         if user is not None:
             kwargs["user"] = user
         if history is not None:
-            kwargs["messages"] = [*history, {"role": "user", "content": prompt}]
+            # copies: a function that edits what it was given must not rewrite the stored turns
+            kwargs["messages"] = [*map(dict, history), {"role": "user", "content": prompt}]
         try:
             if self._loop is not None:
                 out = await self._loop.call(self.fn(prompt, **kwargs), self.cfg.timeout, self.cfg.target or "")

@@ -205,8 +205,9 @@ class _Blank(dict):
 def call_values(cfg: LLMConfig, prompt: str, system: str | None, user: dict[str, str] | None,
                 history: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """The values a request template is filled with for one call: ``messages`` is the conversation so
-    far with this turn last (a single prompt: this turn alone), ``history`` the messages before it."""
-    earlier = list(history or [])
+    far with this turn last (a single prompt: this turn alone), ``history`` the messages before it
+    (copies: an application that edits what it was given must not rewrite the stored turns)."""
+    earlier = [dict(m) for m in history or []]
     return {"prompt": prompt, "system": cfg.system_prompt if system is None else system,
             "messages": [*earlier, {"role": "user", "content": prompt}], "history": earlier, **(user or {})}
 

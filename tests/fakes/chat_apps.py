@@ -30,6 +30,17 @@ def remembers(prompt: str, messages: list[dict] | None = None) -> str:
     return f"{len(messages or [])} messages; you first said: {first}"
 
 
+def rewrites(prompt: str, messages: list[dict] | None = None, history: list[dict] | None = None) -> str:
+    """Records what it was given, then edits the messages it got in place (upper case), as an
+    application that normalises its input might."""
+    given = messages if messages is not None else [*(history or []), {"role": "user", "content": prompt}]
+    with _LOCK:
+        CALLS.append({"prompt": prompt, "messages": [dict(m) for m in given]})
+    for message in given:
+        message["content"] = message["content"].upper()
+    return f"answer to {prompt}"
+
+
 def no_messages(prompt: str) -> str:
     return f"single: {prompt}"
 
