@@ -49,6 +49,17 @@ class ModelLoadError(EquilensError):
     """A scorer or language model cannot be loaded, or its labels do not match the config."""
 
 
+def clipped(text: str, limit: int = 300) -> str:
+    """``text`` at most about ``limit`` characters long, for a message that quotes it: cut at the last
+    space within the limit (a word is not split), "..." saying it goes on, and a full stop where it
+    ends without one, so the message's next sentence stands apart."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        head = text[:limit]
+        text = (head.rsplit(" ", 1)[0] if " " in head else head) + " ..."
+    return text if text.endswith((".", "!", "?", "...")) else text + "."
+
+
 def json_error(err: json.JSONDecodeError) -> str:
     """A JSON parse error in words, with where it is: "Expecting ',' delimiter at character 17"; a line
     break or tab written raw inside a string says how to write it."""

@@ -36,6 +36,18 @@ def test_all_failed_names_the_endpoint_without_its_password() -> None:
     assert "ConnectionError (6)" in text and err.value.exit_code == 4
 
 
+def test_a_long_first_error_is_cut_between_words_and_the_next_sentence_stands_apart() -> None:
+    reply = "turn 2 of 2 failed, so the conversation ends there: the reply starts " + "word " * 100
+    frame = pd.DataFrame([{"ok": False, "refusal": False, "error_class": "TargetReplyError", "error_message": reply,
+                           "turns": None}] * 8)
+    with pytest.raises(LLMOutageError) as err:
+        check_llm_failures(_cfg(), frame)
+    text = str(err.value)
+    assert text.startswith("all 8 conversations failed: TargetReplyError from http://")
+    assert "First TargetReplyError: turn 2 of 2 failed, so the conversation ends there: the reply starts word" in text
+    assert " word ... The run is recorded as failed;" in text and " wor " not in text
+
+
 def test_partial_failures_pass_by_default_and_fail_past_the_share() -> None:
     check_llm_failures(_cfg(), _responses(1, 9))  # default 1.0: only an all-failed run fails
     check_llm_failures(_cfg(max_failed_share=0.5), _responses(5, 5))  # 50% is not more than 50%

@@ -27,6 +27,7 @@ A conversation is a prompt whose text holds several user turns (:mod:`equilens.t
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -156,6 +157,10 @@ def _after(res: LLMResult) -> tuple[dict[str, str], ...]:
 def _failed_turn(res: LLMResult, k: int, n: int) -> str:
     message = res.error_message or res.error_class or "failed"
     return message if n == 1 else f"turn {k + 1} of {n} failed, so the conversation ends there: {message}"
+
+
+FAILED_TURN = re.compile(r"turn \d+ of \d+ failed, so the conversation ends there: ")
+"""How a failed conversation's message starts (:func:`_failed_turn`)."""
 
 
 def check_takes_history(provider: Provider) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 from equilens.tasks.config import LLMConfig, RunConfig
-from equilens.tasks.errors import EquilensError
+from equilens.tasks.errors import EquilensError, clipped
 
 
 class LLMOutageError(EquilensError):
@@ -23,6 +23,19 @@ def endpoint_label(cfg: LLMConfig) -> str:
     if cfg.base_url:
         return scrub_secrets(cfg.base_url)
     return "the OpenAI API" if cfg.provider == "openai" else f"the {cfg.provider} model {cfg.model}"
+
+
+def _unit(responses: pd.DataFrame) -> str:
+    """What a row of ``responses`` stands for: an LLM call, or a conversation (all its turns' calls:
+    answered, it keeps its turns; failed, its message names the turn)."""
+    from equilens.tasks.llm.conversation import FAILED_TURN
+
+    told = pd.Series(False, index=responses.index)
+    if "turns" in responses.columns:
+        told |= responses["turns"].notna()
+    if "error_message" in responses.columns:
+        told |= responses["error_message"].fillna("").astype(str).str.match(FAILED_TURN)
+    return "LLM calls" if not told.any() else "conversations" if told.all() else "LLM calls and conversations"
 
 
 def check_llm_failures(config: RunConfig, responses: pd.DataFrame) -> None:
@@ -49,10 +62,11 @@ def check_llm_failures(config: RunConfig, responses: pd.DataFrame) -> None:
     message = str(messages.iloc[0]) if len(messages) else ""
     cause = {"ConnectionError": f"could not connect to {where}", "Timeout": f"no answer from {where} within "
              f"llm.timeout={config.llm.timeout:g} s"}.get(top, f"{top} from {where}")
-    head = (f"all {total} LLM calls failed" if n_failed == total else
-            f"{n_failed} of {total} LLM calls failed ({share:.0%}, more than llm.max_failed_share={limit:g})")
+    unit = _unit(responses)
+    head = (f"all {total} {unit} failed" if n_failed == total else
+            f"{n_failed} of {total} {unit} failed ({share:.0%}, more than llm.max_failed_share={limit:g})")
     by_class = ", ".join(f"{k} ({v})" for k, v in classes.items())
     raise LLMOutageError(f"{head}: {cause}. Failures by class: {by_class}."
-                         + (f" First {top}: {message[:300]}" if message else "")
+                         + (f" First {top}: {clipped(message)}" if message else "")
                          + " The run is recorded as failed; fix the endpoint and run the same command again "
                            "(answers that did arrive are cached).")

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from equilens.tasks.errors import StorageError
+from equilens.tasks.errors import StorageError, clipped
 from equilens.tasks.inputs.prompts import text_hash
 from equilens.tasks.llm.base import ANSWER_CUT
 from equilens.tasks.metrics import METRICS
@@ -200,7 +200,7 @@ def _cards(summary: dict[str, Any], responses: pd.DataFrame, failed_turn: str | 
         failed = int((~responses["ok"].astype(bool)).sum())
         cards.append({"label": "responses", "value": len(responses),
                       "text": f"{failed} failed, {int(responses['refusal'].fillna(False).sum())} refused"
-                              + (f"; first failed conversation: {failed_turn[:300]}" if failed_turn else "")})
+                              + (f"; first failed conversation: {clipped(failed_turn)}" if failed_turn else "")})
         lat = responses["latency_s"].dropna()
         if len(lat):
             cards.append({"label": "latency p50 / p95", "value": f"{lat.median():.2f} s",
