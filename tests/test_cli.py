@@ -41,6 +41,12 @@ def test_options_lists_every_section() -> None:
                     "[bias_test]"):
         assert section in out.stdout
     assert "llm.rate_limit" in out.stdout and "Requests per second" in out.stdout
+    heading = ""
+    for line in out.stdout.splitlines():  # every key sits under its own section's heading
+        if line.startswith("["):
+            heading = line[1:line.index("]")]
+        elif line.strip() and heading:
+            assert line.strip().split(" = ")[0].rpartition(".")[0] == heading, (heading, line)
 
 
 @pytest.mark.parametrize(

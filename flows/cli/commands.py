@@ -297,18 +297,20 @@ def options() -> None:
     """Every config option with its default and meaning (the YAML keys of a run config)."""
     from equilens.tasks.config import every_field
 
-    def walk(fields: dict, prefix: str) -> None:
+    def walk(fields: dict, prefix: str) -> None:  # a section's own keys, then its sections, each under its heading
+        sections = []
         for name, field in fields.items():
             candidates = [field.annotation, *typing.get_args(field.annotation)]
             sub = next((a for a in candidates if isinstance(a, type) and hasattr(a, "model_fields")), None)
             if sub is not None:
-                doc = " ".join((sub.__doc__ or "").split())
-                typer.echo(f"\n[{prefix}{name}]  {doc}")
-                walk(sub.model_fields, f"{prefix}{name}.")
+                sections.append((name, sub))
                 continue
             default = "required" if field.is_required() else _yaml_value(
                 field.default_factory() if field.default_factory else field.default)
             typer.echo(f"  {prefix}{name} = {default}" + (f"  # {field.description}" if field.description else ""))
+        for name, sub in sections:
+            typer.echo(f"\n[{prefix}{name}]  {' '.join((sub.__doc__ or '').split())}")
+            walk(sub.model_fields, f"{prefix}{name}.")
 
     walk(every_field(), "")  # the shared sections, then each assessment's own
 
