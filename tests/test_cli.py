@@ -55,6 +55,14 @@ def test_options_lists_every_section() -> None:
         ("prompts: {items: [hi]}\nllm: {count: lots}\n", "llm.count: Input should be a valid integer"),
         ("prompts: {items: [hi]}\nllmm: {}\n", "llmm: unknown key"),
         ("prompts: {path: missing.csv}\n", "prompts.path: missing.csv does not exist (paths are relative to"),
+        ("prompts: {items: [hi]}\nllm: {provider: python, target: 'a:b', session: {id_path: id, send_as: sid}}\n",
+         "llm: llm.session is read by provider http only"),
+        ("prompts: {items: [hi]}\nllm: {provider: python, target: 'a:b', stream: true}\n",
+         "llm: llm.stream is read by providers http, openai and azure only; provider python would ignore it"),
+        ("assessment: identity\nprompts: {items: [hi]}\nidentity: {signals: [{name: a, template: 'I am {name}.'}, "
+         "{name: b, placement: system, at: 2, template: 'I am {name}.'}]}\n",
+         "identity.signals #2: signal 'b': at (2) says which turn of a conversation the line is; placement 'system'"),
+        ("prompts: {items: [hi, [a, 3]]}\n", "prompts.items: item 2, turn 2 is a number"),
     ],
 )
 def test_bad_input_is_one_paragraph_and_exit_2(tmp_path: Path, config: str, message: str) -> None:

@@ -170,11 +170,18 @@ def _section_owners() -> dict[str, list[str]]:
     return owners
 
 
+def _location(parts: tuple) -> str:
+    """Where in the config an error is, as the YAML reads: keys joined by dots, a list's items counted
+    from 1 (``identity.signals #2.template``)."""
+    return "".join(f" #{p + 1}" if isinstance(p, int) else f"{'.' if i else ''}{p}"
+                   for i, p in enumerate(parts)) or "(top level)"
+
+
 def _format_pydantic(err: ValidationError, source: str, assessment: object = None) -> str:
     lines = []
     owners = _section_owners()
     for e in err.errors():
-        loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        loc = _location(e["loc"])
         msg = e["msg"]
         if e["type"] == "extra_forbidden" and len(e["loc"]) == 1 and e["loc"][0] in owners:
             if assessment not in ASSESSMENTS:

@@ -245,6 +245,12 @@ class LLMConfig(StrictModel):
             if not (sep and module.strip() and attribute.strip()):
                 raise ValueError(f"llm.target {self.target!r} is not an import path module:attribute "
                                  "(for example my_app.chat:answer)")
+        if self.session is not None and self.provider != "http":
+            raise ValueError(f"llm.session is read by provider http only (an API that keeps the history itself); "
+                             f"provider {self.provider} would ignore it: remove it")
+        if self.stream and self.provider not in ("http", "openai", "azure"):
+            raise ValueError(f"llm.stream is read by providers http, openai and azure only; provider {self.provider} "
+                             "would ignore it: remove it")
         if self.provider == "http":
             missing = [k for k in ("base_url", "request", "response_path") if getattr(self, k) in (None, "")]
             if missing:

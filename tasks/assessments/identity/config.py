@@ -43,6 +43,9 @@ class SignalConfig(StrictModel):
             raise ValueError(f"signal {self.name!r}: template has {{{sorted(unknown)[0]}}}; only "
                              f"{', '.join('{' + f + '}' for f in PERSON_FIELDS)} can be filled (write {{{{ and }}}} "
                              "for literal braces)")
+        if "at" in self.model_fields_set and self.placement != "conversation":
+            raise ValueError(f"signal {self.name!r}: at ({self.at}) says which turn of a conversation the line is; "
+                             f"placement {self.placement!r} has no turns: remove at, or use placement: conversation")
         if self.placement != "inline" and not fields:
             raise ValueError(f"signal {self.name!r}: placement {self.placement!r} needs {{name}} (or {{first_name}}, "
                              f"{{last_name}}) or {{identity}} in "
