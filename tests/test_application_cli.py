@@ -37,6 +37,10 @@ CASES = {
     "not callable": (
         "llm: {provider: python, target: 'tests.fakes.apps:NOT_CALLABLE'}\n",
         "llm.target 'tests.fakes.apps:NOT_CALLABLE' is a str, not a function"),
+    "messages where the prompt goes": (
+        "llm: {provider: python, target: 'tests.fakes.apps:messages_first'}\n",
+        "llm.target 'tests.fakes.apps:messages_first' takes messages as its first argument, where equilens passes "
+        "the prompt"),
     "langchain object of another kind": (
         "llm: {provider: langchain, target: 'tests.fakes.apps:NOT_CALLABLE'}\n",
         "llm.target 'tests.fakes.apps:NOT_CALLABLE' is a str: expected a LangChain chat model or Runnable"),

@@ -36,7 +36,7 @@ from typing import Any
 from equilens.tasks.config import LLMConfig
 from equilens.tasks.errors import ProviderError
 from equilens.tasks.llm.base import PROVIDERS, Completion, TargetReplyError, answer_char_cap, capped
-from equilens.tasks.llm.targets import accepts, expand_env, resolve
+from equilens.tasks.llm.targets import accepts, expand_env, first_positional, resolve
 
 
 class FunctionProvider:
@@ -55,6 +55,11 @@ class FunctionProvider:
             getattr(self.fn, "__call__", None))
         self.takes_system, self.takes_user = accepts(self.fn, "system"), accepts(self.fn, "user")
         self.takes_messages = accepts(self.fn, "messages")
+        first = first_positional(self.fn)
+        if first in ("system", "user", "messages"):  # the prompt is passed first: that name would get two values
+            raise ProviderError(f"llm.target {cfg.target!r} takes {first} as its first argument, where equilens passes "
+                                f"the prompt: it calls answer(prompt, {first}=...), so give it a prompt parameter "
+                                f"first (def answer(prompt, {first}=None, ...)).")
         # read now, so the values are registered as secrets before the run's scrubber lists them
         self._kwargs: dict[str, Any] | None = expand_env(cfg.target_kwargs, "llm.target_kwargs")
         self._pool: WorkerThreads | None = None

@@ -326,6 +326,19 @@ def _without_secrets(value: Any) -> Any:
     return value
 
 
+def first_positional(fn: Any) -> str | None:
+    """The name of the parameter the first positional argument of a call of ``fn`` binds to (None: no
+    such parameter, ``*args``, or no signature to read)."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    first = params[0] if params else None
+    return first.name if first is not None and first.kind in (first.POSITIONAL_ONLY, first.POSITIONAL_OR_KEYWORD) else None
+
+
 def accepts(fn: Any, name: str) -> bool:
     """Whether calling ``fn`` with the keyword ``name`` is allowed (a parameter of that name, or ``**kwargs``)."""
     import inspect

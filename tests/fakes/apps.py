@@ -42,6 +42,11 @@ async def aanswer(prompt: str, system: str | None = None, user: dict | None = No
     return f"async: {prompt}"
 
 
+def messages_first(messages: list[dict] | None = None) -> str:
+    """Takes the conversation but no prompt: equilens passes the prompt first."""
+    return "never called"
+
+
 def no_user(prompt: str, system: str | None = None) -> str:
     """An application with no parameter for the person's fields."""
     _record(prompt=prompt, system=system)
