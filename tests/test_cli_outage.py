@@ -45,7 +45,9 @@ def test_a_long_first_error_is_cut_between_words_and_the_next_sentence_stands_ap
     text = str(err.value)
     assert text.startswith("all 8 conversations failed: TargetReplyError from http://")
     assert "First TargetReplyError: turn 2 of 2 failed, so the conversation ends there: the reply starts word" in text
-    assert " word ... The run is recorded as failed;" in text and " wor " not in text
+    assert " word ... The run is recorded as failed; fix the endpoint and" in text and " wor " not in text
+    with pytest.raises(LLMOutageError, match="; fix the application and run the same command again"):
+        check_llm_failures(_cfg(provider="python", target="my_app:answer", base_url=None), frame)
 
 
 def test_partial_failures_pass_by_default_and_fail_past_the_share() -> None:
@@ -80,3 +82,13 @@ def test_unreachable_endpoint_fails_the_run_with_exit_4(tmp_path: Path, prefect_
         stored = con.execute("SELECT count(*) FROM responses").fetchone()[0]
     assert status == "failed" and "could not connect to http://127.0.0.1:9/v1" in json.loads(summary)["error"]
     assert stored == 12  # the failures are stored, per row (controls included)
+
+
+def test_the_llm_stage_counts_conversations_as_conversations() -> None:
+    from equilens.tasks.pipeline.prefect_tasks import progress_unit
+    from equilens.tasks.turns import join_turns
+
+    told = join_turns(["Hi, I'm Sam.", "What should I ask for?"])
+    assert progress_unit(pd.DataFrame({"text": ["a", "b"]})) == ("LLM calls", "call")
+    assert progress_unit(pd.DataFrame({"text": [told, told]})) == ("conversations", "conversation")
+    assert progress_unit(pd.DataFrame({"text": ["a", told]})) == ("LLM calls and conversations", "call")

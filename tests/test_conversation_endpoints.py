@@ -114,6 +114,7 @@ def test_a_stream_that_never_ends_fails_within_the_timeout_and_is_hung_up(server
     done, endless = _run(cfg, [["hello"], ["endless"]])
     assert (done.ok, done.text) == (True, "you said: hello")
     assert (endless.ok, endless.error_class) == (False, "Timeout")
+    assert "no complete reply within 1 s (llm.timeout)" in endless.error_message  # it had begun to reply
     assert time.monotonic() - t0 < 8.0  # the 1 s deadline, not the endless stream
     while "endless" not in server.hangups and time.monotonic() - t0 < 5.0:  # the deadline closed the connection
         time.sleep(0.02)
@@ -165,7 +166,8 @@ def test_openai_sends_the_history_and_reads_a_stream(server: ChatServer, client:
 
 def test_an_http_template_with_no_place_for_the_history_is_refused_before_any_call(server: ChatServer) -> None:
     cfg = _http(server, "/stateless", request={"message": "{prompt}"})
-    with pytest.raises(ConfigError, match=r"The prompts hold conversations, but llm.request holds neither "
+    with pytest.raises(ConfigError, match=r"The calls are conversations \(the prompts. turns, or an identity told in "
+                                          r"the conversation\), but llm.request holds neither "
                                           r"\{messages\} nor \{history\} and llm.session is not set"):
         _run(cfg, [["My name is Ada.", "What did I say first?"]])
     assert server.requests == []

@@ -60,7 +60,7 @@ def test_a_turns_column_a_jsonl_list_and_an_inline_list_are_conversations(tmp_pa
 
 @pytest.mark.parametrize(("items", "message"), [
     ([["Hi", "  "]], "prompts.items, item 1: turn 2 of the conversation is empty"),
-    ([["a", "b", "c"]], "the conversation has 3 turns; at most 2 are sent (prompts.max_turns)"),
+    ([["a", "b", "c"]], "the conversation has 3 turns; at most 2 are read (prompts.max_turns)"),
     ([[]], "the conversation has no turns"),
 ])
 def test_an_empty_turn_or_too_many_turns_is_refused_naming_the_line(items: list, message: str) -> None:

@@ -66,7 +66,7 @@ def test_a_timeout_says_what_it_was() -> None:
         (res,) = _run(_cfg("hangs", timeout=0.3, max_retries=0), ["hello"])
     finally:
         apps.RELEASE.set()
-    assert not res.ok and res.error_message == "TimeoutError: no reply within 0.3 s (llm.timeout)"
+    assert not res.ok and res.error_message == "TimeoutError: no complete reply within 0.3 s (llm.timeout)"
 
 
 def test_a_log_probability_that_is_not_a_number_is_named() -> None:

@@ -181,7 +181,7 @@ def _conversation(turns: list, where: str, max_turns: int | None, max_chars: int
     if not turns:
         raise InputDataError(f"{where}: the conversation has no turns (expected a list of user messages).")
     if max_turns is not None and len(turns) > max_turns:
-        raise InputDataError(f"{where}: the conversation has {len(turns)} turns; at most {max_turns} are sent "
+        raise InputDataError(f"{where}: the conversation has {len(turns)} turns; at most {max_turns} are read "
                              "(prompts.max_turns).")
     for k, turn in enumerate(turns, start=1):
         if not isinstance(turn, str):

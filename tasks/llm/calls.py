@@ -113,10 +113,10 @@ def scrub_message(message: str, secrets: Sequence[str]) -> str:
 
 def failure_text(err: BaseException, cfg: LLMConfig) -> str:
     """A failed call's message: ``"ClassName: message"``, and for a deadline with no message of its own
-    what it was ("no reply within 30 s (llm.timeout)")."""
+    what it was ("no complete reply within 30 s (llm.timeout)": none, or a stream that had not ended)."""
     text = str(err).strip()
     if not text and isinstance(err, (TimeoutError, asyncio.TimeoutError)):
-        text = f"no reply within {cfg.timeout:g} s (llm.timeout)"
+        text = f"no complete reply within {cfg.timeout:g} s (llm.timeout)"
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 

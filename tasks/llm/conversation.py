@@ -163,6 +163,9 @@ FAILED_TURN = re.compile(r"turn \d+ of \d+ failed, so the conversation ends ther
 """How a failed conversation's message starts (:func:`_failed_turn`)."""
 
 
+CONVERSATIONS = "The calls are conversations (the prompts' turns, or an identity told in the conversation)"
+
+
 def check_takes_history(provider: Provider) -> None:
     """A provider that cannot carry a conversation's history is refused before any call: one
     registered without a ``history=`` (``histories=``) parameter, or an application whose own
@@ -173,9 +176,9 @@ def check_takes_history(provider: Provider) -> None:
     method = provider.complete_batch if provider.batched else provider.acomplete
     wanted = "histories" if provider.batched else "history"
     if not accepts(method, wanted):
-        raise ConfigError(f"the prompts hold conversations, but provider {provider.name!r} takes no {wanted}= "
-                          "(the earlier messages): answer them with a provider that carries a conversation.")
+        raise ConfigError(f"{CONVERSATIONS}, but provider {provider.name!r} takes no "
+                          f"{wanted}= (the earlier messages): answer them with a provider that carries a conversation.")
     problem = getattr(provider, "conversation_problem", None)
     said = problem() if callable(problem) else None
     if said:
-        raise ConfigError(f"The prompts hold conversations, but {said}")
+        raise ConfigError(f"{CONVERSATIONS}, but {said}")

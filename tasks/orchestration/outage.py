@@ -25,6 +25,14 @@ def endpoint_label(cfg: LLMConfig) -> str:
     return "the OpenAI API" if cfg.provider == "openai" else f"the {cfg.provider} model {cfg.model}"
 
 
+def _what(cfg: LLMConfig) -> str:
+    """What answered the calls, in a message's words: an application (``python``, ``langchain``,
+    ``http``), the embedded model, or an endpoint."""
+    from equilens.tasks.config.sections import APPLICATION_PROVIDERS
+
+    return "application" if cfg.provider in APPLICATION_PROVIDERS else "model" if cfg.provider == "local" else "endpoint"
+
+
 def _unit(responses: pd.DataFrame) -> str:
     """What a row of ``responses`` stands for: an LLM call, or a conversation (all its turns' calls:
     answered, it keeps its turns; failed, its message names the turn)."""
@@ -68,5 +76,5 @@ def check_llm_failures(config: RunConfig, responses: pd.DataFrame) -> None:
     by_class = ", ".join(f"{k} ({v})" for k, v in classes.items())
     raise LLMOutageError(f"{head}: {cause}. Failures by class: {by_class}."
                          + (f" First {top}: {clipped(message)}" if message else "")
-                         + " The run is recorded as failed; fix the endpoint and run the same command again "
-                           "(answers that did arrive are cached).")
+                         + f" The run is recorded as failed; fix the {_what(config.llm)} and run the same command "
+                           "again (answers that did arrive are cached).")

@@ -98,7 +98,7 @@ def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock
     check_variants_budget(variants, cfg)
     per_prompt = max(1, len(variants) * cfg.count // max(1, variants["prompt_id"].nunique()))
     store, frames, before, total = Store(Path(duckdb_path), lock_timeout), [], 0, len(variants) * cfg.count
-    with ProgressReporter("LLM calls", unit="call") as progress:
+    with ProgressReporter(*progress_unit(variants)) as progress:
         for chunk in prompt_shards(variants["prompt_id"].tolist(), max(1, LLM_CHUNK_CALLS // per_prompt)):
             requests = assessment.build_requests(variants.iloc[chunk], cfg)
             fit = fit_to_context(requests, cfg)  # the budget was checked for all chunks above
@@ -108,6 +108,17 @@ def call_llm_task(variants: pd.DataFrame, cfg: LLMConfig, duckdb_path: str, lock
             before += len(requests)  # cached and refused requests count as done with their chunk
             progress(before, total)
     return pd.concat(frames, ignore_index=True) if frames else assessment.results_frame([], cfg)
+
+
+def progress_unit(variants: pd.DataFrame) -> tuple[str, str]:
+    """What the LLM stage's progress counts: a call, or a conversation (all its turns' calls) where a
+    variant is one."""
+    from equilens.tasks.turns import TURN_MARK
+
+    told = variants["text"].astype(str).str.contains(TURN_MARK, regex=False) if "text" in variants else None
+    if told is None or not told.any():
+        return "LLM calls", "call"
+    return ("conversations", "conversation") if told.all() else ("LLM calls and conversations", "call")
 
 
 @task(name="call-llm-shard", cache_policy=NO_CACHE, persist_result=False)
@@ -145,7 +156,7 @@ def answer_variants(execution: ExecutionConfig, variants: pd.DataFrame, cfg: LLM
     with gpu_annotation(execution):  # a shard on a worker that dies is run again by Dask on another
         futures = [call_llm_shard_task.submit(shard, cfg) for shard in shards]
     # a signal only requests the stop while the flow waits: raised inside the wait's lock, it broke the lock
-    with ProgressReporter("LLM calls", unit="call") as progress, signals_as_stop_requests():
+    with ProgressReporter(*progress_unit(variants)) as progress, signals_as_stop_requests():
         answered, total, pending = 0, sum(map(len, shards)), futures
         while pending:
             raise_if_stopped("between LLM shards")  # Ctrl-C / SIGTERM: the finished shards are stored
