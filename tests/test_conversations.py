@@ -325,3 +325,16 @@ def test_a_batching_model_answers_conversations_in_waves_of_turns(tmp_path: Path
     assert [r.text for r in results] == ["4 earlier; What salary should I ask for?", "2 earlier; Bye?", "0 earlier; Alone"]
     assert provider.batches == [[0, 0, 0], [2, 2], [4]]  # every first turn, then the second turns, then the third
     assert [t["turn"] for t in results[0].turns] == [1, 2, 3] and results[2].turns is None
+
+
+def test_the_plan_refuses_a_target_that_cannot_see_the_history_as_the_run_does(tmp_path: Path) -> None:
+    from tests.fakes.cli import equilens
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("prompts: {items: [['Hi, my name is Ada.', 'What should I ask for?']]}\n"
+                   "llm: {provider: python, target: 'tests.fakes.chat_apps:no_messages'}\n"
+                   f"storage: {{duckdb_path: {tmp_path / 'e.duckdb'}}}\n")
+    for args in (["--plan"], ["--yes"]):
+        out = equilens("run", str(cfg), *args, cwd=tmp_path)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert "The calls are conversations" in out.stderr and "takes no messages argument" in out.stderr

@@ -138,6 +138,11 @@ def make_plan(cfg: RunConfig) -> Plan:
         texts, systems, earlier = turn_calls(asked["text"].tolist(),
                                              asked["system"].tolist() if "system" in asked else [None] * len(asked))
     calls = round(len(texts) * scale) * cfg.llm.count if uses_llm(cfg) else 0  # a conversation: one call a turn
+    if calls and earlier and cfg.llm.provider != "local":  # conversations: refused now if the target cannot carry them
+        from equilens.tasks.llm.calls import make_provider
+        from equilens.tasks.llm.conversation import check_takes_history
+
+        check_takes_history(make_provider(cfg.llm))
     tokens = ((prompt_tokens_of(texts, systems, cfg.llm) + earlier * cfg.llm.max_tokens) * scale * cfg.llm.count
               if calls else 0.0)
     plan = Plan(cfg.assessment, prompts, requests, calls, exact, prompt_tokens=round(tokens),
