@@ -101,3 +101,12 @@ def test_an_identity_comparison_shows_a_conversation_s_turns_beside_its_reading(
     html = html_section([ev])
     _in_order(html, "Hi there.", "Hello &lt;i&gt;you&lt;/i&gt;.", "What salary?", "$", "<div class=reading>read: ")
     assert all(s.turns is None for ex in ev.examples if ex.prompt_id != "p1" for s in ex.sides)
+
+
+def test_the_markdown_artifact_and_the_junit_body_give_each_turn_then_its_answer(run: tuple[Store, str, Path]) -> None:
+    from equilens.tasks.reporting.evidence import find_evidence, markdown_lines, plain_examples
+
+    store, run_id, _ = run
+    evidence = find_evidence(store, run_id, 2)
+    _in_order("\n".join(markdown_lines(evidence)), "I'm a", "reply1", "nights", "reply2", "raise?", "reply3")
+    _in_order(plain_examples(evidence)["gender"], "I'm a", "-> reply1", "nights", "-> reply2", "raise?", "-> reply3")

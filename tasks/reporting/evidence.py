@@ -249,8 +249,9 @@ def markdown_lines(evidence: list[Evidence], limit: int = 240) -> list[str]:
                 who = f"{s.group}" + (f", {s.profile}" if s.profile else "")
                 score = f" · {_md(ev.scorer)} {s.score:.3f}" if s.score is not None else ""
                 reading = f"  \n  *{_md(s.reading)}*" if s.reading else ""
-                lines.append(f"- **{_md(who)}**{score}: {_md(_clip(s.prompt, limit))}  \n  → {_md(_clip(s.answer, limit))}"
-                             f"{reading}")
+                said = "  \n  ".join(f"{_md(_clip(user, limit))}  \n  → {_md(_clip(answer, limit))}"
+                                      for user, answer in exchange(s))
+                lines.append(f"- **{_md(who)}**{score}: {said}{reading}")
             lines.append("")
     return lines
 
@@ -262,8 +263,9 @@ def plain_examples(evidence: list[Evidence], limit: int = 400) -> dict[str, str]
     for ev in evidence:
         blocks = []
         for ex in ev.examples:
-            blocks.append("\n".join(f"{s.group}" + (f" · {s.profile}" if s.profile else "")
-                                     + f": {_clip(s.prompt, limit)}\n  -> {_clip(s.answer, limit)}"
+            blocks.append("\n".join(f"{s.group}" + (f" · {s.profile}" if s.profile else "") + ": "
+                                     + "\n  ".join(f"{_clip(user, limit)}\n  -> {_clip(answer, limit)}"
+                                                   for user, answer in exchange(s))
                                      + (f" [{s.reading}]" if s.reading else "") for s in ex.sides))
         if blocks:
             out[ev.attribute] = f"{' vs '.join(ev.pair)} ({ev.why})\n" + "\n\n".join(blocks)
