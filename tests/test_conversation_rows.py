@@ -91,3 +91,16 @@ def test_the_length_cap_counts_a_conversation_s_turns_not_the_marks_between(tmp_
     with pytest.raises(InputDataError, match=r"item 1: the conversation has 51 characters in its turns; conversations "
                                              r"longer than 50"):
         load_prompts(PromptsConfig(items=[[*turns[:1], "y" * 26]], max_chars=50))
+
+
+def test_a_parquet_file_with_nullable_text_columns_reads_missing_cells_as_empty(tmp_path: Path) -> None:
+    import pandas as pd
+
+    path = tmp_path / "p.parquet"
+    pd.DataFrame({"prompt": pd.array(["a", None], dtype="string"),
+                  "turns": pd.array([None, '["x", "y"]'], dtype="string")}).to_parquet(path)
+    assert load_prompts(PromptsConfig(path=str(path)))["text"].tolist() == ["a", join_turns(["x", "y"])]
+    pd.DataFrame({"prompt": pd.array(["a", None], dtype="string"),
+                  "turns": pd.array([None, None], dtype="string")}).to_parquet(path)
+    with pytest.raises(InputDataError, match=r"p\.parquet, row 2: the prompt is empty"):
+        load_prompts(PromptsConfig(path=str(path)))

@@ -121,7 +121,7 @@ def _row_value(prompt: object, turns: object, where: str, column: str, parse: bo
     ``column`` text. A row that gives both is refused: which one is the prompt cannot be told."""
     conversation = _turns_list(turns, where, parse)
     if conversation is None:
-        return prompt if prompt is not None else []  # neither: "the conversation has no turns"
+        return prompt  # missing too: "the prompt is empty"
     if isinstance(prompt, str) and prompt.strip():
         raise InputDataError(f"{where}: both {column!r} and {TURNS!r} are given; a conversation's prompt is its "
                              f"last turn. Leave {column!r} empty on a conversation's row.")
@@ -138,16 +138,20 @@ def _turns_list(value: object, where: str, parse: bool = True) -> list | None:
         except json.JSONDecodeError as err:
             raise InputDataError(f"{where}: the {TURNS!r} column is not valid JSON ({json_error(err)}); write it as "
                                  "[\"first message\", \"second message\"].") from None
-    if hasattr(value, "tolist"):  # a Parquet list cell (a NumPy array)
+    if hasattr(value, "tolist") and not _missing(value):  # a Parquet list cell (a NumPy array)
         value = value.tolist()
-    if value is None or value == "" or value == [] or (isinstance(value, float) and value != value):
+    if isinstance(value, (list, tuple)):
+        return list(value) or None
+    if _missing(value) or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, tuple):
-        value = list(value)
-    if not isinstance(value, list):
-        raise InputDataError(f"{where}: {TURNS!r} holds {json_kind(value)}; expected a list of the user's messages, "
-                             "such as [\"first message\", \"second message\"].")
-    return value
+    raise InputDataError(f"{where}: {TURNS!r} holds {json_kind(value)}; expected a list of the user's messages, "
+                         "such as [\"first message\", \"second message\"].")
+
+
+def _missing(value: object) -> bool:
+    """A cell that holds nothing: None, NaN, or a missing value of a nullable column (``pd.NA``)."""
+    return value is None or (not isinstance(value, (str, list, tuple, dict)) and bool(pd.api.types.is_scalar(value))
+                             and bool(pd.isna(value)))
 
 
 def load_prompts(cfg: PromptsConfig, base_dir: Path | None = None) -> pd.DataFrame:
@@ -218,7 +222,7 @@ def build_prompt_frame(
         conversation = isinstance(value, list)
         if conversation:
             value = _conversation(value, at, max_turns, max_chars)
-        if value is None or (isinstance(value, float) and value != value):
+        if _missing(value):
             raise InputDataError(f"{at}: the prompt is empty (expected text).")
         if not isinstance(value, str):
             raise InputDataError(f"{at}: the prompt is {json_kind(value)}; expected text.")
