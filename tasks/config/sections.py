@@ -36,8 +36,7 @@ class PromptsConfig(StrictModel):
     @field_validator("items", mode="before")
     @classmethod
     def _items_are_prompts(cls, value: object) -> object:
-        """An item that is neither text nor a list of texts, named by its place (1-based) and kind."""
-        for i, item in enumerate(value if isinstance(value, list) else [], start=1):
+        for i, item in enumerate(value if isinstance(value, list) else [], start=1):  # named by place and kind
             if isinstance(item, list):
                 for k, turn in enumerate(item, start=1):
                     if not isinstance(turn, str):

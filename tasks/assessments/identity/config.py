@@ -43,7 +43,7 @@ class SignalConfig(StrictModel):
             raise ValueError(f"signal {self.name!r}: template has {{{sorted(unknown)[0]}}}; only "
                              f"{', '.join('{' + f + '}' for f in PERSON_FIELDS)} can be filled (write {{{{ and }}}} "
                              "for literal braces)")
-        if "at" in self.model_fields_set and self.placement != "conversation":
+        if self.at != 1 and self.placement != "conversation":  # 1, the default, holds for any placement
             raise ValueError(f"signal {self.name!r}: at ({self.at}) says which turn of a conversation the line is; "
                              f"placement {self.placement!r} has no turns: remove at, or use placement: conversation")
         if self.placement != "inline" and not fields:
