@@ -126,3 +126,17 @@ def test_the_table_keeps_metric_and_group_names_whole_at_100_columns(tmp_path: P
     words = set(" ".join(table).replace("│", " ").split())
     assert {"bleu_similarity", "strict_sentiment_parity", "native_american", "middle_eastern", "CHANGED"} <= words
     assert "hidden to fit: judged on (--format csv|json has them all)" in out.stdout
+
+
+def test_an_outcome_gap_closing_from_below_is_fairer_and_opening_below_is_not(tmp_path: Path) -> None:
+    # female offered 22% less (a negative gap), then no gap: the gap moved up towards 0, which is fairer
+    def gap(run: str, value: float) -> dict:
+        return _row(run, "number_outcome_gap", value, value - 0.005, value + 0.005, family="identity",
+                    a="female", b="male", attribute="gender", gap=value, gap_ci=[value - 0.005, value + 0.005])
+
+    _db(tmp_path, [gap("A", -0.22), gap("B", 0.002)])
+    diff = compare_runs(Store(tmp_path / "e.duckdb"), "A", "B").set_index("metric")
+    assert bool(diff.loc["number_outcome_gap", "changed"]) and diff.loc["number_outcome_gap", "fairer"] == "yes"
+    assert _cli(tmp_path, "A", "B").returncode == 0
+    assert compare_runs(Store(tmp_path / "e.duckdb"), "B", "A").set_index("metric").loc["number_outcome_gap", "fairer"] == "no"
+    assert _cli(tmp_path, "B", "A").returncode == 1

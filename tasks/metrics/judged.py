@@ -122,6 +122,12 @@ def is_outcome(metric: str) -> bool:
     return inputs_of(metric) == "outcome"
 
 
+def two_sided(metric: str) -> bool:
+    """Is this metric's gap unfair in either direction (an outcome gap, a judge's harm score: signed
+    by which cell fares worse), where other gaps are signed so that positive = less fair?"""
+    return is_outcome(metric) or inputs_of(metric) == "judge"
+
+
 def beyond_noise(d: dict[str, Any], metric: str, alpha: float) -> bool:
     """Is this pair's gap beyond noise? Gaps are signed so that positive = less fair.
 
@@ -146,8 +152,8 @@ def beyond_noise(d: dict[str, Any], metric: str, alpha: float) -> bool:
     if not p_is_trusted(d, metric) or p is None or p >= bar:
         return False
     gap = number_or_none(d.get("gap"))
-    if is_outcome(metric) or inputs_of(metric) == "judge":
-        return gap is not None and gap != 0  # an outcome gap or a harm score is unfair in either direction
+    if two_sided(metric):
+        return gap is not None and gap != 0
     if not metric.endswith("sentiment_parity") and d.get("p_method", "bootstrap") == "bootstrap":
         # a run stored before the paired t-test: its bootstrap p and interval must agree, as they did then
         ci = d.get("gap_ci") or [None]

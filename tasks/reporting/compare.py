@@ -19,6 +19,7 @@ def _judged(frame: pd.DataFrame) -> pd.DataFrame:
     a fairness change), otherwise the value; and its unfairness (larger = less fair) by the
     metric's registered direction or target."""
     from equilens.tasks.metrics import METRICS
+    from equilens.tasks.metrics.judged import two_sided
 
     out = frame.copy()
     judged, low, high, unfair, basis = [], [], [], [], []
@@ -27,7 +28,8 @@ def _judged(frame: pd.DataFrame) -> pd.DataFrame:
         ci = d.get("gap_ci") or [None, None]
         if d.get("gap") is not None and ci[0] is not None and ci[1] is not None:
             judged.append(d["gap"]), low.append(ci[0]), high.append(ci[1]), basis.append("gap beyond noise floor")
-            unfair.append(d["gap"])  # gaps are signed: positive = less fair than noise
+            # a two-sided gap (an outcome, a judge's harm) is as unfair either way; others: positive = less fair
+            unfair.append(abs(d["gap"]) if two_sided(r["metric"]) else d["gap"])
             continue
         judged.append(r["value"]), low.append(r["ci_low"]), high.append(r["ci_high"]), basis.append("value")
         spec = METRICS.get(r["metric"]) if r["metric"] in METRICS else None
