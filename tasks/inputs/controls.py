@@ -8,7 +8,8 @@ looks like a finding. A control changes the prompt about as much as a swap does,
 group, so it has a floor whether or not the model samples:
 
 1. **a name of the same group**: each first name becomes another name of the same gender and race
-   cell of the name table, matched in frequency as in expansion ("Jamal" -> "Darnell");
+   cell of the name table, matched in frequency as in expansion ("Jamal" -> "Darnell"), one per
+   person in every mention, full or alone ("Jamal Carter ... Jamal" -> "Darnell Carter ... Darnell");
 2. **another term of the same group**: a word of the lexicon becomes the rewording its lexicon lists
    under ``controls`` ("woman" -> "lady", "Black" -> "African American"): words that say the
    same, never a subgroup or a word that changes who the prompt is about;
@@ -50,12 +51,17 @@ def neutral_edit(text: str, key: str) -> str:
 
 
 def _replacement(s: Source, lexicon: Lexicon, names: NameTable | None, taken: set[str],
-                 all_lowercase: bool) -> str:
+                 all_lowercase: bool, firsts: dict[str, str]) -> str:
+    """The same-group counterpart of the mention ``s`` ("" for none). ``firsts`` holds the new first
+    name of each first name already replaced in the text, so a person keeps one new name in every
+    mention, full or alone ("Emily Walsh ... Emily" -> "Patricia Walsh ... Patricia")."""
     if s.is_name:
         if names is None or not s.name:
             return ""
-        new = names.replacement(s.name, lexicon.attribute, s.group, taken, race=s.race or None,
-                                origins=names.origins_to_share(s.name, s.surname))
+        if s.name not in firsts:
+            firsts[s.name] = names.replacement(s.name, lexicon.attribute, s.group, taken, race=s.race or None,
+                                               origins=names.origins_to_share(s.name, s.surname)) or ""
+        new = firsts[s.name]
         if not new:
             return ""
         surface_first = s.surface[:len(s.name)]
@@ -74,13 +80,13 @@ def control_text(text: str, key: str, lexicon: Lexicon, names: NameTable | None 
     groups = mentioned_groups(found, lexicon)
     taken = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
     pieces: list[str] = []
-    pos, kinds, chosen = 0, set(), {}
+    pos, kinds, chosen, firsts = 0, set(), {}, {}
     for s in found:
         if s.start < pos:
             continue
         key_word = s.surface.lower()
         if key_word not in chosen:
-            chosen[key_word] = _replacement(s, lexicon, names, taken, text.islower())
+            chosen[key_word] = _replacement(s, lexicon, names, taken, text.islower(), firsts)
         new = chosen[key_word]
         if not new or new == s.surface:
             continue
