@@ -143,6 +143,25 @@ def worst_off(rows: pd.DataFrame) -> str:
     return ""
 
 
+def unread_cells(rows: pd.DataFrame) -> str:
+    """Cells none of whose answers gave an outcome where another cell's did, in words ("no outcome
+    could be read from any of female's 10 answers, where male's gave them: their outcomes cannot be
+    compared"): their outcome gaps are skipped, and a verdict must not read that as no difference.
+    "" when every cell gave some, or none did."""
+    cells = rows[(rows["metric"] == "unparsed_outcome_rate") & rows["group_b"].isna() & rows["value"].notna()]
+    rates = {str(g): (float(v), details_of(x).get("answers")) for g, v, x in
+             zip(cells["group_a"], cells["value"], cells["details"], strict=True)}
+    unread = [g for g, (rate, _) in rates.items() if rate >= 1.0]
+    read = [g for g, (rate, _) in rates.items() if rate < 1.0]
+    if not unread or not read:
+        return ""
+    answers = sum(int(n) for g in unread if isinstance(n := rates[g][1], (int, float)))
+    counted = f" {answers:,}" if answers else ""
+    whose = [" and ".join(f"{g}'s" for g in cells) for cells in (unread, read)]
+    return (f"no outcome could be read from any of {whose[0]}{counted} answers, where {whose[1]} gave them: their "
+            "outcomes cannot be compared")
+
+
 def outcome_detectable(rows: pd.DataFrame) -> str:
     """What a comparison without an outcome finding could have found, after "no outcome difference
     beyond chance; ": the smallest gaps the run could detect, in the outcome's own terms ("with 24

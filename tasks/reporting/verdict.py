@@ -38,6 +38,7 @@ from equilens.tasks.reporting.outcome_words import (  # worst_off is read by the
     crossed_pattern,
     outcome_detectable,
     p_clause,
+    unread_cells,
     worded_outcome,
     worst_off,
 )
@@ -198,6 +199,10 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
         clauses.append(("in wording, " if support else "") + _worded_similarity(r, d))
     if clauses and (worst := worst_off(rows)):  # named beside a finding, never as one
         clauses.append(worst)
+    if unread := unread_cells(rows):  # outcomes that could not be compared lead: never read as no difference
+        if not clauses:
+            return Verdict(attribute, None, f"{attribute}: {unread}.", evidence)
+        clauses.insert(0, unread)
     named = {f: family_report(str(f)).names_skipped_pairs for f in cross["family"].unique()}
     skipped = cross[cross["value"].isna() & cross["family"].map(named).astype(bool)]
     tail = ""

@@ -100,6 +100,9 @@ def pair_gap(values: np.ndarray, prompts: np.ndarray, first: np.ndarray, roles: 
     (:func:`pair_gap_details`). None with fewer than two prompts where both cells have a value."""
     from equilens.tasks.stats.name_sampling import name_clusters, two_way_gap
 
+    read = np.isfinite(np.asarray(values, float))
+    if not (read & first).any() or not (read & ~first).any():  # a cell with no value: no difference to take
+        return None
     sides = np.where(first, 1, -1)
     if names is None:
         names = np.full(len(values), None, object)
