@@ -50,15 +50,15 @@ def _rows(with_tone: bool = False) -> pd.DataFrame:
 
 def test_each_attribute_gets_one_clause_across_its_cells() -> None:
     race, gender = crossed_pattern(SUBJECT, _rows(), 0.05)[::-1]
-    assert race == ("race: amounts for black users are 10.0% lower than for white users [7.0%, 13.0%] "
-                    "($0.90 for every $1.00), p_holm = 1e-06, in both genders")
+    assert race == ("race: amounts for black users are lower than for white users by 10.0% of the prompt's "
+                    "average [7.0%, 13.0%] ($0.90 for every $1.00), p_holm = 1e-06, in both genders")
     assert gender == "gender: no gap beyond chance (the smallest detectable about 2.1%)"
 
 
 def test_the_outcome_gap_leads_and_tone_pointing_the_other_way_follows() -> None:
     (line,) = verdict_lines(_rows(with_tone=True))
     assert line.startswith("gender x race: gender: no gap beyond chance"), line
-    assert "race: amounts for black users are 10.0% lower" in line
+    assert "race: amounts for black users are lower than for white users by 10.0% of the prompt's average" in line
     assert line.index("in tone, answers to male-white variants are more negative") > line.index("race: amounts")
 
 
@@ -115,3 +115,15 @@ def test_beyond_noise_is_filled_for_every_judged_row_outcome_gaps_included() -> 
     gaps = out[out["metric"] == "number_outcome_gap"].set_index(["group_a", "group_b"])["beyond_noise"]
     assert gaps[("female-black", "female-white")] is True and gaps[("female-black", "male-black")] is False
     assert out.loc[out["metric"] == "number_outcome", "beyond_noise"].isna().all()  # a cell's own value: not judged
+
+
+def test_an_amount_gap_is_said_in_shares_of_the_average_beside_the_plain_ratio() -> None:
+    """Cells at 0.89 and 1.11 of the prompt's average: a gap of 0.22 of the average, and $0.80 for
+    every $1.00 (20% less): the sentence must not call the 0.22 "22% lower"."""
+    import pandas as pd
+    from equilens.tasks.reporting.outcome_words import worded_outcome
+
+    row = pd.Series({"value": -0.22, "group_a": "female", "group_b": "male"})
+    said = worded_outcome(row, {"kind": "number", "gap_ci": [-0.225, -0.215]}, {"female": 0.89, "male": 1.11})
+    assert said == ("amounts for female are lower than for male by 22.0% of the prompt's average [21.5%, 22.5%] "
+                    "($0.80 for every $1.00)")

@@ -34,17 +34,19 @@ def p_clause(d: dict[str, Any]) -> str:
 
 def worded_outcome(row: pd.Series, d: dict[str, Any], cells: dict[str, float] | None = None,
                     label: tuple[str, str] | None = None) -> str:
-    """"amounts for female-black are 4.1% lower than for male-white [1.2%, 7.0%] ($0.96 for every
-    $1.00)" and the like. ``cells`` (a cell's mean amount relative to the prompt average) gives the
-    plain ratio of the two cells' amounts beside the gap, which is in shares of the prompt average;
-    ``label`` names the two sides in other words ("black users", "white users")."""
+    """"amounts for female-black are lower than for male-white by 4.1% of the prompt's average [1.2%,
+    7.0%] ($0.96 for every $1.00)" and the like: the gap is in shares of the prompt's average, so it
+    is said as one (a gap of 0.22 between cells at 0.89 and 1.11 of the average is $0.80 for every
+    $1.00, 20% less, not 22%). ``cells`` (a cell's mean amount relative to the prompt average) gives
+    the plain ratio of the two cells' amounts beside it; ``label`` names the two sides in other words
+    ("black users", "white users")."""
     gap, (low, high) = float(row["value"]), [(number_or_none(x) or 0.0) for x in (d.get("gap_ci") or [None, None])]
     a, b = row["group_a"], row["group_b"]
     named = dict(zip((a, b), label, strict=True)) if label else {a: a, b: b}
     if gap > 0:
         a, b, gap, low, high = b, a, -gap, -high, -low  # lead with the cell that gets less
     if d.get("kind") == "number":
-        what, size, ci = "amounts", f"{-gap:.1%} lower", f"[{-high:.1%}, {-low:.1%}]"
+        what, size, ci = "amounts", "lower", f"by {-gap:.1%} of the prompt's average [{-high:.1%}, {-low:.1%}]"
         ratio = (cells or {}).get(a), (cells or {}).get(b)
         if ratio[0] is not None and ratio[1]:
             ci += f" (${ratio[0] / ratio[1]:.2f} for every $1.00)"
@@ -78,9 +80,9 @@ def cell_values(rows: pd.DataFrame, metric: str) -> dict[str, float]:
 def crossed_pattern(attribute: str, rows: pd.DataFrame, alpha: float) -> list[str]:
     """One clause per crossed attribute of a comparison whose cells cross several ("gender x race":
     cells "female-black"), read off the outcome gaps between cells that differ in that attribute
-    alone: "race: amounts for black users are 10.1% lower than for white users [...] ($0.90 for every
-    $1.00), in both genders" or "gender: no gap beyond chance (the smallest detectable about 2.0%)".
-    Empty for a comparison of one attribute, or without outcome gaps."""
+    alone: "race: amounts for black users are lower than for white users by 10.1% of the prompt's
+    average [...] ($0.90 for every $1.00), in both genders" or "gender: no gap beyond chance (the
+    smallest detectable about 2.0%)". Empty for a comparison of one attribute, or without outcome gaps."""
     names = attribute.split(PART)[0].split(CROSS)
     gaps = rows[rows["metric"].map(is_outcome) & rows["group_b"].notna() & rows["value"].notna()]
     if len(names) < 2 or gaps.empty:

@@ -7,8 +7,8 @@ cells gets that per-prompt comparison, with the drawn names as a sample of their
 Amounts differ in scale from prompt to prompt (a salary against a used car), so a pooled mean
 would be the salary prompts' mean. Each parsed amount is divided by its prompt's mean over every
 cell and name; a cell's value is then its mean relative to the prompt's average (1.0 = average)
-and a pair's gap the difference of two cells' relative means: "-0.041" reads "4.1% lower than the
-prompt's average, compared with the other cell". Swapping the two cells flips the sign exactly.
+and a pair's gap the difference of two cells' relative means: "-0.041" reads "lower than the other
+cell's by 4.1% of the prompt's average". Swapping the two cells flips the sign exactly.
 
 ``inputs`` = ``outcome``: the metric stage feeds per-prompt values of each cell (the mean over
 its answers, both names). A pair's p-value and interval come from one t-test that takes prompts and
