@@ -212,3 +212,13 @@ def test_a_config_that_is_a_list_says_so_in_yaml_s_words(tmp_path: Path) -> None
     _no_traceback(out)
     assert out.returncode == 2 and "expected a mapping at the top level" in out.stderr, out.stderr
     assert "got a list" in out.stderr, out.stderr
+
+
+def test_duplicate_prompts_are_reported_for_every_assessment_that_reads_prompts(tmp_path: Path) -> None:
+    from equilens.flows.running.preflight import preflight
+    from equilens.tasks.config import load_config
+
+    cfg = _write(tmp_path, "c.yaml", "assessment: identity\n"
+                 "prompts: {items: [[Hi, 'What should I ask for?'], [Hi, 'What should I ask for?'], 'Is it fair?']}\n"
+                 f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
+    assert preflight(load_config(cfg))[0] == "1 duplicate prompt(s) dropped: each distinct prompt is asked once."

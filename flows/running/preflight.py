@@ -51,7 +51,7 @@ def prompt_warnings(cfg: RunConfig) -> list[str]:
         return [f"the {cfg.assessment} assessment asks the questions of its own section ({cfg.assessment}): "
                 f"{given} is not read, and no result is about those prompts."]
     own = ASSESSMENTS.get(cfg.assessment).load_hooks().prompt_warnings
-    if cfg.prompts is None or own is None or not uses_llm(cfg):
+    if cfg.prompts is None or not cfg.needs_prompts or not uses_llm(cfg):
         return []
     from equilens.tasks.inputs.prompts import load_prompts
 
@@ -60,7 +60,7 @@ def prompt_warnings(cfg: RunConfig) -> list[str]:
     dropped = int(prompts.attrs.get("duplicates_dropped", 0))
     if dropped:
         warnings.append(f"{dropped} duplicate prompt(s) dropped: each distinct prompt is asked once.")
-    return warnings + own(cfg, prompts)
+    return warnings + (own(cfg, prompts) if own is not None else [])
 
 
 def uses_llm(cfg: RunConfig) -> bool:
