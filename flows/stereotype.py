@@ -30,6 +30,7 @@ from equilens.tasks.orchestration.execution import run_heavy
 from equilens.tasks.orchestration.outage import check_llm_failures
 from equilens.tasks.orchestration.run_record import response_counts
 from equilens.tasks.orchestration.summary import RunResult
+from equilens.tasks.pipeline.answers import RESPONSE_COLUMNS
 from equilens.tasks.pipeline.prefect_tasks import answer_variants, load_prompts_task
 from equilens.tasks.storage.fingerprint import path_fingerprint
 from prefect import flow
@@ -56,9 +57,7 @@ def stereotype_assessment(config: StereotypeRunConfig) -> RunResult:
                 responses = answer_variants(config.execution, variants, config.llm,
                                       config.storage.duckdb_path, config.storage.lock_timeout)
                 summary["source"] = f"{config.llm.provider}:{config.llm.model}"
-            keep = [c for c in ("variant_id", "prompt_id", "attribute", "grp", "sample_idx", "text", "ok", "refusal",
-                                "error_class", "error_message", "attempts", "latency_s", "prompt_tokens",
-                                "completion_tokens", "cached", "cache_key", "cost") if c in responses.columns]
+            keep = [c for c in RESPONSE_COLUMNS if c in responses.columns]  # a brought file's own columns left out
             rec.save("responses", responses[keep])
             if config.validation.enabled and not scfg.responses_path:
                 rec.gate(validation.validate_responses(responses))

@@ -4,6 +4,7 @@ everything the model wrote stays escaped; a failed conversation's reason is in t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,19 @@ def test_the_markdown_artifact_and_the_junit_body_give_each_turn_then_its_answer
     evidence = find_evidence(store, run_id, 2)
     _in_order("\n".join(markdown_lines(evidence)), "I'm a", "reply1", "nights", "reply2", "raise?", "reply3")
     _in_order(plain_examples(evidence)["gender"], "I'm a", "-> reply1", "nights", "-> reply2", "raise?", "-> reply3")
+
+
+def test_a_stereotype_run_keeps_each_turn_of_its_conversations(prefect_harness, tmp_path: Path) -> None:
+    from equilens.flows.running.dispatch import flow_for
+
+    cfg = parse_config({
+        "name": "conv-st", "assessment": "stereotype", "prompts": {"items": ITEMS[:2]},
+        "stereotype": {"toxicity_model": None, "stereotype_model": None},
+        "llm": {"provider": "python", "target": "tests.test_conversation_reports:chatty", "max_retries": 0},
+        "metrics": {"bootstrap_resamples": 50},
+        "storage": {"duckdb_path": str(tmp_path / "s.duckdb"), "reports_dir": str(tmp_path / "reports")},
+    })
+    run_id = flow_for(cfg)(cfg)["run_id"]
+    turns = Store(tmp_path / "s.duckdb").query("SELECT turns FROM responses WHERE run_id = ?", [run_id])["turns"]
+    assert len(turns) == 2 and turns.notna().all()
+    assert [t["answer"][:6] for t in json.loads(turns.iloc[0])] == ["reply1", "reply2", "reply3"]
