@@ -136,14 +136,17 @@ def test_an_app_that_edits_the_messages_it_gets_rewrites_neither_the_history_nor
 
 
 
-def test_a_conversation_cut_short_resumes_at_the_turn_it_reached(tmp_path: Path) -> None:
+def test_a_conversation_cut_short_resumes_at_the_turn_it_reached(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     cfg = _cfg()
     store = Store(tmp_path / "s.duckdb")
     chat_apps.FAIL_ONCE.add(TURNS[1])
     (failed,) = run_requests([_req(cfg, TURNS)], cfg, store)
     assert not failed.ok and failed.error_message.startswith("turn 2 of 3 failed, so the conversation ends there")
     assert [c["prompt"] for c in chat_apps.CALLS] == TURNS[:2]
+    capsys.readouterr()
     (done,) = run_requests([_req(cfg, TURNS)], cfg, store)
+    assert "1 of 2 earlier turns of the conversations not yet answered come from the cache" in capsys.readouterr().err
     assert done.ok and [c["prompt"] for c in chat_apps.CALLS] == [*TURNS[:2], *TURNS[1:]]  # turn 1 not asked again
     assert done.turns[0]["answer"] == "1 messages; you first said: Hi, my name is Lakisha."
 

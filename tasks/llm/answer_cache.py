@@ -102,16 +102,18 @@ def cached_results(requests: Sequence[LLMRequest], store: Store | None) -> dict[
     return done
 
 
-def report_cached(requests: Sequence[LLMRequest], done: dict[str, LLMResult], cfg: LLMConfig) -> int:
+def report_cached(requests: Sequence[LLMRequest], done: dict[str, LLMResult], cfg: LLMConfig,
+                  what: str = "answers") -> int:
     """Say before the first call how many of the answers come from the cache and why ("N of M answers
     come from the cache (why: :func:`equilens.tasks.llm.targets.cache_reason`)"), on the console
     (stderr, beside the stage's progress lines) and in the run's log, and count them toward the run's
-    summary (:func:`equilens.tasks.llm.reuse.note_cached`); the number of such answers."""
+    summary (:func:`equilens.tasks.llm.reuse.note_cached`); the number of such answers. ``what`` they
+    are, where not the requests' own answers (a resumed conversation's earlier turns)."""
     from equilens.tasks.llm.reuse import note_cached
     from equilens.tasks.llm.targets import cache_reason
 
     cached = sum(1 for r in requests if r.cache_key in done)
-    line = note_cached(cfg, cached, len(requests), cache_reason(cfg)) if cached else None
+    line = note_cached(cfg, cached, len(requests), cache_reason(cfg), what) if cached else None
     if line is not None:
         print(line, file=sys.stderr, flush=True)
         stage_logger().info(line)

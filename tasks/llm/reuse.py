@@ -103,13 +103,14 @@ def resumed_by(cfg: LLMConfig) -> list[str]:
     return [] if run is None else list(run.resumes)
 
 
-def note_cached(cfg: LLMConfig, cached: int, total: int, reason: str) -> str | None:
+def note_cached(cfg: LLMConfig, cached: int, total: int, reason: str, what: str = "answers") -> str | None:
     """Record that ``cached`` of ``total`` answers came from the cache for ``reason`` (for the run's
-    summary); the line that says so, None when none did."""
+    summary); the line that says so, None when none did. ``what`` the answers are ("earlier turns of
+    the conversations not yet finished")."""
     if cached <= 0:
         return None
     run = _run_for(cfg)
     if run is not None:
         with _LOCK:
             run.cached[reason] = run.cached.get(reason, 0) + cached
-    return f"{cached} of {total} answers come from the cache ({reason})"
+    return f"{cached} of {total} {what} come from the cache ({reason})"
