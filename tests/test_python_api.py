@@ -69,10 +69,10 @@ def test_a_config_keeps_its_own_assessment_unless_one_is_named() -> None:
     ({"llm__cuont": 2}, ConfigError, "unknown key"),
     ({"llm__count": 0}, ConfigError, "llm.count"),
     ({"prompts": "Write about a nurse."}, InputDataError, "not a file"),
-    ({"prompts": ["ok", 3]}, InputDataError, "item 1 is int"),
+    ({"prompts": ["ok", 3]}, InputDataError, "item 2 is a number"),
     ({"prompts": []}, InputDataError, "empty"),
     ({"prompts": 5}, InputDataError, "prompts must be a file path or a list of strings, not int"),
-    ({"prompts": ["ok", ["Hi.", 2]]}, InputDataError, "item 1 is list"),
+    ({"prompts": ["ok", ["Hi.", 2]]}, InputDataError, "turn 2 of item 2 is a number (1 such item(s), counted from 1)"),
     ({"assessment": "nope"}, ConfigError, "assessment"),
 ])
 def test_build_config_refuses_bad_input_with_typed_errors(kwargs: dict, error: type, words: str) -> None:

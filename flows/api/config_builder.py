@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from equilens.tasks.config import RunConfig, config_classes, load_config, parse_config
-from equilens.tasks.errors import ConfigError, InputDataError
+from equilens.tasks.errors import ConfigError, InputDataError, json_kind
 
 SOURCE = "equilens.assess()"
 
@@ -129,8 +129,13 @@ def _prompts_section(prompts: str | os.PathLike | Iterable[str]) -> dict[str, An
     items = [list(p) if isinstance(p, (list, tuple)) else p for p in prompts]
     bad = [i for i, p in enumerate(items) if not _prompt_item(p)]
     if bad:
-        raise InputDataError(f"{SOURCE}: prompts must be strings (or, for a conversation, lists of strings); item "
-                             f"{bad[0]} is {type(items[bad[0]]).__name__} ({len(bad)} such item(s)).")
+        item = items[bad[0]]
+        turn = next((k for k, t in enumerate(item, start=1) if not isinstance(t, str)), None) \
+            if isinstance(item, list) else None
+        what = f"turn {turn} of item {bad[0] + 1} is {json_kind(item[turn - 1])}" if turn else \
+            f"item {bad[0] + 1} is {json_kind(item)}"
+        raise InputDataError(f"{SOURCE}: prompts must be strings (or, for a conversation, lists of strings); {what} "
+                             f"({len(bad)} such item(s), counted from 1).")
     if not items:
         raise InputDataError(f"{SOURCE}: prompts is an empty list.")
     return {"items": items}
