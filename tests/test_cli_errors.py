@@ -222,3 +222,15 @@ def test_duplicate_prompts_are_reported_for_every_assessment_that_reads_prompts(
                  "prompts: {items: [[Hi, 'What should I ask for?'], [Hi, 'What should I ask for?'], 'Is it fair?']}\n"
                  f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
     assert preflight(load_config(cfg))[0] == "1 duplicate prompt(s) dropped: each distinct prompt is asked once."
+
+
+def test_a_conversation_signal_at_a_turn_the_prompts_do_not_reach_is_warned_of(tmp_path: Path) -> None:
+    from equilens.flows.running.preflight import preflight
+    from equilens.tasks.config import load_config
+
+    cfg = _write(tmp_path, "c.yaml", "assessment: identity\n"
+                 "prompts: {items: [[Hi, 'What should I ask for?'], 'Is it fair?', [a, b, c]]}\n"
+                 "identity: {signals: [{name: intro, placement: conversation, at: 3, template: 'I am {name}.'}]}\n"
+                 f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
+    assert preflight(load_config(cfg)) == ["identity.signals 'intro': at 3 is past the turns of 2 of 3 prompts (the "
+                                           "shortest has 1); there the line is told just before the prompt's last turn."]

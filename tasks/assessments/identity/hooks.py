@@ -70,6 +70,24 @@ def _reader_calls(config: IdentityRunConfig, prompts: Any) -> list:  # a DataFra
                        why="one per answer to an outcome prompt" + (" the rules cannot read" if mode == "model" else ""))]
 
 
+def prompt_warnings(config: IdentityRunConfig, prompts: Any) -> list[str]:  # a DataFrame
+    """A signal told in the conversation at a turn the prompts do not reach: it goes before their last
+    turn instead (:func:`equilens.tasks.inputs.personas.place`), which the run should not do unsaid."""
+    from equilens.tasks.turns import split_turns
+
+    turns = [len(split_turns(t)) for t in prompts["text"]]
+    warnings = []
+    for signal in config.identity.signals:
+        if signal.placement != "conversation" or signal.at == 1:
+            continue
+        short = [n for n in turns if signal.at > n]  # the line would come after the prompt's last turn
+        if short:
+            warnings.append(f"identity.signals {signal.name!r}: at {signal.at} is past the turns of {len(short)} of "
+                            f"{len(turns)} prompts (the shortest has {min(short)}); there the line is told just "
+                            "before the prompt's last turn.")
+    return warnings
+
+
 def stop_targets(config: IdentityRunConfig) -> tuple[str, ...]:
     """The metrics a gap to detect is measured in, without ``execution.detect_metric``: the outcome
     gaps (amounts, yes rates, first choices)."""
