@@ -42,3 +42,15 @@ def flat(text: str) -> str:
     """The turns of a prompt text as plain paragraphs (no marker), for a prompt shown inside another
     model's question (a judge's, an outcome reader's), which must stay one message."""
     return "\n\n".join(split_turns(text))
+
+
+def unfit_prompt(items: list) -> tuple[int, int | None, object] | None:
+    """The first inline prompt that is neither text nor a list of texts: (its place, the place of its
+    first turn that is not text or None, the value at fault), counted from 1; None when all fit."""
+    for i, item in enumerate(items, start=1):
+        if not isinstance(item, list):
+            if not isinstance(item, str):
+                return i, None, item
+        elif (k := next((k for k, t in enumerate(item, start=1) if not isinstance(t, str)), None)) is not None:
+            return i, k, item[k - 1]
+    return None

@@ -9,6 +9,7 @@ from typing import Any
 
 from equilens.tasks.config import RunConfig, config_classes, load_config, parse_config
 from equilens.tasks.errors import ConfigError, InputDataError, json_kind
+from equilens.tasks.turns import unfit_prompt
 
 SOURCE = "equilens.assess()"
 
@@ -127,23 +128,15 @@ def _prompts_section(prompts: str | os.PathLike | Iterable[str]) -> dict[str, An
         raise InputDataError(f"{SOURCE}: prompts must be a file path or a list of strings, not "
                              f"{'a mapping' if isinstance(prompts, Mapping) else type(prompts).__name__}.")
     items = [list(p) if isinstance(p, (list, tuple)) else p for p in prompts]
-    bad = [i for i, p in enumerate(items) if not _prompt_item(p)]
-    if bad:
-        item = items[bad[0]]
-        turn = next((k for k, t in enumerate(item, start=1) if not isinstance(t, str)), None) \
-            if isinstance(item, list) else None
-        what = f"turn {turn} of item {bad[0] + 1} is {json_kind(item[turn - 1])}" if turn else \
-            f"item {bad[0] + 1} is {json_kind(item)}"
+    if found := unfit_prompt(items):
+        i, turn, value = found
+        what = f"turn {turn} of item {i} is {json_kind(value)}" if turn else f"item {i} is {json_kind(value)}"
+        unfit = sum(unfit_prompt([p]) is not None for p in items)
         raise InputDataError(f"{SOURCE}: prompts must be strings (or, for a conversation, lists of strings); {what} "
-                             f"({len(bad)} such item(s), counted from 1).")
+                             f"({unfit} such item(s), counted from 1).")
     if not items:
         raise InputDataError(f"{SOURCE}: prompts is an empty list.")
     return {"items": items}
-
-
-def _prompt_item(item: object) -> bool:
-    """A prompt, or a conversation: a list of its user turns, each a string."""
-    return isinstance(item, str) or (isinstance(item, list) and all(isinstance(t, str) for t in item))
 
 
 def _apply(data: dict[str, Any], dotted: str, value: Any) -> None:

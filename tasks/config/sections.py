@@ -9,6 +9,7 @@ import unicodedata
 from typing import Any, Literal
 
 from equilens.tasks.errors import json_kind
+from equilens.tasks.turns import unfit_prompt
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 _CREDENTIALS: dict[str, str] = {}  # base URL without credentials -> as given, in this process only
@@ -36,14 +37,11 @@ class PromptsConfig(StrictModel):
     @field_validator("items", mode="before")
     @classmethod
     def _items_are_prompts(cls, value: object) -> object:
-        for i, item in enumerate(value if isinstance(value, list) else [], start=1):  # named by place and kind
-            if isinstance(item, list):
-                for k, turn in enumerate(item, start=1):
-                    if not isinstance(turn, str):
-                        raise ValueError(f"item {i}, turn {k} is {json_kind(turn)}; expected the user's message as text")
-            elif not isinstance(item, str):
-                raise ValueError(f"item {i} is {json_kind(item)}; expected a prompt (text) or a conversation (a list "
-                                 "of the user's messages)")
+        if isinstance(value, list) and (found := unfit_prompt(value)):  # named by place and kind
+            i, k, bad = found
+            raise ValueError(f"item {i}, turn {k} is {json_kind(bad)}; expected the user's message as text" if k else
+                             f"item {i} is {json_kind(bad)}; expected a prompt (text) or a conversation (a list of "
+                             "the user's messages)")
         return value
 
     @model_validator(mode="after")
