@@ -236,7 +236,7 @@ def build_prompt_frame(
                                      "without it.")
             check_length(text, max_chars, at)
         for key, raw in (more[0] if more else {}).items():
-            cell = "" if raw is None or (isinstance(raw, float) and raw != raw) else str(raw).strip()
+            cell = "" if _missing(raw) else str(raw).strip()
             if not cell:
                 raise InputDataError(f"{at}: the {key!r} column is empty. Give every prompt a "
                                      f"{key}, or remove the column.")
