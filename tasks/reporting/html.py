@@ -19,6 +19,7 @@ import pandas as pd
 from equilens.tasks.errors import StorageError, clipped
 from equilens.tasks.inputs.prompts import text_hash
 from equilens.tasks.llm.base import ANSWER_CUT
+from equilens.tasks.llm.conversation import FAILED_TURN
 from equilens.tasks.metrics import METRICS
 from equilens.tasks.plain import escape  # html.escape of visible(): no raw control bytes
 from equilens.tasks.reporting.readings import unread_decisions_line
@@ -34,7 +35,6 @@ from equilens.tasks.reporting.terminal import (
     worst_pairs,
 )
 from equilens.tasks.storage.store import Store
-from equilens.tasks.turns import TURN_MARK
 from jinja2 import Environment, PackageLoader
 from markupsafe import Markup
 
@@ -69,9 +69,8 @@ def _load(store: Store, run_id: str) -> dict[str, pd.DataFrame]:
                        "FROM responses WHERE run_id = ?", [ANSWER_CUT]),
         "scores": q("SELECT text_hash, scorer, value FROM scores WHERE run_id = ?"),
         "conversation_failure": q(  # the first failed conversation's stored reason (the turn it ended at)
-            "SELECT r.error_message FROM responses r LEFT JOIN prompts p USING (run_id, prompt_id) "
-            "LEFT JOIN variants v USING (run_id, variant_id) WHERE NOT r.ok AND contains(coalesce(v.text, p.text), ?) "
-            "AND r.run_id = ? ORDER BY r.prompt_id, r.variant_id, r.sample_idx LIMIT 1", [TURN_MARK]),
+            "SELECT error_message FROM responses WHERE NOT ok AND regexp_matches(error_message, ?) AND run_id = ? "
+            "ORDER BY prompt_id, variant_id, sample_idx LIMIT 1", ["^" + FAILED_TURN.pattern]),
         "validations": q("SELECT stage, expectation, success, column_name, unexpected_count, element_count "
                          "FROM validations WHERE run_id = ?"),
         # a trend compares like with like: runs of the same name AND the same provider and model
