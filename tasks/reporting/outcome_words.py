@@ -159,7 +159,7 @@ def unread_cells(rows: pd.DataFrame) -> str:
         return ""
     answers = sum(int(n) for g in unread if isinstance(n := rates[g][1], (int, float)))
     counted = f" {answers:,}" if answers else ""
-    whose = [" and ".join(f"{g}'s" for g in cells) for cells in (unread, read)]
+    whose = [" and ".join(f"{g}'s" for g in groups) for groups in (unread, read)]
     return (f"no outcome could be read from any of {whose[0]}{counted} answers, where {whose[1]} gave them: their "
             "outcomes cannot be compared")
 
