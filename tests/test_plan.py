@@ -173,3 +173,30 @@ def test_what_the_plan_computed_is_handed_on_as_a_copy_and_only_for_the_same_inp
     listed = pd.DataFrame({"prompt_id": ["a"], "text": ["x"], "tags": [["t"]]})  # a cell that cannot be hashed
     expand(listed, 1), expand(listed, 1)
     assert len(calls) == 7  # neither is kept
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_a_streamed_prompt_file_reads_conversations_as_the_loader_does(tmp_path: Path, suffix: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file past the size read whole is streamed for the plan: its `turns` give conversations there
+    too, in a file without a `prompt` column, and `prompts.max_turns` holds."""
+    import json
+
+    from equilens.tasks.config import PromptsConfig
+    from equilens.tasks.errors import InputDataError
+    from equilens.tasks.inputs import prompt_scan
+    from equilens.tasks.turns import split_turns
+
+    monkeypatch.setattr(prompt_scan, "WHOLE_BELOW", 0)  # stream every file
+    turns = [["Hi, I'm Sam.", f"How much should I save, case {i}?"] for i in range(5)]
+    path = tmp_path / f"p{suffix}"
+    if suffix == ".jsonl":
+        path.write_text("".join(json.dumps({"turns": t}) + "\n" for t in turns))
+    else:
+        frame = pd.DataFrame({"turns": [json.dumps(t) for t in turns]})
+        frame.to_csv(path, index=False) if suffix == ".csv" else frame.to_parquet(path)
+    scan = prompt_scan.scan_prompts(PromptsConfig(path=str(path)), size=3)
+    assert scan.total == 5 and not scan.exact and len(scan.sample) == 3
+    assert all(len(split_turns(text)) == 2 for text in scan.sample["text"]), scan.sample
+    with pytest.raises(InputDataError, match=r"has 2 turns; at most 1 are read \(prompts.max_turns\)"):
+        prompt_scan.scan_prompts(PromptsConfig(path=str(path), max_turns=1), size=3)

@@ -62,7 +62,7 @@ def _read_jsonl(path: Path, column: str) -> list[tuple[int, object, dict]]:
                 f"{path}, line {i}: expected an object with key {column!r} (prompts.column) or {TURNS!r} (a "
                 f"conversation); found {keys}."
             )
-        value = _row_value(record.get(column), record.get(TURNS), f"{path}, line {i}", column, parse=False)
+        value = row_prompt(record.get(column), record.get(TURNS), f"{path}, line {i}", column, parse=False)
         rows.append((i, value, {k: record[k] for k in EXTRA_COLUMNS if k in record}))
     return rows
 
@@ -94,7 +94,7 @@ def _read_table(path: Path, column: str) -> list[tuple[int, object, dict]]:
     texts = frame[column].tolist() if column in frame.columns else [None] * len(frame)
     if TURNS in frame.columns:  # a row's conversation where it has one, else its prompt
         unit = "line" if path.suffix == ".csv" else "row"
-        texts = [_row_value(v, t, f"{path}, {unit} {n}", column) for n, v, t in zip(starts, texts, frame[TURNS], strict=True)]
+        texts = [row_prompt(v, t, f"{path}, {unit} {n}", column) for n, v, t in zip(starts, texts, frame[TURNS], strict=True)]
     return [(n, v, {k: frame[k].iloc[i] for k in extras}) for i, (n, v) in enumerate(zip(starts, texts, strict=True))]
 
 
@@ -116,7 +116,7 @@ def _record_lines(text: str, records: int) -> Sequence[int]:
     return starts[1:] if len(starts) == records + 1 else range(2, records + 2)
 
 
-def _row_value(prompt: object, turns: object, where: str, column: str, parse: bool = True) -> object:
+def row_prompt(prompt: object, turns: object, where: str, column: str, parse: bool = True) -> object:
     """A row's prompt: the list of its user turns where its ``turns`` gives a conversation, else its
     ``column`` text. A row that gives both is refused: which one is the prompt cannot be told."""
     conversation = _turns_list(turns, where, parse)
