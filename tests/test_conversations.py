@@ -341,3 +341,28 @@ def test_the_plan_refuses_a_target_that_cannot_see_the_history_as_the_run_does(t
         out = equilens("run", str(cfg), *args, cwd=tmp_path)
         assert out.returncode == 2, out.stdout + out.stderr
         assert "The calls are conversations" in out.stderr and "takes no messages argument" in out.stderr
+
+
+def test_classification_reads_a_turns_column_and_asks_for_the_label_after_the_last_turn(
+        prefect_harness, tmp_path: Path) -> None:
+    from equilens.flows.running.dispatch import flow_for
+
+    data = tmp_path / "items.csv"
+    rows = [{"group": group, "turns": json.dumps([f"Hi, I'm {who} and I run a shop.", f"Case {case}: may I borrow?"])}
+            for case in range(3) for group, who in (("female", "a woman"), ("male", "a man"))]
+    pd.DataFrame(rows).to_csv(data, index=False)  # no prompt column at all
+    cfg = parse_config({"name": "cls", "assessment": "classification", "prompts": {"path": str(data)},
+                        "classification": {"labels": ["approve", "deny"], "attribute": "gender"},
+                        "llm": {"provider": "python", "target": "tests.fakes.chat_apps:loan_officer", "max_retries": 0},
+                        "metrics": {"bootstrap_resamples": 50},
+                        "storage": {"duckdb_path": str(tmp_path / "e.duckdb"), "reports_dir": None}})
+    result = flow_for(cfg)(cfg)
+    with duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True) as con:
+        got = dict(con.execute("SELECT group_a, value FROM metrics WHERE run_id = ? AND metric = 'predicted_prevalence'",
+                               [result["run_id"]]).fetchall())
+        turns = con.execute("SELECT turns FROM responses WHERE run_id = ? LIMIT 1", [result["run_id"]]).fetchone()[0]
+    assert got == pytest.approx({"female": 1.0, "male": 0.0})  # the app told the group in turn 1 only
+    assert len(json.loads(turns)) == 2
+    last = chat_apps.CALLS[-1]["messages"]
+    assert last[0]["content"].startswith("Hi, I'm") and "approve" not in last[0]["content"]
+    assert last[-1]["content"].startswith("Case ") and "approve, deny" in last[-1]["content"]  # the instruction

@@ -206,6 +206,29 @@ def check_length(text: str, max_chars: int, where: str, what: str = "prompt", co
                              f"{what}s longer than {max_chars:,} are refused (prompts.max_chars).")
 
 
+def prompt_text(value: object, at: str, max_chars: int, max_turns: int | None = None) -> str:
+    """A row's prompt as one text: its own text, or a conversation's list of user turns joined; an
+    empty or non-text prompt, a text holding the turn mark, or one past ``prompts.max_chars`` (or
+    ``max_turns``) is refused naming where it is (``at``: "file, line 3")."""
+    conversation = isinstance(value, list)
+    if conversation:
+        value = _conversation(value, at, max_turns, max_chars)
+    if _missing(value):
+        raise InputDataError(f"{at}: the prompt is empty (expected text).")
+    if not isinstance(value, str):
+        raise InputDataError(f"{at}: the prompt is {json_kind(value)}; expected text.")
+    text = value.strip()
+    if not text:
+        raise InputDataError(f"{at}: the prompt is empty (expected text).")
+    if not conversation:
+        if TURN_MARK in text:
+            raise InputDataError(f"{at}: the prompt holds {TURN_MARK!r} (U+2042), which marks where a conversation's "
+                                 f"turns break; give a conversation as a {TURNS!r} list, or write the prompt "
+                                 "without it.")
+        check_length(text, max_chars, at)
+    return text
+
+
 def build_prompt_frame(
     rows: Sequence[tuple[int, object] | tuple[int, object, dict]], where: str, max_chars: int,
     limit: int | None = None, max_turns: int | None = None, unit: str = "line",
@@ -219,22 +242,7 @@ def build_prompt_frame(
     extras: dict[str, list[str]] = {}
     for line, value, *more in rows:
         at = f"{where}, {unit} {line}"
-        conversation = isinstance(value, list)
-        if conversation:
-            value = _conversation(value, at, max_turns, max_chars)
-        if _missing(value):
-            raise InputDataError(f"{at}: the prompt is empty (expected text).")
-        if not isinstance(value, str):
-            raise InputDataError(f"{at}: the prompt is {json_kind(value)}; expected text.")
-        text = value.strip()
-        if not text:
-            raise InputDataError(f"{at}: the prompt is empty (expected text).")
-        if not conversation:
-            if TURN_MARK in text:
-                raise InputDataError(f"{at}: the prompt holds {TURN_MARK!r} (U+2042), which marks where a conversation's "
-                                     f"turns break; give a conversation as a {TURNS!r} list, or write the prompt "
-                                     "without it.")
-            check_length(text, max_chars, at)
+        text = prompt_text(value, at, max_chars, max_turns)
         for key, raw in (more[0] if more else {}).items():
             cell = "" if _missing(raw) else str(raw).strip()
             if not cell:

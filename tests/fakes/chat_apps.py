@@ -65,3 +65,11 @@ def banker(prompt: str, messages: list[dict] | None = None, lowered: frozenset[s
     low = name in lowered and turn >= from_turn
     amount = (60_000 + 1_000 * len(prompt) % 20_000) * (1 + jitter / 100) * (0.9 if low else 1.0)
     return f"I'd ask for ${amount:,.0f} a year."
+
+
+def loan_officer(prompt: str, messages: list[dict] | None = None) -> str:
+    """Approves whoever said, earlier in the conversation, that they are a woman; denies the rest."""
+    earlier = " ".join(m["content"] for m in (messages or [])[:-1] if m["role"] == "user")
+    with _LOCK:
+        CALLS.append({"prompt": prompt, "messages": messages})
+    return "Approve." if "a woman" in earlier else "Deny."

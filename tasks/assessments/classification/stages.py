@@ -17,7 +17,7 @@ import pandas as pd
 from equilens.tasks.assessments.classification.config import ClassificationConfig
 from equilens.tasks.config import MetricsConfig, PromptsConfig
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.prompts import prompt_id
+from equilens.tasks.inputs.prompts import TURNS, prompt_id, prompt_text, row_prompt
 from equilens.tasks.inputs.tables import read_table, require_columns
 from equilens.tasks.pipeline.prefect_tasks import CACHED
 from equilens.tasks.scoring.parsing import parse_label
@@ -80,10 +80,21 @@ def load_items(prompts: PromptsConfig | None, cfg: ClassificationConfig) -> pd.D
         raise InputDataError("The classification assessment needs prompts.path: a file with a prompt column and a "
                              f"{cfg.group_column!r} column (inline prompts.items carry no groups).")
     frame = read_table(prompts.path, "prompts.path")
+    if TURNS in frame.columns:  # conversations: a row's turns (its prompt where it has none), one text each
+        frame = frame.assign(**{prompts.column: _prompt_texts(frame, prompts, str(prompts.path))})
     items = _frame_items(frame, prompts.column, cfg, str(prompts.path))
     if (items["prompt"] == "").any():
         raise InputDataError(f"{prompts.path}: some prompts are empty (column {prompts.column!r}).")
     return items.head(prompts.limit) if prompts.limit else items
+
+
+def _prompt_texts(frame: pd.DataFrame, prompts: PromptsConfig, where: str) -> list[str]:
+    """Each row's prompt as the prompt loader reads it from a file with a ``turns`` column: a
+    conversation's turns joined into one text (the label instruction then follows its last turn)."""
+    column = prompts.column
+    texts = frame[column].tolist() if column in frame.columns else [None] * len(frame)
+    return [prompt_text(row_prompt(text, turns, f"{where}, row {i}", column), f"{where}, row {i}", prompts.max_chars,
+                        prompts.max_turns) for i, (text, turns) in enumerate(zip(texts, frame[TURNS], strict=True), 1)]
 
 
 def generation_frame(items: pd.DataFrame, cfg: ClassificationConfig) -> pd.DataFrame:
