@@ -330,6 +330,25 @@ def test_a_batching_model_answers_conversations_in_waves_of_turns(tmp_path: Path
     assert [t["turn"] for t in results[0].turns] == [1, 2, 3] and results[2].turns is None
 
 
+class _FailsSecondWave(_BatchedEcho):
+    def complete_batch(self, prompts, sample_idxs, systems=None, histories=None):
+        if self.batches:
+            raise RuntimeError("the model ran out of memory")
+        return super().complete_batch(prompts, sample_idxs, systems, histories)
+
+
+def test_a_batching_model_resumes_conversations_at_the_turn_they_reached_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg, store = LLMConfig(batch_size=8, max_retries=0), Store(tmp_path / "s.duckdb")
+    convs = [_req(cfg, TURNS), _req(cfg, ["Hello.", "Bye?"])]
+    assert not any(r.ok for r in run_requests(convs, cfg, store, provider=_FailsSecondWave()))
+    capsys.readouterr()
+    provider = _BatchedEcho()
+    results = run_requests(convs, cfg, store, provider=provider)
+    assert "2 of 3 earlier turns of the conversations not yet answered come from the cache" in capsys.readouterr().err
+    assert provider.batches == [[2, 2], [4]] and all(r.ok for r in results)  # the first turns are not asked again
+
+
 def test_the_plan_refuses_a_target_that_cannot_see_the_history_as_the_run_does(tmp_path: Path) -> None:
     from tests.fakes.cli import equilens
 

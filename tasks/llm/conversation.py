@@ -61,12 +61,12 @@ def run_conversations(
     turns = {r.cache_key: split_turns(r.prompt) for r in todo}
     provider = provider or make_provider(cfg)
     check_takes_history(provider)
+    session = getattr(cfg, "session", None) is not None  # the app holds the history: whole conversations only
+    before = [] if session or store is None else [
+        LLMRequest("", 0, turn_key(r.cache_key, k)) for r in todo for k in range(len(turns[r.cache_key]) - 1)]
+    earlier = cached_results(before, store)  # a conversation cut short resumes at the turn it reached
+    report_cached(before, earlier, cfg, "earlier turns of the conversations not yet answered")
     if not provider.batched:  # one call loop per conversation, its turns in turn, conversations side by side
-        session = getattr(cfg, "session", None) is not None  # the app holds the history: whole conversations only
-        before = [] if session or store is None else [
-            LLMRequest("", 0, turn_key(r.cache_key, k)) for r in todo for k in range(len(turns[r.cache_key]) - 1)]
-        earlier = cached_results(before, store)  # a conversation cut short resumes at the turn it reached
-        report_cached(before, earlier, cfg, "earlier turns of the conversations not yet answered")
         answered = answer(todo, cfg, store, provider, progress, report=False,
                           call=TurnByTurn(turns, earlier, keep=not session and store is not None))
         done.update((r.request.cache_key, r) for r in answered)
