@@ -89,9 +89,11 @@ def _config(tmp_path: Path, llm: str, prompts: list[str], embedder: str, more: s
     return cfg
 
 
-def _start_run(cfg: Path, cwd: Path, api: dict[str, str] | None = None) -> tuple[subprocess.Popen, Lines]:
+def _start_run(cfg: Path, cwd: Path, api: dict[str, str] | None = None,
+               group: bool = False) -> tuple[subprocess.Popen, Lines]:
+    """The CLI running ``cfg``; ``group``: in a process group of its own, as a terminal starts it."""
     proc = subprocess.Popen([sys.executable, "-m", "equilens", "run", str(cfg)], cwd=cwd, env=_env(api),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=group)
     return proc, Lines(proc.stderr)
 
 
@@ -232,6 +234,23 @@ def test_sigint_during_loopback_calls_stops_and_the_rerun_asks_only_for_the_rest
     # answers the client had read are flushed; at most max_concurrency were still on the wire
     assert at_signal - 2 <= kept < calls, (at_signal, kept)
     _rerun_asks_only_for_the_rest(cfg, tmp_path, loopback, calls, kept, prefect_api_env)
+
+
+def test_ctrl_c_in_a_terminal_reaches_the_whole_group_and_still_stops_cleanly(
+    tmp_path: Path, tiny_embedder: str, loopback: FakeOpenAIServer
+) -> None:
+    """A terminal's Ctrl-C is SIGINT to every process of the group, Prefect's server too: the run still
+    records its stop with that server and exits 130 at once, without "Error logging to API"."""
+    loopback.latency = 0.5
+    cfg = _config(tmp_path, _loopback_llm(loopback.base_url), PROMPTS, tiny_embedder)
+    proc, err = _start_run(cfg, tmp_path, group=True)
+    assert _wait_for_answers(loopback, 4, proc), err.text()
+    children = psutil.Process(proc.pid).children(recursive=True)
+    sent = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    code = proc.wait(timeout=60)
+    _check_interrupted(code, time.monotonic() - sent, children, err, tmp_path / "e.duckdb")
+    assert "Error logging to API" not in err.text(), err.text()
 
 
 @pytest.mark.expensive  # the stop between shards: test_interrupt_units; shards on two workers: test_dask_cluster

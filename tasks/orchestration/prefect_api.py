@@ -3,6 +3,9 @@ or the one ``PREFECT_API_URL`` names."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from equilens.tasks.errors import EquilensError
 
 PREFECT_STARTUP_HELP = (
@@ -34,7 +37,8 @@ def start_prefect_api(attempts: int = 2) -> None:
     for _ in range(max(1, attempts)):
         server = SubprocessASGIServer()
         try:
-            server.start()
+            with _deaf_to_ctrl_c():
+                server.start()
             from equilens.tasks.orchestration.watchdog import stop_with_parent
 
             if server.server_process is not None:  # even when this process is killed (SIGKILL)
@@ -45,6 +49,25 @@ def start_prefect_api(attempts: int = 2) -> None:
             server.stop()  # kill a half-started server; the next SubprocessASGIServer() is a fresh one
     raise PrefectStartupError(PREFECT_STARTUP_HELP.format(
         detail=detail, timeout=PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()))
+
+
+@contextmanager
+def _deaf_to_ctrl_c() -> Iterator[None]:
+    """SIGINT held back in this thread while it starts the server, so the server process starts with
+    SIGINT blocked (a signal mask outlives fork and exec) and keeps it blocked: a Ctrl-C in the
+    terminal reaches the whole process group, and a server stopped by it would leave the run unable to
+    record that it stopped. The run's own handler stops the server (SIGTERM) once it has. A SIGINT
+    that comes in meanwhile reaches this process when the mask is restored."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # not POSIX
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def prefect_api_url() -> str | None:
