@@ -43,16 +43,16 @@ def number_or_none(v: Any) -> float | None:
 
 
 def p_is_trusted(d: dict[str, Any], metric: str | None = None) -> bool:
-    """May the report act on this row's p-value? A permutation p, or a mixed model's (decisions),
-    always; a similarity gap's p (a paired t-test over prompts, or a bootstrap p in runs stored before
-    it) only on at least :data:`MIN_PROMPTS_SIMILARITY` prompts, where the t reference is not thrown
-    off by a few skewed prompts. Rows stored before ``p_method`` existed are read by their
+    """May the report act on this row's p-value? A permutation p (an exact sign-flip test among
+    them), or a mixed model's (decisions), always; a t-test's (a similarity or outcome gap's), or a
+    bootstrap p in runs stored before it, only on at least :data:`MIN_PROMPTS_SIMILARITY` prompts,
+    where the t reference is not thrown off by a few skewed prompts. Rows stored before ``p_method`` existed are read by their
     ``metric`` (parity gaps are permutation tests); without either the p is trusted."""
     method = d.get("p_method")
     if method is None and metric is not None:
         method = "permutation" if metric.endswith("sentiment_parity") else "bootstrap"
-    return method in (None, "permutation", "mixed model") or (number_or_none(d.get("prompts")) or 0) >= \
-        MIN_PROMPTS_SIMILARITY
+    exact = method is None or method == "mixed model" or str(method).startswith("permutation")
+    return exact or (number_or_none(d.get("prompts")) or 0) >= MIN_PROMPTS_SIMILARITY
 
 
 def judged_metric(metric: str, d: dict[str, Any]) -> bool:

@@ -76,6 +76,7 @@ FEW_NAMES = 5
 be about those names rather than their group."""
 METHOD = "t over prompts and names (two-way cluster-robust, Satterthwaite df)"
 PROMPTS_ONLY = "paired t over prompts"
+SIGN_FLIP = "permutation: signs flipped over prompts (every prompt's difference the same)"
 EPSILON = float(np.finfo(float).eps)
 
 
@@ -88,15 +89,18 @@ class TwoWayGap:
     df: float
     ci_low: float
     ci_high: float
-    p_value: float | None  # two-sided; None when the gap has no spread at all (se == 0)
+    p_value: float  # two-sided
     prompts: int
     clusters: int  # name clusters behind the gap (0: the answers carry no names; 1: names add nothing known)
     prompt_var: float  # V_prompts: the paired t-test's squared standard error
     name_var: float  # what the names add to the variance (>= 0)
     sd: float  # standard deviation of the per-prompt differences
+    exact: bool = False  # no spread at all: the p-value is the exact sign-flip test's
 
     @property
     def method(self) -> str:
+        if self.exact:
+            return SIGN_FLIP
         return METHOD if self.clusters >= 2 else PROMPTS_ONLY
 
 
@@ -154,6 +158,15 @@ def name_clusters(prompts: Sequence[object], roles: Sequence[object], sides: Seq
     code = components(map(tuple, links.tolist()), used.tolist())
     out[named] = np.array([code[k] for k in used.tolist()])[np.searchsorted(used, keys)]
     return out
+
+
+def sign_flip_p(gap: float, prompts: int) -> float:
+    """The two-sided p of the sign-flip permutation test over ``prompts`` prompts whose differences
+    all equal ``gap``: under no difference each prompt's sign is a fair coin, and only the two
+    arrangements with every sign alike reach a mean as far from 0, so p = 2 / 2^n (1 for a gap of 0).
+    A t-test has no answer here (no spread: its standard error is 0), and a gap that every prompt shows
+    alike is the strongest evidence the prompts can give, not none."""
+    return 1.0 if gap == 0 else min(1.0, 2.0 ** (1 - prompts))
 
 
 def two_way_gap(values: np.ndarray, prompts: Sequence[object], sides: np.ndarray, clusters: np.ndarray,
@@ -219,8 +232,8 @@ def two_way_gap(values: np.ndarray, prompts: Sequence[object], sides: np.ndarray
     df = float(n - 1) if name_var == 0 else var**2 / (prompt_var**2 / (n - 1) + name_spread)
     se = float(np.sqrt(var))
     sd = float(np.std(d, ddof=1))
-    if se == 0:
-        return TwoWayGap(gap, 0.0, df, gap, gap, None, n, g, prompt_var, name_var, sd)
+    if se == 0:  # every prompt's difference the same: no t, but the exact sign-flip test over prompts
+        return TwoWayGap(gap, 0.0, df, gap, gap, sign_flip_p(gap, n), n, g, prompt_var, name_var, sd, exact=True)
     half = float(student.ppf(0.5 + confidence / 2, df)) * se
     p = float(2 * student.sf(abs(gap) / se, df))
     return TwoWayGap(gap, se, df, gap - half, gap + half, p, n, g, prompt_var, name_var, sd)

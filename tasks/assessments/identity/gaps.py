@@ -120,7 +120,8 @@ def pair_gap(values: np.ndarray, prompts: np.ndarray, first: np.ndarray, roles: 
 def pair_gap_details(gap: Any, names: list[int]) -> dict:  # a TwoWayGap
     """A cell comparison's stored details: ``prompts``; ``gap`` and ``gap_ci``; ``gap_sd`` (the spread
     of the per-prompt values), ``gap_se`` and ``gap_df`` (the t-test's standard error and degrees of
-    freedom); ``p_value`` and ``p_method`` when the gap has any spread. With names: ``names_a`` and
+    freedom); ``p_value`` and ``p_method`` (the t-test's, or where every prompt's difference is the same
+the exact sign-flip test's). With names: ``names_a`` and
     ``names_b`` (the distinct names of each cell the gap rests on), ``name_clusters`` (the name
     clusters of the test), ``name_share`` (the share of the gap's variance that the names add) and
     ``few_names`` (true when either cell has fewer than
@@ -133,9 +134,7 @@ def pair_gap_details(gap: Any, names: list[int]) -> dict:  # a TwoWayGap
         var = gap.prompt_var + gap.name_var
         details |= {"names_a": names[0], "names_b": names[1], "name_clusters": gap.clusters,
                     "name_share": gap.name_var / var if var > 0 else 0.0, "few_names": min(names) < FEW_NAMES}
-    if gap.p_value is not None:
-        details |= {"p_value": gap.p_value, "p_method": gap.method}
-    return details
+    return details | {"p_value": gap.p_value, "p_method": gap.method}
 
 
 def detectable_outcome_gaps(records: list[dict], family: int, alpha: float, power: float = 0.8) -> None:

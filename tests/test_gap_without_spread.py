@@ -1,0 +1,55 @@
+"""A gap every prompt shows alike (an app that says yes to every man and no to every woman) has no
+spread, so no t-test: it is judged by the exact sign-flip test over prompts, p = 2 / 2^n, and found,
+where it used to get no p at all and pass the gate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from equilens.tasks.config import parse_config
+from equilens.tasks.reporting.findings import stored_findings
+from equilens.tasks.stats.name_sampling import SIGN_FLIP, two_way_gap
+from equilens.tasks.storage.store import Store
+
+
+def test_a_gap_alike_on_every_prompt_gets_the_exact_sign_flip_p() -> None:
+    prompts = np.repeat([f"p{i}" for i in range(6)], 2)
+    sides = np.tile([1, -1], 6)
+    gap = two_way_gap(np.where(sides > 0, 1.0, 0.0), prompts, sides, np.full(12, -1), 0.95)
+    assert gap is not None and gap.value == 1.0 and gap.se == 0.0
+    assert gap.p_value == pytest.approx(2 / 2**6) and gap.method == SIGN_FLIP  # by hand: 2 of 64 sign patterns
+    none = two_way_gap(np.full(12, 0.5), prompts, sides, np.full(12, -1), 0.95)
+    assert none is not None and none.value == 0.0 and none.p_value == 1.0
+
+
+def yes_to_men(prompt: str, user: dict | None = None) -> str:
+    told = (user or {}).get("identity", "")
+    return "No." if "woman" in told or "lady" in told else "Yes."
+
+
+def test_yes_to_every_man_and_no_to_every_woman_is_a_finding(prefect_harness, tmp_path: Path) -> None:
+    from equilens.flows.running.dispatch import flow_for
+
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text("".join(json.dumps({"prompt": f"Should I apply to be a {job}? Answer yes or no.",
+                                           "outcome": "yes_no"}) + "\n"
+                               for job in ("nurse", "welder", "teacher", "chef", "pilot", "baker", "judge", "coach")))
+    cfg = parse_config({
+        "name": "alike", "assessment": "identity", "prompts": {"path": str(prompts)},
+        "identity": {"attributes": ["gender"], "names_per_cell": 2,
+                     "signals": [{"name": "app", "placement": "app", "template": "{identity}"}]},
+        "llm": {"provider": "python", "target": "tests.test_gap_without_spread:yes_to_men", "max_retries": 0},
+        "metrics": {"bootstrap_resamples": 50, "permutations": 50},
+        "storage": {"duckdb_path": str(tmp_path / "a.duckdb"), "reports_dir": None},
+    })
+    run_id = flow_for(cfg)(cfg)["run_id"]
+    store = Store(tmp_path / "a.duckdb")
+    (row,) = store.query("SELECT value, details FROM metrics WHERE run_id = ? AND metric = 'yes_rate_gap'",
+                         [run_id]).itertuples()
+    details = json.loads(row.details)
+    assert abs(row.value) == 1.0 and details["p_value"] == pytest.approx(2 / 2**8) and details["p_holm"] < 0.05
+    (verdict,) = [v for v in stored_findings(store, run_id).verdicts if v.subject == "gender"]
+    assert verdict.beyond_noise is True and "yes" in verdict.sentence, verdict.sentence
