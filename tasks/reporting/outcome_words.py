@@ -104,11 +104,13 @@ def crossed_pattern(attribute: str, rows: pd.DataFrame, alpha: float) -> list[st
             if "gap" in d and beyond_noise(d, r["metric"], alpha):
                 found.append((r, d, a, b))
             elif (m := number_or_none(d.get("min_detectable_gap"))) is not None:
-                detectable.append((m, d.get("kind")))
+                detectable.append((m, d.get("kind"), number_or_none(d.get("largest_gap"))))
         if not found:
             smallest = max(detectable, default=None, key=lambda md: md[0])
-            size = ("" if smallest is None else f" (the smallest detectable about {smallest[0]:.1%})"
-                    if smallest[1] == "number" else f" (the smallest detectable about {smallest[0] * 100:.1f} points)")
+            size = ("" if smallest is None
+                    else " (no such gap could be shown)" if smallest[2] is not None and smallest[0] > smallest[2]
+                    else f" (the smallest detectable about {smallest[0]:.1%})" if smallest[1] == "number"
+                    else f" (the smallest detectable about {smallest[0] * 100:.1f} points)")
             if others:
                 out.append(f"{name}: no gap beyond chance{size}")
             continue
@@ -119,7 +121,7 @@ def crossed_pattern(attribute: str, rows: pd.DataFrame, alpha: float) -> list[st
         others_name = " and ".join(n for j, n in enumerate(names) if j != i)
         where = (f"in every {others_name} ({len(within)})" if len(within) == len(others) and len(others) > 2
                  else f"in both {others_name}s" if len(within) == len(others) == 2
-                 else f"for {', '.join(sorted(within))} only, of {len(others)} {others_name}s")
+                 else f"for {', '.join(sorted(within))}, of {len(others)} {others_name}s (not beyond chance in the others)")
         out.append(f"{name}: {lead}, {where}")
     return out
 

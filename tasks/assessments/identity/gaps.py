@@ -76,9 +76,11 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
                                         attribute=label, group_a=a, group_b=b))
                 continue
             gap, details = found
+            bound = largest_gap(str(kind), len(cells))  # the interval kept to the gaps there can be
+            low, high = max(gap.ci_low, -bound), min(gap.ci_high, bound)
             details |= {"noise_floor": 0.0, "noise_floor_method": "none: a difference of means over prompts",
-                        "kind": str(kind), "largest_gap": largest_gap(str(kind), len(cells)), **read}
-            rows.append(estimate_row(pair_metric, Estimate(gap.value, gap.ci_low, gap.ci_high, gap.prompts),
+                        "kind": str(kind), "largest_gap": bound, "gap_ci": [low, high], **read}
+            rows.append(estimate_row(pair_metric, Estimate(gap.value, low, high, gap.prompts),
                                      attribute=label, group_a=a, group_b=b, details=details))
     return rows
 

@@ -255,8 +255,8 @@ def test_identity_run_finds_lower_offers_for_one_cell_and_stores_its_names(prefe
     assert len(openai_server.requests) == 24 * 8 * 2
     verdict = next(v for v in result["verdicts"] if v.startswith("gender x race:"))
     # the pattern in words, one clause per attribute: the gap is the female-black cell's alone
-    assert "gender: amounts for female users are" in verdict and "for black only, of 4 races" in verdict, verdict
-    assert "race: amounts for black users are" in verdict and "for female only, of 2 genders" in verdict, verdict
+    assert "gender: amounts for female users are" in verdict and "for black, of 4 races (not beyond chance" in verdict, verdict
+    assert "race: amounts for black users are" in verdict and "for female, of 2 genders (not beyond" in verdict, verdict
     assert "for every $1.00" in verdict and "worst off: female-black" in verdict, verdict
     with duckdb.connect(str(tmp_path / "i.duckdb"), read_only=True) as con:
         stored = con.execute("SELECT count(*), count(DISTINCT cell) FROM identity_names WHERE run_id = ?",
