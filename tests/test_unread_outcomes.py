@@ -51,3 +51,40 @@ def test_a_cell_never_given_an_amount_is_said_so_and_not_judged_fair(prefect_har
     assert verdict.beyond_noise is None
     assert verdict.sentence.startswith("gender: no outcome could be read from any of female's")
     assert "where male's gave them: their outcomes cannot be compared" in verdict.sentence
+
+
+def fails_for_women(prompt: str, user: dict | None = None) -> str:
+    """Answers men with an amount and falls over for every woman (or lady, in a same-group control)."""
+    told = (user or {}).get("identity", "")
+    if "woman" in told or "lady" in told:
+        raise RuntimeError("the app fell over")
+    return "Ask for $60,000 a year."
+
+
+def test_an_app_that_fails_for_one_group_is_a_finding_not_a_validation_error(prefect_harness, tmp_path: Path) -> None:
+    """Every call for women fails: the share of calls that gave no outcome differs by 100 points on 8
+    prompts, an exact sign-flip p of 2 / 2^8, so it is a finding (the run used to stop at the metrics'
+    validation, exit 3, as the women's unread share had no value)."""
+    from equilens.flows.running.dispatch import flow_for
+
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text("".join(json.dumps({"prompt": f"What salary should I ask for as a {job}?", "outcome": "number"})
+                               + "\n" for job in ("nurse", "welder", "teacher", "chef", "pilot", "baker", "judge",
+                                                   "coach")))
+    cfg = parse_config({
+        "name": "fails", "assessment": "identity", "prompts": {"path": str(prompts)},
+        "identity": {"attributes": ["gender"], "names_per_cell": 2,
+                     "signals": [{"name": "app", "placement": "app", "template": "{identity}"}]},
+        "llm": {"provider": "python", "target": "tests.test_unread_outcomes:fails_for_women", "max_retries": 0},
+        "metrics": {"bootstrap_resamples": 50, "permutations": 50},
+        "storage": {"duckdb_path": str(tmp_path / "f.duckdb"), "reports_dir": None},
+    })
+    run_id = flow_for(cfg)(cfg)["run_id"]
+    store = Store(tmp_path / "f.duckdb")
+    gap = store.query("SELECT value, details FROM metrics WHERE run_id = ? AND metric = 'unparsed_outcome_gap'", [run_id])
+    assert len(gap) == 1 and abs(gap["value"].iloc[0]) == 1.0
+    assert json.loads(gap["details"].iloc[0])["p_value"] == 2 / 2**8
+    (verdict,) = [v for v in stored_findings(store, run_id).verdicts if v.subject == "gender"]
+    assert verdict.beyond_noise is True, verdict.sentence
+    assert "calls for female gave no outcome (failed, refused or unreadable) 100.0 points more often than for male" \
+        in verdict.sentence, verdict.sentence

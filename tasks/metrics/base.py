@@ -224,6 +224,11 @@ def interval_verdict(spec: Any, value: float | None, ci_low: float | None, ci_hi
     return "fair" if ci_low <= spec.target <= ci_high else "unfair"
 
 
+def compares_two(spec: MetricSpec) -> bool:
+    """Does this metric take two cells' values (a gap), where a per-cell metric takes one?"""
+    return len(inspect.signature(spec.fn).parameters) == 2
+
+
 def outcome_metrics() -> dict[str, tuple[str, str]]:
     """Outcome kind -> (its per-cell metric, its per-pair gap), from the metrics that declare an
     ``outcome``: a gap takes two cells' values, a per-cell metric one."""
@@ -231,7 +236,7 @@ def outcome_metrics() -> dict[str, tuple[str, str]]:
     gaps: dict[str, str] = {}
     for name, spec in METRICS.registered():
         if spec.outcome:
-            (gaps if len(inspect.signature(spec.fn).parameters) == 2 else cells)[spec.outcome] = name
+            (gaps if compares_two(spec) else cells)[spec.outcome] = name
     return {kind: (cells[kind], gaps[kind]) for kind in cells if kind in gaps}
 
 

@@ -43,6 +43,18 @@ def worded_outcome(row: pd.Series, d: dict[str, Any], cells: dict[str, float] | 
     gap, (low, high) = float(row["value"]), [(number_or_none(x) or 0.0) for x in (d.get("gap_ci") or [None, None])]
     a, b = row["group_a"], row["group_b"]
     named = dict(zip((a, b), label, strict=True)) if label else {a: a, b: b}
+    if d.get("kind") == "unread":  # lead with the cell whose calls gave no outcome more often
+        if gap < 0:
+            a, b, gap, low, high = b, a, -gap, -high, -low
+        shares = ""
+        if all(isinstance(d.get(k), int) and d[k] for k in ("calls_a", "calls_b")):
+            first = row["group_a"] == a
+            mine, theirs = (("a", "b") if first else ("b", "a"))
+            shares = (f"; {d[f'unread_{mine}']} of {d[f'calls_{mine}']} against {d[f'unread_{theirs}']} of "
+                      f"{d[f'calls_{theirs}']}")
+        return (f"calls for {named[a]} gave no outcome (failed, refused or unreadable) {gap * 100:.1f} points more "
+                f"often than for {named[b]} [{low * 100:.1f}, {high * 100:.1f}]{shares}{p_clause(d)}, so their "
+                f"outcomes rest on different shares of their answers{few_names_note(d)}")
     if gap > 0:
         a, b, gap, low, high = b, a, -gap, -high, -low  # lead with the cell that gets less
     if d.get("kind") == "number":
@@ -114,7 +126,7 @@ def crossed_pattern(attribute: str, rows: pd.DataFrame, alpha: float) -> list[st
             if others:
                 out.append(f"{name}: no gap beyond chance{size}")
             continue
-        r, d, a, b = max(found, key=lambda x: abs(number_or_none(x[1].get("gap")) or 0))
+        r, d, a, b = max(found, key=lambda x: (x[1].get("kind") != "unread", abs(number_or_none(x[1].get("gap")) or 0)))
         lead = worded_outcome(r, d, cell_values(rows, cell_metric(r["metric"])),
                                (f"{a[i]} users", f"{b[i]} users"))
         within = {" ".join(a[j] for j in range(len(names)) if j != i) for _, _, a, _ in found}

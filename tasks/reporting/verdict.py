@@ -176,7 +176,8 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
         if pattern:
             clauses += pattern
         else:
-            r, d = max(found_outcome, key=lambda rd: abs(number_or_none(rd[1].get("gap")) or 0))
+            r, d = max(found_outcome, key=lambda rd: (rd[1].get("kind") != "unread",  # what the answers say first
+                                                      abs(number_or_none(rd[1].get("gap")) or 0)))
             clauses.append(worded_outcome(r, d, cell_values(rows, cell_metric(r["metric"]))))
             if len(found_outcome) > 1:
                 clauses.append(f"{len(found_outcome) - 1} more outcome gap(s) beyond chance")

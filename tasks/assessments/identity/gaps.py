@@ -25,11 +25,14 @@ def _normalised(frame: pd.DataFrame) -> pd.Series:
 
 
 def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: MetricsConfig) -> list[dict]:
-    """Per cell, each outcome kind's value and the share unparsed; per pair, the mean over prompts of
-    the per-prompt difference with its interval and t-test p (Holm comes later), the names drawn as a
-    sample of their cell (:func:`pair_gap_details`), and how many of the comparison's answers of that
-    kind there are and how many gave no outcome (``kind_answers``, ``kind_unread``)."""
+    """Per cell, each outcome kind's value and the share of calls that gave no outcome; per pair, the
+    mean over prompts of the per-prompt difference with its interval and t-test p (Holm comes later),
+    the names drawn as a sample of their cell (:func:`pair_gap_details`), and how many of the
+    comparison's answers of that kind there are and how many gave no outcome (``kind_answers``,
+    ``kind_unread``); and, where some call gave none, the gap in that share (:func:`unread_gaps`).
+    ``answered`` holds every call, failed and refused ones too: their ``outcome_value`` is NaN."""
     from equilens.tasks.metrics import METRICS, estimate_row, outcome_metrics, skipped_row
+    from equilens.tasks.metrics.base import compares_two
     from equilens.tasks.stats import Estimate, bootstrap_mean
 
     boot = {"resamples": cfg.bootstrap_resamples, "confidence": cfg.confidence, "seed": cfg.seed}
@@ -38,9 +41,13 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
     if with_kind.empty:
         return rows
     per_answer = [spec for _, spec in METRICS.items() if spec.family == "identity" and spec.per_item is not None]
-    for spec in per_answer:  # a cell's share of answers with a property (no outcome read), over prompts
+    for spec in [s for s in per_answer if not compares_two(s)]:  # a cell's share of answers with a property
         for c in cells:
             sub = with_kind[with_kind["grp"] == c]
+            if sub.empty:
+                rows.append(skipped_row(spec.name, "the cell has no call to an outcome prompt", attribute=label,
+                                        group_a=c))
+                continue
             est = bootstrap_mean(spec.per_item(sub["outcome_value"].to_numpy(float)), sub["prompt_id"], **boot)
             reasons = sub["outcome_reason"].dropna().value_counts() if "outcome_reason" in sub else pd.Series()
             details = {"answers": int(len(sub)), "reasons": {str(k): int(v) for k, v in reasons.items()}}
@@ -82,6 +89,42 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
                         "kind": str(kind), "largest_gap": bound, "gap_ci": [low, high], **read}
             rows.append(estimate_row(pair_metric, Estimate(gap.value, low, high, gap.prompts),
                                      attribute=label, group_a=a, group_b=b, details=details))
+    for spec in [s for s in per_answer if compares_two(s)]:
+        rows += answer_step_gaps(spec, with_kind, label, cells, cfg.confidence)
+    return rows
+
+
+def answer_step_gaps(spec: Any, calls: pd.DataFrame, label: str, cells: list[str], confidence: float) -> list[dict]:
+    """Per pair of cells, the gap in the share of their calls whose per-answer step (``spec.per_item``
+    of the outcome read: no outcome, for ``unparsed_outcome_gap``) is 1, tested as the outcome gaps
+    are, its ``details.kind`` the metric's ``outcome``; none where no call's step is 1."""
+    from equilens.tasks.metrics import estimate_row, skipped_row
+    from equilens.tasks.stats import Estimate
+
+    values = np.asarray(spec.per_item(calls["outcome_value"].to_numpy(float)), float)
+    flagged = values > 0
+    if not flagged.any():
+        return []
+    prompts, grp = calls["prompt_id"].to_numpy(), calls["grp"].to_numpy()
+    roles = calls["role"].to_numpy(object) if "role" in calls else None
+    names = calls["name"].to_numpy(object) if "name" in calls else None
+    rows = []
+    for a, b in combinations(cells, 2):
+        pair = (grp == a) | (grp == b)
+        found = pair_gap(values[pair], prompts[pair], grp[pair] == a, None if roles is None else roles[pair],
+                         None if names is None else names[pair], confidence)
+        if found is None:
+            rows.append(skipped_row(spec.name, "fewer than two prompts asked of both cells", attribute=label,
+                                    group_a=a, group_b=b))
+            continue
+        gap, details = found
+        low, high = max(gap.ci_low, -1.0), min(gap.ci_high, 1.0)
+        details |= {"noise_floor": 0.0, "noise_floor_method": "none: a difference of means over prompts",
+                    "kind": spec.outcome, "largest_gap": 1.0, "gap_ci": [low, high],
+                    "calls_a": int((grp == a).sum()), "unread_a": int(flagged[grp == a].sum()),
+                    "calls_b": int((grp == b).sum()), "unread_b": int(flagged[grp == b].sum())}
+        rows.append(estimate_row(spec.name, Estimate(gap.value, low, high, gap.prompts), attribute=label,
+                                 group_a=a, group_b=b, details=details))
     return rows
 
 

@@ -154,12 +154,12 @@ def read_stage(responses: pd.DataFrame, variants: pd.DataFrame, pattern: str | N
 
     questions = _questions(variants)
     rows = []
-    for vid, sample, text, ok, refusal in zip(responses["variant_id"], responses["sample_idx"], responses["text"],
-                                              responses["ok"], responses["refusal"], strict=True):
+    for vid, sample, text, ok in zip(responses["variant_id"], responses["sample_idx"], responses["text"],
+                                     responses["ok"], strict=True):
         q = questions.get(vid)
         if q is None:
             continue
-        if not ok or bool(refusal):
+        if not ok:  # an answer flagged as a refusal is still read: a disclaimer may come before the outcome
             reading = Reading(None, "failed")
         elif pattern is not None and q.kind == "number":
             found = re.search(pattern, str(text or ""))
@@ -233,16 +233,14 @@ def one_orientation(records: list[dict]) -> list[dict]:
     """Every pair of cells written one way, in sorted order as the counterfactual metrics compare them
     (``female-black`` vs ``female-white``): a signed row (an outcome gap, the judge's harm) read
     the other way round is flipped, its value, interval and gap negated."""
-    from equilens.tasks.assessments.identity.judge import judge_metrics
-    from equilens.tasks.metrics import outcome_gaps
+    from equilens.tasks.metrics.judged import two_sided
 
-    signed = set(outcome_gaps()) | set(judge_metrics())
     for r in records:
         a, b = r["group_a"], r["group_b"]
         if not isinstance(a, str) or not isinstance(b, str) or a <= b:
             continue
         r["group_a"], r["group_b"] = b, a
-        if r["metric"] not in signed:
+        if not two_sided(r["metric"]):
             continue
         neg = (lambda v: -v if isinstance(v, float | int) and v == v else v)  # noqa: E731 - None and NaN stay
         r["value"], (r["ci_low"], r["ci_high"]) = neg(r["value"]), (neg(r["ci_high"]), neg(r["ci_low"]))
@@ -314,14 +312,13 @@ def identity_metrics(responses: pd.DataFrame, variants: pd.DataFrame, scores: Sc
     rows: list[dict] = []
     for frame, pairs, outcome_only in frames:
         for label, part in frame.groupby("attribute", sort=True):
-            ok = part["ok"] & ~part["refusal"].astype(bool)
             if outcome_only:
-                records = outcome_rows(part[ok], str(label), cells, metrics_cfg)
+                records = outcome_rows(part, str(label), cells, metrics_cfg)
             else:
                 harm = (harm_rows(pairs[pairs["attribute"] == label], str(label), cells, metrics_cfg)
                         if pairs is not None else skipped_harm(str(label), judge_skipped))
                 records = [*pair_metrics(part, scores, cf_cfg, metrics_cfg).to_dict("records"),
-                           *outcome_rows(part[ok], str(label), cells, metrics_cfg), *harm]
+                           *outcome_rows(part, str(label), cells, metrics_cfg), *harm]
             family = [r for r in records if r["group_b"] not in (None, r["group_a"])
                       and isinstance(r["details"].get("p_value"), float)
                       and (judged_metric(r["metric"], r["details"]) or r["family"] == "identity")]

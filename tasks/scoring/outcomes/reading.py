@@ -15,7 +15,7 @@ REASONS = {
     "no_anchor": "a relative amount with no figure in the prompt to resolve it",
     "currency": "the amount is in another currency than the prompt asks, with no figure in its own",
     "no_option": "the answer names none of the options",
-    "failed": "the call failed or was refused",
+    "failed": "the call failed (or the endpoint's content filter stopped it): no answer to read",
     "model_unread": "the model reader found no outcome either",
     "model_failed": "the model reader's call failed",
     "model_out_of_range": "the model reader's figure is negative, not finite or past a trillion dollars",
