@@ -81,6 +81,7 @@ def test_a_fair_application_passes_the_gate(tmp_path: Path, prefect_api_env: dic
     ((), "execution: {fail_on: findings}\n", "fail_on 'findings': use one of never, finding"),
     (("--junit", "no/such/folder/x.xml"), "", "--junit no/such/folder/x.xml: the folder no/such/folder does not exist"),
     (("--junit", "x.xml", "--plan"), "", "--junit goes with a run"),
+    (("--junit", "."), "", "--junit . is a folder; name the file to write"),
 ])
 def test_bad_gate_input_is_one_paragraph_and_exit_2_before_any_call(
         tmp_path: Path, args: tuple, extra: str, message: str) -> None:
@@ -88,6 +89,36 @@ def test_bad_gate_input_is_one_paragraph_and_exit_2_before_any_call(
     out = equilens("run", "c.yaml", *args, cwd=tmp_path)
     assert out.returncode == 2 and out.stderr.startswith("error: ") and message in out.stderr, out.stderr
     assert "Traceback" not in out.stdout + out.stderr and not (tmp_path / "e.duckdb").exists()
+
+
+def test_junit_counts_test_cases_with_one_failure_each_and_skips_what_could_judge_nothing() -> None:
+    """Two verdicts, one reporting three findings and one that could judge nothing: 2 test cases,
+    1 failure (with all three findings in its body), 1 skipped, as JUnit readers count them."""
+    from equilens.tasks.reporting.findings import Finding, Judged, junit_xml
+    from equilens.tasks.reporting.verdict import Verdict
+
+    found = [Finding("race", "number_outcome_gap", [a, "white"], -0.1, [-0.2, -0.05], 0.01, "target 0", "race: ...")
+             for a in ("black", "asian", "hispanic")]
+    judged = Judged([Verdict("race", True, "race: amounts differ."), Verdict("race | pricing", None, "too few")], found)
+    suite = ET.fromstring(junit_xml(judged, "s", {"race": "A: ...\nB: ..."})).find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("2", "1", "1")
+    race, pricing = suite.findall("testcase")
+    (failure,) = race.findall("failure")
+    assert failure.text.count("metric number_outcome_gap") == 3 and "an example pair of answers:\nA: ..." in failure.text
+    assert pricing.find("skipped") is not None
+
+
+def test_a_run_that_ends_without_a_verdict_still_writes_junit(tmp_path: Path, prefect_api_env: dict[str, str]) -> None:
+    (tmp_path / "down_app.py").write_text("def answer(prompt, system=None):\n    raise ConnectionError('down')\n")
+    (tmp_path / "c.yaml").write_text(
+        f"name: down\nprompts: {{items: {json.dumps(PROMPTS)}}}\ncounterfactual: {{attributes: [gender], "
+        "detect_names: false}\nllm: {provider: python, target: 'down_app:answer', max_retries: 0}\n"
+        "storage: {duckdb_path: e.duckdb, reports_dir: null}\n")
+    out = equilens("run", "c.yaml", "--fail-on-finding", "--junit", "fairness.xml", cwd=tmp_path, api=prefect_api_env)
+    assert out.returncode == 4, out.stdout + out.stderr
+    suite = ET.parse(tmp_path / "fairness.xml").getroot().find("testsuite")
+    (error,) = suite.iter("error")
+    assert suite.get("errors") == "1" and "down" in error.get("message") + (error.text or "")
 
 
 def test_assert_no_finding_raises_with_the_verdict_in_a_team_s_own_test(tmp_path: Path, prefect_harness) -> None:

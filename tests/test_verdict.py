@@ -143,6 +143,7 @@ def test_too_few_prompts_for_the_permutation_test_is_said_instead_of_a_detectabl
     (v,) = verdicts(rows)
     assert v.sentence == ("race: no difference can be shown with 6 prompts: the permutation test needs at least 10 "
                           "to reach p_holm < 0.05 across 15 pairs. Add prompts.")
+    assert v.beyond_noise is None  # unknown, not "no difference": JUnit marks it skipped
 
 
 def test_one_rule_decides_which_p_values_the_report_trusts():

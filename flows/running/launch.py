@@ -119,6 +119,8 @@ def run_command(pick_flow: FlowPicker, assessment: str | None = None) -> Callabl
             raise fail("--detect goes with --plan: equilens run CONFIG --plan --detect 0.05 runs a pilot and plans.")
         if junit is not None and (plan or detect is not None):
             raise fail("--junit goes with a run, not with --plan.")
+        if junit is not None and junit.is_dir():
+            raise fail(f"--junit {junit} is a folder; name the file to write, such as {junit / 'fairness.xml'}.")
         if junit is not None and not junit.parent.resolve().is_dir():
             raise fail(f"--junit {junit}: the folder {junit.parent} does not exist; create it or name a file in an "
                        "existing folder (nothing was run).")
@@ -198,6 +200,10 @@ def run_config(config: Path, set_: list[str], db: Path | None, debug: bool, pick
                 import traceback
 
                 traceback.print_exc()
+            if junit is not None:  # a CI reporter shows why there is no verdict
+                from equilens.tasks.reporting.findings import junit_error_xml
+
+                junit.write_text(junit_error_xml(config.stem, str(err)), encoding="utf-8")
             raise fail(str(err), err.exit_code) from None
     _finish(result, cfg.storage.duckdb_path, junit)
 

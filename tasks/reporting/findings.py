@@ -121,31 +121,52 @@ def gate_message(judged: Judged) -> str:
 
 
 def junit_xml(judged: Judged, suite: str, examples: dict[str, str] | None = None, seconds: float = 0.0) -> str:
-    """JUnit XML of a run's verdicts: a test case per verdict (an attribute, a task, a family), a
-    ``<failure>`` per finding whose message is the verdict sentence and whose body holds the finding's
-    numbers and ``examples[subject]`` (an example pair of answers, as text); a verdict that could judge
-    nothing is ``<skipped>``. Every text is escaped by the XML writer."""
+    """JUnit XML of a run's verdicts: a test case per verdict (an attribute, a task, a family) with one
+    ``<failure>`` when it reports findings, its message the verdict sentence and its body each
+    finding's numbers and ``examples[subject]`` (an example pair of answers, as text); a verdict that
+    could judge nothing is ``<skipped>``. The suite counts test cases, as JUnit readers do. Every text
+    is escaped by the XML writer."""
     import xml.etree.ElementTree as ET
 
     from equilens.tasks.plain import visible
 
     examples = examples or {}
+    failing = {f.subject for f in judged.findings}
     root = ET.Element("testsuites", name="equilens")
     cases = ET.SubElement(root, "testsuite", name=visible(suite), tests=str(len(judged.verdicts)),
-                          failures=str(len(judged.findings)),
-                          skipped=str(sum(v.beyond_noise is None for v in judged.verdicts)), time=f"{seconds:.3f}")
+                          failures=str(sum(v.subject in failing for v in judged.verdicts)),
+                          skipped=str(sum(v.beyond_noise is None and v.subject not in failing for v in judged.verdicts)),
+                          time=f"{seconds:.3f}")
     for v in judged.verdicts:
         case = ET.SubElement(cases, "testcase", classname=visible(f"equilens.{suite}"), name=visible(v.subject))
         mine = [f for f in judged.findings if f.subject == v.subject]
-        for f in mine:
-            numbers = (f"metric {f.metric}; groups {' vs '.join(f.groups)}; value {f.value}; interval {f.interval}; "
-                       f"p_holm {f.p_holm}; direction {f.direction}")
-            body = "\n\n".join(x for x in (numbers, examples.get(v.subject, "")) if x)
-            failure = ET.SubElement(case, "failure", message=visible(v.sentence), type=visible(f.metric))
+        if mine:
+            numbers = [f"metric {f.metric}; groups {' vs '.join(f.groups)}; value {f.value}; interval {f.interval}; "
+                       f"p_holm {f.p_holm}; direction {f.direction}" for f in mine]
+            example = examples.get(v.subject, "")
+            body = "\n".join(numbers) + (f"\n\nan example pair of answers:\n{example}" if example else "")
+            failure = ET.SubElement(case, "failure", message=visible(v.sentence),
+                                    type=visible(", ".join(dict.fromkeys(f.metric for f in mine))))
             failure.text = visible(body)
-        if not mine and v.beyond_noise is None:
+        elif v.beyond_noise is None:
             ET.SubElement(case, "skipped", message=visible(v.sentence))
-        elif not mine:
+        else:
             ET.SubElement(case, "system-out").text = visible(v.sentence)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def junit_error_xml(suite: str, message: str) -> str:
+    """JUnit XML of a run that ended without a verdict (a validation gate, the application's calls
+    failing): one test case with an ``<error>`` whose message says why, so a CI reporter shows the
+    failure where it would show a finding."""
+    import xml.etree.ElementTree as ET
+
+    from equilens.tasks.plain import visible
+
+    root = ET.Element("testsuites", name="equilens")
+    cases = ET.SubElement(root, "testsuite", name=visible(suite), tests="1", failures="0", errors="1", skipped="0")
+    case = ET.SubElement(cases, "testcase", classname=visible(f"equilens.{suite}"), name="run")
+    ET.SubElement(case, "error", message=visible(message.split("\n")[0][:500]), type="run ended").text = visible(message)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -226,7 +226,9 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
     if levels:  # judged at a look: the first Holm step's level there is the bar
         needed, look = prompts_needed(1, min(levels)), tested[0]["look"]
         bar = f"p < {min(levels):.2g} (Holm's first step at look {look['look']} of {look['looks']})"
-    if prompts and tested and max(prompts) < needed:
+    known = False if evidence else None
+    if prompts and tested and max(prompts) < needed:  # nothing could be found: unknown, never "no difference"
+        known = None
         metrics = f" x {family // len(tested)} judged metrics" if family > len(tested) else ""
         sentence = (f"{attribute}: no difference can be shown with {max(prompts)} prompts: the permutation test "
                     f"needs at least {needed} to reach {bar} across {len(tested)} pairs{metrics}. "
@@ -245,7 +247,7 @@ def _attribute_verdict(attribute: str, rows: pd.DataFrame, alpha: float, polarit
         sentence = f"{attribute}: no noise floor to judge against (see the metric rows)."
     else:
         sentence = f"{attribute}: no difference beyond sampling noise (too few prompts for an interval)."
-    return Verdict(attribute, False if evidence else None, sentence + tail, evidence)
+    return Verdict(attribute, known, sentence + tail, evidence)
 
 
 def family_verdict(family: str, rows: pd.DataFrame) -> Verdict:
