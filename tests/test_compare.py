@@ -140,3 +140,16 @@ def test_an_outcome_gap_closing_from_below_is_fairer_and_opening_below_is_not(tm
     assert _cli(tmp_path, "A", "B").returncode == 0
     assert compare_runs(Store(tmp_path / "e.duckdb"), "B", "A").set_index("metric").loc["number_outcome_gap", "fairer"] == "no"
     assert _cli(tmp_path, "B", "A").returncode == 1
+
+
+def test_a_row_judged_on_its_gap_in_one_run_and_its_value_in_the_other_compares_values(tmp_path: Path) -> None:
+    """The same bleu_similarity 0.5452 in both runs, with a gap beyond its noise floor in A (-0.30)
+    and none in B (a floor with no spread): comparing the gap with the value called it CHANGED and
+    less fair."""
+    store = _db(tmp_path, [
+        _row("A", "bleu_similarity", 0.5452, 0.50, 0.59, "counterfactual", "female", "male", gap=-0.30,
+             gap_ci=[-0.35, -0.25]),
+        _row("B", "bleu_similarity", 0.5452, 0.50, 0.59, "counterfactual", "female", "male"),
+    ])
+    (row,) = compare_runs(store, "A", "B").itertuples()
+    assert not row.changed and row.fairer == "same" and row.basis_a == row.basis_b == "value"

@@ -22,9 +22,11 @@ def _judged(frame: pd.DataFrame) -> pd.DataFrame:
     from equilens.tasks.metrics.judged import two_sided
 
     out = frame.copy()
-    judged, low, high, unfair, basis = [], [], [], [], []
+    judged, low, high, unfair, basis, by_value = [], [], [], [], [], []
     for _, r in out.iterrows():
         d = details_of(r["details"])
+        spec = METRICS.get(r["metric"]) if r["metric"] in METRICS else None
+        by_value.append(spec.distance_from_fair(r["value"]) if spec else r["value"])
         ci = d.get("gap_ci") or [None, None]
         if d.get("gap") is not None and ci[0] is not None and ci[1] is not None:
             judged.append(d["gap"]), low.append(ci[0]), high.append(ci[1]), basis.append("gap beyond noise floor")
@@ -32,9 +34,23 @@ def _judged(frame: pd.DataFrame) -> pd.DataFrame:
             unfair.append(abs(d["gap"]) if two_sided(r["metric"]) else d["gap"])
             continue
         judged.append(r["value"]), low.append(r["ci_low"]), high.append(r["ci_high"]), basis.append("value")
-        spec = METRICS.get(r["metric"]) if r["metric"] in METRICS else None
-        unfair.append(spec.distance_from_fair(r["value"]) if spec else r["value"])
-    return out.assign(judged=judged, judged_low=low, judged_high=high, unfairness=unfair, basis=basis)
+        unfair.append(by_value[-1])
+    return out.assign(judged=judged, judged_low=low, judged_high=high, unfairness=unfair, basis=basis,
+                      unfairness_by_value=by_value)
+
+
+def _by_value_where_bases_differ(merged: pd.DataFrame) -> pd.DataFrame:
+    """Rows judged on a gap beyond its noise floor in one run and on the value in the other (a floor
+    with no spread in one of them) compare the values in both: a gap is not comparable with a value."""
+    mixed = merged["basis_a"] != merged["basis_b"]
+    out = merged.copy()
+    for side in ("a", "b"):
+        out.loc[mixed, f"judged_{side}"] = out.loc[mixed, f"value_{side}"]
+        out.loc[mixed, f"judged_low_{side}"] = out.loc[mixed, f"ci_low_{side}"]
+        out.loc[mixed, f"judged_high_{side}"] = out.loc[mixed, f"ci_high_{side}"]
+        out.loc[mixed, f"unfairness_{side}"] = out.loc[mixed, f"unfairness_by_value_{side}"]
+        out.loc[mixed, f"basis_{side}"] = "value"
+    return out
 
 
 def _metrics_of(store: Store, run_id: str) -> pd.DataFrame:
@@ -64,7 +80,8 @@ def compare_runs(store: Store, run_a: str, run_b: str) -> pd.DataFrame:
     higher by the metric's direction, or a smaller gap beyond the noise floor.
     """
     a, b = _metrics_of(store, run_a), _metrics_of(store, run_b)
-    merged = a.drop(columns="details").merge(b.drop(columns="details"), on=KEY, suffixes=("_a", "_b"))
+    merged = _by_value_where_bases_differ(
+        a.drop(columns="details").merge(b.drop(columns="details"), on=KEY, suffixes=("_a", "_b")))
     merged["delta"] = merged["value_b"] - merged["value_a"]
     lo_a, hi_a, lo_b, hi_b = (merged[c] for c in ("judged_low_a", "judged_high_a", "judged_low_b", "judged_high_b"))
     has_ci = pd.concat([lo_a, hi_a, lo_b, hi_b], axis=1).notna().all(axis=1)
