@@ -153,3 +153,11 @@ def test_a_row_judged_on_its_gap_in_one_run_and_its_value_in_the_other_compares_
     ])
     (row,) = compare_runs(store, "A", "B").itertuples()
     assert not row.changed and row.fairer == "same" and row.basis_a == row.basis_b == "value"
+
+
+def test_a_task_s_row_names_its_task_beside_its_groups() -> None:
+    from equilens.tasks.reporting.compare import _groups
+
+    row = pd.Series({"group_a": "female", "group_b": "male", "attribute": "gender | pricing"})
+    assert _groups(row) == "female vs male | pricing"
+    assert _groups(row.replace({"gender | pricing": "gender"})) == "female vs male"

@@ -101,10 +101,20 @@ def diff_table(diff: pd.DataFrame, title: str, width: int) -> tuple[Any, list[st
 
     columns = [Column("metric"), Column("groups", wrap=True), Column("A"), Column("B"), Column("changed", 1),
                Column("fairer", 2), Column("attribute", 3), Column("judged on", 4, shorten=12)]
-    rows = [[str(r["metric"]), f"{r['group_a']} vs {r['group_b']}" if r["group_b"] else str(r["group_a"]),
+    rows = [[str(r["metric"]), _groups(r),
              f"{r['value_a']:.4f}", f"{r['value_b']:.4f}", "CHANGED" if r["changed"] else "",
              str(r["fairer"]), str(r["attribute"]), str(r["basis_b"])] for _, r in diff.iterrows()]
     return fitted_table(title, columns, rows, width)
+
+
+def _groups(row: pd.Series) -> str:
+    """A row's groups, and the part of its comparison where it has one ("female vs male | pricing"),
+    so a task's row can be told from the comparison's own with the attribute column left out."""
+    from equilens.tasks.reporting.outcome_words import PART
+
+    groups = f"{row['group_a']} vs {row['group_b']}" if row["group_b"] else str(row["group_a"])
+    part = str(row["attribute"]).split(PART, 1)
+    return f"{groups}{PART}{part[1]}" if len(part) == 2 else groups
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
