@@ -85,3 +85,4 @@ def test_a_smallest_detectable_gap_past_the_largest_a_rate_can_show_is_said_to_b
     gender, race = crossed_pattern("gender x race", rows, 0.05)
     assert gender == "gender: no gap beyond chance (no such gap could be shown)"  # 132.5 points cannot be
     assert race == "race: no gap beyond chance (the smallest detectable about 50.0 points)"
+

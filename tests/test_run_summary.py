@@ -50,3 +50,18 @@ def test_every_key_written_to_a_summary_is_declared() -> None:
 def test_every_declared_key_is_written_somewhere() -> None:
     declared = {**RunSummary.__annotations__, **RunResult.__annotations__}
     assert set(declared) <= set(_written_keys()), sorted(set(declared) - set(_written_keys()))
+
+
+def test_the_markdown_artifact_of_a_run_without_an_unawareness_check_says_nothing_of_it() -> None:
+    """An identity run gives every prompt a group, so it checks no fairness through unawareness; its
+    artifact said "Does not hold: ... (0 prompts): none"."""
+    import pandas as pd
+    from equilens.tasks.config import parse_config
+    from equilens.tasks.reporting.closing import markdown_report
+
+    cfg = parse_config({"name": "id", "assessment": "identity", "prompts": {"items": ["How much should I ask for?"]}})
+    text = markdown_report("r1", cfg, {}, pd.DataFrame(), pd.DataFrame(columns=["ok", "refusal", "grp"]))
+    assert "unawareness" not in text.lower()
+    with_check = markdown_report("r1", cfg, {"ftu": {"holds": True, "counts": {}, "prompts": 3}}, pd.DataFrame(),
+                                 pd.DataFrame(columns=["ok", "refusal", "grp"]))
+    assert "Holds: prompts mentioning each attribute (3 prompts): none." in with_check

@@ -91,10 +91,11 @@ def markdown_report(
     said = verdict_lines(metrics, config.model_dump(mode="json")) if not metrics.empty else []
     if said:
         lines += ["## Verdict", "", *[f"- {md(s)}" for s in said], ""]
-    counts = ", ".join(f"{md(k)}: {md(v)}" for k, v in ftu.get("counts", {}).items()) or "none"
-    lines += ["## Fairness through unawareness",
-              f"{'Holds' if ftu.get('holds') else 'Does not hold'}: prompts mentioning each attribute "
-              f"({ftu.get('prompts', 0)} prompts): {counts}.", ""]
+    if ftu:  # an assessment that checks it (identity gives every prompt a group: nothing to check)
+        counts = ", ".join(f"{md(k)}: {md(v)}" for k, v in ftu.get("counts", {}).items()) or "none"
+        lines += ["## Fairness through unawareness",
+                  f"{'Holds' if ftu.get('holds') else 'Does not hold'}: prompts mentioning each attribute "
+                  f"({ftu.get('prompts', 0)} prompts): {counts}.", ""]
     from equilens.tasks.inputs.variant_validation import lost_lines
 
     lines += [f"- {md(line)}." for line in lost_lines((summary.get("variants") or {}).get("lost") or {})]
