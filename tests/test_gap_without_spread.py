@@ -86,3 +86,18 @@ def test_a_smallest_detectable_gap_past_the_largest_a_rate_can_show_is_said_to_b
     assert gender == "gender: no gap beyond chance (no such gap could be shown)"  # 132.5 points cannot be
     assert race == "race: no gap beyond chance (the smallest detectable about 50.0 points)"
 
+
+
+def test_a_smallest_detectable_gap_that_would_print_as_zero_is_said_as_under_one_percent() -> None:
+    import pandas as pd
+    from equilens.tasks.reporting.outcome_words import crossed_pattern
+
+    def row(a: str, b: str) -> dict:
+        return {"metric": "number_outcome_gap", "group_a": a, "group_b": b, "value": 0.0, "attribute": "gender x race",
+                "details": {"gap": 0.0, "p_value": 1.0, "p_holm": 1.0, "prompts": 8, "kind": "number",
+                            "largest_gap": 4.0, "min_detectable_gap": 0.0004}}
+
+    rows = pd.DataFrame([row("female-black", "male-black"), row("female-white", "male-white"),
+                         row("female-black", "female-white"), row("male-black", "male-white")])
+    gender, _ = crossed_pattern("gender x race", rows, 0.05)
+    assert gender == "gender: no gap beyond chance (the smallest detectable under 1%)"  # it read "about 0.0%"

@@ -121,6 +121,9 @@ def crossed_pattern(attribute: str, rows: pd.DataFrame, alpha: float) -> list[st
             smallest = max(detectable, default=None, key=lambda md: md[0])
             size = ("" if smallest is None
                     else " (no such gap could be shown)" if smallest[2] is not None and smallest[0] > smallest[2]
+                    else f" (the smallest detectable under {SMALLEST_SHOWN:.0%})" if smallest[0] < SMALLEST_SHOWN
+                    and smallest[1] == "number"
+                    else f" (the smallest detectable under {SMALLEST_SHOWN * 100:.0f} point)" if smallest[0] < SMALLEST_SHOWN
                     else f" (the smallest detectable about {smallest[0]:.1%})" if smallest[1] == "number"
                     else f" (the smallest detectable about {smallest[0] * 100:.1f} points)")
             if others:
