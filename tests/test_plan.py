@@ -200,3 +200,14 @@ def test_a_streamed_prompt_file_reads_conversations_as_the_loader_does(tmp_path:
     assert all(len(split_turns(text)) == 2 for text in scan.sample["text"]), scan.sample
     with pytest.raises(InputDataError, match=r"has 2 turns; at most 1 are read \(prompts.max_turns\)"):
         prompt_scan.scan_prompts(PromptsConfig(path=str(path), max_turns=1), size=3)
+
+
+def test_an_empty_outcome_cell_is_named_with_its_article(tmp_path: Path) -> None:
+    from equilens.tasks.config import PromptsConfig
+    from equilens.tasks.errors import InputDataError
+    from equilens.tasks.inputs.prompts import load_prompts
+
+    path = tmp_path / "p.csv"
+    path.write_text("prompt,outcome,task\nHow much?,number,pay\nShould I?,,pay\n")
+    with pytest.raises(InputDataError, match=r"line 3: the 'outcome' column is empty. Give every prompt an outcome,"):
+        load_prompts(PromptsConfig(path=str(path)))
