@@ -234,3 +234,14 @@ def test_a_conversation_signal_at_a_turn_the_prompts_do_not_reach_is_warned_of(t
                  f"storage: {{duckdb_path: '{tmp_path / 'e.duckdb'}', reports_dir: null}}\n")
     assert preflight(load_config(cfg)) == ["identity.signals 'intro': at 3 is past the turns of 2 of 3 prompts (the "
                                            "shortest has 1); there the line is told just before the prompt's last turn."]
+
+
+def test_a_yaml_syntax_error_names_its_file_line_and_column(tmp_path: Path) -> None:
+    from equilens.tasks.config import load_config
+    from equilens.tasks.errors import ConfigError
+
+    path = _write(tmp_path, "c.yaml", "name: x\nllm: {provider: python\n  target: a:b\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert f"Config file {path} is not valid YAML" in str(err.value) and "at line 3, column 9" in str(err.value)
+    assert "<unicode string>" not in str(err.value)

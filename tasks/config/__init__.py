@@ -219,7 +219,8 @@ def load_yaml(text: str, what: str) -> Any:  # whatever the YAML holds
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as err:
-        raise ConfigError(f"{what} is not valid YAML: {err}") from None
+        where = str(err).replace('in "<unicode string>", ', "at ")  # PyYAML read a string: its line and column
+        raise ConfigError(f"{what} is not valid YAML: {where}") from None
     except RecursionError:
         raise ConfigError(f"{what} nests lists or mappings too deeply to read (hundreds of levels); a config "
                           "needs a few.") from None
