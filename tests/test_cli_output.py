@@ -238,6 +238,8 @@ def test_show_of_a_finished_run_with_nothing_to_compare_says_so(tmp_path: Path) 
     assert as_csv.startswith("run_id,") and len(as_csv.splitlines()) == 1
     going = equilens("show", "r-going", "--db", db, cwd=tmp_path)
     assert going.returncode == 2 and "no metrics stored for run 'r-going'" in going.stderr
+    unknown = equilens("show", "r-none", "--db", db, cwd=tmp_path)
+    assert unknown.returncode == 2 and "no run 'r-none' in " in unknown.stderr, unknown.stderr
 
 
 def test_runs_are_newest_first_within_a_minute(tmp_path: Path) -> None:

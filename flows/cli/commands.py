@@ -124,6 +124,8 @@ def show(
     if failed and fmt == "table":  # the stored, scrubbed error explains it
         say(f"run {run_id} failed: {summary.get('error') or 'no error recorded'}", fg=typer.colors.RED)
     status = str(run["status"].iloc[0]) if len(run) else None
+    if status is None and metrics.empty:
+        raise fail(f"no run {run_id!r} in {db} (see `equilens runs` for the ids).")
     if metrics.empty and status != "completed":
         raise fail(f"no metrics stored for run {run_id!r} in {db} (see `equilens runs`).")
     if fmt == "json":  # the verdicts and findings as objects, then every metric row
