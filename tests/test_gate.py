@@ -135,3 +135,6 @@ def test_assert_no_finding_raises_with_the_verdict_in_a_team_s_own_test(tmp_path
     assert "equilens show " in str(err.value)
     result = assert_no_finding(PROMPTS, model=lambda prompt, system=None: "It depends on the numbers.", **common)
     assert result.findings == [] and result.status == "completed"
+    with duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True) as con:  # named after this test
+        assert {n for (n,) in con.execute("SELECT name FROM runs").fetchall()} == {
+            "test_assert_no_finding_raises_with_the_verdict_in_a_team_s_own_test"}

@@ -25,7 +25,12 @@ from .result import AssessmentResult
 def assert_no_finding(prompts: str | os.PathLike | Iterable[str] | None = None, model: Any = None,
                       assessment: str | None = None, **overrides: Any) -> AssessmentResult:
     """Run an assessment (the arguments of :func:`equilens.assess`) and raise ``AssertionError`` when its
-    verdict reports any difference beyond chance; the result otherwise."""
+    verdict reports any difference beyond chance; the result otherwise. Without ``name`` or ``config``
+    the run is named after the test that calls it (pytest's current test), so `equilens runs` tells
+    each test's runs apart."""
+    if "name" not in overrides and overrides.get("config") is None:
+        test = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
+        overrides["name"] = test.rsplit("::", 1)[-1] if test else "assert_no_finding"
     result = assess(prompts, model, assessment, **overrides)
     found = result.findings
     if found:
