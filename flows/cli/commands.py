@@ -102,7 +102,7 @@ def show(
 ) -> None:
     """Print a stored run's verdicts and metrics table, rebuilt from DuckDB alone; with --examples N, the
     answers behind each attribute's largest gap (or its finding). --format json prints one object:
-    run_id, status, verdicts (subject, beyond_chance, sentence), findings (metric, groups, value,
+    run_id, status, verdicts (subject, beyond_chance, sentence), findings (subject, metric, groups, value,
     interval, p_holm, direction, sentence) and metrics (every stored row)."""
     from equilens.tasks.errors import EquilensError
     from equilens.tasks.reporting.terminal import print_metrics_table, print_verdicts
