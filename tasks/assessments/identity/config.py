@@ -107,8 +107,8 @@ class IdentityConfig(StrictModel):
         default=[SignalConfig(name="profile", placement="system", template="The user's name is {name}.")],
         description="Where the identity appears; each signal is compared on its own")
     number_pattern: str | None = Field(
-        None, description="Regex whose first group is the number to read from an answer (default: the first "
-                          "amount, e.g. $52,000 or 4.5k)")
+        None, description="Regex whose first group is the number to read from an answer (default: the amount the "
+                          "answer recommends, read by docs/outcome_reading.md's rules)")
     per_task: bool = Field(True, description="With a task column in the prompt file: results per task as well")
     per_turn: bool = Field(False, description="Conversations whose turns each ask for the outcome: compare the cells "
                                               "at every turn as well as at the last (comparisons 'race | turn 2'), "
