@@ -211,3 +211,15 @@ def test_an_empty_outcome_cell_is_named_with_its_article(tmp_path: Path) -> None
     path.write_text("prompt,outcome,task\nHow much?,number,pay\nShould I?,,pay\n")
     with pytest.raises(InputDataError, match=r"line 3: the 'outcome' column is empty. Give every prompt an outcome,"):
         load_prompts(PromptsConfig(path=str(path)))
+
+
+def test_an_unknown_outcome_names_its_file_and_line_and_says_none_is_allowed(tmp_path: Path) -> None:
+    from equilens.tasks.assessments.identity.stages import check_outcomes
+    from equilens.tasks.config import PromptsConfig
+    from equilens.tasks.errors import InputDataError
+    from equilens.tasks.inputs.prompts import load_prompts
+
+    path = tmp_path / "p.csv"
+    path.write_text("prompt,outcome\nHow much?,number\nShould I?,amount\n")
+    with pytest.raises(InputDataError, match=rf"{path}, line 3: unknown outcome 'amount'.*none, or empty, for a prompt"):
+        check_outcomes(load_prompts(PromptsConfig(path=str(path))))

@@ -267,6 +267,7 @@ def build_prompt_frame(
     frame.insert(0, "prompt_id", [prompt_id(t) for t in texts])
     frame = frame.drop_duplicates("prompt_id", keep="first").reset_index(drop=True)
     frame.attrs["duplicates_dropped"] = len(texts) - len(frame)  # reported by the CLI's preflight
+    frame.attrs["source"] = (where, unit)  # where later checks of a column say a bad value is
     if limit is not None:
         frame = frame.head(limit)
     return frame

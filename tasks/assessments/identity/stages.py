@@ -64,14 +64,17 @@ def outcome_of(spec: object) -> tuple[str, list[str]] | None:
 
 
 def check_outcomes(prompts: pd.DataFrame) -> None:
-    """Every value of an ``outcome`` column is number, yes_no or choice: a | b (else: which line)."""
+    """Every value of an ``outcome`` column is number, yes_no, choice: a | b or none (else: which file
+    and line)."""
     if "outcome" not in prompts:
         return
+    where, unit = prompts.attrs.get("source", ("the prompt file", "line"))
     for line, spec in zip(prompts["source_line"], prompts["outcome"], strict=True):
         try:
             outcome_of(spec)
         except ValueError as err:
-            raise InputDataError(f"prompt line {line}: {err} (outcome column).") from None
+            raise InputDataError(f"{where}, {unit} {line}: {err} (outcome column; none, or empty, for a prompt "
+                                 "whose answer is not compared).") from None
 
 
 @computed_once
