@@ -50,7 +50,7 @@ CASES = {
     "no attributes": ("prompts: {items: ['Is he a nurse?']}\ncounterfactual: {attributes: []}\n", {},
                       "counterfactual.attributes is empty"),
     "unknown key": ("prompts: {items: ['Is he a nurse?']}\nllm: {temprature: 1}\n", {},
-                    "llm.temprature: unknown key (check the spelling; `equilens options` lists every key)"),
+                    "llm.temprature: unknown key (check the spelling; `equilens options` lists every key) (line 2)"),
     "unreachable dask scheduler": ("prompts: {items: ['Is he a nurse?']}\nexecution: {task_runner: dask, "
                                    "dask_address: 'tcp://127.0.0.1:1'}\n", {},
                                    "execution.dask_address: no Dask scheduler answers at tcp://127.0.0.1:1"),
@@ -245,3 +245,19 @@ def test_a_yaml_syntax_error_names_its_file_line_and_column(tmp_path: Path) -> N
         load_config(path)
     assert f"Config file {path} is not valid YAML" in str(err.value) and "at line 3, column 9" in str(err.value)
     assert "<unicode string>" not in str(err.value)
+
+
+def test_a_config_error_says_the_line_of_its_key_or_that_it_came_from_set(tmp_path: Path) -> None:
+    from equilens.tasks.config import load_config
+    from equilens.tasks.errors import ConfigError
+
+    path = _write(tmp_path, "c.yaml", "name: x\nprompts: {items: [a]}\nidentity:\n  signals:\n    - name: s\n"
+                                      "      placement: app\n      template: '{identity}'\n      wrong: 1\nllm:\n"
+                                      "  count: many\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path, {"assessment": "identity", "llm.nope": 3})
+    said = str(err.value)
+    assert "  - llm.count: Input should be a valid integer, unable to parse string as an integer (line 10)" in said, said
+    assert "  - llm.nope: unknown key (check the spelling; `equilens options` lists every key) (given with --set)" \
+        in said, said
+    assert "identity.signals #1" in said and "(line 8)" in said, said  # the list item's key, counted from 1

@@ -177,11 +177,40 @@ def _location(parts: tuple) -> str:
                    for i, p in enumerate(parts)) or "(top level)"
 
 
-def _format_pydantic(err: ValidationError, source: str, assessment: object = None) -> str:
+def key_lines(text: str) -> dict[str, int]:
+    """Each key's line in a YAML text, by its location as :func:`_location` writes it
+    (``identity.signals #2.template``); empty where the text does not compose."""
+    try:
+        root = yaml.compose(text)
+    except (yaml.YAMLError, RecursionError):
+        return {}
+    found: dict[str, int] = {}
+
+    def walk(node: Any, at: str) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                where = f"{at}.{key.value}" if at else str(key.value)
+                found.setdefault(where, key.start_mark.line + 1)
+                walk(value, where)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value, start=1):
+                found.setdefault(f"{at} #{i}", item.start_mark.line + 1)
+                walk(item, f"{at} #{i}")
+
+    walk(root, "")
+    return found
+
+
+def _format_pydantic(err: ValidationError, source: str, assessment: object = None,
+                     places: dict[str, str] | None = None) -> str:
+    """The paragraph of a config's errors, each at its location and, from ``places``, where it was
+    written (a line of the file, or ``--set``), the nearest enclosing key's place where its own is not."""
     lines = []
     owners = _section_owners()
+    places = places or {}
     for e in err.errors():
         loc = _location(e["loc"])
+        near = next((places[k] for k in (loc, *_enclosing(loc)) if k in places), "")
         msg = e["msg"]
         if e["type"] == "extra_forbidden" and len(e["loc"]) == 1 and e["loc"][0] in owners:
             if assessment not in ASSESSMENTS:
@@ -193,8 +222,17 @@ def _format_pydantic(err: ValidationError, source: str, assessment: object = Non
             msg = "unknown key (check the spelling; `equilens options` lists every key)"
         elif e["type"] == "value_error":
             msg = str(e.get("ctx", {}).get("error", msg))  # our own sentence, without pydantic's "Value error, " prefix
-        lines.append(f"  - {loc}: {msg}")
+        lines.append(f"  - {loc}: {msg}{f' ({near})' if near else ''}")
     return f"Invalid config {source}:\n" + "\n".join(lines)
+
+
+def _enclosing(loc: str) -> list[str]:
+    """The locations that hold ``loc``, nearest first (``a.b #2.c`` -> ``a.b #2``, ``a.b``, ``a``)."""
+    out = []
+    while (cut := max(loc.rfind("."), loc.rfind(" #"))) > 0:
+        loc = loc[:cut]
+        out.append(loc)
+    return out
 
 
 def _settings(data: object, source: str) -> dict:
@@ -205,13 +243,14 @@ def _settings(data: object, source: str) -> dict:
     return data
 
 
-def parse_config(data: object, source: str = "(inline)") -> RunConfig:
-    """A checked config of the subclass for ``data``'s assessment (default counterfactual)."""
+def parse_config(data: object, source: str = "(inline)", places: dict[str, str] | None = None) -> RunConfig:
+    """A checked config of the subclass for ``data``'s assessment (default counterfactual); ``places``
+    says where each key was written (``{"llm.count": "line 4"}``), for the errors."""
     data = _settings(data, source)
     try:
         return RunConfig.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(_format_pydantic(err, source, data.get("assessment", "counterfactual"))) from None
+        raise ConfigError(_format_pydantic(err, source, data.get("assessment", "counterfactual"), places)) from None
 
 
 def load_yaml(text: str, what: str) -> Any:  # whatever the YAML holds
@@ -285,4 +324,6 @@ def load_config(path: str | Path, overrides: dict | None = None) -> RunConfig:
             if not isinstance(node, dict):
                 raise ConfigError(f"Override {dotted}: {key} is not a section.")
         node[leaf] = value
-    return parse_config(data, str(p))
+    places = {key: f"line {line}" for key, line in key_lines(text).items()}
+    places |= {dotted: "given with --set" for dotted in overrides}
+    return parse_config(data, str(p), places)
