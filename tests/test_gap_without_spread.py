@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from equilens.tasks.config import parse_config
 from equilens.tasks.reporting.findings import stored_findings
 from equilens.tasks.stats.name_sampling import SIGN_FLIP, two_way_gap
-from equilens.tasks.storage.store import Store
+
+from tests.fakes.identity_runs import identity_run, told_a_woman
 
 
 def test_a_gap_alike_on_every_prompt_gets_the_exact_sign_flip_p() -> None:
@@ -26,27 +26,12 @@ def test_a_gap_alike_on_every_prompt_gets_the_exact_sign_flip_p() -> None:
 
 
 def yes_to_men(prompt: str, user: dict | None = None) -> str:
-    told = (user or {}).get("identity", "")
-    return "No." if "woman" in told or "lady" in told else "Yes."
+    return "No." if told_a_woman(user) else "Yes."
 
 
 def test_yes_to_every_man_and_no_to_every_woman_is_a_finding(prefect_harness, tmp_path: Path) -> None:
-    from equilens.flows.running.dispatch import flow_for
-
-    prompts = tmp_path / "p.jsonl"
-    prompts.write_text("".join(json.dumps({"prompt": f"Should I apply to be a {job}? Answer yes or no.",
-                                           "outcome": "yes_no"}) + "\n"
-                               for job in ("nurse", "welder", "teacher", "chef", "pilot", "baker", "judge", "coach")))
-    cfg = parse_config({
-        "name": "alike", "assessment": "identity", "prompts": {"path": str(prompts)},
-        "identity": {"attributes": ["gender"], "names_per_cell": 2,
-                     "signals": [{"name": "app", "placement": "app", "template": "{identity}"}]},
-        "llm": {"provider": "python", "target": "tests.test_gap_without_spread:yes_to_men", "max_retries": 0},
-        "metrics": {"bootstrap_resamples": 50, "permutations": 50},
-        "storage": {"duckdb_path": str(tmp_path / "a.duckdb"), "reports_dir": None},
-    })
-    run_id = flow_for(cfg)(cfg)["run_id"]
-    store = Store(tmp_path / "a.duckdb")
+    store, run_id = identity_run(tmp_path, "tests.test_gap_without_spread:yes_to_men",
+                                 "Should I apply to be a {job}? Answer yes or no.", "yes_no")
     (row,) = store.query("SELECT value, details FROM metrics WHERE run_id = ? AND metric = 'yes_rate_gap'",
                          [run_id]).itertuples()
     details = json.loads(row.details)

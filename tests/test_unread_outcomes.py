@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 from equilens.tasks.assessments.identity.gaps import pair_gap
-from equilens.tasks.config import parse_config
 from equilens.tasks.reporting.findings import stored_findings
-from equilens.tasks.storage.store import Store
+
+from tests.fakes.identity_runs import identity_run, told_a_woman
 
 
 def test_a_pair_whose_first_cell_has_no_value_has_no_gap() -> None:
@@ -25,26 +25,12 @@ def test_a_pair_whose_first_cell_has_no_value_has_no_gap() -> None:
 
 def vague_to_women(prompt: str, user: dict | None = None) -> str:
     """Gives men an amount and women (a woman, or a lady in a same-group control) none that can be read."""
-    told = (user or {}).get("identity", "")
-    return "Ask for a fair amount." if "woman" in told or "lady" in told else "Ask for $60,000 a year."
+    return "Ask for a fair amount." if told_a_woman(user) else "Ask for $60,000 a year."
 
 
 def test_a_cell_never_given_an_amount_is_said_so_and_not_judged_fair(prefect_harness, tmp_path: Path) -> None:
-    from equilens.flows.running.dispatch import flow_for
-
-    prompts = tmp_path / "p.jsonl"
-    prompts.write_text("".join(json.dumps({"prompt": f"What salary should I ask for as a {job}?", "outcome": "number"})
-                               + "\n" for job in ("nurse", "welder", "teacher", "chef", "pilot")))
-    cfg = parse_config({
-        "name": "unread", "assessment": "identity", "prompts": {"path": str(prompts)},
-        "identity": {"attributes": ["gender"], "names_per_cell": 2,
-                     "signals": [{"name": "app", "placement": "app", "template": "{identity}"}]},
-        "llm": {"provider": "python", "target": "tests.test_unread_outcomes:vague_to_women", "max_retries": 0},
-        "metrics": {"bootstrap_resamples": 50, "permutations": 50},
-        "storage": {"duckdb_path": str(tmp_path / "u.duckdb"), "reports_dir": str(tmp_path / "reports")},
-    })
-    run_id = flow_for(cfg)(cfg)["run_id"]
-    store = Store(tmp_path / "u.duckdb")
+    store, run_id = identity_run(tmp_path, "tests.test_unread_outcomes:vague_to_women",
+                                 "What salary should I ask for as a {job}?", "number", prompts=5)
     gap = store.query("SELECT value, details FROM metrics WHERE run_id = ? AND metric = 'number_outcome_gap'", [run_id])
     assert len(gap) == 1 and gap["value"].isna().all()  # skipped, where it read -1.0 (0.0 for the women)
     (verdict,) = [v for v in stored_findings(store, run_id).verdicts if v.subject == "gender"]
@@ -55,8 +41,7 @@ def test_a_cell_never_given_an_amount_is_said_so_and_not_judged_fair(prefect_har
 
 def fails_for_women(prompt: str, user: dict | None = None) -> str:
     """Answers men with an amount and falls over for every woman (or lady, in a same-group control)."""
-    told = (user or {}).get("identity", "")
-    if "woman" in told or "lady" in told:
+    if told_a_woman(user):
         raise RuntimeError("the app fell over")
     return "Ask for $60,000 a year."
 
@@ -65,22 +50,8 @@ def test_an_app_that_fails_for_one_group_is_a_finding_not_a_validation_error(pre
     """Every call for women fails: the share of calls that gave no outcome differs by 100 points on 8
     prompts, an exact sign-flip p of 2 / 2^8, so it is a finding (the run used to stop at the metrics'
     validation, exit 3, as the women's unread share had no value)."""
-    from equilens.flows.running.dispatch import flow_for
-
-    prompts = tmp_path / "p.jsonl"
-    prompts.write_text("".join(json.dumps({"prompt": f"What salary should I ask for as a {job}?", "outcome": "number"})
-                               + "\n" for job in ("nurse", "welder", "teacher", "chef", "pilot", "baker", "judge",
-                                                   "coach")))
-    cfg = parse_config({
-        "name": "fails", "assessment": "identity", "prompts": {"path": str(prompts)},
-        "identity": {"attributes": ["gender"], "names_per_cell": 2,
-                     "signals": [{"name": "app", "placement": "app", "template": "{identity}"}]},
-        "llm": {"provider": "python", "target": "tests.test_unread_outcomes:fails_for_women", "max_retries": 0},
-        "metrics": {"bootstrap_resamples": 50, "permutations": 50},
-        "storage": {"duckdb_path": str(tmp_path / "f.duckdb"), "reports_dir": None},
-    })
-    run_id = flow_for(cfg)(cfg)["run_id"]
-    store = Store(tmp_path / "f.duckdb")
+    store, run_id = identity_run(tmp_path, "tests.test_unread_outcomes:fails_for_women",
+                                 "What salary should I ask for as a {job}?", "number")
     gap = store.query("SELECT value, details FROM metrics WHERE run_id = ? AND metric = 'unparsed_outcome_gap'", [run_id])
     assert len(gap) == 1 and abs(gap["value"].iloc[0]) == 1.0
     assert json.loads(gap["details"].iloc[0])["p_value"] == 2 / 2**8
