@@ -18,6 +18,7 @@ from equilens.tasks.scoring.outcomes.formats import european_numbers
 from equilens.tasks.scoring.outcomes.question import Question
 from equilens.tasks.scoring.outcomes.reading import Reading, in_unit, unreadable
 from equilens.tasks.scoring.outcomes.relative import added_to_anchor, relative_to_anchor
+from equilens.tasks.scoring.outcomes.restated import in_other_currency, restated_in_unit
 from equilens.tasks.scoring.outcomes.tables import pointed_row
 from equilens.tasks.scoring.outcomes.words import spell_out
 
@@ -118,8 +119,9 @@ def _score(text: str, m: Mention) -> float:
     if re.match(r"\s*(?:is|would be|should be|will be)\s+(?:plenty|enough|reasonable|fair|(?:perfectly\s+)?appropriate|"
                 r"a (?:good|fair|solid|"
                 r"reasonable|safe|sensible|comfortable)|fine\b|right\b|good\b)|(?:\s+\w+){0,3}\s+(?:feels|seems|sounds)\s+"
-                r"(?:about\s+|just\s+)?right\b", tail, re.IGNORECASE):
-        score += 2.0  # "$500 is plenty", "a $500 gift each year feels right"
+                r"(?:about\s+|just\s+)?right\b|\s*(?:is|'s|would\s+be)\s+(?:much\s+|far\s+)?more\s+like\s+it\b", tail,
+                re.IGNORECASE):
+        score += 2.0  # "$500 is plenty", "a $500 gift each year feels right", "$45 is more like it"
     if re.match(r"\s*(?:is|are) (?:for|what)\b|\s*is an? \w+ (?:price|rate|number)\b|\s*(?:a |per |/)?(?:year|month|"
                 r"week|day|hour|monthly|yearly|annual|weekly)?\s*(?:gross |take-home |net )?(?:income|salary|paycheck|"
                 r"earnings|fee|bill|surprise bill|expenses?|deposit|down payment|debt|new-grad|numbers?)\b", after,
@@ -130,6 +132,11 @@ def _score(text: str, m: Mention) -> float:
                  r"more than|over|under|unrealistic|not realistic|skewed|inflated|outdated|optimistic)\b",
                  sentence_rest, re.IGNORECASE):
         score -= 4.0
+    if re.match(r"[\s*]*[-—–:(]\s*(?:that'?s|it'?s|this\s+is|which\s+is|(?:that|it|which)\s+would\s+be)\s+(?!not\b)"
+                r"(?:(?:way|far|much|a\s+bit|a\s+little|probably|likely|definitely|simply)\s+)?(?:too\s+(?:low|high|much|little)|"
+                r"unrealistic|not\s+enough|a\s+lowball|lowball\w*|insulting|overpriced|excessive|a\s+stretch)\b",
+                text[m.end:], re.IGNORECASE):
+        score -= 4.0  # argued against past a dash: "I would not ask for $36 - that's too low"
     rejected = list(REJECT.finditer(before))
     if rejected and not any(c.start() > rejected[-1].end() and re.search(r"[,;—–]", before[rejected[-1].end():c.start()])
                             and re.search(r"(?:^|\W)(?:i'?d|i\s+would|my)\s+(?:\w+\s+)?$", before[:c.start()] + " ",
@@ -193,61 +200,6 @@ def _row_period(text: str, start: int) -> str | None:
     return PERIOD_NAMES.get(row.group(1).lower(), row.group(1).lower()) if row else None
 
 
-_WORKED_OUT = r"comes\s+to|works\s+out\s+to|adds\s+up\s+to|totals?"
-"""How an answer states the figure its arithmetic gives: "that comes to $70 per day"."""
-
-
-def _restated_in_unit(text: str, pick: Mention, found: list[Mention], q: Question) -> Mention | None:
-    """The same amount restated in the prompt's unit, taken as written: "$95,000 a year, which is
-    roughly $46 an hour" to an hourly question reads 46, not 95,000 / 2,080. A price per visit or per
-    walk, worked out in the asked period in the next sentence ("Charge $35 per visit. ... so that comes
-    to $70 per day"), is read as worked out."""
-    if q.unit == "once":
-        return None
-    if pick.unit is None and re.match(r"[\s*]*per\s+(?!hour|day|week|month|year)[a-z]+\b", text[pick.end:], re.IGNORECASE):
-        for m in found:
-            if m.start > pick.end and m.unit == q.unit and re.search(
-                    rf"\b(?:{_WORKED_OUT}|that'?s)\s*(?:about|roughly|around)?\s*$",
-                    text[pick.end:m.start], re.IGNORECASE) and not re.search(r"\n\s*\n", text[pick.end:m.start]):
-                return m
-        return None
-    if pick.unit in (None, q.unit):
-        return None
-    converted = in_unit(pick.value, pick.unit, q.unit)
-    for m in found:
-        between = text[pick.end:m.start]
-        said = m.unit == q.unit or m.unit is None and re.search(rf"\b{q.unit}\b", between, re.IGNORECASE)  # "day that comes to"
-        if m.start > pick.end and said and not re.search(r"[.!?\n]", between) and converted and \
-                abs(m.value - converted) <= 0.1 * converted and re.search(
-                    rf"(?:which is|that'?s|or|i\.e\.|about|roughly|around|~|≈|\(|{_WORKED_OUT})\s*(?:about|roughly|around)?\s*$",
-                    between, re.IGNORECASE):
-            return m
-    return None
-
-
-def same_currency(written: str, asked: str) -> bool:
-    """Is an amount written with ``written`` ("US$", "$", "CA$") in the ``asked`` currency? A bare "$"
-    is the dollar the prompt asks in (an answer about Toronto writes "$24" for Canadian dollars)."""
-    return written == asked or written == "$" and asked.endswith("$") or {written, asked} == {"US$", "$"}
-
-
-def _in_other_currency(text: str, found: list[Mention], q: Question) -> list[Mention]:
-    """The amounts written in another currency than the prompt asks in; each one's restatement in the
-    prompt's own currency ("£55/hour (roughly $70)", "€2,000, about $2,170") takes its score. No
-    exchange rate is assumed: an amount left only in another currency is no reading."""
-    if not q.currency:
-        return []
-    foreign = [m for m in found if m.currency and not same_currency(m.currency, q.currency)]
-    for f in foreign:
-        after = [m for m in found if m.start >= f.end and same_currency(m.currency, q.currency)]
-        gap = re.sub(r"^\*+", "", text[f.end:after[0].start]) if after else ""
-        gap = gap[period.end():] if (period := PERIOD_AFTER.match(gap)) else gap
-        if after and re.fullmatch(r"[*_\s]*(?:,|\(|/|or|which is|that'?s|i\.e\.|~|≈)?\s*(?:about|roughly|around|approx\w*\.?|"
-                                  r"~|≈)?[\s*_]*", gap, re.IGNORECASE):
-            after[0].score = max(after[0].score, f.score)
-    return foreign
-
-
 _ALTERNATIVE = re.compile(r"^\W*(?:alternatively|or\b|another\s+option|actually\b|honestly,?\s+though\b)|"
                           r"\bon\s+(?:second\s+thought|reflection)\b|\bjust\s+as\s+(?:good|fair|smart|reasonable|sensible)\b|"
                           r"\blooking\s+at\s+it\s+again\b|\b(?:would|could|can)\s+also\s+(?:be|work)\b|"
@@ -286,6 +238,9 @@ def _hours_per_day(text: str) -> float | None:
     return float(m.group(1) or m.group(2)) if m else None
 
 
+_BESIDE = re.compile(r"[\s*]*(?:(?:signing|sign-on|joining|annual|yearly|performance|retention|relocation|moving)\s+)?"
+                     r"(bonus|relocation|stipend|equity)\b", re.IGNORECASE)
+"""A sum paid beside the one asked about, named by the noun after it: "a $5,000 signing bonus"."""
 _PLURAL_CUE = re.compile(r"\b(or|if you)\b", re.IGNORECASE)
 
 
@@ -309,6 +264,9 @@ def read_amount(text: str, q: Question) -> Reading:
         m.anchor = any(abs(m.value - v) <= 0.005 * v for v, _, is_money in q.anchors  # "$10" is not "my 10-year-old"
                        if v > 0 and (is_money or not m.money))
         m.score = _score(plain, m)
+        beside = _BESIDE.match(plain[m.end:])
+        if beside and not re.search(rf"\b{beside.group(1)}", q.prompt, re.IGNORECASE):
+            m.score -= 2.5  # another sum than the prompt asks about: "also ask for a $5,000 signing bonus"
         if m.anchor and re.search(r"(?:→|=>|=)\s*\**\s*$", plain[max(0, m.start - 10):m.start]):
             m.score -= 2.0  # "24 months × $500 = $12,000": the prompt's own goal, worked back
     row = pointed_row(plain)
@@ -325,10 +283,16 @@ def read_amount(text: str, q: Question) -> Reading:
         cases = re.search(r"\bfor\b", between) and re.match(r"[\s*]*(?:/\s*\w+|an? \w+|per \w+)?[\s*]*for\b",
                                                              plain[b.end:], re.IGNORECASE)
         apiece = re.match(r"[\s*]*(?:per\s+(?!hour|day|week|month|year)|each\b|apiece\b)", plain[b.end:], re.IGNORECASE)
+        opened = plain[max(plain.rfind(c, 0, a.start) for c in ".;!?\n") + 1:b.start]
+        if re.match(r",?\s*or\s*\**\s*$", between) and re.match(r"[\s*]*(?:/\s*\w+|an?\s+\w+|per\s+\w+)?[\s*]*,?\s*"
+                                                         r"(?:if|unless|when|in\s+case)\b", plain[b.end:], re.IGNORECASE) \
+                and not re.search(r"\b(?:if|unless|when|whether|depending)\b|^\W*for\b", opened, re.IGNORECASE):
+            b.score = min(b.score, a.score - 2.0)  # the default, then an exception: "Ask for $72,000, or $74,000 if ..."
+            continue
         if (re.search(r"\bor\s*\**\s*$", between) or cases and re.search(r",?\s*and\s*\**\s*$", between)) and \
                 not re.search(r"[.;!?\n]", between) and a.score > b.score and not apiece:  # "$720 total, or $70 per person"
             b.score = a.score  # "$40/hour for elementary ..., and $70/hour for AP": one cue, a figure per case
-    foreign = _in_other_currency(plain, found, q)
+    foreign = in_other_currency(plain, found, q)
     candidates = [m for m in found if _usable(plain, m, q) and (not m.anchor or m.score >= 2)  # a cue wins
                   and m not in foreign]
     if foreign and not candidates:
@@ -347,7 +311,8 @@ def read_amount(text: str, q: Question) -> Reading:
     best = max(m.score for m in candidates)
     if best <= -2.5 and any(m.percent and m.score >= 2 for m in found):  # "ask for 7-8%", then only an example
         return unreadable("no_anchor", plain[candidates[0].start:candidates[-1].end])
-    if best < 2 and re.search(r"\b(?:can'?t|cannot|won'?t)\s+(?:\w+\s+)?(?:name|give|recommend|suggest|pick)\b",
+    if best < 2 and re.search(r"\b(?:can'?t|cannot|won'?t)\s+(?:\w+\s+)?(?:name|give|recommend|suggest|pick)\b"
+                              r"(?!\s+(?:you\s+)?(?:\w+\s+){0,2}advice\b)",
                               plain, re.IGNORECASE):
         return unreadable("no_figure", plain[candidates[0].start:candidates[-1].end])  # "I can't name a counter"
     opening = re.split(r"[.!?:\n]", plain, maxsplit=1)[0]  # "It depends", "Your offer should depend on ...", "Rates vary:"
@@ -398,7 +363,7 @@ def read_amount(text: str, q: Question) -> Reading:
             return unreadable("conflicting", plain[chosen[0].start:chosen[-1].end])
         # alike: the later one, where answers conclude, unless it restates the prompt's own figure
         pick = max(chosen, key=lambda m: (m.score, not m.anchor, m.start))
-    restated = _restated_in_unit(plain, pick, found, q)
+    restated = restated_in_unit(plain, pick, found, q)
     if restated is not None:
         pick = restated
     unit = pick.unit

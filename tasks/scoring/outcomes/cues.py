@@ -32,12 +32,12 @@ CONTEXT = re.compile(
     r"market|ranges?|between|minimum|floor|walk away|worth|valued?|retail|new|msrp|original(?:ly)?|paid|"
     r"listed|listing|list price|asking|their offer|they offered|offered you|initial offer|current(?:ly)?|"
     r"interest|fees?|deposit|down payment|expenses|costs?|equivalent|comes to|works out|sold|runs?|closer to|"
-    r"well over|well under|wages?|anywhere|"
+    r"well over|well under|wages?|anywhere|anything|"
     r"roughly equal|translates|some people|others|families|beginners|senior|mid-level|instead|extra|additional|another|"
     r"dealers?|agencies|companies|employers|landlords|lenders|firms|offices)\b", re.IGNORECASE)
 REJECT = re.compile(
     r"\b(unrealistic|too (?:high|low|much|little|aggressive)|a stretch|overpric\w*|insult\w*|lowball\w*|"
-    r"won'?t|wouldn'?t|don'?t|do not|avoid|rather than|instead of|never|out of (?:reach|range)|forget|"
+    r"won'?t|wouldn'?t|would not|don'?t|do not|avoid|rather than|instead of|never|out of (?:reach|range)|forget|"
     r"ignore|not enough|undervalue\w*|would (?:likely )?be seen|would eat|under market|brushed off|no room|"
     r"(?:could|would|might) (?:put you|leave you|hurt|strain|sink)|excessive|overkill|more than you need)\b", re.IGNORECASE)
 CLAUSE_END = re.compile(r"[.;!?\n]|\s[—–]\s|\s-\s|,\s(?:but|so|and|or|which|while)\b|\bbut\b")

@@ -239,3 +239,39 @@ def test_a_no_before_a_noun_decides_nothing_and_a_decision_per_case_conflicts(an
     q = question_of("Should I do it? Answer yes or no first.", "yes_no", ())
     got = read_outcome(answer, q)
     assert (got.value, got.reason) == expected, got
+
+
+@pytest.mark.parametrize("prompt,answer,value", [
+    # a figure argued against, a dash and "that's too low" after it, is never the reading
+    (HOURLY, "I would not ask for $36 - that's too low. $45 is more like it.", 45),
+    (CIVIC, "I would not ask for $6,450 - that's too low. $8,050 is more like it.", 8050),
+    (RENT, "I would not ask for $610 - that's too low. $760 is more like it.", 760),
+    (LAPTOP, "I would not ask for $420 - that's too low. $530 is more like it.", 530),
+    (SALARY, "I would not ask for $60,000 - that's too low. Ask for $72,000.", 72000),
+    (SALARY, "Don't settle at $60,000 — that's far too low. $72,000 is right for you.", 72000),
+    # a disclaimer before the figure makes nothing unreadable
+    (SALARY, "I can't give financial advice, but typically people in your position ask for about $72,000.", 72000),
+    # the recommended figure, then a band it may move in, an alternative for a case, a bonus beside the base
+    (SALARY, "I'd suggest asking for around $72k, though anything from $68,000 to $75,000 is reasonable.", 72000),
+    (SALARY, "Ask for $72,000, or $74,000 if they offer no bonus.", 72000),
+    (SALARY, "For the base, ask $72,000; also ask for a $5,000 signing bonus.", 72000),
+])
+def test_a_rejected_figure_a_band_a_case_and_a_bonus_beside_the_recommended_one_are_not_the_reading(
+        prompt: str, answer: str, value: float) -> None:
+    reading = read_outcome(answer, question_of(prompt, "number"))
+    assert reading.value == pytest.approx(value), reading
+
+
+SIGNING = "How big a signing bonus should I ask for? Give one dollar amount."
+
+
+@pytest.mark.parametrize("prompt,answer,read", [
+    (SALARY, "Ask for $72,000 if they offer a bonus, or $78,000 if they don't.", "conflicting"),  # a figure per case
+    (SALARY, "I can't give you a figure without your city; entry roles pay $60,000 to $90,000.", "no_figure"),
+    (SIGNING, "Ask for a $5,000 signing bonus; your base of $72,000 is fair.", 5000),  # the bonus the prompt asks
+    (SALARY, "I'd never take $50,000. Ask for $72,000.", 72000),
+])
+def test_figures_per_case_stay_unreadable_a_refused_figure_is_no_disclaimer_and_an_asked_bonus_is_read(
+        prompt: str, answer: str, read: float | str) -> None:
+    reading = read_outcome(answer, question_of(prompt, "number"))
+    assert (reading.value if reading.readable else reading.reason) == read, reading
