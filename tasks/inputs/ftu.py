@@ -14,7 +14,9 @@ Guards against words that are not about people:
   and "painted it white." do not. ``stop_after`` words still cancel a match ("white wine",
   "Black Friday");
 * a capitalised term right after a first name or a title is a surname ("Mrs. White",
-  "Peter King"), see :func:`equilens.tasks.inputs.names.surname_position`;
+  "Peter King"), see :func:`equilens.tasks.inputs.names.surname_position`, and a term that is
+  also a name opening a sentence before a verb is that name ("Christian is applying",
+  :func:`equilens.tasks.inputs.names.context.subject_name`);
 * a term glued to "year-" is part of an age ("old man" in "a 45-year-old man"); a singular term
   after an amount ("quite a bit of heroine", a common spelling of the drug) is a stuff;
 * a ``person_context`` word counted once counts wherever it recurs in the text ("the European
@@ -35,6 +37,8 @@ from pathlib import Path
 from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.lexicon import LEXICON_DIR, Lexicon, canonical
 from equilens.tasks.inputs.names import NameTable, load_names, surname_position
+from equilens.tasks.inputs.names.context import subject_name
+from equilens.tasks.inputs.readings import object_after_verb, one_is_a_thing
 from equilens.tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
 
 
@@ -69,8 +73,9 @@ def find_mentions(text: str, lexicon: Lexicon, *, include_targets: bool = False,
         surface = m.group()
         start, end = m.start(), m.end()
         term = canonical(surface)
-        if surface[:1].isupper() and start and surname_position(text, start, names or default_names()):
-            counted, context = False, False
+        if surface[:1].isupper() and (start and surname_position(text, start, names or default_names())
+                                      or subject_name(text, start, end)):
+            counted, context = False, False  # "Mrs. White", "Christian is applying": a name
         elif _AGE_COMPOUND.search(text, max(0, start - 7), start):
             counted, context = False, False  # "old man" inside "a 45-year-old man": the age is the mention
         elif _AMOUNT_OF.search(text, max(0, start - 24), start) and not term.endswith(("s", "men")):
@@ -225,7 +230,8 @@ def describes_object(text: str, start: int, end: int) -> bool:
     Yes when joined by a hyphen to a word that is not a person noun ("white-tie",
     "black-owned"), or when an object noun (data/lexicons/object_nouns.txt) follows within
     four words, past capitalised words, adjectives (by their ending), other colours, commas and
-    "and"/"or" ("a black Amex card", "white, curly hair", "black and white photos"), before a
+    "and"/"or" ("a black Amex card", "white, curly hair", "black and white photos", "a black
+    Honda"), or "one" stands for a thing named before it ("the black Honda or the white one"), before a
     person noun, a plain word ("black culture"), a function word or punctuation. When no
     word follows at all (function word, punctuation, end), the colour word is a noun or a
     predicate only after an article or a form of *be* ("the black made sure", "what a black
@@ -246,6 +252,8 @@ def describes_object(text: str, start: int, end: int) -> bool:
             continue
         words += 1
         low = _strip_possessive(m.group(1).lower())
+        if low in ("one", "ones"):
+            return one_is_a_thing(text, start)  # "the black Honda or the white one", not "the black candidate or the white one"
         if low in PERSON_NOUNS:
             return False
         if low in OBJECT_NOUNS:  # unless a compound names a person: "taxi driver", "line cook"
@@ -283,32 +291,6 @@ _NOT_NOUN_PHRASE = frozenset("""
     backstage upstairs downstairs abroad alone together overseas somewhere anywhere everywhere
     nowhere indoors outdoors aboard ashore anyway instead either
 """.split())
-# Verbs after which "her" is an object when a bare verb or an adjective follows:
-# "made her sick", "let her go", "help her study", "heard her sing", "drives her crazy".
-_CAUSATIVE = frozenset("""
-    make makes made making let lets letting help helps helped helping have has had having
-    hear hears heard hearing see sees saw seen seeing watch watches watched watching
-    feel feels felt feeling notice notices noticed noticing bring brings brought bringing
-    keep keeps kept keeping leave leaves left leaving drive drives drove driven driving
-    get gets got gotten getting find finds found finding consider considers considered
-    call calls called calling want wants wanted wanting need needs needed needing
-    bid bids force forces forced ask asks asked tell tells told allow allows allowed
-""".split())
-# Bare verbs and adjectives that are rarely nouns, so "her" + one of them after a causative
-# verb is an object ("made her cry"), not a determiner ("made her bed").
-_PREDICATE_WORDS = frozenset("""
-    go come cry laugh smile sing dance leave stay sleep eat sit stand speak talk think feel know
-    understand win lose die fall fly swim jump buy pay wait learn forget remember believe decide
-    choose finish quit stop start become grow write read take give get make do be see hear tell say
-    move change feel try wear marry agree apologize apologise explain shut sit lie rest relax
-    study work breathe scream shout yell wake blush panic worry wonder suffer fail succeed pass cheat steal
-    sick ill happy sad angry mad upset crazy nervous anxious afraid scared tired sleepy hungry
-    jealous uncomfortable comfortable safe sure alive dead late early free busy alone quiet calm
-    nauseous dizzy proud ashamed guilty beautiful pretty ugly fat thin stupid smart weak strong
-    backstage home upstairs downstairs inside outside away back
-    advance improve recover prepare practice practise train grow heal adjust cope
-""".split())
-_WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]+$")
 # Modal verbs and other words that end a noun phrase (besides _NOT_NOUN_PHRASE).
 _FUNCTION_WORDS = frozenset("""
     would wouldn't will won't can can't cannot could couldn't should shouldn't must might may
@@ -333,26 +315,30 @@ def resolve_row(lexicon: Lexicon, term: str, text: str, end: int) -> int:
     "her book" -> determiner, "I saw her." / "I gave her the book" -> object, "the book is his."
     -> standalone. After a causative or perception verb (make, let, help, hear, see, ...) "her"
     followed by a bare verb or an adjective is an object: "made her sick", "let her go", "bring
-    her backstage". Limits: a bare noun object of a two-object verb ("I gave her flowers") reads as
-    a determiner ("his flowers"); a capitalised name after "her" is treated the same way.
-    Words without roles use their first row.
+    her backstage"; after a giving verb (lend, give, send, pay, ...) before a thing one gives it is
+    the person given to: "lent her money", "offer her advice"
+    (:func:`equilens.tasks.inputs.readings.object_after_verb`). Limits: a bare noun object of
+    a two-object verb that is not such a thing ("I showed her pictures") reads as a determiner
+    ("his pictures"; expansion marks such variants invalid); a capitalised name after "her" is
+    treated the same way. Words without roles use their first row.
     """
     rows = lexicon.index[term].rows
     if len(rows) == 1 or not lexicon.roles:
         return rows[0]
     m = _NEXT_WORD.match(text, end)
     word = m.group(1).lower() if m else ""
-    is_det = bool(word) and word not in _NOT_NOUN_PHRASE and not (
-        word.endswith("ly") and word not in _LY_NOUN_PHRASE
-    )
-    if is_det and word in _PREDICATE_WORDS:
-        before = _WORD_BEFORE.search(text, max(0, end - len(term) - 20), end - len(term))
-        if before and before.group(1).lower() in _CAUSATIVE:
-            is_det = False
+    is_det = noun_phrase_start(word)
+    if is_det and object_after_verb(text, end - len(term), word):
+        is_det = False  # "made her sick", "lent her money"
     for r in rows:
         if (lexicon.roles[r] == "determiner") == is_det:
             return r
     return rows[0]
+
+
+def noun_phrase_start(word: str) -> bool:
+    """May the lowercase ``word`` start a noun phrase ("book", "lovely"; not "to", "quickly", "")?"""
+    return bool(word) and word not in _NOT_NOUN_PHRASE and not (word.endswith("ly") and word not in _LY_NOUN_PHRASE)
 
 
 # --- FTU check ----------------------------------------------------------------------------------

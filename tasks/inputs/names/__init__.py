@@ -119,10 +119,10 @@ class NameTable:
         """First names in ``text``, left to right (guards in the module docstring).
 
         ``loose`` (used to validate variants, where a missed name lets a pronoun change alone):
-        a name that is also a common word counts anywhere, and a place or month name counts
-        before a verb only a person does ("Austin felt"), so "Martin used her ..." or "Hope
-        faded as she ..." with the pronoun swapped and the name kept is caught; never after a
-        preposition of place ("a nurse in Dallas asked whether she ..." keeps its variants).
+        a common word counts anywhere but opening a sentence before a pronoun ("Tell him"), and a
+        place or month name counts before a verb only a person does ("Austin felt"), so "Martin
+        used her ..." or "Hope faded as she ..." with the pronoun swapped and the name kept is
+        caught; never after a place preposition ("a nurse in Dallas asked whether she ...").
 
         The last answer is kept: expansion asks twice about each prompt (its mentions, then its
         people of unknown gender).
@@ -164,15 +164,15 @@ class NameTable:
                 continue
             start = m.start()
             if _INDEFINITE_BEFORE.search(text, max(0, start - 4), start) or self._before_person_noun(text, m.end()) \
-                    or context.EMPLOYER_BEFORE.search(text, max(0, start - 24), start):
-                prev_end = -2  # "a Roma cashier", "the Roma woman", "driving for Uber": a word, not someone's name
+                    or context.EMPLOYER_BEFORE.search(text, max(0, start - 24), start) \
+                    or context.COLOUR_BEFORE.search(text, max(0, start - 7), start):
+                prev_end = -2  # "a Roma cashier", "the Roma woman", "driving for Uber", "the Black Forest": not a name
                 continue
             surname = (prev_end == start - 1 and text[start - 1] == " ") or after_title
             # a known surname after it ("Peter Henderson", "Grace Kelly") makes even a common word
             # that opens a sentence read as a first name, and joins the mention
             following = None if surname else self._surname_after(text, m.end(), info)
-            if surname or (info.ambiguous == 1 and not loose and following is None
-                           and not context.reads_as_name(text, start, m.end())):
+            if surname or (info.ambiguous == 1 and following is None and not context.reads_as_name(text, start, m.end(), loose)):
                 prev_end = m.end() if surname else -2
                 continue
             mention = NameMention(start, m.end(), word, word.lower(), info)
@@ -283,7 +283,8 @@ class NameTable:
             return True
         if context.AFTER_PLACE_PREPOSITION.search(text, max(0, start - 12), start):
             return False
-        if context.NAMED_BEFORE.search(text, max(0, start - 12), start) or context.person_verb(text, end):
+        if context.NAMED_BEFORE.search(text, max(0, start - 12), start) or context.person_verb(text, end) \
+                or context.subject_name(text, start, end):
             return True
         nxt = context.NEXT.match(text, end)
         if nxt and nxt.group(1) and nxt.group(1) != "," and (rel := context.NEXT.match(text, nxt.end())):
