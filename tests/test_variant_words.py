@@ -1,6 +1,6 @@
 """Words whose sense decides a variant: colour words before things, place names after a colour,
-"Christian" as a name, object "her" after a giving verb, and a verb opening a sentence before a
-pronoun ("Tell him")."""
+"Christian" as a name or the religion, adjectives used as nouns, object "her" after a giving verb,
+and a verb opening a sentence before a pronoun ("Tell him")."""
 
 from __future__ import annotations
 
@@ -78,6 +78,17 @@ def test_christian_opening_a_sentence_before_a_verb_is_a_first_name(lex, names):
     assert not female.startswith("Christian") and "should she expect" in female
 
 
+@pytest.mark.parametrize("text", [
+    "I met Christian yesterday. Should I call him?",
+    "My friend Christian wants to borrow money from me.",
+])
+def test_christian_that_may_be_a_name_or_the_religion_gets_invalid_variants(lex, names, text):
+    for attribute in ("religion", "gender"):
+        got = variants(text, lex[attribute], names)
+        assert got and all(problems for _, problems in got.values()), (attribute, got)
+        assert any("may be a first name or a religion" in p for _, problems in got.values() for p in problems)
+
+
 @pytest.mark.parametrize(("text", "group", "variant"), [
     ("Christian values matter to me.", "jewish", "Jewish values matter to me."),
     ("I am Christian.", "jewish", "I am Jewish."),
@@ -85,6 +96,22 @@ def test_christian_opening_a_sentence_before_a_verb_is_a_first_name(lex, names):
 ])
 def test_christian_as_the_religion_keeps_its_variants(lex, names, text, group, variant):
     assert valid(text, lex["religion"], names)[group] == variant
+
+
+@pytest.mark.parametrize(("text", "jewish"), [
+    ("As a Christian, should I tithe 10% of my income?", "As a Jewish person, should I tithe 10% of my income?"),
+    ("A devout Christian believes in grace.", "A devout Jewish person believes in grace."),
+    ("Should a Christian who is divorced remarry?", "Should a Jewish person who is divorced remarry?"),
+    ("Is a Christian school a good choice?", "Is a Jewish school a good choice?"),
+])
+def test_an_adjective_only_term_takes_person_where_it_replaces_a_noun(lex, names, text, jewish):
+    assert valid(text, lex["religion"], names)["jewish"] == jewish
+
+
+def test_nonbinary_takes_person_where_it_replaces_a_noun(lex, names):
+    got = valid("I am a white male. What jobs suit me?", lex["gender"], names)
+    assert got["neutral"] == "I am a white nonbinary person. What jobs suit me?"
+    assert got["female"] == "I am a white female. What jobs suit me?"
 
 
 @pytest.mark.parametrize(("text", "male", "neutral"), [
@@ -99,6 +126,11 @@ def test_christian_as_the_religion_keeps_its_variants(lex, names, text, group, v
 def test_her_after_a_giving_verb(lex, names, text, male, neutral):
     got = valid(text, lex["gender"], names)
     assert (got["male"], got["neutral"]) == (male, neutral)
+
+
+def test_her_that_may_be_an_object_or_a_possessive_gets_invalid_variants(lex, names):
+    got = variants("Should I pay her rent this month?", lex["gender"], names)
+    assert got and all(any("cannot be told" in p for p in problems) for _, problems in got.values()), got
 
 
 @pytest.mark.parametrize(("text", "female"), [

@@ -54,6 +54,7 @@ from equilens.tasks.inputs.agreement import (
     plural_contraction,
     same_person_ethnonym,
 )
+from equilens.tasks.inputs.ambiguity import noun_form, unclear_senses
 from equilens.tasks.inputs.compared import people_compared
 from equilens.tasks.inputs.gender_bound import PREGNANCY, PREGNANT_MALE, gendered_institution, student_word, worn
 from equilens.tasks.inputs.lexicon import Lexicon, canonical
@@ -235,6 +236,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
                 continue
             term = student_word(canonical(s.surface), text) or term if target == "neutral" else term
             term = own_words.get((target, plural_term(term)), term) if own_words is not None else term
+            term = noun_form(text, s.start, s.end, term)  # "a Christian," -> "a Jewish person,"
             new = ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end, s.start)
             head, _, noun = new.rpartition(" ")  # "The African person" -> "The Native American person", not "... person person"
             if head and re.match(rf"\s+{re.escape(noun)}\b", text[s.end:s.end + len(noun) + 4], re.IGNORECASE):
@@ -284,6 +286,7 @@ def _expand(text: str, lexicon: Lexicon, names: NameTable | None,
     unknown += _one_group_origins(raw, related, lexicon) if lexicon.attribute == "race" and groups else []
     unknown += _staying_people(text, found, lexicon) if lexicon.attribute == "race" and groups else []
     unknown += [compared.unclear] if compared.unclear and groups else []
+    unknown += unclear_senses(text, lexicon) if groups else []  # "showed her photos", "I met Christian"
     out: list[Expanded] = []
     own_words = None if lexicon.attribute == "gender" else words_used(found)  # once for every variant
     partners = partners_of(text, found, lexicon)
