@@ -145,3 +145,13 @@ def test_a_verb_opening_a_sentence_before_a_pronoun_is_no_name(lex, names, text,
 
 def test_a_common_word_name_opening_a_sentence_before_a_verb_stays_a_name(names):
     assert [m.name for m in names.find("Mark said he would come.", loose=True)] == ["mark"]
+
+
+@pytest.mark.parametrize(("text", "group", "variant"), [
+    ("A Black man and a white woman applied.", "white", "A white man and a Black woman applied."),
+    ("I am an Asian man. My wife is a white woman.", "white", "I am a white man. My wife is an Asian woman."),
+    ("A White man and an Asian woman applied.", "asian", "An Asian man and a White woman applied."),
+    ("My neighbor is a Black man.", "white", "My neighbor is a White man."),
+])
+def test_colour_words_in_variants_are_written_as_the_prompt_writes_them(lex, names, text, group, variant):
+    assert valid(text, lex["race"], names)[group] == variant

@@ -1,6 +1,7 @@
 """English grammar around a swapped term: the article before it, the verb agreement after a
-subject pronoun ("he loves" / "they love") and the Spanish ending of an ethnonym beside a gendered
-word ("a Latina woman"), shared by expansion and validation."""
+subject pronoun ("he loves" / "they love"), the Spanish ending of an ethnonym beside a gendered
+word ("a Latina woman") and the capital of a colour word for people ("a Black man and a white woman"),
+shared by expansion and validation."""
 
 from __future__ import annotations
 
@@ -150,3 +151,24 @@ def later_ethnonyms(vtext: str) -> str:
             out += [vtext[pos:m.start(2)], "a"]
             pos = m.end(2)
     return "".join(out) + vtext[pos:]
+
+
+_COLOUR = re.compile(r"\b(?:white|black)\b", re.IGNORECASE)
+_OPENS_SENTENCE = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")
+
+
+def colour_case(new: str, text: str, start: int, said: list[str]) -> str:
+    """``new``, the replacement of the race mention at ``text[start:]``, with a colour word first
+    ("white", "black") written as the prompt writes its colour words for people (``said``: the
+    surfaces of its race mentions inside sentences): "a Black man and a white woman" -> "a white
+    man and a Black woman" (each word as the writer spells it), "an Asian man ... a white woman" ->
+    "a white man ... an Asian woman". The same word if written, else the other colour; a prompt
+    with no colour word inside a sentence keeps ``new``'s case, and so does a sentence's first word."""
+    word, rest = new[:5], new[5:]
+    if not _COLOUR.fullmatch(word) or new.isupper() or _OPENS_SENTENCE.search(text, max(0, start - 4), start):
+        return new
+    colours = [s for s in said if _COLOUR.fullmatch(s)]
+    model = next((s for s in colours if s.lower() == word.lower()), colours[0] if colours else "")
+    if not model:
+        return new
+    return (word.capitalize() if model[0].isupper() else word.lower()) + rest

@@ -49,6 +49,7 @@ from equilens.tasks.inputs.agreement import (
     GENDERED_ENDING,
     apposed_ethnonyms,
     base_form,
+    colour_case,
     ethnonym_agreeing,
     later_ethnonyms,
     plural_contraction,
@@ -127,6 +128,7 @@ def _agreement(text: str, end: int) -> tuple[int, str] | None:
 
 
 _UNHYPHENATED = frozenset({"white", "black"})
+_OPENS = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n\s*)$")  # a sentence's first word
 # Words of multi-word terms that English always capitalises, whatever the surface's style beyond
 # its first word: "People of color" -> "Native American people", not "Native american people".
 _PROPER = frozenset("""
@@ -196,6 +198,8 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
     pos = 0
     pregnant = lexicon.attribute == "gender" and PREGNANCY.search(text) is not None
     original = text
+    colours = [f.surface for f in found if lexicon.attribute == "race" and not f.is_name  # race words inside sentences
+               and not _OPENS.search(text, max(0, f.start - 4), f.start)]
     if lexicon.attribute == "gender":
         text = apposed_ethnonyms(text, [(s.end, mapping[s.group]) for s in found if s.row >= 0 and not s.is_name
                                         and plural_term(canonical(s.surface)) and mapping.get(s.group, s.group) != s.group])
@@ -238,6 +242,7 @@ def _variant(text: str, found: Sequence[Source], mapping: dict[str, str], lexico
             term = own_words.get((target, plural_term(term)), term) if own_words is not None else term
             term = noun_form(text, s.start, s.end, term)  # "a Christian," -> "a Jewish person,"
             new = ethnonym_agreeing(render(s.surface, term, text.islower()), text, s.end, s.start)
+            new = colour_case(new, text, s.start, colours) if lexicon.attribute == "race" else new  # "a Black man"
             head, _, noun = new.rpartition(" ")  # "The African person" -> "The Native American person", not "... person person"
             if head and re.match(rf"\s+{re.escape(noun)}\b", text[s.end:s.end + len(noun) + 4], re.IGNORECASE):
                 new = head
