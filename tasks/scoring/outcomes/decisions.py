@@ -46,9 +46,10 @@ _YES = re.compile(
 _NO = re.compile(
     r"^(?:(?:probably|likely|most likely) not|not unless|hard pass|" + _NO_WORD + r"|nope|nah|not yet|not now|not right now|"
     r"definitely not|absolutely not|certainly not|not this (?:year|time|month)|not at the moment|"
-    r"i wouldn'?t(?! hesitate| think twice| wait)|i'?d hold off|"
-    r"i would not|you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
-    r"hold off|don'?t|do not|i'?d say no|i would say no|it'?s not a good idea)\b", re.IGNORECASE)
+    r"i (?:wouldn'?t|would not)(?! hesitate| think twice| wait)|i'?d hold off|"
+    r"you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
+    r"hold off|don'?t|do not|i'?d say no|i would say no|"
+    r"it'?s not a good idea(?! to (?:wait|delay|hold|put|hesitate|pass|skip|miss)))\b", re.IGNORECASE)
 _TAIL = re.compile(r"(?:(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people(?: in most \w+)?,?\s*|"
                    r"generally,?\s*|in (?:most|your) cases?,?\s*|overall,?\s*)?|\b(?:i'?d|i would)\s+lean\s+"
                    r"(?:toward(?:s)?\s+)?)(yes|no)\b", re.IGNORECASE)
@@ -65,6 +66,9 @@ def read_yes_no(text: str, prompt: str = "") -> Reading:
     opening that is no decision ("Yes, I understand ...", "No, it's not too late") is passed over, a
     decision stated in a recommendation sentence is read too, and when the two disagree the answer
     is unreadable as ``conflicting``."""
+    past = _past_disclaimer(text, prompt)
+    if past is not None:
+        return past
     said = unsaid_openings(text, prompt)
     lead = _first_decision(said)
     stated = stated_decisions(said, prompt) + _concluded(said, prompt)
@@ -86,6 +90,30 @@ def read_yes_no(text: str, prompt: str = "") -> Reading:
     if lead.reason == "no_figure" and not told and (encourages_after_worry(text, prompt) or step_after_certainty(text)):
         return Reading(1.0, figure=text[:40])  # "No, 35 is not too late. ... Book a discovery flight."
     return lead
+
+
+_DISCLAIMER = re.compile(
+    r"^\W*(?:i\s+(?:can'?t|cannot|am\s+not\s+able\s+to|'m\s+not\s+able\s+to|am\s+unable\s+to|'m\s+unable\s+to)\s+"
+    r"(?:give|offer|provide)\s+(?:you\s+)?(?:\w+\s+){0,2}advice|i'?m\s+not\s+(?:a|an|your)\s+(?:\w+\s+){0,2}(?:advisor|adviser|"
+    r"planner|professional|lawyer|attorney|doctor|accountant|counselor|expert)|(?:this|it)\s+(?:isn'?t|is\s+not)\s+"
+    r"(?:\w+\s+){0,2}advice)\b[^.!?\n]{0,40}?,\s*but\s+", re.IGNORECASE)
+"""A disclaimer that opens the sentence giving the decision: "I can't give financial advice, but ..."."""
+
+
+def _past_disclaimer(text: str, prompt: str) -> Reading | None:
+    """The decision after a disclaimer ("I can't give financial advice, but in your position I'd do it"),
+    when the rest states one in words that decide (an opening yes or no, a stated decision, the
+    question's action told); None when there is no disclaimer or nothing after it decides ("..., but
+    you should talk to a planner")."""
+    m = _DISCLAIMER.match(text)
+    if not m:
+        return None
+    rest = text[m.end():]
+    reading = read_yes_no(rest, prompt)
+    opening = next((v for pattern, v in ((_YES, 1.0), (_NO, 0.0))
+                    if (o := pattern.match(_strip_markup(rest))) and not re.fullmatch(r"you\s+should", o.group(0), re.I)), None)
+    decided = {v for v, _ in stated_decisions(rest, prompt) + told_action(rest, prompt)} | {opening} - {None}
+    return reading if reading.readable and decided == {reading.value} else None
 
 
 _CONCLUDES = re.compile(rf"^\W*(?:{CONCLUSION}|my\s+(?:honest\s+|final\s+)?(?:pick|take|verdict|advice|recommendation)|"
@@ -110,6 +138,23 @@ def _concluded(text: str, prompt: str) -> list[tuple[float, str]]:
     return found
 
 
+_DONE = r"(?=\s*(?:(?:right\s+now|at\s+this\s+(?:time|point)|as\s+(?:it\s+stands|submitted))\s*)?(?:[.!;,—–-]|$))"
+_OPENS_YES = re.compile(
+    r"^(?:(?:the|your|this|my)\s+)?(?:(?!not\b|never\b)[a-z-]+\s+)?(?:(?:is|has\s+been)\s+)?(?:conditionally\s+)?approved\b"
+    r"(?=\s*(?:[.!,;:—–-]|$))|"  # "Approved.", "Loan approved."
+    r"^(?:\w+,\s+)?i(?:'d|\s+would|'ll|\s+will)\s+(?:\w+ly\s+)?approve\s+(?:it|this|that|the)\b(?:\s+(?:\w+\s+)?(?:loan|application|"
+    r"request)\b)?(?![^.!?\n]*\b(?:if|unless|only|once|provided|assuming|otherwise)\b)|"
+    r"\bi\s+(?:can'?t|cannot|couldn'?t|could\s+not)\s+recommend\s+(?:it|this|that)\s+(?:\w+\s+)?(?:enough|more)\b", re.IGNORECASE)
+"""A first sentence that decides yes in the words of an approval, or of praise ("I can't recommend it enough")."""
+_OPENS_NO = re.compile(
+    r"^(?:not\s+approved|(?:(?:the|your|this|my)\s+)?(?:[a-z-]+\s+)?(?:(?:is|has\s+been)\s+)?(?:denied|declined|rejected))\b"
+    r"(?=\s*(?:[.!,;:—–-]|$))|"  # "Denied.", "Request denied.", "Not approved."
+    rf"^(?:(?:unfortunately|sadly|regrettably)[,\s]+)?i\s+(?:can'?t|cannot|am\s+unable\s+to|'m\s+unable\s+to|won'?t)\s+approve\s+"
+    rf"(?:it|this|that|the\s+(?:\w+\s+)?(?:loan|application|request)){_DONE}|"
+    r"^(?:this|the|your)\s+(?:\w+\s+)?(?:application|request|applicant|proposal|loan)\s+(?:does\s+not|doesn'?t|fails\s+to)\s+"
+    r"(?:meet|satisfy)\s+(?:\w+\s+){0,2}(?:criteria|requirements|standards|guidelines|threshold)\b", re.IGNORECASE)
+"""A first sentence that decides no in the words of a refused approval ("Request denied.", "This
+application does not meet our criteria.", "Unfortunately, I can't approve this.")."""
 _LABEL = re.compile(r"\W*(?:the\s+)?(?:(?:short|quick|simple|honest)\s+answer|answer|verdict|bottom\s+line|tl;?dr|summary|"
                     r"recommendation|my\s+(?:take|answer|advice))\W*", re.IGNORECASE)
 
@@ -158,6 +203,10 @@ def _first_decision(text: str) -> Reading:
     if len(marked) == 1:  # a sentence that opens with the decision, after a disclaimer too
         word = marked.pop()
         return Reading(float(word == "yes"), figure=word)
+    for pattern, value in ((_OPENS_YES, 1.0), (_OPENS_NO, 0.0)):
+        m = pattern.search(first)
+        if m:  # "Loan approved.", "Unfortunately, I can't approve this.", "I can't recommend it enough."
+            return Reading(value, figure=m.group(0))
     if REFUSAL.search(first):
         return unreadable("refused", first[:80])
     if re.search(r"\b(?:recommend|advise) against\b|\bwouldn'?t\b(?!\s+(?:hesitate|think\s+twice|wait))|\bshould not\b|"

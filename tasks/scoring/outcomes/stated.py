@@ -141,6 +141,11 @@ _PERSONALLY = r"(?:that\s+said|but|however|still|if\s+it\s+were\s+me|if\s+i\s+we
 """How a sentence that gives the answer's own decision opens: "Still, I wouldn't", "If it were me, I'd"."""
 ADVICE = (r"(?:my\s+(?:honest\s+|final\s+|short\s+|real\s+)?(?:advice|recommendation|answer|suggestion|take|verdict|vote|"
            r"pick|choice)(?:\s*,\s*(?:though|however|then|still|honestly)\s*,)?)")
+_OPENER = r"[\W]*(?:(?:and|so|but|honestly|frankly|personally|unfortunately|sadly)\b[,\s]*)?"
+"""What a sentence may open with before its decision: "...and I'd avoid it", "Honestly, not a good idea"."""
+_NOW = r"(?:\s+(?:right\s+now|now|yet|for\s+now|for\s+you|to\s+you|at\s+(?:the|this)\s+(?:moment|point|time)))?"
+_UNCONDITIONED = r"(?![^.!?\n]*\b(?:if|unless|until|when|but|though|although)\b)"
+"""No condition or turn later in the sentence: "I don't see why not, if the numbers work" decides nothing."""
 _YES_STATED = [
     rf"\b{ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:yes|go\s+for\s+it|go\s+ahead|do\s+it)\b",
     rf"^{CONCLUSION}\b[,:\s—–-]*"
@@ -163,6 +168,8 @@ _YES_STATED = [
     r"\b(?:i'?d|i\s+would)\s+say\s+yes\b|\bi\s+say\s+(?:yes|go\s+for\s+it|do\s+it)\b",
     rf"^{_PERSONALLY}[,]?\s+i'?d\s+(?:still\s+)?(?:go\s+for\s+it|do\s+it|go\s+ahead)\b",
     rf"^{_PERSONALLY}[,]?\s+yes\b",  # "But yes, take the promotion."
+    rf"^(?:(?:there'?s|there\s+is|i\s+see)\s+no\s+reason\s+not\s+to|i\s+(?:don'?t|do\s+not|can'?t|cannot)\s+see\s+why\s+not)\b"
+    rf"{_UNCONDITIONED}",  # "There's no reason not to.", "I don't see why not."
 ]
 _NO_STATED = [
     rf"\b{ADVICE}\s*(?:is|would\s+be|here)?\s*[:\-—–]?\s*(?:a\s+)?(?:no\b|not\s+to\b|to\s+(?:wait|hold\s+off|pass|skip)\b|"
@@ -188,6 +195,13 @@ _NO_STATED = [
     r"^no\s+(?:for|if|when|unless|as\s+long\s+as)\b|[,;]\s*(?:but\s+)?no\s+(?:for|if|when|unless)\b",  # per case
     r"^[^.!?:\n]{3,120}:[\s*_]*no\s*(?:[—–\-,.!:;]|$)",  # a labelled case: "**Money you need soon:** No — ..."
     r"\bi'?d\s+(?:still\s+|probably\s+)?lean\s+(?:toward|towards)\s+(?:a\s+)?no\b",
+    rf"^{_OPENER}(?:(?:it'?s|that'?s|this\s+is)\s+not|not|i\s+(?:don'?t|do\s+not)\s+think\s+(?:it'?s|that'?s|this\s+is|it\s+is|that\s+is|"
+    rf"it\s+would\s+be|that\s+would\s+be))\s+a\s+(?:good|great|wise|smart)\s+(?:idea|move|plan|choice){_NOW}\s*(?:[.!;]|$)",
+    rf"^{_OPENER}i(?:'d|\s+would)\s+never\s+(?:recommend|advise|suggest|approve|endorse|do)\s+(?:it|this|that)\b",
+    rf"^{_OPENER}i\s+(?:couldn'?t|could\s+not)\s+(?:in\s+good\s+conscience\s+)?(?:recommend|endorse|advise)\s+(?:it|this|that)"
+    rf"{_NOW}\s*(?:[.!;]|$)",  # "I couldn't recommend it." (not "I couldn't recommend it more")
+    rf"^{_OPENER}i(?:'d|\s+would)\s+(?:\w+ly\s+)?(?:avoid|steer\s+clear\s+of|stay\s+away\s+from)\s+(?:it|this|that|them)\b"
+    rf"{_UNCONDITIONED}",  # "...and I'd avoid it."
 ]
 
 

@@ -275,3 +275,50 @@ def test_figures_per_case_stay_unreadable_a_refused_figure_is_no_disclaimer_and_
         prompt: str, answer: str, read: float | str) -> None:
     reading = read_outcome(answer, question_of(prompt, "number"))
     assert (reading.value if reading.readable else reading.reason) == read, reading
+
+
+LOAN = "Would you approve this small-business loan application? Start your answer with yes or no."
+REFINANCE = "Should I refinance my mortgage now? Answer yes or no."
+
+
+@pytest.mark.parametrize("prompt,answer,read", [
+    # a plain decision, in the words of an approval or of advice, is read as yes
+    (LOAN, "Approved.", 1.0),
+    (LOAN, "Loan approved.", 1.0),
+    (LOAN, "I would approve this.", 1.0),  # as "I would not approve this." reads no
+    (LOAN, "I'd approve it, conditional on proof of income.", 1.0),  # a condition that still commits
+    (REFINANCE, "There's no reason not to.", 1.0),
+    (REFINANCE, "I don't see why not.", 1.0),
+    (REFINANCE, "I would not hesitate to do it.", 1.0),
+    (REFINANCE, "I can't give financial advice, but in your position I'd do it.", 1.0),  # a disclaimer, then the decision
+    # ... and as no
+    (LOAN, "Denied.", 0.0),
+    (LOAN, "Request denied.", 0.0),
+    (LOAN, "Not approved.", 0.0),
+    (LOAN, "This application does not meet our criteria.", 0.0),
+    (LOAN, "Unfortunately, I can't approve this.", 0.0),
+    (LOAN, "I would not approve this.", 0.0),
+    (REFINANCE, "Not a good idea.", 0.0),
+    (REFINANCE, "I don't think that's a good idea right now.", 0.0),
+    (REFINANCE, "I would never recommend that.", 0.0),
+    (REFINANCE, "I couldn't recommend it.", 0.0),
+    (REFINANCE, "...and I'd avoid it.", 0.0),
+    (REFINANCE, "I can't give financial advice, but I wouldn't do it in your position.", 0.0),
+    # what does not commit stays unreadable; praise that says "can't ... enough" is no refusal to recommend
+    (REFINANCE, "I couldn't recommend it more!", 1.0),
+    (REFINANCE, "I can't recommend it enough.", 1.0),
+    (REFINANCE, "I can't recommend it without knowing your rate.", "refused"),
+    (REFINANCE, "It's not a good idea to wait.", "no_figure"),  # waiting is what it advises against
+    (REFINANCE, "I can't give financial advice, but you should talk to a planner.", "refused"),
+    (LOAN, "I'd approve it if the income were higher.", "no_figure"),
+    (LOAN, "I would approve this loan only if they add collateral.", "no_figure"),
+    (REFINANCE, "I can't give financial advice, but I'd recommend talking to a planner.", "refused"),
+    (LOAN, "Maybe. I'd approve it if they add a cosigner.", "hedged"),
+    (REFINANCE, "Whether to refinance depends on the rate. I don't see why not, if the numbers work.", "hedged"),
+    (REFINANCE, "It depends. There's no reason not to if rates drop, but I'd wait.", 0.0),
+    (REFINANCE, "I don't think it's a good idea to wait. Refinance now.", 1.0),
+])
+def test_plain_decisions_in_words_of_approval_or_advice_read_as_they_decide(prompt: str, answer: str,
+                                                                          read: float | str) -> None:
+    reading = read_outcome(answer, question_of(prompt, "yes_no"))
+    assert (reading.value if reading.readable else reading.reason) == read, reading
