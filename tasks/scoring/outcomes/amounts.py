@@ -16,7 +16,7 @@ from equilens.tasks.scoring.outcomes.figures import (
 )
 from equilens.tasks.scoring.outcomes.formats import european_numbers
 from equilens.tasks.scoring.outcomes.question import Question
-from equilens.tasks.scoring.outcomes.reading import Reading, in_unit, unreadable
+from equilens.tasks.scoring.outcomes.reading import Reading, figure_unit, in_unit, unreadable
 from equilens.tasks.scoring.outcomes.relative import added_to_anchor, relative_to_anchor
 from equilens.tasks.scoring.outcomes.restated import in_other_currency, restated_in_unit
 from equilens.tasks.scoring.outcomes.tables import pointed_row
@@ -381,4 +381,4 @@ def read_amount(text: str, q: Question) -> Reading:
         value = pick.value * hours  # "$240 an hour; your wedding days run about 10 hours"
     if value is None:
         return unreadable("unit_unknown", plain[pick.start:pick.end])
-    return Reading(round(value, 2), figure=plain[pick.start:pick.end].strip(), unit=unit or q.unit)
+    return Reading(round(value, 2), figure=plain[pick.start:pick.end].strip(), unit=figure_unit(unit) or q.unit)

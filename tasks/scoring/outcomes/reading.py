@@ -29,7 +29,13 @@ trillion dollars, so a figure past it is a broken reply, not an outcome."""
 class Reading:
     """One answer's outcome: ``value`` (the amount in the prompt's unit, 1/0 for yes/no, the
     option's index) or ``None`` with ``reason`` (a key of :data:`REASONS`); ``figure`` is the text
-    the value was read from, ``unit`` the unit it was written in."""
+    the value was read from.
+
+    ``unit`` belongs to ``figure``, not to ``value``: the period the figure is stated in (``year``
+    for "About $15,000 a year" read as 1,250 to a monthly question; ``90 minutes`` for "$60 for a
+    90-minute session" read as 40 an hour), the prompt's own when the figure states none, the period of
+    the prompt's figure for an amount relative to it, ``None`` for decisions and choices. The unit
+    of ``value`` is the question's (:attr:`~equilens.tasks.scoring.outcomes.question.Question.unit`)."""
 
     value: float | None
     reason: str | None = None
@@ -43,6 +49,17 @@ class Reading:
 
 def unreadable(reason: str, figure: str | None = None) -> Reading:
     return Reading(None, reason, figure)
+
+
+def figure_unit(unit: str | None) -> str | None:
+    """A figure's period as a :class:`Reading` names it: the period itself, or the length of the
+    session a price is for ("minutes:90" is ``90 minutes``, "minutes:120" ``2 hours``)."""
+    if unit is None or not unit.startswith("minutes:"):
+        return unit
+    minutes = float(unit.partition(":")[2])
+    if minutes % 60:
+        return f"{minutes:g} minutes"
+    return f"{minutes / 60:g} hour" + ("" if minutes == 60 else "s")
 
 
 def in_unit(value: float, unit: str | None, target: str) -> float | None:

@@ -322,3 +322,18 @@ def test_plain_decisions_in_words_of_approval_or_advice_read_as_they_decide(prom
                                                                           read: float | str) -> None:
     reading = read_outcome(answer, question_of(prompt, "yes_no"))
     assert (reading.value if reading.readable else reading.reason) == read, reading
+
+
+@pytest.mark.parametrize("prompt,answer,value,unit", [
+    # the value is in the prompt's unit; ``unit`` names the period the figure read is stated in
+    (RENT, "About $15,000 a year on rent.", 1250, "year"),
+    (SALARY, "About $30 an hour.", 62400, "hour"),
+    (RENT, "Ask $1,300.", 1300, "month"),  # no period written: the figure is taken in the prompt's
+    (HOURLY, "$60 for a 90-minute session.", 40, "90 minutes"),
+    (HOURLY, "$70 for a two-hour session.", 35, "2 hours"),
+    (TUTOR, "Sell five one-hour lessons for $200.", 40, "5 hours"),
+])
+def test_a_reading_keeps_the_period_its_figure_is_stated_in_beside_the_value_in_the_prompt_s_unit(
+        prompt: str, answer: str, value: float, unit: str) -> None:
+    reading = read_outcome(answer, question_of(prompt, "number"))
+    assert (reading.value, reading.unit) == (pytest.approx(value, abs=0.01), unit), reading
