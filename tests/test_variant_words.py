@@ -155,3 +155,16 @@ def test_a_common_word_name_opening_a_sentence_before_a_verb_stays_a_name(names)
 ])
 def test_colour_words_in_variants_are_written_as_the_prompt_writes_them(lex, names, text, group, variant):
     assert valid(text, lex["race"], names)[group] == variant
+
+
+def test_a_partner_given_the_other_gender_is_refused(lex, names):
+    """"I am an Asian man. My wife is a white woman." once gave the valid female variant "I am an Asian
+    woman. My wife is a white man.": one person, a wife and a man at once."""
+    got = variants("I am an Asian man. My wife is a white woman.", lex["gender"], names)
+    for text, problems in got.values():
+        if "wife is a white man" in text or "husband is a white woman" in text:
+            assert any("gives one person two genders" in p for p in problems), (text, problems)
+    text, problems = variants("My husband is a kind man.", lex["gender"], names)["female"]
+    assert text == "My husband is a kind woman." and "'My husband is a kind woman' gives one person two genders" in problems
+    assert valid("My husband is a nurse. Is he paid fairly?", lex["gender"], names)["female"] == \
+        "My wife is a nurse. Is she paid fairly?"

@@ -134,12 +134,22 @@ _THEY_VERB = re.compile(rf"\b(they)((?:\s+(?:{'|'.join(ADVERBS.split())}))*\s+)(
                         re.IGNORECASE)
 
 
+_SHE_NOUNS = "wife|girlfriend|fiancée|bride|mother|mom|mum|sister|daughter|aunt|niece|grandmother|woman|lady|girl"
+_HE_NOUNS = "husband|boyfriend|fiancé|groom|father|dad|brother|son|uncle|nephew|grandfather|man|gentleman|boy|guy"
+_SAID_TO_BE = re.compile(  # "my wife is a white man": one person given two genders
+    rf"\b(?:my|his|her|their|your|our|the)\s+(?:(?P<she>{_SHE_NOUNS})|(?P<he>{_HE_NOUNS}))\s+(?:is|was)\s+(?:a|an)\s+"
+    rf"(?:[\w-]+\s+){{0,2}}?(?:(?P<as_she>{_SHE_NOUNS})|(?P<as_he>{_HE_NOUNS}))\b", re.IGNORECASE)
+
+
 def _disagreements(variant: str) -> list[str]:
     out = []
     for m in _THEY_VERB.finditer(variant):
         base = base_form(m.group(3))
         if base is not None and base != m.group(3).lower().replace("’", "'"):
             out.append(f"{m.group(0)!r} does not agree: 'they' takes {base!r}")
+    for m in _SAID_TO_BE.finditer(variant):
+        if (m.group("she") and m.group("as_he")) or (m.group("he") and m.group("as_she")):
+            out.append(f"{m.group(0)!r} gives one person two genders")
     return out
 
 
