@@ -1,16 +1,18 @@
 """A conversation's client cost: N conversations of three turns against 3N single calls, through the
 same LLM stage, against the loopback OpenAI-compatible server with 50 ms latency (in its own process).
 
-All sides make the same number of calls: single calls of each turn alone; single calls carrying the
-conversation so far in their text (as many bytes as a conversation's turn sends, and an answer as
-short: the server echoes the last line of a prompt); and conversations,
-whose later turns carry the history as messages and each wait for the turn before. Each round runs
-the three sides, each first in turn, with a new system prompt (nothing cached), and prints the
-client's CPU per call and the wall time of each; the summary gives the ratios of conversations to
-each kind of single call, of all rounds together (the CPU of every round summed per side, which one
-slow round moves less than a median of per-round ratios; those are listed beside it), with a 95%
-bootstrap interval over the rounds: client CPU at most 1.0 means a 3-turn conversation costs no more
-than three single calls of client time, and an interval that ends at or below 1.0 shows it.
+All sides make the same number of calls: single calls of each turn alone; the conversations' own
+requests, each made as a single call (every turn with the history a conversation gives it: the
+earlier turns and the server's answers to them, which it echoes, so the same bytes go each way), all
+side by side; and conversations, whose turns each wait for the turn before and carry its answer on.
+Against the first, a conversation's whole cost shows, its history's bytes included; against the
+second, what being a conversation costs beyond the requests it makes. Each round runs the three
+sides, each first in turn, with a new system prompt (nothing cached), and prints the client's CPU
+per call and the wall time of each; the summary gives the ratios of conversations to each kind of
+single call, of all rounds together (the CPU of every round summed per side, which one slow round
+moves less than a median of per-round ratios; those are listed beside it), with a 95% bootstrap
+interval over the rounds: client CPU at most 1.0 means a 3-turn conversation costs no more than
+three single calls of client time, and an interval that ends at or below 1.0 shows it.
 
 ``--network-free`` leaves the server out: every POST is answered at once in this process with one
 fixed chat-completion reply, so what is timed is the stage's and the provider's own work per call
@@ -50,11 +52,13 @@ def measure(side: str, conversations: int, base_url: str, concurrency: int, tag:
                     timeout=30, system_prompt=f"bench {side} {tag}")
     if side == "conversations":
         texts = [join_turns([t.format(i=i) for t in TURNS]) for i in range(conversations)]
-    elif side == "packed":  # each turn a single call carrying the conversation so far in its text
-        texts = [packed([t.format(i=i) for t in TURNS[: k + 1]]) for i in range(conversations) for k in range(len(TURNS))]
-    else:
-        texts = [f"{t.format(i=i)} ({i}.{k})" for i in range(conversations) for k, t in enumerate(TURNS)]  # all distinct
-    reqs = [LLMRequest(t, 0, cache_key(cfg, t, 0)) for t in texts]
+        reqs = [LLMRequest(t, 0, cache_key(cfg, t, 0)) for t in texts]
+    elif side == "requests":  # each turn's own request, its history as the messages, made as a single call
+        reqs = [LLMRequest(t.format(i=i), 0, cache_key(cfg, f"{i}.{k}", 0), history=echoed(TURNS[:k], i),
+                           conversation=str(i)) for i in range(conversations) for k, t in enumerate(TURNS)]
+    else:  # each turn alone, all distinct
+        texts = [f"{t.format(i=i)} ({i}.{k})" for i in range(conversations) for k, t in enumerate(TURNS)]
+        reqs = [LLMRequest(t, 0, cache_key(cfg, t, 0)) for t in texts]
     wall0, cpu0 = time.perf_counter(), cpu_seconds()
     results = run_requests(reqs, cfg, store=None)
     wall, cpu = time.perf_counter() - wall0, cpu_seconds() - cpu0
@@ -65,15 +69,14 @@ def measure(side: str, conversations: int, base_url: str, concurrency: int, tag:
     return 1000 * cpu / calls, wall, calls
 
 
-def packed(turns: list[str]) -> str:
-    """One prompt holding a conversation so far: each earlier turn and the server's answer to it (the
-    loopback server echoes the last line), then this turn: as many bytes as the conversation's own
-    call sends, and an answer as short as its own (echoing "User: " and the turn)."""
-    earlier = [f"User: {t}\nAssistant: echo: {t}" for t in turns[:-1]]
-    return "\n".join([*earlier, f"User: {turns[-1]}"])
+def echoed(turns: tuple[str, ...], i: int) -> tuple[dict[str, str], ...]:
+    """The history a conversation's turn after ``turns`` carries: each turn and the loopback server's
+    answer to it ("echo: " and the turn)."""
+    said = [t.format(i=i) for t in turns]
+    return tuple(m for t in said for m in ({"role": "user", "content": t}, {"role": "assistant", "content": f"echo: {t}"}))
 
 
-SIDES = ("single", "packed", "conversations")
+SIDES = ("single", "requests", "conversations")
 FIXED_REPLY = json.dumps({
     "id": "bench", "object": "chat.completion", "created": 0, "model": "bench",
     "choices": [{"index": 0, "finish_reason": "stop",
@@ -104,7 +107,7 @@ def main() -> None:
     if args.network_free:
         cut_network()
     server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--latency", str(LATENCY),
-                               "--reply", "last-line"],  # every side's answer echoes one turn
+                               "--reply", "last-line"],  # every answer echoes one turn
                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
     base_url = server.stdout.readline().strip()
     print(f"{len(os.sched_getaffinity(0))} CPU cores usable, load average {os.getloadavg()[0]:.1f}; "
@@ -124,8 +127,8 @@ def main() -> None:
         server.kill()
     cpu = {side: [c for c, _ in found] for side, found in runs.items()}
     wall = {side: sum(w for _, w in found) for side, found in runs.items()}
-    for base in ("single", "packed"):
-        what = "three single calls" if base == "single" else "three single calls carrying the conversation as text"
+    for base in ("single", "requests"):
+        what = "three single calls" if base == "single" else "its three requests made as single calls"
         low, high = round_interval(cpu["conversations"], cpu[base])
         each = ", ".join(f"{c / b:.2f}" for c, b in zip(cpu["conversations"], cpu[base], strict=True))
         print(f"conversations / {what} ({args.rounds} rounds together): client CPU per call "
