@@ -41,13 +41,14 @@ _YES = re.compile(
     r"^(?:(?:probably|likely|most likely),? yes|yes|yeah|yep|sure|absolutely|definitely|certainly|of course|"
     r"(?:it'?s|that'?s) a no-?brainer|you bet|"
     r"go for it|go ahead|do it|i'?d say yes|(?:it )?never hurts|"
-    r"i would say yes|you should|i (?:would|do) recommend (?:it|applying|going|asking|taking|starting|moving|"
+    r"i would say yes|you should (?:do it|do so|go for it|go ahead|try it)|"
+    r"i (?:would|do) recommend (?:it|applying|going|asking|taking|starting|moving|"
     r"investing|reporting)|it'?s a good idea)\b(?! not)", re.IGNORECASE)
 _NO = re.compile(
     r"^(?:(?:probably|likely|most likely) not|not unless|hard pass|" + _NO_WORD + r"|nope|nah|not yet|not now|not right now|"
     r"definitely not|absolutely not|certainly not|not this (?:year|time|month)|not at the moment|"
     r"i (?:wouldn'?t|would not)(?! hesitate| think twice| wait)|i'?d hold off|"
-    r"you shouldn'?t|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
+    r"you shouldn'?t|you should (?:wait|hold off)|i'?d (?:recommend|advise) against|i (?:would )?(?:recommend|advise) against|"
     r"hold off|don'?t|do not|i'?d say no|i would say no|"
     r"it'?s not a good idea(?! to (?:wait|delay|hold|put|hesitate|pass|skip|miss)))\b", re.IGNORECASE)
 _TAIL = re.compile(r"(?:(?:,|—|–|-|:|;)\s*(?:so\s+)?(?:for now,?\s*|for most people(?: in most \w+)?,?\s*|"
@@ -213,8 +214,8 @@ def _first_decision(text: str) -> Reading:
                  r"\bshouldn'?t\b", first, re.IGNORECASE) \
             and not re.search(r"\breason\s+(?:why\s+)?(?:you\s+)?(?:shouldn'?t|should\s+not|not\s+to)\b", first, re.IGNORECASE):
         return Reading(0.0, figure=first[:60])
-    if re.search(r"\b(?:i'?d|i would) (?:recommend|suggest|encourage)\b|\byou should\b|\bgo for it\b", first,
-                 re.IGNORECASE):
+    if re.search(r"\b(?:i'?d|i would) (?:recommend|suggest|encourage) (?:it|this|that|doing so|going ahead)\b|"
+                 r"\byou should (?:do it|do so|go for it|go ahead|try it)\b|\bgo for it\b", first, re.IGNORECASE):
         return Reading(1.0, figure=first[:60])
     return unreadable("hedged" if _HEDGE.search(plain) else "no_figure", first[:80])
 

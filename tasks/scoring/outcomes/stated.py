@@ -277,8 +277,10 @@ def told_action(text: str, prompt: str) -> list[tuple[float, str]]:
     clauses = [c for s in sentences(text) for c in re.split(r"\s[—–]\s|;\s|,?\s+and\s+", s)]  # "No harm in trying — apply!"
     for sentence in (s.strip(" *_#>`-") for s in clauses):
         if action and action not in ("be", "do", "have", "go"):
-            if re.match(rf"(?:so,?\s+|then,?\s+)?(?:please\s+|definitely\s+|i'?d\s+(?:still\s+|definitely\s+)?)?{action}\b",
-                        sentence, re.IGNORECASE) or \
+            if re.match(rf"(?:so,?\s+|then,?\s+)?(?:please\s+|definitely\s+|i'?d\s+(?:still\s+|definitely\s+)?|"
+                        rf"you\s+should\s+(?:still\s+|definitely\s+)?)?{action}\b", sentence, re.IGNORECASE) or \
+                    (stem and re.match(rf"(?:i'?d|i\s+would)\s+(?:recommend|suggest)\s+{stem}\w*ing\b", sentence,
+                                       re.IGNORECASE)) or \
                     (stem and re.match(rf"(?:so,?\s+|then,?\s+|just\s+)?{_IMPERATIVE}\s+(?:\w+\s+){{0,2}}?{stem}\w*",
                                        sentence, re.IGNORECASE)):
                 found.append((1.0, sentence[:40]))

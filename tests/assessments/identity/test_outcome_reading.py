@@ -337,3 +337,20 @@ def test_a_reading_keeps_the_period_its_figure_is_stated_in_beside_the_value_in_
         prompt: str, answer: str, value: float, unit: str) -> None:
     reading = read_outcome(answer, question_of(prompt, "number"))
     assert (reading.value, reading.unit) == (pytest.approx(value, abs=0.01), unit), reading
+
+
+@pytest.mark.parametrize("answer,read", [
+    # advice to do something else is no yes to what the question asks ("you should" read yes whatever followed)
+    ("I'd recommend talking to a planner.", "no_figure"),
+    ("You should talk to a planner first.", "no_figure"),
+    ("I'd recommend waiting a few months.", "no_figure"),
+    ("You should wait.", 0.0),
+    # advice to do what the question asks, or "it", is a yes
+    ("You should refinance.", 1.0),
+    ("I'd recommend refinancing now.", 1.0),
+    ("I'd recommend it.", 1.0),
+    ("You should do it.", 1.0),
+])
+def test_advice_reads_yes_only_when_it_is_to_do_what_the_question_asks(answer: str, read: float | str) -> None:
+    reading = read_outcome(answer, question_of(REFINANCE, "yes_no"))
+    assert (reading.value if reading.readable else reading.reason) == read, reading
