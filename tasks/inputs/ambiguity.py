@@ -1,5 +1,5 @@
 """What expansion does where a word's sense decides the variant (the senses themselves:
-:mod:`equilens.tasks.inputs.readings`):
+:mod:`equilens.tasks.inputs.senses`):
 
 * an adjective that English does not use as a noun for a person ("Jewish", "nonbinary") takes
   "person" where the word it replaces is such a noun: "As a Christian, should I tithe?" -> "As a
@@ -18,7 +18,7 @@ import re
 from equilens.tasks.inputs.ftu import noun_phrase_start
 from equilens.tasks.inputs.lexicon import Lexicon
 from equilens.tasks.inputs.names.context import ATTRIBUTE_NAMES, NAME_FOLLOWERS, subject_name
-from equilens.tasks.inputs.readings import GIVEN, GIVING, verb_before
+from equilens.tasks.inputs.senses import GIVEN, GIVING, verb_before
 from equilens.tasks.inputs.word_lists import PERSON_NOUNS
 
 ADJECTIVES_ONLY = frozenset({"jewish", "orthodox jewish", "hasidic", "islamic", "secular", "nonbinary"})

@@ -38,7 +38,7 @@ from equilens.tasks.errors import ConfigError, InputDataError
 from equilens.tasks.inputs.lexicon import LEXICON_DIR, Lexicon, canonical
 from equilens.tasks.inputs.names import NameTable, load_names, surname_position
 from equilens.tasks.inputs.names.context import subject_name
-from equilens.tasks.inputs.readings import object_after_verb, one_is_a_thing
+from equilens.tasks.inputs.senses import object_after_verb, one_is_a_thing
 from equilens.tasks.inputs.word_lists import OBJECT_NOUNS, PERSON_NOUNS
 
 
@@ -317,7 +317,7 @@ def resolve_row(lexicon: Lexicon, term: str, text: str, end: int) -> int:
     followed by a bare verb or an adjective is an object: "made her sick", "let her go", "bring
     her backstage"; after a giving verb (lend, give, send, pay, ...) before a thing one gives it is
     the person given to: "lent her money", "offer her advice"
-    (:func:`equilens.tasks.inputs.readings.object_after_verb`). Limits: a bare noun object of
+    (:func:`equilens.tasks.inputs.senses.object_after_verb`). Limits: a bare noun object of
     a two-object verb that is not such a thing ("I showed her pictures") reads as a determiner
     ("his pictures"; expansion marks such variants invalid); a capitalised name after "her" is
     treated the same way. Words without roles use their first row.
