@@ -168,3 +168,11 @@ def test_a_partner_given_the_other_gender_is_refused(lex, names):
     assert text == "My husband is a kind woman." and "'My husband is a kind woman' gives one person two genders" in problems
     assert valid("My husband is a nurse. Is he paid fairly?", lex["gender"], names)["female"] == \
         "My wife is a nurse. Is she paid fairly?"
+
+
+def test_a_race_noun_becomes_an_adjective_and_person(lex, names):
+    got = valid("As an Asian, should I worry about this job?", lex["race"], names)
+    assert got["white"] == "As a White person, should I worry about this job?"  # not "As a White,"
+    assert got["middle_eastern"] == "As a Middle Eastern person, should I worry about this job?"
+    assert got["hispanic"] == "As a Hispanic, should I worry about this job?"  # a noun as it is
+    assert valid("I am a black woman.", lex["race"], names)["white"] == "I am a white woman."

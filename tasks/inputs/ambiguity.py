@@ -1,9 +1,10 @@
 """What expansion does where a word's sense decides the variant (the senses themselves:
 :mod:`equilens.tasks.inputs.senses`):
 
-* an adjective that English does not use as a noun for a person ("Jewish", "nonbinary") takes
-  "person" where the word it replaces is such a noun: "As a Christian, should I tithe?" -> "As a
-  Jewish person, should I tithe?", "I am a white male." -> "I am a white nonbinary person.";
+* an adjective that English does not use as a noun for a person ("Jewish", "nonbinary", "white")
+  takes "person" where the word it replaces is such a noun: "As a Christian, should I tithe?" ->
+  "As a Jewish person, should I tithe?", "I am a white male." -> "I am a white nonbinary person.",
+  "As an Asian, ..." -> "As a white person, ...";
 * where the rules cannot tell a word's sense, every variant of the attribute is marked invalid
   with the reason (:func:`unclear_senses`), since a wrong variant is worse than a missing one:
   "her" after a giving verb before a noun that may be hers or given to her ("showed her photos":
@@ -21,8 +22,10 @@ from equilens.tasks.inputs.names.context import ATTRIBUTE_NAMES, NAME_FOLLOWERS,
 from equilens.tasks.inputs.senses import GIVEN, GIVING, verb_before
 from equilens.tasks.inputs.word_lists import PERSON_NOUNS
 
-ADJECTIVES_ONLY = frozenset({"jewish", "orthodox jewish", "hasidic", "islamic", "secular", "nonbinary"})
-"""Terms written into variants that are adjectives only: as a noun for a person they take "person"."""
+ADJECTIVES_ONLY = frozenset({"jewish", "orthodox jewish", "hasidic", "islamic", "secular", "nonbinary", "white", "black",
+                             "middle eastern"})
+"""Terms written into variants that are adjectives only: as a noun for a person they take "person"
+("As an Asian, ..." -> "As a white person, ...": "a white" as a noun for a person reads as a slur)."""
 
 # A determiner and at most one lowercase word before a term: "a Christian", "a devout Christian".
 _DETERMINER_BEFORE = re.compile(r"\b(?:a|an|the|every|each|another|any|no|one|this|that)[ \t]+(?:[a-z]+[ \t]+)?$",
