@@ -12,6 +12,10 @@ from tests.fakes.cli import Ran, equilens
 
 
 def _seed(store: Store) -> None:
+    store.append("metrics", pd.DataFrame(_seed_rows()))
+
+
+def _seed_rows() -> list[dict]:
     rows = []
     for run, cos, parity in (("A", (0.80, 0.75, 0.85), (0.10, 0.05, 0.15)), ("B", (0.60, 0.55, 0.65), (0.11, 0.06, 0.16))):
         rows.append({"run_id": run, "family": "counterfactual", "attribute": "gender", "group_a": "male",
@@ -20,7 +24,7 @@ def _seed(store: Store) -> None:
         rows.append({"run_id": run, "family": "counterfactual", "attribute": "gender", "group_a": "male",
                      "group_b": "female", "metric": "strict_sentiment_parity", "value": parity[0],
                      "ci_low": parity[1], "ci_high": parity[2], "direction": "lower"})
-    store.append("metrics", pd.DataFrame(rows))
+    return rows
 
 
 def test_disjoint_intervals_count_as_changed(tmp_path: Path) -> None:
@@ -161,3 +165,17 @@ def test_a_task_s_row_names_its_task_beside_its_groups() -> None:
     row = pd.Series({"group_a": "female", "group_b": "male", "attribute": "gender | pricing"})
     assert _groups(row) == "female vs male | pricing"
     assert _groups(row.replace({"gender | pricing": "gender"})) == "female vs male"
+
+
+def test_compare_takes_a_unique_prefix_of_a_run_id_as_show_does(tmp_path: Path) -> None:
+    store = Store(tmp_path / "e.duckdb")
+    for run_id in ("20261208-aaaa", "20261208-bbbb"):
+        store.start_run(run_id, name="n", flow="counterfactual_assessment", started_at=pd.Timestamp("2026-12-08"),
+                        config={}, config_hash="h", provider="openai", model="m")
+    rows = [{**row, "run_id": new} for row in _seed_rows() for old, new in (("A", "20261208-aaaa"), ("B", "20261208-bbbb"))
+            if row["run_id"] == old]
+    store.append("metrics", pd.DataFrame(rows))
+    out = _cli(tmp_path, "20261208-a", "20261208-b")
+    assert out.returncode == 1 and "1 of 2 metrics changed beyond their intervals" in out.stdout, out.stdout + out.stderr
+    ambiguous = _cli(tmp_path, "20261208", "20261208-b")
+    assert ambiguous.returncode == 2 and "matches 2 runs" in ambiguous.stderr

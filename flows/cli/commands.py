@@ -62,7 +62,7 @@ def _resolve_run(store: object, run_id: str) -> str:
 
 
 def runs(db: DbOption = DEFAULT_DB, limit: int = 20, fmt: FormatOption = "table") -> None:
-    """List stored runs, newest first (`show` and `report` accept a unique prefix of a run id)."""
+    """List stored runs, newest first (`show`, `report` and `compare` accept a unique prefix of a run id)."""
     import pandas as pd
     from equilens.tasks.errors import EquilensError
     from equilens.tasks.plain import console
@@ -182,8 +182,8 @@ def report(
 
 
 def compare(
-    run_a: Annotated[str, typer.Argument(help="Baseline run id")],
-    run_b: Annotated[str, typer.Argument(help="Run id to compare against the baseline")],
+    run_a: Annotated[str, typer.Argument(help="Baseline run id (or a unique prefix)")],
+    run_b: Annotated[str, typer.Argument(help="Run id to compare against the baseline (or a unique prefix)")],
     db: DbOption = DEFAULT_DB,
     fmt: FormatOption = "table",
 ) -> None:
@@ -202,6 +202,7 @@ def compare(
 
     try:
         store = Store(db)
+        run_a, run_b = _resolve_run(store, run_a), _resolve_run(store, run_b)
         diff = compare_runs(store, run_a, run_b)
         changes = config_differences(store, run_a, run_b)
     except EquilensError as err:
