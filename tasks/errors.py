@@ -85,5 +85,9 @@ def json_kind(value: object) -> str:
         return "a list"
     if isinstance(value, dict):
         return "an object"
-    name = type(value).__name__
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+    return with_article(type(value).__name__)
+
+
+def with_article(word: str) -> str:
+    """``word`` after its indefinite article, by its first letter: "a task", "an outcome"."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
-from equilens.tasks.errors import InputDataError
+from equilens.tasks.errors import InputDataError, with_article
 
 NAME, IDENTITY = "{name}", "{identity}"
 PLACEMENTS = ("system", "before", "after", "inline", "app", "conversation")
@@ -148,7 +148,7 @@ def identity_phrases(cell: Cell, gender_lex, race_lex) -> tuple[str, str]:  # no
     phrases = []
     for a, w in ((adj, noun), (other_adj, other_noun)):
         words = f"{_proper(a)} {w}".strip()
-        phrases.append(f"{'an' if words[:1].lower() in 'aeiou' else 'a'} {words}")
+        phrases.append(with_article(words))
     return phrases[0], phrases[1]
 
 

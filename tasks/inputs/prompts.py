@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 from equilens.tasks.config import PromptsConfig
-from equilens.tasks.errors import InputDataError, json_error, json_kind
+from equilens.tasks.errors import InputDataError, json_error, json_kind, with_article
 from equilens.tasks.files import file_problem, read_utf8
 from equilens.tasks.turns import TURN_MARK, join_turns
 
@@ -229,11 +229,6 @@ def prompt_text(value: object, at: str, max_chars: int, max_turns: int | None = 
     return text
 
 
-def _a(word: str) -> str:
-    """``word`` with its indefinite article: "a task", "an outcome"."""
-    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
-
-
 def build_prompt_frame(
     rows: Sequence[tuple[int, object] | tuple[int, object, dict]], where: str, max_chars: int,
     limit: int | None = None, max_turns: int | None = None, unit: str = "line",
@@ -251,7 +246,7 @@ def build_prompt_frame(
         for key, raw in (more[0] if more else {}).items():
             cell = "" if _missing(raw) else str(raw).strip()
             if not cell:
-                raise InputDataError(f"{at}: the {key!r} column is empty. Give every prompt {_a(key)}, or remove "
+                raise InputDataError(f"{at}: the {key!r} column is empty. Give every prompt {with_article(key)}, or remove "
                                      "the column.")
             extras.setdefault(key, []).append(cell)
         texts.append(text)
@@ -260,7 +255,7 @@ def build_prompt_frame(
         if len(values) != len(texts):
             missing = next(ln for ln, _value, *more in rows if key not in (more[0] if more else {}))
             raise InputDataError(f"{where}, {unit} {missing}: no {key!r}, which other lines give. Give every prompt "
-                                 f"{_a(key)}, or remove it from every line.")
+                                 f"{with_article(key)}, or remove it from every line.")
     if not texts:
         raise InputDataError(f"{where}: no prompts found (expected at least one non-empty prompt).")
     frame = pd.DataFrame({"text": texts, "source_line": lines, **extras})
