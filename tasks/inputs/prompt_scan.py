@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from equilens.tasks.config import PromptsConfig
 from equilens.tasks.errors import InputDataError, json_error
-from equilens.tasks.inputs.prompts import TURNS, build_prompt_frame, load_prompts, row_prompt
+from equilens.tasks.inputs.prompts import TURNS, build_prompt_frame, load_prompts, row_prompt, table_prompts
 
 WHOLE_BELOW = 20_000_000  # bytes
 CHUNK = 200_000  # rows
@@ -109,11 +109,7 @@ def _columns(path: Path, column: str, found: Iterable[object]) -> list[str]:
 def _chunk(path: Path, column: str, unit: str, start: int, frame: pd.DataFrame) -> tuple[list[int], list[object]]:
     """A table chunk's line numbers and prompts, starting at line (or row) ``start``."""
     lines = list(range(start, start + len(frame)))
-    texts = frame[column].tolist() if column in frame.columns else [None] * len(frame)
-    if TURNS not in frame.columns:
-        return lines, texts
-    return lines, [row_prompt(text, turns, f"{path}, {unit} {n}", column)
-                   for n, text, turns in zip(lines, texts, frame[TURNS].tolist(), strict=True)]
+    return lines, table_prompts(frame, column, str(path), unit, lines)
 
 
 def _jsonl_value(path: Path, line: int, text: str, column: str) -> object:

@@ -91,10 +91,7 @@ def _read_table(path: Path, column: str) -> list[tuple[int, object, dict]]:
             f"{', '.join(map(str, frame.columns))}."
         )
     extras = [k for k in EXTRA_COLUMNS if k in frame.columns]
-    texts = frame[column].tolist() if column in frame.columns else [None] * len(frame)
-    if TURNS in frame.columns:  # a row's conversation where it has one, else its prompt
-        unit = "line" if path.suffix == ".csv" else "row"
-        texts = [row_prompt(v, t, f"{path}, {unit} {n}", column) for n, v, t in zip(starts, texts, frame[TURNS], strict=True)]
+    texts = table_prompts(frame, column, str(path), "line" if path.suffix == ".csv" else "row", starts)
     return [(n, v, {k: frame[k].iloc[i] for k in extras}) for i, (n, v) in enumerate(zip(starts, texts, strict=True))]
 
 
@@ -114,6 +111,17 @@ def _record_lines(text: str, records: int) -> Sequence[int]:
             starts.append(end + 1)
         end = reader.line_num
     return starts[1:] if len(starts) == records + 1 else range(2, records + 2)
+
+
+def table_prompts(frame: pd.DataFrame, column: str, where: str, unit: str, lines: Sequence[int]) -> list[object]:
+    """Each row's prompt in a table: its ``turns`` (a conversation) where the table has that column
+    and the row gives them, else its ``column`` text (:func:`row_prompt`); ``lines`` number the rows
+    in ``unit`` ("line", "row") for the errors."""
+    texts = frame[column].tolist() if column in frame.columns else [None] * len(frame)
+    if TURNS not in frame.columns:
+        return texts
+    return [row_prompt(v, t, f"{where}, {unit} {n}", column)
+            for n, v, t in zip(lines, texts, frame[TURNS].tolist(), strict=True)]
 
 
 def row_prompt(prompt: object, turns: object, where: str, column: str, parse: bool = True) -> object:

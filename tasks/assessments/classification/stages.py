@@ -17,7 +17,7 @@ import pandas as pd
 from equilens.tasks.assessments.classification.config import ClassificationConfig
 from equilens.tasks.config import MetricsConfig, PromptsConfig
 from equilens.tasks.errors import InputDataError
-from equilens.tasks.inputs.prompts import TURNS, prompt_id, prompt_text, row_prompt
+from equilens.tasks.inputs.prompts import TURNS, prompt_id, prompt_text, table_prompts
 from equilens.tasks.inputs.tables import read_table, require_columns
 from equilens.tasks.pipeline.prefect_tasks import CACHED
 from equilens.tasks.scoring.parsing import parse_label
@@ -91,10 +91,9 @@ def load_items(prompts: PromptsConfig | None, cfg: ClassificationConfig) -> pd.D
 def _prompt_texts(frame: pd.DataFrame, prompts: PromptsConfig, where: str) -> list[str]:
     """Each row's prompt as the prompt loader reads it from a file with a ``turns`` column: a
     conversation's turns joined into one text (the label instruction then follows its last turn)."""
-    column = prompts.column
-    texts = frame[column].tolist() if column in frame.columns else [None] * len(frame)
-    return [prompt_text(row_prompt(text, turns, f"{where}, row {i}", column), f"{where}, row {i}", prompts.max_chars,
-                        prompts.max_turns) for i, (text, turns) in enumerate(zip(texts, frame[TURNS], strict=True), 1)]
+    rows = range(1, len(frame) + 1)
+    return [prompt_text(value, f"{where}, row {i}", prompts.max_chars, prompts.max_turns)
+            for i, value in zip(rows, table_prompts(frame, prompts.column, where, "row", rows), strict=True)]
 
 
 def generation_frame(items: pd.DataFrame, cfg: ClassificationConfig) -> pd.DataFrame:
