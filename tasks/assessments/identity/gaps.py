@@ -29,11 +29,11 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
     mean over prompts of the per-prompt difference with its interval and t-test p (Holm comes later),
     the names drawn as a sample of their cell (:func:`pair_gap_details`), and how many of the
     comparison's answers of that kind there are and how many gave no outcome (``kind_answers``,
-    ``kind_unread``); and, where some call gave none, the gap in that share (:func:`unread_gaps`).
+    ``kind_unread``); and, where some call gave none, the gap in that share (:func:`answer_step_gaps`).
     ``answered`` holds every call, failed and refused ones too: their ``outcome_value`` is NaN."""
     from equilens.tasks.metrics import METRICS, estimate_row, outcome_metrics, skipped_row
     from equilens.tasks.metrics.base import compares_two
-    from equilens.tasks.stats import Estimate, bootstrap_mean
+    from equilens.tasks.stats import bootstrap_mean
 
     boot = {"resamples": cfg.bootstrap_resamples, "confidence": cfg.confidence, "seed": cfg.seed}
     rows: list[dict] = []
@@ -71,24 +71,9 @@ def outcome_rows(answered: pd.DataFrame, label: str, cells: list[str], cfg: Metr
             est = bootstrap_mean(col.to_numpy(), col.index.to_numpy(), **boot)
             rows.append(estimate_row(cell_metric, est, attribute=label, group_a=c,
                                      details={"mean": float(raw.get(c, np.nan)), "prompts": int(len(col))}))
-        values, prompts, grp = part["value"].to_numpy(float), part["prompt_id"].to_numpy(), part["grp"].to_numpy()
-        roles = part["role"].to_numpy(object) if "role" in part else None
-        names = part["name"].to_numpy(object) if "name" in part else None
-        for a, b in combinations(cells, 2):
-            pair = (grp == a) | (grp == b)
-            found = pair_gap(values[pair], prompts[pair], grp[pair] == a, None if roles is None else roles[pair],
-                             None if names is None else names[pair], cfg.confidence)
-            if found is None:
-                rows.append(skipped_row(pair_metric, f"fewer than two prompts where both cells gave a {kind} outcome",
-                                        attribute=label, group_a=a, group_b=b))
-                continue
-            gap, details = found
-            bound = largest_gap(str(kind), len(cells))  # the interval kept to the gaps there can be
-            low, high = max(gap.ci_low, -bound), min(gap.ci_high, bound)
-            details |= {"noise_floor": 0.0, "noise_floor_method": "none: a difference of means over prompts",
-                        "kind": str(kind), "largest_gap": bound, "gap_ci": [low, high], **read}
-            rows.append(estimate_row(pair_metric, Estimate(gap.value, low, high, gap.prompts),
-                                     attribute=label, group_a=a, group_b=b, details=details))
+        rows += pair_rows(pair_metric, part, part["value"].to_numpy(float), label, cells, cfg.confidence,
+                          {"kind": str(kind), "largest_gap": largest_gap(str(kind), len(cells)), **read},
+                          f"fewer than two prompts where both cells gave a {kind} outcome")
     for spec in [s for s in per_answer if compares_two(s)]:
         rows += answer_step_gaps(spec, with_kind, label, cells, cfg.confidence)
     return rows
@@ -98,32 +83,42 @@ def answer_step_gaps(spec: Any, calls: pd.DataFrame, label: str, cells: list[str
     """Per pair of cells, the gap in the share of their calls whose per-answer step (``spec.per_item``
     of the outcome read: no outcome, for ``unparsed_outcome_gap``) is 1, tested as the outcome gaps
     are, its ``details.kind`` the metric's ``outcome``; none where no call's step is 1."""
+    values = np.asarray(spec.per_item(calls["outcome_value"].to_numpy(float)), float)
+    flagged, grp = values > 0, calls["grp"].to_numpy()
+    if not flagged.any():
+        return []
+    return pair_rows(spec.name, calls, values, label, cells, confidence, {"kind": spec.outcome, "largest_gap": 1.0},
+                     "fewer than two prompts asked of both cells",
+                     lambda a, b: {"calls_a": int((grp == a).sum()), "unread_a": int(flagged[grp == a].sum()),
+                                   "calls_b": int((grp == b).sum()), "unread_b": int(flagged[grp == b].sum())})
+
+
+def pair_rows(metric: str, answers: pd.DataFrame, values: np.ndarray, label: str, cells: list[str], confidence: float,
+              stored: dict, skipped: str, per_pair: Any = None) -> list[dict]:
+    """One row of ``metric`` per pair of cells: the gap in ``values`` (one per row of ``answers``, with
+    its prompt, cell and, where known, role and name) by :func:`pair_gap`, its interval kept to the
+    gaps there can be (``stored["largest_gap"]``), its details with ``stored`` and ``per_pair(a, b)``;
+    a pair without two prompts on both sides is skipped, saying ``skipped``."""
     from equilens.tasks.metrics import estimate_row, skipped_row
     from equilens.tasks.stats import Estimate
 
-    values = np.asarray(spec.per_item(calls["outcome_value"].to_numpy(float)), float)
-    flagged = values > 0
-    if not flagged.any():
-        return []
-    prompts, grp = calls["prompt_id"].to_numpy(), calls["grp"].to_numpy()
-    roles = calls["role"].to_numpy(object) if "role" in calls else None
-    names = calls["name"].to_numpy(object) if "name" in calls else None
+    prompts, grp = answers["prompt_id"].to_numpy(), answers["grp"].to_numpy()
+    roles = answers["role"].to_numpy(object) if "role" in answers else None
+    names = answers["name"].to_numpy(object) if "name" in answers else None
+    bound = stored["largest_gap"]
     rows = []
     for a, b in combinations(cells, 2):
         pair = (grp == a) | (grp == b)
         found = pair_gap(values[pair], prompts[pair], grp[pair] == a, None if roles is None else roles[pair],
                          None if names is None else names[pair], confidence)
         if found is None:
-            rows.append(skipped_row(spec.name, "fewer than two prompts asked of both cells", attribute=label,
-                                    group_a=a, group_b=b))
+            rows.append(skipped_row(metric, skipped, attribute=label, group_a=a, group_b=b))
             continue
         gap, details = found
-        low, high = max(gap.ci_low, -1.0), min(gap.ci_high, 1.0)
+        low, high = max(gap.ci_low, -bound), min(gap.ci_high, bound)
         details |= {"noise_floor": 0.0, "noise_floor_method": "none: a difference of means over prompts",
-                    "kind": spec.outcome, "largest_gap": 1.0, "gap_ci": [low, high],
-                    "calls_a": int((grp == a).sum()), "unread_a": int(flagged[grp == a].sum()),
-                    "calls_b": int((grp == b).sum()), "unread_b": int(flagged[grp == b].sum())}
-        rows.append(estimate_row(spec.name, Estimate(gap.value, low, high, gap.prompts), attribute=label,
+                    **stored, "gap_ci": [low, high], **(per_pair(a, b) if per_pair else {})}
+        rows.append(estimate_row(metric, Estimate(gap.value, low, high, gap.prompts), attribute=label,
                                  group_a=a, group_b=b, details=details))
     return rows
 
@@ -165,12 +160,11 @@ def pair_gap(values: np.ndarray, prompts: np.ndarray, first: np.ndarray, roles: 
 def pair_gap_details(gap: Any, names: list[int]) -> dict:  # a TwoWayGap
     """A cell comparison's stored details: ``prompts``; ``gap`` and ``gap_ci``; ``gap_sd`` (the spread
     of the per-prompt values), ``gap_se`` and ``gap_df`` (the t-test's standard error and degrees of
-    freedom); ``p_value`` and ``p_method`` (the t-test's, or where every prompt's difference is the same
-the exact sign-flip test's). With names: ``names_a`` and
-    ``names_b`` (the distinct names of each cell the gap rests on), ``name_clusters`` (the name
-    clusters of the test), ``name_share`` (the share of the gap's variance that the names add) and
-    ``few_names`` (true when either cell has fewer than
-    :data:`~equilens.tasks.stats.name_sampling.FEW_NAMES` names)."""
+    freedom); ``p_value`` and ``p_method`` (the t-test's, or where every prompt's difference is the
+    same the exact sign-flip test's). With names: ``names_a`` and ``names_b`` (the distinct names of
+    each cell the gap rests on), ``name_clusters`` (the name clusters of the test), ``name_share``
+    (the share of the gap's variance that the names add) and ``few_names`` (true when either cell has
+    fewer than :data:`~equilens.tasks.stats.name_sampling.FEW_NAMES` names)."""
     from equilens.tasks.stats.name_sampling import FEW_NAMES
 
     details: dict = {"prompts": gap.prompts, "gap": gap.value, "gap_ci": [gap.ci_low, gap.ci_high], "gap_sd": gap.sd,
