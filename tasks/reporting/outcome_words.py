@@ -119,15 +119,8 @@ def crossed_pattern(attribute: str, rows: pd.DataFrame, alpha: float) -> list[st
                 detectable.append((m, d.get("kind"), number_or_none(d.get("largest_gap"))))
         if not found:
             smallest = max(detectable, default=None, key=lambda md: md[0])
-            size = ("" if smallest is None
-                    else " (no such gap could be shown)" if smallest[2] is not None and smallest[0] > smallest[2]
-                    else f" (the smallest detectable under {SMALLEST_SHOWN:.0%})" if smallest[0] < SMALLEST_SHOWN
-                    and smallest[1] == "number"
-                    else f" (the smallest detectable under {SMALLEST_SHOWN * 100:.0f} point)" if smallest[0] < SMALLEST_SHOWN
-                    else f" (the smallest detectable about {smallest[0]:.1%})" if smallest[1] == "number"
-                    else f" (the smallest detectable about {smallest[0] * 100:.1f} points)")
             if others:
-                out.append(f"{name}: no gap beyond chance{size}")
+                out.append(f"{name}: no gap beyond chance{_smallest_detectable(*smallest) if smallest else ''}")
             continue
         r, d, a, b = max(found, key=lambda x: (x[1].get("kind") != "unread", abs(number_or_none(x[1].get("gap")) or 0)))
         lead = worded_outcome(r, d, cell_values(rows, cell_metric(r["metric"])),
@@ -139,6 +132,20 @@ def crossed_pattern(attribute: str, rows: pd.DataFrame, alpha: float) -> list[st
                  else f"for {', '.join(sorted(within))}, of {len(others)} {others_name}s (not beyond chance in the others)")
         out.append(f"{name}: {lead}, {where}")
     return out
+
+
+def _smallest_detectable(gap: float, kind: str | None, largest: float | None) -> str:
+    """" (the smallest detectable about 2.0%)" after "no gap beyond chance": amounts in per cent, rates
+    in points; under :data:`SMALLEST_SHOWN` as "under"; past the largest gap there can be, "no such
+    gap could be shown"."""
+    if largest is not None and gap > largest:
+        return " (no such gap could be shown)"
+    number = kind == "number"
+    if gap < SMALLEST_SHOWN:
+        return f" (the smallest detectable under {SMALLEST_SHOWN:.0%})" if number else \
+            f" (the smallest detectable under {SMALLEST_SHOWN * 100:.0f} point)"
+    return f" (the smallest detectable about {gap:.1%})" if number else \
+        f" (the smallest detectable about {gap * 100:.1f} points)"
 
 
 def cell_metric(gap_metric: str) -> str:
