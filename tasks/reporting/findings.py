@@ -132,8 +132,7 @@ def junit_xml(judged: Judged, suite: str, examples: dict[str, str] | None = None
 
     examples = examples or {}
     failing = {f.subject for f in judged.findings}
-    root = ET.Element("testsuites", name="equilens")
-    cases = ET.SubElement(root, "testsuite", name=visible(suite), tests=str(len(judged.verdicts)),
+    root, cases = _suites(suite, tests=str(len(judged.verdicts)),
                           failures=str(sum(v.subject in failing for v in judged.verdicts)),
                           skipped=str(sum(v.beyond_noise is None and v.subject not in failing for v in judged.verdicts)),
                           time=f"{seconds:.3f}")
@@ -152,8 +151,7 @@ def junit_xml(judged: Judged, suite: str, examples: dict[str, str] | None = None
             ET.SubElement(case, "skipped", message=visible(v.sentence))
         else:
             ET.SubElement(case, "system-out").text = visible(v.sentence)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return _written(root)
 
 
 def junit_error_xml(suite: str, message: str) -> str:
@@ -164,9 +162,25 @@ def junit_error_xml(suite: str, message: str) -> str:
 
     from equilens.tasks.plain import visible
 
-    root = ET.Element("testsuites", name="equilens")
-    cases = ET.SubElement(root, "testsuite", name=visible(suite), tests="1", failures="0", errors="1", skipped="0")
+    root, cases = _suites(suite, tests="1", failures="0", errors="1", skipped="0")
     case = ET.SubElement(cases, "testcase", classname=visible(f"equilens.{suite}"), name="run")
     ET.SubElement(case, "error", message=visible(message.split("\n")[0][:500]), type="run ended").text = visible(message)
+    return _written(root)
+
+
+def _suites(suite: str, **counts: str) -> tuple[Any, Any]:
+    """(the ``<testsuites>`` root, its one ``<testsuite>`` named ``suite`` with ``counts``)."""
+    import xml.etree.ElementTree as ET
+
+    from equilens.tasks.plain import visible
+
+    root = ET.Element("testsuites", name="equilens")
+    return root, ET.SubElement(root, "testsuite", name=visible(suite), **counts)
+
+
+def _written(root: Any) -> str:
+    """JUnit XML as text, indented, with its declaration."""
+    import xml.etree.ElementTree as ET
+
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
